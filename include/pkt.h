@@ -1,0 +1,80 @@
+/* pkt.h - a queued packet in its preallocated buffer, with headroom.
+ *
+ * The worker receives each NFQUEUE message into a slot of its buffer pool.
+ * The packet bytes (the L3 header onwards) start at `data`; everything
+ * between `head` and `data` is free headroom that a behavior may claim with
+ * pkt_push() to prepend headers in place: no malloc, no copy, no memmove of
+ * the packet.  `end` is the end of the slot (tailroom for trailers).
+ */
+#ifndef SRV6D_PKT_H
+#define SRV6D_PKT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the worker does with the packet once processing is over. */
+enum pkt_verdict {
+	PKT_ACCEPT = 0,	/* give the original back unchanged (NF_ACCEPT) */
+	PKT_FORWARD,	/* give back the new bytes data[0..len) (+ mark) */
+	PKT_DROP,	/* NF_DROP; the reason has been counted */
+};
+
+struct pkt {
+	uint8_t *head;		/* start of the slot */
+	uint8_t *data;		/* first byte of the packet (IP header) */
+	uint8_t *end;		/* end of the slot */
+	uint32_t len;		/* bytes of packet at data */
+	uint32_t orig_len;	/* length as queued (for byte counters) */
+
+	/* From the NFQUEUE message. */
+	uint32_t id;		/* NFQA_PACKET_HDR packet_id (host order) */
+	uint16_t hw_proto;	/* ETH_P_IP or ETH_P_IPV6 (host order) */
+	uint8_t hook;
+	uint32_t mark;		/* NFQA_MARK, 0 when absent */
+	uint32_t indev;		/* NFQA_IFINDEX_INDEV, 0 when absent */
+
+	/* Set by processing. */
+	enum pkt_verdict verdict;
+	bool set_mark;		/* give `out_mark` with the verdict */
+	uint32_t out_mark;
+};
+
+/* Bytes of headroom every slot keeps in front of the packet: an outer IPv6
+ * header (40) + an SRH of 16 segments (8 + 256) + an HMAC TLV (40), rounded
+ * up, plus room for an ICMP error's headers. */
+#define PKT_HEADROOM 512
+
+/* Claim n bytes in front of the packet. Returns the new start, or NULL if
+ * the headroom is exhausted (the caller counts DROP_NO_HEADROOM). */
+static inline uint8_t *pkt_push(struct pkt *p, uint32_t n)
+{
+	if ((size_t)(p->data - p->head) < n)
+		return NULL;
+	p->data -= n;
+	p->len += n;
+	return p->data;
+}
+
+/* Remove n bytes from the front (n <= len). */
+static inline uint8_t *pkt_pull(struct pkt *p, uint32_t n)
+{
+	p->data += n;
+	p->len -= n;
+	return p->data;
+}
+
+/* Cut the packet to len bytes (no-op if already shorter). */
+static inline void pkt_trim(struct pkt *p, uint32_t len)
+{
+	if (p->len > len)
+		p->len = len;
+}
+
+/* IP version of the bytes at data (4, 6, or 0 when empty). */
+static inline unsigned pkt_ip_version(const struct pkt *p)
+{
+	return p->len ? p->data[0] >> 4 : 0;
+}
+
+#endif

@@ -1,0 +1,37 @@
+/* process.h - the packet path: classify a queued packet and apply the SID's
+ * behavior or the steering policy that matches it.
+ *
+ * srv6_process() is the single entry point the worker calls for each packet.
+ * It leaves p->verdict (and the new bytes at p->data/p->len, and
+ * p->set_mark/out_mark) set, and has counted what happened in ctx->stats.
+ * It never allocates, never blocks, never logs.
+ */
+#ifndef SRV6D_PROCESS_H
+#define SRV6D_PROCESS_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "pkt.h"
+#include "stats.h"
+
+/* Token bucket for ICMP errors, one per worker (RFC 4443 2.4(f)). */
+struct ratelimit {
+	uint64_t last_ns;
+	uint64_t tokens_milli;	/* tokens * 1000 */
+};
+
+/* Everything a behavior may touch, owned by one worker. */
+struct proc_ctx {
+	const struct config *cfg;
+	struct worker_stats *stats;
+	struct sid_stats *sid_stats;	/* cfg->nsids entries, this worker's */
+	struct sid_stats *policy_stats;	/* cfg->npolicies entries */
+	struct ratelimit icmp_rl;
+	uint64_t now_ns;		/* CLOCK_MONOTONIC at batch start */
+};
+
+/* Process one packet (see above). */
+void srv6_process(struct proc_ctx *ctx, struct pkt *p);
+
+#endif

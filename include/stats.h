@@ -1,0 +1,65 @@
+/* stats.h - per-worker counters and drop reasons.
+ *
+ * Every counter is written by exactly one worker (its own cache lines) and
+ * summed only when read by the control thread: no memory that two workers
+ * write, no atomics on the packet path.
+ */
+#ifndef SRV6D_STATS_H
+#define SRV6D_STATS_H
+
+#include <stdint.h>
+
+/* Why a packet was dropped.  Every drop on the packet path is one of these;
+ * srv6ctl prints drop_reason_name(). Keep drop_reason_names[] in sync. */
+enum drop_reason {
+	DROP_TRUNCATED,		/* shorter than the headers it claims */
+	DROP_BAD_IP,		/* not IPv4/IPv6, bad version or length */
+	DROP_BAD_SRH,		/* SRH fails RFC 8754 4.3.1 checks */
+	DROP_BAD_TLV,		/* malformed SRH TLV */
+	DROP_NO_SRH,		/* behavior needs an SRH and there is none */
+	DROP_SL_ZERO,		/* SL == 0 where the behavior needs SL > 0 */
+	DROP_HOP_LIMIT,		/* hop limit <= 1 (Time Exceeded sent) */
+	DROP_UPPER_LAYER,	/* upper-layer header not allowed at SID */
+	DROP_EXT_HEADERS,	/* unsupported or too many extension headers */
+	DROP_CSID,		/* NEXT-C-SID: no next C-SID and SL == 0 ... */
+	DROP_NO_HEADROOM,	/* push would exceed the slot's headroom */
+	DROP_TOO_BIG,		/* result exceeds 65535 or slot */
+	DROP_FAMILY,		/* behavior got a family it cannot handle */
+	DROP_REINJECT,		/* TUN write failed */
+	DROP_ICMP_RATELIMIT,	/* error owed but rate limit hit: dropped */
+	DROP_FRAGMENT,		/* fragmented packet at a SID */
+	DROP__COUNT
+};
+
+const char *drop_reason_name(enum drop_reason r);
+
+/* RFC 8986 section 6 counters, per SID (and per policy), per worker. */
+struct sid_stats {
+	uint64_t packets;	/* processed successfully */
+	uint64_t bytes;
+	uint64_t errors;	/* dropped or answered with an ICMP error */
+	uint64_t drops[DROP__COUNT];
+};
+
+/* Per-worker totals. Aligned so two workers never share a line. */
+struct worker_stats {
+	uint64_t rx_packets;	/* messages with a packet received */
+	uint64_t rx_bytes;
+	uint64_t rx_batches;	/* recvmmsg calls returning > 0 */
+	uint64_t verdicts;	/* verdicts sent */
+	uint64_t verdict_batches;	/* sendmsg calls */
+	uint64_t accepted;	/* NF_ACCEPT unchanged */
+	uint64_t forwarded;	/* NF_ACCEPT with new payload */
+	uint64_t dropped;	/* NF_DROP (any reason) */
+	uint64_t unmatched;	/* no SID, no policy: accepted unchanged */
+	uint64_t tun_injected;	/* results written to the TUN device */
+	uint64_t icmp_sent;	/* ICMP errors generated */
+	uint64_t enobufs;	/* ENOBUFS on the queue socket */
+	uint64_t recv_errors;	/* other recv errors */
+	uint64_t send_errors;	/* verdict sendmsg failures */
+	uint64_t nl_errors;	/* NLMSG_ERROR messages from the kernel */
+	uint64_t bad_messages;	/* queue messages we could not parse */
+	uint64_t drops[DROP__COUNT];
+} __attribute__((aligned(64)));
+
+#endif

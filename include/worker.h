@@ -1,0 +1,50 @@
+/* worker.h - the data plane engine: one worker thread per NFQUEUE queue.
+ *
+ * Each worker owns its queue socket, its buffer pool, its counters and its
+ * TUN queue; workers share nothing they write.  They read the current
+ * configuration through an RCU-protected pointer (liburcu QSBR): a swap
+ * never stalls them, and the old config is freed after a grace period.
+ */
+#ifndef SRV6D_WORKER_H
+#define SRV6D_WORKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "stats.h"
+
+struct engine;
+
+/* Bind every queue of cfg, open the TUN device, start the workers.  cfg is
+ * owned by the engine from now on.  Returns NULL with a message in err. */
+struct engine *engine_start(struct config *cfg, char *err, size_t errlen);
+
+/* Stop: each worker drains its queue (every queued packet gets a verdict),
+ * unbinds, and exits; the TUN device is removed; the config freed. */
+void engine_stop(struct engine *e);
+
+/* Publish newcfg to the workers, wait for a grace period, free the old one.
+ * Counters of SIDs/policies present in both (same prefix) keep counting. */
+int engine_swap_config(struct engine *e, struct config *newcfg);
+
+/* The config in force (control thread only; valid until the next swap). */
+const struct config *engine_config(const struct engine *e);
+
+unsigned engine_nworkers(const struct engine *e);
+unsigned engine_worker_queue(const struct engine *e, unsigned i);
+
+/* True if every worker has made progress (or idled in recv) recently:
+ * for the systemd watchdog. */
+bool engine_healthy(const struct engine *e);
+
+/* Sum the counters of all workers.  sids/pols may be NULL; otherwise they
+ * have engine_config(e)->nsids / ->npolicies entries. */
+void engine_read_stats(const struct engine *e, struct worker_stats *total,
+		       struct sid_stats *sids, struct sid_stats *pols);
+
+/* One worker's totals (per-queue view). */
+void engine_read_worker_stats(const struct engine *e, unsigned i,
+			      struct worker_stats *out);
+
+#endif
