@@ -34,4 +34,24 @@ struct proc_ctx {
 /* Process one packet (see above). */
 void srv6_process(struct proc_ctx *ctx, struct pkt *p);
 
+/* Drop p for `reason`: PKT_DROP, counted per worker and, when st is not
+ * NULL, in the SID's or policy's counters (as an error). */
+static inline void proc_drop(struct proc_ctx *ctx, struct pkt *p,
+			     struct sid_stats *st, enum drop_reason reason)
+{
+	p->verdict = PKT_DROP;
+	ctx->stats->drops[reason]++;
+	if (st) {
+		st->errors++;
+		st->drops[reason]++;
+	}
+}
+
+/* Count p as processed successfully by a SID or policy (RFC 8986 6). */
+static inline void proc_count_ok(struct sid_stats *st, const struct pkt *p)
+{
+	st->packets++;
+	st->bytes += p->orig_len;
+}
+
 #endif

@@ -1,0 +1,30 @@
+/* stats.c - drop reason names. */
+#include "stats.h"
+
+static const char *const drop_reason_names[DROP__COUNT] = {
+	[DROP_TRUNCATED] = "truncated",
+	[DROP_BAD_IP] = "bad_ip",
+	[DROP_BAD_SRH] = "bad_srh",
+	[DROP_BAD_TLV] = "bad_tlv",
+	[DROP_NO_SRH] = "no_srh",
+	[DROP_SL_ZERO] = "sl_zero",
+	[DROP_HOP_LIMIT] = "hop_limit",
+	[DROP_UPPER_LAYER] = "upper_layer",
+	[DROP_EXT_HEADERS] = "ext_headers",
+	[DROP_CSID] = "csid",
+	[DROP_NO_HEADROOM] = "no_headroom",
+	[DROP_TOO_BIG] = "too_big",
+	[DROP_FAMILY] = "family",
+	[DROP_REINJECT] = "reinject",
+	[DROP_ICMP_RATELIMIT] = "icmp_ratelimit",
+	[DROP_FRAGMENT] = "fragment",
+};
+
+/* Returns the reason's stable name (used by srv6ctl and its JSON), or
+ * "unknown" for a value out of range. */
+const char *drop_reason_name(enum drop_reason r)
+{
+	if ((unsigned)r >= DROP__COUNT || !drop_reason_names[r])
+		return "unknown";
+	return drop_reason_names[r];
+}
