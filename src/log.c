@@ -1,0 +1,111 @@
+/* log.c - syslog/stderr logging with priorities and rate limiting. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static bool log_debug_on;
+static bool log_to_stderr;
+static pthread_mutex_t log_rl_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void log_init(const char *ident, bool debug)
+{
+	log_debug_on = debug;
+	log_to_stderr = debug || isatty(STDERR_FILENO);
+	openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	setlogmask(debug ? LOG_UPTO(LOG_DEBUG) : LOG_UPTO(LOG_INFO));
+}
+
+void log_close(void)
+{
+	closelog();
+}
+
+/* Returns whether debug messages are logged. */
+bool log_debug_enabled(void)
+{
+	return log_debug_on;
+}
+
+static const char *log_prio_name(int prio)
+{
+	switch (prio) {
+	case LOG_EMERG:
+	case LOG_ALERT:
+	case LOG_CRIT:
+	case LOG_ERR:
+		return "error: ";
+	case LOG_WARNING:
+		return "warning: ";
+	case LOG_DEBUG:
+		return "debug: ";
+	default:
+		return "";
+	}
+}
+
+static void log_vmsg(int prio, const char *fmt, va_list ap)
+{
+	char buf[1024];
+
+	if (prio == LOG_DEBUG && !log_debug_on)
+		return;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	syslog(prio, "%s", buf);
+	if (log_to_stderr)
+		fprintf(stderr, "srv6d: %s%s\n", log_prio_name(prio), buf);
+}
+
+void log_msg(int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(prio, fmt, ap);
+	va_end(ap);
+}
+
+/* Decide under the lock whether this message may go out; returns the count
+ * of messages suppressed in the interval that just ended (to report), via
+ * *suppressed. */
+static bool log_ratelimit_allow(struct log_ratelimit *rl, unsigned *suppressed)
+{
+	struct timespec ts;
+	bool ok;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	*suppressed = 0;
+	pthread_mutex_lock(&log_rl_lock);
+	if (rl->start == 0 || ts.tv_sec - rl->start >= (time_t)rl->interval) {
+		*suppressed = rl->suppressed;
+		rl->start = ts.tv_sec ? ts.tv_sec : 1;
+		rl->printed = 0;
+		rl->suppressed = 0;
+	}
+	ok = rl->printed < rl->burst;
+	if (ok)
+		rl->printed++;
+	else
+		rl->suppressed++;
+	pthread_mutex_unlock(&log_rl_lock);
+	return ok;
+}
+
+void log_ratelimited(struct log_ratelimit *rl, int prio, const char *fmt, ...)
+{
+	unsigned suppressed;
+	va_list ap;
+
+	if (prio == LOG_DEBUG && !log_debug_on)
+		return;
+	if (!log_ratelimit_allow(rl, &suppressed))
+		return;
+	if (suppressed)
+		log_msg(prio, "%u similar messages suppressed", suppressed);
+	va_start(ap, fmt);
+	log_vmsg(prio, fmt, ap);
+	va_end(ap);
+}
