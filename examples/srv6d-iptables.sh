@@ -1,0 +1,12 @@
+#!/bin/sh
+# The iptables form of examples/srv6d.nft, for kernels without the nft
+# `queue` statement (CONFIG_NFT_QUEUE off).  Queues 0 and 1 (`queue 0-1` in
+# srv6d.conf); --queue-bypass accepts the packets when srv6d is not running.
+set -e
+Q="-j NFQUEUE --queue-balance 0:1 --queue-bypass"
+# shellcheck disable=SC2086
+{
+ip6tables -t raw -A PREROUTING ! -i srv6d0 -d fc00:100::/48 $Q   # local SIDs
+ip6tables -t raw -A PREROUTING ! -i srv6d0 -d fc00:9::/32 $Q     # steered IPv6
+iptables -t raw -A PREROUTING ! -i srv6d0 -d 10.9.0.0/16 $Q      # steered IPv4
+}
