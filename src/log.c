@@ -7,12 +7,14 @@
 
 #include "log.h"
 
+static const char *log_ident = "srv6d";
 static bool log_debug_on;
 static bool log_to_stderr;
 static pthread_mutex_t log_rl_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void log_init(const char *ident, bool debug)
 {
+	log_ident = ident;
 	log_debug_on = debug;
 	log_to_stderr = debug || isatty(STDERR_FILENO);
 	openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
@@ -56,7 +58,7 @@ static void log_vmsg(int prio, const char *fmt, va_list ap)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	syslog(prio, "%s", buf);
 	if (log_to_stderr)
-		fprintf(stderr, "srv6d: %s%s\n", log_prio_name(prio), buf);
+		fprintf(stderr, "%s: %s%s\n", log_ident, log_prio_name(prio), buf);
 }
 
 void log_msg(int prio, const char *fmt, ...)

@@ -1,0 +1,63 @@
+/* rtrules.h - the policy routing srv6d owns for End.X and End.T.
+ *
+ * End.X SID with mark M:  ip -6 rule add priority P fwmark M lookup M
+ *                         ip -6 route add default via NH6 [dev OIF] table M
+ * End.T SID with mark M:  ip -6 rule add priority P fwmark M lookup TABLE
+ *
+ * P is cfg->rule_priority.  The daemon's "scope" is every IPv6 rule at
+ * priority P whose fwmark lies in [mark_base, mark_base + RTRULES_RANGE),
+ * and every IPv6 route in a table of that range: anything found there that
+ * the current config does not want (left by a crashed instance, or by the
+ * config before a reload) is removed.
+ */
+#ifndef SRV6D_RTRULES_H
+#define SRV6D_RTRULES_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+#define RTRULES_RANGE	65536u	/* marks/tables owned above mark_base */
+#define RTRULES_MSG_SIZE	256	/* room for any message built below */
+
+struct nlmsghdr;
+
+/* What the daemon owns in the kernel: rule priority and mark/table range. */
+struct rtrules_scope {
+	uint32_t priority;
+	uint32_t mark_base;
+};
+
+/* The scope of cfg. */
+void rtrules_scope_of(const struct config *cfg, struct rtrules_scope *s);
+
+/* Make the kernel's rules and routes in cfg's scope (and in *prev's, when
+ * prev is not NULL: the scope of the config being replaced) exactly what
+ * cfg wants: add or replace the wanted ones, delete the rest.  Returns 0,
+ * or -1 with a message in err at the first failure (what was done so far
+ * stays; call again with the previous config to go back). */
+int rtrules_install(const struct config *cfg, const struct rtrules_scope *prev,
+		    char *err, size_t errlen);
+
+/* Delete every rule and route in scope s.  Returns 0, or -1 with a message
+ * in err (it still tries every entry). */
+int rtrules_remove(const struct rtrules_scope *s, char *err, size_t errlen);
+
+/* Message builders (pure; buf has RTRULES_MSG_SIZE bytes, zeroed here).
+ * cmd: RTM_NEWRULE / RTM_DELRULE.  A new rule is NLM_F_CREATE|NLM_F_EXCL.
+ * Returns the message in buf. */
+struct nlmsghdr *rtrules_build_rule(void *buf, uint16_t cmd, uint32_t seq,
+				    uint32_t priority, uint32_t fwmark,
+				    uint32_t table);
+
+/* cmd: RTM_NEWROUTE (NLM_F_CREATE|NLM_F_REPLACE) / RTM_DELROUTE.  IPv6
+ * route dst/dst_len in table; gw may be NULL, oif 0 for none; metric 0 for
+ * the kernel's default (and "any" in a delete).  Returns the message. */
+struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
+				     uint32_t table, const struct in6_addr *dst,
+				     uint8_t dst_len, const struct in6_addr *gw,
+				     uint32_t oif, uint32_t metric);
+
+#endif
