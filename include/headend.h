@@ -1,16 +1,26 @@
-/* headend.h - SR policy headend behaviors (RFC 8986 5.1-5.4):
- * H.Encaps, H.Encaps.Red, H.Insert, H.Insert.Red, for IPv6 and (encap
- * modes) IPv4 traffic, pushed in place into the packet's headroom. */
+/* headend.h - SR policy headend behaviors: H.Encaps, H.Encaps.Red
+ * (RFC 8986 5.1, 5.2) for IPv6 and IPv4 traffic, and H.Insert,
+ * H.Insert.Red (Linux's "inline" mode; draft-filsfils-spring-srv6-net-pgm-
+ * insertion, not in RFC 8986) for IPv6 traffic, pushed in place into the
+ * packet's headroom. */
 #ifndef SRV6D_HEADEND_H
 #define SRV6D_HEADEND_H
 
 #include "process.h"
 
-/* Apply policy `pol` to packet p (steered by its destination).  On success
- * p holds the new packet and p->verdict == PKT_FORWARD; otherwise the packet
- * is dropped with a counted reason (or answered with an ICMP error). The
- * policy's counters in ctx->policy_stats[pol->index] are updated. */
+/* Apply policy `pol` to packet p (steered by its destination); pol's
+ * segment list holds 1..SRV6_MAX_SEGS segments (the config guarantees it).
+ * On success p holds the new packet and p->verdict == PKT_FORWARD; otherwise
+ * the packet is dropped with a counted reason (DROP_NO_HEADROOM,
+ * DROP_TOO_BIG, DROP_FAMILY, DROP_TRUNCATED, DROP_BAD_IP).  The policy's
+ * counters in ctx->policy_stats[pol->index] are updated. */
 void headend_apply(struct proc_ctx *ctx, const struct policy *pol,
 		   struct pkt *p);
+
+/* Bytes headend_apply() puts in front of (H.Encaps*) or into (H.Insert*) a
+ * packet of family hw_proto (ETH_P_IPV6 / ETH_P_IP) under policy pol, e.g.
+ * to check a result against an MTU.  Returns 0 for a combination that is
+ * dropped (an insertion into IPv4). */
+uint32_t headend_push_len(const struct policy *pol, uint16_t hw_proto);
 
 #endif
