@@ -1,9 +1,8 @@
 /* headend.c - SR policy headend behaviors, pushed in place into the
  * packet's headroom: H.Encaps and H.Encaps.Red (RFC 8986 5.1, 5.2) and
  * H.Insert / H.Insert.Red (Linux seg6 "inline" mode; the insertion
- * behaviors are not in RFC 8986 itself but in
- * draft-filsfils-spring-srv6-net-pgm-insertion, formerly
- * draft-ietf-spring-srv6-network-programming-04 5.1/5.2).
+ * behaviors were taken out of RFC 8986, whose 5.3/5.4 are the L2 encaps,
+ * into draft-filsfils-spring-srv6-net-pgm-insertion).
  *
  * The outer header follows Linux's seg6 lwtunnel (net/ipv6/seg6_iptunnel.c,
  * __seg6_do_srh_encap, seg6_do_srh_encap_red, __seg6_do_srh_inline) with the
