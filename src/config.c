@@ -1,0 +1,1380 @@
+/* config.c - the srv6d.conf grammar (man 5 srv6d.conf) into a validated,
+ * read-only struct config.
+ *
+ * One directive a line, `#` comments, blank-separated words; keywords follow
+ * iproute2's seg6 / seg6local syntax.  Every error is reported as
+ * "file:line: message" and parsing goes on, so that an operator sees all of
+ * them at once (OpenBGPD's habit); a config with any error is never
+ * returned.  Once the lines are read, the lookup tables are built and the
+ * checks that need the whole file (overlapping prefixes, required
+ * directives, marks) run.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "lpm.h"
+
+#define MAX_WORDS	64	/* words on one line */
+#define QUOTE_MAX	48	/* characters of a word quoted in a message */
+#define NBUFS		8	/* message helpers' rotating buffers */
+#define BUF_LEN		(QUOTE_MAX * 4 + 8)
+
+struct parser {
+	const char *name;
+	config_error_fn err;
+	void *arg;
+	unsigned line;
+	unsigned errors;
+	struct config *cfg;
+	unsigned sids_cap, pols_cap;
+	unsigned *seen;			/* per directive: line first seen */
+	unsigned mark_base_line;
+	char bufs[NBUFS][BUF_LEN];	/* for quote() and fmt_*() */
+	unsigned nbuf;
+};
+
+/* ---- messages ----------------------------------------------------------- */
+
+static void report(struct parser *p, unsigned line, const char *msg)
+{
+	p->errors++;
+	if (p->err) {
+		p->err(p->arg, p->name, line, msg);
+		return;
+	}
+	if (line)
+		fprintf(stderr, "%s:%u: %s\n", p->name, line, msg);
+	else
+		fprintf(stderr, "%s: %s\n", p->name, msg);
+}
+
+static void __attribute__((format(printf, 3, 4)))
+error_at(struct parser *p, unsigned line, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	report(p, line, msg);
+}
+
+#define error(p, ...)	error_at((p), (p)->line, __VA_ARGS__)
+
+static char *next_buf(struct parser *p)
+{
+	return p->bufs[p->nbuf++ % NBUFS];
+}
+
+/* A word as it may appear in a message: at most QUOTE_MAX characters,
+ * non-printable bytes as \xNN. */
+static const char *quote(struct parser *p, const char *s)
+{
+	char *b = next_buf(p);
+	size_t o = 0;
+	unsigned n;
+
+	for (n = 0; s[n] && n < QUOTE_MAX; n++) {
+		unsigned char c = (unsigned char)s[n];
+
+		if (c >= 0x20 && c < 0x7f)
+			b[o++] = (char)c;
+		else
+			o += (size_t)snprintf(b + o, BUF_LEN - o, "\\x%02x", c);
+	}
+	if (s[n])
+		o += (size_t)snprintf(b + o, BUF_LEN - o, "...");
+	b[o] = '\0';
+	return b;
+}
+
+static const char *fmt_prefix6(struct parser *p, const struct in6_addr *a,
+			       unsigned plen)
+{
+	char *b = next_buf(p), s[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, a, s, sizeof(s));
+	snprintf(b, BUF_LEN, "%s/%u", s, plen);
+	return b;
+}
+
+static const char *fmt_policy(struct parser *p, const struct policy *pol)
+{
+	char *b, s[INET_ADDRSTRLEN];
+
+	if (pol->family == AF_INET6)
+		return fmt_prefix6(p, &pol->prefix.v6, pol->plen);
+	b = next_buf(p);
+	inet_ntop(AF_INET, &pol->prefix.v4, s, sizeof(s));
+	snprintf(b, BUF_LEN, "%s/%u", s, pol->plen);
+	return b;
+}
+
+/* ---- words -------------------------------------------------------------- */
+
+/* Decimal, or hexadecimal after 0x; no sign, no blanks.  Values past
+ * UINT64_MAX saturate (and are then out of any range). */
+static int parse_uint(const char *s, uint64_t *out)
+{
+	unsigned base = 10;
+	uint64_t v = 0;
+	bool sat = false;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		unsigned d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A' + 10);
+		else
+			return -1;
+		if (v > (UINT64_MAX - d) / base)
+			sat = true;
+		else
+			v = v * base + d;
+	}
+	*out = sat ? UINT64_MAX : v;
+	return 0;
+}
+
+/* A number in [min, max], or -1 after reporting why not.  Messages start
+ * with the directive `dir`, then the attribute `attr` if not NULL. */
+static int get_number(struct parser *p, const char *dir, const char *attr,
+		      const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v;
+
+	if (parse_uint(s, &v) < 0) {
+		if (attr)
+			error(p, "%s: expected a number after '%s', found '%s'",
+			      dir, attr, quote(p, s));
+		else
+			error(p, "%s: expected a number, found '%s'", dir,
+			      quote(p, s));
+		return -1;
+	}
+	if (v < min || v > max) {
+		error(p, "%s: %s%s%s is out of range (%" PRIu64 "-%" PRIu64 ")",
+		      dir, attr ? attr : "", attr ? " " : "", quote(p, s), min,
+		      max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static void mask6(struct in6_addr *a, unsigned plen)
+{
+	for (unsigned i = 0; i < 16; i++) {
+		unsigned bits = plen > i * 8 ? plen - i * 8 : 0;
+
+		if (bits < 8)
+			a->s6_addr[i] &= (uint8_t)(0xff00u >> bits);
+	}
+}
+
+struct prefix {
+	int family;
+	struct in6_addr a6;
+	struct in_addr a4;
+	unsigned plen;
+};
+
+/* ADDR[/LEN] (LEN defaults to the full length), IPv6 only unless allow_v4.
+ * Host bits past LEN are an error: it names the prefix meant. */
+static int get_prefix(struct parser *p, const char *what, const char *s,
+		      bool allow_v4, struct prefix *pf)
+{
+	const char *slash = strchr(s, '/');
+	const char *expect = allow_v4 ? "an IPv6 or IPv4 prefix" :
+		"an IPv6 prefix";
+	char addr[INET6_ADDRSTRLEN];
+	size_t alen = slash ? (size_t)(slash - s) : strlen(s);
+	unsigned maxlen;
+
+	memset(pf, 0, sizeof(*pf));
+	if (alen == 0 || alen >= sizeof(addr))
+		goto bad;
+	memcpy(addr, s, alen);
+	addr[alen] = '\0';
+	if (inet_pton(AF_INET6, addr, &pf->a6) == 1) {
+		pf->family = AF_INET6;
+		maxlen = 128;
+	} else if (inet_pton(AF_INET, addr, &pf->a4) == 1) {
+		if (!allow_v4) {
+			error(p, "%s: expected an IPv6 prefix, found IPv4 '%s'",
+			      what, quote(p, s));
+			return -1;
+		}
+		pf->family = AF_INET;
+		maxlen = 32;
+	} else {
+		goto bad;
+	}
+	pf->plen = maxlen;
+	if (slash) {
+		uint64_t v;
+
+		/* Decimal only: no 0x, no leading zeros. */
+		if (parse_uint(slash + 1, &v) < 0 ||
+		    (slash[1] == '0' && slash[2])) {
+			error(p, "%s: expected a prefix length after '/', found '%s'",
+			      what, quote(p, slash + 1));
+			return -1;
+		}
+		if (v > maxlen) {
+			error(p, "%s: prefix length %s is out of range (0-%u)",
+			      what, quote(p, slash + 1), maxlen);
+			return -1;
+		}
+		pf->plen = (unsigned)v;
+	}
+	if (pf->family == AF_INET6) {
+		struct in6_addr m = pf->a6;
+
+		mask6(&m, pf->plen);
+		if (memcmp(&m, &pf->a6, sizeof(m))) {
+			error(p, "%s: %s has host bits set past /%u (did you mean %s?)",
+			      what, quote(p, s), pf->plen,
+			      fmt_prefix6(p, &m, pf->plen));
+			return -1;
+		}
+	} else {
+		uint32_t h = ntohl(pf->a4.s_addr);
+		uint32_t m = pf->plen ? ~(uint32_t)0 << (32 - pf->plen) : 0;
+
+		if (h & ~m) {
+			struct policy tmp = { .family = AF_INET,
+					      .plen = (uint8_t)pf->plen };
+
+			tmp.prefix.v4.s_addr = htonl(h & m);
+			error(p, "%s: %s has host bits set past /%u (did you mean %s?)",
+			      what, quote(p, s), pf->plen, fmt_policy(p, &tmp));
+			return -1;
+		}
+	}
+	return 0;
+bad:
+	error(p, "%s: expected %s like %s, found '%s'", what, expect,
+	      allow_v4 ? "fc00:9::/48 or 10.9.0.0/16" : "fc00:100::1/128",
+	      quote(p, s));
+	return -1;
+}
+
+/* A unicast IPv6 address (not ::, not multicast).  `name` (may be NULL)
+ * and `where` (" after 'nh6'") place the word in messages. */
+static int get_addr6(struct parser *p, const char *dir, const char *name,
+		     const char *where, const char *s, struct in6_addr *a)
+{
+	if (inet_pton(AF_INET6, s, a) != 1) {
+		error(p, "%s: expected an IPv6 address%s, found '%s'", dir, where,
+		      quote(p, s));
+		return -1;
+	}
+	if (IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_MULTICAST(a)) {
+		error(p, "%s: %s%s%s is not a unicast address", dir,
+		      name ? name : "", name ? " " : "", quote(p, s));
+		return -1;
+	}
+	return 0;
+}
+
+/* Linux's dev_valid_name(), and printable. */
+static int get_ifname(struct parser *p, const char *dir, const char *attr,
+		      const char *s, char name[IF_NAMESIZE])
+{
+	size_t n = strlen(s);
+	bool ok = n > 0 && n < IF_NAMESIZE && strcmp(s, ".") && strcmp(s, "..");
+
+	for (size_t i = 0; ok && i < n; i++)
+		if (s[i] == '/' || s[i] == ':' || s[i] <= 0x20 || s[i] >= 0x7f)
+			ok = false;
+	if (!ok) {
+		error(p, "%s: %s%s'%s' is not a valid interface name "
+		      "(1-%d characters, no '/' or ':')", dir, attr ? attr : "",
+		      attr ? " " : "", quote(p, s), IF_NAMESIZE - 1);
+		return -1;
+	}
+	memcpy(name, s, n + 1);
+	return 0;
+}
+
+/* argc must be `want` (the keyword counts); `usage` says what is expected. */
+static int check_args(struct parser *p, int argc, char **argv, int want,
+		      const char *usage)
+{
+	if (argc < want) {
+		error(p, "%s: missing argument (expected %s)", argv[0], usage);
+		return -1;
+	}
+	if (argc > want) {
+		error(p, "%s: unexpected extra argument '%s'", argv[0],
+		      quote(p, argv[want]));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- daemon settings ---------------------------------------------------- */
+
+static int parse_queue(struct parser *p, int argc, char **argv)
+{
+	struct config *cfg = p->cfg;
+	uint64_t first, last;
+	char *dash;
+
+	if (check_args(p, argc, argv, 2, "a queue number or a range like 0-3") < 0)
+		return -1;
+	dash = strchr(argv[1], '-');
+	if (dash)
+		*dash = '\0';
+	if (get_number(p, "queue", NULL, argv[1], 0, 65535, &first) < 0)
+		return -1;
+	last = first;
+	if (dash && get_number(p, "queue", NULL, dash + 1, 0, 65535, &last) < 0)
+		return -1;
+	if (last < first) {
+		error(p, "queue: range %" PRIu64 "-%" PRIu64 " is reversed "
+		      "(the first queue must not be greater than the last)",
+		      first, last);
+		return -1;
+	}
+	if (last - first + 1 > SRV6_MAX_QUEUES) {
+		error(p, "queue: range %" PRIu64 "-%" PRIu64 " has %" PRIu64
+		      " queues, at most %d", first, last, last - first + 1,
+		      SRV6_MAX_QUEUES);
+		return -1;
+	}
+	cfg->queue_first = (unsigned)first;
+	cfg->queue_last = (unsigned)last;
+	return 0;
+}
+
+static int parse_encap_source(struct parser *p, int argc, char **argv)
+{
+	if (check_args(p, argc, argv, 2, "an IPv6 address") < 0)
+		return -1;
+	if (get_addr6(p, argv[0], NULL, "", argv[1],
+		      &p->cfg->encap_source) < 0)
+		return -1;
+	p->cfg->has_encap_source = true;
+	return 0;
+}
+
+static int parse_tun_name(struct parser *p, int argc, char **argv)
+{
+	if (check_args(p, argc, argv, 2, "an interface name") < 0)
+		return -1;
+	return get_ifname(p, argv[0], NULL, argv[1], p->cfg->tun_name);
+}
+
+static int parse_reinject(struct parser *p, int argc, char **argv)
+{
+	if (check_args(p, argc, argv, 2, "verdict or tun") < 0)
+		return -1;
+	if (!strcmp(argv[1], "verdict")) {
+		p->cfg->reinject_tun_always = false;
+	} else if (!strcmp(argv[1], "tun")) {
+		p->cfg->reinject_tun_always = true;
+	} else {
+		error(p, "reinject: expected verdict or tun, found '%s'",
+		      quote(p, argv[1]));
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_setting(struct parser *p, int argc, char **argv,
+			 uint64_t min, uint64_t max, uint64_t *v)
+{
+	if (check_args(p, argc, argv, 2, "a number") < 0)
+		return -1;
+	return get_number(p, argv[0], NULL, argv[1], min, max, v);
+}
+
+static int parse_mark_base(struct parser *p, int argc, char **argv)
+{
+	uint64_t v;
+
+	if (parse_setting(p, argc, argv, 0, UINT32_MAX, &v) < 0)
+		return -1;
+	p->cfg->mark_base = (uint32_t)v;
+	p->mark_base_line = p->line;
+	return 0;
+}
+
+static int parse_rule_priority(struct parser *p, int argc, char **argv)
+{
+	uint64_t v;
+
+	/* Below the main table's rule (32766), above the local one (0). */
+	if (parse_setting(p, argc, argv, 1, 32765, &v) < 0)
+		return -1;
+	p->cfg->rule_priority = (uint32_t)v;
+	return 0;
+}
+
+static int parse_icmp_rate(struct parser *p, int argc, char **argv)
+{
+	uint64_t v;
+
+	if (parse_setting(p, argc, argv, 0, CONFIG_ICMP_MAX, &v) < 0)
+		return -1;
+	p->cfg->icmp_rate = (unsigned)v;
+	return 0;
+}
+
+static int parse_icmp_burst(struct parser *p, int argc, char **argv)
+{
+	uint64_t v;
+
+	if (parse_setting(p, argc, argv, 1, CONFIG_ICMP_MAX, &v) < 0)
+		return -1;
+	p->cfg->icmp_burst = (unsigned)v;
+	return 0;
+}
+
+/* ---- sid ---------------------------------------------------------------- */
+
+static const char *const behavior_names[BHV__COUNT] = {
+	[BHV_END] = "End",
+	[BHV_END_X] = "End.X",
+	[BHV_END_T] = "End.T",
+};
+
+static const struct {
+	const char *name;
+	unsigned flag;
+} flavor_names[] = {
+	{ "psp", FLV_PSP },
+	{ "usp", FLV_USP },
+	{ "usd", FLV_USD },
+	{ "next-csid", FLV_NEXT_CSID },
+};
+
+#define NFLAVORS	(sizeof(flavor_names) / sizeof(flavor_names[0]))
+
+/* psp,usd,... -> FLV_* bits. */
+static int get_flavors(struct parser *p, char *list, unsigned *flv)
+{
+	char *save = NULL, *tok;
+	int rc = 0;
+
+	*flv = 0;
+	if (list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,")) {
+		error(p, "sid: empty flavor in list '%s'", quote(p, list));
+		return -1;
+	}
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned i;
+
+		for (i = 0; i < NFLAVORS; i++)
+			if (!strcmp(tok, flavor_names[i].name))
+				break;
+		if (i == NFLAVORS) {
+			error(p, "sid: unknown flavor '%s' (expected psp, usp, "
+			      "usd or next-csid)", quote(p, tok));
+			rc = -1;
+		} else if (*flv & flavor_names[i].flag) {
+			error(p, "sid: flavor %s listed twice", tok);
+			rc = -1;
+		} else {
+			*flv |= flavor_names[i].flag;
+		}
+	}
+	return rc;
+}
+
+/* Attributes a sid line may carry after `action BEHAVIOR`. */
+enum sid_attr { SA_FLAVORS, SA_LBLEN, SA_NFLEN, SA_NH6, SA_OIF, SA_TABLE,
+		SA__COUNT };
+
+static const char *const sid_attr_names[SA__COUNT] = {
+	"flavors", "lblen", "nflen", "nh6", "oif", "table",
+};
+
+static const char *const sid_attr_usage[SA__COUNT] = {
+	"a list like psp,usd", "a number of bits", "a number of bits",
+	"an IPv6 address", "an interface name", "a table number",
+};
+
+static int sid_attr_value(struct parser *p, struct sid *s, enum sid_attr a,
+			  char *v)
+{
+	uint64_t n;
+
+	switch (a) {
+	case SA_FLAVORS:
+		return get_flavors(p, v, &s->flavors);
+	case SA_LBLEN:
+	case SA_NFLEN:
+		if (get_number(p, "sid", sid_attr_names[a], v, 8, 120, &n) < 0)
+			return -1;
+		if (n % 8) {
+			error(p, "sid: %s %s is not a multiple of 8",
+			      sid_attr_names[a], v);
+			return -1;
+		}
+		if (a == SA_LBLEN)
+			s->lblen = (uint8_t)n;
+		else
+			s->nflen = (uint8_t)n;
+		return 0;
+	case SA_NH6:
+		return get_addr6(p, "sid", "nh6", " after 'nh6'", v, &s->nh6);
+	case SA_OIF:
+		return get_ifname(p, "sid", "oif", v, s->oif);
+	case SA_TABLE:
+		if (get_number(p, "sid", "table", v, 1, UINT32_MAX, &n) < 0)
+			return -1;
+		s->table = (uint32_t)n;
+		return 0;
+	case SA__COUNT:
+		break;
+	}
+	return -1;
+}
+
+/* An attribute given where the behavior or the flavors do not allow it. */
+static int sid_check_combination(struct parser *p, struct sid *s,
+				 const bool *has)
+{
+	const char *bname = behavior_names[s->behavior];
+	bool csid = s->flavors & FLV_NEXT_CSID;
+	int rc = 0;
+
+	if (s->behavior == BHV_END_X && !has[SA_NH6]) {
+		error(p, "sid: End.X needs 'nh6 ADDRESS' (the adjacency's next hop)");
+		rc = -1;
+	}
+	if (s->behavior == BHV_END_T && !has[SA_TABLE]) {
+		error(p, "sid: End.T needs 'table N' (the table to look up)");
+		rc = -1;
+	}
+	for (unsigned a = SA_NH6; a <= SA_TABLE; a++) {
+		enum behavior only = a == SA_TABLE ? BHV_END_T : BHV_END_X;
+
+		if (has[a] && s->behavior != only) {
+			error(p, "sid: '%s' is only valid with %s, not with %s",
+			      sid_attr_names[a], behavior_names[only], bname);
+			rc = -1;
+		}
+	}
+	if (csid && s->behavior == BHV_END_T) {
+		error(p, "sid: flavor next-csid is only valid with End and End.X, "
+		      "not with End.T");
+		rc = -1;
+	}
+	for (unsigned a = SA_LBLEN; a <= SA_NFLEN; a++) {
+		if (has[a] && !csid) {
+			error(p, "sid: '%s' is only valid with flavor next-csid",
+			      sid_attr_names[a]);
+			rc = -1;
+		}
+	}
+	if (rc < 0 || !csid)
+		return rc;
+	if (!s->lblen)
+		s->lblen = CSID_DEFAULT_LBLEN;
+	if (!s->nflen)
+		s->nflen = CSID_DEFAULT_NFLEN;
+	if (s->lblen + s->nflen > 128) {
+		error(p, "sid: lblen %u + nflen %u is more than 128 bits",
+		      s->lblen, s->nflen);
+		return -1;
+	}
+	if (s->plen < s->lblen + s->nflen) {
+		error(p, "sid: prefix length /%u is shorter than lblen %u + "
+		      "nflen %u (a NEXT-C-SID prefix covers both)", s->plen,
+		      s->lblen, s->nflen);
+		return -1;
+	}
+	return 0;
+}
+
+/* The attribute pairs after `action BEHAVIOR`. */
+static int sid_attrs(struct parser *p, struct sid *s, int argc, char **argv,
+		     bool *has)
+{
+	int rc = 0;
+
+	for (int i = 4; i < argc; i += 2) {
+		unsigned a;
+
+		for (a = 0; a < SA__COUNT; a++)
+			if (!strcmp(argv[i], sid_attr_names[a]))
+				break;
+		if (a == SA__COUNT) {
+			error(p, "sid: unknown attribute '%s' (expected flavors, "
+			      "lblen, nflen, nh6, oif or table)", quote(p, argv[i]));
+			return -1;
+		}
+		if (i + 1 >= argc) {
+			error(p, "sid: '%s' needs an argument (%s)",
+			      sid_attr_names[a], sid_attr_usage[a]);
+			return -1;
+		}
+		if (has[a]) {
+			error(p, "sid: '%s' given twice", sid_attr_names[a]);
+			rc = -1;
+			continue;
+		}
+		has[a] = true;
+		if (sid_attr_value(p, s, a, argv[i + 1]) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+static int add_sid(struct parser *p, const struct sid *s)
+{
+	struct config *cfg = p->cfg;
+
+	if (cfg->nsids == p->sids_cap) {
+		unsigned cap = p->sids_cap ? p->sids_cap * 2 : 16;
+		struct sid *n = realloc(cfg->sids, cap * sizeof(*n));
+
+		if (!n) {
+			error(p, "out of memory");
+			return -1;
+		}
+		cfg->sids = n;
+		p->sids_cap = cap;
+	}
+	cfg->sids[cfg->nsids++] = *s;
+	return 0;
+}
+
+/* sid PREFIX action BEHAVIOR [flavors LIST] [lblen N] [nflen N]
+ *     [nh6 ADDRESS] [oif IFNAME] [table N] */
+static int parse_sid(struct parser *p, int argc, char **argv)
+{
+	struct sid s = { .line = p->line };
+	bool has[SA__COUNT] = { false };
+	struct prefix pf;
+	int rc = 0;
+	unsigned b;
+
+	if (argc < 2) {
+		error(p, "sid: missing argument (expected PREFIX action BEHAVIOR ...)");
+		return -1;
+	}
+	if (get_prefix(p, "sid", argv[1], false, &pf) < 0)
+		rc = -1;
+	s.prefix = pf.a6;
+	s.plen = (uint8_t)pf.plen;
+	if (argc < 3) {
+		error(p, "sid: missing 'action BEHAVIOR' after the prefix");
+		return -1;
+	}
+	if (strcmp(argv[2], "action")) {
+		error(p, "sid: expected 'action' after the prefix, found '%s'",
+		      quote(p, argv[2]));
+		return -1;
+	}
+	if (argc < 4) {
+		error(p, "sid: 'action' needs a behavior (End, End.X or End.T)");
+		return -1;
+	}
+	for (b = 0; b < BHV__COUNT; b++)
+		if (!strcmp(argv[3], behavior_names[b]))
+			break;
+	if (b == BHV__COUNT) {
+		error(p, "sid: unknown behavior '%s' (expected End, End.X or End.T)",
+		      quote(p, argv[3]));
+		return -1;
+	}
+	s.behavior = (enum behavior)b;
+	if (sid_attrs(p, &s, argc, argv, has) < 0 || rc < 0)
+		return -1;
+	if (sid_check_combination(p, &s, has) < 0)
+		return -1;
+	return add_sid(p, &s);
+}
+
+/* ---- route -------------------------------------------------------------- */
+
+static const char *const encap_mode_names[] = {
+	[ENCAP_MODE_ENCAP] = "encap",
+	[ENCAP_MODE_ENCAP_RED] = "encap.red",
+	[ENCAP_MODE_INLINE] = "inline",
+	[ENCAP_MODE_INLINE_RED] = "inline.red",
+};
+
+#define NMODES	(sizeof(encap_mode_names) / sizeof(encap_mode_names[0]))
+
+/* A,B,C -> seglist (1..SRV6_MAX_SEGS unicast IPv6 addresses). */
+static int get_segs(struct parser *p, char *list, struct seglist *sl)
+{
+	char *save = NULL, *tok;
+	unsigned n = 1;
+	int rc = 0;
+
+	for (const char *c = list; *c; c++)
+		n += *c == ',';
+	if (n > SRV6_MAX_SEGS) {
+		error(p, "route: too many segments (%u, at most %d)", n,
+		      SRV6_MAX_SEGS);
+		return -1;
+	}
+	if (list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,")) {
+		error(p, "route: empty segment in list '%s'", quote(p, list));
+		return -1;
+	}
+	sl->nsegs = 0;
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		if (get_addr6(p, "route", "segment", " in segs", tok,
+			      &sl->segs[sl->nsegs++]) < 0)
+			rc = -1;
+	return rc;
+}
+
+static int add_policy(struct parser *p, const struct policy *pol)
+{
+	struct config *cfg = p->cfg;
+
+	if (cfg->npolicies == p->pols_cap) {
+		unsigned cap = p->pols_cap ? p->pols_cap * 2 : 16;
+		struct policy *n = realloc(cfg->policies, cap * sizeof(*n));
+
+		if (!n) {
+			error(p, "out of memory");
+			return -1;
+		}
+		cfg->policies = n;
+		p->pols_cap = cap;
+	}
+	cfg->policies[cfg->npolicies++] = *pol;
+	return 0;
+}
+
+/* The `mode M` and `segs LIST` pairs after `encap seg6`, in any order. */
+static int route_attrs(struct parser *p, struct policy *pol, int argc,
+		       char **argv)
+{
+	bool has_mode = false, has_segs = false;
+	int rc = 0;
+
+	for (int i = 4; i < argc; i += 2) {
+		bool mode = !strcmp(argv[i], "mode");
+
+		if (!mode && strcmp(argv[i], "segs")) {
+			error(p, "route: unknown attribute '%s' (expected mode or segs)",
+			      quote(p, argv[i]));
+			return -1;
+		}
+		if (i + 1 >= argc) {
+			error(p, "route: '%s' needs an argument (%s)", argv[i],
+			      mode ? "encap, encap.red, inline or inline.red" :
+			      "comma-separated IPv6 addresses");
+			return -1;
+		}
+		if (mode ? has_mode : has_segs) {
+			error(p, "route: '%s' given twice", argv[i]);
+			rc = -1;
+			continue;
+		}
+		if (!mode) {
+			has_segs = true;
+			if (get_segs(p, argv[i + 1], &pol->sl) < 0)
+				rc = -1;
+			continue;
+		}
+		has_mode = true;
+		unsigned m;
+
+		for (m = 0; m < NMODES; m++)
+			if (!strcmp(argv[i + 1], encap_mode_names[m]))
+				break;
+		if (m == NMODES) {
+			error(p, "route: unknown mode '%s' (expected encap, "
+			      "encap.red, inline or inline.red)",
+			      quote(p, argv[i + 1]));
+			rc = -1;
+			continue;
+		}
+		pol->mode = (enum encap_mode)m;
+	}
+	if (!has_mode) {
+		error(p, "route: missing 'mode MODE' (encap, encap.red, inline "
+		      "or inline.red)");
+		rc = -1;
+	}
+	if (!has_segs) {
+		error(p, "route: missing 'segs SEGMENTS' (comma-separated IPv6 "
+		      "addresses)");
+		rc = -1;
+	}
+	return rc;
+}
+
+/* route PREFIX encap seg6 mode MODE segs A,B,... */
+static int parse_route(struct parser *p, int argc, char **argv)
+{
+	struct policy pol = { .line = p->line };
+	struct prefix pf;
+	int rc = 0;
+
+	if (argc < 2) {
+		error(p, "route: missing argument (expected PREFIX encap seg6 "
+		      "mode MODE segs SEGMENTS)");
+		return -1;
+	}
+	if (get_prefix(p, "route", argv[1], true, &pf) < 0)
+		rc = -1;
+	pol.family = pf.family;
+	if (pf.family == AF_INET)
+		pol.prefix.v4 = pf.a4;
+	else
+		pol.prefix.v6 = pf.a6;
+	pol.plen = (uint8_t)pf.plen;
+	if (argc < 3) {
+		error(p, "route: missing 'encap seg6 mode MODE segs SEGMENTS' "
+		      "after the prefix");
+		return -1;
+	}
+	if (strcmp(argv[2], "encap")) {
+		error(p, "route: expected 'encap' after the prefix, found '%s'",
+		      quote(p, argv[2]));
+		return -1;
+	}
+	if (argc < 4) {
+		error(p, "route: 'encap' needs a type (seg6)");
+		return -1;
+	}
+	if (strcmp(argv[3], "seg6")) {
+		error(p, "route: expected encapsulation type seg6, found '%s'",
+		      quote(p, argv[3]));
+		return -1;
+	}
+	if (route_attrs(p, &pol, argc, argv) < 0 || rc < 0)
+		return -1;
+	if (pol.family == AF_INET && (pol.mode == ENCAP_MODE_INLINE ||
+				      pol.mode == ENCAP_MODE_INLINE_RED)) {
+		error(p, "route: mode %s needs an IPv6 prefix (%s is IPv4; "
+		      "use encap or encap.red)", encap_mode_names[pol.mode],
+		      fmt_policy(p, &pol));
+		return -1;
+	}
+	return add_policy(p, &pol);
+}
+
+/* ---- lines -------------------------------------------------------------- */
+
+static const struct directive {
+	const char *name;
+	int (*parse)(struct parser *p, int argc, char **argv);
+	bool once;			/* may appear at most once */
+} directives[] = {
+	{ "queue", parse_queue, true },
+	{ "encap-source", parse_encap_source, true },
+	{ "sid", parse_sid, false },
+	{ "route", parse_route, false },
+	{ "tun-name", parse_tun_name, true },
+	{ "reinject", parse_reinject, true },
+	{ "mark-base", parse_mark_base, true },
+	{ "rule-priority", parse_rule_priority, true },
+	{ "icmp-rate", parse_icmp_rate, true },
+	{ "icmp-burst", parse_icmp_burst, true },
+};
+
+#define NDIRECTIVES	(sizeof(directives) / sizeof(directives[0]))
+#define D_QUEUE		0
+#define D_ENCAP_SOURCE	1
+
+static void parse_words(struct parser *p, int argc, char **argv)
+{
+	unsigned i;
+
+	for (i = 0; i < NDIRECTIVES; i++)
+		if (!strcmp(argv[0], directives[i].name))
+			break;
+	if (i == NDIRECTIVES) {
+		error(p, "unknown directive '%s' (expected queue, encap-source, "
+		      "sid, route, tun-name, reinject, mark-base, rule-priority, "
+		      "icmp-rate or icmp-burst)", quote(p, argv[0]));
+		return;
+	}
+	if (directives[i].once && p->seen[i]) {
+		error(p, "duplicate '%s' directive (first at line %u)",
+		      directives[i].name, p->seen[i]);
+		return;
+	}
+	p->seen[i] = p->line;
+	directives[i].parse(p, argc, argv);
+}
+
+static void parse_line(struct parser *p, const char *text, size_t len)
+{
+	char buf[CONFIG_MAX_LINE + 1], *argv[MAX_WORDS], *save = NULL, *w;
+	int argc = 0;
+
+	if (len > CONFIG_MAX_LINE) {
+		error(p, "line is too long (%zu bytes, at most %d)", len,
+		      CONFIG_MAX_LINE);
+		return;
+	}
+	if (memchr(text, '\0', len)) {
+		error(p, "line contains a NUL byte (not a text file?)");
+		return;
+	}
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	w = strchr(buf, '#');
+	if (w)
+		*w = '\0';
+	for (w = strtok_r(buf, " \t\r\v\f", &save); w;
+	     w = strtok_r(NULL, " \t\r\v\f", &save)) {
+		if (argc == MAX_WORDS) {
+			error(p, "too many words on the line (at most %d)",
+			      MAX_WORDS);
+			return;
+		}
+		argv[argc++] = w;
+	}
+	if (argc)
+		parse_words(p, argc, argv);
+}
+
+static void parse_lines(struct parser *p, const char *text, size_t len)
+{
+	const char *pos = text, *end = text + len;
+
+	while (pos < end) {
+		const char *nl = memchr(pos, '\n', (size_t)(end - pos));
+		const char *eol = nl ? nl : end;
+
+		p->line++;
+		parse_line(p, pos, (size_t)(eol - pos));
+		pos = nl ? nl + 1 : end;
+	}
+	p->line = 0;
+}
+
+/* ---- whole-file checks and tables --------------------------------------- */
+
+static void check_required(struct parser *p)
+{
+	const struct config *cfg = p->cfg;
+
+	if (!p->seen[D_QUEUE])
+		error_at(p, 0, "missing 'queue' directive (the NFQUEUE number "
+			 "or range to serve, like 'queue 0-3')");
+	if (cfg->npolicies && !cfg->has_encap_source)
+		error_at(p, 0, "missing 'encap-source' directive, needed by the "
+			 "route at line %u (the outer source address of "
+			 "encapsulations)", cfg->policies[0].line);
+}
+
+/* SIDs into cfg->sid_table; the same prefix twice, or a SID inside
+ * another, is an error (a packet to it would be ambiguous). */
+static int build_sid_table(struct parser *p, bool *lens)
+{
+	struct config *cfg = p->cfg;
+
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		struct sid *s = &cfg->sids[i];
+		int rc = lpm_insert(cfg->sid_table, &s->prefix, s->plen, s);
+		const struct sid *o;
+
+		if (rc == -ENOMEM) {
+			error_at(p, 0, "out of memory");
+			return -1;
+		}
+		if (rc == -EEXIST) {
+			o = lpm_get(cfg->sid_table, &s->prefix, s->plen);
+			error_at(p, s->line, "sid %s is already defined at line %u",
+				 fmt_prefix6(p, &s->prefix, s->plen), o->line);
+		}
+		lens[s->plen] = true;
+	}
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		const struct sid *s = &cfg->sids[i], *o;
+
+		if (lpm_get(cfg->sid_table, &s->prefix, s->plen) != s)
+			continue;	/* a duplicate, reported */
+		for (unsigned len = 0; len < s->plen; len++) {
+			if (!lens[len])
+				continue;
+			o = lpm_get(cfg->sid_table, &s->prefix, len);
+			if (!o)
+				continue;
+			if (s->line > o->line)
+				error_at(p, s->line, "sid %s is inside sid %s at "
+					 "line %u (a SID must not contain another)",
+					 fmt_prefix6(p, &s->prefix, s->plen),
+					 fmt_prefix6(p, &o->prefix, o->plen), o->line);
+			else
+				error_at(p, o->line, "sid %s contains sid %s at "
+					 "line %u (a SID must not contain another)",
+					 fmt_prefix6(p, &o->prefix, o->plen),
+					 fmt_prefix6(p, &s->prefix, s->plen), s->line);
+		}
+	}
+	return 0;
+}
+
+static void policy_key(const struct policy *pol, struct in6_addr *k,
+		       unsigned *plen)
+{
+	if (pol->family == AF_INET6) {
+		*k = pol->prefix.v6;
+		*plen = pol->plen;
+	} else {
+		lpm_v4_key(k, pol->prefix.v4);
+		*plen = 96u + pol->plen;
+	}
+}
+
+/* Routes into cfg->policy6 / policy4; the same prefix twice is an error. */
+static int build_policy_tables(struct parser *p, bool *lens6)
+{
+	struct config *cfg = p->cfg;
+
+	for (unsigned i = 0; i < cfg->npolicies; i++) {
+		struct policy *pol = &cfg->policies[i];
+		struct lpm *t = pol->family == AF_INET6 ? cfg->policy6 :
+			cfg->policy4;
+		struct in6_addr k;
+		unsigned plen;
+		int rc;
+
+		policy_key(pol, &k, &plen);
+		rc = lpm_insert(t, &k, plen, pol);
+		if (rc == -ENOMEM) {
+			error_at(p, 0, "out of memory");
+			return -1;
+		}
+		if (rc == -EEXIST) {
+			const struct policy *o = lpm_get(t, &k, plen);
+
+			error_at(p, pol->line, "route %s is already defined at line %u",
+				 fmt_policy(p, pol), o->line);
+		}
+		if (pol->family == AF_INET6)
+			lens6[pol->plen] = true;
+	}
+	return 0;
+}
+
+/* An IPv6 route equal to, inside or around a SID: a packet to the common
+ * part would match both. Reported at the route's line. */
+static void check_route_sid_overlap(struct parser *p, const bool *sid_lens,
+				    const bool *route_lens)
+{
+	const struct config *cfg = p->cfg;
+
+	for (unsigned i = 0; i < cfg->npolicies; i++) {
+		const struct policy *r = &cfg->policies[i];
+
+		if (r->family != AF_INET6 ||
+		    lpm_get(cfg->policy6, &r->prefix.v6, r->plen) != r)
+			continue;
+		for (unsigned len = 0; len <= r->plen; len++) {
+			const struct sid *s;
+
+			if (!sid_lens[len])
+				continue;
+			s = lpm_get(cfg->sid_table, &r->prefix.v6, len);
+			if (s)
+				error_at(p, r->line, "route %s %s sid %s at line %u "
+					 "(a packet to it would match both)",
+					 fmt_policy(p, r), len == r->plen ?
+					 "is the same prefix as" : "is inside",
+					 fmt_prefix6(p, &s->prefix, s->plen), s->line);
+		}
+	}
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		const struct sid *s = &cfg->sids[i];
+
+		if (lpm_get(cfg->sid_table, &s->prefix, s->plen) != s)
+			continue;
+		for (unsigned len = 0; len < s->plen; len++) {
+			const struct policy *r;
+
+			if (!route_lens[len])
+				continue;
+			r = lpm_get(cfg->policy6, &s->prefix, len);
+			if (r)
+				error_at(p, r->line, "route %s contains sid %s at "
+					 "line %u (a packet to it would match both)",
+					 fmt_policy(p, r),
+					 fmt_prefix6(p, &s->prefix, s->plen), s->line);
+		}
+	}
+}
+
+static bool reserved_table(uint32_t t)
+{
+	return t == 0 || (t >= 253 && t <= 255);
+}
+
+/* index, mark and route_table of every SID (see config.h).  The marks are
+ * mark-base + 1 + index: the highest one must fit in 32 bits. */
+static void assign_marks(struct parser *p)
+{
+	struct config *cfg = p->cfg;
+	bool overflow = false;
+
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		struct sid *s = &cfg->sids[i];
+		uint64_t mark = (uint64_t)cfg->mark_base + 1 + i;
+
+		s->index = i;
+		s->mark = s->route_table = 0;
+		if (s->behavior == BHV_END)
+			continue;
+		if (mark > UINT32_MAX) {
+			if (!overflow)
+				error_at(p, p->mark_base_line, "mark-base: 0x%" PRIx32
+					 " is too high for %u SIDs (the mark of "
+					 "the sid at line %u would be 0x%" PRIx64
+					 ", past 32 bits)", cfg->mark_base,
+					 cfg->nsids, s->line, mark);
+			overflow = true;
+			continue;
+		}
+		s->mark = (uint32_t)mark;
+		if (s->behavior != BHV_END_X)
+			continue;
+		s->route_table = s->mark;
+		if (reserved_table(s->route_table))
+			error_at(p, s->line, "sid %s: its table %" PRIu32
+				 " (mark-base + 1 + %u) is a reserved table "
+				 "(253-255); change mark-base",
+				 fmt_prefix6(p, &s->prefix, s->plen),
+				 s->route_table, i);
+	}
+	for (unsigned i = 0; i < cfg->npolicies; i++)
+		cfg->policies[i].index = i;
+}
+
+/* End.T looking up a table the daemon fills for an End.X. */
+static void check_table_clash(struct parser *p)
+{
+	const struct config *cfg = p->cfg;
+
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		const struct sid *s = &cfg->sids[i], *o;
+		uint64_t idx;
+
+		if (s->behavior != BHV_END_T || s->table <= cfg->mark_base)
+			continue;
+		idx = (uint64_t)s->table - cfg->mark_base - 1;
+		if (idx >= cfg->nsids)
+			continue;
+		o = &cfg->sids[idx];
+		if (o->behavior == BHV_END_X && o->route_table == s->table)
+			error_at(p, s->line, "sid %s: table %" PRIu32 " is the "
+				 "daemon's own table for the End.X sid at line %u",
+				 fmt_prefix6(p, &s->prefix, s->plen), s->table,
+				 o->line);
+	}
+}
+
+static int build_tables(struct parser *p)
+{
+	struct config *cfg = p->cfg;
+	bool sid_lens[129] = { false }, route_lens[129] = { false };
+
+	cfg->sid_table = lpm_new();
+	cfg->policy6 = lpm_new();
+	cfg->policy4 = lpm_new();
+	if (!cfg->sid_table || !cfg->policy6 || !cfg->policy4) {
+		error_at(p, 0, "out of memory");
+		return -1;
+	}
+	if (build_sid_table(p, sid_lens) < 0 ||
+	    build_policy_tables(p, route_lens) < 0)
+		return -1;
+	check_route_sid_overlap(p, sid_lens, route_lens);
+	assign_marks(p);
+	check_table_clash(p);
+	return 0;
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+static struct config *config_new(const char *name)
+{
+	struct config *cfg = calloc(1, sizeof(*cfg));
+
+	if (!cfg)
+		return NULL;
+	cfg->path = strdup(name);
+	if (!cfg->path) {
+		free(cfg);
+		return NULL;
+	}
+	memcpy(cfg->tun_name, CONFIG_DEFAULT_TUN, sizeof(CONFIG_DEFAULT_TUN));
+	cfg->mark_base = CONFIG_DEFAULT_MARK_BASE;
+	cfg->rule_priority = CONFIG_DEFAULT_RULE_PRIO;
+	cfg->icmp_rate = CONFIG_DEFAULT_ICMP_RATE;
+	cfg->icmp_burst = CONFIG_DEFAULT_ICMP_BURST;
+	return cfg;
+}
+
+/* Parse and validate len bytes of text; name is used in messages.  Returns
+ * the config, or NULL after reporting every error through err (stderr when
+ * err is NULL). */
+struct config *config_parse_buffer(const char *name, const char *text,
+				   size_t len, config_error_fn err, void *arg)
+{
+	unsigned seen[NDIRECTIVES] = { 0 };
+	struct parser p = {
+		.name = name, .err = err, .arg = arg, .seen = seen,
+	};
+
+	p.cfg = config_new(name);
+	if (!p.cfg) {
+		error_at(&p, 0, "out of memory");
+		return NULL;
+	}
+	parse_lines(&p, text, len);
+	check_required(&p);
+	build_tables(&p);
+	if (p.errors) {
+		config_free(p.cfg);
+		return NULL;
+	}
+	return p.cfg;
+}
+
+/* Read the whole file (at most CONFIG_MAX_FILE bytes) into *text. */
+static int read_file(FILE *f, char **text, size_t *len)
+{
+	size_t cap = 0, n = 0;
+	char *buf = NULL;
+
+	for (;;) {
+		size_t got;
+
+		if (n == cap) {
+			char *nb;
+
+			if (cap >= CONFIG_MAX_FILE) {
+				free(buf);
+				return -EFBIG;
+			}
+			cap = cap ? cap * 2 : 65536;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		return -EIO;
+	}
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* Parse and validate the file at path (see config_parse_buffer()). */
+struct config *config_parse_file(const char *path, config_error_fn err,
+				 void *arg)
+{
+	struct parser p = { .name = path, .err = err, .arg = arg };
+	struct config *cfg;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	f = fopen(path, "re");
+	if (!f) {
+		error_at(&p, 0, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	rc = read_file(f, &text, &len);
+	fclose(f);
+	if (rc == -EFBIG) {
+		error_at(&p, 0, "file is too large (more than %d bytes)",
+			 CONFIG_MAX_FILE);
+		return NULL;
+	}
+	if (rc < 0) {
+		error_at(&p, 0, "cannot read: %s", strerror(-rc));
+		return NULL;
+	}
+	cfg = config_parse_buffer(path, text, len, err, arg);
+	free(text);
+	return cfg;
+}
+
+/* Frees everything the config owns, lookup tables included; NULL is
+ * ignored. */
+void config_free(struct config *cfg)
+{
+	if (!cfg)
+		return;
+	lpm_free(cfg->sid_table);
+	lpm_free(cfg->policy6);
+	lpm_free(cfg->policy4);
+	free(cfg->sids);
+	free(cfg->policies);
+	free(cfg->path);
+	free(cfg);
+}
+
+/* "End", "End.X", "End.T"; "?" for a value out of range. */
+const char *behavior_name(enum behavior b)
+{
+	if ((unsigned)b >= BHV__COUNT)
+		return "?";
+	return behavior_names[b];
+}
+
+/* "encap", "encap.red", "inline", "inline.red"; "?" out of range. */
+const char *encap_mode_name(enum encap_mode m)
+{
+	if ((unsigned)m >= NMODES)
+		return "?";
+	return encap_mode_names[m];
+}
+
+/* Writes the FLV_* bits as the config spells them ("psp,usd"; "" for none)
+ * into buf, truncated to size.  Returns the length the full text needs. */
+size_t config_flavors_format(unsigned flavors, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (unsigned i = 0; i < NFLAVORS; i++) {
+		int w;
+
+		if (!(flavors & flavor_names[i].flag))
+			continue;
+		w = snprintf(buf + (n < size ? n : 0), n < size ? size - n : 0,
+			     "%s%s", n ? "," : "", flavor_names[i].name);
+		n += (size_t)w;
+	}
+	return n;
+}
