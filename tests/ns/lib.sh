@@ -1,0 +1,428 @@
+# shellcheck shell=bash
+# lib.sh - helpers for srv6d's namespace tests.  Sourced, never run.
+#
+# Topology built by ns_setup (every name prefixed with the test's name and
+# pid, so tests can run side by side):
+#
+#   gen g0 ---- gw0 gw gw1 ---- s1 sink1      main table: fc00:9::/32 -> sink1
+#                      gw2 ---- s2 sink2      table 100:  fc00:9::/32 -> sink2
+#
+#   link A  gen-gw    fc00:1::1 / fc00:1::2   192.0.2.1    / 192.0.2.2
+#   link B  gw-sink1  fc00:2::1 / fc00:2::2   198.51.100.1 / 198.51.100.2
+#   link C  gw-sink2  fc00:3::1 / fc00:3::2   203.0.113.1  / 203.0.113.2
+#
+# MAC addresses and neighbours are static, IPv6 addresses skip DAD: nothing
+# waits for ND.  The gateway forwards and rate-limits no ICMP errors.
+#
+# A test sources this file, calls ns_init (root/tool checks, traps,
+# watchdog), ns_setup, then its cases, then ns_finish.
+
+T=${T:-$(basename "$0" .sh)}
+if [ -z "${top_srcdir:-}" ]; then
+	top_srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+fi
+if [ -z "${top_builddir:-}" ]; then
+	top_builddir=$top_srcdir
+fi
+SRV6D=${SRV6D:-$top_builddir/src/srv6d}
+SRV6CTL=${SRV6CTL:-$top_builddir/src/srv6ctl}
+PYTHON=${PYTHON:-/usr/bin/python3}
+PKTPY="$top_srcdir/tests/ns/pkt.py"
+PFX="${T}$$"
+GEN="$PFX-gen" GW="$PFX-gw" S1="$PFX-s1" S2="$PFX-s2"
+MAC_G0=02:00:00:00:01:01 MAC_GW0=02:00:00:00:01:02
+MAC_GW1=02:00:00:00:02:01 MAC_S1=02:00:00:00:02:02
+MAC_GW2=02:00:00:00:03:01 MAC_S2=02:00:00:00:03:02
+NS_LIST=()
+NPASS=0
+NFAIL=0
+NSKIP=0
+SRV6D_PID=
+WATCHDOG_PID=
+TMPD=
+
+say() { echo "$T: $*"; }
+
+pass() {
+	NPASS=$((NPASS + 1))
+	echo "ok   - $*"
+}
+
+fail() {
+	NFAIL=$((NFAIL + 1))
+	echo "FAIL - $*"
+}
+
+skip_case() {
+	NSKIP=$((NSKIP + 1))
+	echo "SKIP - $*"
+}
+
+# Skip the whole test (automake: exit 77).
+skip_test() {
+	say "SKIP: $*"
+	exit 77
+}
+
+# ns_init [SECONDS]: check what the test needs, set traps and a watchdog
+# that ends the test after SECONDS (default 240).
+ns_init() {
+	[ "$(id -u)" -eq 0 ] || skip_test "needs root"
+	local c
+	for c in ip ip6tables iptables "$PYTHON" timeout; do
+		command -v "$c" >/dev/null 2>&1 || skip_test "$c not found"
+	done
+	"$PYTHON" -c 'import scapy' 2>/dev/null || skip_test "python3-scapy missing"
+	ip netns add "$PFX-probe" 2>/dev/null || skip_test "cannot create netns"
+	ip netns del "$PFX-probe"
+	TMPD=$(mktemp -d "/tmp/$T.XXXXXX")
+	SOCK="$TMPD/srv6d.sock"
+	LOG="$TMPD/srv6d.log"
+	trap ns_cleanup EXIT
+	trap 'say "interrupted"; exit 1' INT TERM HUP
+	local secs=${1:-240} me=$$
+	(
+		trap 'kill "$sp" 2>/dev/null; exit 0' TERM
+		sleep "$secs" &
+		sp=$!
+		wait "$sp"
+		echo "$T: watchdog: still running after ${secs}s, giving up" >&2
+		kill -TERM "$me"
+	) &
+	WATCHDOG_PID=$!
+}
+
+# Needs the daemon and the CLI built (skip otherwise).
+need_srv6d() {
+	[ -x "$SRV6D" ] || skip_test "$SRV6D not built"
+	[ -x "$SRV6CTL" ] || skip_test "$SRV6CTL not built"
+}
+
+ns_cleanup() {
+	local rc=$?
+	if [ -n "$SRV6D_PID" ] && kill -0 "$SRV6D_PID" 2>/dev/null; then
+		kill -TERM "$SRV6D_PID" 2>/dev/null
+		local _
+		for _ in $(seq 1 30); do
+			kill -0 "$SRV6D_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$SRV6D_PID" 2>/dev/null
+		wait "$SRV6D_PID" 2>/dev/null
+	fi
+	local ns
+	for ns in "${NS_LIST[@]}"; do
+		ip netns pids "$ns" 2>/dev/null | while read -r p; do
+			kill -KILL "$p" 2>/dev/null
+		done
+		ip netns del "$ns" 2>/dev/null
+	done
+	if [ -n "$WATCHDOG_PID" ]; then
+		kill -TERM "$WATCHDOG_PID" 2>/dev/null
+		wait "$WATCHDOG_PID" 2>/dev/null
+	fi
+	[ -n "$TMPD" ] && rm -rf "$TMPD"
+	exit "$rc"
+}
+
+nsx() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+_sysctls() {
+	local ns=$1
+	shift
+	local kv
+	for kv in "$@"; do
+		nsx "$ns" sysctl -q -w "$kv" >/dev/null || return 1
+	done
+}
+
+_link() {	# ns1 if1 mac1 ns2 if2 mac2
+	ip -n "$1" link add "$2" address "$3" type veth \
+		peer name "$5" address "$6" netns "$4" || return 1
+	ip -n "$1" link set "$2" up && ip -n "$4" link set "$5" up
+}
+
+_addr() {	# ns if addr6/len addr4/len
+	ip -n "$1" -6 addr add "$3" dev "$2" nodad &&
+		ip -n "$1" addr add "$4" dev "$2"
+}
+
+_neigh() {	# ns if addr mac
+	ip -n "$1" neigh replace "$3" lladdr "$4" dev "$2" nud permanent
+}
+
+_wait_up() {	# ns if
+	local _
+	for _ in $(seq 1 40); do
+		ip -n "$1" -br link show dev "$2" 2>/dev/null | grep -q ' UP ' &&
+			return 0
+		sleep 0.05
+	done
+	say "link $2 in $1 did not come up"
+	return 1
+}
+
+# Build the four namespaces, links, addresses, routes, neighbours.
+ns_setup() {
+	local ns
+	for ns in "$GEN" "$GW" "$S1" "$S2"; do
+		ip netns add "$ns" || return 1
+		NS_LIST+=("$ns")
+		ip -n "$ns" link set lo up
+		_sysctls "$ns" net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0 \
+			net.ipv6.conf.all.accept_ra=0 \
+			net.ipv6.conf.default.accept_ra=0 \
+			net.ipv6.conf.default.router_solicitations=0 || return 1
+	done
+	_sysctls "$GW" net.ipv6.conf.all.forwarding=1 net.ipv4.ip_forward=1 \
+		net.ipv6.icmp.ratelimit=0 net.ipv4.icmp_ratelimit=0 \
+		net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+		net.ipv4.conf.all.send_redirects=0 \
+		net.ipv4.conf.default.send_redirects=0 \
+		net.ipv6.conf.all.seg6_enabled=1 \
+		net.ipv6.conf.default.seg6_enabled=1 || return 1
+	_link "$GEN" g0 $MAC_G0 "$GW" gw0 $MAC_GW0 || return 1
+	_link "$GW" gw1 $MAC_GW1 "$S1" s1 $MAC_S1 || return 1
+	_link "$GW" gw2 $MAC_GW2 "$S2" s2 $MAC_S2 || return 1
+	_addr "$GEN" g0 fc00:1::1/64 192.0.2.1/24 &&
+	_addr "$GW" gw0 fc00:1::2/64 192.0.2.2/24 &&
+	_addr "$GW" gw1 fc00:2::1/64 198.51.100.1/24 &&
+	_addr "$S1" s1 fc00:2::2/64 198.51.100.2/24 &&
+	_addr "$GW" gw2 fc00:3::1/64 203.0.113.1/24 &&
+	_addr "$S2" s2 fc00:3::2/64 203.0.113.2/24 || return 1
+	_neigh "$GEN" g0 fc00:1::2 $MAC_GW0 && _neigh "$GEN" g0 192.0.2.2 $MAC_GW0 &&
+	_neigh "$GW" gw0 fc00:1::1 $MAC_G0 && _neigh "$GW" gw0 192.0.2.1 $MAC_G0 &&
+	_neigh "$GW" gw1 fc00:2::2 $MAC_S1 &&
+	_neigh "$GW" gw1 198.51.100.2 $MAC_S1 &&
+	_neigh "$GW" gw2 fc00:3::2 $MAC_S2 &&
+	_neigh "$GW" gw2 203.0.113.2 $MAC_S2 &&
+	_neigh "$S1" s1 fc00:2::1 $MAC_GW1 &&
+	_neigh "$S1" s1 198.51.100.1 $MAC_GW1 &&
+	_neigh "$S2" s2 fc00:3::1 $MAC_GW2 &&
+	_neigh "$S2" s2 203.0.113.1 $MAC_GW2 || return 1
+	ip -n "$GEN" -6 route add default via fc00:1::2 &&
+	ip -n "$GEN" route add default via 192.0.2.2 &&
+	ip -n "$S1" -6 route add default via fc00:2::1 &&
+	ip -n "$S1" route add default via 198.51.100.1 &&
+	ip -n "$S2" -6 route add default via fc00:3::1 &&
+	ip -n "$S2" route add default via 203.0.113.1 || return 1
+	# The gateway: segments and non-SID addresses go to sink1; table 100
+	# (End.T) sends the same prefix to sink2.
+	ip -n "$GW" -6 route add fc00:9::/32 via fc00:2::2 dev gw1 &&
+	ip -n "$GW" -6 route add fc00:100::/48 via fc00:2::2 dev gw1 &&
+	ip -n "$GW" route add 10.9.0.0/16 via 198.51.100.2 dev gw1 &&
+	ip -n "$GW" -6 route add fc00:9::/32 via fc00:3::2 dev gw2 table 100 ||
+		return 1
+	_wait_up "$GEN" g0 && _wait_up "$GW" gw0 && _wait_up "$GW" gw1 &&
+	_wait_up "$GW" gw2 && _wait_up "$S1" s1 && _wait_up "$S2" s2
+}
+
+# Steer prefixes to queue 0 in the gateway: nfq_steer6 P..., nfq_steer4 P...
+nfq_steer6() {
+	local p
+	for p in "$@"; do
+		nsx "$GW" ip6tables -t raw -A PREROUTING ! -i srv6d0 -d "$p" \
+			-j NFQUEUE --queue-num 0 || return 1
+	done
+}
+
+nfq_steer4() {
+	local p
+	for p in "$@"; do
+		nsx "$GW" iptables -t raw -A PREROUTING ! -i srv6d0 -d "$p" \
+			-j NFQUEUE --queue-num 0 || return 1
+	done
+}
+
+nfq_flush() {
+	nsx "$GW" ip6tables -t raw -F PREROUTING
+	nsx "$GW" iptables -t raw -F PREROUTING
+}
+
+# ---- the daemon ------------------------------------------------------------
+
+srv6d_dump() {
+	echo "---- srv6d log ($LOG) ----"
+	[ -f "$LOG" ] && tail -n 60 "$LOG"
+	if [ -n "$SRV6D_PID" ] && kill -0 "$SRV6D_PID" 2>/dev/null; then
+		echo "---- srv6ctl status ----"
+		timeout 5 "$SRV6CTL" -s "$SOCK" -j status 2>&1 | head -c 8000
+		echo
+	fi
+	echo "---- ip -6 rule / NFQUEUE ----"
+	nsx "$GW" ip -6 rule 2>&1
+	cat "/proc/net/netfilter/nfnetlink_queue" 2>/dev/null
+}
+
+# srv6d_start CONF: run the daemon in the gateway, wait for its socket.
+srv6d_start() {
+	rm -f "$SOCK"
+	nsx "$GW" "$SRV6D" -c "$1" -s "$SOCK" -d >"$LOG" 2>&1 &
+	SRV6D_PID=$!
+	local _
+	for _ in $(seq 1 100); do
+		if ! kill -0 "$SRV6D_PID" 2>/dev/null; then
+			wait "$SRV6D_PID"
+			say "srv6d exited ($?) at start"
+			SRV6D_PID=
+			srv6d_dump
+			return 1
+		fi
+		if [ -S "$SOCK" ] && timeout 2 "$SRV6CTL" -s "$SOCK" -j status \
+			>/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	say "srv6d did not open $SOCK in 10 s"
+	srv6d_dump
+	return 1
+}
+
+# srv6d_stop: SIGTERM, wait (5 s at most), return the exit status.
+srv6d_stop() {
+	[ -n "$SRV6D_PID" ] || return 1
+	kill -TERM "$SRV6D_PID" 2>/dev/null
+	local _
+	for _ in $(seq 1 50); do
+		kill -0 "$SRV6D_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$SRV6D_PID" 2>/dev/null; then
+		say "srv6d ignored SIGTERM for 5 s: killing it"
+		kill -KILL "$SRV6D_PID"
+	fi
+	local rc=0
+	wait "$SRV6D_PID" || rc=$?
+	SRV6D_PID=
+	return $rc
+}
+
+ctl_json() {
+	timeout 5 "$SRV6CTL" -s "$SOCK" -j status
+}
+
+# ctl_get EXPR: evaluate a Python expression over the status JSON `s`.
+# Helpers: sid(S) and pol(P) find an entry, drop(d, R) reads a drop count.
+ctl_get() {
+	ctl_json | "$PYTHON" -c '
+import json, sys
+s = json.load(sys.stdin)
+def sid(x):
+    return next(e for e in s["sids"] if e["sid"] == x)
+def pol(x):
+    return next(e for e in s["policies"] if e["prefix"] == x)
+def drop(d, r):
+    return d.get("drops", {}).get(r, 0)
+print(eval(sys.argv[1]))' "$1"
+}
+
+# ---- packets -----------------------------------------------------------------
+
+pkt_build() {
+	"$PYTHON" "$PKTPY" build "$@"
+}
+
+pkt_show() {
+	"$PYTHON" "$PKTPY" show "$1"
+}
+
+# pkt_xchg PKTARGS...: send from gen to the gateway, capture on sink1 (s1),
+# sink2 (s2) and back at gen (gen).  Prints "LABEL HEX" lines.
+XCHG_TIMEOUT=${XCHG_TIMEOUT:-0.6}
+pkt_xchg() {
+	timeout 20 "$PYTHON" "$PKTPY" xchg --send "$GEN:g0" --dmac $MAC_GW0 \
+		--cap "s1=$S1:s1" --cap "s2=$S2:s2" --cap "gen=$GEN:g0" \
+		--timeout "$XCHG_TIMEOUT" "$@"
+}
+
+# Explain a mismatch: the fields of every captured frame and of the expected.
+_explain() {	# out [expected-hex]
+	local l h
+	echo "     captured:"
+	[ -z "$1" ] && echo "       (nothing)"
+	while read -r l h; do
+		[ -n "$l" ] || continue
+		echo "       $l $h"
+		echo "       $l $(pkt_show "$h")"
+	done <<<"$1"
+	if [ -n "${2:-}" ]; then
+		echo "     expected:"
+		echo "       $2"
+		echo "       $(pkt_show "$2")"
+	fi
+}
+
+# expect_frame DESC OUT LABEL HEX: exactly one frame, on LABEL, with HEX.
+expect_frame() {
+	if [ "$2" = "$3 $4" ]; then
+		pass "$1"
+		return 0
+	fi
+	fail "$1"
+	_explain "$2" "$4"
+	return 1
+}
+
+# expect_fields DESC OUT LABEL WORD...: exactly one frame, on LABEL, whose
+# `pkt.py show` has every WORD.  Sets FRAME to its hex.
+expect_fields() {
+	local desc=$1 out=$2 label=$3
+	shift 3
+	FRAME=
+	local n
+	n=$(grep -c . <<<"$out")
+	if [ "$n" -ne 1 ] || [ "${out%% *}" != "$label" ]; then
+		fail "$desc: wanted one frame on $label"
+		_explain "$out"
+		return 1
+	fi
+	FRAME=${out#* }
+	local f w miss=
+	f=" $(pkt_show "$FRAME") "
+	for w in "$@"; do
+		[[ "$f" == *" $w "* ]] || miss="$miss $w"
+	done
+	if [ -n "$miss" ]; then
+		fail "$desc: missing$miss"
+		_explain "$out"
+		return 1
+	fi
+	pass "$desc"
+}
+
+# expect_none DESC OUT: nothing left the gateway (or came back).
+expect_none() {
+	if [ -z "$2" ]; then
+		pass "$1"
+		return 0
+	fi
+	fail "$1: expected no frame"
+	_explain "$2"
+	return 1
+}
+
+# expect_eq DESC GOT WANT
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		pass "$1 ($2)"
+		return 0
+	fi
+	fail "$1: got '$2', want '$3'"
+	return 1
+}
+
+# ns_finish: summary line, daemon log on failure, exit status.
+ns_finish() {
+	echo "$T: $NPASS checks passed, $NFAIL failed, $NSKIP skipped"
+	if [ "$NFAIL" -gt 0 ]; then
+		srv6d_dump
+		exit 1
+	fi
+	exit 0
+}
