@@ -1,0 +1,273 @@
+/* behavior_end.c - End, End.X and End.T (RFC 8986 4.1-4.3) with the PSP,
+ * USP and USD flavors (RFC 8986 4.16) and NEXT-C-SID (RFC 9800 4.1).
+ *
+ * The S-numbers in the comments are the lines of the RFC's pseudocode.
+ *
+ * Hop limit: srv6d checks it (S05-S06) but never decrements it (S12): the
+ * packet goes back to the kernel with an ACCEPT verdict from PREROUTING,
+ * and the kernel's forwarding decrements it once, so it leaves with one
+ * less, as through the kernel's own seg6local.
+ *
+ * Routing (S15): End gives the packet back and the kernel routes it by its
+ * new destination.  End.X and End.T give it back with the SID's mark, which
+ * the daemon's ip rule turns into the adjacency (a table with a route via
+ * nh6) or the SID's table.
+ */
+#include <string.h>
+
+#include "behavior.h"
+#include "csid.h"
+#include "icmp.h"
+#include "srh.h"
+#include "srv6.h"
+
+/* Offsets in the IPv6 header. */
+#define IP6_PLEN_OFF	4
+#define IP6_HLIM_OFF	7
+#define IP6_DST_OFF	24
+#define SRH_SL_OFF	3
+
+static struct sid_stats *sid_stats_of(struct proc_ctx *ctx,
+				      const struct sid *sid)
+{
+	return &ctx->sid_stats[sid->index];
+}
+
+/* S15: hand the packet back for the FIB lookup (End), via the adjacency
+ * (End.X) or in the SID's table (End.T), and count it. */
+static void end_forward(struct proc_ctx *ctx, const struct sid *sid,
+			struct pkt *p)
+{
+	p->verdict = PKT_FORWARD;
+	if (sid->behavior == BHV_END_X || sid->behavior == BHV_END_T) {
+		p->set_mark = true;
+		p->out_mark = sid->mark;
+	}
+	proc_count_ok(sid_stats_of(ctx, sid), p);
+}
+
+/* S05-S06: Hop Limit <= 1 gets ICMPv6 Time Exceeded, code 0. */
+static bool end_hop_limit_exceeded(struct proc_ctx *ctx,
+				   const struct sid *sid, struct pkt *p)
+{
+	if (p->data[IP6_HLIM_OFF] > 1)
+		return false;
+	icmp6_error(ctx, p, ICMP6_T_TIME_EXCEEDED, ICMP6_C_HOP_LIMIT, 0,
+		    sid_stats_of(ctx, sid), DROP_HOP_LIMIT);
+	return true;
+}
+
+static void ipv6_payload_len_sub(uint8_t *h, uint32_t n)
+{
+	uint32_t plen = (uint32_t)h[IP6_PLEN_OFF] << 8 | h[IP6_PLEN_OFF + 1];
+
+	plen -= n;
+	h[IP6_PLEN_OFF] = (uint8_t)(plen >> 8);
+	h[IP6_PLEN_OFF + 1] = (uint8_t)plen;
+}
+
+/* Remove the SRH (PSP S14.1-S14.5, USP S02.1-S02.3): the Next Header that
+ * named the SRH takes the SRH's Next Header, the Payload Length loses the
+ * SRH's length, and the IPv6 header (with any extension header before the
+ * SRH) moves forward over the SRH; the payload never moves.  The same
+ * bytes as Linux's seg6_pop_srh().  Returns the number of bytes removed. */
+static uint32_t srh_pop(struct pkt *p, const struct srh_info *si)
+{
+	uint32_t slen = si->end_off - si->srh_off;
+	uint8_t nh = si->srh->nexthdr;
+
+	p->data[si->prev_nh_off] = nh;
+	ipv6_payload_len_sub(p->data, slen);
+	memmove(p->data + slen, p->data, si->srh_off);
+	pkt_pull(p, slen);
+	return slen;
+}
+
+/* RFC 8986 4.1.1: the upper-layer header of a packet for the SID.
+ * The one upper layer allowed by srv6d is an ICMPv6 Echo Request (ping to
+ * the SID), answered in place; everything else gets Parameter Problem
+ * code 4.  (Linux drops such packets silently; srv6d follows the RFC.) */
+static void end_upper_layer(struct proc_ctx *ctx, const struct sid *sid,
+			    struct pkt *p, uint8_t nh, uint32_t off)
+{
+	struct sid_stats *st = sid_stats_of(ctx, sid);
+
+	/* S01-S02 */
+	if (nh == IPPROTO_ICMPV6 && off < p->len &&
+	    p->data[off] == ICMP6_T_ECHO_REQUEST) {
+		if (icmp6_echo_reply(ctx, p, off) == 0)
+			proc_count_ok(st, p);
+		else
+			proc_drop(ctx, p, st, DROP_UPPER_LAYER);
+		return;
+	}
+	/* S03-S04 */
+	icmp6_error(ctx, p, ICMP6_T_PARAM_PROB, ICMP6_C_SR_UPPER_LAYER, off,
+		    st, DROP_UPPER_LAYER);
+}
+
+/* Check the inner packet at off is a whole IPv4/IPv6 packet and cut what
+ * follows it.  Returns 0, or -1 with the drop reason in *reason. */
+static int inner_packet_check(struct pkt *p, uint32_t off, uint8_t nh,
+			      enum drop_reason *reason)
+{
+	const uint8_t *in = p->data + off;
+	uint32_t avail = p->len - off, ilen;
+
+	*reason = DROP_TRUNCATED;
+	if (nh == IPPROTO_IPV6) {
+		if (avail < IPV6_HDR_LEN)
+			return -1;
+		ilen = IPV6_HDR_LEN + ((uint32_t)in[4] << 8 | in[5]);
+		if ((in[0] >> 4) != 6) {
+			*reason = DROP_BAD_IP;
+			return -1;
+		}
+	} else {
+		if (avail < 20)
+			return -1;
+		ilen = (uint32_t)in[2] << 8 | in[3];
+		if ((in[0] >> 4) != 4 || (in[0] & 0x0f) < 5 ||
+		    ilen < (uint32_t)(in[0] & 0x0f) * 4) {
+			*reason = DROP_BAD_IP;
+			return -1;
+		}
+	}
+	if (ilen > avail)
+		return -1;
+	pkt_trim(p, off + ilen);
+	return 0;
+}
+
+/* RFC 8986 4.16.3 USD, upper-layer header 41 or 4: S02 remove the outer
+ * IPv6 header with all its extension headers, S03 forward the exposed
+ * packet.  The inner packet is left as it is, hop limit / TTL included:
+ * the kernel decrements it once when it forwards the verdict (Linux's
+ * End.DX6/End.DT6 do not touch it at decapsulation either).  An IPv4
+ * result goes back through the TUN device (reinject.c). */
+static void end_decap(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p, uint8_t nh, uint32_t off)
+{
+	enum drop_reason reason;
+
+	if (inner_packet_check(p, off, nh, &reason) < 0) {
+		proc_drop(ctx, p, sid_stats_of(ctx, sid), reason);
+		return;
+	}
+	pkt_pull(p, off);
+	end_forward(ctx, sid, p);
+}
+
+/* S02-S03 (Segments Left 0, or no SRH): stop processing the SRH and
+ * process the next header, as changed by the flavors. */
+static void end_sl_zero(struct proc_ctx *ctx, const struct sid *sid,
+			struct pkt *p, const struct srh_info *si)
+{
+	uint32_t off = si->end_off;
+
+	/* USD S01-S03: an IPv6 or IPv4 packet inside is decapsulated. */
+	if ((sid->flavors & FLV_USD) &&
+	    (si->nexthdr == IPPROTO_IPV6 || si->nexthdr == IPPROTO_IPIP)) {
+		end_decap(ctx, sid, p, si->nexthdr, off);
+		return;
+	}
+	/* USP S02.1-S02.3: remove the SRH; S03: process the next header. */
+	if ((sid->flavors & FLV_USP) && si->srh)
+		off -= srh_pop(p, si);
+	end_upper_layer(ctx, sid, p, si->nexthdr, off);
+}
+
+/* S09-S10 failed: Parameter Problem code 0 at Segments Left. */
+static void end_bad_srh(struct proc_ctx *ctx, const struct sid *sid,
+			struct pkt *p, const struct srh_info *si)
+{
+	icmp6_error(ctx, p, ICMP6_T_PARAM_PROB, ICMP6_C_HDR_FIELD,
+		    si->srh_off + SRH_SL_OFF, sid_stats_of(ctx, sid),
+		    DROP_BAD_SRH);
+}
+
+/* srh_find() failed: drop, or Parameter Problem where RFC 8200 wants it. */
+static void end_srh_error(struct proc_ctx *ctx, const struct sid *sid,
+			  struct pkt *p, const struct srh_error *err)
+{
+	if (err->icmp)
+		icmp6_error(ctx, p, ICMP6_T_PARAM_PROB, err->code,
+			    err->pointer, sid_stats_of(ctx, sid), err->reason);
+	else
+		proc_drop(ctx, p, sid_stats_of(ctx, sid), err->reason);
+}
+
+/* RFC 9800 4.1.1 End with NEXT-C-SID, when DA.Argument != 0 (S01): the
+ * next C-SID is in the destination address itself and the SRH, if any, is
+ * left alone.  Returns false when DA.Argument is 0: the caller goes on
+ * with the End processing of RFC 8986 4.1 (the next SRH segment).  For
+ * byte-aligned lengths the result is Linux's (end_next_csid_core). */
+static bool end_next_csid(struct proc_ctx *ctx, const struct sid *sid,
+			  struct pkt *p)
+{
+	unsigned lblen, nflen;
+	struct in6_addr da;
+
+	csid_lengths(sid, &lblen, &nflen);
+	memcpy(&da, p->data + IP6_DST_OFF, sizeof(da));
+	if (!csid_arg_nonzero(&da, lblen, nflen))	/* S01 */
+		return false;
+	if (end_hop_limit_exceeded(ctx, sid, p))	/* S02-S04 */
+		return true;
+	csid_advance(&da, lblen, nflen);		/* S05-S06 */
+	memcpy(p->data + IP6_DST_OFF, &da, sizeof(da));
+	/* S07 (decrement Hop Limit): the kernel, on forwarding. */
+	end_forward(ctx, sid, p);			/* S08 */
+	return true;
+}
+
+/* RFC 8986 4.1 (and 4.2, 4.3, which differ only in S15). */
+static void end_process(struct proc_ctx *ctx, const struct sid *sid,
+			struct pkt *p)
+{
+	struct srh_error err;
+	struct srh_info si;
+	struct srh *srh;
+
+	if ((sid->flavors & FLV_NEXT_CSID) && end_next_csid(ctx, sid, p))
+		return;
+	if (srh_find(p->data, p->len, &si, &err) < 0) {
+		end_srh_error(ctx, sid, p, &err);
+		return;
+	}
+	srh = si.srh;
+	if (!srh || srh->segments_left == 0) {		/* S02-S04 */
+		end_sl_zero(ctx, sid, p, &si);
+		return;
+	}
+	if (end_hop_limit_exceeded(ctx, sid, p))	/* S05-S07 */
+		return;
+	if (!srh_validate(srh)) {			/* S08-S11 */
+		end_bad_srh(ctx, sid, p, &si);
+		return;
+	}
+	/* S12 (decrement Hop Limit): the kernel, on forwarding. */
+	srh->segments_left--;				/* S13 */
+	memcpy(p->data + IP6_DST_OFF,			/* S14 */
+	       &srh->segments[srh->segments_left], sizeof(struct in6_addr));
+	if ((sid->flavors & FLV_PSP) && srh->segments_left == 0)
+		srh_pop(p, &si);			/* PSP S14.1-S14.5 */
+	end_forward(ctx, sid, p);			/* S15-S16 */
+}
+
+void behavior_end(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p)
+{
+	end_process(ctx, sid, p);
+}
+
+void behavior_end_x(struct proc_ctx *ctx, const struct sid *sid,
+		    struct pkt *p)
+{
+	end_process(ctx, sid, p);
+}
+
+void behavior_end_t(struct proc_ctx *ctx, const struct sid *sid,
+		    struct pkt *p)
+{
+	end_process(ctx, sid, p);
+}

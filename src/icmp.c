@@ -1,0 +1,279 @@
+/* icmp.c - ICMPv6 (RFC 4443) and ICMP (RFC 792) errors and the ICMPv6
+ * echo reply, built in place in the packet's slot, rate-limited per worker
+ * by a token bucket (RFC 4443 2.4(f)). */
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "icmp.h"
+#include "srv6.h"
+
+#define ICMP_HDR_LEN	8
+#define IPV4_HDR_LEN	20
+#define ICMP_HOP_LIMIT	64
+#define NS_PER_SEC	1000000000ull
+
+int icmp_ratelimit_take(struct proc_ctx *ctx)
+{
+	struct ratelimit *rl = &ctx->icmp_rl;
+	uint64_t cap = (uint64_t)ctx->cfg->icmp_burst * 1000;
+	uint64_t elapsed = 0;
+	unsigned __int128 add;
+
+	if (ctx->now_ns > rl->last_ns)
+		elapsed = ctx->now_ns - rl->last_ns;
+	rl->last_ns = ctx->now_ns;
+	/* tokens are counted in thousandths: rate/s * ns * 1000 / 1e9 */
+	add = (unsigned __int128)elapsed * ctx->cfg->icmp_rate / 1000000;
+	if (add >= cap - rl->tokens_milli || rl->tokens_milli >= cap)
+		rl->tokens_milli = cap;
+	else
+		rl->tokens_milli += (uint64_t)add;
+	if (rl->tokens_milli < 1000)
+		return 0;
+	rl->tokens_milli -= 1000;
+	return 1;
+}
+
+static void count_error(struct proc_ctx *ctx, struct pkt *p,
+			struct sid_stats *st, enum drop_reason reason)
+{
+	p->verdict = PKT_FORWARD;
+	p->set_mark = false;
+	ctx->stats->icmp_sent++;
+	ctx->stats->drops[reason]++;
+	if (st) {
+		st->errors++;
+		st->drops[reason]++;
+	}
+}
+
+/* ---- ICMPv6 ------------------------------------------------------------ */
+
+/* True if the IPv6 packet carries an ICMPv6 error message (type < 128),
+ * looking through the usual extension headers. */
+static bool icmp6_is_error(const uint8_t *pkt, uint32_t len)
+{
+	uint32_t off = IPV6_HDR_LEN;
+	uint8_t nh = pkt[6];
+
+	for (int n = 0; n < 16; n++) {
+		switch (nh) {
+		case IPPROTO_HOPOPTS:
+		case IPPROTO_ROUTING:
+		case IPPROTO_DSTOPTS:
+			if (len - off < 8)
+				return false;
+			nh = pkt[off];
+			off += ((uint32_t)pkt[off + 1] + 1) * 8;
+			break;
+		case IPPROTO_FRAGMENT:
+			if (len - off < 8 || (pkt[off + 2] << 8 | (pkt[off + 3] & 0xf8)))
+				return false;	/* a later fragment */
+			nh = pkt[off];
+			off += 8;
+			break;
+		case IPPROTO_ICMPV6:
+			return len > off && pkt[off] < ICMP6_T_ECHO_REQUEST;
+		default:
+			return false;
+		}
+		if (off >= len)
+			return false;
+	}
+	return false;
+}
+
+static bool in6_unspec(const uint8_t *a)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(a, zero, 16) == 0;
+}
+
+/* Fill an IPv6 header of a packet this node originates. */
+static void ipv6_hdr_fill(uint8_t *h, uint32_t plen, uint8_t nh,
+			  const uint8_t *src, const uint8_t *dst)
+{
+	h[0] = 0x60;
+	h[1] = h[2] = h[3] = 0;
+	h[4] = (uint8_t)(plen >> 8);
+	h[5] = (uint8_t)plen;
+	h[6] = nh;
+	h[7] = ICMP_HOP_LIMIT;
+	memmove(h + 8, src, 16);
+	memmove(h + 24, dst, 16);
+}
+
+/* Checksum of the ICMPv6 message after the IPv6 header h. */
+static void icmp6_set_checksum(uint8_t *h, uint32_t plen)
+{
+	uint8_t *icmp = h + IPV6_HDR_LEN;
+	uint32_t sum;
+
+	icmp[2] = icmp[3] = 0;
+	sum = csum_ipv6_pseudo((const struct in6_addr *)(h + 8),
+			       (const struct in6_addr *)(h + 24), plen,
+			       IPPROTO_ICMPV6);
+	sum = csum_partial(icmp, plen, sum);
+	icmp[2] = (uint8_t)(csum_fold(sum) >> 8);
+	icmp[3] = (uint8_t)csum_fold(sum);
+}
+
+void icmp6_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
+		 uint8_t code, uint32_t param, struct sid_stats *st,
+		 enum drop_reason reason)
+{
+	uint8_t src[16], dst[16], *h;
+	uint32_t plen;
+
+	if (p->len < IPV6_HDR_LEN) {
+		proc_drop(ctx, p, st, reason);
+		return;
+	}
+	memcpy(src, p->data + 24, 16);	/* the error's source: invoking DA */
+	memcpy(dst, p->data + 8, 16);	/* ... to the invoking SA */
+	/* RFC 4443 2.4(e): never about an error, a multicast destination,
+	 * or from an unspecified or multicast source. */
+	if (in6_unspec(dst) || dst[0] == 0xff || src[0] == 0xff ||
+	    icmp6_is_error(p->data, p->len)) {
+		proc_drop(ctx, p, st, reason);
+		return;
+	}
+	if (!icmp_ratelimit_take(ctx)) {
+		proc_drop(ctx, p, st, DROP_ICMP_RATELIMIT);
+		return;
+	}
+	pkt_trim(p, ICMP6_ERROR_MAX - IPV6_HDR_LEN - ICMP_HDR_LEN);
+	h = pkt_push(p, IPV6_HDR_LEN + ICMP_HDR_LEN);
+	if (!h) {
+		proc_drop(ctx, p, st, DROP_NO_HEADROOM);
+		return;
+	}
+	plen = p->len - IPV6_HDR_LEN;
+	ipv6_hdr_fill(h, plen, IPPROTO_ICMPV6, src, dst);
+	h[40] = type;
+	h[41] = code;
+	h[44] = (uint8_t)(param >> 24);
+	h[45] = (uint8_t)(param >> 16);
+	h[46] = (uint8_t)(param >> 8);
+	h[47] = (uint8_t)param;
+	icmp6_set_checksum(h, plen);
+	count_error(ctx, p, st, reason);
+}
+
+int icmp6_echo_reply(struct proc_ctx *ctx, struct pkt *p, uint32_t icmp_off)
+{
+	uint8_t src[16], dst[16], *h;
+	uint32_t plen, sum;
+
+	if (icmp_off < IPV6_HDR_LEN || icmp_off > p->len ||
+	    p->len - icmp_off < ICMP_HDR_LEN ||
+	    p->data[icmp_off] != ICMP6_T_ECHO_REQUEST ||
+	    p->data[icmp_off + 1] != 0)
+		return -1;
+	memcpy(src, p->data + 24, 16);
+	memcpy(dst, p->data + 8, 16);
+	if (in6_unspec(dst) || dst[0] == 0xff || src[0] == 0xff)
+		return -1;
+	plen = p->len - icmp_off;
+	sum = csum_ipv6_pseudo((const struct in6_addr *)dst,
+			       (const struct in6_addr *)src, plen,
+			       IPPROTO_ICMPV6);
+	if (csum_fold(csum_partial(p->data + icmp_off, plen, sum)) != 0)
+		return -1;	/* bad checksum: the kernel would drop it too */
+
+	/* Drop the extension headers: the new IPv6 header goes right in
+	 * front of the ICMPv6 message. */
+	pkt_pull(p, icmp_off - IPV6_HDR_LEN);
+	h = p->data;
+	ipv6_hdr_fill(h, plen, IPPROTO_ICMPV6, src, dst);
+	h[40] = ICMP6_T_ECHO_REPLY;
+	icmp6_set_checksum(h, plen);
+	p->verdict = PKT_FORWARD;
+	p->set_mark = false;
+	return 0;
+}
+
+/* ---- ICMP (IPv4) ------------------------------------------------------- */
+
+static bool in4_bad_source(const uint8_t *a)
+{
+	return (a[0] == 0 && a[1] == 0 && a[2] == 0 && a[3] == 0) ||
+	       a[0] >= 224 ||	/* multicast, class E, broadcast */
+	       a[0] == 127;
+}
+
+/* RFC 1812 4.3.2.7: not about an ICMP error or a non-first fragment. */
+static bool icmp4_forbidden(const uint8_t *ip, uint32_t len)
+{
+	uint32_t ihl = (uint32_t)(ip[0] & 0x0f) * 4;
+
+	if ((ip[6] & 0x1f) || ip[7])
+		return true;	/* fragment offset != 0 */
+	if (ip[9] != IPPROTO_ICMP)
+		return false;
+	if (len < ihl + 1)
+		return true;
+	switch (ip[ihl]) {
+	case 0: case 8:		/* echo reply / request */
+	case 13: case 14:	/* timestamp */
+	case 15: case 16:	/* information */
+	case 17: case 18:	/* address mask */
+		return false;
+	default:
+		return true;
+	}
+}
+
+void icmp4_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
+		 uint8_t code, uint32_t param, struct sid_stats *st,
+		 enum drop_reason reason)
+{
+	uint8_t src[4], dst[4], *h;
+	struct iphdr *ip;
+	uint32_t ilen;
+	uint16_t ck;
+
+	if (p->len < IPV4_HDR_LEN) {
+		proc_drop(ctx, p, st, reason);
+		return;
+	}
+	memcpy(src, p->data + 16, 4);	/* the error's source: invoking DA */
+	memcpy(dst, p->data + 12, 4);
+	if (in4_bad_source(dst) || in4_bad_source(src) ||
+	    icmp4_forbidden(p->data, p->len)) {
+		proc_drop(ctx, p, st, reason);
+		return;
+	}
+	if (!icmp_ratelimit_take(ctx)) {
+		proc_drop(ctx, p, st, DROP_ICMP_RATELIMIT);
+		return;
+	}
+	pkt_trim(p, ICMP4_ERROR_MAX - IPV4_HDR_LEN - ICMP_HDR_LEN);
+	ilen = p->len;
+	h = pkt_push(p, IPV4_HDR_LEN + ICMP_HDR_LEN);
+	if (!h) {
+		proc_drop(ctx, p, st, DROP_NO_HEADROOM);
+		return;
+	}
+	memset(h, 0, IPV4_HDR_LEN + ICMP_HDR_LEN);
+	ip = (struct iphdr *)h;
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->tot_len = htons((uint16_t)p->len);
+	ip->ttl = ICMP_HOP_LIMIT;
+	ip->protocol = IPPROTO_ICMP;
+	memcpy(&ip->saddr, src, 4);
+	memcpy(&ip->daddr, dst, 4);
+	ipv4_set_checksum(ip);
+	h[20] = type;
+	h[21] = code;
+	h[24] = (uint8_t)(param >> 24);
+	h[25] = (uint8_t)(param >> 16);
+	h[26] = (uint8_t)(param >> 8);
+	h[27] = (uint8_t)param;
+	ck = csum_fold(csum_partial(h + IPV4_HDR_LEN, ICMP_HDR_LEN + ilen, 0));
+	h[22] = (uint8_t)(ck >> 8);
+	h[23] = (uint8_t)ck;
+	count_error(ctx, p, st, reason);
+}

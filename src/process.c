@@ -1,0 +1,140 @@
+/* process.c - the packet path's dispatcher: check the IP header, find the
+ * packet's SID or steering policy, and run its behavior. */
+#include <linux/if_ether.h>
+#include <string.h>
+
+#include "behavior.h"
+#include "headend.h"
+#include "lpm.h"
+#include "process.h"
+#include "srv6.h"
+
+/* Check the IPv6 header against the queued length; cut any bytes after
+ * the IPv6 packet.  Returns 0, or -1 with a counted drop. */
+static int ipv6_sane(struct proc_ctx *ctx, struct pkt *p)
+{
+	uint32_t plen;
+
+	if (p->len < IPV6_HDR_LEN) {
+		proc_drop(ctx, p, NULL, DROP_TRUNCATED);
+		return -1;
+	}
+	plen = (uint32_t)p->data[4] << 8 | p->data[5];
+	if (pkt_ip_version(p) != 6 || plen == 0) {	/* 0: jumbogram */
+		proc_drop(ctx, p, NULL, DROP_BAD_IP);
+		return -1;
+	}
+	if (p->len < IPV6_HDR_LEN + plen) {
+		proc_drop(ctx, p, NULL, DROP_TRUNCATED);
+		return -1;
+	}
+	pkt_trim(p, IPV6_HDR_LEN + plen);
+	return 0;
+}
+
+/* The same for IPv4 (RFC 791 header length and total length). */
+static int ipv4_sane(struct proc_ctx *ctx, struct pkt *p)
+{
+	uint32_t ihl, tot;
+
+	if (p->len < 20) {
+		proc_drop(ctx, p, NULL, DROP_TRUNCATED);
+		return -1;
+	}
+	ihl = (uint32_t)(p->data[0] & 0x0f) * 4;
+	tot = (uint32_t)p->data[2] << 8 | p->data[3];
+	if (pkt_ip_version(p) != 4 || ihl < 20 || tot < ihl) {
+		proc_drop(ctx, p, NULL, DROP_BAD_IP);
+		return -1;
+	}
+	if (p->len < tot) {
+		proc_drop(ctx, p, NULL, DROP_TRUNCATED);
+		return -1;
+	}
+	pkt_trim(p, tot);
+	return 0;
+}
+
+/* Run the behavior of local SID `sid` on p. */
+static void sid_dispatch(struct proc_ctx *ctx, const struct sid *sid,
+			 struct pkt *p)
+{
+	switch (sid->behavior) {
+	case BHV_END:
+		behavior_end(ctx, sid, p);
+		break;
+	case BHV_END_X:
+		behavior_end_x(ctx, sid, p);
+		break;
+	case BHV_END_T:
+		behavior_end_t(ctx, sid, p);
+		break;
+	default:
+		proc_drop(ctx, p, &ctx->sid_stats[sid->index], DROP_FAMILY);
+		break;
+	}
+}
+
+static void *table_lookup(const struct lpm *t, const struct in6_addr *key)
+{
+	return t ? lpm_lookup(t, key) : NULL;
+}
+
+static void process_ipv6(struct proc_ctx *ctx, struct pkt *p)
+{
+	const struct config *cfg = ctx->cfg;
+	const struct policy *pol;
+	const struct sid *sid;
+	struct in6_addr dst;
+
+	if (ipv6_sane(ctx, p) < 0)
+		return;
+	memcpy(&dst, p->data + 24, sizeof(dst));
+	sid = table_lookup(cfg->sid_table, &dst);
+	if (sid) {
+		sid_dispatch(ctx, sid, p);
+		return;
+	}
+	pol = table_lookup(cfg->policy6, &dst);
+	if (pol) {
+		headend_apply(ctx, pol, p);
+		return;
+	}
+	ctx->stats->unmatched++;
+}
+
+static void process_ipv4(struct proc_ctx *ctx, struct pkt *p)
+{
+	const struct policy *pol;
+	struct in6_addr key;
+	struct in_addr dst;
+
+	if (ipv4_sane(ctx, p) < 0)
+		return;
+	memcpy(&dst, p->data + 16, sizeof(dst));
+	lpm_v4_key(&key, dst);
+	pol = table_lookup(ctx->cfg->policy4, &key);
+	if (pol) {
+		headend_apply(ctx, pol, p);
+		return;
+	}
+	ctx->stats->unmatched++;
+}
+
+void srv6_process(struct proc_ctx *ctx, struct pkt *p)
+{
+	p->verdict = PKT_ACCEPT;
+	p->set_mark = false;
+	p->out_mark = 0;
+	switch (p->hw_proto) {
+	case ETH_P_IPV6:
+		process_ipv6(ctx, p);
+		break;
+	case ETH_P_IP:
+		process_ipv4(ctx, p);
+		break;
+	default:
+		proc_drop(ctx, p, NULL, DROP_FAMILY);
+		break;
+	}
+}

@@ -1,0 +1,854 @@
+/* check_end.c - End, End.X, End.T, their flavors, NEXT-C-SID, the ICMP
+ * errors and the dispatcher, byte for byte.
+ *
+ * Expected packets were generated once with scapy (independently of srv6d)
+ * and pasted here as hex; the End, PSP and NEXT-C-SID outputs are what
+ * Linux's seg6local gives out before its forwarding decrements the hop
+ * limit (srv6d leaves that decrement to the kernel).  Set SRV6D_TEST_PCAP
+ * to a file name to get every input and output as a pcap.
+ */
+#include <check.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "behavior.h"
+#include "config.h"
+#include "icmp.h"
+#include "lpm.h"
+#include "process.h"
+#include "testutil.h"
+
+static const char END_IN[] =
+	"6000000000452b4020010db8000000000000000000000001fc00000100000000"
+	"00000000000000011106040202000000fc000003000000000000000000000001"
+	"fc000002000000000000000000000001fc000001000000000000000000000001"
+	"04d2162e000d123468656c6c6f";
+
+static const char END_OUT[] =
+	"6000000000452b4020010db8000000000000000000000001fc00000200000000"
+	"00000000000000011106040102000000fc000003000000000000000000000001"
+	"fc000002000000000000000000000001fc000001000000000000000000000001"
+	"04d2162e000d123468656c6c6f";
+
+static const char PSP_IN[] =
+	"6000000000352b4020010db8000000000000000000000001fc00000100000000"
+	"00000000000000011104040101000000fc000003000000000000000000000001"
+	"fc00000100000000000000000000000104d2162e000d123468656c6c6f";
+
+static const char PSP_OUT[] =
+	"60000000000d114020010db8000000000000000000000001fc00000300000000"
+	"000000000000000104d2162e000d123468656c6c6f";
+
+static const char PSP_HBH_IN[] =
+	"60000000003d004020010db8000000000000000000000001fc00000100000000"
+	"00000000000000012b000104000000001104040101000000fc00000300000000"
+	"0000000000000001fc00000100000000000000000000000104d2162e000d1234"
+	"68656c6c6f";
+
+static const char PSP_HBH_OUT[] =
+	"600000000015004020010db8000000000000000000000001fc00000300000000"
+	"0000000000000001110001040000000004d2162e000d123468656c6c6f";
+
+static const char TE_IN[] =
+	"6000000000452b0120010db8000000000000000000000001fc00000100000000"
+	"00000000000000011106040202000000fc000003000000000000000000000001"
+	"fc000002000000000000000000000001fc000001000000000000000000000001"
+	"04d2162e000d123468656c6c6f";
+
+static const char TE_OUT[] =
+	"6000000000753a40fc00000100000000000000000000000120010db800000000"
+	"00000000000000010300a168000000006000000000452b0120010db800000000"
+	"0000000000000001fc0000010000000000000000000000011106040202000000"
+	"fc000003000000000000000000000001fc000002000000000000000000000001"
+	"fc00000100000000000000000000000104d2162e000d123468656c6c6f";
+
+static const char BAD_IN[] =
+	"6000000000452b4020010db8000000000000000000000001fc00000100000000"
+	"00000000000000011106040402000000fc000003000000000000000000000001"
+	"fc000002000000000000000000000001fc000001000000000000000000000001"
+	"04d2162e000d123468656c6c6f";
+
+static const char BAD_OUT[] =
+	"6000000000753a40fc00000100000000000000000000000120010db800000000"
+	"000000000000000104009ffc0000002b6000000000452b4020010db800000000"
+	"0000000000000001fc0000010000000000000000000000011106040402000000"
+	"fc000003000000000000000000000001fc000002000000000000000000000001"
+	"fc00000100000000000000000000000104d2162e000d123468656c6c6f";
+
+static const char ECHO_IN[] =
+	"6000000000392b4020010db8000000000000000000000001fc00000100000000"
+	"00000000000000013a04040001000000fc000001000000000000000000000001"
+	"fc000009000000000000000000000001800045044242000770696e672d646174"
+	"61";
+
+static const char ECHO_OUT[] =
+	"6000000000113a40fc00000100000000000000000000000120010db800000000"
+	"0000000000000001810044044242000770696e672d64617461";
+
+static const char UL_IN[] =
+	"6000000000352b4020010db8000000000000000000000001fc00000100000000"
+	"00000000000000011104040001000000fc000001000000000000000000000001"
+	"fc00000900000000000000000000000104d2162e000d123468656c6c6f";
+
+static const char UL_OUT[] =
+	"6000000000653a40fc00000100000000000000000000000120010db800000000"
+	"000000000000000104049cf7000000506000000000352b4020010db800000000"
+	"0000000000000001fc0000010000000000000000000000011104040001000000"
+	"fc000001000000000000000000000001fc000009000000000000000000000001"
+	"04d2162e000d123468656c6c6f";
+
+static const char USP_UL_OUT[] =
+	"60000000003d3a40fc00000100000000000000000000000120010db800000000"
+	"00000000000000010404c5810000002860000000000d114020010db800000000"
+	"0000000000000001fc00000100000000000000000000000104d2162e000d1234"
+	"68656c6c6f";
+
+static const char USD6_IN[] =
+	"60000000004d2b4020010db8000000000000000000000001fc00000100000000"
+	"00000000000000012902040000000000fc000001000000000000000000000001"
+	"60000000000d110520010db8000a0000000000000000000120010db8000b0000"
+	"000000000000000104d2162e000d123468656c6c6f";
+
+static const char USD6_OUT[] =
+	"60000000000d110520010db8000a0000000000000000000120010db8000b0000"
+	"000000000000000104d2162e000d123468656c6c6f";
+
+static const char USD4_IN[] =
+	"6000000000392b4020010db8000000000000000000000001fc00000100000000"
+	"00000000000000010402040000000000fc000001000000000000000000000001"
+	"45000021000100000511c995c0000201c633640104d2162e000d123468656c6c"
+	"6f";
+
+static const char USD4_OUT[] =
+	"45000021000100000511c995c0000201c633640104d2162e000d123468656c6c"
+	"6f";
+
+static const char USD6_NOSRH_IN[] =
+	"600000000035294020010db8000000000000000000000001fc00000100000000"
+	"000000000000000160000000000d110520010db8000a00000000000000000001"
+	"20010db8000b0000000000000000000104d2162e000d123468656c6c6f";
+
+static const char CSID_IN[] =
+	"60000000000d114020010db8000000000000000000000001fc00000001000200"
+	"030000000000000004d2162e000d123468656c6c6f";
+
+static const char CSID_OUT[] =
+	"60000000000d114020010db8000000000000000000000001fc00000002000300"
+	"000000000000000004d2162e000d123468656c6c6f";
+
+static const char CSIDFB_IN[] =
+	"6000000000352b4020010db8000000000000000000000001fc00000001000000"
+	"00000000000000001104040101000000fc000000030004000000000000000000"
+	"fc00000001000000000000000000000004d2162e000d123468656c6c6f";
+
+static const char CSIDFB_OUT[] =
+	"6000000000352b4020010db8000000000000000000000001fc00000003000400"
+	"00000000000000001104040001000000fc000000030004000000000000000000"
+	"fc00000001000000000000000000000004d2162e000d123468656c6c6f";
+
+static const char V4_IN[] =
+	"450000300077400040114e0ac0000201c633640700010002001c222278787878"
+	"78787878787878787878787878787878";
+
+static const char V4_OUT[] =
+	"4500004c0000000040018e75c6336407c00002010304208e0000057845000030"
+	"0077400040114e0ac0000201c633640700010002001c22227878787878787878"
+	"787878787878787878787878";
+
+static const char BIG_IN_HDR[] =
+	"6000000006402b0120010db8000000000000000000000001fc00000100000000"
+	"00000000000000011106040202000000fc000003000000000000000000000001"
+	"fc000002000000000000000000000001fc000001000000000000000000000001"
+	"0001000206081111";
+
+static const char BIG_OUT_HDR[] =
+	"6000000004d83a40fc00000100000000000000000000000120010db800000000"
+	"00000000000000010300896800000000";
+
+static struct config cfg;
+static struct worker_stats ws;
+static struct sid_stats sst[8];
+static struct policy pols[1];
+static struct sid_stats pst[1];
+static struct proc_ctx ctx;
+static struct test_slot slot;
+static uint8_t want[2048];
+
+static void setup(void)
+{
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&ws, 0, sizeof(ws));
+	memset(sst, 0, sizeof(sst));
+	memset(pst, 0, sizeof(pst));
+	cfg.icmp_rate = 100;
+	cfg.icmp_burst = 50;
+	cfg.policies = pols;
+	cfg.npolicies = 0;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cfg = &cfg;
+	ctx.stats = &ws;
+	ctx.sid_stats = sst;
+	ctx.policy_stats = pst;
+	ctx.now_ns = 5000000000ull;
+}
+
+static struct sid mksid(enum behavior b, unsigned flavors, unsigned index)
+{
+	struct sid s;
+
+	memset(&s, 0, sizeof(s));
+	s.behavior = b;
+	s.flavors = flavors;
+	s.index = index;
+	s.mark = 0x5d6f0000u + index;
+	return s;
+}
+
+static void run_behavior(const struct sid *s, struct pkt *p)
+{
+	switch (s->behavior) {
+	case BHV_END:
+		behavior_end(&ctx, s, p);
+		break;
+	case BHV_END_X:
+		behavior_end_x(&ctx, s, p);
+		break;
+	case BHV_END_T:
+		behavior_end_t(&ctx, s, p);
+		break;
+	default:
+		ck_abort_msg("no such behavior");
+	}
+}
+
+/* Run sid's behavior on the packet in hex `in`; return the packet. */
+static struct pkt *run(const struct sid *s, const char *in)
+{
+	uint8_t buf[2048];
+	size_t n = hex2bin(in, buf, sizeof(buf));
+	struct pkt *p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+
+	test_pcap_write(p->data, p->len);
+	run_behavior(s, p);
+	if (p->verdict == PKT_FORWARD)
+		test_pcap_write(p->data, p->len);
+	return p;
+}
+
+static void expect_bytes(const struct pkt *p, const char *hex)
+{
+	size_t n = hex2bin(hex, want, sizeof(want));
+
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_bytes(p->data, p->len, want, n);
+	ck_assert(p->data >= p->head);
+	ck_assert(p->data + p->len <= p->end);
+}
+
+/* ---- End, End.X, End.T ------------------------------------------------ */
+
+START_TEST(end_sl2_to_1)
+{
+	struct sid s = mksid(BHV_END, 0, 0);
+	struct pkt *p = run(&s, END_IN);
+
+	expect_bytes(p, END_OUT);
+	ck_assert(!p->set_mark);
+	ck_assert_uint_eq(sst[0].packets, 1);
+	ck_assert_uint_eq(sst[0].bytes, p->orig_len);
+	ck_assert_uint_eq(sst[0].errors, 0);
+}
+END_TEST
+
+START_TEST(end_x_sets_mark)
+{
+	struct sid s = mksid(BHV_END_X, 0, 1);
+	struct pkt *p = run(&s, END_IN);
+
+	expect_bytes(p, END_OUT);
+	ck_assert(p->set_mark);
+	ck_assert_uint_eq(p->out_mark, 0x5d6f0001u);
+	ck_assert_uint_eq(sst[1].packets, 1);
+}
+END_TEST
+
+START_TEST(end_t_sets_mark)
+{
+	struct sid s = mksid(BHV_END_T, 0, 2);
+	struct pkt *p = run(&s, END_IN);
+
+	expect_bytes(p, END_OUT);
+	ck_assert(p->set_mark);
+	ck_assert_uint_eq(p->out_mark, 0x5d6f0002u);
+	ck_assert_uint_eq(sst[2].packets, 1);
+}
+END_TEST
+
+START_TEST(end_hop_limit_time_exceeded)
+{
+	struct sid s = mksid(BHV_END, 0, 0);
+	struct pkt *p = run(&s, TE_IN);
+
+	expect_bytes(p, TE_OUT);
+	ck_assert(!p->set_mark);
+	ck_assert_uint_eq(ws.icmp_sent, 1);
+	ck_assert_uint_eq(ws.drops[DROP_HOP_LIMIT], 1);
+	ck_assert_uint_eq(sst[0].errors, 1);
+	ck_assert_uint_eq(sst[0].drops[DROP_HOP_LIMIT], 1);
+	ck_assert_uint_eq(sst[0].packets, 0);
+}
+END_TEST
+
+START_TEST(end_x_error_has_no_mark)
+{
+	struct sid s = mksid(BHV_END_X, 0, 1);
+	struct pkt *p = run(&s, TE_IN);
+
+	expect_bytes(p, TE_OUT);
+	ck_assert(!p->set_mark);
+}
+END_TEST
+
+START_TEST(end_bad_srh_param_problem)
+{
+	struct sid s = mksid(BHV_END, 0, 0);
+	struct pkt *p = run(&s, BAD_IN);
+
+	expect_bytes(p, BAD_OUT);
+	ck_assert_uint_eq(ws.drops[DROP_BAD_SRH], 1);
+	ck_assert_uint_eq(sst[0].errors, 1);
+}
+END_TEST
+
+/* A 1600-byte packet: the Time Exceeded is cut to 1280 bytes. */
+START_TEST(icmp6_error_cut_to_1280)
+{
+	struct sid s = mksid(BHV_END, 0, 0);
+	uint8_t in[1600];
+	size_t h = hex2bin(BIG_IN_HDR, in, sizeof(in)), n;
+	struct pkt *p;
+
+	for (size_t i = h; i < sizeof(in); i++)
+		in[i] = (uint8_t)(i - h);
+	p = test_pkt(&slot, in, sizeof(in), ETH_P_IPV6);
+	behavior_end(&ctx, &s, p);
+	test_pcap_write(p->data, p->len);
+	n = hex2bin(BIG_OUT_HDR, want, sizeof(want));
+	memcpy(want + n, in, 1280 - n);
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_bytes(p->data, p->len, want, 1280);
+}
+END_TEST
+
+START_TEST(icmp_rate_limit)
+{
+	struct sid s = mksid(BHV_END, 0, 0);
+	struct pkt *p;
+
+	cfg.icmp_rate = 1;
+	cfg.icmp_burst = 2;
+	for (int i = 0; i < 2; i++) {
+		p = run(&s, TE_IN);
+		expect_bytes(p, TE_OUT);
+	}
+	p = run(&s, TE_IN);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(ws.icmp_sent, 2);
+	ck_assert_uint_eq(ws.drops[DROP_ICMP_RATELIMIT], 1);
+	ck_assert_uint_eq(sst[0].drops[DROP_ICMP_RATELIMIT], 1);
+	ck_assert_uint_eq(sst[0].errors, 3);
+	/* One second later one token is back, and only one. */
+	ctx.now_ns += 1000000000ull;
+	p = run(&s, TE_IN);
+	expect_bytes(p, TE_OUT);
+	p = run(&s, TE_IN);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(ws.drops[DROP_ICMP_RATELIMIT], 2);
+}
+END_TEST
+
+/* No error about an ICMPv6 error (RFC 4443 2.4(e.1)): the Time Exceeded
+ * built above, sent back to the SID with hop limit 1, is dropped. */
+START_TEST(no_error_about_error)
+{
+	struct sid s = mksid(BHV_END, 0, 0);
+	uint8_t buf[2048];
+	size_t n = hex2bin(TE_OUT, buf, sizeof(buf));
+	struct pkt *p;
+
+	buf[7] = 1;
+	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	icmp6_error(&ctx, p, ICMP6_T_TIME_EXCEEDED, 0, 0, &sst[0],
+		    DROP_HOP_LIMIT);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(ws.icmp_sent, 0);
+	ck_assert_uint_eq(ws.drops[DROP_HOP_LIMIT], 1);
+	(void)s;
+}
+END_TEST
+
+START_TEST(no_error_to_multicast_source)
+{
+	uint8_t buf[2048];
+	size_t n = hex2bin(TE_IN, buf, sizeof(buf));
+	struct pkt *p;
+
+	buf[8] = 0xff;	/* source ff01:db8::1 */
+	buf[9] = 0x01;
+	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	icmp6_error(&ctx, p, ICMP6_T_TIME_EXCEEDED, 0, 0, &sst[0],
+		    DROP_HOP_LIMIT);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(ws.icmp_sent, 0);
+	memset(buf + 8, 0, 16);	/* unspecified source */
+	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	icmp6_error(&ctx, p, ICMP6_T_TIME_EXCEEDED, 0, 0, &sst[0],
+		    DROP_HOP_LIMIT);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(ws.drops[DROP_HOP_LIMIT], 2);
+}
+END_TEST
+
+START_TEST(icmp4_frag_needed)
+{
+	uint8_t buf[256];
+	size_t n = hex2bin(V4_IN, buf, sizeof(buf));
+	struct pkt *p = test_pkt(&slot, buf, n, ETH_P_IP);
+
+	icmp4_error(&ctx, p, ICMP4_T_DST_UNREACH, ICMP4_C_FRAG_NEEDED, 1400,
+		    &pst[0], DROP_TOO_BIG);
+	test_pcap_write(p->data, p->len);
+	expect_bytes(p, V4_OUT);
+	ck_assert_uint_eq(ws.icmp_sent, 1);
+	ck_assert_uint_eq(pst[0].drops[DROP_TOO_BIG], 1);
+}
+END_TEST
+
+/* ---- Segments Left 0: upper-layer processing (RFC 8986 4.1.1) ---------- */
+
+START_TEST(sl0_echo_reply)
+{
+	struct sid s = mksid(BHV_END, 0, 0);
+	struct pkt *p = run(&s, ECHO_IN);
+
+	expect_bytes(p, ECHO_OUT);
+	ck_assert_uint_eq(sst[0].packets, 1);
+	ck_assert_uint_eq(ws.icmp_sent, 0);
+}
+END_TEST
+
+START_TEST(sl0_echo_bad_checksum_dropped)
+{
+	struct sid s = mksid(BHV_END, 0, 0);
+	uint8_t buf[256];
+	size_t n = hex2bin(ECHO_IN, buf, sizeof(buf));
+	struct pkt *p;
+
+	buf[n - 1] ^= 1;
+	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	behavior_end(&ctx, &s, p);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(sst[0].drops[DROP_UPPER_LAYER], 1);
+}
+END_TEST
+
+/* Linux drops these silently; RFC 8986 4.1.1 wants Parameter Problem
+ * code 4 pointing at the upper-layer header. */
+START_TEST(sl0_udp_param_problem_code4)
+{
+	struct sid s = mksid(BHV_END, 0, 0);
+	struct pkt *p = run(&s, UL_IN);
+
+	expect_bytes(p, UL_OUT);
+	ck_assert_uint_eq(ws.drops[DROP_UPPER_LAYER], 1);
+	ck_assert_uint_eq(sst[0].errors, 1);
+}
+END_TEST
+
+/* ---- Flavors ----------------------------------------------------------- */
+
+START_TEST(psp_sl1_to_0_pops_srh)
+{
+	struct sid s = mksid(BHV_END, FLV_PSP, 0);
+	struct pkt *p = run(&s, PSP_IN);
+
+	expect_bytes(p, PSP_OUT);
+	ck_assert_uint_eq(sst[0].packets, 1);
+}
+END_TEST
+
+START_TEST(psp_keeps_hop_by_hop)
+{
+	struct sid s = mksid(BHV_END, FLV_PSP, 0);
+	struct pkt *p = run(&s, PSP_HBH_IN);
+
+	expect_bytes(p, PSP_HBH_OUT);
+}
+END_TEST
+
+START_TEST(psp_sl2_is_plain_end)
+{
+	struct sid s = mksid(BHV_END, FLV_PSP, 0);
+	struct pkt *p = run(&s, END_IN);
+
+	expect_bytes(p, END_OUT);
+}
+END_TEST
+
+START_TEST(psp_end_x)
+{
+	struct sid s = mksid(BHV_END_X, FLV_PSP, 3);
+	struct pkt *p = run(&s, PSP_IN);
+
+	expect_bytes(p, PSP_OUT);
+	ck_assert(p->set_mark);
+	ck_assert_uint_eq(p->out_mark, 0x5d6f0003u);
+}
+END_TEST
+
+START_TEST(usp_echo_reply)
+{
+	struct sid s = mksid(BHV_END, FLV_USP, 0);
+	struct pkt *p = run(&s, ECHO_IN);
+
+	expect_bytes(p, ECHO_OUT);
+}
+END_TEST
+
+/* USP removes the SRH, then the upper layer (UDP) is refused: the
+ * Parameter Problem is about the packet without its SRH. */
+START_TEST(usp_udp_param_problem)
+{
+	struct sid s = mksid(BHV_END, FLV_USP, 0);
+	struct pkt *p = run(&s, UL_IN);
+
+	expect_bytes(p, USP_UL_OUT);
+	ck_assert_uint_eq(ws.drops[DROP_UPPER_LAYER], 1);
+}
+END_TEST
+
+START_TEST(usp_sl2_is_plain_end)
+{
+	struct sid s = mksid(BHV_END, FLV_USP | FLV_PSP, 0);
+	struct pkt *p = run(&s, END_IN);
+
+	expect_bytes(p, END_OUT);
+}
+END_TEST
+
+START_TEST(usd_inner_ipv6)
+{
+	struct sid s = mksid(BHV_END, FLV_USD, 0);
+	struct pkt *p = run(&s, USD6_IN);
+
+	expect_bytes(p, USD6_OUT);	/* inner hop limit 5 untouched */
+	ck_assert_uint_eq(sst[0].packets, 1);
+}
+END_TEST
+
+START_TEST(usd_inner_ipv4)
+{
+	struct sid s = mksid(BHV_END, FLV_USD, 0);
+	struct pkt *p = run(&s, USD4_IN);
+
+	expect_bytes(p, USD4_OUT);	/* TTL 5, checksum untouched */
+	ck_assert_uint_eq(p->hw_proto, ETH_P_IPV6);	/* reinject.c: TUN */
+}
+END_TEST
+
+START_TEST(usd_without_srh)
+{
+	struct sid s = mksid(BHV_END_T, FLV_USD, 2);
+	struct pkt *p = run(&s, USD6_NOSRH_IN);
+
+	expect_bytes(p, USD6_OUT);
+	ck_assert(p->set_mark);
+}
+END_TEST
+
+START_TEST(usd_truncated_inner)
+{
+	struct sid s = mksid(BHV_END, FLV_USD, 0);
+	uint8_t buf[256];
+	size_t n = hex2bin(USD6_IN, buf, sizeof(buf));
+	struct pkt *p;
+
+	/* Outer payload length shortened by 4: inner claims 4 bytes more
+	 * than there are. */
+	buf[5] -= 4;
+	p = test_pkt(&slot, buf, n - 4, ETH_P_IPV6);
+	behavior_end(&ctx, &s, p);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(sst[0].drops[DROP_TRUNCATED], 1);
+}
+END_TEST
+
+START_TEST(usd_without_flavor_is_upper_layer_error)
+{
+	struct sid s = mksid(BHV_END, 0, 0);
+	struct pkt *p = run(&s, USD6_IN);
+
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_uint_eq(p->data[40], ICMP6_T_PARAM_PROB);
+	ck_assert_uint_eq(p->data[41], ICMP6_C_SR_UPPER_LAYER);
+	ck_assert_uint_eq(p->data[47], 64);	/* 40 + SRH of 24 */
+}
+END_TEST
+
+/* ---- NEXT-C-SID (RFC 9800 4.1) ----------------------------------------- */
+
+START_TEST(csid_shift)
+{
+	struct sid s = mksid(BHV_END, FLV_NEXT_CSID, 0);
+	struct pkt *p;
+
+	s.lblen = 32;
+	s.nflen = 16;
+	p = run(&s, CSID_IN);
+	expect_bytes(p, CSID_OUT);
+	ck_assert_uint_eq(sst[0].packets, 1);
+}
+END_TEST
+
+START_TEST(csid_default_lengths)
+{
+	struct sid s = mksid(BHV_END_X, FLV_NEXT_CSID, 1);
+	struct pkt *p = run(&s, CSID_IN);
+
+	expect_bytes(p, CSID_OUT);
+	ck_assert(p->set_mark);
+}
+END_TEST
+
+START_TEST(csid_fallback_to_srh)
+{
+	struct sid s = mksid(BHV_END, FLV_NEXT_CSID, 0);
+	struct pkt *p = run(&s, CSIDFB_IN);
+
+	expect_bytes(p, CSIDFB_OUT);
+}
+END_TEST
+
+START_TEST(csid_hop_limit)
+{
+	struct sid s = mksid(BHV_END, FLV_NEXT_CSID, 0);
+	uint8_t buf[256];
+	size_t n = hex2bin(CSID_IN, buf, sizeof(buf));
+	struct pkt *p;
+
+	buf[7] = 1;
+	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	behavior_end(&ctx, &s, p);
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_uint_eq(p->len, 48 + n);
+	ck_assert_uint_eq(p->data[40], ICMP6_T_TIME_EXCEEDED);
+	ck_assert_bytes(p->data + 48, n, buf, n);
+	ck_assert_uint_eq(ws.drops[DROP_HOP_LIMIT], 1);
+}
+END_TEST
+
+/* ---- srv6_process(): sanity checks and dispatch ------------------------ */
+
+static struct sid psids[2];
+
+static void setup_tables(void)
+{
+	struct in6_addr a;
+
+	setup();
+	psids[0] = mksid(BHV_END, 0, 0);
+	inet_pton(AF_INET6, "fc00:1::1", &a);
+	psids[0].prefix = a;
+	psids[0].plen = 128;
+	psids[1] = mksid(BHV_END_X, FLV_NEXT_CSID, 1);
+	inet_pton(AF_INET6, "fc00:0:100::", &a);
+	psids[1].prefix = a;
+	psids[1].plen = 48;
+	cfg.sids = psids;
+	cfg.nsids = 2;
+	cfg.sid_table = lpm_new();
+	cfg.policy6 = lpm_new();
+	cfg.policy4 = lpm_new();
+	ck_assert_ptr_nonnull(cfg.sid_table);
+	ck_assert_int_eq(lpm_insert(cfg.sid_table, &psids[0].prefix, 128,
+				    &psids[0]), 0);
+	ck_assert_int_eq(lpm_insert(cfg.sid_table, &psids[1].prefix, 48,
+				    &psids[1]), 0);
+}
+
+static void teardown_tables(void)
+{
+	lpm_free(cfg.sid_table);
+	lpm_free(cfg.policy6);
+	lpm_free(cfg.policy4);
+}
+
+static struct pkt *process_hex(const char *hex, size_t extra, uint16_t proto)
+{
+	uint8_t buf[2048];
+	size_t n = hex2bin(hex, buf, sizeof(buf));
+	struct pkt *p;
+
+	memset(buf + n, 0xee, extra);
+	p = test_pkt(&slot, buf, n + extra, proto);
+	srv6_process(&ctx, p);
+	return p;
+}
+
+START_TEST(process_dispatch_end)
+{
+	struct pkt *p = process_hex(END_IN, 0, ETH_P_IPV6);
+
+	expect_bytes(p, END_OUT);
+	ck_assert_uint_eq(sst[0].packets, 1);
+}
+END_TEST
+
+START_TEST(process_dispatch_csid_prefix)
+{
+	struct pkt *p = process_hex(CSID_IN, 0, ETH_P_IPV6);
+
+	expect_bytes(p, CSID_OUT);
+	ck_assert(p->set_mark);
+	ck_assert_uint_eq(sst[1].packets, 1);
+}
+END_TEST
+
+/* Bytes after the IPv6 packet (link padding) are cut. */
+START_TEST(process_trims_trailer)
+{
+	struct pkt *p = process_hex(END_IN, 7, ETH_P_IPV6);
+
+	expect_bytes(p, END_OUT);
+}
+END_TEST
+
+START_TEST(process_truncated)
+{
+	uint8_t buf[2048];
+	size_t n = hex2bin(END_IN, buf, sizeof(buf));
+	struct pkt *p;
+
+	p = test_pkt(&slot, buf, n - 1, ETH_P_IPV6);	/* plen says 1 more */
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(ws.drops[DROP_TRUNCATED], 1);
+	p = test_pkt(&slot, buf, 39, ETH_P_IPV6);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(ws.drops[DROP_TRUNCATED], 2);
+	/* an SRH that claims more than the payload */
+	buf[41] = 10;
+	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(ws.drops[DROP_TRUNCATED], 3);
+	ck_assert_uint_eq(sst[0].drops[DROP_TRUNCATED], 1);
+	/* IPv4 total length beyond the packet */
+	n = hex2bin(V4_IN, buf, sizeof(buf));
+	p = test_pkt(&slot, buf, n - 1, ETH_P_IP);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(ws.drops[DROP_TRUNCATED], 4);
+}
+END_TEST
+
+START_TEST(process_bad_version)
+{
+	uint8_t buf[2048];
+	size_t n = hex2bin(END_IN, buf, sizeof(buf));
+	struct pkt *p;
+
+	p = test_pkt(&slot, buf, n, ETH_P_IP);	/* IPv6 bytes from the IPv4 hook */
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(ws.drops[DROP_BAD_IP], 1);
+}
+END_TEST
+
+START_TEST(process_unmatched)
+{
+	struct pkt *p = process_hex(USD6_OUT, 0, ETH_P_IPV6);
+
+	ck_assert_int_eq(p->verdict, PKT_ACCEPT);
+	ck_assert_uint_eq(ws.unmatched, 1);
+	p = process_hex(V4_IN, 0, ETH_P_IP);
+	ck_assert_int_eq(p->verdict, PKT_ACCEPT);
+	ck_assert_uint_eq(ws.unmatched, 2);
+}
+END_TEST
+
+static Suite *end_suite(void)
+{
+	Suite *s = suite_create("end");
+	TCase *tc = tcase_create("end");
+	TCase *tu = tcase_create("upper-layer");
+	TCase *tf = tcase_create("flavors");
+	TCase *tn = tcase_create("next-c-sid");
+	TCase *tp = tcase_create("process");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, end_sl2_to_1);
+	tcase_add_test(tc, end_x_sets_mark);
+	tcase_add_test(tc, end_t_sets_mark);
+	tcase_add_test(tc, end_hop_limit_time_exceeded);
+	tcase_add_test(tc, end_x_error_has_no_mark);
+	tcase_add_test(tc, end_bad_srh_param_problem);
+	tcase_add_test(tc, icmp6_error_cut_to_1280);
+	tcase_add_test(tc, icmp_rate_limit);
+	tcase_add_test(tc, no_error_about_error);
+	tcase_add_test(tc, no_error_to_multicast_source);
+	tcase_add_test(tc, icmp4_frag_needed);
+	suite_add_tcase(s, tc);
+
+	tcase_add_checked_fixture(tu, setup, NULL);
+	tcase_add_test(tu, sl0_echo_reply);
+	tcase_add_test(tu, sl0_echo_bad_checksum_dropped);
+	tcase_add_test(tu, sl0_udp_param_problem_code4);
+	suite_add_tcase(s, tu);
+
+	tcase_add_checked_fixture(tf, setup, NULL);
+	tcase_add_test(tf, psp_sl1_to_0_pops_srh);
+	tcase_add_test(tf, psp_keeps_hop_by_hop);
+	tcase_add_test(tf, psp_sl2_is_plain_end);
+	tcase_add_test(tf, psp_end_x);
+	tcase_add_test(tf, usp_echo_reply);
+	tcase_add_test(tf, usp_udp_param_problem);
+	tcase_add_test(tf, usp_sl2_is_plain_end);
+	tcase_add_test(tf, usd_inner_ipv6);
+	tcase_add_test(tf, usd_inner_ipv4);
+	tcase_add_test(tf, usd_without_srh);
+	tcase_add_test(tf, usd_truncated_inner);
+	tcase_add_test(tf, usd_without_flavor_is_upper_layer_error);
+	suite_add_tcase(s, tf);
+
+	tcase_add_checked_fixture(tn, setup, NULL);
+	tcase_add_test(tn, csid_shift);
+	tcase_add_test(tn, csid_default_lengths);
+	tcase_add_test(tn, csid_fallback_to_srh);
+	tcase_add_test(tn, csid_hop_limit);
+	suite_add_tcase(s, tn);
+
+	tcase_add_checked_fixture(tp, setup_tables, teardown_tables);
+	tcase_add_test(tp, process_dispatch_end);
+	tcase_add_test(tp, process_dispatch_csid_prefix);
+	tcase_add_test(tp, process_trims_trailer);
+	tcase_add_test(tp, process_truncated);
+	tcase_add_test(tp, process_bad_version);
+	tcase_add_test(tp, process_unmatched);
+	suite_add_tcase(s, tp);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(end_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
