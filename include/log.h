@@ -16,6 +16,11 @@
  * a tty. */
 void log_init(const char *ident, bool debug);
 
+/* Copy messages to stderr too (on), or back to log_init()'s choice (off):
+ * srv6d does it while starting, so that a failed start says why where it
+ * was started (not when stderr is already the journal). */
+void log_stderr(bool on);
+
 /* Close syslog. */
 void log_close(void);
 

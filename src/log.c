@@ -2,7 +2,9 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -10,13 +12,29 @@
 static const char *log_ident = "srv6d";
 static bool log_debug_on;
 static bool log_to_stderr;
+static bool log_default_stderr;
 static pthread_mutex_t log_rl_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* True when stderr is systemd's journal stream (which already has what
+ * goes to syslog). */
+static bool stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2 ||
+	    fstat(STDERR_FILENO, &st) < 0)
+		return false;
+	return st.st_dev == dev && st.st_ino == ino;
+}
 
 void log_init(const char *ident, bool debug)
 {
 	log_ident = ident;
 	log_debug_on = debug;
-	log_to_stderr = debug || isatty(STDERR_FILENO);
+	log_default_stderr = debug || isatty(STDERR_FILENO);
+	log_to_stderr = log_default_stderr;
 	openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 	setlogmask(debug ? LOG_UPTO(LOG_DEBUG) : LOG_UPTO(LOG_INFO));
 }
@@ -24,6 +42,11 @@ void log_init(const char *ident, bool debug)
 void log_close(void)
 {
 	closelog();
+}
+
+void log_stderr(bool on)
+{
+	log_to_stderr = (on && !stderr_is_journal()) || log_default_stderr;
 }
 
 /* Returns whether debug messages are logged. */

@@ -1,0 +1,820 @@
+/* ctl.c - the control socket: framed, versioned requests, JSON replies
+ * (protocol in ctl.h), the STATUS document, and the client side srv6ctl
+ * uses. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* accept4, struct ucred */
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "log.h"
+
+/* ---- framing ---------------------------------------------------------- */
+
+void ctl_hdr_init(struct ctl_hdr *h, uint16_t code, uint32_t length)
+{
+	h->magic = CTL_MAGIC;
+	h->version = CTL_PROTO_VERSION;
+	h->code = code;
+	h->length = length;
+}
+
+int ctl_hdr_check(const struct ctl_hdr *h, uint32_t maxlen, const char **why)
+{
+	if (h->magic != CTL_MAGIC) {
+		*why = "bad magic";
+		return CTL_ERR_PROTOCOL;
+	}
+	if (h->version != CTL_PROTO_VERSION) {
+		*why = "unsupported protocol version";
+		return CTL_ERR_PROTOCOL;
+	}
+	if (h->length > maxlen) {
+		*why = "message too long";
+		return CTL_ERR_PROTOCOL;
+	}
+	*why = NULL;
+	return CTL_OK;
+}
+
+bool ctl_type_known(uint16_t type, bool *write_req)
+{
+	*write_req = false;
+	switch (type) {
+	case CTL_REQ_STATUS:
+	case CTL_REQ_VERSION:
+		return true;
+	default:
+		return false;
+	}
+}
+
+const char *ctl_status_name(uint16_t status)
+{
+	switch (status) {
+	case CTL_OK:
+		return "ok";
+	case CTL_ERR_PROTOCOL:
+		return "protocol error";
+	case CTL_ERR_UNKNOWN:
+		return "unknown request";
+	case CTL_ERR_PERMISSION:
+		return "permission denied";
+	case CTL_ERR_FAILED:
+		return "request failed";
+	default:
+		return "unknown status";
+	}
+}
+
+/* ---- STATUS document ---------------------------------------------------- */
+
+/* Set o[k] = v (v may be NULL after a failed allocation); clears *ok on
+ * any failure. */
+static void jset(json_t *o, const char *k, json_t *v, bool *ok)
+{
+	if (!v || json_object_set_new(o, k, v) < 0)
+		*ok = false;
+}
+
+static void jappend(json_t *a, json_t *v, bool *ok)
+{
+	if (!v || json_array_append_new(a, v) < 0)
+		*ok = false;
+}
+
+static json_t *jcount(uint64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+/* {"reason": n, ...}: every reason, or only the non-zero ones. */
+static json_t *drops_json(const uint64_t drops[DROP__COUNT], bool nonzero_only)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	for (unsigned r = 0; ok && r < DROP__COUNT; r++)
+		if (!nonzero_only || drops[r])
+			jset(o, drop_reason_name(r), jcount(drops[r]), &ok);
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+#define WORKER_STATS_FIELDS(X)						\
+	X(rx_packets) X(rx_bytes) X(rx_batches) X(verdicts)		\
+	X(verdict_batches) X(accepted) X(forwarded) X(dropped)		\
+	X(unmatched) X(tun_injected) X(icmp_sent) X(enobufs)		\
+	X(recv_errors) X(send_errors) X(nl_errors) X(bad_messages)
+
+/* Add the worker_stats fields to o. */
+static void worker_stats_fill(json_t *o, const struct worker_stats *ws,
+			      bool *ok)
+{
+#define X(f) jset(o, #f, jcount(ws->f), ok);
+	WORKER_STATS_FIELDS(X)
+#undef X
+	jset(o, "drops", drops_json(ws->drops, false), ok);
+}
+
+json_t *ctl_worker_stats_json(const struct worker_stats *ws)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (ok)
+		worker_stats_fill(o, ws, &ok);
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* packets, bytes, errors, drops (non-zero reasons) into o. */
+static void sid_stats_fill(json_t *o, const struct sid_stats *st, bool *ok)
+{
+	static const struct sid_stats zero;
+
+	if (!st)
+		st = &zero;
+	jset(o, "packets", jcount(st->packets), ok);
+	jset(o, "bytes", jcount(st->bytes), ok);
+	jset(o, "errors", jcount(st->errors), ok);
+	jset(o, "drops", drops_json(st->drops, true), ok);
+}
+
+static json_t *prefix_json(int family, const void *addr, unsigned plen)
+{
+	char a[INET6_ADDRSTRLEN], buf[INET6_ADDRSTRLEN + 8];
+
+	if (!inet_ntop(family, addr, a, sizeof(a)))
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s/%u", a, plen);
+	return json_string(buf);
+}
+
+static json_t *addr6_json(const struct in6_addr *addr)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, addr, a, sizeof(a));
+	return json_string(a);
+}
+
+static json_t *flavors_json(unsigned flavors)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} names[] = {
+		{ FLV_PSP, "psp" },
+		{ FLV_USP, "usp" },
+		{ FLV_USD, "usd" },
+		{ FLV_NEXT_CSID, "next-csid" },
+	};
+	json_t *a = json_array();
+	bool ok = a != NULL;
+
+	for (size_t i = 0; ok && i < sizeof(names) / sizeof(names[0]); i++)
+		if (flavors & names[i].bit)
+			jappend(a, json_string(names[i].name), &ok);
+	if (!ok) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
+static json_t *sid_json(const struct sid *s, const struct sid_stats *st)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (ok) {
+		jset(o, "sid", prefix_json(AF_INET6, &s->prefix, s->plen), &ok);
+		jset(o, "behavior", json_string(behavior_name(s->behavior)),
+		     &ok);
+		jset(o, "flavors", flavors_json(s->flavors), &ok);
+		sid_stats_fill(o, st, &ok);
+	}
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *segs_json(const struct seglist *sl)
+{
+	json_t *a = json_array();
+	bool ok = a != NULL;
+
+	for (unsigned i = 0; ok && i < sl->nsegs; i++)
+		jappend(a, addr6_json(&sl->segs[i]), &ok);
+	if (!ok) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
+static json_t *policy_json(const struct policy *p, const struct sid_stats *st)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (ok) {
+		jset(o, "prefix", prefix_json(p->family, &p->prefix, p->plen),
+		     &ok);
+		jset(o, "mode", json_string(encap_mode_name(p->mode)), &ok);
+		jset(o, "segs", segs_json(&p->sl), &ok);
+		sid_stats_fill(o, st, &ok);
+	}
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *workers_json(const struct ctl_status_src *src)
+{
+	json_t *a = json_array();
+	bool ok = a != NULL;
+
+	for (unsigned i = 0; ok && i < src->nworkers; i++) {
+		json_t *w = json_object();
+
+		if (!w) {
+			ok = false;
+			break;
+		}
+		jset(w, "queue", json_integer(src->queues[i]), &ok);
+		worker_stats_fill(w, &src->workers[i], &ok);
+		jappend(a, w, &ok);
+	}
+	if (!ok) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
+static json_t *sids_json(const struct ctl_status_src *src)
+{
+	const struct config *cfg = src->cfg;
+	json_t *a = json_array();
+	bool ok = a != NULL;
+
+	for (unsigned i = 0; ok && cfg && i < cfg->nsids; i++)
+		jappend(a, sid_json(&cfg->sids[i],
+				    src->sids ? &src->sids[i] : NULL), &ok);
+	if (!ok) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
+static json_t *policies_json(const struct ctl_status_src *src)
+{
+	const struct config *cfg = src->cfg;
+	json_t *a = json_array();
+	bool ok = a != NULL;
+
+	for (unsigned i = 0; ok && cfg && i < cfg->npolicies; i++)
+		jappend(a, policy_json(&cfg->policies[i],
+				       src->pols ? &src->pols[i] : NULL), &ok);
+	if (!ok) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
+json_t *ctl_status_json(const struct ctl_status_src *src)
+{
+	static const struct worker_stats zero;
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (!ok)
+		return NULL;
+	jset(o, "version", json_string(SRV6D_VERSION), &ok);
+	jset(o, "pid", json_integer(src->pid), &ok);
+	jset(o, "uptime", jcount(src->uptime), &ok);
+	jset(o, "config", json_string(src->config_path ? src->config_path : ""),
+	     &ok);
+	jset(o, "workers", workers_json(src), &ok);
+	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
+							      : &zero), &ok);
+	jset(o, "sids", sids_json(src), &ok);
+	jset(o, "policies", policies_json(src), &ok);
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* ---- server ----------------------------------------------------------- */
+
+struct ctl_client {
+	int fd;			/* -1: free slot */
+	uid_t uid;
+	pid_t pid;
+	time_t last;		/* monotonic seconds of the last progress */
+	struct ctl_hdr hdr;
+	size_t hdr_got;
+	uint8_t *payload;
+	size_t payload_got;
+	char *out;		/* reply being written */
+	size_t out_len, out_off;
+	bool close_after;	/* after the reply: protocol error */
+};
+
+struct ctl_server {
+	int fd;
+	char *path;
+	ctl_handler_fn fn;
+	void *arg;
+	struct ctl_client clients[CTL_MAX_CLIENTS];
+	int polled[1 + CTL_MAX_CLIENTS];	/* client slot per pollfd, -1 listen */
+	unsigned npolled;
+};
+
+static time_t now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+static int sockaddr_fill(struct sockaddr_un *sun, const char *path)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun->sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sun->sun_path, path);
+	return 0;
+}
+
+int ctl_connect(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	if (sockaddr_fill(&sun, path) < 0)
+		return -1;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+int ctl_probe(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "%s: exists and is not a socket", path);
+		return -1;
+	}
+	fd = ctl_connect(path);
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	if (errno != ECONNREFUSED) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* Nobody listens: a crashed instance's socket. */
+	if (unlink(path) < 0 && errno != ENOENT) {
+		snprintf(err, errlen, "cannot remove stale %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	log_msg(LOG_INFO, "removed stale control socket %s", path);
+	return 0;
+}
+
+struct ctl_server *ctl_server_open(const char *path, ctl_handler_fn fn,
+				   void *arg, char *err, size_t errlen)
+{
+	struct sockaddr_un sun;
+	struct ctl_server *s;
+	mode_t old;
+	int rc;
+
+	if (sockaddr_fill(&sun, path) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->path = strdup(path))) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		free(s);
+		return NULL;
+	}
+	for (unsigned i = 0; i < CTL_MAX_CLIENTS; i++)
+		s->clients[i].fd = -1;
+	s->fn = fn;
+	s->arg = arg;
+	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		goto fail;
+	}
+	old = umask(0117);	/* the socket file is created 0660 */
+	rc = bind(s->fd, (struct sockaddr *)&sun, sizeof(sun));
+	umask(old);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot bind %s: %s", path,
+			 strerror(errno));
+		goto fail;
+	}
+	if (listen(s->fd, 16) < 0) {
+		snprintf(err, errlen, "cannot listen on %s: %s", path,
+			 strerror(errno));
+		unlink(path);
+		goto fail;
+	}
+	return s;
+fail:
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->path);
+	free(s);
+	return NULL;
+}
+
+static void client_reset(struct ctl_client *c)
+{
+	free(c->payload);
+	free(c->out);
+	c->payload = NULL;
+	c->out = NULL;
+	c->hdr_got = c->payload_got = 0;
+	c->out_len = c->out_off = 0;
+}
+
+static void client_close(struct ctl_client *c)
+{
+	client_reset(c);
+	close(c->fd);
+	c->fd = -1;
+	c->close_after = false;
+}
+
+void ctl_server_close(struct ctl_server *s)
+{
+	if (!s)
+		return;
+	for (unsigned i = 0; i < CTL_MAX_CLIENTS; i++)
+		if (s->clients[i].fd >= 0)
+			client_close(&s->clients[i]);
+	close(s->fd);
+	unlink(s->path);
+	free(s->path);
+	free(s);
+}
+
+unsigned ctl_server_pollfds(struct ctl_server *s, struct pollfd *fds,
+			    unsigned max)
+{
+	unsigned n = 0;
+
+	if (max == 0)
+		return 0;
+	fds[n] = (struct pollfd){ .fd = s->fd, .events = POLLIN };
+	s->polled[n++] = -1;
+	for (unsigned i = 0; i < CTL_MAX_CLIENTS && n < max; i++) {
+		const struct ctl_client *c = &s->clients[i];
+
+		if (c->fd < 0)
+			continue;
+		fds[n] = (struct pollfd){ .fd = c->fd,
+					  .events = c->out ? POLLOUT : POLLIN };
+		s->polled[n++] = (int)i;
+	}
+	s->npolled = n;
+	return n;
+}
+
+static void server_accept(struct ctl_server *s)
+{
+	for (;;) {
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		struct ctl_client *c = NULL;
+		int fd;
+
+		fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				log_msg(LOG_WARNING, "control socket accept: %s",
+					strerror(errno));
+			return;
+		}
+		for (unsigned i = 0; i < CTL_MAX_CLIENTS && !c; i++)
+			if (s->clients[i].fd < 0)
+				c = &s->clients[i];
+		if (!c || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred,
+				     &len) < 0) {
+			log_msg(LOG_WARNING, "control socket: %s, client refused",
+				c ? strerror(errno) : "too many clients");
+			close(fd);
+			continue;
+		}
+		memset(c, 0, sizeof(*c));
+		c->fd = fd;
+		c->uid = cred.uid;
+		c->pid = cred.pid;
+		c->last = now_s();
+		log_debug("control client pid %d uid %u connected",
+			  (int)c->pid, (unsigned)c->uid);
+	}
+}
+
+/* Queue a reply (header + compact JSON) and try to send it. */
+static int client_queue_reply(struct ctl_client *c, uint16_t status,
+			      json_t *doc)
+{
+	char *text = json_dumps(doc, JSON_COMPACT);
+	struct ctl_hdr h;
+	size_t len;
+
+	if (!text)
+		return -1;
+	len = strlen(text);
+	c->out = malloc(sizeof(h) + len);
+	if (!c->out) {
+		free(text);
+		return -1;
+	}
+	ctl_hdr_init(&h, status, (uint32_t)len);
+	memcpy(c->out, &h, sizeof(h));
+	memcpy(c->out + sizeof(h), text, len);
+	free(text);
+	c->out_len = sizeof(h) + len;
+	c->out_off = 0;
+	return 0;
+}
+
+/* Error reply {"error": why}; close_after for protocol errors. */
+static int client_queue_error(struct ctl_client *c, uint16_t status,
+			      const char *why, bool close_after)
+{
+	json_t *doc = json_pack("{s:s}", "error", why);
+	int ret;
+
+	if (!doc)
+		return -1;
+	ret = client_queue_reply(c, status, doc);
+	json_decref(doc);
+	c->close_after = close_after;
+	return ret;
+}
+
+/* A whole request is in: answer it. */
+static int client_handle(struct ctl_server *s, struct ctl_client *c)
+{
+	struct ctl_request req = {
+		.type = c->hdr.code, .uid = c->uid, .pid = c->pid,
+		.payload = c->payload, .length = c->hdr.length,
+	};
+	uint16_t status = CTL_OK;
+	bool write_req;
+	json_t *doc;
+	int ret;
+
+	if (!ctl_type_known(req.type, &write_req)) {
+		log_debug("control client pid %d: unknown request type %u",
+			  (int)c->pid, req.type);
+		return client_queue_error(c, CTL_ERR_UNKNOWN,
+					  "unknown request type", true);
+	}
+	if (write_req && c->uid != 0)
+		return client_queue_error(c, CTL_ERR_PERMISSION,
+					  "this request needs root", false);
+	doc = s->fn(s->arg, &req, &status);
+	if (!doc)
+		return client_queue_error(c, CTL_ERR_FAILED,
+					  "the daemon could not answer", false);
+	ret = client_queue_reply(c, status, doc);
+	json_decref(doc);
+	return ret;
+}
+
+/* Read what is there.  Returns -1 when the client must be closed. */
+static int client_read(struct ctl_server *s, struct ctl_client *c)
+{
+	for (;;) {
+		uint8_t *dst;
+		size_t want;
+		ssize_t n;
+
+		if (c->hdr_got < sizeof(c->hdr)) {
+			dst = (uint8_t *)&c->hdr + c->hdr_got;
+			want = sizeof(c->hdr) - c->hdr_got;
+		} else {
+			dst = c->payload + c->payload_got;
+			want = c->hdr.length - c->payload_got;
+		}
+		n = recv(c->fd, dst, want, MSG_DONTWAIT);
+		if (n == 0)
+			return -1;
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		c->last = now_s();
+		if (c->hdr_got < sizeof(c->hdr)) {
+			const char *why;
+
+			c->hdr_got += (size_t)n;
+			if (c->hdr_got < sizeof(c->hdr))
+				continue;
+			if (ctl_hdr_check(&c->hdr, CTL_MAX_REQUEST, &why)) {
+				log_debug("control client pid %d: %s",
+					  (int)c->pid, why);
+				return client_queue_error(c, CTL_ERR_PROTOCOL,
+							  why, true);
+			}
+			c->payload = malloc(c->hdr.length + 1);
+			if (!c->payload)
+				return -1;
+		} else {
+			c->payload_got += (size_t)n;
+		}
+		if (c->payload_got == c->hdr.length)
+			return client_handle(s, c);
+	}
+}
+
+/* Write what can be written.  Returns -1 when the client must be closed. */
+static int client_write(struct ctl_client *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off,
+				 c->out_len - c->out_off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		c->out_off += (size_t)n;
+		c->last = now_s();
+	}
+	if (c->close_after)
+		return -1;
+	client_reset(c);
+	return 0;
+}
+
+void ctl_server_dispatch(struct ctl_server *s, const struct pollfd *fds,
+			 unsigned n)
+{
+	time_t now = now_s();
+
+	for (unsigned i = 0; i < n && i < s->npolled; i++) {
+		struct ctl_client *c;
+		int rc = 0;
+
+		if (!fds[i].revents)
+			continue;
+		if (s->polled[i] < 0) {
+			server_accept(s);
+			continue;
+		}
+		c = &s->clients[s->polled[i]];
+		if (c->fd != fds[i].fd)
+			continue;
+		if (!c->out && (fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			rc = client_read(s, c);
+		else if (c->out && (fds[i].revents & (POLLHUP | POLLERR)))
+			rc = -1;
+		if (rc == 0 && c->out)
+			rc = client_write(c);
+		if (rc < 0)
+			client_close(c);
+	}
+	for (unsigned i = 0; i < CTL_MAX_CLIENTS; i++) {
+		struct ctl_client *c = &s->clients[i];
+
+		if (c->fd >= 0 && now - c->last > CTL_CLIENT_TIMEOUT) {
+			log_debug("control client pid %d timed out", (int)c->pid);
+			client_close(c);
+		}
+	}
+}
+
+/* ---- client ----------------------------------------------------------- */
+
+/* Move len bytes in direction events, waiting at most timeout_ms each
+ * time.  Returns 0, or -1 with a message in err. */
+static int io_full(int fd, short events, void *buf, size_t len,
+		   int timeout_ms, char *err, size_t errlen)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		struct pollfd pfd = { .fd = fd, .events = events };
+		ssize_t n;
+		int r = poll(&pfd, 1, timeout_ms);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			snprintf(err, errlen, "%s", r == 0 ?
+				 "timed out waiting for the daemon" :
+				 strerror(errno));
+			return -1;
+		}
+		if (events == POLLOUT)
+			n = send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		else
+			n = recv(fd, p, len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0) {
+			snprintf(err, errlen, "%s", n == 0 ?
+				 "the daemon closed the connection" :
+				 strerror(errno));
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int ctl_call(int fd, uint16_t type, const void *payload, uint32_t length,
+	     int timeout_ms, uint16_t *status, json_t **reply, char *err,
+	     size_t errlen)
+{
+	struct ctl_hdr h;
+	json_error_t jerr;
+	const char *why;
+	char *text;
+
+	*reply = NULL;
+	ctl_hdr_init(&h, type, length);
+	if (io_full(fd, POLLOUT, &h, sizeof(h), timeout_ms, err, errlen) < 0 ||
+	    (length && io_full(fd, POLLOUT, (void *)(uintptr_t)payload, length,
+			       timeout_ms, err, errlen) < 0))
+		return -1;
+	if (io_full(fd, POLLIN, &h, sizeof(h), timeout_ms, err, errlen) < 0)
+		return -1;
+	if (ctl_hdr_check(&h, CTL_MAX_REPLY, &why)) {
+		snprintf(err, errlen, "bad reply from the daemon: %s", why);
+		return -1;
+	}
+	text = malloc(h.length + 1);
+	if (!text) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	if (io_full(fd, POLLIN, text, h.length, timeout_ms, err, errlen) < 0) {
+		free(text);
+		return -1;
+	}
+	*reply = json_loadb(text, h.length, 0, &jerr);
+	free(text);
+	if (!*reply) {
+		snprintf(err, errlen, "bad reply from the daemon: %s", jerr.text);
+		return -1;
+	}
+	*status = h.code;
+	return 0;
+}
