@@ -342,6 +342,11 @@ static int parse_queue(struct parser *p, int argc, char **argv)
 	if (check_args(p, argc, argv, 2, "a queue number or a range like 0-3") < 0)
 		return -1;
 	dash = strchr(argv[1], '-');
+	if (dash == argv[1] || (dash && (!dash[1] || strchr(dash + 1, '-')))) {
+		error(p, "queue: expected a queue number or a range like 0-3, "
+		      "found '%s'", quote(p, argv[1]));
+		return -1;
+	}
 	if (dash)
 		*dash = '\0';
 	if (get_number(p, "queue", NULL, argv[1], 0, 65535, &first) < 0)

@@ -1,0 +1,855 @@
+/* check_config.c - the srv6d.conf parser: good files parse into the exact
+ * struct config (tables, indices, marks), bad files give exactly the
+ * expected "file:line: message" lines and NULL. */
+#include <arpa/inet.h>
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "lpm.h"
+#include "testutil.h"
+
+#define MAX_ERRS	32
+
+struct errs {
+	unsigned n;
+	char msg[MAX_ERRS][640];
+};
+
+/* The error callback: keeps "file:line: message" (or "file: message"). */
+static void collect(void *arg, const char *file, unsigned line,
+		    const char *msg)
+{
+	struct errs *e = arg;
+
+	ck_assert_uint_lt(e->n, MAX_ERRS);
+	if (line)
+		snprintf(e->msg[e->n], sizeof(e->msg[0]), "%s:%u: %s", file,
+			 line, msg);
+	else
+		snprintf(e->msg[e->n], sizeof(e->msg[0]), "%s: %s", file, msg);
+	e->n++;
+}
+
+static struct config *parse_len(const char *text, size_t len, struct errs *e)
+{
+	memset(e, 0, sizeof(*e));
+	return config_parse_buffer("t.conf", text, len, collect, e);
+}
+
+static struct config *parse_ok(const char *text)
+{
+	struct errs e;
+	struct config *cfg = parse_len(text, strlen(text), &e);
+
+	ck_assert_msg(cfg && e.n == 0, "config rejected: %u errors, first: %s",
+		      e.n, e.n ? e.msg[0] : "(none)");
+	return cfg;
+}
+
+/* The text must be rejected with exactly the messages in want[] (NULL
+ * terminated), in that order. */
+static void check_bad_len(const char *text, size_t len,
+			  const char *const *want)
+{
+	struct errs e;
+	struct config *cfg = parse_len(text, len, &e);
+	unsigned n = 0;
+
+	ck_assert_ptr_null(cfg);
+	while (want[n])
+		n++;
+	for (unsigned i = 0; i < e.n && i < n; i++)
+		ck_assert_str_eq(e.msg[i], want[i]);
+	if (e.n != n)
+		ck_abort_msg("%u errors, want %u; first extra/missing: %s", e.n,
+			     n, e.n > n ? e.msg[n] : want[e.n]);
+}
+
+#define BAD(text, ...) \
+	check_bad_len((text), strlen(text), (const char *const[]){ __VA_ARGS__, NULL })
+
+static struct in6_addr a6(const char *s)
+{
+	struct in6_addr a;
+
+	ck_assert_int_eq(inet_pton(AF_INET6, s, &a), 1);
+	return a;
+}
+
+static void ck_addr6(const struct in6_addr *got, const char *want)
+{
+	char s[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, got, s, sizeof(s));
+	ck_assert_str_eq(s, want);
+}
+
+static const char full_conf[] =
+	"# a provider edge\n"
+	"queue 2-5\n"
+	"encap-source fc00:1::2   # outer source\n"
+	"\n"
+	"sid fc00:100::1/128 action End\n"
+	"sid fc00:100::2 action End flavors psp\n"
+	"\tsid fc00:100::3/128 action End flavors usp,usd,psp\n"
+	"sid fc00:100:a::/48 action End flavors next-csid lblen 32 nflen 16\n"
+	"sid fc00:100::5/128 action End.X nh6 fc00:3::2 oif eth1\n"
+	"sid fc00:100::6/128 action End.X nh6 fe80::1 flavors psp,next-csid\n"
+	"sid fc00:100::7/128 action End.T table 100 flavors usd\n"
+	"sid fc00:100::8/128 action End.T table 254\n"
+	"sid fc00:100:b::/64 action End flavors next-csid lblen 40 nflen 24\n"
+	"route fc00:9:e1::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n"
+	"route fc00:9:e2::/48 encap seg6 mode encap.red segs fc00:9::c1\n"
+	"route fc00:9:e3::/48 encap seg6 mode inline segs fc00:9::c1,fc00:9::c2,fc00:9::c3\n"
+	"route fc00:9:e4::/48 encap seg6 segs fc00:9::c4 mode inline.red\r\n"
+	"route 10.9.1.0/24 encap seg6 mode encap segs fc00:9::c1\n"
+	"route 10.9.2.0/24 encap seg6 mode encap.red segs fc00:9::c2,fc00:9::c3\n"
+	"route 10.9.3.7 encap seg6 mode encap segs fc00:9::c3\n"
+	"route 0.0.0.0/0 encap seg6 mode encap segs fc00:9::d\n"
+	"tun-name srv6gw\n"
+	"reinject tun\n"
+	"mark-base 0x1000\n"
+	"rule-priority 900\n"
+	"icmp-rate 0\n"
+	"icmp-burst 7";	/* no final newline */
+
+START_TEST(test_full)
+{
+	struct config *cfg = parse_ok(full_conf);
+	const struct sid *s = cfg->sids;
+	const struct policy *r = cfg->policies;
+
+	ck_assert_str_eq(cfg->path, "t.conf");
+	ck_assert_uint_eq(cfg->queue_first, 2);
+	ck_assert_uint_eq(cfg->queue_last, 5);
+	ck_assert(cfg->has_encap_source);
+	ck_addr6(&cfg->encap_source, "fc00:1::2");
+	ck_assert_str_eq(cfg->tun_name, "srv6gw");
+	ck_assert(cfg->reinject_tun_always);
+	ck_assert_uint_eq(cfg->mark_base, 0x1000);
+	ck_assert_uint_eq(cfg->rule_priority, 900);
+	ck_assert_uint_eq(cfg->icmp_rate, 0);
+	ck_assert_uint_eq(cfg->icmp_burst, 7);
+
+	ck_assert_uint_eq(cfg->nsids, 9);
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		ck_assert_uint_eq(s[i].index, i);
+		ck_assert_uint_eq(s[i].line, i + 5);
+	}
+	ck_addr6(&s[0].prefix, "fc00:100::1");
+	ck_assert_uint_eq(s[0].plen, 128);
+	ck_assert_int_eq(s[0].behavior, BHV_END);
+	ck_assert_uint_eq(s[0].flavors, 0);
+	ck_assert_uint_eq(s[0].mark, 0);
+	ck_assert_uint_eq(s[0].route_table, 0);
+	ck_assert_uint_eq(s[0].lblen, 0);
+	ck_assert_uint_eq(s[1].plen, 128);	/* no /len: /128 */
+	ck_assert_uint_eq(s[1].flavors, FLV_PSP);
+	ck_assert_uint_eq(s[2].flavors, FLV_PSP | FLV_USP | FLV_USD);
+	ck_addr6(&s[3].prefix, "fc00:100:a::");
+	ck_assert_uint_eq(s[3].plen, 48);
+	ck_assert_uint_eq(s[3].flavors, FLV_NEXT_CSID);
+	ck_assert_uint_eq(s[3].lblen, 32);
+	ck_assert_uint_eq(s[3].nflen, 16);
+
+	ck_assert_int_eq(s[4].behavior, BHV_END_X);
+	ck_addr6(&s[4].nh6, "fc00:3::2");
+	ck_assert_str_eq(s[4].oif, "eth1");
+	ck_assert_uint_eq(s[4].mark, 0x1000 + 1 + 4);
+	ck_assert_uint_eq(s[4].route_table, 0x1000 + 1 + 4);
+	ck_assert_int_eq(s[5].behavior, BHV_END_X);
+	ck_addr6(&s[5].nh6, "fe80::1");
+	ck_assert_str_eq(s[5].oif, "");
+	ck_assert_uint_eq(s[5].flavors, FLV_PSP | FLV_NEXT_CSID);
+	ck_assert_uint_eq(s[5].lblen, CSID_DEFAULT_LBLEN);	/* defaults */
+	ck_assert_uint_eq(s[5].nflen, CSID_DEFAULT_NFLEN);
+	ck_assert_uint_eq(s[5].mark, 0x1006);
+	ck_assert_uint_eq(s[5].route_table, 0x1006);
+
+	ck_assert_int_eq(s[6].behavior, BHV_END_T);
+	ck_assert_uint_eq(s[6].table, 100);
+	ck_assert_uint_eq(s[6].flavors, FLV_USD);
+	ck_assert_uint_eq(s[6].mark, 0x1007);
+	ck_assert_uint_eq(s[6].route_table, 0);
+	ck_assert_uint_eq(s[7].table, 254);	/* main is allowed */
+	ck_assert_uint_eq(s[7].mark, 0x1008);
+	ck_assert_uint_eq(s[8].lblen, 40);
+	ck_assert_uint_eq(s[8].nflen, 24);
+	ck_assert_uint_eq(s[8].mark, 0);
+
+	ck_assert_uint_eq(cfg->npolicies, 8);
+	for (unsigned i = 0; i < cfg->npolicies; i++) {
+		ck_assert_uint_eq(r[i].index, i);
+		ck_assert_uint_eq(r[i].line, i + 14);
+	}
+	ck_assert_int_eq(r[0].family, AF_INET6);
+	ck_addr6(&r[0].prefix.v6, "fc00:9:e1::");
+	ck_assert_uint_eq(r[0].plen, 48);
+	ck_assert_int_eq(r[0].mode, ENCAP_MODE_ENCAP);
+	ck_assert_uint_eq(r[0].sl.nsegs, 2);
+	ck_addr6(&r[0].sl.segs[0], "fc00:9::c1");	/* travel order */
+	ck_addr6(&r[0].sl.segs[1], "fc00:9::c2");
+	ck_assert_int_eq(r[1].mode, ENCAP_MODE_ENCAP_RED);
+	ck_assert_uint_eq(r[1].sl.nsegs, 1);
+	ck_assert_int_eq(r[2].mode, ENCAP_MODE_INLINE);
+	ck_assert_uint_eq(r[2].sl.nsegs, 3);
+	ck_addr6(&r[2].sl.segs[2], "fc00:9::c3");
+	ck_assert_int_eq(r[3].mode, ENCAP_MODE_INLINE_RED);	/* any order */
+	ck_addr6(&r[3].sl.segs[0], "fc00:9::c4");
+	ck_assert_int_eq(r[4].family, AF_INET);
+	ck_assert_uint_eq(ntohl(r[4].prefix.v4.s_addr), 0x0a090100);
+	ck_assert_uint_eq(r[4].plen, 24);
+	ck_assert_int_eq(r[5].mode, ENCAP_MODE_ENCAP_RED);
+	ck_assert_uint_eq(r[6].plen, 32);	/* no /len: /32 */
+	ck_assert_uint_eq(ntohl(r[6].prefix.v4.s_addr), 0x0a090307);
+	ck_assert_int_eq(r[7].family, AF_INET);
+	ck_assert_uint_eq(r[7].plen, 0);
+	config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_lookups)
+{
+	struct config *cfg = parse_ok(full_conf);
+	struct in6_addr a, k;
+	struct in_addr v4;
+
+	a = a6("fc00:100::5");
+	ck_assert_ptr_eq(lpm_lookup(cfg->sid_table, &a), &cfg->sids[4]);
+	a = a6("fc00:100:a:1234:5678::");	/* inside the C-SID /48 */
+	ck_assert_ptr_eq(lpm_lookup(cfg->sid_table, &a), &cfg->sids[3]);
+	a = a6("fc00:100::9");
+	ck_assert_ptr_null(lpm_lookup(cfg->sid_table, &a));
+
+	a = a6("fc00:9:e3::77");
+	ck_assert_ptr_eq(lpm_lookup(cfg->policy6, &a), &cfg->policies[2]);
+	a = a6("fc00:9:e5::1");
+	ck_assert_ptr_null(lpm_lookup(cfg->policy6, &a));
+
+	inet_pton(AF_INET, "10.9.2.200", &v4);
+	lpm_v4_key(&k, v4);
+	ck_assert_ptr_eq(lpm_lookup(cfg->policy4, &k), &cfg->policies[5]);
+	inet_pton(AF_INET, "10.9.3.7", &v4);
+	lpm_v4_key(&k, v4);
+	ck_assert_ptr_eq(lpm_lookup(cfg->policy4, &k), &cfg->policies[6]);
+	inet_pton(AF_INET, "10.9.3.8", &v4);	/* 0.0.0.0/0 */
+	lpm_v4_key(&k, v4);
+	ck_assert_ptr_eq(lpm_lookup(cfg->policy4, &k), &cfg->policies[7]);
+	/* IPv4 routes are not in the IPv6 table and vice versa. */
+	ck_assert_ptr_null(lpm_lookup(cfg->policy6, &k));
+	a = a6("fc00:9:e1::1");
+	ck_assert_ptr_null(lpm_lookup(cfg->policy4, &a));
+	config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_defaults)
+{
+	struct config *cfg = parse_ok("queue 7\n");
+	struct in6_addr a = a6("fc00::1");
+
+	ck_assert_uint_eq(cfg->queue_first, 7);
+	ck_assert_uint_eq(cfg->queue_last, 7);
+	ck_assert(!cfg->has_encap_source);
+	ck_assert_str_eq(cfg->tun_name, CONFIG_DEFAULT_TUN);
+	ck_assert_str_eq(cfg->tun_name, "srv6d0");
+	ck_assert(!cfg->reinject_tun_always);
+	ck_assert_uint_eq(cfg->mark_base, 0x5d6f0000);
+	ck_assert_uint_eq(cfg->rule_priority, 1000);
+	ck_assert_uint_eq(cfg->icmp_rate, 100);
+	ck_assert_uint_eq(cfg->icmp_burst, 50);
+	ck_assert_uint_eq(cfg->nsids, 0);
+	ck_assert_uint_eq(cfg->npolicies, 0);
+	ck_assert_ptr_nonnull(cfg->sid_table);
+	ck_assert_ptr_nonnull(cfg->policy6);
+	ck_assert_ptr_nonnull(cfg->policy4);
+	ck_assert_ptr_null(lpm_lookup(cfg->sid_table, &a));
+	config_free(cfg);
+	config_free(NULL);
+}
+END_TEST
+
+START_TEST(test_marks_default_base)
+{
+	struct config *cfg = parse_ok(
+		"queue 0\n"
+		"sid fc00::1 action End\n"
+		"sid fc00::2 action End.X nh6 fc00:3::2\n"
+		"sid fc00::3 action End.T table 10\n");
+
+	ck_assert_uint_eq(cfg->sids[0].mark, 0);
+	ck_assert_uint_eq(cfg->sids[1].mark, 0x5d6f0002);
+	ck_assert_uint_eq(cfg->sids[1].route_table, 0x5d6f0002);
+	ck_assert_uint_eq(cfg->sids[2].mark, 0x5d6f0003);
+	ck_assert_uint_eq(cfg->sids[2].route_table, 0);
+	config_free(cfg);
+
+	/* The highest mark that fits. */
+	cfg = parse_ok("queue 0\nmark-base 4294967293\n"
+		       "sid fc00::1 action End\n"
+		       "sid fc00::2 action End.T table 1\n");
+	ck_assert_uint_eq(cfg->sids[1].mark, 0xffffffff);
+	config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_syntax_variants)
+{
+	/* Blanks, comments, CRLF, hex numbers, a full-length line. */
+	char line[CONFIG_MAX_LINE + 64];
+	struct config *cfg;
+
+	cfg = parse_ok("  # only a comment\n\n \t \nqueue\t0x10-0x11 # hex\r\n"
+		       "sid fc00::1/128 action End# no blank before #\n"
+		       "icmp-rate 1000000\nicmp-burst 1\nrule-priority 32765\n"
+		       "mark-base 0\nreinject verdict\ntun-name a.b-c_d0123456\n");
+	ck_assert_uint_eq(cfg->queue_first, 16);
+	ck_assert_uint_eq(cfg->queue_last, 17);
+	ck_assert_uint_eq(cfg->nsids, 1);
+	ck_assert_uint_eq(cfg->icmp_rate, 1000000);
+	ck_assert_uint_eq(cfg->mark_base, 0);
+	ck_assert_str_eq(cfg->tun_name, "a.b-c_d0123456");
+	config_free(cfg);
+
+	cfg = parse_ok("queue 0-63\n");	/* SRV6_MAX_QUEUES */
+	ck_assert_uint_eq(cfg->queue_last, 63);
+	config_free(cfg);
+	cfg = parse_ok("queue 65535\n");
+	ck_assert_uint_eq(cfg->queue_first, 65535);
+	config_free(cfg);
+
+	/* A line of exactly CONFIG_MAX_LINE bytes is fine. */
+	memset(line, ' ', sizeof(line));
+	memcpy(line, "queue 1", 7);
+	line[CONFIG_MAX_LINE] = '\n';
+	line[CONFIG_MAX_LINE + 1] = '\0';
+	cfg = parse_ok(line);
+	ck_assert_uint_eq(cfg->queue_first, 1);
+	config_free(cfg);
+
+	/* 16 segments, table 2^32-1. */
+	cfg = parse_ok("queue 0\nencap-source fc00::1\n"
+		       "sid fc00:100::1 action End.T table 4294967295\n"
+		       "route fc00:9::/32 encap seg6 mode encap segs "
+		       "fc00::1,fc00::2,fc00::3,fc00::4,fc00::5,fc00::6,fc00::7,"
+		       "fc00::8,fc00::9,fc00::a,fc00::b,fc00::c,fc00::d,fc00::e,"
+		       "fc00::f,fc00::10\n");
+	ck_assert_uint_eq(cfg->sids[0].table, 4294967295u);
+	ck_assert_uint_eq(cfg->policies[0].sl.nsegs, SRV6_MAX_SEGS);
+	ck_addr6(&cfg->policies[0].sl.segs[15], "fc00::10");
+	config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_names)
+{
+	char buf[64];
+
+	ck_assert_str_eq(behavior_name(BHV_END), "End");
+	ck_assert_str_eq(behavior_name(BHV_END_X), "End.X");
+	ck_assert_str_eq(behavior_name(BHV_END_T), "End.T");
+	ck_assert_str_eq(behavior_name(BHV__COUNT), "?");
+	ck_assert_str_eq(encap_mode_name(ENCAP_MODE_ENCAP), "encap");
+	ck_assert_str_eq(encap_mode_name(ENCAP_MODE_ENCAP_RED), "encap.red");
+	ck_assert_str_eq(encap_mode_name(ENCAP_MODE_INLINE), "inline");
+	ck_assert_str_eq(encap_mode_name(ENCAP_MODE_INLINE_RED), "inline.red");
+	ck_assert_str_eq(encap_mode_name((enum encap_mode)9), "?");
+
+	ck_assert_uint_eq(config_flavors_format(0, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "");
+	ck_assert_uint_eq(config_flavors_format(FLV_PSP | FLV_USD, buf,
+						sizeof(buf)), 7);
+	ck_assert_str_eq(buf, "psp,usd");
+	ck_assert_uint_eq(config_flavors_format(FLV_PSP | FLV_USP | FLV_USD |
+						FLV_NEXT_CSID, buf, sizeof(buf)), 21);
+	ck_assert_str_eq(buf, "psp,usp,usd,next-csid");
+	ck_assert_uint_eq(config_flavors_format(FLV_PSP | FLV_USP, buf, 5), 7);
+	ck_assert_str_eq(buf, "psp,");	/* truncated, terminated */
+}
+END_TEST
+
+START_TEST(test_parse_file)
+{
+	char path[] = "/tmp/check_config.XXXXXX";
+	struct config *cfg;
+	struct errs e = { 0 };
+	char want[128];
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, full_conf, sizeof(full_conf) - 1),
+			 (ssize_t)sizeof(full_conf) - 1);
+	close(fd);
+	cfg = config_parse_file(path, collect, &e);
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_str_eq(cfg->path, path);
+	ck_assert_uint_eq(cfg->nsids, 9);
+	config_free(cfg);
+
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "queue 0\nqueue 1\n", 16), 16);
+	close(fd);
+	ck_assert_ptr_null(config_parse_file(path, collect, &e));
+	ck_assert_uint_eq(e.n, 1);
+	snprintf(want, sizeof(want), "%s:2: duplicate 'queue' directive "
+		 "(first at line 1)", path);
+	ck_assert_str_eq(e.msg[0], want);
+	unlink(path);
+
+	memset(&e, 0, sizeof(e));
+	ck_assert_ptr_null(config_parse_file(path, collect, &e));
+	ck_assert_uint_eq(e.n, 1);
+	snprintf(want, sizeof(want), "%s: cannot open: No such file or directory",
+		 path);
+	ck_assert_str_eq(e.msg[0], want);
+}
+END_TEST
+
+/* ---- errors, one class at a time ---------------------------------------- */
+
+START_TEST(test_err_keyword_and_args)
+{
+	BAD("queue 0\nqeueu 1\n",
+	    "t.conf:2: unknown directive 'qeueu' (expected queue, encap-source, "
+	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate "
+	    "or icmp-burst)");
+	BAD("queue\n",
+	    "t.conf:1: queue: missing argument (expected a queue number or a "
+	    "range like 0-3)");
+	BAD("queue 0 1\n", "t.conf:1: queue: unexpected extra argument '1'");
+	BAD("queue 0\nencap-source\n",
+	    "t.conf:2: encap-source: missing argument (expected an IPv6 address)");
+	BAD("queue 0\nreinject tun verdict\n",
+	    "t.conf:2: reinject: unexpected extra argument 'verdict'");
+	BAD("queue 0\nreinject always\n",
+	    "t.conf:2: reinject: expected verdict or tun, found 'always'");
+	BAD("queue 0\nicmp-rate\n",
+	    "t.conf:2: icmp-rate: missing argument (expected a number)");
+	BAD("queue 0\nsid\n",
+	    "t.conf:2: sid: missing argument (expected PREFIX action BEHAVIOR ...)");
+	BAD("queue 0\nsid fc00::1\n",
+	    "t.conf:2: sid: missing 'action BEHAVIOR' after the prefix");
+	BAD("queue 0\nsid fc00::1 End\n",
+	    "t.conf:2: sid: expected 'action' after the prefix, found 'End'");
+	BAD("queue 0\nsid fc00::1 action\n",
+	    "t.conf:2: sid: 'action' needs a behavior (End, End.X or End.T)");
+	BAD("queue 0\nsid fc00::1 action End.DT4\n",
+	    "t.conf:2: sid: unknown behavior 'End.DT4' (expected End, End.X or End.T)");
+	BAD("queue 0\nsid fc00::1 action End flavors\n",
+	    "t.conf:2: sid: 'flavors' needs an argument (a list like psp,usd)");
+	BAD("queue 0\nsid fc00::1 action End.X nh6\n",
+	    "t.conf:2: sid: 'nh6' needs an argument (an IPv6 address)");
+	BAD("queue 0\nsid fc00::1 action End counters\n",
+	    "t.conf:2: sid: unknown attribute 'counters' (expected flavors, lblen, "
+	    "nflen, nh6, oif or table)");
+	BAD("queue 0\nsid fc00::1 action End.T table 1 table 2\n",
+	    "t.conf:2: sid: 'table' given twice");
+	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32\n",
+	    "t.conf:3: route: missing 'encap seg6 mode MODE segs SEGMENTS' after "
+	    "the prefix");
+	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32 via fc00::1\n",
+	    "t.conf:3: route: expected 'encap' after the prefix, found 'via'");
+	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32 encap\n",
+	    "t.conf:3: route: 'encap' needs a type (seg6)");
+	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32 encap mpls\n",
+	    "t.conf:3: route: expected encapsulation type seg6, found 'mpls'");
+	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32 encap seg6\n",
+	    "t.conf:3: route: missing 'mode MODE' (encap, encap.red, inline or "
+	    "inline.red)",
+	    "t.conf:3: route: missing 'segs SEGMENTS' (comma-separated IPv6 "
+	    "addresses)");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route fc00:9::/32 encap seg6 mode encap segs\n",
+	    "t.conf:3: route: 'segs' needs an argument (comma-separated IPv6 "
+	    "addresses)");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route fc00:9::/32 encap seg6 mode encap segs fc00::1 hmac 1\n",
+	    "t.conf:3: route: unknown attribute 'hmac' (expected mode or segs)");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route fc00:9::/32 encap seg6 mode encap mode inline segs fc00::1\n",
+	    "t.conf:3: route: 'mode' given twice");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route fc00:9::/32 encap seg6 mode tunnel segs fc00::1\n",
+	    "t.conf:3: route: unknown mode 'tunnel' (expected encap, encap.red, "
+	    "inline or inline.red)");
+}
+END_TEST
+
+START_TEST(test_err_addresses)
+{
+	BAD("queue 0\nencap-source 10.0.0.1\n",
+	    "t.conf:2: encap-source: expected an IPv6 address, found '10.0.0.1'");
+	BAD("queue 0\nencap-source ::\n",
+	    "t.conf:2: encap-source: :: is not a unicast address");
+	BAD("queue 0\nsid fc00::zz action End\n",
+	    "t.conf:2: sid: expected an IPv6 prefix like fc00:100::1/128, found "
+	    "'fc00::zz'");
+	BAD("queue 0\nsid 10.0.0.1/32 action End\n",
+	    "t.conf:2: sid: expected an IPv6 prefix, found IPv4 '10.0.0.1/32'");
+	BAD("queue 0\nsid fc00::1/129 action End\n",
+	    "t.conf:2: sid: prefix length 129 is out of range (0-128)");
+	BAD("queue 0\nsid fc00::1/ action End\n",
+	    "t.conf:2: sid: expected a prefix length after '/', found ''");
+	BAD("queue 0\nsid fc00::1/064 action End\n",
+	    "t.conf:2: sid: expected a prefix length after '/', found '064'");
+	BAD("queue 0\nsid fc00:100::1/64 action End\n",
+	    "t.conf:2: sid: fc00:100::1/64 has host bits set past /64 (did you "
+	    "mean fc00:100::/64?)");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route 10.9.1.1/24 encap seg6 mode encap segs fc00::1\n",
+	    "t.conf:3: route: 10.9.1.1/24 has host bits set past /24 (did you "
+	    "mean 10.9.1.0/24?)");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route 10.9.1.0/33 encap seg6 mode encap segs fc00::1\n",
+	    "t.conf:3: route: prefix length 33 is out of range (0-32)");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route 10.9.1 encap seg6 mode encap segs fc00::1\n",
+	    "t.conf:3: route: expected an IPv6 or IPv4 prefix like fc00:9::/48 "
+	    "or 10.9.0.0/16, found '10.9.1'");
+	BAD("queue 0\nsid fc00::1 action End.X nh6 fc00::g\n",
+	    "t.conf:2: sid: expected an IPv6 address after 'nh6', found 'fc00::g'");
+	BAD("queue 0\nsid fc00::1 action End.X nh6 ff02::2\n",
+	    "t.conf:2: sid: nh6 ff02::2 is not a unicast address");
+	BAD("queue 0\nsid fc00::1 action End.X nh6 fc00::2 oif this-name-is-too-long\n",
+	    "t.conf:2: sid: oif 'this-name-is-too-long' is not a valid interface "
+	    "name (1-15 characters, no '/' or ':')");
+	BAD("queue 0\ntun-name ..\n",
+	    "t.conf:2: tun-name: '..' is not a valid interface name (1-15 "
+	    "characters, no '/' or ':')");
+	/* Unprintable bytes are escaped, long words cut. */
+	BAD("queue 0\nsid \x01\x7f action End\n",
+	    "t.conf:2: sid: expected an IPv6 prefix like fc00:100::1/128, found "
+	    "'\\x01\\x7f'");
+	BAD("queue 0\nfoo0123456789012345678901234567890123456789012345678901234\n",
+	    "t.conf:2: unknown directive 'foo012345678901234567890123456789012345"
+	    "678901234...' (expected queue, encap-source, sid, route, tun-name, "
+	    "reinject, mark-base, rule-priority, icmp-rate or icmp-burst)");
+}
+END_TEST
+
+START_TEST(test_err_queue)
+{
+	BAD("queue 0\nqueue 1\n",
+	    "t.conf:2: duplicate 'queue' directive (first at line 1)");
+	BAD("queue 3-1\n",
+	    "t.conf:1: queue: range 3-1 is reversed (the first queue must not be "
+	    "greater than the last)");
+	BAD("queue 65536\n", "t.conf:1: queue: 65536 is out of range (0-65535)");
+	BAD("queue 1-70000\n", "t.conf:1: queue: 70000 is out of range (0-65535)");
+	BAD("queue 0-64\n", "t.conf:1: queue: range 0-64 has 65 queues, at most 64");
+	BAD("queue -1\n", "t.conf:1: queue: expected a queue number or a range "
+	    "like 0-3, found '-1'");
+	BAD("queue 1-\n", "t.conf:1: queue: expected a queue number or a range "
+	    "like 0-3, found '1-'");
+	BAD("queue 1-2-3\n", "t.conf:1: queue: expected a queue number or a "
+	    "range like 0-3, found '1-2-3'");
+	BAD("queue 1-x\n", "t.conf:1: queue: expected a number, found 'x'");
+	BAD("queue one\n", "t.conf:1: queue: expected a number, found 'one'");
+	BAD("encap-source fc00::1\n",
+	    "t.conf: missing 'queue' directive (the NFQUEUE number or range to "
+	    "serve, like 'queue 0-3')");
+	BAD("", "t.conf: missing 'queue' directive (the NFQUEUE number or range "
+	    "to serve, like 'queue 0-3')");
+}
+END_TEST
+
+START_TEST(test_err_numbers)
+{
+	BAD("queue 0\nicmp-rate 1000001\n",
+	    "t.conf:2: icmp-rate: 1000001 is out of range (0-1000000)");
+	BAD("queue 0\nicmp-burst 0\n",
+	    "t.conf:2: icmp-burst: 0 is out of range (1-1000000)");
+	BAD("queue 0\nrule-priority 0\n",
+	    "t.conf:2: rule-priority: 0 is out of range (1-32765)");
+	BAD("queue 0\nrule-priority 32766\n",
+	    "t.conf:2: rule-priority: 32766 is out of range (1-32765)");
+	BAD("queue 0\nmark-base 0x100000000\n",
+	    "t.conf:2: mark-base: 0x100000000 is out of range (0-4294967295)");
+	BAD("queue 0\nmark-base 99999999999999999999999\n",
+	    "t.conf:2: mark-base: 99999999999999999999999 is out of range "
+	    "(0-4294967295)");
+	BAD("queue 0\nmark-base 0x\n",
+	    "t.conf:2: mark-base: expected a number, found '0x'");
+	BAD("queue 0\nmark-base +5\n",
+	    "t.conf:2: mark-base: expected a number, found '+5'");
+	BAD("queue 0\nsid fc00::1 action End.T table 0\n",
+	    "t.conf:2: sid: table 0 is out of range (1-4294967295)");
+	BAD("queue 0\nsid fc00::1 action End.T table 4294967296\n",
+	    "t.conf:2: sid: table 4294967296 is out of range (1-4294967295)");
+	BAD("queue 0\nsid fc00::1 action End.T table main\n",
+	    "t.conf:2: sid: expected a number after 'table', found 'main'");
+	BAD("queue 0\nmark-base 1\nmark-base 2\n",
+	    "t.conf:3: duplicate 'mark-base' directive (first at line 2)");
+}
+END_TEST
+
+START_TEST(test_err_combinations)
+{
+	BAD("queue 0\nsid fc00::1 action End nh6 fc00::2\n",
+	    "t.conf:2: sid: 'nh6' is only valid with End.X, not with End");
+	BAD("queue 0\nsid fc00::1 action End.T table 5 oif eth0\n",
+	    "t.conf:2: sid: 'oif' is only valid with End.X, not with End.T");
+	BAD("queue 0\nsid fc00::1 action End.X nh6 fc00::2 table 5\n",
+	    "t.conf:2: sid: 'table' is only valid with End.T, not with End.X");
+	BAD("queue 0\nsid fc00::1 action End.X\n",
+	    "t.conf:2: sid: End.X needs 'nh6 ADDRESS' (the adjacency's next hop)");
+	BAD("queue 0\nsid fc00::1 action End.X oif eth0\n",
+	    "t.conf:2: sid: End.X needs 'nh6 ADDRESS' (the adjacency's next hop)");
+	BAD("queue 0\nsid fc00::1 action End.T\n",
+	    "t.conf:2: sid: End.T needs 'table N' (the table to look up)");
+	BAD("queue 0\nsid fc00::1 action End.T table 9 flavors next-csid\n",
+	    "t.conf:2: sid: flavor next-csid is only valid with End and End.X, "
+	    "not with End.T");
+	BAD("queue 0\nsid fc00::1 action End lblen 32\n",
+	    "t.conf:2: sid: 'lblen' is only valid with flavor next-csid");
+	BAD("queue 0\nsid fc00::1 action End flavors psp nflen 16\n",
+	    "t.conf:2: sid: 'nflen' is only valid with flavor next-csid");
+	BAD("queue 0\nsid fc00::/64 action End flavors next-csid lblen 36\n",
+	    "t.conf:2: sid: lblen 36 is not a multiple of 8");
+	BAD("queue 0\nsid fc00::/64 action End flavors next-csid nflen 0\n",
+	    "t.conf:2: sid: nflen 0 is out of range (8-120)");
+	BAD("queue 0\nsid fc00::/128 action End flavors next-csid lblen 120 nflen 16\n",
+	    "t.conf:2: sid: lblen 120 + nflen 16 is more than 128 bits");
+	BAD("queue 0\nsid fc00::/40 action End flavors next-csid\n",
+	    "t.conf:2: sid: prefix length /40 is shorter than lblen 32 + nflen 16 "
+	    "(a NEXT-C-SID prefix covers both)");
+	BAD("queue 0\nsid fc00::/64 action End flavors psp,,usd\n",
+	    "t.conf:2: sid: empty flavor in list 'psp,,usd'");
+	BAD("queue 0\nsid fc00::/64 action End flavors psp,psp\n",
+	    "t.conf:2: sid: flavor psp listed twice");
+	BAD("queue 0\nsid fc00::/64 action End flavors PSP,reduced\n",
+	    "t.conf:2: sid: unknown flavor 'PSP' (expected psp, usp, usd or "
+	    "next-csid)",
+	    "t.conf:2: sid: unknown flavor 'reduced' (expected psp, usp, usd or "
+	    "next-csid)");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route 10.9.0.0/16 encap seg6 mode inline segs fc00::2\n"
+	    "route 10.8.0.0/16 encap seg6 mode inline.red segs fc00::2\n",
+	    "t.conf:3: route: mode inline needs an IPv6 prefix (10.9.0.0/16 is "
+	    "IPv4; use encap or encap.red)",
+	    "t.conf:4: route: mode inline.red needs an IPv6 prefix (10.8.0.0/16 "
+	    "is IPv4; use encap or encap.red)");
+}
+END_TEST
+
+START_TEST(test_err_segments)
+{
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route fc00:9::/32 encap seg6 mode encap segs ,fc00::2\n",
+	    "t.conf:3: route: empty segment in list ',fc00::2'");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route fc00:9::/32 encap seg6 mode encap segs fc00::2,\n",
+	    "t.conf:3: route: empty segment in list 'fc00::2,'");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route fc00:9::/32 encap seg6 mode encap segs "
+	    "a::1,a::2,a::3,a::4,a::5,a::6,a::7,a::8,a::9,a::a,a::b,a::c,a::d,"
+	    "a::e,a::f,a::10,a::11\n",
+	    "t.conf:3: route: too many segments (17, at most 16)");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route fc00:9::/32 encap seg6 mode encap segs fc00::2,10.0.0.1,ff0e::1\n",
+	    "t.conf:3: route: expected an IPv6 address in segs, found '10.0.0.1'",
+	    "t.conf:3: route: segment ff0e::1 is not a unicast address");
+	BAD("queue 0\nroute fc00:9::/32 encap seg6 mode encap segs fc00::2\n"
+	    "route fc00:8::/32 encap seg6 mode encap segs fc00::2\n",
+	    "t.conf: missing 'encap-source' directive, needed by the route at "
+	    "line 2 (the outer source address of encapsulations)");
+}
+END_TEST
+
+START_TEST(test_err_overlaps)
+{
+	BAD("queue 0\nsid fc00::1 action End\nsid fc00::1/128 action End.T table 3\n",
+	    "t.conf:3: sid fc00::1/128 is already defined at line 2");
+	BAD("queue 0\nsid fc00:1::/48 action End flavors next-csid\n"
+	    "sid fc00:1:0:5::/64 action End\n",
+	    "t.conf:3: sid fc00:1:0:5::/64 is inside sid fc00:1::/48 at line 2 "
+	    "(a SID must not contain another)");
+	BAD("queue 0\nsid fc00:1:0:5::/64 action End\n"
+	    "sid fc00:1::/48 action End flavors next-csid\n",
+	    "t.conf:3: sid fc00:1::/48 contains sid fc00:1:0:5::/64 at line 2 "
+	    "(a SID must not contain another)");
+	/* Disjoint neighbours are fine; ::/0 contains everything. */
+	BAD("queue 0\nsid fc00:1::/48 action End\nsid fc00:2::/48 action End\n"
+	    "sid ::/0 action End\n",
+	    "t.conf:4: sid ::/0 contains sid fc00:1::/48 at line 2 (a SID must "
+	    "not contain another)",
+	    "t.conf:4: sid ::/0 contains sid fc00:2::/48 at line 3 (a SID must "
+	    "not contain another)");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route 10.0.0.0/8 encap seg6 mode encap segs fc00::2\n"
+	    "route fc00:9::/32 encap seg6 mode encap segs fc00::2\n"
+	    "route 10.0.0.0/8 encap seg6 mode encap.red segs fc00::3\n"
+	    "route fc00:9::/32 encap seg6 mode inline segs fc00::3\n"
+	    "route 10.0.0.0/9 encap seg6 mode encap segs fc00::2\n",
+	    "t.conf:5: route 10.0.0.0/8 is already defined at line 3",
+	    "t.conf:6: route fc00:9::/32 is already defined at line 4");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "sid fc00:100::/48 action End\n"
+	    "sid fc00:200::1 action End\n"
+	    "sid fc00:300::/64 action End\n"
+	    "route fc00:100:0:1::/64 encap seg6 mode encap segs fc00::2\n"
+	    "route fc00:200::/32 encap seg6 mode encap segs fc00::2\n"
+	    "route fc00:300::/64 encap seg6 mode encap segs fc00::2\n"
+	    "route fc00:400::/32 encap seg6 mode encap segs fc00::2\n",
+	    "t.conf:6: route fc00:100:0:1::/64 is inside sid fc00:100::/48 at line 3 "
+	    "(a packet to it would match both)",
+	    "t.conf:8: route fc00:300::/64 is the same prefix as sid fc00:300::/64 "
+	    "at line 5 (a packet to it would match both)",
+	    "t.conf:7: route fc00:200::/32 contains sid fc00:200::1/128 at line 4 "
+	    "(a packet to it would match both)");
+	/* An IPv4 route never overlaps a SID, even a v4-mapped one. */
+	struct config *cfg = parse_ok("queue 0\nencap-source fc00::1\n"
+				      "sid ::ffff:10.0.0.0/104 action End\n"
+				      "route 10.0.0.0/8 encap seg6 mode encap segs fc00::2\n");
+	config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_err_marks)
+{
+	BAD("queue 0\nmark-base 0xfffffffe\n"
+	    "sid fc00::1 action End.X nh6 fc00::9\n"
+	    "sid fc00::2 action End\n"
+	    "sid fc00::3 action End.T table 7\n"
+	    "sid fc00::4 action End.T table 8\n",
+	    "t.conf:2: mark-base: 0xfffffffe is too high for 4 SIDs (the mark of "
+	    "the sid at line 5 would be 0x100000001, past 32 bits)");
+	BAD("queue 0\nmark-base 250\n"
+	    "sid fc00::1 action End\n"
+	    "sid fc00::2 action End\n"
+	    "sid fc00::3 action End.X nh6 fc00::9\n"
+	    "sid fc00::4 action End.X nh6 fc00::9\n",
+	    "t.conf:5: sid fc00::3/128: its table 253 (mark-base + 1 + 2) is a "
+	    "reserved table (253-255); change mark-base",
+	    "t.conf:6: sid fc00::4/128: its table 254 (mark-base + 1 + 3) is a "
+	    "reserved table (253-255); change mark-base");
+	BAD("queue 0\nmark-base 1000\n"
+	    "sid fc00::1 action End.X nh6 fc00::9\n"
+	    "sid fc00::2 action End.T table 1001\n",
+	    "t.conf:4: sid fc00::2/128: table 1001 is the daemon's own table for "
+	    "the End.X sid at line 3");
+}
+END_TEST
+
+START_TEST(test_err_lines)
+{
+	static const char nul[] = "queue 0\nsid fc00::1 action\0End\nicmp-rate x\n";
+	char *big = malloc(CONFIG_MAX_LINE + 64);
+	size_t n;
+
+	/* Too long by one byte, then the next line is parsed as usual. */
+	memcpy(big, "queue 0\n", 8);
+	memset(big + 8, ' ', CONFIG_MAX_LINE + 1);
+	n = 8 + CONFIG_MAX_LINE + 1;
+	memcpy(big + n, "\nfoo\n", 6);
+	check_bad_len(big, strlen(big), (const char *const[]){
+		"t.conf:2: line is too long (4097 bytes, at most 4096)",
+		"t.conf:3: unknown directive 'foo' (expected queue, encap-source, "
+		"sid, route, tun-name, reinject, mark-base, rule-priority, "
+		"icmp-rate or icmp-burst)", NULL });
+	free(big);
+
+	check_bad_len(nul, sizeof(nul) - 1, (const char *const[]){
+		"t.conf:2: line contains a NUL byte (not a text file?)",
+		"t.conf:3: icmp-rate: expected a number, found 'x'", NULL });
+
+	BAD("queue 0\nsid fc00::1 action End flavors psp "
+	    "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 "
+	    "26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 "
+	    "48 49 50 51 52 53 54 55 56 57 58 59\n",
+	    "t.conf:2: too many words on the line (at most 64)");
+}
+END_TEST
+
+START_TEST(test_err_many)
+{
+	/* Every error in the file, in line order, then the whole-file ones. */
+	BAD("queue 3-1\n"
+	    "queue 0\n"
+	    "bogus\n"
+	    "encap-source 10.0.0.1\n"
+	    "sid fc00:100::1/64 action End\n"
+	    "sid fc00:100::7 action End.X\n"
+	    "sid fc00:100::2 action End.T table 0 nh6 ff02::1\n"
+	    "route 10.9.1.0/24 encap seg6 mode inline segs fc00::1\n"
+	    "sid fc00:100::9 action End\n"
+	    "sid fc00:100::9 action End\n"
+	    "route fc00:100::/32 encap seg6 mode encap segs fc00::1\n"
+	    "tun-name a/b\n",
+	    "t.conf:1: queue: range 3-1 is reversed (the first queue must not be "
+	    "greater than the last)",
+	    "t.conf:2: duplicate 'queue' directive (first at line 1)",
+	    "t.conf:3: unknown directive 'bogus' (expected queue, encap-source, "
+	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate "
+	    "or icmp-burst)",
+	    "t.conf:4: encap-source: expected an IPv6 address, found '10.0.0.1'",
+	    "t.conf:5: sid: fc00:100::1/64 has host bits set past /64 (did you "
+	    "mean fc00:100::/64?)",
+	    "t.conf:6: sid: End.X needs 'nh6 ADDRESS' (the adjacency's next hop)",
+	    "t.conf:7: sid: table 0 is out of range (1-4294967295)",
+	    "t.conf:7: sid: nh6 ff02::1 is not a unicast address",
+	    "t.conf:8: route: mode inline needs an IPv6 prefix (10.9.1.0/24 is "
+	    "IPv4; use encap or encap.red)",
+	    "t.conf:12: tun-name: 'a/b' is not a valid interface name (1-15 "
+	    "characters, no '/' or ':')",
+	    "t.conf: missing 'encap-source' directive, needed by the route at "
+	    "line 11 (the outer source address of encapsulations)",
+	    "t.conf:10: sid fc00:100::9/128 is already defined at line 9",
+	    "t.conf:11: route fc00:100::/32 contains sid fc00:100::9/128 at line 9 "
+	    "(a packet to it would match both)");
+}
+END_TEST
+
+START_TEST(test_err_default_printer)
+{
+	/* err == NULL: messages go to stderr, the result is still NULL. */
+	ck_assert_ptr_null(config_parse_buffer("x.conf", "queue 0\nx\n", 10,
+					       NULL, NULL));
+}
+END_TEST
+
+static Suite *config_suite(void)
+{
+	Suite *s = suite_create("config");
+	TCase *good = tcase_create("good");
+	TCase *bad = tcase_create("bad");
+
+	tcase_add_test(good, test_full);
+	tcase_add_test(good, test_lookups);
+	tcase_add_test(good, test_defaults);
+	tcase_add_test(good, test_marks_default_base);
+	tcase_add_test(good, test_syntax_variants);
+	tcase_add_test(good, test_names);
+	tcase_add_test(good, test_parse_file);
+	suite_add_tcase(s, good);
+	tcase_add_test(bad, test_err_keyword_and_args);
+	tcase_add_test(bad, test_err_addresses);
+	tcase_add_test(bad, test_err_queue);
+	tcase_add_test(bad, test_err_numbers);
+	tcase_add_test(bad, test_err_combinations);
+	tcase_add_test(bad, test_err_segments);
+	tcase_add_test(bad, test_err_overlaps);
+	tcase_add_test(bad, test_err_marks);
+	tcase_add_test(bad, test_err_lines);
+	tcase_add_test(bad, test_err_many);
+	tcase_add_test(bad, test_err_default_printer);
+	suite_add_tcase(s, bad);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(config_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
