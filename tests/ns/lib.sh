@@ -214,7 +214,7 @@ ns_setup() {
 	# The gateway: segments and non-SID addresses go to sink1; table 100
 	# (End.T) sends the same prefix to sink2.
 	ip -n "$GW" -6 route add fc00:9::/32 via fc00:2::2 dev gw1 &&
-	ip -n "$GW" -6 route add fc00:100::/48 via fc00:2::2 dev gw1 &&
+	ip -n "$GW" -6 route add fc00:100::/32 via fc00:2::2 dev gw1 &&
 	ip -n "$GW" route add 10.9.0.0/16 via 198.51.100.2 dev gw1 &&
 	ip -n "$GW" -6 route add fc00:9::/32 via fc00:3::2 dev gw2 table 100 ||
 		return 1
