@@ -288,9 +288,10 @@ static void daemon_loop(struct daemon *d)
 			d->stop = true;
 			break;
 		}
-		if (r > 0) {
+		if (r >= 0) {
 			if (fds[0].revents & POLLIN)
 				signals_read(d);
+			/* also on a timeout: idle clients are closed */
 			ctl_server_dispatch(d->ctl, fds + 1, n - 1);
 		}
 		watchdog_tick(d);
