@@ -1,0 +1,97 @@
+/* nfq.h - NFQUEUE socket I/O: bind a queue, receive batches of packets into
+ * headroom slots, send the verdicts of a batch in one sendmsg().
+ *
+ * One struct nfq per queue, used by one worker thread.  Everything the
+ * packet path needs (slots, iovecs, verdict headers) is allocated by
+ * nfq_socket_open(); nfq_recv_batch() and nfq_verdict_flush() never allocate.
+ *
+ * The parsing and verdict-building functions are pure, so that
+ * tests/check_nfq.c can check them byte by byte without a kernel.
+ */
+#ifndef SRV6D_NFQ_H
+#define SRV6D_NFQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "pkt.h"
+#include "stats.h"
+
+#define NFQ_BATCH		64	/* messages per recvmmsg() */
+/* A slot: headroom, the netlink message (payload up to 64 KiB), and room
+ * for the netlink headers and attributes around the payload. */
+#define NFQ_SLOT_SIZE		(PKT_HEADROOM + 65536 + 512)
+#define NFQ_DEFAULT_MAXLEN	8192	/* packets the kernel may hold queued */
+/* nla_len is 16 bits: the largest payload a verdict can carry. */
+#define NFQ_MAX_PAYLOAD		(0xffff - 4)
+/* nlmsghdr + nfgenmsg + NFQA_VERDICT_HDR + NFQA_MARK + NFQA_PAYLOAD header */
+#define NFQ_VERDICT_HDR_MAX	(16 + 4 + 12 + 8 + 4)
+#define NFQ_VERDICT_IOV_MAX	3	/* header, payload, padding */
+
+struct nfq;
+
+/* Open a netlink socket, bind `queue` (copy whole packets, at most maxlen
+ * queued, no fail-open, no GSO, no conntrack).  Returns NULL with a
+ * message in err (e.g. bind refused: another program holds the queue). */
+struct nfq *nfq_socket_open(unsigned queue, uint32_t maxlen, char *err,
+		     size_t errlen);
+
+/* Unbind the queue (the kernel drops what is still queued) and free
+ * everything.  q may be NULL. */
+void nfq_socket_close(struct nfq *q);
+
+unsigned nfq_queue_num(const struct nfq *q);
+
+/* Receive up to NFQ_BATCH messages.  wait: block (up to the socket's
+ * 100 ms receive timeout) for the first one; otherwise return at once.
+ * Fills pkts[0..n) with the packets that need a verdict; process[i] is
+ * false for a message that was a packet but could not be parsed (its
+ * verdict is PKT_DROP, counted in bad_messages).  Returns n >= 0, or -1
+ * with errno EAGAIN (nothing arrived) or another recv error (counted). */
+int nfq_recv_batch(struct nfq *q, bool wait, struct pkt *pkts,
+		   bool *process, struct worker_stats *st);
+
+/* Queue the verdict for one packet of the current batch.  nf_verdict is
+ * NF_ACCEPT or NF_DROP; with_payload sends p->data[0..len) back (pointed
+ * to, not copied); the mark goes along when p->set_mark and the verdict
+ * is NF_ACCEPT. */
+void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
+		     bool with_payload);
+
+/* Send every queued verdict: one sendmsg() when it fits the socket's send
+ * buffer, retried once on EINTR/ENOBUFS, then one message at a time (a
+ * packet whose verdict still cannot be sent is given NF_DROP without
+ * payload).  Returns 0, or -1 if some verdict could not be sent at all
+ * (counted in send_errors). */
+int nfq_verdict_flush(struct nfq *q, struct worker_stats *st);
+
+/* ---- pure helpers (tested without a kernel) ---------------------------- */
+
+/* Result of parsing one received datagram. */
+enum nfq_parse_result {
+	NFQ_PARSE_NONE,		/* nothing to give a verdict to */
+	NFQ_PARSE_PACKET,	/* p is a packet to process */
+	NFQ_PARSE_BAD_PACKET,	/* p->id is valid, the rest is not: drop it */
+};
+
+/* Parse the datagram of `len` bytes received at `msg` inside the slot
+ * [slot, slot_end).  Fills p (head = slot, data = the payload, end =
+ * slot_end).  Counts NLMSG_ERROR messages in st->nl_errors and unusable
+ * messages in st->bad_messages. */
+enum nfq_parse_result nfq_parse(uint8_t *slot, uint8_t *slot_end,
+				uint8_t *msg, size_t len, struct pkt *p,
+				struct worker_stats *st);
+
+/* Build the verdict message for packet `id` of `queue` in hdr (at least
+ * NFQ_VERDICT_HDR_MAX bytes) and iov[0..NFQ_VERDICT_IOV_MAX): the header,
+ * then (payload != NULL) the payload itself and its padding to 4 bytes.
+ * mark is sent when non-NULL.  Returns the number of iovecs used; the
+ * message's total length is the sum of their lengths (nlmsg_len). */
+unsigned nfq_verdict_build(uint8_t *hdr, uint16_t queue, uint32_t id,
+			   uint32_t nf_verdict, const uint32_t *mark,
+			   const uint8_t *payload, uint32_t plen,
+			   struct iovec *iov);
+
+#endif

@@ -1,0 +1,674 @@
+/* nfq.c - NFQUEUE socket I/O with libmnl: bind, recvmmsg() batches into
+ * headroom slots, message parsing, batched verdicts in one sendmsg().
+ *
+ * Every queued packet gets exactly one verdict.  Each error path below says
+ * what happens to the packet: the queue is bound without fail-open, so a
+ * packet the kernel cannot hand to us is dropped by the kernel, never passed
+ * through unprocessed.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* recvmmsg() */
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_queue.h>
+#include <linux/netlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <libnetfilter_queue/libnetfilter_queue.h>
+
+#include "nfq.h"
+
+#define NFQ_SOCKBUF		(8 << 20)	/* receive/send buffers: bursts */
+#define NFQ_RECV_TIMEOUT_MS	100		/* how soon a stop is noticed */
+#define NFQ_NLMSG_PACKET	((NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET)
+#define NFQ_NLMSG_VERDICT	((NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_VERDICT)
+
+struct nfq {
+	struct mnl_socket *nl;
+	int fd;
+	unsigned queue;
+	size_t send_limit;		/* largest sendmsg() the socket takes */
+	uint8_t *slots;			/* NFQ_BATCH * NFQ_SLOT_SIZE */
+
+	struct mmsghdr rx_msgs[NFQ_BATCH];
+	struct iovec rx_iov[NFQ_BATCH];
+	struct sockaddr_nl rx_from[NFQ_BATCH];
+
+	/* Verdicts of the current batch. */
+	unsigned nverdicts;
+	unsigned niov;
+	uint8_t vhdr[NFQ_BATCH][NFQ_VERDICT_HDR_MAX] __attribute__((aligned(8)));
+	struct iovec viov[NFQ_BATCH * NFQ_VERDICT_IOV_MAX];
+	unsigned vfirst_iov[NFQ_BATCH + 1];	/* message i: viov[vfirst_iov[i]..] */
+	size_t vlen[NFQ_BATCH];
+	uint32_t vid[NFQ_BATCH];
+};
+
+static const uint8_t nfq_zero_pad[4];
+
+/* ---- verdict building --------------------------------------------------- */
+
+static size_t nfq_put_attr(uint8_t *buf, size_t off, uint16_t type,
+			   const void *data, uint16_t len, uint16_t nla_len)
+{
+	struct nlattr nla = { .nla_len = nla_len, .nla_type = type };
+
+	memcpy(buf + off, &nla, sizeof(nla));
+	if (len)
+		memcpy(buf + off + sizeof(nla), data, len);
+	return off + MNL_ALIGN(sizeof(nla) + len);
+}
+
+unsigned nfq_verdict_build(uint8_t *hdr, uint16_t queue, uint32_t id,
+			   uint32_t nf_verdict, const uint32_t *mark,
+			   const uint8_t *payload, uint32_t plen,
+			   struct iovec *iov)
+{
+	struct nlmsghdr nlh = {
+		.nlmsg_type = NFQ_NLMSG_VERDICT,
+		.nlmsg_flags = NLM_F_REQUEST,
+		.nlmsg_seq = id,	/* an NLMSG_ERROR names the packet */
+	};
+	struct nfgenmsg nfg = {
+		.nfgen_family = AF_UNSPEC,
+		.version = NFNETLINK_V0,
+		.res_id = htons(queue),
+	};
+	struct nfqnl_msg_verdict_hdr vh = {
+		.verdict = htonl(nf_verdict),
+		.id = htonl(id),
+	};
+	size_t off = NLMSG_HDRLEN;
+	unsigned n = 1;
+
+	memcpy(hdr + off, &nfg, sizeof(nfg));
+	off += MNL_ALIGN(sizeof(nfg));
+	off = nfq_put_attr(hdr, off, NFQA_VERDICT_HDR, &vh, sizeof(vh),
+			   NLA_HDRLEN + sizeof(vh));
+	if (mark) {
+		uint32_t m = htonl(*mark);
+
+		off = nfq_put_attr(hdr, off, NFQA_MARK, &m, sizeof(m),
+				   NLA_HDRLEN + sizeof(m));
+	}
+	nlh.nlmsg_len = (uint32_t)off;
+	if (payload) {
+		/* Only the attribute header here; the bytes stay in the slot. */
+		off = nfq_put_attr(hdr, off, NFQA_PAYLOAD, NULL, 0,
+				   (uint16_t)(NLA_HDRLEN + plen));
+		iov[n].iov_base = (void *)payload;
+		iov[n++].iov_len = plen;
+		if (MNL_ALIGN(plen) != plen) {
+			iov[n].iov_base = (void *)nfq_zero_pad;
+			iov[n++].iov_len = MNL_ALIGN(plen) - plen;
+		}
+		nlh.nlmsg_len = (uint32_t)(off + MNL_ALIGN(plen));
+	}
+	memcpy(hdr, &nlh, sizeof(nlh));
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = off;
+	return n;
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+struct nfq_attrs {
+	const struct nfqnl_msg_packet_hdr *hdr;
+	const struct nlattr *payload;
+	const struct nlattr *mark;
+	const struct nlattr *indev;
+	const struct nlattr *cap_len;
+	bool bad;			/* an attribute of the wrong size */
+};
+
+static bool nfq_attr_len_ok(const struct nlattr *a, size_t want, bool exact)
+{
+	size_t len = mnl_attr_get_payload_len(a);
+
+	return exact ? len == want : len >= want;
+}
+
+/* Walk the attributes in [payload, payload + len); a truncated attribute
+ * ends the walk and marks the message bad. */
+static void nfq_attrs_parse(const void *payload, size_t len,
+			    struct nfq_attrs *at)
+{
+	const uint8_t *end = (const uint8_t *)payload + len;
+	const struct nlattr *a = payload;
+
+	for (; mnl_attr_ok(a, (int)(end - (const uint8_t *)a));
+	     a = mnl_attr_next(a)) {
+		switch (mnl_attr_get_type(a)) {
+		case NFQA_PACKET_HDR:
+			if (nfq_attr_len_ok(a, sizeof(*at->hdr), false))
+				at->hdr = mnl_attr_get_payload(a);
+			else
+				at->bad = true;
+			break;
+		case NFQA_PAYLOAD:
+			at->payload = a;
+			break;
+		case NFQA_MARK:
+			at->mark = a;
+			at->bad |= !nfq_attr_len_ok(a, 4, true);
+			break;
+		case NFQA_IFINDEX_INDEV:
+			at->indev = a;
+			at->bad |= !nfq_attr_len_ok(a, 4, true);
+			break;
+		case NFQA_CAP_LEN:
+			at->cap_len = a;
+			at->bad |= !nfq_attr_len_ok(a, 4, true);
+			break;
+		default:
+			break;
+		}
+	}
+	/* Bytes left that do not form a whole attribute: truncated. */
+	if ((const uint8_t *)a < end)
+		at->bad = true;
+}
+
+static uint16_t nfq_family_proto(const struct nfgenmsg *nfg, uint16_t hw)
+{
+	/* The hook's family is what a verdict's payload must keep (docs:
+	 * "Reinjection"); hw_protocol (skb->protocol) is only a fallback
+	 * for families other than IPv4/IPv6. */
+	switch (nfg->nfgen_family) {
+	case NFPROTO_IPV4:
+		return ETH_P_IP;
+	case NFPROTO_IPV6:
+		return ETH_P_IPV6;
+	default:
+		return hw;
+	}
+}
+
+/* Fill p from one NFQNL_MSG_PACKET message of which `avail` bytes were
+ * received (less than nlmsg_len when the datagram was truncated). */
+static enum nfq_parse_result nfq_parse_packet(uint8_t *slot, uint8_t *slot_end,
+					      const struct nlmsghdr *nlh,
+					      size_t avail, struct pkt *p,
+					      struct worker_stats *st)
+{
+	const size_t hlen = NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct nfgenmsg));
+	const struct nfgenmsg *nfg = mnl_nlmsg_get_payload(nlh);
+	struct nfq_attrs at = { .bad = avail < nlh->nlmsg_len };
+	uint32_t plen;
+
+	if (avail < hlen) {
+		st->bad_messages++;	/* no id: nothing to give a verdict to */
+		return NFQ_PARSE_NONE;
+	}
+	nfq_attrs_parse((const uint8_t *)nlh + hlen, avail - hlen, &at);
+	if (!at.hdr) {
+		st->bad_messages++;	/* no id: nothing to give a verdict to */
+		return NFQ_PARSE_NONE;
+	}
+	memset(p, 0, sizeof(*p));
+	p->head = slot;
+	p->end = slot_end;
+	p->data = slot + PKT_HEADROOM;
+	p->id = ntohl(at.hdr->packet_id);
+	p->hw_proto = nfq_family_proto(nfg, ntohs(at.hdr->hw_protocol));
+	p->hook = at.hdr->hook;
+	if (at.mark && !at.bad)
+		p->mark = ntohl(mnl_attr_get_u32(at.mark));
+	if (at.indev && !at.bad)
+		p->indev = ntohl(mnl_attr_get_u32(at.indev));
+	plen = at.payload ? mnl_attr_get_payload_len(at.payload) : 0;
+	/* A payload cut short by the copy range (NFQA_CAP_LEN) must not be
+	 * rewritten: the verdict would cut the packet. */
+	if (at.cap_len && !at.bad && ntohl(mnl_attr_get_u32(at.cap_len)) != plen)
+		at.bad = true;
+	if (at.bad || !at.payload) {
+		/* The id is known: the packet is dropped, never passed on
+		 * unprocessed. */
+		st->bad_messages++;
+		p->verdict = PKT_DROP;
+		return NFQ_PARSE_BAD_PACKET;
+	}
+	p->data = mnl_attr_get_payload(at.payload);
+	p->len = p->orig_len = plen;
+	p->verdict = PKT_ACCEPT;
+	return NFQ_PARSE_PACKET;
+}
+
+static void nfq_parse_error(const struct nlmsghdr *nlh, size_t avail,
+			    struct worker_stats *st)
+{
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+	/* error 0 is an ACK (we ask for none on verdicts); anything else is
+	 * a verdict the kernel refused (e.g. -ENOENT: unknown id). */
+	if (avail < NLMSG_HDRLEN + sizeof(*e) || e->error != 0)
+		st->nl_errors++;
+}
+
+enum nfq_parse_result nfq_parse(uint8_t *slot, uint8_t *slot_end,
+				uint8_t *msg, size_t len, struct pkt *p,
+				struct worker_stats *st)
+{
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)msg;
+	enum nfq_parse_result res = NFQ_PARSE_NONE;
+	size_t left = len;
+
+	while (left >= NLMSG_HDRLEN) {
+		size_t avail = nlh->nlmsg_len < left ? nlh->nlmsg_len : left;
+
+		if (nlh->nlmsg_len < NLMSG_HDRLEN) {
+			st->bad_messages++;
+			break;
+		}
+		if (nlh->nlmsg_type == NLMSG_ERROR) {
+			nfq_parse_error(nlh, avail, st);
+		} else if (nlh->nlmsg_type == NFQ_NLMSG_PACKET &&
+			   res == NFQ_PARSE_NONE) {
+			res = nfq_parse_packet(slot, slot_end, nlh, avail, p, st);
+		} else if (nlh->nlmsg_type != NLMSG_NOOP) {
+			/* Not ours, or a second packet in one datagram: the
+			 * kernel sends one packet per datagram
+			 * (nfnetlink_unicast() per packet), so this is not
+			 * an NFQUEUE message we can hold. */
+			st->bad_messages++;
+		}
+		if (MNL_ALIGN(nlh->nlmsg_len) >= left)
+			break;
+		left -= MNL_ALIGN(nlh->nlmsg_len);
+		nlh = (const struct nlmsghdr *)((const uint8_t *)nlh +
+						MNL_ALIGN(nlh->nlmsg_len));
+	}
+	if (left > 0 && left < NLMSG_HDRLEN)
+		st->bad_messages++;	/* trailing bytes: not a message */
+	return res;
+}
+
+/* ---- socket ------------------------------------------------------------- */
+
+static int nfq_setsockopt_int(int fd, int level, int name, int val)
+{
+	return setsockopt(fd, level, name, &val, sizeof(val));
+}
+
+/* Size a socket buffer: the forced size (needs CAP_NET_ADMIN, which a
+ * queue bind needs anyway), else as much as net.core.*mem_max allows. */
+static void nfq_size_buffer(int fd, int force_opt, int opt, int size)
+{
+	if (nfq_setsockopt_int(fd, SOL_SOCKET, force_opt, size) < 0)
+		nfq_setsockopt_int(fd, SOL_SOCKET, opt, size);
+}
+
+static int nfq_socket_setup(struct nfq *q)
+{
+	struct timeval tv = { .tv_usec = NFQ_RECV_TIMEOUT_MS * 1000 };
+	int sndbuf = 0;
+	socklen_t sl = sizeof(sndbuf);
+
+	/* Overruns are counted by the kernel (queue_user_dropped) and must
+	 * never stop the reader: no ENOBUFS. */
+	if (nfq_setsockopt_int(q->fd, SOL_NETLINK, NETLINK_NO_ENOBUFS, 1) < 0)
+		return -1;
+	/* Errors must not echo a whole 64 KiB verdict back at us. */
+	if (nfq_setsockopt_int(q->fd, SOL_NETLINK, NETLINK_CAP_ACK, 1) < 0)
+		return -1;
+	nfq_setsockopt_int(q->fd, SOL_NETLINK, NETLINK_EXT_ACK, 0);
+	nfq_size_buffer(q->fd, SO_RCVBUFFORCE, SO_RCVBUF, NFQ_SOCKBUF);
+	nfq_size_buffer(q->fd, SO_SNDBUFFORCE, SO_SNDBUF, NFQ_SOCKBUF);
+	if (setsockopt(q->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+		return -1;
+	if (getsockopt(q->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) < 0)
+		return -1;
+	/* netlink_sendmsg() refuses a message longer than sk_sndbuf - 32. */
+	q->send_limit = sndbuf > 4096 ? (size_t)sndbuf - 64 : 4096;
+	return 0;
+}
+
+static int nfq_sendv(struct nfq *q, struct iovec *iov, size_t niov)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct msghdr mh = {
+		.msg_name = &kernel,
+		.msg_namelen = sizeof(kernel),
+		.msg_iov = iov,
+		.msg_iovlen = niov,
+	};
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (sendmsg(q->fd, &mh, 0) >= 0)
+			return 0;
+		if (errno != EINTR && errno != ENOBUFS && errno != EAGAIN)
+			break;
+	}
+	return -1;
+}
+
+/* A bare NF_DROP for packet id (config time and the last fallback). */
+static int nfq_send_drop(struct nfq *q, uint32_t id)
+{
+	uint8_t hdr[NFQ_VERDICT_HDR_MAX] __attribute__((aligned(8)));
+	struct iovec iov[NFQ_VERDICT_IOV_MAX];
+	unsigned n;
+
+	n = nfq_verdict_build(hdr, (uint16_t)q->queue, id, NF_DROP, NULL,
+			      NULL, 0, iov);
+	return nfq_sendv(q, iov, n);
+}
+
+/* While waiting for a config ACK, a packet may already arrive (the queue
+ * is bound before its copy mode is set): it is dropped, as it cannot be
+ * processed from here. */
+static int nfq_config_data_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nfq_attrs at = { 0 };
+	const size_t hlen = NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct nfgenmsg));
+
+	if (nlh->nlmsg_type != NFQ_NLMSG_PACKET || nlh->nlmsg_len < hlen)
+		return MNL_CB_OK;
+	nfq_attrs_parse((const uint8_t *)nlh + hlen, nlh->nlmsg_len - hlen, &at);
+	if (at.hdr)
+		nfq_send_drop(data, ntohl(at.hdr->packet_id));
+	return MNL_CB_OK;
+}
+
+/* Send a config request and wait for its ACK.  Returns 0, or -1 with errno
+ * (the kernel's error, or ETIMEDOUT). */
+static int nfq_config_request(struct nfq *q, struct nlmsghdr *nlh,
+			      uint8_t *buf, size_t buflen)
+{
+	unsigned portid = mnl_socket_get_portid(q->nl);
+	uint32_t seq = nlh->nlmsg_seq;
+	int ret;
+
+	nlh->nlmsg_flags |= NLM_F_ACK;
+	if (mnl_socket_sendto(q->nl, nlh, nlh->nlmsg_len) < 0)
+		return -1;
+	do {
+		ssize_t n = mnl_socket_recvfrom(q->nl, buf, buflen);
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				errno = ETIMEDOUT;
+			return -1;
+		}
+		ret = mnl_cb_run(buf, (size_t)n, seq, portid,
+				 nfq_config_data_cb, q);
+	} while (ret > 0);
+	return ret < 0 ? -1 : 0;
+}
+
+static const char *nfq_bind_hint(int err)
+{
+	switch (err) {
+	case EBUSY:
+		return " (is another program bound to it?)";
+	case EPERM:
+		return " (needs CAP_NET_ADMIN)";
+	case EINVAL:
+	case ENOENT:
+	case EPROTONOSUPPORT:
+		return " (is nfnetlink_queue available in this kernel?)";
+	default:
+		return "";
+	}
+}
+
+static int nfq_bind(struct nfq *q, uint32_t maxlen, char *err, size_t errlen)
+{
+	uint8_t *buf = malloc(NFQ_SLOT_SIZE);
+	struct nlmsghdr *nlh;
+	int ret = -1;
+
+	if (!buf) {
+		snprintf(err, errlen, "queue %u: %s", q->queue, strerror(errno));
+		return -1;
+	}
+	nlh = nfq_nlmsg_put((char *)buf, NFQNL_MSG_CONFIG, q->queue);
+	nlh->nlmsg_seq = 1;
+	nfq_nlmsg_cfg_put_cmd(nlh, AF_UNSPEC, NFQNL_CFG_CMD_BIND);
+	if (nfq_config_request(q, nlh, buf, NFQ_SLOT_SIZE) < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "queue %u: bind failed: %s%s", q->queue,
+			 strerror(e), nfq_bind_hint(e));
+		goto out;
+	}
+	nlh = nfq_nlmsg_put((char *)buf, NFQNL_MSG_CONFIG, q->queue);
+	nlh->nlmsg_seq = 2;
+	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, 0xffff);
+	nfq_nlmsg_cfg_put_qmaxlen(nlh, maxlen);
+	/* All flags off:
+	 * - no FAIL_OPEN: when the queue is full the kernel drops; SRv6
+	 *   traffic passed on unprocessed would be worse than lost;
+	 * - no GSO: the kernel segments (and completes CHECKSUM_PARTIAL
+	 *   checksums) before queueing, so every payload is a whole packet
+	 *   that fits a slot;
+	 * - no CONNTRACK, UID_GID, SECCTX: attributes we would not read. */
+	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(0));
+	mnl_attr_put_u32(nlh, NFQA_CFG_MASK,
+			 htonl(NFQA_CFG_F_FAIL_OPEN | NFQA_CFG_F_CONNTRACK |
+			       NFQA_CFG_F_GSO | NFQA_CFG_F_UID_GID |
+			       NFQA_CFG_F_SECCTX));
+	if (nfq_config_request(q, nlh, buf, NFQ_SLOT_SIZE) < 0) {
+		snprintf(err, errlen, "queue %u: configuring copy mode failed: %s",
+			 q->queue, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(buf);
+	return ret;
+}
+
+static void nfq_unbind(struct nfq *q)
+{
+	char buf[256] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, q->queue);
+
+	/* The kernel drops whatever is still queued (nfqnl_flush). Closing
+	 * the socket would unbind as well; asking is explicit. */
+	nfq_nlmsg_cfg_put_cmd(nlh, AF_UNSPEC, NFQNL_CFG_CMD_UNBIND);
+	mnl_socket_sendto(q->nl, nlh, nlh->nlmsg_len);
+}
+
+static void nfq_rx_setup(struct nfq *q)
+{
+	for (unsigned i = 0; i < NFQ_BATCH; i++) {
+		struct msghdr *mh = &q->rx_msgs[i].msg_hdr;
+
+		q->rx_iov[i].iov_base = q->slots + (size_t)i * NFQ_SLOT_SIZE +
+					PKT_HEADROOM;
+		q->rx_iov[i].iov_len = NFQ_SLOT_SIZE - PKT_HEADROOM;
+		mh->msg_iov = &q->rx_iov[i];
+		mh->msg_iovlen = 1;
+		mh->msg_name = &q->rx_from[i];
+		mh->msg_namelen = sizeof(q->rx_from[i]);
+	}
+}
+
+struct nfq *nfq_socket_open(unsigned queue, uint32_t maxlen, char *err,
+		     size_t errlen)
+{
+	struct nfq *q;
+
+	if (queue > 0xffff) {
+		snprintf(err, errlen, "queue %u: out of range (0-65535)", queue);
+		return NULL;
+	}
+	q = calloc(1, sizeof(*q));
+	if (!q || posix_memalign((void **)&q->slots, 4096,
+				 (size_t)NFQ_BATCH * NFQ_SLOT_SIZE) != 0) {
+		snprintf(err, errlen, "queue %u: cannot allocate buffers", queue);
+		free(q);
+		return NULL;
+	}
+	q->queue = queue;
+	nfq_rx_setup(q);
+	q->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
+	if (!q->nl) {
+		snprintf(err, errlen, "queue %u: netlink socket: %s", queue,
+			 strerror(errno));
+		goto fail;
+	}
+	q->fd = mnl_socket_get_fd(q->nl);
+	if (nfq_socket_setup(q) < 0 ||
+	    mnl_socket_bind(q->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		snprintf(err, errlen, "queue %u: netlink socket setup: %s",
+			 queue, strerror(errno));
+		goto fail;
+	}
+	if (nfq_bind(q, maxlen, err, errlen) < 0)
+		goto fail;
+	return q;
+fail:
+	if (q->nl)
+		mnl_socket_close(q->nl);
+	free(q->slots);
+	free(q);
+	return NULL;
+}
+
+void nfq_socket_close(struct nfq *q)
+{
+	if (!q)
+		return;
+	nfq_unbind(q);
+	mnl_socket_close(q->nl);
+	free(q->slots);
+	free(q);
+}
+
+unsigned nfq_queue_num(const struct nfq *q)
+{
+	return q->queue;
+}
+
+/* ---- the batch ---------------------------------------------------------- */
+
+int nfq_recv_batch(struct nfq *q, bool wait, struct pkt *pkts,
+		   bool *process, struct worker_stats *st)
+{
+	int n, out = 0;
+
+	n = recvmmsg(q->fd, q->rx_msgs, NFQ_BATCH,
+		     wait ? MSG_WAITFORONE : MSG_DONTWAIT, NULL);
+	if (n < 0) {
+		if (errno == ENOBUFS)
+			st->enobufs++;
+		else if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			 errno != EINTR)
+			st->recv_errors++;
+		return -1;
+	}
+	st->rx_batches++;
+	for (int i = 0; i < n; i++) {
+		uint8_t *slot = q->slots + (size_t)i * NFQ_SLOT_SIZE;
+		enum nfq_parse_result r;
+
+		/* Only the kernel may hand us packets: a message from another
+		 * socket could otherwise rewrite a queued packet. */
+		if (q->rx_from[i].nl_pid != 0) {
+			st->bad_messages++;
+			continue;
+		}
+		r = nfq_parse(slot, slot + NFQ_SLOT_SIZE, slot + PKT_HEADROOM,
+			      q->rx_msgs[i].msg_len, &pkts[out], st);
+		if (r == NFQ_PARSE_NONE)
+			continue;
+		st->rx_packets++;
+		process[out] = r == NFQ_PARSE_PACKET;
+		if (process[out])
+			st->rx_bytes += pkts[out].len;
+		out++;
+	}
+	return out;
+}
+
+void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
+		     bool with_payload)
+{
+	unsigned i = q->nverdicts, n;
+	struct iovec *iov = &q->viov[q->niov];
+
+	if (i == NFQ_BATCH)
+		return;	/* one verdict per received slot: cannot happen */
+	n = nfq_verdict_build(q->vhdr[i], (uint16_t)q->queue, p->id, nf_verdict,
+			      p->set_mark && nf_verdict == NF_ACCEPT ?
+			      &p->out_mark : NULL,
+			      with_payload ? p->data : NULL,
+			      with_payload ? p->len : 0, iov);
+	q->vfirst_iov[i] = q->niov;
+	q->vid[i] = p->id;
+	q->vlen[i] = 0;
+	for (unsigned k = 0; k < n; k++)
+		q->vlen[i] += iov[k].iov_len;
+	q->niov += n;
+	q->nverdicts++;
+	q->vfirst_iov[q->nverdicts] = q->niov;
+}
+
+/* Send verdicts [first, last) one by one after their batch failed. */
+static int nfq_verdict_send_each(struct nfq *q, unsigned first, unsigned last,
+				 struct worker_stats *st)
+{
+	int ret = 0;
+
+	for (unsigned i = first; i < last; i++) {
+		struct iovec *iov = &q->viov[q->vfirst_iov[i]];
+		size_t niov = q->vfirst_iov[i + 1] - q->vfirst_iov[i];
+
+		if (nfq_sendv(q, iov, niov) == 0) {
+			st->verdicts++;
+			st->verdict_batches++;
+			continue;
+		}
+		st->send_errors++;
+		/* Still refused: drop it rather than leave it queued. */
+		if (nfq_send_drop(q, q->vid[i]) == 0) {
+			st->verdicts++;
+			continue;
+		}
+		/* The packet stays queued until the queue is unbound (the
+		 * kernel then drops it). */
+		st->send_errors++;
+		ret = -1;
+	}
+	return ret;
+}
+
+int nfq_verdict_flush(struct nfq *q, struct worker_stats *st)
+{
+	unsigned first = 0;
+	int ret = 0;
+
+	while (first < q->nverdicts) {
+		unsigned last = first;
+		size_t bytes = 0;
+
+		while (last < q->nverdicts &&
+		       (last == first || bytes + q->vlen[last] <= q->send_limit))
+			bytes += q->vlen[last++];
+		if (nfq_sendv(q, &q->viov[q->vfirst_iov[first]],
+			      q->vfirst_iov[last] - q->vfirst_iov[first]) == 0) {
+			st->verdicts += last - first;
+			st->verdict_batches++;
+		} else {
+			st->send_errors++;
+			if (nfq_verdict_send_each(q, first, last, st) < 0)
+				ret = -1;
+		}
+		first = last;
+	}
+	q->nverdicts = 0;
+	q->niov = 0;
+	return ret;
+}

@@ -1,0 +1,540 @@
+/* check_nfq.c - the NFQUEUE message parser and verdict builder, byte by
+ * byte, and the reinjection decision.  No kernel, no root. */
+#include <arpa/inet.h>
+#include <check.h>
+#include <linux/if_ether.h>
+#include <linux/netfilter.h>
+#include <linux/netlink.h>
+#include <linux/netfilter/nfnetlink_queue.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfq.h"
+#include "reinject.h"
+#include "testutil.h"
+
+/* ---- verdict builder ---------------------------------------------------- */
+
+/* The message as the kernel receives it: the iovecs laid end to end. */
+static size_t gather(const struct iovec *iov, unsigned n, uint8_t *out)
+{
+	size_t len = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(out + len, iov[i].iov_base, iov[i].iov_len);
+		len += iov[i].iov_len;
+	}
+	return len;
+}
+
+START_TEST(test_verdict_accept_unchanged)
+{
+	uint8_t hdr[NFQ_VERDICT_HDR_MAX], got[128], want[128];
+	struct iovec iov[NFQ_VERDICT_IOV_MAX];
+	unsigned n = nfq_verdict_build(hdr, 0, 1, NF_ACCEPT, NULL, NULL, 0, iov);
+	size_t wlen = hex2bin(
+		"20000000 0103 0100 01000000 00000000"	/* nlmsghdr, seq = id */
+		"00 00 0000"				/* nfgenmsg, queue 0 */
+		"0c00 0200 00000001 00000001",		/* VERDICT_HDR */
+		want, sizeof(want));
+
+	ck_assert_uint_eq(n, 1);
+	ck_assert_bytes(got, gather(iov, n, got), want, wlen);
+}
+END_TEST
+
+START_TEST(test_verdict_drop)
+{
+	uint8_t hdr[NFQ_VERDICT_HDR_MAX], got[128], want[128];
+	struct iovec iov[NFQ_VERDICT_IOV_MAX];
+	unsigned n = nfq_verdict_build(hdr, 5, 0x01020304, NF_DROP, NULL, NULL,
+				       0, iov);
+	size_t wlen = hex2bin(
+		"20000000 0103 0100 04030201 00000000"
+		"00 00 0005"
+		"0c00 0200 00000000 01020304",
+		want, sizeof(want));
+
+	ck_assert_uint_eq(n, 1);
+	ck_assert_bytes(got, gather(iov, n, got), want, wlen);
+}
+END_TEST
+
+START_TEST(test_verdict_payload_and_mark)
+{
+	uint8_t hdr[NFQ_VERDICT_HDR_MAX], got[128], want[128];
+	const uint8_t payload[8] = { 0x60, 0, 0, 0, 0, 0, 0x3b, 0x40 };
+	struct iovec iov[NFQ_VERDICT_IOV_MAX];
+	uint32_t mark = 0x5d6f0001;
+	unsigned n = nfq_verdict_build(hdr, 1, 7, NF_ACCEPT, &mark, payload,
+				       sizeof(payload), iov);
+	size_t wlen = hex2bin(
+		"34000000 0103 0100 07000000 00000000"	/* 52 bytes */
+		"00 00 0001"
+		"0c00 0200 00000001 00000007"
+		"0800 0300 5d6f0001"			/* NFQA_MARK */
+		"0c00 0a00 6000000000003b40",		/* NFQA_PAYLOAD */
+		want, sizeof(want));
+
+	ck_assert_uint_eq(n, 2);
+	/* The payload is pointed to, not copied. */
+	ck_assert_ptr_eq(iov[1].iov_base, payload);
+	ck_assert_bytes(got, gather(iov, n, got), want, wlen);
+}
+END_TEST
+
+START_TEST(test_verdict_payload_padding)
+{
+	uint8_t hdr[NFQ_VERDICT_HDR_MAX], got[128], want[128];
+	const uint8_t payload[5] = { 0x45, 1, 2, 3, 4 };
+	struct iovec iov[NFQ_VERDICT_IOV_MAX];
+	unsigned n = nfq_verdict_build(hdr, 0x1234, 9, NF_ACCEPT, NULL, payload,
+				       sizeof(payload), iov);
+	size_t wlen = hex2bin(
+		"2c000000 0103 0100 09000000 00000000"	/* 44 = 36 + 5 + 3 */
+		"00 00 1234"
+		"0c00 0200 00000001 00000009"
+		"0900 0a00 4501020304 000000",		/* nla_len 9, pad 3 */
+		want, sizeof(want));
+
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(iov[2].iov_len, 3);
+	ck_assert_bytes(got, gather(iov, n, got), want, wlen);
+}
+END_TEST
+
+/* ---- parser -------------------------------------------------------------- */
+
+/* A hand-made NFQUEUE packet message, built in a slot at PKT_HEADROOM. */
+struct msg {
+	uint8_t slot[NFQ_SLOT_SIZE];
+	size_t len;
+};
+
+static uint8_t *msg_start(struct msg *m, uint16_t type, uint8_t family)
+{
+	uint8_t *b = m->slot + PKT_HEADROOM;
+	struct nlmsghdr nlh = { .nlmsg_type = type };
+	uint8_t nfg[4] = { family, 0, 0, 0 };
+
+	memcpy(b, &nlh, sizeof(nlh));
+	memcpy(b + 16, nfg, 4);
+	m->len = 20;
+	return b;
+}
+
+static void msg_attr(struct msg *m, uint16_t type, const void *data,
+		     uint16_t len)
+{
+	uint8_t *b = m->slot + PKT_HEADROOM;
+	uint16_t nla[2] = { (uint16_t)(4 + len), type };
+
+	memcpy(b + m->len, nla, 4);
+	memcpy(b + m->len + 4, data, len);
+	memset(b + m->len + 4 + len, 0, (4 - len % 4) % 4);
+	m->len += 4 + ((len + 3u) & ~3u);
+}
+
+static void msg_end(struct msg *m)
+{
+	uint32_t len = (uint32_t)m->len;
+
+	memcpy(m->slot + PKT_HEADROOM, &len, 4);
+}
+
+static void msg_packet_hdr(struct msg *m, uint32_t id, uint16_t proto,
+			   uint8_t hook)
+{
+	uint8_t h[7];
+	uint32_t nid = htonl(id);
+	uint16_t np = htons(proto);
+
+	memcpy(h, &nid, 4);
+	memcpy(h + 4, &np, 2);
+	h[6] = hook;
+	msg_attr(m, NFQA_PACKET_HDR, h, sizeof(h));
+}
+
+static void msg_u32(struct msg *m, uint16_t type, uint32_t v)
+{
+	uint32_t nv = htonl(v);
+
+	msg_attr(m, type, &nv, 4);
+}
+
+static const uint8_t ip6_payload[48] = {
+	0x60, 0, 0, 0, 0, 8, 17, 64,
+	0xfc, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+	0xfc, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
+	0x30, 0x39, 0x30, 0x39, 0, 8, 0, 0,
+};
+
+static enum nfq_parse_result parse(struct msg *m, size_t len, struct pkt *p,
+				   struct worker_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	return nfq_parse(m->slot, m->slot + sizeof(m->slot),
+			 m->slot + PKT_HEADROOM, len, p, st);
+}
+
+START_TEST(test_parse_packet_mark_indev)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(&m, 0xabcdef01, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_u32(&m, NFQA_MARK, 0x5d6f0003);
+	msg_u32(&m, NFQA_IFINDEX_INDEV, 7);
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	msg_end(&m);
+
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_PACKET);
+	ck_assert_uint_eq(p.id, 0xabcdef01);
+	ck_assert_uint_eq(p.hw_proto, ETH_P_IPV6);
+	ck_assert_uint_eq(p.hook, NF_INET_PRE_ROUTING);
+	ck_assert_uint_eq(p.mark, 0x5d6f0003);
+	ck_assert_uint_eq(p.indev, 7);
+	ck_assert_int_eq(p.verdict, PKT_ACCEPT);
+	ck_assert(!p.set_mark);
+	ck_assert_ptr_eq(p.head, m.slot);
+	ck_assert_ptr_eq(p.end, m.slot + sizeof(m.slot));
+	/* 20 (headers) + 12 (PACKET_HDR) + 8 + 8 + 4: payload data. */
+	ck_assert_ptr_eq(p.data, m.slot + PKT_HEADROOM + 52);
+	ck_assert_uint_eq(p.len, sizeof(ip6_payload));
+	ck_assert_uint_eq(p.orig_len, sizeof(ip6_payload));
+	ck_assert_bytes(p.data, p.len, ip6_payload, sizeof(ip6_payload));
+	ck_assert_uint_eq(st.bad_messages, 0);
+	ck_assert_uint_eq(st.nl_errors, 0);
+	/* The parsed netlink headers are headroom now. */
+	ck_assert_ptr_nonnull(pkt_push(&p, PKT_HEADROOM + 52));
+	ck_assert_ptr_null(pkt_push(&p, 1));
+}
+END_TEST
+
+START_TEST(test_parse_packet_minimal)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET);
+	msg_packet_hdr(&m, 3, ETH_P_IP, NF_INET_LOCAL_OUT);
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, 5);	/* odd length */
+	msg_end(&m);
+
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_PACKET);
+	ck_assert_uint_eq(p.id, 3);
+	ck_assert_uint_eq(p.hw_proto, ETH_P_IP);
+	ck_assert_uint_eq(p.hook, NF_INET_LOCAL_OUT);
+	ck_assert_uint_eq(p.mark, 0);
+	ck_assert_uint_eq(p.indev, 0);
+	ck_assert_uint_eq(p.len, 5);
+	ck_assert_uint_eq(st.bad_messages, 0);
+}
+END_TEST
+
+START_TEST(test_parse_family_wins_over_hw_protocol)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+
+	/* Queued from the IPv6 hook: what the verdict must keep. */
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(&m, 4, 0, NF_INET_PRE_ROUTING);
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_PACKET);
+	ck_assert_uint_eq(p.hw_proto, ETH_P_IPV6);
+}
+END_TEST
+
+START_TEST(test_parse_truncated_payload)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(&m, 11, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	msg_end(&m);
+
+	/* The datagram ends inside the payload: the id is known, drop. */
+	ck_assert_int_eq(parse(&m, m.len - 10, &p, &st), NFQ_PARSE_BAD_PACKET);
+	ck_assert_uint_eq(p.id, 11);
+	ck_assert_int_eq(p.verdict, PKT_DROP);
+	ck_assert_uint_eq(st.bad_messages, 1);
+}
+END_TEST
+
+START_TEST(test_parse_truncated_attr_header)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(&m, 12, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	/* nlmsg_len claims 2 bytes of an attribute header after PAYLOAD. */
+	m.len += 2;
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_BAD_PACKET);
+	ck_assert_uint_eq(p.id, 12);
+	ck_assert_uint_eq(st.bad_messages, 1);
+}
+END_TEST
+
+START_TEST(test_parse_short_mark)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+	uint16_t half = 1;
+
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(&m, 13, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_attr(&m, NFQA_MARK, &half, 2);
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_BAD_PACKET);
+	ck_assert_uint_eq(p.id, 13);
+	ck_assert_uint_eq(st.bad_messages, 1);
+}
+END_TEST
+
+START_TEST(test_parse_no_payload)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(&m, 14, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_BAD_PACKET);
+	ck_assert_uint_eq(p.id, 14);
+	ck_assert_int_eq(p.verdict, PKT_DROP);
+}
+END_TEST
+
+START_TEST(test_parse_cap_len)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+
+	/* Cut by the copy range: rewriting it would cut the packet. */
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(&m, 15, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_u32(&m, NFQA_CAP_LEN, 70000);
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_BAD_PACKET);
+	ck_assert_uint_eq(p.id, 15);
+
+	/* CAP_LEN equal to the payload: a whole packet. */
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(&m, 16, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_u32(&m, NFQA_CAP_LEN, sizeof(ip6_payload));
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_PACKET);
+}
+END_TEST
+
+START_TEST(test_parse_no_packet_hdr)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_NONE);
+	ck_assert_uint_eq(st.bad_messages, 1);
+
+	/* Too short even for the nfgenmsg. */
+	ck_assert_int_eq(parse(&m, 10, &p, &st), NFQ_PARSE_NONE);
+	ck_assert_uint_eq(st.bad_messages, 1);
+}
+END_TEST
+
+START_TEST(test_parse_nlmsg_error)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+	struct nlmsgerr e = { .error = -2 };	/* -ENOENT: unknown id */
+
+	msg_start(&m, NLMSG_ERROR, 0);
+	memcpy(m.slot + PKT_HEADROOM + 16, &e, sizeof(e));
+	m.len = 16 + sizeof(e);
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_NONE);
+	ck_assert_uint_eq(st.nl_errors, 1);
+	ck_assert_uint_eq(st.bad_messages, 0);
+
+	/* error 0 is an ACK, not an error. */
+	e.error = 0;
+	memcpy(m.slot + PKT_HEADROOM + 16, &e, sizeof(e));
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_NONE);
+	ck_assert_uint_eq(st.nl_errors, 0);
+}
+END_TEST
+
+START_TEST(test_parse_not_a_packet)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_CONFIG, AF_INET6);
+	msg_packet_hdr(&m, 17, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_NONE);
+	ck_assert_uint_eq(st.bad_messages, 1);
+	ck_assert_uint_eq(st.nl_errors, 0);
+}
+END_TEST
+
+START_TEST(test_parse_bad_nlmsg_len)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	m.len = 8;	/* nlmsg_len smaller than a netlink header */
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, 20, &p, &st), NFQ_PARSE_NONE);
+	ck_assert_uint_eq(st.bad_messages, 1);
+}
+END_TEST
+
+/* ---- reinjection decision ----------------------------------------------- */
+
+static struct pkt *result(struct test_slot *s, uint16_t hook_proto,
+			  unsigned version, enum pkt_verdict v, bool mark)
+{
+	uint8_t b[40] = { (uint8_t)(version << 4) };
+	struct pkt *p = test_pkt(s, b, sizeof(b), hook_proto);
+
+	p->verdict = v;
+	p->set_mark = mark;
+	p->out_mark = mark ? 0x5d6f0001 : 0;
+	return p;
+}
+
+START_TEST(test_reinject_decide)
+{
+	static struct test_slot s;
+	struct config cfg = { .reinject_tun_always = false };
+	enum drop_reason r = DROP__COUNT;
+
+	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 6,
+		PKT_ACCEPT, false), &r), REINJECT_ACCEPT);
+	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 6,
+		PKT_DROP, false), &r), REINJECT_DROP);
+	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 6,
+		PKT_FORWARD, false), &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 6,
+		PKT_FORWARD, true), &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IP, 4,
+		PKT_FORWARD, false), &r), REINJECT_PAYLOAD);
+	/* Other family: TUN, unless a mark must go along. */
+	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 4,
+		PKT_FORWARD, false), &r), REINJECT_TUN);
+	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IP, 6,
+		PKT_FORWARD, false), &r), REINJECT_TUN);
+	ck_assert_int_eq(r, DROP__COUNT);
+	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 4,
+		PKT_FORWARD, true), &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(r, DROP_FAMILY);
+	/* Neither IPv4 nor IPv6. */
+	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 5,
+		PKT_FORWARD, false), &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(r, DROP_BAD_IP);
+}
+END_TEST
+
+START_TEST(test_reinject_decide_tun_always)
+{
+	static struct test_slot s;
+	struct config cfg = { .reinject_tun_always = true };
+	enum drop_reason r = DROP__COUNT;
+
+	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 6,
+		PKT_FORWARD, false), &r), REINJECT_TUN);
+	/* TUN carries no mark: a marked result stays a verdict payload. */
+	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 6,
+		PKT_FORWARD, true), &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 6,
+		PKT_ACCEPT, false), &r), REINJECT_ACCEPT);
+	ck_assert_int_eq(r, DROP__COUNT);
+}
+END_TEST
+
+START_TEST(test_reinject_decide_too_big)
+{
+	static struct test_slot s;
+	struct config cfg = { .reinject_tun_always = false };
+	enum drop_reason r = DROP__COUNT;
+	struct pkt *p = result(&s, ETH_P_IPV6, 6, PKT_FORWARD, false);
+
+	p->len = NFQ_MAX_PAYLOAD;
+	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_PAYLOAD);
+	p->len = NFQ_MAX_PAYLOAD + 1;
+	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(r, DROP_TOO_BIG);
+}
+END_TEST
+
+static Suite *nfq_suite(void)
+{
+	Suite *s = suite_create("nfq");
+	TCase *build = tcase_create("verdict");
+	TCase *parser = tcase_create("parse");
+	TCase *rj = tcase_create("reinject");
+
+	tcase_add_test(build, test_verdict_accept_unchanged);
+	tcase_add_test(build, test_verdict_drop);
+	tcase_add_test(build, test_verdict_payload_and_mark);
+	tcase_add_test(build, test_verdict_payload_padding);
+	suite_add_tcase(s, build);
+
+	tcase_add_test(parser, test_parse_packet_mark_indev);
+	tcase_add_test(parser, test_parse_packet_minimal);
+	tcase_add_test(parser, test_parse_family_wins_over_hw_protocol);
+	tcase_add_test(parser, test_parse_truncated_payload);
+	tcase_add_test(parser, test_parse_truncated_attr_header);
+	tcase_add_test(parser, test_parse_short_mark);
+	tcase_add_test(parser, test_parse_no_payload);
+	tcase_add_test(parser, test_parse_cap_len);
+	tcase_add_test(parser, test_parse_no_packet_hdr);
+	tcase_add_test(parser, test_parse_nlmsg_error);
+	tcase_add_test(parser, test_parse_not_a_packet);
+	tcase_add_test(parser, test_parse_bad_nlmsg_len);
+	suite_add_tcase(s, parser);
+
+	tcase_add_test(rj, test_reinject_decide);
+	tcase_add_test(rj, test_reinject_decide_tun_always);
+	tcase_add_test(rj, test_reinject_decide_too_big);
+	suite_add_tcase(s, rj);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(nfq_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
