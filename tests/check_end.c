@@ -4,7 +4,9 @@
  * Expected packets were generated once with scapy (independently of srv6d)
  * and pasted here as hex; the End, PSP and NEXT-C-SID outputs are what
  * Linux's seg6local gives out before its forwarding decrements the hop
- * limit (srv6d leaves that decrement to the kernel).  Set SRV6D_TEST_PCAP
+ * limit (srv6d leaves that decrement to the kernel): checked against
+ * Linux 6.18 seg6local (End, End flavors psp, End flavors next-csid) in a
+ * network namespace, same bytes but for the hop limit.  Set SRV6D_TEST_PCAP
  * to a file name to get every input and output as a pcap.
  */
 #include <check.h>
