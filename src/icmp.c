@@ -1,7 +1,6 @@
 /* icmp.c - ICMPv6 (RFC 4443) and ICMP (RFC 792) errors and the ICMPv6
  * echo reply, built in place in the packet's slot, rate-limited per worker
  * by a token bucket (RFC 4443 2.4(f)). */
-#include <arpa/inet.h>
 #include <string.h>
 
 #include "icmp.h"
@@ -108,12 +107,13 @@ static void ipv6_hdr_fill(uint8_t *h, uint32_t plen, uint8_t nh,
 static void icmp6_set_checksum(uint8_t *h, uint32_t plen)
 {
 	uint8_t *icmp = h + IPV6_HDR_LEN;
+	struct in6_addr src, dst;
 	uint32_t sum;
 
+	memcpy(&src, h + 8, sizeof(src));
+	memcpy(&dst, h + 24, sizeof(dst));
 	icmp[2] = icmp[3] = 0;
-	sum = csum_ipv6_pseudo((const struct in6_addr *)(h + 8),
-			       (const struct in6_addr *)(h + 24), plen,
-			       IPPROTO_ICMPV6);
+	sum = csum_ipv6_pseudo(&src, &dst, plen, IPPROTO_ICMPV6);
 	sum = csum_partial(icmp, plen, sum);
 	icmp[2] = (uint8_t)(csum_fold(sum) >> 8);
 	icmp[3] = (uint8_t)csum_fold(sum);
@@ -163,22 +163,22 @@ void icmp6_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
 
 int icmp6_echo_reply(struct proc_ctx *ctx, struct pkt *p, uint32_t icmp_off)
 {
-	uint8_t src[16], dst[16], *h;
+	struct in6_addr src, dst;	/* of the reply */
 	uint32_t plen, sum;
+	uint8_t *h;
 
 	if (icmp_off < IPV6_HDR_LEN || icmp_off > p->len ||
 	    p->len - icmp_off < ICMP_HDR_LEN ||
 	    p->data[icmp_off] != ICMP6_T_ECHO_REQUEST ||
 	    p->data[icmp_off + 1] != 0)
 		return -1;
-	memcpy(src, p->data + 24, 16);
-	memcpy(dst, p->data + 8, 16);
-	if (in6_unspec(dst) || dst[0] == 0xff || src[0] == 0xff)
+	memcpy(&src, p->data + 24, sizeof(src));
+	memcpy(&dst, p->data + 8, sizeof(dst));
+	if (in6_unspec(dst.s6_addr) || dst.s6_addr[0] == 0xff ||
+	    src.s6_addr[0] == 0xff)
 		return -1;
 	plen = p->len - icmp_off;
-	sum = csum_ipv6_pseudo((const struct in6_addr *)dst,
-			       (const struct in6_addr *)src, plen,
-			       IPPROTO_ICMPV6);
+	sum = csum_ipv6_pseudo(&dst, &src, plen, IPPROTO_ICMPV6);
 	if (csum_fold(csum_partial(p->data + icmp_off, plen, sum)) != 0)
 		return -1;	/* bad checksum: the kernel would drop it too */
 
@@ -186,7 +186,7 @@ int icmp6_echo_reply(struct proc_ctx *ctx, struct pkt *p, uint32_t icmp_off)
 	 * front of the ICMPv6 message. */
 	pkt_pull(p, icmp_off - IPV6_HDR_LEN);
 	h = p->data;
-	ipv6_hdr_fill(h, plen, IPPROTO_ICMPV6, src, dst);
+	ipv6_hdr_fill(h, plen, IPPROTO_ICMPV6, src.s6_addr, dst.s6_addr);
 	h[40] = ICMP6_T_ECHO_REPLY;
 	icmp6_set_checksum(h, plen);
 	p->verdict = PKT_FORWARD;
@@ -230,7 +230,6 @@ void icmp4_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
 		 enum drop_reason reason)
 {
 	uint8_t src[4], dst[4], *h;
-	struct iphdr *ip;
 	uint32_t ilen;
 	uint16_t ck;
 
@@ -257,15 +256,16 @@ void icmp4_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
 		return;
 	}
 	memset(h, 0, IPV4_HDR_LEN + ICMP_HDR_LEN);
-	ip = (struct iphdr *)h;
-	ip->version = 4;
-	ip->ihl = 5;
-	ip->tot_len = htons((uint16_t)p->len);
-	ip->ttl = ICMP_HOP_LIMIT;
-	ip->protocol = IPPROTO_ICMP;
-	memcpy(&ip->saddr, src, 4);
-	memcpy(&ip->daddr, dst, 4);
-	ipv4_set_checksum(ip);
+	h[0] = 0x45;			/* version 4, IHL 5 */
+	h[2] = (uint8_t)(p->len >> 8);	/* total length */
+	h[3] = (uint8_t)p->len;
+	h[8] = ICMP_HOP_LIMIT;		/* TTL */
+	h[9] = IPPROTO_ICMP;
+	memcpy(h + 12, src, 4);
+	memcpy(h + 16, dst, 4);
+	ck = csum_fold(csum_partial(h, IPV4_HDR_LEN, 0));
+	h[10] = (uint8_t)(ck >> 8);
+	h[11] = (uint8_t)ck;
 	h[20] = type;
 	h[21] = code;
 	h[24] = (uint8_t)(param >> 24);

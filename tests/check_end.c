@@ -169,6 +169,13 @@ static const char BIG_OUT_HDR[] =
 	"6000000004d83a40fc00000100000000000000000000000120010db800000000"
 	"00000000000000010300896800000000";
 
+static const char RH3_OUT[] =
+	"6000000000753a40fc00000100000000000000000000000120010db800000000"
+	"00000000000000010400a0ff0000002a6000000000452b4020010db800000000"
+	"0000000000000001fc0000010000000000000000000000011106030202000000"
+	"fc000003000000000000000000000001fc000002000000000000000000000001"
+	"fc00000100000000000000000000000104d2162e000d123468656c6c6f";
+
 static struct config cfg;
 static struct worker_stats ws;
 static struct sid_stats sst[8];
@@ -321,6 +328,23 @@ START_TEST(end_bad_srh_param_problem)
 	expect_bytes(p, BAD_OUT);
 	ck_assert_uint_eq(ws.drops[DROP_BAD_SRH], 1);
 	ck_assert_uint_eq(sst[0].errors, 1);
+}
+END_TEST
+
+/* RFC 8200 4.4: a routing header of unknown type 3 with Segments Left 2
+ * at a SID: Parameter Problem code 0 pointing at its Routing Type. */
+START_TEST(end_other_routing_type)
+{
+	struct sid s = mksid(BHV_END, 0, 0);
+	uint8_t buf[256];
+	size_t n = hex2bin(END_IN, buf, sizeof(buf));
+	struct pkt *p;
+
+	buf[42] = 3;
+	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	behavior_end(&ctx, &s, p);
+	expect_bytes(p, RH3_OUT);
+	ck_assert_uint_eq(sst[0].drops[DROP_BAD_SRH], 1);
 }
 END_TEST
 
@@ -798,6 +822,7 @@ static Suite *end_suite(void)
 	tcase_add_test(tc, end_hop_limit_time_exceeded);
 	tcase_add_test(tc, end_x_error_has_no_mark);
 	tcase_add_test(tc, end_bad_srh_param_problem);
+	tcase_add_test(tc, end_other_routing_type);
 	tcase_add_test(tc, icmp6_error_cut_to_1280);
 	tcase_add_test(tc, icmp_rate_limit);
 	tcase_add_test(tc, no_error_about_error);
