@@ -569,6 +569,15 @@ static int sid_check_combination(struct parser *p, struct sid *s,
 		error(p, "sid: End.X needs 'nh6 ADDRESS' (the adjacency's next hop)");
 		rc = -1;
 	}
+	if (s->behavior == BHV_END_X && has[SA_NH6] && !has[SA_OIF] &&
+	    IN6_IS_ADDR_LINKLOCAL(&s->nh6)) {
+		char a[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, &s->nh6, a, sizeof(a));
+		error(p, "sid: nh6 %s is link-local: 'oif IFNAME' is required "
+		      "with it", a);
+		rc = -1;
+	}
 	if (s->behavior == BHV_END_T && !has[SA_TABLE]) {
 		error(p, "sid: End.T needs 'table N' (the table to look up)");
 		rc = -1;

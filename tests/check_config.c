@@ -99,7 +99,7 @@ static const char full_conf[] =
 	"\tsid fc00:100::3/128 action End flavors usp,usd,psp\n"
 	"sid fc00:100:a::/48 action End flavors next-csid lblen 32 nflen 16\n"
 	"sid fc00:100::5/128 action End.X nh6 fc00:3::2 oif eth1\n"
-	"sid fc00:100::6/128 action End.X nh6 fe80::1 flavors psp,next-csid\n"
+	"sid fc00:100::6/128 action End.X nh6 fe80::1 flavors psp,next-csid oif v0\n"
 	"sid fc00:100::7/128 action End.T table 100 flavors usd\n"
 	"sid fc00:100::8/128 action End.T table 254\n"
 	"sid fc00:100:b::/64 action End flavors next-csid lblen 40 nflen 24\n"
@@ -164,7 +164,7 @@ START_TEST(test_full)
 	ck_assert_uint_eq(s[4].route_table, 0x1000 + 1 + 4);
 	ck_assert_int_eq(s[5].behavior, BHV_END_X);
 	ck_addr6(&s[5].nh6, "fe80::1");
-	ck_assert_str_eq(s[5].oif, "");
+	ck_assert_str_eq(s[5].oif, "v0");
 	ck_assert_uint_eq(s[5].flavors, FLV_PSP | FLV_NEXT_CSID);
 	ck_assert_uint_eq(s[5].lblen, CSID_DEFAULT_LBLEN);	/* defaults */
 	ck_assert_uint_eq(s[5].nflen, CSID_DEFAULT_NFLEN);
@@ -285,6 +285,7 @@ START_TEST(test_marks_default_base)
 	ck_assert_uint_eq(cfg->sids[0].mark, 0);
 	ck_assert_uint_eq(cfg->sids[1].mark, 0x5d6f0002);
 	ck_assert_uint_eq(cfg->sids[1].route_table, 0x5d6f0002);
+	ck_assert_str_eq(cfg->sids[1].oif, "");
 	ck_assert_uint_eq(cfg->sids[2].mark, 0x5d6f0003);
 	ck_assert_uint_eq(cfg->sids[2].route_table, 0);
 	config_free(cfg);
@@ -408,6 +409,94 @@ START_TEST(test_parse_file)
 	snprintf(want, sizeof(want), "%s: cannot open: No such file or directory",
 		 path);
 	ck_assert_str_eq(e.msg[0], want);
+}
+END_TEST
+
+/* A file of the source tree ($top_srcdir, as `make check` sets it). */
+static char *read_src(const char *rel, size_t *len)
+{
+	const char *top = getenv("top_srcdir");
+	char path[4096];
+	FILE *f;
+	char *buf = malloc(1 << 20);
+
+	snprintf(path, sizeof(path), "%s/%s", top && *top ? top : ".", rel);
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s (set top_srcdir)", path);
+	*len = fread(buf, 1, (1 << 20) - 1, f);
+	buf[*len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_example_file)
+{
+	size_t len;
+	char *text = read_src("examples/srv6d.conf", &len);
+	struct errs e;
+	struct config *cfg = parse_len(text, len, &e);
+
+	ck_assert_msg(cfg && e.n == 0, "examples/srv6d.conf: %s",
+		      e.n ? e.msg[0] : "rejected");
+	ck_assert_uint_eq(cfg->nsids, 6);
+	ck_assert_uint_eq(cfg->npolicies, 6);
+	config_free(cfg);
+	free(text);
+}
+END_TEST
+
+/* Every example in man/srv6d.conf.5 parses: the .Dl one-liners, the sid
+ * and route lines of the literal blocks, and the EXAMPLES file whole. */
+START_TEST(test_man_examples)
+{
+	size_t len, nlit = 0, ndl = 0;
+	char *man = read_src("man/srv6d.conf.5", &len);
+	char *lit = calloc(1, len + 64), *whole = calloc(1, len + 1);
+	bool in_lit = false, in_examples = false;
+	char *save = NULL;
+	struct config *cfg;
+
+	strcpy(lit, "queue 0\nencap-source fc00::1\n");
+	for (char *l = strtok_r(man, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(l, ".Sh ", 4))
+			in_examples = !strcmp(l, ".Sh EXAMPLES");
+		if (!strncmp(l, ".Bd -literal", 12)) {
+			in_lit = true;
+			continue;
+		}
+		if (!strcmp(l, ".Ed")) {
+			in_lit = false;
+			continue;
+		}
+		if (in_lit && in_examples) {
+			strcat(whole, l);
+			strcat(whole, "\n");
+		} else if (in_lit && (!strncmp(l, "sid ", 4) || !strncmp(l, "route ", 6))) {
+			strcat(lit, l);
+			strcat(lit, "\n");
+			nlit++;
+		} else if (!strncmp(l, ".Dl ", 4)) {
+			char one[512];
+
+			snprintf(one, sizeof(one), "%s%s\n", !strncmp(l + 4, "queue", 5) ?
+				 "" : "queue 0\n", l + 4);
+			cfg = parse_ok(one);
+			config_free(cfg);
+			ndl++;
+		}
+	}
+	ck_assert_uint_eq(ndl, 8);
+	ck_assert_uint_eq(nlit, 8);
+	cfg = parse_ok(lit);
+	ck_assert_uint_eq(cfg->nsids, 5);
+	config_free(cfg);
+	cfg = parse_ok(whole);
+	ck_assert_uint_eq(cfg->nsids, 4);
+	ck_assert_uint_eq(cfg->npolicies, 3);
+	config_free(cfg);
+	free(lit);
+	free(whole);
+	free(man);
 }
 END_TEST
 
@@ -599,6 +688,9 @@ START_TEST(test_err_combinations)
 	    "t.conf:2: sid: 'table' is only valid with End.T, not with End.X");
 	BAD("queue 0\nsid fc00::1 action End.X\n",
 	    "t.conf:2: sid: End.X needs 'nh6 ADDRESS' (the adjacency's next hop)");
+	BAD("queue 0\nsid fc00::1 action End.X nh6 fe80::1:2\n",
+	    "t.conf:2: sid: nh6 fe80::1:2 is link-local: 'oif IFNAME' is "
+	    "required with it");
 	BAD("queue 0\nsid fc00::1 action End.X oif eth0\n",
 	    "t.conf:2: sid: End.X needs 'nh6 ADDRESS' (the adjacency's next hop)");
 	BAD("queue 0\nsid fc00::1 action End.T\n",
@@ -827,6 +919,8 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_syntax_variants);
 	tcase_add_test(good, test_names);
 	tcase_add_test(good, test_parse_file);
+	tcase_add_test(good, test_example_file);
+	tcase_add_test(good, test_man_examples);
 	suite_add_tcase(s, good);
 	tcase_add_test(bad, test_err_keyword_and_args);
 	tcase_add_test(bad, test_err_addresses);
