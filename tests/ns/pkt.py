@@ -84,6 +84,8 @@ def add_pkt_args(ap):
     g.add_argument("--pad", type=int, default=0,
                    help="add this many bytes to the payload")
     g.add_argument("--truncate", type=int, help="cut to N bytes (lengths kept)")
+    g.add_argument("--poke", action="append", default=[],
+                   help="OFF:HEX overwrite bytes at OFF after building")
     g.add_argument("--hex", help="send these raw IP bytes instead")
 
 
@@ -202,6 +204,10 @@ def build(a):
 
 
 def trunc(b, a):
+    for p in a.poke:
+        off, hx = p.split(":", 1)
+        v = bytes.fromhex(hx)
+        b = b[:int(off, 0)] + v + b[int(off, 0) + len(v):]
     return b[:a.truncate] if a.truncate is not None else b
 
 
@@ -353,12 +359,17 @@ def fields(b):
                   pre + "icmp6.code=%d" % layer.code]
             if isinstance(layer, ICMPv6ParamProblem):
                 w.append(pre + "icmp6.ptr=%d" % layer.ptr)
+            if isinstance(layer, ICMPv6PacketTooBig):
+                w.append(pre + "icmp6.mtu=%d" % layer.mtu)
             if isinstance(layer, (ICMPv6EchoRequest, ICMPv6EchoReply)):
                 w += [pre + "icmp6.id=%#x" % layer.id,
                       pre + "icmp6.seq=%d" % layer.seq]
         elif isinstance(layer, ICMP):
             w += [pre + "icmp.type=%d" % layer.type,
                   pre + "icmp.code=%d" % layer.code]
+            if layer.type == 3 and layer.code == 4:
+                hb = raw(layer)
+                w.append(pre + "icmp.mtu=%d" % int.from_bytes(hb[6:8], "big"))
         elif isinstance(layer, UDP):
             w += [pre + "udp.sport=%d" % layer.sport,
                   pre + "udp.dport=%d" % layer.dport]
