@@ -1,0 +1,128 @@
+/* rtmirror.h - the kernel's links, addresses and routes, mirrored over
+ * rtnetlink into a struct fib_db that packet workers read without locks.
+ *
+ * One thread (rtmirror_start) owns the mirror: it subscribes to the link,
+ * address and route groups, then dumps everything, then applies events.
+ * A resync (start, ENOBUFS, an interrupted dump) marks every entry with a
+ * new generation and sweeps those the dump did not refresh.  Resyncs are
+ * rate-limited; until one completes the mirror says it is stale.  What the
+ * kernel removes without telling (IPv4 routes via a link that goes down or
+ * loses its last address, next hops marked dead) is purged here the same
+ * way.
+ *
+ * Readers (QSBR-registered worker threads) use rtmirror_fib() with the
+ * fib_lookup*() / fib_route_get*() functions of fib.h and
+ * rtmirror_link_get(); what they get stays valid until their next
+ * quiescent state.
+ */
+#ifndef SRV6D_RTMIRROR_H
+#define SRV6D_RTMIRROR_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fib.h"
+
+struct nlmsghdr;
+struct rtmirror;
+
+#define RTMIRROR_MAX_ADDRS	64	/* addresses kept per link */
+
+struct rtmirror_addr {
+	union fib_addr addr;
+	uint8_t family;
+	uint8_t plen;
+	uint8_t scope;
+	uint8_t flags;		/* IFA_F_* (low byte) */
+	uint32_t gen;		/* writer only */
+};
+
+/* A link and its addresses: immutable once published. */
+struct rtmirror_link {
+	uint32_t ifindex;
+	uint32_t mtu;
+	uint32_t flags;		/* IFF_* (IFF_UP, IFF_LOWER_UP, ...) */
+	uint8_t operstate;	/* IF_OPER_* */
+	char name[IFNAMSIZ];
+	char kind[16];		/* IFLA_INFO_KIND, "" if none */
+	uint32_t gen;		/* writer only */
+	uint16_t naddr;
+	struct rtmirror_addr addr[];
+};
+
+struct rtmirror_opts {
+	int rcvbuf;			/* event socket buffer, bytes (0: 8 MiB) */
+	unsigned resync_interval_ms;	/* minimum between resyncs (0: 1000) */
+};
+
+struct rtmirror_stats {
+	uint64_t events;	/* event messages applied */
+	uint64_t resyncs;	/* full dumps completed */
+	uint64_t enobufs;	/* event socket overflows */
+	uint64_t dump_restarts;	/* dumps interrupted (NLM_F_DUMP_INTR) */
+	uint64_t purged;	/* routes removed or changed without a message */
+	uint64_t swept;		/* entries removed by resync sweeps */
+	uint64_t ignored;	/* cloned, redirect, nexthop-object routes */
+	uint64_t errors;	/* messages we could not apply */
+	uint64_t last_sync_ns;	/* duration of the last full dump */
+	int last_error;		/* errno of the last failure, 0 if none */
+	bool stale;		/* events were lost and no resync has completed */
+	bool synced;		/* at least one resync completed */
+};
+
+/* A mirror with no socket (tests feed it with rtmirror_apply()).  opts may
+ * be NULL.  Returns NULL on allocation failure. */
+struct rtmirror *rtmirror_new(const struct rtmirror_opts *opts);
+
+/* Stop the thread if running and free everything.  No reader may still
+ * use the mirror. */
+void rtmirror_free(struct rtmirror *m);
+
+/* Open the dump socket and the event socket, subscribed: events queue
+ * from now on.  Call rtmirror_resync() next.  Returns 0 or -errno. */
+int rtmirror_open(struct rtmirror *m);
+
+/* Dump links, addresses and routes and sweep what the dump did not show.
+ * Returns 0 or -errno (the mirror stays stale). */
+int rtmirror_resync(struct rtmirror *m);
+
+/* Read and apply every event waiting on the event socket without blocking;
+ * on ENOBUFS drain, count and resync (now or once the rate limit allows).
+ * Returns the number of messages applied, or -errno. */
+int rtmirror_poll_events(struct rtmirror *m);
+
+/* Open, then start the mirror's thread, which resyncs and then applies
+ * events until rtmirror_stop().  Returns 0 or -errno (socket errors). */
+int rtmirror_start(struct rtmirror *m);
+
+/* Stop and join the thread (the mirror keeps its last state). */
+void rtmirror_stop(struct rtmirror *m);
+
+/* Apply one rtnetlink message (RTM_NEW/DEL LINK, ADDR, ROUTE) as an event.
+ * Writer side.  Returns 0, 1 if it was ignored on purpose, or -errno. */
+int rtmirror_apply(struct rtmirror *m, const struct nlmsghdr *nlh);
+
+/* Free what updates retired, after a grace period (writer side; the
+ * thread does it after each batch). */
+void rtmirror_reclaim(struct rtmirror *m);
+
+/* The routes (reader side: see fib.h). */
+const struct fib_db *rtmirror_fib(const struct rtmirror *m);
+
+/* The link with that index, or NULL.  Reader side. */
+const struct rtmirror_link *rtmirror_link_get(const struct rtmirror *m,
+					      uint32_t ifindex);
+
+/* True if the link exists, is administratively up and has carrier. */
+bool rtmirror_link_usable(const struct rtmirror *m, uint32_t ifindex);
+
+/* Counters (any thread; each value read atomically). */
+void rtmirror_get_stats(const struct rtmirror *m, struct rtmirror_stats *st);
+
+/* Call fn for every link (writer side, or after rtmirror_stop()). */
+void rtmirror_foreach_link(const struct rtmirror *m,
+			   void (*fn)(const struct rtmirror_link *l, void *arg),
+			   void *arg);
+
+#endif

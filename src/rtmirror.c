@@ -1,0 +1,991 @@
+/* rtmirror.c - rtnetlink mirror of links, addresses and routes.
+ *
+ * Writer: the mirror thread only.  Routes go to a struct fib_db (fib.c);
+ * links (with their addresses) are immutable objects in an open-addressing
+ * table by ifindex that is copied and republished on every change.  Old
+ * objects are freed after a grace period (rtmirror_reclaim).
+ */
+#define URCU_INLINE_SMALL_FUNCTIONS
+#include <errno.h>
+#include <fcntl.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <urcu-qsbr.h>
+
+#include "rtmirror.h"
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP	0x10000	/* linux/if.h; clashes with net/if.h */
+#endif
+
+#define DUMP_BUFSZ		(64 * 1024)
+#define EVENT_BATCH		256	/* receive buffers per poll round */
+#define DEFAULT_RCVBUF		(8 * 1024 * 1024)
+#define DEFAULT_INTERVAL_MS	1000
+#define DUMP_RETRIES		5
+
+struct link_table {
+	uint32_t size;			/* power of two */
+	uint32_t n;
+	struct rtmirror_link *slot[];
+};
+
+struct rtmirror {
+	struct fib_db *db;
+	struct link_table *links;	/* RCU */
+	struct rtmirror_opts opts;
+	struct mnl_socket *ev;		/* events */
+	struct mnl_socket *dump;	/* requests and dumps */
+	uint32_t dump_portid;
+	uint32_t seq;
+	uint32_t gen;
+	bool dumping;
+	bool dump_intr;
+	bool resync_pending;
+	uint64_t last_resync_ns;
+	void **retired;
+	size_t nretired, retired_cap;
+	struct rtmirror_stats st;	/* written by the writer only */
+	pthread_t thread;
+	bool running;
+	int stopfd;
+	int start_err;
+	uint8_t buf[DUMP_BUFSZ];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#define STAT_ADD(m, field, v) \
+	CMM_STORE_SHARED((m)->st.field, (m)->st.field + (v))
+
+static void set_error(struct rtmirror *m, int err)
+{
+	CMM_STORE_SHARED(m->st.last_error, err < 0 ? -err : err);
+}
+
+static void retire(struct rtmirror *m, void *p)
+{
+	if (!p)
+		return;
+	if (m->nretired == m->retired_cap) {
+		size_t cap = m->retired_cap ? m->retired_cap * 2 : 64;
+		void **n = realloc(m->retired, cap * sizeof(*n));
+
+		if (!n) {
+			/* Cannot defer the free: leak rather than free early. */
+			set_error(m, ENOMEM);
+			return;
+		}
+		m->retired = n;
+		m->retired_cap = cap;
+	}
+	m->retired[m->nretired++] = p;
+}
+
+void rtmirror_reclaim(struct rtmirror *m)
+{
+	if (m->nretired) {
+		synchronize_rcu();
+		for (size_t i = 0; i < m->nretired; i++)
+			free(m->retired[i]);
+		m->nretired = 0;
+	}
+	fib_reclaim(m->db);
+}
+
+/* ---- links ---- */
+
+static uint32_t link_hash(uint32_t ifindex, uint32_t size)
+{
+	return (ifindex * 2654435761u) & (size - 1);
+}
+
+static struct rtmirror_link *const *link_slot(const struct link_table *t,
+					      uint32_t ifindex)
+{
+	uint32_t i = link_hash(ifindex, t->size);
+
+	while (t->slot[i] && t->slot[i]->ifindex != ifindex)
+		i = (i + 1) & (t->size - 1);
+	return &t->slot[i];
+}
+
+const struct rtmirror_link *rtmirror_link_get(const struct rtmirror *m,
+					      uint32_t ifindex)
+{
+	const struct link_table *t = rcu_dereference(m->links);
+
+	return t ? *link_slot(t, ifindex) : NULL;
+}
+
+bool rtmirror_link_usable(const struct rtmirror *m, uint32_t ifindex)
+{
+	const struct rtmirror_link *l = rtmirror_link_get(m, ifindex);
+
+	return l && (l->flags & IFF_UP) && (l->flags & IFF_LOWER_UP);
+}
+
+/* Publish a copy of the link table where ifindex maps to nl (NULL:
+ * removed).  The replaced link object is retired.  Returns 0 or -ENOMEM. */
+static int link_publish(struct rtmirror *m, uint32_t ifindex,
+			struct rtmirror_link *nl)
+{
+	struct link_table *old = m->links, *t;
+	uint32_t n = (old ? old->n : 0) + 1, size = 16;
+	struct rtmirror_link *prev = NULL;
+
+	while (size < n * 2)
+		size *= 2;
+	t = calloc(1, sizeof(*t) + size * sizeof(t->slot[0]));
+	if (!t)
+		return -ENOMEM;
+	t->size = size;
+	for (uint32_t i = 0; old && i < old->size; i++) {
+		struct rtmirror_link *l = old->slot[i];
+
+		if (!l)
+			continue;
+		if (l->ifindex == ifindex) {
+			prev = l;
+			continue;
+		}
+		*(struct rtmirror_link **)link_slot(t, l->ifindex) = l;
+		t->n++;
+	}
+	if (nl) {
+		*(struct rtmirror_link **)link_slot(t, ifindex) = nl;
+		t->n++;
+	}
+	rcu_assign_pointer(m->links, t);
+	retire(m, old);
+	retire(m, prev);
+	return 0;
+}
+
+static struct rtmirror_link *link_copy(const struct rtmirror_link *l,
+				       unsigned naddr)
+{
+	struct rtmirror_link *c = calloc(1, sizeof(*c) + naddr * sizeof(c->addr[0]));
+
+	if (c && l) {
+		unsigned n = l->naddr < naddr ? l->naddr : naddr;
+
+		memcpy(c, l, sizeof(*c) + n * sizeof(c->addr[0]));
+		c->naddr = (uint16_t)n;
+	}
+	return c;
+}
+
+void rtmirror_foreach_link(const struct rtmirror *m,
+			   void (*fn)(const struct rtmirror_link *l, void *arg),
+			   void *arg)
+{
+	const struct link_table *t = m->links;
+
+	for (uint32_t i = 0; t && i < t->size; i++)
+		if (t->slot[i])
+			fn(t->slot[i], arg);
+}
+
+/* ---- purges: what the kernel does without a message ---- */
+
+enum purge_mode {
+	PURGE_DOWN,		/* link down: next hops dead */
+	PURGE_FORCE,		/* link gone / no IPv4 address left */
+	PURGE_UP,		/* link up: next hops alive again */
+	PURGE_PREFSRC,		/* address gone: routes using it as source */
+};
+
+struct purge {
+	enum purge_mode mode;
+	int family;
+	uint32_t ifindex;
+	union fib_addr src;
+	const struct fib_route **hit;
+	size_t n, cap;
+};
+
+static bool purge_applies(const struct purge *p, const struct fib_route *r)
+{
+	const struct fib_info *fi = r->fi;
+
+	if (r->family != p->family)
+		return false;
+	if (p->mode == PURGE_PREFSRC)
+		return r->table == FIB_TABLE_MAIN && fi->prefsrc_set &&
+		       !memcmp(&fi->prefsrc, &p->src, 4);
+	/* IPv4 keeps host-scope (local) routes on a plain link down. */
+	if (p->mode == PURGE_DOWN && r->family == AF_INET &&
+	    fi->scope == RT_SCOPE_HOST)
+		return false;
+	for (unsigned i = 0; i < fi->nnh; i++)
+		if (fi->nh[i].oif == p->ifindex)
+			return true;
+	return false;
+}
+
+static int purge_collect(const struct fib_route *r, void *arg)
+{
+	struct purge *p = arg;
+
+	if (!purge_applies(p, r))
+		return 0;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		const struct fib_route **n = realloc(p->hit, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->hit = n;
+		p->cap = cap;
+	}
+	p->hit[p->n++] = r;
+	return 0;
+}
+
+/* Rewrite one route as the kernel would after the purge event. */
+static void purge_route(struct rtmirror *m, const struct purge *p,
+			const struct fib_route *r)
+{
+	static struct fib_route_spec s;
+	unsigned dead = 0;
+	bool changed = false;
+
+	fib_route_to_spec(r, &s);
+	for (unsigned i = 0; i < s.nnh; i++) {
+		struct fib_nexthop *nh = &s.nh[i];
+		uint8_t was = nh->flags;
+
+		if (nh->oif == p->ifindex) {
+			if (p->mode == PURGE_UP)
+				nh->flags &= (uint8_t)~(RTNH_F_DEAD | RTNH_F_LINKDOWN);
+			else if (p->mode != PURGE_PREFSRC)
+				nh->flags |= RTNH_F_DEAD | RTNH_F_LINKDOWN;
+		}
+		changed |= nh->flags != was;
+		dead += !!(nh->flags & RTNH_F_DEAD);
+	}
+	if (p->mode == PURGE_PREFSRC || (p->mode != PURGE_UP && dead == s.nnh)) {
+		fib_route_del(m->db, &s);
+	} else if (changed) {
+		if (fib_route_add(m->db, &s, r->gen) < 0)
+			STAT_ADD(m, errors, 1);
+	} else {
+		return;
+	}
+	STAT_ADD(m, purged, 1);
+}
+
+static void purge_run(struct rtmirror *m, enum purge_mode mode, int family,
+		      uint32_t ifindex, const union fib_addr *src)
+{
+	struct purge p = { .mode = mode, .family = family, .ifindex = ifindex };
+
+	if (m->dumping)
+		return;		/* the dump is the truth; the sweep follows */
+	if (src)
+		p.src = *src;
+	if (fib_foreach(m->db, purge_collect, &p) < 0)
+		STAT_ADD(m, errors, 1);
+	/* Each rewrite retires r without freeing it: the pointers stay
+	 * valid until the next reclaim. */
+	for (size_t i = 0; i < p.n; i++)
+		purge_route(m, &p, p.hit[i]);
+	free(p.hit);
+}
+
+static void purge_link(struct rtmirror *m, enum purge_mode mode,
+		       uint32_t ifindex)
+{
+	purge_run(m, mode, AF_INET, ifindex, NULL);
+	purge_run(m, mode, AF_INET6, ifindex, NULL);
+}
+
+/* ---- messages ---- */
+
+static int attr_collect(const struct nlattr *a, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(a);
+
+	if (type < 64)
+		tb[type] = a;
+	return MNL_CB_OK;
+}
+
+static void copy_str(char *dst, size_t cap, const struct nlattr *a)
+{
+	size_t len = mnl_attr_get_payload_len(a);
+	const char *s = mnl_attr_get_str(a);
+
+	len = strnlen(s, len < cap ? len : cap - 1);
+	memcpy(dst, s, len);
+	dst[len] = 0;
+}
+
+static void link_kind(struct rtmirror_link *l, const struct nlattr *info)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, info)
+		if (mnl_attr_get_type(a) == IFLA_INFO_KIND)
+			copy_str(l->kind, sizeof(l->kind), a);
+}
+
+static int link_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[64] = { 0 };
+	const struct rtmirror_link *old = rtmirror_link_get(m, (uint32_t)ifi->ifi_index);
+	struct rtmirror_link *l;
+	uint32_t idx = (uint32_t)ifi->ifi_index;
+
+	if (nlh->nlmsg_type == RTM_DELLINK) {
+		if (!old)
+			return 0;
+		purge_link(m, PURGE_FORCE, idx);
+		return link_publish(m, idx, NULL);
+	}
+	mnl_attr_parse(nlh, sizeof(*ifi), attr_collect, tb);
+	l = link_copy(old, old ? old->naddr : 0);
+	if (!l)
+		return -ENOMEM;
+	l->ifindex = idx;
+	l->flags = ifi->ifi_flags;
+	l->gen = m->gen;
+	if (tb[IFLA_IFNAME])
+		copy_str(l->name, sizeof(l->name), tb[IFLA_IFNAME]);
+	if (tb[IFLA_MTU])
+		l->mtu = mnl_attr_get_u32(tb[IFLA_MTU]);
+	if (tb[IFLA_OPERSTATE])
+		l->operstate = mnl_attr_get_u8(tb[IFLA_OPERSTATE]);
+	if (tb[IFLA_LINKINFO])
+		link_kind(l, tb[IFLA_LINKINFO]);
+	if (link_publish(m, idx, l) < 0) {
+		free(l);
+		return -ENOMEM;
+	}
+	if (old && (old->flags & IFF_UP) && !(l->flags & IFF_UP))
+		purge_link(m, PURGE_DOWN, idx);
+	else if (old && !(old->flags & IFF_UP) && (l->flags & IFF_UP))
+		purge_link(m, PURGE_UP, idx);
+	return 0;
+}
+
+static bool link_has_family(const struct rtmirror_link *l, int family)
+{
+	for (unsigned i = 0; i < l->naddr; i++)
+		if (l->addr[i].family == family)
+			return true;
+	return false;
+}
+
+static int addr_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
+{
+	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[64] = { 0 };
+	const struct rtmirror_link *old = rtmirror_link_get(m, ifa->ifa_index);
+	const struct nlattr *aa;
+	struct rtmirror_addr a = { 0 };
+	struct rtmirror_link *l;
+	unsigned i, alen = ifa->ifa_family == AF_INET ? 4 : 16;
+
+	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
+		return 1;
+	if (!old)
+		return 1;	/* its link comes first in every dump */
+	mnl_attr_parse(nlh, sizeof(*ifa), attr_collect, tb);
+	aa = tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
+	if (!aa || mnl_attr_get_payload_len(aa) != alen)
+		return -EINVAL;
+	memcpy(a.addr.b, mnl_attr_get_payload(aa), alen);
+	a.family = ifa->ifa_family;
+	a.plen = ifa->ifa_prefixlen;
+	a.scope = ifa->ifa_scope;
+	a.flags = ifa->ifa_flags;
+	a.gen = m->gen;
+	for (i = 0; i < old->naddr; i++)
+		if (old->addr[i].family == a.family &&
+		    !memcmp(&old->addr[i].addr, &a.addr, sizeof(a.addr)))
+			break;
+	if (nlh->nlmsg_type == RTM_DELADDR) {
+		if (i == old->naddr)
+			return 0;
+		l = link_copy(old, old->naddr);
+		if (!l)
+			return -ENOMEM;
+		l->addr[i] = l->addr[--l->naddr];
+	} else {
+		if (i == RTMIRROR_MAX_ADDRS)
+			return -ENOSPC;
+		l = link_copy(old, old->naddr + (i == old->naddr));
+		if (!l)
+			return -ENOMEM;
+		l->addr[i] = a;
+		if (i == old->naddr)
+			l->naddr++;
+	}
+	if (link_publish(m, l->ifindex, l) < 0) {
+		free(l);
+		return -ENOMEM;
+	}
+	if (nlh->nlmsg_type == RTM_DELADDR && a.family == AF_INET) {
+		purge_run(m, PURGE_PREFSRC, AF_INET, 0, &a.addr);
+		if (!link_has_family(l, AF_INET))
+			purge_run(m, PURGE_FORCE, AF_INET, l->ifindex, NULL);
+	}
+	return 0;
+}
+
+static void nh_gateway(struct fib_nexthop *nh, const struct nlattr *gw,
+		       const struct nlattr *via, int family)
+{
+	if (gw && mnl_attr_get_payload_len(gw) == (family == AF_INET ? 4u : 16u)) {
+		nh->gw_family = (uint8_t)family;
+		memcpy(nh->gw.b, mnl_attr_get_payload(gw),
+		       mnl_attr_get_payload_len(gw));
+	} else if (via && mnl_attr_get_payload_len(via) >= 2) {
+		const struct rtvia *v = mnl_attr_get_payload(via);
+		size_t len = mnl_attr_get_payload_len(via) - sizeof(v->rtvia_family);
+
+		if ((v->rtvia_family == AF_INET && len == 4) ||
+		    (v->rtvia_family == AF_INET6 && len == 16)) {
+			nh->gw_family = (uint8_t)v->rtvia_family;
+			memcpy(nh->gw.b, v->rtvia_addr, len);
+		}
+	}
+}
+
+static int multipath_parse(struct fib_route_spec *s, const struct nlattr *mp)
+{
+	const uint8_t *p = mnl_attr_get_payload(mp);
+	size_t left = mnl_attr_get_payload_len(mp);
+
+	while (left >= sizeof(struct rtnexthop) && s->nnh < FIB_MAX_NH) {
+		const struct rtnexthop *rtnh = (const struct rtnexthop *)p;
+		const struct nlattr *gw = NULL, *via = NULL;
+		struct fib_nexthop *nh = &s->nh[s->nnh++];
+		size_t len = rtnh->rtnh_len, off = RTNH_ALIGN(sizeof(*rtnh));
+
+		if (len < sizeof(*rtnh) || len > left)
+			return -EINVAL;
+		while (off + sizeof(struct nlattr) <= len) {
+			const struct nlattr *a = (const struct nlattr *)(p + off);
+
+			if (a->nla_len < sizeof(*a) || off + a->nla_len > len)
+				return -EINVAL;
+			if (mnl_attr_get_type(a) == RTA_GATEWAY)
+				gw = a;
+			else if (mnl_attr_get_type(a) == RTA_VIA)
+				via = a;
+			off += MNL_ALIGN(a->nla_len);
+		}
+		nh->oif = (uint32_t)rtnh->rtnh_ifindex;
+		nh->weight = (uint16_t)(rtnh->rtnh_hops + 1);
+		nh->flags = rtnh->rtnh_flags &
+			    (RTNH_F_DEAD | RTNH_F_LINKDOWN | RTNH_F_ONLINK);
+		nh_gateway(nh, gw, via, s->family);
+		len = RTNH_ALIGN(len);
+		if (len >= left)
+			break;
+		p += len;
+		left -= len;
+	}
+	return 0;
+}
+
+static void metrics_parse(struct fib_route_spec *s, const struct nlattr *mx)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, mx)
+		if (mnl_attr_get_type(a) == RTAX_MTU &&
+		    mnl_attr_get_payload_len(a) == 4)
+			s->mtu = mnl_attr_get_u32(a);
+}
+
+/* Parse a route message.  Returns 0, 1 if it is one we leave out on
+ * purpose, or -EINVAL. */
+static int route_parse(const struct nlmsghdr *nlh, struct fib_route_spec *s)
+{
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[64] = { 0 };
+	unsigned alen = rtm->rtm_family == AF_INET ? 4 : 16;
+
+	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
+		return 1;
+	if ((rtm->rtm_flags & RTM_F_CLONED) || rtm->rtm_protocol == RTPROT_REDIRECT)
+		return 1;
+	memset(s, 0, offsetof(struct fib_route_spec, nh));
+	if (mnl_attr_parse(nlh, sizeof(*rtm), attr_collect, tb) < 0)
+		return -EINVAL;
+	if (tb[RTA_NH_ID])
+		return 1;	/* nexthop objects: not mirrored */
+	s->family = rtm->rtm_family;
+	s->plen = rtm->rtm_dst_len;
+	s->tos = rtm->rtm_tos;
+	s->type = rtm->rtm_type;
+	s->protocol = rtm->rtm_protocol;
+	s->scope = rtm->rtm_scope;
+	s->table = tb[RTA_TABLE] ? mnl_attr_get_u32(tb[RTA_TABLE]) : rtm->rtm_table;
+	if (tb[RTA_DST]) {
+		if (mnl_attr_get_payload_len(tb[RTA_DST]) != alen)
+			return -EINVAL;
+		memcpy(s->dst.b, mnl_attr_get_payload(tb[RTA_DST]), alen);
+	}
+	if (tb[RTA_PRIORITY])
+		s->priority = mnl_attr_get_u32(tb[RTA_PRIORITY]);
+	if (tb[RTA_PREFSRC] && mnl_attr_get_payload_len(tb[RTA_PREFSRC]) == alen) {
+		memcpy(s->prefsrc.b, mnl_attr_get_payload(tb[RTA_PREFSRC]), alen);
+		s->prefsrc_set = 1;
+	}
+	if (tb[RTA_METRICS])
+		metrics_parse(s, tb[RTA_METRICS]);
+	if (tb[RTA_MULTIPATH])
+		return multipath_parse(s, tb[RTA_MULTIPATH]);
+	if (tb[RTA_OIF] || tb[RTA_GATEWAY] || tb[RTA_VIA]) {
+		struct fib_nexthop *nh = &s->nh[0];
+
+		memset(nh, 0, sizeof(*nh));
+		s->nnh = 1;
+		nh->weight = 1;
+		nh->oif = tb[RTA_OIF] ? mnl_attr_get_u32(tb[RTA_OIF]) : 0;
+		nh->flags = rtm->rtm_flags &
+			    (RTNH_F_DEAD | RTNH_F_LINKDOWN | RTNH_F_ONLINK);
+		nh_gateway(nh, tb[RTA_GATEWAY], tb[RTA_VIA], s->family);
+	}
+	return 0;
+}
+
+static int route_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
+{
+	static struct fib_route_spec s;	/* writer thread only */
+	int rc = route_parse(nlh, &s);
+
+	if (rc)
+		return rc;
+	if (nlh->nlmsg_type == RTM_DELROUTE) {
+		rc = fib_route_del(m->db, &s);
+		return rc == -ESRCH ? 0 : rc;
+	}
+	rc = fib_route_add(m->db, &s, m->gen);
+	return rc < 0 ? rc : 0;
+}
+
+int rtmirror_apply(struct rtmirror *m, const struct nlmsghdr *nlh)
+{
+	size_t need;
+
+	switch (nlh->nlmsg_type) {
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+		need = sizeof(struct ifinfomsg);
+		break;
+	case RTM_NEWADDR:
+	case RTM_DELADDR:
+		need = sizeof(struct ifaddrmsg);
+		break;
+	case RTM_NEWROUTE:
+	case RTM_DELROUTE:
+		need = sizeof(struct rtmsg);
+		break;
+	default:
+		return 1;
+	}
+	if (nlh->nlmsg_len < NLMSG_LENGTH(need))
+		return -EINVAL;
+	if (nlh->nlmsg_type <= RTM_DELLINK)
+		return link_msg(m, nlh);
+	if (nlh->nlmsg_type <= RTM_DELADDR)
+		return addr_msg(m, nlh);
+	return route_msg(m, nlh);
+}
+
+/* ---- life ---- */
+
+struct rtmirror *rtmirror_new(const struct rtmirror_opts *opts)
+{
+	struct rtmirror *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->db = fib_db_new();
+	if (!m->db) {
+		free(m);
+		return NULL;
+	}
+	if (opts)
+		m->opts = *opts;
+	if (!m->opts.rcvbuf)
+		m->opts.rcvbuf = DEFAULT_RCVBUF;
+	if (!m->opts.resync_interval_ms)
+		m->opts.resync_interval_ms = DEFAULT_INTERVAL_MS;
+	m->stopfd = -1;
+	m->gen = 1;
+	return m;
+}
+
+void rtmirror_free(struct rtmirror *m)
+{
+	if (!m)
+		return;
+	rtmirror_stop(m);
+	if (m->ev)
+		mnl_socket_close(m->ev);
+	if (m->dump)
+		mnl_socket_close(m->dump);
+	for (size_t i = 0; i < m->nretired; i++)
+		free(m->retired[i]);
+	free(m->retired);
+	if (m->links) {
+		for (uint32_t i = 0; i < m->links->size; i++)
+			free(m->links->slot[i]);
+		free(m->links);
+	}
+	fib_db_free(m->db);
+	free(m);
+}
+
+const struct fib_db *rtmirror_fib(const struct rtmirror *m)
+{
+	return m->db;
+}
+
+void rtmirror_get_stats(const struct rtmirror *m, struct rtmirror_stats *st)
+{
+	st->events = CMM_LOAD_SHARED(m->st.events);
+	st->resyncs = CMM_LOAD_SHARED(m->st.resyncs);
+	st->enobufs = CMM_LOAD_SHARED(m->st.enobufs);
+	st->dump_restarts = CMM_LOAD_SHARED(m->st.dump_restarts);
+	st->purged = CMM_LOAD_SHARED(m->st.purged);
+	st->swept = CMM_LOAD_SHARED(m->st.swept);
+	st->ignored = CMM_LOAD_SHARED(m->st.ignored);
+	st->errors = CMM_LOAD_SHARED(m->st.errors);
+	st->last_sync_ns = CMM_LOAD_SHARED(m->st.last_sync_ns);
+	st->last_error = CMM_LOAD_SHARED(m->st.last_error);
+	st->stale = CMM_LOAD_SHARED(m->st.stale);
+	st->synced = CMM_LOAD_SHARED(m->st.synced);
+}
+
+static void set_rcvbuf(int fd, int bytes)
+{
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
+}
+
+int rtmirror_open(struct rtmirror *m)
+{
+	unsigned groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
+			  RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE;
+	int fd;
+
+	m->ev = mnl_socket_open(NETLINK_ROUTE);
+	m->dump = mnl_socket_open(NETLINK_ROUTE);
+	if (!m->ev || !m->dump)
+		return -errno;
+	fd = mnl_socket_get_fd(m->ev);
+	set_rcvbuf(fd, m->opts.rcvbuf);
+	/* Subscribe first: what changes during the dump is queued here. */
+	if (mnl_socket_bind(m->ev, groups, MNL_SOCKET_AUTOPID) < 0 ||
+	    mnl_socket_bind(m->dump, 0, MNL_SOCKET_AUTOPID) < 0)
+		return -errno;
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
+		return -errno;
+	m->dump_portid = mnl_socket_get_portid(m->dump);
+	return 0;
+}
+
+static int dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct rtmirror *m = data;
+	int rc;
+
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		m->dump_intr = true;
+	rc = rtmirror_apply(m, nlh);
+	if (rc < 0) {
+		STAT_ADD(m, errors, 1);
+		set_error(m, rc);
+	} else if (rc == 1) {
+		STAT_ADD(m, ignored, 1);
+	}
+	return MNL_CB_OK;
+}
+
+static int dump_one(struct rtmirror *m, uint16_t type, uint8_t family)
+{
+	char req[256];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(req);
+	uint32_t seq = ++m->seq;
+	ssize_t n;
+	int rc;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	if (type == RTM_GETLINK) {
+		struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+		ifi->ifi_family = family;
+	} else if (type == RTM_GETADDR) {
+		struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+
+		ifa->ifa_family = family;
+	} else {
+		struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+
+		rtm->rtm_family = family;
+	}
+	if (mnl_socket_sendto(m->dump, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	while ((n = mnl_socket_recvfrom(m->dump, m->buf, sizeof(m->buf))) > 0) {
+		rc = mnl_cb_run(m->buf, (size_t)n, seq, m->dump_portid, dump_cb, m);
+		if (rc == MNL_CB_STOP)
+			return 0;
+		if (rc < 0)
+			return -errno;
+	}
+	return n < 0 ? -errno : -EIO;
+}
+
+static void sweep_links(struct rtmirror *m)
+{
+	const struct link_table *t = m->links;
+	uint32_t drop[64], ndrop = 0;
+
+	for (uint32_t i = 0; t && i < t->size; i++) {
+		const struct rtmirror_link *l = t->slot[i];
+		struct rtmirror_link *c;
+		unsigned keep = 0;
+
+		if (!l)
+			continue;
+		if (l->gen != m->gen) {
+			if (ndrop < 64)
+				drop[ndrop++] = l->ifindex;
+			continue;
+		}
+		for (unsigned k = 0; k < l->naddr; k++)
+			keep += l->addr[k].gen == m->gen;
+		if (keep == l->naddr)
+			continue;
+		c = link_copy(l, l->naddr);
+		if (!c)
+			continue;
+		c->naddr = 0;
+		for (unsigned k = 0; k < l->naddr; k++)
+			if (l->addr[k].gen == m->gen)
+				c->addr[c->naddr++] = l->addr[k];
+		STAT_ADD(m, swept, l->naddr - keep);
+		if (link_publish(m, c->ifindex, c) < 0)
+			free(c);
+		t = m->links;	/* republished: continue on the new copy */
+	}
+	for (uint32_t i = 0; i < ndrop; i++)
+		link_publish(m, drop[i], NULL);
+	STAT_ADD(m, swept, ndrop);
+}
+
+static int resync_once(struct rtmirror *m)
+{
+	static const struct {
+		uint16_t type;
+		uint8_t family;
+	} dumps[] = {
+		{ RTM_GETLINK, AF_UNSPEC },
+		{ RTM_GETADDR, AF_UNSPEC },
+		{ RTM_GETROUTE, AF_INET },
+		{ RTM_GETROUTE, AF_INET6 },
+	};
+	int rc = 0;
+
+	m->gen++;
+	m->dumping = true;
+	m->dump_intr = false;
+	for (unsigned i = 0; i < sizeof(dumps) / sizeof(dumps[0]) && !rc; i++)
+		rc = dump_one(m, dumps[i].type, dumps[i].family);
+	m->dumping = false;
+	return rc;
+}
+
+int rtmirror_resync(struct rtmirror *m)
+{
+	uint64_t t0 = now_ns();
+	int rc = -EAGAIN;
+
+	if (!m->dump)
+		return -ENOTCONN;
+	m->last_resync_ns = t0;
+	m->resync_pending = false;
+	for (unsigned i = 0; i < DUMP_RETRIES; i++) {
+		rc = resync_once(m);
+		if (rc < 0)
+			break;
+		if (!m->dump_intr)
+			break;
+		STAT_ADD(m, dump_restarts, 1);
+		rc = -EAGAIN;
+	}
+	if (rc < 0) {
+		set_error(m, rc);
+		CMM_STORE_SHARED(m->st.stale, true);
+		m->resync_pending = true;
+		return rc;
+	}
+	STAT_ADD(m, swept, fib_sweep(m->db, m->gen));
+	sweep_links(m);
+	CMM_STORE_SHARED(m->st.last_sync_ns, now_ns() - t0);
+	STAT_ADD(m, resyncs, 1);
+	CMM_STORE_SHARED(m->st.stale, false);
+	CMM_STORE_SHARED(m->st.synced, true);
+	return 0;
+}
+
+/* Lost events: resync now if the rate limit allows, else mark pending. */
+static void resync_request(struct rtmirror *m)
+{
+	uint64_t gap = (uint64_t)m->opts.resync_interval_ms * 1000000u;
+
+	CMM_STORE_SHARED(m->st.stale, true);
+	if (now_ns() - m->last_resync_ns >= gap)
+		rtmirror_resync(m);
+	else
+		m->resync_pending = true;
+}
+
+static void drain(struct rtmirror *m)
+{
+	int fd = mnl_socket_get_fd(m->ev);
+
+	while (recv(fd, m->buf, sizeof(m->buf), MSG_DONTWAIT) > 0 ||
+	       errno == ENOBUFS)
+		;
+}
+
+static int event_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct rtmirror *m = data;
+	int rc = rtmirror_apply(m, nlh);
+
+	if (rc < 0) {
+		STAT_ADD(m, errors, 1);
+		set_error(m, rc);
+	} else if (rc == 1) {
+		STAT_ADD(m, ignored, 1);
+	} else {
+		STAT_ADD(m, events, 1);
+	}
+	return MNL_CB_OK;
+}
+
+int rtmirror_poll_events(struct rtmirror *m)
+{
+	int fd = mnl_socket_get_fd(m->ev), applied = 0;
+
+	for (unsigned i = 0; i < EVENT_BATCH; i++) {
+		ssize_t n = recv(fd, m->buf, sizeof(m->buf), MSG_DONTWAIT);
+
+		if (n < 0 && errno == ENOBUFS) {
+			STAT_ADD(m, enobufs, 1);
+			drain(m);
+			resync_request(m);
+			return applied;
+		}
+		if (n < 0)
+			return errno == EAGAIN ? applied : -errno;
+		if (n == 0)
+			break;
+		mnl_cb_run(m->buf, (size_t)n, 0, 0, event_cb, m);
+		applied++;
+	}
+	return applied;
+}
+
+static int poll_timeout(const struct rtmirror *m)
+{
+	uint64_t gap = (uint64_t)m->opts.resync_interval_ms * 1000000u;
+	uint64_t now = now_ns(), due = m->last_resync_ns + gap;
+
+	if (!m->resync_pending)
+		return -1;
+	return now >= due ? 0 : (int)((due - now) / 1000000u) + 1;
+}
+
+static void *mirror_thread(void *arg)
+{
+	struct rtmirror *m = arg;
+	struct pollfd pfd[2] = {
+		{ .fd = mnl_socket_get_fd(m->ev), .events = POLLIN },
+		{ .fd = m->stopfd, .events = POLLIN },
+	};
+
+	rtmirror_resync(m);
+	rtmirror_reclaim(m);
+	for (;;) {
+		int rc = poll(pfd, 2, poll_timeout(m));
+
+		if (rc < 0 && errno != EINTR)
+			break;
+		if (pfd[1].revents)
+			break;
+		if (m->resync_pending && poll_timeout(m) == 0)
+			rtmirror_resync(m);
+		if (pfd[0].revents) {
+			rc = rtmirror_poll_events(m);
+			if (rc < 0)
+				set_error(m, rc);
+		}
+		rtmirror_reclaim(m);
+	}
+	return NULL;
+}
+
+int rtmirror_start(struct rtmirror *m)
+{
+	int rc;
+
+	if (m->running)
+		return -EALREADY;
+	m->stopfd = eventfd(0, EFD_CLOEXEC);
+	if (m->stopfd < 0)
+		return -errno;
+	rc = rtmirror_open(m);
+	if (rc == 0)
+		rc = -pthread_create(&m->thread, NULL, mirror_thread, m);
+	if (rc < 0) {
+		close(m->stopfd);
+		m->stopfd = -1;
+		return rc;
+	}
+	m->running = true;
+	return 0;
+}
+
+void rtmirror_stop(struct rtmirror *m)
+{
+	uint64_t one = 1;
+
+	if (!m->running)
+		return;
+	if (write(m->stopfd, &one, sizeof(one)) != sizeof(one))
+		set_error(m, errno);
+	pthread_join(m->thread, NULL);
+	close(m->stopfd);
+	m->stopfd = -1;
+	m->running = false;
+}

@@ -1,0 +1,380 @@
+/* check_rtmirror.c - event handling on hand-made rtnetlink messages. */
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtmirror.h"
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP	0x10000
+#endif
+
+static uint8_t buf[8192];
+
+static struct nlmsghdr *msg_link(uint16_t type, int ifindex, const char *name,
+				 unsigned flags, uint32_t mtu)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	struct nlattr *li;
+
+	nlh->nlmsg_type = type;
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	ifi->ifi_flags = flags;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
+	mnl_attr_put_u8(nlh, IFLA_OPERSTATE, 6 /* IF_OPER_UP */);
+	li = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
+	mnl_attr_nest_end(nlh, li);
+	return nlh;
+}
+
+static struct nlmsghdr *msg_addr(uint16_t type, int ifindex, int family,
+				 const char *addr, unsigned plen)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	uint8_t a[16];
+
+	nlh->nlmsg_type = type;
+	ifa->ifa_family = (uint8_t)family;
+	ifa->ifa_prefixlen = (uint8_t)plen;
+	ifa->ifa_index = (uint32_t)ifindex;
+	ck_assert_int_eq(inet_pton(family, addr, a), 1);
+	mnl_attr_put(nlh, family == AF_INET ? IFA_LOCAL : IFA_ADDRESS,
+		     family == AF_INET ? 4 : 16, a);
+	return nlh;
+}
+
+/* A route message: dst "P/L"; table > 255 goes in RTA_TABLE. */
+static struct nlmsghdr *msg_route(uint16_t type, int family, const char *dst,
+				  unsigned plen, uint32_t table, uint8_t rtype)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	uint8_t a[16];
+
+	nlh->nlmsg_type = type;
+	rtm->rtm_family = (uint8_t)family;
+	rtm->rtm_dst_len = (uint8_t)plen;
+	rtm->rtm_table = table < 256 ? (uint8_t)table : RT_TABLE_UNSPEC;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
+	rtm->rtm_type = rtype;
+	mnl_attr_put_u32(nlh, RTA_TABLE, table);
+	ck_assert_int_eq(inet_pton(family, dst, a), 1);
+	mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, a);
+	return nlh;
+}
+
+static void put_gw(struct nlmsghdr *nlh, int family, const char *gw)
+{
+	uint8_t a[16];
+
+	ck_assert_int_eq(inet_pton(family, gw, a), 1);
+	mnl_attr_put(nlh, RTA_GATEWAY, family == AF_INET ? 4 : 16, a);
+}
+
+static void put_mtu(struct nlmsghdr *nlh, uint32_t mtu)
+{
+	struct nlattr *mx = mnl_attr_nest_start(nlh, RTA_METRICS);
+
+	mnl_attr_put_u32(nlh, RTAX_MTU, mtu);
+	mnl_attr_nest_end(nlh, mx);
+}
+
+/* Append a multipath next hop (gw, oif, weight) to an open RTA_MULTIPATH. */
+static void put_nexthop(struct nlmsghdr *nlh, int family, const char *gw,
+			int oif, unsigned weight)
+{
+	struct rtnexthop *rtnh = mnl_nlmsg_get_payload_tail(nlh);
+	uint8_t a[16];
+
+	memset(rtnh, 0, sizeof(*rtnh));
+	nlh->nlmsg_len += MNL_ALIGN(sizeof(*rtnh));
+	rtnh->rtnh_ifindex = oif;
+	rtnh->rtnh_hops = (uint8_t)(weight - 1);
+	ck_assert_int_eq(inet_pton(family, gw, a), 1);
+	mnl_attr_put(nlh, RTA_GATEWAY, family == AF_INET ? 4 : 16, a);
+	rtnh->rtnh_len = (unsigned short)((uint8_t *)mnl_nlmsg_get_payload_tail(nlh) -
+					  (uint8_t *)rtnh);
+}
+
+static const struct fib_route *get4(struct rtmirror *m, uint32_t table,
+				    const char *addr)
+{
+	struct in_addr a;
+
+	ck_assert_int_eq(inet_pton(AF_INET, addr, &a), 1);
+	return fib_route_get4(rtmirror_fib(m), table, a);
+}
+
+static const struct fib_route *get6(struct rtmirror *m, uint32_t table,
+				    const char *addr)
+{
+	struct in6_addr a;
+
+	ck_assert_int_eq(inet_pton(AF_INET6, addr, &a), 1);
+	return fib_route_get6(rtmirror_fib(m), table, &a);
+}
+
+/* Two links up (2: veth0, 3: veth1) with 10.0.0.1/24 and 10.1.0.1/24. */
+static struct rtmirror *setup(void)
+{
+	struct rtmirror *m = rtmirror_new(NULL);
+	unsigned up = IFF_UP | IFF_LOWER_UP | IFF_RUNNING;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "veth0", up, 1500)), 0);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 3, "veth1", up, 9000)), 0);
+	ck_assert_int_eq(rtmirror_apply(m, msg_addr(RTM_NEWADDR, 2, AF_INET, "10.0.0.1", 24)), 0);
+	ck_assert_int_eq(rtmirror_apply(m, msg_addr(RTM_NEWADDR, 3, AF_INET, "10.1.0.1", 24)), 0);
+	return m;
+}
+
+START_TEST(test_links_and_addrs)
+{
+	struct rtmirror *m = setup();
+	const struct rtmirror_link *l = rtmirror_link_get(m, 3);
+
+	ck_assert_ptr_nonnull(l);
+	ck_assert_str_eq(l->name, "veth1");
+	ck_assert_str_eq(l->kind, "veth");
+	ck_assert_uint_eq(l->mtu, 9000);
+	ck_assert_uint_eq(l->naddr, 1);
+	ck_assert_uint_eq(l->addr[0].plen, 24);
+	ck_assert_mem_eq(l->addr[0].addr.b, ((uint8_t[]){ 10, 1, 0, 1 }), 4);
+	ck_assert(rtmirror_link_usable(m, 3));
+	ck_assert_ptr_null(rtmirror_link_get(m, 4));
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_DELLINK, 3, "veth1", 0, 9000)), 0);
+	ck_assert_ptr_null(rtmirror_link_get(m, 3));
+	rtmirror_reclaim(m);
+	rtmirror_free(m);
+}
+END_TEST
+
+START_TEST(test_add_replace_delete)
+{
+	struct rtmirror *m = setup();
+	struct nlmsghdr *nlh;
+	const struct fib_route *r;
+
+	nlh = msg_route(RTM_NEWROUTE, AF_INET, "192.0.2.0", 24, RT_TABLE_MAIN, RTN_UNICAST);
+	put_gw(nlh, AF_INET, "10.0.0.2");
+	mnl_attr_put_u32(nlh, RTA_OIF, 2);
+	put_mtu(nlh, 1400);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	r = get4(m, 0, "192.0.2.200");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->type, RTN_UNICAST);
+	ck_assert_uint_eq(r->plen, 24);
+	ck_assert_uint_eq(r->fi->mtu, 1400);
+	ck_assert_uint_eq(r->fi->nnh, 1);
+	ck_assert_uint_eq(r->fi->nh[0].oif, 2);
+	ck_assert_uint_eq(r->fi->nh[0].gw_family, AF_INET);
+	ck_assert_mem_eq(r->fi->nh[0].gw.b, ((uint8_t[]){ 10, 0, 0, 2 }), 4);
+
+	/* Replace: same key, new gateway and link. */
+	nlh = msg_route(RTM_NEWROUTE, AF_INET, "192.0.2.0", 24, RT_TABLE_MAIN, RTN_UNICAST);
+	put_gw(nlh, AF_INET, "10.1.0.2");
+	mnl_attr_put_u32(nlh, RTA_OIF, 3);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	r = get4(m, 0, "192.0.2.200");
+	ck_assert_uint_eq(r->fi->nh[0].oif, 3);
+	ck_assert_uint_eq(r->fi->mtu, 0);
+	ck_assert_uint_eq(fib_count(rtmirror_fib(m), 0, AF_INET), 1);
+
+	/* Blackhole, unreachable and prohibit have no next hop. */
+	ck_assert_int_eq(rtmirror_apply(m, msg_route(RTM_NEWROUTE, AF_INET, "192.0.2.128",
+						     25, RT_TABLE_MAIN, RTN_BLACKHOLE)), 0);
+	ck_assert_int_eq(rtmirror_apply(m, msg_route(RTM_NEWROUTE, AF_INET6, "2001:db8::",
+						     32, RT_TABLE_MAIN, RTN_PROHIBIT)), 0);
+	r = get4(m, 0, "192.0.2.200");
+	ck_assert_uint_eq(r->type, RTN_BLACKHOLE);
+	ck_assert_uint_eq(r->fi->nnh, 0);
+	ck_assert_uint_eq(get6(m, 0, "2001:db8::5")->type, RTN_PROHIBIT);
+
+	/* Delete: the /24 shows through again, then nothing. */
+	ck_assert_int_eq(rtmirror_apply(m, msg_route(RTM_DELROUTE, AF_INET, "192.0.2.128",
+						     25, RT_TABLE_MAIN, RTN_BLACKHOLE)), 0);
+	ck_assert_uint_eq(get4(m, 0, "192.0.2.200")->type, RTN_UNICAST);
+	ck_assert_int_eq(rtmirror_apply(m, msg_route(RTM_DELROUTE, AF_INET, "192.0.2.0",
+						     24, RT_TABLE_MAIN, RTN_UNICAST)), 0);
+	ck_assert_ptr_null(get4(m, 0, "192.0.2.200"));
+	rtmirror_reclaim(m);
+	rtmirror_free(m);
+}
+END_TEST
+
+START_TEST(test_cloned_ignored)
+{
+	struct rtmirror *m = setup();
+	struct nlmsghdr *nlh;
+
+	nlh = msg_route(RTM_NEWROUTE, AF_INET6, "2001:db8::7", 128, RT_TABLE_MAIN, RTN_UNICAST);
+	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_flags |= RTM_F_CLONED;
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 1);
+	nlh = msg_route(RTM_NEWROUTE, AF_INET6, "2001:db8::8", 128, RT_TABLE_MAIN, RTN_UNICAST);
+	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_protocol = RTPROT_REDIRECT;
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 1);
+	ck_assert_uint_eq(fib_count(rtmirror_fib(m), 0, AF_INET6), 0);
+	rtmirror_free(m);
+}
+END_TEST
+
+START_TEST(test_multipath_and_big_table)
+{
+	struct rtmirror *m = setup();
+	struct nlmsghdr *nlh;
+	struct nlattr *mp;
+	const struct fib_route *r;
+
+	nlh = msg_route(RTM_NEWROUTE, AF_INET6, "2001:db8:97::", 48, 100000, RTN_UNICAST);
+	mp = mnl_attr_nest_start(nlh, RTA_MULTIPATH);
+	put_nexthop(nlh, AF_INET6, "fe80::1", 2, 1);
+	put_nexthop(nlh, AF_INET6, "fe80::2", 3, 5);
+	mnl_attr_nest_end(nlh, mp);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	ck_assert_ptr_null(get6(m, 0, "2001:db8:97::1"));
+	r = get6(m, 100000, "2001:db8:97::1");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->table, 100000);
+	ck_assert_uint_eq(r->fi->nnh, 2);
+	ck_assert_uint_eq(r->fi->nh[0].oif, 2);
+	ck_assert_uint_eq(r->fi->nh[0].weight, 1);
+	ck_assert_uint_eq(r->fi->nh[1].oif, 3);
+	ck_assert_uint_eq(r->fi->nh[1].weight, 5);
+	ck_assert_uint_eq(r->fi->nh[1].gw.b[15], 2);
+
+	/* IPv6 link down: the kernel marks the next hop dead silently. */
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "veth0", 0, 1500)), 0);
+	r = get6(m, 100000, "2001:db8:97::1");
+	ck_assert_uint_eq(r->fi->nnh, 2);
+	ck_assert(r->fi->nh[0].flags & RTNH_F_DEAD);
+	ck_assert(!(r->fi->nh[1].flags & RTNH_F_DEAD));
+	ck_assert_uint_eq(fib_route_nexthop(r, 12345)->oif, 3);
+	/* Up again: alive again. */
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "veth0",
+						    IFF_UP | IFF_LOWER_UP, 1500)), 0);
+	r = get6(m, 100000, "2001:db8:97::1");
+	ck_assert(!(r->fi->nh[0].flags & RTNH_F_DEAD));
+	rtmirror_reclaim(m);
+	rtmirror_free(m);
+}
+END_TEST
+
+START_TEST(test_link_down_purge_v4)
+{
+	struct rtmirror *m = setup();
+	struct nlmsghdr *nlh;
+	struct nlattr *mp;
+	const struct fib_route *r;
+
+	nlh = msg_route(RTM_NEWROUTE, AF_INET, "192.0.2.0", 24, 1000, RTN_UNICAST);
+	put_gw(nlh, AF_INET, "10.0.0.2");
+	mnl_attr_put_u32(nlh, RTA_OIF, 2);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	nlh = msg_route(RTM_NEWROUTE, AF_INET, "10.0.0.1", 32, RT_TABLE_LOCAL, RTN_LOCAL);
+	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_scope = RT_SCOPE_HOST;
+	mnl_attr_put_u32(nlh, RTA_OIF, 2);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	nlh = msg_route(RTM_NEWROUTE, AF_INET, "198.51.100.0", 24, RT_TABLE_MAIN, RTN_UNICAST);
+	mp = mnl_attr_nest_start(nlh, RTA_MULTIPATH);
+	put_nexthop(nlh, AF_INET, "10.0.0.2", 2, 2);
+	put_nexthop(nlh, AF_INET, "10.1.0.2", 3, 3);
+	mnl_attr_nest_end(nlh, mp);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+
+	/* veth0 down: no message for the routes, as from the kernel. */
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "veth0", 0, 1500)), 0);
+	ck_assert_ptr_null(get4(m, 1000, "192.0.2.1"));
+	r = get4(m, 0, "10.0.0.1");	/* host-scope local route kept */
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->type, RTN_LOCAL);
+	r = get4(m, 0, "198.51.100.1");	/* one next hop dead */
+	ck_assert_ptr_nonnull(r);
+	ck_assert(r->fi->nh[0].flags & RTNH_F_DEAD);
+	ck_assert(!rtmirror_link_usable(m, 2));
+
+	/* 10.1.0.1 removed: veth1 has no IPv4 address left, so the kernel
+	 * drops IPv4 routes via it (the multipath one has no live hop). */
+	ck_assert_int_eq(rtmirror_apply(m, msg_addr(RTM_DELADDR, 3, AF_INET, "10.1.0.1", 24)), 0);
+	ck_assert_uint_eq(rtmirror_link_get(m, 3)->naddr, 0);
+	ck_assert_ptr_null(get4(m, 0, "198.51.100.1"));
+	rtmirror_reclaim(m);
+	rtmirror_free(m);
+}
+END_TEST
+
+START_TEST(test_addr_removal_prefsrc)
+{
+	struct rtmirror *m = setup();
+	struct nlmsghdr *nlh;
+	uint8_t src[4] = { 10, 0, 0, 1 };
+
+	ck_assert_int_eq(rtmirror_apply(m, msg_addr(RTM_NEWADDR, 2, AF_INET, "10.0.0.9", 24)), 0);
+	nlh = msg_route(RTM_NEWROUTE, AF_INET, "203.0.113.0", 24, RT_TABLE_MAIN, RTN_UNICAST);
+	mnl_attr_put_u32(nlh, RTA_OIF, 2);
+	mnl_attr_put(nlh, RTA_PREFSRC, 4, src);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	nlh = msg_route(RTM_NEWROUTE, AF_INET, "203.0.114.0", 24, RT_TABLE_MAIN, RTN_UNICAST);
+	mnl_attr_put_u32(nlh, RTA_OIF, 2);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	ck_assert_ptr_nonnull(get4(m, 0, "203.0.113.1"));
+	ck_assert_int_eq(rtmirror_apply(m, msg_addr(RTM_DELADDR, 2, AF_INET, "10.0.0.1", 24)), 0);
+	ck_assert_ptr_null(get4(m, 0, "203.0.113.1"));	/* used 10.0.0.1 */
+	ck_assert_ptr_nonnull(get4(m, 0, "203.0.114.1"));	/* 10.0.0.9 is left */
+	ck_assert_uint_eq(rtmirror_link_get(m, 2)->naddr, 1);
+	rtmirror_reclaim(m);
+	rtmirror_free(m);
+}
+END_TEST
+
+START_TEST(test_truncated)
+{
+	struct rtmirror *m = setup();
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+
+	nlh->nlmsg_type = RTM_NEWROUTE;
+	ck_assert_int_eq(rtmirror_apply(m, nlh), -EINVAL);
+	nlh->nlmsg_type = NLMSG_DONE;
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 1);
+	rtmirror_free(m);
+}
+END_TEST
+
+static Suite *rtmirror_suite(void)
+{
+	Suite *s = suite_create("rtmirror");
+	TCase *tc = tcase_create("events");
+
+	tcase_add_test(tc, test_links_and_addrs);
+	tcase_add_test(tc, test_add_replace_delete);
+	tcase_add_test(tc, test_cloned_ignored);
+	tcase_add_test(tc, test_multipath_and_big_table);
+	tcase_add_test(tc, test_link_down_purge_v4);
+	tcase_add_test(tc, test_addr_removal_prefsrc);
+	tcase_add_test(tc, test_truncated);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(rtmirror_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
