@@ -129,6 +129,16 @@ size_t config_flavors_format(unsigned flavors, char *buf, size_t size);
 #define CONFIG_MAX_FILE		(16 << 20)	/* bytes in a file */
 #define CONFIG_ICMP_MAX		1000000u	/* icmp-rate and icmp-burst */
 
+/* srv6d owns the marks and routing tables mark_base .. mark_base +
+ * CONFIG_MARK_RANGE - 1 (rtrules.h's RTRULES_RANGE must be the same): a
+ * SID's mark is mark_base + 1 + index, so there are at most
+ * CONFIG_MARK_RANGE - 1 SIDs, and mark-base keeps the range clear of the
+ * kernel's tables 253-255 and within 32 bits. */
+#define CONFIG_MARK_RANGE	65536u
+#define CONFIG_MAX_SIDS		(CONFIG_MARK_RANGE - 1)
+#define CONFIG_MARK_BASE_MIN	256u
+#define CONFIG_MARK_BASE_MAX	(0xffffffffu - (CONFIG_MARK_RANGE - 1))
+
 /* Defaults. */
 #define CONFIG_DEFAULT_PATH	SYSCONFDIR "/srv6d/srv6d.conf"
 #define CONFIG_DEFAULT_TUN	"srv6d0"

@@ -34,7 +34,7 @@ struct parser {
 	struct config *cfg;
 	unsigned sids_cap, pols_cap;
 	unsigned *seen;			/* per directive: line first seen */
-	unsigned mark_base_line;
+	bool too_many_sids;		/* reported once */
 	char bufs[NBUFS][BUF_LEN];	/* for quote() and fmt_*() */
 	unsigned nbuf;
 };
@@ -413,14 +413,23 @@ static int parse_setting(struct parser *p, int argc, char **argv,
 	return get_number(p, argv[0], NULL, argv[1], min, max, v);
 }
 
+/* srv6d owns the CONFIG_MARK_RANGE marks and tables from mark-base on
+ * (rtrules.h): they must stay clear of the kernel's tables 253-255 and
+ * within 32 bits. */
 static int parse_mark_base(struct parser *p, int argc, char **argv)
 {
 	uint64_t v;
 
 	if (parse_setting(p, argc, argv, 0, UINT32_MAX, &v) < 0)
 		return -1;
+	if (v < CONFIG_MARK_BASE_MIN || v > CONFIG_MARK_BASE_MAX) {
+		error(p, "mark-base: %s is out of range (%u-%u): srv6d owns the "
+		      "%u marks and tables from mark-base on, which must not "
+		      "include tables 253-255 nor pass 32 bits", quote(p, argv[1]),
+		      CONFIG_MARK_BASE_MIN, CONFIG_MARK_BASE_MAX, CONFIG_MARK_RANGE);
+		return -1;
+	}
 	p->cfg->mark_base = (uint32_t)v;
-	p->mark_base_line = p->line;
 	return 0;
 }
 
@@ -661,6 +670,14 @@ static int add_sid(struct parser *p, const struct sid *s)
 {
 	struct config *cfg = p->cfg;
 
+	if (cfg->nsids == CONFIG_MAX_SIDS) {
+		if (!p->too_many_sids)
+			error(p, "sid: too many SIDs (at most %u: each may need "
+			      "one of the %u marks from mark-base on)",
+			      CONFIG_MAX_SIDS, CONFIG_MARK_RANGE);
+		p->too_many_sids = true;
+		return -1;
+	}
 	if (cfg->nsids == p->sids_cap) {
 		unsigned cap = p->sids_cap ? p->sids_cap * 2 : 16;
 		struct sid *n = realloc(cfg->sids, cap * sizeof(*n));
@@ -1136,71 +1153,45 @@ static void check_route_sid_overlap(struct parser *p, const bool *sid_lens,
 	}
 }
 
-static bool reserved_table(uint32_t t)
-{
-	return t == 0 || (t >= 253 && t <= 255);
-}
-
-/* index, mark and route_table of every SID (see config.h).  The marks are
- * mark-base + 1 + index: the highest one must fit in 32 bits. */
+/* index, mark and route_table of every SID (see config.h): mark-base + 1
+ * + index, which fits in 32 bits and stays in the daemon's range since
+ * mark-base <= CONFIG_MARK_BASE_MAX and nsids <= CONFIG_MAX_SIDS. */
 static void assign_marks(struct parser *p)
 {
 	struct config *cfg = p->cfg;
-	bool overflow = false;
 
 	for (unsigned i = 0; i < cfg->nsids; i++) {
 		struct sid *s = &cfg->sids[i];
-		uint64_t mark = (uint64_t)cfg->mark_base + 1 + i;
 
 		s->index = i;
 		s->mark = s->route_table = 0;
 		if (s->behavior == BHV_END)
 			continue;
-		if (mark > UINT32_MAX) {
-			if (!overflow)
-				error_at(p, p->mark_base_line, "mark-base: 0x%" PRIx32
-					 " is too high for %u SIDs (the mark of "
-					 "the sid at line %u would be 0x%" PRIx64
-					 ", past 32 bits)", cfg->mark_base,
-					 cfg->nsids, s->line, mark);
-			overflow = true;
-			continue;
-		}
-		s->mark = (uint32_t)mark;
-		if (s->behavior != BHV_END_X)
-			continue;
-		s->route_table = s->mark;
-		if (reserved_table(s->route_table))
-			error_at(p, s->line, "sid %s: its table %" PRIu32
-				 " (mark-base + 1 + %u) is a reserved table "
-				 "(253-255); change mark-base",
-				 fmt_prefix6(p, &s->prefix, s->plen),
-				 s->route_table, i);
+		s->mark = cfg->mark_base + 1 + i;
+		if (s->behavior == BHV_END_X)
+			s->route_table = s->mark;
 	}
 	for (unsigned i = 0; i < cfg->npolicies; i++)
 		cfg->policies[i].index = i;
 }
 
-/* End.T looking up a table the daemon fills for an End.X. */
-static void check_table_clash(struct parser *p)
+/* An End.T table inside the daemon's own range: its routes would be taken
+ * for stale ones of the daemon and removed. */
+static void check_end_t_tables(struct parser *p)
 {
 	const struct config *cfg = p->cfg;
 
 	for (unsigned i = 0; i < cfg->nsids; i++) {
-		const struct sid *s = &cfg->sids[i], *o;
-		uint64_t idx;
+		const struct sid *s = &cfg->sids[i];
 
-		if (s->behavior != BHV_END_T || s->table <= cfg->mark_base)
+		if (s->behavior != BHV_END_T || s->table < cfg->mark_base ||
+		    s->table - cfg->mark_base >= CONFIG_MARK_RANGE)
 			continue;
-		idx = (uint64_t)s->table - cfg->mark_base - 1;
-		if (idx >= cfg->nsids)
-			continue;
-		o = &cfg->sids[idx];
-		if (o->behavior == BHV_END_X && o->route_table == s->table)
-			error_at(p, s->line, "sid %s: table %" PRIu32 " is the "
-				 "daemon's own table for the End.X sid at line %u",
-				 fmt_prefix6(p, &s->prefix, s->plen), s->table,
-				 o->line);
+		error_at(p, s->line, "sid %s: table %" PRIu32 " is in the range "
+			 "srv6d owns (mark-base %" PRIu32 " to %" PRIu32 "); use "
+			 "another table or mark-base",
+			 fmt_prefix6(p, &s->prefix, s->plen), s->table,
+			 cfg->mark_base, cfg->mark_base + (CONFIG_MARK_RANGE - 1));
 	}
 }
 
@@ -1221,7 +1212,7 @@ static int build_tables(struct parser *p)
 		return -1;
 	check_route_sid_overlap(p, sid_lens, route_lens);
 	assign_marks(p);
-	check_table_clash(p);
+	check_end_t_tables(p);
 	return 0;
 }
 

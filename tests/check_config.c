@@ -290,11 +290,12 @@ START_TEST(test_marks_default_base)
 	ck_assert_uint_eq(cfg->sids[2].route_table, 0);
 	config_free(cfg);
 
-	/* The highest mark that fits. */
-	cfg = parse_ok("queue 0\nmark-base 4294967293\n"
-		       "sid fc00::1 action End\n"
-		       "sid fc00::2 action End.T table 1\n");
-	ck_assert_uint_eq(cfg->sids[1].mark, 0xffffffff);
+	/* End.T tables next to the daemon's range are fine. */
+	cfg = parse_ok("queue 0\nmark-base 1000\n"
+		       "sid fc00::1 action End.T table 999\n"
+		       "sid fc00::2 action End.T table 66536\n");
+	ck_assert_uint_eq(cfg->sids[0].mark, 1001);
+	ck_assert_uint_eq(cfg->sids[1].mark, 1002);
 	config_free(cfg);
 }
 END_TEST
@@ -308,12 +309,12 @@ START_TEST(test_syntax_variants)
 	cfg = parse_ok("  # only a comment\n\n \t \nqueue\t0x10-0x11 # hex\r\n"
 		       "sid fc00::1/128 action End# no blank before #\n"
 		       "icmp-rate 1000000\nicmp-burst 1\nrule-priority 32765\n"
-		       "mark-base 0\nreinject verdict\ntun-name a.b-c_d0123456\n");
+		       "mark-base 256\nreinject verdict\ntun-name a.b-c_d0123456\n");
 	ck_assert_uint_eq(cfg->queue_first, 16);
 	ck_assert_uint_eq(cfg->queue_last, 17);
 	ck_assert_uint_eq(cfg->nsids, 1);
 	ck_assert_uint_eq(cfg->icmp_rate, 1000000);
-	ck_assert_uint_eq(cfg->mark_base, 0);
+	ck_assert_uint_eq(cfg->mark_base, 256);
 	ck_assert_str_eq(cfg->tun_name, "a.b-c_d0123456");
 	config_free(cfg);
 
@@ -673,7 +674,7 @@ START_TEST(test_err_numbers)
 	    "t.conf:2: sid: table 4294967296 is out of range (1-4294967295)");
 	BAD("queue 0\nsid fc00::1 action End.T table main\n",
 	    "t.conf:2: sid: expected a number after 'table', found 'main'");
-	BAD("queue 0\nmark-base 1\nmark-base 2\n",
+	BAD("queue 0\nmark-base 1000\nmark-base 2000\n",
 	    "t.conf:3: duplicate 'mark-base' directive (first at line 2)");
 }
 END_TEST
@@ -805,27 +806,54 @@ END_TEST
 
 START_TEST(test_err_marks)
 {
-	BAD("queue 0\nmark-base 0xfffffffe\n"
-	    "sid fc00::1 action End.X nh6 fc00::9\n"
-	    "sid fc00::2 action End\n"
-	    "sid fc00::3 action End.T table 7\n"
-	    "sid fc00::4 action End.T table 8\n",
-	    "t.conf:2: mark-base: 0xfffffffe is too high for 4 SIDs (the mark of "
-	    "the sid at line 5 would be 0x100000001, past 32 bits)");
-	BAD("queue 0\nmark-base 250\n"
-	    "sid fc00::1 action End\n"
-	    "sid fc00::2 action End\n"
-	    "sid fc00::3 action End.X nh6 fc00::9\n"
-	    "sid fc00::4 action End.X nh6 fc00::9\n",
-	    "t.conf:5: sid fc00::3/128: its table 253 (mark-base + 1 + 2) is a "
-	    "reserved table (253-255); change mark-base",
-	    "t.conf:6: sid fc00::4/128: its table 254 (mark-base + 1 + 3) is a "
-	    "reserved table (253-255); change mark-base");
+	BAD("queue 0\nmark-base 255\n",
+	    "t.conf:2: mark-base: 255 is out of range (256-4294901760): srv6d "
+	    "owns the 65536 marks and tables from mark-base on, which must not "
+	    "include tables 253-255 nor pass 32 bits");
+	BAD("queue 0\nmark-base 0xffff0001\n",
+	    "t.conf:2: mark-base: 0xffff0001 is out of range (256-4294901760): "
+	    "srv6d owns the 65536 marks and tables from mark-base on, which must "
+	    "not include tables 253-255 nor pass 32 bits");
 	BAD("queue 0\nmark-base 1000\n"
 	    "sid fc00::1 action End.X nh6 fc00::9\n"
-	    "sid fc00::2 action End.T table 1001\n",
-	    "t.conf:4: sid fc00::2/128: table 1001 is the daemon's own table for "
-	    "the End.X sid at line 3");
+	    "sid fc00::2 action End.T table 1001\n"
+	    "sid fc00::3 action End.T table 1000\n"
+	    "sid fc00::4 action End.T table 66535\n",
+	    "t.conf:4: sid fc00::2/128: table 1001 is in the range srv6d owns "
+	    "(mark-base 1000 to 66535); use another table or mark-base",
+	    "t.conf:5: sid fc00::3/128: table 1000 is in the range srv6d owns "
+	    "(mark-base 1000 to 66535); use another table or mark-base",
+	    "t.conf:6: sid fc00::4/128: table 66535 is in the range srv6d owns "
+	    "(mark-base 1000 to 66535); use another table or mark-base");
+}
+END_TEST
+
+/* As many SIDs as there are marks, the highest mark 2^32-1; one more is
+ * an error (reported once). */
+START_TEST(test_max_sids)
+{
+	size_t cap = 80 * (CONFIG_MAX_SIDS + 3), n;
+	char *text = malloc(cap);
+	struct config *cfg;
+
+	n = (size_t)snprintf(text, cap, "queue 0\nmark-base 0xffff0000\n");
+	for (unsigned i = 0; i < CONFIG_MAX_SIDS - 1; i++)
+		n += (size_t)snprintf(text + n, cap - n,
+				      "sid fc00::%x:%x action End\n", i >> 16,
+				      i & 0xffff);
+	n += (size_t)snprintf(text + n, cap - n,
+			      "sid fc00:1::1 action End.T table 7\n");
+	cfg = parse_ok(text);
+	ck_assert_uint_eq(cfg->nsids, CONFIG_MAX_SIDS);
+	ck_assert_uint_eq(cfg->sids[CONFIG_MAX_SIDS - 1].mark, 0xffffffffu);
+	config_free(cfg);
+
+	n += (size_t)snprintf(text + n, cap - n, "sid fc00:1::2 action End\n"
+			      "sid fc00:1::3 action End\n");
+	check_bad_len(text, n, (const char *const[]){
+		"t.conf:65538: sid: too many SIDs (at most 65535: each may need "
+		"one of the 65536 marks from mark-base on)", NULL });
+	free(text);
 }
 END_TEST
 
@@ -930,6 +958,7 @@ static Suite *config_suite(void)
 	tcase_add_test(bad, test_err_segments);
 	tcase_add_test(bad, test_err_overlaps);
 	tcase_add_test(bad, test_err_marks);
+	tcase_add_test(bad, test_max_sids);
 	tcase_add_test(bad, test_err_lines);
 	tcase_add_test(bad, test_err_many);
 	tcase_add_test(bad, test_err_default_printer);
