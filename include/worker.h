@@ -17,7 +17,9 @@
 struct engine;
 
 /* Bind every queue of cfg, open the TUN device, start the workers.  cfg is
- * owned by the engine from now on.  Returns NULL with a message in err. */
+ * owned by the engine from now on, even when this fails (it is freed).
+ * Returns the running engine once every queue is bound (the daemon may
+ * then report READY), or NULL with a message in err, everything undone. */
 struct engine *engine_start(struct config *cfg, char *err, size_t errlen);
 
 /* Stop: each worker drains its queue (every queued packet gets a verdict),
@@ -25,7 +27,11 @@ struct engine *engine_start(struct config *cfg, char *err, size_t errlen);
 void engine_stop(struct engine *e);
 
 /* Publish newcfg to the workers, wait for a grace period, free the old one.
- * Counters of SIDs/policies present in both (same prefix) keep counting. */
+ * Counters of SIDs/policies present in both (same prefix) keep counting.
+ * newcfg is owned by the engine from now on.  Returns 0, or -1 (newcfg
+ * freed, the old config still in force, the reason logged) when newcfg
+ * changes the queues or the TUN device (a restart applies those) or
+ * memory runs out. */
 int engine_swap_config(struct engine *e, struct config *newcfg);
 
 /* The config in force (control thread only; valid until the next swap). */

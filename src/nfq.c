@@ -409,10 +409,11 @@ static int nfq_config_request(struct nfq *q, struct nlmsghdr *nlh,
 static const char *nfq_bind_hint(int err)
 {
 	switch (err) {
-	case EBUSY:
-		return " (is another program bound to it?)";
 	case EPERM:
-		return " (needs CAP_NET_ADMIN)";
+		/* The kernel's answer both to a queue another socket holds
+		 * and to a missing CAP_NET_ADMIN. */
+		return " (is another program bound to it? "
+		       "does srv6d have CAP_NET_ADMIN?)";
 	case EINVAL:
 	case ENOENT:
 	case EPROTONOSUPPORT:

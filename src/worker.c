@@ -1,0 +1,571 @@
+/* worker.c - the engine: one thread per NFQUEUE queue running
+ * receive -> process -> reinject -> verdicts, reading the configuration
+ * through an RCU (QSBR) pointer.
+ *
+ * A worker writes only its own memory: its nfq socket and slots, its
+ * worker_stats (own allocation), its per-SID/per-policy arrays of the
+ * current config generation, its heartbeat line.  The control thread reads
+ * counters with plain loads and owns `base`, the totals of SIDs and
+ * policies carried over from earlier generations.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* pthread_setname_np() */
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <urcu-qsbr.h>	/* the rcu_* names of the QSBR flavor */
+
+#include "log.h"
+#include "nfq.h"
+#include "process.h"
+#include "reinject.h"
+#include "tun.h"
+#include "worker.h"
+
+#define CACHE_LINE		64
+/* A worker whose heartbeat is older than this is stuck (it beats at least
+ * every receive timeout, 100 ms, when idle). */
+#define ENGINE_STALL_NS		(2ull * 1000000000ull)
+
+/* One configuration generation: the config and, per worker, its counters
+ * for the config's SIDs and policies.  Published as a whole. */
+struct generation {
+	struct config *cfg;
+	unsigned nworkers;
+	struct sid_stats **sids;	/* [nworkers][cfg->nsids] */
+	struct sid_stats **pols;	/* [nworkers][cfg->npolicies] */
+};
+
+struct worker {
+	/* Written by the worker, read by engine_healthy(): its own line. */
+	struct {
+		uint64_t ns;		/* CLOCK_MONOTONIC of the last beat */
+		bool dead;		/* the thread has exited */
+	} beat __attribute__((aligned(CACHE_LINE)));
+
+	/* The worker's own state, from the next line on. */
+	struct engine *e __attribute__((aligned(CACHE_LINE)));
+	unsigned index;
+	unsigned queue;
+	struct nfq *q;
+	int tun_fd;
+	pthread_t thread;
+	bool running;
+	struct worker_stats *stats;
+	struct proc_ctx ctx;
+	struct pkt pkts[NFQ_BATCH];
+	bool process[NFQ_BATCH];
+};
+
+struct engine {
+	struct generation *gen;		/* RCU: read by the workers */
+	bool stop;			/* set once by engine_stop() */
+	unsigned nworkers;
+	struct worker *workers;		/* CACHE_LINE aligned */
+	int *tun_fds;
+	char tun_name[IF_NAMESIZE];
+	unsigned queue_first, queue_last;
+	uint32_t maxlen;
+	/* Control thread only: totals of earlier generations. */
+	struct sid_stats *base_sids;	/* [gen->cfg->nsids] */
+	struct sid_stats *base_pols;	/* [gen->cfg->npolicies] */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Zeroed memory of at least `size` bytes on its own cache lines. */
+static void *zalloc_lines(size_t size)
+{
+	size_t len = (size + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+	void *m = aligned_alloc(CACHE_LINE, len ? len : CACHE_LINE);
+
+	if (m)
+		memset(m, 0, len ? len : CACHE_LINE);
+	return m;
+}
+
+/* ---- counters: plain loads of what another thread writes --------------- */
+
+/* Add n counters read from src (written by a worker) to dst. */
+static void counters_add(uint64_t *dst, const uint64_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] += CMM_LOAD_SHARED(src[i]);
+}
+
+/* struct worker_stats and struct sid_stats are made of uint64_t only. */
+#define WORKER_STATS_WORDS \
+	((offsetof(struct worker_stats, drops) + \
+	  sizeof(((struct worker_stats *)0)->drops)) / sizeof(uint64_t))
+#define SID_STATS_WORDS	(sizeof(struct sid_stats) / sizeof(uint64_t))
+
+static void worker_stats_add(struct worker_stats *dst,
+			     const struct worker_stats *src)
+{
+	counters_add((uint64_t *)dst, (const uint64_t *)src,
+		     WORKER_STATS_WORDS);
+}
+
+static void sid_stats_add(struct sid_stats *dst, const struct sid_stats *src)
+{
+	counters_add((uint64_t *)dst, (const uint64_t *)src, SID_STATS_WORDS);
+}
+
+/* ---- generations -------------------------------------------------------- */
+
+static void generation_free(struct generation *g)
+{
+	if (!g)
+		return;
+	for (unsigned w = 0; w < g->nworkers; w++) {
+		if (g->sids)
+			free(g->sids[w]);
+		if (g->pols)
+			free(g->pols[w]);
+	}
+	free(g->sids);
+	free(g->pols);
+	config_free(g->cfg);
+	free(g);
+}
+
+/* A generation for cfg (owned from now on, even on failure: NULL). */
+static struct generation *generation_new(struct config *cfg, unsigned nworkers)
+{
+	struct generation *g = calloc(1, sizeof(*g));
+
+	if (!g) {
+		config_free(cfg);
+		return NULL;
+	}
+	g->cfg = cfg;
+	g->nworkers = nworkers;
+	g->sids = calloc(nworkers, sizeof(*g->sids));
+	g->pols = calloc(nworkers, sizeof(*g->pols));
+	if (!g->sids || !g->pols)
+		goto fail;
+	for (unsigned w = 0; w < nworkers; w++) {
+		g->sids[w] = zalloc_lines(cfg->nsids * sizeof(struct sid_stats));
+		g->pols[w] = zalloc_lines(cfg->npolicies *
+					  sizeof(struct sid_stats));
+		if (!g->sids[w] || !g->pols[w])
+			goto fail;
+	}
+	return g;
+fail:
+	generation_free(g);
+	return NULL;
+}
+
+/* A SID or policy's identity across generations: family, prefix, length. */
+struct stat_key {
+	uint8_t addr[16];
+	uint8_t plen;
+	uint8_t family;
+	unsigned index;
+};
+
+static int stat_key_cmp(const void *a, const void *b)
+{
+	/* addr, plen, family: the first 18 bytes, compared as bytes. */
+	return memcmp(a, b, offsetof(struct stat_key, family) + 1);
+}
+
+/* Keys of cfg's SIDs (policies = false) or policies; NULL if none or on
+ * allocation failure (then *n is 0). */
+static struct stat_key *stat_keys(const struct config *cfg, bool policies,
+				  unsigned *n)
+{
+	unsigned count = policies ? cfg->npolicies : cfg->nsids;
+	struct stat_key *k = count ? calloc(count, sizeof(*k)) : NULL;
+
+	*n = k ? count : 0;
+	for (unsigned i = 0; i < *n; i++) {
+		k[i].index = i;
+		if (!policies) {
+			memcpy(k[i].addr, &cfg->sids[i].prefix, 16);
+			k[i].plen = cfg->sids[i].plen;
+			k[i].family = AF_INET6;
+		} else if (cfg->policies[i].family == AF_INET) {
+			memcpy(k[i].addr, &cfg->policies[i].prefix.v4, 4);
+			k[i].plen = cfg->policies[i].plen;
+			k[i].family = AF_INET;
+		} else {
+			memcpy(k[i].addr, &cfg->policies[i].prefix.v6, 16);
+			k[i].plen = cfg->policies[i].plen;
+			k[i].family = AF_INET6;
+		}
+	}
+	return k;
+}
+
+/* new_base[j] = the final total of the old SID/policy with the same
+ * identity (old_base + every worker's count), or zero. */
+static void carry_counters(const struct generation *old,
+			   const struct sid_stats *old_base,
+			   const struct generation *cur,
+			   struct sid_stats *new_base, bool policies)
+{
+	unsigned nold, nnew;
+	struct stat_key *ko = stat_keys(old->cfg, policies, &nold);
+	struct stat_key *kn = stat_keys(cur->cfg, policies, &nnew);
+
+	if (ko)
+		qsort(ko, nold, sizeof(*ko), stat_key_cmp);
+	for (unsigned j = 0; ko && j < nnew; j++) {
+		const struct stat_key *hit;
+		unsigned i;
+
+		hit = bsearch(&kn[j], ko, nold, sizeof(*ko), stat_key_cmp);
+		if (!hit)
+			continue;
+		i = hit->index;
+		new_base[j] = old_base[i];
+		for (unsigned w = 0; w < old->nworkers; w++)
+			sid_stats_add(&new_base[j], policies ? &old->pols[w][i] :
+						    &old->sids[w][i]);
+	}
+	free(ko);
+	free(kn);
+}
+
+/* ---- the worker --------------------------------------------------------- */
+
+static bool engine_stopping(const struct engine *e)
+{
+	return CMM_LOAD_SHARED(e->stop);
+}
+
+static void worker_beat(struct worker *w)
+{
+	CMM_STORE_SHARED(w->beat.ns, now_ns());
+}
+
+/* Process the n packets of the batch just received and send their
+ * verdicts.  The worker is online (RCU). */
+static void worker_run_batch(struct worker *w, int n)
+{
+	struct generation *g = rcu_dereference(w->e->gen);
+	struct proc_ctx *ctx = &w->ctx;
+
+	ctx->cfg = g->cfg;
+	ctx->sid_stats = g->sids[w->index];
+	ctx->policy_stats = g->pols[w->index];
+	ctx->now_ns = now_ns();
+	for (int i = 0; i < n; i++) {
+		struct pkt *p = &w->pkts[i];
+
+		if (w->process[i])
+			srv6_process(ctx, p);
+		reinject_packet(g->cfg, p, w->q, w->tun_fd, w->stats);
+	}
+	nfq_verdict_flush(w->q, w->stats);
+}
+
+/* After a stop: give a verdict to everything already queued (bounded, in
+ * case traffic keeps coming), then unbind. */
+static void worker_drain(struct worker *w)
+{
+	unsigned rounds = w->e->maxlen / NFQ_BATCH + 2;
+
+	while (rounds-- > 0) {
+		int n = nfq_recv_batch(w->q, false, w->pkts, w->process,
+				       w->stats);
+
+		if (n < 0 && errno != EINTR && errno != ENOBUFS)
+			break;	/* EAGAIN: the socket is empty */
+		if (n > 0)
+			worker_run_batch(w, n);
+		rcu_quiescent_state();
+	}
+	/* What arrives from now on is dropped by the kernel at unbind. */
+	nfq_socket_close(w->q);
+	w->q = NULL;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	char name[16];
+
+	snprintf(name, sizeof(name), "srv6d-q%u", w->queue);
+	pthread_setname_np(pthread_self(), name);
+	rcu_register_thread();
+	while (!engine_stopping(w->e)) {
+		int n, rerr;
+
+		/* Offline while blocked: a config swap never waits for us. */
+		rcu_thread_offline();
+		n = nfq_recv_batch(w->q, true, w->pkts, w->process, w->stats);
+		rerr = n < 0 ? errno : 0;
+		rcu_thread_online();
+		if (n > 0)
+			worker_run_batch(w, n);
+		rcu_quiescent_state();
+		if (n >= 0 || rerr == EAGAIN || rerr == EWOULDBLOCK ||
+		    rerr == EINTR || rerr == ENOBUFS) {
+			worker_beat(w);
+		} else {
+			/* Counted in recv_errors; no beat, so a lasting
+			 * error shows in engine_healthy(). Do not spin. */
+			struct timespec ms = { .tv_nsec = 1000000 };
+
+			nanosleep(&ms, NULL);
+		}
+	}
+	worker_drain(w);
+	rcu_unregister_thread();
+	CMM_STORE_SHARED(w->beat.dead, true);
+	return NULL;
+}
+
+/* ---- the engine --------------------------------------------------------- */
+
+/* Stop and join the running workers, close sockets and TUN, free all. */
+static void engine_destroy(struct engine *e)
+{
+	CMM_STORE_SHARED(e->stop, true);
+	for (unsigned i = 0; i < e->nworkers; i++) {
+		struct worker *w = &e->workers[i];
+
+		if (w->running)
+			pthread_join(w->thread, NULL);
+		nfq_socket_close(w->q);	/* a worker that never ran */
+		free(w->stats);
+	}
+	if (e->tun_fds)
+		tun_close(e->tun_fds, e->nworkers);
+	generation_free(e->gen);
+	free(e->base_sids);
+	free(e->base_pols);
+	free(e->tun_fds);
+	free(e->workers);
+	free(e);
+}
+
+static int engine_start_workers(struct engine *e, char *err, size_t errlen)
+{
+	sigset_t all, old;
+	int ret = 0;
+
+	/* Signals are the daemon's main thread's business. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (unsigned i = 0; i < e->nworkers; i++) {
+		struct worker *w = &e->workers[i];
+		int rc = pthread_create(&w->thread, NULL, worker_main, w);
+
+		if (rc != 0) {
+			snprintf(err, errlen, "queue %u: cannot start its thread: "
+				 "%s", w->queue, strerror(rc));
+			ret = -1;
+			break;
+		}
+		w->running = true;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+static int engine_init_worker(struct engine *e, unsigned i, char *err,
+			      size_t errlen)
+{
+	struct worker *w = &e->workers[i];
+	const struct config *cfg = e->gen->cfg;
+
+	w->e = e;
+	w->index = i;
+	w->queue = e->queue_first + i;
+	w->tun_fd = e->tun_fds[i];
+	w->stats = zalloc_lines(sizeof(*w->stats));
+	if (!w->stats) {
+		snprintf(err, errlen, "queue %u: out of memory", w->queue);
+		return -1;
+	}
+	w->ctx.stats = w->stats;
+	w->ctx.icmp_rl.last_ns = now_ns();
+	w->ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
+	w->beat.ns = now_ns();
+	w->q = nfq_socket_open(w->queue, e->maxlen, err, errlen);
+	return w->q ? 0 : -1;
+}
+
+struct engine *engine_start(struct config *cfg, char *err, size_t errlen)
+{
+	struct engine *e;
+	unsigned n;
+
+	if (cfg->queue_last < cfg->queue_first ||
+	    cfg->queue_last - cfg->queue_first >= SRV6_MAX_QUEUES) {
+		snprintf(err, errlen, "queues %u-%u: need 1 to %u queues",
+			 cfg->queue_first, cfg->queue_last, SRV6_MAX_QUEUES);
+		config_free(cfg);
+		return NULL;
+	}
+	n = cfg->queue_last - cfg->queue_first + 1;
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		config_free(cfg);
+		return NULL;
+	}
+	e->nworkers = n;
+	e->queue_first = cfg->queue_first;
+	e->queue_last = cfg->queue_last;
+	e->maxlen = NFQ_DEFAULT_MAXLEN;
+	snprintf(e->tun_name, sizeof(e->tun_name), "%s", cfg->tun_name);
+	e->gen = generation_new(cfg, n);
+	e->workers = zalloc_lines(n * sizeof(*e->workers));
+	e->tun_fds = malloc(n * sizeof(*e->tun_fds));
+	e->base_sids = calloc(cfg->nsids + 1, sizeof(*e->base_sids));
+	e->base_pols = calloc(cfg->npolicies + 1, sizeof(*e->base_pols));
+	if (!e->gen || !e->workers || !e->tun_fds || !e->base_sids ||
+	    !e->base_pols) {
+		snprintf(err, errlen, "out of memory");
+		free(e->tun_fds);
+		e->tun_fds = NULL;
+		e->nworkers = e->workers ? n : 0;
+		engine_destroy(e);
+		return NULL;
+	}
+	if (tun_open(e->tun_name, n, e->tun_fds, err, errlen) < 0) {
+		free(e->tun_fds);
+		e->tun_fds = NULL;
+		engine_destroy(e);
+		return NULL;
+	}
+	/* Every queue is bound before we return: the daemon may then say
+	 * READY. */
+	for (unsigned i = 0; i < n; i++) {
+		if (engine_init_worker(e, i, err, errlen) < 0) {
+			engine_destroy(e);
+			return NULL;
+		}
+	}
+	if (engine_start_workers(e, err, errlen) < 0) {
+		engine_destroy(e);
+		return NULL;
+	}
+	return e;
+}
+
+void engine_stop(struct engine *e)
+{
+	if (e)
+		engine_destroy(e);
+}
+
+/* Queues and the TUN device are set up once: a config that changes them
+ * needs a restart. */
+static bool engine_needs_restart(const struct engine *e,
+				 const struct config *cfg)
+{
+	return cfg->queue_first != e->queue_first ||
+	       cfg->queue_last != e->queue_last ||
+	       strcmp(cfg->tun_name, e->tun_name) != 0;
+}
+
+int engine_swap_config(struct engine *e, struct config *newcfg)
+{
+	struct generation *old = e->gen, *g;
+	struct sid_stats *bs, *bp;
+
+	if (engine_needs_restart(e, newcfg)) {
+		log_msg(LOG_ERR, "queues %u-%u and TUN device %s cannot change "
+			"on reload: restart srv6d to apply them",
+			e->queue_first, e->queue_last, e->tun_name);
+		config_free(newcfg);
+		return -1;
+	}
+	bs = calloc(newcfg->nsids + 1, sizeof(*bs));
+	bp = calloc(newcfg->npolicies + 1, sizeof(*bp));
+	g = generation_new(newcfg, e->nworkers);	/* owns newcfg */
+	if (!g || !bs || !bp) {
+		log_msg(LOG_ERR, "reload: out of memory");
+		generation_free(g);
+		free(bs);
+		free(bp);
+		return -1;
+	}
+	rcu_assign_pointer(e->gen, g);
+	/* After the grace period no worker touches `old`: its counters are
+	 * final and can be carried over. */
+	synchronize_rcu();
+	carry_counters(old, e->base_sids, g, bs, false);
+	carry_counters(old, e->base_pols, g, bp, true);
+	free(e->base_sids);
+	free(e->base_pols);
+	e->base_sids = bs;
+	e->base_pols = bp;
+	generation_free(old);
+	return 0;
+}
+
+const struct config *engine_config(const struct engine *e)
+{
+	return e->gen->cfg;
+}
+
+unsigned engine_nworkers(const struct engine *e)
+{
+	return e->nworkers;
+}
+
+unsigned engine_worker_queue(const struct engine *e, unsigned i)
+{
+	return e->workers[i].queue;
+}
+
+bool engine_healthy(const struct engine *e)
+{
+	uint64_t now = now_ns();
+
+	for (unsigned i = 0; i < e->nworkers; i++) {
+		const struct worker *w = &e->workers[i];
+		uint64_t beat = CMM_LOAD_SHARED(w->beat.ns);
+
+		if (CMM_LOAD_SHARED(w->beat.dead) || now - beat > ENGINE_STALL_NS)
+			return false;
+	}
+	return true;
+}
+
+void engine_read_stats(const struct engine *e, struct worker_stats *total,
+		       struct sid_stats *sids, struct sid_stats *pols)
+{
+	const struct generation *g = e->gen;
+
+	memset(total, 0, sizeof(*total));
+	for (unsigned w = 0; w < e->nworkers; w++)
+		worker_stats_add(total, e->workers[w].stats);
+	for (unsigned j = 0; sids && j < g->cfg->nsids; j++) {
+		sids[j] = e->base_sids[j];
+		for (unsigned w = 0; w < e->nworkers; w++)
+			sid_stats_add(&sids[j], &g->sids[w][j]);
+	}
+	for (unsigned j = 0; pols && j < g->cfg->npolicies; j++) {
+		pols[j] = e->base_pols[j];
+		for (unsigned w = 0; w < e->nworkers; w++)
+			sid_stats_add(&pols[j], &g->pols[w][j]);
+	}
+}
+
+void engine_read_worker_stats(const struct engine *e, unsigned i,
+			      struct worker_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	worker_stats_add(out, e->workers[i].stats);
+}
