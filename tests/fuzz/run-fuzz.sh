@@ -23,16 +23,14 @@ seconds=${FUZZ_SECONDS:-20}
 out=$top_builddir/tests/fuzz
 
 # Library sources each target links, relative to top_srcdir: SRC_<name>
-# for tests/fuzz/fuzz_<name>.c.
+# for tests/fuzz/fuzz_<name>.c (read through eval below).
+# shellcheck disable=SC2034
 SRC_config="src/lpm.c src/config.c"
+# shellcheck disable=SC2034
 SRC_packet="src/checksum.c src/stats.c src/lpm.c src/config.c src/srh.c \
 src/icmp.c src/csid.c src/behavior_end.c src/headend.c src/process.c"
 
 CFLAGS_FUZZ="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
-# include/ before the build tree: include/config.h is srv6d's config
-# header, the build tree's config.h is autoconf's.
-CPPFLAGS_FUZZ="-I$top_srcdir/include -I$top_builddir \
--DSYSCONFDIR=\"/etc\" -DRUNSTATEDIR=\"/run\""
 
 mkdir -p "$out" || exit 99
 
@@ -42,6 +40,7 @@ printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
 	'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);' \
 	'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }' \
 	> "$probe.c"
+# shellcheck disable=SC2086
 if ! $CLANG $CFLAGS_FUZZ "$probe.c" -o "$probe" > "$probe.log" 2>&1; then
 	echo "SKIP: $CLANG cannot build with -fsanitize=fuzzer" \
 	     "(install libclang-rt-dev):"
@@ -63,9 +62,12 @@ build() {	# build NAME -> $out/fuzz_NAME
 		files="$files $top_srcdir/$s"
 	done
 	echo "build fuzz_$name"
+	# include/ before the build tree: include/config.h is srv6d's config
+	# header, the build tree's config.h is autoconf's.
 	# shellcheck disable=SC2086
-	$CLANG $CFLAGS_FUZZ $CPPFLAGS_FUZZ -o "$out/fuzz_$name" \
-		"$top_srcdir/tests/fuzz/fuzz_$name.c" $files
+	$CLANG $CFLAGS_FUZZ -I"$top_srcdir/include" -I"$top_builddir" \
+		-DSYSCONFDIR='"/etc"' -DRUNSTATEDIR='"/run"' \
+		-o "$out/fuzz_$name" "$top_srcdir/tests/fuzz/fuzz_$name.c" $files
 }
 
 run() {	# run NAME: fuzz a copy of the seed corpus for $seconds
@@ -81,7 +83,7 @@ run() {	# run NAME: fuzz a copy of the seed corpus for $seconds
 	if [ -f "$top_srcdir/tests/fuzz/fuzz_$name.dict" ]; then
 		dict=-dict=$top_srcdir/tests/fuzz/fuzz_$name.dict
 	fi
-	echo "run fuzz_$name for ${seconds}s on $(ls "$work" | wc -l) seeds"
+	echo "run fuzz_$name for ${seconds}s on $(find "$work" -type f | wc -l) seeds"
 	# shellcheck disable=SC2086
 	"$out/fuzz_$name" -max_total_time="$seconds" -timeout=10 \
 		-rss_limit_mb=2048 -print_final_stats=1 \
