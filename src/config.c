@@ -797,6 +797,19 @@ static int add_policy(struct parser *p, const struct policy *pol)
 	return 0;
 }
 
+static int get_mode(struct parser *p, const char *s, enum encap_mode *mode)
+{
+	for (unsigned m = 0; m < NMODES; m++) {
+		if (!strcmp(s, encap_mode_names[m])) {
+			*mode = (enum encap_mode)m;
+			return 0;
+		}
+	}
+	error(p, "route: unknown mode '%s' (expected encap, encap.red, inline "
+	      "or inline.red)", quote(p, s));
+	return -1;
+}
+
 /* The `mode M` and `segs LIST` pairs after `encap seg6`, in any order. */
 static int route_attrs(struct parser *p, struct policy *pol, int argc,
 		       char **argv)
@@ -830,19 +843,8 @@ static int route_attrs(struct parser *p, struct policy *pol, int argc,
 			continue;
 		}
 		has_mode = true;
-		unsigned m;
-
-		for (m = 0; m < NMODES; m++)
-			if (!strcmp(argv[i + 1], encap_mode_names[m]))
-				break;
-		if (m == NMODES) {
-			error(p, "route: unknown mode '%s' (expected encap, "
-			      "encap.red, inline or inline.red)",
-			      quote(p, argv[i + 1]));
+		if (get_mode(p, argv[i + 1], &pol->mode) < 0)
 			rc = -1;
-			continue;
-		}
-		pol->mode = (enum encap_mode)m;
 	}
 	if (!has_mode) {
 		error(p, "route: missing 'mode MODE' (encap, encap.red, inline "
