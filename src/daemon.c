@@ -189,6 +189,19 @@ static json_t *daemon_ctl_request(void *arg, const struct ctl_request *req,
 
 /* ---- reload ----------------------------------------------------------- */
 
+/* What a running engine cannot change (worker.h): returns the directive
+ * that differs, or NULL. */
+static const char *reload_needs_restart(const struct config *old,
+					const struct config *ncfg)
+{
+	if (old->queue_first != ncfg->queue_first ||
+	    old->queue_last != ncfg->queue_last)
+		return "queue";
+	if (strcmp(old->tun_name, ncfg->tun_name))
+		return "tun-name";
+	return NULL;
+}
+
 /* SIGHUP: parse the file anew; only a valid config replaces the running
  * one (its rules first, then the engine's pointer). */
 static void daemon_reload(struct daemon *d)
@@ -197,6 +210,7 @@ static void daemon_reload(struct daemon *d)
 	struct rtrules_scope nscope;
 	struct config *ncfg;
 	char err[512], err2[512];
+	const char *what;
 
 	log_msg(LOG_INFO, "SIGHUP: reloading %s", path);
 	sd_notify(0, "RELOADING=1");
@@ -204,6 +218,13 @@ static void daemon_reload(struct daemon *d)
 	if (!ncfg) {
 		log_msg(LOG_ERR, "%s has errors: keeping the running "
 			"configuration", path);
+		goto out;
+	}
+	what = reload_needs_restart(engine_config(d->engine), ncfg);
+	if (what) {
+		log_msg(LOG_ERR, "%s: '%s' changed, which needs a restart: "
+			"keeping the running configuration", path, what);
+		config_free(ncfg);
 		goto out;
 	}
 	rtrules_scope_of(ncfg, &nscope);
