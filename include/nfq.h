@@ -36,12 +36,13 @@ struct nfq;
  * queued, no fail-open, no GSO, no conntrack).  Returns NULL with a
  * message in err (e.g. bind refused: another program holds the queue). */
 struct nfq *nfq_socket_open(unsigned queue, uint32_t maxlen, char *err,
-		     size_t errlen);
+			    size_t errlen);
 
 /* Unbind the queue (the kernel drops what is still queued) and free
  * everything.  q may be NULL. */
 void nfq_socket_close(struct nfq *q);
 
+/* The queue number q is bound to. */
 unsigned nfq_queue_num(const struct nfq *q);
 
 /* Receive up to NFQ_BATCH messages.  wait: block (up to the socket's

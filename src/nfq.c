@@ -497,7 +497,7 @@ static void nfq_rx_setup(struct nfq *q)
 }
 
 struct nfq *nfq_socket_open(unsigned queue, uint32_t maxlen, char *err,
-		     size_t errlen)
+			    size_t errlen)
 {
 	struct nfq *q;
 
