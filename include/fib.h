@@ -72,6 +72,7 @@ struct fib_route {
 	uint8_t tos;
 	/* writer only */
 	uint32_t gen;		/* resync generation that last saw it */
+	uint32_t key_oif;	/* IPv6 single-path: its oif is in the key */
 	struct fib_route *hnext;
 };
 
@@ -99,7 +100,8 @@ struct fib_db *fib_db_new(void);
 void fib_db_free(struct fib_db *db);
 
 /* Add, or replace the route with the same key (table, family, dst/plen,
- * tos, priority).  gen is stored in the route for fib_sweep().  Returns 0,
+ * tos, priority and, for an IPv6 route with one next hop, its oif: the
+ * kernel keeps such IPv6 routes apart).  gen is stored in the route for fib_sweep().  Returns 0,
  * 1 if an identical route was only re-marked, -EINVAL on a bad prefix
  * length or family, -ENOMEM. */
 int fib_route_add(struct fib_db *db, const struct fib_route_spec *spec,
@@ -108,6 +110,10 @@ int fib_route_add(struct fib_db *db, const struct fib_route_spec *spec,
 /* Delete the route with that key (spec's nexthops are ignored).  Returns 0
  * or -ESRCH if there is none. */
 int fib_route_del(struct fib_db *db, const struct fib_route_spec *spec);
+
+/* Delete every route with that key ignoring the IPv6 oif (an IPv6
+ * NLM_F_REPLACE).  Returns how many. */
+size_t fib_route_del_all(struct fib_db *db, const struct fib_route_spec *spec);
 
 /* Exact match on (table, family, dst/plen, tos, priority), or NULL. */
 const struct fib_route *fib_route_find(const struct fib_db *db,

@@ -410,7 +410,8 @@ static bool route_key_eq(const struct fib_route *r, const union fib_addr *dst,
 
 static struct fib_route *hash_find(const struct fib_family *f,
 				   const union fib_addr *dst, unsigned plen,
-				   unsigned tos, uint32_t priority)
+				   unsigned tos, uint32_t priority,
+				   const uint32_t *key_oif)
 {
 	struct fib_route *r;
 
@@ -418,9 +419,15 @@ static struct fib_route *hash_find(const struct fib_family *f,
 		return NULL;
 	for (r = *hash_bucket(f, dst, plen); r; r = r->hnext)
 		if (route_key_eq(r, dst, plen) && r->tos == tos &&
-		    r->fi->priority == priority)
+		    r->fi->priority == priority &&
+		    (!key_oif || r->key_oif == *key_oif))
 			return r;
 	return NULL;
+}
+
+static uint32_t spec_key_oif(const struct fib_route_spec *s)
+{
+	return s->family == AF_INET6 && s->nnh == 1 ? s->nh[0].oif : 0;
 }
 
 /* The route a lookup should find for dst/plen: TOS 0, lowest metric. */
@@ -715,7 +722,9 @@ const struct fib_route *fib_route_find(const struct fib_db *db,
 
 	if (!f || spec_check(spec, &dst) < 0)
 		return NULL;
-	return hash_find(f, &dst, spec->plen, spec->tos, spec->priority);
+	uint32_t oif = spec_key_oif(spec);
+
+	return hash_find(f, &dst, spec->plen, spec->tos, spec->priority, &oif);
 }
 
 static struct fib_family *family_prepare(struct fib_db *db,
@@ -776,6 +785,7 @@ int fib_route_add(struct fib_db *db, const struct fib_route_spec *spec,
 	struct fib_family *f;
 	struct fib_route *old, *r;
 	union fib_addr dst;
+	uint32_t oif;
 	int err = spec_check(spec, &dst);
 
 	if (err < 0)
@@ -784,7 +794,8 @@ int fib_route_add(struct fib_db *db, const struct fib_route_spec *spec,
 	if (!f)
 		return -ENOMEM;
 	info_from_spec(&key.fi, spec);
-	old = hash_find(f, &dst, spec->plen, spec->tos, spec->priority);
+	oif = spec_key_oif(spec);
+	old = hash_find(f, &dst, spec->plen, spec->tos, spec->priority, &oif);
 	if (old && old->type == spec->type && old->fi == info_find(db, &key.fi)) {
 		old->gen = gen;
 		return 1;
@@ -806,6 +817,7 @@ int fib_route_add(struct fib_db *db, const struct fib_route_spec *spec,
 	r->type = spec->type;
 	r->tos = spec->tos;
 	r->gen = gen;
+	r->key_oif = spec_key_oif(spec);
 	return family_swap(db, f, &dst, spec->plen, old, r);
 }
 
@@ -825,10 +837,31 @@ int fib_route_del(struct fib_db *db, const struct fib_route_spec *spec)
 
 	if (!f || spec_check(spec, &dst) < 0)
 		return -ESRCH;
-	r = hash_find(f, &dst, spec->plen, spec->tos, spec->priority);
+	uint32_t oif = spec_key_oif(spec);
+
+	/* No oif given: the first route of that key, as `ip -6 route del`. */
+	r = hash_find(f, &dst, spec->plen, spec->tos, spec->priority,
+		      oif ? &oif : NULL);
 	if (!r)
 		return -ESRCH;
 	return route_remove(db, f, r);
+}
+
+size_t fib_route_del_all(struct fib_db *db, const struct fib_route_spec *spec)
+{
+	struct fib_family *f = spec_family(db, spec);
+	struct fib_route *r;
+	union fib_addr dst;
+	size_t n = 0;
+
+	if (!f || spec_check(spec, &dst) < 0)
+		return 0;
+	while ((r = hash_find(f, &dst, spec->plen, spec->tos, spec->priority,
+			      NULL))) {
+		route_remove(db, f, r);
+		n++;
+	}
+	return n;
 }
 
 int fib_foreach(const struct fib_db *db,

@@ -583,6 +583,9 @@ static int route_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 		rc = fib_route_del(m->db, &s);
 		return rc == -ESRCH ? 0 : rc;
 	}
+	/* An IPv6 replace may change the oif, which is in the key. */
+	if (s.family == AF_INET6 && (nlh->nlmsg_flags & NLM_F_REPLACE))
+		fib_route_del_all(m->db, &s);
 	rc = fib_route_add(m->db, &s, m->gen);
 	return rc < 0 ? rc : 0;
 }
