@@ -73,6 +73,9 @@ static const char *log_prio_name(int prio)
 }
 
 static void log_vmsg(int prio, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void log_vmsg(int prio, const char *fmt, va_list ap)
 {
 	char buf[1024];
 

@@ -25,7 +25,7 @@ struct rt_nl {
 	struct mnl_socket *sock;
 	uint32_t portid;
 	uint32_t seq;
-	char buf[65536];	/* larger than any dump message */
+	char buf[65536] __attribute__((aligned(4)));	/* > any dump message */
 };
 
 /* A rule or route found in a dump. */
@@ -214,7 +214,7 @@ static int rt_nl_request(struct rt_nl *nl, struct nlmsghdr *nlh, char *why,
 	}
 	for (;;) {
 		ssize_t n = mnl_socket_recvfrom(nl->sock, nl->buf, sizeof(nl->buf));
-		const struct nlmsghdr *r = (const struct nlmsghdr *)nl->buf;
+		const struct nlmsghdr *r = (const void *)nl->buf;
 		int len = (int)n;
 
 		if (n < 0) {
@@ -235,7 +235,7 @@ static int rt_nl_request(struct rt_nl *nl, struct nlmsghdr *nlh, char *why,
 static int rt_nl_dump(struct rt_nl *nl, uint16_t type, size_t hdrlen,
 		      uint8_t family, mnl_cb_t cb, void *data)
 {
-	char req[RTRULES_MSG_SIZE];
+	uint32_t req[RTRULES_MSG_SIZE / 4];
 	struct nlmsghdr *nlh;
 	uint8_t *fam;
 	int ret;
@@ -524,7 +524,9 @@ static void sid_name(const struct sid *s, char *buf, size_t len)
 static int sid_route_add(struct rt_nl *nl, const struct sid *s, char *err,
 			 size_t errlen)
 {
-	char msg[RTRULES_MSG_SIZE], name[80], gw[INET6_ADDRSTRLEN];
+	uint32_t msg[RTRULES_MSG_SIZE / 4];	/* aligned for nlmsghdr */
+	char name[80], gw[INET6_ADDRSTRLEN];
+	struct nlmsghdr *nlh;
 	char dev[IF_NAMESIZE + 8] = "", why[256];
 	uint32_t oif = 0;
 	int e;
@@ -542,9 +544,9 @@ static int sid_route_add(struct rt_nl *nl, const struct sid *s, char *err,
 			return -1;
 		}
 	}
-	rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq, s->route_table,
-			    &in6addr_any, 0, &s->nh6, oif, 0);
-	e = rt_nl_request(nl, (struct nlmsghdr *)msg, why, sizeof(why));
+	nlh = rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq, s->route_table,
+				  &in6addr_any, 0, &s->nh6, oif, 0);
+	e = rt_nl_request(nl, nlh, why, sizeof(why));
 	if (e) {
 		set_err(err, errlen, "%s: cannot add route via %s%s in table "
 			"%#x: %s", name, gw, dev, s->route_table, why);
@@ -559,16 +561,18 @@ static int sid_route_add(struct rt_nl *nl, const struct sid *s, char *err,
 static int sid_rule_add(struct rt_nl *nl, const struct config *cfg,
 			const struct sid *s, char *err, size_t errlen)
 {
-	char msg[RTRULES_MSG_SIZE], name[80], why[256];
+	uint32_t msg[RTRULES_MSG_SIZE / 4];
+	char name[80], why[256];
+	struct nlmsghdr *nlh;
 	uint32_t mark, table;
 	int e;
 
 	if (!sid_rule(s, &mark, &table))
 		return 0;
 	sid_name(s, name, sizeof(name));
-	rtrules_build_rule(msg, RTM_NEWRULE, ++nl->seq, cfg->rule_priority,
-			   mark, table);
-	e = rt_nl_request(nl, (struct nlmsghdr *)msg, why, sizeof(why));
+	nlh = rtrules_build_rule(msg, RTM_NEWRULE, ++nl->seq, cfg->rule_priority,
+				 mark, table);
+	e = rt_nl_request(nl, nlh, why, sizeof(why));
 	if (e && e != EEXIST) {
 		set_err(err, errlen, "%s: cannot add rule priority %u fwmark %#x "
 			"lookup %#x: %s", name, cfg->rule_priority, mark, table,
@@ -586,7 +590,9 @@ static int prune_rules(struct rt_nl *nl, const struct rt_want *w,
 		       unsigned nscopes, char *err, size_t errlen)
 {
 	struct rule_list l = { 0 };
-	char msg[RTRULES_MSG_SIZE], why[256];
+	uint32_t msg[RTRULES_MSG_SIZE / 4];
+	struct nlmsghdr *nlh;
+	char why[256];
 	int ret = 0;
 
 	if (rt_nl_dump(nl, RTM_GETRULE, sizeof(struct fib_rule_hdr), AF_INET6,
@@ -603,9 +609,9 @@ static int prune_rules(struct rt_nl *nl, const struct rt_want *w,
 		if (!rule_in_scope(r, scopes, nscopes) ||
 		    rule_wanted(w, want_prio, r))
 			continue;
-		rtrules_build_rule(msg, RTM_DELRULE, ++nl->seq, r->priority,
-				   r->fwmark, r->table);
-		e = rt_nl_request(nl, (struct nlmsghdr *)msg, why, sizeof(why));
+		nlh = rtrules_build_rule(msg, RTM_DELRULE, ++nl->seq, r->priority,
+					 r->fwmark, r->table);
+		e = rt_nl_request(nl, nlh, why, sizeof(why));
 		if (e && e != ENOENT) {
 			if (!ret)
 				set_err(err, errlen, "cannot delete rule priority "
@@ -627,7 +633,9 @@ static int prune_routes(struct rt_nl *nl, const struct rt_want *w,
 			char *err, size_t errlen)
 {
 	struct route_list l = { 0 };
-	char msg[RTRULES_MSG_SIZE], why[256], a[INET6_ADDRSTRLEN];
+	uint32_t msg[RTRULES_MSG_SIZE / 4];
+	char why[256], a[INET6_ADDRSTRLEN];
+	struct nlmsghdr *nlh;
 	int ret = 0;
 
 	if (rt_nl_dump(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET6,
@@ -644,9 +652,9 @@ static int prune_routes(struct rt_nl *nl, const struct rt_want *w,
 		if (!route_in_scope(r, scopes, nscopes) || route_wanted(w, r))
 			continue;
 		inet_ntop(AF_INET6, &r->dst, a, sizeof(a));
-		rtrules_build_route(msg, RTM_DELROUTE, ++nl->seq, r->table,
-				    &r->dst, r->dst_len, NULL, 0, r->metric);
-		e = rt_nl_request(nl, (struct nlmsghdr *)msg, why, sizeof(why));
+		nlh = rtrules_build_route(msg, RTM_DELROUTE, ++nl->seq, r->table,
+					  &r->dst, r->dst_len, NULL, 0, r->metric);
+		e = rt_nl_request(nl, nlh, why, sizeof(why));
 		if (e && e != ENOENT && e != ESRCH) {
 			if (!ret)
 				set_err(err, errlen, "cannot delete route %s/%u "
