@@ -28,6 +28,9 @@ enum drop_reason {
 	DROP_REINJECT,		/* TUN write failed */
 	DROP_ICMP_RATELIMIT,	/* error owed but rate limit hit: dropped */
 	DROP_FRAGMENT,		/* fragmented packet at a SID */
+	DROP_HMAC_MISSING,	/* hmac-require: SRH without HMAC TLV */
+	DROP_HMAC_UNKNOWN,	/* HMAC Key ID not configured here */
+	DROP_HMAC_WRONG,	/* HMAC (or its DA check) does not verify */
 	DROP__COUNT
 };
 

@@ -18,6 +18,9 @@ static const char *const drop_reason_names[DROP__COUNT] = {
 	[DROP_REINJECT] = "reinject",
 	[DROP_ICMP_RATELIMIT] = "icmp_ratelimit",
 	[DROP_FRAGMENT] = "fragment",
+	[DROP_HMAC_MISSING] = "hmac_missing",
+	[DROP_HMAC_UNKNOWN] = "hmac_unknown",
+	[DROP_HMAC_WRONG] = "hmac_wrong",
 };
 
 /* Returns the reason's stable name (used by srv6ctl and its JSON), or
