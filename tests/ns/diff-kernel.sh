@@ -199,9 +199,11 @@ for n in "${ORDER[@]}"; do
 	icmp)
 		check_words "srv6d: ${DESC[$n]}" "$s" "${SWORDS[$n]}"
 		if [ "$k" != "$s" ]; then
-			echo "     note: the ICMP errors differ in their bytes:"
-			echo "       kernel: $(pkt_show "${k#* }" 2>/dev/null)"
-			echo "       srv6d:  $(pkt_show "${s#* }" 2>/dev/null)"
+			kf=$(pkt_show "${k#* }" 2>/dev/null | tr ' ' '\n' | sort)
+			sf=$(pkt_show "${s#* }" 2>/dev/null | tr ' ' '\n' | sort)
+			echo "     note: the ICMP errors differ (RFC 8986 4.1 S05-S06 quotes the packet as received):"
+			echo "       kernel only: $(comm -23 <(echo "$kf") <(echo "$sf") | tr '\n' ' ')"
+			echo "       srv6d only:  $(comm -13 <(echo "$kf") <(echo "$sf") | tr '\n' ' ')"
 		fi
 		;;
 	rfc)

@@ -262,7 +262,8 @@ srv6d_dump() {
 # srv6d_start CONF: run the daemon in the gateway, wait for its socket.
 srv6d_start() {
 	rm -f "$SOCK"
-	nsx "$GW" "$SRV6D" -c "$1" -s "$SOCK" -d >"$LOG" 2>&1 &
+	# Not through nsx: $! must be srv6d itself (ip netns exec execs it).
+	ip netns exec "$GW" "$SRV6D" -c "$1" -s "$SOCK" -d >"$LOG" 2>&1 &
 	SRV6D_PID=$!
 	local _
 	for _ in $(seq 1 100); do
@@ -300,6 +301,7 @@ srv6d_stop() {
 	local rc=0
 	wait "$SRV6D_PID" || rc=$?
 	SRV6D_PID=
+	[ "$rc" -eq 0 ] || say "srv6d exited with status $rc"
 	return $rc
 }
 

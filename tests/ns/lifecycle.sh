@@ -82,7 +82,11 @@ fi
 # (ENOBUFS), id sequence, 1.
 q() { nsx "$GW" cat /proc/net/netfilter/nfnetlink_queue | awk '$1 == 0'; }
 qf() { q | awk -v f="$1" '{print $f}'; }
-seq0=$(qf 8) qd0=$(qf 6) ud0=$(qf 7)
+s1rx() {
+	ip -n "$S1" -j -s link show s1 |
+		"$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["packets"])'
+}
+seq0=$(qf 8) qd0=$(qf 6) ud0=$(qf 7) s1rx0=$(s1rx)
 rx0=$(ctl_get "s['totals']['rx_packets']")
 say "sending $BURST End packets as fast as a raw socket goes"
 t0=$(date +%s.%N)
@@ -110,6 +114,13 @@ if [ "$rx" -ge $((BURST / 2)) ]; then
 else
 	fail "srv6d received only $rx of $BURST"
 fi
+sleep 0.3
+s1got=$(( $(s1rx) - s1rx0 ))
+if [ "$s1got" -ge "$rx" ]; then
+	pass "sink1 received every forwarded burst packet ($s1got)"
+else
+	fail "sink1 received $s1got packets, srv6d received $rx"
+fi
 fw=$(ctl_get "sid('fc00:100::1/128')['packets']")
 if [ "$fw" -ge "$rx" ]; then
 	pass "End counted every received burst packet ($fw)"
@@ -125,6 +136,11 @@ if kill -0 "$SRV6D_PID" 2>/dev/null && ctl_json >/dev/null; then
 	pass "SIGHUP with a bad config: still running and answering"
 else
 	fail "SIGHUP with a bad config killed srv6d"
+fi
+if grep -q "$CONF:2: " "$LOG"; then
+	pass "the rejected reload is logged with '$CONF:2: '"
+else
+	fail "no '$CONF:2: ' in the log after the bad reload"
 fi
 out=$(pkt_xchg --tag afterhup --src fc00:1::1 --segs fc00:100::1,fc00:9::c1 --ul none)
 expect_fields "after the bad reload the old config still forwards End" "$out" s1 \
