@@ -20,6 +20,15 @@ enum behavior {
 	BHV_END,
 	BHV_END_X,
 	BHV_END_T,
+	BHV_END_DX6,		/* RFC 8986 4.4 */
+	BHV_END_DX4,		/* 4.5 */
+	BHV_END_DT6,		/* 4.6 */
+	BHV_END_DT4,		/* 4.7 */
+	BHV_END_DT46,		/* 4.8 */
+	BHV_END_DX2,		/* 4.9 */
+	BHV_END_B6,		/* binding SID, insertion (Linux End.B6) */
+	BHV_END_B6_ENCAPS,	/* 4.13 */
+	BHV_END_B6_ENCAPS_RED,	/* 4.14 */
 	BHV__COUNT
 };
 
@@ -33,20 +42,47 @@ enum behavior {
 #define CSID_DEFAULT_LBLEN	32
 #define CSID_DEFAULT_NFLEN	16
 
+struct policy;
+
 struct sid {
 	struct in6_addr prefix;	/* masked to plen */
 	uint8_t plen;
 	enum behavior behavior;
 	unsigned flavors;	/* FLV_* */
 	uint8_t lblen, nflen;	/* NEXT-C-SID locator block / node function */
-	struct in6_addr nh6;	/* End.X */
-	char oif[IF_NAMESIZE];	/* End.X optional, "" when absent */
-	uint32_t table;		/* End.T */
+	struct in6_addr nh6;	/* End.X, End.DX6 */
+	struct in_addr nh4;	/* End.DX4 */
+	char oif[IF_NAMESIZE];	/* End.X, End.DX6, End.DX4 optional, End.DX2
+				 * required; "" when absent */
+	uint32_t table;		/* End.T, End.DT6, End.DT4, End.DT46 */
+	bool vrf;		/* End.DT*: `vrftable` (table is a VRF device's) */
 	uint32_t mark;		/* verdict mark selecting our ip rule; 0 none */
-	uint32_t route_table;	/* End.X: the daemon's own table for nh6 */
+	uint32_t route_table;	/* End.X, End.DX6, End.DX4: the daemon's own
+				 * table for the next hop */
+	/* Binding SIDs (End.B6, End.B6.Encaps, End.B6.Encaps.Red): the
+	 * policy, owned by the config (config->bsid_policies), not in the
+	 * steering tables; its counters are this SID's.  NULL otherwise. */
+	struct policy *policy;
+	/* Runtime: the interface the decapsulated result leaves by, set by
+	 * the daemon (rtrules_install()) before the config is published:
+	 * End.DX2 the ifindex of oif; End.DX4, End.DT4, End.DT46 the
+	 * ifindex of the SID's injection device (see rtrules.h).  0 unset. */
+	uint32_t ifindex;
 	unsigned index;		/* position in config->sids, counter slot */
 	unsigned line;		/* config line, for messages */
 };
+
+/* A SID's behavior decapsulates (RFC 8986 4.4-4.9). */
+static inline bool behavior_is_decap(enum behavior b)
+{
+	return b >= BHV_END_DX6 && b <= BHV_END_DX2;
+}
+
+/* A binding SID (the SID carries a policy). */
+static inline bool behavior_is_binding(enum behavior b)
+{
+	return b >= BHV_END_B6 && b <= BHV_END_B6_ENCAPS_RED;
+}
 
 enum encap_mode {
 	ENCAP_MODE_ENCAP,	/* H.Encaps */
@@ -60,16 +96,45 @@ struct seglist {
 	struct in6_addr segs[SRV6_MAX_SEGS];	/* in travel order: segs[0] first */
 };
 
+#define POLICY_MAX_LISTS	16	/* segment lists in one policy */
+#define POLICY_MAX_WEIGHT	65535u
+
 struct policy {
 	int family;		/* AF_INET6 or AF_INET */
 	union {
 		struct in6_addr v6;
 		struct in_addr v4;
-	} prefix;		/* masked to plen */
+	} prefix;		/* masked to plen (a binding SID's: the SID) */
 	uint8_t plen;
-	enum encap_mode mode;
-	struct seglist sl;
+	enum encap_mode mode;	/* End.B6: inline; End.B6.Encaps: encap;
+				 * End.B6.Encaps.Red: encap.red */
+	unsigned nlists;	/* 1..POLICY_MAX_LISTS from the parser */
+	union {
+		struct seglist sl;	/* lists[0]: single-list code */
+		struct seglist lists[POLICY_MAX_LISTS];
+	};
+	uint16_t weights[POLICY_MAX_LISTS];	/* 1..65535, default 1 */
+	uint32_t hmac_keyid;	/* `hmac N`: a config->hmac_keys id; 0 none */
+	bool binding;		/* a binding SID's policy: `index` is then the
+				 * SID's index (counters in sid_stats), not a
+				 * policy_stats slot */
 	unsigned index;
+	unsigned line;
+};
+
+/* HMAC keys (RFC 8754 2.1.2.1), as the kernel's `ip sr hmac set`. */
+enum hmac_alg {
+	HMAC_ALG_SHA1 = 1,	/* the kernel's SEG6_HMAC_ALGO_SHA1 */
+	HMAC_ALG_SHA256 = 2,	/* SEG6_HMAC_ALGO_SHA256 */
+};
+
+#define HMAC_MAX_SECRET	64	/* bytes, the kernel's SEG6_HMAC_SECRET_LEN */
+
+struct hmac_key {
+	uint32_t id;		/* 1..2^32-1 */
+	enum hmac_alg alg;
+	uint8_t secret[HMAC_MAX_SECRET];
+	size_t len;		/* 1..HMAC_MAX_SECRET */
 	unsigned line;
 };
 
@@ -91,6 +156,11 @@ struct config {
 	unsigned nsids;
 	struct policy *policies;
 	unsigned npolicies;
+	struct policy *bsid_policies;	/* binding SIDs' (sid->policy) */
+	unsigned nbsid_policies;
+	struct hmac_key *hmac_keys;
+	unsigned nhmac_keys;
+	bool hmac_require;		/* `hmac-require yes`: SIDs verify */
 
 	/* Lookup tables built from the above (lpm.h); values point into
 	 * sids[] / policies[]. */
@@ -114,8 +184,17 @@ struct config *config_parse_buffer(const char *name, const char *text,
 
 void config_free(struct config *cfg);
 
-/* "End", "End.X", "End.T" ("?" out of range). */
+/* "End", "End.X", ..., "End.B6.Encaps.Red" ("?" out of range). */
 const char *behavior_name(enum behavior b);
+
+/* The HMAC key `id` of cfg, or NULL. */
+const struct hmac_key *config_hmac_key(const struct config *cfg, uint32_t id);
+
+/* The SID whose verdict mark is `mark`, or NULL. */
+const struct sid *config_sid_by_mark(const struct config *cfg, uint32_t mark);
+
+/* "sha1", "sha256" ("?" otherwise). */
+const char *hmac_alg_name(enum hmac_alg a);
 /* "encap", "encap.red", "inline", "inline.red" ("?" out of range). */
 const char *encap_mode_name(enum encap_mode m);
 

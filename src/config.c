@@ -14,8 +14,11 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "lpm.h"
@@ -32,7 +35,7 @@ struct parser {
 	unsigned line;
 	unsigned errors;
 	struct config *cfg;
-	unsigned sids_cap, pols_cap;
+	unsigned sids_cap, pols_cap, bsid_cap, hmac_cap;
 	unsigned *seen;			/* per directive: line first seen */
 	bool too_many_sids;		/* reported once */
 	char bufs[NBUFS][BUF_LEN];	/* for quote() and fmt_*() */
@@ -470,7 +473,19 @@ static const char *const behavior_names[BHV__COUNT] = {
 	[BHV_END] = "End",
 	[BHV_END_X] = "End.X",
 	[BHV_END_T] = "End.T",
+	[BHV_END_DX6] = "End.DX6",
+	[BHV_END_DX4] = "End.DX4",
+	[BHV_END_DT6] = "End.DT6",
+	[BHV_END_DT4] = "End.DT4",
+	[BHV_END_DT46] = "End.DT46",
+	[BHV_END_DX2] = "End.DX2",
+	[BHV_END_B6] = "End.B6",
+	[BHV_END_B6_ENCAPS] = "End.B6.Encaps",
+	[BHV_END_B6_ENCAPS_RED] = "End.B6.Encaps.Red",
 };
+
+#define BEHAVIOR_LIST	"End, End.X, End.T, End.DX6, End.DX4, End.DT6, " \
+	"End.DT4, End.DT46, End.DX2, End.B6, End.B6.Encaps or End.B6.Encaps.Red"
 
 static const struct {
 	const char *name;
@@ -517,17 +532,60 @@ static int get_flavors(struct parser *p, char *list, unsigned *flv)
 }
 
 /* Attributes a sid line may carry after `action BEHAVIOR`. */
-enum sid_attr { SA_FLAVORS, SA_LBLEN, SA_NFLEN, SA_NH6, SA_OIF, SA_TABLE,
-		SA__COUNT };
+enum sid_attr { SA_FLAVORS, SA_LBLEN, SA_NFLEN, SA_NH6, SA_NH4, SA_OIF,
+		SA_TABLE, SA_VRFTABLE, SA__COUNT };
 
 static const char *const sid_attr_names[SA__COUNT] = {
-	"flavors", "lblen", "nflen", "nh6", "oif", "table",
+	"flavors", "lblen", "nflen", "nh6", "nh4", "oif", "table", "vrftable",
 };
 
 static const char *const sid_attr_usage[SA__COUNT] = {
 	"a list like psp,usd", "a number of bits", "a number of bits",
-	"an IPv6 address", "an interface name", "a table number",
+	"an IPv6 address", "an IPv4 address", "an interface name",
+	"a table number", "a VRF device's table number",
 };
+
+#define B(x)	(1u << (x))
+#define BHV_DT_ALL	(B(BHV_END_DT6) | B(BHV_END_DT4) | B(BHV_END_DT46))
+
+/* Which behaviors take an attribute (flavors, lblen and nflen: see
+ * sid_check_flavors()), and how a message lists them. */
+static const struct {
+	unsigned behaviors;
+	const char *names;
+} sid_attr_allowed[SA__COUNT] = {
+	[SA_FLAVORS] = { B(BHV_END) | B(BHV_END_X) | B(BHV_END_T),
+			 "End, End.X or End.T" },
+	[SA_LBLEN] = { B(BHV_END) | B(BHV_END_X) | B(BHV_END_T), NULL },
+	[SA_NFLEN] = { B(BHV_END) | B(BHV_END_X) | B(BHV_END_T), NULL },
+	[SA_NH6] = { B(BHV_END_X) | B(BHV_END_DX6), "End.X or End.DX6" },
+	[SA_NH4] = { B(BHV_END_DX4), "End.DX4" },
+	[SA_OIF] = { B(BHV_END_X) | B(BHV_END_DX6) | B(BHV_END_DX4) |
+		     B(BHV_END_DX2), "End.X, End.DX6, End.DX4 or End.DX2" },
+	[SA_TABLE] = { B(BHV_END_T) | BHV_DT_ALL,
+		       "End.T, End.DT6, End.DT4 or End.DT46" },
+	[SA_VRFTABLE] = { BHV_DT_ALL, "End.DT6, End.DT4 or End.DT46" },
+};
+
+/* A unicast IPv4 address (not 0.0.0.0, multicast or broadcast). */
+static int get_addr4(struct parser *p, const char *dir, const char *name,
+		     const char *s, struct in_addr *a)
+{
+	uint32_t h;
+
+	if (inet_pton(AF_INET, s, a) != 1) {
+		error(p, "%s: expected an IPv4 address after '%s', found '%s'",
+		      dir, name, quote(p, s));
+		return -1;
+	}
+	h = ntohl(a->s_addr);
+	if (h == 0 || h >= 0xe0000000u) {
+		error(p, "%s: %s %s is not a unicast address", dir, name,
+		      quote(p, s));
+		return -1;
+	}
+	return 0;
+}
 
 static int sid_attr_value(struct parser *p, struct sid *s, enum sid_attr a,
 			  char *v)
@@ -553,12 +611,17 @@ static int sid_attr_value(struct parser *p, struct sid *s, enum sid_attr a,
 		return 0;
 	case SA_NH6:
 		return get_addr6(p, "sid", "nh6", " after 'nh6'", v, &s->nh6);
+	case SA_NH4:
+		return get_addr4(p, "sid", "nh4", v, &s->nh4);
 	case SA_OIF:
 		return get_ifname(p, "sid", "oif", v, s->oif);
 	case SA_TABLE:
-		if (get_number(p, "sid", "table", v, 1, UINT32_MAX, &n) < 0)
+	case SA_VRFTABLE:
+		if (get_number(p, "sid", sid_attr_names[a], v, 1, UINT32_MAX,
+			       &n) < 0)
 			return -1;
 		s->table = (uint32_t)n;
+		s->vrf = a == SA_VRFTABLE;
 		return 0;
 	case SA__COUNT:
 		break;
@@ -566,20 +629,66 @@ static int sid_attr_value(struct parser *p, struct sid *s, enum sid_attr a,
 	return -1;
 }
 
-/* An attribute given where the behavior or the flavors do not allow it. */
-static int sid_check_combination(struct parser *p, struct sid *s,
-				 const bool *has)
+/* What each behavior requires. */
+static int sid_check_required(struct parser *p, struct sid *s,
+			      const bool *has)
 {
 	const char *bname = behavior_names[s->behavior];
-	bool csid = s->flavors & FLV_NEXT_CSID;
 	int rc = 0;
 
-	if (s->behavior == BHV_END_X && !has[SA_NH6]) {
-		error(p, "sid: End.X needs 'nh6 ADDRESS' (the adjacency's next hop)");
-		rc = -1;
+	switch (s->behavior) {
+	case BHV_END_X:
+		if (!has[SA_NH6]) {
+			error(p, "sid: End.X needs 'nh6 ADDRESS' (the adjacency's "
+			      "next hop)");
+			rc = -1;
+		}
+		break;
+	case BHV_END_DX6:
+		if (!has[SA_NH6]) {
+			error(p, "sid: End.DX6 needs 'nh6 ADDRESS' (the next hop "
+			      "of the decapsulated packets)");
+			rc = -1;
+		}
+		break;
+	case BHV_END_DX4:
+		if (!has[SA_NH4]) {
+			error(p, "sid: End.DX4 needs 'nh4 ADDRESS' (the next hop "
+			      "of the decapsulated packets)");
+			rc = -1;
+		}
+		break;
+	case BHV_END_T:
+		if (!has[SA_TABLE]) {
+			error(p, "sid: End.T needs 'table N' (the table to look up)");
+			rc = -1;
+		}
+		break;
+	case BHV_END_DT6:
+	case BHV_END_DT4:
+	case BHV_END_DT46:
+		if (!has[SA_TABLE] && !has[SA_VRFTABLE]) {
+			error(p, "sid: %s needs 'table N' or 'vrftable N' (the "
+			      "table to look the inner packet up in)", bname);
+			rc = -1;
+		} else if (has[SA_TABLE] && has[SA_VRFTABLE]) {
+			error(p, "sid: %s takes 'table' or 'vrftable', not both",
+			      bname);
+			rc = -1;
+		}
+		break;
+	case BHV_END_DX2:
+		if (!has[SA_OIF]) {
+			error(p, "sid: End.DX2 needs 'oif IFNAME' (the interface "
+			      "the inner frames leave by)");
+			rc = -1;
+		}
+		break;
+	default:
+		break;
 	}
-	if (s->behavior == BHV_END_X && has[SA_NH6] && !has[SA_OIF] &&
-	    IN6_IS_ADDR_LINKLOCAL(&s->nh6)) {
+	if (has[SA_NH6] && !has[SA_OIF] && IN6_IS_ADDR_LINKLOCAL(&s->nh6) &&
+	    (s->behavior == BHV_END_X || s->behavior == BHV_END_DX6)) {
 		char a[INET6_ADDRSTRLEN];
 
 		inet_ntop(AF_INET6, &s->nh6, a, sizeof(a));
@@ -587,19 +696,15 @@ static int sid_check_combination(struct parser *p, struct sid *s,
 		      "with it", a);
 		rc = -1;
 	}
-	if (s->behavior == BHV_END_T && !has[SA_TABLE]) {
-		error(p, "sid: End.T needs 'table N' (the table to look up)");
-		rc = -1;
-	}
-	for (unsigned a = SA_NH6; a <= SA_TABLE; a++) {
-		enum behavior only = a == SA_TABLE ? BHV_END_T : BHV_END_X;
+	return rc;
+}
 
-		if (has[a] && s->behavior != only) {
-			error(p, "sid: '%s' is only valid with %s, not with %s",
-			      sid_attr_names[a], behavior_names[only], bname);
-			rc = -1;
-		}
-	}
+/* NEXT-C-SID lengths and the flavors' behaviors. */
+static int sid_check_flavors(struct parser *p, struct sid *s, const bool *has)
+{
+	bool csid = s->flavors & FLV_NEXT_CSID;
+	int rc = 0;
+
 	if (csid && s->behavior == BHV_END_T) {
 		error(p, "sid: flavor next-csid is only valid with End and End.X, "
 		      "not with End.T");
@@ -632,6 +737,28 @@ static int sid_check_combination(struct parser *p, struct sid *s,
 	return 0;
 }
 
+/* An attribute given where the behavior or the flavors do not allow it. */
+static int sid_check_combination(struct parser *p, struct sid *s,
+				 const bool *has)
+{
+	const char *bname = behavior_names[s->behavior];
+	int rc = 0;
+
+	for (unsigned a = 0; a < SA__COUNT; a++) {
+		if (!has[a] || !sid_attr_allowed[a].names ||
+		    (sid_attr_allowed[a].behaviors & B(s->behavior)))
+			continue;
+		error(p, "sid: '%s' is only valid with %s, not with %s",
+		      sid_attr_names[a], sid_attr_allowed[a].names, bname);
+		rc = -1;
+	}
+	if (sid_check_required(p, s, has) < 0)
+		rc = -1;
+	if (rc < 0)
+		return rc;
+	return sid_check_flavors(p, s, has);
+}
+
 /* The attribute pairs after `action BEHAVIOR`. */
 static int sid_attrs(struct parser *p, struct sid *s, int argc, char **argv,
 		     bool *has)
@@ -646,7 +773,8 @@ static int sid_attrs(struct parser *p, struct sid *s, int argc, char **argv,
 				break;
 		if (a == SA__COUNT) {
 			error(p, "sid: unknown attribute '%s' (expected flavors, "
-			      "lblen, nflen, nh6, oif or table)", quote(p, argv[i]));
+			      "lblen, nflen, nh6, nh4, oif, table or vrftable)",
+			      quote(p, argv[i]));
 			return -1;
 		}
 		if (i + 1 >= argc) {
@@ -693,8 +821,47 @@ static int add_sid(struct parser *p, const struct sid *s)
 	return 0;
 }
 
+static int policy_attrs(struct parser *p, const char *dir,
+			struct policy *pol, int argc, char **argv, int start,
+			bool *has_mode);
+static int policy_need_segs(struct parser *p, const char *dir,
+			    const struct policy *pol);
+static int add_policy_to(struct parser *p, struct policy **arr,
+			 unsigned *n, unsigned *cap, const struct policy *pol);
+
+/* The policy of a binding SID: `srh segs A,B [weight N] [segs ...]
+ * [hmac N]` after `action End.B6*` (iproute2: `encap seg6local action
+ * End.B6.Encaps srh segs A,B`).  The SID's policy index is the position
+ * in bsid_policies, in the order of the binding SIDs in sids[]:
+ * bind_policies() sets sid->policy once the arrays stop moving. */
+static int sid_binding_policy(struct parser *p, struct sid *s, int argc,
+			      char **argv)
+{
+	struct policy pol = { .line = p->line, .family = AF_INET6,
+			      .prefix.v6 = s->prefix, .plen = s->plen,
+			      .binding = true };
+
+	if (argc < 5 || strcmp(argv[4], "srh")) {
+		error(p, "sid: %s needs 'srh segs SEGMENTS' (the policy's "
+		      "segment list)", behavior_names[s->behavior]);
+		return -1;
+	}
+	if (s->behavior == BHV_END_B6)
+		pol.mode = ENCAP_MODE_INLINE;
+	else if (s->behavior == BHV_END_B6_ENCAPS)
+		pol.mode = ENCAP_MODE_ENCAP;
+	else
+		pol.mode = ENCAP_MODE_ENCAP_RED;
+	if (policy_attrs(p, "sid", &pol, argc, argv, 5, NULL) < 0 ||
+	    policy_need_segs(p, "sid", &pol) < 0)
+		return -1;	/* (segs are missing only when all else is fine) */
+	return add_policy_to(p, &p->cfg->bsid_policies,
+			     &p->cfg->nbsid_policies, &p->bsid_cap, &pol);
+}
+
 /* sid PREFIX action BEHAVIOR [flavors LIST] [lblen N] [nflen N]
- *     [nh6 ADDRESS] [oif IFNAME] [table N] */
+ *     [nh6 ADDRESS] [nh4 ADDRESS] [oif IFNAME] [table N] [vrftable N]
+ * sid PREFIX action End.B6[.Encaps[.Red]] srh segs A,B ... */
 static int parse_sid(struct parser *p, int argc, char **argv)
 {
 	struct sid s = { .line = p->line };
@@ -721,18 +888,23 @@ static int parse_sid(struct parser *p, int argc, char **argv)
 		return -1;
 	}
 	if (argc < 4) {
-		error(p, "sid: 'action' needs a behavior (End, End.X or End.T)");
+		error(p, "sid: 'action' needs a behavior (" BEHAVIOR_LIST ")");
 		return -1;
 	}
 	for (b = 0; b < BHV__COUNT; b++)
 		if (!strcmp(argv[3], behavior_names[b]))
 			break;
 	if (b == BHV__COUNT) {
-		error(p, "sid: unknown behavior '%s' (expected End, End.X or End.T)",
+		error(p, "sid: unknown behavior '%s' (expected " BEHAVIOR_LIST ")",
 		      quote(p, argv[3]));
 		return -1;
 	}
 	s.behavior = (enum behavior)b;
+	if (behavior_is_binding(s.behavior)) {
+		if (sid_binding_policy(p, &s, argc, argv) < 0 || rc < 0)
+			return -1;
+		return add_sid(p, &s);
+	}
 	if (sid_attrs(p, &s, argc, argv, has) < 0 || rc < 0)
 		return -1;
 	if (sid_check_combination(p, &s, has) < 0)
@@ -752,7 +924,8 @@ static const char *const encap_mode_names[] = {
 #define NMODES	(sizeof(encap_mode_names) / sizeof(encap_mode_names[0]))
 
 /* A,B,C -> seglist (1..SRV6_MAX_SEGS unicast IPv6 addresses). */
-static int get_segs(struct parser *p, char *list, struct seglist *sl)
+static int get_segs(struct parser *p, const char *dir, char *list,
+		    struct seglist *sl)
 {
 	char *save = NULL, *tok;
 	unsigned n = 1;
@@ -761,40 +934,45 @@ static int get_segs(struct parser *p, char *list, struct seglist *sl)
 	for (const char *c = list; *c; c++)
 		n += *c == ',';
 	if (n > SRV6_MAX_SEGS) {
-		error(p, "route: too many segments (%u, at most %d)", n,
+		error(p, "%s: too many segments (%u, at most %d)", dir, n,
 		      SRV6_MAX_SEGS);
 		return -1;
 	}
 	if (list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,")) {
-		error(p, "route: empty segment in list '%s'", quote(p, list));
+		error(p, "%s: empty segment in list '%s'", dir, quote(p, list));
 		return -1;
 	}
 	sl->nsegs = 0;
 	for (tok = strtok_r(list, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save))
-		if (get_addr6(p, "route", "segment", " in segs", tok,
+		if (get_addr6(p, dir, "segment", " in segs", tok,
 			      &sl->segs[sl->nsegs++]) < 0)
 			rc = -1;
 	return rc;
 }
 
-static int add_policy(struct parser *p, const struct policy *pol)
+static int add_policy_to(struct parser *p, struct policy **arr,
+			 unsigned *n, unsigned *cap, const struct policy *pol)
 {
-	struct config *cfg = p->cfg;
+	if (*n == *cap) {
+		unsigned ncap = *cap ? *cap * 2 : 16;
+		struct policy *na = realloc(*arr, ncap * sizeof(*na));
 
-	if (cfg->npolicies == p->pols_cap) {
-		unsigned cap = p->pols_cap ? p->pols_cap * 2 : 16;
-		struct policy *n = realloc(cfg->policies, cap * sizeof(*n));
-
-		if (!n) {
+		if (!na) {
 			error(p, "out of memory");
 			return -1;
 		}
-		cfg->policies = n;
-		p->pols_cap = cap;
+		*arr = na;
+		*cap = ncap;
 	}
-	cfg->policies[cfg->npolicies++] = *pol;
+	(*arr)[(*n)++] = *pol;
 	return 0;
+}
+
+static int add_policy(struct parser *p, const struct policy *pol)
+{
+	return add_policy_to(p, &p->cfg->policies, &p->cfg->npolicies,
+			     &p->pols_cap, pol);
 }
 
 static int get_mode(struct parser *p, const char *s, enum encap_mode *mode)
@@ -810,56 +988,138 @@ static int get_mode(struct parser *p, const char *s, enum encap_mode *mode)
 	return -1;
 }
 
-/* The `mode M` and `segs LIST` pairs after `encap seg6`, in any order. */
+enum policy_attr { PA_MODE, PA_SEGS, PA_WEIGHT, PA_HMAC, PA__COUNT };
+
+static const char *const policy_attr_names[PA__COUNT] = {
+	"mode", "segs", "weight", "hmac",
+};
+
+static const char *const policy_attr_usage[PA__COUNT] = {
+	"encap, encap.red, inline or inline.red",
+	"comma-separated IPv6 addresses", "a number 1-65535",
+	"an hmac key id",
+};
+
+/* One attribute pair: a `segs` starts a new segment list, a `weight`
+ * belongs to the list before it. */
+static int policy_attr(struct parser *p, const char *dir, struct policy *pol,
+		       enum policy_attr a, char *v, bool *weighted)
+{
+	uint64_t n;
+
+	switch (a) {
+	case PA_MODE:
+		return get_mode(p, v, &pol->mode);
+	case PA_SEGS:
+		if (pol->nlists == POLICY_MAX_LISTS) {
+			error(p, "%s: too many segment lists (at most %d)", dir,
+			      POLICY_MAX_LISTS);
+			return -1;
+		}
+		pol->weights[pol->nlists] = 1;
+		weighted[pol->nlists] = false;
+		return get_segs(p, dir, v, &pol->lists[pol->nlists++]);
+	case PA_WEIGHT:
+		if (!pol->nlists) {
+			error(p, "%s: 'weight' must follow the 'segs' list it "
+			      "weighs", dir);
+			return -1;
+		}
+		if (weighted[pol->nlists - 1]) {
+			error(p, "%s: 'weight' given twice for segment list %u",
+			      dir, pol->nlists);
+			return -1;
+		}
+		weighted[pol->nlists - 1] = true;
+		if (get_number(p, dir, "weight", v, 1, POLICY_MAX_WEIGHT, &n) < 0)
+			return -1;
+		pol->weights[pol->nlists - 1] = (uint16_t)n;
+		return 0;
+	case PA_HMAC:
+		if (get_number(p, dir, "hmac", v, 1, UINT32_MAX, &n) < 0)
+			return -1;
+		pol->hmac_keyid = (uint32_t)n;
+		return 0;
+	case PA__COUNT:
+		break;
+	}
+	return -1;
+}
+
+/* The attribute pairs from argv[start] on: `mode M` (only when has_mode
+ * is not NULL), `segs LIST [weight N]` one or more times, `hmac N`.
+ * Returns 0; -1 after an error in a value; -2 when the line cannot be
+ * read further (unknown attribute, missing value). */
+static int policy_attrs(struct parser *p, const char *dir,
+			struct policy *pol, int argc, char **argv, int start,
+			bool *has_mode)
+{
+	bool weighted[POLICY_MAX_LISTS] = { false }, has_hmac = false;
+	int rc = 0;
+
+	for (int i = start; i < argc; i += 2) {
+		unsigned a;
+
+		for (a = has_mode ? PA_MODE : PA_SEGS; a < PA__COUNT; a++)
+			if (!strcmp(argv[i], policy_attr_names[a]))
+				break;
+		if (a == PA__COUNT) {
+			error(p, "%s: unknown attribute '%s' (expected %ssegs, "
+			      "weight or hmac)", dir, quote(p, argv[i]),
+			      has_mode ? "mode, " : "");
+			return -2;
+		}
+		if (i + 1 >= argc) {
+			error(p, "%s: '%s' needs an argument (%s)", dir, argv[i],
+			      policy_attr_usage[a]);
+			return -2;
+		}
+		if ((a == PA_MODE && *has_mode) || (a == PA_HMAC && has_hmac)) {
+			error(p, "%s: '%s' given twice", dir, argv[i]);
+			rc = -1;
+			continue;
+		}
+		if (a == PA_MODE)
+			*has_mode = true;
+		if (a == PA_HMAC)
+			has_hmac = true;
+		if (policy_attr(p, dir, pol, a, argv[i + 1], weighted) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+static int policy_need_segs(struct parser *p, const char *dir,
+			    const struct policy *pol)
+{
+	if (pol->nlists)
+		return 0;
+	error(p, "%s: missing 'segs SEGMENTS' (comma-separated IPv6 "
+	      "addresses)", dir);
+	return -1;
+}
+
+/* The attributes after `encap seg6`, in any order; a mode is required. */
 static int route_attrs(struct parser *p, struct policy *pol, int argc,
 		       char **argv)
 {
-	bool has_mode = false, has_segs = false;
-	int rc = 0;
+	bool has_mode = false;
+	int rc = policy_attrs(p, "route", pol, argc, argv, 4, &has_mode);
 
-	for (int i = 4; i < argc; i += 2) {
-		bool mode = !strcmp(argv[i], "mode");
-
-		if (!mode && strcmp(argv[i], "segs")) {
-			error(p, "route: unknown attribute '%s' (expected mode or segs)",
-			      quote(p, argv[i]));
-			return -1;
-		}
-		if (i + 1 >= argc) {
-			error(p, "route: '%s' needs an argument (%s)", argv[i],
-			      mode ? "encap, encap.red, inline or inline.red" :
-			      "comma-separated IPv6 addresses");
-			return -1;
-		}
-		if (mode ? has_mode : has_segs) {
-			error(p, "route: '%s' given twice", argv[i]);
-			rc = -1;
-			continue;
-		}
-		if (!mode) {
-			has_segs = true;
-			if (get_segs(p, argv[i + 1], &pol->sl) < 0)
-				rc = -1;
-			continue;
-		}
-		has_mode = true;
-		if (get_mode(p, argv[i + 1], &pol->mode) < 0)
-			rc = -1;
-	}
+	if (rc == -2)
+		return -1;
 	if (!has_mode) {
 		error(p, "route: missing 'mode MODE' (encap, encap.red, inline "
 		      "or inline.red)");
 		rc = -1;
 	}
-	if (!has_segs) {
-		error(p, "route: missing 'segs SEGMENTS' (comma-separated IPv6 "
-		      "addresses)");
+	if (policy_need_segs(p, "route", pol) < 0)
 		rc = -1;
-	}
 	return rc;
 }
 
-/* route PREFIX encap seg6 mode MODE segs A,B,... */
+/* route PREFIX encap seg6 mode MODE segs A,B,... [weight N] [segs ...]
+ *       [hmac N] */
 static int parse_route(struct parser *p, int argc, char **argv)
 {
 	struct policy pol = { .line = p->line };
@@ -910,6 +1170,137 @@ static int parse_route(struct parser *p, int argc, char **argv)
 	return add_policy(p, &pol);
 }
 
+/* ---- hmac --------------------------------------------------------------- */
+
+static const char *const hmac_alg_names[] = {
+	[HMAC_ALG_SHA1] = "sha1",
+	[HMAC_ALG_SHA256] = "sha256",
+};
+
+/* Read the secret of an hmac key: the file's bytes, one final newline
+ * removed; the file must be a regular file that others can neither read
+ * nor write. */
+static int read_secret(struct parser *p, const char *path,
+		       struct hmac_key *k)
+{
+	uint8_t buf[HMAC_MAX_SECRET + 2];
+	struct stat st;
+	ssize_t n;
+	int fd, rc = -1;
+
+	if (path[0] != '/') {
+		error(p, "hmac: secret-file '%s' is not an absolute path",
+		      quote(p, path));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		error(p, "hmac: cannot open secret-file %s: %s", quote(p, path),
+		      strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		error(p, "hmac: secret-file %s is not a regular file",
+		      quote(p, path));
+		goto out;
+	}
+	if (st.st_mode & (S_IROTH | S_IWOTH)) {
+		error(p, "hmac: secret-file %s is accessible by others (mode "
+		      "%04o): chmod o-rw it", quote(p, path),
+		      (unsigned)(st.st_mode & 07777));
+		goto out;
+	}
+	n = read(fd, buf, sizeof(buf));
+	if (n < 0) {
+		error(p, "hmac: cannot read secret-file %s: %s", quote(p, path),
+		      strerror(errno));
+		goto out;
+	}
+	if (n > 0 && buf[n - 1] == '\n')
+		n--;
+	if (n < 1 || n > HMAC_MAX_SECRET) {
+		error(p, "hmac: secret-file %s must hold 1-%d bytes (one final "
+		      "newline aside)", quote(p, path), HMAC_MAX_SECRET);
+		goto out;
+	}
+	memcpy(k->secret, buf, (size_t)n);
+	k->len = (size_t)n;
+	rc = 0;
+out:
+	explicit_bzero(buf, sizeof(buf));
+	close(fd);
+	return rc;
+}
+
+/* hmac ID sha1|sha256 secret-file PATH */
+static int parse_hmac(struct parser *p, int argc, char **argv)
+{
+	struct config *cfg = p->cfg;
+	struct hmac_key k = { .line = p->line };
+	const struct hmac_key *o;
+	uint64_t id;
+
+	if (check_args(p, argc, argv, 5, "KEYID sha1|sha256 secret-file PATH") < 0)
+		return -1;
+	if (get_number(p, "hmac", "key id", argv[1], 1, UINT32_MAX, &id) < 0)
+		return -1;
+	k.id = (uint32_t)id;
+	if (!strcmp(argv[2], "sha1")) {
+		k.alg = HMAC_ALG_SHA1;
+	} else if (!strcmp(argv[2], "sha256")) {
+		k.alg = HMAC_ALG_SHA256;
+	} else {
+		error(p, "hmac: unknown algorithm '%s' (expected sha1 or sha256)",
+		      quote(p, argv[2]));
+		return -1;
+	}
+	if (strcmp(argv[3], "secret-file")) {
+		error(p, "hmac: expected 'secret-file' after the algorithm, "
+		      "found '%s'", quote(p, argv[3]));
+		return -1;
+	}
+	o = config_hmac_key(cfg, k.id);
+	if (o) {
+		error(p, "hmac: key %" PRIu32 " is already defined at line %u",
+		      k.id, o->line);
+		return -1;
+	}
+	if (read_secret(p, argv[4], &k) < 0)
+		return -1;
+	if (cfg->nhmac_keys == p->hmac_cap) {
+		unsigned cap = p->hmac_cap ? p->hmac_cap * 2 : 8;
+		struct hmac_key *n = realloc(cfg->hmac_keys, cap * sizeof(*n));
+
+		if (!n) {
+			explicit_bzero(&k, sizeof(k));
+			error(p, "out of memory");
+			return -1;
+		}
+		cfg->hmac_keys = n;
+		p->hmac_cap = cap;
+	}
+	cfg->hmac_keys[cfg->nhmac_keys++] = k;
+	explicit_bzero(&k, sizeof(k));
+	return 0;
+}
+
+/* hmac-require yes|no */
+static int parse_hmac_require(struct parser *p, int argc, char **argv)
+{
+	if (check_args(p, argc, argv, 2, "yes or no") < 0)
+		return -1;
+	if (!strcmp(argv[1], "yes")) {
+		p->cfg->hmac_require = true;
+	} else if (!strcmp(argv[1], "no")) {
+		p->cfg->hmac_require = false;
+	} else {
+		error(p, "hmac-require: expected yes or no, found '%s'",
+		      quote(p, argv[1]));
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- lines -------------------------------------------------------------- */
 
 static const struct directive {
@@ -927,6 +1318,8 @@ static const struct directive {
 	{ "rule-priority", parse_rule_priority, true },
 	{ "icmp-rate", parse_icmp_rate, true },
 	{ "icmp-burst", parse_icmp_burst, true },
+	{ "hmac", parse_hmac, false },
+	{ "hmac-require", parse_hmac_require, true },
 };
 
 #define NDIRECTIVES	(sizeof(directives) / sizeof(directives[0]))
@@ -943,7 +1336,7 @@ static void parse_words(struct parser *p, int argc, char **argv)
 	if (i == NDIRECTIVES) {
 		error(p, "unknown directive '%s' (expected queue, encap-source, "
 		      "sid, route, tun-name, reinject, mark-base, rule-priority, "
-		      "icmp-rate or icmp-burst)", quote(p, argv[0]));
+		      "icmp-rate, icmp-burst, hmac or hmac-require)", quote(p, argv[0]));
 		return;
 	}
 	if (directives[i].once && p->seen[i]) {
@@ -1170,11 +1563,45 @@ static void assign_marks(struct parser *p)
 		if (s->behavior == BHV_END)
 			continue;
 		s->mark = cfg->mark_base + 1 + i;
-		if (s->behavior == BHV_END_X)
+		if (s->behavior == BHV_END_X || s->behavior == BHV_END_DX6 ||
+		    s->behavior == BHV_END_DX4)
 			s->route_table = s->mark;
 	}
 	for (unsigned i = 0; i < cfg->npolicies; i++)
 		cfg->policies[i].index = i;
+}
+
+/* sid->policy of every binding SID: its policies were appended to
+ * bsid_policies in the order of the SIDs. */
+static void bind_policies(struct parser *p)
+{
+	struct config *cfg = p->cfg;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		struct sid *s = &cfg->sids[i];
+
+		s->policy = NULL;
+		if (!behavior_is_binding(s->behavior) ||
+		    n == cfg->nbsid_policies)
+			continue;
+		s->policy = &cfg->bsid_policies[n++];
+		s->policy->index = s->index;
+	}
+}
+
+/* Every `hmac N` of a policy names a key of the file. */
+static void check_hmac_refs(struct parser *p, const struct policy *pols,
+			    unsigned n, const char *dir)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t id = pols[i].hmac_keyid;
+
+		if (id && !config_hmac_key(p->cfg, id))
+			error_at(p, pols[i].line, "%s: hmac key %" PRIu32 " is not "
+				 "defined (add 'hmac %" PRIu32 " sha256 secret-file "
+				 "PATH')", dir, id, id);
+	}
 }
 
 /* An End.T table inside the daemon's own range: its routes would be taken
@@ -1186,7 +1613,9 @@ static void check_end_t_tables(struct parser *p)
 	for (unsigned i = 0; i < cfg->nsids; i++) {
 		const struct sid *s = &cfg->sids[i];
 
-		if (s->behavior != BHV_END_T || s->table < cfg->mark_base ||
+		if ((s->behavior != BHV_END_T && s->behavior != BHV_END_DT6 &&
+		     s->behavior != BHV_END_DT4 && s->behavior != BHV_END_DT46) ||
+		    s->table < cfg->mark_base ||
 		    s->table - cfg->mark_base >= CONFIG_MARK_RANGE)
 			continue;
 		error_at(p, s->line, "sid %s: table %" PRIu32 " is in the range "
@@ -1214,7 +1643,10 @@ static int build_tables(struct parser *p)
 		return -1;
 	check_route_sid_overlap(p, sid_lens, route_lens);
 	assign_marks(p);
+	bind_policies(p);
 	check_end_t_tables(p);
+	check_hmac_refs(p, cfg->policies, cfg->npolicies, "route");
+	check_hmac_refs(p, cfg->bsid_policies, cfg->nbsid_policies, "sid");
 	return 0;
 }
 
@@ -1346,11 +1778,16 @@ void config_free(struct config *cfg)
 	lpm_free(cfg->policy4);
 	free(cfg->sids);
 	free(cfg->policies);
+	free(cfg->bsid_policies);
+	if (cfg->hmac_keys)
+		explicit_bzero(cfg->hmac_keys,
+			       cfg->nhmac_keys * sizeof(*cfg->hmac_keys));
+	free(cfg->hmac_keys);
 	free(cfg->path);
 	free(cfg);
 }
 
-/* "End", "End.X", "End.T"; "?" for a value out of range. */
+/* "End", "End.X", ...; "?" for a value out of range. */
 const char *behavior_name(enum behavior b)
 {
 	if ((unsigned)b >= BHV__COUNT)
@@ -1384,4 +1821,34 @@ size_t config_flavors_format(unsigned flavors, char *buf, size_t size)
 		n += (size_t)w;
 	}
 	return n;
+}
+
+/* The key `id` of cfg, or NULL (a linear search: a handful of keys, read
+ * when a policy or a SID is set up, not per packet). */
+const struct hmac_key *config_hmac_key(const struct config *cfg, uint32_t id)
+{
+	for (unsigned i = 0; i < cfg->nhmac_keys; i++)
+		if (cfg->hmac_keys[i].id == id)
+			return &cfg->hmac_keys[i];
+	return NULL;
+}
+
+/* A SID's mark is mark_base + 1 + its index: the SID, or NULL when mark
+ * is not one of cfg's SIDs' marks. */
+const struct sid *config_sid_by_mark(const struct config *cfg, uint32_t mark)
+{
+	uint32_t i = mark - cfg->mark_base - 1;
+
+	if (mark <= cfg->mark_base || i >= cfg->nsids ||
+	    cfg->sids[i].mark != mark)
+		return NULL;
+	return &cfg->sids[i];
+}
+
+/* "sha1", "sha256"; "?" otherwise. */
+const char *hmac_alg_name(enum hmac_alg a)
+{
+	if (a != HMAC_ALG_SHA1 && a != HMAC_ALG_SHA256)
+		return "?";
+	return hmac_alg_names[a];
 }

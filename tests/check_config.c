@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -501,14 +502,370 @@ START_TEST(test_man_examples)
 }
 END_TEST
 
+
+/* ---- decapsulation, binding SIDs, weighted lists, HMAC (issue 3) -------- */
+
+START_TEST(test_decap_sids)
+{
+	struct config *cfg = parse_ok(
+		"queue 0\n"
+		"mark-base 0x1000\n"
+		"sid fc00:100::5/128 action End.DX6 nh6 fc00:3::2 oif eth3\n"
+		"sid fc00:100::6/128 action End.DX4 nh4 10.3.0.2\n"
+		"sid fc00:100::7/128 action End.DT6 table 100\n"
+		"sid fc00:100::8/128 action End.DT4 vrftable 101\n"
+		"sid fc00:100::9/128 action End.DT46 table 102\n"
+		"sid fc00:100::b/128 action End.DX2 oif veth9\n"
+		"sid fc00:100::c/128 action End.DX6 nh6 fe80::1 oif eth3\n"
+		"sid fc00:100::d/128 action End.DX4 nh4 10.3.0.9 oif eth4\n");
+	const struct sid *s = cfg->sids;
+	char a4[INET_ADDRSTRLEN];
+
+	ck_assert_uint_eq(cfg->nsids, 8);
+	ck_assert_int_eq(s[0].behavior, BHV_END_DX6);
+	ck_addr6(&s[0].nh6, "fc00:3::2");
+	ck_assert_str_eq(s[0].oif, "eth3");
+	ck_assert_uint_eq(s[0].mark, 0x1001);
+	ck_assert_uint_eq(s[0].route_table, 0x1001);
+	ck_assert_int_eq(s[1].behavior, BHV_END_DX4);
+	inet_ntop(AF_INET, &s[1].nh4, a4, sizeof(a4));
+	ck_assert_str_eq(a4, "10.3.0.2");
+	ck_assert_str_eq(s[1].oif, "");
+	ck_assert_uint_eq(s[1].mark, 0x1002);
+	ck_assert_uint_eq(s[1].route_table, 0x1002);
+	ck_assert_int_eq(s[2].behavior, BHV_END_DT6);
+	ck_assert_uint_eq(s[2].table, 100);
+	ck_assert(!s[2].vrf);
+	ck_assert_uint_eq(s[2].route_table, 0);
+	ck_assert_uint_eq(s[2].mark, 0x1003);
+	ck_assert_int_eq(s[3].behavior, BHV_END_DT4);
+	ck_assert_uint_eq(s[3].table, 101);
+	ck_assert(s[3].vrf);
+	ck_assert_int_eq(s[4].behavior, BHV_END_DT46);
+	ck_assert_uint_eq(s[4].table, 102);
+	ck_assert_int_eq(s[5].behavior, BHV_END_DX2);
+	ck_assert_str_eq(s[5].oif, "veth9");
+	ck_assert_uint_eq(s[5].mark, 0x1006);
+	ck_assert_uint_eq(s[5].route_table, 0);
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		ck_assert(behavior_is_decap(s[i].behavior));
+		ck_assert_ptr_null(s[i].policy);
+		ck_assert_uint_eq(s[i].ifindex, 0);
+		ck_assert_ptr_eq(config_sid_by_mark(cfg, s[i].mark), &s[i]);
+	}
+	ck_assert_ptr_null(config_sid_by_mark(cfg, 0x1000));
+	ck_assert_ptr_null(config_sid_by_mark(cfg, 0x1009));
+	ck_assert_ptr_null(config_sid_by_mark(cfg, 0));
+	ck_assert_str_eq(behavior_name(BHV_END_DT46), "End.DT46");
+	ck_assert_str_eq(behavior_name(BHV_END_B6_ENCAPS_RED),
+			 "End.B6.Encaps.Red");
+	config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_err_decap)
+{
+	BAD("queue 0\nsid fc00::1 action End.DX6\n",
+	    "t.conf:2: sid: End.DX6 needs 'nh6 ADDRESS' (the next hop of the "
+	    "decapsulated packets)");
+	BAD("queue 0\nsid fc00::1 action End.DX6 nh6 fe80::2\n",
+	    "t.conf:2: sid: nh6 fe80::2 is link-local: 'oif IFNAME' is "
+	    "required with it");
+	BAD("queue 0\nsid fc00::1 action End.DX4 oif eth0\n",
+	    "t.conf:2: sid: End.DX4 needs 'nh4 ADDRESS' (the next hop of the "
+	    "decapsulated packets)");
+	BAD("queue 0\nsid fc00::1 action End.DX4 nh4 fc00::1\n",
+	    "t.conf:2: sid: expected an IPv4 address after 'nh4', found 'fc00::1'");
+	BAD("queue 0\nsid fc00::1 action End.DX4 nh4 224.0.0.5\n",
+	    "t.conf:2: sid: nh4 224.0.0.5 is not a unicast address");
+	BAD("queue 0\nsid fc00::1 action End.DX4 nh4 0.0.0.0\n",
+	    "t.conf:2: sid: nh4 0.0.0.0 is not a unicast address");
+	BAD("queue 0\nsid fc00::1 action End.DX6 nh4 10.0.0.1\n",
+	    "t.conf:2: sid: 'nh4' is only valid with End.DX4, not with End.DX6",
+	    "t.conf:2: sid: End.DX6 needs 'nh6 ADDRESS' (the next hop of the "
+	    "decapsulated packets)");
+	BAD("queue 0\nsid fc00::1 action End.DT4\n",
+	    "t.conf:2: sid: End.DT4 needs 'table N' or 'vrftable N' (the table "
+	    "to look the inner packet up in)");
+	BAD("queue 0\nsid fc00::1 action End.DT46 table 5 vrftable 5\n",
+	    "t.conf:2: sid: End.DT46 takes 'table' or 'vrftable', not both");
+	BAD("queue 0\nsid fc00::1 action End.T vrftable 5\n",
+	    "t.conf:2: sid: 'vrftable' is only valid with End.DT6, End.DT4 or "
+	    "End.DT46, not with End.T",
+	    "t.conf:2: sid: End.T needs 'table N' (the table to look up)");
+	BAD("queue 0\nsid fc00::1 action End.DT6 vrftable 0\n",
+	    "t.conf:2: sid: vrftable 0 is out of range (1-4294967295)");
+	BAD("queue 0\nsid fc00::1 action End.DT6 table 100 oif eth0\n",
+	    "t.conf:2: sid: 'oif' is only valid with End.X, End.DX6, End.DX4 or "
+	    "End.DX2, not with End.DT6");
+	BAD("queue 0\nsid fc00::1 action End.DX2\n",
+	    "t.conf:2: sid: End.DX2 needs 'oif IFNAME' (the interface the inner "
+	    "frames leave by)");
+	BAD("queue 0\nsid fc00::1 action End.DT4 table 7 flavors psp\n",
+	    "t.conf:2: sid: 'flavors' is only valid with End, End.X or End.T, "
+	    "not with End.DT4");
+	BAD("queue 0\nsid fc00::1 action End.DX2 oif a/b\n",
+	    "t.conf:2: sid: oif 'a/b' is not a valid interface name (1-15 "
+	    "characters, no '/' or ':')");
+	BAD("queue 0\nmark-base 0x10000\nsid fc00::1 action End.DT4 table 0x10005\n",
+	    "t.conf:3: sid fc00::1/128: table 65541 is in the range srv6d owns "
+	    "(mark-base 65536 to 131071); use another table or mark-base");
+}
+END_TEST
+
+START_TEST(test_weighted_and_binding)
+{
+	struct config *cfg = parse_ok(
+		"queue 0\n"
+		"encap-source fc00:1::1\n"
+		"route fc00:9::/48 encap seg6 mode encap segs fc00::a,fc00::b "
+		"weight 3 segs fc00::c,fc00::d weight 1\n"
+		"route 10.9.0.0/16 encap seg6 segs fc00::e mode encap.red segs "
+		"fc00::f weight 65535 segs fc00::1:1\n"
+		"sid fc00:100::1 action End\n"
+		"sid fc00:100::c/128 action End.B6.Encaps srh segs fc00::2,fc00::3\n"
+		"sid fc00:100::d/128 action End.B6.Encaps.Red srh segs fc00::4 "
+		"weight 2 segs fc00::5\n"
+		"sid fc00:100::e/128 action End.B6 srh segs fc00::6,fc00::7\n");
+	const struct policy *r = cfg->policies, *b;
+	const struct sid *s = cfg->sids;
+
+	ck_assert_uint_eq(cfg->npolicies, 2);
+	ck_assert_uint_eq(r[0].nlists, 2);
+	ck_assert_uint_eq(r[0].lists[0].nsegs, 2);
+	ck_addr6(&r[0].lists[0].segs[1], "fc00::b");
+	ck_assert_ptr_eq(&r[0].sl, &r[0].lists[0]);	/* the alias */
+	ck_addr6(&r[0].lists[1].segs[0], "fc00::c");
+	ck_assert_uint_eq(r[0].weights[0], 3);
+	ck_assert_uint_eq(r[0].weights[1], 1);
+	ck_assert_uint_eq(r[0].hmac_keyid, 0);
+	ck_assert(!r[0].binding);
+	ck_assert_uint_eq(r[1].nlists, 3);
+	ck_assert_int_eq(r[1].mode, ENCAP_MODE_ENCAP_RED);
+	ck_assert_uint_eq(r[1].weights[0], 1);	/* default */
+	ck_assert_uint_eq(r[1].weights[1], 65535);
+	ck_assert_uint_eq(r[1].weights[2], 1);
+	ck_addr6(&r[1].lists[2].segs[0], "fc00::1:1");
+
+	ck_assert_uint_eq(cfg->nsids, 4);
+	ck_assert_uint_eq(cfg->nbsid_policies, 3);
+	ck_assert_ptr_null(s[0].policy);
+	for (unsigned i = 1; i < 4; i++) {
+		b = s[i].policy;
+		ck_assert_ptr_eq(b, &cfg->bsid_policies[i - 1]);
+		ck_assert(b->binding);
+		ck_assert_uint_eq(b->index, i);
+		ck_assert_int_eq(b->family, AF_INET6);
+		ck_assert_mem_eq(&b->prefix.v6, &s[i].prefix, 16);
+		ck_assert_uint_eq(b->plen, 128);
+		ck_assert_uint_ne(s[i].mark, 0);
+		ck_assert(behavior_is_binding(s[i].behavior));
+		ck_assert(!lpm_lookup(cfg->policy6, &s[i].prefix));
+	}
+	ck_assert_int_eq(s[1].behavior, BHV_END_B6_ENCAPS);
+	ck_assert_int_eq(s[1].policy->mode, ENCAP_MODE_ENCAP);
+	ck_assert_uint_eq(s[1].policy->nlists, 1);
+	ck_addr6(&s[1].policy->sl.segs[1], "fc00::3");
+	ck_assert_int_eq(s[2].behavior, BHV_END_B6_ENCAPS_RED);
+	ck_assert_int_eq(s[2].policy->mode, ENCAP_MODE_ENCAP_RED);
+	ck_assert_uint_eq(s[2].policy->nlists, 2);
+	ck_assert_uint_eq(s[2].policy->weights[0], 2);
+	ck_assert_int_eq(s[3].behavior, BHV_END_B6);
+	ck_assert_int_eq(s[3].policy->mode, ENCAP_MODE_INLINE);
+	ck_assert_ptr_eq(lpm_lookup(cfg->sid_table, &s[3].prefix), &s[3]);
+	config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_err_weighted_and_binding)
+{
+	char many[2048] = "queue 0\nencap-source fc00::1\n"
+		"route fc00:9::/32 encap seg6 mode encap";
+
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route fc00:9::/32 encap seg6 mode encap weight 2 segs fc00::2\n",
+	    "t.conf:3: route: 'weight' must follow the 'segs' list it weighs");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route fc00:9::/32 encap seg6 mode encap segs fc00::2 weight 2 "
+	    "weight 3\n",
+	    "t.conf:3: route: 'weight' given twice for segment list 1");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route fc00:9::/32 encap seg6 mode encap segs fc00::2 weight 0 "
+	    "segs fc00::3 weight 65536\n",
+	    "t.conf:3: route: weight 0 is out of range (1-65535)",
+	    "t.conf:3: route: weight 65536 is out of range (1-65535)");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route fc00:9::/32 encap seg6 mode encap segs fc00::2 weight\n",
+	    "t.conf:3: route: 'weight' needs an argument (a number 1-65535)");
+	for (unsigned i = 0; i < POLICY_MAX_LISTS + 1; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many),
+			 " segs fc00::%x", i + 1);
+	strcat(many, "\n");
+	BAD(many, "t.conf:3: route: too many segment lists (at most 16)");
+	BAD("queue 0\nsid fc00::1 action End.B6.Encaps\n",
+	    "t.conf:2: sid: End.B6.Encaps needs 'srh segs SEGMENTS' (the "
+	    "policy's segment list)");
+	BAD("queue 0\nsid fc00::1 action End.B6 segs fc00::2\n",
+	    "t.conf:2: sid: End.B6 needs 'srh segs SEGMENTS' (the policy's "
+	    "segment list)");
+	BAD("queue 0\nsid fc00::1 action End.B6.Encaps.Red srh\n",
+	    "t.conf:2: sid: missing 'segs SEGMENTS' (comma-separated IPv6 "
+	    "addresses)");
+	BAD("queue 0\nsid fc00::1 action End.B6.Encaps srh mode encap segs a::1\n",
+	    "t.conf:2: sid: unknown attribute 'mode' (expected segs, weight or "
+	    "hmac)");
+	BAD("queue 0\nsid fc00::1 action End.B6.Encaps srh segs a::1,,a::2\n",
+	    "t.conf:2: sid: empty segment in list 'a::1,,a::2'");
+	BAD("queue 0\nsid fc00::1 action End.B6.Encaps srh segs a::1 hmac 3\n"
+	    "sid fc00::2 action End.B6 srh segs a::1 hmac 4\n",
+	    "t.conf:2: sid: hmac key 3 is not defined (add 'hmac 3 sha256 "
+	    "secret-file PATH')",
+	    "t.conf:3: sid: hmac key 4 is not defined (add 'hmac 4 sha256 "
+	    "secret-file PATH')");
+	BAD("queue 0\nsid fc00::1 action End.B6.Encaps srh segs a::1\n"
+	    "sid fc00::1 action End.B6 srh segs a::2\n",
+	    "t.conf:3: sid fc00::1/128 is already defined at line 2");
+}
+END_TEST
+
+/* A secret file of `mode` holding `text`; the path goes to path[]. */
+static void secret_file(char *path, const char *text, mode_t mode)
+{
+	int fd;
+
+	strcpy(path, "/tmp/check_config.key.XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	ck_assert_int_eq(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+START_TEST(test_hmac)
+{
+	char k1[64], k2[64], text[512];
+	struct config *cfg;
+	const struct hmac_key *k;
+
+	secret_file(k1, "my secret\n", 0600);
+	secret_file(k2, "0123456789012345678901234567890123456789012345678901"
+		    "234567890123", 0640);	/* 64 bytes, no newline */
+	snprintf(text, sizeof(text),
+		 "queue 0\nencap-source fc00::1\n"
+		 "hmac-require yes\n"
+		 "route fc00:9::/32 encap seg6 mode encap segs a::1 hmac 7 "
+		 "segs a::2\n"
+		 "hmac 7 sha256 secret-file %s\n"
+		 "hmac 4294967295 sha1 secret-file %s\n"
+		 "sid fc00::1 action End.B6.Encaps srh segs a::1 hmac 4294967295\n",
+		 k1, k2);
+	cfg = parse_ok(text);
+	ck_assert(cfg->hmac_require);
+	ck_assert_uint_eq(cfg->nhmac_keys, 2);
+	k = config_hmac_key(cfg, 7);
+	ck_assert_ptr_eq(k, &cfg->hmac_keys[0]);
+	ck_assert_int_eq(k->alg, HMAC_ALG_SHA256);
+	ck_assert_uint_eq(k->len, 9);
+	ck_assert_mem_eq(k->secret, "my secret", 9);
+	ck_assert_uint_eq(k->line, 5);
+	k = config_hmac_key(cfg, 4294967295u);
+	ck_assert_int_eq(k->alg, HMAC_ALG_SHA1);
+	ck_assert_uint_eq(k->len, 64);
+	ck_assert_mem_eq(k->secret + 60, "0123", 4);
+	ck_assert_ptr_null(config_hmac_key(cfg, 8));
+	ck_assert_uint_eq(cfg->policies[0].hmac_keyid, 7);
+	ck_assert_uint_eq(cfg->policies[0].nlists, 2);
+	ck_assert_uint_eq(cfg->sids[0].policy->hmac_keyid, 4294967295u);
+	ck_assert_str_eq(hmac_alg_name(HMAC_ALG_SHA1), "sha1");
+	ck_assert_str_eq(hmac_alg_name(HMAC_ALG_SHA256), "sha256");
+	ck_assert_str_eq(hmac_alg_name((enum hmac_alg)0), "?");
+	config_free(cfg);
+	cfg = parse_ok("queue 0\nhmac-require no\n");
+	ck_assert(!cfg->hmac_require);
+	config_free(cfg);
+	cfg = parse_ok("queue 0\n");
+	ck_assert(!cfg->hmac_require);	/* default */
+	config_free(cfg);
+	unlink(k1);
+	unlink(k2);
+}
+END_TEST
+
+START_TEST(test_err_hmac)
+{
+	char ok[64], open_r[64], open_w[64], empty[64], big[64], text[1024];
+	char w[8][256];
+
+	secret_file(ok, "s3cret", 0400);
+	secret_file(open_r, "s3cret", 0604);
+	secret_file(open_w, "s3cret", 0602);
+	secret_file(empty, "\n", 0600);
+	secret_file(big, "01234567890123456789012345678901234567890123456789"
+		    "0123456789abcde", 0600);	/* 65 bytes */
+	snprintf(text, sizeof(text),
+		 "queue 0\n"
+		 "hmac 1 sha256 secret-file %s\n"
+		 "hmac 1 sha1 secret-file %s\n"
+		 "hmac 2 md5 secret-file %s\n"
+		 "hmac 0 sha1 secret-file %s\n"
+		 "hmac 3 sha1 secret-file %s\n"
+		 "hmac 4 sha1 secret-file %s\n"
+		 "hmac 5 sha1 secret-file %s\n"
+		 "hmac 6 sha1 secret-file %s\n"
+		 "hmac 7 sha1 secret-file relative.key\n"
+		 "hmac 8 sha1 secret-file /nonexistent/k\n"
+		 "hmac 9 sha1 secret-file /tmp\n"
+		 "hmac 10 sha1 secret %s\n"
+		 "hmac 11 sha1\n"
+		 "hmac-require maybe\n",
+		 ok, ok, ok, ok, open_r, open_w, empty, big, ok);
+	snprintf(w[0], sizeof(w[0]), "t.conf:6: hmac: secret-file %s is "
+		 "accessible by others (mode 0604): chmod o-rw it", open_r);
+	snprintf(w[1], sizeof(w[1]), "t.conf:7: hmac: secret-file %s is "
+		 "accessible by others (mode 0602): chmod o-rw it", open_w);
+	snprintf(w[2], sizeof(w[2]), "t.conf:8: hmac: secret-file %s must "
+		 "hold 1-64 bytes (one final newline aside)", empty);
+	snprintf(w[3], sizeof(w[3]), "t.conf:9: hmac: secret-file %s must "
+		 "hold 1-64 bytes (one final newline aside)", big);
+	BAD(text,
+	    "t.conf:3: hmac: key 1 is already defined at line 2",
+	    "t.conf:4: hmac: unknown algorithm 'md5' (expected sha1 or sha256)",
+	    "t.conf:5: hmac: key id 0 is out of range (1-4294967295)",
+	    w[0], w[1], w[2], w[3],
+	    "t.conf:10: hmac: secret-file 'relative.key' is not an absolute path",
+	    "t.conf:11: hmac: cannot open secret-file /nonexistent/k: No such "
+	    "file or directory",
+	    "t.conf:12: hmac: secret-file /tmp is not a regular file",
+	    "t.conf:13: hmac: expected 'secret-file' after the algorithm, found "
+	    "'secret'",
+	    "t.conf:14: hmac: missing argument (expected KEYID sha1|sha256 "
+	    "secret-file PATH)",
+	    "t.conf:15: hmac-require: expected yes or no, found 'maybe'");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route fc00:9::/32 encap seg6 mode encap segs a::1 hmac 1 hmac 2\n",
+	    "t.conf:3: route: 'hmac' given twice");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route fc00:9::/32 encap seg6 mode encap segs a::1 hmac 9\n",
+	    "t.conf:3: route: hmac key 9 is not defined (add 'hmac 9 sha256 "
+	    "secret-file PATH')");
+	BAD("queue 0\nhmac-require yes\nhmac-require no\n",
+	    "t.conf:3: duplicate 'hmac-require' directive (first at line 2)");
+	unlink(ok);
+	unlink(open_r);
+	unlink(open_w);
+	unlink(empty);
+	unlink(big);
+}
+END_TEST
+
 /* ---- errors, one class at a time ---------------------------------------- */
 
 START_TEST(test_err_keyword_and_args)
 {
 	BAD("queue 0\nqeueu 1\n",
 	    "t.conf:2: unknown directive 'qeueu' (expected queue, encap-source, "
-	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate "
-	    "or icmp-burst)");
+	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate, "
+	    "icmp-burst, hmac or hmac-require)");
 	BAD("queue\n",
 	    "t.conf:1: queue: missing argument (expected a queue number or a "
 	    "range like 0-3)");
@@ -528,16 +885,20 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nsid fc00::1 End\n",
 	    "t.conf:2: sid: expected 'action' after the prefix, found 'End'");
 	BAD("queue 0\nsid fc00::1 action\n",
-	    "t.conf:2: sid: 'action' needs a behavior (End, End.X or End.T)");
-	BAD("queue 0\nsid fc00::1 action End.DT4\n",
-	    "t.conf:2: sid: unknown behavior 'End.DT4' (expected End, End.X or End.T)");
+	    "t.conf:2: sid: 'action' needs a behavior (End, End.X, End.T, "
+	    "End.DX6, End.DX4, End.DT6, End.DT4, End.DT46, End.DX2, End.B6, "
+	    "End.B6.Encaps or End.B6.Encaps.Red)");
+	BAD("queue 0\nsid fc00::1 action End.DT2U\n",
+	    "t.conf:2: sid: unknown behavior 'End.DT2U' (expected End, End.X, "
+	    "End.T, End.DX6, End.DX4, End.DT6, End.DT4, End.DT46, End.DX2, "
+	    "End.B6, End.B6.Encaps or End.B6.Encaps.Red)");
 	BAD("queue 0\nsid fc00::1 action End flavors\n",
 	    "t.conf:2: sid: 'flavors' needs an argument (a list like psp,usd)");
 	BAD("queue 0\nsid fc00::1 action End.X nh6\n",
 	    "t.conf:2: sid: 'nh6' needs an argument (an IPv6 address)");
 	BAD("queue 0\nsid fc00::1 action End counters\n",
 	    "t.conf:2: sid: unknown attribute 'counters' (expected flavors, lblen, "
-	    "nflen, nh6, oif or table)");
+	    "nflen, nh6, nh4, oif, table or vrftable)");
 	BAD("queue 0\nsid fc00::1 action End.T table 1 table 2\n",
 	    "t.conf:2: sid: 'table' given twice");
 	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32\n",
@@ -559,8 +920,9 @@ START_TEST(test_err_keyword_and_args)
 	    "t.conf:3: route: 'segs' needs an argument (comma-separated IPv6 "
 	    "addresses)");
 	BAD("queue 0\nencap-source fc00::1\n"
-	    "route fc00:9::/32 encap seg6 mode encap segs fc00::1 hmac 1\n",
-	    "t.conf:3: route: unknown attribute 'hmac' (expected mode or segs)");
+	    "route fc00:9::/32 encap seg6 mode encap segs fc00::1 tag 1\n",
+	    "t.conf:3: route: unknown attribute 'tag' (expected mode, segs, "
+	    "weight or hmac)");
 	BAD("queue 0\nencap-source fc00::1\n"
 	    "route fc00:9::/32 encap seg6 mode encap mode inline segs fc00::1\n",
 	    "t.conf:3: route: 'mode' given twice");
@@ -619,7 +981,7 @@ START_TEST(test_err_addresses)
 	BAD("queue 0\nfoo0123456789012345678901234567890123456789012345678901234\n",
 	    "t.conf:2: unknown directive 'foo012345678901234567890123456789012345"
 	    "678901234...' (expected queue, encap-source, sid, route, tun-name, "
-	    "reinject, mark-base, rule-priority, icmp-rate or icmp-burst)");
+	    "reinject, mark-base, rule-priority, icmp-rate, icmp-burst, hmac or hmac-require)");
 }
 END_TEST
 
@@ -682,11 +1044,13 @@ END_TEST
 START_TEST(test_err_combinations)
 {
 	BAD("queue 0\nsid fc00::1 action End nh6 fc00::2\n",
-	    "t.conf:2: sid: 'nh6' is only valid with End.X, not with End");
+	    "t.conf:2: sid: 'nh6' is only valid with End.X or End.DX6, not with End");
 	BAD("queue 0\nsid fc00::1 action End.T table 5 oif eth0\n",
-	    "t.conf:2: sid: 'oif' is only valid with End.X, not with End.T");
+	    "t.conf:2: sid: 'oif' is only valid with End.X, End.DX6, End.DX4 or "
+	    "End.DX2, not with End.T");
 	BAD("queue 0\nsid fc00::1 action End.X nh6 fc00::2 table 5\n",
-	    "t.conf:2: sid: 'table' is only valid with End.T, not with End.X");
+	    "t.conf:2: sid: 'table' is only valid with End.T, End.DT6, End.DT4 or "
+	    "End.DT46, not with End.X");
 	BAD("queue 0\nsid fc00::1 action End.X\n",
 	    "t.conf:2: sid: End.X needs 'nh6 ADDRESS' (the adjacency's next hop)");
 	BAD("queue 0\nsid fc00::1 action End.X nh6 fe80::1:2\n",
@@ -872,7 +1236,7 @@ START_TEST(test_err_lines)
 		"t.conf:2: line is too long (4097 bytes, at most 4096)",
 		"t.conf:3: unknown directive 'foo' (expected queue, encap-source, "
 		"sid, route, tun-name, reinject, mark-base, rule-priority, "
-		"icmp-rate or icmp-burst)", NULL });
+		"icmp-rate, icmp-burst, hmac or hmac-require)", NULL });
 	free(big);
 
 	check_bad_len(nul, sizeof(nul) - 1, (const char *const[]){
@@ -906,8 +1270,8 @@ START_TEST(test_err_many)
 	    "greater than the last)",
 	    "t.conf:2: duplicate 'queue' directive (first at line 1)",
 	    "t.conf:3: unknown directive 'bogus' (expected queue, encap-source, "
-	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate "
-	    "or icmp-burst)",
+	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate, "
+	    "icmp-burst, hmac or hmac-require)",
 	    "t.conf:4: encap-source: expected an IPv6 address, found '10.0.0.1'",
 	    "t.conf:5: sid: fc00:100::1/64 has host bits set past /64 (did you "
 	    "mean fc00:100::/64?)",
@@ -949,6 +1313,9 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_parse_file);
 	tcase_add_test(good, test_example_file);
 	tcase_add_test(good, test_man_examples);
+	tcase_add_test(good, test_decap_sids);
+	tcase_add_test(good, test_weighted_and_binding);
+	tcase_add_test(good, test_hmac);
 	suite_add_tcase(s, good);
 	tcase_add_test(bad, test_err_keyword_and_args);
 	tcase_add_test(bad, test_err_addresses);
@@ -962,6 +1329,9 @@ static Suite *config_suite(void)
 	tcase_add_test(bad, test_err_lines);
 	tcase_add_test(bad, test_err_many);
 	tcase_add_test(bad, test_err_default_printer);
+	tcase_add_test(bad, test_err_decap);
+	tcase_add_test(bad, test_err_weighted_and_binding);
+	tcase_add_test(bad, test_err_hmac);
 	suite_add_tcase(s, bad);
 	return s;
 }
