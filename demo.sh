@@ -28,6 +28,10 @@ if [ -x .ci/install-deps.sh ]; then
 	step "installing build and test dependencies (.ci/install-deps.sh)"
 	./.ci/install-deps.sh || exit 1
 fi
+if ! command -v ping >/dev/null || ! command -v tcpdump >/dev/null; then
+	step "installing ping and tcpdump"
+	apt-get install -y -qq iputils-ping tcpdump >/dev/null || exit 1
+fi
 if [ ! -x "$top_builddir/src/srv6d" ] || [ ! -x "$top_builddir/src/srv6ctl" ]; then
 	step "building srv6d"
 	[ -x configure ] || autoreconf -fi || exit 1
@@ -89,8 +93,10 @@ capture_start() {
 		s2) ns=$S2 dev=s2 ;;
 		gen) ns=$GEN dev=g0 ;;
 		esac
-		ip netns exec "$ns" tcpdump -i "$dev" -n -U -s 0 -w "$TMPD/$lbl.pcap" \
-			"$FILTER" 2>/dev/null &
+		# -Z root: tcpdump would drop to its own user, who cannot
+		# write in $TMPD.
+		ip netns exec "$ns" tcpdump -Z root --immediate-mode -i "$dev" -n -U -s 0 \
+			-w "$TMPD/$lbl.pcap" "$FILTER" 2>>"$TMPD/tcpdump.err" &
 		CAPS[$lbl]=$!
 	done
 	sleep 1

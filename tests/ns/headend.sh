@@ -101,5 +101,5 @@ out=$(pkt_xchg --tag ptb4 --v4 --src 192.0.2.1 --dst 10.9.1.1 --pad 1421)
 expect_fields "1460-byte IPv4 DF packet, H.Encaps past MTU 1500: Fragmentation Needed (MTU 1420)" \
 	"$out" gen icmp.type=3 icmp.code=4 icmp.mtu=1420 ip4.dst=192.0.2.1
 
-srv6d_stop || fail "srv6d exit status on SIGTERM"
+if srv6d_stop; then pass "SIGTERM: srv6d exits 0"; else fail "SIGTERM: srv6d exit status"; fi
 ns_finish

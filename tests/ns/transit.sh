@@ -194,5 +194,5 @@ vd=$(ctl_get "s['totals']['verdicts']")
 expect_eq "every received packet got a verdict (rx_packets == verdicts)" "$vd" "$rx"
 say "status totals: $(ctl_get "{k: v for k, v in s['totals'].items() if k != 'drops'}")"
 
-srv6d_stop || fail "srv6d exit status on SIGTERM"
+if srv6d_stop; then pass "SIGTERM: srv6d exits 0"; else fail "SIGTERM: srv6d exit status"; fi
 ns_finish
