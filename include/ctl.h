@@ -16,6 +16,11 @@
  * the connection is closed.  Nothing a client does blocks the daemon: the
  * server is non-blocking, reads each request by its length, drops a client
  * idle for CTL_CLIENT_TIMEOUT seconds, and never touches the data path.
+ *
+ * Who may ask (SO_PEERCRED/SO_PEERGROUPS of the client, on top of the
+ * socket file's mode 0660 and group): root, and members of the socket's
+ * group (`control-group`), may read; only root (uid 0) may change anything
+ * (CTL_REQ_RELOAD).
  */
 #ifndef SRV6D_CTL_H
 #define SRV6D_CTL_H
@@ -48,6 +53,10 @@
 enum ctl_req_type {
 	CTL_REQ_STATUS = 1,	/* counters, SIDs, policies (read-only) */
 	CTL_REQ_VERSION = 2,	/* {"version": ..., "protocol": 1} */
+	CTL_REQ_SIDS = 3,	/* {"sids": [...]}; payload: "" or one SID */
+	CTL_REQ_POLICIES = 4,	/* {"policies": [...]} */
+	CTL_REQ_STATS = 5,	/* counters and the kernel's view of the queues */
+	CTL_REQ_RELOAD = 6,	/* re-read the config file (root only) */
 };
 
 /* Reply status. */
@@ -57,6 +66,8 @@ enum ctl_status {
 	CTL_ERR_UNKNOWN = 2,	/* unknown request type */
 	CTL_ERR_PERMISSION = 3,	/* request reserved to root */
 	CTL_ERR_FAILED = 4,	/* the daemon could not do it */
+	CTL_ERR_NOT_FOUND = 5,	/* no such SID */
+	CTL_ERR_INVALID = 6,	/* a request's payload is not valid */
 };
 
 struct ctl_hdr {
@@ -82,13 +93,37 @@ bool ctl_type_known(uint16_t type, bool *write_req);
 /* Short name of a reply status ("ok", "protocol error", ...). */
 const char *ctl_status_name(uint16_t status);
 
-/* ---- STATUS document (pure) ---- */
+/* ---- documents (pure) ---- */
 
-/* Everything a STATUS reply shows; the arrays are the caller's. */
+/* A line of /proc/net/netfilter/nfnetlink_queue (the kernel's
+ * nfnetlink_queue.c seq_show(): "%5u %6u %5u %1u %5u %5u %5u %8u %2d"). */
+struct ctl_nfq_queue {
+	unsigned queue;
+	uint32_t portid;		/* netlink port id of the bound socket */
+	unsigned waiting;		/* packets waiting for a verdict */
+	unsigned copy_mode, copy_range;
+	uint64_t queue_dropped;		/* dropped by the kernel: queue full */
+	uint64_t user_dropped;		/* dropped by the kernel: socket full */
+	uint32_t id_sequence;		/* last packet id */
+};
+
+#define CTL_NFQ_PROC	"/proc/net/netfilter/nfnetlink_queue"
+
+/* Parse one line of CTL_NFQ_PROC.  Returns 0, or -1 if it is not one. */
+int ctl_nfq_parse_line(const char *line, struct ctl_nfq_queue *q);
+
+/* Read the lines of path (CTL_NFQ_PROC) into q (at most max).  Returns
+ * how many, or -1 with errno set when the file cannot be read. */
+int ctl_nfq_read(const char *path, struct ctl_nfq_queue *q, unsigned max);
+
+/* Everything a STATUS or STATS reply shows; the arrays are the caller's. */
 struct ctl_status_src {
 	pid_t pid;
 	uint64_t uptime;		/* seconds */
 	const char *config_path;
+	int64_t config_loaded;		/* Unix time of the last good load */
+	uint64_t reloads;		/* successful reloads */
+	uint64_t reload_failures;	/* refused reloads */
 	unsigned nworkers;
 	const unsigned *queues;		/* queue number of worker i */
 	const struct worker_stats *workers;	/* nworkers entries */
@@ -96,6 +131,9 @@ struct ctl_status_src {
 	const struct config *cfg;
 	const struct sid_stats *sids;	/* cfg->nsids entries */
 	const struct sid_stats *pols;	/* cfg->npolicies entries */
+	/* STATS only: the kernel's queues (NULL: not readable). */
+	const struct ctl_nfq_queue *kq;
+	unsigned nkq;
 };
 
 /* Every field of ws by its C name, plus "drops" with every reason.
@@ -105,6 +143,23 @@ json_t *ctl_worker_stats_json(const struct worker_stats *ws);
 /* The STATUS document (schema in srv6ctl(8)).  Returns a new object, NULL
  * on allocation failure. */
 json_t *ctl_status_json(const struct ctl_status_src *src);
+
+/* The SIDS document {"sids": [...]}: every SID, or only the one `want`
+ * names ("prefix/len" exactly, or an address: the longest SID prefix
+ * holding it); want NULL or "" for all.  Returns a new object with
+ * *status CTL_OK, CTL_ERR_NOT_FOUND or CTL_ERR_INVALID ({"error": ...});
+ * NULL on allocation failure. */
+json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
+		      uint16_t *status);
+
+/* The POLICIES document {"policies": [...]}.  Returns a new object, NULL
+ * on allocation failure. */
+json_t *ctl_policies_json(const struct ctl_status_src *src);
+
+/* The STATS document: totals and workers (each with "kernel": its queue's
+ * line of CTL_NFQ_PROC, or null).  Returns a new object, NULL on
+ * allocation failure. */
+json_t *ctl_stats_json(const struct ctl_status_src *src);
 
 /* ---- server (in srv6d) ---- */
 
@@ -128,10 +183,19 @@ struct ctl_server;
  * cannot tell. */
 int ctl_probe(const char *path, char *err, size_t errlen);
 
-/* Create, bind (umask 0117: mode 0660) and listen on path.  Returns the
- * server, or NULL with a message in err. */
-struct ctl_server *ctl_server_open(const char *path, ctl_handler_fn fn,
-				   void *arg, char *err, size_t errlen);
+/* Create, bind (umask 0117: mode 0660) and listen on path; when gid is
+ * not (gid_t)-1, give the socket file that group.  Returns the server, or
+ * NULL with a message in err. */
+struct ctl_server *ctl_server_open(const char *path, gid_t gid,
+				   ctl_handler_fn fn, void *arg, char *err,
+				   size_t errlen);
+
+/* May a client with these credentials read (write: change anything)?
+ * Root may do anything; a member of group (primary gid, or one of the
+ * ngroups supplementary groups) may read; group (gid_t)-1 means root's
+ * group 0. */
+bool ctl_peer_allowed(uid_t uid, gid_t gid, const gid_t *groups,
+		      unsigned ngroups, gid_t group, bool write);
 
 /* Close every client and the socket, unlink path. */
 void ctl_server_close(struct ctl_server *s);

@@ -53,6 +53,12 @@ bool ctl_type_known(uint16_t type, bool *write_req)
 	switch (type) {
 	case CTL_REQ_STATUS:
 	case CTL_REQ_VERSION:
+	case CTL_REQ_SIDS:
+	case CTL_REQ_POLICIES:
+	case CTL_REQ_STATS:
+		return true;
+	case CTL_REQ_RELOAD:
+		*write_req = true;
 		return true;
 	default:
 		return false;
@@ -72,6 +78,10 @@ const char *ctl_status_name(uint16_t status)
 		return "permission denied";
 	case CTL_ERR_FAILED:
 		return "request failed";
+	case CTL_ERR_NOT_FOUND:
+		return "not found";
+	case CTL_ERR_INVALID:
+		return "invalid request";
 	default:
 		return "unknown status";
 	}
@@ -199,23 +209,12 @@ static json_t *flavors_json(unsigned flavors)
 	return a;
 }
 
-static json_t *sid_json(const struct sid *s, const struct sid_stats *st)
+static json_t *addr4_json(const struct in_addr *addr)
 {
-	json_t *o = json_object();
-	bool ok = o != NULL;
+	char a[INET_ADDRSTRLEN];
 
-	if (ok) {
-		jset(o, "sid", prefix_json(AF_INET6, &s->prefix, s->plen), &ok);
-		jset(o, "behavior", json_string(behavior_name(s->behavior)),
-		     &ok);
-		jset(o, "flavors", flavors_json(s->flavors), &ok);
-		sid_stats_fill(o, st, &ok);
-	}
-	if (!ok) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	inet_ntop(AF_INET, addr, a, sizeof(a));
+	return json_string(a);
 }
 
 static json_t *segs_json(const struct seglist *sl)
@@ -232,16 +231,92 @@ static json_t *segs_json(const struct seglist *sl)
 	return a;
 }
 
-static json_t *policy_json(const struct policy *p, const struct sid_stats *st)
+/* [{"weight": w, "segs": [...]}, ...]: a policy's segment lists. */
+static json_t *lists_json(const struct policy *p)
+{
+	json_t *a = json_array();
+	bool ok = a != NULL;
+
+	for (unsigned i = 0; ok && i < p->nlists && i < POLICY_MAX_LISTS; i++) {
+		json_t *l = json_object();
+
+		if (!l) {
+			ok = false;
+			break;
+		}
+		jset(l, "weight", jcount(p->weights[i]), &ok);
+		jset(l, "segs", segs_json(&p->lists[i]), &ok);
+		jappend(a, l, &ok);
+	}
+	if (!ok) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* mode, lists, hmac (when set): what a steering policy and a binding
+ * SID's policy have in common. */
+static void policy_body_fill(json_t *o, const struct policy *p, bool *ok)
+{
+	jset(o, "mode", json_string(encap_mode_name(p->mode)), ok);
+	jset(o, "lists", lists_json(p), ok);
+	if (p->hmac_keyid)
+		jset(o, "hmac", jcount(p->hmac_keyid), ok);
+}
+
+/* A binding SID's policy, or NULL on allocation failure. */
+static json_t *bsid_policy_json(const struct policy *p)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (ok)
+		policy_body_fill(o, p, &ok);
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* A SID's attributes that are set: nh6, nh4, oif, table (or vrftable),
+ * lblen/nflen (with next-csid), a binding SID's policy, mark,
+ * route_table; then its config line. */
+static void sid_attrs_fill(json_t *o, const struct sid *s, bool *ok)
+{
+	if (!IN6_IS_ADDR_UNSPECIFIED(&s->nh6))
+		jset(o, "nh6", addr6_json(&s->nh6), ok);
+	if (s->nh4.s_addr)
+		jset(o, "nh4", addr4_json(&s->nh4), ok);
+	if (s->oif[0])
+		jset(o, "oif", json_string(s->oif), ok);
+	if (s->table)
+		jset(o, s->vrf ? "vrftable" : "table", jcount(s->table), ok);
+	if (s->flavors & FLV_NEXT_CSID) {
+		jset(o, "lblen", jcount(s->lblen), ok);
+		jset(o, "nflen", jcount(s->nflen), ok);
+	}
+	if (s->policy)
+		jset(o, "policy", bsid_policy_json(s->policy), ok);
+	if (s->mark)
+		jset(o, "mark", jcount(s->mark), ok);
+	if (s->route_table)
+		jset(o, "route_table", jcount(s->route_table), ok);
+	jset(o, "line", jcount(s->line), ok);
+}
+
+static json_t *sid_json(const struct sid *s, const struct sid_stats *st)
 {
 	json_t *o = json_object();
 	bool ok = o != NULL;
 
 	if (ok) {
-		jset(o, "prefix", prefix_json(p->family, &p->prefix, p->plen),
+		jset(o, "sid", prefix_json(AF_INET6, &s->prefix, s->plen), &ok);
+		jset(o, "behavior", json_string(behavior_name(s->behavior)),
 		     &ok);
-		jset(o, "mode", json_string(encap_mode_name(p->mode)), &ok);
-		jset(o, "segs", segs_json(&p->sl), &ok);
+		jset(o, "flavors", flavors_json(s->flavors), &ok);
+		sid_attrs_fill(o, s, &ok);
 		sid_stats_fill(o, st, &ok);
 	}
 	if (!ok) {
@@ -251,7 +326,62 @@ static json_t *policy_json(const struct policy *p, const struct sid_stats *st)
 	return o;
 }
 
-static json_t *workers_json(const struct ctl_status_src *src)
+static json_t *policy_json(const struct policy *p, const struct sid_stats *st)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (ok) {
+		jset(o, "prefix", prefix_json(p->family, &p->prefix, p->plen),
+		     &ok);
+		policy_body_fill(o, p, &ok);
+		jset(o, "line", jcount(p->line), &ok);
+		sid_stats_fill(o, st, &ok);
+	}
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* The kernel's line for queue, or NULL. */
+static const struct ctl_nfq_queue *kernel_queue(const struct ctl_status_src *src,
+						unsigned queue)
+{
+	for (unsigned i = 0; src->kq && i < src->nkq; i++)
+		if (src->kq[i].queue == queue)
+			return &src->kq[i];
+	return NULL;
+}
+
+static json_t *nfq_queue_json(const struct ctl_nfq_queue *q)
+{
+	json_t *o;
+
+	if (!q)
+		return json_null();
+	o = json_object();
+	if (o) {
+		bool ok = true;
+
+		jset(o, "portid", jcount(q->portid), &ok);
+		jset(o, "waiting", jcount(q->waiting), &ok);
+		jset(o, "copy_mode", jcount(q->copy_mode), &ok);
+		jset(o, "copy_range", jcount(q->copy_range), &ok);
+		jset(o, "queue_dropped", jcount(q->queue_dropped), &ok);
+		jset(o, "user_dropped", jcount(q->user_dropped), &ok);
+		jset(o, "id_sequence", jcount(q->id_sequence), &ok);
+		if (!ok) {
+			json_decref(o);
+			o = NULL;
+		}
+	}
+	return o;
+}
+
+/* One object per worker: queue, its counters; with_kernel: "kernel". */
+static json_t *workers_json(const struct ctl_status_src *src, bool with_kernel)
 {
 	json_t *a = json_array();
 	bool ok = a != NULL;
@@ -265,6 +395,9 @@ static json_t *workers_json(const struct ctl_status_src *src)
 		}
 		jset(w, "queue", json_integer(src->queues[i]), &ok);
 		worker_stats_fill(w, &src->workers[i], &ok);
+		if (with_kernel)
+			jset(w, "kernel", nfq_queue_json(kernel_queue(src,
+						src->queues[i])), &ok);
 		jappend(a, w, &ok);
 	}
 	if (!ok) {
@@ -319,7 +452,10 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "uptime", jcount(src->uptime), &ok);
 	jset(o, "config", json_string(src->config_path ? src->config_path : ""),
 	     &ok);
-	jset(o, "workers", workers_json(src), &ok);
+	jset(o, "config_loaded", json_integer(src->config_loaded), &ok);
+	jset(o, "reloads", jcount(src->reloads), &ok);
+	jset(o, "reload_failures", jcount(src->reload_failures), &ok);
+	jset(o, "workers", workers_json(src, false), &ok);
 	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
 							      : &zero), &ok);
 	jset(o, "sids", sids_json(src), &ok);
@@ -331,12 +467,157 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	return o;
 }
 
+/* {key: v}, or NULL (v released) on failure. */
+static json_t *wrap(const char *key, json_t *v)
+{
+	json_t *o;
+
+	if (!v)
+		return NULL;
+	o = json_object();
+	if (!o || json_object_set_new(o, key, v) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Index of the SID `want` names, -1 if none; -2 if want is no address. */
+static int sid_find(const struct config *cfg, const char *want)
+{
+	char addr[INET6_ADDRSTRLEN + 1];
+	const char *slash = strchr(want, '/');
+	struct in6_addr a;
+	unsigned plen = 128;
+	int best = -1;
+
+	if (strlen(want) >= sizeof(addr) + 4)
+		return -2;
+	snprintf(addr, sizeof(addr), "%.*s",
+		 slash ? (int)(slash - want) : (int)strlen(want), want);
+	if (inet_pton(AF_INET6, addr, &a) != 1)
+		return -2;
+	if (slash) {
+		char *end;
+		unsigned long n = strtoul(slash + 1, &end, 10);
+
+		if (!slash[1] || *end || n > 128)
+			return -2;
+		plen = (unsigned)n;
+	}
+	for (unsigned i = 0; cfg && i < cfg->nsids; i++) {
+		const struct sid *s = &cfg->sids[i];
+		bool in = true;
+
+		for (unsigned b = 0; b < s->plen && in; b++)
+			in = ((a.s6_addr[b / 8] ^ s->prefix.s6_addr[b / 8]) &
+			      (0x80 >> (b % 8))) == 0;
+		if (!in)
+			continue;
+		if (slash && s->plen == plen)
+			return (int)i;
+		if (!slash && (best < 0 || s->plen > cfg->sids[best].plen))
+			best = (int)i;
+	}
+	return slash ? -1 : best;
+}
+
+json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
+		      uint16_t *status)
+{
+	const struct config *cfg = src->cfg;
+	json_t *a;
+	bool ok = true;
+	int i;
+
+	*status = CTL_OK;
+	if (!want || !*want)
+		return wrap("sids", sids_json(src));
+	i = sid_find(cfg, want);
+	if (i == -2) {
+		*status = CTL_ERR_INVALID;
+		return json_pack("{s:s}", "error", "not a SID or an IPv6 address");
+	}
+	if (i < 0) {
+		*status = CTL_ERR_NOT_FOUND;
+		return json_pack("{s:s}", "error", "no such SID");
+	}
+	a = json_array();
+	if (a)
+		jappend(a, sid_json(&cfg->sids[i],
+				    src->sids ? &src->sids[i] : NULL), &ok);
+	if (!ok) {
+		json_decref(a);
+		return NULL;
+	}
+	return wrap("sids", a);
+}
+
+json_t *ctl_policies_json(const struct ctl_status_src *src)
+{
+	return wrap("policies", policies_json(src));
+}
+
+json_t *ctl_stats_json(const struct ctl_status_src *src)
+{
+	static const struct worker_stats zero;
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (!ok)
+		return NULL;
+	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
+							      : &zero), &ok);
+	jset(o, "workers", workers_json(src, true), &ok);
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* ---- the kernel's view of the queues ------------------------------------ */
+
+int ctl_nfq_parse_line(const char *line, struct ctl_nfq_queue *q)
+{
+	unsigned long long qd, ud;
+	unsigned queue, portid, waiting, mode, range, seq;
+	int one, end = 0;
+
+	if (sscanf(line, "%u %u %u %u %u %llu %llu %u %d %n", &queue, &portid,
+		   &waiting, &mode, &range, &qd, &ud, &seq, &one, &end) != 9 ||
+	    line[end] != '\0')
+		return -1;
+	*q = (struct ctl_nfq_queue){
+		.queue = queue, .portid = portid, .waiting = waiting,
+		.copy_mode = mode, .copy_range = range, .queue_dropped = qd,
+		.user_dropped = ud, .id_sequence = seq,
+	};
+	return 0;
+}
+
+int ctl_nfq_read(const char *path, struct ctl_nfq_queue *q, unsigned max)
+{
+	FILE *f = fopen(path, "re");
+	char line[256];
+	unsigned n = 0;
+
+	if (!f)
+		return -1;
+	while (n < max && fgets(line, sizeof(line), f))
+		if (ctl_nfq_parse_line(line, &q[n]) == 0)
+			n++;
+	fclose(f);
+	return (int)n;
+}
+
 /* ---- server ----------------------------------------------------------- */
 
 struct ctl_client {
 	int fd;			/* -1: free slot */
 	uid_t uid;
 	pid_t pid;
+	bool may_read, may_write;	/* ctl_peer_allowed() at accept */
 	time_t last;		/* monotonic seconds of the last progress */
 	struct ctl_hdr hdr;
 	size_t hdr_got;
@@ -350,6 +631,7 @@ struct ctl_client {
 struct ctl_server {
 	int fd;
 	char *path;
+	gid_t gid;		/* the socket's group: who may read */
 	ctl_handler_fn fn;
 	void *arg;
 	struct ctl_client clients[CTL_MAX_CLIENTS];
@@ -431,8 +713,26 @@ int ctl_probe(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-struct ctl_server *ctl_server_open(const char *path, ctl_handler_fn fn,
-				   void *arg, char *err, size_t errlen)
+bool ctl_peer_allowed(uid_t uid, gid_t gid, const gid_t *groups,
+		      unsigned ngroups, gid_t group, bool write)
+{
+	if (uid == 0)
+		return true;
+	if (write)
+		return false;
+	if (group == (gid_t)-1)
+		group = 0;
+	if (gid == group)
+		return true;
+	for (unsigned i = 0; i < ngroups; i++)
+		if (groups[i] == group)
+			return true;
+	return false;
+}
+
+struct ctl_server *ctl_server_open(const char *path, gid_t gid,
+				   ctl_handler_fn fn, void *arg, char *err,
+				   size_t errlen)
 {
 	struct sockaddr_un sun;
 	struct ctl_server *s;
@@ -453,6 +753,7 @@ struct ctl_server *ctl_server_open(const char *path, ctl_handler_fn fn,
 		s->clients[i].fd = -1;
 	s->fn = fn;
 	s->arg = arg;
+	s->gid = gid;
 	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->fd < 0) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
@@ -464,6 +765,12 @@ struct ctl_server *ctl_server_open(const char *path, ctl_handler_fn fn,
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot bind %s: %s", path,
 			 strerror(errno));
+		goto fail;
+	}
+	if (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) < 0) {
+		snprintf(err, errlen, "cannot give %s group %u: %s", path,
+			 (unsigned)gid, strerror(errno));
+		unlink(path);
 		goto fail;
 	}
 	if (listen(s->fd, 16) < 0) {
@@ -534,12 +841,35 @@ unsigned ctl_server_pollfds(struct ctl_server *s, struct pollfd *fds,
 	return n;
 }
 
+/* SO_PEERCRED and SO_PEERGROUPS of fd decide what the client may do.
+ * Returns 0, or -1 (errno set) when the credentials cannot be read. */
+static int client_credentials(const struct ctl_server *s, int fd,
+			      struct ctl_client *c)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	gid_t groups[256];
+	socklen_t glen = sizeof(groups);
+	unsigned ng = 0;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -1;
+	/* More than 256 groups (ERANGE): the primary group only. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &glen) == 0)
+		ng = glen / sizeof(groups[0]);
+	c->uid = cred.uid;
+	c->pid = cred.pid;
+	c->may_read = ctl_peer_allowed(cred.uid, cred.gid, groups, ng, s->gid,
+				       false);
+	c->may_write = ctl_peer_allowed(cred.uid, cred.gid, groups, ng, s->gid,
+					true);
+	return 0;
+}
+
 static void server_accept(struct ctl_server *s)
 {
 	for (;;) {
-		struct ucred cred;
-		socklen_t len = sizeof(cred);
-		struct ctl_client *c = NULL;
+		struct ctl_client *c = NULL, tmp;
 		int fd;
 
 		fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -552,17 +882,15 @@ static void server_accept(struct ctl_server *s)
 		for (unsigned i = 0; i < CTL_MAX_CLIENTS && !c; i++)
 			if (s->clients[i].fd < 0)
 				c = &s->clients[i];
-		if (!c || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred,
-				     &len) < 0) {
+		memset(&tmp, 0, sizeof(tmp));
+		if (!c || client_credentials(s, fd, &tmp) < 0) {
 			log_msg(LOG_WARNING, "control socket: %s, client refused",
 				c ? strerror(errno) : "too many clients");
 			close(fd);
 			continue;
 		}
-		memset(c, 0, sizeof(*c));
+		*c = tmp;
 		c->fd = fd;
-		c->uid = cred.uid;
-		c->pid = cred.pid;
 		c->last = now_s();
 		log_debug("control client pid %d uid %u connected",
 			  (int)c->pid, (unsigned)c->uid);
@@ -612,6 +940,7 @@ static int client_queue_error(struct ctl_client *c, uint16_t status,
 /* A whole request is in: answer it. */
 static int client_handle(struct ctl_server *s, struct ctl_client *c)
 {
+	static struct log_ratelimit refused_rl = LOG_RATELIMIT_INIT(60, 5);
 	struct ctl_request req = {
 		.type = c->hdr.code, .uid = c->uid, .pid = c->pid,
 		.payload = c->payload, .length = c->hdr.length,
@@ -627,9 +956,21 @@ static int client_handle(struct ctl_server *s, struct ctl_client *c)
 		return client_queue_error(c, CTL_ERR_UNKNOWN,
 					  "unknown request type", true);
 	}
-	if (write_req && c->uid != 0)
+	if (!c->may_read) {
+		log_ratelimited(&refused_rl, LOG_NOTICE, "control client pid %d uid %u is not in "
+			"the control group: refused", (int)c->pid,
+			(unsigned)c->uid);
+		return client_queue_error(c, CTL_ERR_PERMISSION,
+					  "not a member of the control group",
+					  false);
+	}
+	if (write_req && !c->may_write) {
+		log_ratelimited(&refused_rl, LOG_NOTICE, "control client pid %d uid %u: request "
+			"%u needs root: refused", (int)c->pid, (unsigned)c->uid,
+			req.type);
 		return client_queue_error(c, CTL_ERR_PERMISSION,
 					  "this request needs root", false);
+	}
 	doc = s->fn(s->arg, &req, &status);
 	if (!doc)
 		return client_queue_error(c, CTL_ERR_FAILED,
@@ -678,8 +1019,10 @@ static int client_read(struct ctl_server *s, struct ctl_client *c)
 		} else {
 			c->payload_got += (size_t)n;
 		}
-		if (c->payload_got == c->hdr.length)
+		if (c->payload_got == c->hdr.length) {
+			c->payload[c->hdr.length] = '\0';
 			return client_handle(s, c);
+		}
 	}
 }
 

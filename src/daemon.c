@@ -2,12 +2,16 @@
  * socket, signals, one poll() loop (OpenBGPD's habit: signals only become
  * readable on a signalfd; the loop does the work). */
 #include <errno.h>
+#include <stdarg.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +25,7 @@
 #include "worker.h"
 
 #define POLL_MAX_MS	1000	/* control clients' timeouts are checked */
+#define RELOAD_MAX_ERRORS	100	/* reported to srv6ctl (all are logged) */
 
 struct daemon {
 	const struct daemon_opts *opts;
@@ -28,6 +33,8 @@ struct daemon {
 	struct ctl_server *ctl;
 	int sigfd;
 	uint64_t started_ms;
+	time_t config_loaded;		/* wall clock of the last good load */
+	uint64_t reloads, reload_failures;
 	struct rtrules_scope scope;	/* of the config in force */
 	uint64_t wd_interval_ms;	/* 0: no systemd watchdog */
 	uint64_t wd_next_ms;
@@ -54,14 +61,36 @@ static void config_error_stderr(void *arg, const char *file, unsigned line,
 		fprintf(stderr, "%s: %s\n", file, msg);
 }
 
-/* config_error_fn for a reload: the same, logged. */
-static void config_error_log(void *arg, const char *file, unsigned line,
-			     const char *msg)
+/* A reload's errors: logged, and kept for srv6ctl reload. */
+struct reload_errors {
+	json_t *list;		/* array of "file:line: message", or NULL */
+	unsigned count;
+};
+
+static void reload_error(struct reload_errors *re, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void reload_error(struct reload_errors *re, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	log_msg(LOG_ERR, "%s", buf);
+	if (re->list && re->count++ < RELOAD_MAX_ERRORS)
+		json_array_append_new(re->list, json_string(buf));
+}
+
+/* config_error_fn for a reload: "file:line: message", logged and kept. */
+static void config_error_reload(void *arg, const char *file, unsigned line,
+				const char *msg)
 {
 	if (line)
-		log_msg(LOG_ERR, "%s:%u: %s", file, line, msg);
+		reload_error(arg, "%s:%u: %s", file, line, msg);
 	else
-		log_msg(LOG_ERR, "%s: %s", file, msg);
+		reload_error(arg, "%s: %s", file, msg);
 }
 
 int daemon_check_config(const char *path)
@@ -129,58 +158,142 @@ static int poll_timeout(const struct daemon *d)
 
 /* ---- control requests ------------------------------------------------ */
 
-static json_t *daemon_status(const struct daemon *d)
-{
-	const struct config *cfg = engine_config(d->engine);
-	unsigned n = engine_nworkers(d->engine);
-	struct ctl_status_src src = {
-		.pid = getpid(),
-		.uptime = (now_ms() - d->started_ms) / 1000,
-		.config_path = d->opts->config_path,
-		.nworkers = n,
-		.cfg = cfg,
-	};
+/* The counters and config a reply is built from (daemon_source_free()
+ * releases them). */
+struct daemon_source {
+	struct ctl_status_src src;
 	struct worker_stats total, *workers;
 	struct sid_stats *sids, *pols;
 	unsigned *queues;
+	struct ctl_nfq_queue kq[SRV6_MAX_QUEUES * 4];
+};
+
+static void daemon_source_free(struct daemon_source *ds)
+{
+	free(ds->workers);
+	free(ds->queues);
+	free(ds->sids);
+	free(ds->pols);
+}
+
+/* Read every counter.  with_kernel: the kernel's queues too.  Returns 0,
+ * or -1 when memory runs out. */
+static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
+			      bool with_kernel)
+{
+	const struct config *cfg = engine_config(d->engine);
+	unsigned n = engine_nworkers(d->engine);
+
+	memset(ds, 0, sizeof(*ds));
+	ds->src = (struct ctl_status_src){
+		.pid = getpid(),
+		.uptime = (now_ms() - d->started_ms) / 1000,
+		.config_path = d->opts->config_path,
+		.config_loaded = d->config_loaded,
+		.reloads = d->reloads,
+		.reload_failures = d->reload_failures,
+		.nworkers = n,
+		.cfg = cfg,
+	};
+	ds->workers = aligned_alloc(64, (n + 1) * sizeof(*ds->workers));
+	ds->queues = calloc(n + 1, sizeof(*ds->queues));
+	ds->sids = calloc(cfg->nsids + 1, sizeof(*ds->sids));
+	ds->pols = calloc(cfg->npolicies + 1, sizeof(*ds->pols));
+	if (!ds->workers || !ds->queues || !ds->sids || !ds->pols) {
+		daemon_source_free(ds);
+		return -1;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		ds->queues[i] = engine_worker_queue(d->engine, i);
+		engine_read_worker_stats(d->engine, i, &ds->workers[i]);
+	}
+	engine_read_stats(d->engine, &ds->total, ds->sids, ds->pols);
+	ds->src.queues = ds->queues;
+	ds->src.workers = ds->workers;
+	ds->src.totals = &ds->total;
+	ds->src.sids = ds->sids;
+	ds->src.pols = ds->pols;
+	if (with_kernel) {
+		int nk = ctl_nfq_read(CTL_NFQ_PROC, ds->kq,
+				      sizeof(ds->kq) / sizeof(ds->kq[0]));
+
+		if (nk > 0) {
+			ds->src.kq = ds->kq;
+			ds->src.nkq = (unsigned)nk;
+		}
+	}
+	return 0;
+}
+
+/* A read-only request: the document of type, built from fresh counters. */
+static json_t *daemon_query(const struct daemon *d,
+			    const struct ctl_request *req, uint16_t *status)
+{
+	struct daemon_source ds;
 	json_t *doc = NULL;
 
-	workers = aligned_alloc(64, (n + 1) * sizeof(*workers));
-	queues = calloc(n + 1, sizeof(*queues));
-	sids = calloc(cfg->nsids + 1, sizeof(*sids));
-	pols = calloc(cfg->npolicies + 1, sizeof(*pols));
-	if (workers && queues && sids && pols) {
-		for (unsigned i = 0; i < n; i++) {
-			queues[i] = engine_worker_queue(d->engine, i);
-			engine_read_worker_stats(d->engine, i, &workers[i]);
-		}
-		engine_read_stats(d->engine, &total, sids, pols);
-		src.queues = queues;
-		src.workers = workers;
-		src.totals = &total;
-		src.sids = sids;
-		src.pols = pols;
-		doc = ctl_status_json(&src);
+	if (daemon_source_read(d, &ds, req->type == CTL_REQ_STATS) < 0)
+		return NULL;
+	switch (req->type) {
+	case CTL_REQ_STATUS:
+		doc = ctl_status_json(&ds.src);
+		break;
+	case CTL_REQ_SIDS:
+		doc = ctl_sids_json(&ds.src, req->payload, status);
+		break;
+	case CTL_REQ_POLICIES:
+		doc = ctl_policies_json(&ds.src);
+		break;
+	case CTL_REQ_STATS:
+		doc = ctl_stats_json(&ds.src);
+		break;
+	default:
+		break;
 	}
-	free(workers);
-	free(queues);
-	free(sids);
-	free(pols);
+	daemon_source_free(&ds);
 	return doc;
 }
+
+static int daemon_reload(struct daemon *d, json_t *errors);
 
 static json_t *daemon_ctl_request(void *arg, const struct ctl_request *req,
 				  uint16_t *status)
 {
-	const struct daemon *d = arg;
+	struct daemon *d = arg;
+	json_t *errors, *doc;
+	const struct config *cfg;
 
 	*status = CTL_OK;
 	switch (req->type) {
 	case CTL_REQ_STATUS:
-		return daemon_status(d);
+	case CTL_REQ_SIDS:
+	case CTL_REQ_POLICIES:
+	case CTL_REQ_STATS:
+		return daemon_query(d, req, status);
 	case CTL_REQ_VERSION:
 		return json_pack("{s:s,s:i}", "version", SRV6D_VERSION,
 				 "protocol", CTL_PROTO_VERSION);
+	case CTL_REQ_RELOAD:
+		log_msg(LOG_INFO, "reload asked by pid %d (uid %u)",
+			(int)req->pid, (unsigned)req->uid);
+		errors = json_array();
+		if (!errors)
+			return NULL;
+		if (daemon_reload(d, errors) < 0) {
+			*status = CTL_ERR_FAILED;
+			return json_pack("{s:s,s:o}", "error",
+					 "the configuration has errors: the "
+					 "running one is kept", "errors",
+					 errors);
+		}
+		json_decref(errors);
+		cfg = engine_config(d->engine);
+		doc = json_pack("{s:s,s:I,s:i,s:i}", "config",
+				d->opts->config_path, "loaded",
+				(json_int_t)d->config_loaded,
+				"sids", (int)cfg->nsids,
+				"policies", (int)cfg->npolicies);
+		return doc;
 	default:
 		*status = CTL_ERR_UNKNOWN;
 		return json_pack("{s:s}", "error", "unknown request type");
@@ -189,8 +302,9 @@ static json_t *daemon_ctl_request(void *arg, const struct ctl_request *req,
 
 /* ---- reload ----------------------------------------------------------- */
 
-/* What a running engine cannot change (worker.h): returns the directive
- * that differs, or NULL. */
+/* What a running daemon cannot change (worker.h; the control socket's
+ * group is set once, before the capabilities are dropped): returns the
+ * directive that differs, or NULL. */
 static const char *reload_needs_restart(const struct config *old,
 					const struct config *ncfg)
 {
@@ -202,55 +316,65 @@ static const char *reload_needs_restart(const struct config *old,
 	return NULL;
 }
 
-/* SIGHUP: parse the file anew; only a valid config replaces the running
- * one (its rules first, then the engine's pointer). */
-static void daemon_reload(struct daemon *d)
+/* SIGHUP or srv6ctl reload: parse the file anew; only a valid config
+ * replaces the running one (its rules first, then the engine's pointer).
+ * Every error is logged and, when errors is not NULL, appended to it.
+ * Returns 0 when the new config is in force, -1 when the old one is kept. */
+static int daemon_reload(struct daemon *d, json_t *errors)
 {
 	const char *path = d->opts->config_path;
+	struct reload_errors re = { .list = errors };
 	struct rtrules_scope nscope;
 	struct config *ncfg;
 	char err[512], err2[512];
 	const char *what;
 
-	log_msg(LOG_INFO, "SIGHUP: reloading %s", path);
-	sd_notify(0, "RELOADING=1");
-	ncfg = config_parse_file(path, config_error_log, NULL);
+	log_msg(LOG_INFO, "reloading %s", path);
+	sd_notify(0, "RELOADING=1\nSTATUS=reloading");
+	ncfg = config_parse_file(path, config_error_reload, &re);
 	if (!ncfg) {
-		log_msg(LOG_ERR, "%s has errors: keeping the running "
-			"configuration", path);
-		goto out;
+		reload_error(&re, "%s has errors: keeping the running "
+			     "configuration", path);
+		goto fail;
 	}
 	what = reload_needs_restart(engine_config(d->engine), ncfg);
 	if (what) {
-		log_msg(LOG_ERR, "%s: '%s' changed, which needs a restart: "
-			"keeping the running configuration", path, what);
+		reload_error(&re, "%s: '%s' changed, which needs a restart: "
+			     "keeping the running configuration", path, what);
 		config_free(ncfg);
-		goto out;
+		goto fail;
 	}
 	rtrules_scope_of(ncfg, &nscope);
 	if (rtrules_install(ncfg, &d->scope, err, sizeof(err)) < 0) {
-		log_msg(LOG_ERR, "%s; keeping the running configuration", err);
+		reload_error(&re, "%s; keeping the running configuration", err);
 		config_free(ncfg);
 		goto restore;
 	}
 	if (engine_swap_config(d->engine, ncfg) != 0) {
 		/* The engine keeps the old config (and disposes of ncfg). */
-		log_msg(LOG_ERR, "the engine refused %s: keeping the running "
-			"configuration", path);
+		reload_error(&re, "the engine refused %s: keeping the running "
+			     "configuration", path);
 		goto restore;
 	}
 	d->scope = nscope;
+	d->config_loaded = time(NULL);
+	d->reloads++;
 	log_msg(LOG_INFO, "reloaded %s: %u SIDs, %u policies", path,
 		engine_config(d->engine)->nsids,
 		engine_config(d->engine)->npolicies);
-	goto out;
+	notify_status(d, "READY=1");
+	return 0;
 restore:
 	if (rtrules_install(engine_config(d->engine), &nscope, err2,
 			    sizeof(err2)) < 0)
-		log_msg(LOG_ERR, "restoring the running configuration's rules: "
-			"%s", err2);
-out:
+		reload_error(&re, "restoring the running configuration's "
+			     "rules: %s", err2);
+fail:
+	d->reload_failures++;
 	notify_status(d, "READY=1");
+	sd_notifyf(0, "STATUS=reload of %s failed: running configuration "
+		   "kept (see the log)", path);
+	return -1;
 }
 
 /* ---- signals and the loop -------------------------------------------- */
@@ -284,7 +408,8 @@ static void signals_read(struct daemon *d)
 			d->stop = true;
 			break;
 		case SIGHUP:
-			daemon_reload(d);
+			log_msg(LOG_INFO, "SIGHUP");
+			daemon_reload(d, NULL);
 			break;
 		default:
 			break;
@@ -317,6 +442,90 @@ static void daemon_loop(struct daemon *d)
 		}
 		watchdog_tick(d);
 	}
+}
+
+/* ---- capabilities ------------------------------------------------------ */
+
+/* What the running daemon still needs: CAP_NET_ADMIN, to send verdicts
+ * (nfnetlink checks it on every message), to change the End.X/End.T rules
+ * and routes on a reload, and to unbind the queues at the end.  Everything
+ * else (CAP_CHOWN for the control socket's group, CAP_SYS_ADMIN, ...) goes
+ * once setup is done. */
+#define DAEMON_KEEP_CAPS	(1ull << CAP_NET_ADMIN)
+
+static int capget_self(struct __user_cap_data_struct data[2])
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+
+	return (int)syscall(SYS_capget, &hdr, data);
+}
+
+static int capset_self(struct __user_cap_data_struct data[2])
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+
+	return (int)syscall(SYS_capset, &hdr, data);
+}
+
+/* Drop every capability but DAEMON_KEEP_CAPS from the bounding set (when
+ * we may), the ambient, inheritable, permitted and effective sets, and
+ * forbid gaining any back (no_new_privs).  Call before any thread starts:
+ * capabilities are per thread, and threads inherit them.  Returns 0, or -1
+ * with a message in err. */
+static int caps_reduce(char *err, size_t errlen)
+{
+	struct __user_cap_data_struct data[2];
+	uint64_t eff, perm;
+
+	if (capget_self(data) < 0) {
+		snprintf(err, errlen, "capget: %s", strerror(errno));
+		return -1;
+	}
+	if (data[0].effective & (1u << CAP_SETPCAP)) {
+		for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0;
+		     cap++) {
+			if ((DAEMON_KEEP_CAPS >> cap) & 1)
+				continue;
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+				snprintf(err, errlen, "dropping capability %d "
+					 "from the bounding set: %s", cap,
+					 strerror(errno));
+				return -1;
+			}
+		}
+	}
+	/* EINVAL: a kernel without ambient capabilities has none to clear. */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&
+	    errno != EINVAL) {
+		snprintf(err, errlen, "clearing ambient capabilities: %s",
+			 strerror(errno));
+		return -1;
+	}
+	eff = ((uint64_t)data[1].effective << 32 | data[0].effective) &
+	      DAEMON_KEEP_CAPS;
+	perm = ((uint64_t)data[1].permitted << 32 | data[0].permitted) &
+	       DAEMON_KEEP_CAPS;
+	data[0].effective = (uint32_t)eff;
+	data[1].effective = (uint32_t)(eff >> 32);
+	data[0].permitted = (uint32_t)perm;
+	data[1].permitted = (uint32_t)(perm >> 32);
+	data[0].inheritable = data[1].inheritable = 0;
+	if (capset_self(data) < 0) {
+		snprintf(err, errlen, "capset: %s", strerror(errno));
+		return -1;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		snprintf(err, errlen, "no_new_privs: %s", strerror(errno));
+		return -1;
+	}
+	if (!(eff & (1ull << CAP_NET_ADMIN)))
+		log_msg(LOG_WARNING, "running without CAP_NET_ADMIN: queues, "
+			"rules and verdicts will fail");
+	return 0;
 }
 
 /* ---- start and stop ---------------------------------------------------- */
@@ -369,6 +578,22 @@ static void rules_remove(const struct rtrules_scope *scope)
 		log_msg(LOG_ERR, "removing policy routing: %s", err);
 }
 
+/* The control socket's group: `control-group` when the config names one,
+ * else (gid_t)-1 (the socket keeps the daemon's group: root's). */
+static gid_t control_gid(const struct config *cfg)
+{
+	(void)cfg;
+	return (gid_t)-1;
+}
+
+/* READY=1 for systemd, with a STATUS= line.  The hook for whatever must be
+ * complete before srv6d serves: today the queues (bound when engine_start()
+ * returns); the route mirror (issue 4) adds its first full dump here. */
+static void notify_ready(struct daemon *d)
+{
+	notify_status(d, "READY=1");
+}
+
 /* Everything up to the loop.  Returns 0, or -1 (logged, undone). */
 static int daemon_start(struct daemon *d)
 {
@@ -381,12 +606,25 @@ static int daemon_start(struct daemon *d)
 		log_msg(LOG_ERR, "%s has errors: not starting", o->config_path);
 		return -1;
 	}
+	d->config_loaded = time(NULL);
 	if (single_instance_check(o->ctl_path) < 0)
 		goto fail_cfg;
 	if (runtime_dir_create(o->ctl_path) < 0) {
 		log_msg(LOG_ERR, "cannot create the directory of %s: %s",
 			o->ctl_path, strerror(errno));
 		goto fail_cfg;
+	}
+	/* The socket first: giving it its group may need CAP_CHOWN.  Clients
+	 * wait in the backlog until the loop runs. */
+	d->ctl = ctl_server_open(o->ctl_path, control_gid(cfg),
+				 daemon_ctl_request, d, err, sizeof(err));
+	if (!d->ctl) {
+		log_msg(LOG_ERR, "%s", err);
+		goto fail_cfg;
+	}
+	if (caps_reduce(err, sizeof(err)) < 0) {
+		log_msg(LOG_ERR, "%s", err);
+		goto fail_ctl;
 	}
 	rtrules_scope_of(cfg, &d->scope);
 	if (rtrules_install(cfg, NULL, err, sizeof(err)) < 0) {
@@ -398,19 +636,14 @@ static int daemon_start(struct daemon *d)
 		/* engine_start() owns cfg, even when it fails. */
 		log_msg(LOG_ERR, "%s", err);
 		rules_remove(&d->scope);
-		return -1;
-	}
-	d->ctl = ctl_server_open(o->ctl_path, daemon_ctl_request, d, err,
-				 sizeof(err));
-	if (!d->ctl) {
-		log_msg(LOG_ERR, "%s", err);
-		engine_stop(d->engine);
-		rules_remove(&d->scope);
+		ctl_server_close(d->ctl);
 		return -1;
 	}
 	return 0;
 fail_rules:
 	rules_remove(&d->scope);
+fail_ctl:
+	ctl_server_close(d->ctl);
 fail_cfg:
 	config_free(cfg);
 	return -1;
@@ -418,7 +651,7 @@ fail_cfg:
 
 static void daemon_stop(struct daemon *d)
 {
-	sd_notify(0, "STOPPING=1");
+	sd_notify(0, "STOPPING=1\nSTATUS=stopping: draining the queues");
 	engine_stop(d->engine);		/* every queued packet gets a verdict */
 	rules_remove(&d->scope);
 	ctl_server_close(d->ctl);	/* unlinks the socket */
@@ -446,7 +679,7 @@ int daemon_run(const struct daemon_opts *opts)
 		opts->ctl_path);
 	log_stderr(false);
 	watchdog_init(&d);
-	notify_status(&d, "READY=1");
+	notify_ready(&d);
 	daemon_loop(&d);
 	daemon_stop(&d);
 	close(d.sigfd);

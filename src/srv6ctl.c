@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -17,21 +18,27 @@
 #define EXIT_DAEMON_ERROR	1	/* error reply, or no usable reply */
 #define EXIT_USAGE		2
 #define EXIT_NO_DAEMON		3	/* cannot connect */
+#define EXIT_PERMISSION		4	/* not allowed (socket or daemon) */
 
-#define CALL_TIMEOUT_MS		5000
-#define TABLE_MAX_COLS		10
+#define CALL_TIMEOUT_MS		30000	/* a reload of a big file takes time */
+#define TABLE_MAX_COLS		12
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: srv6ctl [-hjV] [-s socket] command\n"
+		"usage: srv6ctl [-hjV] [-s socket] command [argument]\n"
 		"  -s socket  control socket (default %s)\n"
 		"  -j         print the daemon's JSON document\n"
 		"  -V         print srv6ctl's version and exit\n"
 		"  -h         print this help and exit\n"
 		"commands:\n"
-		"  status     counters per queue, SID and policy; drop reasons\n"
-		"  version    the daemon's version\n",
+		"  status            version, uptime, config, queues, totals\n"
+		"  sid [show [SID]]  SIDs, their attributes and counters\n"
+		"  policy [show]     steering policies and their counters\n"
+		"  stats             every counter and drop reason, and the\n"
+		"                    kernel's view of each queue\n"
+		"  reload            re-read the configuration (root only)\n"
+		"  version           the daemon's version\n",
 		CTL_DEFAULT_PATH);
 }
 
@@ -85,25 +92,37 @@ static void join_strings(const json_t *a, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-/* ---- aligned tables ------------------------------------------------- */
+/* ---- aligned tables (like ip -s) ------------------------------------- */
 
 struct table {
 	unsigned ncols;
+	char spec[512];
 	const char *head[TABLE_MAX_COLS];
 	bool right[TABLE_MAX_COLS];	/* numbers are right-aligned */
 	char **cells;			/* rows * ncols strings */
 	unsigned nrows, cap;
 };
 
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n);
+
+	if (!q) {
+		perror("srv6ctl");
+		exit(EXIT_DAEMON_ERROR);
+	}
+	return q;
+}
+
+/* spec: "name<" left-aligned or "name>" right-aligned, '|' between. */
 static void table_init(struct table *t, const char *spec)
 {
-	/* spec: "name<" left-aligned or "name>" right-aligned, '|' between */
-	static char buf[512];
 	char *save, *tok;
 
 	memset(t, 0, sizeof(*t));
-	snprintf(buf, sizeof(buf), "%s", spec);
-	for (tok = strtok_r(buf, "|", &save); tok && t->ncols < TABLE_MAX_COLS;
+	snprintf(t->spec, sizeof(t->spec), "%s", spec);
+	for (tok = strtok_r(t->spec, "|", &save);
+	     tok && t->ncols < TABLE_MAX_COLS;
 	     tok = strtok_r(NULL, "|", &save)) {
 		size_t n = strlen(tok);
 
@@ -114,24 +133,20 @@ static void table_init(struct table *t, const char *spec)
 	}
 }
 
+/* Add a row of t->ncols strings (copied). */
 static void table_row(struct table *t, ...)
 {
 	va_list ap;
 
 	if (t->nrows == t->cap) {
-		unsigned ncap = t->cap ? t->cap * 2 : 16;
-		char **nc = realloc(t->cells, (size_t)ncap * t->ncols * sizeof(char *));
-
-		if (!nc) {
-			perror("srv6ctl");
-			exit(EXIT_DAEMON_ERROR);
-		}
-		t->cells = nc;
-		t->cap = ncap;
+		t->cap = t->cap ? t->cap * 2 : 16;
+		t->cells = xrealloc(t->cells,
+				    (size_t)t->cap * t->ncols * sizeof(char *));
 	}
 	va_start(ap, t);
 	for (unsigned c = 0; c < t->ncols; c++) {
-		char *s = strdup(va_arg(ap, const char *));
+		const char *v = va_arg(ap, const char *);
+		char *s = strdup(v ? v : "-");
 
 		if (!s) {
 			perror("srv6ctl");
@@ -143,6 +158,7 @@ static void table_row(struct table *t, ...)
 	t->nrows++;
 }
 
+/* Print with every column as wide as its widest cell, then free. */
 static void table_print(struct table *t)
 {
 	size_t w[TABLE_MAX_COLS];
@@ -199,26 +215,38 @@ static void print_uptime(uint64_t s)
 	printf("%" PRIu64 "s", s % 60);
 }
 
+/* "2026-11-30 07:21:30" in local time, or "-". */
+static const char *timestamp(char *buf, size_t len, int64_t when)
+{
+	time_t t = (time_t)when;
+	struct tm tm;
+
+	if (when <= 0 || !localtime_r(&t, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, len, "-");
+	return buf;
+}
+
 static void print_queues(const json_t *doc)
 {
 	const json_t *workers = json_object_get(doc, "workers");
 	const json_t *tot = json_object_get(doc, "totals");
-	char b[7][NUMBUF];
+	char b[8][NUMBUF];
 	struct table t;
 	size_t i;
 	json_t *w;
 
-	table_init(&t, "queue<|rx packets>|rx bytes>|forwarded>|accepted>|"
-		   "dropped>|unmatched>");
+	table_init(&t, "worker<|queue<|rx packets>|rx bytes>|forwarded>|"
+		   "accepted>|dropped>|unmatched>");
 	json_array_foreach((json_t *)workers, i, w)
-		table_row(&t, num(b[0], jnum(w, "queue")),
+		table_row(&t, num(b[7], i), num(b[0], jnum(w, "queue")),
 			  num(b[1], jnum(w, "rx_packets")),
 			  num(b[2], jnum(w, "rx_bytes")),
 			  num(b[3], jnum(w, "forwarded")),
 			  num(b[4], jnum(w, "accepted")),
 			  num(b[5], jnum(w, "dropped")),
 			  num(b[6], jnum(w, "unmatched")));
-	table_row(&t, "total", num(b[1], jnum(tot, "rx_packets")),
+	table_row(&t, "total", "", num(b[1], jnum(tot, "rx_packets")),
 		  num(b[2], jnum(tot, "rx_bytes")),
 		  num(b[3], jnum(tot, "forwarded")),
 		  num(b[4], jnum(tot, "accepted")),
@@ -227,34 +255,159 @@ static void print_queues(const json_t *doc)
 	table_print(&t);
 }
 
-static void print_sids(const json_t *doc)
+static void print_status(const json_t *doc)
 {
-	const json_t *sids = json_object_get(doc, "sids");
-	char b[4][NUMBUF], flv[128];
+	char when[64];
+
+	printf("srv6d %s, pid %" PRIu64 ", up ", jstr(doc, "version"),
+	       jnum(doc, "pid"));
+	print_uptime(jnum(doc, "uptime"));
+	printf("\nconfig %s, loaded %s (%" PRIu64 " reloads, %" PRIu64
+	       " refused)\n", jstr(doc, "config"),
+	       timestamp(when, sizeof(when),
+			 (int64_t)jnum(doc, "config_loaded")),
+	       jnum(doc, "reloads"), jnum(doc, "reload_failures"));
+	printf("%zu SIDs, %zu policies\n\n",
+	       json_array_size(json_object_get(doc, "sids")),
+	       json_array_size(json_object_get(doc, "policies")));
+	print_queues(doc);
+}
+
+/* ---- sid -------------------------------------------------------------- */
+
+/* A policy's segment lists: "a,b" for one list of weight 1, else
+ * "a,b weight 3; c weight 1". */
+static void lists_text(const json_t *lists, char *buf, size_t len)
+{
+	size_t n = json_array_size(lists), off = 0, i;
+	json_t *l;
+
+	buf[0] = '\0';
+	json_array_foreach((json_t *)lists, i, l) {
+		char segs[SRV6_MAX_SEGS * 48];
+
+		if (off >= len)
+			break;
+		join_strings(json_object_get(l, "segs"), segs, sizeof(segs));
+		if (n == 1 && jnum(l, "weight") == 1)
+			off += (size_t)snprintf(buf + off, len - off, "%s", segs);
+		else
+			off += (size_t)snprintf(buf + off, len - off,
+						"%s%s weight %" PRIu64,
+						i ? "; " : "", segs,
+						jnum(l, "weight"));
+	}
+	if (!buf[0])
+		snprintf(buf, len, "-");
+}
+
+/* "nh6 fc00::2 oif eth1 table 100 ..." from a SID's attributes. */
+static void sid_attrs(const json_t *s, char *buf, size_t len)
+{
+	static const char *const keys[] = {
+		"nh6", "nh4", "oif", "table", "vrftable", "lblen", "nflen",
+	};
+	const json_t *pol = json_object_get(s, "policy");
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		const json_t *v = json_object_get(s, keys[k]);
+		char val[64];
+
+		if (!v || off >= len)
+			continue;
+		if (json_is_string(v))
+			snprintf(val, sizeof(val), "%s", json_string_value(v));
+		else
+			snprintf(val, sizeof(val), "%" PRIu64,
+				 (uint64_t)json_integer_value(v));
+		off += (size_t)snprintf(buf + off, len - off, "%s%s %s",
+					off ? " " : "", keys[k], val);
+	}
+	if (json_is_object(pol) && off < len) {
+		char lists[SRV6_MAX_SEGS * 48 * 2];
+
+		lists_text(json_object_get(pol, "lists"), lists, sizeof(lists));
+		off += (size_t)snprintf(buf + off, len - off, "%smode %s segs %s",
+					off ? " " : "", jstr(pol, "mode"),
+					lists);
+		if (json_object_get(pol, "hmac") && off < len)
+			snprintf(buf + off, len - off, " hmac %" PRIu64,
+				 jnum(pol, "hmac"));
+	}
+	if (!buf[0])
+		snprintf(buf, len, "-");
+}
+
+/* The non-zero drop reasons of o, "reason n" on one line each. */
+static void print_drop_lines(const json_t *o, const char *indent)
+{
+	const json_t *drops = json_object_get(o, "drops");
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)drops, k, v)
+		if (json_integer_value(v))
+			printf("%s%-16s %" PRIu64 "\n", indent, k,
+			       (uint64_t)json_integer_value(v));
+}
+
+static void print_sid_table(const json_t *sids)
+{
+	char b[4][NUMBUF], flv[128], attrs[2048];
 	struct table t;
 	size_t i;
 	json_t *s;
 
-	if (!json_array_size(sids)) {
-		printf("no SIDs\n");
-		return;
-	}
-	table_init(&t, "sid<|behavior<|flavors<|packets>|bytes>|errors>|drops>");
+	table_init(&t, "sid<|behavior<|flavors<|packets>|bytes>|errors>|"
+		   "drops>|attributes<");
 	json_array_foreach((json_t *)sids, i, s) {
 		join_strings(json_object_get(s, "flavors"), flv, sizeof(flv));
+		sid_attrs(s, attrs, sizeof(attrs));
 		table_row(&t, jstr(s, "sid"), jstr(s, "behavior"), flv,
 			  num(b[0], jnum(s, "packets")),
 			  num(b[1], jnum(s, "bytes")),
 			  num(b[2], jnum(s, "errors")),
-			  num(b[3], drops_sum(s)));
+			  num(b[3], drops_sum(s)), attrs);
 	}
 	table_print(&t);
 }
 
+/* One SID in detail. */
+static void print_sid_detail(const json_t *s)
+{
+	char flv[128], attrs[2048];
+
+	join_strings(json_object_get(s, "flavors"), flv, sizeof(flv));
+	sid_attrs(s, attrs, sizeof(attrs));
+	printf("sid %s behavior %s flavors %s (line %" PRIu64 ")\n",
+	       jstr(s, "sid"), jstr(s, "behavior"), flv, jnum(s, "line"));
+	printf("    %s\n", attrs);
+	printf("    packets %" PRIu64 " bytes %" PRIu64 " errors %" PRIu64
+	       " drops %" PRIu64 "\n", jnum(s, "packets"), jnum(s, "bytes"),
+	       jnum(s, "errors"), drops_sum(s));
+	print_drop_lines(s, "    drop ");
+}
+
+static void print_sids(const json_t *doc)
+{
+	const json_t *sids = json_object_get(doc, "sids");
+
+	if (!json_array_size(sids))
+		printf("no SIDs\n");
+	else if (json_array_size(sids) == 1)
+		print_sid_detail(json_array_get(sids, 0));
+	else
+		print_sid_table(sids);
+}
+
+/* ---- policy ------------------------------------------------------------ */
+
 static void print_policies(const json_t *doc)
 {
 	const json_t *pols = json_object_get(doc, "policies");
-	char b[4][NUMBUF], segs[SRV6_MAX_SEGS * 48];
+	char b[5][NUMBUF], segs[SRV6_MAX_SEGS * 48 * 2];
 	struct table t;
 	size_t i;
 	json_t *p;
@@ -263,52 +416,143 @@ static void print_policies(const json_t *doc)
 		printf("no policies\n");
 		return;
 	}
-	table_init(&t, "prefix<|mode<|packets>|bytes>|errors>|drops>|segs<");
+	table_init(&t, "prefix<|mode<|packets>|bytes>|errors>|drops>|hmac>|"
+		   "segs<");
 	json_array_foreach((json_t *)pols, i, p) {
-		join_strings(json_object_get(p, "segs"), segs, sizeof(segs));
+		lists_text(json_object_get(p, "lists"), segs, sizeof(segs));
 		table_row(&t, jstr(p, "prefix"), jstr(p, "mode"),
 			  num(b[0], jnum(p, "packets")),
 			  num(b[1], jnum(p, "bytes")),
 			  num(b[2], jnum(p, "errors")),
-			  num(b[3], drops_sum(p)), segs);
+			  num(b[3], drops_sum(p)),
+			  json_object_get(p, "hmac") ?
+			  num(b[4], jnum(p, "hmac")) : "-", segs);
 	}
 	table_print(&t);
 }
 
-/* The totals' non-zero drop reasons, then each SID's and policy's. */
-static void print_drops(const json_t *doc)
+/* ---- stats ------------------------------------------------------------- */
+
+/* The counters of `stats`, by JSON name, with their column heads. */
+static const char *const counter_keys[10] = {
+	"rx_packets", "verdicts", "dropped", "tun_injected", "icmp_sent",
+	"enobufs", "recv_errors", "send_errors", "nl_errors", "bad_messages",
+};
+
+/* A row: label, then counter_keys[] of o. */
+static void counter_row(struct table *t, const char *label, const json_t *o)
 {
-	const json_t *drops = json_object_get(json_object_get(doc, "totals"),
-					      "drops");
+	char b[10][NUMBUF];
+
+	for (size_t i = 0; i < 10; i++)
+		num(b[i], jnum(o, counter_keys[i]));
+	table_row(t, label, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+		  b[8], b[9]);
+}
+
+static void print_counter_table(const json_t *doc)
+{
+	const json_t *workers = json_object_get(doc, "workers");
+	char q[NUMBUF];
 	struct table t;
-	char b[NUMBUF];
+	size_t i;
+	json_t *w;
+
+	table_init(&t, "queue<|rx packets>|verdicts>|dropped>|tun>|icmp>|"
+		   "enobufs>|recv errors>|send errors>|nl errors>|bad msgs>");
+	json_array_foreach((json_t *)workers, i, w)
+		counter_row(&t, num(q, jnum(w, "queue")), w);
+	counter_row(&t, "total", json_object_get(doc, "totals"));
+	table_print(&t);
+}
+
+static void print_kernel_table(const json_t *doc)
+{
+	const json_t *workers = json_object_get(doc, "workers");
+	char b[6][NUMBUF];
+	struct table t;
+	size_t i;
+	json_t *w;
+
+	table_init(&t, "queue<|portid>|waiting>|queue dropped>|"
+		   "user dropped>|id sequence>");
+	json_array_foreach((json_t *)workers, i, w) {
+		const json_t *k = json_object_get(w, "kernel");
+
+		if (!json_is_object(k)) {
+			table_row(&t, num(b[0], jnum(w, "queue")), "-", "-",
+				  "-", "-", "-");
+			continue;
+		}
+		table_row(&t, num(b[0], jnum(w, "queue")),
+			  num(b[1], jnum(k, "portid")),
+			  num(b[2], jnum(k, "waiting")),
+			  num(b[3], jnum(k, "queue_dropped")),
+			  num(b[4], jnum(k, "user_dropped")),
+			  num(b[5], jnum(k, "id_sequence")));
+	}
+	table_print(&t);
+}
+
+/* Every drop reason, per queue and in total. */
+static void print_drop_table(const json_t *doc)
+{
+	const json_t *workers = json_object_get(doc, "workers");
+	const json_t *tdrops = json_object_get(json_object_get(doc, "totals"),
+					       "drops");
+	size_t nw = json_array_size(workers);
+	char spec[512], b[TABLE_MAX_COLS][NUMBUF];
+	const char *cells[TABLE_MAX_COLS];
+	size_t off, ncols;
+	struct table t;
 	const char *k;
 	json_t *v;
 
-	table_init(&t, "drop reason<|packets>");
-	json_object_foreach((json_t *)drops, k, v)
-		if (json_integer_value(v))
-			table_row(&t, k, num(b, (uint64_t)json_integer_value(v)));
-	if (!t.nrows) {
-		printf("no drops\n");
-		return;
+	/* Per-queue columns while they fit; the total always. */
+	ncols = nw + 2 <= TABLE_MAX_COLS ? nw : 0;
+	off = (size_t)snprintf(spec, sizeof(spec), "drop reason<");
+	for (size_t q = 0; q < ncols; q++)
+		off += (size_t)snprintf(spec + off, sizeof(spec) - off,
+					"|q%" PRIu64 ">",
+					jnum(json_array_get(workers, q),
+					     "queue"));
+	snprintf(spec + off, sizeof(spec) - off, "|total>");
+	table_init(&t, spec);
+	json_object_foreach((json_t *)tdrops, k, v) {
+		cells[0] = k;
+		for (size_t q = 0; q < ncols; q++)
+			cells[1 + q] = num(b[q], jnum(json_object_get(
+				json_array_get(workers, q), "drops"), k));
+		cells[1 + ncols] = num(b[TABLE_MAX_COLS - 1],
+				       (uint64_t)json_integer_value(v));
+		for (size_t c = ncols + 2; c < TABLE_MAX_COLS; c++)
+			cells[c] = "";
+		table_row(&t, cells[0], cells[1], cells[2], cells[3], cells[4],
+			  cells[5], cells[6], cells[7], cells[8], cells[9],
+			  cells[10], cells[11]);
 	}
 	table_print(&t);
 }
 
-static void print_status(const json_t *doc)
+static void print_stats(const json_t *doc)
 {
-	printf("srv6d %s, pid %" PRIu64 ", up ", jstr(doc, "version"),
-	       jnum(doc, "pid"));
-	print_uptime(jnum(doc, "uptime"));
-	printf(", config %s\n\n", jstr(doc, "config"));
-	print_queues(doc);
+	print_counter_table(doc);
+	printf("\nkernel (%s):\n", CTL_NFQ_PROC);
+	print_kernel_table(doc);
 	putchar('\n');
-	print_sids(doc);
-	putchar('\n');
-	print_policies(doc);
-	putchar('\n');
-	print_drops(doc);
+	print_drop_table(doc);
+}
+
+/* ---- reload, version ---------------------------------------------------- */
+
+static void print_reload(const json_t *doc)
+{
+	char when[64];
+
+	printf("reloaded %s at %s: %" PRIu64 " SIDs, %" PRIu64 " policies\n",
+	       jstr(doc, "config"),
+	       timestamp(when, sizeof(when), (int64_t)jnum(doc, "loaded")),
+	       jnum(doc, "sids"), jnum(doc, "policies"));
 }
 
 static void print_version(const json_t *doc)
@@ -321,52 +565,114 @@ static void print_version(const json_t *doc)
 
 static const struct command {
 	const char *name;
+	const char *sub;	/* optional subcommand ("show"), or NULL */
+	bool arg;		/* takes an argument after sub */
 	uint16_t type;
 	void (*print)(const json_t *doc);
 } commands[] = {
-	{ "status", CTL_REQ_STATUS, print_status },
-	{ "version", CTL_REQ_VERSION, print_version },
+	{ "status", NULL, false, CTL_REQ_STATUS, print_status },
+	{ "sid", "show", true, CTL_REQ_SIDS, print_sids },
+	{ "policy", "show", false, CTL_REQ_POLICIES, print_policies },
+	{ "stats", NULL, false, CTL_REQ_STATS, print_stats },
+	{ "reload", NULL, false, CTL_REQ_RELOAD, print_reload },
+	{ "version", NULL, false, CTL_REQ_VERSION, print_version },
 };
 
-static int run(const char *sock, const struct command *cmd, bool json)
+/* An error reply: the message, and each entry of "errors" on its own
+ * line (a reload's file:line: messages).  Returns the exit status. */
+static int report_error(uint16_t status, const json_t *doc)
+{
+	const json_t *errs = json_object_get(doc, "errors");
+	size_t i;
+	json_t *e;
+
+	json_array_foreach((json_t *)errs, i, e)
+		if (json_is_string(e))
+			fprintf(stderr, "%s\n", json_string_value(e));
+	fprintf(stderr, "srv6ctl: srv6d: %s: %s\n", ctl_status_name(status),
+		jstr(doc, "error"));
+	return status == CTL_ERR_PERMISSION ? EXIT_PERMISSION
+					    : EXIT_DAEMON_ERROR;
+}
+
+static int run(const char *sock, const struct command *cmd, const char *arg,
+	       bool json)
 {
 	char err[512];
 	uint16_t status;
 	json_t *doc;
-	int fd;
+	int fd, rc;
 
 	fd = ctl_connect(sock);
 	if (fd < 0) {
-		fprintf(stderr, "srv6ctl: cannot connect to %s: %s "
-			"(is srv6d running?)\n", sock, strerror(errno));
-		return EXIT_NO_DAEMON;
+		int e = errno;
+
+		fprintf(stderr, "srv6ctl: cannot connect to %s: %s%s\n", sock,
+			strerror(e), e == EACCES ? " (root and the control "
+			"group only)" : " (is srv6d running?)");
+		return e == EACCES || e == EPERM ? EXIT_PERMISSION
+						 : EXIT_NO_DAEMON;
 	}
-	if (ctl_call(fd, cmd->type, NULL, 0, CALL_TIMEOUT_MS, &status, &doc,
-		     err, sizeof(err)) < 0) {
+	if (ctl_call(fd, cmd->type, arg, arg ? (uint32_t)strlen(arg) : 0,
+		     CALL_TIMEOUT_MS, &status, &doc, err, sizeof(err)) < 0) {
 		fprintf(stderr, "srv6ctl: %s: %s\n", sock, err);
 		close(fd);
 		return EXIT_DAEMON_ERROR;
 	}
 	close(fd);
-	if (status != CTL_OK) {
-		fprintf(stderr, "srv6ctl: srv6d: %s: %s\n",
-			ctl_status_name(status), jstr(doc, "error"));
-		json_decref(doc);
-		return EXIT_DAEMON_ERROR;
-	}
 	if (json) {
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		putchar('\n');
-	} else {
-		cmd->print(doc);
 	}
+	if (status != CTL_OK) {
+		rc = report_error(status, doc);
+		json_decref(doc);
+		return rc;
+	}
+	if (!json)
+		cmd->print(doc);
 	json_decref(doc);
 	return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_DAEMON_ERROR;
+}
+
+/* argv: the command and its words.  Finds the command and its argument;
+ * returns NULL (after a message) on a bad command line. */
+static const struct command *command_parse(int argc, char **argv,
+					   const char **arg)
+{
+	const struct command *cmd = NULL;
+
+	*arg = NULL;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[0], commands[i].name))
+			cmd = &commands[i];
+	if (!cmd) {
+		fprintf(stderr, "srv6ctl: unknown command '%s'\n", argv[0]);
+		return NULL;
+	}
+	if (argc == 1)
+		return cmd;
+	if (!cmd->sub || strcmp(argv[1], cmd->sub)) {
+		fprintf(stderr, "srv6ctl: %s: unexpected '%s'\n", cmd->name,
+			argv[1]);
+		return NULL;
+	}
+	if (argc == 2)
+		return cmd;
+	if (argc == 3 && cmd->arg) {
+		*arg = argv[2];
+		return cmd;
+	}
+	fprintf(stderr, "srv6ctl: %s %s: too many arguments\n", cmd->name,
+		cmd->sub);
+	return NULL;
 }
 
 int main(int argc, char **argv)
 {
 	const char *sock = CTL_DEFAULT_PATH;
+	const struct command *cmd;
+	const char *arg;
 	bool json = false;
 	int c;
 
@@ -389,14 +695,14 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 1) {
+	if (optind >= argc) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[optind], commands[i].name))
-			return run(sock, &commands[i], json);
-	fprintf(stderr, "srv6ctl: unknown command '%s'\n", argv[optind]);
-	usage(stderr);
-	return EXIT_USAGE;
+	cmd = command_parse(argc - optind, argv + optind, &arg);
+	if (!cmd) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	return run(sock, cmd, arg, json);
 }

@@ -11,6 +11,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <grp.h>
 #include <unistd.h>
 
 #include <linux/netlink.h>
@@ -76,11 +78,21 @@ START_TEST(types)
 	ck_assert(!w);
 	ck_assert(ctl_type_known(CTL_REQ_VERSION, &w));
 	ck_assert(!w);
+	ck_assert(ctl_type_known(CTL_REQ_SIDS, &w));
+	ck_assert(!w);
+	ck_assert(ctl_type_known(CTL_REQ_POLICIES, &w));
+	ck_assert(!w);
+	ck_assert(ctl_type_known(CTL_REQ_STATS, &w));
+	ck_assert(!w);
+	ck_assert(ctl_type_known(CTL_REQ_RELOAD, &w));
+	ck_assert(w);		/* the only request that changes anything */
 	ck_assert(!ctl_type_known(0, &w));
-	ck_assert(!ctl_type_known(3, &w));
+	ck_assert(!ctl_type_known(7, &w));
 	ck_assert(!ctl_type_known(0xffff, &w));
 	ck_assert_str_eq(ctl_status_name(CTL_OK), "ok");
 	ck_assert_str_eq(ctl_status_name(CTL_ERR_UNKNOWN), "unknown request");
+	ck_assert_str_eq(ctl_status_name(CTL_ERR_NOT_FOUND), "not found");
+	ck_assert_str_eq(ctl_status_name(CTL_ERR_INVALID), "invalid request");
 	ck_assert_str_eq(ctl_status_name(999), "unknown status");
 }
 END_TEST
@@ -125,8 +137,9 @@ START_TEST(status_document)
 	json_t *doc, *v;
 	size_t i;
 	static const char *const keys[] = {
-		"version", "pid", "uptime", "config", "workers", "totals",
-		"sids", "policies",
+		"version", "pid", "uptime", "config", "config_loaded",
+		"reloads", "reload_failures", "workers", "totals", "sids",
+		"policies",
 	};
 
 	ck_assert_ptr_nonnull(cfg);
@@ -150,6 +163,7 @@ START_TEST(status_document)
 
 	src = (struct ctl_status_src){
 		.pid = 4242, .uptime = 61, .config_path = "/etc/srv6d/srv6d.conf",
+		.config_loaded = 1796000000, .reloads = 3, .reload_failures = 1,
 		.nworkers = 2, .queues = queues, .workers = w, .totals = &total,
 		.cfg = cfg, .sids = sids, .pols = pols,
 	};
@@ -168,6 +182,11 @@ START_TEST(status_document)
 			 SRV6D_VERSION);
 	ck_assert_int_eq(json_integer_value(json_object_get(doc, "pid")), 4242);
 	ck_assert_int_eq(json_integer_value(json_object_get(doc, "uptime")), 61);
+	ck_assert_int_eq(json_integer_value(json_object_get(doc,
+			 "config_loaded")), 1796000000);
+	ck_assert_int_eq(json_integer_value(json_object_get(doc, "reloads")), 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(doc,
+			 "reload_failures")), 1);
 
 	/* A worker: queue, every counter by its C name, every drop reason. */
 	assert_json(json_array_get(json_object_get(doc, "workers"), 0),
@@ -197,27 +216,29 @@ START_TEST(status_document)
 	ck_assert_uint_eq(json_array_size(v), 3);
 	assert_json(json_array_get(v, 0),
 		"{\"sid\":\"fc00:100::1/128\",\"behavior\":\"End\","
-		"\"flavors\":[\"psp\"],\"packets\":7,\"bytes\":700,\"errors\":3,"
-		"\"drops\":{\"bad_srh\":1,\"hop_limit\":2}}");
+		"\"flavors\":[\"psp\"],\"line\":3,\"packets\":7,\"bytes\":700,"
+		"\"errors\":3,\"drops\":{\"bad_srh\":1,\"hop_limit\":2}}");
 	assert_json(json_array_get(v, 1),
 		"{\"sid\":\"fc00:100::5/128\",\"behavior\":\"End.X\","
-		"\"flavors\":[\"usp\",\"usd\"],\"packets\":0,\"bytes\":0,"
-		"\"errors\":0,\"drops\":{}}");
+		"\"flavors\":[\"usp\",\"usd\"],\"nh6\":\"fc00:3::2\","
+		"\"mark\":1567555586,\"route_table\":1567555586,\"line\":4,"
+		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}");
 	assert_json(json_array_get(v, 2),
 		"{\"sid\":\"fc00:100:a::/48\",\"behavior\":\"End\","
-		"\"flavors\":[\"next-csid\"],\"packets\":0,\"bytes\":0,"
-		"\"errors\":0,\"drops\":{}}");
+		"\"flavors\":[\"next-csid\"],\"lblen\":32,\"nflen\":16,"
+		"\"line\":5,\"packets\":0,\"bytes\":0,\"errors\":0,"
+		"\"drops\":{}}");
 
 	v = json_object_get(doc, "policies");
 	ck_assert_uint_eq(json_array_size(v), 2);
 	assert_json(json_array_get(v, 0),
 		"{\"prefix\":\"fc00:9::/48\",\"mode\":\"encap\","
-		"\"segs\":[\"fc00:9::c1\",\"fc00:9::c2\"],\"packets\":0,"
-		"\"bytes\":0,\"errors\":0,\"drops\":{}}");
+		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c1\",\"fc00:9::c2\"]}],\"line\":6,"
+		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}");
 	assert_json(json_array_get(v, 1),
 		"{\"prefix\":\"10.9.0.0/16\",\"mode\":\"encap.red\","
-		"\"segs\":[\"fc00:9::c3\"],\"packets\":9,\"bytes\":900,"
-		"\"errors\":0,\"drops\":{}}");
+		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"line\":7,\"packets\":9,"
+		"\"bytes\":900,\"errors\":0,\"drops\":{}}");
 	json_decref(doc);
 	config_free(cfg);
 }
@@ -235,6 +256,301 @@ START_TEST(status_document_no_config)
 	ck_assert_int_eq(json_integer_value(json_object_get(
 		json_object_get(doc, "totals"), "rx_packets")), 0);
 	json_decref(doc);
+}
+END_TEST
+
+/* Counters and config of status_conf for the SIDS/POLICIES/STATS tests. */
+struct doc_fixture {
+	struct config *cfg;
+	struct worker_stats w[2], total;
+	struct sid_stats sids[3], pols[2];
+	unsigned queues[2];
+	struct ctl_status_src src;
+};
+
+static void doc_fixture_init(struct doc_fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->cfg = config_parse_buffer("t.conf", status_conf,
+				     sizeof(status_conf) - 1, NULL, NULL);
+	ck_assert_ptr_nonnull(f->cfg);
+	f->queues[0] = 3;
+	f->queues[1] = 4;
+	f->sids[1].packets = 5;
+	f->sids[1].bytes = 500;
+	f->sids[2].packets = 6;
+	f->pols[0].packets = 8;
+	f->w[0].rx_packets = 10;
+	f->w[1].rx_packets = 20;
+	f->w[1].enobufs = 1;
+	f->w[1].drops[DROP_TRUNCATED] = 2;
+	f->total.rx_packets = 30;
+	f->total.enobufs = 1;
+	f->total.drops[DROP_TRUNCATED] = 2;
+	f->src = (struct ctl_status_src){
+		.pid = 1, .config_path = "t.conf", .nworkers = 2,
+		.queues = f->queues, .workers = f->w, .totals = &f->total,
+		.cfg = f->cfg, .sids = f->sids, .pols = f->pols,
+	};
+}
+
+/* The "sid" of the SIDS document's only entry, or the error. */
+static const char *sids_one(struct doc_fixture *f, const char *want,
+			    uint16_t want_status, char *buf, size_t len)
+{
+	uint16_t status = 0xffff;
+	json_t *doc = ctl_sids_json(&f->src, want, &status);
+	const json_t *a;
+
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_uint_eq(status, want_status);
+	a = json_object_get(doc, "sids");
+	if (status == CTL_OK) {
+		ck_assert_uint_eq(json_array_size(a), 1);
+		snprintf(buf, len, "%s", json_string_value(json_object_get(
+			json_array_get(a, 0), "sid")));
+	} else {
+		ck_assert_ptr_null(a);
+		snprintf(buf, len, "%s", json_string_value(json_object_get(
+			doc, "error")));
+	}
+	json_decref(doc);
+	return buf;
+}
+
+START_TEST(sids_document)
+{
+	struct doc_fixture f;
+	uint16_t status = 0xffff;
+	char buf[128];
+	json_t *doc;
+
+	doc_fixture_init(&f);
+	/* Everything: the same entries as STATUS's "sids". */
+	doc = ctl_sids_json(&f.src, NULL, &status);
+	ck_assert_uint_eq(status, CTL_OK);
+	ck_assert_uint_eq(json_object_size(doc), 1);
+	ck_assert_uint_eq(json_array_size(json_object_get(doc, "sids")), 3);
+	json_decref(doc);
+	doc = ctl_sids_json(&f.src, "", &status);
+	ck_assert_uint_eq(json_array_size(json_object_get(doc, "sids")), 3);
+	json_decref(doc);
+
+	/* Exactly prefix/len. */
+	ck_assert_str_eq(sids_one(&f, "fc00:100::5/128", CTL_OK, buf,
+				  sizeof(buf)), "fc00:100::5/128");
+	ck_assert_str_eq(sids_one(&f, "fc00:100:a::/48", CTL_OK, buf,
+				  sizeof(buf)), "fc00:100:a::/48");
+	/* An address: the longest SID prefix holding it. */
+	ck_assert_str_eq(sids_one(&f, "fc00:100:a:c5::", CTL_OK, buf,
+				  sizeof(buf)), "fc00:100:a::/48");
+	ck_assert_str_eq(sids_one(&f, "fc00:100::1", CTL_OK, buf,
+				  sizeof(buf)), "fc00:100::1/128");
+	/* Not there, or not an address. */
+	ck_assert_str_eq(sids_one(&f, "fc00:100::9", CTL_ERR_NOT_FOUND, buf,
+				  sizeof(buf)), "no such SID");
+	ck_assert_str_eq(sids_one(&f, "fc00:100:a::/64", CTL_ERR_NOT_FOUND,
+				  buf, sizeof(buf)), "no such SID");
+	ck_assert_str_eq(sids_one(&f, "fc00:100::1/129", CTL_ERR_INVALID, buf,
+				  sizeof(buf)), "not a SID or an IPv6 address");
+	ck_assert_str_eq(sids_one(&f, "10.0.0.1", CTL_ERR_INVALID, buf,
+				  sizeof(buf)), "not a SID or an IPv6 address");
+	ck_assert_str_eq(sids_one(&f, "fc00::/", CTL_ERR_INVALID, buf,
+				  sizeof(buf)), "not a SID or an IPv6 address");
+	config_free(f.cfg);
+}
+END_TEST
+
+/* Every attribute a SID can show, and a binding SID's policy. */
+START_TEST(sid_attributes)
+{
+	static const char conf[] =
+		"queue 0\n"
+		"mark-base 0x1000\n"
+		"encap-source fc00:1::1\n"
+		"sid fc00:100::6/128 action End.DX4 nh4 10.3.0.2 oif eth3\n"
+		"sid fc00:100::8/128 action End.DT4 vrftable 101\n"
+		"sid fc00:100::d/128 action End.B6.Encaps.Red srh segs fc00::4 "
+		"weight 2 segs fc00::5,fc00::6\n"
+		"route fc00:9::/48 encap seg6 mode encap segs fc00::a,fc00::b "
+		"weight 3 segs fc00::c weight 1\n";
+	struct config *cfg = config_parse_buffer("a.conf", conf,
+						 sizeof(conf) - 1, NULL, NULL);
+	struct ctl_status_src src = { .cfg = cfg };
+	uint16_t status;
+	json_t *doc;
+
+	ck_assert_ptr_nonnull(cfg);
+	doc = ctl_sids_json(&src, NULL, &status);
+	ck_assert_uint_eq(status, CTL_OK);
+	assert_json(doc,
+		"{\"sids\":[{\"sid\":\"fc00:100::6/128\",\"behavior\":\"End.DX4\","
+		"\"flavors\":[],\"nh4\":\"10.3.0.2\",\"oif\":\"eth3\","
+		"\"mark\":4097,\"route_table\":4097,\"line\":4,\"packets\":0,"
+		"\"bytes\":0,\"errors\":0,\"drops\":{}},"
+		"{\"sid\":\"fc00:100::8/128\",\"behavior\":\"End.DT4\","
+		"\"flavors\":[],\"vrftable\":101,\"mark\":4098,\"line\":5,"
+		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}},"
+		"{\"sid\":\"fc00:100::d/128\",\"behavior\":\"End.B6.Encaps.Red\","
+		"\"flavors\":[],\"policy\":{\"mode\":\"encap.red\",\"lists\":["
+		"{\"weight\":2,\"segs\":[\"fc00::4\"]},"
+		"{\"weight\":1,\"segs\":[\"fc00::5\",\"fc00::6\"]}]},"
+		"\"mark\":4099,\"line\":6,\"packets\":0,\"bytes\":0,\"errors\":0,"
+		"\"drops\":{}}]}");
+	json_decref(doc);
+	doc = ctl_policies_json(&src);
+	assert_json(doc,
+		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"mode\":\"encap\","
+		"\"lists\":[{\"weight\":3,\"segs\":[\"fc00::a\",\"fc00::b\"]},"
+		"{\"weight\":1,\"segs\":[\"fc00::c\"]}],\"line\":7,"
+		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}]}");
+	json_decref(doc);
+	config_free(cfg);
+}
+END_TEST
+
+START_TEST(policies_document)
+{
+	struct doc_fixture f;
+	json_t *doc;
+
+	doc_fixture_init(&f);
+	doc = ctl_policies_json(&f.src);
+	ck_assert_ptr_nonnull(doc);
+	assert_json(doc,
+		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"mode\":\"encap\","
+		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c1\",\"fc00:9::c2\"]}],\"line\":6,"
+		"\"packets\":8,\"bytes\":0,\"errors\":0,\"drops\":{}},"
+		"{\"prefix\":\"10.9.0.0/16\",\"mode\":\"encap.red\","
+		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"line\":7,\"packets\":0,"
+		"\"bytes\":0,\"errors\":0,\"drops\":{}}]}");
+	json_decref(doc);
+	config_free(f.cfg);
+}
+END_TEST
+
+/* Lines as the kernel's seq_show() prints them:
+ * "%5u %6u %5u %1u %5u %5u %5u %8u %2d\n". */
+START_TEST(nfq_proc_lines)
+{
+	struct ctl_nfq_queue q;
+	char line[128];
+
+	snprintf(line, sizeof(line), "%5u %6u %5u %1u %5u %5u %5u %8u %2d\n",
+		 3u, 4242u, 17u, 2u, 65535u, 9u, 11u, 123456u, 1);
+	ck_assert_int_eq(ctl_nfq_parse_line(line, &q), 0);
+	ck_assert_uint_eq(q.queue, 3);
+	ck_assert_uint_eq(q.portid, 4242);
+	ck_assert_uint_eq(q.waiting, 17);
+	ck_assert_uint_eq(q.copy_mode, 2);
+	ck_assert_uint_eq(q.copy_range, 65535);
+	ck_assert_uint_eq(q.queue_dropped, 9);
+	ck_assert_uint_eq(q.user_dropped, 11);
+	ck_assert_uint_eq(q.id_sequence, 123456);
+	/* A port id above 2^31 (the kernel's negative autobind ids). */
+	snprintf(line, sizeof(line), "%5u %6u %5u %1u %5u %5u %5u %8u %2d\n",
+		 0u, 4294967295u, 0u, 2u, 65531u, 0u, 0u, 4294967295u, 1);
+	ck_assert_int_eq(ctl_nfq_parse_line(line, &q), 0);
+	ck_assert_uint_eq(q.portid, 4294967295u);
+	ck_assert_uint_eq(q.id_sequence, 4294967295u);
+
+	ck_assert_int_eq(ctl_nfq_parse_line("", &q), -1);
+	ck_assert_int_eq(ctl_nfq_parse_line("    0 1 2 3 4 5 6 7\n", &q), -1);
+	ck_assert_int_eq(ctl_nfq_parse_line("0 1 2 3 4 5 6 7 1 9\n", &q), -1);
+	ck_assert_int_eq(ctl_nfq_parse_line("0 1 2 3 x 5 6 7 1\n", &q), -1);
+}
+END_TEST
+
+START_TEST(nfq_proc_read)
+{
+	char path[] = "/tmp/check_ctl_nfq.XXXXXX";
+	struct ctl_nfq_queue q[4];
+	int fd = mkstemp(path);
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "%5u %6u %5u %1u %5u %5u %5u %8u %2d\n",
+		0u, 100u, 0u, 2u, 65531u, 0u, 0u, 77u, 1);
+	fprintf(f, "garbage\n");
+	fprintf(f, "%5u %6u %5u %1u %5u %5u %5u %8u %2d\n",
+		1u, 101u, 5u, 2u, 65531u, 6u, 7u, 88u, 1);
+	fclose(f);
+	ck_assert_int_eq(ctl_nfq_read(path, q, 4), 2);
+	ck_assert_uint_eq(q[0].queue, 0);
+	ck_assert_uint_eq(q[0].id_sequence, 77);
+	ck_assert_uint_eq(q[1].queue, 1);
+	ck_assert_uint_eq(q[1].waiting, 5);
+	ck_assert_uint_eq(q[1].queue_dropped, 6);
+	ck_assert_uint_eq(q[1].user_dropped, 7);
+	ck_assert_int_eq(ctl_nfq_read(path, q, 1), 1);
+	unlink(path);
+	errno = 0;
+	ck_assert_int_eq(ctl_nfq_read(path, q, 4), -1);
+	ck_assert_int_eq(errno, ENOENT);
+}
+END_TEST
+
+START_TEST(stats_document)
+{
+	struct doc_fixture f;
+	struct ctl_nfq_queue kq[2] = {
+		{ .queue = 4, .portid = 99, .waiting = 1, .copy_mode = 2,
+		  .copy_range = 65531, .queue_dropped = 2, .user_dropped = 3,
+		  .id_sequence = 21 },
+		{ .queue = 7, .portid = 98 },
+	};
+	const json_t *w;
+	json_t *doc;
+
+	doc_fixture_init(&f);
+	f.src.kq = kq;
+	f.src.nkq = 2;
+	doc = ctl_stats_json(&f.src);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_uint_eq(json_object_size(doc), 2);
+	/* Totals: every counter and every drop reason, zero or not. */
+	w = json_object_get(doc, "totals");
+	ck_assert_int_eq(json_integer_value(json_object_get(w, "enobufs")), 1);
+	ck_assert_uint_eq(json_object_size(json_object_get(w, "drops")),
+			  DROP__COUNT);
+	/* Queue 3 has no kernel line; queue 4 has its own (not 7's). */
+	w = json_array_get(json_object_get(doc, "workers"), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(w, "queue")), 3);
+	ck_assert(json_is_null(json_object_get(w, "kernel")));
+	w = json_array_get(json_object_get(doc, "workers"), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(w, "queue")), 4);
+	ck_assert_int_eq(json_integer_value(json_object_get(w, "rx_packets")),
+			 20);
+	ck_assert_int_eq(json_integer_value(json_object_get(
+		json_object_get(w, "drops"), "truncated")), 2);
+	assert_json(json_object_get(w, "kernel"),
+		"{\"portid\":99,\"waiting\":1,\"copy_mode\":2,"
+		"\"copy_range\":65531,\"queue_dropped\":2,\"user_dropped\":3,"
+		"\"id_sequence\":21}");
+	json_decref(doc);
+	config_free(f.cfg);
+}
+END_TEST
+
+START_TEST(peer_allowed)
+{
+	const gid_t groups[] = { 10, 20, 30 };
+
+	/* root: everything, whatever its groups. */
+	ck_assert(ctl_peer_allowed(0, 0, NULL, 0, 20, false));
+	ck_assert(ctl_peer_allowed(0, 5, NULL, 0, 20, true));
+	/* A member of the group (primary or supplementary) reads only. */
+	ck_assert(ctl_peer_allowed(1000, 20, NULL, 0, 20, false));
+	ck_assert(!ctl_peer_allowed(1000, 20, NULL, 0, 20, true));
+	ck_assert(ctl_peer_allowed(1000, 1000, groups, 3, 30, false));
+	ck_assert(!ctl_peer_allowed(1000, 1000, groups, 3, 30, true));
+	/* Anyone else: nothing. */
+	ck_assert(!ctl_peer_allowed(1000, 1000, groups, 3, 40, false));
+	ck_assert(!ctl_peer_allowed(1000, 1000, groups, 2, 30, false));
+	/* No control-group: root's group 0. */
+	ck_assert(ctl_peer_allowed(1000, 0, NULL, 0, (gid_t)-1, false));
+	ck_assert(!ctl_peer_allowed(1000, 1000, groups, 3, (gid_t)-1, false));
 }
 END_TEST
 
@@ -282,7 +598,7 @@ static void *server_loop(void *arg)
 	return NULL;
 }
 
-static void server_start(struct server_fixture *f)
+static void server_start_group(struct server_fixture *f, gid_t gid)
 {
 	char err[256];
 
@@ -290,10 +606,17 @@ static void server_start(struct server_fixture *f)
 	snprintf(f->dir, sizeof(f->dir), "/tmp/check_ctl.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(f->dir));
 	snprintf(f->path, sizeof(f->path), "%s/ctl.sock", f->dir);
-	f->srv = ctl_server_open(f->path, echo_handler, f, err, sizeof(err));
+	f->srv = ctl_server_open(f->path, gid, echo_handler, f, err,
+				 sizeof(err));
 	ck_assert_msg(f->srv != NULL, "%s", err);
 	ck_assert_int_eq(pipe(f->stop), 0);
 	ck_assert_int_eq(pthread_create(&f->thread, NULL, server_loop, f), 0);
+}
+
+/* Our own group: the test may read whoever runs it. */
+static void server_start(struct server_fixture *f)
+{
+	server_start_group(f, getgid());
 }
 
 static void server_stop(struct server_fixture *f)
@@ -452,6 +775,97 @@ START_TEST(server_slow_client)
 }
 END_TEST
 
+/* In a child that became uid 65534 with gid and groups: send type and
+ * check the status and error.  Returns the child's exit status: 0 when the
+ * reply was as expected. */
+static int call_as(const char *path, gid_t gid, const gid_t *groups,
+		   size_t ngroups, uint16_t type, uint16_t want_status,
+		   const char *want_error)
+{
+	pid_t pid = fork();
+	int st;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char err[256];
+		uint16_t status;
+		const char *e;
+		json_t *doc;
+		int fd;
+
+		if (setgroups(ngroups, groups) < 0 || setgid(gid) < 0 ||
+		    setuid(65534) < 0)
+			_exit(10);
+		fd = ctl_connect(path);
+		if (fd < 0)
+			_exit(11);
+		if (ctl_call(fd, type, NULL, 0, 2000, &status, &doc, err,
+			     sizeof(err)) < 0)
+			_exit(12);
+		if (status != want_status)
+			_exit(13);
+		e = json_string_value(json_object_get(doc, "error"));
+		if (want_error ? !e || strcmp(e, want_error) : e != NULL)
+			_exit(14);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* SO_PEERCRED/SO_PEERGROUPS against the socket's group: members read, only
+ * root reloads, others get nothing (the socket file made 0666 so that the
+ * daemon's own check is what refuses them).  Needs root to change uid. */
+START_TEST(server_credentials)
+{
+	const gid_t grp = 4321, other = 4322;
+	struct server_fixture f;
+	char err[256];
+	uint16_t status;
+	struct stat st;
+	json_t *doc;
+	int fd;
+
+	if (getuid() != 0) {
+		fprintf(stderr, "server_credentials: not root, skipped\n");
+		return;
+	}
+	server_start_group(&f, grp);
+	ck_assert_int_eq(stat(f.path, &st), 0);
+	ck_assert_uint_eq(st.st_gid, grp);
+	ck_assert_uint_eq(st.st_mode & 0777, 0660);
+	ck_assert_int_eq(chmod(f.dir, 0755), 0);
+	ck_assert_int_eq(chmod(f.path, 0666), 0);
+
+	/* Not in the group: refused, even a read. */
+	ck_assert_int_eq(call_as(f.path, other, &other, 1, CTL_REQ_STATUS,
+				 CTL_ERR_PERMISSION,
+				 "not a member of the control group"), 0);
+	/* Primary group: reads; cannot reload. */
+	ck_assert_int_eq(call_as(f.path, grp, NULL, 0, CTL_REQ_STATUS, CTL_OK,
+				 NULL), 0);
+	ck_assert_int_eq(call_as(f.path, grp, NULL, 0, CTL_REQ_RELOAD,
+				 CTL_ERR_PERMISSION,
+				 "this request needs root"), 0);
+	/* Supplementary group: reads. */
+	ck_assert_int_eq(call_as(f.path, other, &grp, 1, CTL_REQ_SIDS, CTL_OK,
+				 NULL), 0);
+	ck_assert_uint_eq(f.requests, 2);
+	/* Root reloads. */
+	fd = ctl_connect(f.path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ctl_call(fd, CTL_REQ_RELOAD, NULL, 0, 2000, &status,
+				  &doc, err, sizeof(err)), 0);
+	ck_assert_uint_eq(status, CTL_OK);
+	assert_json(doc, "{\"type\":6,\"payload\":\"\"}");
+	json_decref(doc);
+	close(fd);
+	ck_assert_uint_eq(f.requests, 3);
+	server_stop(&f);
+}
+END_TEST
+
 START_TEST(probe)
 {
 	struct server_fixture f;
@@ -566,6 +980,13 @@ static Suite *ctl_suite(void)
 	tc = tcase_create("status");
 	tcase_add_test(tc, status_document);
 	tcase_add_test(tc, status_document_no_config);
+	tcase_add_test(tc, sids_document);
+	tcase_add_test(tc, sid_attributes);
+	tcase_add_test(tc, policies_document);
+	tcase_add_test(tc, stats_document);
+	tcase_add_test(tc, nfq_proc_lines);
+	tcase_add_test(tc, nfq_proc_read);
+	tcase_add_test(tc, peer_allowed);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("server");
@@ -576,6 +997,7 @@ static Suite *ctl_suite(void)
 	tcase_add_test(tc, server_too_long);
 	tcase_add_test(tc, server_unknown_type);
 	tcase_add_test(tc, server_slow_client);
+	tcase_add_test(tc, server_credentials);
 	tcase_add_test(tc, probe);
 	suite_add_tcase(s, tc);
 
