@@ -1,0 +1,210 @@
+#!/bin/bash
+# reload.sh - live reload under traffic, and what an operator relies on
+# around it: 100 reloads (SIGHUP and `srv6ctl reload`, alternating between
+# two configurations that renumber the SIDs and change the daemon's ip
+# rules) while a steady stream goes through an End SID.  No packet may be
+# lost or left without a verdict because of a reload: the sender's count,
+# the gateway's NFQUEUE rule, the kernel's queue (id sequence, drops,
+# waiting), srv6d's SID counter (carried over every swap) and the sink must
+# all agree.  Then: a bad file changes nothing and `srv6ctl reload` says
+# why (file:line, exit 1); a reader who is not root cannot reload; the
+# daemon runs with CAP_NET_ADMIN only, in every thread.
+T=reload
+# shellcheck source=tests/ns/lib.sh
+. "$(dirname "$0")/lib.sh"
+ns_init 300
+need_srv6d
+command -v setpriv >/dev/null 2>&1 || skip_test "setpriv (util-linux) missing"
+
+RELOADS=${RELOADS:-100}
+RATE=${RATE:-2000}		# packets per second
+MAXPKTS=${MAXPKTS:-60000}	# the sender stops here at the latest
+
+CONF="$TMPD/srv6d.conf"
+A="$TMPD/a.conf"
+B="$TMPD/b.conf"
+cat >"$A" <<EOF
+# reload test, config A: the End SID is index 0; an End.X SID (ip rule and
+# route in the daemon's table)
+queue 0
+encap-source fc00:1::2
+sid fc00:100::1/128 action End
+sid fc00:100::3/128 action End.X nh6 fc00:3::2
+EOF
+cat >"$B" <<EOF
+# reload test, config B: the End SID moves to index 1; End.T instead of
+# End.X (another rule), and a policy
+queue 0
+encap-source fc00:1::2
+sid fc00:100::2/128 action End flavors psp
+sid fc00:100::1/128 action End
+sid fc00:100::4/128 action End.T table 100
+route fc00:9:e1::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2
+EOF
+
+ns_setup || { fail "topology setup"; ns_finish; }
+nfq_steer6 fc00:100::/32 || fail "NFQUEUE rule"
+# The sink counts what arrives for the last segment (and drops it).
+nsx "$S1" ip6tables -t raw -A PREROUTING -d fc00:9::c1/128 -j DROP ||
+	fail "sink counter rule"
+cp "$A" "$CONF"
+srv6d_start "$CONF" || { fail "srv6d start"; ns_finish; }
+pass "srv6d started (pid $SRV6D_PID)"
+
+# ---- capabilities: CAP_NET_ADMIN (bit 12) only, in every thread ---------------
+bad=
+for st in /proc/"$SRV6D_PID"/task/*/status; do
+	for f in CapEff CapPrm CapInh CapAmb CapBnd; do
+		v=$(awk -v f="$f:" '$1 == f { print $2 }' "$st")
+		case $f in
+		CapInh | CapAmb) want=0000000000000000 ;;
+		*) want=0000000000001000 ;;
+		esac
+		[ "$v" = "$want" ] || bad="$bad ${st#/proc/}:$f=$v"
+	done
+done
+if [ -z "$bad" ]; then
+	pass "every thread: CapEff=CapPrm=CapBnd=CAP_NET_ADMIN, no inheritable/ambient"
+else
+	fail "capabilities not reduced:$bad"
+fi
+nnp=$(awk '$1 == "NoNewPrivs:" { print $2 }' "/proc/$SRV6D_PID/status")
+expect_eq "no_new_privs is set" "$nnp" 1
+
+# ---- counters before ----------------------------------------------------------
+kq() { nsx "$GW" cat /proc/net/netfilter/nfnetlink_queue | awk -v f="$1" '$1 == 0 { print $f }'; }
+rule_pkts() { nsx "$GW" ip6tables -t raw -L PREROUTING -v -x -n | awk '/NFQUEUE/ { print $1; exit }'; }
+sink_pkts() { nsx "$S1" ip6tables -t raw -L PREROUTING -v -x -n | awk '/DROP/ { print $1; exit }'; }
+seq0=$(kq 8) qd0=$(kq 6) ud0=$(kq 7) rule0=$(rule_pkts) sink0=$(sink_pkts)
+sidp0=$(ctl_get "sid('fc00:100::1/128')['packets']")
+
+# ---- traffic + reloads -----------------------------------------------------------
+HEX=$(pkt_build --tag reload --src fc00:1::1 --segs fc00:100::1,fc00:9::c1 --ul udp)
+STOP="$TMPD/stop"
+SENT="$TMPD/sent"
+# A steady sender: RATE packets per second until $STOP exists.
+nsx "$GEN" "$PYTHON" - g0 "$MAC_GW0" "$HEX" "$RATE" "$MAXPKTS" "$STOP" >"$SENT" <<'PY' &
+import errno, os, socket, sys, time
+ifname, dmac, hexb, rate, maxn, stop = sys.argv[1:7]
+rate, maxn = int(rate), int(maxn)
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x86dd))
+s.bind((ifname, 0x86dd))
+frame = bytes.fromhex(dmac.replace(":", "")) + s.getsockname()[4] + \
+    b"\x86\xdd" + bytes.fromhex(hexb)
+t0 = time.monotonic()
+n = 0
+while n < maxn and not (n % 50 == 0 and os.path.exists(stop)):
+    d = t0 + n / rate - time.monotonic()
+    if d > 0:
+        time.sleep(d)
+    try:
+        s.send(frame)
+    except OSError as e:
+        if e.errno not in (errno.ENOBUFS, errno.EAGAIN):
+            raise
+        time.sleep(0.001)
+        continue
+    n += 1
+print(n)
+PY
+SENDER=$!
+sleep 0.5
+
+reloads_done() { ctl_get "s['reloads']"; }
+say "reloading $RELOADS times while $RATE packets/s flow"
+t0=$(date +%s.%N)
+ctlfail=0 hupfail=0
+for i in $(seq 1 "$RELOADS"); do
+	if [ $((i % 2)) -eq 1 ]; then cp "$B" "$CONF"; else cp "$A" "$CONF"; fi
+	if [ $((i % 4)) -lt 2 ]; then
+		timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null || ctlfail=$((ctlfail + 1))
+	else
+		kill -HUP "$SRV6D_PID"
+		ok=
+		for _ in $(seq 1 100); do
+			[ "$(reloads_done)" = "$i" ] && { ok=1; break; }
+			sleep 0.02
+		done
+		[ -n "$ok" ] || hupfail=$((hupfail + 1))
+	fi
+done
+t1=$(date +%s.%N)
+: >"$STOP"
+wait "$SENDER"
+sent=$(cat "$SENT")
+say "$RELOADS reloads in $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s; sender sent $sent packets"
+expect_eq "every srv6ctl reload exited 0" "$ctlfail" 0
+expect_eq "every SIGHUP reload completed" "$hupfail" 0
+expect_eq "srv6d counted $RELOADS reloads" "$(reloads_done)" "$RELOADS"
+expect_eq "no reload refused" "$(ctl_get "s['reload_failures']")" 0
+if kill -0 "$SENDER" 2>/dev/null || [ -z "$sent" ] || [ "$sent" -ge "$MAXPKTS" ]; then
+	fail "the sender did not run through all the reloads ($sent packets)"
+fi
+
+# Let the last packets through, then compare.
+waiting=
+for _ in $(seq 1 50); do
+	waiting=$(kq 3)
+	[ "$waiting" = 0 ] && [ "$(sink_pkts)" -ge $((sink0 + sent)) ] && break
+	sleep 0.1
+done
+expect_eq "queue 0: no packet left waiting for a verdict" "$waiting" 0
+expect_eq "the gateway's NFQUEUE rule saw every packet sent" \
+	"$(($(rule_pkts) - rule0))" "$sent"
+expect_eq "the kernel queued every packet (id sequence)" "$(($(kq 8) - seq0))" "$sent"
+expect_eq "no kernel queue-full drop" "$(($(kq 6) - qd0))" 0
+expect_eq "no kernel socket (user) drop" "$(($(kq 7) - ud0))" 0
+expect_eq "End SID counter kept counting across $RELOADS swaps" \
+	"$(($(ctl_get "sid('fc00:100::1/128')['packets']") - sidp0))" "$sent"
+expect_eq "srv6d gave a verdict to everything it received" \
+	"$(ctl_get "s['totals']['verdicts']")" "$(ctl_get "s['totals']['rx_packets']")"
+expect_eq "the sink received every packet sent" "$(($(sink_pkts) - sink0))" "$sent"
+expect_eq "no drop at the End SID" "$(ctl_get "sid('fc00:100::1/128')['errors']")" 0
+
+# The config in force is A (even count): its End.X rule is there, not B's.
+if nsx "$GW" ip -6 rule | grep -q "lookup 100"; then
+	fail "B's End.T rule (lookup 100) left after reloading A"
+else
+	pass "B's End.T rule removed after the last reload (A)"
+fi
+
+# ---- a bad file changes nothing -------------------------------------------------
+before=$(ctl_get "[e['sid'] for e in s['sids']]")
+{ cat "$A"; echo "sid fc00:100::9/128 action End.Q"; echo "queue 0-"; } >"$CONF"
+rc=0
+timeout 10 "$SRV6CTL" -s "$SOCK" reload >"$TMPD/r.out" 2>"$TMPD/r.err" || rc=$?
+expect_eq "srv6ctl reload of a bad file exits 1" "$rc" 1
+for l in 7 8; do
+	if grep -q "^$CONF:$l: " "$TMPD/r.err"; then
+		pass "srv6ctl reload reports $CONF:$l"
+	else
+		fail "srv6ctl reload did not report line $l:"
+		sed 's/^/     /' "$TMPD/r.err"
+	fi
+done
+expect_eq "the SIDs in force are unchanged" "$(ctl_get "[e['sid'] for e in s['sids']]")" "$before"
+expect_eq "the refused reload is counted" "$(ctl_get "s['reload_failures']")" 1
+rc=0
+timeout 10 "$SRV6CTL" -s "$SOCK" -j reload >"$TMPD/r.json" 2>/dev/null || rc=$?
+n=$("$PYTHON" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["errors"]))' "$TMPD/r.json" 2>/dev/null)
+if [ "$rc" = 1 ] && [ "${n:-0}" -ge 2 ]; then
+	pass "srv6ctl -j reload: exit 1 and the errors as JSON ($n)"
+else
+	fail "srv6ctl -j reload: exit $rc, errors '$n'"
+fi
+
+# ---- who may reload ----------------------------------------------------------------
+cp "$A" "$CONF"
+chmod 0755 "$TMPD"
+rc=0
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$SRV6CTL" -s "$SOCK" reload >/dev/null 2>&1 || rc=$?
+expect_eq "a user outside the control group cannot even connect (exit 4)" "$rc" 4
+chmod 0700 "$TMPD"
+expect_eq "the refused attempts changed nothing" "$(ctl_get "s['reloads']")" "$RELOADS"
+
+# ---- stop ----------------------------------------------------------------------------
+rc=0
+srv6d_stop || rc=$?
+expect_eq "SIGTERM: srv6d exits 0" "$rc" 0
+ns_finish
