@@ -7,7 +7,7 @@ export DEBIAN_FRONTEND=noninteractive
 # Build: autotools and the libraries (see README "Dependencies").
 BUILD="build-essential autoconf automake libtool pkg-config
  libnetfilter-queue-dev libnfnetlink-dev libmnl-dev liburcu-dev
- libjansson-dev libsystemd-dev check"
+ libjansson-dev libsystemd-dev nettle-dev check"
 # Tests, fuzzing, man-page lint, demo and benchmarks.
 TEST="iproute2 iptables python3-scapy tcpdump tshark iperf3 netsniff-ng
  clang libclang-rt-dev mandoc valgrind procps kmod"

@@ -16,6 +16,12 @@
  *               flow label, source), only DA, next header and payload
  *               length change.
  *
+ * A policy with several segment lists takes, for each packet, the list its
+ * flow hash picks in proportion to the weights (flowhash.h), so a flow's
+ * packets all take one list.  A policy with `hmac N` gets an HMAC TLV
+ * (RFC 8754 2.1.2) in Linux's layout (hmac.h): H flag, TLV last, computed
+ * over the outer source address once the outer header is written.
+ *
  * No hop limit is decremented here: after our verdict (or TUN write) the
  * kernel routes the result and its forwarding decrements the outer hop limit
  * once, exactly as ip6_forward() does after the kernel's own seg6 encap.
@@ -25,52 +31,90 @@
 #include <linux/if_ether.h>
 #include <string.h>
 
+#include "flowhash.h"
 #include "headend.h"
+#include "hmac.h"
 #include "srv6.h"
 
 #define IPV4_HDR_MIN		20
 #define HEADEND_IPV4_HOPLIMIT	64	/* ip6_dst_hoplimit() default */
 #define HEADEND_MAX_LEN		65535u	/* largest packet we can hand back */
-#define HEADEND_OK		DROP__COUNT	/* "no drop reason" */
 
-/* Bytes of an SRH holding `entries` segments (no TLVs); 0 entries: none. */
-static uint32_t srh_bytes(unsigned entries)
+/* The SRH a policy's list gets: how many entries, whether the first
+ * segment is left out (reduced) and whether it carries an HMAC TLV. */
+struct srh_shape {
+	unsigned entries;	/* 0: no SRH at all */
+	bool reduced;
+	bool hmac;
+};
+
+/* Shape of the SRH for list sl: all its segments, minus the first one
+ * when reduced, plus the original destination when inserting.  A reduced
+ * single-segment encapsulation has no SRH, unless it needs one for an
+ * HMAC: then the segment stays in it (as Linux's seg6_do_srh_encap_red). */
+static struct srh_shape srh_shape_of(const struct seglist *sl, bool reduced,
+				     bool insert, bool hmac)
 {
-	return entries ? SRH_FIXED_LEN + 16u * entries : 0;
+	struct srh_shape sh = { 0, reduced, hmac };
+
+	if (hmac && reduced && !insert && sl->nsegs == 1)
+		sh.reduced = false;
+	sh.entries = sl->nsegs - (sh.reduced ? 1u : 0u) + (insert ? 1u : 0u);
+	if (sh.entries == 0)
+		sh.hmac = false;
+	return sh;
 }
 
-/* Segments in the SRH: all of the policy's, minus the first one when
- * reduced, plus the original destination when inserting. */
-static unsigned srh_entries(const struct policy *pol, bool reduced,
-			    bool insert)
+/* Bytes of an SRH of that shape (0: none). */
+static uint32_t srh_shape_bytes(const struct srh_shape *sh)
 {
-	return pol->sl.nsegs - (reduced ? 1u : 0u) + (insert ? 1u : 0u);
+	if (!sh->entries)
+		return 0;
+	return SRH_FIXED_LEN + 16u * sh->entries + (sh->hmac ? HMAC_TLV_LEN : 0);
 }
 
-/* Write an SRH (RFC 8754 2) at h: segment list in reverse travel order,
- * optionally led by orig_da (Segment List[0], insertion), and without the
- * policy's first segment when reduced (it is only in the DA).  Segments
- * Left points at the segment after the DA; Last Entry at the last entry. */
+/* Write an SRH (RFC 8754 2) of shape sh at h: segment list in reverse
+ * travel order, optionally led by orig_da (Segment List[0], insertion),
+ * and without the list's first segment when reduced (it is only in the
+ * DA).  Segments Left points at the segment after the DA; Last Entry at
+ * the last entry.  With an HMAC the H flag is set and the TLV's place
+ * reserved at the end (hmac_tlv_write() fills it once the source address
+ * is final). */
 static void srh_write(uint8_t *h, uint8_t nexthdr, const struct seglist *sl,
-		      const uint8_t *orig_da, bool reduced)
+		      const uint8_t *orig_da, const struct srh_shape *sh)
 {
-	unsigned entries = sl->nsegs - (reduced ? 1u : 0u) + (orig_da ? 1u : 0u);
 	uint8_t *seg = h + SRH_FIXED_LEN;
-	unsigned last = reduced ? 1u : 0u;
+	unsigned last = sh->reduced ? 1u : 0u;
 
 	h[0] = nexthdr;
-	h[1] = (uint8_t)(entries * 2);		/* (8 + 16 e) / 8 - 1 */
+	h[1] = (uint8_t)((srh_shape_bytes(sh) >> 3) - 1);
 	h[2] = SRH_TYPE;
-	h[3] = (uint8_t)(entries - 1 + (reduced ? 1u : 0u));	/* SL */
-	h[4] = (uint8_t)(entries - 1);		/* Last Entry */
-	h[5] = 0;				/* flags */
-	h[6] = h[7] = 0;			/* tag */
+	h[3] = (uint8_t)(sh->entries - 1 + last);	/* SL */
+	h[4] = (uint8_t)(sh->entries - 1);		/* Last Entry */
+	h[5] = sh->hmac ? SRH_FLAG_HMAC_LINUX : 0;	/* flags */
+	h[6] = h[7] = 0;				/* tag */
 	if (orig_da) {
 		memcpy(seg, orig_da, 16);
 		seg += 16;
 	}
 	for (unsigned i = sl->nsegs; i-- > last; seg += 16)
 		memcpy(seg, &sl->segs[i], 16);
+}
+
+/* Fill the HMAC TLV at the end of the SRH at srh, written by srh_write()
+ * for a packet from src, with key.  Returns HEADEND_OK or
+ * DROP_HMAC_UNKNOWN. */
+static enum drop_reason srh_sign(uint8_t *srh, const struct srh_shape *sh,
+				 const struct hmac_key *key, const uint8_t *src)
+{
+	uint8_t *tlv = srh + srh_shape_bytes(sh) - HMAC_TLV_LEN;
+
+	if (!sh->hmac)
+		return HEADEND_OK;
+	if (hmac_tlv_write(tlv, key, sh->reduced, src,
+			   (const struct srh *)srh) < 0)
+		return DROP_HMAC_UNKNOWN;
+	return HEADEND_OK;
 }
 
 /* Write the fixed IPv6 header at h. vtcfl: the first 4 bytes, network
@@ -89,8 +133,8 @@ static void ip6_write(uint8_t *h, uint32_t vtcfl, uint32_t plen, uint8_t nh,
 }
 
 /* The outer header fields taken from the inner packet (see the top of the
- * file).  Returns 0, or the drop reason when the inner header is short or
- * not of the family it was queued as. */
+ * file).  Returns HEADEND_OK, or the drop reason when the inner header is
+ * short or not of the family it was queued as. */
 static enum drop_reason inner_fields(const struct pkt *p, uint32_t *vtcfl,
 				     uint8_t *hlim, uint8_t *proto)
 {
@@ -124,10 +168,12 @@ static enum drop_reason inner_fields(const struct pkt *p, uint32_t *vtcfl,
  * left out altogether for a single segment (as Linux does without HMAC).
  * Returns HEADEND_OK or the drop reason. */
 static enum drop_reason headend_encap(const struct config *cfg,
-				      const struct policy *pol, struct pkt *p,
-				      bool reduced)
+				      const struct seglist *sl,
+				      const struct hmac_key *key,
+				      struct pkt *p, bool reduced)
 {
-	uint32_t srhlen = srh_bytes(srh_entries(pol, reduced, false));
+	struct srh_shape sh = srh_shape_of(sl, reduced, false, key != NULL);
+	uint32_t srhlen = srh_shape_bytes(&sh);
 	enum drop_reason why;
 	uint32_t vtcfl = 0;
 	uint8_t hlim = 0, proto = 0;
@@ -143,10 +189,14 @@ static enum drop_reason headend_encap(const struct config *cfg,
 		return DROP_NO_HEADROOM;
 	ip6_write(h, vtcfl, p->len - IPV6_HDR_LEN,
 		  srhlen ? IPPROTO_SRH : proto, hlim, &cfg->encap_source,
-		  &pol->sl.segs[0]);
-	if (srhlen)
-		srh_write(h + IPV6_HDR_LEN, proto, &pol->sl, NULL, reduced);
-	return HEADEND_OK;
+		  &sl->segs[0]);
+	if (!srhlen)
+		return HEADEND_OK;
+	srh_write(h + IPV6_HDR_LEN, proto, sl, NULL, &sh);
+	why = srh_sign(h + IPV6_HDR_LEN, &sh, key, h + 8);
+	if (why != HEADEND_OK)
+		pkt_pull(p, IPV6_HDR_LEN + srhlen);
+	return why;
 }
 
 /* H.Insert / H.Insert.Red (Linux "inline"): insert an SRH right after the
@@ -156,12 +206,16 @@ static enum drop_reason headend_encap(const struct config *cfg,
  * H.Insert.Red): the SRH omits the first segment, which is only in the DA,
  * so SL = Last Entry + 1.  The 40-byte header moves to the front of the
  * headroom; the payload stays where it is.  Returns HEADEND_OK or the drop
- * reason. */
-static enum drop_reason headend_insert(const struct policy *pol,
+ * reason (p unchanged then). */
+static enum drop_reason headend_insert(const struct seglist *sl,
+				       const struct hmac_key *key,
 				       struct pkt *p, bool reduced)
 {
-	uint32_t srhlen = srh_bytes(srh_entries(pol, reduced, true));
+	struct srh_shape sh = srh_shape_of(sl, reduced, true, key != NULL);
+	uint32_t srhlen = srh_shape_bytes(&sh);
 	uint8_t *old = p->data;
+	uint8_t save[IPV6_HDR_LEN];
+	enum drop_reason why;
 	uint32_t plen;
 	uint8_t *h;
 
@@ -176,53 +230,100 @@ static enum drop_reason headend_insert(const struct policy *pol,
 	h = pkt_push(p, srhlen);
 	if (!h)
 		return DROP_NO_HEADROOM;
+	memcpy(save, old, IPV6_HDR_LEN);
 	memmove(h, old, IPV6_HDR_LEN);	/* may overlap: srhlen can be < 40 */
-	srh_write(h + IPV6_HDR_LEN, h[6], &pol->sl, h + 24, reduced);
+	srh_write(h + IPV6_HDR_LEN, h[6], sl, h + 24, &sh);
 	plen = p->len - IPV6_HDR_LEN;
 	h[4] = (uint8_t)(plen >> 8);
 	h[5] = (uint8_t)plen;
 	h[6] = IPPROTO_SRH;
-	memcpy(h + 24, &pol->sl.segs[0], 16);
-	return HEADEND_OK;
+	memcpy(h + 24, &sl->segs[0], 16);
+	why = srh_sign(h + IPV6_HDR_LEN, &sh, key, h + 8);
+	if (why != HEADEND_OK) {	/* put the header back */
+		pkt_pull(p, srhlen);
+		memcpy(p->data, save, IPV6_HDR_LEN);
+	}
+	return why;
+}
+
+/* The segment list of pol that p's flow takes. */
+static const struct seglist *headend_pick(const struct policy *pol,
+					  const struct pkt *p)
+{
+	uint32_t h;
+
+	if (pol->nlists <= 1)
+		return &pol->lists[0];
+	h = flowhash_packet(p->data, p->len, p->hw_proto);
+	return &pol->lists[flowhash_pick(h, pol->weights, pol->nlists)];
+}
+
+enum drop_reason headend_push(const struct config *cfg,
+			      const struct policy *pol, struct pkt *p)
+{
+	const struct seglist *sl = headend_pick(pol, p);
+	const struct hmac_key *key = NULL;
+
+	if (pol->hmac_keyid) {
+		key = config_hmac_key(cfg, pol->hmac_keyid);
+		if (!key)
+			return DROP_HMAC_UNKNOWN;
+	}
+	switch (pol->mode) {
+	case ENCAP_MODE_ENCAP:
+		return headend_encap(cfg, sl, key, p, false);
+	case ENCAP_MODE_ENCAP_RED:
+		return headend_encap(cfg, sl, key, p, true);
+	case ENCAP_MODE_INLINE:
+		return headend_insert(sl, key, p, false);
+	case ENCAP_MODE_INLINE_RED:
+		return headend_insert(sl, key, p, true);
+	}
+	return DROP_FAMILY;
+}
+
+/* Bytes list sl of pol adds to a packet of family hw_proto (0: dropped). */
+static uint32_t list_push_len(const struct policy *pol,
+			      const struct seglist *sl, uint16_t hw_proto)
+{
+	bool v6 = hw_proto == ETH_P_IPV6, key = pol->hmac_keyid != 0;
+	struct srh_shape sh;
+
+	switch (pol->mode) {
+	case ENCAP_MODE_ENCAP:
+	case ENCAP_MODE_ENCAP_RED:
+		sh = srh_shape_of(sl, pol->mode == ENCAP_MODE_ENCAP_RED, false,
+				  key);
+		return IPV6_HDR_LEN + srh_shape_bytes(&sh);
+	case ENCAP_MODE_INLINE:
+	case ENCAP_MODE_INLINE_RED:
+		sh = srh_shape_of(sl, pol->mode == ENCAP_MODE_INLINE_RED, true,
+				  key);
+		return v6 ? srh_shape_bytes(&sh) : 0;
+	}
+	return 0;
 }
 
 uint32_t headend_push_len(const struct policy *pol, uint16_t hw_proto)
 {
-	bool v6 = hw_proto == ETH_P_IPV6;
+	unsigned n = pol->nlists ? pol->nlists : 1;
+	uint32_t most = 0, len;
 
-	switch (pol->mode) {
-	case ENCAP_MODE_ENCAP:
-		return IPV6_HDR_LEN + srh_bytes(srh_entries(pol, false, false));
-	case ENCAP_MODE_ENCAP_RED:
-		return IPV6_HDR_LEN + srh_bytes(srh_entries(pol, true, false));
-	case ENCAP_MODE_INLINE:
-		return v6 ? srh_bytes(srh_entries(pol, false, true)) : 0;
-	case ENCAP_MODE_INLINE_RED:
-		return v6 ? srh_bytes(srh_entries(pol, true, true)) : 0;
+	for (unsigned i = 0; i < n; i++) {
+		len = list_push_len(pol, &pol->lists[i], hw_proto);
+		if (len > most)
+			most = len;
 	}
-	return 0;
+	return most;
 }
 
 void headend_apply(struct proc_ctx *ctx, const struct policy *pol,
 		   struct pkt *p)
 {
-	struct sid_stats *st = &ctx->policy_stats[pol->index];
-	enum drop_reason why = DROP_FAMILY;
+	struct sid_stats *st = pol->binding ? &ctx->sid_stats[pol->index] :
+					      &ctx->policy_stats[pol->index];
+	enum drop_reason why = headend_push(ctx->cfg, pol, p);
 
-	switch (pol->mode) {
-	case ENCAP_MODE_ENCAP:
-		why = headend_encap(ctx->cfg, pol, p, false);
-		break;
-	case ENCAP_MODE_ENCAP_RED:
-		why = headend_encap(ctx->cfg, pol, p, true);
-		break;
-	case ENCAP_MODE_INLINE:
-		why = headend_insert(pol, p, false);
-		break;
-	case ENCAP_MODE_INLINE_RED:
-		why = headend_insert(pol, p, true);
-		break;
-	}
 	if (why != HEADEND_OK) {
 		proc_drop(ctx, p, st, why);
 		return;

@@ -182,6 +182,8 @@ static void set_policy(enum encap_mode mode, int family, unsigned nsegs)
 	pol.family = family;
 	pol.mode = mode;
 	pol.index = POL_INDEX;
+	pol.nlists = 1;
+	pol.weights[0] = 1;
 	pol.sl.nsegs = nsegs;
 	for (unsigned i = 0; i < nsegs; i++) {
 		memset(&pol.sl.segs[i], 0, 16);

@@ -28,7 +28,8 @@ out=$top_builddir/tests/fuzz
 SRC_config="src/lpm.c src/config.c"
 # shellcheck disable=SC2034
 SRC_packet="src/checksum.c src/stats.c src/lpm.c src/config.c src/srh.c \
-src/icmp.c src/csid.c src/behavior_end.c src/headend.c src/process.c"
+src/icmp.c src/csid.c src/behavior_end.c src/headend.c src/process.c \
+src/hmac.c src/flowhash.c src/behavior_b6.c"
 
 CFLAGS_FUZZ="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 
@@ -67,7 +68,8 @@ build() {	# build NAME -> $out/fuzz_NAME
 	# shellcheck disable=SC2086
 	$CLANG $CFLAGS_FUZZ -I"$top_srcdir/include" -I"$top_builddir" \
 		-DSYSCONFDIR='"/etc"' -DRUNSTATEDIR='"/run"' \
-		-o "$out/fuzz_$name" "$top_srcdir/tests/fuzz/fuzz_$name.c" $files
+		-o "$out/fuzz_$name" "$top_srcdir/tests/fuzz/fuzz_$name.c" $files \
+		-lnettle
 }
 
 run() {	# run NAME: fuzz a copy of the seed corpus for $seconds

@@ -1,0 +1,132 @@
+/* flowhash.c - flow hash and weighted segment-list choice (flowhash.h).
+ *
+ * The hash mixes 32-bit words with multiply-rotate steps and finishes with
+ * MurmurHash3's fmix32, so that consecutive addresses and ports spread
+ * evenly over the whole 32-bit range and `hash % total_weight` splits the
+ * flows in proportion to the weights. */
+#include <linux/if_ether.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "flowhash.h"
+
+#define FLOWHASH_SEED	0x5d6f5eedu
+
+static uint32_t rotl32(uint32_t x, unsigned r)
+{
+	return (x << r) | (x >> (32 - r));
+}
+
+static uint32_t mix(uint32_t h, uint32_t w)
+{
+	w *= 0xcc9e2d51u;
+	w = rotl32(w, 15);
+	w *= 0x1b873593u;
+	h ^= w;
+	h = rotl32(h, 13);
+	return h * 5 + 0xe6546b64u;
+}
+
+static uint32_t fmix32(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+static uint32_t word_at(const uint8_t *b)
+{
+	uint32_t w;
+
+	memcpy(&w, b, sizeof(w));
+	return w;
+}
+
+static uint32_t mix_bytes(uint32_t h, const uint8_t *b, unsigned n)
+{
+	for (unsigned i = 0; i + 4 <= n; i += 4)
+		h = mix(h, word_at(b + i));
+	return h;
+}
+
+/* Ports of a TCP, UDP, UDP-Lite or SCTP header at pkt+off, 0 otherwise. */
+static uint32_t ports_at(const uint8_t *pkt, uint32_t len, uint32_t off,
+			 uint8_t proto)
+{
+	switch (proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_SCTP:
+		if (len >= 4 && off <= len - 4)
+			return word_at(pkt + off);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static uint32_t flowhash_ipv6(const uint8_t *pkt, uint32_t len)
+{
+	uint32_t h = FLOWHASH_SEED, label;
+
+	if (len < 40)
+		return fmix32(h ^ len);
+	h = mix_bytes(h, pkt + 8, 32);		/* source, destination */
+	label = ((uint32_t)(pkt[1] & 0x0f) << 16) | (uint32_t)pkt[2] << 8 |
+		pkt[3];
+	if (label)
+		h = mix(h, label);
+	else
+		h = mix(mix(h, pkt[6]), ports_at(pkt, len, 40, pkt[6]));
+	return fmix32(h ^ 40);
+}
+
+static uint32_t flowhash_ipv4(const uint8_t *pkt, uint32_t len)
+{
+	uint32_t h = FLOWHASH_SEED, ihl, frag;
+
+	if (len < 20)
+		return fmix32(h ^ len);
+	ihl = (uint32_t)(pkt[0] & 0x0f) * 4;
+	frag = ((uint32_t)pkt[6] << 8 | pkt[7]) & 0x3fff;	/* MF, offset */
+	h = mix_bytes(h, pkt + 12, 8);		/* source, destination */
+	h = mix(h, pkt[9]);
+	if (!frag)
+		h = mix(h, ports_at(pkt, len, ihl, pkt[9]));
+	return fmix32(h ^ 20);
+}
+
+uint32_t flowhash_packet(const uint8_t *pkt, uint32_t len, uint16_t hw_proto)
+{
+	if (hw_proto == ETH_P_IP)
+		return flowhash_ipv4(pkt, len);
+	return flowhash_ipv6(pkt, len);
+}
+
+unsigned flowhash_pick(uint32_t hash, const uint16_t *weights, unsigned n)
+{
+	uint64_t total = 0, point;
+
+	for (unsigned i = 0; i < n; i++)
+		total += weights[i];
+	if (n <= 1 || total == 0)
+		return 0;
+	/* Scale the hash onto [0, total) by multiplication (Lemire): uses
+	 * its high bits, no division on the packet path.  (Weights summing
+	 * past 32 bits would overflow it: take the hash as the point.) */
+	if (total > UINT32_MAX)
+		point = hash;
+	else
+		point = ((uint64_t)hash * total) >> 32;
+	for (unsigned i = 0; i < n; i++) {
+		if (point < weights[i])
+			return i;
+		point -= weights[i];
+	}
+	return n - 1;
+}
