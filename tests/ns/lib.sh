@@ -336,7 +336,7 @@ pkt_show() {
 
 # pkt_xchg PKTARGS...: send from gen to the gateway, capture on sink1 (s1),
 # sink2 (s2) and back at gen (gen).  Prints "LABEL HEX" lines.
-XCHG_TIMEOUT=${XCHG_TIMEOUT:-0.6}
+XCHG_TIMEOUT=${XCHG_TIMEOUT:-0.8}
 pkt_xchg() {
 	timeout 20 "$PYTHON" "$PKTPY" xchg --send "$GEN:g0" --dmac $MAC_GW0 \
 		--cap "s1=$S1:s1" --cap "s2=$S2:s2" --cap "gen=$GEN:g0" \
