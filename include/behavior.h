@@ -1,6 +1,7 @@
 /* behavior.h - the SRv6 endpoint behaviors of a local SID: End, End.X,
  * End.T (RFC 8986 4.1-4.3) with the PSP, USP and USD flavors (4.16) and
- * NEXT-C-SID (RFC 9800 4.1).
+ * NEXT-C-SID (RFC 9800 4.1); the decapsulating End.DX6, End.DX4, End.DT6,
+ * End.DT4, End.DT46 and End.DX2 (4.4-4.9, src/behavior_decap.c).
  *
  * Each leaves p->verdict set: PKT_FORWARD with the rewritten packet (and,
  * for End.X / End.T, p->set_mark with the SID's mark, which the daemon's
@@ -23,5 +24,27 @@ void behavior_end_x(struct proc_ctx *ctx, const struct sid *sid,
 /* RFC 8986 4.3: End.T (lookup in sid->table, through the mark). */
 void behavior_end_t(struct proc_ctx *ctx, const struct sid *sid,
 		    struct pkt *p);
+
+/* RFC 8986 4.4-4.9: decapsulation.  On success p holds the inner packet
+ * (IPv6, IPv4, or for End.DX2 the Ethernet frame), PKT_FORWARD, with
+ * p->set_mark and the SID's mark: reinject.c sends IPv6 results as the
+ * verdict (the mark selects nh6 or the table), IPv4 results through the
+ * SID's device, Ethernet frames out of sid->oif.  Segments Left > 0 gets
+ * ICMPv6 Parameter Problem code 0 (DROP_BAD_SRH); an upper-layer header
+ * that is not the behavior's, code 4 (DROP_UPPER_LAYER), except an
+ * ICMPv6 Echo Request, answered; a truncated inner packet is
+ * DROP_TRUNCATED, a malformed one DROP_BAD_IP. */
+void behavior_end_dx6(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p);
+void behavior_end_dx4(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p);
+void behavior_end_dt6(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p);
+void behavior_end_dt4(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p);
+void behavior_end_dt46(struct proc_ctx *ctx, const struct sid *sid,
+		       struct pkt *p);
+void behavior_end_dx2(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p);
 
 #endif

@@ -3,17 +3,25 @@
  *
  * A verdict cannot change the packet's address family (the kernel drops an
  * IPv4 payload returned to the IPv6 hook), and a TUN device carries no
- * mark.  So:
+ * mark.  A result with a mark names its SID (config_sid_by_mark()).  So:
  *   PKT_ACCEPT               -> NF_ACCEPT, original bytes (mark if set)
  *   PKT_DROP                 -> NF_DROP (reason counted by processing)
+ *   PKT_FORWARD, End.DX2 SID's mark
+ *                            -> send the frame out of the SID's oif
+ *                               (packet socket), NF_DROP the original
  *   PKT_FORWARD, same family,
  *     and (mark set or not `reinject tun`)
  *                            -> NF_ACCEPT with the new bytes (+ mark)
+ *   PKT_FORWARD, IPv4 from the IPv6 hook, mark of an End.DX4, End.DT4 or
+ *     End.DT46 SID           -> send it into the SID's veth pair (whose
+ *                               iif rule does what the mark would), NF_DROP
  *   PKT_FORWARD, otherwise, no mark
  *                            -> write to the TUN queue, NF_DROP the original
- *   PKT_FORWARD, other family, mark set
+ *   PKT_FORWARD, other family, other mark
  *                            -> NF_DROP, DROP_FAMILY: the mark (End.X/End.T
  *                               routing) could not survive the TUN device
+ *   a SID device not set up (sid->ifindex 0)
+ *                            -> NF_DROP, DROP_REINJECT
  */
 #ifndef SRV6D_REINJECT_H
 #define SRV6D_REINJECT_H
@@ -27,21 +35,33 @@ enum reinject_action {
 	REINJECT_ACCEPT,	/* NF_ACCEPT, original bytes */
 	REINJECT_PAYLOAD,	/* NF_ACCEPT with p->data[0..len) */
 	REINJECT_TUN,		/* write p->data to TUN, NF_DROP the original */
+	REINJECT_L2,		/* send the frame at p->data out of the SID's
+				 * oif, NF_DROP the original */
+	REINJECT_DEV,		/* send the IPv4 packet into the SID's veth
+				 * pair, NF_DROP the original */
 	REINJECT_DROP,		/* NF_DROP, already counted by processing */
 	REINJECT_DROP_REASON,	/* NF_DROP for *reason, counted by reinject */
 };
 
 /* Decide how p goes back (see above).  *reason is set for
  * REINJECT_DROP_REASON: DROP_FAMILY (other family with a mark),
- * DROP_BAD_IP (result is neither IPv4 nor IPv6) or DROP_TOO_BIG (larger
- * than a verdict can carry). Pure: no side effect. */
+ * DROP_BAD_IP (result is neither IPv4 nor IPv6), DROP_TOO_BIG (larger
+ * than a verdict can carry) or DROP_REINJECT (the SID's device is not set
+ * up).  Pure: no side effect. */
 enum reinject_action reinject_decide(const struct config *cfg,
 				     const struct pkt *p,
 				     enum drop_reason *reason);
 
+/* The device p leaves by when reinject_decide() says REINJECT_L2 or
+ * REINJECT_DEV: its SID's ifindex (0 otherwise).  Pure. */
+uint32_t reinject_ifindex(const struct config *cfg, const struct pkt *p);
+
 /* Apply the decision for p: queue its verdict on q, write it to tun_fd
- * when it goes by TUN (a failed write is a DROP_REINJECT), and count it
- * (accepted, forwarded, tun_injected, dropped) in st. */
+ * when it goes by TUN, or send it on the calling thread's packet socket
+ * (opened on the thread's first use, closed when it exits) when it goes
+ * by a device (a failed write is a DROP_REINJECT), and count it
+ * (accepted, forwarded, tun_injected, dropped) in st.  Called by the
+ * workers only. */
 void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
 		     int tun_fd, struct worker_stats *st);
 

@@ -1,18 +1,33 @@
-/* rtrules.h - the policy routing srv6d owns for End.X and End.T.
+/* rtrules.h - the policy routing and devices srv6d owns for End.X, End.T
+ * and the decapsulating behaviors.
  *
- * End.X SID with mark M:  ip -6 rule add priority P fwmark M lookup M
- *                         ip -6 route add default via NH6 [dev OIF] table M
- * End.T SID with mark M:  ip -6 rule add priority P fwmark M lookup TABLE
+ * End.X, End.DX6 SID with mark M:
+ *                   ip -6 rule add priority P fwmark M lookup M
+ *                   ip -6 route add default via NH6 [dev OIF] table M
+ * End.T, End.DT6 SID with mark M (End.DT46 too, for its IPv6 results):
+ *                   ip -6 rule add priority P fwmark M lookup TABLE
+ * End.DX4, End.DT4, End.DT46 (their IPv4 results, which cannot carry a
+ * mark back into the kernel) get a veth pair srv6dMMMMMMMMt -> srv6dMMMMMMMM
+ * (M in 8 hex digits; reinject.c sends the results into the first end):
+ *   End.DX4:        ip -4 rule add priority P iif srv6dM lookup M
+ *                   ip -4 route add default via NH4 [dev OIF] table M
+ *   End.DT4, DT46:  ip -4 rule add priority P iif srv6dM lookup TABLE
+ *   `vrftable`:     the receiving end is enslaved to the VRF device of
+ *                   TABLE, which must exist.
+ * End.DX2: OIF is resolved to sid->ifindex.
  *
  * P is cfg->rule_priority.  The daemon's "scope" is every IPv6 rule at
  * priority P whose fwmark lies in [mark_base, mark_base + RTRULES_RANGE),
- * and every IPv6 route in a table of that range: anything found there that
- * the current config does not want (left by a crashed instance, or by the
- * config before a reload) is removed.
+ * every IPv4 rule at priority P whose iif is one of the veth devices of
+ * that range, every route of either family in a table of that range, and
+ * every veth pair of that range: anything found there that the current
+ * config does not want (left by a crashed instance, or by the config
+ * before a reload) is removed.
  */
 #ifndef SRV6D_RTRULES_H
 #define SRV6D_RTRULES_H
 
+#include <net/if.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,11 +48,13 @@ struct rtrules_scope {
 /* The scope of cfg. */
 void rtrules_scope_of(const struct config *cfg, struct rtrules_scope *s);
 
-/* Make the kernel's rules and routes in cfg's scope (and in *prev's, when
- * prev is not NULL: the scope of the config being replaced) exactly what
- * cfg wants: add or replace the wanted ones, delete the rest.  Returns 0,
- * or -1 with a message in err at the first failure (what was done so far
- * stays; call again with the previous config to go back). */
+/* Make the kernel's rules, routes and devices in cfg's scope (and in
+ * *prev's, when prev is not NULL: the scope of the config being replaced)
+ * exactly what cfg wants: add or replace the wanted ones, delete the rest;
+ * set each SID's ifindex (config.h) before cfg is published.  Returns 0,
+ * or -1 with a message in err at the first failure (a vrftable without its
+ * VRF device, an End.DX2 oif that does not exist, ...; what was done so
+ * far stays; call again with the previous config to go back). */
 int rtrules_install(const struct config *cfg, const struct rtrules_scope *prev,
 		    char *err, size_t errlen);
 
@@ -59,5 +76,23 @@ struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
 				     uint32_t table, const struct in6_addr *dst,
 				     uint8_t dst_len, const struct in6_addr *gw,
 				     uint32_t oif, uint32_t metric);
+
+/* IPv4 rule: priority P iif IIF lookup TABLE (cmd as above). */
+struct nlmsghdr *rtrules_build_rule4_iif(void *buf, uint16_t cmd,
+					 uint32_t seq, uint32_t priority,
+					 const char *iif, uint32_t table);
+
+/* IPv4 route, as rtrules_build_route(); dst may be NULL when dst_len is
+ * 0. */
+struct nlmsghdr *rtrules_build_route4(void *buf, uint16_t cmd, uint32_t seq,
+				      uint32_t table, const struct in_addr *dst,
+				      uint8_t dst_len, const struct in_addr *gw,
+				      uint32_t oif, uint32_t metric);
+
+/* The names of the veth pair of the SID with `mark`: rx (where the kernel
+ * receives, the rules' iif) "srv6d%08x", tx (where srv6d sends)
+ * "srv6d%08xt". */
+void rtrules_dev_names(uint32_t mark, char rx[IF_NAMESIZE],
+		       char tx[IF_NAMESIZE]);
 
 #endif

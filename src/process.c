@@ -69,6 +69,24 @@ static void sid_dispatch(struct proc_ctx *ctx, const struct sid *sid,
 	case BHV_END_T:
 		behavior_end_t(ctx, sid, p);
 		break;
+	case BHV_END_DX6:
+		behavior_end_dx6(ctx, sid, p);
+		break;
+	case BHV_END_DX4:
+		behavior_end_dx4(ctx, sid, p);
+		break;
+	case BHV_END_DT6:
+		behavior_end_dt6(ctx, sid, p);
+		break;
+	case BHV_END_DT4:
+		behavior_end_dt4(ctx, sid, p);
+		break;
+	case BHV_END_DT46:
+		behavior_end_dt46(ctx, sid, p);
+		break;
+	case BHV_END_DX2:
+		behavior_end_dx2(ctx, sid, p);
+		break;
 	default:
 		proc_drop(ctx, p, &ctx->sid_stats[sid->index], DROP_FAMILY);
 		break;

@@ -1,11 +1,78 @@
-/* reinject.c - verdict payload or TUN: how a processed packet re-enters the
- * kernel (the rules are in include/reinject.h). */
+/* reinject.c - verdict payload, TUN, or a device: how a processed packet
+ * re-enters the kernel (the rules are in include/reinject.h). */
 #include <netinet/in.h>	/* before linux/netfilter.h */
+#include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/netfilter.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "log.h"
 #include "reinject.h"
 #include "tun.h"
+
+/* The calling worker's packet socket: opened on its first frame (one
+ * socket() per worker thread, never per packet), closed by the key's
+ * destructor when the thread exits.  PKT_SOCK_FAILED: the open failed
+ * once; it is not retried (no syscall per packet), every frame is a
+ * DROP_REINJECT. */
+#define PKT_SOCK_NONE	(-1)
+#define PKT_SOCK_FAILED	(-2)
+
+static __thread int pkt_sock = PKT_SOCK_NONE;
+static pthread_key_t pkt_sock_key;
+static pthread_once_t pkt_sock_once = PTHREAD_ONCE_INIT;
+
+static void pkt_sock_close(void *arg)
+{
+	int fd = (int)(intptr_t)arg - 1;
+
+	if (fd >= 0)
+		close(fd);
+}
+
+static void pkt_sock_key_create(void)
+{
+	if (pthread_key_create(&pkt_sock_key, pkt_sock_close) != 0)
+		log_msg(LOG_WARNING, "reinject: no thread key: packet sockets "
+			"will stay open until exit");
+}
+
+/* The worker's packet socket, or -1. */
+static int reinject_pkt_sock(void)
+{
+	if (pkt_sock >= 0)
+		return pkt_sock;
+	if (pkt_sock == PKT_SOCK_FAILED)
+		return -1;
+	pthread_once(&pkt_sock_once, pkt_sock_key_create);
+	pkt_sock = pkt_sock_open();
+	if (pkt_sock < 0) {
+		log_msg(LOG_ERR, "reinject: cannot open a packet socket: %s; "
+			"End.DX2, End.DX4, End.DT4 and End.DT46 results of "
+			"this worker are dropped", strerror(errno));
+		pkt_sock = PKT_SOCK_FAILED;
+		return -1;
+	}
+	pthread_setspecific(pkt_sock_key, (void *)(intptr_t)(pkt_sock + 1));
+	return pkt_sock;
+}
+
+/* The SID a marked result belongs to, or NULL. */
+static const struct sid *reinject_sid(const struct config *cfg,
+				      const struct pkt *p)
+{
+	return p->set_mark ? config_sid_by_mark(cfg, p->out_mark) : NULL;
+}
+
+/* An IPv4 result of a SID whose routing is its veth device's rule. */
+static bool reinject_by_dev(const struct sid *sid, const struct pkt *p)
+{
+	return sid && pkt_ip_version(p) == 4 && p->hw_proto == ETH_P_IPV6 &&
+	       (sid->behavior == BHV_END_DX4 || sid->behavior == BHV_END_DT4 ||
+		sid->behavior == BHV_END_DT46);
+}
 
 /* True when the result's IP version is the family the packet was queued
  * from, i.e. when the verdict may carry it. */
@@ -26,6 +93,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
 				     enum drop_reason *reason)
 {
 	unsigned version = pkt_ip_version(p);
+	const struct sid *sid;
 
 	switch (p->verdict) {
 	case PKT_ACCEPT:
@@ -35,6 +103,14 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	case PKT_DROP:
 	default:
 		return REINJECT_DROP;
+	}
+	sid = reinject_sid(cfg, p);
+	if (sid && sid->behavior == BHV_END_DX2) {
+		if (!sid->ifindex) {
+			*reason = DROP_REINJECT;
+			return REINJECT_DROP_REASON;
+		}
+		return REINJECT_L2;
 	}
 	if (version != 4 && version != 6) {
 		*reason = DROP_BAD_IP;
@@ -48,6 +124,13 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		}
 		return REINJECT_PAYLOAD;
 	}
+	if (reinject_by_dev(sid, p)) {
+		if (!sid->ifindex) {
+			*reason = DROP_REINJECT;
+			return REINJECT_DROP_REASON;
+		}
+		return REINJECT_DEV;
+	}
 	if (p->set_mark) {
 		/* Other family: only TUN could carry it, and TUN carries
 		 * no mark; routing without it would be wrong. */
@@ -57,12 +140,59 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	return REINJECT_TUN;
 }
 
+uint32_t reinject_ifindex(const struct config *cfg, const struct pkt *p)
+{
+	const struct sid *sid = reinject_sid(cfg, p);
+
+	return sid ? sid->ifindex : 0;
+}
+
+/* REINJECT_DEV: put an Ethernet header to the receiving end of the SID's
+ * veth pair in front of the IPv4 packet (in the headroom the outer
+ * headers left).  Returns 0, or -1 without headroom. */
+static int reinject_eth_push(struct pkt *p)
+{
+	uint8_t *eth = pkt_push(p, ETH_HLEN);
+
+	if (!eth)
+		return -1;
+	tun_veth_mac(p->out_mark, true, eth);
+	tun_veth_mac(p->out_mark, false, eth + ETH_ALEN);
+	eth[12] = ETH_P_IP >> 8;
+	eth[13] = ETH_P_IP & 0xff;
+	return 0;
+}
+
+/* REINJECT_L2 / REINJECT_DEV: the original is done with either way. */
+static void reinject_frame(const struct config *cfg, struct pkt *p,
+			   struct nfq *q, enum reinject_action a,
+			   struct worker_stats *st)
+{
+	uint32_t ifindex = reinject_ifindex(cfg, p);
+	int fd;
+
+	nfq_verdict_add(q, p, NF_DROP, false);
+	if (a == REINJECT_DEV && reinject_eth_push(p) < 0) {
+		st->drops[DROP_NO_HEADROOM]++;
+		st->dropped++;
+		return;
+	}
+	fd = reinject_pkt_sock();
+	if (fd >= 0 && pkt_sock_send(fd, ifindex, p->data, p->len) == 0) {
+		st->tun_injected++;
+		return;
+	}
+	st->drops[DROP_REINJECT]++;
+	st->dropped++;
+}
+
 void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
 		     int tun_fd, struct worker_stats *st)
 {
 	enum drop_reason reason = DROP_REINJECT;
+	enum reinject_action a = reinject_decide(cfg, p, &reason);
 
-	switch (reinject_decide(cfg, p, &reason)) {
+	switch (a) {
 	case REINJECT_ACCEPT:
 		nfq_verdict_add(q, p, NF_ACCEPT, false);
 		st->accepted++;
@@ -70,6 +200,10 @@ void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
 	case REINJECT_PAYLOAD:
 		nfq_verdict_add(q, p, NF_ACCEPT, true);
 		st->forwarded++;
+		return;
+	case REINJECT_L2:
+	case REINJECT_DEV:
+		reinject_frame(cfg, p, q, a, st);
 		return;
 	case REINJECT_TUN:
 		/* The original is done with either way: the new packet

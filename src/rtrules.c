@@ -1,9 +1,12 @@
-/* rtrules.c - the ip rules and routes srv6d owns for End.X and End.T
- * (docs/design.md "Routing: marks and the daemon's own rules"), over
- * rtnetlink with libmnl. */
+/* rtrules.c - the ip rules, routes and devices srv6d owns for End.X,
+ * End.T and the decapsulating behaviors (docs/design.md "Routing: marks and
+ * the daemon's own rules"), over rtnetlink with libmnl. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/fib_rules.h>
+#include <linux/if_link.h>
+#include <linux/veth.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
@@ -12,11 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libmnl/libmnl.h>
 
 #include "log.h"
 #include "rtrules.h"
+#include "tun.h"
 
 #define FWMASK_ALL	0xffffffffu
 
@@ -28,25 +33,37 @@ struct rt_nl {
 	char buf[65536] __attribute__((aligned(4)));	/* > any dump message */
 };
 
-/* A rule or route found in a dump. */
+/* A rule or route found in a dump.  IPv6 rules select by fwmark, IPv4
+ * rules by the in-interface (the SID's veth device, rtrules.h): the
+ * other is 0 / "". */
 struct rt_rule {
 	uint32_t priority, fwmark, fwmask, table;
+	char iif[IF_NAMESIZE];
 };
 
 struct rt_route {
 	uint32_t table, metric;
-	struct in6_addr dst;
+	struct in6_addr dst;	/* an IPv4 one in its first 4 bytes */
 	uint8_t dst_len;
+	uint8_t family;
 };
 
 /* What the config wants, sorted for bsearch. */
 struct rt_want {
-	struct rt_rule *rules;		/* by fwmark, table */
+	struct rt_rule *rules;		/* IPv6, by fwmark, table */
 	unsigned nrules;
-	uint32_t *route_tables;		/* End.X tables (default route) */
+	struct rt_rule *rules4;		/* IPv4, by iif, table */
+	unsigned nrules4;
+	uint32_t *route_tables;		/* End.X, End.DX6 tables (default
+					 * route) */
 	unsigned nroute_tables;
-	uint32_t *keep_tables;		/* End.T targets: never flushed */
+	uint32_t *route_tables4;	/* End.DX4 tables */
+	unsigned nroute_tables4;
+	uint32_t *keep_tables;		/* End.T, End.DT* targets: never
+					 * flushed */
 	unsigned nkeep_tables;
+	uint32_t *dev_marks;		/* SIDs with a veth pair */
+	unsigned ndev_marks;
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -71,9 +88,11 @@ void rtrules_scope_of(const struct config *cfg, struct rtrules_scope *s)
 	s->mark_base = cfg->mark_base;
 }
 
-struct nlmsghdr *rtrules_build_rule(void *buf, uint16_t cmd, uint32_t seq,
-				    uint32_t priority, uint32_t fwmark,
-				    uint32_t table)
+/* A rule of `family`: IPv6 by fwmark, IPv4 by in-interface. */
+static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
+				   uint8_t family, uint32_t priority,
+				   uint32_t fwmark, const char *iif,
+				   uint32_t table)
 {
 	struct nlmsghdr *nlh;
 	struct fib_rule_hdr *frh;
@@ -86,23 +105,45 @@ struct nlmsghdr *rtrules_build_rule(void *buf, uint16_t cmd, uint32_t seq,
 		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_EXCL;
 	nlh->nlmsg_seq = seq;
 	frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
-	frh->family = AF_INET6;
+	frh->family = family;
 	frh->action = FR_ACT_TO_TBL;
 	frh->table = table < 256 ? table : RT_TABLE_UNSPEC;
 	mnl_attr_put_u32(nlh, FRA_PRIORITY, priority);
-	mnl_attr_put_u32(nlh, FRA_FWMARK, fwmark);
-	mnl_attr_put_u32(nlh, FRA_FWMASK, FWMASK_ALL);
+	if (iif && iif[0]) {
+		mnl_attr_put_strz(nlh, FRA_IIFNAME, iif);
+	} else {
+		mnl_attr_put_u32(nlh, FRA_FWMARK, fwmark);
+		mnl_attr_put_u32(nlh, FRA_FWMASK, FWMASK_ALL);
+	}
 	mnl_attr_put_u32(nlh, FRA_TABLE, table);
 	if (cmd == RTM_NEWRULE)
 		mnl_attr_put_u8(nlh, FRA_PROTOCOL, RTPROT_STATIC);
 	return nlh;
 }
 
-struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
-				     uint32_t table, const struct in6_addr *dst,
-				     uint8_t dst_len, const struct in6_addr *gw,
-				     uint32_t oif, uint32_t metric)
+struct nlmsghdr *rtrules_build_rule(void *buf, uint16_t cmd, uint32_t seq,
+				    uint32_t priority, uint32_t fwmark,
+				    uint32_t table)
 {
+	return build_rule(buf, cmd, seq, AF_INET6, priority, fwmark, NULL,
+			  table);
+}
+
+struct nlmsghdr *rtrules_build_rule4_iif(void *buf, uint16_t cmd,
+					 uint32_t seq, uint32_t priority,
+					 const char *iif, uint32_t table)
+{
+	return build_rule(buf, cmd, seq, AF_INET, priority, 0, iif, table);
+}
+
+/* A route of `family` (dst and gw of its address length). */
+static struct nlmsghdr *build_route(void *buf, uint16_t cmd, uint32_t seq,
+				    uint8_t family, uint32_t table,
+				    const void *dst, uint8_t dst_len,
+				    const void *gw, uint32_t oif,
+				    uint32_t metric)
+{
+	size_t alen = family == AF_INET ? 4 : 16;
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
 
@@ -114,7 +155,7 @@ struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
 		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_REPLACE;
 	nlh->nlmsg_seq = seq;
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
-	rtm->rtm_family = AF_INET6;
+	rtm->rtm_family = family;
 	rtm->rtm_dst_len = dst_len;
 	rtm->rtm_table = table < 256 ? table : RT_TABLE_UNSPEC;
 	if (cmd == RTM_NEWROUTE) {
@@ -126,14 +167,58 @@ struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
 	}
 	mnl_attr_put_u32(nlh, RTA_TABLE, table);
 	if (dst_len)
-		mnl_attr_put(nlh, RTA_DST, sizeof(*dst), dst);
+		mnl_attr_put(nlh, RTA_DST, alen, dst);
 	if (gw)
-		mnl_attr_put(nlh, RTA_GATEWAY, sizeof(*gw), gw);
+		mnl_attr_put(nlh, RTA_GATEWAY, alen, gw);
 	if (oif)
 		mnl_attr_put_u32(nlh, RTA_OIF, oif);
 	if (metric)
 		mnl_attr_put_u32(nlh, RTA_PRIORITY, metric);
 	return nlh;
+}
+
+struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
+				     uint32_t table, const struct in6_addr *dst,
+				     uint8_t dst_len, const struct in6_addr *gw,
+				     uint32_t oif, uint32_t metric)
+{
+	return build_route(buf, cmd, seq, AF_INET6, table, dst, dst_len, gw,
+			   oif, metric);
+}
+
+struct nlmsghdr *rtrules_build_route4(void *buf, uint16_t cmd, uint32_t seq,
+				      uint32_t table, const struct in_addr *dst,
+				      uint8_t dst_len, const struct in_addr *gw,
+				      uint32_t oif, uint32_t metric)
+{
+	return build_route(buf, cmd, seq, AF_INET, table, dst, dst_len, gw,
+			   oif, metric);
+}
+
+void rtrules_dev_names(uint32_t mark, char rx[IF_NAMESIZE],
+		       char tx[IF_NAMESIZE])
+{
+	snprintf(rx, IF_NAMESIZE, "srv6d%08x", mark);
+	snprintf(tx, IF_NAMESIZE, "srv6d%08xt", mark);
+}
+
+/* The mark in a name of rtrules_dev_names(); false for any other name. */
+static bool dev_name_mark(const char *name, uint32_t *mark)
+{
+	char rx[IF_NAMESIZE], tx[IF_NAMESIZE];
+	unsigned long v;
+	char *end;
+
+	if (strncmp(name, "srv6d", 5) || strlen(name) < 13)
+		return false;
+	for (unsigned i = 5; i < 13; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') ||
+		      (name[i] >= 'a' && name[i] <= 'f')))
+			return false;
+	v = strtoul(name + 5, &end, 16);
+	*mark = (uint32_t)v;
+	rtrules_dev_names(*mark, rx, tx);
+	return !strcmp(name, rx) || !strcmp(name, tx);
 }
 
 /* ---- netlink I/O ------------------------------------------------------ */
@@ -267,12 +352,14 @@ struct rule_list {
 	struct rt_rule *v;
 	unsigned n, cap;
 	int oom;
+	uint8_t family;
 };
 
 struct route_list {
 	struct rt_route *v;
 	unsigned n, cap;
 	int oom;
+	uint8_t family;
 };
 
 static void *grow(void *v, unsigned *cap, size_t elem)
@@ -301,6 +388,11 @@ static int rule_attr_cb(const struct nlattr *attr, void *data)
 			return MNL_CB_OK;
 		tb[type] = attr;
 		break;
+	case FRA_IIFNAME:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return MNL_CB_OK;
+		tb[type] = attr;
+		break;
 	default:
 		break;
 	}
@@ -314,14 +406,19 @@ static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 	struct rule_list *l = data;
 	struct rt_rule r;
 
-	if (frh->family != AF_INET6)
+	if (frh->family != l->family)
 		return MNL_CB_OK;
 	mnl_attr_parse(nlh, sizeof(*frh), rule_attr_cb, tb);
+	memset(&r, 0, sizeof(r));
 	r.priority = tb[FRA_PRIORITY] ? mnl_attr_get_u32(tb[FRA_PRIORITY]) : 0;
 	r.fwmark = tb[FRA_FWMARK] ? mnl_attr_get_u32(tb[FRA_FWMARK]) : 0;
 	r.fwmask = tb[FRA_FWMASK] ? mnl_attr_get_u32(tb[FRA_FWMASK]) : 0;
 	r.table = tb[FRA_TABLE] ? mnl_attr_get_u32(tb[FRA_TABLE]) : frh->table;
-	if (!tb[FRA_FWMARK])
+	if (tb[FRA_IIFNAME])
+		snprintf(r.iif, sizeof(r.iif), "%s",
+			 mnl_attr_get_str(tb[FRA_IIFNAME]));
+	/* Ours: IPv6 by fwmark, IPv4 by iif. */
+	if (l->family == AF_INET6 ? !tb[FRA_FWMARK] : !tb[FRA_IIFNAME])
 		return MNL_CB_OK;
 	if (l->n == l->cap) {
 		struct rt_rule *nv = grow(l->v, &l->cap, sizeof(*l->v));
@@ -351,8 +448,8 @@ static int route_attr_cb(const struct nlattr *attr, void *data)
 		tb[type] = attr;
 		break;
 	case RTA_DST:
-		if (mnl_attr_validate2(attr, MNL_TYPE_BINARY,
-				       sizeof(struct in6_addr)) < 0)
+		if (mnl_attr_get_payload_len(attr) != 4 &&
+		    mnl_attr_get_payload_len(attr) != sizeof(struct in6_addr))
 			return MNL_CB_OK;
 		tb[type] = attr;
 		break;
@@ -369,15 +466,18 @@ static int route_dump_cb(const struct nlmsghdr *nlh, void *data)
 	struct route_list *l = data;
 	struct rt_route r;
 
-	if (rtm->rtm_family != AF_INET6 || (rtm->rtm_flags & RTM_F_CLONED))
+	if (rtm->rtm_family != l->family || (rtm->rtm_flags & RTM_F_CLONED))
 		return MNL_CB_OK;
 	mnl_attr_parse(nlh, sizeof(*rtm), route_attr_cb, tb);
 	memset(&r, 0, sizeof(r));
+	r.family = rtm->rtm_family;
 	r.table = tb[RTA_TABLE] ? mnl_attr_get_u32(tb[RTA_TABLE]) : rtm->rtm_table;
 	r.metric = tb[RTA_PRIORITY] ? mnl_attr_get_u32(tb[RTA_PRIORITY]) : 0;
 	r.dst_len = rtm->rtm_dst_len;
-	if (tb[RTA_DST])
-		memcpy(&r.dst, mnl_attr_get_payload(tb[RTA_DST]), sizeof(r.dst));
+	if (tb[RTA_DST] && mnl_attr_get_payload_len(tb[RTA_DST]) ==
+	    (r.family == AF_INET ? 4u : 16u))
+		memcpy(&r.dst, mnl_attr_get_payload(tb[RTA_DST]),
+		       mnl_attr_get_payload_len(tb[RTA_DST]));
 	if (l->n == l->cap) {
 		struct rt_route *nv = grow(l->v, &l->cap, sizeof(*l->v));
 
@@ -393,16 +493,20 @@ static int route_dump_cb(const struct nlmsghdr *nlh, void *data)
 
 /* ---- what the config wants --------------------------------------------- */
 
-/* The rule a SID needs: true with mark/table for End.X and End.T. */
+/* The IPv6 fwmark rule a SID needs: true with mark/table for End.X, End.T,
+ * End.DX6, End.DT6 and End.DT46 (its IPv6 results). */
 static bool sid_rule(const struct sid *s, uint32_t *mark, uint32_t *table)
 {
 	if (!s->mark)
 		return false;
 	switch (s->behavior) {
 	case BHV_END_X:
+	case BHV_END_DX6:
 		*table = s->route_table;
 		break;
 	case BHV_END_T:
+	case BHV_END_DT6:
+	case BHV_END_DT46:
 		*table = s->table;
 		break;
 	default:
@@ -412,15 +516,37 @@ static bool sid_rule(const struct sid *s, uint32_t *mark, uint32_t *table)
 	return true;
 }
 
+/* A SID whose IPv4 results enter the kernel through its veth pair. */
+static bool sid_has_dev(const struct sid *s)
+{
+	return s->mark && (s->behavior == BHV_END_DX4 ||
+			   s->behavior == BHV_END_DT4 ||
+			   s->behavior == BHV_END_DT46);
+}
+
+/* The IPv4 iif rule of such a SID: iif its device, lookup its table. */
+static bool sid_rule4(const struct sid *s, struct rt_rule *r)
+{
+	char tx[IF_NAMESIZE];
+
+	if (!sid_has_dev(s))
+		return false;
+	rtrules_dev_names(s->mark, r->iif, tx);
+	r->table = s->behavior == BHV_END_DX4 ? s->route_table : s->table;
+	return true;
+}
+
 static int cmp_rule(const void *a, const void *b)
 {
 	const struct rt_rule *x = a, *y = b;
+	int c;
 
 	if (x->fwmark != y->fwmark)
 		return x->fwmark < y->fwmark ? -1 : 1;
 	if (x->table != y->table)
 		return x->table < y->table ? -1 : 1;
-	return 0;
+	c = strcmp(x->iif, y->iif);
+	return c < 0 ? -1 : c > 0;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -433,8 +559,44 @@ static int cmp_u32(const void *a, const void *b)
 static void want_free(struct rt_want *w)
 {
 	free(w->rules);
+	free(w->rules4);
 	free(w->route_tables);
+	free(w->route_tables4);
 	free(w->keep_tables);
+	free(w->dev_marks);
+}
+
+/* One SID's wishes into w. */
+static void want_sid(struct rt_want *w, const struct config *cfg,
+		     const struct sid *s)
+{
+	struct rt_rule r = { .priority = cfg->rule_priority,
+			     .fwmask = FWMASK_ALL };
+	struct rt_rule r4 = { .priority = cfg->rule_priority };
+
+	if (sid_rule(s, &r.fwmark, &r.table))
+		w->rules[w->nrules++] = r;
+	if (sid_rule4(s, &r4)) {
+		w->rules4[w->nrules4++] = r4;
+		w->dev_marks[w->ndev_marks++] = s->mark;
+	}
+	switch (s->behavior) {
+	case BHV_END_X:
+	case BHV_END_DX6:
+		w->route_tables[w->nroute_tables++] = s->route_table;
+		break;
+	case BHV_END_DX4:
+		w->route_tables4[w->nroute_tables4++] = s->route_table;
+		break;
+	case BHV_END_T:
+	case BHV_END_DT6:
+	case BHV_END_DT4:
+	case BHV_END_DT46:
+		w->keep_tables[w->nkeep_tables++] = s->table;
+		break;
+	default:
+		break;
+	}
 }
 
 /* Build the sorted sets of what cfg wants (cfg NULL: nothing). */
@@ -444,28 +606,24 @@ static int want_build(struct rt_want *w, const struct config *cfg)
 
 	memset(w, 0, sizeof(*w));
 	w->rules = calloc(n + 1, sizeof(*w->rules));
+	w->rules4 = calloc(n + 1, sizeof(*w->rules4));
 	w->route_tables = calloc(n + 1, sizeof(uint32_t));
+	w->route_tables4 = calloc(n + 1, sizeof(uint32_t));
 	w->keep_tables = calloc(n + 1, sizeof(uint32_t));
-	if (!w->rules || !w->route_tables || !w->keep_tables) {
+	w->dev_marks = calloc(n + 1, sizeof(uint32_t));
+	if (!w->rules || !w->rules4 || !w->route_tables || !w->route_tables4 ||
+	    !w->keep_tables || !w->dev_marks) {
 		want_free(w);
 		return -1;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		const struct sid *s = &cfg->sids[i];
-		struct rt_rule r = { .priority = cfg->rule_priority,
-				     .fwmask = FWMASK_ALL };
-
-		if (!sid_rule(s, &r.fwmark, &r.table))
-			continue;
-		w->rules[w->nrules++] = r;
-		if (s->behavior == BHV_END_X)
-			w->route_tables[w->nroute_tables++] = s->route_table;
-		else
-			w->keep_tables[w->nkeep_tables++] = s->table;
-	}
+	for (unsigned i = 0; i < n; i++)
+		want_sid(w, cfg, &cfg->sids[i]);
 	qsort(w->rules, w->nrules, sizeof(*w->rules), cmp_rule);
+	qsort(w->rules4, w->nrules4, sizeof(*w->rules4), cmp_rule);
 	qsort(w->route_tables, w->nroute_tables, sizeof(uint32_t), cmp_u32);
+	qsort(w->route_tables4, w->nroute_tables4, sizeof(uint32_t), cmp_u32);
 	qsort(w->keep_tables, w->nkeep_tables, sizeof(uint32_t), cmp_u32);
+	qsort(w->dev_marks, w->ndev_marks, sizeof(uint32_t), cmp_u32);
 	return 0;
 }
 
@@ -474,13 +632,23 @@ static bool in_range(uint32_t v, uint32_t base)
 	return v >= base && v - base < RTRULES_RANGE;
 }
 
-static bool rule_in_scope(const struct rt_rule *r,
+/* IPv6: our priority, an exact fwmark in range.  IPv4: our priority, an
+ * in-interface that is one of our devices in range. */
+static bool rule_in_scope(const struct rt_rule *r, uint8_t family,
 			  const struct rtrules_scope *scopes, unsigned nscopes)
 {
-	for (unsigned i = 0; i < nscopes; i++)
-		if (r->priority == scopes[i].priority && r->fwmask == FWMASK_ALL &&
+	uint32_t mark;
+
+	for (unsigned i = 0; i < nscopes; i++) {
+		if (r->priority != scopes[i].priority)
+			continue;
+		if (family == AF_INET6 && r->fwmask == FWMASK_ALL &&
 		    in_range(r->fwmark, scopes[i].mark_base))
 			return true;
+		if (family == AF_INET && dev_name_mark(r->iif, &mark) &&
+		    in_range(mark, scopes[i].mark_base))
+			return true;
+	}
 	return false;
 }
 
@@ -493,21 +661,33 @@ static bool route_in_scope(const struct rt_route *r,
 	return false;
 }
 
-static bool rule_wanted(const struct rt_want *w, uint32_t want_prio,
-			const struct rt_rule *r)
+static bool rule_wanted(const struct rt_want *w, uint8_t family,
+			uint32_t want_prio, const struct rt_rule *r)
 {
-	return r->priority == want_prio &&
-	       bsearch(r, w->rules, w->nrules, sizeof(*r), cmp_rule);
+	struct rt_rule k = *r;
+
+	if (r->priority != want_prio)
+		return false;
+	if (family == AF_INET6) {
+		k.iif[0] = '\0';
+		return bsearch(&k, w->rules, w->nrules, sizeof(k), cmp_rule);
+	}
+	k.fwmark = 0;
+	return bsearch(&k, w->rules4, w->nrules4, sizeof(k), cmp_rule);
 }
 
 static bool route_wanted(const struct rt_want *w, const struct rt_route *r)
 {
+	const uint32_t *t = r->family == AF_INET ? w->route_tables4 :
+		w->route_tables;
+	unsigned n = r->family == AF_INET ? w->nroute_tables4 :
+		w->nroute_tables;
+
 	if (bsearch(&r->table, w->keep_tables, w->nkeep_tables,
 		    sizeof(uint32_t), cmp_u32))
 		return true;
 	return r->dst_len == 0 &&
-	       bsearch(&r->table, w->route_tables, w->nroute_tables,
-		       sizeof(uint32_t), cmp_u32);
+	       bsearch(&r->table, t, n, sizeof(uint32_t), cmp_u32);
 }
 
 /* ---- install / prune ------------------------------------------------- */
@@ -520,11 +700,13 @@ static void sid_name(const struct sid *s, char *buf, size_t len)
 	snprintf(buf, len, "%s %s/%u", behavior_name(s->behavior), a, s->plen);
 }
 
-/* ip -6 route replace default via nh6 [dev oif] table M */
+/* ip [-6] route replace default via nh [dev oif] table M (End.X, End.DX6:
+ * nh6; End.DX4: nh4) */
 static int sid_route_add(struct rt_nl *nl, const struct sid *s, char *err,
 			 size_t errlen)
 {
 	uint32_t msg[RTRULES_MSG_SIZE / 4];	/* aligned for nlmsghdr */
+	bool v4 = s->behavior == BHV_END_DX4;
 	char name[80], gw[INET6_ADDRSTRLEN];
 	struct nlmsghdr *nlh;
 	char dev[IF_NAMESIZE + 8] = "", why[256];
@@ -532,7 +714,10 @@ static int sid_route_add(struct rt_nl *nl, const struct sid *s, char *err,
 	int e;
 
 	sid_name(s, name, sizeof(name));
-	inet_ntop(AF_INET6, &s->nh6, gw, sizeof(gw));
+	if (v4)
+		inet_ntop(AF_INET, &s->nh4, gw, sizeof(gw));
+	else
+		inet_ntop(AF_INET6, &s->nh6, gw, sizeof(gw));
 	if (s->oif[0]) {
 		oif = if_nametoindex(s->oif);
 		snprintf(dev, sizeof(dev), " dev %s", s->oif);
@@ -544,8 +729,14 @@ static int sid_route_add(struct rt_nl *nl, const struct sid *s, char *err,
 			return -1;
 		}
 	}
-	nlh = rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq, s->route_table,
-				  &in6addr_any, 0, &s->nh6, oif, 0);
+	if (v4)
+		nlh = rtrules_build_route4(msg, RTM_NEWROUTE, ++nl->seq,
+					   s->route_table, NULL, 0, &s->nh4,
+					   oif, 0);
+	else
+		nlh = rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq,
+					  s->route_table, &in6addr_any, 0,
+					  &s->nh6, oif, 0);
 	e = rt_nl_request(nl, nlh, why, sizeof(why));
 	if (e) {
 		set_err(err, errlen, "%s: cannot add route via %s%s in table "
@@ -557,47 +748,65 @@ static int sid_route_add(struct rt_nl *nl, const struct sid *s, char *err,
 	return 0;
 }
 
-/* ip -6 rule add priority P fwmark M lookup T (already there is fine) */
+/* ip -6 rule add priority P fwmark M lookup T, and
+ * ip -4 rule add priority P iif DEV lookup T (already there is fine) */
 static int sid_rule_add(struct rt_nl *nl, const struct config *cfg,
 			const struct sid *s, char *err, size_t errlen)
 {
 	uint32_t msg[RTRULES_MSG_SIZE / 4];
+	struct rt_rule r4 = { .priority = 0 };
 	char name[80], why[256];
 	struct nlmsghdr *nlh;
 	uint32_t mark, table;
 	int e;
 
-	if (!sid_rule(s, &mark, &table))
-		return 0;
 	sid_name(s, name, sizeof(name));
-	nlh = rtrules_build_rule(msg, RTM_NEWRULE, ++nl->seq, cfg->rule_priority,
-				 mark, table);
+	if (sid_rule(s, &mark, &table)) {
+		nlh = rtrules_build_rule(msg, RTM_NEWRULE, ++nl->seq,
+					 cfg->rule_priority, mark, table);
+		e = rt_nl_request(nl, nlh, why, sizeof(why));
+		if (e && e != EEXIST) {
+			set_err(err, errlen, "%s: cannot add rule priority %u "
+				"fwmark %#x lookup %#x: %s", name,
+				cfg->rule_priority, mark, table, why);
+			return -1;
+		}
+		log_debug("%s: rule priority %u fwmark %#x lookup %#x", name,
+			  cfg->rule_priority, mark, table);
+	}
+	if (!sid_rule4(s, &r4))
+		return 0;
+	nlh = rtrules_build_rule4_iif(msg, RTM_NEWRULE, ++nl->seq,
+				      cfg->rule_priority, r4.iif, r4.table);
 	e = rt_nl_request(nl, nlh, why, sizeof(why));
 	if (e && e != EEXIST) {
-		set_err(err, errlen, "%s: cannot add rule priority %u fwmark %#x "
-			"lookup %#x: %s", name, cfg->rule_priority, mark, table,
-			why);
+		set_err(err, errlen, "%s: cannot add rule priority %u iif %s "
+			"lookup %#x: %s", name, cfg->rule_priority, r4.iif,
+			r4.table, why);
 		return -1;
 	}
-	log_debug("%s: rule priority %u fwmark %#x lookup %#x", name,
-		  cfg->rule_priority, mark, table);
+	log_debug("%s: rule priority %u iif %s lookup %#x", name,
+		  cfg->rule_priority, r4.iif, r4.table);
 	return 0;
 }
 
-/* Delete the rules in scope that w does not want.  Returns 0 or -1. */
+/* Delete the rules of `family` in scope that w does not want.  Returns 0
+ * or -1. */
 static int prune_rules(struct rt_nl *nl, const struct rt_want *w,
-		       uint32_t want_prio, const struct rtrules_scope *scopes,
-		       unsigned nscopes, char *err, size_t errlen)
+		       uint8_t family, uint32_t want_prio,
+		       const struct rtrules_scope *scopes, unsigned nscopes,
+		       char *err, size_t errlen)
 {
-	struct rule_list l = { 0 };
+	struct rule_list l = { .family = family };
 	uint32_t msg[RTRULES_MSG_SIZE / 4];
 	struct nlmsghdr *nlh;
 	char why[256];
 	int ret = 0;
 
-	if (rt_nl_dump(nl, RTM_GETRULE, sizeof(struct fib_rule_hdr), AF_INET6,
+	if (rt_nl_dump(nl, RTM_GETRULE, sizeof(struct fib_rule_hdr), family,
 		       rule_dump_cb, &l) < 0 || l.oom) {
-		set_err(err, errlen, "cannot list IPv6 rules: %s",
+		set_err(err, errlen, "cannot list IPv%c rules: %s",
+			family == AF_INET ? '4' : '6',
 			l.oom ? strerror(ENOMEM) : strerror(errno));
 		free(l.v);
 		return -1;
@@ -606,41 +815,44 @@ static int prune_rules(struct rt_nl *nl, const struct rt_want *w,
 		const struct rt_rule *r = &l.v[i];
 		int e;
 
-		if (!rule_in_scope(r, scopes, nscopes) ||
-		    rule_wanted(w, want_prio, r))
+		if (!rule_in_scope(r, family, scopes, nscopes) ||
+		    rule_wanted(w, family, want_prio, r))
 			continue;
-		nlh = rtrules_build_rule(msg, RTM_DELRULE, ++nl->seq, r->priority,
-					 r->fwmark, r->table);
+		nlh = build_rule(msg, RTM_DELRULE, ++nl->seq, family,
+				 r->priority, r->fwmark, r->iif, r->table);
 		e = rt_nl_request(nl, nlh, why, sizeof(why));
 		if (e && e != ENOENT) {
 			if (!ret)
 				set_err(err, errlen, "cannot delete rule priority "
-					"%u fwmark %#x lookup %#x: %s", r->priority,
-					r->fwmark, r->table, why);
+					"%u fwmark %#x iif %s lookup %#x: %s",
+					r->priority, r->fwmark, r->iif, r->table,
+					why);
 			ret = -1;
 			continue;
 		}
-		log_debug("deleted rule priority %u fwmark %#x lookup %#x",
-			  r->priority, r->fwmark, r->table);
+		log_debug("deleted rule priority %u fwmark %#x iif %s lookup %#x",
+			  r->priority, r->fwmark, r->iif, r->table);
 	}
 	free(l.v);
 	return ret;
 }
 
-/* Delete the routes in scope that w does not want.  Returns 0 or -1. */
+/* Delete the routes of `family` in scope that w does not want.  Returns 0
+ * or -1. */
 static int prune_routes(struct rt_nl *nl, const struct rt_want *w,
-			const struct rtrules_scope *scopes, unsigned nscopes,
-			char *err, size_t errlen)
+			uint8_t family, const struct rtrules_scope *scopes,
+			unsigned nscopes, char *err, size_t errlen)
 {
-	struct route_list l = { 0 };
+	struct route_list l = { .family = family };
 	uint32_t msg[RTRULES_MSG_SIZE / 4];
 	char why[256], a[INET6_ADDRSTRLEN];
 	struct nlmsghdr *nlh;
 	int ret = 0;
 
-	if (rt_nl_dump(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET6,
+	if (rt_nl_dump(nl, RTM_GETROUTE, sizeof(struct rtmsg), family,
 		       route_dump_cb, &l) < 0 || l.oom) {
-		set_err(err, errlen, "cannot list IPv6 routes: %s",
+		set_err(err, errlen, "cannot list IPv%c routes: %s",
+			family == AF_INET ? '4' : '6',
 			l.oom ? strerror(ENOMEM) : strerror(errno));
 		free(l.v);
 		return -1;
@@ -651,9 +863,9 @@ static int prune_routes(struct rt_nl *nl, const struct rt_want *w,
 
 		if (!route_in_scope(r, scopes, nscopes) || route_wanted(w, r))
 			continue;
-		inet_ntop(AF_INET6, &r->dst, a, sizeof(a));
-		nlh = rtrules_build_route(msg, RTM_DELROUTE, ++nl->seq, r->table,
-					  &r->dst, r->dst_len, NULL, 0, r->metric);
+		inet_ntop(family, &r->dst, a, sizeof(a));
+		nlh = build_route(msg, RTM_DELROUTE, ++nl->seq, family, r->table,
+				  &r->dst, r->dst_len, NULL, 0, r->metric);
 		e = rt_nl_request(nl, nlh, why, sizeof(why));
 		if (e && e != ENOENT && e != ESRCH) {
 			if (!ret)
@@ -670,12 +882,363 @@ static int prune_routes(struct rt_nl *nl, const struct rt_want *w,
 	return ret;
 }
 
-/* Prune rules then routes (a rule never points at a table we emptied
- * while it still exists).  Returns 0 or -1 (first error in err). */
+/* ---- devices: the SIDs' veth pairs, VRF devices, oif ------------------ */
+
+/* A link found in a dump. */
+struct rt_link {
+	uint32_t index;
+	char name[IF_NAMESIZE];
+	bool vrf;
+	uint32_t vrf_table;
+};
+
+struct link_list {
+	struct rt_link *v;
+	unsigned n, cap;
+	int oom;
+};
+
+static int link_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, IFLA_MAX) < 0)
+		return MNL_CB_OK;
+	if ((type == IFLA_IFNAME &&
+	     mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0) ||
+	    (type == IFLA_LINKINFO &&
+	     mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0))
+		return MNL_CB_OK;
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int linkinfo_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+
+	if (mnl_attr_type_valid(attr, IFLA_INFO_MAX) >= 0)
+		tb[mnl_attr_get_type(attr)] = attr;
+	return MNL_CB_OK;
+}
+
+static int vrf_attr_cb(const struct nlattr *attr, void *data)
+{
+	uint32_t *table = data;
+
+	if (mnl_attr_get_type(attr) == IFLA_VRF_TABLE &&
+	    mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+		*table = mnl_attr_get_u32(attr);
+	return MNL_CB_OK;
+}
+
+/* Is the link a VRF device, and of which table? */
+static void link_vrf(const struct nlattr *linkinfo, struct rt_link *k)
+{
+	const struct nlattr *tb[IFLA_INFO_MAX + 1] = { NULL };
+
+	mnl_attr_parse_nested(linkinfo, linkinfo_attr_cb, tb);
+	if (!tb[IFLA_INFO_KIND] ||
+	    mnl_attr_validate(tb[IFLA_INFO_KIND], MNL_TYPE_NUL_STRING) < 0 ||
+	    strcmp(mnl_attr_get_str(tb[IFLA_INFO_KIND]), "vrf"))
+		return;
+	k->vrf = true;
+	if (tb[IFLA_INFO_DATA])
+		mnl_attr_parse_nested(tb[IFLA_INFO_DATA], vrf_attr_cb,
+				      &k->vrf_table);
+}
+
+static int link_dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[IFLA_MAX + 1] = { NULL };
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct link_list *l = data;
+	struct rt_link k = { .index = (uint32_t)ifi->ifi_index };
+
+	mnl_attr_parse(nlh, sizeof(*ifi), link_attr_cb, tb);
+	if (!tb[IFLA_IFNAME])
+		return MNL_CB_OK;
+	snprintf(k.name, sizeof(k.name), "%s", mnl_attr_get_str(tb[IFLA_IFNAME]));
+	if (tb[IFLA_LINKINFO])
+		link_vrf(tb[IFLA_LINKINFO], &k);
+	if (l->n == l->cap) {
+		struct rt_link *nv = grow(l->v, &l->cap, sizeof(*l->v));
+
+		if (!nv) {
+			l->oom = 1;
+			return MNL_CB_OK;
+		}
+		l->v = nv;
+	}
+	l->v[l->n++] = k;
+	return MNL_CB_OK;
+}
+
+static int links_dump(struct rt_nl *nl, struct link_list *l, char *err,
+		      size_t errlen)
+{
+	memset(l, 0, sizeof(*l));
+	if (rt_nl_dump(nl, RTM_GETLINK, sizeof(struct ifinfomsg), AF_UNSPEC,
+		       link_dump_cb, l) < 0 || l->oom) {
+		set_err(err, errlen, "cannot list interfaces: %s",
+			l->oom ? strerror(ENOMEM) : strerror(errno));
+		free(l->v);
+		l->v = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The VRF device of table, or 0. */
+static uint32_t vrf_of_table(const struct link_list *l, uint32_t table)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->v[i].vrf && l->v[i].vrf_table == table)
+			return l->v[i].index;
+	return 0;
+}
+
+/* Write /proc/sys/net/<proto>/conf/<dev>/<key>; a failure is logged. */
+static void dev_sysctl(const char *proto, const char *dev, const char *key,
+		       const char *value)
+{
+	char path[128];
+	size_t len = strlen(value);
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/%s/conf/%s/%s", proto,
+		 dev, key);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, value, len) != (ssize_t)len)
+		log_msg(LOG_WARNING, "%s: cannot set %s: %s", dev, path,
+			strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ip link add RX address MAC type veth peer name TX address MAC */
+static struct nlmsghdr *build_veth(void *buf, uint32_t seq, uint32_t mark)
+{
+	char rx[IF_NAMESIZE], tx[IF_NAMESIZE];
+	struct nlattr *info, *data, *peer;
+	struct ifinfomsg *ifi;
+	struct nlmsghdr *nlh;
+	uint8_t mac[6];
+
+	rtrules_dev_names(mark, rx, tx);
+	memset(buf, 0, RTRULES_MSG_SIZE);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
+			   NLM_F_EXCL;
+	nlh->nlmsg_seq = seq;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, rx);
+	tun_veth_mac(mark, true, mac);
+	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	peer = mnl_attr_nest_start(nlh, VETH_INFO_PEER);
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, tx);
+	tun_veth_mac(mark, false, mac);
+	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
+	mnl_attr_nest_end(nlh, peer);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, info);
+	return nlh;
+}
+
+/* ip link set INDEX up [master MASTER | nomaster] (master < 0: leave) */
+static struct nlmsghdr *build_link_up(void *buf, uint32_t seq, uint32_t index,
+				      int64_t master)
+{
+	struct ifinfomsg *ifi;
+	struct nlmsghdr *nlh;
+
+	memset(buf, 0, RTRULES_MSG_SIZE);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = seq;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = (int)index;
+	ifi->ifi_flags = IFF_UP;
+	ifi->ifi_change = IFF_UP;
+	if (master >= 0)
+		mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)master);
+	return nlh;
+}
+
+/* ip link del NAME */
+static struct nlmsghdr *build_link_del(void *buf, uint32_t seq,
+				       const char *name)
+{
+	struct nlmsghdr *nlh;
+
+	memset(buf, 0, RTRULES_MSG_SIZE);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_DELLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = seq;
+	mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg));
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	return nlh;
+}
+
+/* Bring the SID's veth pair up (creating it if need be), with the
+ * receiving end in the VRF vrf (0: none) and the sysctls its IPv4
+ * traffic needs; set sid->ifindex to the sending end.  Returns 0 or -1. */
+static int sid_dev_setup(struct rt_nl *nl, struct sid *s, uint32_t vrf,
+			 char *err, size_t errlen)
+{
+	uint32_t msg[RTRULES_MSG_SIZE / 4];
+	char rx[IF_NAMESIZE], tx[IF_NAMESIZE], name[80], why[256];
+	uint32_t rxi, txi;
+	int e;
+
+	sid_name(s, name, sizeof(name));
+	rtrules_dev_names(s->mark, rx, tx);
+	e = rt_nl_request(nl, build_veth(msg, ++nl->seq, s->mark), why,
+			  sizeof(why));
+	if (e && e != EEXIST) {
+		set_err(err, errlen, "%s: cannot create veth pair %s/%s: %s",
+			name, rx, tx, why);
+		return -1;
+	}
+	rxi = if_nametoindex(rx);
+	txi = if_nametoindex(tx);
+	if (!rxi || !txi) {
+		set_err(err, errlen, "%s: veth pair %s/%s: %s is missing "
+			"(remove the stale device)", name, rx, tx,
+			rxi ? tx : rx);
+		return -1;
+	}
+	/* No IPv6 on them (no DAD, no router solicitations); IPv4 from
+	 * anywhere may come in on the receiving end. */
+	dev_sysctl("ipv6", rx, "disable_ipv6", "1");
+	dev_sysctl("ipv6", tx, "disable_ipv6", "1");
+	dev_sysctl("ipv4", rx, "rp_filter", "0");
+	dev_sysctl("ipv4", rx, "accept_local", "1");
+	e = rt_nl_request(nl, build_link_up(msg, ++nl->seq, rxi, vrf), why,
+			  sizeof(why));
+	if (!e)
+		e = rt_nl_request(nl, build_link_up(msg, ++nl->seq, txi, -1),
+				  why, sizeof(why));
+	if (e) {
+		set_err(err, errlen, "%s: cannot bring %s/%s up%s: %s", name, rx,
+			tx, vrf ? " in its VRF" : "", why);
+		return -1;
+	}
+	s->ifindex = txi;
+	log_debug("%s: veth %s (ifindex %u) -> %s", name, tx, txi, rx);
+	return 0;
+}
+
+/* The devices of every SID: VRF devices looked up, End.DX2's oif
+ * resolved, veth pairs set up.  Writes sid->ifindex (config.h: the daemon
+ * does this before the config is published). */
+static int sids_devices(struct rt_nl *nl, const struct config *cfg,
+			char *err, size_t errlen)
+{
+	struct link_list l;
+	int ret = 0;
+
+	if (links_dump(nl, &l, err, errlen) < 0)
+		return -1;
+	for (unsigned i = 0; i < cfg->nsids && !ret; i++) {
+		struct sid *s = &cfg->sids[i];
+		uint32_t vrf = 0;
+		char name[80];
+
+		sid_name(s, name, sizeof(name));
+		if (s->vrf) {
+			vrf = vrf_of_table(&l, s->table);
+			if (!vrf) {
+				set_err(err, errlen, "%s: vrftable %u: no VRF "
+					"device has table %u (create one: ip link "
+					"add NAME type vrf table %u; it needs a "
+					"kernel with VRF devices)", name, s->table,
+					s->table, s->table);
+				ret = -1;
+				break;
+			}
+		}
+		if (s->behavior == BHV_END_DX2) {
+			s->ifindex = if_nametoindex(s->oif);
+			if (!s->ifindex) {
+				set_err(err, errlen, "%s: oif %s: no such "
+					"interface", name, s->oif);
+				ret = -1;
+			}
+		} else if (sid_has_dev(s)) {
+			ret = sid_dev_setup(nl, s, vrf, err, errlen);
+		}
+	}
+	free(l.v);
+	return ret;
+}
+
+static bool dev_wanted(const struct rt_want *w, uint32_t mark)
+{
+	return bsearch(&mark, w->dev_marks, w->ndev_marks, sizeof(uint32_t),
+		       cmp_u32);
+}
+
+/* Delete our veth pairs in scope that w does not want.  Returns 0 or -1. */
+static int prune_devs(struct rt_nl *nl, const struct rt_want *w,
+		      const struct rtrules_scope *scopes, unsigned nscopes,
+		      char *err, size_t errlen)
+{
+	uint32_t msg[RTRULES_MSG_SIZE / 4];
+	struct link_list l;
+	char why[256];
+	int ret = 0;
+
+	if (links_dump(nl, &l, err, errlen) < 0)
+		return -1;
+	for (unsigned i = 0; i < l.n; i++) {
+		const char *n = l.v[i].name;
+		bool in_scope = false;
+		uint32_t mark;
+		int e;
+
+		if (!dev_name_mark(n, &mark) || n[13] == 't' ||
+		    dev_wanted(w, mark))
+			continue;
+		for (unsigned k = 0; k < nscopes; k++)
+			in_scope |= in_range(mark, scopes[k].mark_base);
+		if (!in_scope)
+			continue;
+		/* Deleting one end of a veth pair deletes both. */
+		e = rt_nl_request(nl, build_link_del(msg, ++nl->seq, n), why,
+				  sizeof(why));
+		if (e && e != ENODEV) {
+			if (!ret)
+				set_err(err, errlen, "cannot delete %s: %s", n,
+					why);
+			ret = -1;
+			continue;
+		}
+		log_debug("deleted veth pair %s", n);
+	}
+	free(l.v);
+	return ret;
+}
+
+/* Prune rules, then routes (a rule never points at a table we emptied
+ * while it still exists), then devices.  Returns 0 or -1 (first error in
+ * err). */
 static int prune(struct rt_nl *nl, const struct config *cfg,
 		 const struct rtrules_scope *scopes, unsigned nscopes,
 		 char *err, size_t errlen)
 {
+	static const uint8_t families[] = { AF_INET6, AF_INET };
+	uint32_t prio = cfg ? cfg->rule_priority : 0;
 	struct rt_want w;
 	int ret = 0;
 
@@ -683,14 +1246,26 @@ static int prune(struct rt_nl *nl, const struct config *cfg,
 		set_err(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
-	if (prune_rules(nl, &w, cfg ? cfg->rule_priority : 0, scopes, nscopes,
-			err, errlen) < 0)
-		ret = -1;
-	if (prune_routes(nl, &w, scopes, nscopes, ret ? NULL : err,
-			 ret ? 0 : errlen) < 0)
+	for (unsigned f = 0; f < 2; f++)
+		if (prune_rules(nl, &w, families[f], prio, scopes, nscopes,
+				ret ? NULL : err, ret ? 0 : errlen) < 0)
+			ret = -1;
+	for (unsigned f = 0; f < 2; f++)
+		if (prune_routes(nl, &w, families[f], scopes, nscopes,
+				 ret ? NULL : err, ret ? 0 : errlen) < 0)
+			ret = -1;
+	if (prune_devs(nl, &w, scopes, nscopes, ret ? NULL : err,
+		       ret ? 0 : errlen) < 0)
 		ret = -1;
 	want_free(&w);
 	return ret;
+}
+
+static bool sid_has_route(const struct sid *s)
+{
+	return s->mark && (s->behavior == BHV_END_X ||
+			   s->behavior == BHV_END_DX6 ||
+			   s->behavior == BHV_END_DX4);
 }
 
 int rtrules_install(const struct config *cfg, const struct rtrules_scope *prev,
@@ -714,9 +1289,12 @@ int rtrules_install(const struct config *cfg, const struct rtrules_scope *prev,
 	if (prev && (prev->priority != scopes[0].priority ||
 		     prev->mark_base != scopes[0].mark_base))
 		scopes[nscopes++] = *prev;
-	/* Routes first, so that no rule ever points at an empty table. */
+	/* Devices and routes first, so that no rule ever points at an
+	 * empty table or a missing device. */
+	if (sids_devices(nl, cfg, err, errlen) < 0)
+		goto out;
 	for (unsigned i = 0; i < cfg->nsids; i++)
-		if (cfg->sids[i].behavior == BHV_END_X && cfg->sids[i].mark &&
+		if (sid_has_route(&cfg->sids[i]) &&
 		    sid_route_add(nl, &cfg->sids[i], err, errlen) < 0)
 			goto out;
 	for (unsigned i = 0; i < cfg->nsids; i++)

@@ -1,0 +1,246 @@
+/* behavior_decap.c - the decapsulating endpoint behaviors End.DX6,
+ * End.DX4, End.DT6, End.DT4, End.DT46 and End.DX2 (RFC 8986 4.4-4.9).
+ *
+ * The S-numbers in the comments are the lines of the RFC's pseudocode.
+ * Each behavior first processes the SRH, if there is one (S01-S06): its
+ * Segments Left must be 0, or the source gets an ICMPv6 Parameter Problem
+ * code 0 pointing at Segments Left (Linux drops such a packet silently;
+ * srv6d follows the RFC).  A packet without an SRH (H.Encaps.Red with one
+ * segment) goes straight to the upper-layer header.  Then the upper-layer
+ * header must be the behavior's (41, 4 or 143); anything else is processed
+ * as RFC 8986 4.1.1 says: an ICMPv6 Echo Request is answered, the rest
+ * gets Parameter Problem code 4 pointing at the upper-layer header.
+ *
+ * The result is the inner packet, pulled out in place (the outer headers
+ * become headroom; nothing moves), with the SID's mark.  The kernel
+ * routes it and decrements its hop limit / TTL once, exactly as after the
+ * kernel's own seg6local decapsulation: srv6d leaves it alone.  How each
+ * result finds its next hop or table is reinject.c's and rtrules.c's job
+ * (docs/design.md "Reinjection", "Routing"):
+ *   IPv6 inner:  verdict payload + mark -> ip -6 rule fwmark -> table
+ *   IPv4 inner:  the SID's veth device  -> ip -4 rule iif    -> table
+ *   Ethernet:    an AF_PACKET write out of oif
+ */
+#include <string.h>
+
+#include "behavior.h"
+#include "icmp.h"
+#include "srh.h"
+#include "srv6.h"
+
+#define SRH_SL_OFF	3	/* Segments Left in the SRH */
+#define IPPROTO_ETHERNET_SR	143	/* RFC 8986 10.1 */
+#define ETH_HDR_LEN	14
+#define DSTOPT_MAX	8	/* Destination Options headers we skip */
+
+static struct sid_stats *sid_stats_of(struct proc_ctx *ctx,
+				      const struct sid *sid)
+{
+	return &ctx->sid_stats[sid->index];
+}
+
+/* The upper-layer header types a behavior decapsulates. */
+static bool decap_accepts(enum behavior b, uint8_t nh)
+{
+	switch (b) {
+	case BHV_END_DX6:
+	case BHV_END_DT6:
+		return nh == IPPROTO_IPV6;
+	case BHV_END_DX4:
+	case BHV_END_DT4:
+		return nh == IPPROTO_IPIP;
+	case BHV_END_DT46:
+		return nh == IPPROTO_IPV6 || nh == IPPROTO_IPIP;
+	case BHV_END_DX2:
+		return nh == IPPROTO_ETHERNET_SR;
+	default:
+		return false;
+	}
+}
+
+/* Skip the Destination Options headers between the SRH (or the IPv6
+ * header) and the upper-layer header: they belong to the outer packet
+ * ("remove the outer IPv6 header with all its extension headers").
+ * Returns 0 with *nh and *off at the upper-layer header, -1 if truncated. */
+static int decap_skip_dstopts(const struct pkt *p, uint8_t *nh, uint32_t *off)
+{
+	for (unsigned i = 0; i < DSTOPT_MAX && *nh == IPPROTO_DSTOPTS; i++) {
+		uint32_t len;
+
+		if (p->len - *off < 8)
+			return -1;
+		len = ((uint32_t)p->data[*off + 1] + 1) * 8;
+		if (p->len - *off < len)
+			return -1;
+		*nh = p->data[*off];
+		*off += len;
+	}
+	return 0;
+}
+
+/* Check that the inner packet at off is a whole IPv4/IPv6 packet (or an
+ * Ethernet frame) and cut what follows it.  Returns 0, or -1 with the
+ * drop reason in *reason. */
+static int decap_inner_check(struct pkt *p, uint32_t off, uint8_t nh,
+			     enum drop_reason *reason)
+{
+	const uint8_t *in = p->data + off;
+	uint32_t avail = p->len - off, ilen;
+
+	*reason = DROP_TRUNCATED;
+	if (avail == 0)
+		return -1;
+	if (nh != IPPROTO_ETHERNET_SR &&
+	    (in[0] >> 4) != (nh == IPPROTO_IPV6 ? 6 : 4)) {
+		*reason = DROP_BAD_IP;
+		return -1;
+	}
+	switch (nh) {
+	case IPPROTO_ETHERNET_SR:
+		return avail >= ETH_HDR_LEN ? 0 : -1;
+	case IPPROTO_IPV6:
+		if (avail < IPV6_HDR_LEN)
+			return -1;
+		ilen = IPV6_HDR_LEN + ((uint32_t)in[4] << 8 | in[5]);
+		if (ilen == IPV6_HDR_LEN) {
+			*reason = DROP_BAD_IP;	/* (0: a jumbogram) */
+			return -1;
+		}
+		break;
+	default:
+		if (avail < 20)
+			return -1;
+		ilen = (uint32_t)in[2] << 8 | in[3];
+		if ((in[0] & 0x0f) < 5 || ilen < (uint32_t)(in[0] & 0x0f) * 4) {
+			*reason = DROP_BAD_IP;
+			return -1;
+		}
+		break;
+	}
+	if (ilen > avail)
+		return -1;
+	pkt_trim(p, off + ilen);
+	return 0;
+}
+
+/* RFC 8986 4.1.1, the upper-layer header is not the behavior's: an ICMPv6
+ * Echo Request to the SID is answered (allowed by srv6d), everything else
+ * gets Parameter Problem code 4 at the upper-layer header (S03-S04). */
+static void decap_upper_layer(struct proc_ctx *ctx, const struct sid *sid,
+			      struct pkt *p, uint8_t nh, uint32_t off)
+{
+	struct sid_stats *st = sid_stats_of(ctx, sid);
+
+	if (nh == IPPROTO_ICMPV6 && off < p->len &&
+	    p->data[off] == ICMP6_T_ECHO_REQUEST) {
+		if (icmp6_echo_reply(ctx, p, off) == 0)
+			proc_count_ok(st, p);
+		else
+			proc_drop(ctx, p, st, DROP_UPPER_LAYER);
+		return;
+	}
+	icmp6_error(ctx, p, ICMP6_T_PARAM_PROB, ICMP6_C_SR_UPPER_LAYER, off,
+		    st, DROP_UPPER_LAYER);
+}
+
+/* S01-S06 of every decapsulating behavior: locate the SRH, insist on
+ * Segments Left 0, find the upper-layer header.  Returns 0 with *nh and
+ * *off set, or -1 once the packet has been answered or dropped. */
+static int decap_srh(struct proc_ctx *ctx, const struct sid *sid,
+		     struct pkt *p, uint8_t *nh, uint32_t *off)
+{
+	struct sid_stats *st = sid_stats_of(ctx, sid);
+	struct srh_error err;
+	struct srh_info si;
+
+	if (srh_find(p->data, p->len, &si, &err) < 0) {
+		if (err.icmp)
+			icmp6_error(ctx, p, ICMP6_T_PARAM_PROB, err.code,
+				    err.pointer, st, err.reason);
+		else
+			proc_drop(ctx, p, st, err.reason);
+		return -1;
+	}
+	if (si.srh && si.srh->segments_left != 0) {	/* S02-S04 */
+		icmp6_error(ctx, p, ICMP6_T_PARAM_PROB, ICMP6_C_HDR_FIELD,
+			    si.srh_off + SRH_SL_OFF, st, DROP_BAD_SRH);
+		return -1;
+	}
+	*nh = si.nexthdr;				/* S05 */
+	*off = si.end_off;
+	if (decap_skip_dstopts(p, nh, off) < 0) {
+		proc_drop(ctx, p, st, DROP_TRUNCATED);
+		return -1;
+	}
+	return 0;
+}
+
+/* The upper-layer part shared by every behavior: S01 the header is the
+ * behavior's, S02 remove the outer IPv6 header with all its extension
+ * headers, S03 forward the exposed packet (with the SID's mark: see the
+ * top of the file); S05 anything else as 4.1.1. */
+static void decap_process(struct proc_ctx *ctx, const struct sid *sid,
+			  struct pkt *p)
+{
+	enum drop_reason reason;
+	uint32_t off;
+	uint8_t nh;
+
+	if (decap_srh(ctx, sid, p, &nh, &off) < 0)
+		return;
+	if (!decap_accepts(sid->behavior, nh)) {	/* S04-S05 */
+		decap_upper_layer(ctx, sid, p, nh, off);
+		return;
+	}
+	if (decap_inner_check(p, off, nh, &reason) < 0) {
+		proc_drop(ctx, p, sid_stats_of(ctx, sid), reason);
+		return;
+	}
+	pkt_pull(p, off);				/* S02 */
+	p->verdict = PKT_FORWARD;			/* S03 */
+	p->set_mark = true;
+	p->out_mark = sid->mark;
+	proc_count_ok(sid_stats_of(ctx, sid), p);
+}
+
+/* RFC 8986 4.4: End.DX6, to sid->nh6 through the mark's table. */
+void behavior_end_dx6(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p)
+{
+	decap_process(ctx, sid, p);
+}
+
+/* RFC 8986 4.5: End.DX4, to sid->nh4 through the SID's device. */
+void behavior_end_dx4(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p)
+{
+	decap_process(ctx, sid, p);
+}
+
+/* RFC 8986 4.6: End.DT6, lookup in sid->table. */
+void behavior_end_dt6(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p)
+{
+	decap_process(ctx, sid, p);
+}
+
+/* RFC 8986 4.7: End.DT4, lookup in sid->table. */
+void behavior_end_dt4(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p)
+{
+	decap_process(ctx, sid, p);
+}
+
+/* RFC 8986 4.8: End.DT46, lookup of either family in sid->table. */
+void behavior_end_dt46(struct proc_ctx *ctx, const struct sid *sid,
+		       struct pkt *p)
+{
+	decap_process(ctx, sid, p);
+}
+
+/* RFC 8986 4.9: End.DX2, the Ethernet frame out of sid->oif. */
+void behavior_end_dx2(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p)
+{
+	decap_process(ctx, sid, p);
+}

@@ -1,0 +1,533 @@
+/* check_decap.c - the decapsulating behaviors End.DX6, End.DX4, End.DT6,
+ * End.DT4, End.DT46 and End.DX2 (RFC 8986 4.4-4.9) byte for byte, through
+ * the dispatcher (srv6_process) with a parsed config, and the reinjection
+ * decision for their results.
+ *
+ * The packets were generated once with scapy (tests' generator:
+ * IPv6()/IPv6ExtHdrSegmentRouting()/inner, ICMPv6ParamProblem for the
+ * errors), independently of srv6d, and pasted here as hex.  A decapsulated
+ * result is the inner packet exactly as it was inside: the kernel
+ * decrements its hop limit / TTL once when it forwards it, as after its own
+ * seg6local End.DX6/End.DT6 (tests/ns/diff-decap.sh compares the bytes that
+ * leave the gateway with the kernel's).  Set SRV6D_TEST_PCAP to a file name
+ * to get every input and output as a pcap.
+ */
+#include <check.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "behavior.h"
+#include "config.h"
+#include "lpm.h"
+#include "process.h"
+#include "reinject.h"
+#include "testutil.h"
+
+static const char DX6_SRH_IN[] =
+	"60000000004d2b4020010db8000000000000000000000001fc00010000000000"
+	"00000000000000052902040000000000fc000100000000000000000000000005"
+	"62812345000d110520010db8000a0000000000000000000120010db8000b0000"
+	"000000000000000104d2162e000d457968656c6c6f";
+
+static const char DX6_NOSRH_IN[] =
+	"600000000035294020010db8000000000000000000000001fc00010000000000"
+	"000000000000000562812345000d110520010db8000a00000000000000000001"
+	"20010db8000b0000000000000000000104d2162e000d457968656c6c6f";
+
+static const char INNER6[] =
+	"62812345000d110520010db8000a0000000000000000000120010db8000b0000"
+	"000000000000000104d2162e000d457968656c6c6f";
+
+static const char DX4_SRH_IN[] =
+	"6000000000392b4020010db8000000000000000000000001fc00010000000000"
+	"00000000000000050402040000000000fc000100000000000000000000000005"
+	"450000214242400005111f860a0100010a02000104d2162e000d8cfd68656c6c"
+	"6f";
+
+static const char DX4_NOSRH_IN[] =
+	"600000000021044020010db8000000000000000000000001fc00010000000000"
+	"0000000000000005450000214242400005111f860a0100010a02000104d2162e"
+	"000d8cfd68656c6c6f";
+
+static const char INNER4[] =
+	"450000214242400005111f860a0100010a02000104d2162e000d8cfd68656c6c"
+	"6f";
+
+static const char DX2_SRH_IN[] =
+	"6000000000472b4020010db8000000000000000000000001fc00010000000000"
+	"00000000000000058f02040000000000fc000100000000000000000000000005"
+	"0200000000020200000000010800450000214242400005111f860a0100010a02"
+	"000104d2162e000d8cfd68656c6c6f";
+
+static const char DX2_NOSRH_IN[] =
+	"60000000002f8f4020010db8000000000000000000000001fc00010000000000"
+	"0000000000000005020000000002020000000001080045000021424240000511"
+	"1f860a0100010a02000104d2162e000d8cfd68656c6c6f";
+
+static const char FRAME[] =
+	"0200000000020200000000010800450000214242400005111f860a0100010a02"
+	"000104d2162e000d8cfd68656c6c6f";
+
+static const char DSTOPT_IN[] =
+	"6000000000552b4020010db8000000000000000000000001fc00010000000000"
+	"00000000000000053c02040000000000fc000100000000000000000000000005"
+	"290001040000000062812345000d110520010db8000a00000000000000000001"
+	"20010db8000b0000000000000000000104d2162e000d457968656c6c6f";
+
+static const char SL1_IN[] =
+	"60000000005d2b4020010db8000000000000000000000001fc00010000000000"
+	"00000000000000052904040101000000fc000009000000000000000000000001"
+	"fc00010000000000000000000000000562812345000d110520010db8000a0000"
+	"000000000000000120010db8000b0000000000000000000104d2162e000d4579"
+	"68656c6c6f";
+
+static const char SL1_OUT[] =
+	"60000000008d3a40fc00010000000000000000000000000520010db800000000"
+	"000000000000000104005c1f0000002b60000000005d2b4020010db800000000"
+	"0000000000000001fc0001000000000000000000000000052904040101000000"
+	"fc000009000000000000000000000001fc000100000000000000000000000005"
+	"62812345000d110520010db8000a0000000000000000000120010db8000b0000"
+	"000000000000000104d2162e000d457968656c6c6f";
+
+static const char WRONG_OUT[] =
+	"60000000007d3a40fc00010000000000000000000000000520010db800000000"
+	"0000000000000001040459340000004060000000004d2b4020010db800000000"
+	"0000000000000001fc0001000000000000000000000000052902040000000000"
+	"fc00010000000000000000000000000562812345000d110520010db8000a0000"
+	"000000000000000120010db8000b0000000000000000000104d2162e000d4579"
+	"68656c6c6f";
+
+static const char WRONG_NOSRH_OUT[] =
+	"6000000000513a40fc00010000000000000000000000000520010db800000000"
+	"00000000000000010404558a00000028600000000021044020010db800000000"
+	"0000000000000001fc0001000000000000000000000000054500002142424000"
+	"05111f860a0100010a02000104d2162e000d8cfd68656c6c6f";
+
+static const char UDP_IN[] =
+	"6000000000212b4020010db8000000000000000000000001fc00010000000000"
+	"00000000000000051102040000000000fc000100000000000000000000000005"
+	"0001000200095d1978";
+
+static const char UDP_OUT[] =
+	"6000000000513a40fc00010000000000000000000000000520010db800000000"
+	"000000000000000104043321000000406000000000212b4020010db800000000"
+	"0000000000000001fc0001000000000000000000000000051102040000000000"
+	"fc0001000000000000000000000000050001000200095d1978";
+
+static const char PING_IN[] =
+	"6000000000242b4020010db8000000000000000000000001fc00010000000000"
+	"00000000000000053a02040000000000fc000100000000000000000000000005"
+	"800033df4242000770696e67";
+
+static const char PING_OUT[] =
+	"60000000000c3a40fc00010000000000000000000000000520010db800000000"
+	"0000000000000001810032df4242000770696e67";
+
+/* One SID of each behavior at fc00:100::5, mark-base 0x1000: the SID is
+ * sids[0], mark 0x1001. */
+static const char *const sid_lines[] = {
+	[BHV_END_DX6] = "sid fc00:100::5 action End.DX6 nh6 fc00:3::2\n",
+	[BHV_END_DX4] = "sid fc00:100::5 action End.DX4 nh4 10.3.0.2\n",
+	[BHV_END_DT6] = "sid fc00:100::5 action End.DT6 table 100\n",
+	[BHV_END_DT4] = "sid fc00:100::5 action End.DT4 table 100\n",
+	[BHV_END_DT46] = "sid fc00:100::5 action End.DT46 table 100\n",
+	[BHV_END_DX2] = "sid fc00:100::5 action End.DX2 oif veth9\n",
+};
+
+static struct config *cfg;
+static struct worker_stats ws;
+static struct sid_stats sst[4];
+static struct proc_ctx ctx;
+static struct test_slot slot;
+static uint8_t want[2048];
+
+static void use_behavior(enum behavior b)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text), "queue 0\nmark-base 0x1000\n%s",
+		 sid_lines[b]);
+	config_free(cfg);
+	cfg = config_parse_buffer("t.conf", text, strlen(text), NULL, NULL);
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(cfg->sids[0].behavior, b);
+	ck_assert_uint_eq(cfg->sids[0].mark, 0x1001);
+	ctx.cfg = cfg;
+}
+
+static void setup(void)
+{
+	cfg = NULL;
+	memset(&ws, 0, sizeof(ws));
+	memset(sst, 0, sizeof(sst));
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.stats = &ws;
+	ctx.sid_stats = sst;
+	ctx.policy_stats = NULL;
+	ctx.now_ns = 5000000000ull;
+	ctx.icmp_rl.last_ns = ctx.now_ns;
+	ctx.icmp_rl.tokens_milli = 50 * 1000;
+}
+
+static void teardown(void)
+{
+	config_free(cfg);
+	cfg = NULL;
+}
+
+/* Run the packet in hex `in` through srv6_process() with behavior b. */
+static struct pkt *run(enum behavior b, const char *in)
+{
+	uint8_t buf[2048];
+	size_t n = hex2bin(in, buf, sizeof(buf));
+	struct pkt *p;
+
+	use_behavior(b);
+	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	test_pcap_write(p->data, p->len);
+	srv6_process(&ctx, p);
+	if (p->verdict == PKT_FORWARD)
+		test_pcap_write(p->data, p->len);
+	return p;
+}
+
+static void expect_bytes(const struct pkt *p, const char *hex)
+{
+	size_t n = hex2bin(hex, want, sizeof(want));
+
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_bytes(p->data, p->len, want, n);
+	ck_assert(p->data >= p->head);
+	ck_assert(p->data + p->len <= p->end);
+}
+
+/* A successful decapsulation: the inner bytes, the SID's mark, counted. */
+static void expect_decap(enum behavior b, const char *in, const char *inner)
+{
+	struct pkt *p = run(b, in);
+
+	expect_bytes(p, inner);
+	ck_assert(p->set_mark);
+	ck_assert_uint_eq(p->out_mark, 0x1001);
+	ck_assert_uint_eq(sst[0].packets, 1);
+	ck_assert_uint_eq(sst[0].bytes, p->orig_len);
+	ck_assert_uint_eq(sst[0].errors, 0);
+	ck_assert_uint_eq(ws.icmp_sent, 0);
+	memset(sst, 0, sizeof(sst));
+}
+
+/* An ICMPv6 error `out` instead, counted as a drop for reason. */
+static void expect_error(enum behavior b, const char *in, const char *out,
+			 enum drop_reason reason)
+{
+	struct pkt *p = run(b, in);
+
+	expect_bytes(p, out);
+	ck_assert(!p->set_mark);
+	ck_assert_uint_eq(sst[0].packets, 0);
+	ck_assert_uint_eq(sst[0].errors, 1);
+	ck_assert_uint_eq(sst[0].drops[reason], 1);
+	ck_assert_uint_eq(ws.drops[reason], 1);
+	ck_assert_uint_eq(ws.icmp_sent, 1);
+	memset(sst, 0, sizeof(sst));
+	memset(&ws, 0, sizeof(ws));
+}
+
+/* ---- RFC 8986 4.4-4.9: with and without an SRH ---------------------- */
+
+START_TEST(dx6)
+{
+	expect_decap(BHV_END_DX6, DX6_SRH_IN, INNER6);
+	expect_decap(BHV_END_DX6, DX6_NOSRH_IN, INNER6);
+}
+END_TEST
+
+START_TEST(dt6)
+{
+	expect_decap(BHV_END_DT6, DX6_SRH_IN, INNER6);
+	expect_decap(BHV_END_DT6, DX6_NOSRH_IN, INNER6);
+}
+END_TEST
+
+START_TEST(dx4)
+{
+	expect_decap(BHV_END_DX4, DX4_SRH_IN, INNER4);
+	expect_decap(BHV_END_DX4, DX4_NOSRH_IN, INNER4);
+}
+END_TEST
+
+START_TEST(dt4)
+{
+	expect_decap(BHV_END_DT4, DX4_SRH_IN, INNER4);
+	expect_decap(BHV_END_DT4, DX4_NOSRH_IN, INNER4);
+}
+END_TEST
+
+START_TEST(dt46_both_families)
+{
+	expect_decap(BHV_END_DT46, DX4_SRH_IN, INNER4);
+	expect_decap(BHV_END_DT46, DX4_NOSRH_IN, INNER4);
+	expect_decap(BHV_END_DT46, DX6_SRH_IN, INNER6);
+	expect_decap(BHV_END_DT46, DX6_NOSRH_IN, INNER6);
+}
+END_TEST
+
+START_TEST(dx2_frame)
+{
+	expect_decap(BHV_END_DX2, DX2_SRH_IN, FRAME);
+	expect_decap(BHV_END_DX2, DX2_NOSRH_IN, FRAME);
+}
+END_TEST
+
+/* The outer packet's Destination Options after the SRH go with it. */
+START_TEST(dstopts_after_srh)
+{
+	expect_decap(BHV_END_DT6, DSTOPT_IN, INNER6);
+}
+END_TEST
+
+/* Bytes after the outer packet (Ethernet padding) are not part of the
+ * inner one. */
+START_TEST(trailing_bytes_cut)
+{
+	char in[512];
+
+	snprintf(in, sizeof(in), "%s%s", DX4_NOSRH_IN, "00000000");
+	expect_decap(BHV_END_DX4, in, INNER4);
+}
+END_TEST
+
+/* ---- errors ---------------------------------------------------------- */
+
+/* S02-S04: Segments Left > 0 gets Parameter Problem code 0 pointing at
+ * Segments Left (Linux drops it silently; srv6d follows RFC 8986). */
+START_TEST(sl_nonzero_param_problem)
+{
+	for (unsigned b = BHV_END_DX6; b <= BHV_END_DX2; b++)
+		expect_error((enum behavior)b, SL1_IN, SL1_OUT, DROP_BAD_SRH);
+}
+END_TEST
+
+/* 4.1.1: an upper layer that is not the behavior's, code 4 at it. */
+START_TEST(wrong_inner_param_problem)
+{
+	expect_error(BHV_END_DX4, DX6_SRH_IN, WRONG_OUT, DROP_UPPER_LAYER);
+	expect_error(BHV_END_DT4, DX6_SRH_IN, WRONG_OUT, DROP_UPPER_LAYER);
+	expect_error(BHV_END_DX2, DX6_SRH_IN, WRONG_OUT, DROP_UPPER_LAYER);
+	expect_error(BHV_END_DX6, DX4_NOSRH_IN, WRONG_NOSRH_OUT,
+		     DROP_UPPER_LAYER);
+	expect_error(BHV_END_DT6, DX4_NOSRH_IN, WRONG_NOSRH_OUT,
+		     DROP_UPPER_LAYER);
+	expect_error(BHV_END_DT46, UDP_IN, UDP_OUT, DROP_UPPER_LAYER);
+}
+END_TEST
+
+/* 4.1.1 S01-S02: a ping to the SID is an allowed upper layer. */
+START_TEST(ping_answered)
+{
+	struct pkt *p = run(BHV_END_DT46, PING_IN);
+
+	expect_bytes(p, PING_OUT);
+	ck_assert(!p->set_mark);
+	ck_assert_uint_eq(sst[0].packets, 1);
+}
+END_TEST
+
+static void expect_drop(enum behavior b, const char *in, enum drop_reason r)
+{
+	struct pkt *p = run(b, in);
+
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(sst[0].drops[r], 1);
+	ck_assert_uint_eq(ws.drops[r], 1);
+	ck_assert_uint_eq(ws.icmp_sent, 0);
+	memset(sst, 0, sizeof(sst));
+	memset(&ws, 0, sizeof(ws));
+}
+
+/* The outer packet is whole but the inner one claims more bytes. */
+START_TEST(inner_truncated)
+{
+	char in[512];
+	size_t n;
+
+	/* INNER6 without its last byte, outer Payload Length one less */
+	snprintf(in, sizeof(in), "%s", DX6_NOSRH_IN);
+	n = strlen(in);
+	in[n - 2] = '\0';
+	memcpy(in + 8, "0034", 4);
+	expect_drop(BHV_END_DX6, in, DROP_TRUNCATED);
+	/* a frame shorter than an Ethernet header */
+	expect_drop(BHV_END_DX2,
+		    "600000000004" "8f40" "20010db8000000000000000000000001"
+		    "fc000100000000000000000000000005" "02000000", DROP_TRUNCATED);
+}
+END_TEST
+
+START_TEST(inner_bad_version)
+{
+	char in[512];
+
+	/* next header 41 but an IPv4 header inside */
+	snprintf(in, sizeof(in), "%s", DX4_NOSRH_IN);
+	memcpy(in + 12, "29", 2);
+	expect_drop(BHV_END_DT6, in, DROP_BAD_IP);
+}
+END_TEST
+
+START_TEST(srh_truncated)
+{
+	/* next header 43 with 4 bytes of SRH */
+	expect_drop(BHV_END_DT6,
+		    "600000000004" "2b40" "20010db8000000000000000000000001"
+		    "fc000100000000000000000000000005" "29020400",
+		    DROP_TRUNCATED);
+}
+END_TEST
+
+/* ---- reinjection of the results -------------------------------------- */
+
+START_TEST(reinject_ipv6_by_verdict_with_mark)
+{
+	enum drop_reason r = DROP__COUNT;
+	struct pkt *p = run(BHV_END_DX6, DX6_SRH_IN);
+
+	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_PAYLOAD);
+	p = run(BHV_END_DT46, DX6_SRH_IN);
+	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_PAYLOAD);
+	cfg->reinject_tun_always = true;	/* the mark wins */
+	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(r, DROP__COUNT);
+}
+END_TEST
+
+/* IPv4 results go into the SID's own device, once the daemon has set it
+ * up (sid->ifindex), never into the TUN device. */
+START_TEST(reinject_ipv4_by_sid_device)
+{
+	static const enum behavior bs[] = { BHV_END_DX4, BHV_END_DT4,
+					    BHV_END_DT46 };
+
+	for (unsigned i = 0; i < 3; i++) {
+		enum drop_reason r = DROP__COUNT;
+		struct pkt *p = run(bs[i], DX4_SRH_IN);
+
+		ck_assert_int_eq(reinject_decide(cfg, p, &r),
+				 REINJECT_DROP_REASON);
+		ck_assert_int_eq(r, DROP_REINJECT);	/* no device yet */
+		ck_assert_uint_eq(reinject_ifindex(cfg, p), 0);
+		cfg->sids[0].ifindex = 42 + i;
+		ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_DEV);
+		ck_assert_uint_eq(reinject_ifindex(cfg, p), 42 + i);
+		cfg->reinject_tun_always = true;
+		ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_DEV);
+	}
+}
+END_TEST
+
+START_TEST(reinject_dx2_by_oif)
+{
+	enum drop_reason r = DROP__COUNT;
+	struct pkt *p = run(BHV_END_DX2, DX2_SRH_IN);
+
+	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(r, DROP_REINJECT);
+	cfg->sids[0].ifindex = 7;
+	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_L2);
+	ck_assert_uint_eq(reinject_ifindex(cfg, p), 7);
+}
+END_TEST
+
+/* A mark that is not a decapsulating SID's keeps the old rules: an IPv4
+ * result with an End.X/End.T mark cannot be routed (DROP_FAMILY), one
+ * without a mark goes to the TUN device. */
+START_TEST(reinject_other_marks)
+{
+	enum drop_reason r = DROP__COUNT;
+	struct pkt *p = run(BHV_END_DT4, DX4_SRH_IN);
+
+	cfg->sids[0].ifindex = 9;
+	p->out_mark = 0x1002;	/* no such SID */
+	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(r, DROP_FAMILY);
+	ck_assert_uint_eq(reinject_ifindex(cfg, p), 0);
+	p->set_mark = false;
+	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_TUN);
+}
+END_TEST
+
+/* ---- the dispatcher: which SID gets which packet ---------------------- */
+
+START_TEST(dispatch_by_sid)
+{
+	static const char text[] =
+		"queue 0\nmark-base 0x1000\n"
+		"sid fc00:100::4 action End\n"
+		"sid fc00:100::5 action End.DT4 table 7\n";
+	struct config *c = config_parse_buffer("t.conf", text, sizeof(text) - 1,
+					       NULL, NULL);
+	uint8_t buf[512];
+	size_t n = hex2bin(DX4_SRH_IN, buf, sizeof(buf));
+	struct pkt *p;
+
+	ck_assert_ptr_nonnull(c);
+	ctx.cfg = c;
+	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_uint_eq(p->out_mark, 0x1002);
+	ck_assert_uint_eq(sst[1].packets, 1);
+	ck_assert_uint_eq(sst[0].packets, 0);
+	ck_assert_uint_eq(pkt_ip_version(p), 4);
+	config_free(c);
+}
+END_TEST
+
+static Suite *decap_suite(void)
+{
+	Suite *s = suite_create("decap");
+	TCase *ok = tcase_create("behaviors");
+	TCase *err = tcase_create("errors");
+	TCase *rj = tcase_create("reinject");
+
+	tcase_add_checked_fixture(ok, setup, teardown);
+	tcase_add_checked_fixture(err, setup, teardown);
+	tcase_add_checked_fixture(rj, setup, teardown);
+	tcase_add_test(ok, dx6);
+	tcase_add_test(ok, dt6);
+	tcase_add_test(ok, dx4);
+	tcase_add_test(ok, dt4);
+	tcase_add_test(ok, dt46_both_families);
+	tcase_add_test(ok, dx2_frame);
+	tcase_add_test(ok, dstopts_after_srh);
+	tcase_add_test(ok, trailing_bytes_cut);
+	tcase_add_test(ok, dispatch_by_sid);
+	tcase_add_test(err, sl_nonzero_param_problem);
+	tcase_add_test(err, wrong_inner_param_problem);
+	tcase_add_test(err, ping_answered);
+	tcase_add_test(err, inner_truncated);
+	tcase_add_test(err, inner_bad_version);
+	tcase_add_test(err, srh_truncated);
+	tcase_add_test(rj, reinject_ipv6_by_verdict_with_mark);
+	tcase_add_test(rj, reinject_ipv4_by_sid_device);
+	tcase_add_test(rj, reinject_dx2_by_oif);
+	tcase_add_test(rj, reinject_other_marks);
+	suite_add_tcase(s, ok);
+	suite_add_tcase(s, err);
+	suite_add_tcase(s, rj);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(decap_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
