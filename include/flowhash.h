@@ -3,9 +3,11 @@
  *
  * Every packet of a flow gets the same hash (so the same segment list):
  * IPv6 hashes source, destination and the flow label when it is not zero,
- * otherwise source, destination, upper-layer protocol and ports; IPv4
- * hashes source, destination, protocol and, unless the packet is a
- * fragment, the ports.  The hash is a pure function of the bytes: no
+ * otherwise source, destination, upper-layer protocol (past Hop-by-Hop,
+ * Routing and Destination Options headers, so past an SRH) and ports, or
+ * the flow of the IPv6/IPv4 packet a tunnel carries; IPv4 hashes source,
+ * destination, protocol and, unless the packet is a fragment, the
+ * ports.  The hash is a pure function of the bytes: no
  * state, nothing shared between workers.
  */
 #ifndef SRV6D_FLOWHASH_H

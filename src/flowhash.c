@@ -70,22 +70,8 @@ static uint32_t ports_at(const uint8_t *pkt, uint32_t len, uint32_t off,
 	}
 }
 
-static uint32_t flowhash_ipv6(const uint8_t *pkt, uint32_t len)
-{
-	uint32_t h = FLOWHASH_SEED, label;
-
-	if (len < 40)
-		return fmix32(h ^ len);
-	h = mix_bytes(h, pkt + 8, 32);		/* source, destination */
-	label = ((uint32_t)(pkt[1] & 0x0f) << 16) | (uint32_t)pkt[2] << 8 |
-		pkt[3];
-	if (label)
-		h = mix(h, label);
-	else
-		h = mix(mix(h, pkt[6]), ports_at(pkt, len, 40, pkt[6]));
-	return fmix32(h ^ 40);
-}
-
+/* The flow of an IPv4 packet: source, destination, protocol, and the
+ * ports unless it is a fragment (so all fragments hash alike). */
 static uint32_t flowhash_ipv4(const uint8_t *pkt, uint32_t len)
 {
 	uint32_t h = FLOWHASH_SEED, ihl, frag;
@@ -101,11 +87,63 @@ static uint32_t flowhash_ipv4(const uint8_t *pkt, uint32_t len)
 	return fmix32(h ^ 20);
 }
 
+/* Walk the extension headers (Hop-by-Hop, Routing, Destination Options)
+ * after the IPv6 header to the upper layer: its protocol in *proto and
+ * its offset in *off (past len when a header is cut short).  A fragment
+ * header stops the walk: later fragments have no ports. */
+static void ipv6_upper_layer(const uint8_t *pkt, uint32_t len, uint8_t *proto,
+			     uint32_t *off)
+{
+	uint8_t nh = pkt[6];
+	uint32_t o = 40;
+
+	for (unsigned n = 0; n < 8; n++) {
+		if (nh != IPPROTO_HOPOPTS && nh != IPPROTO_ROUTING &&
+		    nh != IPPROTO_DSTOPTS)
+			break;
+		if (len < 8 || o > len - 8) {
+			o = len + 1;
+			break;
+		}
+		nh = pkt[o];
+		o += ((uint32_t)pkt[o + 1] + 1) * 8;
+	}
+	*proto = nh;
+	*off = o;
+}
+
+/* The flow of an IPv6 packet: source, destination and the flow label;
+ * without a label, the upper layer's protocol and ports, or, for a tunnel
+ * (an IPv6 or IPv4 packet inside, e.g. SRv6 traffic at a binding SID),
+ * the inner packet's flow. */
+static uint32_t flowhash_ipv6(const uint8_t *pkt, uint32_t len, unsigned depth)
+{
+	uint32_t h = FLOWHASH_SEED, label, off;
+	uint8_t proto;
+
+	if (len < 40)
+		return fmix32(h ^ len);
+	h = mix_bytes(h, pkt + 8, 32);		/* source, destination */
+	label = ((uint32_t)(pkt[1] & 0x0f) << 16) | (uint32_t)pkt[2] << 8 |
+		pkt[3];
+	if (label)
+		return fmix32(mix(h, label) ^ 40);
+	ipv6_upper_layer(pkt, len, &proto, &off);
+	h = mix(h, proto);
+	if (off < len && depth == 0 && proto == IPPROTO_IPV6)
+		h = mix(h, flowhash_ipv6(pkt + off, len - off, 1));
+	else if (off < len && depth == 0 && proto == IPPROTO_IPIP)
+		h = mix(h, flowhash_ipv4(pkt + off, len - off));
+	else
+		h = mix(h, ports_at(pkt, len, off, proto));
+	return fmix32(h ^ 40);
+}
+
 uint32_t flowhash_packet(const uint8_t *pkt, uint32_t len, uint16_t hw_proto)
 {
 	if (hw_proto == ETH_P_IP)
 		return flowhash_ipv4(pkt, len);
-	return flowhash_ipv6(pkt, len);
+	return flowhash_ipv6(pkt, len, 0);
 }
 
 unsigned flowhash_pick(uint32_t hash, const uint16_t *weights, unsigned n)

@@ -80,12 +80,45 @@ static uint32_t flow4(uint8_t *b)
 	return 32;
 }
 
+/* An SRv6 packet of a random flow: IPv6 from fc00:1::1 to the SID
+ * fc00:100::c, flow label 0, an SRH of 2 segments (40 bytes), then
+ * (inner false) UDP with random ports, or (inner true) an IPv6 packet of
+ * a random flow (flow6()): all flows share the outer addresses. */
+static uint32_t flow_srv6(uint8_t *b, bool inner)
+{
+	uint32_t r, n;
+
+	memset(b, 0, 40 + 40);
+	b[0] = 0x60;
+	b[6] = IPPROTO_ROUTING;
+	b[7] = 64;
+	b[8] = 0xfc;
+	b[23] = 1;
+	b[24] = 0xfc;
+	b[27] = 0x01;
+	b[39] = 0x0c;
+	b[40] = inner ? IPPROTO_IPV6 : IPPROTO_UDP;
+	b[41] = 4;		/* 40 bytes */
+	b[42] = 4;
+	b[43] = 1;
+	b[44] = 1;
+	if (inner) {
+		n = 80 + flow6(b + 80, false);
+	} else {
+		r = rnd();
+		memcpy(b + 80, &r, 4);
+		n = 88;
+	}
+	b[5] = (uint8_t)(n - 40);
+	return n;
+}
+
 /* Spread NFLOWS random flows over lists of `weights`; check each list's
  * share is its weight's share within +-2 percentage points. */
 static void check_split(const uint16_t *weights, unsigned n, int kind)
 {
 	unsigned count[8] = { 0 }, total = 0;
-	uint8_t b[64];
+	uint8_t b[160];
 
 	ck_assert_uint_le(n, 8);
 	for (unsigned i = 0; i < n; i++)
@@ -95,6 +128,8 @@ static void check_split(const uint16_t *weights, unsigned n, int kind)
 
 		if (kind == 4)
 			len = flow4(b);
+		else if (kind >= 2)
+			len = flow_srv6(b, kind == 3);
 		else
 			len = flow6(b, kind == 1);
 		h = flowhash_packet(b, len,
@@ -119,7 +154,9 @@ START_TEST(test_split_3_1)
 {
 	static const uint16_t w[2] = { 3, 1 };
 
-	check_split(w, 2, _i);	/* 0: IPv6 ports, 1: IPv6 flow label, 4: IPv4 */
+	/* 0: IPv6 ports, 1: IPv6 flow label, 2: ports behind an SRH,
+	 * 3: IPv6 inside SRv6 (binding SID), 4: IPv4 */
+	check_split(w, 2, _i);
 }
 END_TEST
 
@@ -200,6 +237,26 @@ START_TEST(test_sticky_flowlabel)
 }
 END_TEST
 
+/* SRv6 traffic: the flow behind the SRH names it; the SRH's Segments
+ * Left and the inner hop limit do not. */
+START_TEST(test_sticky_srv6)
+{
+	uint8_t a[160];
+	uint32_t len = flow_srv6(a, true), h;
+
+	h = flowhash_packet(a, len, ETH_P_IPV6);
+	a[43] = 0;			/* SL */
+	a[7] = 9;			/* outer hop limit */
+	a[80 + 7] = 1;			/* inner hop limit */
+	ck_assert_uint_eq(flowhash_packet(a, len, ETH_P_IPV6), h);
+	a[80 + 41] ^= 1;		/* inner source port */
+	ck_assert_uint_ne(flowhash_packet(a, len, ETH_P_IPV6), h);
+	a[80 + 41] ^= 1;
+	a[41] = 200;			/* SRH longer than the packet */
+	(void)flowhash_packet(a, len, ETH_P_IPV6);
+}
+END_TEST
+
 /* IPv4: every fragment of a datagram hashes like the others (no ports). */
 START_TEST(test_sticky_v4_fragments)
 {
@@ -247,14 +304,14 @@ static Suite *policy_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_split_3_1);
-	tcase_add_loop_test(tc, test_split_3_1, 1, 2);
-	tcase_add_loop_test(tc, test_split_3_1, 4, 5);
+	tcase_add_loop_test(tc, test_split_3_1, 1, 5);
 	tcase_add_test(tc, test_split_many);
 	tcase_add_test(tc, test_pick_bounds);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("sticky");
 	tcase_add_test(tc, test_sticky_v6);
 	tcase_add_test(tc, test_sticky_flowlabel);
+	tcase_add_test(tc, test_sticky_srv6);
 	tcase_add_test(tc, test_sticky_v4_fragments);
 	tcase_add_test(tc, test_short);
 	suite_add_tcase(s, tc);
