@@ -6,7 +6,7 @@
 # lost or left without a verdict because of a reload: the sender's count,
 # the gateway's NFQUEUE rule, the kernel's queue (id sequence, drops,
 # waiting), srv6d's SID counter (carried over every swap) and the sink must
-# all agree.  Then: a bad file changes nothing and `srv6ctl reload` says
+# all agree; malformed control requests sent meanwhile change nothing.  Then: a bad file changes nothing and `srv6ctl reload` says
 # why (file:line, exit 1); a reader who is not root cannot reload; the
 # daemon runs with CAP_NET_ADMIN only, in every thread.
 T=reload
@@ -111,10 +111,32 @@ SENDER=$!
 sleep 0.5
 
 reloads_done() { ctl_get "s['reloads']"; }
+# Malformed requests on the control socket (bad magic, oversized length,
+# unknown type): each must get its error reply, while traffic flows.
+garbage() {
+	"$PYTHON" - "$SOCK" <<'PY'
+import socket, struct, sys
+def ask(hdr):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(sys.argv[1])
+    s.sendall(hdr)
+    h = s.recv(12)
+    s.close()
+    return struct.unpack("=IHHI", h)[2] if len(h) == 12 else -1
+codes = [ask(struct.pack("=IHHI", 0xdeadbeef, 1, 1, 0)),
+         ask(struct.pack("=IHHI", 0x53364354, 1, 1, 1 << 30)),
+         ask(struct.pack("=IHHI", 0x53364354, 1, 99, 0))]
+print(" ".join(map(str, codes)))
+PY
+}
 say "reloading $RELOADS times while $RATE packets/s flow"
 t0=$(date +%s.%N)
-ctlfail=0 hupfail=0
+ctlfail=0 hupfail=0 garbfail=0
 for i in $(seq 1 "$RELOADS"); do
+	if [ $((i % 10)) -eq 0 ]; then
+		[ "$(garbage)" = "1 1 2" ] || garbfail=$((garbfail + 1))
+	fi
 	if [ $((i % 2)) -eq 1 ]; then cp "$B" "$CONF"; else cp "$A" "$CONF"; fi
 	if [ $((i % 4)) -lt 2 ]; then
 		timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null || ctlfail=$((ctlfail + 1))
@@ -135,6 +157,7 @@ sent=$(cat "$SENT")
 say "$RELOADS reloads in $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s; sender sent $sent packets"
 expect_eq "every srv6ctl reload exited 0" "$ctlfail" 0
 expect_eq "every SIGHUP reload completed" "$hupfail" 0
+expect_eq "malformed control requests got their error replies" "$garbfail" 0
 expect_eq "srv6d counted $RELOADS reloads" "$(reloads_done)" "$RELOADS"
 expect_eq "no reload refused" "$(ctl_get "s['reload_failures']")" 0
 if kill -0 "$SENDER" 2>/dev/null || [ -z "$sent" ] || [ "$sent" -ge "$MAXPKTS" ]; then
