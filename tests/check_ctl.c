@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "ctl.h"
+#include "log.h"
 #include "rtrules.h"
 #include "stats.h"
 #include "testutil.h"
@@ -897,6 +898,60 @@ START_TEST(probe)
 }
 END_TEST
 
+/* ---- rate-limited logging ------------------------------------------------ */
+
+/* Run fn with stderr sent to a file; returns what was written (malloc'd). */
+static char *capture_stderr(void (*fn)(void))
+{
+	char path[] = "/tmp/check_ctl_log.XXXXXX";
+	int fd = mkstemp(path), saved = dup(STDERR_FILENO);
+	static char buf[4096];
+	ssize_t n;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ge(saved, 0);
+	fflush(stderr);
+	ck_assert_int_ge(dup2(fd, STDERR_FILENO), 0);
+	fn();
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	ck_assert_int_ge(n, 0);
+	buf[n] = '\0';
+	close(fd);
+	unlink(path);
+	return strdup(buf);
+}
+
+static struct log_ratelimit test_rl = LOG_RATELIMIT_INIT(3600, 2);
+
+static void log_burst(void)
+{
+	log_init("check_ctl", true);	/* debug: a copy on stderr */
+	for (int i = 1; i <= 5; i++)
+		log_ratelimited(&test_rl, LOG_WARNING, "event %d", i);
+	/* The interval ends: the next message says how many were left out. */
+	test_rl.start -= 3600;
+	log_ratelimited(&test_rl, LOG_WARNING, "event %d", 6);
+	log_close();
+}
+
+START_TEST(log_ratelimit)
+{
+	char *out = capture_stderr(log_burst);
+
+	ck_assert_str_eq(out,
+		"check_ctl: warning: event 1\n"
+		"check_ctl: warning: event 2\n"
+		"check_ctl: warning: 3 similar messages suppressed\n"
+		"check_ctl: warning: event 6\n");
+	ck_assert_uint_eq(test_rl.printed, 1);
+	ck_assert_uint_eq(test_rl.suppressed, 0);
+	free(out);
+}
+END_TEST
+
 /* ---- rtrules messages -------------------------------------------------- */
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -987,6 +1042,7 @@ static Suite *ctl_suite(void)
 	tcase_add_test(tc, nfq_proc_lines);
 	tcase_add_test(tc, nfq_proc_read);
 	tcase_add_test(tc, peer_allowed);
+	tcase_add_test(tc, log_ratelimit);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("server");
