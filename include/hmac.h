@@ -55,12 +55,14 @@ enum drop_reason hmac_verify(const struct config *cfg, const uint8_t *pkt,
 			     const struct srh_info *si);
 
 /* The HMAC policy of this node's SIDs, run by the dispatcher before any
- * SID behavior.  With `hmac-require yes` an SRH must carry a valid HMAC
- * (a packet without SRH counts as missing one); otherwise, when HMAC keys
- * are configured, an HMAC that is present must verify (Linux's
- * seg6_require_hmac 0); with neither, nothing is checked.  A packet whose
- * extension headers srh_find() rejects is left to the behavior.  Returns
- * 0 to go on, or -1 after a counted drop (in ctx and the SID's counters). */
+ * SID behavior.  With `hmac-require yes` an SRH must carry a valid HMAC;
+ * otherwise, when HMAC keys are configured, an HMAC that is present must
+ * verify (Linux's seg6_require_hmac 0); with neither, nothing is checked.
+ * A packet without SRH has no segment list to protect and passes (as in
+ * Linux: e.g. reduced encapsulation with one segment to a decapsulating
+ * SID).  A packet whose extension headers srh_find() rejects is left to
+ * the behavior.  Returns 0 to go on, or -1 after a counted drop (in ctx
+ * and the SID's counters). */
 int hmac_check(struct proc_ctx *ctx, struct pkt *p, const struct sid *sid);
 
 /* Compare n bytes in time that does not depend on where they differ.

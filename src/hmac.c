@@ -147,8 +147,8 @@ int hmac_check(struct proc_ctx *ctx, struct pkt *p, const struct sid *sid)
 		return 0;
 	if (srh_find(p->data, p->len, &si, &err) < 0)
 		return 0;	/* the behavior answers the bad header */
-	if (!si.srh)
-		why = cfg->hmac_require ? DROP_HMAC_MISSING : HMAC_OK;
+	if (!si.srh)	/* no SRH, no list to protect: as Linux */
+		why = HMAC_OK;
 	else if (!si.hmac_off && !cfg->hmac_require)
 		why = HMAC_OK;
 	else

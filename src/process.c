@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "behavior.h"
+#include "behavior_b6.h"
 #include "headend.h"
+#include "hmac.h"
 #include "lpm.h"
 #include "process.h"
 #include "srv6.h"
@@ -59,6 +61,8 @@ static int ipv4_sane(struct proc_ctx *ctx, struct pkt *p)
 static void sid_dispatch(struct proc_ctx *ctx, const struct sid *sid,
 			 struct pkt *p)
 {
+	if (hmac_check(ctx, p, sid) < 0)	/* RFC 8754 2.1.2.1 */
+		return;
 	switch (sid->behavior) {
 	case BHV_END:
 		behavior_end(ctx, sid, p);
@@ -86,6 +90,15 @@ static void sid_dispatch(struct proc_ctx *ctx, const struct sid *sid,
 		break;
 	case BHV_END_DX2:
 		behavior_end_dx2(ctx, sid, p);
+		break;
+	case BHV_END_B6:
+		behavior_end_b6(ctx, sid, p);
+		break;
+	case BHV_END_B6_ENCAPS:
+		behavior_end_b6_encaps(ctx, sid, p);
+		break;
+	case BHV_END_B6_ENCAPS_RED:
+		behavior_end_b6_encaps_red(ctx, sid, p);
 		break;
 	default:
 		proc_drop(ctx, p, &ctx->sid_stats[sid->index], DROP_FAMILY);

@@ -26,6 +26,7 @@
 #include "headend.h"
 #include "hmac.h"
 #include "icmp.h"
+#include "lpm.h"
 #include "process.h"
 #include "testutil.h"
 
@@ -433,6 +434,39 @@ START_TEST(test_weighted)
 }
 END_TEST
 
+/* ---- through the dispatcher ---------------------------------------------- */
+
+/* srv6_process() finds the binding SID and runs it; with hmac-require
+ * the received SRH (no HMAC TLV) is dropped first, as hmac_missing. */
+START_TEST(test_dispatch)
+{
+	const struct sid *s = mkbsid(b6s[_i], 2, 0);
+	uint8_t want[2048];
+	size_t wlen;
+	struct pkt *p;
+
+	cfg.sid_table = lpm_new();
+	ck_assert_ptr_nonnull(cfg.sid_table);
+	ck_assert_int_eq(lpm_insert(cfg.sid_table, &s->prefix, 128,
+				    (void *)s), 0);
+	p = load(IN);
+	srv6_process(&ctx, p);
+	wlen = hex2bin(_i == 0 ? ENCAPS : _i == 1 ? ENCAPS_RED2 : INSERT,
+		       want, sizeof(want));
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_bytes(p->data, p->len, want, wlen);
+
+	cfg.hmac_require = true;
+	p = load(IN);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(sst[SID_INDEX].drops[DROP_HMAC_MISSING], 1);
+	ck_assert_uint_eq(ws.drops[DROP_HMAC_MISSING], 1);
+	lpm_free(cfg.sid_table);
+	cfg.sid_table = NULL;
+}
+END_TEST
+
 static Suite *b6_suite(void)
 {
 	Suite *s = suite_create("b6");
@@ -458,6 +492,11 @@ static Suite *b6_suite(void)
 	tcase_add_loop_test(tc, test_unknown_key, 0, 3);
 	tcase_add_loop_test(tc, test_no_policy, 0, 3);
 	tcase_add_loop_test(tc, test_echo, 0, 3);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("dispatch");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_loop_test(tc, test_dispatch, 0, 3);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("weighted");

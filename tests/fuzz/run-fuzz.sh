@@ -29,7 +29,7 @@ SRC_config="src/lpm.c src/config.c"
 # shellcheck disable=SC2034
 SRC_packet="src/checksum.c src/stats.c src/lpm.c src/config.c src/srh.c \
 src/icmp.c src/csid.c src/behavior_end.c src/headend.c src/process.c \
-src/hmac.c src/flowhash.c src/behavior_b6.c"
+src/hmac.c src/flowhash.c src/behavior_b6.c src/behavior_decap.c"
 
 CFLAGS_FUZZ="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 
