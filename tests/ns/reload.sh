@@ -47,8 +47,30 @@ nfq_steer6 fc00:100::/32 || fail "NFQUEUE rule"
 # The sink counts what arrives for the last segment (and drops it).
 nsx "$S1" ip6tables -t raw -A PREROUTING -d fc00:9::c1/128 -j DROP ||
 	fail "sink counter rule"
+# systemd's side of sd_notify(): a datagram socket that logs every message
+# (one line each, newlines as '|').  WATCHDOG_USEC asks for keepalives.
+NOTIFY="$TMPD/notify.sock"
+NOTES="$TMPD/notify.log"
+"$PYTHON" - "$NOTIFY" "$NOTES" "$TMPD/notify.stop" <<'PY' &
+import os, socket, sys
+path, out, stop = sys.argv[1:4]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+s.settimeout(0.2)
+with open(out, "w") as f:
+    while not os.path.exists(stop):
+        try:
+            m = s.recv(4096)
+        except socket.timeout:
+            continue
+        f.write(m.decode().replace("\n", "|") + "\n")
+        f.flush()
+PY
+NOTIFY_PID=$!
+for _ in $(seq 1 50); do [ -S "$NOTIFY" ] && break; sleep 0.05; done
 cp "$A" "$CONF"
-srv6d_start "$CONF" || { fail "srv6d start"; ns_finish; }
+NOTIFY_SOCKET=$NOTIFY WATCHDOG_USEC=400000 srv6d_start "$CONF" ||
+	{ fail "srv6d start"; ns_finish; }
 pass "srv6d started (pid $SRV6D_PID)"
 
 # ---- capabilities: CAP_NET_ADMIN (bit 12) only, in every thread ---------------
@@ -230,4 +252,27 @@ expect_eq "the refused attempts changed nothing" "$(ctl_get "s['reloads']")" "$R
 rc=0
 srv6d_stop || rc=$?
 expect_eq "SIGTERM: srv6d exits 0" "$rc" 0
+
+# ---- what systemd heard ------------------------------------------------------------
+sleep 0.3
+: >"$TMPD/notify.stop"
+wait "$NOTIFY_PID"
+first=$(head -n 1 "$NOTES")
+case $first in
+READY=1\|STATUS=*) pass "first notification: READY=1 with a STATUS= line ($first)" ;;
+*) fail "first notification is '$first', want READY=1|STATUS=..." ;;
+esac
+# 100 good reloads and 2 refused ones, each RELOADING=1 then READY=1.
+expect_eq "RELOADING=1 once per reload" "$(grep -c '^RELOADING=1' "$NOTES")" $((RELOADS + 2))
+expect_eq "READY=1 at start and after each reload" \
+	"$(grep -c '^READY=1' "$NOTES")" $((RELOADS + 3))
+expect_eq "a STATUS= line for each refused reload" \
+	"$(grep -c '^STATUS=reload of .* failed' "$NOTES")" 2
+expect_eq "STOPPING=1 last" "$(tail -n 1 "$NOTES" | cut -d'|' -f1)" STOPPING=1
+wd=$(grep -c '^WATCHDOG=1$' "$NOTES")
+if [ "$wd" -ge 5 ]; then
+	pass "watchdog keepalives while the workers ran ($wd)"
+else
+	fail "only $wd watchdog keepalives"
+fi
 ns_finish
