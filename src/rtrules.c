@@ -1139,6 +1139,34 @@ static int sid_dev_setup(struct rt_nl *nl, struct sid *s, uint32_t vrf,
 	return 0;
 }
 
+/* The workers send End.DX2 frames and the IPv4 results of End.DX4, DT4
+ * and DT46 on packet sockets (reinject.h), which need CAP_NET_RAW: say so
+ * at start rather than drop every such packet.  Returns 0 or -1. */
+static int sids_need_pkt_sock(const struct config *cfg, char *err,
+			      size_t errlen)
+{
+	char name[80];
+	int fd;
+
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		const struct sid *s = &cfg->sids[i];
+
+		if (s->behavior != BHV_END_DX2 && !sid_has_dev(s))
+			continue;
+		fd = pkt_sock_open();
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		sid_name(s, name, sizeof(name));
+		set_err(err, errlen, "%s: cannot open a packet socket to send "
+			"its results: %s%s", name, strerror(errno),
+			errno == EPERM ? " (srv6d needs CAP_NET_RAW)" : "");
+		return -1;
+	}
+	return 0;
+}
+
 /* The devices of every SID: VRF devices looked up, End.DX2's oif
  * resolved, veth pairs set up.  Writes sid->ifindex (config.h: the daemon
  * does this before the config is published). */
@@ -1148,7 +1176,8 @@ static int sids_devices(struct rt_nl *nl, const struct config *cfg,
 	struct link_list l;
 	int ret = 0;
 
-	if (links_dump(nl, &l, err, errlen) < 0)
+	if (sids_need_pkt_sock(cfg, err, errlen) < 0 ||
+	    links_dump(nl, &l, err, errlen) < 0)
 		return -1;
 	for (unsigned i = 0; i < cfg->nsids && !ret; i++) {
 		struct sid *s = &cfg->sids[i];
