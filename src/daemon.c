@@ -282,7 +282,7 @@ static json_t *daemon_ctl_request(void *arg, const struct ctl_request *req,
 		if (daemon_reload(d, errors) < 0) {
 			*status = CTL_ERR_FAILED;
 			return json_pack("{s:s,s:o}", "error",
-					 "the configuration has errors: the "
+					 "the configuration was refused: the "
 					 "running one is kept", "errors",
 					 errors);
 		}
