@@ -67,6 +67,15 @@ def endx same "End.X leaves toward nh6 (sink2), not the main table's sink1" \
 def endt same "End.T looks the new destination up in table 100 (sink2)" \
 	"s2 ip6.dst=fc00:9::c1 srh.sl=0 ip6.hlim=63" "" \
 	$S --segs fc00:100::4,fc00:9::c1 $IN6
+def endxcsid same "End.X flavors next-csid: DA shifted, leaves toward nh6 (sink2)" \
+	"s2 ip6.dst=fc00:100:f:: ip6.hlim=63" "" \
+	$S --dst fc00:100:e:f:: --ul none
+def endxcsidend same "End.X flavors next-csid, last C-SID: End.X with the SRH (sink2)" \
+	"s2 ip6.dst=fc00:9::c1 srh.sl=0" "" \
+	$S --srh-list fc00:9::c1,fc00:100:e:: --sl 1 $IN6
+def twosids same "End then End.X of this node in a row: both processed here, leaves toward nh6" \
+	"s2 ip6.dst=fc00:9::c1 srh.sl=0 ip6.hlim=63" "" \
+	$S --segs fc00:100::1,fc00:100::3,fc00:9::c1 $IN6
 def nonsid same "a destination in the SID block that is no SID: unchanged" \
 	"s1 ip6.dst=fc00:100::99 ip6.hlim=63" "" \
 	$S --dst fc00:100::99
@@ -111,6 +120,7 @@ KROUTES=(
 	"-6 route add fc00:100:a::/48 encap seg6local action End flavors next-csid lblen 32 nflen 16 dev gw0"
 	"-6 route add fc00:100::3/128 encap seg6local action End.X nh6 fc00:3::2 dev gw0"
 	"-6 route add fc00:100::4/128 encap seg6local action End.T table 100 dev gw0"
+	"-6 route add fc00:100:e::/48 encap seg6local action End.X nh6 fc00:3::2 flavors next-csid lblen 32 nflen 16 dev gw0"
 	"-6 route add fc00:9:e1::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2 dev gw1"
 	"-6 route add fc00:9:e2::/48 encap seg6 mode encap.red segs fc00:9::c1,fc00:9::c2 dev gw1"
 	"-6 route add fc00:9:e5::/48 encap seg6 mode encap.red segs fc00:9::c1 dev gw1"
@@ -126,6 +136,7 @@ sid fc00:100::2/128 action End flavors psp
 sid fc00:100:a::/48 action End flavors next-csid lblen 32 nflen 16
 sid fc00:100::3/128 action End.X nh6 fc00:3::2
 sid fc00:100::4/128 action End.T table 100
+sid fc00:100:e::/48 action End.X nh6 fc00:3::2 flavors next-csid lblen 32 nflen 16
 route fc00:9:e1::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2
 route fc00:9:e2::/48 encap seg6 mode encap.red segs fc00:9::c1,fc00:9::c2
 route fc00:9:e5::/48 encap seg6 mode encap.red segs fc00:9::c1
@@ -213,5 +224,6 @@ for n in "${ORDER[@]}"; do
 	esac
 done
 skip_case "USP and USD flavors, H.Insert.Red: Linux has none of them (tested in transit.sh and headend.sh)"
+skip_case "PSP on End.X / End.T: Linux refuses 'End.X ... flavors psp' (Unsupported Flavor operation(s)) and accepts 'End.T ... flavors psp' but drops the flavor (tested in transit.sh)"
 if srv6d_stop; then pass "SIGTERM: srv6d exits 0"; else fail "SIGTERM: srv6d exit status"; fi
 ns_finish

@@ -26,6 +26,8 @@ sid fc00:100::6/128 action End flavors usd
 sid fc00:100:a::/48 action End flavors next-csid lblen 32 nflen 16
 sid fc00:100::3/128 action End.X nh6 fc00:3::2
 sid fc00:100::4/128 action End.T table 100
+sid fc00:100::8/128 action End.X nh6 fc00:3::2 flavors psp
+sid fc00:100::9/128 action End.T table 100 flavors psp
 EOF
 
 ns_setup || { fail "topology setup"; ns_finish; }
@@ -107,6 +109,20 @@ expect_frame "End.X leaves toward nh6 fc00:3::2 on sink2's link (main table says
 out=$(pkt_xchg --tag endt $S --segs fc00:100::4,fc00:9::c1 $IN6)
 exp=$(pkt_build --tag endt $S --segs fc00:100::4,fc00:9::c1 $IN6 --sl 0 --hlim 63)
 expect_frame "End.T looks the new DA up in table 100 (sink2)" "$out" s2 "$exp"
+
+out=$(pkt_xchg --tag endxpsp $S --segs fc00:100::8,fc00:9::c1 $IN6)
+exp=$(pkt_build --tag endxpsp $S --dst fc00:9::c1 --hlim 63 $IN6)
+expect_frame "End.X with PSP: SRH removed, leaves toward nh6 (sink2)" "$out" s2 "$exp"
+
+out=$(pkt_xchg --tag endtpsp $S --segs fc00:100::9,fc00:9::c1 $IN6)
+exp=$(pkt_build --tag endtpsp $S --dst fc00:9::c1 --hlim 63 $IN6)
+expect_frame "End.T with PSP: SRH removed, table 100 (sink2)" "$out" s2 "$exp"
+
+# RFC 8986 4.1 S15: the new DA is looked up in the FIB; when it is another
+# SID of this node, that SID's behavior runs here too (as Linux does).
+out=$(pkt_xchg --tag chain $S --segs fc00:100::1,fc00:100::3,fc00:9::c1 $IN6)
+exp=$(pkt_build --tag chain $S --segs fc00:100::1,fc00:100::3,fc00:9::c1 $IN6 --sl 0 --hlim 63)
+expect_frame "End then End.X of this node in a row: both run here, leaves toward nh6 (sink2)" "$out" s2 "$exp"
 
 if nsx "$GW" ip -6 rule | grep -q '^1000:'; then
 	pass "the daemon's ip rules (priority 1000) are installed"
