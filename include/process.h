@@ -31,6 +31,10 @@ struct proc_ctx {
 	uint64_t now_ns;		/* CLOCK_MONOTONIC at batch start */
 };
 
+/* Local SIDs one packet may run through in a row before it is dropped
+ * (DROP_SID_CHAIN): a bound against a segment list that loops. */
+#define PROC_SID_CHAIN_MAX	32
+
 /* Process one packet (see above). */
 void srv6_process(struct proc_ctx *ctx, struct pkt *p);
 

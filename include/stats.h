@@ -31,6 +31,7 @@ enum drop_reason {
 	DROP_HMAC_MISSING,	/* hmac-require: SRH without HMAC TLV */
 	DROP_HMAC_UNKNOWN,	/* HMAC Key ID not configured here */
 	DROP_HMAC_WRONG,	/* HMAC (or its DA check) does not verify */
+	DROP_SID_CHAIN,		/* more than PROC_SID_CHAIN_MAX local SIDs in a row */
 	DROP__COUNT
 };
 

@@ -111,6 +111,32 @@ static void *table_lookup(const struct lpm *t, const struct in6_addr *key)
 	return t ? lpm_lookup(t, key) : NULL;
 }
 
+/* RFC 8986 S15 submits the result to the FIB.  When its new destination is
+ * another SID of this node, the kernel's seg6local hands it to that SID at
+ * once; after our verdict it would never come back through the queue, so
+ * run that SID here.  A result routed by a mark (End.X, End.T, ...) goes
+ * where its rule sends it, as in the kernel, and is not looked at again. */
+static void sid_chain(struct proc_ctx *ctx, struct pkt *p)
+{
+	const struct sid *sid;
+	struct in6_addr dst;
+
+	for (unsigned n = 0;; n++) {
+		if (p->verdict != PKT_FORWARD || p->set_mark ||
+		    pkt_ip_version(p) != 6 || p->len < IPV6_HDR_LEN)
+			return;
+		memcpy(&dst, p->data + 24, sizeof(dst));
+		sid = table_lookup(ctx->cfg->sid_table, &dst);
+		if (!sid)
+			return;
+		if (n == PROC_SID_CHAIN_MAX) {
+			proc_drop(ctx, p, &ctx->sid_stats[sid->index], DROP_SID_CHAIN);
+			return;
+		}
+		sid_dispatch(ctx, sid, p);
+	}
+}
+
 static void process_ipv6(struct proc_ctx *ctx, struct pkt *p)
 {
 	const struct config *cfg = ctx->cfg;
@@ -124,11 +150,13 @@ static void process_ipv6(struct proc_ctx *ctx, struct pkt *p)
 	sid = table_lookup(cfg->sid_table, &dst);
 	if (sid) {
 		sid_dispatch(ctx, sid, p);
+		sid_chain(ctx, p);
 		return;
 	}
 	pol = table_lookup(cfg->policy6, &dst);
 	if (pol) {
 		headend_apply(ctx, pol, p);
+		sid_chain(ctx, p);
 		return;
 	}
 	ctx->stats->unmatched++;
@@ -147,6 +175,7 @@ static void process_ipv4(struct proc_ctx *ctx, struct pkt *p)
 	pol = table_lookup(ctx->cfg->policy4, &key);
 	if (pol) {
 		headend_apply(ctx, pol, p);
+		sid_chain(ctx, p);
 		return;
 	}
 	ctx->stats->unmatched++;

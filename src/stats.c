@@ -21,6 +21,7 @@ static const char *const drop_reason_names[DROP__COUNT] = {
 	[DROP_HMAC_MISSING] = "hmac_missing",
 	[DROP_HMAC_UNKNOWN] = "hmac_unknown",
 	[DROP_HMAC_WRONG] = "hmac_wrong",
+	[DROP_SID_CHAIN] = "sid_chain",
 };
 
 /* Returns the reason's stable name (used by srv6ctl and its JSON), or

@@ -806,6 +806,65 @@ START_TEST(process_unmatched)
 }
 END_TEST
 
+/* A result whose new destination is another SID of this node runs that
+ * SID at once, as the kernel's seg6local would (RFC 8986 S15): End at
+ * fc00:1::1 then End at fc00:2::1 gives DA fc00:3::1, SL 0. */
+START_TEST(process_local_sid_chain)
+{
+	static const char CHAIN_OUT[] =
+		"6000000000452b4020010db8000000000000000000000001fc00000300000000"
+		"00000000000000011106040002000000fc000003000000000000000000000001"
+		"fc000002000000000000000000000001fc000001000000000000000000000001"
+		"04d2162e000d123468656c6c6f";
+	static struct sid second;
+	struct pkt *p;
+
+	second = mksid(BHV_END, 0, 2);
+	inet_pton(AF_INET6, "fc00:2::1", &second.prefix);
+	second.plen = 128;
+	ck_assert_int_eq(lpm_insert(cfg.sid_table, &second.prefix, 128, &second), 0);
+	cfg.nsids = 3;
+	p = process_hex(END_IN, 0, ETH_P_IPV6);
+	expect_bytes(p, CHAIN_OUT);
+	ck_assert_uint_eq(sst[0].packets, 1);
+	ck_assert_uint_eq(sst[2].packets, 1);
+}
+END_TEST
+
+/* A segment list that keeps coming back to this node is cut after
+ * PROC_SID_CHAIN_MAX local SIDs and dropped with a counted reason. */
+START_TEST(process_local_sid_chain_bounded)
+{
+	enum { NSEG = PROC_SID_CHAIN_MAX + 8 };
+	uint8_t buf[40 + 8 + 16 * NSEG + 8];
+	struct in6_addr sid1;
+	struct pkt *p;
+	size_t plen = 8 + 16 * NSEG + 8;
+
+	inet_pton(AF_INET6, "fc00:1::1", &sid1);
+	memset(buf, 0, sizeof(buf));
+	buf[0] = 0x60;
+	buf[4] = (uint8_t)(plen >> 8);
+	buf[5] = (uint8_t)plen;
+	buf[6] = 43;
+	buf[7] = 64;
+	memcpy(buf + 24, &sid1, 16);
+	buf[40] = 17;			/* UDP after the SRH */
+	buf[41] = 2 * NSEG;
+	buf[42] = 4;
+	buf[43] = NSEG - 1;		/* Segments Left */
+	buf[44] = NSEG - 1;		/* Last Entry */
+	for (unsigned i = 0; i < NSEG; i++)
+		memcpy(buf + 48 + 16 * i, &sid1, 16);
+	p = test_pkt(&slot, buf, sizeof(buf), ETH_P_IPV6);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(ws.drops[DROP_SID_CHAIN], 1);
+	ck_assert_uint_eq(sst[0].drops[DROP_SID_CHAIN], 1);
+	ck_assert_uint_eq(sst[0].packets, PROC_SID_CHAIN_MAX + 1);
+}
+END_TEST
+
 static Suite *end_suite(void)
 {
 	Suite *s = suite_create("end");
@@ -865,6 +924,8 @@ static Suite *end_suite(void)
 	tcase_add_test(tp, process_truncated);
 	tcase_add_test(tp, process_bad_version);
 	tcase_add_test(tp, process_unmatched);
+	tcase_add_test(tp, process_local_sid_chain);
+	tcase_add_test(tp, process_local_sid_chain_bounded);
 	suite_add_tcase(s, tp);
 	return s;
 }
