@@ -39,6 +39,8 @@ struct rt_nl {
 struct rt_rule {
 	uint32_t priority, fwmark, fwmask, table;
 	char iif[IF_NAMESIZE];
+	uint8_t action;		/* FR_ACT_TO_TBL, or FR_ACT_UNREACHABLE
+				 * (table 0) after an End.DT* lookup */
 };
 
 struct rt_route {
@@ -88,7 +90,8 @@ void rtrules_scope_of(const struct config *cfg, struct rtrules_scope *s)
 	s->mark_base = cfg->mark_base;
 }
 
-/* A rule of `family`: IPv6 by fwmark, IPv4 by in-interface. */
+/* A rule of `family`: IPv6 by fwmark, IPv4 by in-interface; `lookup
+ * TABLE`, or `unreachable` when table is 0. */
 static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
 				   uint8_t family, uint32_t priority,
 				   uint32_t fwmark, const char *iif,
@@ -106,7 +109,7 @@ static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
 	nlh->nlmsg_seq = seq;
 	frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
 	frh->family = family;
-	frh->action = FR_ACT_TO_TBL;
+	frh->action = table ? FR_ACT_TO_TBL : FR_ACT_UNREACHABLE;
 	frh->table = table < 256 ? table : RT_TABLE_UNSPEC;
 	mnl_attr_put_u32(nlh, FRA_PRIORITY, priority);
 	if (iif && iif[0]) {
@@ -115,7 +118,8 @@ static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
 		mnl_attr_put_u32(nlh, FRA_FWMARK, fwmark);
 		mnl_attr_put_u32(nlh, FRA_FWMASK, FWMASK_ALL);
 	}
-	mnl_attr_put_u32(nlh, FRA_TABLE, table);
+	if (table)
+		mnl_attr_put_u32(nlh, FRA_TABLE, table);
 	if (cmd == RTM_NEWRULE)
 		mnl_attr_put_u8(nlh, FRA_PROTOCOL, RTPROT_STATIC);
 	return nlh;
@@ -414,6 +418,11 @@ static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 	r.fwmark = tb[FRA_FWMARK] ? mnl_attr_get_u32(tb[FRA_FWMARK]) : 0;
 	r.fwmask = tb[FRA_FWMASK] ? mnl_attr_get_u32(tb[FRA_FWMASK]) : 0;
 	r.table = tb[FRA_TABLE] ? mnl_attr_get_u32(tb[FRA_TABLE]) : frh->table;
+	r.action = frh->action;
+	if (r.action != FR_ACT_TO_TBL && r.action != FR_ACT_UNREACHABLE)
+		return MNL_CB_OK;
+	if (r.action == FR_ACT_UNREACHABLE)
+		r.table = 0;
 	if (tb[FRA_IIFNAME])
 		snprintf(r.iif, sizeof(r.iif), "%s",
 			 mnl_attr_get_str(tb[FRA_IIFNAME]));
@@ -516,6 +525,16 @@ static bool sid_rule(const struct sid *s, uint32_t *mark, uint32_t *table)
 	return true;
 }
 
+/* End.DT*: a miss in the SID's table must not fall through to the next
+ * rules (the main table: another tenant's routes); a second rule right
+ * after the lookup makes it unreachable, as the kernel's own End.DT6 or a
+ * VRF would. */
+static bool sid_rule_terminal(const struct sid *s)
+{
+	return s->behavior == BHV_END_DT6 || s->behavior == BHV_END_DT4 ||
+	       s->behavior == BHV_END_DT46;
+}
+
 /* A SID whose IPv4 results enter the kernel through its veth pair. */
 static bool sid_has_dev(const struct sid *s)
 {
@@ -545,6 +564,8 @@ static int cmp_rule(const void *a, const void *b)
 		return x->fwmark < y->fwmark ? -1 : 1;
 	if (x->table != y->table)
 		return x->table < y->table ? -1 : 1;
+	if (x->action != y->action)
+		return x->action < y->action ? -1 : 1;
 	c = strcmp(x->iif, y->iif);
 	return c < 0 ? -1 : c > 0;
 }
@@ -571,14 +592,26 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 		     const struct sid *s)
 {
 	struct rt_rule r = { .priority = cfg->rule_priority,
-			     .fwmask = FWMASK_ALL };
-	struct rt_rule r4 = { .priority = cfg->rule_priority };
+			     .fwmask = FWMASK_ALL, .action = FR_ACT_TO_TBL };
+	struct rt_rule r4 = { .priority = cfg->rule_priority,
+			      .action = FR_ACT_TO_TBL };
 
-	if (sid_rule(s, &r.fwmark, &r.table))
+	if (sid_rule(s, &r.fwmark, &r.table)) {
 		w->rules[w->nrules++] = r;
+		if (sid_rule_terminal(s)) {
+			r.table = 0;
+			r.action = FR_ACT_UNREACHABLE;
+			w->rules[w->nrules++] = r;
+		}
+	}
 	if (sid_rule4(s, &r4)) {
 		w->rules4[w->nrules4++] = r4;
 		w->dev_marks[w->ndev_marks++] = s->mark;
+		if (sid_rule_terminal(s)) {
+			r4.table = 0;
+			r4.action = FR_ACT_UNREACHABLE;
+			w->rules4[w->nrules4++] = r4;
+		}
 	}
 	switch (s->behavior) {
 	case BHV_END_X:
@@ -605,8 +638,8 @@ static int want_build(struct rt_want *w, const struct config *cfg)
 	unsigned n = cfg ? cfg->nsids : 0;
 
 	memset(w, 0, sizeof(*w));
-	w->rules = calloc(n + 1, sizeof(*w->rules));
-	w->rules4 = calloc(n + 1, sizeof(*w->rules4));
+	w->rules = calloc(2 * n + 1, sizeof(*w->rules));
+	w->rules4 = calloc(2 * n + 1, sizeof(*w->rules4));
 	w->route_tables = calloc(n + 1, sizeof(uint32_t));
 	w->route_tables4 = calloc(n + 1, sizeof(uint32_t));
 	w->keep_tables = calloc(n + 1, sizeof(uint32_t));
@@ -748,45 +781,57 @@ static int sid_route_add(struct rt_nl *nl, const struct sid *s, char *err,
 	return 0;
 }
 
-/* ip -6 rule add priority P fwmark M lookup T, and
- * ip -4 rule add priority P iif DEV lookup T (already there is fine) */
+/* Add one rule (already there is fine): lookup `table`, or unreachable
+ * when table is 0.  Returns 0 or -1. */
+static int rule_add(struct rt_nl *nl, const char *name, uint8_t family,
+		    uint32_t prio, uint32_t mark, const char *iif,
+		    uint32_t table, char *err, size_t errlen)
+{
+	uint32_t msg[RTRULES_MSG_SIZE / 4];
+	char what[96], why[256];
+	int e;
+
+	if (iif)
+		snprintf(what, sizeof(what), "iif %s", iif);
+	else
+		snprintf(what, sizeof(what), "fwmark %#x", mark);
+	e = rt_nl_request(nl, build_rule(msg, RTM_NEWRULE, ++nl->seq, family,
+					 prio, mark, iif, table),
+			  why, sizeof(why));
+	if (e && e != EEXIST) {
+		set_err(err, errlen, "%s: cannot add rule priority %u %s %s%#x: "
+			"%s", name, prio, what, table ? "lookup " : "unreachable ",
+			table, why);
+		return -1;
+	}
+	log_debug("%s: rule priority %u %s %s %#x", name, prio, what,
+		  table ? "lookup" : "unreachable", table);
+	return 0;
+}
+
+/* ip -6 rule add priority P fwmark M lookup T [+ unreachable], and
+ * ip -4 rule add priority P iif DEV lookup T [+ unreachable] */
 static int sid_rule_add(struct rt_nl *nl, const struct config *cfg,
 			const struct sid *s, char *err, size_t errlen)
 {
-	uint32_t msg[RTRULES_MSG_SIZE / 4];
 	struct rt_rule r4 = { .priority = 0 };
-	char name[80], why[256];
-	struct nlmsghdr *nlh;
-	uint32_t mark, table;
-	int e;
+	uint32_t prio = cfg->rule_priority, mark, table;
+	bool term = sid_rule_terminal(s);
+	char name[80];
 
 	sid_name(s, name, sizeof(name));
-	if (sid_rule(s, &mark, &table)) {
-		nlh = rtrules_build_rule(msg, RTM_NEWRULE, ++nl->seq,
-					 cfg->rule_priority, mark, table);
-		e = rt_nl_request(nl, nlh, why, sizeof(why));
-		if (e && e != EEXIST) {
-			set_err(err, errlen, "%s: cannot add rule priority %u "
-				"fwmark %#x lookup %#x: %s", name,
-				cfg->rule_priority, mark, table, why);
-			return -1;
-		}
-		log_debug("%s: rule priority %u fwmark %#x lookup %#x", name,
-			  cfg->rule_priority, mark, table);
-	}
-	if (!sid_rule4(s, &r4))
-		return 0;
-	nlh = rtrules_build_rule4_iif(msg, RTM_NEWRULE, ++nl->seq,
-				      cfg->rule_priority, r4.iif, r4.table);
-	e = rt_nl_request(nl, nlh, why, sizeof(why));
-	if (e && e != EEXIST) {
-		set_err(err, errlen, "%s: cannot add rule priority %u iif %s "
-			"lookup %#x: %s", name, cfg->rule_priority, r4.iif,
-			r4.table, why);
+	if (sid_rule(s, &mark, &table) &&
+	    (rule_add(nl, name, AF_INET6, prio, mark, NULL, table, err,
+		      errlen) < 0 ||
+	     (term && rule_add(nl, name, AF_INET6, prio, mark, NULL, 0, err,
+			       errlen) < 0)))
 		return -1;
-	}
-	log_debug("%s: rule priority %u iif %s lookup %#x", name,
-		  cfg->rule_priority, r4.iif, r4.table);
+	if (sid_rule4(s, &r4) &&
+	    (rule_add(nl, name, AF_INET, prio, 0, r4.iif, r4.table, err,
+		      errlen) < 0 ||
+	     (term && rule_add(nl, name, AF_INET, prio, 0, r4.iif, 0, err,
+			       errlen) < 0)))
+		return -1;
 	return 0;
 }
 

@@ -99,6 +99,19 @@ for sid in 6 8 9 c; do
 	expect_frame "fc00:100::$sid without SRH: inner IPv4 to sink2" "$out" s2 "$exp"
 done
 
+# ---- End.DT*: a miss in the table does not fall back to the main table ----------
+out=$(pkt_xchg --tag dt6miss $S --dst fc00:100::7 --inner ipv6 --inner-src fc00:1::1 --inner-dst fc00:2::99)
+expect_fields "End.DT6, inner destination only in the main table: Destination Unreachable, not sink1" \
+	"$out" gen icmp6.type=1 icmp6.code=0 in1.ip6.dst=fc00:2::99
+out=$(pkt_xchg --tag dt4miss $S --dst fc00:100::8 --inner ipv4 --inner-src 192.0.2.1 --inner-dst 198.51.100.99)
+expect_fields "End.DT4, inner destination only in the main table: ICMP Destination Unreachable, not sink1" \
+	"$out" gen icmp.type=3 in1.ip4.dst=198.51.100.99
+if grep -q "unreachable" <<<"$(ip -n "$GW" -4 rule show priority 1000 iif $dev8)"; then
+	pass "ip -4 rule iif $dev8 unreachable after its lookup"
+else
+	fail "ip -4 rule iif $dev8 unreachable after its lookup"
+fi
+
 # ---- End.DX2: the inner frame out of gw2, unchanged ---------------------------------
 # A frame to sink2's MAC with a VLAN-free IPv4 packet and one with an
 # EtherType the gateway knows nothing about (0x88b5, local experimental).
