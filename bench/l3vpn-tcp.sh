@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2317 # l3vpn.sh returns early when sourced as a library
 # l3vpn-tcp.sh - TCP throughput through the L3VPN of tests/ns/l3vpn.sh
 # (two PEs, tenant hosts behind each), once with the kernel's seg6/seg6local
 # at both PEs and once with srv6d at both, in the same run on the same
@@ -37,11 +38,14 @@ measure() {	# LABEL DST_NS DST SRC_NS: RUNS rates in Mbit/s to $TMPD/LABEL
 
 l3vpn_setup || { say "topology setup failed"; exit 1; }
 say "kernel: seg6 encap + seg6local End.DT6 (table) at both PEs, ${SECS}s x $RUNS"
-l3vpn_kernel "$PE1" 1 && l3vpn_kernel "$PE2" 2 || { say "kernel routes failed"; exit 1; }
+if ! l3vpn_kernel "$PE1" 1 || ! l3vpn_kernel "$PE2" 2; then
+	say "kernel routes failed"
+	exit 1
+fi
 nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kernel L3VPN does not answer"; exit 1; }
 measure kernel6 "$A2" fd01:2::2 "$A1" || exit 1
 for n in 1 2; do
-	pe=$PE1; [ $n = 2 ] && pe=$PE2
+	pe=$PE1; [ "$n" = 2 ] && pe=$PE2
 	for r in a6 b6; do ip -n "$pe" -6 route del "fc00:$n::$r/128"; done
 	ip -n "$pe" -6 route del "fd01:$((3 - n))::/64" table 101
 	ip -n "$pe" -6 route del "fd02:$((3 - n))::/64" table 102
@@ -49,8 +53,12 @@ for n in 1 2; do
 done
 
 say "srv6d: H.Encaps + End.DT6/End.DT4 at both PEs (NFQUEUE, 1 queue each), ${SECS}s x $RUNS"
-l3vpn_steer "$PE1" 1 && l3vpn_steer "$PE2" 2 || { say "NFQUEUE rules failed"; exit 1; }
-l3vpn_srv6d_start "$PE1" 1 && l3vpn_srv6d_start "$PE2" 2 || exit 1
+if ! l3vpn_steer "$PE1" 1 || ! l3vpn_steer "$PE2" 2; then
+	say "NFQUEUE rules failed"
+	exit 1
+fi
+l3vpn_srv6d_start "$PE1" 1 || exit 1
+l3vpn_srv6d_start "$PE2" 2 || exit 1
 nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "srv6d L3VPN does not answer"; exit 1; }
 measure srv6d6 "$A2" fd01:2::2 "$A1" || exit 1
 measure srv6d4 "$A2" 10.1.2.2 "$A1" || exit 1

@@ -192,7 +192,9 @@ print(int(d["end"]["sum_received"]["bits_per_second"]))' <<<"$json" 2>/dev/null)
 	echo "$rate"
 }
 
-[ -n "${L3VPN_LIB:-}" ] && return 0
+if [ -n "${L3VPN_LIB:-}" ]; then
+	return 0
+fi
 
 # ---- the test ------------------------------------------------------------------
 
@@ -220,7 +222,9 @@ ping_fails() {	# DESC NS DST
 }
 
 l3vpn_setup || { fail "topology setup"; ns_finish; }
-l3vpn_steer "$PE1" 1 && l3vpn_steer "$PE2" 2 || fail "NFQUEUE rules"
+if ! l3vpn_steer "$PE1" 1 || ! l3vpn_steer "$PE2" 2; then
+	fail "NFQUEUE rules"
+fi
 l3vpn_srv6d_start "$PE1" 1 || { fail "srv6d start on PE1"; ns_finish; }
 l3vpn_srv6d_start "$PE2" 2 || { fail "srv6d start on PE2"; ns_finish; }
 say "PE1's srv6d config:"
