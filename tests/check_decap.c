@@ -15,6 +15,7 @@
 #include <check.h>
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
+#include <linux/rtnetlink.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,9 @@
 #include "lpm.h"
 #include "process.h"
 #include "reinject.h"
+#include "rtrules.h"
 #include "testutil.h"
+#include "tun.h"
 
 static const char DX6_SRH_IN[] =
 	"60000000004d2b4020010db8000000000000000000000001fc00010000000000"
@@ -486,6 +489,62 @@ START_TEST(dispatch_by_sid)
 }
 END_TEST
 
+/* ---- the daemon's routing for these SIDs (rtrules.h): exact messages ---- */
+
+/* Expected bytes built independently (python struct, netlink layout). */
+static const char RULE4_IIF[] =	/* ip -4 rule add pref 1000 iif srv6d5d6f0004 lookup 100 */
+	"4800000020000506070000000000000002000000640000010000000008000600"
+	"e8030000120003007372763664356436663030303400000008000f0064000000"
+	"0500150004000000";
+static const char RULE4_UNREACH_DEL[] =	/* ... iif srv6d5d6f0004 unreachable */
+	"3800000021000500080000000000000002000000000000070000000008000600"
+	"e80300001200030073727636643564366630303034000000";
+static const char ROUTE4_DEFAULT[] =	/* default via 203.0.113.2 dev 5 table 0x5d6f0002 */
+	"3400000018000505090000000000000002000000000400010000000008000f00"
+	"02006f5d08000500cb0071020800040005000000";
+
+START_TEST(rtrules_ipv4_messages)
+{
+	uint32_t buf[RTRULES_MSG_SIZE / 4];
+	struct nlmsghdr *nlh;
+	struct in_addr gw;
+	size_t n;
+
+	nlh = rtrules_build_rule4_iif(buf, RTM_NEWRULE, 7, 1000, "srv6d5d6f0004",
+				      100);
+	n = hex2bin(RULE4_IIF, want, sizeof(want));
+	ck_assert_bytes((const uint8_t *)nlh, nlh->nlmsg_len, want, n);
+	nlh = rtrules_build_rule4_iif(buf, RTM_DELRULE, 8, 1000, "srv6d5d6f0004",
+				      0);
+	n = hex2bin(RULE4_UNREACH_DEL, want, sizeof(want));
+	ck_assert_bytes((const uint8_t *)nlh, nlh->nlmsg_len, want, n);
+	inet_pton(AF_INET, "203.0.113.2", &gw);
+	nlh = rtrules_build_route4(buf, RTM_NEWROUTE, 9, 0x5d6f0002, NULL, 0, &gw,
+				   5, 0);
+	n = hex2bin(ROUTE4_DEFAULT, want, sizeof(want));
+	ck_assert_bytes((const uint8_t *)nlh, nlh->nlmsg_len, want, n);
+}
+END_TEST
+
+START_TEST(sid_device_names_and_macs)
+{
+	char rx[IF_NAMESIZE], tx[IF_NAMESIZE];
+	static const uint8_t rxmac[6] = { 0x02, 0, 0x5d, 0x6f, 0x00, 0x04 };
+	static const uint8_t txmac[6] = { 0x06, 0, 0x5d, 0x6f, 0x00, 0x04 };
+	uint8_t mac[6];
+
+	rtrules_dev_names(0x5d6f0004, rx, tx);
+	ck_assert_str_eq(rx, "srv6d5d6f0004");
+	ck_assert_str_eq(tx, "srv6d5d6f0004t");
+	rtrules_dev_names(0xffff0000u + 65535u, rx, tx);
+	ck_assert_str_eq(tx, "srv6dfffffffft");	/* 14 characters: fits */
+	tun_veth_mac(0x5d6f0004, true, mac);
+	ck_assert_mem_eq(mac, rxmac, 6);
+	tun_veth_mac(0x5d6f0004, false, mac);
+	ck_assert_mem_eq(mac, txmac, 6);
+}
+END_TEST
+
 static Suite *decap_suite(void)
 {
 	Suite *s = suite_create("decap");
@@ -515,6 +574,8 @@ static Suite *decap_suite(void)
 	tcase_add_test(rj, reinject_ipv4_by_sid_device);
 	tcase_add_test(rj, reinject_dx2_by_oif);
 	tcase_add_test(rj, reinject_other_marks);
+	tcase_add_test(rj, rtrules_ipv4_messages);
+	tcase_add_test(rj, sid_device_names_and_macs);
 	suite_add_tcase(s, ok);
 	suite_add_tcase(s, err);
 	suite_add_tcase(s, rj);
