@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define SRV6_MAX_SEGS	16	/* segments in a policy's SRH */
 #define SRV6_MAX_QUEUES	64
@@ -161,6 +162,10 @@ struct config {
 	struct hmac_key *hmac_keys;
 	unsigned nhmac_keys;
 	bool hmac_require;		/* `hmac-require yes`: SIDs verify */
+	/* `control-group NAME|GID`: the control socket's group (the daemon
+	 * applies it at start); has_control_group false: root's. */
+	bool has_control_group;
+	gid_t control_gid;
 
 	/* Lookup tables built from the above (lpm.h); values point into
 	 * sids[] / policies[]. */

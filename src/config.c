@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1284,6 +1285,39 @@ static int parse_hmac(struct parser *p, int argc, char **argv)
 	return 0;
 }
 
+/* control-group NAME|GID: the group must exist (a number is taken as is). */
+static int parse_control_group(struct parser *p, int argc, char **argv)
+{
+	struct group gr, *res = NULL;
+	char buf[4096], *end;
+	unsigned long n;
+	int rc;
+
+	if (check_args(p, argc, argv, 2, "a group name or number") < 0)
+		return -1;
+	errno = 0;
+	n = strtoul(argv[1], &end, 10);
+	if (argv[1][0] >= '0' && argv[1][0] <= '9' && !*end) {
+		if (errno || n >= (gid_t)-1) {
+			error(p, "control-group: %s is out of range (0-%u)",
+			      quote(p, argv[1]), (unsigned)((gid_t)-1 - 1));
+			return -1;
+		}
+		p->cfg->control_gid = (gid_t)n;
+	} else {
+		rc = getgrnam_r(argv[1], &gr, buf, sizeof(buf), &res);
+		if (rc || !res) {
+			error(p, "control-group: no group '%s'%s%s",
+			      quote(p, argv[1]), rc ? ": " : "",
+			      rc ? strerror(rc) : "");
+			return -1;
+		}
+		p->cfg->control_gid = res->gr_gid;
+	}
+	p->cfg->has_control_group = true;
+	return 0;
+}
+
 /* hmac-require yes|no */
 static int parse_hmac_require(struct parser *p, int argc, char **argv)
 {
@@ -1320,6 +1354,7 @@ static const struct directive {
 	{ "icmp-burst", parse_icmp_burst, true },
 	{ "hmac", parse_hmac, false },
 	{ "hmac-require", parse_hmac_require, true },
+	{ "control-group", parse_control_group, true },
 };
 
 #define NDIRECTIVES	(sizeof(directives) / sizeof(directives[0]))
@@ -1336,7 +1371,7 @@ static void parse_words(struct parser *p, int argc, char **argv)
 	if (i == NDIRECTIVES) {
 		error(p, "unknown directive '%s' (expected queue, encap-source, "
 		      "sid, route, tun-name, reinject, mark-base, rule-priority, "
-		      "icmp-rate, icmp-burst, hmac or hmac-require)", quote(p, argv[0]));
+		      "icmp-rate, icmp-burst, hmac, hmac-require or control-group)", quote(p, argv[0]));
 		return;
 	}
 	if (directives[i].once && p->seen[i]) {

@@ -449,6 +449,35 @@ END_TEST
 
 /* Every example in man/srv6d.conf.5 parses: the .Dl one-liners, the sid
  * and route lines of the literal blocks, and the EXAMPLES file whole. */
+/* control-group: a group name (resolved now) or a number; once. */
+START_TEST(test_control_group)
+{
+	struct config *cfg = parse_ok("queue 0\n");
+
+	ck_assert(!cfg->has_control_group);
+	config_free(cfg);
+	cfg = parse_ok("queue 0\ncontrol-group root\n");
+	ck_assert(cfg->has_control_group);
+	ck_assert_uint_eq(cfg->control_gid, 0);
+	config_free(cfg);
+	cfg = parse_ok("queue 0\ncontrol-group 4321\n");
+	ck_assert(cfg->has_control_group);
+	ck_assert_uint_eq(cfg->control_gid, 4321);
+	config_free(cfg);
+	BAD("queue 0\ncontrol-group no-such-group-srv6d\n",
+	    "t.conf:2: control-group: no group 'no-such-group-srv6d'");
+	BAD("queue 0\ncontrol-group 4294967295\n",
+	    "t.conf:2: control-group: 4294967295 is out of range (0-4294967294)");
+	BAD("queue 0\ncontrol-group\n",
+	    "t.conf:2: control-group: missing argument (expected a group name "
+	    "or number)");
+	BAD("queue 0\ncontrol-group root adm\n",
+	    "t.conf:2: control-group: unexpected extra argument 'adm'");
+	BAD("queue 0\ncontrol-group root\ncontrol-group root\n",
+	    "t.conf:3: duplicate 'control-group' directive (first at line 2)");
+}
+END_TEST
+
 START_TEST(test_man_examples)
 {
 	size_t len, nlit = 0, ndl = 0;
@@ -489,7 +518,7 @@ START_TEST(test_man_examples)
 			ndl++;
 		}
 	}
-	ck_assert_uint_eq(ndl, 9);
+	ck_assert_uint_eq(ndl, 10);
 	ck_assert_uint_eq(nlit, 17);
 	cfg = parse_ok(lit);
 	ck_assert_uint_eq(cfg->nsids, 13);
@@ -867,7 +896,7 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nqeueu 1\n",
 	    "t.conf:2: unknown directive 'qeueu' (expected queue, encap-source, "
 	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate, "
-	    "icmp-burst, hmac or hmac-require)");
+	    "icmp-burst, hmac, hmac-require or control-group)");
 	BAD("queue\n",
 	    "t.conf:1: queue: missing argument (expected a queue number or a "
 	    "range like 0-3)");
@@ -983,7 +1012,7 @@ START_TEST(test_err_addresses)
 	BAD("queue 0\nfoo0123456789012345678901234567890123456789012345678901234\n",
 	    "t.conf:2: unknown directive 'foo012345678901234567890123456789012345"
 	    "678901234...' (expected queue, encap-source, sid, route, tun-name, "
-	    "reinject, mark-base, rule-priority, icmp-rate, icmp-burst, hmac or hmac-require)");
+	    "reinject, mark-base, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require or control-group)");
 }
 END_TEST
 
@@ -1238,7 +1267,7 @@ START_TEST(test_err_lines)
 		"t.conf:2: line is too long (4097 bytes, at most 4096)",
 		"t.conf:3: unknown directive 'foo' (expected queue, encap-source, "
 		"sid, route, tun-name, reinject, mark-base, rule-priority, "
-		"icmp-rate, icmp-burst, hmac or hmac-require)", NULL });
+		"icmp-rate, icmp-burst, hmac, hmac-require or control-group)", NULL });
 	free(big);
 
 	check_bad_len(nul, sizeof(nul) - 1, (const char *const[]){
@@ -1273,7 +1302,7 @@ START_TEST(test_err_many)
 	    "t.conf:2: duplicate 'queue' directive (first at line 1)",
 	    "t.conf:3: unknown directive 'bogus' (expected queue, encap-source, "
 	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate, "
-	    "icmp-burst, hmac or hmac-require)",
+	    "icmp-burst, hmac, hmac-require or control-group)",
 	    "t.conf:4: encap-source: expected an IPv6 address, found '10.0.0.1'",
 	    "t.conf:5: sid: fc00:100::1/64 has host bits set past /64 (did you "
 	    "mean fc00:100::/64?)",
@@ -1318,6 +1347,7 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_decap_sids);
 	tcase_add_test(good, test_weighted_and_binding);
 	tcase_add_test(good, test_hmac);
+	tcase_add_test(good, test_control_group);
 	suite_add_tcase(s, good);
 	tcase_add_test(bad, test_err_keyword_and_args);
 	tcase_add_test(bad, test_err_addresses);
