@@ -313,6 +313,9 @@ static const char *reload_needs_restart(const struct config *old,
 		return "queue";
 	if (strcmp(old->tun_name, ncfg->tun_name))
 		return "tun-name";
+	if (old->has_control_group != ncfg->has_control_group ||
+	    old->control_gid != ncfg->control_gid)
+		return "control-group";
 	return NULL;
 }
 
@@ -582,8 +585,7 @@ static void rules_remove(const struct rtrules_scope *scope)
  * else (gid_t)-1 (the socket keeps the daemon's group: root's). */
 static gid_t control_gid(const struct config *cfg)
 {
-	(void)cfg;
-	return (gid_t)-1;
+	return cfg->has_control_group ? cfg->control_gid : (gid_t)-1;
 }
 
 /* READY=1 for systemd, with a STATUS= line.  The hook for whatever must be
