@@ -7,8 +7,9 @@
 # the gateway's NFQUEUE rule, the kernel's queue (id sequence, drops,
 # waiting), srv6d's SID counter (carried over every swap) and the sink must
 # all agree; malformed control requests sent meanwhile change nothing.  Then: a bad file changes nothing and `srv6ctl reload` says
-# why (file:line, exit 1); a reader who is not root cannot reload; the
-# daemon runs with CAP_NET_ADMIN only, in every thread.
+# why (file:line, exit 1); members of control-group read but cannot
+# reload, others cannot connect; the daemon runs with CAP_NET_ADMIN only,
+# in every thread; systemd hears READY/RELOADING/STOPPING and keepalives.
 T=reload
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +21,7 @@ RELOADS=${RELOADS:-100}
 RATE=${RATE:-2000}		# packets per second
 MAXPKTS=${MAXPKTS:-60000}	# the sender stops here at the latest
 
+CGID=4321			# control-group: a group nobody else uses
 CONF="$TMPD/srv6d.conf"
 A="$TMPD/a.conf"
 B="$TMPD/b.conf"
@@ -30,6 +32,7 @@ queue 0
 encap-source fc00:1::2
 sid fc00:100::1/128 action End
 sid fc00:100::3/128 action End.X nh6 fc00:3::2
+control-group $CGID
 EOF
 cat >"$B" <<EOF
 # reload test, config B: the End SID moves to index 1; End.T instead of
@@ -40,6 +43,7 @@ sid fc00:100::2/128 action End flavors psp
 sid fc00:100::1/128 action End
 sid fc00:100::4/128 action End.T table 100
 route fc00:9:e1::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2
+control-group $CGID
 EOF
 
 ns_setup || { fail "topology setup"; ns_finish; }
@@ -219,7 +223,8 @@ before=$(ctl_get "[e['sid'] for e in s['sids']]")
 rc=0
 timeout 10 "$SRV6CTL" -s "$SOCK" reload >"$TMPD/r.out" 2>"$TMPD/r.err" || rc=$?
 expect_eq "srv6ctl reload of a bad file exits 1" "$rc" 1
-for l in 7 8; do
+na=$(wc -l <"$A")
+for l in $((na + 1)) $((na + 2)); do
 	if grep -q "^$CONF:$l: " "$TMPD/r.err"; then
 		pass "srv6ctl reload reports $CONF:$l"
 	else
@@ -238,15 +243,34 @@ else
 	fail "srv6ctl -j reload: exit $rc, errors '$n'"
 fi
 
-# ---- who may reload ----------------------------------------------------------------
+# ---- who may do what ----------------------------------------------------------------
+expect_eq "control socket: mode 0660, group control-group" \
+	"$(stat -c '%a %g' "$SOCK")" "660 $CGID"
 cp "$A" "$CONF"
 chmod 0755 "$TMPD"
-rc=0
-setpriv --reuid=65534 --regid=65534 --clear-groups \
-	"$SRV6CTL" -s "$SOCK" reload >/dev/null 2>&1 || rc=$?
-expect_eq "a user outside the control group cannot even connect (exit 4)" "$rc" 4
+as() {	# as GID CMD...: srv6ctl as uid 65534 with primary group GID
+	local g=$1
+	shift
+	setpriv --reuid=65534 --regid="$g" --clear-groups \
+		"$SRV6CTL" -s "$SOCK" "$@" >/dev/null 2>&1
+}
+rc=0; as 65534 status || rc=$?
+expect_eq "outside the control group: cannot even connect (exit 4)" "$rc" 4
+rc=0; as "$CGID" sid show fc00:100::1 || rc=$?
+expect_eq "a member of the control group reads (exit 0)" "$rc" 0
+rc=0; as "$CGID" reload || rc=$?
+expect_eq "a member of the control group cannot reload (exit 4)" "$rc" 4
 chmod 0700 "$TMPD"
 expect_eq "the refused attempts changed nothing" "$(ctl_get "s['reloads']")" "$RELOADS"
+sed "s/^control-group .*/control-group $((CGID + 1))/" "$A" >"$CONF"
+rc=0
+timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null 2>"$TMPD/r.err" || rc=$?
+if [ "$rc" = 1 ] && grep -q "'control-group' changed, which needs a restart" "$TMPD/r.err"; then
+	pass "a reload that changes control-group is refused: it needs a restart"
+else
+	fail "reload changing control-group: exit $rc"
+	sed 's/^/     /' "$TMPD/r.err"
+fi
 
 # ---- stop ----------------------------------------------------------------------------
 rc=0
@@ -262,12 +286,12 @@ case $first in
 READY=1\|STATUS=*) pass "first notification: READY=1 with a STATUS= line ($first)" ;;
 *) fail "first notification is '$first', want READY=1|STATUS=..." ;;
 esac
-# 100 good reloads and 2 refused ones, each RELOADING=1 then READY=1.
-expect_eq "RELOADING=1 once per reload" "$(grep -c '^RELOADING=1' "$NOTES")" $((RELOADS + 2))
+# 100 good reloads and 3 refused ones, each RELOADING=1 then READY=1.
+expect_eq "RELOADING=1 once per reload" "$(grep -c '^RELOADING=1' "$NOTES")" $((RELOADS + 3))
 expect_eq "READY=1 at start and after each reload" \
-	"$(grep -c '^READY=1' "$NOTES")" $((RELOADS + 3))
+	"$(grep -c '^READY=1' "$NOTES")" $((RELOADS + 4))
 expect_eq "a STATUS= line for each refused reload" \
-	"$(grep -c '^STATUS=reload of .* failed' "$NOTES")" 2
+	"$(grep -c '^STATUS=reload of .* failed' "$NOTES")" 3
 expect_eq "STOPPING=1 last" "$(tail -n 1 "$NOTES" | cut -d'|' -f1)" STOPPING=1
 wd=$(grep -c '^WATCHDOG=1$' "$NOTES")
 if [ "$wd" -ge 5 ]; then
