@@ -201,7 +201,7 @@ START_TEST(status_document)
 		"\"hop_limit\":4,\"upper_layer\":0,\"ext_headers\":0,\"csid\":0,"
 		"\"no_headroom\":0,\"too_big\":0,\"family\":0,\"reinject\":0,"
 		"\"icmp_ratelimit\":0,\"fragment\":0,\"hmac_missing\":0,"
-		"\"hmac_unknown\":0,\"hmac_wrong\":0}}");
+		"\"hmac_unknown\":0,\"hmac_wrong\":0,\"sid_chain\":0}}");
 	ck_assert_int_eq(json_integer_value(json_object_get(
 		json_array_get(json_object_get(doc, "workers"), 1), "queue")), 4);
 	v = json_object_get(doc, "totals");
