@@ -5,7 +5,10 @@ Reads `perf script -F comm,pid,tid,ip,sym,dso` output (call graphs from
 `perf record -g -e cpu-clock -C CPU`) on standard input.  A sample is the
 gateway's when it is in the daemon (--pid) or inside a softirq (veth
 receive, forwarding, NFQUEUE enqueue, the sink's receive), whoever was
-interrupted; the rest is other people's work on that core.
+interrupted; the rest is other people's work on that core.  Samples
+whose innermost frame is handle_softirqs itself are counted apart ("IPI
+skid"): they are the sampling timer held back while an interrupt (the RPS
+IPI) was taken with interrupts off, not packet work.
 
 Prints, for the gateway's samples: the share of each stage of the path
 (inclusive: a sample counts for every stage on its stack), and the
@@ -86,7 +89,7 @@ def main():
     ap.add_argument("--top", type=int, default=25)
     args = ap.parse_args()
 
-    total = gw = 0
+    total = gw = skid = 0
     stage = collections.Counter()
     self_sym = collections.Counter()
     for comm, pid, frames in samples(sys.stdin):
@@ -96,8 +99,11 @@ def main():
         in_softirq = any(s in syms for s in SOFTIRQ)
         if not (in_daemon or in_softirq):
             continue
-        gw += 1
         leaf = frames[0] if frames else ("?", "")
+        if leaf[0] == "handle_softirqs":
+            skid += 1
+            continue
+        gw += 1
         where = "k" if "kernel" in leaf[1] else "u"
         self_sym["[%s] %s" % (where, leaf[0])] += 1
         for label, funcs in STAGES:
@@ -113,10 +119,11 @@ def main():
         print("no gateway samples")
         return
     ms = gw * args.period_ns / 1e6
-    print("samples on the core: %d; gateway's: %d (%.0f ms)%s" % (
-        total, gw, ms, "; %.0f ns per packet" % (gw * args.period_ns /
-                                                  args.packets)
-        if args.packets else ""))
+    print("samples on the core: %d; gateway's: %d (%.0f ms)%s; "
+          "IPI skid: %d (%.0f ms)" % (
+              total, gw, ms, "; %.0f ns per packet" % (gw * args.period_ns /
+                                                        args.packets)
+              if args.packets else "", skid, skid * args.period_ns / 1e6))
     print("\nstage (inclusive)                      share of gateway time")
     for label, _ in STAGES:
         print("  %-36s %6.1f%%" % (label, 100.0 * stage[label] / gw))
