@@ -450,11 +450,13 @@ static void daemon_loop(struct daemon *d)
 /* ---- capabilities ------------------------------------------------------ */
 
 /* What the running daemon still needs: CAP_NET_ADMIN, to send verdicts
- * (nfnetlink checks it on every message), to change the End.X/End.T rules
- * and routes on a reload, and to unbind the queues at the end.  Everything
- * else (CAP_CHOWN for the control socket's group, CAP_SYS_ADMIN, ...) goes
- * once setup is done. */
-#define DAEMON_KEEP_CAPS	(1ull << CAP_NET_ADMIN)
+ * (nfnetlink checks it on every message), to change its rules, routes and
+ * veth pairs on a reload, and to unbind the queues at the end; CAP_NET_RAW,
+ * for the packet sockets that send End.DX2 frames and the IPv4 results of
+ * End.DX4/DT4/DT46 (opened by the engine, and checked again by a reload
+ * that adds such a SID).  Everything else (CAP_CHOWN for the control
+ * socket's group, CAP_SYS_ADMIN, ...) goes once setup is done. */
+#define DAEMON_KEEP_CAPS	((1ull << CAP_NET_ADMIN) | (1ull << CAP_NET_RAW))
 
 static int capget_self(struct __user_cap_data_struct data[2])
 {

@@ -8,8 +8,8 @@
 # waiting), srv6d's SID counter (carried over every swap) and the sink must
 # all agree; malformed control requests sent meanwhile change nothing.  Then: a bad file changes nothing and `srv6ctl reload` says
 # why (file:line, exit 1); members of control-group read but cannot
-# reload, others cannot connect; the daemon runs with CAP_NET_ADMIN only,
-# in every thread; systemd hears READY/RELOADING/STOPPING and keepalives.
+# reload, others cannot connect; the daemon runs with CAP_NET_ADMIN and
+# CAP_NET_RAW only, in every thread; systemd hears READY/RELOADING/STOPPING and keepalives.
 T=reload
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -77,20 +77,21 @@ NOTIFY_SOCKET=$NOTIFY WATCHDOG_USEC=400000 srv6d_start "$CONF" ||
 	{ fail "srv6d start"; ns_finish; }
 pass "srv6d started (pid $SRV6D_PID)"
 
-# ---- capabilities: CAP_NET_ADMIN (bit 12) only, in every thread ---------------
+# ---- capabilities: CAP_NET_ADMIN (bit 12) and CAP_NET_RAW (bit 13) only,
+# in every thread ----------------------------------------------------------------
 bad=
 for st in /proc/"$SRV6D_PID"/task/*/status; do
 	for f in CapEff CapPrm CapInh CapAmb CapBnd; do
 		v=$(awk -v f="$f:" '$1 == f { print $2 }' "$st")
 		case $f in
 		CapInh | CapAmb) want=0000000000000000 ;;
-		*) want=0000000000001000 ;;
+		*) want=0000000000003000 ;;
 		esac
 		[ "$v" = "$want" ] || bad="$bad ${st#/proc/}:$f=$v"
 	done
 done
 if [ -z "$bad" ]; then
-	pass "every thread: CapEff=CapPrm=CapBnd=CAP_NET_ADMIN, no inheritable/ambient"
+	pass "every thread: CapEff=CapPrm=CapBnd=CAP_NET_ADMIN+CAP_NET_RAW, no inheritable/ambient"
 else
 	fail "capabilities not reduced:$bad"
 fi
