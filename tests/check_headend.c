@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "headend.h"
+#include "hmac.h"
 #include "srv6.h"
 #include "testutil.h"
 
@@ -497,6 +498,145 @@ START_TEST(test_push_len)
 }
 END_TEST
 
+/* ---- HMAC TLV (RFC 8754 2.1.2), Linux's layout ------------------------------ */
+
+/* Expected bytes: Python's struct/hmac/hashlib over the RFC 8754 2.1.2.1
+ * text (source, Last Entry, Flags 0x08, Key ID 7, segments) with key 7 =
+ * sha256 "srv6d-secret"; hop limits as srv6d leaves them (no decrement). */
+static const char ins_hmac[] =	/* H.Insert of in6[8], 2 segments */
+	"6b91234500752b32fc000012000000000000000000000001fc00000a000000000000000000000001"
+	"110b040202080000fc000100000800000000000000000001fc00000a000000000000000000000002"
+	"fc00000a000000000000000000000001"
+	"05260000000000076de6247c4a59827b298f8527b5423489d0fe0896c90c1cfd1c01da17f27f7544"
+	"04d2162e00150a9873727636642d68656164656e64";
+/* H.Encaps.Red of in6[4], 1 segment: the HMAC needs an SRH, so the one
+ * segment stays in it (no D bit), as Linux's seg6_do_srh_encap_red. */
+static const char red1_hmac[] =
+	"6b912345007d2b32fc0000ff000000000000000000000001fc00000a000000000000000000000001"
+	"2907040000080000fc00000a000000000000000000000001"
+	"05260000000000070ef7db10ed56faa626296df476e8acafafaba17bcba08af305ca7948ef5b6b15"
+	"6b91234500151132fc000012000000000000000000000001fc00010000040000000000000000000104d2162e00150a9c73727636642d68656164656e64";
+static const char v4_hmac[] =	/* H.Encaps of in4[2], 2 segments */
+	"6000000000792b40fc0000ff000000000000000000000001fc00000a000000000000000000000001"
+	"0409040101080000fc00000a000000000000000000000002fc00000a000000000000000000000001"
+	"0526000000000007b777f2e52abcc4ea99385b79c6db9c4d92f32805e7f6caba5db5f50701cb2b25"
+	"45b900291234000032115f660a0c00010a64020104d2162e0015ed4373727636642d68656164656e64";
+
+static struct hmac_key key7;
+
+static void set_hmac(void)
+{
+	memset(&key7, 0, sizeof(key7));
+	key7.id = 7;
+	key7.alg = HMAC_ALG_SHA256;
+	memcpy(key7.secret, "srv6d-secret", 12);
+	key7.len = 12;
+	cfg.hmac_keys = &key7;
+	cfg.nhmac_keys = 1;
+	pol.hmac_keyid = 7;
+}
+
+static void expect_hex(const char *in, uint16_t hw_proto, const char *out)
+{
+	uint8_t want[1024];
+	size_t wlen = hex2bin(out, want, sizeof(want));
+
+	expect_forward(in, hw_proto, want, wlen);
+}
+
+START_TEST(test_hmac_insert)
+{
+	set_policy(ENCAP_MODE_INLINE, AF_INET6, 2);
+	set_hmac();
+	expect_hex(in6[8], ETH_P_IPV6, ins_hmac);
+	ck_assert_uint_eq(headend_push_len(&pol, ETH_P_IPV6), 8 + 48 + 40);
+}
+END_TEST
+
+START_TEST(test_hmac_encap_red_one)
+{
+	set_policy(ENCAP_MODE_ENCAP_RED, AF_INET6, 1);
+	set_hmac();
+	expect_hex(in6[4], ETH_P_IPV6, red1_hmac);
+	ck_assert_uint_eq(headend_push_len(&pol, ETH_P_IPV6), 40 + 8 + 16 + 40);
+}
+END_TEST
+
+START_TEST(test_hmac_v4)
+{
+	set_policy(ENCAP_MODE_ENCAP, AF_INET, 2);
+	set_hmac();
+	expect_hex(in4[2], ETH_P_IP, v4_hmac);
+	ck_assert_uint_eq(headend_push_len(&pol, ETH_P_IP), 40 + 8 + 32 + 40);
+}
+END_TEST
+
+/* The key a policy names is gone (the parser never allows it): dropped,
+ * the packet untouched. */
+START_TEST(test_hmac_unknown_key)
+{
+	static const enum encap_mode modes[4] = {
+		ENCAP_MODE_ENCAP, ENCAP_MODE_ENCAP_RED,
+		ENCAP_MODE_INLINE, ENCAP_MODE_INLINE_RED,
+	};
+
+	set_policy(modes[_i], AF_INET6, 2);
+	set_hmac();
+	pol.hmac_keyid = 8;
+	expect_drop(load(in6[1], ETH_P_IPV6), DROP_HMAC_UNKNOWN);
+}
+END_TEST
+
+/* ---- weighted segment lists ------------------------------------------------ */
+
+/* Lists fc00:a::1,fc00:a::2 (weight 3) and fc00:b::1 (weight 1): each
+ * flow (source port) always takes the same one, 3:1 over 8000 flows, and
+ * headend_push_len() is the longer list's. */
+START_TEST(test_weighted)
+{
+	unsigned na = 0, nb = 0;
+	uint8_t first[16];
+
+	set_policy(ENCAP_MODE_ENCAP, AF_INET6, 2);
+	pol.nlists = 2;
+	pol.weights[0] = 3;
+	pol.weights[1] = 1;
+	pol.lists[1].nsegs = 1;
+	inet_pton(AF_INET6, "fc00:b::1", &pol.lists[1].segs[0]);
+	ck_assert_uint_eq(headend_push_len(&pol, ETH_P_IPV6), 40 + 8 + 32);
+	for (unsigned f = 0; f < 8000; f++) {
+		for (unsigned rep = 0; rep < 2; rep++) {
+			struct pkt *p = load(in6[1], ETH_P_IPV6);
+
+			p->data[1] &= 0xf0;	/* flow label 0: ports count */
+			p->data[2] = p->data[3] = 0;
+			p->data[40] = (uint8_t)(f >> 8);
+			p->data[41] = (uint8_t)f;
+			p->data[7] = (uint8_t)(10 + rep);
+			headend_apply(&ctx, &pol, p);
+			ck_assert_int_eq(p->verdict, PKT_FORWARD);
+			if (rep) {
+				ck_assert_mem_eq(p->data + 24, first, 16);
+				continue;
+			}
+			memcpy(first, p->data + 24, 16);
+			if (!memcmp(first, &pol.lists[0].segs[0], 16)) {
+				na++;
+				ck_assert_uint_eq(p->len, 61 + 40 + 8 + 32);
+			} else {
+				ck_assert_mem_eq(first, &pol.lists[1].segs[0], 16);
+				nb++;
+				ck_assert_uint_eq(p->len, 61 + 40 + 8 + 16);
+			}
+		}
+	}
+	ck_assert_msg(na > 8000 * 0.73 && na < 8000 * 0.77,
+		      "%u of 8000 flows on the weight-3 list", na);
+	ck_assert_uint_eq(na + nb, 8000);
+	ck_assert_uint_eq(pstats[POL_INDEX].packets, 16000);
+}
+END_TEST
+
 static Suite *headend_suite(void)
 {
 	Suite *s = suite_create("headend");
@@ -526,6 +666,20 @@ static Suite *headend_suite(void)
 	tcase_add_test(tc, test_truncated_and_bad_version);
 	tcase_add_test(tc, test_counters);
 	tcase_add_test(tc, test_push_len);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("hmac");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_hmac_insert);
+	tcase_add_test(tc, test_hmac_encap_red_one);
+	tcase_add_test(tc, test_hmac_v4);
+	tcase_add_loop_test(tc, test_hmac_unknown_key, 0, 4);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("weighted");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_weighted);
 	suite_add_tcase(s, tc);
 	return s;
 }
