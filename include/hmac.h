@@ -49,8 +49,10 @@ int hmac_tlv_write(uint8_t *tlv, const struct hmac_key *key, bool d_flag,
  * DROP_HMAC_MISSING when the SRH has no HMAC TLV; DROP_BAD_TLV when its
  * HMAC field is not 8, 16, 24 or 32 bytes; DROP_HMAC_UNKNOWN when cfg has
  * no key of its Key ID; DROP_HMAC_WRONG when the D bit is clear and the
- * Destination Address is not Segment List[Segments Left], or the HMAC
- * differs (compared in constant time). */
+ * Destination Address is not Segment List[Segments Left] (an SRH in
+ * Linux's layout with Segments Left = Last Entry + 1 counts as reduced:
+ * Linux sets no D bit), or the HMAC differs (compared in constant
+ * time). */
 enum drop_reason hmac_verify(const struct config *cfg, const uint8_t *pkt,
 			     const struct srh_info *si);
 

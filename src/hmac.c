@@ -95,14 +95,17 @@ bool hmac_equal(const uint8_t *a, const uint8_t *b, unsigned n)
 }
 
 /* RFC 8754 2.1.2.1: unless the D bit says the list is reduced, the
- * Destination Address must be Segment List[Segments Left]. */
+ * Destination Address must be Segment List[Segments Left].  Linux's
+ * layout (H flag) predates the D bit: Linux's encap.red with an HMAC sends
+ * a reduced list (SL = Last Entry + 1) without it, accepted as reduced. */
 static bool hmac_da_ok(const uint8_t *pkt, const struct srh *srh,
 		       const uint8_t *tlv)
 {
 	if (tlv[2] & HMAC_TLV_D_FLAG)
 		return true;
 	if (srh->segments_left > srh->last_entry)
-		return false;
+		return (srh->flags & SRH_FLAG_HMAC_LINUX) &&
+		       srh->segments_left == srh->last_entry + 1;
 	return memcmp(pkt + IP6_DST_OFF, &srh->segments[srh->segments_left],
 		      16) == 0;
 }

@@ -254,11 +254,18 @@ START_TEST(test_verify_da)
 	ck_assert_int_eq(verify(p), DROP_HMAC_WRONG);
 	p->data[82] = HMAC_TLV_D_FLAG;
 	ck_assert_int_eq(verify(p), HMAC_OK);
-	p = load(LINUX);
+	p = load(RFC);
 	p->data[43] = 2;		/* SL 2 > Last Entry: reduced, no D */
 	ck_assert_int_eq(verify(p), DROP_HMAC_WRONG);
-	p->data[82] = HMAC_TLV_D_FLAG;
+	p->data[90] = HMAC_TLV_D_FLAG;
 	ck_assert_int_eq(verify(p), HMAC_OK);
+	/* Linux's layout (H flag) has no D bit: its encap.red sends SL =
+	 * Last Entry + 1 without it, taken as reduced; SL 3 is not. */
+	p = load(LINUX);
+	p->data[43] = 2;
+	ck_assert_int_eq(verify(p), HMAC_OK);
+	p->data[43] = 3;
+	ck_assert_int_eq(verify(p), DROP_HMAC_WRONG);
 }
 END_TEST
 

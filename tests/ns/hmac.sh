@@ -112,6 +112,8 @@ ip -n "$GEN" -6 route add fc00:9:b0::/48 encap seg6 mode encap \
 	segs fc00:100::1,fc00:9::c2 hmac 7 dev g0 || fail "gen hmac route 7"
 ip -n "$GEN" -6 route add fc00:9:b9::/48 encap seg6 mode encap \
 	segs fc00:100::1,fc00:9::c2 hmac 9 dev g0 || fail "gen hmac route 9"
+ip -n "$GEN" -6 route add fc00:9:bd::/48 encap seg6 mode encap.red \
+	segs fc00:100::1,fc00:9::c2 hmac 7 dev g0 || fail "gen hmac route encap.red"
 
 pings() {	# DST: three echo requests from gen (no reply expected)
 	nsx "$GEN" ping -6 -n -q -c 3 -i 0.2 -W 1 "$1" >/dev/null 2>&1
@@ -126,6 +128,9 @@ pings fc00:9:b0::1
 expect_eq "kernel HMAC (key 7) accepted by srv6d's End: 3 packets" \
 	"$(counter "$S['packets']")" 3
 expect_eq "... and none dropped" "$(counter "$S['errors']")" 0
+pings fc00:9:bd::1
+expect_eq "kernel encap.red with HMAC (reduced list, H flag, no D bit) accepted: 3 more" \
+	"$(counter "$S['packets']")" 6
 
 sr_hmac "$GEN" 7 "" && sr_hmac "$GEN" 7 "a-wrong-secret" || fail "gen: key 7 reset"
 pings fc00:9:b0::1
@@ -137,8 +142,8 @@ expect_eq "key 9 (srv6d has none): 3 drops counted hmac_unknown" \
 out=$(pkt_xchg --tag nohmac --src fc00:1::1 --segs fc00:100::1,fc00:9::c2)
 expect_none "SRH without HMAC TLV: dropped (hmac-require yes)" "$out"
 expect_eq "... counted hmac_missing" "$(counter "drop($S, 'hmac_missing')")" 1
-expect_eq "the End SID still counts only the 3 good packets" \
-	"$(counter "$S['packets']")" 3
+expect_eq "the End SID still counts only the 6 good packets" \
+	"$(counter "$S['packets']")" 6
 expect_eq "worker totals: 3 hmac_wrong, 3 hmac_unknown, 1 hmac_missing" \
 	"$(ctl_get "[s['totals']['drops'][r] for r in ('hmac_wrong', 'hmac_unknown', 'hmac_missing')]")" \
 	"[3, 3, 1]"
