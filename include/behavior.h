@@ -25,6 +25,14 @@ void behavior_end_x(struct proc_ctx *ctx, const struct sid *sid,
 void behavior_end_t(struct proc_ctx *ctx, const struct sid *sid,
 		    struct pkt *p);
 
+/* A route check of SID `sid` failed with `why` (egress.h): ICMPv6
+ * Destination Unreachable to p's source, code 3 (address unreachable) for
+ * DROP_NEXTHOP_UNREACHABLE, code 0 (no route) for DROP_NO_ROUTE, counted
+ * as `why`; DROP_NO_TABLE is a counted drop without an error (the
+ * kernel's seg6local blackholes it too). */
+void behavior_unreachable(struct proc_ctx *ctx, const struct sid *sid,
+			  struct pkt *p, enum drop_reason why);
+
 /* RFC 8986 4.4-4.9: decapsulation.  On success p holds the inner packet
  * (IPv6, IPv4, or for End.DX2 the Ethernet frame), PKT_FORWARD, with
  * p->set_mark and the SID's mark: reinject.c sends IPv6 results as the
@@ -33,7 +41,13 @@ void behavior_end_t(struct proc_ctx *ctx, const struct sid *sid,
  * ICMPv6 Parameter Problem code 0 (DROP_BAD_SRH); an upper-layer header
  * that is not the behavior's, code 4 (DROP_UPPER_LAYER), except an
  * ICMPv6 Echo Request, answered; a truncated inner packet is
- * DROP_TRUNCATED, a malformed one DROP_BAD_IP. */
+ * DROP_TRUNCATED, a malformed one DROP_BAD_IP.  With the route mirror
+ * (ctx->mirror): End.DX6/DX4's next hop must be reachable
+ * (behavior_unreachable() otherwise); End.DT*'s table must exist
+ * (DROP_NO_TABLE) and route the inner destination (DROP_NO_ROUTE: an IPv6
+ * inner packet gets ICMPv6 Destination Unreachable code 0, with the SID's
+ * mark so it is routed in the table; an IPv4 one is dropped, as by the
+ * kernel's End.DT4). */
 void behavior_end_dx6(struct proc_ctx *ctx, const struct sid *sid,
 		      struct pkt *p);
 void behavior_end_dx4(struct proc_ctx *ctx, const struct sid *sid,

@@ -69,6 +69,10 @@ struct sid {
 	 * End.DX2 the ifindex of oif; End.DX4, End.DT4, End.DT46 the
 	 * ifindex of the SID's injection device (see rtrules.h).  0 unset. */
 	uint32_t ifindex;
+	/* Runtime: the ifindex of oif for End.X, End.DX6, End.DX4 (the next
+	 * hop's link must be up), set by the daemon before the config is
+	 * published; 0 when oif is absent or named no link then. */
+	uint32_t oif_index;
 	unsigned index;		/* position in config->sids, counter slot */
 	unsigned line;		/* config line, for messages */
 };
@@ -145,7 +149,7 @@ struct config {
 	char *path;			/* file it was read from (or a name) */
 	unsigned queue_first, queue_last;	/* NFQUEUE numbers, inclusive */
 	struct in6_addr encap_source;	/* outer source of encapsulations */
-	bool has_encap_source;
+	bool has_encap_source;		/* false: picked per egress (egress.h) */
 	char tun_name[IF_NAMESIZE];	/* TUN device for reinjection */
 	bool reinject_tun_always;	/* `reinject tun`: every result by TUN */
 	uint32_t mark_base;		/* first mark/table the daemon owns */

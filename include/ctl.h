@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "config.h"
+#include "rtmirror.h"
 #include "stats.h"
 
 #ifndef SRV6D_VERSION
@@ -57,6 +58,10 @@ enum ctl_req_type {
 	CTL_REQ_POLICIES = 4,	/* {"policies": [...]} */
 	CTL_REQ_STATS = 5,	/* counters and the kernel's view of the queues */
 	CTL_REQ_RELOAD = 6,	/* re-read the config file (root only) */
+	CTL_REQ_ROUTES = 7,	/* the route mirror's counts; payload: ""
+				 * or a table id */
+	CTL_REQ_ROUTE_GET = 8,	/* one route as `ip route get`; payload:
+				 * "ADDR" or "ADDR TABLE" */
 };
 
 /* Reply status. */
@@ -131,6 +136,9 @@ struct ctl_status_src {
 	const struct config *cfg;
 	const struct sid_stats *sids;	/* cfg->nsids entries */
 	const struct sid_stats *pols;	/* cfg->npolicies entries */
+	/* The route mirror (NULL: none; "mirror" is null).  The documents
+	 * that read it must be built by an online QSBR reader thread. */
+	const struct rtmirror *mirror;
 	/* STATS only: the kernel's queues (NULL: not readable). */
 	const struct ctl_nfq_queue *kq;
 	unsigned nkq;
@@ -160,6 +168,31 @@ json_t *ctl_policies_json(const struct ctl_status_src *src);
  * line of CTL_NFQ_PROC, or null).  Returns a new object, NULL on
  * allocation failure. */
 json_t *ctl_stats_json(const struct ctl_status_src *src);
+
+/* The mirror's own state: {"synced", "stale", "resyncs", "events",
+ * "enobufs", "dump_restarts", "purged", "swept", "ignored", "errors",
+ * "last_sync_ms", "last_error" (strerror text or null), "routes", "memory"}.
+ * Returns a new object, NULL on allocation failure. */
+json_t *ctl_mirror_json(const struct rtmirror *m);
+
+/* The ROUTES document: {"mirror": ctl_mirror_json(), "tables": [{"table",
+ * "ipv4", "ipv6"}...]} for every table, or only `table` (0: all).  A table
+ * the mirror does not have: *status CTL_ERR_NOT_FOUND.  Returns a new
+ * object (NULL on allocation failure).  Online QSBR reader. */
+json_t *ctl_routes_json(const struct rtmirror *m, uint32_t table,
+			uint16_t *status);
+
+/* The ROUTE_GET document for the request text "ADDR [TABLE]": as `ip
+ * route get` (no policy rules; no TABLE: local, main, default): {"dst"
+ * (the address asked), "type", "prefix" ("dst/plen"), "table", "metric",
+ * "protocol", "gateway" (absent without one), "dev", "oif", "mtu" (the
+ * egress MTU: the route's mtu metric, else the link's), "src" (the
+ * source the kernel would pick), "nexthops" (a multipath route's)}.
+ * *status CTL_ERR_INVALID for bad text, CTL_ERR_NOT_FOUND for no route.
+ * Returns a new object (NULL on allocation failure).  Online QSBR
+ * reader. */
+json_t *ctl_route_get_json(const struct rtmirror *m, const char *req,
+			   uint16_t *status);
 
 /* ---- server (in srv6d) ---- */
 

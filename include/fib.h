@@ -141,6 +141,10 @@ void fib_route_to_spec(const struct fib_route *r, struct fib_route_spec *spec);
 size_t fib_count(const struct fib_db *db, uint32_t table, int family);
 size_t fib_memory(const struct fib_db *db);
 
+/* The ids of the tables that exist, ascending, into ids (at most max).
+ * Returns how many tables there are (may exceed max).  Reader side too. */
+size_t fib_table_ids(const struct fib_db *db, uint32_t *ids, size_t max);
+
 /* ---- reader side (any thread; QSBR readers) ---- */
 
 /* The table with that id, or NULL.  Valid until the next quiescent state. */

@@ -21,9 +21,27 @@ struct ratelimit {
 	uint64_t tokens_milli;	/* tokens * 1000 */
 };
 
+/* The outer source picked for an encapsulation to `dst` leaving by link
+ * `oif` (egress_source_select()), valid while the mirror's links keep
+ * `version` (rtmirror_links_version()). */
+struct src_cache_entry {
+	struct in6_addr dst;
+	struct in6_addr src;
+	uint64_t version;	/* 0: empty */
+	uint32_t oif;
+};
+
+#define PROC_SRC_CACHE	16	/* entries, direct-mapped by dst */
+
+struct rtmirror;
+
 /* Everything a behavior may touch, owned by one worker. */
 struct proc_ctx {
 	const struct config *cfg;
+	/* The kernel's routes and links (rtmirror.h), read as a QSBR reader;
+	 * NULL: no mirror, no route checks (unit tests that need none). */
+	const struct rtmirror *mirror;
+	struct src_cache_entry src_cache[PROC_SRC_CACHE];
 	struct worker_stats *stats;
 	struct sid_stats *sid_stats;	/* cfg->nsids entries, this worker's */
 	struct sid_stats *policy_stats;	/* cfg->npolicies entries */

@@ -125,4 +125,15 @@ void rtmirror_foreach_link(const struct rtmirror *m,
 			   void (*fn)(const struct rtmirror_link *l, void *arg),
 			   void *arg);
 
+/* Reader side: call fn for every link of one consistent snapshot of the
+ * link table (a QSBR reader, online; fn must not block). */
+void rtmirror_links_read(const struct rtmirror *m,
+			 void (*fn)(const struct rtmirror_link *l, void *arg),
+			 void *arg);
+
+/* Reader side: a number that changes whenever any link or address changes
+ * (each published link table has a new one); 0 before the first link.
+ * For caches of what is derived from links and addresses. */
+uint64_t rtmirror_links_version(const struct rtmirror *m);
+
 #endif

@@ -32,6 +32,10 @@ enum drop_reason {
 	DROP_HMAC_UNKNOWN,	/* HMAC Key ID not configured here */
 	DROP_HMAC_WRONG,	/* HMAC (or its DA check) does not verify */
 	DROP_SID_CHAIN,		/* more than PROC_SID_CHAIN_MAX local SIDs in a row */
+	DROP_NO_ROUTE,		/* no route to the next hop or destination */
+	DROP_NEXTHOP_UNREACHABLE,	/* next hop's link down or next hop dead */
+	DROP_NO_TABLE,		/* End.T/End.DT*: the table does not exist */
+	DROP_NO_SOURCE,		/* no encap-source and no address to pick */
 	DROP__COUNT
 };
 

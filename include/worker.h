@@ -15,12 +15,16 @@
 #include "stats.h"
 
 struct engine;
+struct rtmirror;
 
 /* Bind every queue of cfg, open the TUN device, start the workers.  cfg is
  * owned by the engine from now on, even when this fails (it is freed).
- * Returns the running engine once every queue is bound (the daemon may
- * then report READY), or NULL with a message in err, everything undone. */
-struct engine *engine_start(struct config *cfg, char *err, size_t errlen);
+ * mirror (may be NULL: no route checks) is the route mirror every
+ * worker's proc_ctx reads; it must outlive the engine.  Returns the
+ * running engine once every queue is bound (the daemon may then report
+ * READY), or NULL with a message in err, everything undone. */
+struct engine *engine_start(struct config *cfg, const struct rtmirror *mirror,
+			    char *err, size_t errlen);
 
 /* Stop: each worker drains its queue (every queued packet gets a verdict),
  * unbinds, and exits; the TUN device is removed; the config freed. */

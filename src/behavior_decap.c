@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "behavior.h"
+#include "egress.h"
 #include "icmp.h"
 #include "srh.h"
 #include "srv6.h"
@@ -175,6 +176,64 @@ static int decap_srh(struct proc_ctx *ctx, const struct sid *sid,
 	return 0;
 }
 
+/* End.DT*: the inner destination in the SID's table, as the kernel would
+ * route it.  A missing table is a counted drop; no route: an IPv6 inner
+ * packet gets ICMPv6 Destination Unreachable (no route) from the SID's
+ * table, as the kernel's End.DT6 sends, with the mark so that it is
+ * routed in that table; an IPv4 one is a counted drop (the kernel's
+ * End.DT4 drops it silently).  Returns true to go on. */
+static bool decap_table_ok(struct proc_ctx *ctx, const struct sid *sid,
+			   struct pkt *p, uint8_t nh, uint32_t off)
+{
+	struct sid_stats *st = sid_stats_of(ctx, sid);
+	bool v6 = nh == IPPROTO_IPV6;
+	enum drop_reason why;
+	struct egress e;
+
+	why = egress_route(ctx->mirror, v6 ? AF_INET6 : AF_INET, sid->table,
+			   p->data + off + (v6 ? 24 : 16), 0, &e);
+	if (why == EGRESS_OK)
+		return true;
+	if (why == DROP_NO_TABLE || !v6) {
+		proc_drop(ctx, p, st, why);
+		return false;
+	}
+	pkt_pull(p, off);
+	icmp6_error(ctx, p, ICMP6_T_DST_UNREACH, ICMP6_C_NO_ROUTE, 0, st, why);
+	if (p->verdict == PKT_FORWARD) {
+		p->set_mark = true;
+		p->out_mark = sid->mark;
+	}
+	return false;
+}
+
+/* The route check of S03 (egress.h), before the packet changes: End.DX6
+ * and End.DX4's next hop, End.DT*'s table.  Returns true to go on, false
+ * once p has been dropped or answered. */
+static bool decap_route_ok(struct proc_ctx *ctx, const struct sid *sid,
+			   struct pkt *p, uint8_t nh, uint32_t off)
+{
+	enum drop_reason why;
+
+	if (!ctx->mirror)
+		return true;
+	switch (sid->behavior) {
+	case BHV_END_DX6:
+	case BHV_END_DX4:
+		why = egress_nexthop_check(ctx->mirror, sid);
+		if (why == EGRESS_OK)
+			return true;
+		behavior_unreachable(ctx, sid, p, why);
+		return false;
+	case BHV_END_DT6:
+	case BHV_END_DT4:
+	case BHV_END_DT46:
+		return decap_table_ok(ctx, sid, p, nh, off);
+	default:
+		return true;
+	}
+}
+
 /* The upper-layer part shared by every behavior: S01 the header is the
  * behavior's, S02 remove the outer IPv6 header with all its extension
  * headers, S03 forward the exposed packet (with the SID's mark: see the
@@ -196,6 +255,8 @@ static void decap_process(struct proc_ctx *ctx, const struct sid *sid,
 		proc_drop(ctx, p, sid_stats_of(ctx, sid), reason);
 		return;
 	}
+	if (!decap_route_ok(ctx, sid, p, nh, off))	/* S03 */
+		return;
 	pkt_pull(p, off);				/* S02 */
 	p->verdict = PKT_FORWARD;			/* S03 */
 	p->set_mark = true;

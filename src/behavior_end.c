@@ -11,12 +11,17 @@
  * Routing (S15): End gives the packet back and the kernel routes it by its
  * new destination.  End.X and End.T give it back with the SID's mark, which
  * the daemon's ip rule turns into the adjacency (a table with a route via
- * nh6) or the SID's table.
+ * nh6) or the SID's table.  Before that, the route mirror is asked
+ * (egress.h): End.X's next hop must be reachable and its link up, End.T's
+ * table must exist and route the new destination; otherwise the packet is
+ * a counted drop, with ICMPv6 Destination Unreachable where the kernel
+ * would send one, instead of vanishing in the kernel.
  */
 #include <string.h>
 
 #include "behavior.h"
 #include "csid.h"
+#include "egress.h"
 #include "icmp.h"
 #include "srh.h"
 #include "srv6.h"
@@ -44,6 +49,47 @@ static void end_forward(struct proc_ctx *ctx, const struct sid *sid,
 		p->out_mark = sid->mark;
 	}
 	proc_count_ok(sid_stats_of(ctx, sid), p);
+}
+
+void behavior_unreachable(struct proc_ctx *ctx, const struct sid *sid,
+			  struct pkt *p, enum drop_reason why)
+{
+	struct sid_stats *st = sid_stats_of(ctx, sid);
+
+	if (why == DROP_NO_TABLE) {
+		proc_drop(ctx, p, st, why);
+		return;
+	}
+	icmp6_error(ctx, p, ICMP6_T_DST_UNREACH,
+		    why == DROP_NEXTHOP_UNREACHABLE ? ICMP6_C_ADDR_UNREACH
+						    : ICMP6_C_NO_ROUTE,
+		    0, st, why);
+}
+
+/* S15 of End.X and End.T, asked of the route mirror before the packet
+ * changes (so an error quotes it as received): End.X's next hop must be
+ * reachable, End.T's table must exist and route `next` (family AF_INET6
+ * or AF_INET; NULL: the table only).  Returns true to go on, false once p
+ * has been dropped or answered (behavior_unreachable()). */
+static bool end_route_ok(struct proc_ctx *ctx, const struct sid *sid,
+			 struct pkt *p, int family, const void *next)
+{
+	enum drop_reason why = EGRESS_OK;
+	struct egress e;
+
+	if (!ctx->mirror)
+		return true;
+	if (sid->behavior == BHV_END_X)
+		why = egress_nexthop_check(ctx->mirror, sid);
+	else if (sid->behavior == BHV_END_T && next)
+		why = egress_route(ctx->mirror, family, sid->table, next, 0, &e);
+	else if (sid->behavior == BHV_END_T &&
+		 !fib_table_get(rtmirror_fib(ctx->mirror), sid->table))
+		why = DROP_NO_TABLE;
+	if (why == EGRESS_OK)
+		return true;
+	behavior_unreachable(ctx, sid, p, why);
+	return false;
 }
 
 /* S05-S06: Hop Limit <= 1 gets ICMPv6 Time Exceeded, code 0. */
@@ -154,6 +200,9 @@ static void end_decap(struct proc_ctx *ctx, const struct sid *sid,
 		proc_drop(ctx, p, sid_stats_of(ctx, sid), reason);
 		return;
 	}
+	if (!end_route_ok(ctx, sid, p, nh == IPPROTO_IPV6 ? AF_INET6 : AF_INET,
+			  p->data + off + (nh == IPPROTO_IPV6 ? 24 : 16)))
+		return;
 	pkt_pull(p, off);
 	end_forward(ctx, sid, p);
 }
@@ -215,6 +264,8 @@ static bool end_next_csid(struct proc_ctx *ctx, const struct sid *sid,
 	if (end_hop_limit_exceeded(ctx, sid, p))	/* S02-S04 */
 		return true;
 	csid_advance(&da, lblen, nflen);		/* S05-S06 */
+	if (!end_route_ok(ctx, sid, p, AF_INET6, &da))	/* S08 */
+		return true;
 	memcpy(p->data + IP6_DST_OFF, &da, sizeof(da));
 	/* S07 (decrement Hop Limit): the kernel, on forwarding. */
 	end_forward(ctx, sid, p);			/* S08 */
@@ -225,6 +276,7 @@ static bool end_next_csid(struct proc_ctx *ctx, const struct sid *sid,
 static void end_process(struct proc_ctx *ctx, const struct sid *sid,
 			struct pkt *p)
 {
+	struct in6_addr next;
 	struct srh_error err;
 	struct srh_info si;
 	struct srh *srh;
@@ -246,6 +298,9 @@ static void end_process(struct proc_ctx *ctx, const struct sid *sid,
 		end_bad_srh(ctx, sid, p, &si);
 		return;
 	}
+	memcpy(&next, &srh->segments[srh->segments_left - 1], sizeof(next));
+	if (!end_route_ok(ctx, sid, p, AF_INET6, &next))	/* S15 */
+		return;
 	/* S12 (decrement Hop Limit): the kernel, on forwarding. */
 	srh->segments_left--;				/* S13 */
 	memcpy(p->data + IP6_DST_OFF,			/* S14 */

@@ -1432,17 +1432,13 @@ static void parse_lines(struct parser *p, const char *text, size_t len)
 
 /* ---- whole-file checks and tables --------------------------------------- */
 
+/* encap-source is optional: without it the workers pick the outer source
+ * per egress from the route mirror (egress.h), as the kernel would. */
 static void check_required(struct parser *p)
 {
-	const struct config *cfg = p->cfg;
-
 	if (!p->seen[D_QUEUE])
 		error_at(p, 0, "missing 'queue' directive (the NFQUEUE number "
 			 "or range to serve, like 'queue 0-3')");
-	if (cfg->npolicies && !cfg->has_encap_source)
-		error_at(p, 0, "missing 'encap-source' directive, needed by the "
-			 "route at line %u (the outer source address of "
-			 "encapsulations)", cfg->policies[0].line);
 }
 
 /* SIDs into cfg->sid_table; the same prefix twice, or a SID inside

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/rtnetlink.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "egress.h"
 #include "log.h"
 
 /* ---- framing ---------------------------------------------------------- */
@@ -56,6 +58,8 @@ bool ctl_type_known(uint16_t type, bool *write_req)
 	case CTL_REQ_SIDS:
 	case CTL_REQ_POLICIES:
 	case CTL_REQ_STATS:
+	case CTL_REQ_ROUTES:
+	case CTL_REQ_ROUTE_GET:
 		return true;
 	case CTL_REQ_RELOAD:
 		*write_req = true;
@@ -460,11 +464,297 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 							      : &zero), &ok);
 	jset(o, "sids", sids_json(src), &ok);
 	jset(o, "policies", policies_json(src), &ok);
+	jset(o, "mirror", src->mirror ? ctl_mirror_json(src->mirror)
+				      : json_null(), &ok);
 	if (!ok) {
 		json_decref(o);
 		return NULL;
 	}
 	return o;
+}
+
+/* ---- route mirror documents ------------------------------------------------- */
+
+json_t *ctl_mirror_json(const struct rtmirror *m)
+{
+	const struct fib_db *db = rtmirror_fib(m);
+	struct rtmirror_stats st;
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (!ok)
+		return NULL;
+	rtmirror_get_stats(m, &st);
+	jset(o, "synced", json_boolean(st.synced), &ok);
+	jset(o, "stale", json_boolean(st.stale), &ok);
+	jset(o, "resyncs", jcount(st.resyncs), &ok);
+	jset(o, "events", jcount(st.events), &ok);
+	jset(o, "enobufs", jcount(st.enobufs), &ok);
+	jset(o, "dump_restarts", jcount(st.dump_restarts), &ok);
+	jset(o, "purged", jcount(st.purged), &ok);
+	jset(o, "swept", jcount(st.swept), &ok);
+	jset(o, "ignored", jcount(st.ignored), &ok);
+	jset(o, "errors", jcount(st.errors), &ok);
+	jset(o, "last_sync_ms", jcount(st.last_sync_ns / 1000000), &ok);
+	jset(o, "last_error", st.last_error ? json_string(strerror(st.last_error))
+					    : json_null(), &ok);
+	jset(o, "routes", jcount(fib_count(db, 0, AF_INET) +
+				 fib_count(db, 0, AF_INET6)), &ok);
+	jset(o, "memory", jcount(fib_memory(db)), &ok);
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *route_table_json(const struct fib_db *db, uint32_t id)
+{
+	return json_pack("{s:I,s:I,s:I}", "table", (json_int_t)id,
+			 "ipv4", (json_int_t)fib_count(db, id, AF_INET),
+			 "ipv6", (json_int_t)fib_count(db, id, AF_INET6));
+}
+
+json_t *ctl_routes_json(const struct rtmirror *m, uint32_t table,
+			uint16_t *status)
+{
+	const struct fib_db *db = rtmirror_fib(m);
+	uint32_t ids[1024];
+	size_t n = fib_table_ids(db, ids, sizeof(ids) / sizeof(ids[0]));
+	json_t *o = json_object(), *a = json_array();
+	bool ok = o && a, found = false;
+
+	*status = CTL_OK;
+	if (n > sizeof(ids) / sizeof(ids[0]))
+		n = sizeof(ids) / sizeof(ids[0]);
+	for (size_t i = 0; ok && i < n; i++) {
+		if (table && ids[i] != table)
+			continue;
+		found = true;
+		jappend(a, route_table_json(db, ids[i]), &ok);
+	}
+	jset(o, "mirror", ctl_mirror_json(m), &ok);
+	if (o && a && json_object_set_new(o, "tables", a) < 0)
+		ok = false;
+	else
+		a = NULL;
+	if (!ok) {
+		json_decref(a);
+		json_decref(o);
+		return NULL;
+	}
+	if (table && !found) {
+		char msg[64];
+
+		json_decref(o);
+		*status = CTL_ERR_NOT_FOUND;
+		snprintf(msg, sizeof(msg), "no table %u in the mirror", table);
+		return json_pack("{s:s}", "error", msg);
+	}
+	return o;
+}
+
+static const char *route_type_name(uint8_t type)
+{
+	static const char *const names[] = {
+		[RTN_UNSPEC] = "none", [RTN_UNICAST] = "unicast",
+		[RTN_LOCAL] = "local", [RTN_BROADCAST] = "broadcast",
+		[RTN_ANYCAST] = "anycast", [RTN_MULTICAST] = "multicast",
+		[RTN_BLACKHOLE] = "blackhole",
+		[RTN_UNREACHABLE] = "unreachable",
+		[RTN_PROHIBIT] = "prohibit", [RTN_THROW] = "throw",
+		[RTN_NAT] = "nat",
+	};
+
+	if (type < sizeof(names) / sizeof(names[0]) && names[type])
+		return names[type];
+	return "unknown";
+}
+
+static json_t *addr_json(int family, const void *a)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(family, a, buf, sizeof(buf)))
+		return NULL;
+	return json_string(buf);
+}
+
+/* The IPv4 source the kernel would pick on link l for gw/dst: an address
+ * whose prefix covers gw (or dst), else the first one.  Returns 0 or -1. */
+static int source_select4(const struct rtmirror_link *l, const void *gw,
+			  struct in_addr *src)
+{
+	const struct rtmirror_addr *first = NULL;
+	uint32_t g;
+
+	memcpy(&g, gw, 4);
+	g = ntohl(g);
+	for (unsigned i = 0; l && i < l->naddr; i++) {
+		const struct rtmirror_addr *a = &l->addr[i];
+		uint32_t v, mask;
+
+		if (a->family != AF_INET)
+			continue;
+		if (!first)
+			first = a;
+		v = ntohl(a->addr.v4.s_addr);
+		mask = a->plen ? 0xffffffffu << (32 - a->plen) : 0;
+		if ((v & mask) == (g & mask)) {
+			*src = a->addr.v4;
+			return 0;
+		}
+	}
+	if (!first)
+		return -1;
+	*src = first->addr.v4;
+	return 0;
+}
+
+/* o["src"]: the route's preferred source, else what the kernel picks. */
+static void route_src_json(const struct rtmirror *m, json_t *o,
+			   const struct fib_route *r,
+			   const struct fib_nexthop *nh, const void *dst,
+			   bool *ok)
+{
+	const struct rtmirror_link *l = nh && nh->oif ?
+		rtmirror_link_get(m, nh->oif) : NULL;
+	const void *gw = nh && nh->gw_family == r->family ? nh->gw.b : dst;
+	struct in6_addr s6;
+	struct in_addr s4;
+
+	if (r->fi->prefsrc_set)
+		jset(o, "src", addr_json(r->family, r->fi->prefsrc.b), ok);
+	else if (r->family == AF_INET6 &&
+		 egress_source_select(m, nh ? nh->oif : 0, dst, &s6) == 0)
+		jset(o, "src", addr_json(AF_INET6, &s6), ok);
+	else if (r->family == AF_INET && source_select4(l, gw, &s4) == 0)
+		jset(o, "src", addr_json(AF_INET, &s4), ok);
+}
+
+static json_t *nexthop_json(const struct rtmirror *m,
+			    const struct fib_nexthop *nh)
+{
+	const struct rtmirror_link *l = nh->oif ? rtmirror_link_get(m, nh->oif)
+						: NULL;
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (!ok)
+		return NULL;
+	if (nh->gw_family != AF_UNSPEC)
+		jset(o, "gateway", addr_json(nh->gw_family, nh->gw.b), &ok);
+	if (l)
+		jset(o, "dev", json_string(l->name), &ok);
+	jset(o, "oif", jcount(nh->oif), &ok);
+	jset(o, "weight", jcount(nh->weight), &ok);
+	if (nh->flags & RTNH_F_DEAD)
+		jset(o, "dead", json_true(), &ok);
+	if (nh->flags & RTNH_F_LINKDOWN)
+		jset(o, "linkdown", json_true(), &ok);
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Parse "ADDR [TABLE]".  Returns 0, or -1. */
+static int route_get_parse(const char *req, int *family, union fib_addr *a,
+			   uint32_t *table)
+{
+	char addr[INET6_ADDRSTRLEN + 1], extra;
+	unsigned long t = 0;
+	int n;
+
+	if (!req)
+		return -1;
+	n = sscanf(req, "%46s %lu %c", addr, &t, &extra);
+	if (n < 1 || n > 2 || t > UINT32_MAX)
+		return -1;
+	*table = (uint32_t)t;
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET6, addr, &a->v6) == 1)
+		*family = AF_INET6;
+	else if (inet_pton(AF_INET, addr, &a->v4) == 1)
+		*family = AF_INET;
+	else
+		return -1;
+	return 0;
+}
+
+static json_t *route_json(const struct rtmirror *m, const struct fib_route *r,
+			  int family, const union fib_addr *dst)
+{
+	const struct fib_nexthop *nh = fib_route_nexthop(r, 0);
+	const struct rtmirror_link *l = nh && nh->oif ?
+		rtmirror_link_get(m, nh->oif) : NULL;
+	json_t *o = json_object(), *a;
+	char prefix[INET6_ADDRSTRLEN + 4];
+	bool ok = o != NULL;
+
+	if (!ok)
+		return NULL;
+	if (!nh && r->fi->nnh)
+		nh = &r->fi->nh[0];
+	inet_ntop(family, r->dst.b, prefix, INET6_ADDRSTRLEN);
+	snprintf(prefix + strlen(prefix), 5, "/%u", r->plen);
+	jset(o, "dst", addr_json(family, dst->b), &ok);
+	jset(o, "type", json_string(route_type_name(r->type)), &ok);
+	jset(o, "prefix", json_string(prefix), &ok);
+	jset(o, "table", jcount(r->table), &ok);
+	jset(o, "metric", jcount(r->fi->priority), &ok);
+	jset(o, "protocol", jcount(r->fi->protocol), &ok);
+	if (nh && nh->gw_family != AF_UNSPEC)
+		jset(o, "gateway", addr_json(nh->gw_family, nh->gw.b), &ok);
+	if (l)
+		jset(o, "dev", json_string(l->name), &ok);
+	if (nh)
+		jset(o, "oif", jcount(nh->oif), &ok);
+	if (r->fi->mtu || l)
+		jset(o, "mtu", jcount(r->fi->mtu ? r->fi->mtu : l->mtu), &ok);
+	if (r->type == RTN_UNICAST || r->type == RTN_LOCAL)
+		route_src_json(m, o, r, nh, dst->b, &ok);
+	if (r->fi->nnh > 1) {
+		a = json_array();
+		for (unsigned i = 0; a && ok && i < r->fi->nnh; i++)
+			jappend(a, nexthop_json(m, &r->fi->nh[i]), &ok);
+		jset(o, "nexthops", a, &ok);
+	}
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+json_t *ctl_route_get_json(const struct rtmirror *m, const char *req,
+			   uint16_t *status)
+{
+	const struct fib_db *db = rtmirror_fib(m);
+	const struct fib_route *r;
+	union fib_addr a;
+	uint32_t table;
+	int family;
+
+	*status = CTL_OK;
+	if (route_get_parse(req, &family, &a, &table) < 0) {
+		*status = CTL_ERR_INVALID;
+		return json_pack("{s:s}", "error",
+				 "expected an IPv4 or IPv6 address and an "
+				 "optional table number");
+	}
+	if (family == AF_INET6)
+		r = fib_route_get6(db, table, &a.v6);
+	else
+		r = fib_route_get4(db, table, a.v4);
+	if (!r) {
+		*status = CTL_ERR_NOT_FOUND;
+		return json_pack("{s:s}", "error", table && !fib_table_get(db, table)
+				 ? "no such table in the mirror"
+				 : "no route to that address");
+	}
+	return route_json(m, r, family, &a);
 }
 
 /* {key: v}, or NULL (v released) on failure. */

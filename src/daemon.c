@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <linux/capability.h>
+#include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,20 +17,27 @@
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
+#include <urcu-qsbr.h>
 
 #include "config.h"
 #include "ctl.h"
 #include "daemon.h"
 #include "log.h"
+#include "rtmirror.h"
 #include "rtrules.h"
 #include "worker.h"
 
 #define POLL_MAX_MS	1000	/* control clients' timeouts are checked */
+/* The route mirror's first full dump must be complete before srv6d
+ * serves: a full Internet table takes seconds (bench/MIRROR-RESULTS.md). */
+#define MIRROR_SYNC_MAX_MS	60000
+#define MIRROR_SYNC_POLL_MS	10
 #define RELOAD_MAX_ERRORS	100	/* reported to srv6ctl (all are logged) */
 
 struct daemon {
 	const struct daemon_opts *opts;
 	struct engine *engine;
+	struct rtmirror *mirror;	/* the kernel's routes, for the workers */
 	struct ctl_server *ctl;
 	int sigfd;
 	uint64_t started_ms;
@@ -213,6 +221,7 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	ds->src.totals = &ds->total;
 	ds->src.sids = ds->sids;
 	ds->src.pols = ds->pols;
+	ds->src.mirror = d->mirror;
 	if (with_kernel) {
 		int nk = ctl_nfq_read(CTL_NFQ_PROC, ds->kq,
 				      sizeof(ds->kq) / sizeof(ds->kq[0]));
@@ -225,7 +234,30 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	return 0;
 }
 
-/* A read-only request: the document of type, built from fresh counters. */
+/* ROUTES: the payload is "" or a table id. */
+static json_t *daemon_routes(const struct daemon *d,
+			     const struct ctl_request *req, uint16_t *status)
+{
+	const char *text = req->payload ? req->payload : "";
+	unsigned long table = 0;
+	char *end;
+
+	if (*text) {
+		errno = 0;
+		table = strtoul(text, &end, 10);
+		if (errno || *end || table > UINT32_MAX) {
+			*status = CTL_ERR_INVALID;
+			return json_pack("{s:s}", "error",
+					 "expected a table number");
+		}
+	}
+	return ctl_routes_json(d->mirror, (uint32_t)table, status);
+}
+
+/* A read-only request: the document of type, built from fresh counters.
+ * The main thread reads the route mirror as a QSBR reader: online only
+ * while it builds the document (offline, it never holds up a grace
+ * period). */
 static json_t *daemon_query(const struct daemon *d,
 			    const struct ctl_request *req, uint16_t *status)
 {
@@ -234,7 +266,14 @@ static json_t *daemon_query(const struct daemon *d,
 
 	if (daemon_source_read(d, &ds, req->type == CTL_REQ_STATS) < 0)
 		return NULL;
+	rcu_thread_online();
 	switch (req->type) {
+	case CTL_REQ_ROUTES:
+		doc = daemon_routes(d, req, status);
+		break;
+	case CTL_REQ_ROUTE_GET:
+		doc = ctl_route_get_json(d->mirror, req->payload, status);
+		break;
 	case CTL_REQ_STATUS:
 		doc = ctl_status_json(&ds.src);
 		break;
@@ -250,6 +289,7 @@ static json_t *daemon_query(const struct daemon *d,
 	default:
 		break;
 	}
+	rcu_thread_offline();
 	daemon_source_free(&ds);
 	return doc;
 }
@@ -269,6 +309,8 @@ static json_t *daemon_ctl_request(void *arg, const struct ctl_request *req,
 	case CTL_REQ_SIDS:
 	case CTL_REQ_POLICIES:
 	case CTL_REQ_STATS:
+	case CTL_REQ_ROUTES:
+	case CTL_REQ_ROUTE_GET:
 		return daemon_query(d, req, status);
 	case CTL_REQ_VERSION:
 		return json_pack("{s:s,s:i}", "version", SRV6D_VERSION,
@@ -319,6 +361,25 @@ static const char *reload_needs_restart(const struct config *old,
 	return NULL;
 }
 
+/* The ifindex of each End.X / End.DX6 / End.DX4 oif, which the workers
+ * check is up (egress.h).  A name that is no link now stays 0: such a SID
+ * drops its packets as nexthop_unreachable until a reload finds it. */
+static void sids_resolve_oif(struct config *cfg)
+{
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		struct sid *s = &cfg->sids[i];
+
+		if (!s->oif[0])
+			continue;
+		s->oif_index = if_nametoindex(s->oif);
+		if (!s->oif_index)
+			log_msg(LOG_WARNING, "%s:%u: oif %s: no such link now: "
+				"the SID drops its packets until it exists "
+				"and srv6d is reloaded", cfg->path, s->line,
+				s->oif);
+	}
+}
+
 /* SIGHUP or srv6ctl reload: parse the file anew; only a valid config
  * replaces the running one (its rules first, then the engine's pointer).
  * Every error is logged and, when errors is not NULL, appended to it.
@@ -353,6 +414,7 @@ static int daemon_reload(struct daemon *d, json_t *errors)
 		config_free(ncfg);
 		goto restore;
 	}
+	sids_resolve_oif(ncfg);
 	if (engine_swap_config(d->engine, ncfg) != 0) {
 		/* The engine keeps the old config (and disposes of ncfg). */
 		reload_error(&re, "the engine refused %s: keeping the running "
@@ -590,12 +652,54 @@ static gid_t control_gid(const struct config *cfg)
 	return cfg->has_control_group ? cfg->control_gid : (gid_t)-1;
 }
 
-/* READY=1 for systemd, with a STATUS= line.  The hook for whatever must be
- * complete before srv6d serves: today the queues (bound when engine_start()
- * returns); the route mirror (issue 4) adds its first full dump here. */
+/* READY=1 for systemd, with a STATUS= line.  What must be complete before
+ * srv6d serves is by then: the route mirror's first full dump
+ * (mirror_start() waits for it) and the queues (bound when engine_start()
+ * returns). */
 static void notify_ready(struct daemon *d)
 {
 	notify_status(d, "READY=1");
+}
+
+/* Start the route mirror and wait (bounded) for its first full dump of
+ * the kernel's links, addresses and routes.  Returns 0, or -1 with a
+ * message in err (the mirror freed). */
+static int mirror_start(struct daemon *d, char *err, size_t errlen)
+{
+	struct rtmirror_stats st;
+	int rc;
+
+	d->mirror = rtmirror_new(NULL);
+	if (!d->mirror) {
+		snprintf(err, errlen, "route mirror: out of memory");
+		return -1;
+	}
+	sd_notify(0, "STATUS=mirroring the kernel's routes");
+	rc = rtmirror_start(d->mirror);
+	if (rc < 0) {
+		snprintf(err, errlen, "route mirror: rtnetlink: %s",
+			 strerror(-rc));
+		goto fail;
+	}
+	for (unsigned ms = 0; ms < MIRROR_SYNC_MAX_MS; ms += MIRROR_SYNC_POLL_MS) {
+		struct timespec ts = { .tv_nsec = MIRROR_SYNC_POLL_MS * 1000000L };
+
+		rtmirror_get_stats(d->mirror, &st);
+		if (st.synced) {
+			log_msg(LOG_INFO, "route mirror synced in %llu ms",
+				(unsigned long long)(st.last_sync_ns / 1000000));
+			return 0;
+		}
+		nanosleep(&ts, NULL);
+	}
+	snprintf(err, errlen, "route mirror: no complete dump of the kernel's "
+		 "routes after %u s (last error: %s): not starting",
+		 MIRROR_SYNC_MAX_MS / 1000,
+		 st.last_error ? strerror(st.last_error) : "none");
+fail:
+	rtmirror_free(d->mirror);
+	d->mirror = NULL;
+	return -1;
 }
 
 /* Everything up to the loop.  Returns 0, or -1 (logged, undone). */
@@ -635,10 +739,16 @@ static int daemon_start(struct daemon *d)
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}
-	d->engine = engine_start(cfg, err, sizeof(err));
+	sids_resolve_oif(cfg);
+	if (mirror_start(d, err, sizeof(err)) < 0) {
+		log_msg(LOG_ERR, "%s", err);
+		goto fail_rules;
+	}
+	d->engine = engine_start(cfg, d->mirror, err, sizeof(err));
 	if (!d->engine) {
 		/* engine_start() owns cfg, even when it fails. */
 		log_msg(LOG_ERR, "%s", err);
+		rtmirror_free(d->mirror);
 		rules_remove(&d->scope);
 		ctl_server_close(d->ctl);
 		return -1;
@@ -657,6 +767,7 @@ static void daemon_stop(struct daemon *d)
 {
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping: draining the queues");
 	engine_stop(d->engine);		/* every queued packet gets a verdict */
+	rtmirror_free(d->mirror);	/* no worker reads it any more */
 	rules_remove(&d->scope);
 	ctl_server_close(d->ctl);	/* unlinks the socket */
 	log_msg(LOG_INFO, "stopped");
@@ -673,7 +784,12 @@ int daemon_run(const struct daemon_opts *opts)
 		log_msg(LOG_ERR, "signalfd: %s", strerror(errno));
 		return DAEMON_EXIT_ERROR;
 	}
+	/* A QSBR reader of the route mirror for srv6ctl route, offline
+	 * whenever it is not building such a reply. */
+	rcu_register_thread();
+	rcu_thread_offline();
 	if (daemon_start(&d) < 0) {
+		rcu_unregister_thread();
 		close(d.sigfd);
 		log_close();
 		return DAEMON_EXIT_ERROR;
@@ -686,6 +802,7 @@ int daemon_run(const struct daemon_opts *opts)
 	notify_ready(&d);
 	daemon_loop(&d);
 	daemon_stop(&d);
+	rcu_unregister_thread();
 	close(d.sigfd);
 	log_close();
 	return DAEMON_EXIT_OK;

@@ -953,12 +953,22 @@ void fib_route_to_spec(const struct fib_route *r, struct fib_route_spec *s)
 
 size_t fib_count(const struct fib_db *db, uint32_t table, int family)
 {
-	const struct fib_tables *ts = db->tables;
+	const struct fib_tables *ts = rcu_dereference(db->tables);
 	size_t n = 0;
 
 	for (uint32_t i = 0; ts && i < ts->n; i++)
 		if (!table || ts->t[i]->id == table)
 			n += ts->t[i]->fam[family_index(family)].count;
+	return n;
+}
+
+size_t fib_table_ids(const struct fib_db *db, uint32_t *ids, size_t max)
+{
+	const struct fib_tables *ts = rcu_dereference(db->tables);
+	size_t n = ts ? ts->n : 0;
+
+	for (size_t i = 0; i < n && i < max; i++)
+		ids[i] = ts->t[i]->id;
 	return n;
 }
 

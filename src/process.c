@@ -5,11 +5,19 @@
 
 #include "behavior.h"
 #include "behavior_b6.h"
+#include "egress.h"
+#include "flowhash.h"
 #include "headend.h"
 #include "hmac.h"
+#include "icmp.h"
 #include "lpm.h"
 #include "process.h"
+#include "srh.h"
 #include "srv6.h"
+
+#define IP6_SRC_OFF	8
+#define IP6_DST_OFF	24
+#define HMAC_TLV_HMAC_OFF	8	/* the HMAC field in its TLV */
 
 /* Check the IPv6 header against the queued length; cut any bytes after
  * the IPv6 packet.  Returns 0, or -1 with a counted drop. */
@@ -57,6 +65,173 @@ static int ipv4_sane(struct proc_ctx *ctx, struct pkt *p)
 	return 0;
 }
 
+/* ---- encapsulation against the egress (the route mirror) ------------- */
+
+/* The segment list of pol that p's flow takes: headend.c's choice. */
+static const struct seglist *encap_list(const struct policy *pol,
+					const struct pkt *p)
+{
+	uint32_t h;
+
+	if (pol->nlists <= 1)
+		return &pol->lists[0];
+	h = flowhash_packet(p->data, p->len, p->hw_proto);
+	return &pol->lists[flowhash_pick(h, pol->weights, pol->nlists)];
+}
+
+/* p plus the `push` bytes of its encapsulation does not fit the egress
+ * MTU: tell its source how much room is left (RFC 4443 3.2 Packet Too Big;
+ * RFC 1191 Fragmentation Needed, sent for an IPv4 packet without DF too:
+ * see docs/design.md "Encapsulation MTU"), counted as DROP_TOO_BIG. */
+static void encap_too_big(struct proc_ctx *ctx, struct pkt *p,
+			  struct sid_stats *st, uint32_t mtu, uint32_t push)
+{
+	uint32_t room = mtu > push ? mtu - push : 0;
+
+	if (p->hw_proto == ETH_P_IPV6)
+		icmp6_error(ctx, p, ICMP6_T_PKT_TOO_BIG, 0, room, st,
+			    DROP_TOO_BIG);
+	else
+		icmp4_error(ctx, p, ICMP4_T_DST_UNREACH, ICMP4_C_FRAG_NEEDED,
+			    room & 0xffff, st, DROP_TOO_BIG);
+}
+
+/* Before pol's headers go on p: route the outer destination (the first
+ * segment of the list p's flow takes) in the mirror, and answer a packet
+ * that would leave bigger than the egress MTU.  *e is the egress (e->route
+ * NULL when the mirror has no usable route: the kernel decides then).
+ * Returns 0 to go on, -1 once p has been answered. */
+static int encap_check(struct proc_ctx *ctx, const struct policy *pol,
+		       struct pkt *p, struct sid_stats *st, struct egress *e)
+{
+	const struct seglist *sl = encap_list(pol, p);
+	uint32_t push;
+
+	if (egress_route(ctx->mirror, AF_INET6, FIB_TABLE_UNSPEC, &sl->segs[0],
+			 0, e) != EGRESS_OK) {
+		e->route = NULL;
+		return 0;
+	}
+	if (!e->mtu)
+		return 0;
+	push = headend_push_len(pol, p->hw_proto);
+	if (p->len + push <= e->mtu)
+		return 0;
+	encap_too_big(ctx, p, st, e->mtu, push);
+	return -1;
+}
+
+/* The outer source for dst leaving by e (NULL: route it here): the
+ * route's preferred source, else egress_source_select() through the
+ * worker's cache.  Returns 0, or -1 when there is none. */
+static int encap_source_pick(struct proc_ctx *ctx, const struct in6_addr *dst,
+			     const struct egress *e, struct in6_addr *src)
+{
+	struct src_cache_entry *c;
+	struct egress here;
+	uint64_t version;
+	uint32_t oif;
+
+	if (!e || !e->route) {
+		if (egress_route(ctx->mirror, AF_INET6, FIB_TABLE_UNSPEC, dst, 0,
+				 &here) != EGRESS_OK)
+			here.route = NULL;
+		e = &here;
+	}
+	if (e->route && e->route->fi->prefsrc_set) {
+		memcpy(src, &e->route->fi->prefsrc.v6, sizeof(*src));
+		return 0;
+	}
+	oif = e->nh ? e->nh->oif : 0;
+	version = rtmirror_links_version(ctx->mirror);
+	c = &ctx->src_cache[(dst->s6_addr[15] ^ dst->s6_addr[13] ^
+			     dst->s6_addr[7]) % PROC_SRC_CACHE];
+	if (c->version == version && version && c->oif == oif &&
+	    !memcmp(&c->dst, dst, sizeof(*dst))) {
+		*src = c->src;
+		return 0;
+	}
+	if (egress_source_select(ctx->mirror, oif, dst, src) < 0)
+		return -1;
+	c->dst = *dst;
+	c->src = *src;
+	c->oif = oif;
+	c->version = version;
+	return 0;
+}
+
+/* Without encap-source, headend.c leaves the outer source unspecified
+ * (::): put the one the kernel would pick for the outer destination, and
+ * sign again when pol adds an HMAC TLV (RFC 8754 2.1.2.1: the source is
+ * in the HMAC).  An IPv6 result whose source is not :: (an ICMP error, an
+ * insertion) is left alone.  No source to pick: DROP_NO_SOURCE. */
+static void encap_source_fix(struct proc_ctx *ctx, const struct policy *pol,
+			     struct pkt *p, struct sid_stats *st,
+			     const struct egress *e)
+{
+	static const uint8_t unspec[16];
+	const struct hmac_key *key;
+	struct srh_error err;
+	struct in6_addr dst, src;
+	struct srh_info si;
+
+	if (ctx->cfg->has_encap_source || !ctx->mirror || !pol ||
+	    p->verdict != PKT_FORWARD || pkt_ip_version(p) != 6 ||
+	    p->len < IPV6_HDR_LEN ||
+	    memcmp(p->data + IP6_SRC_OFF, unspec, sizeof(unspec)))
+		return;
+	memcpy(&dst, p->data + IP6_DST_OFF, sizeof(dst));
+	if (encap_source_pick(ctx, &dst, e, &src) < 0) {
+		if (st) {
+			st->packets--;	/* headend counted it as done */
+			st->bytes -= p->orig_len;
+		}
+		proc_drop(ctx, p, st, DROP_NO_SOURCE);
+		return;
+	}
+	memcpy(p->data + IP6_SRC_OFF, &src, sizeof(src));
+	if (!pol->hmac_keyid)
+		return;
+	key = config_hmac_key(ctx->cfg, pol->hmac_keyid);
+	if (key && srh_find(p->data, p->len, &si, &err) == 0 && si.srh &&
+	    si.hmac_off)
+		hmac_srh_digest(key, src.s6_addr, si.srh,
+				p->data + si.hmac_off + HMAC_TLV_HMAC_OFF);
+}
+
+/* A steering policy: egress MTU, the headend, the outer source. */
+static void policy_apply(struct proc_ctx *ctx, const struct policy *pol,
+			 struct pkt *p)
+{
+	struct sid_stats *st = pol->binding ? &ctx->sid_stats[pol->index] :
+					      &ctx->policy_stats[pol->index];
+	struct egress e = { 0 };
+
+	if (ctx->mirror && encap_check(ctx, pol, p, st, &e) < 0)
+		return;
+	headend_apply(ctx, pol, p);
+	encap_source_fix(ctx, pol, p, st, &e);
+}
+
+/* A binding SID's encapsulation meets the same MTU (RFC 8986 4.13 S15):
+ * checked before the behavior when it will push (an SRH with Segments
+ * Left > 0; End answers the others).  Returns 0 to go on, -1 once p has
+ * been answered. */
+static int binding_mtu_check(struct proc_ctx *ctx, const struct sid *sid,
+			     struct pkt *p)
+{
+	struct srh_error err;
+	struct srh_info si;
+	struct egress e;
+
+	if (!ctx->mirror || !sid->policy ||
+	    srh_find(p->data, p->len, &si, &err) < 0 || !si.srh ||
+	    si.srh->segments_left == 0)
+		return 0;
+	return encap_check(ctx, sid->policy, p, &ctx->sid_stats[sid->index],
+			   &e);
+}
+
 /* Run the behavior of local SID `sid` on p. */
 static void sid_dispatch(struct proc_ctx *ctx, const struct sid *sid,
 			 struct pkt *p)
@@ -92,13 +267,22 @@ static void sid_dispatch(struct proc_ctx *ctx, const struct sid *sid,
 		behavior_end_dx2(ctx, sid, p);
 		break;
 	case BHV_END_B6:
-		behavior_end_b6(ctx, sid, p);
+		if (binding_mtu_check(ctx, sid, p) == 0)
+			behavior_end_b6(ctx, sid, p);
 		break;
 	case BHV_END_B6_ENCAPS:
+		if (binding_mtu_check(ctx, sid, p) < 0)
+			break;
 		behavior_end_b6_encaps(ctx, sid, p);
+		encap_source_fix(ctx, sid->policy, p,
+				 &ctx->sid_stats[sid->index], NULL);
 		break;
 	case BHV_END_B6_ENCAPS_RED:
+		if (binding_mtu_check(ctx, sid, p) < 0)
+			break;
 		behavior_end_b6_encaps_red(ctx, sid, p);
+		encap_source_fix(ctx, sid->policy, p,
+				 &ctx->sid_stats[sid->index], NULL);
 		break;
 	default:
 		proc_drop(ctx, p, &ctx->sid_stats[sid->index], DROP_FAMILY);
@@ -155,7 +339,7 @@ static void process_ipv6(struct proc_ctx *ctx, struct pkt *p)
 	}
 	pol = table_lookup(cfg->policy6, &dst);
 	if (pol) {
-		headend_apply(ctx, pol, p);
+		policy_apply(ctx, pol, p);
 		sid_chain(ctx, p);
 		return;
 	}
@@ -174,7 +358,7 @@ static void process_ipv4(struct proc_ctx *ctx, struct pkt *p)
 	lpm_v4_key(&key, dst);
 	pol = table_lookup(ctx->cfg->policy4, &key);
 	if (pol) {
-		headend_apply(ctx, pol, p);
+		policy_apply(ctx, pol, p);
 		sid_chain(ctx, p);
 		return;
 	}

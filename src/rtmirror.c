@@ -36,6 +36,7 @@
 struct link_table {
 	uint32_t size;			/* power of two */
 	uint32_t n;
+	uint64_t version;		/* rtmirror_links_version() */
 	struct rtmirror_link *slot[];
 };
 
@@ -48,6 +49,7 @@ struct rtmirror {
 	uint32_t dump_portid;
 	uint32_t seq;
 	uint32_t gen;
+	uint64_t links_version;		/* of the last published link table */
 	bool dumping;
 	bool dump_intr;
 	bool resync_pending;
@@ -155,6 +157,7 @@ static int link_publish(struct rtmirror *m, uint32_t ifindex,
 	if (!t)
 		return -ENOMEM;
 	t->size = size;
+	t->version = ++m->links_version;
 	for (uint32_t i = 0; old && i < old->size; i++) {
 		struct rtmirror_link *l = old->slot[i];
 
@@ -200,6 +203,24 @@ void rtmirror_foreach_link(const struct rtmirror *m,
 	for (uint32_t i = 0; t && i < t->size; i++)
 		if (t->slot[i])
 			fn(t->slot[i], arg);
+}
+
+void rtmirror_links_read(const struct rtmirror *m,
+			 void (*fn)(const struct rtmirror_link *l, void *arg),
+			 void *arg)
+{
+	const struct link_table *t = rcu_dereference(m->links);
+
+	for (uint32_t i = 0; t && i < t->size; i++)
+		if (t->slot[i])
+			fn(t->slot[i], arg);
+}
+
+uint64_t rtmirror_links_version(const struct rtmirror *m)
+{
+	const struct link_table *t = rcu_dereference(m->links);
+
+	return t ? t->version : 0;
 }
 
 /* ---- purges: what the kernel does without a message ---- */

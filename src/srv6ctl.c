@@ -38,6 +38,9 @@ static void usage(FILE *f)
 		"  stats             every counter and drop reason, and the\n"
 		"                    kernel's view of each queue\n"
 		"  reload            re-read the configuration (root only)\n"
+		"  route [table N]   the route mirror: routes per table\n"
+		"  route get ADDR [table N]\n"
+		"                    the mirror's route to ADDR, as ip route get\n"
 		"  version           the daemon's version\n",
 		CTL_DEFAULT_PATH);
 }
@@ -255,6 +258,22 @@ static void print_queues(const json_t *doc)
 	table_print(&t);
 }
 
+/* The route mirror's state, one or two lines. */
+static void print_mirror(const json_t *m)
+{
+	const char *state;
+
+	if (!json_is_object(m))
+		return;
+	state = json_is_true(json_object_get(m, "stale")) ? "stale" :
+		json_is_true(json_object_get(m, "synced")) ? "synced" :
+		"not synced";
+	printf("route mirror %s: %" PRIu64 " routes, %" PRIu64 " resyncs, %"
+	       PRIu64 " events applied, %" PRIu64 " enobufs, last error %s\n",
+	       state, jnum(m, "routes"), jnum(m, "resyncs"), jnum(m, "events"),
+	       jnum(m, "enobufs"), jstr(m, "last_error"));
+}
+
 static void print_status(const json_t *doc)
 {
 	char when[64];
@@ -267,9 +286,11 @@ static void print_status(const json_t *doc)
 	       timestamp(when, sizeof(when),
 			 (int64_t)jnum(doc, "config_loaded")),
 	       jnum(doc, "reloads"), jnum(doc, "reload_failures"));
-	printf("%zu SIDs, %zu policies\n\n",
+	printf("%zu SIDs, %zu policies\n",
 	       json_array_size(json_object_get(doc, "sids")),
 	       json_array_size(json_object_get(doc, "policies")));
+	print_mirror(json_object_get(doc, "mirror"));
+	putchar('\n');
 	print_queues(doc);
 }
 
@@ -543,6 +564,48 @@ static void print_stats(const json_t *doc)
 	print_drop_table(doc);
 }
 
+/* ---- route ------------------------------------------------------------- */
+
+static void print_routes(const json_t *doc)
+{
+	const json_t *tables = json_object_get(doc, "tables");
+	struct table t;
+	size_t i;
+	json_t *e;
+
+	print_mirror(json_object_get(doc, "mirror"));
+	putchar('\n');
+	table_init(&t, "table>|ipv4>|ipv6>");
+	json_array_foreach((json_t *)tables, i, e) {
+		char b[3][24];
+
+		table_row(&t, num(b[0], jnum(e, "table")),
+			  num(b[1], jnum(e, "ipv4")), num(b[2], jnum(e, "ipv6")));
+	}
+	table_print(&t);
+}
+
+/* As `ip route get`: "[TYPE ]ADDR [via GW ]dev DEV table T src S mtu M". */
+static void print_route_get(const json_t *doc)
+{
+	const char *type = jstr(doc, "type");
+
+	if (strcmp(type, "unicast"))
+		printf("%s ", type);
+	printf("%s", jstr(doc, "dst"));
+	if (json_object_get(doc, "gateway"))
+		printf(" via %s", jstr(doc, "gateway"));
+	if (json_object_get(doc, "dev"))
+		printf(" dev %s", jstr(doc, "dev"));
+	printf(" table %" PRIu64, jnum(doc, "table"));
+	if (json_object_get(doc, "src"))
+		printf(" src %s", jstr(doc, "src"));
+	printf(" metric %" PRIu64, jnum(doc, "metric"));
+	if (json_object_get(doc, "mtu"))
+		printf(" mtu %" PRIu64, jnum(doc, "mtu"));
+	printf(" (%s)\n", jstr(doc, "prefix"));
+}
+
 /* ---- reload, version ---------------------------------------------------- */
 
 static void print_reload(const json_t *doc)
@@ -576,7 +639,30 @@ static const struct command {
 	{ "stats", NULL, false, CTL_REQ_STATS, print_stats },
 	{ "reload", NULL, false, CTL_REQ_RELOAD, print_reload },
 	{ "version", NULL, false, CTL_REQ_VERSION, print_version },
+	{ "route", "table", true, CTL_REQ_ROUTES, print_routes },
+#define ROUTE_GET_CMD	7	/* not found by name: route_get_parse() */
+	{ "route", "get", true, CTL_REQ_ROUTE_GET, print_route_get },
 };
+
+/* route get ADDR [table N]: the request text "ADDR" or "ADDR N".
+ * Returns the command, or NULL (after a message). */
+static const struct command *route_get_parse(int argc, char **argv,
+					     const char **arg)
+{
+	static char text[128];
+
+	if (argc == 3) {
+		*arg = argv[2];
+		return &commands[ROUTE_GET_CMD];
+	}
+	if (argc == 5 && !strcmp(argv[3], "table")) {
+		snprintf(text, sizeof(text), "%s %s", argv[2], argv[4]);
+		*arg = text;
+		return &commands[ROUTE_GET_CMD];
+	}
+	fprintf(stderr, "srv6ctl: route get: expected ADDR [table N]\n");
+	return NULL;
+}
 
 /* An error reply: the message, and each entry of "errors" on its own
  * line (a reload's file:line: messages).  Returns the exit status. */
@@ -643,8 +729,10 @@ static const struct command *command_parse(int argc, char **argv,
 	const struct command *cmd = NULL;
 
 	*arg = NULL;
+	if (!strcmp(argv[0], "route") && argc > 1 && !strcmp(argv[1], "get"))
+		return route_get_parse(argc, argv, arg);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[0], commands[i].name))
+		if (!cmd && !strcmp(argv[0], commands[i].name))
 			cmd = &commands[i];
 	if (!cmd) {
 		fprintf(stderr, "srv6ctl: unknown command '%s'\n", argv[0]);

@@ -22,6 +22,10 @@ static const char *const drop_reason_names[DROP__COUNT] = {
 	[DROP_HMAC_UNKNOWN] = "hmac_unknown",
 	[DROP_HMAC_WRONG] = "hmac_wrong",
 	[DROP_SID_CHAIN] = "sid_chain",
+	[DROP_NO_ROUTE] = "no_route",
+	[DROP_NEXTHOP_UNREACHABLE] = "nexthop_unreachable",
+	[DROP_NO_TABLE] = "no_table",
+	[DROP_NO_SOURCE] = "no_source",
 };
 
 /* Returns the reason's stable name (used by srv6ctl and its JSON), or

@@ -70,6 +70,7 @@ struct engine {
 	unsigned nworkers;
 	struct worker *workers;		/* CACHE_LINE aligned */
 	int *tun_fds;
+	const struct rtmirror *mirror;	/* read by the workers (QSBR) */
 	char tun_name[IF_NAMESIZE];
 	unsigned queue_first, queue_last;
 	uint32_t maxlen;
@@ -396,6 +397,7 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 		return -1;
 	}
 	w->ctx.stats = w->stats;
+	w->ctx.mirror = e->mirror;
 	w->ctx.icmp_rl.last_ns = now_ns();
 	w->ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
 	w->beat.ns = now_ns();
@@ -403,7 +405,8 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	return w->q ? 0 : -1;
 }
 
-struct engine *engine_start(struct config *cfg, char *err, size_t errlen)
+struct engine *engine_start(struct config *cfg, const struct rtmirror *mirror,
+			    char *err, size_t errlen)
 {
 	struct engine *e;
 	unsigned n;
@@ -423,6 +426,7 @@ struct engine *engine_start(struct config *cfg, char *err, size_t errlen)
 		return NULL;
 	}
 	e->nworkers = n;
+	e->mirror = mirror;
 	e->queue_first = cfg->queue_first;
 	e->queue_last = cfg->queue_last;
 	e->maxlen = NFQ_DEFAULT_MAXLEN;

@@ -1143,10 +1143,21 @@ START_TEST(test_err_segments)
 	    "route fc00:9::/32 encap seg6 mode encap segs fc00::2,10.0.0.1,ff0e::1\n",
 	    "t.conf:3: route: expected an IPv6 address in segs, found '10.0.0.1'",
 	    "t.conf:3: route: segment ff0e::1 is not a unicast address");
-	BAD("queue 0\nroute fc00:9::/32 encap seg6 mode encap segs fc00::2\n"
-	    "route fc00:8::/32 encap seg6 mode encap segs fc00::2\n",
-	    "t.conf: missing 'encap-source' directive, needed by the route at "
-	    "line 2 (the outer source address of encapsulations)");
+}
+END_TEST
+
+/* encap-source is optional: the source is picked per egress (egress.h). */
+START_TEST(test_no_encap_source)
+{
+	struct config *cfg = parse_ok("queue 0\n"
+		"route fc00:9::/32 encap seg6 mode encap segs fc00::2\n"
+		"route 10.9.0.0/16 encap seg6 mode encap.red segs fc00::2\n");
+	static const struct in6_addr unspec;
+
+	ck_assert(!cfg->has_encap_source);
+	ck_assert_uint_eq(cfg->npolicies, 2);
+	ck_assert(!memcmp(&cfg->encap_source, &unspec, sizeof(unspec)));
+	config_free(cfg);
 }
 END_TEST
 
@@ -1313,8 +1324,6 @@ START_TEST(test_err_many)
 	    "IPv4; use encap or encap.red)",
 	    "t.conf:12: tun-name: 'a/b' is not a valid interface name (1-15 "
 	    "characters, no '/' or ':')",
-	    "t.conf: missing 'encap-source' directive, needed by the route at "
-	    "line 11 (the outer source address of encapsulations)",
 	    "t.conf:10: sid fc00:100::9/128 is already defined at line 9",
 	    "t.conf:11: route fc00:100::/32 contains sid fc00:100::9/128 at line 9 "
 	    "(a packet to it would match both)");
@@ -1338,6 +1347,7 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_full);
 	tcase_add_test(good, test_lookups);
 	tcase_add_test(good, test_defaults);
+	tcase_add_test(good, test_no_encap_source);
 	tcase_add_test(good, test_marks_default_base);
 	tcase_add_test(good, test_syntax_variants);
 	tcase_add_test(good, test_names);

@@ -87,8 +87,12 @@ START_TEST(types)
 	ck_assert(!w);
 	ck_assert(ctl_type_known(CTL_REQ_RELOAD, &w));
 	ck_assert(w);		/* the only request that changes anything */
+	ck_assert(ctl_type_known(CTL_REQ_ROUTES, &w));
+	ck_assert(!w);
+	ck_assert(ctl_type_known(CTL_REQ_ROUTE_GET, &w));
+	ck_assert(!w);
 	ck_assert(!ctl_type_known(0, &w));
-	ck_assert(!ctl_type_known(7, &w));
+	ck_assert(!ctl_type_known(9, &w));
 	ck_assert(!ctl_type_known(0xffff, &w));
 	ck_assert_str_eq(ctl_status_name(CTL_OK), "ok");
 	ck_assert_str_eq(ctl_status_name(CTL_ERR_UNKNOWN), "unknown request");
@@ -140,7 +144,7 @@ START_TEST(status_document)
 	static const char *const keys[] = {
 		"version", "pid", "uptime", "config", "config_loaded",
 		"reloads", "reload_failures", "workers", "totals", "sids",
-		"policies",
+		"policies", "mirror",
 	};
 
 	ck_assert_ptr_nonnull(cfg);
@@ -201,7 +205,9 @@ START_TEST(status_document)
 		"\"hop_limit\":4,\"upper_layer\":0,\"ext_headers\":0,\"csid\":0,"
 		"\"no_headroom\":0,\"too_big\":0,\"family\":0,\"reinject\":0,"
 		"\"icmp_ratelimit\":0,\"fragment\":0,\"hmac_missing\":0,"
-		"\"hmac_unknown\":0,\"hmac_wrong\":0,\"sid_chain\":0}}");
+		"\"hmac_unknown\":0,\"hmac_wrong\":0,\"sid_chain\":0,"
+		"\"no_route\":0,\"nexthop_unreachable\":0,\"no_table\":0,"
+		"\"no_source\":0}}");
 	ck_assert_int_eq(json_integer_value(json_object_get(
 		json_array_get(json_object_get(doc, "workers"), 1), "queue")), 4);
 	v = json_object_get(doc, "totals");

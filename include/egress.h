@@ -1,0 +1,64 @@
+/* egress.h - what the packet path asks the route mirror (rtmirror.h):
+ * where a destination leaves (route, next hop, link, MTU), whether a
+ * SID's next hop is reachable, and which source address the kernel would
+ * give an encapsulation.
+ *
+ * Every function here is a QSBR reader of the mirror: no lock, no
+ * reference, no syscall, no write to shared memory.  What it returns is
+ * valid until the worker's next quiescent state (the end of the batch).
+ */
+#ifndef SRV6D_EGRESS_H
+#define SRV6D_EGRESS_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "fib.h"
+#include "rtmirror.h"
+#include "stats.h"
+
+/* ICMPv6 Destination Unreachable codes (RFC 4443 3.1) for what a route
+ * check finds (icmp.h has the types). */
+#ifndef ICMP6_C_NO_ROUTE
+#define ICMP6_C_NO_ROUTE	0	/* no route to destination */
+#define ICMP6_C_ADDR_UNREACH	3	/* address unreachable */
+#endif
+
+/* egress_*() succeeded: no drop reason. */
+#define EGRESS_OK	DROP__COUNT
+
+struct egress {
+	const struct fib_route *route;
+	const struct fib_nexthop *nh;		/* NULL: not a unicast route */
+	const struct rtmirror_link *link;	/* nh's link, NULL if unknown */
+	uint32_t mtu;	/* route MTU metric, else the link's; 0: unknown */
+};
+
+/* Route dst (AF_INET: the first 4 bytes of addr) in `table`
+ * (FIB_TABLE_UNSPEC: local, main, default, as the kernel's default rules)
+ * and pick the next hop for flow_hash.  Returns EGRESS_OK with *e filled
+ * (a local or other non-unicast route: e->nh NULL, e->mtu 0), or
+ * DROP_NO_TABLE (table given and absent), DROP_NO_ROUTE (no route, or a
+ * blackhole, unreachable or prohibit one), DROP_NEXTHOP_UNREACHABLE (no
+ * live next hop, or its link down). */
+enum drop_reason egress_route(const struct rtmirror *m, int family,
+			      uint32_t table, const void *addr,
+			      uint32_t flow_hash, struct egress *e);
+
+/* The next hop of End.X / End.DX6 / End.DX4 `sid` (nh6 or nh4): with an
+ * oif, that link must be up with carrier (sid->oif_index); without, the
+ * main tables' route to the next hop must exist and its link be usable.
+ * Returns EGRESS_OK or the drop reason as egress_route(). */
+enum drop_reason egress_nexthop_check(const struct rtmirror *m,
+				      const struct sid *sid);
+
+/* RFC 6724 source selection, reduced to what matters for an SRv6 outer
+ * header: among the IPv6 addresses of every link (not tentative, not
+ * failed DAD), prefer (1) the scope of dst, (2) not deprecated, (3) on the
+ * egress link `oif`, (4) the longest prefix shared with dst.  Returns 0
+ * with *src set, or -1 when there is no candidate. */
+int egress_source_select(const struct rtmirror *m, uint32_t oif,
+			 const struct in6_addr *dst, struct in6_addr *src);
+
+#endif

@@ -1,0 +1,170 @@
+/* egress.c - the packet path's questions to the route mirror: a
+ * destination's route, next hop, link and MTU; a SID's next hop; the
+ * source address of an encapsulation (docs/design.md "Route mirror"). */
+#include <linux/if_addr.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <string.h>
+
+#include "egress.h"
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP	0x10000	/* linux/if.h; clashes with net/if.h */
+#endif
+
+static const struct fib_route *route_get(const struct fib_db *db,
+					 int family, uint32_t table,
+					 const void *addr)
+{
+	struct in_addr a4;
+
+	if (family == AF_INET6)
+		return fib_route_get6(db, table, addr);
+	memcpy(&a4, addr, sizeof(a4));
+	return fib_route_get4(db, table, a4);
+}
+
+enum drop_reason egress_route(const struct rtmirror *m, int family,
+			      uint32_t table, const void *addr,
+			      uint32_t flow_hash, struct egress *e)
+{
+	const struct fib_db *db = rtmirror_fib(m);
+	const struct fib_route *r;
+
+	memset(e, 0, sizeof(*e));
+	if (table != FIB_TABLE_UNSPEC && !fib_table_get(db, table))
+		return DROP_NO_TABLE;
+	r = route_get(db, family, table, addr);
+	if (!r)
+		return DROP_NO_ROUTE;
+	e->route = r;
+	switch (r->type) {
+	case RTN_UNICAST:
+		break;
+	case RTN_BLACKHOLE:
+	case RTN_UNREACHABLE:
+	case RTN_PROHIBIT:
+		return DROP_NO_ROUTE;
+	default:		/* local, broadcast, ...: the kernel's business */
+		return EGRESS_OK;
+	}
+	e->nh = fib_route_nexthop(r, flow_hash);
+	if (!e->nh)
+		return DROP_NEXTHOP_UNREACHABLE;
+	if (e->nh->oif) {
+		if (!rtmirror_link_usable(m, e->nh->oif))
+			return DROP_NEXTHOP_UNREACHABLE;
+		e->link = rtmirror_link_get(m, e->nh->oif);
+	}
+	e->mtu = r->fi->mtu ? r->fi->mtu : e->link ? e->link->mtu : 0;
+	return EGRESS_OK;
+}
+
+enum drop_reason egress_nexthop_check(const struct rtmirror *m,
+				      const struct sid *sid)
+{
+	struct egress e;
+
+	if (sid->oif[0])
+		return sid->oif_index && rtmirror_link_usable(m, sid->oif_index)
+			       ? EGRESS_OK : DROP_NEXTHOP_UNREACHABLE;
+	if (sid->behavior == BHV_END_DX4)
+		return egress_route(m, AF_INET, FIB_TABLE_UNSPEC, &sid->nh4, 0,
+				    &e);
+	return egress_route(m, AF_INET6, FIB_TABLE_UNSPEC, &sid->nh6, 0, &e);
+}
+
+/* ---- source selection ---------------------------------------------------- */
+
+/* The RT_SCOPE_* of an IPv6 destination (RFC 4291 2.5). */
+static uint8_t addr6_scope(const struct in6_addr *a)
+{
+	static const struct in6_addr lo = IN6ADDR_LOOPBACK_INIT;
+
+	if (!memcmp(a, &lo, sizeof(lo)))
+		return RT_SCOPE_HOST;
+	if (a->s6_addr[0] == 0xfe && (a->s6_addr[1] & 0xc0) == 0x80)
+		return RT_SCOPE_LINK;
+	return RT_SCOPE_UNIVERSE;
+}
+
+static unsigned common_prefix(const uint8_t *a, const uint8_t *b)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < 16; i++) {
+		uint8_t x = a[i] ^ b[i];
+
+		if (x) {
+			while (!(x & 0x80)) {
+				x <<= 1;
+				n++;
+			}
+			return n;
+		}
+		n += 8;
+	}
+	return n;
+}
+
+struct src_pick {
+	const struct in6_addr *dst;
+	uint8_t dst_scope;
+	uint32_t oif;
+	uint32_t best;		/* score of *src, 0: none yet */
+	struct in6_addr src;
+};
+
+/* Score of one candidate (higher is better), 0 if it may not be used:
+ * scope, then not deprecated, then the egress link, then the prefix. */
+static uint32_t src_score(const struct src_pick *sp,
+			  const struct rtmirror_link *l,
+			  const struct rtmirror_addr *a)
+{
+	uint32_t s;
+
+	if (a->family != AF_INET6 ||
+	    (a->flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED)))
+		return 0;
+	/* RFC 6724 rule 2: no narrower scope than the destination's (a
+	 * larger RT_SCOPE is narrower); the narrowest that fits wins. */
+	if (a->scope > sp->dst_scope)
+		return 0;
+	s = (uint32_t)(255 - (sp->dst_scope - a->scope)) << 16;
+	if (!(a->flags & IFA_F_DEPRECATED))	/* rule 3 */
+		s |= 1u << 15;
+	if (l->ifindex == sp->oif)		/* rule 5 */
+		s |= 1u << 14;
+	s |= common_prefix(a->addr.b, sp->dst->s6_addr) + 1;	/* rule 8 */
+	return s;
+}
+
+static void src_consider(const struct rtmirror_link *l, void *arg)
+{
+	struct src_pick *sp = arg;
+
+	for (unsigned i = 0; i < l->naddr; i++) {
+		uint32_t s = src_score(sp, l, &l->addr[i]);
+
+		if (s > sp->best) {
+			sp->best = s;
+			memcpy(&sp->src, &l->addr[i].addr.v6, sizeof(sp->src));
+		}
+	}
+}
+
+int egress_source_select(const struct rtmirror *m, uint32_t oif,
+			 const struct in6_addr *dst, struct in6_addr *src)
+{
+	struct src_pick sp = {
+		.dst = dst,
+		.dst_scope = addr6_scope(dst),
+		.oif = oif,
+	};
+
+	rtmirror_links_read(m, src_consider, &sp);
+	if (!sp.best)
+		return -1;
+	*src = sp.src;
+	return 0;
+}

@@ -1,0 +1,409 @@
+/* check_egress.c - the packet path against the route mirror: Packet Too
+ * Big / Fragmentation Needed at the headend, End.X's next hop, End.T's
+ * table, End.DT6's routes, and the outer source without encap-source.
+ * The mirror is fed hand-made rtnetlink messages; the expected errors were
+ * built with scapy (checksums included). */
+#include <arpa/inet.h>
+#include <check.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
+#include <linux/if_ether.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <string.h>
+
+#include "config.h"
+#include "process.h"
+#include "rtmirror.h"
+#include "testutil.h"
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP	0x10000
+#endif
+#define UP	(IFF_UP | IFF_LOWER_UP | IFF_RUNNING)
+
+static uint8_t nlbuf[8192];
+
+static const char conf[] =
+	"queue 0\n"
+	"encap-source fc00:1::2\n"
+	"icmp-rate 1000\n"
+	"icmp-burst 100\n"
+	"sid fc00:100::5 action End.X nh6 fc00:3::2\n"
+	"sid fc00:100::7 action End.T table 77\n"
+	"sid fc00:100::6 action End.DT6 table 100\n"
+	"route fc00:9:e1::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n"
+	"route 10.9.1.0/24 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n";
+
+static const char conf_nosrc[] =
+	"queue 0\n"
+	"route fc00:9:e1::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n";
+
+static struct config *cfg;
+static struct rtmirror *m;
+static struct worker_stats ws;
+static struct sid_stats sids[8], pols[8];
+static struct proc_ctx ctx;
+static struct test_slot slot;
+
+static void link_set(int ifindex, const char *name, unsigned flags,
+		     uint32_t mtu)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	ifi->ifi_index = ifindex;
+	ifi->ifi_flags = flags;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+}
+
+static void addr_set(uint16_t type, int ifindex, const char *addr,
+		     unsigned plen, uint8_t scope)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	struct in6_addr a;
+
+	nlh->nlmsg_type = type;
+	ifa->ifa_family = AF_INET6;
+	ifa->ifa_prefixlen = (uint8_t)plen;
+	ifa->ifa_scope = scope;
+	ifa->ifa_index = (uint32_t)ifindex;
+	ck_assert_int_eq(inet_pton(AF_INET6, addr, &a), 1);
+	mnl_attr_put(nlh, IFA_ADDRESS, 16, &a);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+}
+
+/* An IPv6 route dst/plen in table via gw (NULL: none) dev oif, with an
+ * MTU metric and a preferred source (NULL: none). */
+static void route6(uint16_t type, const char *dst, unsigned plen,
+		   uint32_t table, const char *gw, uint32_t oif, uint32_t mtu,
+		   const char *prefsrc)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	struct in6_addr a;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = type == RTM_NEWROUTE ? NLM_F_REPLACE : 0;
+	rtm->rtm_family = AF_INET6;
+	rtm->rtm_dst_len = (uint8_t)plen;
+	rtm->rtm_table = table < 256 ? (uint8_t)table : RT_TABLE_UNSPEC;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_type = RTN_UNICAST;
+	mnl_attr_put_u32(nlh, RTA_TABLE, table);
+	ck_assert_int_eq(inet_pton(AF_INET6, dst, &a), 1);
+	mnl_attr_put(nlh, RTA_DST, 16, &a);
+	if (gw) {
+		ck_assert_int_eq(inet_pton(AF_INET6, gw, &a), 1);
+		mnl_attr_put(nlh, RTA_GATEWAY, 16, &a);
+	}
+	if (prefsrc) {
+		ck_assert_int_eq(inet_pton(AF_INET6, prefsrc, &a), 1);
+		mnl_attr_put(nlh, RTA_PREFSRC, 16, &a);
+	}
+	mnl_attr_put_u32(nlh, RTA_OIF, oif);
+	if (mtu) {
+		struct nlattr *mx = mnl_attr_nest_start(nlh, RTA_METRICS);
+
+		mnl_attr_put_u32(nlh, RTAX_MTU, mtu);
+		mnl_attr_nest_end(nlh, mx);
+	}
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+}
+
+/* Links 1 lo, 2 core (MTU 1500, to the segments), 3 adj (End.X's nh6);
+ * fc00:9::/32 via fe80::1 dev core, fc00:3::/64 dev adj, and table 100
+ * with 2001:db8:6::/48 only. */
+static void mirror_build(void)
+{
+	m = rtmirror_new(NULL);
+	ck_assert_ptr_nonnull(m);
+	link_set(1, "lo", UP | IFF_LOOPBACK, 65536);
+	link_set(2, "core", UP, 1500);
+	link_set(3, "adj", UP, 1500);
+	addr_set(RTM_NEWADDR, 1, "fc00:ff::1", 128, RT_SCOPE_UNIVERSE);
+	addr_set(RTM_NEWADDR, 2, "fe80::2", 64, RT_SCOPE_LINK);
+	addr_set(RTM_NEWADDR, 2, "fc00:2::1", 64, RT_SCOPE_UNIVERSE);
+	route6(RTM_NEWROUTE, "fc00:9::", 32, RT_TABLE_MAIN, "fe80::1", 2, 0,
+	       NULL);
+	route6(RTM_NEWROUTE, "fc00:3::", 64, RT_TABLE_MAIN, NULL, 3, 0, NULL);
+	route6(RTM_NEWROUTE, "2001:db8:6::", 48, 100, NULL, 2, 0, NULL);
+}
+
+static void setup_with(const char *text, size_t len)
+{
+	cfg = config_parse_buffer("t.conf", text, len, NULL, NULL);
+	ck_assert_ptr_nonnull(cfg);
+	mirror_build();
+	memset(&ws, 0, sizeof(ws));
+	memset(sids, 0, sizeof(sids));
+	memset(pols, 0, sizeof(pols));
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cfg = cfg;
+	ctx.mirror = m;
+	ctx.stats = &ws;
+	ctx.sid_stats = sids;
+	ctx.policy_stats = pols;
+	ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
+}
+
+static void setup(void)
+{
+	setup_with(conf, sizeof(conf) - 1);
+}
+
+static void setup_nosrc(void)
+{
+	setup_with(conf_nosrc, sizeof(conf_nosrc) - 1);
+}
+
+static void teardown(void)
+{
+	rtmirror_free(m);
+	config_free(cfg);
+}
+
+/* hex + `fill` up to total bytes. */
+static struct pkt *packet(const char *hex, uint8_t fill, size_t total,
+			  uint16_t hw_proto, uint8_t *bytes)
+{
+	size_t n = hex2bin(hex, bytes, 2048);
+
+	memset(bytes + n, fill, total > n ? total - n : 0);
+	return test_pkt(&slot, bytes, total > n ? total : n, hw_proto);
+}
+
+/* The bytes of an error: its headers (hex), then the first bytes of the
+ * invoking packet `in` up to total. */
+static void expect_error(const struct pkt *p, const char *hdr_hex,
+			 const uint8_t *in, size_t total)
+{
+	uint8_t want[2048];
+	size_t n = hex2bin(hdr_hex, want, sizeof(want));
+
+	memcpy(want + n, in, total - n);
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert(!p->set_mark);
+	ck_assert_bytes(p->data, p->len, want, total);
+}
+
+#define IN6_HDR "60000000058c1140fc000001000000000000000000000001" \
+		"fc00000900e10000000000000000000104d2162e058c7178"
+#define PTB6_HDR "6000000004d83a40fc00000900e100000000000000000001" \
+		 "fc0000010000000000000000000000010200fbb50000058c"
+#define PTB6_1320_HDR "6000000004d83a40fc00000900e100000000000000000001" \
+		      "fc0000010000000000000000000000010200fc1900000528"
+#define IN4_HDR "450005b40007400040116827c00002010a09010104d2162e05a07107"
+#define FN4_HDR "45000240000000004001abb20a090101c0000201030460c30000058c"
+
+/* RFC 4443 3.2: 1460 bytes + 80 of H.Encaps > MTU 1500: Packet Too Big,
+ * MTU 1420, to the source, the invoking packet cut to fit 1280 bytes. */
+START_TEST(test_ptb6)
+{
+	static uint8_t in[1460];
+	struct pkt *p = packet(IN6_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);
+
+	srv6_process(&ctx, p);
+	expect_error(p, PTB6_HDR, in, 1280);
+	ck_assert_uint_eq(pols[0].drops[DROP_TOO_BIG], 1);
+	ck_assert_uint_eq(pols[0].errors, 1);
+	ck_assert_uint_eq(pols[0].packets, 0);
+	ck_assert_uint_eq(ws.icmp_sent, 1);
+
+	/* The route's MTU metric wins over the link's: 1400 - 80. */
+	route6(RTM_NEWROUTE, "fc00:9::", 32, RT_TABLE_MAIN, "fe80::1", 2,
+	       1400, NULL);
+	p = packet(IN6_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);
+	srv6_process(&ctx, p);
+	expect_error(p, PTB6_1320_HDR, in, 1280);
+
+	/* 1420 bytes fit exactly: encapsulated (1500 bytes). */
+	route6(RTM_NEWROUTE, "fc00:9::", 32, RT_TABLE_MAIN, "fe80::1", 2, 0,
+	       NULL);
+	p = packet(IN6_HDR, 0xab, 1420, ETH_P_IPV6, in);
+	p->data[5] = 0x64;	/* payload length 1380 */
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_uint_eq(p->len, 1500);
+	ck_assert_uint_eq(pols[0].packets, 1);
+}
+END_TEST
+
+/* RFC 1191: an IPv4 DF packet gets Fragmentation Needed, next-hop MTU
+ * 1420, the invoking packet cut to fit 576 bytes. */
+START_TEST(test_frag_needed4)
+{
+	static uint8_t in[1460];
+	struct pkt *p = packet(IN4_HDR, 0xcd, sizeof(in), ETH_P_IP, in);
+
+	srv6_process(&ctx, p);
+	expect_error(p, FN4_HDR, in, 576);
+	ck_assert_uint_eq(pols[1].drops[DROP_TOO_BIG], 1);
+	ck_assert_uint_eq(ws.drops[DROP_TOO_BIG], 1);
+}
+END_TEST
+
+#define INX "6000000000342b40fc000001000000000000000000000001fc000100000000" \
+	    "0000000000000000051104040101000000fc0000090000000000000000000000" \
+	    "c2fc00010000000000000000000000000500010002000c3d1e656e6478"
+#define UNREACH_HDR(code, ck) "6000000000643a40fc00010000000000000000000000" \
+	"0005fc000001000000000000000000000001010" code ck "00000000"
+
+/* End.X: nh6's link without carrier, then no route to nh6: ICMPv6
+ * Destination Unreachable, code 3 then code 0; with both, forwarded. */
+START_TEST(test_end_x_nexthop)
+{
+	uint8_t in[256];
+	struct pkt *p;
+	size_t n;
+
+	link_set(3, "adj", IFF_UP, 1500);	/* no carrier */
+	p = packet(INX, 0, 0, ETH_P_IPV6, in);
+	n = p->len;
+	srv6_process(&ctx, p);
+	expect_error(p, UNREACH_HDR("3", "69ed"), in, 48 + n);
+	ck_assert_uint_eq(sids[0].drops[DROP_NEXTHOP_UNREACHABLE], 1);
+
+	link_set(3, "adj", UP, 1500);
+	route6(RTM_DELROUTE, "fc00:3::", 64, RT_TABLE_MAIN, NULL, 3, 0, NULL);
+	p = packet(INX, 0, 0, ETH_P_IPV6, in);
+	srv6_process(&ctx, p);
+	expect_error(p, UNREACH_HDR("0", "69f0"), in, 48 + n);
+	ck_assert_uint_eq(sids[0].drops[DROP_NO_ROUTE], 1);
+	ck_assert_uint_eq(sids[0].errors, 2);
+
+	route6(RTM_NEWROUTE, "fc00:3::", 64, RT_TABLE_MAIN, NULL, 3, 0, NULL);
+	p = packet(INX, 0, 0, ETH_P_IPV6, in);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert(p->set_mark);
+	ck_assert_uint_eq(p->out_mark, cfg->sids[0].mark);
+	ck_assert_uint_eq(p->data[43], 0);	/* Segments Left 1 -> 0 */
+	ck_assert_uint_eq(sids[0].packets, 1);
+}
+END_TEST
+
+#define INT "6000000000342b40fc000001000000000000000000000001fc000100000000" \
+	    "0000000000000000071104040101000000fc0000090000000000000000000000" \
+	    "c2fc00010000000000000000000000000700010002000c3d22656e6474"
+
+/* End.T: table 77 does not exist: a counted drop, no error (the kernel's
+ * seg6local blackholes it); once it routes the next segment, forwarded. */
+START_TEST(test_end_t_table)
+{
+	uint8_t in[256];
+	struct pkt *p = packet(INT, 0, 0, ETH_P_IPV6, in);
+
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(sids[1].drops[DROP_NO_TABLE], 1);
+	ck_assert_uint_eq(ws.icmp_sent, 0);
+
+	route6(RTM_NEWROUTE, "fc00:9::", 32, 77, "fe80::1", 2, 0, NULL);
+	p = packet(INT, 0, 0, ETH_P_IPV6, in);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_uint_eq(p->out_mark, cfg->sids[1].mark);
+}
+END_TEST
+
+#define INDT6 "6000000000342940fc000001000000000000000000000001fc000100000000" \
+	      "00000000000000000660000000000c113f20010db800060000000000000000" \
+	      "000120010db800050000000000000000000100030004000c09bb64743621"
+#define DT6_UNREACH "60000000003c3a4020010db800050000000000000000000120010db8" \
+	"000600000000000000000001010031dc0000000060000000000c113f20010db8" \
+	"00060000000000000000000120010db800050000000000000000000100030004" \
+	"000c09bb64743621"
+
+/* End.DT6: the inner destination has no route in table 100: ICMPv6
+ * Destination Unreachable (no route) about the inner packet, marked to be
+ * routed in that table. */
+START_TEST(test_end_dt6_no_route)
+{
+	uint8_t in[256], want[256];
+	struct pkt *p = packet(INDT6, 0, 0, ETH_P_IPV6, in);
+	size_t n = hex2bin(DT6_UNREACH, want, sizeof(want));
+
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_bytes(p->data, p->len, want, n);
+	ck_assert(p->set_mark);
+	ck_assert_uint_eq(p->out_mark, cfg->sids[2].mark);
+	ck_assert_uint_eq(sids[2].drops[DROP_NO_ROUTE], 1);
+}
+END_TEST
+
+#define INSMALL "60000000000c1140fc000001000000000000000000000001fc000009" \
+		"00e10000000000000000000104d2162e000c15367372633f"
+
+static void expect_source(const char *want)
+{
+	uint8_t in[128];
+	struct in6_addr a;
+	struct pkt *p = packet(INSMALL, 0, 0, ETH_P_IPV6, in);
+
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(inet_pton(AF_INET6, want, &a), 1);
+	ck_assert_bytes(p->data + 8, 16, a.s6_addr, 16);
+}
+
+/* No encap-source: the egress link's global address (not its link-local,
+ * not lo's), then the route's prefsrc, then, the address gone, lo's. */
+START_TEST(test_source_selection)
+{
+	expect_source("fc00:2::1");
+	expect_source("fc00:2::1");	/* from the worker's cache */
+	route6(RTM_NEWROUTE, "fc00:9::", 32, RT_TABLE_MAIN, "fe80::1", 2, 0,
+	       "fc00:ff::1");
+	expect_source("fc00:ff::1");
+	route6(RTM_NEWROUTE, "fc00:9::", 32, RT_TABLE_MAIN, "fe80::1", 2, 0,
+	       NULL);
+	addr_set(RTM_DELADDR, 2, "fc00:2::1", 64, RT_SCOPE_UNIVERSE);
+	expect_source("fc00:ff::1");
+	addr_set(RTM_DELADDR, 1, "fc00:ff::1", 128, RT_SCOPE_UNIVERSE);
+	{
+		uint8_t in[128];
+		struct pkt *p = packet(INSMALL, 0, 0, ETH_P_IPV6, in);
+
+		srv6_process(&ctx, p);	/* only fe80::2 left: no source */
+		ck_assert_int_eq(p->verdict, PKT_DROP);
+		ck_assert_uint_eq(pols[0].drops[DROP_NO_SOURCE], 1);
+		ck_assert_uint_eq(pols[0].packets, 4);
+	}
+}
+END_TEST
+
+static Suite *egress_suite(void)
+{
+	Suite *s = suite_create("egress");
+	TCase *tc = tcase_create("mirror");
+	TCase *ns = tcase_create("no encap-source");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_ptb6);
+	tcase_add_test(tc, test_frag_needed4);
+	tcase_add_test(tc, test_end_x_nexthop);
+	tcase_add_test(tc, test_end_t_table);
+	tcase_add_test(tc, test_end_dt6_no_route);
+	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(ns, setup_nosrc, teardown);
+	tcase_add_test(ns, test_source_selection);
+	suite_add_tcase(s, ns);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(egress_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
