@@ -44,10 +44,10 @@ void behavior_unreachable(struct proc_ctx *ctx, const struct sid *sid,
  * DROP_TRUNCATED, a malformed one DROP_BAD_IP.  With the route mirror
  * (ctx->mirror): End.DX6/DX4's next hop must be reachable
  * (behavior_unreachable() otherwise); End.DT*'s table must exist
- * (DROP_NO_TABLE) and route the inner destination (DROP_NO_ROUTE: an IPv6
- * inner packet gets ICMPv6 Destination Unreachable code 0, with the SID's
- * mark so it is routed in the table; an IPv4 one is dropped, as by the
- * kernel's End.DT4). */
+ * (DROP_NO_TABLE) and route the inner destination (DROP_NO_ROUTE: the
+ * inner packet's source gets ICMPv6 Destination Unreachable code 0, or
+ * ICMP Destination Unreachable code 0 for IPv4, routed by the main table
+ * as the kernel's own errors). */
 void behavior_end_dx6(struct proc_ctx *ctx, const struct sid *sid,
 		      struct pkt *p);
 void behavior_end_dx4(struct proc_ctx *ctx, const struct sid *sid,

@@ -24,6 +24,9 @@
 #define ICMP6_C_NO_ROUTE	0	/* no route to destination */
 #define ICMP6_C_ADDR_UNREACH	3	/* address unreachable */
 #endif
+#ifndef ICMP4_C_NET_UNREACH
+#define ICMP4_C_NET_UNREACH	0	/* RFC 792 net unreachable */
+#endif
 
 /* egress_*() succeeded: no drop reason. */
 #define EGRESS_OK	DROP__COUNT

@@ -177,11 +177,13 @@ static int decap_srh(struct proc_ctx *ctx, const struct sid *sid,
 }
 
 /* End.DT*: the inner destination in the SID's table, as the kernel would
- * route it.  A missing table is a counted drop; no route: an IPv6 inner
- * packet gets ICMPv6 Destination Unreachable (no route) from the SID's
- * table, as the kernel's End.DT6 sends, with the mark so that it is
- * routed in that table; an IPv4 one is a counted drop (the kernel's
- * End.DT4 drops it silently).  Returns true to go on. */
+ * route it.  A missing table is a counted drop (the kernel's seg6local
+ * blackholes it).  No route: ICMPv6 Destination Unreachable (no route)
+ * about an IPv6 inner packet, as the kernel's End.DT6 sends, and ICMP
+ * Destination Unreachable (network unreachable) about an IPv4 one, as the
+ * daemon's `unreachable` rule after the table makes the kernel send; the
+ * error is routed by the main table, as the kernel's own.  Returns true
+ * to go on. */
 static bool decap_table_ok(struct proc_ctx *ctx, const struct sid *sid,
 			   struct pkt *p, uint8_t nh, uint32_t off)
 {
@@ -194,16 +196,17 @@ static bool decap_table_ok(struct proc_ctx *ctx, const struct sid *sid,
 			   p->data + off + (v6 ? 24 : 16), 0, &e);
 	if (why == EGRESS_OK)
 		return true;
-	if (why == DROP_NO_TABLE || !v6) {
+	if (why == DROP_NO_TABLE) {
 		proc_drop(ctx, p, st, why);
 		return false;
 	}
 	pkt_pull(p, off);
-	icmp6_error(ctx, p, ICMP6_T_DST_UNREACH, ICMP6_C_NO_ROUTE, 0, st, why);
-	if (p->verdict == PKT_FORWARD) {
-		p->set_mark = true;
-		p->out_mark = sid->mark;
-	}
+	if (v6)
+		icmp6_error(ctx, p, ICMP6_T_DST_UNREACH, ICMP6_C_NO_ROUTE, 0,
+			    st, why);
+	else
+		icmp4_error(ctx, p, ICMP4_T_DST_UNREACH, ICMP4_C_NET_UNREACH,
+			    0, st, why);
 	return false;
 }
 
