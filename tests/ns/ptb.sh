@@ -72,13 +72,13 @@ expect_eq "policy fc00:99::/64 counted 1 too_big" \
 	"$(ctl_get "drop(pol('fc00:99::/64'), 'too_big')")" 1
 
 # ---- the sender's kernel learns the path MTU --------------------------------------
-nsx "$GEN" ping -6 -c 1 -W 1 -M do -s 1452 fc00:99::1 >/dev/null 2>&1
+nsx "$GEN" ping -6 -c 1 -W 1 -M "do" -s 1452 fc00:99::1 >/dev/null 2>&1
 if nsx "$GEN" ip -6 route get fc00:99::1 | grep -q "mtu 1436"; then
 	pass "ping -M do 1500 bytes: gen's kernel caches path MTU 1436 to fc00:99::1"
 else
 	fail "gen's route to fc00:99::1 has no mtu 1436: $(nsx "$GEN" ip -6 route get fc00:99::1)"
 fi
-nsx "$GEN" ping -c 1 -W 1 -M do -s 1472 10.99.0.1 >/dev/null 2>&1
+nsx "$GEN" ping -c 1 -W 1 -M "do" -s 1472 10.99.0.1 >/dev/null 2>&1
 if nsx "$GEN" ip route get 10.99.0.1 | grep -q "mtu 1436"; then
 	pass "IPv4 ping -M do 1500 bytes: gen's kernel caches path MTU 1436 to 10.99.0.1"
 else
