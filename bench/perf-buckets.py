@@ -25,11 +25,14 @@ SOFTIRQ = ("handle_softirqs", "__do_softirq", "net_rx_action", "do_softirq")
 
 # (label, any of these functions on the stack), inclusive.
 STAGES = [
-    ("daemon: recvmmsg() syscall", ("__x64_sys_recvmmsg", "do_recvmmsg")),
+    ("daemon: receive syscall", ("__x64_sys_recvmmsg", "do_recvmmsg",
+                                 "__x64_sys_recvfrom", "__sys_recvfrom",
+                                 "__x64_sys_recvmsg")),
     ("  copy to user (NFQUEUE msg)", ("skb_copy_datagram_iter",
                                       "__skb_datagram_iter")),
     ("  block/wake (schedule)", ("schedule", "schedule_timeout")),
-    ("daemon: sendmsg() verdicts", ("__sys_sendmsg", "__x64_sys_sendmsg")),
+    ("daemon: verdict syscall", ("__sys_sendmsg", "__x64_sys_sendmsg",
+                                 "__x64_sys_sendto", "__sys_sendto")),
     ("  copy from user (payload)", ("_copy_from_iter", "copy_from_iter",
                                     "__alloc_skb", "netlink_alloc_large_skb")),
     ("  nfqnl_recv_verdict", ("nfqnl_recv_verdict",)),
