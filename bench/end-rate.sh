@@ -126,6 +126,7 @@ stop_gateway_process() {
 
 # ---- build the naive loop -------------------------------------------------------
 NAIVE_BIN=$OUT/naive-nfq
+# shellcheck disable=SC2046 # pkg-config's flags are words
 gcc -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -o "$NAIVE_BIN" "$BENCH_DIR/naive-nfq.c" \
 	$(pkg-config --cflags --libs libnetfilter_queue) ||
 	die "cannot build naive-nfq.c (libnetfilter-queue-dev missing?)"
@@ -239,7 +240,7 @@ nfq_stats() {
 # (gateway ns per forwarded frame, cpu phase only) and appends a line to
 # probes.csv.
 probe() {
-	local cfg=$1 phase=$2 rep=$3 rate=$4 qd=() out perfpid= data=
+	local cfg=$1 phase=$2 rep=$3 rate=$4 qd=() out perfpid='' data=''
 	local s0 s1 a0 a1 m0 m1 n0 n1 secs gwns=0 otherns=0 skidns=0
 
 	if [ "$rate" = 0 ]; then
@@ -332,10 +333,10 @@ gw_cpu_ns() {
 
 # drain_gateway: wait until nothing is queued to userspace in gw.
 drain_gateway() {
-	local i
+	local i queued
 	for i in $(seq 1 30); do
-		set -- $(nfq_stats)
-		[ "$1" = 0 ] && return 0
+		read -r queued _ <<< "$(nfq_stats)"
+		[ "$queued" = 0 ] && return 0
 		sleep 0.1
 	done
 }
@@ -382,7 +383,7 @@ search() {
 
 # ---- phase 1: highest rate at <= LOSS_MAX% loss --------------------------------------
 log "end-rate: configurations:$RUN_CONFIGS; $REPEAT x, ${DURATION}s probes, $STEPS steps; output in $OUT"
-declare -A MAXR LIMIT CPUNS
+declare -A MAXR LIMIT CPUNS MEDR MEDC
 for rep in $(seq 1 "$REPEAT"); do
 	for cfg in $RUN_CONFIGS; do
 		log "end-rate: [$rep/$REPEAT] $cfg: rate search"
@@ -487,13 +488,17 @@ for cfg in $RUN_CONFIGS; do
 	[ "$cfg" = srv6d-2q ] && [ "$c" != - ] && c="($c, CPU $GW_CPU only)"
 	runs=$(echo ${MAXR[$cfg]:-} | tr ' ' '/')
 	printf '| %-9s | %-26s | %-18s | %-22s |\n' "$cfg" "$m$note" "$runs" "$c"
-	eval "M_${cfg//-/_}=\$m; C_${cfg//-/_}=\$c"
+	MEDR[$cfg]=$m
+	MEDC[$cfg]=$c
 done
 echo
-if [ -n "${M_srv6d:-}" ]; then
-	printf 'srv6d/kernel: rate %s, CPU/pkt %s\n' "$(ratio "$M_srv6d" "${M_kernel:--}")" "$(ratio "$C_srv6d" "${C_kernel:--}")"
-	printf 'srv6d/naive:  rate %s, CPU/pkt %s\n' "$(ratio "$M_srv6d" "${M_naive:--}")" "$(ratio "$C_srv6d" "${C_naive:--}")"
-fi
-[ -n "${M_naive:-}" ] && [ -n "${M_kernel:-}" ] &&
-	printf 'naive/kernel: rate %s, CPU/pkt %s\n' "$(ratio "$M_naive" "$M_kernel")" "$(ratio "${C_naive:--}" "${C_kernel:--}")"
+pair() {	# pair A B: "A/B: rate R, CPU/pkt C" when both ran
+	[ -n "${MEDR[$1]:-}" ] && [ -n "${MEDR[$2]:-}" ] || return 0
+	printf '%s/%s: rate %s, CPU/pkt %s\n' "$1" "$2" \
+		"$(ratio "${MEDR[$1]}" "${MEDR[$2]}")" \
+		"$(ratio "${MEDC[$1]}" "${MEDC[$2]}")"
+}
+pair srv6d kernel
+pair srv6d naive
+pair naive kernel
 echo "probes: $PROBES"

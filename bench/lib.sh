@@ -149,39 +149,10 @@ ip6_bytes() {
 print(", ".join("0x%02x" % b for b in ipaddress.IPv6Address(sys.argv[1]).packed))' "$1"
 }
 
-# CPU accounting.  The kernel here has tick-based accounting and no
-# IRQ_TIME_ACCOUNTING: a tick that lands in softirq context is charged to
-# the global softirq column of /proc/stat, any other tick to the running
-# task.  So the work veth and the forwarding path do in softirq shows in
-# /proc/stat's softirq (+irq) columns, and the work a daemon does in its
-# own syscalls (netlink receive, verdict, reinjection) in its utime+stime.
-# All values are in USER_HZ ticks.
-
-# stat_softirq: irq + softirq ticks over all CPUs.
-stat_softirq() {
-	awk '$1 == "cpu" { print $7 + $8 }' /proc/stat
-}
-
-# stat_busy: all non-idle ticks over all CPUs (user nice system irq
-# softirq steal), for the record: it includes other people's work.
-stat_busy() {
-	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
-}
-
-# proc_ticks PID: utime + stime of every thread of PID (0 when gone).
-proc_ticks() {
-	local pid=$1
-	[ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || { echo 0; return; }
-	# Fields after the ")" that ends comm: utime is the 12th, stime 13th.
-	sed 's/^.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }'
-}
-
-clk_tck() { getconf CLK_TCK; }
-
 # median: read numbers, one a line; print their median ("-" when none).
 median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "-"; exit }
-		if (NR % 2) print v[(NR + 1) / 2]
-		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	sort -g | awk 'NF { v[++n] = $1 } END {
+		if (n == 0) { print "-"; exit }
+		if (n % 2) print v[(n + 1) / 2]
+		else print (v[n / 2] + v[n / 2 + 1]) / 2 }'
 }
