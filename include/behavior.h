@@ -44,10 +44,10 @@ void behavior_unreachable(struct proc_ctx *ctx, const struct sid *sid,
  * DROP_TRUNCATED, a malformed one DROP_BAD_IP.  With the route mirror
  * (ctx->mirror): End.DX6/DX4's next hop must be reachable
  * (behavior_unreachable() otherwise); End.DT*'s table must exist
- * (DROP_NO_TABLE) and route the inner destination (DROP_NO_ROUTE: the
- * inner packet's source gets ICMPv6 Destination Unreachable code 0, or
- * ICMP Destination Unreachable code 0 for IPv4, routed by the main table
- * as the kernel's own errors). */
+ * (DROP_NO_TABLE) and route the inner destination (else DROP_NO_ROUTE is
+ * counted as an error of the SID and the result goes on, marked, to the
+ * daemon's `unreachable` rule, which makes the kernel answer as its own
+ * End.DT6 does). */
 void behavior_end_dx6(struct proc_ctx *ctx, const struct sid *sid,
 		      struct pkt *p);
 void behavior_end_dx4(struct proc_ctx *ctx, const struct sid *sid,

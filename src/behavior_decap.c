@@ -178,12 +178,11 @@ static int decap_srh(struct proc_ctx *ctx, const struct sid *sid,
 
 /* End.DT*: the inner destination in the SID's table, as the kernel would
  * route it.  A missing table is a counted drop (the kernel's seg6local
- * blackholes it).  No route: ICMPv6 Destination Unreachable (no route)
- * about an IPv6 inner packet, as the kernel's End.DT6 sends, and ICMP
- * Destination Unreachable (network unreachable) about an IPv4 one, as the
- * daemon's `unreachable` rule after the table makes the kernel send; the
- * error is routed by the main table, as the kernel's own.  Returns true
- * to go on. */
+ * blackholes it).  No route: counted here (DROP_NO_ROUTE, an error of the
+ * SID) and handed to the kernel as usual, where the daemon's `unreachable`
+ * rule after the table answers with ICMP(v6) Destination Unreachable from
+ * the address the kernel picks, byte for byte the kernel's End.DT6 answer
+ * (docs/design.md "Routing").  Returns true to go on. */
 static bool decap_table_ok(struct proc_ctx *ctx, const struct sid *sid,
 			   struct pkt *p, uint8_t nh, uint32_t off)
 {
@@ -201,12 +200,12 @@ static bool decap_table_ok(struct proc_ctx *ctx, const struct sid *sid,
 		return false;
 	}
 	pkt_pull(p, off);
-	if (v6)
-		icmp6_error(ctx, p, ICMP6_T_DST_UNREACH, ICMP6_C_NO_ROUTE, 0,
-			    st, why);
-	else
-		icmp4_error(ctx, p, ICMP4_T_DST_UNREACH, ICMP4_C_NET_UNREACH,
-			    0, st, why);
+	p->verdict = PKT_FORWARD;
+	p->set_mark = true;
+	p->out_mark = sid->mark;
+	ctx->stats->drops[why]++;
+	st->errors++;
+	st->drops[why]++;
 	return false;
 }
 

@@ -674,7 +674,6 @@ static int mirror_start(struct daemon *d, char *err, size_t errlen)
 		snprintf(err, errlen, "route mirror: out of memory");
 		return -1;
 	}
-	sd_notify(0, "STATUS=mirroring the kernel's routes");
 	rc = rtmirror_start(d->mirror);
 	if (rc < 0) {
 		snprintf(err, errlen, "route mirror: rtnetlink: %s",

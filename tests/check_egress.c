@@ -314,25 +314,24 @@ END_TEST
 #define INDT6 "6000000000342940fc000001000000000000000000000001fc000100000000" \
 	      "00000000000000000660000000000c113f20010db800060000000000000000" \
 	      "000120010db800050000000000000000000100030004000c09bb64743621"
-#define DT6_UNREACH "60000000003c3a4020010db800050000000000000000000120010db8" \
-	"000600000000000000000001010031dc0000000060000000000c113f20010db8" \
-	"00060000000000000000000120010db800050000000000000000000100030004" \
-	"000c09bb64743621"
-
-/* End.DT6: the inner destination has no route in table 100: ICMPv6
- * Destination Unreachable (no route) about the inner packet, routed by the
- * main table (no mark), as the kernel's own error. */
+/* End.DT6: the inner destination has no route in table 100: counted as
+ * no_route, and the inner packet goes on with the SID's mark to the
+ * daemon's unreachable rule, so the kernel answers with its own bytes. */
 START_TEST(test_end_dt6_no_route)
 {
-	uint8_t in[256], want[256];
+	uint8_t in[256];
 	struct pkt *p = packet(INDT6, 0, 0, ETH_P_IPV6, in);
-	size_t n = hex2bin(DT6_UNREACH, want, sizeof(want));
+	size_t n = p->len;
 
 	srv6_process(&ctx, p);
 	ck_assert_int_eq(p->verdict, PKT_FORWARD);
-	ck_assert_bytes(p->data, p->len, want, n);
-	ck_assert(!p->set_mark);
+	ck_assert_bytes(p->data, p->len, in + 40, n - 40);
+	ck_assert(p->set_mark);
+	ck_assert_uint_eq(p->out_mark, cfg->sids[2].mark);
 	ck_assert_uint_eq(sids[2].drops[DROP_NO_ROUTE], 1);
+	ck_assert_uint_eq(sids[2].errors, 1);
+	ck_assert_uint_eq(sids[2].packets, 0);
+	ck_assert_uint_eq(ws.drops[DROP_NO_ROUTE], 1);
 }
 END_TEST
 
