@@ -186,7 +186,8 @@ expect_fields "ping to an End.DT6 SID: answered" "$out" gen icmp6.type=129 ip6.s
 expect_eq "End.DX6 SID counted its 2 packets" "$(ctl_get "sid('fc00:100::5/128')['packets']")" 2
 expect_eq "End.DT46 SID counted its 4 packets" "$(ctl_get "sid('fc00:100::9/128')['packets']")" 4
 expect_eq "End.DX2 SID counted its 4 frames" "$(ctl_get "sid('fc00:100::b/128')['packets']")" 4
-expect_eq "End.DT4 SID counted 2 errors (SL 1, IPv6 inner)" "$(ctl_get "sid('fc00:100::8/128')['errors']")" 2
+expect_eq "End.DT4 SID counted 3 errors (SL 1, IPv6 inner, no route in its table)" "$(ctl_get "sid('fc00:100::8/128')['errors']")" 3
+expect_eq "End.DT4 table miss counted as no_route" "$(ctl_get "sid('fc00:100::8/128')['drops'].get('no_route', 0)")" 1
 expect_eq "no reinjection drops" "$(ctl_get "s['totals']['drops'].get('reinject', 0)")" 0
 
 # ---- stop: devices and rules go away -------------------------------------------------
