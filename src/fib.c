@@ -27,6 +27,15 @@
 
 #include "fib.h"
 
+/* Publish a tagged slot value: what rcu_assign_pointer() does for a
+ * pointer (a write barrier, then one store), for the uintptr_t slots of
+ * the tries. */
+static inline void slot_publish(uintptr_t *slot, uintptr_t val)
+{
+	cmm_smp_wmb();
+	CMM_STORE_SHARED(*slot, val);
+}
+
 #define ROOT_BITS	16
 #define NODE_BITS	8
 #define OWN_NONE	0xff
@@ -510,7 +519,7 @@ static void slot_set(uintptr_t *n, unsigned base, unsigned s, uintptr_t val)
 		node_set_cover((uintptr_t *)(cur - 1), base + node_bits(base),
 			       (const struct fib_route *)val);
 	else if (cur != val)
-		rcu_assign_pointer(n[s], val);
+		slot_publish(&n[s], val);
 }
 
 #define MAX_DEPTH	16
@@ -545,7 +554,7 @@ static uintptr_t *trie_descend(struct fib_db *db, uintptr_t *root,
 					 (const struct fib_route *)e);
 			if (!child)
 				return NULL;
-			rcu_assign_pointer(n[s], (uintptr_t)child | 1);
+			slot_publish(&n[s], (uintptr_t)child | 1);
 			node_meta(n, base)->nchild++;
 			e = (uintptr_t)child | 1;
 		}
@@ -573,8 +582,8 @@ static void trie_prune(struct fib_db *db, uintptr_t *n, unsigned base,
 		path->depth--;
 		parent = path->node[path->depth];
 		pbase = path->depth ? ROOT_BITS + NODE_BITS * (path->depth - 1) : 0;
-		rcu_assign_pointer(parent[path->slot[path->depth]],
-				   (uintptr_t)m->cover);
+		slot_publish(&parent[path->slot[path->depth]],
+			     (uintptr_t)m->cover);
 		if (retire(db, RETIRE_NODE, n) < 0) {
 			/* Cannot defer: leak it rather than free it early. */
 		}

@@ -29,8 +29,10 @@ SRC_config="src/lpm.c src/config.c"
 # shellcheck disable=SC2034
 SRC_packet="src/checksum.c src/stats.c src/lpm.c src/config.c src/srh.c \
 src/icmp.c src/csid.c src/behavior_end.c src/headend.c src/process.c \
-src/hmac.c src/flowhash.c src/behavior_b6.c src/behavior_decap.c"
+src/hmac.c src/flowhash.c src/behavior_b6.c src/behavior_decap.c \
+src/egress.c src/rtmirror.c src/fib.c src/log.c"
 
+libs=$(pkg-config --libs libmnl liburcu-qsbr)
 CFLAGS_FUZZ="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 
 mkdir -p "$out" || exit 99
@@ -69,7 +71,7 @@ build() {	# build NAME -> $out/fuzz_NAME
 	$CLANG $CFLAGS_FUZZ -I"$top_srcdir/include" -I"$top_builddir" \
 		-DSYSCONFDIR='"/etc"' -DRUNSTATEDIR='"/run"' \
 		-o "$out/fuzz_$name" "$top_srcdir/tests/fuzz/fuzz_$name.c" $files \
-		-lnettle
+		-lnettle $libs -pthread
 }
 
 run() {	# run NAME: fuzz a copy of the seed corpus for $seconds

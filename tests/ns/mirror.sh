@@ -61,7 +61,7 @@ compare "$TMP/m1.jsonl"
 # Silent purges: veth2 down drops IPv4 routes via it without a message.
 $N "$DUMP" -w > "$TMP/m2.jsonl" 2> "$TMP/m2.err" &
 pid=$!
-while ! grep -q ready "$TMP/m2.err"; do sleep 0.2; done
+while ! grep -q ready "$TMP/m2.err" 2>/dev/null; do sleep 0.2; done
 $N ip link set veth2 down
 $N ip addr del 10.255.0.1/24 dev veth0
 sleep 0.5
@@ -86,8 +86,12 @@ awk 'BEGIN {
 }' > "$TMP/storm.batch"
 $N "$DUMP" -w -r 16384 > "$TMP/m3.jsonl" 2> "$TMP/m3.err" &
 pid=$!
-while ! grep -q ready "$TMP/m3.err"; do sleep 0.2; done
+while ! grep -q ready "$TMP/m3.err" 2>/dev/null; do sleep 0.2; done
+# Stop the mirror while the kernel churns, so its 16 KiB buffer overflows
+# whatever the machine's speed: ENOBUFS is then certain, not a race.
+kill -STOP $pid
 $N ip -batch "$TMP/storm.batch"
+kill -CONT $pid
 kill -USR1 $pid
 wait $pid
 tail -1 "$TMP/m3.err"
