@@ -66,7 +66,8 @@ void icmp4_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
 int icmp6_echo_reply(struct proc_ctx *ctx, struct pkt *p, uint32_t icmp_off);
 
 /* Take one token from the worker's ICMP bucket at ctx->now_ns.  Returns 1
- * if an error may be sent, 0 if over the rate. */
+ * if an error may be sent, 0 if over the rate or the rate is 0 (no
+ * errors at all, whatever icmp-burst says). */
 int icmp_ratelimit_take(struct proc_ctx *ctx);
 
 #endif

@@ -18,6 +18,8 @@ int icmp_ratelimit_take(struct proc_ctx *ctx)
 	uint64_t elapsed = 0;
 	unsigned __int128 add;
 
+	if (!ctx->cfg->icmp_rate)
+		return 0;	/* icmp-rate 0: no error at all, burst or not */
 	if (ctx->now_ns > rl->last_ns)
 		elapsed = ctx->now_ns - rl->last_ns;
 	rl->last_ns = ctx->now_ns;

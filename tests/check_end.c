@@ -395,6 +395,27 @@ START_TEST(icmp_rate_limit)
 }
 END_TEST
 
+/* icmp-rate 0 sends no error at all (srv6d.conf(5)), although a worker
+ * starts with a full bucket of icmp-burst tokens. */
+START_TEST(icmp_rate_zero_sends_none)
+{
+	struct sid s = mksid(BHV_END, 0, 0);
+	struct pkt *p;
+
+	cfg.icmp_rate = 0;
+	cfg.icmp_burst = 2;
+	ctx.icmp_rl.tokens_milli = 2000;	/* as the worker starts */
+	for (int i = 0; i < 3; i++) {
+		p = run(&s, TE_IN);
+		ck_assert_int_eq(p->verdict, PKT_DROP);
+		ctx.now_ns += 1000000000ull;
+	}
+	ck_assert_uint_eq(ws.icmp_sent, 0);
+	ck_assert_uint_eq(ws.drops[DROP_ICMP_RATELIMIT], 3);
+	ck_assert_uint_eq(sst[0].errors, 3);
+}
+END_TEST
+
 /* No error about an ICMPv6 error (RFC 4443 2.4(e.1)): the Time Exceeded
  * built above, sent back to the SID with hop limit 1, is dropped. */
 START_TEST(no_error_about_error)
@@ -884,6 +905,7 @@ static Suite *end_suite(void)
 	tcase_add_test(tc, end_other_routing_type);
 	tcase_add_test(tc, icmp6_error_cut_to_1280);
 	tcase_add_test(tc, icmp_rate_limit);
+	tcase_add_test(tc, icmp_rate_zero_sends_none);
 	tcase_add_test(tc, no_error_about_error);
 	tcase_add_test(tc, no_error_to_multicast_source);
 	tcase_add_test(tc, icmp4_frag_needed);
