@@ -64,4 +64,23 @@ enum drop_reason egress_nexthop_check(const struct rtmirror *m,
 int egress_source_select(const struct rtmirror *m, uint32_t oif,
 			 const struct in6_addr *dst, struct in6_addr *src);
 
+/* The source of an ICMPv6 error this node sends to dst (the invoking
+ * packet's source) about a packet that was not addressed to it (a steered
+ * packet at a headend), received on link iif (0: unknown): as the
+ * kernel's icmp6_send() picks one for an address that is not its own,
+ * the preferred source of the route to dst, else egress_source_select()
+ * on that route's link (iif when the mirror has no route).  Returns 0
+ * with *src set, or -1 when the node has no candidate. */
+int egress_icmp6_source(const struct rtmirror *m, uint32_t iif,
+			const struct in6_addr *dst, struct in6_addr *src);
+
+/* The same for ICMP, as the kernel's __icmp_send() does for a forwarded
+ * packet: the preferred source of the route to dst, else a primary
+ * address (not host scope) of the route's link (iif when the mirror has
+ * no route; so rp_filter on that link accepts it), one in the subnet of
+ * the next hop (or of dst) first, else any universe-scope IPv4 address of
+ * the node.  Returns 0 with *src set, or -1 when there is none. */
+int egress_icmp4_source(const struct rtmirror *m, uint32_t iif,
+			struct in_addr dst, struct in_addr *src);
+
 #endif

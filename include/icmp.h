@@ -2,14 +2,18 @@
  *
  * The error's headers are pushed into the slot's headroom in front of the
  * invoking packet, which is cut so the error fits in 1280 bytes (576 for
- * ICMP).  The error goes to the invoking packet's source, from its
- * destination (the SID or steered address: an address of this node), with
- * hop limit / TTL 64.  A per-worker token bucket (cfg->icmp_rate per
+ * ICMP).  The error goes to the invoking packet's source with hop limit /
+ * TTL 64, from an address of this node (RFC 4443 2.2, RFC 1812 4.3.2.4):
+ * at a SID the invoking packet's destination (the SID itself); at a
+ * headend, whose steered packet is addressed to a remote host, the
+ * address the caller picked (egress_icmp6_source() /
+ * egress_icmp4_source()).  A per-worker token bucket (cfg->icmp_rate per
  * second, cfg->icmp_burst) limits them (RFC 4443 2.4(f)).
  */
 #ifndef SRV6D_ICMP_H
 #define SRV6D_ICMP_H
 
+#include <netinet/in.h>
 #include <stdint.h>
 
 #include "process.h"
@@ -35,8 +39,8 @@
 #define ICMP6_ERROR_MAX		1280
 #define ICMP4_ERROR_MAX		576
 
-/* Turn the IPv6 packet p into an ICMPv6 error of `type`/`code` to its
- * source; `param` is the 32-bit field after the checksum (the Pointer of a
+/* Turn the IPv6 packet p, addressed to this node (a SID), into an ICMPv6
+ * error of `type`/`code` to its source, from its destination; `param` is the 32-bit field after the checksum (the Pointer of a
  * Parameter Problem, the MTU of a Packet Too Big, 0 otherwise).
  * On success p->verdict = PKT_FORWARD, ctx->stats->icmp_sent is counted and
  * the packet counts as a drop for `reason` (and in st, when not NULL, as an
@@ -48,14 +52,22 @@ void icmp6_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
 		 uint8_t code, uint32_t param, struct sid_stats *st,
 		 enum drop_reason reason);
 
-/* The same for an IPv4 packet p (RFC 792): `param` is the 32-bit field
- * after the checksum, host order (the next-hop MTU for Fragmentation
- * Needed, pointer << 24 for a Parameter Problem).  No error is sent about
- * an ICMP error, a non-first fragment, or from/to a multicast, broadcast
- * or zero address (RFC 1812 4.3.2.7): counted drop for `reason`. */
-void icmp4_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
-		 uint8_t code, uint32_t param, struct sid_stats *st,
-		 enum drop_reason reason);
+/* icmp6_error() from `from`, an address of this node, for a packet that
+ * is not addressed to it (at a headend).  from NULL: icmp6_error(). */
+void icmp6_error_from(struct proc_ctx *ctx, struct pkt *p,
+		      const struct in6_addr *from, uint8_t type, uint8_t code,
+		      uint32_t param, struct sid_stats *st,
+		      enum drop_reason reason);
+
+/* The same for an IPv4 packet p (RFC 792), from `from`, an address of
+ * this node: `param` is the 32-bit field after the checksum, host order
+ * (the next-hop MTU for Fragmentation Needed, pointer << 24 for a
+ * Parameter Problem).  No error is sent about an ICMP error, a non-first
+ * fragment, or from/to a multicast, broadcast or zero address (RFC 1812
+ * 4.3.2.7): counted drop for `reason`. */
+void icmp4_error(struct proc_ctx *ctx, struct pkt *p,
+		 const struct in_addr *from, uint8_t type, uint8_t code,
+		 uint32_t param, struct sid_stats *st, enum drop_reason reason);
 
 /* Answer the ICMPv6 Echo Request at offset icmp_off of the IPv6 packet p
  * in place (RFC 4443 4.2): the reply has a fresh IPv6 header (source: the

@@ -1,6 +1,7 @@
 /* egress.c - the packet path's questions to the route mirror: a
  * destination's route, next hop, link and MTU; a SID's next hop; the
  * source address of an encapsulation (docs/design.md "Route mirror"). */
+#include <arpa/inet.h>
 #include <linux/if_addr.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
@@ -163,6 +164,94 @@ int egress_source_select(const struct rtmirror *m, uint32_t oif,
 	};
 
 	rtmirror_links_read(m, src_consider, &sp);
+	if (!sp.best)
+		return -1;
+	*src = sp.src;
+	return 0;
+}
+
+/* ---- the source of an ICMP error about a packet in transit ------------- */
+
+int egress_icmp6_source(const struct rtmirror *m, uint32_t iif,
+			const struct in6_addr *dst, struct in6_addr *src)
+{
+	uint32_t oif = iif;
+	struct egress e;
+
+	if (egress_route(m, AF_INET6, FIB_TABLE_UNSPEC, dst, 0, &e) ==
+	    EGRESS_OK && e.route) {
+		if (e.route->fi->prefsrc_set) {
+			memcpy(src, &e.route->fi->prefsrc.v6, sizeof(*src));
+			return 0;
+		}
+		if (e.nh && e.nh->oif)
+			oif = e.nh->oif;
+	}
+	return egress_source_select(m, oif, dst, src);
+}
+
+struct src4_pick {
+	uint32_t match;		/* host order: the address to share a subnet with */
+	uint32_t oif;
+	uint32_t best;		/* score of src, 0: none yet */
+	struct in_addr src;
+};
+
+static bool addr4_match(const struct rtmirror_addr *a, uint32_t host)
+{
+	uint32_t mask = a->plen ? ~0u << (32 - a->plen) : 0;
+
+	return ((ntohl(a->addr.v4.s_addr) ^ host) & mask) == 0;
+}
+
+/* Score of one IPv4 candidate, as the kernel's inet_select_addr() ranks
+ * them: primary addresses only, not host scope; on the link first, where
+ * one in the subnet of `match` wins; off the link, universe scope only. */
+static uint32_t src4_score(const struct src4_pick *sp,
+			   const struct rtmirror_link *l,
+			   const struct rtmirror_addr *a)
+{
+	if (a->family != AF_INET || (a->flags & IFA_F_SECONDARY) ||
+	    a->scope > RT_SCOPE_LINK)
+		return 0;
+	if (l->ifindex != sp->oif)
+		return a->scope == RT_SCOPE_UNIVERSE ? 1 : 0;
+	return addr4_match(a, sp->match) ? 3 : 2;
+}
+
+static void src4_consider(const struct rtmirror_link *l, void *arg)
+{
+	struct src4_pick *sp = arg;
+
+	for (unsigned i = 0; i < l->naddr; i++) {
+		uint32_t s = src4_score(sp, l, &l->addr[i]);
+
+		if (s > sp->best) {
+			sp->best = s;
+			sp->src = l->addr[i].addr.v4;
+		}
+	}
+}
+
+int egress_icmp4_source(const struct rtmirror *m, uint32_t iif,
+			struct in_addr dst, struct in_addr *src)
+{
+	struct src4_pick sp = { .match = ntohl(dst.s_addr), .oif = iif };
+	struct egress e;
+
+	if (egress_route(m, AF_INET, FIB_TABLE_UNSPEC, &dst, 0, &e) ==
+	    EGRESS_OK && e.route) {
+		if (e.route->fi->prefsrc_set) {
+			*src = e.route->fi->prefsrc.v4;
+			return 0;
+		}
+		if (e.nh && e.nh->oif) {
+			sp.oif = e.nh->oif;
+			if (e.nh->gw_family == AF_INET)
+				sp.match = ntohl(e.nh->gw.v4.s_addr);
+		}
+	}
+	rtmirror_links_read(m, src4_consider, &sp);
 	if (!sp.best)
 		return -1;
 	*src = sp.src;

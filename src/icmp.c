@@ -125,6 +125,14 @@ void icmp6_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
 		 uint8_t code, uint32_t param, struct sid_stats *st,
 		 enum drop_reason reason)
 {
+	icmp6_error_from(ctx, p, NULL, type, code, param, st, reason);
+}
+
+void icmp6_error_from(struct proc_ctx *ctx, struct pkt *p,
+		      const struct in6_addr *from, uint8_t type, uint8_t code,
+		      uint32_t param, struct sid_stats *st,
+		      enum drop_reason reason)
+{
 	uint8_t src[16], dst[16], *h;
 	uint32_t plen;
 
@@ -132,11 +140,10 @@ void icmp6_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
 		proc_drop(ctx, p, st, reason);
 		return;
 	}
-	memcpy(src, p->data + 24, 16);	/* the error's source: invoking DA */
-	memcpy(dst, p->data + 8, 16);	/* ... to the invoking SA */
-	/* RFC 4443 2.4(e): never about an error, a multicast destination,
-	 * or from an unspecified or multicast source. */
-	if (in6_unspec(dst) || dst[0] == 0xff || src[0] == 0xff ||
+	memcpy(dst, p->data + 8, 16);	/* the error goes to the invoking SA */
+	/* RFC 4443 2.4(e): never about an error, about a packet to a
+	 * multicast address, or to an unspecified or multicast source. */
+	if (in6_unspec(dst) || dst[0] == 0xff || p->data[24] == 0xff ||
 	    icmp6_is_error(p->data, p->len)) {
 		proc_drop(ctx, p, st, reason);
 		return;
@@ -145,6 +152,9 @@ void icmp6_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
 		proc_drop(ctx, p, st, DROP_ICMP_RATELIMIT);
 		return;
 	}
+	/* RFC 4443 2.2: from an address of this node; without `from`, the
+	 * invoking DA (a SID of this node). */
+	memcpy(src, from ? from->s6_addr : p->data + 24, 16);
 	pkt_trim(p, ICMP6_ERROR_MAX - IPV6_HDR_LEN - ICMP_HDR_LEN);
 	h = pkt_push(p, IPV6_HDR_LEN + ICMP_HDR_LEN);
 	if (!h) {
@@ -227,11 +237,11 @@ static bool icmp4_forbidden(const uint8_t *ip, uint32_t len)
 	}
 }
 
-void icmp4_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
-		 uint8_t code, uint32_t param, struct sid_stats *st,
-		 enum drop_reason reason)
+void icmp4_error(struct proc_ctx *ctx, struct pkt *p,
+		 const struct in_addr *from, uint8_t type, uint8_t code,
+		 uint32_t param, struct sid_stats *st, enum drop_reason reason)
 {
-	uint8_t src[4], dst[4], *h;
+	uint8_t dst[4], *h;
 	uint32_t ilen;
 	uint16_t ck;
 
@@ -239,9 +249,8 @@ void icmp4_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
 		proc_drop(ctx, p, st, reason);
 		return;
 	}
-	memcpy(src, p->data + 16, 4);	/* the error's source: invoking DA */
-	memcpy(dst, p->data + 12, 4);
-	if (in4_bad_source(dst) || in4_bad_source(src) ||
+	memcpy(dst, p->data + 12, 4);	/* the error goes to the invoking SA */
+	if (in4_bad_source(dst) || in4_bad_source(p->data + 16) ||
 	    icmp4_forbidden(p->data, p->len)) {
 		proc_drop(ctx, p, st, reason);
 		return;
@@ -263,7 +272,7 @@ void icmp4_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
 	h[3] = (uint8_t)p->len;
 	h[8] = ICMP_HOP_LIMIT;		/* TTL */
 	h[9] = IPPROTO_ICMP;
-	memcpy(h + 12, src, 4);
+	memcpy(h + 12, &from->s_addr, 4);
 	memcpy(h + 16, dst, 4);
 	ck = csum_fold(csum_partial(h, IPV4_HDR_LEN, 0));
 	h[10] = (uint8_t)(ck >> 8);

@@ -17,6 +17,7 @@
 
 #define IP6_SRC_OFF	8
 #define IP6_DST_OFF	24
+#define IP4_SRC_OFF	12
 #define HMAC_TLV_HMAC_OFF	8	/* the HMAC field in its TLV */
 
 /* Check the IPv6 header against the queued length; cut any bytes after
@@ -79,30 +80,74 @@ static const struct seglist *encap_list(const struct policy *pol,
 	return &pol->lists[flowhash_pick(h, pol->weights, pol->nlists)];
 }
 
+/* The source of an ICMP error about p at a headend: p is addressed to a
+ * remote host, so not its destination but an address of this node, the
+ * one the kernel would pick for an error to p's source (egress.h); for
+ * IPv6, encap-source when the node has no candidate.  Returns 0, or -1
+ * when there is none. */
+static int headend_icmp6_source(const struct proc_ctx *ctx,
+				const struct pkt *p, struct in6_addr *src)
+{
+	struct in6_addr dst;
+
+	memcpy(&dst, p->data + IP6_SRC_OFF, sizeof(dst));
+	if (egress_icmp6_source(ctx->mirror, p->indev, &dst, src) == 0)
+		return 0;
+	if (!ctx->cfg->has_encap_source)
+		return -1;
+	*src = ctx->cfg->encap_source;
+	return 0;
+}
+
+static int headend_icmp4_source(const struct proc_ctx *ctx,
+				const struct pkt *p, struct in_addr *src)
+{
+	struct in_addr dst;
+
+	memcpy(&dst, p->data + IP4_SRC_OFF, sizeof(dst));
+	return egress_icmp4_source(ctx->mirror, p->indev, dst, src);
+}
+
 /* p plus the `push` bytes of its encapsulation does not fit the egress
  * MTU: tell its source how much room is left (RFC 4443 3.2 Packet Too Big;
  * RFC 1191 Fragmentation Needed, sent for an IPv4 packet without DF too:
- * see docs/design.md "Encapsulation MTU"), counted as DROP_TOO_BIG. */
+ * see docs/design.md "Encapsulation MTU"), counted as DROP_TOO_BIG.  At a
+ * binding SID (at_sid) the error comes from the SID, at a headend from
+ * an address of this node (RFC 4443 2.2, RFC 1812 4.3.2.4); with none,
+ * a counted drop without an error.  p has passed ipv6_sane()/ipv4_sane(). */
 static void encap_too_big(struct proc_ctx *ctx, struct pkt *p,
-			  struct sid_stats *st, uint32_t mtu, uint32_t push)
+			  struct sid_stats *st, uint32_t mtu, uint32_t push,
+			  bool at_sid)
 {
 	uint32_t room = mtu > push ? mtu - push : 0;
+	struct in6_addr src6;
+	struct in_addr src4;
 
-	if (p->hw_proto == ETH_P_IPV6)
+	if (p->hw_proto == ETH_P_IPV6 && at_sid)
 		icmp6_error(ctx, p, ICMP6_T_PKT_TOO_BIG, 0, room, st,
 			    DROP_TOO_BIG);
+	else if (p->hw_proto == ETH_P_IPV6 &&
+		 headend_icmp6_source(ctx, p, &src6) == 0)
+		icmp6_error_from(ctx, p, &src6, ICMP6_T_PKT_TOO_BIG, 0, room,
+				 st, DROP_TOO_BIG);
+	else if (p->hw_proto == ETH_P_IP &&
+		 headend_icmp4_source(ctx, p, &src4) == 0)
+		icmp4_error(ctx, p, &src4, ICMP4_T_DST_UNREACH,
+			    ICMP4_C_FRAG_NEEDED, room & 0xffff, st,
+			    DROP_TOO_BIG);
 	else
-		icmp4_error(ctx, p, ICMP4_T_DST_UNREACH, ICMP4_C_FRAG_NEEDED,
-			    room & 0xffff, st, DROP_TOO_BIG);
+		proc_drop(ctx, p, st, DROP_TOO_BIG);
 }
 
 /* Before pol's headers go on p: route the outer destination (the first
  * segment of the list p's flow takes) in the mirror, and answer a packet
- * that would leave bigger than the egress MTU.  *e is the egress (e->route
+ * that would leave bigger than the egress MTU (at_sid: p is addressed to
+ * a binding SID of this node).  *e is the egress (e->route
  * NULL when the mirror has no usable route: the kernel decides then).
  * Returns 0 to go on, -1 once p has been answered. */
 static int encap_check(struct proc_ctx *ctx, const struct policy *pol,
-		       struct pkt *p, struct sid_stats *st, struct egress *e)
+		       struct pkt *p, struct sid_stats *st, struct egress *e,
+		       bool at_sid)
 {
 	const struct seglist *sl = encap_list(pol, p);
 	uint32_t push;
@@ -117,7 +162,7 @@ static int encap_check(struct proc_ctx *ctx, const struct policy *pol,
 	push = headend_push_len(pol, p->hw_proto);
 	if (p->len + push <= e->mtu)
 		return 0;
-	encap_too_big(ctx, p, st, e->mtu, push);
+	encap_too_big(ctx, p, st, e->mtu, push, at_sid);
 	return -1;
 }
 
@@ -207,7 +252,7 @@ static void policy_apply(struct proc_ctx *ctx, const struct policy *pol,
 					      &ctx->policy_stats[pol->index];
 	struct egress e = { 0 };
 
-	if (ctx->mirror && encap_check(ctx, pol, p, st, &e) < 0)
+	if (ctx->mirror && encap_check(ctx, pol, p, st, &e, false) < 0)
 		return;
 	headend_apply(ctx, pol, p);
 	encap_source_fix(ctx, pol, p, st, &e);
@@ -229,7 +274,7 @@ static int binding_mtu_check(struct proc_ctx *ctx, const struct sid *sid,
 	    si.srh->segments_left == 0)
 		return 0;
 	return encap_check(ctx, sid->policy, p, &ctx->sid_stats[sid->index],
-			   &e);
+			   &e, true);
 }
 
 /* Run the behavior of local SID `sid` on p. */

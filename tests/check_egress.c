@@ -77,6 +77,52 @@ static void addr_set(uint16_t type, int ifindex, const char *addr,
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
 }
 
+static void addr4_set(uint16_t type, int ifindex, const char *addr,
+		      unsigned plen, uint8_t scope)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	struct in_addr a;
+
+	nlh->nlmsg_type = type;
+	ifa->ifa_family = AF_INET;
+	ifa->ifa_prefixlen = (uint8_t)plen;
+	ifa->ifa_scope = scope;
+	ifa->ifa_index = (uint32_t)ifindex;
+	ck_assert_int_eq(inet_pton(AF_INET, addr, &a), 1);
+	mnl_attr_put(nlh, IFA_LOCAL, 4, &a);
+	mnl_attr_put(nlh, IFA_ADDRESS, 4, &a);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+}
+
+/* An IPv4 route dst/plen in the main table dev oif, with a preferred
+ * source (NULL: none). */
+static void route4(uint16_t type, const char *dst, unsigned plen,
+		   uint32_t oif, const char *prefsrc)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	struct in_addr a;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = type == RTM_NEWROUTE ? NLM_F_REPLACE : 0;
+	rtm->rtm_family = AF_INET;
+	rtm->rtm_dst_len = (uint8_t)plen;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = RTPROT_KERNEL;
+	rtm->rtm_scope = RT_SCOPE_LINK;
+	rtm->rtm_type = RTN_UNICAST;
+	mnl_attr_put_u32(nlh, RTA_TABLE, RT_TABLE_MAIN);
+	ck_assert_int_eq(inet_pton(AF_INET, dst, &a), 1);
+	mnl_attr_put(nlh, RTA_DST, 4, &a);
+	if (prefsrc) {
+		ck_assert_int_eq(inet_pton(AF_INET, prefsrc, &a), 1);
+		mnl_attr_put(nlh, RTA_PREFSRC, 4, &a);
+	}
+	mnl_attr_put_u32(nlh, RTA_OIF, oif);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+}
+
 /* An IPv6 route dst/plen in table via gw (NULL: none) dev oif, with an
  * MTU metric and a preferred source (NULL: none). */
 static void route6(uint16_t type, const char *dst, unsigned plen,
@@ -115,9 +161,10 @@ static void route6(uint16_t type, const char *dst, unsigned plen,
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
 }
 
-/* Links 1 lo, 2 core (MTU 1500, to the segments), 3 adj (End.X's nh6);
- * fc00:9::/32 via fe80::1 dev core, fc00:3::/64 dev adj, and table 100
- * with 2001:db8:6::/48 only. */
+/* Links 1 lo, 2 core (MTU 1500, to the segments), 3 adj (End.X's nh6),
+ * 4 edge (the senders: fc00:1::/64, 192.0.2.0/24); fc00:9::/32 via
+ * fe80::1 dev core, fc00:3::/64 dev adj, and table 100 with
+ * 2001:db8:6::/48 only. */
 static void mirror_build(void)
 {
 	m = rtmirror_new(NULL);
@@ -132,6 +179,13 @@ static void mirror_build(void)
 	       NULL);
 	route6(RTM_NEWROUTE, "fc00:3::", 64, RT_TABLE_MAIN, NULL, 3, 0, NULL);
 	route6(RTM_NEWROUTE, "2001:db8:6::", 48, 100, NULL, 2, 0, NULL);
+	link_set(4, "edge", UP, 1500);
+	addr_set(RTM_NEWADDR, 4, "fc00:1::2", 64, RT_SCOPE_UNIVERSE);
+	addr4_set(RTM_NEWADDR, 1, "127.0.0.1", 8, RT_SCOPE_HOST);
+	addr4_set(RTM_NEWADDR, 2, "10.0.2.1", 24, RT_SCOPE_UNIVERSE);
+	addr4_set(RTM_NEWADDR, 4, "192.0.2.2", 24, RT_SCOPE_UNIVERSE);
+	route6(RTM_NEWROUTE, "fc00:1::", 64, RT_TABLE_MAIN, NULL, 4, 0, NULL);
+	route4(RTM_NEWROUTE, "192.0.2.0", 24, 4, NULL);
 }
 
 static void setup_with(const char *text, size_t len)
@@ -193,15 +247,24 @@ static void expect_error(const struct pkt *p, const char *hdr_hex,
 
 #define IN6_HDR "60000000058c1140fc000001000000000000000000000001" \
 		"fc00000900e10000000000000000000104d2162e058c7178"
-#define PTB6_HDR "6000000004d83a40fc00000900e100000000000000000001" \
-		 "fc0000010000000000000000000000010200fbb50000058c"
-#define PTB6_1320_HDR "6000000004d83a40fc00000900e100000000000000000001" \
-		      "fc0000010000000000000000000000010200fc1900000528"
+/* From fc00:1::2, the address the kernel picks for fc00:1::1 (the edge
+ * link's), not from the steered packet's remote destination. */
+#define PTB6_HDR "6000000004d83a40fc000001000000000000000000000002" \
+		 "fc0000010000000000000000000000010200fc9d0000058c"
+#define PTB6_1320_HDR "6000000004d83a40fc000001000000000000000000000002" \
+		      "fc0000010000000000000000000000010200fd0100000528"
 #define IN4_HDR "450005b40007400040116827c00002010a09010104d2162e05a07107"
-#define FN4_HDR "45000240000000004001abb20a090101c0000201030460c30000058c"
+/* From 192.0.2.2 (the edge link's), then 192.0.2.9 (a route's prefsrc),
+ * then 10.0.2.1 (another link's: no route, no address on the ingress). */
+#define FN4_HDR "45000240000000004001f4b9c0000202c0000201030460c30000058c"
+#define FN4_PREFSRC_HDR \
+	"45000240000000004001f4b2c0000209c0000201030460c30000058c"
+#define FN4_OTHER_HDR \
+	"45000240000000004001aabb0a000201c0000201030460c30000058c"
 
 /* RFC 4443 3.2: 1460 bytes + 80 of H.Encaps > MTU 1500: Packet Too Big,
- * MTU 1420, to the source, the invoking packet cut to fit 1280 bytes. */
+ * MTU 1420, to the source, the invoking packet cut to fit 1280 bytes,
+ * from an address of this node (RFC 4443 2.2). */
 START_TEST(test_ptb6)
 {
 	static uint8_t in[1460];
@@ -244,6 +307,46 @@ START_TEST(test_frag_needed4)
 	expect_error(p, FN4_HDR, in, 576);
 	ck_assert_uint_eq(pols[1].drops[DROP_TOO_BIG], 1);
 	ck_assert_uint_eq(ws.drops[DROP_TOO_BIG], 1);
+}
+END_TEST
+
+/* RFC 1812 4.3.2.4: the source of Fragmentation Needed is an address of
+ * this node, picked as the kernel's __icmp_send() does for a forwarded
+ * packet (so the sender's rp_filter accepts it): the route to the
+ * sender's prefsrc; without a route, the ingress link's address; with
+ * none there, any universe-scope one (never 127.0.0.1); with none at
+ * all, a counted drop and no error. */
+START_TEST(test_frag_needed4_source)
+{
+	static uint8_t in[1460];
+	struct pkt *p;
+
+	route4(RTM_NEWROUTE, "192.0.2.0", 24, 4, "192.0.2.9");
+	p = packet(IN4_HDR, 0xcd, sizeof(in), ETH_P_IP, in);
+	srv6_process(&ctx, p);
+	expect_error(p, FN4_PREFSRC_HDR, in, 576);
+
+	route4(RTM_DELROUTE, "192.0.2.0", 24, 4, "192.0.2.9");
+	p = packet(IN4_HDR, 0xcd, sizeof(in), ETH_P_IP, in);
+	p->indev = 4;
+	srv6_process(&ctx, p);
+	expect_error(p, FN4_HDR, in, 576);
+
+	addr4_set(RTM_DELADDR, 4, "192.0.2.2", 24, RT_SCOPE_UNIVERSE);
+	p = packet(IN4_HDR, 0xcd, sizeof(in), ETH_P_IP, in);
+	p->indev = 4;
+	srv6_process(&ctx, p);
+	expect_error(p, FN4_OTHER_HDR, in, 576);
+	ck_assert_uint_eq(ws.icmp_sent, 3);
+
+	addr4_set(RTM_DELADDR, 2, "10.0.2.1", 24, RT_SCOPE_UNIVERSE);
+	p = packet(IN4_HDR, 0xcd, sizeof(in), ETH_P_IP, in);
+	p->indev = 4;
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(ws.icmp_sent, 3);
+	ck_assert_uint_eq(pols[1].drops[DROP_TOO_BIG], 4);
+	ck_assert_uint_eq(pols[1].errors, 4);
 }
 END_TEST
 
@@ -354,6 +457,7 @@ static void expect_source(const char *want)
  * not lo's), then the route's prefsrc, then, the address gone, lo's. */
 START_TEST(test_source_selection)
 {
+	addr_set(RTM_DELADDR, 4, "fc00:1::2", 64, RT_SCOPE_UNIVERSE);
 	expect_source("fc00:2::1");
 	expect_source("fc00:2::1");	/* from the worker's cache */
 	route6(RTM_NEWROUTE, "fc00:9::", 32, RT_TABLE_MAIN, "fe80::1", 2, 0,
@@ -385,6 +489,7 @@ static Suite *egress_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_ptb6);
 	tcase_add_test(tc, test_frag_needed4);
+	tcase_add_test(tc, test_frag_needed4_source);
 	tcase_add_test(tc, test_end_x_nexthop);
 	tcase_add_test(tc, test_end_t_table);
 	tcase_add_test(tc, test_end_dt6_no_route);

@@ -464,8 +464,11 @@ START_TEST(icmp4_frag_needed)
 	size_t n = hex2bin(V4_IN, buf, sizeof(buf));
 	struct pkt *p = test_pkt(&slot, buf, n, ETH_P_IP);
 
-	icmp4_error(&ctx, p, ICMP4_T_DST_UNREACH, ICMP4_C_FRAG_NEEDED, 1400,
-		    &pst[0], DROP_TOO_BIG);
+	struct in_addr from;
+
+	inet_pton(AF_INET, "198.51.100.7", &from);
+	icmp4_error(&ctx, p, &from, ICMP4_T_DST_UNREACH, ICMP4_C_FRAG_NEEDED,
+		    1400, &pst[0], DROP_TOO_BIG);
 	test_pcap_write(p->data, p->len);
 	expect_bytes(p, V4_OUT);
 	ck_assert_uint_eq(ws.icmp_sent, 1);

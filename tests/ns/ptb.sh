@@ -3,7 +3,10 @@
 # ptb.sh - the route mirror on the packet path, on a real kernel:
 #  - H.Encaps past the egress MTU: the sender gets ICMPv6 Packet Too Big /
 #    ICMP Fragmentation Needed with the MTU left for it (egress MTU minus
-#    the encapsulation), and its kernel learns that path MTU;
+#    the encapsulation), from the gateway's own address on the ingress link
+#    (RFC 4443 2.2, RFC 1812 4.3.2.4; not the steered packet's remote
+#    destination), accepted by the gateway's kernel with strict rp_filter
+#    on that link, and the sender's kernel learns that path MTU;
 #  - iperf3 TCP through the tunnel with 1500-byte MTUs everywhere completes
 #    (path MTU discovery works: without the errors it would stall);
 #  - End.X whose next hop has lost its carrier: counted drop, ICMPv6
@@ -37,6 +40,14 @@ if ! ip -n "$S1" -6 route add fc00:9::d6/128 encap seg6local action End.DT6 \
 	fail "sink1 setup"
 	ns_finish
 fi
+# Strict reverse path filtering on the ingress: an error from the steered
+# packet's destination (10.99.0.1, not routed via gw0) would be a martian.
+# The error's source is gw0's own 192.0.2.2, which the kernel takes back
+# from the verdict only with accept_local (docs/design.md "ICMP errors").
+if ! nsx "$GW" sysctl -q -w net.ipv4.conf.gw0.rp_filter=1 \
+	net.ipv4.conf.gw0.accept_local=1 >/dev/null; then
+	fail "rp_filter=1 on gw0"
+fi
 # The gateway's own global address for the outer source: gw1's fc00:2::1.
 if ! nfq_steer6 fc00:99::/64 fc00:9:f0::/48 || ! nfq_steer4 10.99.0.0/24; then
 	fail "NFQUEUE rules"
@@ -59,11 +70,13 @@ expect_eq "srv6ctl status: the mirror is synced" "$synced" True
 # ---- Packet Too Big / Fragmentation Needed, byte level ---------------------------
 # 1460 + 40 + 8 + 16 (one segment) = 1524 > 1500: MTU 1500 - 64 = 1436.
 out=$(pkt_xchg --tag ptb --src fc00:1::1 --dst fc00:99::1 --pad 1402)
-expect_fields "1460-byte IPv6 packet, H.Encaps past MTU 1500: Packet Too Big, MTU 1436" \
-	"$out" gen icmp6.type=2 icmp6.code=0 icmp6.mtu=1436 ip6.dst=fc00:1::1
+expect_fields "1460-byte IPv6 packet, H.Encaps past MTU 1500: Packet Too Big, MTU 1436, from gw0's fc00:1::2" \
+	"$out" gen icmp6.type=2 icmp6.code=0 icmp6.mtu=1436 ip6.src=fc00:1::2 \
+	ip6.dst=fc00:1::1
 out=$(pkt_xchg --tag ptb4 --v4 --src 192.0.2.1 --dst 10.99.0.1 --pad 1421)
-expect_fields "1460-byte IPv4 DF packet, H.Encaps past MTU 1500: Fragmentation Needed, MTU 1436" \
-	"$out" gen icmp.type=3 icmp.code=4 icmp.mtu=1436 ip4.dst=192.0.2.1
+expect_fields "1460-byte IPv4 DF packet, H.Encaps past MTU 1500, rp_filter=1: Fragmentation Needed, MTU 1436, from gw0's 192.0.2.2" \
+	"$out" gen icmp.type=3 icmp.code=4 icmp.mtu=1436 ip4.src=192.0.2.2 \
+	ip4.dst=192.0.2.1
 # (sink1's Port Unreachable for the UDP packet comes back to gen too.)
 out=$(pkt_xchg --tag fit --src fc00:1::1 --dst fc00:99::1 --pad 1378 | grep '^s1 ')
 expect_fields "1436-byte IPv6 packet: encapsulated (1500 bytes), source fc00:2::1 (no encap-source)" \
