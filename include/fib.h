@@ -115,10 +115,6 @@ int fib_route_del(struct fib_db *db, const struct fib_route_spec *spec);
  * NLM_F_REPLACE).  Returns how many. */
 size_t fib_route_del_all(struct fib_db *db, const struct fib_route_spec *spec);
 
-/* Exact match on (table, family, dst/plen, tos, priority), or NULL. */
-const struct fib_route *fib_route_find(const struct fib_db *db,
-				       const struct fib_route_spec *spec);
-
 /* Call fn for every route of every table (writer side: fn must not change
  * the db; collect and apply afterwards).  Stops and returns fn's value when
  * it is not 0; returns 0 otherwise. */

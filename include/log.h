@@ -24,9 +24,6 @@ void log_stderr(bool on);
 /* Close syslog. */
 void log_close(void);
 
-/* True when log_init() was called with debug. */
-bool log_debug_enabled(void);
-
 /* Log at syslog priority prio (LOG_ERR ... LOG_DEBUG). */
 void log_msg(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -42,9 +42,6 @@ struct nfq *nfq_socket_open(unsigned queue, uint32_t maxlen, char *err,
  * everything.  q may be NULL. */
 void nfq_socket_close(struct nfq *q);
 
-/* The queue number q is bound to. */
-unsigned nfq_queue_num(const struct nfq *q);
-
 /* Receive up to NFQ_BATCH messages.  wait: block (up to the socket's
  * 100 ms receive timeout) for the first one; otherwise return at once.
  * Fills pkts[0..n) with the packets that need a verdict; process[i] is

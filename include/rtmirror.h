@@ -120,11 +120,6 @@ bool rtmirror_link_usable(const struct rtmirror *m, uint32_t ifindex);
 /* Counters (any thread; each value read atomically). */
 void rtmirror_get_stats(const struct rtmirror *m, struct rtmirror_stats *st);
 
-/* Call fn for every link (writer side, or after rtmirror_stop()). */
-void rtmirror_foreach_link(const struct rtmirror *m,
-			   void (*fn)(const struct rtmirror_link *l, void *arg),
-			   void *arg);
-
 /* Reader side: call fn for every link of one consistent snapshot of the
  * link table (a QSBR reader, online; fn must not block). */
 void rtmirror_links_read(const struct rtmirror *m,

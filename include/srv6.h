@@ -48,12 +48,4 @@ uint32_t csum_ipv6_pseudo(const struct in6_addr *src,
 			  const struct in6_addr *dst, uint32_t len,
 			  uint8_t nexthdr);
 
-/* Header checksum of an IPv4 header of ihl*4 bytes (field zeroed first). */
-void ipv4_set_checksum(struct iphdr *ip);
-
-static inline void ipv6_set_payload_len(struct ip6_hdr *ip6, uint32_t len)
-{
-	ip6->ip6_plen = htons((uint16_t)len);
-}
-
 #endif

@@ -45,10 +45,3 @@ uint32_t csum_ipv6_pseudo(const struct in6_addr *src,
 					 0, 0, 0, nexthdr }, 8, sum);
 	return sum;
 }
-
-/* Recompute the header checksum of an IPv4 header in place. */
-void ipv4_set_checksum(struct iphdr *ip)
-{
-	ip->check = 0;
-	ip->check = htons(csum_fold(csum_partial(ip, (size_t)ip->ihl * 4, 0)));
-}

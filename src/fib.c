@@ -723,19 +723,6 @@ static struct fib_family *spec_family(const struct fib_db *db,
 	return t ? (struct fib_family *)&t->fam[family_index(s->family)] : NULL;
 }
 
-const struct fib_route *fib_route_find(const struct fib_db *db,
-				       const struct fib_route_spec *spec)
-{
-	struct fib_family *f = spec_family(db, spec);
-	union fib_addr dst;
-
-	if (!f || spec_check(spec, &dst) < 0)
-		return NULL;
-	uint32_t oif = spec_key_oif(spec);
-
-	return hash_find(f, &dst, spec->plen, spec->tos, spec->priority, &oif);
-}
-
 static struct fib_family *family_prepare(struct fib_db *db,
 					 const struct fib_route_spec *s)
 {

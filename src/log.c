@@ -49,12 +49,6 @@ void log_stderr(bool on)
 	log_to_stderr = (on && !stderr_is_journal()) || log_default_stderr;
 }
 
-/* Returns whether debug messages are logged. */
-bool log_debug_enabled(void)
-{
-	return log_debug_on;
-}
-
 static const char *log_prio_name(int prio)
 {
 	switch (prio) {

@@ -33,6 +33,8 @@
 #define NFQ_NLMSG_PACKET	((NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET)
 #define NFQ_NLMSG_VERDICT	((NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_VERDICT)
 
+/* One per worker, written by that worker at every packet: cache-line
+ * aligned (and so padded) so that no two workers' state shares a line. */
 struct nfq {
 	struct mnl_socket *nl;
 	int fd;
@@ -52,7 +54,7 @@ struct nfq {
 	unsigned vfirst_iov[NFQ_BATCH + 1];	/* message i: viov[vfirst_iov[i]..] */
 	size_t vlen[NFQ_BATCH];
 	uint32_t vid[NFQ_BATCH];
-};
+} __attribute__((aligned(64)));
 
 static const uint8_t nfq_zero_pad[4];
 
@@ -505,7 +507,10 @@ struct nfq *nfq_socket_open(unsigned queue, uint32_t maxlen, char *err,
 		snprintf(err, errlen, "queue %u: out of range (0-65535)", queue);
 		return NULL;
 	}
-	q = calloc(1, sizeof(*q));
+	if (posix_memalign((void **)&q, _Alignof(struct nfq), sizeof(*q)) != 0)
+		q = NULL;
+	if (q)
+		memset(q, 0, sizeof(*q));
 	if (!q || posix_memalign((void **)&q->slots, 4096,
 				 (size_t)NFQ_BATCH * NFQ_SLOT_SIZE) != 0) {
 		snprintf(err, errlen, "queue %u: cannot allocate buffers", queue);
@@ -546,11 +551,6 @@ void nfq_socket_close(struct nfq *q)
 	mnl_socket_close(q->nl);
 	free(q->slots);
 	free(q);
-}
-
-unsigned nfq_queue_num(const struct nfq *q)
-{
-	return q->queue;
 }
 
 /* ---- the batch ---------------------------------------------------------- */

@@ -194,17 +194,6 @@ static struct rtmirror_link *link_copy(const struct rtmirror_link *l,
 	return c;
 }
 
-void rtmirror_foreach_link(const struct rtmirror *m,
-			   void (*fn)(const struct rtmirror_link *l, void *arg),
-			   void *arg)
-{
-	const struct link_table *t = m->links;
-
-	for (uint32_t i = 0; t && i < t->size; i++)
-		if (t->slot[i])
-			fn(t->slot[i], arg);
-}
-
 void rtmirror_links_read(const struct rtmirror *m,
 			 void (*fn)(const struct rtmirror_link *l, void *arg),
 			 void *arg)
