@@ -1,8 +1,8 @@
 /* stats.h - per-worker counters and drop reasons.
  *
  * Every counter is written by exactly one worker (its own cache lines) and
- * summed only when read by the control thread: no memory that two workers
- * write, no atomics on the packet path.
+ * summed only when the main thread answers a control request: no memory
+ * that two workers write, no atomics on the packet path.
  */
 #ifndef SRV6D_STATS_H
 #define SRV6D_STATS_H
@@ -25,7 +25,9 @@ enum drop_reason {
 	DROP_NO_HEADROOM,	/* push would exceed the slot's headroom */
 	DROP_TOO_BIG,		/* result exceeds 65535 or slot */
 	DROP_FAMILY,		/* behavior got a family it cannot handle */
-	DROP_REINJECT,		/* TUN write failed */
+	DROP_REINJECT,		/* no way back into the kernel: a TUN write or
+				 * a packet socket send failed, or the SID's
+				 * device (or End.DX2's oif) is unknown */
 	DROP_ICMP_RATELIMIT,	/* error owed but rate limit hit: dropped */
 	DROP_FRAGMENT,		/* fragmented packet at a SID */
 	DROP_HMAC_MISSING,	/* hmac-require: SRH without HMAC TLV */
@@ -60,7 +62,10 @@ struct worker_stats {
 	uint64_t forwarded;	/* NF_ACCEPT with new payload */
 	uint64_t dropped;	/* NF_DROP (any reason) */
 	uint64_t unmatched;	/* no SID, no policy: accepted unchanged */
-	uint64_t tun_injected;	/* results written to the TUN device */
+	uint64_t tun_injected;	/* results that re-entered the kernel other
+				 * than as a verdict: written to the TUN
+				 * device or sent by the packet socket (a
+				 * SID's veth device, End.DX2's oif) */
 	uint64_t icmp_sent;	/* ICMP errors generated */
 	uint64_t enobufs;	/* ENOBUFS on the queue socket */
 	uint64_t recv_errors;	/* other recv errors */
