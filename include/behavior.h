@@ -14,6 +14,29 @@
 
 #include "process.h"
 
+/* The counters of SID `sid` in ctx (this worker's). */
+static inline struct sid_stats *behavior_stats(struct proc_ctx *ctx,
+					       const struct sid *sid)
+{
+	return &ctx->sid_stats[sid->index];
+}
+
+/* RFC 8986 4.1.1: the upper-layer header `nh` at offset off of a packet
+ * for SID `sid` that the behavior does not process.  An ICMPv6 Echo
+ * Request to the SID is answered in place (allowed by srv6d; an invalid
+ * one is DROP_UPPER_LAYER); everything else gets Parameter Problem code 4
+ * pointing at the header (S03-S04, DROP_UPPER_LAYER). */
+void behavior_upper_layer(struct proc_ctx *ctx, const struct sid *sid,
+			  struct pkt *p, uint8_t nh, uint32_t off);
+
+/* The inner packet at offset off, of upper-layer type nh (41 IPv6, 4
+ * IPv4, 143 Ethernet), before a decapsulation: it must be a whole IPv6
+ * (Payload Length > 0) or IPv4 packet, or an Ethernet header; what
+ * follows it is cut.  Returns 0, or -1 with DROP_TRUNCATED or DROP_BAD_IP
+ * in *reason. */
+int behavior_inner_check(struct pkt *p, uint32_t off, uint8_t nh,
+			 enum drop_reason *reason);
+
 /* RFC 8986 4.1: End. */
 void behavior_end(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p);
 

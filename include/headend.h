@@ -30,6 +30,11 @@ void headend_apply(struct proc_ctx *ctx, const struct policy *pol,
 enum drop_reason headend_push(const struct config *cfg,
 			      const struct policy *pol, struct pkt *p);
 
+/* The segment list of pol that p's flow takes (the only one, or by the
+ * flow hash in proportion to the weights: flowhash.h).  Never fails. */
+const struct seglist *headend_pick(const struct policy *pol,
+				   const struct pkt *p);
+
 /* Bytes headend_apply() puts in front of (H.Encaps*) or into (H.Insert*) a
  * packet of family hw_proto (ETH_P_IPV6 / ETH_P_IP) under policy pol, e.g.
  * to check a result against an MTU: the most any of its lists adds, HMAC

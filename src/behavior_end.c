@@ -31,12 +31,8 @@
 #define IP6_HLIM_OFF	7
 #define IP6_DST_OFF	24
 #define SRH_SL_OFF	3
-
-static struct sid_stats *sid_stats_of(struct proc_ctx *ctx,
-				      const struct sid *sid)
-{
-	return &ctx->sid_stats[sid->index];
-}
+#define IPPROTO_ETHERNET_SR	143	/* RFC 8986 10.1 */
+#define ETH_HDR_LEN	14
 
 /* S15: hand the packet back for the FIB lookup (End), via the adjacency
  * (End.X) or in the SID's table (End.T), and count it. */
@@ -48,13 +44,13 @@ static void end_forward(struct proc_ctx *ctx, const struct sid *sid,
 		p->set_mark = true;
 		p->out_mark = sid->mark;
 	}
-	proc_count_ok(sid_stats_of(ctx, sid), p);
+	proc_count_ok(behavior_stats(ctx, sid), p);
 }
 
 void behavior_unreachable(struct proc_ctx *ctx, const struct sid *sid,
 			  struct pkt *p, enum drop_reason why)
 {
-	struct sid_stats *st = sid_stats_of(ctx, sid);
+	struct sid_stats *st = behavior_stats(ctx, sid);
 
 	if (why == DROP_NO_TABLE) {
 		proc_drop(ctx, p, st, why);
@@ -99,7 +95,7 @@ static bool end_hop_limit_exceeded(struct proc_ctx *ctx,
 	if (p->data[IP6_HLIM_OFF] > 1)
 		return false;
 	icmp6_error(ctx, p, ICMP6_T_TIME_EXCEEDED, ICMP6_C_HOP_LIMIT, 0,
-		    sid_stats_of(ctx, sid), DROP_HOP_LIMIT);
+		    behavior_stats(ctx, sid), DROP_HOP_LIMIT);
 	return true;
 }
 
@@ -129,14 +125,10 @@ static uint32_t srh_pop(struct pkt *p, const struct srh_info *si)
 	return slen;
 }
 
-/* RFC 8986 4.1.1: the upper-layer header of a packet for the SID.
- * The one upper layer allowed by srv6d is an ICMPv6 Echo Request (ping to
- * the SID), answered in place; everything else gets Parameter Problem
- * code 4.  (Linux drops such packets silently; srv6d follows the RFC.) */
-static void end_upper_layer(struct proc_ctx *ctx, const struct sid *sid,
-			    struct pkt *p, uint8_t nh, uint32_t off)
+void behavior_upper_layer(struct proc_ctx *ctx, const struct sid *sid,
+			  struct pkt *p, uint8_t nh, uint32_t off)
 {
-	struct sid_stats *st = sid_stats_of(ctx, sid);
+	struct sid_stats *st = behavior_stats(ctx, sid);
 
 	/* S01-S02 */
 	if (nh == IPPROTO_ICMPV6 && off < p->len &&
@@ -152,32 +144,41 @@ static void end_upper_layer(struct proc_ctx *ctx, const struct sid *sid,
 		    st, DROP_UPPER_LAYER);
 }
 
-/* Check the inner packet at off is a whole IPv4/IPv6 packet and cut what
- * follows it.  Returns 0, or -1 with the drop reason in *reason. */
-static int inner_packet_check(struct pkt *p, uint32_t off, uint8_t nh,
-			      enum drop_reason *reason)
+int behavior_inner_check(struct pkt *p, uint32_t off, uint8_t nh,
+			 enum drop_reason *reason)
 {
 	const uint8_t *in = p->data + off;
 	uint32_t avail = p->len - off, ilen;
 
 	*reason = DROP_TRUNCATED;
-	if (nh == IPPROTO_IPV6) {
+	if (avail == 0)
+		return -1;
+	if (nh != IPPROTO_ETHERNET_SR &&
+	    (in[0] >> 4) != (nh == IPPROTO_IPV6 ? 6 : 4)) {
+		*reason = DROP_BAD_IP;
+		return -1;
+	}
+	switch (nh) {
+	case IPPROTO_ETHERNET_SR:
+		return avail >= ETH_HDR_LEN ? 0 : -1;
+	case IPPROTO_IPV6:
 		if (avail < IPV6_HDR_LEN)
 			return -1;
 		ilen = IPV6_HDR_LEN + ((uint32_t)in[4] << 8 | in[5]);
-		if ((in[0] >> 4) != 6) {
-			*reason = DROP_BAD_IP;
+		if (ilen == IPV6_HDR_LEN) {
+			*reason = DROP_BAD_IP;	/* (0: a jumbogram) */
 			return -1;
 		}
-	} else {
+		break;
+	default:
 		if (avail < 20)
 			return -1;
 		ilen = (uint32_t)in[2] << 8 | in[3];
-		if ((in[0] >> 4) != 4 || (in[0] & 0x0f) < 5 ||
-		    ilen < (uint32_t)(in[0] & 0x0f) * 4) {
+		if ((in[0] & 0x0f) < 5 || ilen < (uint32_t)(in[0] & 0x0f) * 4) {
 			*reason = DROP_BAD_IP;
 			return -1;
 		}
+		break;
 	}
 	if (ilen > avail)
 		return -1;
@@ -196,8 +197,8 @@ static void end_decap(struct proc_ctx *ctx, const struct sid *sid,
 {
 	enum drop_reason reason;
 
-	if (inner_packet_check(p, off, nh, &reason) < 0) {
-		proc_drop(ctx, p, sid_stats_of(ctx, sid), reason);
+	if (behavior_inner_check(p, off, nh, &reason) < 0) {
+		proc_drop(ctx, p, behavior_stats(ctx, sid), reason);
 		return;
 	}
 	if (!end_route_ok(ctx, sid, p, nh == IPPROTO_IPV6 ? AF_INET6 : AF_INET,
@@ -223,7 +224,7 @@ static void end_sl_zero(struct proc_ctx *ctx, const struct sid *sid,
 	/* USP S02.1-S02.3: remove the SRH; S03: process the next header. */
 	if ((sid->flavors & FLV_USP) && si->srh)
 		off -= srh_pop(p, si);
-	end_upper_layer(ctx, sid, p, si->nexthdr, off);
+	behavior_upper_layer(ctx, sid, p, si->nexthdr, off);
 }
 
 /* S09-S10 failed: Parameter Problem code 0 at Segments Left. */
@@ -231,7 +232,7 @@ static void end_bad_srh(struct proc_ctx *ctx, const struct sid *sid,
 			struct pkt *p, const struct srh_info *si)
 {
 	icmp6_error(ctx, p, ICMP6_T_PARAM_PROB, ICMP6_C_HDR_FIELD,
-		    si->srh_off + SRH_SL_OFF, sid_stats_of(ctx, sid),
+		    si->srh_off + SRH_SL_OFF, behavior_stats(ctx, sid),
 		    DROP_BAD_SRH);
 }
 
@@ -241,9 +242,9 @@ static void end_srh_error(struct proc_ctx *ctx, const struct sid *sid,
 {
 	if (err->icmp)
 		icmp6_error(ctx, p, ICMP6_T_PARAM_PROB, err->code,
-			    err->pointer, sid_stats_of(ctx, sid), err->reason);
+			    err->pointer, behavior_stats(ctx, sid), err->reason);
 	else
-		proc_drop(ctx, p, sid_stats_of(ctx, sid), err->reason);
+		proc_drop(ctx, p, behavior_stats(ctx, sid), err->reason);
 }
 
 /* RFC 9800 4.1.1 End with NEXT-C-SID, when DA.Argument != 0 (S01): the

@@ -246,9 +246,8 @@ static enum drop_reason headend_insert(const struct seglist *sl,
 	return why;
 }
 
-/* The segment list of pol that p's flow takes. */
-static const struct seglist *headend_pick(const struct policy *pol,
-					  const struct pkt *p)
+const struct seglist *headend_pick(const struct policy *pol,
+				   const struct pkt *p)
 {
 	uint32_t h;
 

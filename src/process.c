@@ -6,7 +6,6 @@
 #include "behavior.h"
 #include "behavior_b6.h"
 #include "egress.h"
-#include "flowhash.h"
 #include "headend.h"
 #include "hmac.h"
 #include "icmp.h"
@@ -67,18 +66,6 @@ static int ipv4_sane(struct proc_ctx *ctx, struct pkt *p)
 }
 
 /* ---- encapsulation against the egress (the route mirror) ------------- */
-
-/* The segment list of pol that p's flow takes: headend.c's choice. */
-static const struct seglist *encap_list(const struct policy *pol,
-					const struct pkt *p)
-{
-	uint32_t h;
-
-	if (pol->nlists <= 1)
-		return &pol->lists[0];
-	h = flowhash_packet(p->data, p->len, p->hw_proto);
-	return &pol->lists[flowhash_pick(h, pol->weights, pol->nlists)];
-}
 
 /* The source of an ICMP error about p at a headend: p is addressed to a
  * remote host, so not its destination but an address of this node, the
@@ -149,7 +136,7 @@ static int encap_check(struct proc_ctx *ctx, const struct policy *pol,
 		       struct pkt *p, struct sid_stats *st, struct egress *e,
 		       bool at_sid)
 {
-	const struct seglist *sl = encap_list(pol, p);
+	const struct seglist *sl = headend_pick(pol, p);
 	uint32_t push;
 
 	if (egress_route(ctx->mirror, AF_INET6, FIB_TABLE_UNSPEC, &sl->segs[0],
