@@ -57,7 +57,9 @@ struct sid {
 				 * required; "" when absent */
 	uint32_t table;		/* End.T, End.DT6, End.DT4, End.DT46 */
 	bool vrf;		/* End.DT*: `vrftable` (table is a VRF device's) */
-	uint32_t mark;		/* verdict mark selecting our ip rule; 0 none */
+	uint32_t mark;		/* verdict mark selecting our ip rule; 0 none:
+				 * mark_base + 1 + index when parsed, kept
+				 * across reloads (config_inherit_marks()) */
 	uint32_t route_table;	/* End.X, End.DX6, End.DX4: the daemon's own
 				 * table for the next hop */
 	/* Binding SIDs (End.B6, End.B6.Encaps, End.B6.Encaps.Red): the
@@ -176,6 +178,11 @@ struct config {
 	struct lpm *sid_table;		/* IPv6 LPM over SID prefixes */
 	struct lpm *policy6;		/* IPv6 steering prefixes */
 	struct lpm *policy4;		/* IPv4 steering prefixes (as ::ffff:0:0/96) */
+	/* config_sid_by_mark()'s index: mark_slot[M - mark_base - 1] is the
+	 * index + 1 of the SID with mark M (0: none), for the nmark_slots
+	 * marks from mark_base + 1 on.  NULL in a config built by hand. */
+	uint32_t *mark_slot;
+	uint32_t nmark_slots;
 };
 
 /* Called once per error: "file:line: message". line 0: not tied to a line. */
@@ -202,6 +209,18 @@ const struct hmac_key *config_hmac_key(const struct config *cfg, uint32_t id);
 /* The SID whose verdict mark is `mark`, or NULL. */
 const struct sid *config_sid_by_mark(const struct config *cfg, uint32_t mark);
 
+/* Before ncfg replaces old on a reload: keep the marks stable.  A SID of
+ * ncfg with the same prefix, behavior and routing attributes (nh6, nh4,
+ * oif, table, vrftable) as one of old takes that SID's mark (so its
+ * table and veth pair too); every other SID of ncfg gets a mark that no
+ * SID of old has, so that a packet old marked never meets ncfg's routing
+ * for another SID (docs/design.md "Reload").  Nothing changes when old is
+ * NULL or mark-base changed.  Returns 0, or -1 with a message in err
+ * (out of memory, or old and ncfg together need more than the range's
+ * marks: a restart applies ncfg), ncfg unchanged. */
+int config_inherit_marks(struct config *ncfg, const struct config *old,
+			 char *err, size_t errlen);
+
 /* "sha1", "sha256" ("?" otherwise). */
 const char *hmac_alg_name(enum hmac_alg a);
 /* "encap", "encap.red", "inline", "inline.red" ("?" out of range). */
@@ -221,7 +240,8 @@ size_t config_flavors_format(unsigned flavors, char *buf, size_t size);
  * CONFIG_MARK_RANGE - 1 (rtrules.h's RTRULES_RANGE must be the same): a
  * SID's mark is mark_base + 1 + index, so there are at most
  * CONFIG_MARK_RANGE - 1 SIDs, and mark-base keeps the range clear of the
- * kernel's tables 253-255 and within 32 bits. */
+ * kernel's tables 253-255 and within 32 bits.  (After a reload a SID may
+ * hold any mark of the range: config_inherit_marks().) */
 #define CONFIG_MARK_RANGE	65536u
 #define CONFIG_MAX_SIDS		(CONFIG_MARK_RANGE - 1)
 #define CONFIG_MARK_BASE_MIN	256u

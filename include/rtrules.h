@@ -22,7 +22,8 @@
  * that range, every route of either family in a table of that range, and
  * every veth pair of that range: anything found there that the current
  * config does not want (left by a crashed instance, or by the config
- * before a reload) is removed.
+ * before a reload) is removed.  On a reload, only once the old config is
+ * out of use (rtrules_install_add(), then rtrules_prune()).
  */
 #ifndef SRV6D_RTRULES_H
 #define SRV6D_RTRULES_H
@@ -49,14 +50,32 @@ struct rtrules_scope {
 void rtrules_scope_of(const struct config *cfg, struct rtrules_scope *s);
 
 /* Make the kernel's rules, routes and devices in cfg's scope (and in
- * *prev's, when prev is not NULL: the scope of the config being replaced)
- * exactly what cfg wants: add or replace the wanted ones, delete the rest;
- * set each SID's ifindex (config.h) before cfg is published.  Returns 0,
- * or -1 with a message in err at the first failure (a vrftable without its
- * VRF device, an End.DX2 oif that does not exist, ...; what was done so
- * far stays; call again with the previous config to go back). */
+ * *prev's, when prev is not NULL) exactly what cfg wants: delete the rest,
+ * add the wanted ones; set each SID's ifindex (config.h) before cfg is
+ * published.  For the start, when no packet is in flight.  Returns 0, or
+ * -1 with a message in err at the first failure (a vrftable without its
+ * VRF device, an End.DX2 oif that does not exist, ...). */
 int rtrules_install(const struct config *cfg, const struct rtrules_scope *prev,
 		    char *err, size_t errlen);
+
+/* A reload, step 1, while keep (the config in force, scope *prev) still
+ * marks packets: add what cfg wants (devices, routes, rules; set each
+ * SID's ifindex) and delete only what neither cfg nor keep wants, so that
+ * nothing keep's packets rely on changes (with config_inherit_marks(), a
+ * mark means the same in both).  Returns 0, or -1 with a message in err
+ * at the first failure (what was added stays: rtrules_prune(keep, ...)
+ * takes it away). */
+int rtrules_install_add(const struct config *cfg, const struct config *keep,
+			const struct rtrules_scope *prev, char *err,
+			size_t errlen);
+
+/* A reload, step 2, once no worker uses the old config (after
+ * engine_swap_config()'s grace period): delete whatever in cfg's scope and
+ * *prev's (may be NULL) cfg does not want.  Also how a failed reload goes
+ * back (cfg: the config in force, prev: the refused one's scope).
+ * Returns 0, or -1 with a message in err (it still tries every entry). */
+int rtrules_prune(const struct config *cfg, const struct rtrules_scope *prev,
+		  char *err, size_t errlen);
 
 /* Delete every rule and route in scope s.  Returns 0, or -1 with a message
  * in err (it still tries every entry). */

@@ -1602,6 +1602,30 @@ static void assign_marks(struct parser *p)
 		cfg->policies[i].index = i;
 }
 
+/* cfg->mark_slot (config.h): for each mark from mark_base + 1 to the
+ * highest one a SID has, the index + 1 of its SID (0: none), so that
+ * config_sid_by_mark() stays O(1) whatever marks the SIDs got.  Returns 0,
+ * or -1 when memory runs out (cfg unchanged). */
+static int mark_slots_build(struct config *cfg)
+{
+	uint32_t span = 0, *slot;
+
+	for (unsigned i = 0; i < cfg->nsids; i++)
+		if (cfg->sids[i].mark &&
+		    cfg->sids[i].mark - cfg->mark_base > span)
+			span = cfg->sids[i].mark - cfg->mark_base;
+	slot = calloc(span + 1, sizeof(*slot));
+	if (!slot)
+		return -1;
+	for (unsigned i = 0; i < cfg->nsids; i++)
+		if (cfg->sids[i].mark)
+			slot[cfg->sids[i].mark - cfg->mark_base - 1] = i + 1;
+	free(cfg->mark_slot);
+	cfg->mark_slot = slot;
+	cfg->nmark_slots = span;
+	return 0;
+}
+
 /* sid->policy of every binding SID: its policies were appended to
  * bsid_policies in the order of the SIDs. */
 static void bind_policies(struct parser *p)
@@ -1674,6 +1698,10 @@ static int build_tables(struct parser *p)
 		return -1;
 	check_route_sid_overlap(p, sid_lens, route_lens);
 	assign_marks(p);
+	if (mark_slots_build(cfg) < 0) {
+		error_at(p, 0, "out of memory");
+		return -1;
+	}
 	bind_policies(p);
 	check_end_t_tables(p);
 	check_hmac_refs(p, cfg->policies, cfg->npolicies, "route");
@@ -1810,6 +1838,7 @@ void config_free(struct config *cfg)
 	free(cfg->sids);
 	free(cfg->policies);
 	free(cfg->bsid_policies);
+	free(cfg->mark_slot);
 	if (cfg->hmac_keys)
 		explicit_bzero(cfg->hmac_keys,
 			       cfg->nhmac_keys * sizeof(*cfg->hmac_keys));
@@ -1864,16 +1893,134 @@ const struct hmac_key *config_hmac_key(const struct config *cfg, uint32_t id)
 	return NULL;
 }
 
-/* A SID's mark is mark_base + 1 + its index: the SID, or NULL when mark
- * is not one of cfg's SIDs' marks. */
+/* The SID whose mark is `mark`, through cfg->mark_slot (O(1)); a config
+ * built by hand without it (tests) has the parser's first assignment,
+ * mark_base + 1 + index.  NULL when mark is not one of cfg's SIDs'. */
 const struct sid *config_sid_by_mark(const struct config *cfg, uint32_t mark)
 {
 	uint32_t i = mark - cfg->mark_base - 1;
 
-	if (mark <= cfg->mark_base || i >= cfg->nsids ||
-	    cfg->sids[i].mark != mark)
+	if (mark <= cfg->mark_base)
+		return NULL;
+	if (cfg->mark_slot) {
+		if (i >= cfg->nmark_slots || !cfg->mark_slot[i])
+			return NULL;
+		i = cfg->mark_slot[i] - 1;
+	}
+	if (i >= cfg->nsids || cfg->sids[i].mark != mark)
 		return NULL;
 	return &cfg->sids[i];
+}
+
+/* What makes the kernel route a SID's results (its mark's rules, table,
+ * route and veth pair, rtrules.h): two SIDs that agree on it may share a
+ * mark across a reload. */
+static bool sid_same_routing(const struct sid *a, const struct sid *b)
+{
+	return a->plen == b->plen &&
+	       IN6_ARE_ADDR_EQUAL(&a->prefix, &b->prefix) &&
+	       a->behavior == b->behavior &&
+	       IN6_ARE_ADDR_EQUAL(&a->nh6, &b->nh6) &&
+	       a->nh4.s_addr == b->nh4.s_addr &&
+	       !strcmp(a->oif, b->oif) && a->table == b->table &&
+	       a->vrf == b->vrf;
+}
+
+#define MARK_BITS_WORDS	(CONFIG_MARK_RANGE / 64)
+
+static bool mark_bit_get(const uint64_t *bits, uint32_t off)
+{
+	return bits[off / 64] >> (off % 64) & 1;
+}
+
+static void mark_bit_set(uint64_t *bits, uint32_t off)
+{
+	bits[off / 64] |= 1ull << (off % 64);
+}
+
+/* The lowest mark offset (1..CONFIG_MARK_RANGE - 1) not set in bits, set
+ * now; 0 when there is none. */
+static uint32_t mark_bit_take(uint64_t *bits, uint32_t *from)
+{
+	for (uint32_t off = *from; off < CONFIG_MARK_RANGE; off++) {
+		if (!mark_bit_get(bits, off)) {
+			mark_bit_set(bits, off);
+			*from = off + 1;
+			return off;
+		}
+	}
+	*from = CONFIG_MARK_RANGE;
+	return 0;
+}
+
+/* Give a SID its new mark (and its own table, for End.X/DX6/DX4). */
+static void sid_set_mark(struct sid *s, uint32_t mark)
+{
+	s->mark = mark;
+	if (s->behavior == BHV_END_X || s->behavior == BHV_END_DX6 ||
+	    s->behavior == BHV_END_DX4)
+		s->route_table = mark;
+}
+
+int config_inherit_marks(struct config *ncfg, const struct config *old,
+			 char *err, size_t errlen)
+{
+	uint32_t *saved, from = 1;
+	uint64_t *used;
+	int rc = -1;
+
+	if (!old || old->mark_base != ncfg->mark_base || !old->sid_table)
+		return 0;
+	used = calloc(MARK_BITS_WORDS, sizeof(*used));
+	saved = calloc(ncfg->nsids + 1, sizeof(*saved));
+	if (!used || !saved) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < old->nsids; i++)
+		if (old->sids[i].mark)
+			mark_bit_set(used, old->sids[i].mark - old->mark_base);
+	/* The same SID routed the same way keeps its mark ... */
+	for (unsigned i = 0; i < ncfg->nsids; i++) {
+		struct sid *s = &ncfg->sids[i];
+		const struct sid *o = lpm_get(old->sid_table, &s->prefix,
+					      s->plen);
+
+		saved[i] = s->mark;
+		if (!s->mark)
+			continue;
+		sid_set_mark(s, o && o->mark && sid_same_routing(s, o) ?
+			     o->mark : 0);
+	}
+	/* ... every other one gets a mark the old config does not use. */
+	for (unsigned i = 0; i < ncfg->nsids; i++) {
+		struct sid *s = &ncfg->sids[i];
+		uint32_t off;
+
+		if (s->mark || !saved[i])
+			continue;
+		off = mark_bit_take(used, &from);
+		if (!off) {
+			snprintf(err, errlen, "%u SIDs in force and %u in %s "
+				 "need more than the %u marks from mark-base on: "
+				 "restart srv6d to apply it", old->nsids,
+				 ncfg->nsids, ncfg->path, CONFIG_MARK_RANGE - 1);
+			goto undo;
+		}
+		sid_set_mark(s, ncfg->mark_base + off);
+	}
+	if (mark_slots_build(ncfg) == 0) {
+		rc = 0;
+		goto out;
+	}
+	snprintf(err, errlen, "out of memory");
+undo:
+	for (unsigned i = 0; i < ncfg->nsids; i++)
+		sid_set_mark(&ncfg->sids[i], saved[i]);
+out:
+	free(used);
+	free(saved);
+	return rc;
 }
 
 /* "sha1", "sha256"; "?" otherwise. */

@@ -381,14 +381,20 @@ static void sids_resolve_oif(struct config *cfg)
 }
 
 /* SIGHUP or srv6ctl reload: parse the file anew; only a valid config
- * replaces the running one (its rules first, then the engine's pointer).
- * Every error is logged and, when errors is not NULL, appended to it.
- * Returns 0 when the new config is in force, -1 when the old one is kept. */
+ * replaces the running one.  Packets the old config marked may still be
+ * on their way through the kernel until the swap's grace period ends, so
+ * (docs/design.md "Reload"): the SIDs keep their marks where their
+ * routing is unchanged (config_inherit_marks()), the new config's rules,
+ * routes and devices are added without touching the old one's, the
+ * engine's pointer is swapped, and only then is what the old config alone
+ * used removed.  Every error is logged and, when errors is not NULL,
+ * appended to it.  Returns 0 when the new config is in force, -1 when the
+ * old one is kept. */
 static int daemon_reload(struct daemon *d, json_t *errors)
 {
 	const char *path = d->opts->config_path;
 	struct reload_errors re = { .list = errors };
-	struct rtrules_scope nscope;
+	struct rtrules_scope nscope, oscope;
 	struct config *ncfg;
 	char err[512], err2[512];
 	const char *what;
@@ -408,8 +414,16 @@ static int daemon_reload(struct daemon *d, json_t *errors)
 		config_free(ncfg);
 		goto fail;
 	}
+	if (config_inherit_marks(ncfg, engine_config(d->engine), err,
+				 sizeof(err)) < 0) {
+		reload_error(&re, "%s: %s; keeping the running configuration",
+			     path, err);
+		config_free(ncfg);
+		goto fail;
+	}
 	rtrules_scope_of(ncfg, &nscope);
-	if (rtrules_install(ncfg, &d->scope, err, sizeof(err)) < 0) {
+	if (rtrules_install_add(ncfg, engine_config(d->engine), &d->scope,
+				err, sizeof(err)) < 0) {
 		reload_error(&re, "%s; keeping the running configuration", err);
 		config_free(ncfg);
 		goto restore;
@@ -421,7 +435,14 @@ static int daemon_reload(struct daemon *d, json_t *errors)
 			     "configuration", path);
 		goto restore;
 	}
+	/* No worker uses the old config now: what it alone needed goes. */
+	oscope = d->scope;
 	d->scope = nscope;
+	if (rtrules_prune(engine_config(d->engine), &oscope, err2,
+			  sizeof(err2)) < 0)
+		log_msg(LOG_WARNING, "reload: removing the previous "
+			"configuration's rules: %s (the next reload or the "
+			"exit tries again)", err2);
 	d->config_loaded = time(NULL);
 	d->reloads++;
 	log_msg(LOG_INFO, "reloaded %s: %u SIDs, %u policies", path,
@@ -430,9 +451,9 @@ static int daemon_reload(struct daemon *d, json_t *errors)
 	notify_status(d, "READY=1");
 	return 0;
 restore:
-	if (rtrules_install(engine_config(d->engine), &nscope, err2,
-			    sizeof(err2)) < 0)
-		reload_error(&re, "restoring the running configuration's "
+	if (rtrules_prune(engine_config(d->engine), &nscope, err2,
+			  sizeof(err2)) < 0)
+		reload_error(&re, "removing the refused configuration's "
 			     "rules: %s", err2);
 fail:
 	d->reload_failures++;

@@ -50,11 +50,12 @@ struct rt_route {
 	uint8_t family;
 };
 
-/* What the config wants, sorted for bsearch. */
+/* What the config wants (the new one and, during a reload, the one still
+ * in force), sorted for bsearch. */
 struct rt_want {
-	struct rt_rule *rules;		/* IPv6, by fwmark, table */
+	struct rt_rule *rules;		/* IPv6, by priority, fwmark, table */
 	unsigned nrules;
-	struct rt_rule *rules4;		/* IPv4, by iif, table */
+	struct rt_rule *rules4;		/* IPv4, by priority, iif, table */
 	unsigned nrules4;
 	uint32_t *route_tables;		/* End.X, End.DX6 tables (default
 					 * route) */
@@ -560,6 +561,8 @@ static int cmp_rule(const void *a, const void *b)
 	const struct rt_rule *x = a, *y = b;
 	int c;
 
+	if (x->priority != y->priority)
+		return x->priority < y->priority ? -1 : 1;
 	if (x->fwmark != y->fwmark)
 		return x->fwmark < y->fwmark ? -1 : 1;
 	if (x->table != y->table)
@@ -632,10 +635,12 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 	}
 }
 
-/* Build the sorted sets of what cfg wants (cfg NULL: nothing). */
-static int want_build(struct rt_want *w, const struct config *cfg)
+/* Build the sorted sets of what cfg and keep want (either may be NULL:
+ * nothing). */
+static int want_build(struct rt_want *w, const struct config *cfg,
+		      const struct config *keep)
 {
-	unsigned n = cfg ? cfg->nsids : 0;
+	unsigned n = (cfg ? cfg->nsids : 0) + (keep ? keep->nsids : 0);
 
 	memset(w, 0, sizeof(*w));
 	w->rules = calloc(2 * n + 1, sizeof(*w->rules));
@@ -649,8 +654,10 @@ static int want_build(struct rt_want *w, const struct config *cfg)
 		want_free(w);
 		return -1;
 	}
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; cfg && i < cfg->nsids; i++)
 		want_sid(w, cfg, &cfg->sids[i]);
+	for (unsigned i = 0; keep && i < keep->nsids; i++)
+		want_sid(w, keep, &keep->sids[i]);
 	qsort(w->rules, w->nrules, sizeof(*w->rules), cmp_rule);
 	qsort(w->rules4, w->nrules4, sizeof(*w->rules4), cmp_rule);
 	qsort(w->route_tables, w->nroute_tables, sizeof(uint32_t), cmp_u32);
@@ -695,12 +702,10 @@ static bool route_in_scope(const struct rt_route *r,
 }
 
 static bool rule_wanted(const struct rt_want *w, uint8_t family,
-			uint32_t want_prio, const struct rt_rule *r)
+			const struct rt_rule *r)
 {
 	struct rt_rule k = *r;
 
-	if (r->priority != want_prio)
-		return false;
 	if (family == AF_INET6) {
 		k.iif[0] = '\0';
 		return bsearch(&k, w->rules, w->nrules, sizeof(k), cmp_rule);
@@ -838,8 +843,8 @@ static int sid_rule_add(struct rt_nl *nl, const struct config *cfg,
 /* Delete the rules of `family` in scope that w does not want.  Returns 0
  * or -1. */
 static int prune_rules(struct rt_nl *nl, const struct rt_want *w,
-		       uint8_t family, uint32_t want_prio,
-		       const struct rtrules_scope *scopes, unsigned nscopes,
+		       uint8_t family, const struct rtrules_scope *scopes,
+		       unsigned nscopes,
 		       char *err, size_t errlen)
 {
 	struct rule_list l = { .family = family };
@@ -861,7 +866,7 @@ static int prune_rules(struct rt_nl *nl, const struct rt_want *w,
 		int e;
 
 		if (!rule_in_scope(r, family, scopes, nscopes) ||
-		    rule_wanted(w, family, want_prio, r))
+		    rule_wanted(w, family, r))
 			continue;
 		nlh = build_rule(msg, RTM_DELRULE, ++nl->seq, family,
 				 r->priority, r->fwmark, r->iif, r->table);
@@ -1304,24 +1309,23 @@ static int prune_devs(struct rt_nl *nl, const struct rt_want *w,
 	return ret;
 }
 
-/* Prune rules, then routes (a rule never points at a table we emptied
- * while it still exists), then devices.  Returns 0 or -1 (first error in
- * err). */
+/* Remove what neither cfg nor keep wants (both may be NULL): rules, then
+ * routes (a rule never points at a table we emptied while it still
+ * exists), then devices.  Returns 0 or -1 (first error in err). */
 static int prune(struct rt_nl *nl, const struct config *cfg,
-		 const struct rtrules_scope *scopes, unsigned nscopes,
-		 char *err, size_t errlen)
+		 const struct config *keep, const struct rtrules_scope *scopes,
+		 unsigned nscopes, char *err, size_t errlen)
 {
 	static const uint8_t families[] = { AF_INET6, AF_INET };
-	uint32_t prio = cfg ? cfg->rule_priority : 0;
 	struct rt_want w;
 	int ret = 0;
 
-	if (want_build(&w, cfg) < 0) {
+	if (want_build(&w, cfg, keep) < 0) {
 		set_err(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
 	for (unsigned f = 0; f < 2; f++)
-		if (prune_rules(nl, &w, families[f], prio, scopes, nscopes,
+		if (prune_rules(nl, &w, families[f], scopes, nscopes,
 				ret ? NULL : err, ret ? 0 : errlen) < 0)
 			ret = -1;
 	for (unsigned f = 0; f < 2; f++)
@@ -1342,29 +1346,60 @@ static bool sid_has_route(const struct sid *s)
 			   s->behavior == BHV_END_DX4);
 }
 
-int rtrules_install(const struct config *cfg, const struct rtrules_scope *prev,
-		    char *err, size_t errlen)
+/* An rtnetlink socket for one install or prune (never per packet). */
+static struct rt_nl *rt_nl_new(char *err, size_t errlen)
 {
-	struct rtrules_scope scopes[2];
-	unsigned nscopes = 1;
-	struct rt_nl *nl;
-	int ret = -1;
+	struct rt_nl *nl = malloc(sizeof(*nl));
 
-	nl = malloc(sizeof(*nl));
 	if (!nl) {
 		set_err(err, errlen, "%s", strerror(ENOMEM));
-		return -1;
+		return NULL;
 	}
 	if (rt_nl_open(nl, err, errlen) < 0) {
 		free(nl);
-		return -1;
+		return NULL;
 	}
+	return nl;
+}
+
+static void rt_nl_free(struct rt_nl *nl)
+{
+	rt_nl_close(nl);
+	free(nl);
+}
+
+/* The scopes of cfg and prev (when it differs).  Returns their number. */
+static unsigned scopes_of(const struct config *cfg,
+			  const struct rtrules_scope *prev,
+			  struct rtrules_scope scopes[2])
+{
+	unsigned n = 1;
+
 	rtrules_scope_of(cfg, &scopes[0]);
 	if (prev && (prev->priority != scopes[0].priority ||
 		     prev->mark_base != scopes[0].mark_base))
-		scopes[nscopes++] = *prev;
+		scopes[n++] = *prev;
+	return n;
+}
+
+int rtrules_install_add(const struct config *cfg, const struct config *keep,
+			const struct rtrules_scope *prev, char *err,
+			size_t errlen)
+{
+	struct rtrules_scope scopes[2];
+	unsigned nscopes = scopes_of(cfg, prev, scopes);
+	struct rt_nl *nl = rt_nl_new(err, errlen);
+	int ret = -1;
+
+	if (!nl)
+		return -1;
+	/* Leftovers neither config wants first (a crashed instance's, a
+	 * failed reload's): a mark cfg takes may still have a stale rule. */
+	if (prune(nl, cfg, keep, scopes, nscopes, err, errlen) < 0)
+		goto out;
 	/* Devices and routes first, so that no rule ever points at an
-	 * empty table or a missing device. */
+	 * empty table or a missing device.  What cfg shares with keep
+	 * (the same mark: config_inherit_marks()) is the same already. */
 	if (sids_devices(nl, cfg, err, errlen) < 0)
 		goto out;
 	for (unsigned i = 0; i < cfg->nsids; i++)
@@ -1374,29 +1409,41 @@ int rtrules_install(const struct config *cfg, const struct rtrules_scope *prev,
 	for (unsigned i = 0; i < cfg->nsids; i++)
 		if (sid_rule_add(nl, cfg, &cfg->sids[i], err, errlen) < 0)
 			goto out;
-	ret = prune(nl, cfg, scopes, nscopes, err, errlen);
+	ret = 0;
 out:
-	rt_nl_close(nl);
-	free(nl);
+	rt_nl_free(nl);
 	return ret;
+}
+
+int rtrules_prune(const struct config *cfg, const struct rtrules_scope *prev,
+		  char *err, size_t errlen)
+{
+	struct rtrules_scope scopes[2];
+	unsigned nscopes = scopes_of(cfg, prev, scopes);
+	struct rt_nl *nl = rt_nl_new(err, errlen);
+	int ret;
+
+	if (!nl)
+		return -1;
+	ret = prune(nl, cfg, NULL, scopes, nscopes, err, errlen);
+	rt_nl_free(nl);
+	return ret;
+}
+
+int rtrules_install(const struct config *cfg, const struct rtrules_scope *prev,
+		    char *err, size_t errlen)
+{
+	return rtrules_install_add(cfg, NULL, prev, err, errlen);
 }
 
 int rtrules_remove(const struct rtrules_scope *s, char *err, size_t errlen)
 {
-	struct rt_nl *nl;
+	struct rt_nl *nl = rt_nl_new(err, errlen);
 	int ret;
 
-	nl = malloc(sizeof(*nl));
-	if (!nl) {
-		set_err(err, errlen, "%s", strerror(ENOMEM));
+	if (!nl)
 		return -1;
-	}
-	if (rt_nl_open(nl, err, errlen) < 0) {
-		free(nl);
-		return -1;
-	}
-	ret = prune(nl, NULL, s, 1, err, errlen);
-	rt_nl_close(nl);
-	free(nl);
+	ret = prune(nl, NULL, NULL, s, 1, err, errlen);
+	rt_nl_free(nl);
 	return ret;
 }

@@ -594,6 +594,197 @@ START_TEST(test_decap_sids)
 }
 END_TEST
 
+/* ---- marks kept across a reload (config_inherit_marks) ---------------- */
+
+/* The SID of cfg with prefix text (a /128). */
+static const struct sid *sid_of(const struct config *cfg, const char *text)
+{
+	struct in6_addr a;
+
+	ck_assert_int_eq(inet_pton(AF_INET6, text, &a), 1);
+	for (unsigned i = 0; i < cfg->nsids; i++)
+		if (IN6_ARE_ADDR_EQUAL(&cfg->sids[i].prefix, &a))
+			return &cfg->sids[i];
+	ck_abort_msg("no sid %s", text);
+	return NULL;
+}
+
+/* Every mark of cfg names its own SID, once; End.X/DX6/DX4 tables follow
+ * their marks. */
+static void check_marks_consistent(const struct config *cfg)
+{
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		const struct sid *s = &cfg->sids[i];
+
+		ck_assert_uint_eq(s->index, i);
+		if (!s->mark)
+			continue;
+		ck_assert_uint_gt(s->mark, cfg->mark_base);
+		ck_assert_uint_lt(s->mark - cfg->mark_base, CONFIG_MARK_RANGE);
+		ck_assert_ptr_eq(config_sid_by_mark(cfg, s->mark), s);
+		if (s->behavior == BHV_END_X || s->behavior == BHV_END_DX6 ||
+		    s->behavior == BHV_END_DX4)
+			ck_assert_uint_eq(s->route_table, s->mark);
+		for (unsigned j = 0; j < i; j++)
+			ck_assert_uint_ne(cfg->sids[j].mark, s->mark);
+	}
+}
+
+static bool mark_in(const struct config *cfg, uint32_t mark)
+{
+	for (unsigned i = 0; i < cfg->nsids; i++)
+		if (cfg->sids[i].mark == mark)
+			return true;
+	return false;
+}
+
+START_TEST(test_inherit_marks)
+{
+	struct config *a = parse_ok(
+		"queue 0\nmark-base 0x1000\n"
+		"sid fc00:100::1/128 action End\n"
+		"sid fc00:100::11/128 action End.X nh6 fc00:2::2\n"
+		"sid fc00:100::12/128 action End.X nh6 fc00:3::2\n"
+		"sid fc00:100::13/128 action End.X nh6 fc00:2::2\n"
+		"sid fc00:100::8/128 action End.DT4 table 100\n"
+		"sid fc00:100::9/128 action End.T table 100\n");
+	/* Lines swapped and renumbered; ::13 changes its next hop, ::9 its
+	 * table, ::8 goes, ::14 and ::15 are new. */
+	struct config *b = parse_ok(
+		"queue 0\nmark-base 0x1000\n"
+		"sid fc00:100::2/128 action End flavors psp\n"
+		"sid fc00:100::14/128 action End.DX6 nh6 fc00:3::2\n"
+		"sid fc00:100::12/128 action End.X nh6 fc00:3::2 flavors psp\n"
+		"sid fc00:100::1/128 action End\n"
+		"sid fc00:100::11/128 action End.X nh6 fc00:2::2\n"
+		"sid fc00:100::13/128 action End.X nh6 fc00:3::2\n"
+		"sid fc00:100::9/128 action End.T table 101\n"
+		"sid fc00:100::15/128 action End.DT4 table 100\n");
+	const struct sid *s;
+	char err[256] = "";
+
+	/* As parsed: mark-base + 1 + index, so b's End.X SIDs have marks
+	 * that meant other SIDs in a. */
+	ck_assert_uint_eq(sid_of(b, "fc00:100::12")->mark, 0x1003);
+	ck_assert_uint_eq(sid_of(a, "fc00:100::12")->mark, 0x1003);
+	ck_assert_uint_eq(sid_of(b, "fc00:100::11")->mark, 0x1005);
+	ck_assert_uint_eq(sid_of(a, "fc00:100::8")->mark, 0x1005);
+
+	ck_assert_int_eq(config_inherit_marks(b, a, err, sizeof(err)), 0);
+	check_marks_consistent(b);
+	/* Same routing (flavors do not route): the same mark and table. */
+	ck_assert_uint_eq(sid_of(b, "fc00:100::11")->mark, 0x1002);
+	ck_assert_uint_eq(sid_of(b, "fc00:100::11")->route_table, 0x1002);
+	ck_assert_uint_eq(sid_of(b, "fc00:100::12")->mark, 0x1003);
+	ck_assert_uint_eq(sid_of(b, "fc00:100::12")->route_table, 0x1003);
+	/* A changed next hop, a changed table, new SIDs: marks a does not
+	 * use (0x1001 was a's End SID's slot), the lowest free ones, in b's
+	 * order. */
+	ck_assert_uint_eq(sid_of(b, "fc00:100::14")->mark, 0x1001);
+	ck_assert_uint_eq(sid_of(b, "fc00:100::14")->route_table, 0x1001);
+	ck_assert_uint_eq(sid_of(b, "fc00:100::13")->mark, 0x1007);
+	ck_assert_uint_eq(sid_of(b, "fc00:100::13")->route_table, 0x1007);
+	ck_assert_uint_eq(sid_of(b, "fc00:100::9")->mark, 0x1008);
+	ck_assert_uint_eq(sid_of(b, "fc00:100::15")->mark, 0x1009);
+	for (unsigned i = 0; i < b->nsids; i++) {
+		s = &b->sids[i];
+		if (s->mark && s->mark != 0x1002 && s->mark != 0x1003)
+			ck_assert(!mark_in(a, s->mark));
+	}
+	ck_assert_uint_eq(sid_of(b, "fc00:100::1")->mark, 0);
+	ck_assert_uint_eq(sid_of(b, "fc00:100::2")->mark, 0);
+	/* The marks a gave up are not b's. */
+	ck_assert_ptr_null(config_sid_by_mark(b, 0x1004));
+	ck_assert_ptr_null(config_sid_by_mark(b, 0x1005));
+	ck_assert_ptr_null(config_sid_by_mark(b, 0x1006));
+	ck_assert_ptr_null(config_sid_by_mark(b, 0x100a));
+
+	/* Back to a: b's marks are taken now; ::13 and ::9 get their old
+	 * routing back and ::8 returns, under marks b does not use (a's old
+	 * ones are free again). */
+	config_free(a);
+	a = parse_ok(
+		"queue 0\nmark-base 0x1000\n"
+		"sid fc00:100::1/128 action End\n"
+		"sid fc00:100::11/128 action End.X nh6 fc00:2::2\n"
+		"sid fc00:100::12/128 action End.X nh6 fc00:3::2\n"
+		"sid fc00:100::13/128 action End.X nh6 fc00:2::2\n"
+		"sid fc00:100::8/128 action End.DT4 table 100\n"
+		"sid fc00:100::9/128 action End.T table 100\n");
+	ck_assert_int_eq(config_inherit_marks(a, b, err, sizeof(err)), 0);
+	check_marks_consistent(a);
+	ck_assert_uint_eq(sid_of(a, "fc00:100::11")->mark, 0x1002);
+	ck_assert_uint_eq(sid_of(a, "fc00:100::12")->mark, 0x1003);
+	ck_assert_uint_eq(sid_of(a, "fc00:100::13")->mark, 0x1004);
+	ck_assert_uint_eq(sid_of(a, "fc00:100::8")->mark, 0x1005);
+	ck_assert_uint_eq(sid_of(a, "fc00:100::9")->mark, 0x1006);
+	for (unsigned i = 0; i < a->nsids; i++) {
+		s = &a->sids[i];
+		if (s->mark && s->mark != 0x1002 && s->mark != 0x1003)
+			ck_assert(!mark_in(b, s->mark));
+	}
+	config_free(a);
+	config_free(b);
+}
+END_TEST
+
+START_TEST(test_inherit_marks_other_base)
+{
+	struct config *a = parse_ok("queue 0\nmark-base 0x1000\n"
+		"sid fc00:100::11/128 action End.X nh6 fc00:2::2\n"
+		"sid fc00:100::12/128 action End.X nh6 fc00:3::2\n");
+	struct config *b = parse_ok("queue 0\nmark-base 0x2000\n"
+		"sid fc00:100::12/128 action End.X nh6 fc00:3::2\n"
+		"sid fc00:100::11/128 action End.X nh6 fc00:2::2\n");
+	char err[256] = "";
+
+	/* Another range: nothing to keep, nothing to collide with. */
+	ck_assert_int_eq(config_inherit_marks(b, a, err, sizeof(err)), 0);
+	ck_assert_uint_eq(b->sids[0].mark, 0x2001);
+	ck_assert_uint_eq(b->sids[1].mark, 0x2002);
+	check_marks_consistent(b);
+	ck_assert_int_eq(config_inherit_marks(b, NULL, err, sizeof(err)), 0);
+	ck_assert_uint_eq(b->sids[0].mark, 0x2001);
+	config_free(a);
+	config_free(b);
+}
+END_TEST
+
+/* Old and new together need more marks than the range has: refused, the
+ * new config unchanged. */
+START_TEST(test_inherit_marks_full)
+{
+	size_t cap = (size_t)CONFIG_MAX_SIDS * 64 + 64;
+	char *ta = malloc(cap), *tb = malloc(cap);
+	struct config *a, *b;
+	char err[256] = "";
+	size_t la, lb;
+
+	ck_assert_ptr_nonnull(ta);
+	ck_assert_ptr_nonnull(tb);
+	la = (size_t)snprintf(ta, cap, "queue 0\n");
+	lb = (size_t)snprintf(tb, cap, "queue 0\n");
+	for (unsigned i = 0; i < CONFIG_MAX_SIDS; i++) {
+		la += (size_t)snprintf(ta + la, cap - la, "sid fc00:%x::/48 "
+				       "action End.T table 100\n", i + 1);
+		/* the same SIDs, another table: none may keep its mark */
+		lb += (size_t)snprintf(tb + lb, cap - lb, "sid fc00:%x::/48 "
+				       "action End.T table 101\n", i + 1);
+	}
+	a = parse_ok(ta);
+	b = parse_ok(tb);
+	ck_assert_int_eq(config_inherit_marks(b, a, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "restart srv6d to apply it"), "%s", err);
+	for (unsigned i = 0; i < b->nsids; i++)
+		ck_assert_uint_eq(b->sids[i].mark, b->mark_base + 1 + i);
+	ck_assert_ptr_eq(config_sid_by_mark(b, b->mark_base + 7), &b->sids[6]);
+	config_free(a);
+	config_free(b);
+	free(ta);
+	free(tb);
+}
+END_TEST
+
 START_TEST(test_err_decap)
 {
 	BAD("queue 0\nsid fc00::1 action End.DX6\n",
@@ -1355,6 +1546,9 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_example_file);
 	tcase_add_test(good, test_man_examples);
 	tcase_add_test(good, test_decap_sids);
+	tcase_add_test(good, test_inherit_marks);
+	tcase_add_test(good, test_inherit_marks_other_base);
+	tcase_add_test(good, test_inherit_marks_full);
 	tcase_add_test(good, test_weighted_and_binding);
 	tcase_add_test(good, test_hmac);
 	tcase_add_test(good, test_control_group);

@@ -2,11 +2,16 @@
 # reload.sh - live reload under traffic, and what an operator relies on
 # around it: 100 reloads (SIGHUP and `srv6ctl reload`, alternating between
 # two configurations that renumber the SIDs and change the daemon's ip
-# rules) while a steady stream goes through an End SID.  No packet may be
-# lost or left without a verdict because of a reload: the sender's count,
-# the gateway's NFQUEUE rule, the kernel's queue (id sequence, drops,
-# waiting), srv6d's SID counter (carried over every swap) and the sink must
-# all agree; malformed control requests sent meanwhile change nothing.  Then: a bad file changes nothing and `srv6ctl reload` says
+# rules) while steady streams go through an End SID and three End.X SIDs:
+# two whose lines are swapped and renumbered by every reload (each packet
+# must leave by its own SID's next hop: counted per sink, none misrouted)
+# and one whose next hop changes with every reload (to a destination the
+# main table does not route: a packet whose mark lost its rule too early
+# is lost).  No packet may be lost or left without a verdict because of a
+# reload: the sender's count, the gateway's NFQUEUE rule, the kernel's
+# queue (id sequence, drops, waiting), srv6d's SID counters (carried over
+# every swap) and the sinks must all agree; malformed control requests
+# sent meanwhile change nothing.  Then: a bad file changes nothing and `srv6ctl reload` says
 # why (file:line, exit 1); members of control-group read but cannot
 # reload, others cannot connect; the daemon runs with CAP_NET_ADMIN and
 # CAP_NET_RAW only, in every thread; systemd hears READY/RELOADING/STOPPING and keepalives.
@@ -18,7 +23,7 @@ need_srv6d
 command -v setpriv >/dev/null 2>&1 || skip_test "setpriv (util-linux) missing"
 
 RELOADS=${RELOADS:-100}
-RATE=${RATE:-2000}		# packets per second
+RATE=${RATE:-4000}		# packets per second, over the 4 streams
 MAXPKTS=${MAXPKTS:-60000}	# the sender stops here at the latest
 
 CGID=4321			# control-group: a group nobody else uses
@@ -26,31 +31,47 @@ CONF="$TMPD/srv6d.conf"
 A="$TMPD/a.conf"
 B="$TMPD/b.conf"
 cat >"$A" <<EOF
-# reload test, config A: the End SID is index 0; an End.X SID (ip rule and
-# route in the daemon's table)
+# reload test, config A: the End SID is index 0; End.X SIDs (ip rules and
+# routes in the daemon's tables): ::11 to sink1, ::12 to sink2, ::13 to
+# sink1
 queue 0
 encap-source fc00:1::2
 sid fc00:100::1/128 action End
+sid fc00:100::11/128 action End.X nh6 fc00:2::2
+sid fc00:100::12/128 action End.X nh6 fc00:3::2
 sid fc00:100::3/128 action End.X nh6 fc00:3::2
+sid fc00:100::13/128 action End.X nh6 fc00:2::2
 control-group $CGID
 EOF
 cat >"$B" <<EOF
-# reload test, config B: the End SID moves to index 1; End.T instead of
-# End.X (another rule), and a policy
+# reload test, config B: the End SID moves to index 2; ::11 and ::12
+# swapped and renumbered (each with its own next hop still), ::13 now to
+# sink2; End.T instead of End.X (another rule), and a policy
 queue 0
 encap-source fc00:1::2
 sid fc00:100::2/128 action End flavors psp
+sid fc00:100::12/128 action End.X nh6 fc00:3::2
 sid fc00:100::1/128 action End
+sid fc00:100::11/128 action End.X nh6 fc00:2::2
 sid fc00:100::4/128 action End.T table 100
+sid fc00:100::13/128 action End.X nh6 fc00:3::2
 route fc00:9:e1::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2
 control-group $CGID
 EOF
 
 ns_setup || { fail "topology setup"; ns_finish; }
 nfq_steer6 fc00:100::/32 || fail "NFQUEUE rule"
-# The sink counts what arrives for the last segment (and drops it).
-nsx "$S1" ip6tables -t raw -A PREROUTING -d fc00:9::c1/128 -j DROP ||
-	fail "sink counter rule"
+# The sinks count what arrives for each stream's last segment (and drop
+# it): fc00:9::c1 the End SID's (sink1, by the main table), fc00:9::d1
+# End.X ::11's (sink1), fc00:9::d2 End.X ::12's (sink2; the main table
+# would say sink1), fc00:77::1 End.X ::13's (either sink, by the config in
+# force; the main table has no route to it).
+for ns in "$S1" "$S2"; do
+	for d in fc00:9::c1 fc00:9::d1 fc00:9::d2 fc00:77::1; do
+		nsx "$ns" ip6tables -t raw -A PREROUTING -d $d/128 -j DROP ||
+			fail "sink counter rule"
+	done
+done
 # systemd's side of sd_notify(): a datagram socket that logs every message
 # (one line each, newlines as '|').  WATCHDOG_USEC asks for keepalives.
 NOTIFY="$TMPD/notify.sock"
@@ -101,23 +122,33 @@ expect_eq "no_new_privs is set" "$nnp" 1
 # ---- counters before ----------------------------------------------------------
 kq() { nsx "$GW" cat /proc/net/netfilter/nfnetlink_queue | awk -v f="$1" '$1 == 0 { print $f }'; }
 rule_pkts() { nsx "$GW" ip6tables -t raw -L PREROUTING -v -x -n | awk '/NFQUEUE/ { print $1; exit }'; }
-sink_pkts() { nsx "$S1" ip6tables -t raw -L PREROUTING -v -x -n | awk '/DROP/ { print $1; exit }'; }
+# sink_cnt NS DST: packets to DST that arrived at NS.
+sink_cnt() { nsx "$1" ip6tables -t raw -L PREROUTING -v -x -n | awk -v d="$2" '/DROP/ && $9 == d { print $1; exit }'; }
+sink_pkts() { sink_cnt "$S1" fc00:9::c1; }
 seq0=$(kq 8) qd0=$(kq 6) ud0=$(kq 7) rule0=$(rule_pkts) sink0=$(sink_pkts)
 sidp0=$(ctl_get "sid('fc00:100::1/128')['packets']")
+x1p0=$(ctl_get "sid('fc00:100::11/128')['packets']")
+x2p0=$(ctl_get "sid('fc00:100::12/128')['packets']")
 
 # ---- traffic + reloads -----------------------------------------------------------
 HEX=$(pkt_build --tag reload --src fc00:1::1 --segs fc00:100::1,fc00:9::c1 --ul udp)
+HX1=$(pkt_build --tag reloadx1 --src fc00:1::1 --segs fc00:100::11,fc00:9::d1 --ul udp)
+HX2=$(pkt_build --tag reloadx2 --src fc00:1::1 --segs fc00:100::12,fc00:9::d2 --ul udp)
+HX3=$(pkt_build --tag reloadx3 --src fc00:1::1 --segs fc00:100::13,fc00:77::1 --ul udp)
 STOP="$TMPD/stop"
 SENT="$TMPD/sent"
-# A steady sender: RATE packets per second until $STOP exists.
-nsx "$GEN" "$PYTHON" - g0 "$MAC_GW0" "$HEX" "$RATE" "$MAXPKTS" "$STOP" >"$SENT" <<'PY' &
+# A steady sender: RATE packets per second, the streams in turn, until
+# $STOP exists; prints how many it sent in all and of each stream.
+nsx "$GEN" "$PYTHON" - g0 "$MAC_GW0" "$RATE" "$MAXPKTS" "$STOP" \
+	"$HEX" "$HX1" "$HX2" "$HX3" >"$SENT" <<'PY' &
 import errno, os, socket, sys, time
-ifname, dmac, hexb, rate, maxn, stop = sys.argv[1:7]
+ifname, dmac, rate, maxn, stop = sys.argv[1:6]
 rate, maxn = int(rate), int(maxn)
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x86dd))
 s.bind((ifname, 0x86dd))
-frame = bytes.fromhex(dmac.replace(":", "")) + s.getsockname()[4] + \
-    b"\x86\xdd" + bytes.fromhex(hexb)
+frames = [bytes.fromhex(dmac.replace(":", "")) + s.getsockname()[4] +
+          b"\x86\xdd" + bytes.fromhex(h) for h in sys.argv[6:]]
+count = [0] * len(frames)
 t0 = time.monotonic()
 n = 0
 while n < maxn and not (n % 50 == 0 and os.path.exists(stop)):
@@ -125,14 +156,15 @@ while n < maxn and not (n % 50 == 0 and os.path.exists(stop)):
     if d > 0:
         time.sleep(d)
     try:
-        s.send(frame)
+        s.send(frames[n % len(frames)])
     except OSError as e:
         if e.errno not in (errno.ENOBUFS, errno.EAGAIN):
             raise
         time.sleep(0.001)
         continue
+    count[n % len(frames)] += 1
     n += 1
-print(n)
+print(n, *count)
 PY
 SENDER=$!
 sleep 0.5
@@ -180,28 +212,29 @@ done
 t1=$(date +%s.%N)
 : >"$STOP"
 wait "$SENDER"
-sent=$(cat "$SENT")
-say "$RELOADS reloads in $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s; sender sent $sent packets"
+read -r total sent sx1 sx2 sx3 <"$SENT"
+say "$RELOADS reloads in $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s; sender sent $total packets: $sent End, $sx1 + $sx2 + $sx3 End.X"
 expect_eq "every srv6ctl reload exited 0" "$ctlfail" 0
 expect_eq "every SIGHUP reload completed" "$hupfail" 0
 expect_eq "malformed control requests got their error replies" "$garbfail" 0
 expect_eq "srv6d counted $RELOADS reloads" "$(reloads_done)" "$RELOADS"
 expect_eq "no reload refused" "$(ctl_get "s['reload_failures']")" 0
-if kill -0 "$SENDER" 2>/dev/null || [ -z "$sent" ] || [ "$sent" -ge "$MAXPKTS" ]; then
-	fail "the sender did not run through all the reloads ($sent packets)"
+if kill -0 "$SENDER" 2>/dev/null || [ -z "$total" ] || [ "$total" -ge "$MAXPKTS" ]; then
+	fail "the sender did not run through all the reloads ($total packets)"
 fi
 
 # Let the last packets through, then compare.
 waiting=
 for _ in $(seq 1 50); do
 	waiting=$(kq 3)
-	[ "$waiting" = 0 ] && [ "$(sink_pkts)" -ge $((sink0 + sent)) ] && break
+	[ "$waiting" = 0 ] && [ "$(sink_pkts)" -ge $((sink0 + sent)) ] &&
+		[ "$(sink_cnt "$S2" fc00:9::d2)" -ge "$sx2" ] && break
 	sleep 0.1
 done
 expect_eq "queue 0: no packet left waiting for a verdict" "$waiting" 0
 expect_eq "the gateway's NFQUEUE rule saw every packet sent" \
-	"$(($(rule_pkts) - rule0))" "$sent"
-expect_eq "the kernel queued every packet (id sequence)" "$(($(kq 8) - seq0))" "$sent"
+	"$(($(rule_pkts) - rule0))" "$total"
+expect_eq "the kernel queued every packet (id sequence)" "$(($(kq 8) - seq0))" "$total"
 expect_eq "no kernel queue-full drop" "$(($(kq 6) - qd0))" 0
 expect_eq "no kernel socket (user) drop" "$(($(kq 7) - ud0))" 0
 expect_eq "End SID counter kept counting across $RELOADS swaps" \
@@ -210,6 +243,22 @@ expect_eq "srv6d gave a verdict to everything it received" \
 	"$(ctl_get "s['totals']['verdicts']")" "$(ctl_get "s['totals']['rx_packets']")"
 expect_eq "the sink received every packet sent" "$(($(sink_pkts) - sink0))" "$sent"
 expect_eq "no drop at the End SID" "$(ctl_get "sid('fc00:100::1/128')['errors']")" 0
+# End.X ::11 and ::12 swap lines (and marks, before srv6d kept them) on
+# every reload: a packet marked by the old config and routed by the new
+# one's rules would leave by the other SID's next hop.
+expect_eq "End.X ::11: every packet left by its next hop (sink1)" \
+	"$(sink_cnt "$S1" fc00:9::d1)" "$sx1"
+expect_eq "End.X ::11: none misrouted to sink2" "$(sink_cnt "$S2" fc00:9::d1)" 0
+expect_eq "End.X ::12: every packet left by its next hop (sink2)" \
+	"$(sink_cnt "$S2" fc00:9::d2)" "$sx2"
+expect_eq "End.X ::12: none misrouted to sink1" "$(sink_cnt "$S1" fc00:9::d2)" 0
+expect_eq "End.X ::11 and ::12 counted every packet across the swaps" \
+	"$(($(ctl_get "sid('fc00:100::11/128')['packets']") - x1p0)) $(($(ctl_get "sid('fc00:100::12/128')['packets']") - x2p0))" \
+	"$sx1 $sx2"
+# End.X ::13's next hop changes on every reload: a new mark each time;
+# the old one's rule must outlive every packet the old config marked.
+expect_eq "End.X ::13 (next hop changed by every reload): no packet lost" \
+	"$(($(sink_cnt "$S1" fc00:77::1) + $(sink_cnt "$S2" fc00:77::1)))" "$sx3"
 
 # The config in force is A (even count): its End.X rule is there, not B's.
 if nsx "$GW" ip -6 rule | grep -q "lookup 100"; then
@@ -217,6 +266,15 @@ if nsx "$GW" ip -6 rule | grep -q "lookup 100"; then
 else
 	pass "B's End.T rule removed after the last reload (A)"
 fi
+# What only B used is gone once A is in force: A's 4 End.X rules and
+# tables remain, no more (the mark range starts at 0x5d6f0000).
+expect_eq "A's 4 End.X rules and nothing else at priority 1000" \
+	"$(nsx "$GW" ip -6 rule show priority 1000 | wc -l)" 4
+tables=$(nsx "$GW" ip -6 route show table all | awk '
+	{ for (i = 1; i < NF; i++) if ($i == "table" && $(i + 1) ~ /^[0-9]+$/ &&
+	      $(i + 1) >= 1567555584 && $(i + 1) < 1567621120) n++ }
+	END { print n + 0 }')
+expect_eq "A's 4 End.X tables and no other table of the daemon's" "$tables" 4
 
 # ---- a bad file changes nothing -------------------------------------------------
 before=$(ctl_get "[e['sid'] for e in s['sids']]")
