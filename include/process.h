@@ -31,7 +31,12 @@ struct src_cache_entry {
 	uint32_t oif;
 };
 
-#define PROC_SRC_CACHE	16	/* entries, direct-mapped by dst */
+/* Entries, in sets of PROC_SRC_CACHE_WAYS picked by a hash of (dst, oif),
+ * least recently used out: 1024 x 48 bytes = 48 KiB per worker, so that a
+ * headend with many first segments misses rarely (a miss walks every
+ * address of the node: docs/design.md "Source selection"). */
+#define PROC_SRC_CACHE		1024
+#define PROC_SRC_CACHE_WAYS	2
 
 struct rtmirror;
 

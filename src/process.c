@@ -153,13 +153,40 @@ static int encap_check(struct proc_ctx *ctx, const struct policy *pol,
 	return -1;
 }
 
+/* The worker's cache set of (dst, oif): its first entry's index.  Every
+ * byte of dst counts (an operator's first segments often differ only in
+ * their locator bits). */
+static unsigned src_cache_set(const struct in6_addr *dst, uint32_t oif)
+{
+	uint64_t hi, lo;
+
+	memcpy(&hi, dst->s6_addr, sizeof(hi));
+	memcpy(&lo, dst->s6_addr + 8, sizeof(lo));
+	hi ^= (lo * 0x9e3779b97f4a7c15ull) ^ oif;
+	hi ^= hi >> 33;			/* MurmurHash3's fmix64 */
+	hi *= 0xff51afd7ed558ccdull;
+	hi ^= hi >> 33;
+	hi *= 0xc4ceb9fe1a85ec53ull;
+	hi ^= hi >> 33;
+	return (unsigned)(hi % (PROC_SRC_CACHE / PROC_SRC_CACHE_WAYS)) *
+	       PROC_SRC_CACHE_WAYS;
+}
+
+static bool src_cache_match(const struct src_cache_entry *c,
+			    const struct in6_addr *dst, uint32_t oif,
+			    uint64_t version)
+{
+	return c->version == version && version && c->oif == oif &&
+	       !memcmp(&c->dst, dst, sizeof(*dst));
+}
+
 /* The outer source for dst leaving by e (NULL: route it here): the
  * route's preferred source, else egress_source_select() through the
  * worker's cache.  Returns 0, or -1 when there is none. */
 static int encap_source_pick(struct proc_ctx *ctx, const struct in6_addr *dst,
 			     const struct egress *e, struct in6_addr *src)
 {
-	struct src_cache_entry *c;
+	struct src_cache_entry *set, hit;
 	struct egress here;
 	uint64_t version;
 	uint32_t oif;
@@ -176,19 +203,26 @@ static int encap_source_pick(struct proc_ctx *ctx, const struct in6_addr *dst,
 	}
 	oif = e->nh ? e->nh->oif : 0;
 	version = rtmirror_links_version(ctx->mirror);
-	c = &ctx->src_cache[(dst->s6_addr[15] ^ dst->s6_addr[13] ^
-			     dst->s6_addr[7]) % PROC_SRC_CACHE];
-	if (c->version == version && version && c->oif == oif &&
-	    !memcmp(&c->dst, dst, sizeof(*dst))) {
-		*src = c->src;
+	set = &ctx->src_cache[src_cache_set(dst, oif)];
+	if (src_cache_match(&set[0], dst, oif, version)) {
+		*src = set[0].src;
 		return 0;
 	}
-	if (egress_source_select(ctx->mirror, oif, dst, src) < 0)
+	/* Two ways, most recently used first: a hit in the second moves
+	 * to the front, a miss pushes the first back. */
+	if (src_cache_match(&set[1], dst, oif, version)) {
+		hit = set[1];
+		*src = hit.src;
+	} else if (egress_source_select(ctx->mirror, oif, dst, src) < 0) {
 		return -1;
-	c->dst = *dst;
-	c->src = *src;
-	c->oif = oif;
-	c->version = version;
+	} else {
+		hit.dst = *dst;
+		hit.src = *src;
+		hit.oif = oif;
+		hit.version = version;
+	}
+	set[1] = set[0];
+	set[0] = hit;
 	return 0;
 }
 
