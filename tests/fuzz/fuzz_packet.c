@@ -1,145 +1,294 @@
 /* fuzz_packet.c - libFuzzer target for the whole packet path.
  *
- * A fixed configuration (built by hand: SIDs of every behavior and flavor,
- * IPv6 and IPv4 steering policies) and each input run through
- * srv6_process() as a packet from the IPv6 hook and from the IPv4 hook.
- * The slot ends right after the input so that AddressSanitizer sees any
- * read past the packet.  Invariants checked after each run: the packet
- * still lies inside its slot, the verdict is one of the three, a mark is
- * only set on a forwarded packet, and the counters moved by exactly one
- * outcome.
+ * The configuration is parsed from text (config_parse_buffer()): a SID of
+ * every behavior and flavor (End, End.X, End.T with PSP/USP/USD and
+ * NEXT-C-SID; End.DX6/DX4/DT6/DT4/DT46/DX2; End.B6, End.B6.Encaps,
+ * End.B6.Encaps.Red), HMAC keys (their secret file is written into a
+ * temporary directory at start, mode 0600) on binding SIDs and policies
+ * (and hmac-require, which makes every SID verify), and
+ * steering policies of every mode with weighted segment lists.  ctx has a
+ * small route mirror built from hand-made rtnetlink messages (links up,
+ * without carrier and with addresses of both families; routes with MTU
+ * metrics, a preferred source, a blackhole, another table), so the
+ * encapsulation MTU check, the source selection of the outer header and
+ * of ICMP errors, and the next-hop and table checks all run.
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I include \
- *     tests/fuzz/fuzz_packet.c src/process.c src/srh.c src/icmp.c \
- *     src/csid.c src/behavior_end.c src/headend.c src/lpm.c \
- *     src/checksum.c src/stats.c
+ * The input's first byte picks how the rest is queued: bit 0 the IPv4
+ * hook (else IPv6), bit 1 hmac-require, bits 2-3 the in-interface.  The
+ * slot ends right after the packet so that AddressSanitizer sees any read
+ * past it.  Invariants checked after each run: the packet still lies
+ * inside its slot, the verdict is one of the three, a mark is only set on
+ * a forwarded packet, the counters moved by at least one outcome (and at
+ * most one per local SID it ran through), and reinject_decide() gives a
+ * valid action (and drop reason) for the result.
+ *
+ * Built and run by tests/fuzz/run-fuzz.sh (its SRC_packet lists the
+ * library sources); by hand, from the top of the tree:
+ *   CLANG=clang tests/fuzz/run-fuzz.sh
  */
 #include <arpa/inet.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
 #include <linux/if_ether.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
-#include "lpm.h"
 #include "pkt.h"
 #include "process.h"
+#include "reinject.h"
+#include "rtmirror.h"
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP	0x10000
+#endif
+#define UP	(IFF_UP | IFF_LOWER_UP | IFF_RUNNING)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-struct sid_def {
-	const char *prefix;
-	unsigned plen;
-	enum behavior behavior;
-	unsigned flavors;
-	unsigned lblen, nflen;
-};
+/* %s: the HMAC secret file. */
+static const char conf_fmt[] =
+	"queue 0\n"
+	"icmp-rate 1000\n"
+	"icmp-burst 10\n"
+	"hmac 7 sha256 secret-file %s\n"
+	"hmac 8 sha1 secret-file %s\n"
+	"sid fc00:1::1/128 action End\n"
+	"sid fc00:2::/64 action End.X nh6 fc00:3::2 flavors psp\n"
+	"sid fc00:2:1::/64 action End.X nh6 fc00:3::2 oif adj flavors usp\n"
+	"sid fc00:2:2::/64 action End.X nh6 fc00:7::2 oif down0\n"
+	"sid fc00:3::/64 action End.T table 100 flavors usp,usd\n"
+	"sid fc00:3:1::/64 action End.T table 4242\n"
+	"sid fc00:4::/64 action End flavors psp,usp,usd\n"
+	"sid fc00:0:100::/48 action End flavors next-csid lblen 32 nflen 16\n"
+	"sid fc00:5:0:100::/64 action End.X nh6 fc00:3::2 flavors next-csid,psp lblen 48 nflen 16\n"
+	"sid fc00:8::/32 action End flavors next-csid,usd lblen 16 nflen 16\n"
+	"sid fc00:6::1/128 action End.DX6 nh6 fc00:3::2\n"
+	"sid fc00:6::2/128 action End.DX4 nh4 10.0.0.1\n"
+	"sid fc00:6::3/128 action End.DT6 table 100\n"
+	"sid fc00:6::4/128 action End.DT4 table 100\n"
+	"sid fc00:6::5/128 action End.DT46 table 100\n"
+	"sid fc00:6::6/128 action End.DX2 oif adj\n"
+	"sid fc00:6::7/128 action End.B6 srh segs fc00:1::1,fc00:6::1\n"
+	"sid fc00:6::8/128 action End.B6.Encaps srh segs fc00:6::7,fc00:1::1 weight 3 segs fc00:4::1 weight 1 hmac 7\n"
+	"sid fc00:6::9/128 action End.B6.Encaps.Red srh segs fc00:6::8\n"
+	"route 2001:db8:100::/48 encap seg6 mode encap segs fc00:1::1,fc00:6::3 hmac 8\n"
+	"route 2001:db8:200::/48 encap seg6 mode inline segs fc00:1::1,fc00:2::1 weight 2 segs fc00:4::1\n"
+	"route 2001:db8:300::/48 encap seg6 mode encap.red segs fc00:6::9\n"
+	"route 2001:db8:400::/48 encap seg6 mode inline.red segs fc00:1::1,fc00:6::5 hmac 7\n"
+	"route 2001:db8:500::/48 encap seg6 mode encap segs fc00:9::1 segs fc00:5:0:100::1 segs fc00:66::1\n"
+	"route 198.51.100.0/24 encap seg6 mode encap segs fc00:6::4,fc00:6::5\n"
+	"route 203.0.113.0/24 encap seg6 mode encap.red segs fc00:6::2 weight 1 segs fc00:9::2,fc00:6::4 weight 5\n"
+	"route 192.0.2.0/24 encap seg6 mode encap segs fc00:66::1\n";
 
-static const struct sid_def sid_defs[] = {
-	{ "fc00:1::1", 128, BHV_END, 0, 0, 0 },
-	{ "fc00:2::", 64, BHV_END_X, FLV_PSP, 0, 0 },
-	{ "fc00:3::", 64, BHV_END_T, FLV_USP | FLV_USD, 0, 0 },
-	{ "fc00:4::", 64, BHV_END, FLV_PSP | FLV_USP | FLV_USD, 0, 0 },
-	{ "fc00:0:100::", 48, BHV_END, FLV_NEXT_CSID, 32, 16 },
-	{ "fc00:5:0:100::", 64, BHV_END_X, FLV_NEXT_CSID | FLV_PSP, 48, 16 },
-	{ "fc00:6::", 32, BHV_END_T, FLV_NEXT_CSID | FLV_USD, 0, 0 },
-};
-#define NSIDS (sizeof(sid_defs) / sizeof(sid_defs[0]))
-
-struct pol_def {
-	int family;
-	const char *prefix;
-	unsigned plen;
-	enum encap_mode mode;
-	unsigned nsegs;
-};
-
-static const struct pol_def pol_defs[] = {
-	{ AF_INET6, "2001:db8:100::", 48, ENCAP_MODE_ENCAP, 3 },
-	{ AF_INET6, "2001:db8:200::", 48, ENCAP_MODE_INLINE, 2 },
-	{ AF_INET6, "2001:db8:300::", 48, ENCAP_MODE_ENCAP_RED, 1 },
-	{ AF_INET, "198.51.100.0", 24, ENCAP_MODE_ENCAP, 2 },
-	{ AF_INET, "203.0.113.0", 24, ENCAP_MODE_ENCAP_RED, 16 },
-};
-#define NPOLS (sizeof(pol_defs) / sizeof(pol_defs[0]))
-
-static struct config cfg;
-static struct sid sids[NSIDS];
-static struct policy pols[NPOLS];
+static struct config *cfg;
+static struct rtmirror *mirror;
 static struct worker_stats ws;
-static struct sid_stats sid_st[NSIDS], pol_st[NPOLS];
+static struct sid_stats *sid_st, *pol_st;
 static struct proc_ctx ctx;
+static uint8_t nlbuf[4096];
 
-static void setup_sids(void)
+static void mirror_apply(struct nlmsghdr *nlh)
 {
-	for (unsigned i = 0; i < NSIDS; i++) {
-		struct sid *s = &sids[i];
-
-		inet_pton(AF_INET6, sid_defs[i].prefix, &s->prefix);
-		s->plen = (uint8_t)sid_defs[i].plen;
-		s->behavior = sid_defs[i].behavior;
-		s->flavors = sid_defs[i].flavors;
-		s->lblen = (uint8_t)sid_defs[i].lblen;
-		s->nflen = (uint8_t)sid_defs[i].nflen;
-		inet_pton(AF_INET6, "fe80::1", &s->nh6);
-		s->table = 100 + i;
-		s->mark = CONFIG_DEFAULT_MARK_BASE + i;
-		s->index = i;
-		if (lpm_insert(cfg.sid_table, &s->prefix, s->plen, s) < 0)
-			abort();
-	}
+	if (rtmirror_apply(mirror, nlh) < 0)
+		abort();
 }
 
-static void setup_policies(void)
+static void link_add(uint32_t ifindex, const char *name, unsigned flags,
+		     uint32_t mtu)
 {
-	for (unsigned i = 0; i < NPOLS; i++) {
-		struct policy *p = &pols[i];
-		struct in6_addr key;
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 
-		p->family = pol_defs[i].family;
-		p->plen = (uint8_t)pol_defs[i].plen;
-		p->mode = pol_defs[i].mode;
-		p->index = i;
-		p->sl.nsegs = pol_defs[i].nsegs;
-		for (unsigned k = 0; k < p->sl.nsegs; k++) {
-			inet_pton(AF_INET6, "fc00:1::1", &p->sl.segs[k]);
-			p->sl.segs[k].s6_addr[15] = (uint8_t)(k + 1);
-		}
-		if (p->family == AF_INET6) {
-			inet_pton(AF_INET6, pol_defs[i].prefix, &p->prefix.v6);
-			if (lpm_insert(cfg.policy6, &p->prefix.v6, p->plen, p) < 0)
-				abort();
-		} else {
-			inet_pton(AF_INET, pol_defs[i].prefix, &p->prefix.v4);
-			lpm_v4_key(&key, p->prefix.v4);
-			if (lpm_insert(cfg.policy4, &key, 96u + p->plen, p) < 0)
-				abort();
-		}
+	nlh->nlmsg_type = RTM_NEWLINK;
+	ifi->ifi_index = (int)ifindex;
+	ifi->ifi_flags = flags;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
+	mirror_apply(nlh);
+}
+
+static void addr_add(int family, uint32_t ifindex, const char *addr,
+		     unsigned plen, uint8_t scope, uint8_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	uint8_t a[16];
+
+	nlh->nlmsg_type = RTM_NEWADDR;
+	ifa->ifa_family = (uint8_t)family;
+	ifa->ifa_prefixlen = (uint8_t)plen;
+	ifa->ifa_scope = scope;
+	ifa->ifa_flags = flags;
+	ifa->ifa_index = ifindex;
+	if (inet_pton(family, addr, a) != 1)
+		abort();
+	mnl_attr_put(nlh, IFA_LOCAL, family == AF_INET ? 4 : 16, a);
+	mnl_attr_put(nlh, IFA_ADDRESS, family == AF_INET ? 4 : 16, a);
+	mirror_apply(nlh);
+}
+
+struct route_def {
+	int family;
+	const char *dst;
+	unsigned plen;
+	uint32_t table;
+	uint8_t type;
+	const char *gw;		/* NULL: on link */
+	uint32_t oif;
+	uint32_t mtu;		/* 0: none */
+	const char *prefsrc;	/* NULL: none */
+};
+
+static const struct route_def routes[] = {
+	{ AF_INET6, "fc00::", 16, RT_TABLE_MAIN, RTN_UNICAST, "fe80::1", 2, 0, NULL },
+	{ AF_INET6, "fc00:3::", 64, RT_TABLE_MAIN, RTN_UNICAST, NULL, 3, 0, NULL },
+	{ AF_INET6, "fc00:9::", 32, RT_TABLE_MAIN, RTN_UNICAST, "fe80::1", 2, 1300, "fc00:ff::1" },
+	{ AF_INET6, "fc00:66::", 32, RT_TABLE_MAIN, RTN_BLACKHOLE, NULL, 0, 0, NULL },
+	{ AF_INET6, "fc00:7::", 64, RT_TABLE_MAIN, RTN_UNICAST, NULL, 5, 0, NULL },
+	{ AF_INET6, "2001:db8::", 32, RT_TABLE_MAIN, RTN_UNICAST, NULL, 4, 0, NULL },
+	{ AF_INET6, "2001:db8:6::", 48, 100, RTN_UNICAST, NULL, 2, 1280, NULL },
+	{ AF_INET6, "::", 0, 100, RTN_UNICAST, "fe80::9", 3, 0, NULL },
+	{ AF_INET, "10.0.0.0", 8, RT_TABLE_MAIN, RTN_UNICAST, NULL, 3, 0, NULL },
+	{ AF_INET, "192.0.2.0", 24, RT_TABLE_MAIN, RTN_UNICAST, NULL, 4, 0, NULL },
+	{ AF_INET, "198.18.0.0", 15, RT_TABLE_MAIN, RTN_UNICAST, NULL, 4, 0, "198.18.0.1" },
+	{ AF_INET, "0.0.0.0", 0, 100, RTN_UNICAST, "10.0.0.9", 3, 1400, NULL },
+};
+
+static void route_add(const struct route_def *r)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	size_t alen = r->family == AF_INET ? 4 : 16;
+	uint8_t a[16];
+
+	nlh->nlmsg_type = RTM_NEWROUTE;
+	nlh->nlmsg_flags = NLM_F_REPLACE;
+	rtm->rtm_family = (uint8_t)r->family;
+	rtm->rtm_dst_len = (uint8_t)r->plen;
+	rtm->rtm_table = (uint8_t)r->table;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_scope = r->gw ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK;
+	rtm->rtm_type = r->type;
+	mnl_attr_put_u32(nlh, RTA_TABLE, r->table);
+	if (inet_pton(r->family, r->dst, a) != 1)
+		abort();
+	if (r->plen)
+		mnl_attr_put(nlh, RTA_DST, alen, a);
+	if (r->gw) {
+		if (inet_pton(r->family, r->gw, a) != 1)
+			abort();
+		mnl_attr_put(nlh, RTA_GATEWAY, alen, a);
 	}
+	if (r->prefsrc) {
+		if (inet_pton(r->family, r->prefsrc, a) != 1)
+			abort();
+		mnl_attr_put(nlh, RTA_PREFSRC, alen, a);
+	}
+	if (r->oif)
+		mnl_attr_put_u32(nlh, RTA_OIF, r->oif);
+	if (r->mtu) {
+		struct nlattr *mx = mnl_attr_nest_start(nlh, RTA_METRICS);
+
+		mnl_attr_put_u32(nlh, RTAX_MTU, r->mtu);
+		mnl_attr_nest_end(nlh, mx);
+	}
+	mirror_apply(nlh);
+}
+
+/* Links 1 lo, 2 core (to the segments), 3 adj (End.X's next hops, a
+ * smaller MTU), 4 edge (the senders), 5 down0 (no carrier); addresses of
+ * both families, a tentative and a deprecated one; routes[]. */
+static void mirror_build(void)
+{
+	mirror = rtmirror_new(NULL);
+	if (!mirror)
+		abort();
+	link_add(1, "lo", UP | IFF_LOOPBACK, 65536);
+	link_add(2, "core", UP, 1500);
+	link_add(3, "adj", UP, 1400);
+	link_add(4, "edge", UP, 9000);
+	link_add(5, "down0", IFF_UP, 1500);
+	addr_add(AF_INET6, 1, "fc00:ff::1", 128, RT_SCOPE_UNIVERSE, 0);
+	addr_add(AF_INET, 1, "127.0.0.1", 8, RT_SCOPE_HOST, 0);
+	addr_add(AF_INET6, 2, "fe80::2", 64, RT_SCOPE_LINK, 0);
+	addr_add(AF_INET6, 2, "fc00:2::1", 64, RT_SCOPE_UNIVERSE, 0);
+	addr_add(AF_INET6, 2, "fc00:2::9", 64, RT_SCOPE_UNIVERSE,
+		 IFA_F_DEPRECATED);
+	addr_add(AF_INET6, 3, "fc00:3::1", 64, RT_SCOPE_UNIVERSE,
+		 IFA_F_TENTATIVE);
+	addr_add(AF_INET, 3, "10.0.0.2", 8, RT_SCOPE_UNIVERSE, 0);
+	addr_add(AF_INET6, 4, "2001:db8::1", 64, RT_SCOPE_UNIVERSE, 0);
+	addr_add(AF_INET, 4, "192.0.2.2", 24, RT_SCOPE_UNIVERSE, 0);
+	addr_add(AF_INET, 4, "192.0.2.3", 24, RT_SCOPE_UNIVERSE,
+		 IFA_F_SECONDARY);
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		route_add(&routes[i]);
+}
+
+/* The HMAC secret, in a fresh directory, mode 0600 as the config wants;
+ * returns its path (static). */
+static const char *secret_write(void)
+{
+	static char dir[] = "/tmp/fuzz_packet.XXXXXX";
+	static char path[sizeof(dir) + 16];
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(path, sizeof(path), "%s/key", dir);
+	f = fopen(path, "w");
+	if (!f || fchmod(fileno(f), 0600) < 0 ||
+	    fputs("fuzzing-secret-0123456789\n", f) < 0 || fclose(f) != 0)
+		abort();
+	return path;
+}
+
+static void config_error(void *arg, const char *file, unsigned line,
+			 const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "%s:%u: %s\n", file, line, msg);
 }
 
 static void setup(void)
 {
-	cfg.sid_table = lpm_new();
-	cfg.policy6 = lpm_new();
-	cfg.policy4 = lpm_new();
-	if (!cfg.sid_table || !cfg.policy6 || !cfg.policy4)
+	const char *key = secret_write();
+	char text[sizeof(conf_fmt) + 256];
+	int n = snprintf(text, sizeof(text), conf_fmt, key, key);
+
+	if (n < 0 || (size_t)n >= sizeof(text))
 		abort();
-	inet_pton(AF_INET6, "2001:db8::ff", &cfg.encap_source);
-	cfg.has_encap_source = true;
-	cfg.icmp_rate = 1000;
-	cfg.icmp_burst = 10;
-	cfg.mark_base = CONFIG_DEFAULT_MARK_BASE;
-	cfg.sids = sids;
-	cfg.nsids = NSIDS;
-	cfg.policies = pols;
-	cfg.npolicies = NPOLS;
-	setup_sids();
-	setup_policies();
-	ctx.cfg = &cfg;
+	cfg = config_parse_buffer("fuzz.conf", text, (size_t)n, config_error,
+				  NULL);
+	if (!cfg)
+		abort();
+	/* What the daemon resolves before publishing: the SIDs' devices
+	 * and oif indexes (adj is 3, down0 5). */
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		struct sid *s = &cfg->sids[i];
+
+		s->ifindex = 3;
+		if (s->oif[0])
+			s->oif_index = strcmp(s->oif, "down0") ? 3 : 5;
+	}
+	mirror_build();
+	sid_st = calloc(cfg->nsids, sizeof(*sid_st));
+	pol_st = calloc(cfg->npolicies ? cfg->npolicies : 1, sizeof(*pol_st));
+	if (!sid_st || !pol_st)
+		abort();
+	ctx.cfg = cfg;
+	ctx.mirror = mirror;
 	ctx.stats = &ws;
 	ctx.sid_stats = sid_st;
 	ctx.policy_stats = pol_st;
+	ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
 }
 
 /* Everything that counts one outcome of a packet. */
@@ -149,15 +298,38 @@ static uint64_t outcomes(void)
 
 	for (unsigned r = 0; r < DROP__COUNT; r++)
 		n += ws.drops[r];
-	for (unsigned i = 0; i < NSIDS; i++)
+	for (unsigned i = 0; i < cfg->nsids; i++)
 		n += sid_st[i].packets;
-	for (unsigned i = 0; i < NPOLS; i++)
+	for (unsigned i = 0; i < cfg->npolicies; i++)
 		n += pol_st[i].packets;
 	return n;
 }
 
-static void run_one(const uint8_t *data, size_t size, uint16_t proto)
+/* reinject_decide() on the result: a valid action, and a valid reason
+ * when it says drop with one. */
+static void reinject_check(const struct pkt *p)
 {
+	enum drop_reason why = DROP__COUNT;
+
+	switch (reinject_decide(cfg, p, &why)) {
+	case REINJECT_ACCEPT:
+	case REINJECT_PAYLOAD:
+	case REINJECT_TUN:
+	case REINJECT_DEV:
+	case REINJECT_L2:
+	case REINJECT_DROP:
+		return;
+	case REINJECT_DROP_REASON:
+		if ((unsigned)why < DROP__COUNT)
+			return;
+		break;
+	}
+	abort();
+}
+
+static void run_one(const uint8_t *data, size_t size, uint8_t how)
+{
+	static const uint32_t indevs[4] = { 0, 4, 2, 77 };
 	uint8_t *slot = malloc(PKT_HEADROOM + size);
 	struct pkt p;
 	uint64_t before = outcomes(), n;
@@ -170,7 +342,9 @@ static void run_one(const uint8_t *data, size_t size, uint16_t proto)
 	p.data = slot + PKT_HEADROOM;
 	p.end = slot + PKT_HEADROOM + size;
 	p.len = p.orig_len = (uint32_t)size;
-	p.hw_proto = proto;
+	p.hw_proto = (how & 1) ? ETH_P_IP : ETH_P_IPV6;
+	p.indev = indevs[(how >> 2) & 3];
+	cfg->hmac_require = (how & 2) != 0;
 	ctx.now_ns += 1000000;	/* 1 ms per packet: the bucket refills */
 
 	srv6_process(&ctx, &p);
@@ -188,6 +362,7 @@ static void run_one(const uint8_t *data, size_t size, uint16_t proto)
 	n = outcomes() - before;
 	if (n < 1 || n > PROC_SID_CHAIN_MAX + 2)
 		abort();
+	reinject_check(&p);
 	free(slot);
 }
 
@@ -199,9 +374,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setup();
 		ready = 1;
 	}
-	if (size > 65535 + 40)
+	if (size < 1 || size > 65535 + 41)
 		return 0;
-	run_one(data, size, ETH_P_IPV6);
-	run_one(data, size, ETH_P_IP);
+	run_one(data + 1, size - 1, data[0]);
 	return 0;
 }

@@ -30,9 +30,10 @@ SRC_config="src/lpm.c src/config.c"
 SRC_packet="src/checksum.c src/stats.c src/lpm.c src/config.c src/srh.c \
 src/icmp.c src/csid.c src/behavior_end.c src/headend.c src/process.c \
 src/hmac.c src/flowhash.c src/behavior_b6.c src/behavior_decap.c \
-src/egress.c src/rtmirror.c src/fib.c src/log.c"
+src/egress.c src/rtmirror.c src/fib.c src/log.c src/reinject.c src/nfq.c \
+src/tun.c"
 
-libs=$(pkg-config --libs libmnl liburcu-qsbr)
+libs=$(pkg-config --libs libmnl liburcu-qsbr libnetfilter_queue)
 CFLAGS_FUZZ="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 
 mkdir -p "$out" || exit 99
