@@ -71,6 +71,12 @@ struct sid {
 	 * End.DX2 the ifindex of oif; End.DX4, End.DT4, End.DT46 the
 	 * ifindex of the SID's injection device (see rtrules.h).  0 unset. */
 	uint32_t ifindex;
+	/* Runtime: End.DX4, End.DT4, End.DT46: the ifindex of the receiving
+	 * end of the SID's veth pair (where its IPv4 results come back into
+	 * the kernel, and where a steering rule must not queue them again:
+	 * the workers accept such packets unchanged), set with ifindex; 0
+	 * unset. */
+	uint32_t rx_ifindex;
 	/* Runtime: the ifindex of oif for End.X, End.DX6, End.DX4 (the next
 	 * hop's link must be up), set by the daemon before the config is
 	 * published; 0 when oif is absent or named no link then. */

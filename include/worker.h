@@ -4,6 +4,10 @@
  * TUN queue; workers share nothing they write.  They read the current
  * configuration through an RCU-protected pointer (liburcu QSBR): a swap
  * never stalls them, and the old config is freed after a grace period.
+ * With each config the engine publishes the ifindexes of srv6d's own
+ * devices (the TUN device, the SIDs' veth pairs): a packet queued from one
+ * of them is a result srv6d made, accepted unchanged and counted as
+ * `unmatched`, never processed again.
  */
 #ifndef SRV6D_WORKER_H
 #define SRV6D_WORKER_H

@@ -1185,6 +1185,7 @@ static int sid_dev_setup(struct rt_nl *nl, struct sid *s, uint32_t vrf,
 		return -1;
 	}
 	s->ifindex = txi;
+	s->rx_ifindex = rxi;
 	log_debug("%s: veth %s (ifindex %u) -> %s", name, tx, txi, rx);
 	return 0;
 }

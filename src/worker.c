@@ -12,6 +12,7 @@
 #define _GNU_SOURCE	/* pthread_setname_np() */
 #endif
 #include <errno.h>
+#include <net/if.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -35,12 +36,16 @@
 #define ENGINE_STALL_NS		(2ull * 1000000000ull)
 
 /* One configuration generation: the config and, per worker, its counters
- * for the config's SIDs and policies.  Published as a whole. */
+ * for the config's SIDs and policies; the ifindexes of srv6d's own devices
+ * (the TUN device, the SIDs' veth pairs' receiving ends: what comes in on
+ * them is a result srv6d already made).  Published as a whole. */
 struct generation {
 	struct config *cfg;
 	unsigned nworkers;
 	struct sid_stats **sids;	/* [nworkers][cfg->nsids] */
 	struct sid_stats **pols;	/* [nworkers][cfg->npolicies] */
+	uint32_t *own_devs;		/* sorted */
+	unsigned nown_devs;
 };
 
 struct worker {
@@ -74,6 +79,7 @@ struct engine {
 	char tun_name[IF_NAMESIZE];
 	unsigned queue_first, queue_last;
 	uint32_t maxlen;
+	uint32_t tun_ifindex;		/* 0: not known */
 	/* Control thread only: totals of earlier generations. */
 	struct sid_stats *base_sids;	/* [gen->cfg->nsids] */
 	struct sid_stats *base_pols;	/* [gen->cfg->npolicies] */
@@ -139,8 +145,62 @@ static void generation_free(struct generation *g)
 	}
 	free(g->sids);
 	free(g->pols);
+	free(g->own_devs);
 	config_free(g->cfg);
 	free(g);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* g->own_devs: the TUN device, g's SIDs' veth pairs and, when prev is
+ * not NULL, the veth pairs of the config g replaces (results it sent may
+ * still come in on them until the daemon removes them).  Returns 0, or -1
+ * when memory runs out. */
+static int generation_own_devices(struct generation *g, uint32_t tun_ifindex,
+				  const struct generation *prev)
+{
+	const struct config *pc = prev ? prev->cfg : NULL;
+	unsigned n = 0, cap = 1 + g->cfg->nsids + (pc ? pc->nsids : 0);
+	uint32_t *v = malloc(cap * sizeof(*v));
+
+	if (!v)
+		return -1;
+	if (tun_ifindex)
+		v[n++] = tun_ifindex;
+	for (unsigned i = 0; i < g->cfg->nsids; i++)
+		if (g->cfg->sids[i].rx_ifindex)
+			v[n++] = g->cfg->sids[i].rx_ifindex;
+	for (unsigned i = 0; pc && i < pc->nsids; i++)
+		if (pc->sids[i].rx_ifindex)
+			v[n++] = pc->sids[i].rx_ifindex;
+	qsort(v, n, sizeof(*v), cmp_u32);
+	g->own_devs = v;
+	g->nown_devs = n;
+	return 0;
+}
+
+/* The packet came in on one of srv6d's own devices (a binary search of a
+ * few entries; indev 0, unknown, never matches). */
+static bool generation_own_device(const struct generation *g, uint32_t indev)
+{
+	unsigned lo = 0, hi = g->nown_devs;
+
+	while (indev && lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (g->own_devs[mid] == indev)
+			return true;
+		if (g->own_devs[mid] < indev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
 }
 
 /* A generation for cfg (owned from now on, even on failure: NULL). */
@@ -255,6 +315,19 @@ static void worker_beat(struct worker *w)
 	CMM_STORE_SHARED(w->beat.ns, now_ns());
 }
 
+/* A packet that came in on one of srv6d's own devices is a result srv6d
+ * made (a steering rule that does not leave out srv6d's devices queued it
+ * again): accepted unchanged, counted as `unmatched`, never processed a
+ * second time (a policy would encapsulate a decapsulated End.DT4 result
+ * and bypass its tenant's table). */
+static void worker_own_device(struct worker *w, struct pkt *p)
+{
+	p->verdict = PKT_ACCEPT;
+	p->set_mark = false;
+	p->out_mark = 0;
+	w->stats->unmatched++;
+}
+
 /* Process the n packets of the batch just received and send their
  * verdicts.  The worker is online (RCU). */
 static void worker_run_batch(struct worker *w, int n)
@@ -269,8 +342,12 @@ static void worker_run_batch(struct worker *w, int n)
 	for (int i = 0; i < n; i++) {
 		struct pkt *p = &w->pkts[i];
 
-		if (w->process[i])
-			srv6_process(ctx, p);
+		if (w->process[i]) {
+			if (generation_own_device(g, p->indev))
+				worker_own_device(w, p);
+			else
+				srv6_process(ctx, p);
+		}
 		reinject_packet(g->cfg, p, w->q, w->tun_fd, w->stats);
 	}
 	nfq_verdict_flush(w->q, w->stats);
@@ -451,6 +528,12 @@ struct engine *engine_start(struct config *cfg, const struct rtmirror *mirror,
 		engine_destroy(e);
 		return NULL;
 	}
+	e->tun_ifindex = if_nametoindex(e->tun_name);
+	if (generation_own_devices(e->gen, e->tun_ifindex, NULL) < 0) {
+		snprintf(err, errlen, "out of memory");
+		engine_destroy(e);
+		return NULL;
+	}
 	/* Every queue is bound before we return: the daemon may then say
 	 * READY. */
 	for (unsigned i = 0; i < n; i++) {
@@ -497,7 +580,8 @@ int engine_swap_config(struct engine *e, struct config *newcfg)
 	bs = calloc(newcfg->nsids + 1, sizeof(*bs));
 	bp = calloc(newcfg->npolicies + 1, sizeof(*bp));
 	g = generation_new(newcfg, e->nworkers);	/* owns newcfg */
-	if (!g || !bs || !bp) {
+	if (!g || !bs || !bp ||
+	    generation_own_devices(g, e->tun_ifindex, old) < 0) {
 		log_msg(LOG_ERR, "reload: out of memory");
 		generation_free(g);
 		free(bs);

@@ -7,7 +7,11 @@
 # End.DX2's inner Ethernet frame leaves by its oif byte for byte.  Also:
 # the RFC's ICMP errors (SL > 0, a wrong inner header), the counters, the
 # veth devices and rules the daemon sets up and removes, and the error of
-# a vrftable without its VRF device.
+# a vrftable without its VRF device.  A decapsulated IPv4 result comes back
+# on the SID's veth device: a steering rule and a policy for its
+# destination must not take it again (not with lib.sh's rules, which leave
+# out srv6d+, nor with a rule that forgets to: srv6d accepts what comes in
+# on its own devices unchanged).
 T=decap
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -29,6 +33,8 @@ sid fc00:100::8/128 action End.DT4 table 100
 sid fc00:100::9/128 action End.DT46 table 100
 sid fc00:100::b/128 action End.DX2 oif gw2
 sid fc00:100::c/128 action End.DX4 nh4 203.0.113.2 oif gw2
+# the steered customer prefix, which End.DT4/End.DX4 results go to
+route 10.9.0.0/16 encap seg6 mode encap segs fc00:9::c1
 EOF
 
 ns_setup || { fail "topology setup"; ns_finish; }
@@ -98,6 +104,37 @@ for sid in 6 8 9 c; do
 	exp=$(pkt_build --tag dx4n$sid --v4 --src 192.0.2.1 --dst 10.9.3.1 --hlim 63)
 	expect_frame "fc00:100::$sid without SRH: inner IPv4 to sink2" "$out" s2 "$exp"
 done
+
+# ---- IPv4 results are not steered again ------------------------------------------
+# 10.9.0.0/16 is steered to srv6d and has a policy (H.Encaps to sink1 via
+# fc00:9::c1): the decapsulated packet entering on srv6dM must still follow
+# the SID's table or next hop (sink2), the policy must see none of it.
+unm0=$(ctl_get "s['totals']['unmatched']")
+nfq_steer4 10.9.0.0/16 || fail "IPv4 NFQUEUE rule"
+for sid in 8 6; do
+	out=$(pkt_xchg --tag st4$sid $S --dst fc00:100::$sid $IN4)
+	exp=$(pkt_build --tag st4$sid --v4 --src 192.0.2.1 --dst 10.9.3.1 --hlim 63)
+	expect_frame "fc00:100::$sid, 10.9.0.0/16 steered (! -i srv6d+): inner IPv4 to sink2, not re-encapsulated" \
+		"$out" s2 "$exp"
+done
+expect_eq "lib.sh's rule left the results out: nothing queued from srv6dM" \
+	"$(($(ctl_get "s['totals']['unmatched']") - unm0))" 0
+# The same with a rule that forgets srv6d's devices: srv6d itself must
+# give the result back unchanged (counted as unmatched).
+nsx "$GW" iptables -t raw -F PREROUTING
+nsx "$GW" iptables -t raw -A PREROUTING -d 10.9.0.0/16 -j NFQUEUE --queue-num 0 ||
+	fail "IPv4 NFQUEUE rule without the exclusion"
+for sid in 8 6; do
+	out=$(pkt_xchg --tag sx4$sid $S --dst fc00:100::$sid $IN4)
+	exp=$(pkt_build --tag sx4$sid --v4 --src 192.0.2.1 --dst 10.9.3.1 --hlim 63)
+	expect_frame "fc00:100::$sid, 10.9.0.0/16 steered from every device: inner IPv4 to sink2, accepted unchanged" \
+		"$out" s2 "$exp"
+done
+expect_eq "the results queued from srv6dM were counted as unmatched" \
+	"$(($(ctl_get "s['totals']['unmatched']") - unm0))" 2
+expect_eq "the policy for 10.9.0.0/16 took no decapsulated packet" \
+	"$(ctl_get "pol('10.9.0.0/16')['packets']") $(ctl_get "pol('10.9.0.0/16')['errors']")" "0 0"
+nsx "$GW" iptables -t raw -F PREROUTING
 
 # ---- End.DT*: a miss in the table does not fall back to the main table ----------
 out=$(pkt_xchg --tag dt6miss $S --dst fc00:100::7 --inner ipv6 --inner-src fc00:1::1 --inner-dst fc00:2::99)

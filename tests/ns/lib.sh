@@ -223,10 +223,12 @@ ns_setup() {
 }
 
 # Steer prefixes to queue 0 in the gateway: nfq_steer6 P..., nfq_steer4 P...
+# Never what comes in on srv6d's own devices (srv6d+: the TUN device
+# srv6d0 and the SIDs' veth pairs srv6dMMMMMMMM): those are its results.
 nfq_steer6() {
 	local p
 	for p in "$@"; do
-		nsx "$GW" ip6tables -t raw -A PREROUTING ! -i srv6d0 -d "$p" \
+		nsx "$GW" ip6tables -t raw -A PREROUTING ! -i srv6d+ -d "$p" \
 			-j NFQUEUE --queue-num 0 || return 1
 	done
 }
@@ -234,7 +236,7 @@ nfq_steer6() {
 nfq_steer4() {
 	local p
 	for p in "$@"; do
-		nsx "$GW" iptables -t raw -A PREROUTING ! -i srv6d0 -d "$p" \
+		nsx "$GW" iptables -t raw -A PREROUTING ! -i srv6d+ -d "$p" \
 			-j NFQUEUE --queue-num 0 || return 1
 	done
 }
