@@ -13,7 +13,8 @@
  *     and (mark set or not `reinject tun`)
  *                            -> NF_ACCEPT with the new bytes (+ mark)
  *   PKT_FORWARD, IPv4 from the IPv6 hook, mark of an End.DX4, End.DT4 or
- *     End.DT46 SID           -> send it into the SID's veth pair (whose
+ *     End.DT46 SID, or of an End.X or End.T SID with USD
+ *                            -> send it into the SID's veth pair (whose
  *                               iif rule does what the mark would), NF_DROP
  *   PKT_FORWARD, otherwise, no mark
  *                            -> write to the TUN queue, NF_DROP the original

@@ -6,12 +6,16 @@
  *                   ip -6 route add default via NH6 [dev OIF] table M
  * End.T, End.DT6 SID with mark M (End.DT46 too, for its IPv6 results):
  *                   ip -6 rule add priority P fwmark M lookup TABLE
- * End.DX4, End.DT4, End.DT46 (their IPv4 results, which cannot carry a
- * mark back into the kernel) get a veth pair srv6dMMMMMMMMt -> srv6dMMMMMMMM
+ * End.DX4, End.DT4, End.DT46, and End.X/End.T with the usd flavor (their
+ * IPv4 results, which cannot carry a mark back into the kernel) get a
+ * veth pair srv6dMMMMMMMMt -> srv6dMMMMMMMM
  * (M in 8 hex digits; reinject.c sends the results into the first end):
  *   End.DX4:        ip -4 rule add priority P iif srv6dM lookup M
  *                   ip -4 route add default via NH4 [dev OIF] table M
  *   End.DT4, DT46:  ip -4 rule add priority P iif srv6dM lookup TABLE
+ *   End.X with usd: ip -4 rule add priority P iif srv6dM lookup M
+ *                   ip -4 route add default via inet6 NH6 [dev OIF] table M
+ *   End.T with usd: ip -4 rule add priority P iif srv6dM lookup TABLE
  *   `vrftable`:     the receiving end is enslaved to the VRF device of
  *                   TABLE, which must exist.
  * End.DX2: OIF is resolved to sid->ifindex.

@@ -1923,7 +1923,9 @@ static bool sid_same_routing(const struct sid *a, const struct sid *b)
 	       IN6_ARE_ADDR_EQUAL(&a->nh6, &b->nh6) &&
 	       a->nh4.s_addr == b->nh4.s_addr &&
 	       !strcmp(a->oif, b->oif) && a->table == b->table &&
-	       a->vrf == b->vrf;
+	       a->vrf == b->vrf &&
+	       /* End.X/End.T with USD: a veth pair for IPv4 results */
+	       (a->flavors & FLV_USD) == (b->flavors & FLV_USD);
 }
 
 #define MARK_BITS_WORDS	(CONFIG_MARK_RANGE / 64)

@@ -66,12 +66,24 @@ static const struct sid *reinject_sid(const struct config *cfg,
 	return p->set_mark ? config_sid_by_mark(cfg, p->out_mark) : NULL;
 }
 
-/* An IPv4 result of a SID whose routing is its veth device's rule. */
+/* An IPv4 result of a SID whose routing is its veth device's rule:
+ * End.DX4, End.DT4, End.DT46, and End.X/End.T with USD (an inner IPv4
+ * packet, RFC 8986 4.16.3). */
 static bool reinject_by_dev(const struct sid *sid, const struct pkt *p)
 {
-	return sid && pkt_ip_version(p) == 4 && p->hw_proto == ETH_P_IPV6 &&
-	       (sid->behavior == BHV_END_DX4 || sid->behavior == BHV_END_DT4 ||
-		sid->behavior == BHV_END_DT46);
+	if (!sid || pkt_ip_version(p) != 4 || p->hw_proto != ETH_P_IPV6)
+		return false;
+	switch (sid->behavior) {
+	case BHV_END_DX4:
+	case BHV_END_DT4:
+	case BHV_END_DT46:
+		return true;
+	case BHV_END_X:
+	case BHV_END_T:
+		return sid->flavors & FLV_USD;
+	default:
+		return false;
+	}
 }
 
 /* True when the result's IP version is the family the packet was queued

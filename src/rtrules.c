@@ -536,12 +536,20 @@ static bool sid_rule_terminal(const struct sid *s)
 	       s->behavior == BHV_END_DT46;
 }
 
+/* End.X or End.T with the USD flavor: an inner IPv4 packet comes out of
+ * it (RFC 8986 4.16.3), which cannot carry the SID's mark either. */
+static bool sid_usd(const struct sid *s)
+{
+	return (s->behavior == BHV_END_X || s->behavior == BHV_END_T) &&
+	       (s->flavors & FLV_USD);
+}
+
 /* A SID whose IPv4 results enter the kernel through its veth pair. */
 static bool sid_has_dev(const struct sid *s)
 {
 	return s->mark && (s->behavior == BHV_END_DX4 ||
 			   s->behavior == BHV_END_DT4 ||
-			   s->behavior == BHV_END_DT46);
+			   s->behavior == BHV_END_DT46 || sid_usd(s));
 }
 
 /* The IPv4 iif rule of such a SID: iif its device, lookup its table. */
@@ -552,7 +560,7 @@ static bool sid_rule4(const struct sid *s, struct rt_rule *r)
 	if (!sid_has_dev(s))
 		return false;
 	rtrules_dev_names(s->mark, r->iif, tx);
-	r->table = s->behavior == BHV_END_DX4 ? s->route_table : s->table;
+	r->table = s->route_table ? s->route_table : s->table;
 	return true;
 }
 
@@ -620,6 +628,8 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 	case BHV_END_X:
 	case BHV_END_DX6:
 		w->route_tables[w->nroute_tables++] = s->route_table;
+		if (sid_usd(s))
+			w->route_tables4[w->nroute_tables4++] = s->route_table;
 		break;
 	case BHV_END_DX4:
 		w->route_tables4[w->nroute_tables4++] = s->route_table;
@@ -738,6 +748,25 @@ static void sid_name(const struct sid *s, char *buf, size_t len)
 	snprintf(buf, len, "%s %s/%u", behavior_name(s->behavior), a, s->plen);
 }
 
+/* ip -4 route replace default via inet6 NH6 [dev oif] table M: End.X
+ * with USD, whose decapsulated IPv4 packets leave by the IPv6 adjacency
+ * (RTA_VIA, Linux 5.2 and later). */
+static struct nlmsghdr *build_route4_via6(void *buf, uint32_t seq,
+					  uint32_t table,
+					  const struct in6_addr *nh6,
+					  uint32_t oif)
+{
+	struct nlmsghdr *nlh = build_route(buf, RTM_NEWROUTE, seq, AF_INET,
+					   table, NULL, 0, NULL, oif, 0);
+	struct {
+		uint16_t family;
+		struct in6_addr addr;
+	} __attribute__((packed)) via = { .family = AF_INET6, .addr = *nh6 };
+
+	mnl_attr_put(nlh, RTA_VIA, sizeof(via), &via);
+	return nlh;
+}
+
 /* ip [-6] route replace default via nh [dev oif] table M (End.X, End.DX6:
  * nh6; End.DX4: nh4) */
 static int sid_route_add(struct rt_nl *nl, const struct sid *s, char *err,
@@ -776,9 +805,16 @@ static int sid_route_add(struct rt_nl *nl, const struct sid *s, char *err,
 					  s->route_table, &in6addr_any, 0,
 					  &s->nh6, oif, 0);
 	e = rt_nl_request(nl, nlh, why, sizeof(why));
+	if (!e && sid_usd(s)) {
+		/* End.X with USD: its IPv4 results to the same adjacency */
+		nlh = build_route4_via6(msg, ++nl->seq, s->route_table, &s->nh6,
+					oif);
+		e = rt_nl_request(nl, nlh, why, sizeof(why));
+	}
 	if (e) {
-		set_err(err, errlen, "%s: cannot add route via %s%s in table "
-			"%#x: %s", name, gw, dev, s->route_table, why);
+		set_err(err, errlen, "%s: cannot add %sroute via %s%s in table "
+			"%#x: %s", name, sid_usd(s) ? "IPv4 " : "", gw, dev,
+			s->route_table, why);
 		return -1;
 	}
 	log_debug("%s: route via %s%s in table %#x", name, gw, dev,

@@ -462,6 +462,43 @@ START_TEST(reinject_other_marks)
 }
 END_TEST
 
+/* End.X and End.T with USD decapsulate an inner IPv4 packet (RFC 8986
+ * 4.16.3): it goes into the SID's own device (rtrules.c gives those SIDs
+ * a veth pair), as End.DX4's; without usd an IPv4 result with their mark
+ * stays a DROP_FAMILY. */
+START_TEST(reinject_usd_ipv4_by_sid_device)
+{
+	static const char text[] =
+		"queue 0\nmark-base 0x1000\n"
+		"sid fc00:100::1 action End.X nh6 fc00:3::2 flavors usd\n"
+		"sid fc00:100::2 action End.T table 100 flavors psp,usd\n"
+		"sid fc00:100::3 action End.X nh6 fc00:3::2 flavors psp\n";
+	uint8_t buf[128];
+	size_t n = hex2bin(INNER4, buf, sizeof(buf));
+
+	config_free(cfg);
+	cfg = config_parse_buffer("t.conf", text, strlen(text), NULL, NULL);
+	ck_assert_ptr_nonnull(cfg);
+	for (unsigned i = 0; i < 3; i++) {
+		enum drop_reason r = DROP__COUNT;
+		struct pkt *p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+
+		p->verdict = PKT_FORWARD;
+		p->set_mark = true;
+		p->out_mark = cfg->sids[i].mark;
+		ck_assert_int_eq(reinject_decide(cfg, p, &r),
+				 REINJECT_DROP_REASON);
+		ck_assert_int_eq(r, i < 2 ? DROP_REINJECT : DROP_FAMILY);
+		cfg->sids[i].ifindex = 50 + i;
+		r = DROP__COUNT;
+		ck_assert_int_eq(reinject_decide(cfg, p, &r),
+				 i < 2 ? REINJECT_DEV : REINJECT_DROP_REASON);
+		ck_assert_uint_eq(reinject_ifindex(cfg, p), 50 + i);
+		ck_assert_int_eq(r, i < 2 ? DROP__COUNT : DROP_FAMILY);
+	}
+}
+END_TEST
+
 /* ---- the dispatcher: which SID gets which packet ---------------------- */
 
 START_TEST(dispatch_by_sid)
@@ -574,6 +611,7 @@ static Suite *decap_suite(void)
 	tcase_add_test(rj, reinject_ipv4_by_sid_device);
 	tcase_add_test(rj, reinject_dx2_by_oif);
 	tcase_add_test(rj, reinject_other_marks);
+	tcase_add_test(rj, reinject_usd_ipv4_by_sid_device);
 	tcase_add_test(rj, rtrules_ipv4_messages);
 	tcase_add_test(rj, sid_device_names_and_macs);
 	suite_add_tcase(s, ok);

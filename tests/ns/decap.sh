@@ -33,6 +33,8 @@ sid fc00:100::8/128 action End.DT4 table 100
 sid fc00:100::9/128 action End.DT46 table 100
 sid fc00:100::b/128 action End.DX2 oif gw2
 sid fc00:100::c/128 action End.DX4 nh4 203.0.113.2 oif gw2
+sid fc00:100::d/128 action End.X nh6 fc00:3::2 flavors usd
+sid fc00:100::e/128 action End.T table 100 flavors usd
 # the steered customer prefix, which End.DT4/End.DX4 results go to
 route 10.9.0.0/16 encap seg6 mode encap segs fc00:9::c1
 EOF
@@ -104,6 +106,26 @@ for sid in 6 8 9 c; do
 	exp=$(pkt_build --tag dx4n$sid --v4 --src 192.0.2.1 --dst 10.9.3.1 --hlim 63)
 	expect_frame "fc00:100::$sid without SRH: inner IPv4 to sink2" "$out" s2 "$exp"
 done
+
+# ---- USD on End.X and End.T: an inner IPv4 packet by a veth pair ------------------
+# (RFC 8986 4.16.3) End.X's adjacency (nh6 on sink2's link: an IPv4 route
+# via inet6), End.T's table 100 (sink2); the main table says sink1.
+for sid in d e; do
+	out=$(pkt_xchg --tag usd4$sid $S --segs fc00:9::c1,fc00:100::$sid --sl 0 $IN4)
+	exp=$(pkt_build --tag usd4$sid --v4 --src 192.0.2.1 --dst 10.9.3.1 --hlim 63)
+	expect_frame "fc00:100::$sid with USD, IPv4 inner: to sink2 by the SID's routing (main table says sink1)" \
+		"$out" s2 "$exp"
+	out=$(pkt_xchg --tag usd6$sid $S --segs fc00:9::c1,fc00:100::$sid --sl 0 $IN6)
+	exp=$(pkt_build --tag usd6$sid --src fc00:1::1 --dst fc00:9::99 --hlim 63)
+	expect_frame "fc00:100::$sid with USD, IPv6 inner: to sink2 by the SID's routing" \
+		"$out" s2 "$exp"
+done
+expect_eq "End.X/End.T USD: 2 packets counted each, no error" \
+	"$(ctl_get "[sid('fc00:100::d/128')[k] for k in ('packets', 'errors')] + [sid('fc00:100::e/128')[k] for k in ('packets', 'errors')]")" \
+	"[2, 0, 2, 0]"
+expect_eq "End.X with USD: IPv4 default route via inet6 nh6 in its table" \
+	"$(ip -n "$GW" -4 route show table 0x5d6f0008 | tr -s ' ')" \
+	"default via inet6 fc00:3::2 dev gw2 proto static "
 
 # ---- IPv4 results are not steered again ------------------------------------------
 # 10.9.0.0/16 is steered to srv6d and has a policy (H.Encaps to sink1 via
