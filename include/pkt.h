@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct sid_stats;	/* stats.h */
+
 /* What the worker does with the packet once processing is over. */
 enum pkt_verdict {
 	PKT_ACCEPT = 0,	/* give the original back unchanged (NF_ACCEPT) */
@@ -38,6 +40,11 @@ struct pkt {
 	enum pkt_verdict verdict;
 	bool set_mark;		/* give `out_mark` with the verdict */
 	uint32_t out_mark;
+	/* The SID's or policy's counters the result was counted in as a
+	 * success (proc_count_ok()), NULL when none: a drop at reinjection
+	 * moves the count to their errors (reinject_charge()).  The worker
+	 * clears it before processing. */
+	struct sid_stats *st;
 };
 
 /* Bytes of headroom every slot keeps in front of the packet: an outer IPv6

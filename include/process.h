@@ -74,11 +74,13 @@ static inline void proc_drop(struct proc_ctx *ctx, struct pkt *p,
 	}
 }
 
-/* Count p as processed successfully by a SID or policy (RFC 8986 6). */
-static inline void proc_count_ok(struct sid_stats *st, const struct pkt *p)
+/* Count p as processed successfully by a SID or policy (RFC 8986 6), and
+ * remember where (p->st), in case its reinjection fails. */
+static inline void proc_count_ok(struct sid_stats *st, struct pkt *p)
 {
 	st->packets++;
 	st->bytes += p->orig_len;
+	p->st = st;
 }
 
 #endif

@@ -57,12 +57,19 @@ enum reinject_action reinject_decide(const struct config *cfg,
  * REINJECT_DEV: its SID's ifindex (0 otherwise).  Pure. */
 uint32_t reinject_ifindex(const struct config *cfg, const struct pkt *p);
 
+/* p could not be reinjected for `reason`: when processing counted it as a
+ * success of a SID or policy (p->st), make it one of its errors instead
+ * (packets and bytes back, errors and drops[reason] up); p->st is cleared.
+ * The worker's own counters are reinject_packet()'s business. */
+void reinject_charge(struct pkt *p, enum drop_reason reason);
+
 /* Apply the decision for p: queue its verdict on q, write it to tun_fd
  * when it goes by TUN, or send it on the calling thread's packet socket
  * (opened on the thread's first use, closed when it exits) when it goes
  * by a device (a failed write is a DROP_REINJECT), and count it
- * (accepted, forwarded, tun_injected, dropped) in st.  Called by the
- * workers only. */
+ * (accepted, forwarded, tun_injected, dropped) in st.  A drop here is
+ * also charged to the SID or policy that made the result
+ * (reinject_charge()).  Called by the workers only. */
 void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
 		     int tun_fd, struct worker_stats *st);
 

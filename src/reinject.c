@@ -175,6 +175,28 @@ static int reinject_eth_push(struct pkt *p)
 	return 0;
 }
 
+void reinject_charge(struct pkt *p, enum drop_reason reason)
+{
+	struct sid_stats *s = p->st;
+
+	if (!s)
+		return;
+	s->packets--;
+	s->bytes -= p->orig_len;
+	s->errors++;
+	s->drops[reason]++;
+	p->st = NULL;
+}
+
+/* A drop at reinjection: the worker's counters and the SID's/policy's. */
+static void reinject_drop(struct pkt *p, struct worker_stats *st,
+			  enum drop_reason reason)
+{
+	st->drops[reason]++;
+	st->dropped++;
+	reinject_charge(p, reason);
+}
+
 /* REINJECT_L2 / REINJECT_DEV: the original is done with either way. */
 static void reinject_frame(const struct config *cfg, struct pkt *p,
 			   struct nfq *q, enum reinject_action a,
@@ -185,8 +207,7 @@ static void reinject_frame(const struct config *cfg, struct pkt *p,
 
 	nfq_verdict_add(q, p, NF_DROP, false);
 	if (a == REINJECT_DEV && reinject_eth_push(p) < 0) {
-		st->drops[DROP_NO_HEADROOM]++;
-		st->dropped++;
+		reinject_drop(p, st, DROP_NO_HEADROOM);
 		return;
 	}
 	fd = reinject_pkt_sock();
@@ -194,8 +215,7 @@ static void reinject_frame(const struct config *cfg, struct pkt *p,
 		st->tun_injected++;
 		return;
 	}
-	st->drops[DROP_REINJECT]++;
-	st->dropped++;
+	reinject_drop(p, st, DROP_REINJECT);
 }
 
 void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
@@ -225,12 +245,12 @@ void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
 			st->tun_injected++;
 			return;
 		}
-		st->drops[DROP_REINJECT]++;
-		st->dropped++;
+		reinject_drop(p, st, DROP_REINJECT);
 		return;
 	case REINJECT_DROP_REASON:
-		st->drops[reason]++;
-		/* fall through */
+		nfq_verdict_add(q, p, NF_DROP, false);
+		reinject_drop(p, st, reason);
+		return;
 	case REINJECT_DROP:
 	default:
 		nfq_verdict_add(q, p, NF_DROP, false);

@@ -342,6 +342,7 @@ static void worker_run_batch(struct worker *w, int n)
 	for (int i = 0; i < n; i++) {
 		struct pkt *p = &w->pkts[i];
 
+		p->st = NULL;
 		if (w->process[i]) {
 			if (generation_own_device(g, p->indev))
 				worker_own_device(w, p);

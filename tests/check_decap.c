@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "behavior.h"
 #include "config.h"
@@ -499,6 +500,119 @@ START_TEST(reinject_usd_ipv4_by_sid_device)
 }
 END_TEST
 
+/* ---- a drop at reinjection is the SID's error, not its success -------- */
+
+/* The SID's counters after a success: one packet of p's length. */
+static void expect_counted_ok(const struct pkt *p)
+{
+	ck_assert_ptr_eq(p->st, &sst[0]);
+	ck_assert_uint_eq(sst[0].packets, 1);
+	ck_assert_uint_eq(sst[0].bytes, p->orig_len);
+	ck_assert_uint_eq(sst[0].errors, 0);
+}
+
+/* ... and after its reinjection failed for reason. */
+static void expect_charged(struct pkt *p, enum drop_reason reason)
+{
+	ck_assert_ptr_null(p->st);
+	ck_assert_uint_eq(sst[0].packets, 0);
+	ck_assert_uint_eq(sst[0].bytes, 0);
+	ck_assert_uint_eq(sst[0].errors, 1);
+	ck_assert_uint_eq(sst[0].drops[reason], 1);
+	reinject_charge(p, reason);	/* once only */
+	ck_assert_uint_eq(sst[0].errors, 1);
+	memset(sst, 0, sizeof(sst));
+}
+
+START_TEST(reinject_drop_charged_to_sid)
+{
+	enum drop_reason r = DROP__COUNT;
+	struct pkt *p = run(BHV_END_DX2, DX2_SRH_IN);
+
+	expect_counted_ok(p);
+	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(r, DROP_REINJECT);	/* oif not resolved */
+	reinject_charge(p, r);
+	expect_charged(p, DROP_REINJECT);
+	/* A packet no SID or policy counted as a success: nothing moves. */
+	p = run(BHV_END_DX6, SL1_IN);
+	ck_assert_ptr_null(p->st);
+	reinject_charge(p, DROP_REINJECT);
+	ck_assert_uint_eq(sst[0].errors, 1);
+	ck_assert_uint_eq(sst[0].drops[DROP_REINJECT], 0);
+}
+END_TEST
+
+/* reinject_packet() itself, on every way a result can fail to re-enter
+ * the kernel: its verdicts need a queue socket (root: CAP_NET_ADMIN). */
+START_TEST(reinject_packet_drops_charged)
+{
+	static const char usd_text[] =
+		"queue 0\nmark-base 0x1000\n"
+		"sid fc00:100::5 action End flavors usd\n";
+	char err[256];
+	struct nfq *q = nfq_socket_open(65000 + (unsigned)getpid() % 500,
+					NFQ_DEFAULT_MAXLEN, err, sizeof(err));
+	struct pkt *p;
+
+	if (!q) {
+		fprintf(stderr, "reinject_packet_drops_charged: skipped (%s)\n",
+			err);
+		return;
+	}
+	/* End.DX2 whose oif is not resolved: DROP_REINJECT (decided). */
+	p = run(BHV_END_DX2, DX2_SRH_IN);
+	expect_counted_ok(p);
+	reinject_packet(cfg, p, q, -1, &ws);
+	ck_assert_uint_eq(ws.dropped, 1);
+	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 1);
+	expect_charged(p, DROP_REINJECT);
+	/* End.DT4 into a device that does not exist: the packet socket's
+	 * send fails (or the socket cannot be opened). */
+	p = run(BHV_END_DT4, DX4_SRH_IN);
+	cfg->sids[0].ifindex = 0x7ffffff0;
+	expect_counted_ok(p);
+	reinject_packet(cfg, p, q, -1, &ws);
+	ck_assert_uint_eq(ws.dropped, 2);
+	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 2);
+	expect_charged(p, DROP_REINJECT);
+	/* End with USD, IPv4 inner: the TUN write fails (no TUN here). */
+	config_free(cfg);
+	cfg = config_parse_buffer("t.conf", usd_text, strlen(usd_text), NULL,
+				  NULL);
+	ck_assert_ptr_nonnull(cfg);
+	ctx.cfg = cfg;
+	{
+		uint8_t buf[256];
+		size_t n = hex2bin(DX4_SRH_IN, buf, sizeof(buf));
+
+		p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+		srv6_process(&ctx, p);
+	}
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	expect_counted_ok(p);
+	reinject_packet(cfg, p, q, -1, &ws);
+	ck_assert_uint_eq(ws.dropped, 3);
+	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 3);
+	ck_assert_uint_eq(ws.tun_injected, 0);
+	expect_charged(p, DROP_REINJECT);
+	/* A verdict too large to carry: DROP_TOO_BIG. */
+	p = run(BHV_END_DX6, DX6_SRH_IN);
+	expect_counted_ok(p);
+	p->len = NFQ_MAX_PAYLOAD + 1;
+	reinject_packet(cfg, p, q, -1, &ws);
+	ck_assert_uint_eq(ws.drops[DROP_TOO_BIG], 1);
+	ck_assert_uint_eq(ws.dropped, 4);
+	expect_charged(p, DROP_TOO_BIG);
+	/* A result that goes back fine stays a success. */
+	p = run(BHV_END_DX6, DX6_SRH_IN);
+	reinject_packet(cfg, p, q, -1, &ws);
+	ck_assert_uint_eq(ws.forwarded, 1);
+	expect_counted_ok(p);
+	nfq_socket_close(q);
+}
+END_TEST
+
 /* ---- the dispatcher: which SID gets which packet ---------------------- */
 
 START_TEST(dispatch_by_sid)
@@ -612,6 +726,8 @@ static Suite *decap_suite(void)
 	tcase_add_test(rj, reinject_dx2_by_oif);
 	tcase_add_test(rj, reinject_other_marks);
 	tcase_add_test(rj, reinject_usd_ipv4_by_sid_device);
+	tcase_add_test(rj, reinject_drop_charged_to_sid);
+	tcase_add_test(rj, reinject_packet_drops_charged);
 	tcase_add_test(rj, rtrules_ipv4_messages);
 	tcase_add_test(rj, sid_device_names_and_macs);
 	suite_add_tcase(s, ok);
