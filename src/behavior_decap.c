@@ -31,14 +31,7 @@
 
 #define SRH_SL_OFF	3	/* Segments Left in the SRH */
 #define IPPROTO_ETHERNET_SR	143	/* RFC 8986 10.1 */
-#define ETH_HDR_LEN	14
 #define DSTOPT_MAX	8	/* Destination Options headers we skip */
-
-static struct sid_stats *sid_stats_of(struct proc_ctx *ctx,
-				      const struct sid *sid)
-{
-	return &ctx->sid_stats[sid->index];
-}
 
 /* The upper-layer header types a behavior decapsulates. */
 static bool decap_accepts(enum behavior b, uint8_t nh)
@@ -79,78 +72,13 @@ static int decap_skip_dstopts(const struct pkt *p, uint8_t *nh, uint32_t *off)
 	return 0;
 }
 
-/* Check that the inner packet at off is a whole IPv4/IPv6 packet (or an
- * Ethernet frame) and cut what follows it.  Returns 0, or -1 with the
- * drop reason in *reason. */
-static int decap_inner_check(struct pkt *p, uint32_t off, uint8_t nh,
-			     enum drop_reason *reason)
-{
-	const uint8_t *in = p->data + off;
-	uint32_t avail = p->len - off, ilen;
-
-	*reason = DROP_TRUNCATED;
-	if (avail == 0)
-		return -1;
-	if (nh != IPPROTO_ETHERNET_SR &&
-	    (in[0] >> 4) != (nh == IPPROTO_IPV6 ? 6 : 4)) {
-		*reason = DROP_BAD_IP;
-		return -1;
-	}
-	switch (nh) {
-	case IPPROTO_ETHERNET_SR:
-		return avail >= ETH_HDR_LEN ? 0 : -1;
-	case IPPROTO_IPV6:
-		if (avail < IPV6_HDR_LEN)
-			return -1;
-		ilen = IPV6_HDR_LEN + ((uint32_t)in[4] << 8 | in[5]);
-		if (ilen == IPV6_HDR_LEN) {
-			*reason = DROP_BAD_IP;	/* (0: a jumbogram) */
-			return -1;
-		}
-		break;
-	default:
-		if (avail < 20)
-			return -1;
-		ilen = (uint32_t)in[2] << 8 | in[3];
-		if ((in[0] & 0x0f) < 5 || ilen < (uint32_t)(in[0] & 0x0f) * 4) {
-			*reason = DROP_BAD_IP;
-			return -1;
-		}
-		break;
-	}
-	if (ilen > avail)
-		return -1;
-	pkt_trim(p, off + ilen);
-	return 0;
-}
-
-/* RFC 8986 4.1.1, the upper-layer header is not the behavior's: an ICMPv6
- * Echo Request to the SID is answered (allowed by srv6d), everything else
- * gets Parameter Problem code 4 at the upper-layer header (S03-S04). */
-static void decap_upper_layer(struct proc_ctx *ctx, const struct sid *sid,
-			      struct pkt *p, uint8_t nh, uint32_t off)
-{
-	struct sid_stats *st = sid_stats_of(ctx, sid);
-
-	if (nh == IPPROTO_ICMPV6 && off < p->len &&
-	    p->data[off] == ICMP6_T_ECHO_REQUEST) {
-		if (icmp6_echo_reply(ctx, p, off) == 0)
-			proc_count_ok(st, p);
-		else
-			proc_drop(ctx, p, st, DROP_UPPER_LAYER);
-		return;
-	}
-	icmp6_error(ctx, p, ICMP6_T_PARAM_PROB, ICMP6_C_SR_UPPER_LAYER, off,
-		    st, DROP_UPPER_LAYER);
-}
-
 /* S01-S06 of every decapsulating behavior: locate the SRH, insist on
  * Segments Left 0, find the upper-layer header.  Returns 0 with *nh and
  * *off set, or -1 once the packet has been answered or dropped. */
 static int decap_srh(struct proc_ctx *ctx, const struct sid *sid,
 		     struct pkt *p, uint8_t *nh, uint32_t *off)
 {
-	struct sid_stats *st = sid_stats_of(ctx, sid);
+	struct sid_stats *st = behavior_stats(ctx, sid);
 	struct srh_error err;
 	struct srh_info si;
 
@@ -186,7 +114,7 @@ static int decap_srh(struct proc_ctx *ctx, const struct sid *sid,
 static bool decap_table_ok(struct proc_ctx *ctx, const struct sid *sid,
 			   struct pkt *p, uint8_t nh, uint32_t off)
 {
-	struct sid_stats *st = sid_stats_of(ctx, sid);
+	struct sid_stats *st = behavior_stats(ctx, sid);
 	bool v6 = nh == IPPROTO_IPV6;
 	enum drop_reason why;
 	struct egress e;
@@ -250,11 +178,11 @@ static void decap_process(struct proc_ctx *ctx, const struct sid *sid,
 	if (decap_srh(ctx, sid, p, &nh, &off) < 0)
 		return;
 	if (!decap_accepts(sid->behavior, nh)) {	/* S04-S05 */
-		decap_upper_layer(ctx, sid, p, nh, off);
+		behavior_upper_layer(ctx, sid, p, nh, off);
 		return;
 	}
-	if (decap_inner_check(p, off, nh, &reason) < 0) {
-		proc_drop(ctx, p, sid_stats_of(ctx, sid), reason);
+	if (behavior_inner_check(p, off, nh, &reason) < 0) {
+		proc_drop(ctx, p, behavior_stats(ctx, sid), reason);
 		return;
 	}
 	if (!decap_route_ok(ctx, sid, p, nh, off))	/* S03 */
@@ -263,7 +191,7 @@ static void decap_process(struct proc_ctx *ctx, const struct sid *sid,
 	p->verdict = PKT_FORWARD;			/* S03 */
 	p->set_mark = true;
 	p->out_mark = sid->mark;
-	proc_count_ok(sid_stats_of(ctx, sid), p);
+	proc_count_ok(behavior_stats(ctx, sid), p);
 }
 
 /* RFC 8986 4.4: End.DX6, to sid->nh6 through the mark's table. */
