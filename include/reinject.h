@@ -23,6 +23,13 @@
  *                               routing) could not survive the TUN device
  *   a SID device not set up (sid->ifindex 0)
  *                            -> NF_DROP, DROP_REINJECT
+ *
+ * Counting: each packet is counted once by reinject_packet() as accepted,
+ * forwarded, tun_injected or dropped.  An End.DT* packet without a route
+ * in its table (counted by processing as drops[no_route], the SID's
+ * error, no success) is handed to the kernel's unreachable rule as above
+ * but counted as dropped, not forwarded: the drop reasons add up to
+ * dropped + icmp_sent.
  */
 #ifndef SRV6D_REINJECT_H
 #define SRV6D_REINJECT_H

@@ -218,11 +218,53 @@ static void reinject_frame(const struct config *cfg, struct pkt *p,
 	reinject_drop(p, st, DROP_REINJECT);
 }
 
+/* End.DT*'s inner packet without a route in the SID's table goes on, with
+ * the SID's mark, to the daemon's `unreachable` rule after the table
+ * (behavior_decap.c), so that the kernel answers it with its own bytes:
+ * the packet is handed over to be rejected.  Processing counted it once
+ * already, as the worker's drops[no_route] and the SID's error, never as
+ * a success (p->st NULL; a successful End.DT* result always has it).  So
+ * it is counted here as `dropped` (what happens to it), not as forwarded
+ * or tun_injected, and a failure to hand it over adds no second reason:
+ * the worker's drops then still add up to dropped + icmp_sent. */
+static bool reinject_handoff(const struct config *cfg, const struct pkt *p)
+{
+	const struct sid *sid = reinject_sid(cfg, p);
+
+	return p->verdict == PKT_FORWARD && !p->st && sid &&
+	       (sid->behavior == BHV_END_DT6 || sid->behavior == BHV_END_DT4 ||
+		sid->behavior == BHV_END_DT46);
+}
+
+/* reinject_handoff(): give the packet to the kernel as decided, count it
+ * as dropped (for the reason processing counted) whatever happens. */
+static void reinject_handoff_packet(const struct config *cfg, struct pkt *p,
+				    struct nfq *q, enum reinject_action a,
+				    struct worker_stats *st)
+{
+	struct worker_stats tmp = { 0 };
+
+	if (a == REINJECT_PAYLOAD) {
+		nfq_verdict_add(q, p, NF_ACCEPT, true);
+	} else if (a == REINJECT_DEV) {
+		/* the send's own counters are not this packet's */
+		reinject_frame(cfg, p, q, a, &tmp);
+	} else {
+		nfq_verdict_add(q, p, NF_DROP, false);
+	}
+	st->dropped++;
+}
+
 void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
 		     int tun_fd, struct worker_stats *st)
 {
 	enum drop_reason reason = DROP_REINJECT;
 	enum reinject_action a = reinject_decide(cfg, p, &reason);
+
+	if (reinject_handoff(cfg, p)) {
+		reinject_handoff_packet(cfg, p, q, a, st);
+		return;
+	}
 
 	switch (a) {
 	case REINJECT_ACCEPT:

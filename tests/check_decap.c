@@ -613,6 +613,55 @@ START_TEST(reinject_packet_drops_charged)
 }
 END_TEST
 
+/* End.DT* with no route in its table: behavior_decap.c counts the packet
+ * as the worker's drops[no_route] and the SID's error, and hands the inner
+ * packet (with the mark, no success counted) to the kernel's unreachable
+ * rule.  Reinjection counts it once more only as what happens to it,
+ * `dropped`, never as forwarded: the worker's drops add up to dropped +
+ * icmp_sent.  A successful End.DT6 result is forwarded as usual. */
+START_TEST(dt_no_route_counted_once)
+{
+	char err[256];
+	struct nfq *q = nfq_socket_open(65500 + (unsigned)getpid() % 30,
+					NFQ_DEFAULT_MAXLEN, err, sizeof(err));
+	struct pkt *p;
+	uint64_t sum = 0;
+
+	if (!q) {
+		fprintf(stderr, "dt_no_route_counted_once: skipped (%s)\n", err);
+		return;
+	}
+	p = run(BHV_END_DT6, DX6_SRH_IN);
+	expect_counted_ok(p);
+	reinject_packet(cfg, p, q, -1, &ws);
+	ck_assert_uint_eq(ws.forwarded, 1);
+	ck_assert_uint_eq(ws.dropped, 0);
+	/* As behavior_decap.c leaves a table miss (its route check needs
+	 * the route mirror: check_egress runs it). */
+	memset(sst, 0, sizeof(sst));
+	p = run(BHV_END_DT6, DX6_SRH_IN);
+	p->st = NULL;
+	ws.drops[DROP_NO_ROUTE]++;
+	reinject_packet(cfg, p, q, -1, &ws);
+	ck_assert_uint_eq(ws.forwarded, 1);
+	ck_assert_uint_eq(ws.dropped, 1);
+	ck_assert_uint_eq(ws.tun_injected, 0);
+	for (unsigned r = 0; r < DROP__COUNT; r++)
+		sum += ws.drops[r];
+	ck_assert_uint_eq(sum, ws.dropped + ws.icmp_sent);
+	/* The same for an IPv4 inner packet into the SID's device. */
+	p = run(BHV_END_DT4, DX4_SRH_IN);
+	cfg->sids[0].ifindex = 0x7ffffff0;	/* the send may fail: still once */
+	p->st = NULL;
+	ws.drops[DROP_NO_ROUTE]++;
+	reinject_packet(cfg, p, q, -1, &ws);
+	ck_assert_uint_eq(ws.dropped, 2);
+	ck_assert_uint_eq(ws.tun_injected, 0);
+	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 0);
+	nfq_socket_close(q);
+}
+END_TEST
+
 /* ---- the dispatcher: which SID gets which packet ---------------------- */
 
 START_TEST(dispatch_by_sid)
@@ -728,6 +777,7 @@ static Suite *decap_suite(void)
 	tcase_add_test(rj, reinject_usd_ipv4_by_sid_device);
 	tcase_add_test(rj, reinject_drop_charged_to_sid);
 	tcase_add_test(rj, reinject_packet_drops_charged);
+	tcase_add_test(rj, dt_no_route_counted_once);
 	tcase_add_test(rj, rtrules_ipv4_messages);
 	tcase_add_test(rj, sid_device_names_and_macs);
 	suite_add_tcase(s, ok);
