@@ -64,7 +64,8 @@ void icmp6_error_from(struct proc_ctx *ctx, struct pkt *p,
  * (the next-hop MTU for Fragmentation Needed, pointer << 24 for a
  * Parameter Problem).  No error is sent about an ICMP error, a non-first
  * fragment, or from/to a multicast, broadcast or zero address (RFC 1812
- * 4.3.2.7): counted drop for `reason`. */
+ * 4.3.2.7): counted drop for `reason`.  A built error has p->local_out
+ * set: it leaves by the worker's raw socket (reinject.h). */
 void icmp4_error(struct proc_ctx *ctx, struct pkt *p,
 		 const struct in_addr *from, uint8_t type, uint8_t code,
 		 uint32_t param, struct sid_stats *st, enum drop_reason reason);

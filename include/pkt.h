@@ -40,6 +40,11 @@ struct pkt {
 	enum pkt_verdict verdict;
 	bool set_mark;		/* give `out_mark` with the verdict */
 	uint32_t out_mark;
+	/* The result is a packet this node originates (an ICMP error
+	 * icmp4_error() built): it leaves as a locally generated packet
+	 * (reinject.h), not as the verdict.  The worker clears it before
+	 * processing. */
+	bool local_out;
 	/* The SID's or policy's counters the result was counted in as a
 	 * success (proc_count_ok()), NULL when none: a drop at reinjection
 	 * moves the count to their errors (reinject_charge()).  The worker

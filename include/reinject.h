@@ -6,6 +6,11 @@
  * mark.  A result with a mark names its SID (config_sid_by_mark()).  So:
  *   PKT_ACCEPT               -> NF_ACCEPT, original bytes (mark if set)
  *   PKT_DROP                 -> NF_DROP (reason counted by processing)
+ *   PKT_FORWARD, IPv4 with p->local_out (an ICMP error srv6d built)
+ *                            -> send it on the worker's raw socket as a
+ *                               locally generated packet, NF_DROP the
+ *                               original (its source is this node's:
+ *                               back from PREROUTING it is a martian)
  *   PKT_FORWARD, End.DX2 SID's mark
  *                            -> send the frame out of the SID's oif
  *                               (packet socket), NF_DROP the original
@@ -25,7 +30,7 @@
  *                            -> NF_DROP, DROP_REINJECT
  *
  * Counting: each packet is counted once by reinject_packet() as accepted,
- * forwarded, tun_injected or dropped.  An End.DT* packet without a route
+ * forwarded, tun_injected (TUN, a device, the raw socket) or dropped.  An End.DT* packet without a route
  * in its table (counted by processing as drops[no_route], the SID's
  * error, no success) is handed to the kernel's unreachable rule as above
  * but counted as dropped, not forwarded: the drop reasons add up to
@@ -47,6 +52,8 @@ enum reinject_action {
 				 * oif, NF_DROP the original */
 	REINJECT_DEV,		/* send the IPv4 packet into the SID's veth
 				 * pair, NF_DROP the original */
+	REINJECT_LOCAL,		/* send the IPv4 packet on the raw socket,
+				 * NF_DROP the original */
 	REINJECT_DROP,		/* NF_DROP, already counted by processing */
 	REINJECT_DROP_REASON,	/* NF_DROP for *reason, counted by reinject */
 };
@@ -71,13 +78,14 @@ uint32_t reinject_ifindex(const struct config *cfg, const struct pkt *p);
 void reinject_charge(struct pkt *p, enum drop_reason reason);
 
 /* Apply the decision for p: queue its verdict on q, write it to tun_fd
- * when it goes by TUN, or send it on the calling thread's packet socket
- * (opened on the thread's first use, closed when it exits) when it goes
- * by a device (a failed write is a DROP_REINJECT), and count it
- * (accepted, forwarded, tun_injected, dropped) in st.  A drop here is
- * also charged to the SID or policy that made the result
- * (reinject_charge()).  Called by the workers only. */
+ * when it goes by TUN, send it on raw_fd (the worker's raw IPv4 socket,
+ * -1 when it could not be opened) when it is local, or on the calling
+ * thread's packet socket (opened on the thread's first use, closed when
+ * it exits) when it goes by a device (a failed write or send is a
+ * DROP_REINJECT), and count it (accepted, forwarded, tun_injected,
+ * dropped) in st.  A drop here is also charged to the SID or policy that
+ * made the result (reinject_charge()).  Called by the workers only. */
 void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
-		     int tun_fd, struct worker_stats *st);
+		     int tun_fd, int raw_fd, struct worker_stats *st);
 
 #endif

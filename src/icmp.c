@@ -287,4 +287,8 @@ void icmp4_error(struct proc_ctx *ctx, struct pkt *p,
 	h[22] = (uint8_t)(ck >> 8);
 	h[23] = (uint8_t)ck;
 	count_error(ctx, p, st, reason);
+	/* Sent as this node's own packet: returned as the verdict, its
+	 * source (an address of this node) would make it a martian on
+	 * the ingress link (docs/design.md "ICMP errors"). */
+	p->local_out = true;
 }

@@ -1,4 +1,4 @@
-/* reinject.c - verdict payload, TUN, or a device: how a processed packet
+/* reinject.c - verdict payload, TUN, a device or the raw socket: how a processed packet
  * re-enters the kernel (the rules are in include/reinject.h). */
 #include <netinet/in.h>	/* before linux/netfilter.h */
 #include <errno.h>
@@ -116,6 +116,8 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	default:
 		return REINJECT_DROP;
 	}
+	if (p->local_out && version == 4)
+		return REINJECT_LOCAL;
 	sid = reinject_sid(cfg, p);
 	if (sid && sid->behavior == BHV_END_DX2) {
 		if (!sid->ifindex) {
@@ -255,8 +257,21 @@ static void reinject_handoff_packet(const struct config *cfg, struct pkt *p,
 	st->dropped++;
 }
 
+/* REINJECT_LOCAL: the original is done with either way; the error
+ * leaves as this node's own packet (OUTPUT, then routing). */
+static void reinject_local(struct pkt *p, struct nfq *q, int raw_fd,
+			   struct worker_stats *st)
+{
+	nfq_verdict_add(q, p, NF_DROP, false);
+	if (raw_fd >= 0 && raw4_sock_send(raw_fd, p->data, p->len) == 0) {
+		st->tun_injected++;
+		return;
+	}
+	reinject_drop(p, st, DROP_REINJECT);
+}
+
 void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
-		     int tun_fd, struct worker_stats *st)
+		     int tun_fd, int raw_fd, struct worker_stats *st)
 {
 	enum drop_reason reason = DROP_REINJECT;
 	enum reinject_action a = reinject_decide(cfg, p, &reason);
@@ -278,6 +293,9 @@ void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
 	case REINJECT_L2:
 	case REINJECT_DEV:
 		reinject_frame(cfg, p, q, a, st);
+		return;
+	case REINJECT_LOCAL:
+		reinject_local(p, q, raw_fd, st);
 		return;
 	case REINJECT_TUN:
 		/* The original is done with either way: the new packet

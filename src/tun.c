@@ -1,13 +1,15 @@
 /* tun.c - the reinjection TUN device: one multi-queue TUN, a queue per
  * worker, brought up with the sysctls that let the kernel route what we
  * write to it; and the packet socket that sends frames out of a device
- * (End.DX2's oif, a SID's veth pair). */
+ * (End.DX2's oif, a SID's veth pair); the raw IPv4 socket for srv6d's
+ * own ICMP errors. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -186,4 +188,22 @@ int pkt_sock_send(int fd, uint32_t ifindex, const uint8_t *frame, size_t len)
 	memcpy(sll.sll_addr, frame, ETH_ALEN);
 	return sendto(fd, frame, len, 0, (const struct sockaddr *)&sll,
 		      sizeof(sll)) == (ssize_t)len ? 0 : -1;
+}
+
+int raw4_sock_open(void)
+{
+	/* IPPROTO_RAW implies IP_HDRINCL; the socket receives nothing. */
+	return socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		      IPPROTO_RAW);
+}
+
+int raw4_sock_send(int fd, const uint8_t *pkt, size_t len)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+
+	if (len < 20 || (pkt[0] >> 4) != 4)
+		return -1;
+	memcpy(&sin.sin_addr, pkt + 16, 4);	/* the destination */
+	return sendto(fd, pkt, len, 0, (const struct sockaddr *)&sin,
+		      sizeof(sin)) == (ssize_t)len ? 0 : -1;
 }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <urcu-qsbr.h>	/* the rcu_* names of the QSBR flavor */
 
@@ -61,6 +62,7 @@ struct worker {
 	unsigned queue;
 	struct nfq *q;
 	int tun_fd;
+	int raw_fd;		/* raw IPv4 socket for its ICMP errors, or -1 */
 	pthread_t thread;
 	bool running;
 	struct worker_stats *stats;
@@ -343,13 +345,15 @@ static void worker_run_batch(struct worker *w, int n)
 		struct pkt *p = &w->pkts[i];
 
 		p->st = NULL;
+		p->local_out = false;
 		if (w->process[i]) {
 			if (generation_own_device(g, p->indev))
 				worker_own_device(w, p);
 			else
 				srv6_process(ctx, p);
 		}
-		reinject_packet(g->cfg, p, w->q, w->tun_fd, w->stats);
+		reinject_packet(g->cfg, p, w->q, w->tun_fd, w->raw_fd,
+				w->stats);
 	}
 	nfq_verdict_flush(w->q, w->stats);
 }
@@ -423,6 +427,8 @@ static void engine_destroy(struct engine *e)
 		if (w->running)
 			pthread_join(w->thread, NULL);
 		nfq_socket_close(w->q);	/* a worker that never ran */
+		if (w->raw_fd >= 0)
+			close(w->raw_fd);
 		free(w->stats);
 	}
 	if (e->tun_fds)
@@ -459,6 +465,22 @@ static int engine_start_workers(struct engine *e, char *err, size_t errlen)
 	return ret;
 }
 
+/* The worker's raw IPv4 socket for the ICMP errors it originates
+ * (reinject.h): opened once at start, never per packet.  Without it
+ * (no CAP_NET_RAW) srv6d still runs; each such error is a counted drop
+ * (DROP_REINJECT).  Returns the fd or -1. */
+static int worker_raw_open(unsigned queue)
+{
+	int fd = raw4_sock_open();
+
+	if (fd < 0)
+		log_msg(LOG_WARNING, "queue %u: cannot open a raw IPv4 socket: "
+			"%s; its ICMP errors are dropped%s", queue,
+			strerror(errno), errno == EPERM ?
+			" (srv6d needs CAP_NET_RAW)" : "");
+	return fd;
+}
+
 static int engine_init_worker(struct engine *e, unsigned i, char *err,
 			      size_t errlen)
 {
@@ -469,6 +491,7 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->index = i;
 	w->queue = e->queue_first + i;
 	w->tun_fd = e->tun_fds[i];
+	w->raw_fd = worker_raw_open(w->queue);
 	w->stats = zalloc_lines(sizeof(*w->stats));
 	if (!w->stats) {
 		snprintf(err, errlen, "queue %u: out of memory", w->queue);
@@ -511,6 +534,8 @@ struct engine *engine_start(struct config *cfg, const struct rtmirror *mirror,
 	snprintf(e->tun_name, sizeof(e->tun_name), "%s", cfg->tun_name);
 	e->gen = generation_new(cfg, n);
 	e->workers = zalloc_lines(n * sizeof(*e->workers));
+	for (unsigned i = 0; e->workers && i < n; i++)
+		e->workers[i].raw_fd = -1;
 	e->tun_fds = malloc(n * sizeof(*e->tun_fds));
 	e->base_sids = calloc(cfg->nsids + 1, sizeof(*e->base_sids));
 	e->base_pols = calloc(cfg->npolicies + 1, sizeof(*e->base_pols));

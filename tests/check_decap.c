@@ -563,7 +563,7 @@ START_TEST(reinject_packet_drops_charged)
 	/* End.DX2 whose oif is not resolved: DROP_REINJECT (decided). */
 	p = run(BHV_END_DX2, DX2_SRH_IN);
 	expect_counted_ok(p);
-	reinject_packet(cfg, p, q, -1, &ws);
+	reinject_packet(cfg, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.dropped, 1);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 1);
 	expect_charged(p, DROP_REINJECT);
@@ -572,7 +572,7 @@ START_TEST(reinject_packet_drops_charged)
 	p = run(BHV_END_DT4, DX4_SRH_IN);
 	cfg->sids[0].ifindex = 0x7ffffff0;
 	expect_counted_ok(p);
-	reinject_packet(cfg, p, q, -1, &ws);
+	reinject_packet(cfg, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.dropped, 2);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 2);
 	expect_charged(p, DROP_REINJECT);
@@ -591,7 +591,7 @@ START_TEST(reinject_packet_drops_charged)
 	}
 	ck_assert_int_eq(p->verdict, PKT_FORWARD);
 	expect_counted_ok(p);
-	reinject_packet(cfg, p, q, -1, &ws);
+	reinject_packet(cfg, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.dropped, 3);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 3);
 	ck_assert_uint_eq(ws.tun_injected, 0);
@@ -600,13 +600,13 @@ START_TEST(reinject_packet_drops_charged)
 	p = run(BHV_END_DX6, DX6_SRH_IN);
 	expect_counted_ok(p);
 	p->len = NFQ_MAX_PAYLOAD + 1;
-	reinject_packet(cfg, p, q, -1, &ws);
+	reinject_packet(cfg, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.drops[DROP_TOO_BIG], 1);
 	ck_assert_uint_eq(ws.dropped, 4);
 	expect_charged(p, DROP_TOO_BIG);
 	/* A result that goes back fine stays a success. */
 	p = run(BHV_END_DX6, DX6_SRH_IN);
-	reinject_packet(cfg, p, q, -1, &ws);
+	reinject_packet(cfg, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	expect_counted_ok(p);
 	nfq_socket_close(q);
@@ -633,7 +633,7 @@ START_TEST(dt_no_route_counted_once)
 	}
 	p = run(BHV_END_DT6, DX6_SRH_IN);
 	expect_counted_ok(p);
-	reinject_packet(cfg, p, q, -1, &ws);
+	reinject_packet(cfg, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	ck_assert_uint_eq(ws.dropped, 0);
 	/* As behavior_decap.c leaves a table miss (its route check needs
@@ -642,7 +642,7 @@ START_TEST(dt_no_route_counted_once)
 	p = run(BHV_END_DT6, DX6_SRH_IN);
 	p->st = NULL;
 	ws.drops[DROP_NO_ROUTE]++;
-	reinject_packet(cfg, p, q, -1, &ws);
+	reinject_packet(cfg, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	ck_assert_uint_eq(ws.dropped, 1);
 	ck_assert_uint_eq(ws.tun_injected, 0);
@@ -654,7 +654,7 @@ START_TEST(dt_no_route_counted_once)
 	cfg->sids[0].ifindex = 0x7ffffff0;	/* the send may fail: still once */
 	p->st = NULL;
 	ws.drops[DROP_NO_ROUTE]++;
-	reinject_packet(cfg, p, q, -1, &ws);
+	reinject_packet(cfg, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.dropped, 2);
 	ck_assert_uint_eq(ws.tun_injected, 0);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 0);

@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "process.h"
+#include "reinject.h"
 #include "rtmirror.h"
 #include "testutil.h"
 
@@ -303,10 +304,16 @@ START_TEST(test_frag_needed4)
 	static uint8_t in[1460];
 	struct pkt *p = packet(IN4_HDR, 0xcd, sizeof(in), ETH_P_IP, in);
 
+	enum drop_reason r = DROP__COUNT;
+
 	srv6_process(&ctx, p);
 	expect_error(p, FN4_HDR, in, 576);
 	ck_assert_uint_eq(pols[1].drops[DROP_TOO_BIG], 1);
 	ck_assert_uint_eq(ws.drops[DROP_TOO_BIG], 1);
+	/* From gw's own address: sent as a local packet, never the
+	 * verdict (back from PREROUTING it would be a martian). */
+	ck_assert(p->local_out);
+	ck_assert_int_eq(reinject_decide(ctx.cfg, p, &r), REINJECT_LOCAL);
 }
 END_TEST
 

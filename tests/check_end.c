@@ -473,6 +473,8 @@ START_TEST(icmp4_frag_needed)
 	expect_bytes(p, V4_OUT);
 	ck_assert_uint_eq(ws.icmp_sent, 1);
 	ck_assert_uint_eq(pst[0].drops[DROP_TOO_BIG], 1);
+	/* this node's own packet: it leaves by the raw socket */
+	ck_assert(p->local_out);
 }
 END_TEST
 

@@ -494,6 +494,37 @@ START_TEST(test_reinject_decide_too_big)
 }
 END_TEST
 
+/* An ICMP error srv6d originates (icmp4_error() sets local_out) leaves by
+ * the raw socket, from either hook and with `reinject tun` too; the flag
+ * means nothing on an IPv6 result or a packet that is not forwarded. */
+START_TEST(test_reinject_decide_local)
+{
+	static struct test_slot s;
+	struct config cfg = { .reinject_tun_always = false };
+	enum drop_reason r = DROP__COUNT;
+	struct pkt *p;
+
+	p = result(&s, ETH_P_IP, 4, PKT_FORWARD, false);
+	p->local_out = true;
+	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_LOCAL);
+	p = result(&s, ETH_P_IPV6, 4, PKT_FORWARD, false);
+	p->local_out = true;
+	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_LOCAL);
+	cfg.reinject_tun_always = true;
+	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_LOCAL);
+	cfg.reinject_tun_always = false;
+	p = result(&s, ETH_P_IPV6, 6, PKT_FORWARD, false);
+	p->local_out = true;
+	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_PAYLOAD);
+	p = result(&s, ETH_P_IP, 4, PKT_DROP, false);
+	p->local_out = true;
+	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_DROP);
+	p = result(&s, ETH_P_IP, 4, PKT_FORWARD, false);
+	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(r, DROP__COUNT);
+}
+END_TEST
+
 static Suite *nfq_suite(void)
 {
 	Suite *s = suite_create("nfq");
@@ -524,6 +555,7 @@ static Suite *nfq_suite(void)
 	tcase_add_test(rj, test_reinject_decide);
 	tcase_add_test(rj, test_reinject_decide_tun_always);
 	tcase_add_test(rj, test_reinject_decide_too_big);
+	tcase_add_test(rj, test_reinject_decide_local);
 	suite_add_tcase(s, rj);
 	return s;
 }

@@ -42,10 +42,11 @@ if ! ip -n "$S1" -6 route add fc00:9::d6/128 encap seg6local action End.DT6 \
 fi
 # Strict reverse path filtering on the ingress: an error from the steered
 # packet's destination (10.99.0.1, not routed via gw0) would be a martian.
-# The error's source is gw0's own 192.0.2.2, which the kernel takes back
-# from the verdict only with accept_local (docs/design.md "ICMP errors").
+# The error's source is gw0's own 192.0.2.2: srv6d sends it as the
+# gateway's own packet (raw socket), not as the verdict, so no
+# accept_local is needed (docs/design.md "ICMP errors").
 if ! nsx "$GW" sysctl -q -w net.ipv4.conf.gw0.rp_filter=1 \
-	net.ipv4.conf.gw0.accept_local=1 >/dev/null; then
+	net.ipv4.conf.gw0.accept_local=0 >/dev/null; then
 	fail "rp_filter=1 on gw0"
 fi
 # The gateway's own global address for the outer source: gw1's fc00:2::1.
