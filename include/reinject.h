@@ -14,6 +14,11 @@
  *   PKT_FORWARD, End.DX2 SID's mark
  *                            -> send the frame out of the SID's oif
  *                               (packet socket), NF_DROP the original
+ *   PKT_FORWARD, IPv6 with the mark of an End.X, End.T, End.DX6,
+ *     End.DT6 or End.DT46 SID, and `reinject tun`
+ *                            -> send it into the SID's veth pair (whose
+ *                               IPv6 iif rules do what the mark would),
+ *                               NF_DROP
  *   PKT_FORWARD, same family,
  *     and (mark set or not `reinject tun`)
  *                            -> NF_ACCEPT with the new bytes (+ mark)
@@ -50,8 +55,9 @@ enum reinject_action {
 	REINJECT_TUN,		/* write p->data to TUN, NF_DROP the original */
 	REINJECT_L2,		/* send the frame at p->data out of the SID's
 				 * oif, NF_DROP the original */
-	REINJECT_DEV,		/* send the IPv4 packet into the SID's veth
-				 * pair, NF_DROP the original */
+	REINJECT_DEV,		/* send the IPv4 (or, `reinject tun`, IPv6)
+				 * packet into the SID's veth pair, NF_DROP
+				 * the original */
 	REINJECT_LOCAL,		/* send the IPv4 packet on the raw socket,
 				 * NF_DROP the original */
 	REINJECT_DROP,		/* NF_DROP, already counted by processing */

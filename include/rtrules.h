@@ -18,12 +18,18 @@
  *   End.T with usd: ip -4 rule add priority P iif srv6dM lookup TABLE
  *   `vrftable`:     the receiving end is enslaved to the VRF device of
  *                   TABLE, which must exist.
+ * With `reinject tun` (cfg->reinject_tun_always), every SID with an IPv6
+ * fwmark rule above gets the veth pair too (IPv6 on, no address, on the
+ * receiving end) and the same rules by in-interface, for its IPv6
+ * results (reinject.c sends them into the veth pair, no mark):
+ *                   ip -6 rule add priority P iif srv6dM lookup M|TABLE
+ *                   [ip -6 rule add priority P iif srv6dM unreachable]
  * End.DX2: OIF is resolved to sid->ifindex.
  *
  * P is cfg->rule_priority.  The daemon's "scope" is every IPv6 rule at
  * priority P whose fwmark lies in [mark_base, mark_base + RTRULES_RANGE),
- * every IPv4 rule at priority P whose iif is one of the veth devices of
- * that range, every route of either family in a table of that range, and
+ * every rule of either family at priority P whose iif is one of the veth
+ * devices of that range, every route of either family in a table of that range, and
  * every veth pair of that range: anything found there that the current
  * config does not want (left by a crashed instance, or by the config
  * before a reload) is removed.  On a reload, only once the old config is

@@ -86,6 +86,27 @@ static bool reinject_by_dev(const struct sid *sid, const struct pkt *p)
 	}
 }
 
+/* With `reinject tun`: an IPv6 result whose mark routes it (End.X,
+ * End.DX6: to nh6; End.T, End.DT6, End.DT46: in their table) cannot go
+ * through the TUN device, which carries no mark; it enters the kernel
+ * through the SID's veth pair, whose iif rules do what the mark does. */
+static bool reinject_by_dev6(const struct config *cfg, const struct sid *sid,
+			     const struct pkt *p)
+{
+	if (!cfg->reinject_tun_always || !sid || pkt_ip_version(p) != 6)
+		return false;
+	switch (sid->behavior) {
+	case BHV_END_X:
+	case BHV_END_T:
+	case BHV_END_DX6:
+	case BHV_END_DT6:
+	case BHV_END_DT46:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* True when the result's IP version is the family the packet was queued
  * from, i.e. when the verdict may carry it. */
 static bool reinject_same_family(const struct pkt *p)
@@ -130,6 +151,13 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		*reason = DROP_BAD_IP;
 		return REINJECT_DROP_REASON;
 	}
+	if (reinject_by_dev6(cfg, sid, p)) {
+		if (!sid->ifindex) {
+			*reason = DROP_REINJECT;
+			return REINJECT_DROP_REASON;
+		}
+		return REINJECT_DEV;
+	}
 	if (reinject_same_family(p) &&
 	    (p->set_mark || !cfg->reinject_tun_always)) {
 		if (p->len > NFQ_MAX_PAYLOAD) {
@@ -162,18 +190,19 @@ uint32_t reinject_ifindex(const struct config *cfg, const struct pkt *p)
 }
 
 /* REINJECT_DEV: put an Ethernet header to the receiving end of the SID's
- * veth pair in front of the IPv4 packet (in the headroom the outer
- * headers left).  Returns 0, or -1 without headroom. */
+ * veth pair in front of the IPv4 or IPv6 packet (in the headroom the
+ * outer headers left).  Returns 0, or -1 without headroom. */
 static int reinject_eth_push(struct pkt *p)
 {
+	uint16_t type = pkt_ip_version(p) == 6 ? ETH_P_IPV6 : ETH_P_IP;
 	uint8_t *eth = pkt_push(p, ETH_HLEN);
 
 	if (!eth)
 		return -1;
 	tun_veth_mac(p->out_mark, true, eth);
 	tun_veth_mac(p->out_mark, false, eth + ETH_ALEN);
-	eth[12] = ETH_P_IP >> 8;
-	eth[13] = ETH_P_IP & 0xff;
+	eth[12] = (uint8_t)(type >> 8);
+	eth[13] = (uint8_t)type;
 	return 0;
 }
 

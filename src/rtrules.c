@@ -427,8 +427,9 @@ static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 	if (tb[FRA_IIFNAME])
 		snprintf(r.iif, sizeof(r.iif), "%s",
 			 mnl_attr_get_str(tb[FRA_IIFNAME]));
-	/* Ours: IPv6 by fwmark, IPv4 by iif. */
-	if (l->family == AF_INET6 ? !tb[FRA_FWMARK] : !tb[FRA_IIFNAME])
+	/* Ours: IPv6 by fwmark (or iif, `reinject tun`), IPv4 by iif. */
+	if (l->family == AF_INET6 ? !tb[FRA_FWMARK] && !tb[FRA_IIFNAME] :
+	    !tb[FRA_IIFNAME])
 		return MNL_CB_OK;
 	if (l->n == l->cap) {
 		struct rt_rule *nv = grow(l->v, &l->cap, sizeof(*l->v));
@@ -545,11 +546,27 @@ static bool sid_usd(const struct sid *s)
 }
 
 /* A SID whose IPv4 results enter the kernel through its veth pair. */
-static bool sid_has_dev(const struct sid *s)
+static bool sid_has_dev4(const struct sid *s)
 {
 	return s->mark && (s->behavior == BHV_END_DX4 ||
 			   s->behavior == BHV_END_DT4 ||
 			   s->behavior == BHV_END_DT46 || sid_usd(s));
+}
+
+/* With `reinject tun`, a SID whose IPv6 results are routed by its mark
+ * (an IPv6 fwmark rule) has them enter the kernel through its veth pair
+ * instead, where an iif rule does what the mark does. */
+static bool sid_has_dev6(const struct config *cfg, const struct sid *s)
+{
+	uint32_t mark, table;
+
+	return cfg->reinject_tun_always && sid_rule(s, &mark, &table);
+}
+
+/* A SID with a veth pair. */
+static bool sid_has_dev(const struct config *cfg, const struct sid *s)
+{
+	return sid_has_dev4(s) || sid_has_dev6(cfg, s);
 }
 
 /* The IPv4 iif rule of such a SID: iif its device, lookup its table. */
@@ -557,7 +574,7 @@ static bool sid_rule4(const struct sid *s, struct rt_rule *r)
 {
 	char tx[IF_NAMESIZE];
 
-	if (!sid_has_dev(s))
+	if (!sid_has_dev4(s))
 		return false;
 	rtrules_dev_names(s->mark, r->iif, tx);
 	r->table = s->route_table ? s->route_table : s->table;
@@ -609,15 +626,29 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 
 	if (sid_rule(s, &r.fwmark, &r.table)) {
 		w->rules[w->nrules++] = r;
+		if (sid_has_dev6(cfg, s)) {
+			struct rt_rule ri = r;
+			char tx[IF_NAMESIZE];
+
+			ri.fwmark = ri.fwmask = 0;
+			rtrules_dev_names(s->mark, ri.iif, tx);
+			w->rules[w->nrules++] = ri;
+			if (sid_rule_terminal(s)) {
+				ri.table = 0;
+				ri.action = FR_ACT_UNREACHABLE;
+				w->rules[w->nrules++] = ri;
+			}
+		}
 		if (sid_rule_terminal(s)) {
 			r.table = 0;
 			r.action = FR_ACT_UNREACHABLE;
 			w->rules[w->nrules++] = r;
 		}
 	}
+	if (sid_has_dev(cfg, s))
+		w->dev_marks[w->ndev_marks++] = s->mark;
 	if (sid_rule4(s, &r4)) {
 		w->rules4[w->nrules4++] = r4;
-		w->dev_marks[w->ndev_marks++] = s->mark;
 		if (sid_rule_terminal(s)) {
 			r4.table = 0;
 			r4.action = FR_ACT_UNREACHABLE;
@@ -653,7 +684,7 @@ static int want_build(struct rt_want *w, const struct config *cfg,
 	unsigned n = (cfg ? cfg->nsids : 0) + (keep ? keep->nsids : 0);
 
 	memset(w, 0, sizeof(*w));
-	w->rules = calloc(2 * n + 1, sizeof(*w->rules));
+	w->rules = calloc(4 * n + 1, sizeof(*w->rules));
 	w->rules4 = calloc(2 * n + 1, sizeof(*w->rules4));
 	w->route_tables = calloc(n + 1, sizeof(uint32_t));
 	w->route_tables4 = calloc(n + 1, sizeof(uint32_t));
@@ -695,7 +726,7 @@ static bool rule_in_scope(const struct rt_rule *r, uint8_t family,
 		if (family == AF_INET6 && r->fwmask == FWMASK_ALL &&
 		    in_range(r->fwmark, scopes[i].mark_base))
 			return true;
-		if (family == AF_INET && dev_name_mark(r->iif, &mark) &&
+		if (dev_name_mark(r->iif, &mark) &&
 		    in_range(mark, scopes[i].mark_base))
 			return true;
 	}
@@ -716,10 +747,8 @@ static bool rule_wanted(const struct rt_want *w, uint8_t family,
 {
 	struct rt_rule k = *r;
 
-	if (family == AF_INET6) {
-		k.iif[0] = '\0';
+	if (family == AF_INET6)
 		return bsearch(&k, w->rules, w->nrules, sizeof(k), cmp_rule);
-	}
 	k.fwmark = 0;
 	return bsearch(&k, w->rules4, w->nrules4, sizeof(k), cmp_rule);
 }
@@ -856,7 +885,7 @@ static int sid_rule_add(struct rt_nl *nl, const struct config *cfg,
 			const struct sid *s, char *err, size_t errlen)
 {
 	struct rt_rule r4 = { .priority = 0 };
-	uint32_t prio = cfg->rule_priority, mark, table;
+	uint32_t prio = cfg->rule_priority, mark = 0, table = 0;
 	bool term = sid_rule_terminal(s);
 	char name[80];
 
@@ -867,6 +896,16 @@ static int sid_rule_add(struct rt_nl *nl, const struct config *cfg,
 	     (term && rule_add(nl, name, AF_INET6, prio, mark, NULL, 0, err,
 			       errlen) < 0)))
 		return -1;
+	if (sid_has_dev6(cfg, s)) {
+		char rx[IF_NAMESIZE], tx[IF_NAMESIZE];
+
+		rtrules_dev_names(s->mark, rx, tx);
+		if (rule_add(nl, name, AF_INET6, prio, 0, rx, table, err,
+			     errlen) < 0 ||
+		    (term && rule_add(nl, name, AF_INET6, prio, 0, rx, 0, err,
+				      errlen) < 0))
+			return -1;
+	}
 	if (sid_rule4(s, &r4) &&
 	    (rule_add(nl, name, AF_INET, prio, 0, r4.iif, r4.table, err,
 		      errlen) < 0 ||
@@ -1103,6 +1142,22 @@ static void dev_sysctl(const char *proto, const char *dev, const char *key,
 		close(fd);
 }
 
+/* Read a sysctl's first line into buf (left as it is on failure). */
+static void dev_sysctl_read(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+	}
+}
+
 /* ip link add RX address MAC type veth peer name TX address MAC */
 static struct nlmsghdr *build_veth(void *buf, uint32_t seq, uint32_t mark)
 {
@@ -1180,7 +1235,7 @@ static struct nlmsghdr *build_link_del(void *buf, uint32_t seq,
  * receiving end in the VRF vrf (0: none) and the sysctls its IPv4
  * traffic needs; set sid->ifindex to the sending end.  Returns 0 or -1. */
 static int sid_dev_setup(struct rt_nl *nl, struct sid *s, uint32_t vrf,
-			 char *err, size_t errlen)
+			 bool v6, char *err, size_t errlen)
 {
 	uint32_t msg[RTRULES_MSG_SIZE / 4];
 	char rx[IF_NAMESIZE], tx[IF_NAMESIZE], name[80], why[256];
@@ -1204,10 +1259,24 @@ static int sid_dev_setup(struct rt_nl *nl, struct sid *s, uint32_t vrf,
 			rxi ? tx : rx);
 		return -1;
 	}
-	/* No IPv6 on them (no DAD, no router solicitations); IPv4 from
+	/* No IPv6 on them (no DAD, no router solicitations), unless IPv6
+	 * results come in on the receiving end (`reinject tun`): then
+	 * IPv6 without addresses, forwarding as all/forwarding; IPv4 from
 	 * anywhere may come in on the receiving end. */
-	dev_sysctl("ipv6", rx, "disable_ipv6", "1");
 	dev_sysctl("ipv6", tx, "disable_ipv6", "1");
+	if (v6) {
+		char fwd[16] = "1";
+
+		dev_sysctl_read("/proc/sys/net/ipv6/conf/all/forwarding", fwd,
+				sizeof(fwd));
+		dev_sysctl("ipv6", rx, "addr_gen_mode", "1");
+		dev_sysctl("ipv6", rx, "accept_dad", "0");
+		dev_sysctl("ipv6", rx, "accept_ra", "0");
+		dev_sysctl("ipv6", rx, "disable_ipv6", "0");
+		dev_sysctl("ipv6", rx, "forwarding", fwd);
+	} else {
+		dev_sysctl("ipv6", rx, "disable_ipv6", "1");
+	}
 	dev_sysctl("ipv4", rx, "rp_filter", "0");
 	dev_sysctl("ipv4", rx, "accept_local", "1");
 	e = rt_nl_request(nl, build_link_up(msg, ++nl->seq, rxi, vrf), why,
@@ -1238,7 +1307,7 @@ static int sids_need_pkt_sock(const struct config *cfg, char *err,
 	for (unsigned i = 0; i < cfg->nsids; i++) {
 		const struct sid *s = &cfg->sids[i];
 
-		if (s->behavior != BHV_END_DX2 && !sid_has_dev(s))
+		if (s->behavior != BHV_END_DX2 && !sid_has_dev(cfg, s))
 			continue;
 		fd = pkt_sock_open();
 		if (fd >= 0) {
@@ -1291,8 +1360,9 @@ static int sids_devices(struct rt_nl *nl, const struct config *cfg,
 					"interface", name, s->oif);
 				ret = -1;
 			}
-		} else if (sid_has_dev(s)) {
-			ret = sid_dev_setup(nl, s, vrf, err, errlen);
+		} else if (sid_has_dev(cfg, s)) {
+			ret = sid_dev_setup(nl, s, vrf, sid_has_dev6(cfg, s),
+					    err, errlen);
 		}
 	}
 	free(l.v);

@@ -402,9 +402,38 @@ START_TEST(reinject_ipv6_by_verdict_with_mark)
 	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_PAYLOAD);
 	p = run(BHV_END_DT46, DX6_SRH_IN);
 	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_PAYLOAD);
-	cfg->reinject_tun_always = true;	/* the mark wins */
-	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_PAYLOAD);
 	ck_assert_int_eq(r, DROP__COUNT);
+}
+END_TEST
+
+/* `reinject tun`: a marked IPv6 result (End.DX6 to nh6, End.DT6/DT46 in
+ * their table) enters the kernel by the SID's veth pair, whose iif rules
+ * do what the mark does: never a verdict payload, never the TUN device
+ * (which would lose the mark).  No device yet: DROP_REINJECT. */
+START_TEST(reinject_tun_ipv6_by_sid_device)
+{
+	static const enum behavior bs[] = { BHV_END_DX6, BHV_END_DT6,
+					    BHV_END_DT46 };
+
+	for (unsigned i = 0; i < 3; i++) {
+		enum drop_reason r = DROP__COUNT;
+		struct pkt *p = run(bs[i], DX6_SRH_IN);
+
+		cfg->reinject_tun_always = true;
+		ck_assert(p->set_mark);
+		ck_assert_int_eq(reinject_decide(cfg, p, &r),
+				 REINJECT_DROP_REASON);
+		ck_assert_int_eq(r, DROP_REINJECT);
+		cfg->sids[0].ifindex = 50 + i;
+		ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_DEV);
+		ck_assert_uint_eq(reinject_ifindex(cfg, p), 50 + i);
+		cfg->reinject_tun_always = false;	/* the verdict again */
+		ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_PAYLOAD);
+		/* an unmarked IPv6 result under `reinject tun`: TUN */
+		cfg->reinject_tun_always = true;
+		p->set_mark = false;
+		ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_TUN);
+	}
 }
 END_TEST
 
@@ -772,6 +801,7 @@ static Suite *decap_suite(void)
 	tcase_add_test(err, srh_truncated);
 	tcase_add_test(rj, reinject_ipv6_by_verdict_with_mark);
 	tcase_add_test(rj, reinject_ipv4_by_sid_device);
+	tcase_add_test(rj, reinject_tun_ipv6_by_sid_device);
 	tcase_add_test(rj, reinject_dx2_by_oif);
 	tcase_add_test(rj, reinject_other_marks);
 	tcase_add_test(rj, reinject_usd_ipv4_by_sid_device);
