@@ -317,6 +317,7 @@ static void reinject_check(const struct pkt *p)
 	case REINJECT_TUN:
 	case REINJECT_DEV:
 	case REINJECT_L2:
+	case REINJECT_LOCAL:
 	case REINJECT_DROP:
 		return;
 	case REINJECT_DROP_REASON:
