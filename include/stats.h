@@ -65,7 +65,9 @@ struct worker_stats {
 	uint64_t tun_injected;	/* results that re-entered the kernel other
 				 * than as a verdict: written to the TUN
 				 * device or sent by the packet socket (a
-				 * SID's veth device, End.DX2's oif) */
+				 * SID's veth device, End.DX2's oif) or
+				 * the raw socket (srv6d's own ICMPv4
+				 * errors) */
 	uint64_t icmp_sent;	/* ICMP errors generated */
 	uint64_t enobufs;	/* ENOBUFS on the queue socket */
 	uint64_t recv_errors;	/* other recv errors */
