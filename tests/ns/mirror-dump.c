@@ -148,8 +148,10 @@ int main(int argc, char **argv)
 	sync_s = now_s() - t0;
 	if (wait_signal) {
 		fprintf(stderr, "ready\n");
+		/* Poll: SIGUSR1 may be taken by the mirror's thread, and
+		 * pause() here would then never return. */
 		while (!go)
-			pause();
+			usleep(10000);
 	}
 	settle(m);
 	rtmirror_stop(m);
