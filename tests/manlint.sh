@@ -77,19 +77,19 @@ opt_letters() {
 		tr -d ':' | fold -w1
 }
 
-for l in $(opt_letters src/main.c); do
+for l in $(opt_letters src/daemon/main.c); do
 	need "$SRV6D8" "option -$l" "^\.It Fl $l( |$)"
 	need "$SRV6D8" "option -$l in SYNOPSIS" "^\.Op Fl [a-zA-Z]*$l|^\.Op Fl $l( |$)"
 done
-for l in $(opt_letters src/srv6ctl.c); do
+for l in $(opt_letters src/client/srv6ctl.c); do
 	need "$SRV6CTL8" "option -$l" "^\.It Fl $l( |$)"
 	need "$SRV6CTL8" "option -$l in SYNOPSIS" "^\.Op Fl [a-zA-Z]*$l|^\.Op Fl $l( |$)"
 done
 
 # srv6ctl commands: the names in commands[].
-cmds=$(sed -n '/^} commands\[\] = {/,/^};/p' src/srv6ctl.c |
+cmds=$(sed -n '/^} commands\[\] = {/,/^};/p' src/client/srv6ctl.c |
 	sed -n 's/^[[:space:]]*{ "\([a-z]*\)".*/\1/p')
-[ -n "$cmds" ] || bad "no command found in src/srv6ctl.c (extraction broken)"
+[ -n "$cmds" ] || bad "no command found in src/client/srv6ctl.c (extraction broken)"
 for c in $cmds; do
 	need "$SRV6CTL8" "command '$c'" "^\.It Cm $c( |$)"
 done
@@ -98,7 +98,7 @@ done
 exit_section() {
 	sed -n '/^\.Sh EXIT STATUS/,/^\.Sh /p' "$1"
 }
-ctl_exits="0 $(sed -n 's/^#define EXIT_[A-Z_]*[[:space:]]*\([0-9][0-9]*\).*/\1/p' src/srv6ctl.c)"
+ctl_exits="0 $(sed -n 's/^#define EXIT_[A-Z_]*[[:space:]]*\([0-9][0-9]*\).*/\1/p' src/client/srv6ctl.c)"
 for v in $ctl_exits; do
 	if exit_section "$SRV6CTL8" | grep -q "^\.It $v$"; then
 		ok
@@ -106,8 +106,8 @@ for v in $ctl_exits; do
 		bad "$SRV6CTL8 EXIT STATUS lacks $v"
 	fi
 done
-d_exits=$(sed -n 's/^#define DAEMON_EXIT_[A-Z_]*[[:space:]]*\([0-9][0-9]*\).*/\1/p' include/daemon.h)
-[ -n "$d_exits" ] || bad "no DAEMON_EXIT_* in include/daemon.h (extraction broken)"
+d_exits=$(sed -n 's/^#define DAEMON_EXIT_[A-Z_]*[[:space:]]*\([0-9][0-9]*\).*/\1/p' src/daemon/daemon.h)
+[ -n "$d_exits" ] || bad "no DAEMON_EXIT_* in src/daemon/daemon.h (extraction broken)"
 for v in $d_exits; do
 	if exit_section "$SRV6D8" | grep -q "^\.It $v$"; then
 		ok
@@ -117,41 +117,41 @@ for v in $d_exits; do
 done
 
 # Signals srv6d handles.
-sigs=$(sed -n 's/.*sigaddset(&set, \(SIG[A-Z]*\)).*/\1/p' src/daemon.c)
-[ -n "$sigs" ] || bad "no signal found in src/daemon.c (extraction broken)"
+sigs=$(sed -n 's/.*sigaddset(&set, \(SIG[A-Z]*\)).*/\1/p' src/daemon/daemon.c)
+[ -n "$sigs" ] || bad "no signal found in src/daemon/daemon.c (extraction broken)"
 for s in $sigs; do
 	need "$SRV6D8" "signal $s" "^\.It .*Dv $s( |,|$)"
 done
 
 # Config directives, SID attributes, behaviors.
-dirs=$(sed -n '/^} directives\[\] = {/,/^};/p' src/config.c |
+dirs=$(sed -n '/^} directives\[\] = {/,/^};/p' src/config/config.c |
 	sed -n 's/^[[:space:]]*{ "\([a-z0-9-]*\)".*/\1/p')
-[ -n "$dirs" ] || bad "no directive found in src/config.c (extraction broken)"
+[ -n "$dirs" ] || bad "no directive found in src/config/config.c (extraction broken)"
 for d in $dirs; do
 	need "$CONF5" "directive '$d'" "Ic $d( |$)"
 done
-attrs=$(sed -n '/sid_attr_names\[[A-Z_]*\] = {/,/};/p' src/config.c |
+attrs=$(sed -n '/sid_attr_names\[[A-Z_]*\] = {/,/};/p' src/config/config.c |
 	grep -o '"[a-z0-9-]*"' | tr -d '"')
-[ -n "$attrs" ] || bad "no SID attribute found in src/config.c (extraction broken)"
+[ -n "$attrs" ] || bad "no SID attribute found in src/config/config.c (extraction broken)"
 for a in $attrs; do
 	need "$CONF5" "SID attribute '$a'" "Cm $a( |$)"
 done
-bhvs=$(sed -n '/behavior_names\[[A-Z_]*\] = {/,/};/p' src/config.c |
+bhvs=$(sed -n '/behavior_names\[[A-Z_]*\] = {/,/};/p' src/config/config.c |
 	sed -n 's/.*= "\([^"]*\)".*/\1/p')
-[ -n "$bhvs" ] || bad "no behavior found in src/config.c (extraction broken)"
+[ -n "$bhvs" ] || bad "no behavior found in src/config/config.c (extraction broken)"
 for b in $bhvs; do
 	need "$CONF5" "behavior '$b'" "Cm (action )?$b( |$)"
 done
 
 # Drop reasons and worker counters, in srv6ctl(8)'s JSON description.
-reasons=$(sed -n 's/^[[:space:]]*\[DROP_[A-Z0-9_]*\] = "\([a-z0-9_]*\)".*/\1/p' src/stats.c)
-[ -n "$reasons" ] || bad "no drop reason found in src/stats.c (extraction broken)"
+reasons=$(sed -n 's/^[[:space:]]*\[DROP_[A-Z0-9_]*\] = "\([a-z0-9_]*\)".*/\1/p' src/common/stats.c)
+[ -n "$reasons" ] || bad "no drop reason found in src/common/stats.c (extraction broken)"
 for r in $reasons; do
 	need "$SRV6CTL8" "drop reason '$r'" "^\.(It )?Li $r( |,|$)"
 done
-fields=$(sed -n '/^#define WORKER_STATS_FIELDS/,/^$/p' src/ctl.c |
+fields=$(sed -n '/^#define WORKER_STATS_FIELDS/,/^$/p' src/daemon/ctl.c |
 	grep -o 'X([a-z_]*)' | sed 's/X(\(.*\))/\1/')
-[ -n "$fields" ] || bad "no worker counter found in src/ctl.c (extraction broken)"
+[ -n "$fields" ] || bad "no worker counter found in src/daemon/ctl.c (extraction broken)"
 for f in $fields; do
 	need "$SRV6CTL8" "counter '$f'" "^\.Li $f( |,|$)"
 done

@@ -25,13 +25,13 @@ out=$top_builddir/tests/fuzz
 # Library sources each target links, relative to top_srcdir: SRC_<name>
 # for tests/fuzz/fuzz_<name>.c (read through eval below).
 # shellcheck disable=SC2034
-SRC_config="src/lpm.c src/config.c"
+SRC_config="src/config/lpm.c src/config/config.c"
+# The packet path: every library source below the daemon (the daemon's
+# rules, its control socket and the worker threads are not fuzzed here).
 # shellcheck disable=SC2034
-SRC_packet="src/checksum.c src/stats.c src/lpm.c src/config.c src/srh.c \
-src/icmp.c src/csid.c src/behavior_end.c src/headend.c src/process.c \
-src/hmac.c src/flowhash.c src/behavior_b6.c src/behavior_decap.c \
-src/egress.c src/rtmirror.c src/fib.c src/log.c src/reinject.c src/nfq.c \
-src/tun.c"
+SRC_packet=$(cd "$top_srcdir" && ls src/common/*.c src/config/*.c \
+	src/srv6/*.c src/route/*.c src/io/*.c |
+	grep -v -e '^src/route/rtrules\.c$' -e '^src/io/worker\.c$' | tr '\n' ' ')
 
 libs=$(pkg-config --libs libmnl liburcu-qsbr libnetfilter_queue)
 CFLAGS_FUZZ="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
@@ -66,10 +66,14 @@ build() {	# build NAME -> $out/fuzz_NAME
 		files="$files $top_srcdir/$s"
 	done
 	echo "build fuzz_$name"
-	# include/ before the build tree: include/config.h is srv6d's config
-	# header, the build tree's config.h is autoconf's.
+	# srv6d's folders before the build tree: src/config/config.h is
+	# srv6d's config header, the build tree's config.h is autoconf's.
+	incs=
+	for d in common config srv6 route io daemon; do
+		incs="$incs -I$top_srcdir/src/$d"
+	done
 	# shellcheck disable=SC2086
-	$CLANG $CFLAGS_FUZZ -I"$top_srcdir/include" -I"$top_builddir" \
+	$CLANG $CFLAGS_FUZZ $incs -I"$top_builddir" \
 		-DSYSCONFDIR='"/etc"' -DRUNSTATEDIR='"/run"' \
 		-o "$out/fuzz_$name" "$top_srcdir/tests/fuzz/fuzz_$name.c" $files \
 		-lnettle $libs -pthread
