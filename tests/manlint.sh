@@ -10,7 +10,7 @@
 #     table), every exit status (EXIT_* / DAEMON_EXIT_* values), every
 #     signal srv6d handles, every config directive, SID attribute and
 #     behavior (config.c's tables), every drop reason (stats.c) and every
-#     worker counter of the JSON documents (ctl.c).
+#     worker counter of the JSON documents (ctl_json.c).
 #  3. Every examples/*.conf parses (srv6d -t), when srv6d is built.
 #
 # Exit 77 (skipped) when mandoc is not installed.
@@ -149,9 +149,9 @@ reasons=$(sed -n 's/^[[:space:]]*\[DROP_[A-Z0-9_]*\] = "\([a-z0-9_]*\)".*/\1/p' 
 for r in $reasons; do
 	need "$SRV6CTL8" "drop reason '$r'" "^\.(It )?Li $r( |,|$)"
 done
-fields=$(sed -n '/^#define WORKER_STATS_FIELDS/,/^$/p' src/daemon/ctl.c |
+fields=$(sed -n '/^#define WORKER_STATS_FIELDS/,/^$/p' src/daemon/ctl_json.c |
 	grep -o 'X([a-z_]*)' | sed 's/X(\(.*\))/\1/')
-[ -n "$fields" ] || bad "no worker counter found in src/daemon/ctl.c (extraction broken)"
+[ -n "$fields" ] || bad "no worker counter found in src/daemon/ctl_json.c (extraction broken)"
 for f in $fields; do
 	need "$SRV6CTL8" "counter '$f'" "^\.Li $f( |,|$)"
 done

@@ -11,7 +11,8 @@
 
 #include <jansson.h>
 
-#include "ctl.h"
+#include "ctl_proto.h"
+#include "config.h"
 #include "stats.h"
 
 /* Exit status (srv6ctl(8) EXIT STATUS). */
@@ -19,6 +20,7 @@
 #define EXIT_USAGE		2
 #define EXIT_NO_DAEMON		3	/* cannot connect */
 #define EXIT_PERMISSION		4	/* not allowed (socket or daemon) */
+#define EXIT_BUSY		5	/* refused: too many clients; try again */
 
 #define CALL_TIMEOUT_MS		30000	/* a reload of a big file takes time */
 #define TABLE_MAX_COLS		12
@@ -230,11 +232,25 @@ static const char *timestamp(char *buf, size_t len, int64_t when)
 	return buf;
 }
 
+/* A row of the status table: label, queue, then o's counters. */
+static void queue_row(struct table *t, const char *label, const char *queue,
+		      const json_t *o)
+{
+	static const char *const keys[6] = {
+		"rx_packets", "rx_bytes", "forwarded", "accepted", "dropped",
+		"unmatched",
+	};
+	char b[6][NUMBUF];
+
+	for (size_t i = 0; i < 6; i++)
+		num(b[i], jnum(o, keys[i]));
+	table_row(t, label, queue, b[0], b[1], b[2], b[3], b[4], b[5]);
+}
+
 static void print_queues(const json_t *doc)
 {
 	const json_t *workers = json_object_get(doc, "workers");
-	const json_t *tot = json_object_get(doc, "totals");
-	char b[8][NUMBUF];
+	char w_no[NUMBUF], q_no[NUMBUF];
 	struct table t;
 	size_t i;
 	json_t *w;
@@ -242,19 +258,8 @@ static void print_queues(const json_t *doc)
 	table_init(&t, "worker<|queue<|rx packets>|rx bytes>|forwarded>|"
 		   "accepted>|dropped>|unmatched>");
 	json_array_foreach((json_t *)workers, i, w)
-		table_row(&t, num(b[7], i), num(b[0], jnum(w, "queue")),
-			  num(b[1], jnum(w, "rx_packets")),
-			  num(b[2], jnum(w, "rx_bytes")),
-			  num(b[3], jnum(w, "forwarded")),
-			  num(b[4], jnum(w, "accepted")),
-			  num(b[5], jnum(w, "dropped")),
-			  num(b[6], jnum(w, "unmatched")));
-	table_row(&t, "total", "", num(b[1], jnum(tot, "rx_packets")),
-		  num(b[2], jnum(tot, "rx_bytes")),
-		  num(b[3], jnum(tot, "forwarded")),
-		  num(b[4], jnum(tot, "accepted")),
-		  num(b[5], jnum(tot, "dropped")),
-		  num(b[6], jnum(tot, "unmatched")));
+		queue_row(&t, num(w_no, i), num(q_no, jnum(w, "queue")), w);
+	queue_row(&t, "total", "", json_object_get(doc, "totals"));
 	table_print(&t);
 }
 
@@ -677,8 +682,14 @@ static int report_error(uint16_t status, const json_t *doc)
 			fprintf(stderr, "%s\n", json_string_value(e));
 	fprintf(stderr, "srv6ctl: srv6d: %s: %s\n", ctl_status_name(status),
 		jstr(doc, "error"));
-	return status == CTL_ERR_PERMISSION ? EXIT_PERMISSION
-					    : EXIT_DAEMON_ERROR;
+	switch (status) {
+	case CTL_ERR_PERMISSION:
+		return EXIT_PERMISSION;
+	case CTL_ERR_BUSY:
+		return EXIT_BUSY;
+	default:
+		return EXIT_DAEMON_ERROR;
+	}
 }
 
 static int run(const char *sock, const struct command *cmd, const char *arg,

@@ -1,0 +1,753 @@
+/* ctl_json.c - the control socket's JSON documents (ctl_json.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/rtnetlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_json.h"
+#include "egress.h"
+
+/* ---- STATUS document ---------------------------------------------------- */
+
+/* Set o[k] = v (v may be NULL after a failed allocation); clears *ok on
+ * any failure. */
+static void jset(json_t *o, const char *k, json_t *v, bool *ok)
+{
+	if (!v || json_object_set_new(o, k, v) < 0)
+		*ok = false;
+}
+
+static void jappend(json_t *a, json_t *v, bool *ok)
+{
+	if (!v || json_array_append_new(a, v) < 0)
+		*ok = false;
+}
+
+/* v when every part went in (ok), else NULL with v released. */
+static json_t *jdone(json_t *v, bool ok)
+{
+	if (ok)
+		return v;
+	json_decref(v);
+	return NULL;
+}
+
+static json_t *jcount(uint64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+/* {"reason": n, ...}: every reason, or only the non-zero ones. */
+static json_t *drops_json(const uint64_t drops[DROP__COUNT], bool nonzero_only)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	for (unsigned r = 0; ok && r < DROP__COUNT; r++)
+		if (!nonzero_only || drops[r])
+			jset(o, drop_reason_name(r), jcount(drops[r]), &ok);
+	return jdone(o, ok);
+}
+
+#define WORKER_STATS_FIELDS(X)						\
+	X(rx_packets) X(rx_bytes) X(rx_batches) X(verdicts)		\
+	X(verdict_batches) X(accepted) X(forwarded) X(dropped)		\
+	X(unmatched) X(tun_injected) X(icmp_sent) X(enobufs)		\
+	X(recv_errors) X(send_errors) X(nl_errors) X(bad_messages)
+
+/* Add the worker_stats fields to o. */
+static void worker_stats_fill(json_t *o, const struct worker_stats *ws,
+			      bool *ok)
+{
+#define X(f) jset(o, #f, jcount(ws->f), ok);
+	WORKER_STATS_FIELDS(X)
+#undef X
+	jset(o, "drops", drops_json(ws->drops, false), ok);
+}
+
+json_t *ctl_worker_stats_json(const struct worker_stats *ws)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (ok)
+		worker_stats_fill(o, ws, &ok);
+	return jdone(o, ok);
+}
+
+/* packets, bytes, errors, drops (non-zero reasons) into o. */
+static void sid_stats_fill(json_t *o, const struct sid_stats *st, bool *ok)
+{
+	static const struct sid_stats zero;
+
+	if (!st)
+		st = &zero;
+	jset(o, "packets", jcount(st->packets), ok);
+	jset(o, "bytes", jcount(st->bytes), ok);
+	jset(o, "errors", jcount(st->errors), ok);
+	jset(o, "drops", drops_json(st->drops, true), ok);
+}
+
+static json_t *prefix_json(int family, const void *addr, unsigned plen)
+{
+	char a[INET6_ADDRSTRLEN], buf[INET6_ADDRSTRLEN + 8];
+
+	if (!inet_ntop(family, addr, a, sizeof(a)))
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s/%u", a, plen);
+	return json_string(buf);
+}
+
+static json_t *addr6_json(const struct in6_addr *addr)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, addr, a, sizeof(a));
+	return json_string(a);
+}
+
+static json_t *flavors_json(unsigned flavors)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} names[] = {
+		{ FLV_PSP, "psp" },
+		{ FLV_USP, "usp" },
+		{ FLV_USD, "usd" },
+		{ FLV_NEXT_CSID, "next-csid" },
+	};
+	json_t *a = json_array();
+	bool ok = a != NULL;
+
+	for (size_t i = 0; ok && i < sizeof(names) / sizeof(names[0]); i++)
+		if (flavors & names[i].bit)
+			jappend(a, json_string(names[i].name), &ok);
+	return jdone(a, ok);
+}
+
+static json_t *addr4_json(const struct in_addr *addr)
+{
+	char a[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, addr, a, sizeof(a));
+	return json_string(a);
+}
+
+static json_t *segs_json(const struct seglist *sl)
+{
+	json_t *a = json_array();
+	bool ok = a != NULL;
+
+	for (unsigned i = 0; ok && i < sl->nsegs; i++)
+		jappend(a, addr6_json(&sl->segs[i]), &ok);
+	return jdone(a, ok);
+}
+
+/* [{"weight": w, "segs": [...]}, ...]: a policy's segment lists. */
+static json_t *lists_json(const struct policy *p)
+{
+	json_t *a = json_array();
+	bool ok = a != NULL;
+
+	for (unsigned i = 0; ok && i < p->nlists && i < POLICY_MAX_LISTS; i++) {
+		json_t *l = json_object();
+
+		if (!l) {
+			ok = false;
+			break;
+		}
+		jset(l, "weight", jcount(p->weights[i]), &ok);
+		jset(l, "segs", segs_json(&p->lists[i]), &ok);
+		jappend(a, l, &ok);
+	}
+	return jdone(a, ok);
+}
+
+/* mode, lists, hmac (when set): what a steering policy and a binding
+ * SID's policy have in common. */
+static void policy_body_fill(json_t *o, const struct policy *p, bool *ok)
+{
+	jset(o, "mode", json_string(encap_mode_name(p->mode)), ok);
+	jset(o, "lists", lists_json(p), ok);
+	if (p->hmac_keyid)
+		jset(o, "hmac", jcount(p->hmac_keyid), ok);
+}
+
+/* A binding SID's policy, or NULL on allocation failure. */
+static json_t *bsid_policy_json(const struct policy *p)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (ok)
+		policy_body_fill(o, p, &ok);
+	return jdone(o, ok);
+}
+
+/* A SID's attributes that are set: nh6, nh4, oif, table (or vrftable),
+ * lblen/nflen (with next-csid), a binding SID's policy, mark,
+ * route_table; then its config line. */
+static void sid_attrs_fill(json_t *o, const struct sid *s, bool *ok)
+{
+	if (!IN6_IS_ADDR_UNSPECIFIED(&s->nh6))
+		jset(o, "nh6", addr6_json(&s->nh6), ok);
+	if (s->nh4.s_addr)
+		jset(o, "nh4", addr4_json(&s->nh4), ok);
+	if (s->oif[0])
+		jset(o, "oif", json_string(s->oif), ok);
+	if (s->table)
+		jset(o, s->vrf ? "vrftable" : "table", jcount(s->table), ok);
+	if (s->flavors & FLV_NEXT_CSID) {
+		jset(o, "lblen", jcount(s->lblen), ok);
+		jset(o, "nflen", jcount(s->nflen), ok);
+	}
+	if (s->policy)
+		jset(o, "policy", bsid_policy_json(s->policy), ok);
+	if (s->mark)
+		jset(o, "mark", jcount(s->mark), ok);
+	if (s->route_table)
+		jset(o, "route_table", jcount(s->route_table), ok);
+	jset(o, "line", jcount(s->line), ok);
+}
+
+static json_t *sid_json(const struct sid *s, const struct sid_stats *st)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (ok) {
+		jset(o, "sid", prefix_json(AF_INET6, &s->prefix, s->plen), &ok);
+		jset(o, "behavior", json_string(behavior_name(s->behavior)),
+		     &ok);
+		jset(o, "flavors", flavors_json(s->flavors), &ok);
+		sid_attrs_fill(o, s, &ok);
+		sid_stats_fill(o, st, &ok);
+	}
+	return jdone(o, ok);
+}
+
+static json_t *policy_json(const struct policy *p, const struct sid_stats *st)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (ok) {
+		jset(o, "prefix", prefix_json(p->family, &p->prefix, p->plen),
+		     &ok);
+		policy_body_fill(o, p, &ok);
+		jset(o, "line", jcount(p->line), &ok);
+		sid_stats_fill(o, st, &ok);
+	}
+	return jdone(o, ok);
+}
+
+/* The kernel's line for queue, or NULL. */
+static const struct ctl_nfq_queue *kernel_queue(const struct ctl_status_src *src,
+						unsigned queue)
+{
+	for (unsigned i = 0; src->kq && i < src->nkq; i++)
+		if (src->kq[i].queue == queue)
+			return &src->kq[i];
+	return NULL;
+}
+
+static json_t *nfq_queue_json(const struct ctl_nfq_queue *q)
+{
+	json_t *o;
+	bool ok;
+
+	if (!q)
+		return json_null();
+	o = json_object();
+	ok = o != NULL;
+	jset(o, "portid", jcount(q->portid), &ok);
+	jset(o, "waiting", jcount(q->waiting), &ok);
+	jset(o, "copy_mode", jcount(q->copy_mode), &ok);
+	jset(o, "copy_range", jcount(q->copy_range), &ok);
+	jset(o, "queue_dropped", jcount(q->queue_dropped), &ok);
+	jset(o, "user_dropped", jcount(q->user_dropped), &ok);
+	jset(o, "id_sequence", jcount(q->id_sequence), &ok);
+	return jdone(o, ok);
+}
+
+/* One object per worker: queue, its counters; with_kernel: "kernel". */
+static json_t *workers_json(const struct ctl_status_src *src, bool with_kernel)
+{
+	json_t *a = json_array();
+	bool ok = a != NULL;
+
+	for (unsigned i = 0; ok && i < src->nworkers; i++) {
+		json_t *w = json_object();
+
+		if (!w) {
+			ok = false;
+			break;
+		}
+		jset(w, "queue", json_integer(src->queues[i]), &ok);
+		worker_stats_fill(w, &src->workers[i], &ok);
+		if (with_kernel)
+			jset(w, "kernel", nfq_queue_json(kernel_queue(src,
+						src->queues[i])), &ok);
+		jappend(a, w, &ok);
+	}
+	return jdone(a, ok);
+}
+
+/* Every SID of src->cfg (policies: every steering policy), each with its
+ * counters. */
+static json_t *entries_json(const struct ctl_status_src *src, bool policies)
+{
+	const struct config *cfg = src->cfg;
+	unsigned n = !cfg ? 0 : policies ? cfg->npolicies : cfg->nsids;
+	const struct sid_stats *st = policies ? src->pols : src->sids;
+	json_t *a = json_array();
+	bool ok = a != NULL;
+
+	for (unsigned i = 0; ok && i < n; i++)
+		jappend(a, policies ? policy_json(&cfg->policies[i],
+						  st ? &st[i] : NULL)
+				    : sid_json(&cfg->sids[i], st ? &st[i] : NULL),
+			&ok);
+	return jdone(a, ok);
+}
+
+static json_t *sids_json(const struct ctl_status_src *src)
+{
+	return entries_json(src, false);
+}
+
+static json_t *policies_json(const struct ctl_status_src *src)
+{
+	return entries_json(src, true);
+}
+
+json_t *ctl_status_json(const struct ctl_status_src *src)
+{
+	static const struct worker_stats zero;
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (!ok)
+		return NULL;
+	jset(o, "version", json_string(SRV6D_VERSION), &ok);
+	jset(o, "pid", json_integer(src->pid), &ok);
+	jset(o, "uptime", jcount(src->uptime), &ok);
+	jset(o, "config", json_string(src->config_path ? src->config_path : ""),
+	     &ok);
+	jset(o, "config_loaded", json_integer(src->config_loaded), &ok);
+	jset(o, "reloads", jcount(src->reloads), &ok);
+	jset(o, "reload_failures", jcount(src->reload_failures), &ok);
+	jset(o, "workers", workers_json(src, false), &ok);
+	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
+							      : &zero), &ok);
+	jset(o, "sids", sids_json(src), &ok);
+	jset(o, "policies", policies_json(src), &ok);
+	jset(o, "mirror", src->mirror ? ctl_mirror_json(src->mirror)
+				      : json_null(), &ok);
+	return jdone(o, ok);
+}
+
+/* ---- route mirror documents ------------------------------------------------- */
+
+json_t *ctl_mirror_json(const struct rtmirror *m)
+{
+	const struct fib_db *db = rtmirror_fib(m);
+	struct rtmirror_stats st;
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (!ok)
+		return NULL;
+	rtmirror_get_stats(m, &st);
+	jset(o, "synced", json_boolean(st.synced), &ok);
+	jset(o, "stale", json_boolean(st.stale), &ok);
+	jset(o, "resyncs", jcount(st.resyncs), &ok);
+	jset(o, "events", jcount(st.events), &ok);
+	jset(o, "enobufs", jcount(st.enobufs), &ok);
+	jset(o, "dump_restarts", jcount(st.dump_restarts), &ok);
+	jset(o, "purged", jcount(st.purged), &ok);
+	jset(o, "swept", jcount(st.swept), &ok);
+	jset(o, "ignored", jcount(st.ignored), &ok);
+	jset(o, "errors", jcount(st.errors), &ok);
+	jset(o, "last_sync_ms", jcount(st.last_sync_ns / 1000000), &ok);
+	jset(o, "last_error", st.last_error ? json_string(strerror(st.last_error))
+					    : json_null(), &ok);
+	jset(o, "routes", jcount(fib_count(db, 0, AF_INET) +
+				 fib_count(db, 0, AF_INET6)), &ok);
+	jset(o, "memory", jcount(fib_memory(db)), &ok);
+	return jdone(o, ok);
+}
+
+static json_t *route_table_json(const struct fib_db *db, uint32_t id)
+{
+	return json_pack("{s:I,s:I,s:I}", "table", (json_int_t)id,
+			 "ipv4", (json_int_t)fib_count(db, id, AF_INET),
+			 "ipv6", (json_int_t)fib_count(db, id, AF_INET6));
+}
+
+json_t *ctl_routes_json(const struct rtmirror *m, uint32_t table,
+			uint16_t *status)
+{
+	const struct fib_db *db = rtmirror_fib(m);
+	uint32_t ids[1024];
+	size_t n = fib_table_ids(db, ids, sizeof(ids) / sizeof(ids[0]));
+	json_t *o = json_object(), *a = json_array();
+	bool ok = o && a, found = false;
+
+	*status = CTL_OK;
+	if (n > sizeof(ids) / sizeof(ids[0]))
+		n = sizeof(ids) / sizeof(ids[0]);
+	for (size_t i = 0; ok && i < n; i++) {
+		if (table && ids[i] != table)
+			continue;
+		found = true;
+		jappend(a, route_table_json(db, ids[i]), &ok);
+	}
+	jset(o, "mirror", ctl_mirror_json(m), &ok);
+	jset(o, "tables", a, &ok);	/* a is o's, or released */
+	if (!jdone(o, ok))
+		return NULL;
+	if (table && !found) {
+		char msg[64];
+
+		json_decref(o);
+		*status = CTL_ERR_NOT_FOUND;
+		snprintf(msg, sizeof(msg), "no table %u in the mirror", table);
+		return json_pack("{s:s}", "error", msg);
+	}
+	return o;
+}
+
+static const char *route_type_name(uint8_t type)
+{
+	static const char *const names[] = {
+		[RTN_UNSPEC] = "none", [RTN_UNICAST] = "unicast",
+		[RTN_LOCAL] = "local", [RTN_BROADCAST] = "broadcast",
+		[RTN_ANYCAST] = "anycast", [RTN_MULTICAST] = "multicast",
+		[RTN_BLACKHOLE] = "blackhole",
+		[RTN_UNREACHABLE] = "unreachable",
+		[RTN_PROHIBIT] = "prohibit", [RTN_THROW] = "throw",
+		[RTN_NAT] = "nat",
+	};
+
+	if (type < sizeof(names) / sizeof(names[0]) && names[type])
+		return names[type];
+	return "unknown";
+}
+
+static json_t *addr_json(int family, const void *a)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(family, a, buf, sizeof(buf)))
+		return NULL;
+	return json_string(buf);
+}
+
+/* The IPv4 source the kernel would pick on link l for gw/dst: an address
+ * whose prefix covers gw (or dst), else the first one.  Returns 0 or -1. */
+static int source_select4(const struct rtmirror_link *l, const void *gw,
+			  struct in_addr *src)
+{
+	const struct rtmirror_addr *first = NULL;
+	uint32_t g;
+
+	memcpy(&g, gw, 4);
+	g = ntohl(g);
+	for (unsigned i = 0; l && i < l->naddr; i++) {
+		const struct rtmirror_addr *a = &l->addr[i];
+		uint32_t v, mask;
+
+		if (a->family != AF_INET)
+			continue;
+		if (!first)
+			first = a;
+		v = ntohl(a->addr.v4.s_addr);
+		mask = a->plen ? 0xffffffffu << (32 - a->plen) : 0;
+		if ((v & mask) == (g & mask)) {
+			*src = a->addr.v4;
+			return 0;
+		}
+	}
+	if (!first)
+		return -1;
+	*src = first->addr.v4;
+	return 0;
+}
+
+/* o["src"]: the route's preferred source, else what the kernel picks. */
+static void route_src_json(const struct rtmirror *m, json_t *o,
+			   const struct fib_route *r,
+			   const struct fib_nexthop *nh, const void *dst,
+			   bool *ok)
+{
+	const struct rtmirror_link *l = nh && nh->oif ?
+		rtmirror_link_get(m, nh->oif) : NULL;
+	const void *gw = nh && nh->gw_family == r->family ? nh->gw.b : dst;
+	struct in6_addr s6;
+	struct in_addr s4;
+
+	if (r->fi->prefsrc_set)
+		jset(o, "src", addr_json(r->family, r->fi->prefsrc.b), ok);
+	else if (r->family == AF_INET6 &&
+		 egress_source_select(m, nh ? nh->oif : 0, dst, &s6) == 0)
+		jset(o, "src", addr_json(AF_INET6, &s6), ok);
+	else if (r->family == AF_INET && source_select4(l, gw, &s4) == 0)
+		jset(o, "src", addr_json(AF_INET, &s4), ok);
+}
+
+static json_t *nexthop_json(const struct rtmirror *m,
+			    const struct fib_nexthop *nh)
+{
+	const struct rtmirror_link *l = nh->oif ? rtmirror_link_get(m, nh->oif)
+						: NULL;
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (!ok)
+		return NULL;
+	if (nh->gw_family != AF_UNSPEC)
+		jset(o, "gateway", addr_json(nh->gw_family, nh->gw.b), &ok);
+	if (l)
+		jset(o, "dev", json_string(l->name), &ok);
+	jset(o, "oif", jcount(nh->oif), &ok);
+	jset(o, "weight", jcount(nh->weight), &ok);
+	if (nh->flags & RTNH_F_DEAD)
+		jset(o, "dead", json_true(), &ok);
+	if (nh->flags & RTNH_F_LINKDOWN)
+		jset(o, "linkdown", json_true(), &ok);
+	return jdone(o, ok);
+}
+
+/* Parse "ADDR [TABLE]".  Returns 0, or -1. */
+static int route_get_parse(const char *req, int *family, union fib_addr *a,
+			   uint32_t *table)
+{
+	char addr[INET6_ADDRSTRLEN + 1], extra;
+	unsigned long t = 0;
+	int n;
+
+	if (!req)
+		return -1;
+	n = sscanf(req, "%46s %lu %c", addr, &t, &extra);
+	if (n < 1 || n > 2 || t > UINT32_MAX)
+		return -1;
+	*table = (uint32_t)t;
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET6, addr, &a->v6) == 1)
+		*family = AF_INET6;
+	else if (inet_pton(AF_INET, addr, &a->v4) == 1)
+		*family = AF_INET;
+	else
+		return -1;
+	return 0;
+}
+
+static json_t *route_json(const struct rtmirror *m, const struct fib_route *r,
+			  int family, const union fib_addr *dst)
+{
+	const struct fib_nexthop *nh = fib_route_nexthop(r, 0);
+	const struct rtmirror_link *l = nh && nh->oif ?
+		rtmirror_link_get(m, nh->oif) : NULL;
+	json_t *o = json_object(), *a;
+	char prefix[INET6_ADDRSTRLEN + 4];
+	bool ok = o != NULL;
+
+	if (!ok)
+		return NULL;
+	if (!nh && r->fi->nnh)
+		nh = &r->fi->nh[0];
+	inet_ntop(family, r->dst.b, prefix, INET6_ADDRSTRLEN);
+	snprintf(prefix + strlen(prefix), 5, "/%u", r->plen);
+	jset(o, "dst", addr_json(family, dst->b), &ok);
+	jset(o, "type", json_string(route_type_name(r->type)), &ok);
+	jset(o, "prefix", json_string(prefix), &ok);
+	jset(o, "table", jcount(r->table), &ok);
+	jset(o, "metric", jcount(r->fi->priority), &ok);
+	jset(o, "protocol", jcount(r->fi->protocol), &ok);
+	if (nh && nh->gw_family != AF_UNSPEC)
+		jset(o, "gateway", addr_json(nh->gw_family, nh->gw.b), &ok);
+	if (l)
+		jset(o, "dev", json_string(l->name), &ok);
+	if (nh)
+		jset(o, "oif", jcount(nh->oif), &ok);
+	if (r->fi->mtu || l)
+		jset(o, "mtu", jcount(r->fi->mtu ? r->fi->mtu : l->mtu), &ok);
+	if (r->type == RTN_UNICAST || r->type == RTN_LOCAL)
+		route_src_json(m, o, r, nh, dst->b, &ok);
+	if (r->fi->nnh > 1) {
+		a = json_array();
+		for (unsigned i = 0; a && ok && i < r->fi->nnh; i++)
+			jappend(a, nexthop_json(m, &r->fi->nh[i]), &ok);
+		jset(o, "nexthops", a, &ok);
+	}
+	return jdone(o, ok);
+}
+
+json_t *ctl_route_get_json(const struct rtmirror *m, const char *req,
+			   uint16_t *status)
+{
+	const struct fib_db *db = rtmirror_fib(m);
+	const struct fib_route *r;
+	union fib_addr a;
+	uint32_t table;
+	int family;
+
+	*status = CTL_OK;
+	if (route_get_parse(req, &family, &a, &table) < 0) {
+		*status = CTL_ERR_INVALID;
+		return json_pack("{s:s}", "error",
+				 "expected an IPv4 or IPv6 address and an "
+				 "optional table number");
+	}
+	if (family == AF_INET6)
+		r = fib_route_get6(db, table, &a.v6);
+	else
+		r = fib_route_get4(db, table, a.v4);
+	if (!r) {
+		*status = CTL_ERR_NOT_FOUND;
+		return json_pack("{s:s}", "error", table && !fib_table_get(db, table)
+				 ? "no such table in the mirror"
+				 : "no route to that address");
+	}
+	return route_json(m, r, family, &a);
+}
+
+/* {key: v}, or NULL (v released) on failure. */
+static json_t *wrap(const char *key, json_t *v)
+{
+	json_t *o;
+
+	if (!v)
+		return NULL;
+	o = json_object();
+	if (!o || json_object_set_new(o, key, v) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Index of the SID `want` names, -1 if none; -2 if want is no address. */
+static int sid_find(const struct config *cfg, const char *want)
+{
+	char addr[INET6_ADDRSTRLEN + 1];
+	const char *slash = strchr(want, '/');
+	struct in6_addr a;
+	unsigned plen = 128;
+	int best = -1;
+
+	if (strlen(want) >= sizeof(addr) + 4)
+		return -2;
+	snprintf(addr, sizeof(addr), "%.*s",
+		 slash ? (int)(slash - want) : (int)strlen(want), want);
+	if (inet_pton(AF_INET6, addr, &a) != 1)
+		return -2;
+	if (slash) {
+		char *end;
+		unsigned long n = strtoul(slash + 1, &end, 10);
+
+		if (!slash[1] || *end || n > 128)
+			return -2;
+		plen = (unsigned)n;
+	}
+	for (unsigned i = 0; cfg && i < cfg->nsids; i++) {
+		const struct sid *s = &cfg->sids[i];
+		bool in = true;
+
+		for (unsigned b = 0; b < s->plen && in; b++)
+			in = ((a.s6_addr[b / 8] ^ s->prefix.s6_addr[b / 8]) &
+			      (0x80 >> (b % 8))) == 0;
+		if (!in)
+			continue;
+		if (slash && s->plen == plen)
+			return (int)i;
+		if (!slash && (best < 0 || s->plen > cfg->sids[best].plen))
+			best = (int)i;
+	}
+	return slash ? -1 : best;
+}
+
+json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
+		      uint16_t *status)
+{
+	const struct config *cfg = src->cfg;
+	json_t *a;
+	bool ok = true;
+	int i;
+
+	*status = CTL_OK;
+	if (!want || !*want)
+		return wrap("sids", sids_json(src));
+	i = sid_find(cfg, want);
+	if (i == -2) {
+		*status = CTL_ERR_INVALID;
+		return json_pack("{s:s}", "error", "not a SID or an IPv6 address");
+	}
+	if (i < 0) {
+		*status = CTL_ERR_NOT_FOUND;
+		return json_pack("{s:s}", "error", "no such SID");
+	}
+	a = json_array();
+	if (a)
+		jappend(a, sid_json(&cfg->sids[i],
+				    src->sids ? &src->sids[i] : NULL), &ok);
+	return wrap("sids", jdone(a, ok));
+}
+
+json_t *ctl_policies_json(const struct ctl_status_src *src)
+{
+	return wrap("policies", policies_json(src));
+}
+
+json_t *ctl_stats_json(const struct ctl_status_src *src)
+{
+	static const struct worker_stats zero;
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	if (!ok)
+		return NULL;
+	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
+							      : &zero), &ok);
+	jset(o, "workers", workers_json(src, true), &ok);
+	return jdone(o, ok);
+}
+
+/* ---- the kernel's view of the queues ------------------------------------ */
+
+int ctl_nfq_parse_line(const char *line, struct ctl_nfq_queue *q)
+{
+	unsigned long long qd, ud;
+	unsigned queue, portid, waiting, mode, range, seq;
+	int one, end = 0;
+
+	if (sscanf(line, "%u %u %u %u %u %llu %llu %u %d %n", &queue, &portid,
+		   &waiting, &mode, &range, &qd, &ud, &seq, &one, &end) != 9 ||
+	    line[end] != '\0')
+		return -1;
+	*q = (struct ctl_nfq_queue){
+		.queue = queue, .portid = portid, .waiting = waiting,
+		.copy_mode = mode, .copy_range = range, .queue_dropped = qd,
+		.user_dropped = ud, .id_sequence = seq,
+	};
+	return 0;
+}
+
+int ctl_nfq_read(const char *path, struct ctl_nfq_queue *q, unsigned max)
+{
+	FILE *f = fopen(path, "re");
+	char line[256];
+	unsigned n = 0;
+
+	if (!f)
+		return -1;
+	while (n < max && fgets(line, sizeof(line), f))
+		if (ctl_nfq_parse_line(line, &q[n]) == 0)
+			n++;
+	fclose(f);
+	return (int)n;
+}

@@ -1,0 +1,112 @@
+/* ctl_json.h - the JSON documents srv6d's control socket answers with
+ * (schemas in srv6ctl(8)): STATUS, SIDS, POLICIES, STATS, ROUTES,
+ * ROUTE_GET, and the kernel's view of the queues they show.  Pure: they
+ * read what they are given and build a new document.
+ */
+#ifndef SRV6D_CTL_JSON_H
+#define SRV6D_CTL_JSON_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "config.h"
+#include "ctl_proto.h"
+#include "rtmirror.h"
+#include "stats.h"
+
+/* A line of /proc/net/netfilter/nfnetlink_queue (the kernel's
+ * nfnetlink_queue.c seq_show(): "%5u %6u %5u %1u %5u %5u %5u %8u %2d"). */
+struct ctl_nfq_queue {
+	unsigned queue;
+	uint32_t portid;		/* netlink port id of the bound socket */
+	unsigned waiting;		/* packets waiting for a verdict */
+	unsigned copy_mode, copy_range;
+	uint64_t queue_dropped;		/* dropped by the kernel: queue full */
+	uint64_t user_dropped;		/* dropped by the kernel: socket full */
+	uint32_t id_sequence;		/* last packet id */
+};
+
+
+/* Parse one line of CTL_NFQ_PROC.  Returns 0, or -1 if it is not one. */
+int ctl_nfq_parse_line(const char *line, struct ctl_nfq_queue *q);
+
+/* Read the lines of path (CTL_NFQ_PROC) into q (at most max).  Returns
+ * how many, or -1 with errno set when the file cannot be read. */
+int ctl_nfq_read(const char *path, struct ctl_nfq_queue *q, unsigned max);
+
+/* Everything a STATUS or STATS reply shows; the arrays are the caller's. */
+struct ctl_status_src {
+	pid_t pid;
+	uint64_t uptime;		/* seconds */
+	const char *config_path;
+	int64_t config_loaded;		/* Unix time of the last good load */
+	uint64_t reloads;		/* successful reloads */
+	uint64_t reload_failures;	/* refused reloads */
+	unsigned nworkers;
+	const unsigned *queues;		/* queue number of worker i */
+	const struct worker_stats *workers;	/* nworkers entries */
+	const struct worker_stats *totals;
+	const struct config *cfg;
+	const struct sid_stats *sids;	/* cfg->nsids entries */
+	const struct sid_stats *pols;	/* cfg->npolicies entries */
+	/* The route mirror (NULL: none; "mirror" is null).  The documents
+	 * that read it must be built by an online QSBR reader thread. */
+	const struct rtmirror *mirror;
+	/* STATS only: the kernel's queues (NULL: not readable). */
+	const struct ctl_nfq_queue *kq;
+	unsigned nkq;
+};
+
+/* Every field of ws by its C name, plus "drops" with every reason.
+ * Returns a new object, NULL on allocation failure. */
+json_t *ctl_worker_stats_json(const struct worker_stats *ws);
+
+/* The STATUS document (schema in srv6ctl(8)).  Returns a new object, NULL
+ * on allocation failure. */
+json_t *ctl_status_json(const struct ctl_status_src *src);
+
+/* The SIDS document {"sids": [...]}: every SID, or only the one `want`
+ * names ("prefix/len" exactly, or an address: the longest SID prefix
+ * holding it); want NULL or "" for all.  Returns a new object with
+ * *status CTL_OK, CTL_ERR_NOT_FOUND or CTL_ERR_INVALID ({"error": ...});
+ * NULL on allocation failure. */
+json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
+		      uint16_t *status);
+
+/* The POLICIES document {"policies": [...]}.  Returns a new object, NULL
+ * on allocation failure. */
+json_t *ctl_policies_json(const struct ctl_status_src *src);
+
+/* The STATS document: totals and workers (each with "kernel": its queue's
+ * line of CTL_NFQ_PROC, or null).  Returns a new object, NULL on
+ * allocation failure. */
+json_t *ctl_stats_json(const struct ctl_status_src *src);
+
+/* The mirror's own state: {"synced", "stale", "resyncs", "events",
+ * "enobufs", "dump_restarts", "purged", "swept", "ignored", "errors",
+ * "last_sync_ms", "last_error" (strerror text or null), "routes", "memory"}.
+ * Returns a new object, NULL on allocation failure. */
+json_t *ctl_mirror_json(const struct rtmirror *m);
+
+/* The ROUTES document: {"mirror": ctl_mirror_json(), "tables": [{"table",
+ * "ipv4", "ipv6"}...]} for every table, or only `table` (0: all).  A table
+ * the mirror does not have: *status CTL_ERR_NOT_FOUND.  Returns a new
+ * object (NULL on allocation failure).  Online QSBR reader. */
+json_t *ctl_routes_json(const struct rtmirror *m, uint32_t table,
+			uint16_t *status);
+
+/* The ROUTE_GET document for the request text "ADDR [TABLE]": as `ip
+ * route get` (no policy rules; no TABLE: local, main, default): {"dst"
+ * (the address asked), "type", "prefix" ("dst/plen"), "table", "metric",
+ * "protocol", "gateway" (absent without one), "dev", "oif", "mtu" (the
+ * egress MTU: the route's mtu metric, else the link's), "src" (the
+ * source the kernel would pick), "nexthops" (a multipath route's)}.
+ * *status CTL_ERR_INVALID for bad text, CTL_ERR_NOT_FOUND for no route.
+ * Returns a new object (NULL on allocation failure).  Online QSBR
+ * reader. */
+json_t *ctl_route_get_json(const struct rtmirror *m, const char *req,
+			   uint16_t *status);
+
+#endif
