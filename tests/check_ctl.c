@@ -15,10 +15,14 @@
 #include <grp.h>
 #include <unistd.h>
 
+#include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
 #include <linux/netlink.h>
+#include <net/if.h>
 
 #include "config.h"
 #include "ctl.h"
+#include "egress.h"
 #include "log.h"
 #include "rtrules.h"
 #include "stats.h"
@@ -561,6 +565,136 @@ START_TEST(peer_allowed)
 }
 END_TEST
 
+/* ---- route get: the source the data path picks ---------------------------- */
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP	0x10000
+#endif
+
+static uint8_t nlbuf[4096];
+
+static void mirror_link(struct rtmirror *m, int ifindex, const char *name)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	ifi->ifi_index = ifindex;
+	ifi->ifi_flags = IFF_UP | IFF_RUNNING | IFF_LOWER_UP;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	mnl_attr_put_u32(nlh, IFLA_MTU, 1500);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+}
+
+static void mirror_addr4(struct rtmirror *m, int ifindex, const char *addr,
+			 unsigned plen, uint8_t scope, uint8_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	struct in_addr a;
+
+	nlh->nlmsg_type = RTM_NEWADDR;
+	ifa->ifa_family = AF_INET;
+	ifa->ifa_prefixlen = (uint8_t)plen;
+	ifa->ifa_scope = scope;
+	ifa->ifa_flags = flags;
+	ifa->ifa_index = (uint32_t)ifindex;
+	ck_assert_int_eq(inet_pton(AF_INET, addr, &a), 1);
+	mnl_attr_put(nlh, IFA_LOCAL, 4, &a);
+	mnl_attr_put(nlh, IFA_ADDRESS, 4, &a);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+}
+
+/* dst/plen in the main table dev oif, via gw (NULL: on link). */
+static void mirror_route4(struct rtmirror *m, const char *dst, unsigned plen,
+			  const char *gw, uint32_t oif)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	struct in_addr a;
+
+	nlh->nlmsg_type = RTM_NEWROUTE;
+	rtm->rtm_family = AF_INET;
+	rtm->rtm_dst_len = (uint8_t)plen;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_scope = gw ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK;
+	rtm->rtm_type = RTN_UNICAST;
+	mnl_attr_put_u32(nlh, RTA_TABLE, RT_TABLE_MAIN);
+	ck_assert_int_eq(inet_pton(AF_INET, dst, &a), 1);
+	mnl_attr_put(nlh, RTA_DST, 4, &a);
+	if (gw) {
+		ck_assert_int_eq(inet_pton(AF_INET, gw, &a), 1);
+		mnl_attr_put(nlh, RTA_GATEWAY, 4, &a);
+	}
+	mnl_attr_put_u32(nlh, RTA_OIF, oif);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+}
+
+static void expect_route_src(const struct rtmirror *m, const char *req,
+			     const char *want)
+{
+	uint16_t status;
+	json_t *doc = ctl_route_get_json(m, req, &status);
+
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_uint_eq(status, CTL_OK);
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "src")), want);
+	json_decref(doc);
+}
+
+/* `route get` shows the IPv4 source the data path (egress.c) uses: never a
+ * host-scope or a secondary address, even one listed first that covers
+ * the next hop. */
+START_TEST(route_get_source4)
+{
+	struct rtmirror *m = rtmirror_new(NULL);
+	struct in_addr want, got, nh;
+
+	ck_assert_ptr_nonnull(m);
+	mirror_link(m, 2, "core");
+	mirror_addr4(m, 2, "10.0.2.9", 24, RT_SCOPE_HOST, 0);
+	mirror_addr4(m, 2, "10.0.2.1", 24, RT_SCOPE_UNIVERSE, 0);
+	mirror_route4(m, "198.51.100.0", 24, "10.0.2.254", 2);
+	mirror_link(m, 3, "edge");
+	mirror_addr4(m, 3, "192.0.2.7", 24, RT_SCOPE_UNIVERSE,
+		     IFA_F_SECONDARY);
+	mirror_addr4(m, 3, "192.0.2.2", 24, RT_SCOPE_UNIVERSE, 0);
+	mirror_route4(m, "192.0.2.0", 24, NULL, 3);
+
+	expect_route_src(m, "198.51.100.7", "10.0.2.1");
+	expect_route_src(m, "192.0.2.50", "192.0.2.2");
+	/* The very function the data path calls agrees. */
+	inet_pton(AF_INET, "10.0.2.254", &nh);
+	inet_pton(AF_INET, "10.0.2.1", &want);
+	ck_assert_int_eq(egress_source_select4(m, 2, nh, &got), 0);
+	ck_assert_uint_eq(got.s_addr, want.s_addr);
+	rtmirror_free(m);
+}
+END_TEST
+
+/* Who gets a slot: root while one is free, the others up to the reserve
+ * and their own limit. */
+START_TEST(admit_limits)
+{
+	ck_assert_ptr_null(ctl_admit(0, CTL_MAX_CLIENTS - 1,
+				     CTL_MAX_CLIENTS - 1, 0));
+	ck_assert_str_eq(ctl_admit(0, CTL_MAX_CLIENTS, 0, 0),
+			 "too many clients (64 connected)");
+	ck_assert_ptr_null(ctl_admit(1000, CTL_MAX_CLIENTS - CTL_ROOT_SLOTS - 1,
+				     CTL_MAX_CLIENTS - CTL_ROOT_SLOTS - 1, 0));
+	ck_assert_str_eq(ctl_admit(1000, CTL_MAX_CLIENTS - CTL_ROOT_SLOTS,
+				   CTL_MAX_CLIENTS - CTL_ROOT_SLOTS, 0),
+			 "too many clients (the last 4 of 64 are kept for "
+			 "root)");
+	/* Root's own clients do not eat the others' share. */
+	ck_assert_ptr_null(ctl_admit(1000, CTL_MAX_CLIENTS - 1, 10, 0));
+	ck_assert_ptr_null(ctl_admit(1000, 20, 20, CTL_MAX_PER_UID - 1));
+	ck_assert_str_eq(ctl_admit(1000, 20, 20, CTL_MAX_PER_UID),
+			 "too many clients of this user (16 at once)");
+}
+END_TEST
+
 /* ---- the server over a real socket -------------------------------------- */
 
 struct server_fixture {
@@ -1049,6 +1183,8 @@ static Suite *ctl_suite(void)
 	tcase_add_test(tc, nfq_proc_read);
 	tcase_add_test(tc, peer_allowed);
 	tcase_add_test(tc, log_ratelimit);
+	tcase_add_test(tc, route_get_source4);
+	tcase_add_test(tc, admit_limits);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("server");

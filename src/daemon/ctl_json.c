@@ -447,55 +447,26 @@ static json_t *addr_json(int family, const void *a)
 	return json_string(buf);
 }
 
-/* The IPv4 source the kernel would pick on link l for gw/dst: an address
- * whose prefix covers gw (or dst), else the first one.  Returns 0 or -1. */
-static int source_select4(const struct rtmirror_link *l, const void *gw,
-			  struct in_addr *src)
-{
-	const struct rtmirror_addr *first = NULL;
-	uint32_t g;
-
-	memcpy(&g, gw, 4);
-	g = ntohl(g);
-	for (unsigned i = 0; l && i < l->naddr; i++) {
-		const struct rtmirror_addr *a = &l->addr[i];
-		uint32_t v, mask;
-
-		if (a->family != AF_INET)
-			continue;
-		if (!first)
-			first = a;
-		v = ntohl(a->addr.v4.s_addr);
-		mask = a->plen ? 0xffffffffu << (32 - a->plen) : 0;
-		if ((v & mask) == (g & mask)) {
-			*src = a->addr.v4;
-			return 0;
-		}
-	}
-	if (!first)
-		return -1;
-	*src = first->addr.v4;
-	return 0;
-}
-
 /* o["src"]: the route's preferred source, else what the kernel picks. */
 static void route_src_json(const struct rtmirror *m, json_t *o,
 			   const struct fib_route *r,
 			   const struct fib_nexthop *nh, const void *dst,
 			   bool *ok)
 {
-	const struct rtmirror_link *l = nh && nh->oif ?
-		rtmirror_link_get(m, nh->oif) : NULL;
 	const void *gw = nh && nh->gw_family == r->family ? nh->gw.b : dst;
+	uint32_t oif = nh ? nh->oif : 0;
 	struct in6_addr s6;
 	struct in_addr s4;
+
+	memcpy(&s4, gw, sizeof(s4));	/* AF_INET: what to share a subnet with */
 
 	if (r->fi->prefsrc_set)
 		jset(o, "src", addr_json(r->family, r->fi->prefsrc.b), ok);
 	else if (r->family == AF_INET6 &&
-		 egress_source_select(m, nh ? nh->oif : 0, dst, &s6) == 0)
+		 egress_source_select(m, oif, dst, &s6) == 0)
 		jset(o, "src", addr_json(AF_INET6, &s6), ok);
-	else if (r->family == AF_INET && source_select4(l, gw, &s4) == 0)
+	else if (r->family == AF_INET &&
+		 egress_source_select4(m, oif, s4, &s4) == 0)
 		jset(o, "src", addr_json(AF_INET, &s4), ok);
 }
 

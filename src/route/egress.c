@@ -233,10 +233,23 @@ static void src4_consider(const struct rtmirror_link *l, void *arg)
 	}
 }
 
+int egress_source_select4(const struct rtmirror *m, uint32_t oif,
+			  struct in_addr match, struct in_addr *src)
+{
+	struct src4_pick sp = { .match = ntohl(match.s_addr), .oif = oif };
+
+	rtmirror_links_read(m, src4_consider, &sp);
+	if (!sp.best)
+		return -1;
+	*src = sp.src;
+	return 0;
+}
+
 int egress_icmp4_source(const struct rtmirror *m, uint32_t iif,
 			struct in_addr dst, struct in_addr *src)
 {
-	struct src4_pick sp = { .match = ntohl(dst.s_addr), .oif = iif };
+	struct in_addr match = dst;
+	uint32_t oif = iif;
 	struct egress e;
 
 	if (egress_route(m, AF_INET, FIB_TABLE_UNSPEC, &dst, 0, &e) ==
@@ -246,14 +259,10 @@ int egress_icmp4_source(const struct rtmirror *m, uint32_t iif,
 			return 0;
 		}
 		if (e.nh && e.nh->oif) {
-			sp.oif = e.nh->oif;
+			oif = e.nh->oif;
 			if (e.nh->gw_family == AF_INET)
-				sp.match = ntohl(e.nh->gw.v4.s_addr);
+				match = e.nh->gw.v4;
 		}
 	}
-	rtmirror_links_read(m, src4_consider, &sp);
-	if (!sp.best)
-		return -1;
-	*src = sp.src;
-	return 0;
+	return egress_source_select4(m, oif, match, src);
 }

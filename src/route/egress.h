@@ -74,6 +74,14 @@ int egress_source_select(const struct rtmirror *m, uint32_t oif,
 int egress_icmp6_source(const struct rtmirror *m, uint32_t iif,
 			const struct in6_addr *dst, struct in6_addr *src);
 
+/* The IPv4 source the kernel's inet_select_addr() gives link oif toward
+ * `match` (the next hop, else the destination): a primary address (not
+ * host scope) of oif, one in the subnet of match first, else any
+ * universe-scope IPv4 address of the node.  Returns 0 with *src set, or
+ * -1 when there is none. */
+int egress_source_select4(const struct rtmirror *m, uint32_t oif,
+			  struct in_addr match, struct in_addr *src);
+
 /* The same for ICMP, as the kernel's __icmp_send() does for a forwarded
  * packet: the preferred source of the route to dst, else a primary
  * address (not host scope) of the route's link (iif when the mirror has
