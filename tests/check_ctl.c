@@ -916,6 +916,65 @@ START_TEST(server_slow_client)
 }
 END_TEST
 
+/* With every slot taken, a new client gets a busy reply before the close,
+ * which ctl_call() returns even when its request could not be sent; a
+ * freed slot takes the next one. */
+START_TEST(server_busy)
+{
+	struct server_fixture f;
+	int fds[CTL_MAX_CLIENTS], fd;
+	struct ctl_hdr h;
+	char err[256], c;
+	uint16_t status;
+	json_t *doc;
+	int rc = -1;
+
+	server_start(&f);
+	for (unsigned i = 0; i < CTL_MAX_CLIENTS; i++) {
+		fds[i] = ctl_connect(f.path);
+		ck_assert_int_ge(fds[i], 0);
+	}
+	fd = ctl_connect(f.path);
+	ck_assert_int_ge(fd, 0);
+	doc = read_reply(fd, &h);
+	ck_assert_uint_eq(h.magic, CTL_MAGIC);
+	ck_assert_uint_eq(h.version, CTL_PROTO_VERSION);
+	ck_assert_uint_eq(h.code, CTL_ERR_BUSY);
+	assert_json(doc, "{\"error\":\"too many clients (64 connected)\"}");
+	json_decref(doc);
+	ck_assert_int_eq(read(fd, &c, 1), 0);
+	close(fd);
+
+	fd = ctl_connect(f.path);
+	ck_assert_int_ge(fd, 0);
+	usleep(100000);		/* refused and closed before the request */
+	ck_assert_int_eq(ctl_call(fd, CTL_REQ_STATUS, NULL, 0, 2000, &status,
+				  &doc, err, sizeof(err)), 0);
+	ck_assert_uint_eq(status, CTL_ERR_BUSY);
+	assert_json(doc, "{\"error\":\"too many clients (64 connected)\"}");
+	json_decref(doc);
+	close(fd);
+	ck_assert_str_eq(ctl_status_name(CTL_ERR_BUSY), "busy");
+
+	close(fds[0]);
+	for (int tries = 0; tries < 20 && rc != 0; tries++) {
+		usleep(50000);	/* the server sees the EOF */
+		fd = ctl_connect(f.path);
+		ck_assert_int_ge(fd, 0);
+		rc = ctl_call(fd, CTL_REQ_VERSION, NULL, 0, 2000, &status,
+			      &doc, err, sizeof(err)) == 0 && status == CTL_OK
+			     ? 0 : -1;
+		json_decref(doc);
+		close(fd);
+	}
+	ck_assert_int_eq(rc, 0);
+	for (unsigned i = 1; i < CTL_MAX_CLIENTS; i++)
+		close(fds[i]);
+	ck_assert_uint_eq(f.requests, 1);
+	server_stop(&f);
+}
+END_TEST
+
 /* In a child that became uid 65534 with gid and groups: send type and
  * check the status and error.  Returns the child's exit status: 0 when the
  * reply was as expected. */
@@ -1195,6 +1254,7 @@ static Suite *ctl_suite(void)
 	tcase_add_test(tc, server_too_long);
 	tcase_add_test(tc, server_unknown_type);
 	tcase_add_test(tc, server_slow_client);
+	tcase_add_test(tc, server_busy);
 	tcase_add_test(tc, server_credentials);
 	tcase_add_test(tc, probe);
 	suite_add_tcase(s, tc);

@@ -46,6 +46,7 @@ struct ctl_server {
 	/* Per-connection log lines: a few a minute each (srv6d(8)). */
 	struct log_ratelimit refused_rl;	/* refused clients */
 	struct log_ratelimit event_rl;		/* connects, drops (debug) */
+	uint64_t accept_resume;	/* monotonic ms: out of fds, accept then */
 	int polled[1 + CTL_MAX_CLIENTS];	/* client slot per pollfd, -1 listen */
 	unsigned npolled;
 };
@@ -210,7 +211,8 @@ unsigned ctl_server_pollfds(struct ctl_server *s, struct pollfd *fds,
 
 	if (max == 0)
 		return 0;
-	fds[n] = (struct pollfd){ .fd = s->fd, .events = POLLIN };
+	fds[n] = (struct pollfd){ .fd = s->fd, .events =
+		now_ms() < s->accept_resume ? 0 : POLLIN };
 	s->polled[n++] = -1;
 	for (unsigned i = 0; i < CTL_MAX_CLIENTS && n < max; i++) {
 		const struct ctl_client *c = &s->clients[i];
@@ -294,15 +296,15 @@ static char *error_build(uint16_t status, const char *why, size_t *len)
 }
 
 /* Tell a client that is being refused or dropped why, if its socket takes
- * the reply now: it is not waited for. */
+ * the reply now: it is not waited for, and a failure changes nothing (the
+ * connection is closed next). */
 static void error_send_now(int fd, uint16_t status, const char *why)
 {
-	size_t len;
+	size_t len = 0;
 	char *m = error_build(status, why, &len);
 
-	if (m && send(fd, m, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
-		log_debug("control client: cannot send the refusal: %s",
-			  strerror(errno));
+	if (m)
+		(void)send(fd, m, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 	free(m);
 }
 
@@ -356,20 +358,28 @@ static void server_admit(struct ctl_server *s, int fd)
 			"%u connected", (int)c->pid, (unsigned)c->uid);
 }
 
+/* Accept what is queued: a bounded batch, so that a stream of connections
+ * does not keep the main loop from its signals. */
 static void server_accept(struct ctl_server *s)
 {
-	for (;;) {
+	for (unsigned i = 0; i < CTL_MAX_CLIENTS; i++) {
 		int fd = accept4(s->fd, NULL, NULL,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int e = errno;
 
-		if (fd < 0) {
-			if (errno != EAGAIN && errno != EINTR)
-				log_ratelimited(&s->refused_rl, LOG_WARNING,
-						"control socket accept: %s",
-						strerror(errno));
-			return;
+		if (fd >= 0) {
+			server_admit(s, fd);
+			continue;
 		}
-		server_admit(s, fd);
+		if (e == EAGAIN || e == EINTR)
+			return;
+		log_ratelimited(&s->refused_rl, LOG_WARNING,
+				"control socket accept: %s", strerror(e));
+		/* Out of fds or memory: the connection stays queued and
+		 * poll() would wake at once; try again in a second. */
+		if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM)
+			s->accept_resume = now_ms() + 1000;
+		return;
 	}
 }
 
