@@ -1,7 +1,8 @@
 /* ctl_json.h - the JSON documents srv6d's control socket answers with
  * (schemas in srv6ctl(8)): STATUS, SIDS, POLICIES, STATS, ROUTES,
- * ROUTE_GET, and the kernel's view of the queues they show.  Pure: they
- * read what they are given and build a new document.
+ * ROUTE_GET, and the kernel's view of the queues they show.  Each reads
+ * what it is given (the route mirror as an online QSBR reader) and builds
+ * a new document; none writes anything else.
  */
 #ifndef SRV6D_CTL_JSON_H
 #define SRV6D_CTL_JSON_H
@@ -27,7 +28,6 @@ struct ctl_nfq_queue {
 	uint64_t user_dropped;		/* dropped by the kernel: socket full */
 	uint32_t id_sequence;		/* last packet id */
 };
-
 
 /* Parse one line of CTL_NFQ_PROC.  Returns 0, or -1 if it is not one. */
 int ctl_nfq_parse_line(const char *line, struct ctl_nfq_queue *q);
