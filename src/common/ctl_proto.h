@@ -15,8 +15,8 @@
  * is one JSON document (an object; on error {"error": "..."}).  A client may
  * send several requests on one connection, one at a time.  A request with a
  * bad magic, version or length, or an unknown type, gets an error reply and
- * the connection is closed.  The daemon may also send one error reply
- * before any request and close: CTL_ERR_BUSY when it refuses the
+ * the connection is closed.  The daemon may also send an error reply that
+ * answers no request, and close: CTL_ERR_BUSY at once when it refuses the
  * connection, CTL_ERR_TIMEOUT when a request did not arrive in time.
  */
 #ifndef SRV6D_CTL_PROTO_H
