@@ -164,6 +164,12 @@ if [ "$lines" -le 30 ]; then
 else
 	fail "the log holds $lines lines about control clients"
 fi
+refused=$(tail -n +$((log0 + 1)) "$LOG" | grep -c "control client.*refused")
+if [ "$refused" -ge 1 ] && [ "$refused" -le 10 ]; then
+	pass "refused clients: $refused log lines for some 150 refusals (at most 5 a minute)"
+else
+	fail "refused clients: $refused log lines for some 150 refusals"
+fi
 if kill -0 "$SRV6D_PID" 2>/dev/null; then
 	pass "srv6d still runs"
 else
