@@ -9,7 +9,8 @@
 # SIDs (rules, a veth pair and its sysctls, the TUN device, a packet
 # socket) forward, srv6ctl status answers, a reload that adds a veth pair
 # works; without CAP_NET_RAW an End.DT4 SID is refused at start with a
-# clear message; a control-group the user is not in fails with what to do.
+# clear message; a control-group the user is not in fails with what to do,
+# one it is a member of works without CAP_CHOWN.
 T=nonroot
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -31,8 +32,13 @@ if ! id "$USR" >/dev/null 2>&1; then
 	MADE_USER=$USR
 fi
 GRP=$(id -gn "$USR")
+MADE_GROUP=
 nonroot_cleanup() {
 	local rc=$?
+	if [ -n "$MADE_GROUP" ]; then
+		[ -n "$SRV6D_PID" ] && kill -KILL "$SRV6D_PID" 2>/dev/null
+		groupdel "$MADE_GROUP" || say "groupdel $MADE_GROUP failed"
+	fi
 	if [ -n "$MADE_USER" ]; then
 		# Its processes end first: userdel refuses a user in use.
 		local p
@@ -248,6 +254,25 @@ elif grep -q 'cannot give .* group 0: Operation not permitted (control-group: .*
 	pass "control-group the user is not in: refused with what to do"
 else
 	fail "control-group the user is not in: the log says what to do"
+fi
+
+# ---- 4. a control-group the user is a member of: no CAP_CHOWN needed -----------
+# (srv6d.service then needs SupplementaryGroups= and SystemCallFilter=@chown.)
+CGRP="srv6dc$$"
+if groupadd --system "$CGRP" && MADE_GROUP=$CGRP &&
+	gpasswd -a "$USR" "$CGRP" >/dev/null; then
+	conf "$BASE
+control-group $CGRP"
+	if srv6d_start "$CONF"; then
+		pass "control-group $CGRP, of which the user is a member: started"
+		expect_eq "the control socket's group" "$(stat -c '%G %a' "$SOCK")" "$CGRP 660"
+		expect_eq "srv6ctl status answers" "$(ctl_get "len(s['sids'])")" 2
+		srv6d_stop || fail "SIGTERM: exit 0"
+	else
+		fail "control-group $CGRP, of which the user is a member: started"
+	fi
+else
+	skip_case "cannot create a group for control-group"
 fi
 
 ns_finish
