@@ -83,6 +83,17 @@ chown '$USR' '$TMPD/dev/tun' && mount --bind '$TMPD/dev/tun' /dev/net/tun || exi
 	say "/dev/net/tun is mode $(stat -c %a /dev/net/tun): srv6d gets a node of its own"
 fi
 
+# ProtectKernelTunables=yes with ReadWritePaths=/proc/sys/net/ipv4/conf
+# /proc/sys/net/ipv6/conf, as srv6d.service has them (in the mount
+# namespace of ip netns exec): /proc/sys read-only, the per-device
+# sysctls read-write, also those of devices created later.
+TUNABLES="mount --bind /proc/sys /proc/sys &&
+mount -o remount,bind,ro /proc/sys /proc/sys &&
+mount --bind /proc/sys/net/ipv4/conf /proc/sys/net/ipv4/conf &&
+mount -o remount,bind,rw /proc/sys/net/ipv4/conf /proc/sys/net/ipv4/conf &&
+mount --bind /proc/sys/net/ipv6/conf /proc/sys/net/ipv6/conf &&
+mount -o remount,bind,rw /proc/sys/net/ipv6/conf /proc/sys/net/ipv6/conf || exit 1"
+
 # as_user CAPS: srv6d (through $SRV6D) runs as the user with the ambient
 # capabilities CAPS (setpriv's list: +net_admin,+net_raw), and no others.
 # NONROOT_STRACE=FILE: under strace -f -o FILE.PID, to list the system calls
@@ -91,6 +102,7 @@ as_user() {
 	cat >"$SRV6D" <<EOF
 #!/bin/sh
 $TUN_BIND
+$TUNABLES
 exec ${NONROOT_STRACE:+strace -f -qq -o "$NONROOT_STRACE.\$\$"} setpriv --reuid="$USR" --regid="$GRP" --init-groups \\
 	--bounding-set=-all,$1 --inh-caps=-all,$1 --ambient-caps=-all,$1 \\
 	--no-new-privs "$SRV6D_BIN" "\$@"
