@@ -10,7 +10,8 @@
 # socket) forward, srv6ctl status answers, a reload that adds a veth pair
 # works; without CAP_NET_RAW an End.DT4 SID is refused at start with a
 # clear message; a control-group the user is not in fails with what to do,
-# one it is a member of works without CAP_CHOWN.
+# one it is a member of works without CAP_CHOWN.  Where it can (x86_64),
+# the system calls the unit denies fail with EPERM (seccomp-deny.py).
 T=nonroot
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -94,6 +95,36 @@ mount -o remount,bind,rw /proc/sys/net/ipv4/conf /proc/sys/net/ipv4/conf &&
 mount --bind /proc/sys/net/ipv6/conf /proc/sys/net/ipv6/conf &&
 mount -o remount,bind,rw /proc/sys/net/ipv6/conf /proc/sys/net/ipv6/conf || exit 1"
 
+# The system calls srv6d.service denies (SystemCallFilter=~@privileged
+# @resources), as x86_64 numbers for seccomp-deny.py: DENY, and
+# DENY_CHOWN without @chown (the drop-in that control-group needs).
+# Elsewhere, or without systemd-analyze, srv6d runs without the filter.
+sc_expand() {
+	systemd-analyze syscall-filter "$1" | sed -n '2,$p' |
+		grep -vE '^[[:space:]]*#' | tr -d ' ' | grep . |
+		while read -r n; do
+			case $n in @*) sc_expand "$n" ;; *) echo "$n" ;; esac
+		done
+}
+sc_numbers() {	# NAME... on stdin: their numbers, comma-separated
+	awk 'NR == FNR { nr["__NR_" $1] = 1; next }
+	     $1 == "#define" && ($2 in nr) { printf "%s%s", sep, $3; sep = "," }' \
+		- "$UNISTD"
+}
+UNISTD=/usr/include/x86_64-linux-gnu/asm/unistd_64.h
+DENY= DENY_CHOWN=
+if [ "$(uname -m)" = x86_64 ] && [ -f "$UNISTD" ] &&
+	command -v systemd-analyze >/dev/null; then
+	DENY=$({ sc_expand @privileged; sc_expand @resources; } | sort -u |
+		sc_numbers)
+	DENY_CHOWN=$({ sc_expand @privileged; sc_expand @resources; } |
+		sort -u | grep -vxF "$(sc_expand @chown)" | sc_numbers)
+	say "system calls denied as srv6d.service denies them: $(tr ',' ' ' <<<"$DENY" | wc -w)"
+else
+	say "no seccomp filter (not x86_64, no $UNISTD or no systemd-analyze)"
+fi
+FILTER=$DENY
+
 # as_user CAPS: srv6d (through $SRV6D) runs as the user with the ambient
 # capabilities CAPS (setpriv's list: +net_admin,+net_raw), and no others.
 # NONROOT_STRACE=FILE: under strace -f -o FILE.PID, to list the system calls
@@ -105,7 +136,8 @@ $TUN_BIND
 $TUNABLES
 exec ${NONROOT_STRACE:+strace -f -qq -o "$NONROOT_STRACE.\$\$"} setpriv --reuid="$USR" --regid="$GRP" --init-groups \\
 	--bounding-set=-all,$1 --inh-caps=-all,$1 --ambient-caps=-all,$1 \\
-	--no-new-privs "$SRV6D_BIN" "\$@"
+	--no-new-privs ${FILTER:+"$PYTHON" "$top_srcdir/tests/ns/seccomp-deny.py" "$FILTER"} \
+	"$SRV6D_BIN" "\$@"
 EOF
 	chmod 0755 "$SRV6D"
 }
@@ -174,6 +206,8 @@ expect_eq "permitted capabilities: the same" \
 expect_eq "ambient set cleared by the daemon" \
 	"$(status_field "$SRV6D_PID" CapAmb)" 0000000000000000
 expect_eq "no_new_privs" "$(status_field "$SRV6D_PID" NoNewPrivs)" 1
+[ -n "$DENY" ] && expect_eq "under the unit's seccomp filter (mode 2)" \
+	"$(status_field "$SRV6D_PID" Seccomp)" 2
 expect_eq "the control socket is the user's, mode 0660" \
 	"$(stat -c '%U %a' "$SOCK")" "$USR 660"
 if grep -q 'cannot set' "$LOG"; then
@@ -271,6 +305,8 @@ fi
 # ---- 4. a control-group the user is a member of: no CAP_CHOWN needed -----------
 # (srv6d.service then needs SupplementaryGroups= and SystemCallFilter=@chown.)
 CGRP="srv6dc$$"
+FILTER=$DENY_CHOWN
+as_user +net_admin,+net_raw
 if groupadd --system "$CGRP" && MADE_GROUP=$CGRP &&
 	gpasswd -a "$USR" "$CGRP" >/dev/null; then
 	conf "$BASE
