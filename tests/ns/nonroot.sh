@@ -4,8 +4,9 @@
 # or a throw-away user when that does not exist), with CAP_NET_ADMIN and
 # CAP_NET_RAW as its only (ambient) capabilities, the bounding set cut to
 # them, no_new_privs, its configuration and HMAC secret group-readable
-# (root:GROUP 0640 in a 0750 directory) and its control socket in a
-# directory of its own (RuntimeDirectory=srv6d).  End, End.X and End.DT4
+# (root:GROUP 0640 in a 0750 directory), its control socket in a
+# directory of its own (RuntimeDirectory=srv6d), the root file system and
+# /proc/sys read-only but that directory and /proc/sys/net/*/conf.  End, End.X and End.DT4
 # SIDs (rules, a veth pair and its sysctls, the TUN device, a packet
 # socket) forward, srv6ctl status answers, a reload that adds a veth pair
 # works; without CAP_NET_RAW an End.DT4 SID is refused at start with a
@@ -125,15 +126,23 @@ else
 fi
 FILTER=$DENY
 
+# ProtectSystem=strict with RuntimeDirectory=: the root file system
+# (/etc, /tmp, /run here) read-only but the socket's directory.
+STRICT="mount -o remount,bind,ro / &&
+mount --bind '$TMPD/run' '$TMPD/run' &&
+mount -o remount,bind,rw '$TMPD/run' '$TMPD/run' || exit 1"
+
 # as_user CAPS: srv6d (through $SRV6D) runs as the user with the ambient
 # capabilities CAPS (setpriv's list: +net_admin,+net_raw), and no others.
 # NONROOT_STRACE=FILE: under strace -f -o FILE.PID, to list the system calls
-# it makes (what srv6d.service's SystemCallFilter= must allow).
+# it makes (what srv6d.service's SystemCallFilter= must allow); FILE on a
+# file system of its own (/dev/shm/...): the root one is read-only.
 as_user() {
 	cat >"$SRV6D" <<EOF
 #!/bin/sh
 $TUN_BIND
 $TUNABLES
+$STRICT
 exec ${NONROOT_STRACE:+strace -f -qq -o "$NONROOT_STRACE.\$\$"} setpriv --reuid="$USR" --regid="$GRP" --init-groups \\
 	--bounding-set=-all,$1 --inh-caps=-all,$1 --ambient-caps=-all,$1 \\
 	--no-new-privs ${FILTER:+"$PYTHON" "$top_srcdir/tests/ns/seccomp-deny.py" "$FILTER"} \
