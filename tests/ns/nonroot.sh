@@ -35,6 +35,7 @@ if ! id "$USR" >/dev/null 2>&1; then
 fi
 GRP=$(id -gn "$USR")
 MADE_GROUP=
+# shellcheck disable=SC2317 # run by the EXIT trap
 nonroot_cleanup() {
 	local rc=$?
 	if [ -n "$MADE_GROUP" ]; then
@@ -113,7 +114,7 @@ sc_numbers() {	# NAME... on stdin: their numbers, comma-separated
 		- "$UNISTD"
 }
 UNISTD=/usr/include/x86_64-linux-gnu/asm/unistd_64.h
-DENY= DENY_CHOWN=
+DENY='' DENY_CHOWN=''
 if [ "$(uname -m)" = x86_64 ] && [ -f "$UNISTD" ] &&
 	command -v systemd-analyze >/dev/null; then
 	DENY=$({ sc_expand @privileged; sc_expand @resources; } | sort -u |
