@@ -1,8 +1,10 @@
 #!/bin/sh
 # verify.sh - `systemd-analyze verify` of srv6d.service, filled in with the
 # binaries of this build and with the man pages of this tree behind its
-# Documentation= lines.  Any message is a failure.  Exit 77 (skipped)
-# without systemd-analyze.  Boots nothing: verify only reads files.
+# Documentation= lines: any message is a failure.  Then `systemd-analyze
+# security --offline=yes` of the same file: an exposure level above 2.0
+# is a failure.  Exit 77 (skipped) without systemd-analyze.  Boots
+# nothing: both only read files.
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
@@ -38,4 +40,28 @@ if [ $rc -ne 0 ] || [ -n "$out" ]; then
 	exit 1
 fi
 echo "verify.sh: systemd-analyze verify srv6d.service: clean"
+
+# The unit's exposure, as `systemd-analyze security` scores it (0.0 to 10.0,
+# lower is better): at most $max.  --offline (systemd 250) scores the file
+# itself, not a loaded unit.
+max=2.0
+if ! systemd-analyze --help 2>&1 | grep -q -- '--offline'; then
+	echo "verify.sh: systemd-analyze has no --offline: security score not checked"
+	exit 0
+fi
+sec=$(cd "$tmp/unit" && systemd-analyze security --offline=yes \
+	./srv6d.service 2>&1)
+score=$(printf '%s\n' "$sec" |
+	sed -n 's/.*Overall exposure level for [^ ]*: \([0-9][0-9.]*\).*/\1/p')
+if [ -z "$score" ]; then
+	echo "$sec"
+	echo "verify.sh: FAIL: no exposure level in systemd-analyze security's output"
+	exit 1
+fi
+if awk -v s="$score" -v m="$max" 'BEGIN { exit !(s > m) }'; then
+	printf '%s\n' "$sec" | grep '✗'
+	echo "verify.sh: FAIL: systemd-analyze security srv6d.service: exposure $score, above $max"
+	exit 1
+fi
+echo "verify.sh: systemd-analyze security srv6d.service: exposure $score (at most $max)"
 exit 0

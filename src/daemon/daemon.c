@@ -559,15 +559,25 @@ static int capset_self(struct __user_cap_data_struct data[2])
 	return (int)syscall(SYS_capset, &hdr, data);
 }
 
+/* Bits of a capability set outside DAEMON_KEEP_CAPS. */
+static uint64_t caps_extra(uint32_t lo, uint32_t hi)
+{
+	return ((uint64_t)hi << 32 | lo) & ~DAEMON_KEEP_CAPS;
+}
+
 /* Drop every capability but DAEMON_KEEP_CAPS from the bounding set (when
  * we may), the ambient, inheritable, permitted and effective sets, and
- * forbid gaining any back (no_new_privs).  Call before any thread starts:
- * capabilities are per thread, and threads inherit them.  Returns 0, or -1
- * with a message in err. */
+ * forbid gaining any back (no_new_privs).  Started as a user with just
+ * those as ambient capabilities (srv6d.service), there is nothing to drop
+ * but the ambient set: capset(2) is then not called, so that the unit may
+ * deny it (SystemCallFilter=~@privileged).  Call before any thread
+ * starts: capabilities are per thread, and threads inherit them.  Returns
+ * 0, or -1 with a message in err. */
 static int caps_reduce(char *err, size_t errlen)
 {
 	struct __user_cap_data_struct data[2];
 	uint64_t eff, perm;
+	bool extra;
 
 	if (capget_self(data) < 0) {
 		snprintf(err, errlen, "capget: %s", strerror(errno));
@@ -593,6 +603,9 @@ static int caps_reduce(char *err, size_t errlen)
 			 strerror(errno));
 		return -1;
 	}
+	extra = caps_extra(data[0].effective, data[1].effective) ||
+		caps_extra(data[0].permitted, data[1].permitted) ||
+		caps_extra(data[0].inheritable, data[1].inheritable);
 	eff = ((uint64_t)data[1].effective << 32 | data[0].effective) &
 	      DAEMON_KEEP_CAPS;
 	perm = ((uint64_t)data[1].permitted << 32 | data[0].permitted) &
@@ -602,7 +615,7 @@ static int caps_reduce(char *err, size_t errlen)
 	data[0].permitted = (uint32_t)perm;
 	data[1].permitted = (uint32_t)(perm >> 32);
 	data[0].inheritable = data[1].inheritable = 0;
-	if (capset_self(data) < 0) {
+	if (extra && capset_self(data) < 0) {
 		snprintf(err, errlen, "capset: %s", strerror(errno));
 		return -1;
 	}
@@ -613,6 +626,10 @@ static int caps_reduce(char *err, size_t errlen)
 	if (!(eff & (1ull << CAP_NET_ADMIN)))
 		log_msg(LOG_WARNING, "running without CAP_NET_ADMIN: queues, "
 			"rules and verdicts will fail");
+	if (!(eff & (1ull << CAP_NET_RAW)))
+		log_msg(LOG_WARNING, "running without CAP_NET_RAW: End.DX2, "
+			"End.DX4, End.DT4 and End.DT46 SIDs are refused, ICMP "
+			"errors to IPv4 sources are dropped");
 	return 0;
 }
 
@@ -747,7 +764,14 @@ static int daemon_start(struct daemon *d)
 	d->ctl = ctl_server_open(o->ctl_path, control_gid(cfg),
 				 daemon_ctl_request, d, err, sizeof(err));
 	if (!d->ctl) {
-		log_msg(LOG_ERR, "%s", err);
+		/* EPERM as a user: the chown(2) to control-group, which
+		 * needs membership of it (or CAP_CHOWN), and which
+		 * srv6d.service denies. */
+		log_msg(LOG_ERR, "%s%s", err, cfg->has_control_group &&
+			errno == EPERM && geteuid() != 0 ?
+			" (control-group: srv6d's user must "
+			"be a member of the group, and srv6d.service needs "
+			"SystemCallFilter=@chown: see srv6d(8) SECURITY)" : "");
 		goto fail_cfg;
 	}
 	if (caps_reduce(err, sizeof(err)) < 0) {
