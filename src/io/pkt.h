@@ -57,6 +57,12 @@ struct pkt {
  * up, plus room for an ICMP error's headers. */
 #define PKT_HEADROOM 512
 
+/* The largest packet srv6d hands back, however it leaves: an NFQUEUE
+ * verdict's payload attribute has a 16-bit length, its 4-byte header
+ * included (nfq.h).  A result built bigger is DROP_TOO_BIG where it is
+ * built (the headend). */
+#define PKT_MAX_LEN (0xffff - 4)
+
 /* Claim n bytes in front of the packet. Returns the new start, or NULL if
  * the headroom is exhausted (the caller counts DROP_NO_HEADROOM). */
 static inline uint8_t *pkt_push(struct pkt *p, uint32_t n)

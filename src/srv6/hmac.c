@@ -9,9 +9,7 @@
 #include <string.h>
 
 #include "hmac.h"
-
-#define IP6_SRC_OFF	8
-#define IP6_DST_OFF	24
+#include "ip.h"
 
 /* The RFC 8754 2.1.2.1 text after the source address: Last Entry (8),
  * Flags (8), HMAC Key ID (32). */
