@@ -47,7 +47,7 @@ static struct srh *b6_srh(struct proc_ctx *ctx, const struct sid *sid,
 	struct srh_error err;
 	struct srh_info si;
 
-	if (srh_find(p->data, p->len, &si, &err) == 0 && si.srh &&
+	if (proc_srh_find(ctx, p, &si, &err) == 0 && si.srh &&
 	    si.srh->segments_left > 0 && p->data[IP6_HLIM_OFF] > 1 &&
 	    srh_validate(si.srh))
 		return si.srh;

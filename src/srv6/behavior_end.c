@@ -279,7 +279,7 @@ static void end_process(struct proc_ctx *ctx, const struct sid *sid,
 
 	if ((sid->flavors & FLV_NEXT_CSID) && end_next_csid(ctx, sid, p))
 		return;
-	if (srh_find(p->data, p->len, &si, &err) < 0) {
+	if (proc_srh_find(ctx, p, &si, &err) < 0) {
 		end_srh_error(ctx, sid, p, &err);
 		return;
 	}

@@ -146,7 +146,7 @@ int hmac_check(struct proc_ctx *ctx, struct pkt *p, const struct sid *sid)
 
 	if (!cfg->hmac_require && cfg->nhmac_keys == 0)
 		return 0;
-	if (srh_find(p->data, p->len, &si, &err) < 0)
+	if (proc_srh_find(ctx, p, &si, &err) < 0)
 		return 0;	/* the behavior answers the bad header */
 	if (!si.srh)	/* no SRH, no list to protect: as Linux */
 		why = HMAC_OK;

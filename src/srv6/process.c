@@ -189,6 +189,7 @@ void srv6_process(struct proc_ctx *ctx, struct pkt *p)
 	p->verdict = PKT_ACCEPT;
 	p->set_mark = false;
 	p->out_mark = 0;
+	p->srh_parsed = false;
 	switch (p->hw_proto) {
 	case ETH_P_IPV6:
 		process_ipv6(ctx, p);
