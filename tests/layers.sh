@@ -58,7 +58,7 @@ for f in $(find . -name '*.[ch]' | sed 's|^\./||' | sort); do
 		if [ "$(rank "$hdir")" -gt "$(rank "$dir")" ]; then
 			case " $ALLOWED " in
 			*" $dir:$h "*) ;;
-			*) echo "layers.sh: FAIL: $f ($dir) includes $h, a higher layer"
+			*) echo "layers.sh: FAIL: $f includes $h (higher)"
 			   nfail=$((nfail + 1)) ;;
 			esac
 		fi

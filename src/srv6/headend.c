@@ -22,6 +22,11 @@
  * (RFC 8754 2.1.2) in Linux's layout (hmac.h): H flag, TLV last, computed
  * over the outer source address once the outer header is written.
  *
+ * Every encapsulation, a steering policy's or a binding SID's, runs one
+ * pipeline (headend.h): headend_prepare() decides on the packet as it is
+ * (list, route, MTU), headend_finish() makes it (source, headers, HMAC,
+ * counters), each step once.
+ *
  * No hop limit is decremented here: after our verdict (or TUN write) the
  * kernel routes the result and its forwarding decrements the outer hop limit
  * once, exactly as ip6_forward() does after the kernel's own seg6 encap.
@@ -39,6 +44,7 @@
 #include "ip.h"
 #include "srv6.h"
 
+#define HEADEND_OK		DROP__COUNT	/* a step's: no drop reason */
 #define IPV4_HDR_MIN		20
 #define HEADEND_IPV4_HOPLIMIT	64	/* ip6_dst_hoplimit() default */
 

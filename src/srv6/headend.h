@@ -11,9 +11,6 @@
 #include "ctx.h"
 #include "egress.h"
 
-/* Internal steps: no drop reason. */
-#define HEADEND_OK	DROP__COUNT
-
 /* An encapsulation decided before it is made (headend_prepare()). */
 struct headend_plan {
 	const struct policy *pol;

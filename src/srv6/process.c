@@ -128,7 +128,7 @@ static void sid_chain(struct proc_ctx *ctx, struct pkt *p)
 		if (p->verdict != PKT_FORWARD || p->set_mark ||
 		    pkt_ip_version(p) != 6 || p->len < IPV6_HDR_LEN)
 			return;
-		memcpy(&dst, p->data + IP6_DST_OFF, sizeof(dst));
+		memcpy(&dst, p->data + 24, sizeof(dst));
 		sid = table_lookup(ctx->cfg->sid_table, &dst);
 		if (!sid)
 			return;
