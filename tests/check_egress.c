@@ -539,6 +539,23 @@ START_TEST(test_source_selection)
 }
 END_TEST
 
+/* p is a Packet Too Big, MTU 1336, from `from` to fc00:1::1, quoting the
+ * invoking packet `in` (its checksum is not looked at). */
+static void expect_ptb1336(struct pkt *p, const struct in6_addr *from,
+			   const uint8_t *in)
+{
+	static const uint8_t ptb[] = { 2, 0, 0, 0, 0, 0, 0x05, 0x38 };
+	struct in6_addr to;
+
+	ck_assert_int_eq(inet_pton(AF_INET6, "fc00:1::1", &to), 1);
+	ck_assert_uint_eq(p->len, 1280);
+	ck_assert_bytes(p->data + 8, 16, from->s6_addr, 16);
+	ck_assert_bytes(p->data + 24, 16, to.s6_addr, 16);
+	p->data[42] = p->data[43] = 0;
+	ck_assert_bytes(p->data + 40, 8, ptb, sizeof(ptb));
+	ck_assert_bytes(p->data + 48, 1232, in, 1232);
+}
+
 /* A 1400-byte UDP packet from fc00:1::1 to fc00:9:e3::1 (steered to
  * fc00:8::c1: 64 bytes of H.Encaps), source port 0 (the flow: set it). */
 #define IN6_ECMP_HDR "6000000005501140fc000001000000000000000000000001" \
@@ -552,7 +569,6 @@ END_TEST
  * the next hop of flow hash 0 (core): all fit. */
 START_TEST(test_ptb6_ecmp)
 {
-	static const uint8_t ptb[] = { 2, 0, 0, 0, 0, 0, 0x05, 0x38 };
 	static uint8_t in[1400];
 	unsigned fit = 0, big = 0;
 	struct in6_addr edge;
@@ -580,11 +596,7 @@ START_TEST(test_ptb6_ecmp)
 				continue;
 			}
 			big++;
-			ck_assert_uint_eq(p->len, 1280);
-			ck_assert_bytes(p->data + 8, 16, edge.s6_addr, 16);
-			p->data[42] = p->data[43] = 0;	/* checksum */
-			ck_assert_bytes(p->data + 40, 8, ptb, sizeof(ptb));
-			ck_assert_bytes(p->data + 48, 1232, in, 1232);
+			expect_ptb1336(p, &edge, in);
 		}
 	}
 	ck_assert_uint_gt(fit, 0);
@@ -611,7 +623,6 @@ END_TEST
  * the first list could leave by the second, too big for it. */
 START_TEST(test_binding_weighted_mtu)
 {
-	static const uint8_t ptb[] = { 2, 0, 0, 0, 0, 0, 0x05, 0x38 };
 	static uint8_t in[1400];
 	struct in6_addr a1, sid;
 	unsigned fit = 0, big = 0;
@@ -632,11 +643,7 @@ START_TEST(test_binding_weighted_mtu)
 			continue;
 		}
 		big++;
-		ck_assert_uint_eq(p->len, 1280);
-		ck_assert_bytes(p->data + 8, 16, sid.s6_addr, 16);
-		p->data[42] = p->data[43] = 0;	/* checksum */
-		ck_assert_bytes(p->data + 40, 8, ptb, sizeof(ptb));
-		ck_assert_bytes(p->data + 48, 1232, in, 1232);
+		expect_ptb1336(p, &sid, in);
 	}
 	ck_assert_uint_gt(fit, 0);
 	ck_assert_uint_gt(big, 0);
