@@ -34,11 +34,16 @@ static const char conf[] =
 	"sid fc00:100::7 action End.T table 77\n"
 	"sid fc00:100::6 action End.DT6 table 100\n"
 	"route fc00:9:e1::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n"
-	"route 10.9.1.0/24 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n";
+	"route 10.9.1.0/24 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n"
+	"route fc00:9:e3::/48 encap seg6 mode encap segs fc00:8::c1\n"
+	"sid fc00:100::b action End.B6.Encaps srh segs fc00:9::a1 weight 1 "
+	"segs fc00:7::b1 weight 1\n";
 
 static const char conf_nosrc[] =
 	"queue 0\n"
-	"route fc00:9:e1::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n";
+	"route fc00:9:e1::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n"
+	"route fc00:9:e2::/48 encap seg6 mode inline segs fc00:9::c1\n"
+	"route fc00:9:e3::/48 encap seg6 mode encap segs fc00:8::c1\n";
 
 static struct config *cfg;
 static struct rtmirror *m;
@@ -159,6 +164,53 @@ static void route6(uint16_t type, const char *dst, unsigned plen,
 		mnl_attr_put_u32(nlh, RTAX_MTU, mtu);
 		mnl_attr_nest_end(nlh, mx);
 	}
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+}
+
+/* Append a multipath next hop via gw dev oif (weight 1) to an open
+ * RTA_MULTIPATH. */
+static void nexthop_put(struct nlmsghdr *nlh, const char *gw, uint32_t oif)
+{
+	struct rtnexthop *rtnh = mnl_nlmsg_get_payload_tail(nlh);
+	struct in6_addr a;
+
+	memset(rtnh, 0, sizeof(*rtnh));
+	nlh->nlmsg_len += MNL_ALIGN(sizeof(*rtnh));
+	rtnh->rtnh_ifindex = (int)oif;
+	ck_assert_int_eq(inet_pton(AF_INET6, gw, &a), 1);
+	mnl_attr_put(nlh, RTA_GATEWAY, 16, &a);
+	rtnh->rtnh_len = (unsigned short)((uint8_t *)mnl_nlmsg_get_payload_tail(nlh) -
+					  (uint8_t *)rtnh);
+}
+
+/* Link 5 core2 (MTU 1400, fc00:5::1/64); fc00:8::/32 by ECMP via fe80::1
+ * dev core (listed first: the next hop of flow hash 0) and via fe80::5
+ * dev core2; fc00:7::/32 via fe80::5 dev core2 only. */
+static void ecmp_build(void)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	struct nlattr *mp;
+	struct in6_addr a;
+
+	link_set(5, "core2", UP, 1400);
+	addr_set(RTM_NEWADDR, 5, "fc00:5::1", 64, RT_SCOPE_UNIVERSE);
+	route6(RTM_NEWROUTE, "fc00:7::", 32, RT_TABLE_MAIN, "fe80::5", 5, 0,
+	       NULL);
+	nlh->nlmsg_type = RTM_NEWROUTE;
+	nlh->nlmsg_flags = NLM_F_REPLACE;
+	rtm->rtm_family = AF_INET6;
+	rtm->rtm_dst_len = 32;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_type = RTN_UNICAST;
+	mnl_attr_put_u32(nlh, RTA_TABLE, RT_TABLE_MAIN);
+	ck_assert_int_eq(inet_pton(AF_INET6, "fc00:8::", &a), 1);
+	mnl_attr_put(nlh, RTA_DST, 16, &a);
+	mp = mnl_attr_nest_start(nlh, RTA_MULTIPATH);
+	nexthop_put(nlh, "fe80::1", 2);
+	nexthop_put(nlh, "fe80::5", 5);
+	mnl_attr_nest_end(nlh, mp);
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
 }
 
@@ -487,6 +539,174 @@ START_TEST(test_source_selection)
 }
 END_TEST
 
+/* p is a Packet Too Big, MTU 1336, from `from` to fc00:1::1, quoting the
+ * invoking packet `in` (its checksum is not looked at). */
+static void expect_ptb1336(struct pkt *p, const struct in6_addr *from,
+			   const uint8_t *in)
+{
+	static const uint8_t ptb[] = { 2, 0, 0, 0, 0, 0, 0x05, 0x38 };
+	struct in6_addr to;
+
+	ck_assert_int_eq(inet_pton(AF_INET6, "fc00:1::1", &to), 1);
+	ck_assert_uint_eq(p->len, 1280);
+	ck_assert_bytes(p->data + 8, 16, from->s6_addr, 16);
+	ck_assert_bytes(p->data + 24, 16, to.s6_addr, 16);
+	p->data[42] = p->data[43] = 0;
+	ck_assert_bytes(p->data + 40, 8, ptb, sizeof(ptb));
+	ck_assert_bytes(p->data + 48, 1232, in, 1232);
+}
+
+/* A 1400-byte UDP packet from fc00:1::1 to fc00:9:e3::1 (steered to
+ * fc00:8::c1: 64 bytes of H.Encaps), source port 0 (the flow: set it). */
+#define IN6_ECMP_HDR "6000000005501140fc000001000000000000000000000001" \
+		     "fc00000900e3000000000000000000010000162e05500000"
+
+/* ECMP (issue 8): the MTU a steered packet meets is that of the next hop
+ * its flow takes.  fc00:8::/32 leaves by core (MTU 1500) or core2 (MTU
+ * 1400), so of 64 flows of 1400 bytes (1464 encapsulated) some fit and
+ * some get Packet Too Big, MTU 1336, from the edge link's fc00:1::2; each
+ * flow always the same answer.  Before, every flow was checked against
+ * the next hop of flow hash 0 (core): all fit. */
+START_TEST(test_ptb6_ecmp)
+{
+	static uint8_t in[1400];
+	unsigned fit = 0, big = 0;
+	struct in6_addr edge;
+
+	ck_assert_int_eq(inet_pton(AF_INET6, "fc00:1::2", &edge), 1);
+	ecmp_build();
+	for (unsigned f = 0; f < 64; f++) {
+		bool fits = false;
+
+		for (unsigned rep = 0; rep < 2; rep++) {
+			struct pkt *p = packet(IN6_ECMP_HDR, 0xab, sizeof(in),
+					       ETH_P_IPV6, in);
+
+			p->data[40] = in[40] = (uint8_t)(f >> 8);
+			p->data[41] = in[41] = (uint8_t)f;
+			srv6_process(&ctx, p);
+			ck_assert_int_eq(p->verdict, PKT_FORWARD);
+			if (rep == 1) {
+				ck_assert_int_eq(p->len == 1464, fits);
+				continue;
+			}
+			fits = p->len == 1464;
+			if (fits) {
+				fit++;
+				continue;
+			}
+			big++;
+			expect_ptb1336(p, &edge, in);
+		}
+	}
+	ck_assert_uint_gt(fit, 0);
+	ck_assert_uint_gt(big, 0);
+	ck_assert_uint_eq(pols[2].packets, 2 * fit);
+	ck_assert_uint_eq(pols[2].drops[DROP_TOO_BIG], 2 * big);
+}
+END_TEST
+
+/* A 1400-byte packet from fc00:1::1 to the End.B6.Encaps SID fc00:100::b
+ * (SRH: fc00:100::b, then fc00:9::99; SL 1), flow label 0 (the flow: set
+ * it). */
+#define IN6_B6_HDR "6000000005502b40fc000001000000000000000000000001" \
+		   "fc00010000000000000000000000000b" \
+		   "1104040101000000fc000009000000000000000000000099" \
+		   "fc00010000000000000000000000000b04d2162e05280000"
+
+/* Issue 8: a binding SID with two weighted lists, fc00:9::a1 (by core,
+ * MTU 1500) and fc00:7::b1 (by core2, MTU 1400): the list the MTU check
+ * looks at is the one the packet takes.  1400 + 64 bytes fit core only:
+ * a flow on the first list leaves by it, one on the second gets Packet
+ * Too Big (MTU 1336) from the SID.  Before, the check hashed the packet
+ * as received and the push after S14 (a new DA): a flow checked against
+ * the first list could leave by the second, too big for it. */
+START_TEST(test_binding_weighted_mtu)
+{
+	static uint8_t in[1400];
+	struct in6_addr a1, sid;
+	unsigned fit = 0, big = 0;
+
+	ck_assert_int_eq(inet_pton(AF_INET6, "fc00:9::a1", &a1), 1);
+	ck_assert_int_eq(inet_pton(AF_INET6, "fc00:100::b", &sid), 1);
+	ecmp_build();
+	for (unsigned f = 1; f <= 64; f++) {
+		struct pkt *p = packet(IN6_B6_HDR, 0xab, sizeof(in),
+				       ETH_P_IPV6, in);
+
+		p->data[3] = in[3] = (uint8_t)f;	/* flow label */
+		srv6_process(&ctx, p);
+		ck_assert_int_eq(p->verdict, PKT_FORWARD);
+		if (p->len == 1464) {
+			fit++;
+			ck_assert_bytes(p->data + 24, 16, a1.s6_addr, 16);
+			continue;
+		}
+		big++;
+		expect_ptb1336(p, &sid, in);
+	}
+	ck_assert_uint_gt(fit, 0);
+	ck_assert_uint_gt(big, 0);
+	ck_assert_uint_eq(sids[3].packets, fit);
+	ck_assert_uint_eq(sids[3].drops[DROP_TOO_BIG], big);
+}
+END_TEST
+
+/* No encap-source, ECMP (issue 8): the outer source is that of the link
+ * the flow's next hop leaves by: core's fc00:2::1 or core2's fc00:5::1,
+ * each seen over 64 flows.  Before, always the one of flow hash 0's. */
+START_TEST(test_source_ecmp)
+{
+	struct in6_addr core, core2;
+	unsigned n1 = 0, n2 = 0;
+
+	ck_assert_int_eq(inet_pton(AF_INET6, "fc00:2::1", &core), 1);
+	ck_assert_int_eq(inet_pton(AF_INET6, "fc00:5::1", &core2), 1);
+	ecmp_build();
+	for (unsigned f = 0; f < 64; f++) {
+		uint8_t in[128];
+		struct pkt *p = packet(INSMALL, 0, 0, ETH_P_IPV6, in);
+
+		p->data[29] = 0xe3;	/* fc00:9:e3::1: by fc00:8::c1 */
+		p->data[40] = (uint8_t)(f >> 8);
+		p->data[41] = (uint8_t)f;
+		srv6_process(&ctx, p);
+		ck_assert_int_eq(p->verdict, PKT_FORWARD);
+		if (!memcmp(p->data + 8, &core, 16))
+			n1++;
+		else if (!memcmp(p->data + 8, &core2, 16))
+			n2++;
+		else
+			ck_abort_msg("unexpected outer source");
+	}
+	ck_assert_uint_gt(n1, 0);
+	ck_assert_uint_gt(n2, 0);
+}
+END_TEST
+
+/* H.Insert keeps the packet's own source, even the unspecified one
+ * (issue 8): exact bytes.  Before, the `::` left for a source to be
+ * chosen was taken for the headend's and replaced by fc00:1::2. */
+START_TEST(test_insert_unspecified_source)
+{
+	uint8_t in[128], want[128];
+	struct pkt *p = packet("60000000000c114000000000000000000000000000000000"
+			       "fc00000900e20000000000000000000104d2162e000c0000"
+			       "7372633f", 0, 0, ETH_P_IPV6, in);
+	size_t n = hex2bin("6000000000342b4000000000000000000000000000000000"
+			   "fc0000090000000000000000000000c1"
+			   "1104040101000000fc00000900e20000000000000000000"
+			   "1fc0000090000000000000000000000c1"
+			   "04d2162e000c00007372633f", want, sizeof(want));
+
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_bytes(p->data, p->len, want, n);
+	ck_assert_uint_eq(pols[1].packets, 1);
+	ck_assert_uint_eq(pols[1].errors, 0);
+}
+END_TEST
+
 static Suite *egress_suite(void)
 {
 	Suite *s = suite_create("egress");
@@ -500,9 +720,13 @@ static Suite *egress_suite(void)
 	tcase_add_test(tc, test_end_x_nexthop);
 	tcase_add_test(tc, test_end_t_table);
 	tcase_add_test(tc, test_end_dt6_no_route);
+	tcase_add_test(tc, test_ptb6_ecmp);
+	tcase_add_test(tc, test_binding_weighted_mtu);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(ns, setup_nosrc, teardown);
 	tcase_add_test(ns, test_source_selection);
+	tcase_add_test(ns, test_source_ecmp);
+	tcase_add_test(ns, test_insert_unspecified_source);
 	suite_add_tcase(s, ns);
 	return s;
 }

@@ -891,6 +891,47 @@ START_TEST(process_local_sid_chain_bounded)
 }
 END_TEST
 
+/* One SRH parse per packet (ctx.h): proc_srh_find() parses once and keeps
+ * the parse while the headers stay where they are; pkt_trim(), pkt_push()
+ * and pkt_pull() move them, and the next call parses the new bytes. */
+START_TEST(test_srh_parse_once)
+{
+	uint8_t buf[256];
+	size_t n = hex2bin(PSP_IN, buf, sizeof(buf));
+	struct pkt *p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	struct srh_error err;
+	struct srh_info si;
+
+	ck_assert(!p->srh_parsed);
+	ck_assert_int_eq(proc_srh_find(&ctx, p, &si, &err), 0);
+	ck_assert(p->srh_parsed);
+	ck_assert_ptr_eq(si.srh, p->data + 40);
+	ck_assert_uint_eq(si.end_off, 80);
+	ck_assert_uint_eq(si.nexthdr, IPPROTO_UDP);
+	/* Not parsed again: a Next Header changed in place is not seen. */
+	p->data[6] = IPPROTO_UDP;
+	ck_assert_int_eq(proc_srh_find(&ctx, p, &si, &err), 0);
+	ck_assert_ptr_eq(si.srh, p->data + 40);
+	/* A cut: parsed again, no SRH now. */
+	pkt_trim(p, p->len - 1);
+	ck_assert(!p->srh_parsed);
+	ck_assert_int_eq(proc_srh_find(&ctx, p, &si, &err), 0);
+	ck_assert_ptr_null(si.srh);
+	ck_assert_uint_eq(si.end_off, 40);
+	ck_assert_uint_eq(si.nexthdr, IPPROTO_UDP);
+	ck_assert_ptr_nonnull(pkt_push(p, 8));
+	ck_assert(!p->srh_parsed);
+	(void)proc_srh_find(&ctx, p, &si, &err);
+	ck_assert(p->srh_parsed);
+	pkt_pull(p, 8);
+	ck_assert(!p->srh_parsed);
+	pkt_trim(p, p->len);	/* nothing cut: the parse stands */
+	ck_assert_int_eq(proc_srh_find(&ctx, p, &si, &err), 0);
+	pkt_trim(p, p->len);
+	ck_assert(p->srh_parsed);
+}
+END_TEST
+
 static Suite *end_suite(void)
 {
 	Suite *s = suite_create("end");
@@ -953,6 +994,7 @@ static Suite *end_suite(void)
 	tcase_add_test(tp, process_unmatched);
 	tcase_add_test(tp, process_local_sid_chain);
 	tcase_add_test(tp, process_local_sid_chain_bounded);
+	tcase_add_test(tp, test_srh_parse_once);
 	suite_add_tcase(s, tp);
 	return s;
 }

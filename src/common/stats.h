@@ -23,7 +23,7 @@ enum drop_reason {
 	DROP_EXT_HEADERS,	/* unsupported or too many extension headers */
 	DROP_CSID,		/* NEXT-C-SID: no next C-SID and SL == 0 ... */
 	DROP_NO_HEADROOM,	/* push would exceed the slot's headroom */
-	DROP_TOO_BIG,		/* result exceeds 65535 or slot */
+	DROP_TOO_BIG,		/* result exceeds PKT_MAX_LEN or slot */
 	DROP_FAMILY,		/* behavior got a family it cannot handle */
 	DROP_REINJECT,		/* no way back into the kernel: a TUN write or
 				 * a packet socket send failed, or the SID's

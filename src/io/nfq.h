@@ -25,7 +25,7 @@
 #define NFQ_SLOT_SIZE		(PKT_HEADROOM + 65536 + 512)
 #define NFQ_DEFAULT_MAXLEN	8192	/* packets the kernel may hold queued */
 /* nla_len is 16 bits: the largest payload a verdict can carry. */
-#define NFQ_MAX_PAYLOAD		(0xffff - 4)
+#define NFQ_MAX_PAYLOAD		PKT_MAX_LEN
 /* nlmsghdr + nfgenmsg + NFQA_VERDICT_HDR + NFQA_MARK + NFQA_PAYLOAD header */
 #define NFQ_VERDICT_HDR_MAX	(16 + 4 + 12 + 8 + 4)
 #define NFQ_VERDICT_IOV_MAX	3	/* header, payload, padding */

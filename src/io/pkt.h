@@ -28,6 +28,10 @@ struct pkt {
 	uint8_t *end;		/* end of the slot */
 	uint32_t len;		/* bytes of packet at data */
 	uint32_t orig_len;	/* length as queued (for byte counters) */
+	/* The packet path's SRH parse (proc_srh_find(), src/srv6/ctx.h) is
+	 * of these headers; pkt_push(), pkt_pull() and pkt_trim() clear
+	 * it, srv6_process() too before it starts. */
+	bool srh_parsed;
 
 	/* From the NFQUEUE message. */
 	uint32_t id;		/* NFQA_PACKET_HDR packet_id (host order) */
@@ -57,12 +61,19 @@ struct pkt {
  * up, plus room for an ICMP error's headers. */
 #define PKT_HEADROOM 512
 
+/* The largest packet srv6d hands back, however it leaves: an NFQUEUE
+ * verdict's payload attribute has a 16-bit length, its 4-byte header
+ * included (nfq.h).  A result built bigger is DROP_TOO_BIG where it is
+ * built (the headend). */
+#define PKT_MAX_LEN (0xffff - 4)
+
 /* Claim n bytes in front of the packet. Returns the new start, or NULL if
  * the headroom is exhausted (the caller counts DROP_NO_HEADROOM). */
 static inline uint8_t *pkt_push(struct pkt *p, uint32_t n)
 {
 	if ((size_t)(p->data - p->head) < n)
 		return NULL;
+	p->srh_parsed = false;
 	p->data -= n;
 	p->len += n;
 	return p->data;
@@ -71,6 +82,7 @@ static inline uint8_t *pkt_push(struct pkt *p, uint32_t n)
 /* Remove n bytes from the front (n <= len). */
 static inline uint8_t *pkt_pull(struct pkt *p, uint32_t n)
 {
+	p->srh_parsed = false;
 	p->data += n;
 	p->len -= n;
 	return p->data;
@@ -79,8 +91,10 @@ static inline uint8_t *pkt_pull(struct pkt *p, uint32_t n)
 /* Cut the packet to len bytes (no-op if already shorter). */
 static inline void pkt_trim(struct pkt *p, uint32_t len)
 {
-	if (p->len > len)
+	if (p->len > len) {
 		p->len = len;
+		p->srh_parsed = false;
+	}
 }
 
 /* IP version of the bytes at data (4, 6, or 0 when empty). */

@@ -12,7 +12,7 @@
 #ifndef SRV6D_BEHAVIOR_H
 #define SRV6D_BEHAVIOR_H
 
-#include "process.h"
+#include "ctx.h"
 
 /* The counters of SID `sid` in ctx (this worker's). */
 static inline struct sid_stats *behavior_stats(struct proc_ctx *ctx,

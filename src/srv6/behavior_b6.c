@@ -21,17 +21,21 @@
  * (behavior_end() answers them with this SID's counters).
  *
  * End.B6.Encaps.Red has no Linux counterpart: H.Encaps.Red of the policy.
+ *
+ * Each runs the headend's pipeline (headend.h) on the SID's policy: the
+ * segment list (by the flow hash of the packet as received), the route
+ * and the egress MTU are decided once, before S13-S14, so that a Packet
+ * Too Big quotes the packet as it came and is sent from the SID; the
+ * headers go on after.
  */
 #include <string.h>
 
 #include "behavior.h"
 #include "behavior_b6.h"
 #include "headend.h"
+#include "ip.h"
 #include "srh.h"
 #include "srv6.h"
-
-#define IP6_HLIM_OFF	7
-#define IP6_DST_OFF	24
 
 /* The SRH of p when it must be processed here (SL > 0, hop limit > 1,
  * S08-S09 valid); NULL otherwise, after handing p to End, which answers
@@ -43,7 +47,7 @@ static struct srh *b6_srh(struct proc_ctx *ctx, const struct sid *sid,
 	struct srh_error err;
 	struct srh_info si;
 
-	if (srh_find(p->data, p->len, &si, &err) == 0 && si.srh &&
+	if (proc_srh_find(ctx, p, &si, &err) == 0 && si.srh &&
 	    si.srh->segments_left > 0 && p->data[IP6_HLIM_OFF] > 1 &&
 	    srh_validate(si.srh))
 		return si.srh;
@@ -51,36 +55,36 @@ static struct srh *b6_srh(struct proc_ctx *ctx, const struct sid *sid,
 	return NULL;
 }
 
-/* Apply the SID's policy to p and count the result. */
-static void b6_apply(struct proc_ctx *ctx, const struct sid *sid,
-		     struct pkt *p)
+/* The headend pipeline's first half for the SID's policy (headend.h),
+ * on p as received: the list its flow takes, the route, and the MTU the
+ * encapsulation meets (S15), a Packet Too Big coming from the SID.
+ * Returns 0 to go on, -1 once p has been answered. */
+static int b6_prepare(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p, struct headend_plan *plan)
 {
 	struct sid_stats *st = &ctx->sid_stats[sid->index];
-	enum drop_reason why = DROP_FAMILY;
 
-	if (sid->policy)
-		why = headend_push(ctx->cfg, sid->policy, p);
-	if (why != HEADEND_OK) {
-		proc_drop(ctx, p, st, why);
-		return;
+	if (!sid->policy) {
+		proc_drop(ctx, p, st, DROP_FAMILY);
+		return -1;
 	}
-	p->verdict = PKT_FORWARD;
-	proc_count_ok(st, p);
+	return headend_prepare(ctx, sid->policy, p, st, true, plan);
 }
 
 /* RFC 8986 4.13 / 4.14: the policy's mode says reduced or not. */
 static void b6_encaps(struct proc_ctx *ctx, const struct sid *sid,
 		      struct pkt *p)
 {
+	struct headend_plan plan;
 	struct srh *srh = b6_srh(ctx, sid, p);
 
-	if (!srh)					/* S02-S11 */
+	if (!srh || b6_prepare(ctx, sid, p, &plan) < 0)	/* S02-S11 */
 		return;
 	/* S12 (decrement Hop Limit): the kernel, on forwarding. */
 	srh->segments_left--;				/* S13 */
 	memcpy(p->data + IP6_DST_OFF,			/* S14 */
 	       &srh->segments[srh->segments_left], sizeof(struct in6_addr));
-	b6_apply(ctx, sid, p);				/* S15-S19 */
+	headend_finish(ctx, &plan, p);			/* S15-S19 */
 }
 
 void behavior_end_b6_encaps(struct proc_ctx *ctx, const struct sid *sid,
@@ -98,7 +102,9 @@ void behavior_end_b6_encaps_red(struct proc_ctx *ctx, const struct sid *sid,
 void behavior_end_b6(struct proc_ctx *ctx, const struct sid *sid,
 		     struct pkt *p)
 {
-	if (!b6_srh(ctx, sid, p))
+	struct headend_plan plan;
+
+	if (!b6_srh(ctx, sid, p) || b6_prepare(ctx, sid, p, &plan) < 0)
 		return;
-	b6_apply(ctx, sid, p);
+	headend_finish(ctx, &plan, p);
 }

@@ -13,7 +13,7 @@
 #ifndef SRV6D_BEHAVIOR_B6_H
 #define SRV6D_BEHAVIOR_B6_H
 
-#include "process.h"
+#include "ctx.h"
 
 /* RFC 8986 4.13: End.B6.Encaps. */
 void behavior_end_b6_encaps(struct proc_ctx *ctx, const struct sid *sid,

@@ -82,7 +82,7 @@ static int decap_srh(struct proc_ctx *ctx, const struct sid *sid,
 	struct srh_error err;
 	struct srh_info si;
 
-	if (srh_find(p->data, p->len, &si, &err) < 0) {
+	if (proc_srh_find(ctx, p, &si, &err) < 0) {
 		if (err.icmp)
 			icmp6_error(ctx, p, ICMP6_T_PARAM_PROB, err.code,
 				    err.pointer, st, err.reason);

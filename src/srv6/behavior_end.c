@@ -23,13 +23,10 @@
 #include "csid.h"
 #include "egress.h"
 #include "icmp.h"
+#include "ip.h"
 #include "srh.h"
 #include "srv6.h"
 
-/* Offsets in the IPv6 header. */
-#define IP6_PLEN_OFF	4
-#define IP6_HLIM_OFF	7
-#define IP6_DST_OFF	24
 #define SRH_SL_OFF	3
 #define IPPROTO_ETHERNET_SR	143	/* RFC 8986 10.1 */
 #define ETH_HDR_LEN	14
@@ -103,9 +100,7 @@ static void ipv6_payload_len_sub(uint8_t *h, uint32_t n)
 {
 	uint32_t plen = (uint32_t)h[IP6_PLEN_OFF] << 8 | h[IP6_PLEN_OFF + 1];
 
-	plen -= n;
-	h[IP6_PLEN_OFF] = (uint8_t)(plen >> 8);
-	h[IP6_PLEN_OFF + 1] = (uint8_t)plen;
+	ip6_plen_set(h, plen - n);
 }
 
 /* Remove the SRH (PSP S14.1-S14.5, USP S02.1-S02.3): the Next Header that
@@ -284,7 +279,7 @@ static void end_process(struct proc_ctx *ctx, const struct sid *sid,
 
 	if ((sid->flavors & FLV_NEXT_CSID) && end_next_csid(ctx, sid, p))
 		return;
-	if (srh_find(p->data, p->len, &si, &err) < 0) {
+	if (proc_srh_find(ctx, p, &si, &err) < 0) {
 		end_srh_error(ctx, sid, p, &err);
 		return;
 	}

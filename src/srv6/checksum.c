@@ -1,7 +1,7 @@
 /* checksum.c - the Internet checksum (RFC 1071) and pseudo-header sums. */
 #include <arpa/inet.h>
 
-#include "srv6.h"
+#include "checksum.h"
 
 /* Add len bytes at buf to the running sum; returns the new sum.  Works on
  * any alignment; an odd trailing byte is padded with zero. */

@@ -22,6 +22,11 @@
  * (RFC 8754 2.1.2) in Linux's layout (hmac.h): H flag, TLV last, computed
  * over the outer source address once the outer header is written.
  *
+ * Every encapsulation, a steering policy's or a binding SID's, runs one
+ * pipeline (headend.h): headend_prepare() decides on the packet as it is
+ * (list, route, MTU), headend_finish() makes it (source, headers, HMAC,
+ * counters), each step once.
+ *
  * No hop limit is decremented here: after our verdict (or TUN write) the
  * kernel routes the result and its forwarding decrements the outer hop limit
  * once, exactly as ip6_forward() does after the kernel's own seg6 encap.
@@ -31,14 +36,17 @@
 #include <linux/if_ether.h>
 #include <string.h>
 
+#include "egress.h"
 #include "flowhash.h"
 #include "headend.h"
 #include "hmac.h"
+#include "icmp.h"
+#include "ip.h"
 #include "srv6.h"
 
+#define HEADEND_OK		DROP__COUNT	/* a step's: no drop reason */
 #define IPV4_HDR_MIN		20
 #define HEADEND_IPV4_HOPLIMIT	64	/* ip6_dst_hoplimit() default */
-#define HEADEND_MAX_LEN		65535u	/* largest packet we can hand back */
 
 /* The SRH a policy's list gets: how many entries, whether the first
  * segment is left out (reduced) and whether it carries an HMAC TLV. */
@@ -117,21 +125,6 @@ static enum drop_reason srh_sign(uint8_t *srh, const struct srh_shape *sh,
 	return HEADEND_OK;
 }
 
-/* Write the fixed IPv6 header at h. vtcfl: the first 4 bytes, network
- * order (version, traffic class, flow label). */
-static void ip6_write(uint8_t *h, uint32_t vtcfl, uint32_t plen, uint8_t nh,
-		      uint8_t hlim, const struct in6_addr *src,
-		      const struct in6_addr *dst)
-{
-	memcpy(h, &vtcfl, 4);
-	h[4] = (uint8_t)(plen >> 8);
-	h[5] = (uint8_t)plen;
-	h[6] = nh;
-	h[7] = hlim;
-	memcpy(h + 8, src, 16);
-	memcpy(h + 24, dst, 16);
-}
-
 /* The outer header fields taken from the inner packet (see the top of the
  * file).  Returns HEADEND_OK, or the drop reason when the inner header is
  * short or not of the family it was queued as. */
@@ -146,7 +139,7 @@ static enum drop_reason inner_fields(const struct pkt *p, uint32_t *vtcfl,
 			return DROP_BAD_IP;
 		/* version 6, inner traffic class, inner flow label */
 		memcpy(vtcfl, p->data, 4);
-		*hlim = p->data[7];
+		*hlim = p->data[IP6_HLIM_OFF];
 		*proto = IPPROTO_IPV6;
 		return HEADEND_OK;
 	case ETH_P_IP:
@@ -164,10 +157,10 @@ static enum drop_reason inner_fields(const struct pkt *p, uint32_t *vtcfl,
 }
 
 /* H.Encaps (RFC 8986 5.1) and H.Encaps.Red (RFC 8986 5.2): push an outer
- * IPv6 header and an SRH; reduced, the SRH omits the first segment and is
- * left out altogether for a single segment (as Linux does without HMAC).
- * Returns HEADEND_OK or the drop reason. */
-static enum drop_reason headend_encap(const struct config *cfg,
+ * IPv6 header from src and an SRH; reduced, the SRH omits the first
+ * segment and is left out altogether for a single segment (as Linux does
+ * without HMAC).  Returns HEADEND_OK or the drop reason. */
+static enum drop_reason headend_encap(const struct in6_addr *src,
 				      const struct seglist *sl,
 				      const struct hmac_key *key,
 				      struct pkt *p, bool reduced)
@@ -182,18 +175,17 @@ static enum drop_reason headend_encap(const struct config *cfg,
 	why = inner_fields(p, &vtcfl, &hlim, &proto);
 	if (why != HEADEND_OK)
 		return why;
-	if (p->len + IPV6_HDR_LEN + srhlen > HEADEND_MAX_LEN)
+	if (p->len + IPV6_HDR_LEN + srhlen > PKT_MAX_LEN)
 		return DROP_TOO_BIG;
 	h = pkt_push(p, IPV6_HDR_LEN + srhlen);
 	if (!h)
 		return DROP_NO_HEADROOM;
-	ip6_write(h, vtcfl, p->len - IPV6_HDR_LEN,
-		  srhlen ? IPPROTO_SRH : proto, hlim, &cfg->encap_source,
-		  &sl->segs[0]);
+	ip6_hdr_write(h, vtcfl, p->len - IPV6_HDR_LEN,
+		      srhlen ? IPPROTO_SRH : proto, hlim, src, &sl->segs[0]);
 	if (!srhlen)
 		return HEADEND_OK;
 	srh_write(h + IPV6_HDR_LEN, proto, sl, NULL, &sh);
-	why = srh_sign(h + IPV6_HDR_LEN, &sh, key, h + 8);
+	why = srh_sign(h + IPV6_HDR_LEN, &sh, key, h + IP6_SRC_OFF);
 	if (why != HEADEND_OK)
 		pkt_pull(p, IPV6_HDR_LEN + srhlen);
 	return why;
@@ -216,7 +208,6 @@ static enum drop_reason headend_insert(const struct seglist *sl,
 	uint8_t *old = p->data;
 	uint8_t save[IPV6_HDR_LEN];
 	enum drop_reason why;
-	uint32_t plen;
 	uint8_t *h;
 
 	if (p->hw_proto != ETH_P_IPV6)
@@ -225,60 +216,23 @@ static enum drop_reason headend_insert(const struct seglist *sl,
 		return DROP_TRUNCATED;
 	if (pkt_ip_version(p) != 6)
 		return DROP_BAD_IP;
-	if (p->len + srhlen > HEADEND_MAX_LEN)
+	if (p->len + srhlen > PKT_MAX_LEN)
 		return DROP_TOO_BIG;
 	h = pkt_push(p, srhlen);
 	if (!h)
 		return DROP_NO_HEADROOM;
 	memcpy(save, old, IPV6_HDR_LEN);
 	memmove(h, old, IPV6_HDR_LEN);	/* may overlap: srhlen can be < 40 */
-	srh_write(h + IPV6_HDR_LEN, h[6], sl, h + 24, &sh);
-	plen = p->len - IPV6_HDR_LEN;
-	h[4] = (uint8_t)(plen >> 8);
-	h[5] = (uint8_t)plen;
-	h[6] = IPPROTO_SRH;
-	memcpy(h + 24, &sl->segs[0], 16);
-	why = srh_sign(h + IPV6_HDR_LEN, &sh, key, h + 8);
+	srh_write(h + IPV6_HDR_LEN, h[IP6_NH_OFF], sl, h + IP6_DST_OFF, &sh);
+	ip6_plen_set(h, p->len - IPV6_HDR_LEN);
+	h[IP6_NH_OFF] = IPPROTO_SRH;
+	memcpy(h + IP6_DST_OFF, &sl->segs[0], 16);
+	why = srh_sign(h + IPV6_HDR_LEN, &sh, key, h + IP6_SRC_OFF);
 	if (why != HEADEND_OK) {	/* put the header back */
 		pkt_pull(p, srhlen);
 		memcpy(p->data, save, IPV6_HDR_LEN);
 	}
 	return why;
-}
-
-const struct seglist *headend_pick(const struct policy *pol,
-				   const struct pkt *p)
-{
-	uint32_t h;
-
-	if (pol->nlists <= 1)
-		return &pol->lists[0];
-	h = flowhash_packet(p->data, p->len, p->hw_proto);
-	return &pol->lists[flowhash_pick(h, pol->weights, pol->nlists)];
-}
-
-enum drop_reason headend_push(const struct config *cfg,
-			      const struct policy *pol, struct pkt *p)
-{
-	const struct seglist *sl = headend_pick(pol, p);
-	const struct hmac_key *key = NULL;
-
-	if (pol->hmac_keyid) {
-		key = config_hmac_key(cfg, pol->hmac_keyid);
-		if (!key)
-			return DROP_HMAC_UNKNOWN;
-	}
-	switch (pol->mode) {
-	case ENCAP_MODE_ENCAP:
-		return headend_encap(cfg, sl, key, p, false);
-	case ENCAP_MODE_ENCAP_RED:
-		return headend_encap(cfg, sl, key, p, true);
-	case ENCAP_MODE_INLINE:
-		return headend_insert(sl, key, p, false);
-	case ENCAP_MODE_INLINE_RED:
-		return headend_insert(sl, key, p, true);
-	}
-	return DROP_FAMILY;
 }
 
 /* Bytes list sl of pol adds to a packet of family hw_proto (0: dropped). */
@@ -316,17 +270,175 @@ uint32_t headend_push_len(const struct policy *pol, uint16_t hw_proto)
 	return most;
 }
 
+/* ---- the pipeline ------------------------------------------------------- */
+
+/* The source of an ICMP error about p at a headend: p is addressed to a
+ * remote host, so not its destination but an address of this node, the
+ * one the kernel would pick for an error to p's source (egress.h); for
+ * IPv6, encap-source when the node has no candidate.  Returns 0, or -1
+ * when there is none. */
+static int icmp6_source(const struct proc_ctx *ctx, const struct pkt *p,
+			struct in6_addr *src)
+{
+	struct in6_addr dst;
+
+	memcpy(&dst, p->data + IP6_SRC_OFF, sizeof(dst));
+	if (egress_icmp6_source(ctx->mirror, p->indev, &dst, src) == 0)
+		return 0;
+	if (!ctx->cfg->has_encap_source)
+		return -1;
+	*src = ctx->cfg->encap_source;
+	return 0;
+}
+
+static int icmp4_source(const struct proc_ctx *ctx, const struct pkt *p,
+			struct in_addr *src)
+{
+	struct in_addr dst;
+
+	memcpy(&dst, p->data + IP4_SRC_OFF, sizeof(dst));
+	return egress_icmp4_source(ctx->mirror, p->indev, dst, src);
+}
+
+/* p plus the `push` bytes of its encapsulation does not fit the egress
+ * MTU: tell its source how much room is left (RFC 4443 3.2 Packet Too Big;
+ * RFC 1191 Fragmentation Needed, sent for an IPv4 packet without DF too:
+ * see docs/design.md "Encapsulation MTU"), counted as DROP_TOO_BIG.  At a
+ * binding SID (at_sid) the error comes from the SID, at a headend from
+ * an address of this node (RFC 4443 2.2, RFC 1812 4.3.2.4); with none,
+ * a counted drop without an error.  p has passed ipv6_sane()/ipv4_sane(). */
+static void too_big(struct proc_ctx *ctx, struct pkt *p, struct sid_stats *st,
+		    uint32_t mtu, uint32_t push, bool at_sid)
+{
+	uint32_t room = mtu > push ? mtu - push : 0;
+	struct in6_addr src6;
+	struct in_addr src4;
+
+	if (p->hw_proto == ETH_P_IPV6 && at_sid)
+		icmp6_error(ctx, p, ICMP6_T_PKT_TOO_BIG, 0, room, st,
+			    DROP_TOO_BIG);
+	else if (p->hw_proto == ETH_P_IPV6 && icmp6_source(ctx, p, &src6) == 0)
+		icmp6_error_from(ctx, p, &src6, ICMP6_T_PKT_TOO_BIG, 0, room,
+				 st, DROP_TOO_BIG);
+	else if (p->hw_proto == ETH_P_IP && icmp4_source(ctx, p, &src4) == 0)
+		icmp4_error(ctx, p, &src4, ICMP4_T_DST_UNREACH,
+			    ICMP4_C_FRAG_NEEDED, room & 0xffff, st,
+			    DROP_TOO_BIG);
+	else
+		proc_drop(ctx, p, st, DROP_TOO_BIG);
+}
+
+int headend_prepare(struct proc_ctx *ctx, const struct policy *pol,
+		    struct pkt *p, struct sid_stats *st, bool at_sid,
+		    struct headend_plan *plan)
+{
+	uint32_t hash = 0, push;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->pol = pol;
+	plan->st = st;
+	if (pol->nlists > 1 || ctx->mirror)
+		hash = flowhash_packet(p->data, p->len, p->hw_proto);
+	plan->sl = &pol->lists[pol->nlists > 1 ?
+			       flowhash_pick(hash, pol->weights, pol->nlists) :
+			       0];
+	if (!ctx->mirror)
+		return 0;
+	if (egress_route(ctx->mirror, AF_INET6, FIB_TABLE_UNSPEC,
+			 &plan->sl->segs[0], hash, &plan->e) != EGRESS_OK) {
+		plan->e.route = NULL;	/* the kernel decides */
+		return 0;
+	}
+	push = list_push_len(pol, plan->sl, p->hw_proto);
+	if (!plan->e.mtu || p->len + push <= plan->e.mtu)
+		return 0;
+	too_big(ctx, p, st, plan->e.mtu, push, at_sid);
+	return -1;
+}
+
+/* The outer source of the encapsulation `plan` makes: encap-source; else
+ * the one the kernel would give a packet to the first segment leaving by
+ * the planned route: the route's preferred source, else
+ * egress_source_select() on its link, through the worker's cache.
+ * Without the mirror (unit tests), cfg->encap_source (unset: ::).
+ * Returns 0, or -1 when the node has none. */
+static int outer_source(struct proc_ctx *ctx, const struct headend_plan *plan,
+			struct in6_addr *src)
+{
+	const struct egress *e = &plan->e;
+
+	if (ctx->cfg->has_encap_source || !ctx->mirror) {
+		*src = ctx->cfg->encap_source;
+		return 0;
+	}
+	if (e->route && e->route->fi->prefsrc_set) {
+		memcpy(src, &e->route->fi->prefsrc.v6, sizeof(*src));
+		return 0;
+	}
+	return srccache_source(&ctx->src_cache, ctx->mirror,
+			       &plan->sl->segs[0], e->nh ? e->nh->oif : 0, src);
+}
+
+/* Push (or insert) the headers of plan's list on p from src.  Returns
+ * HEADEND_OK, or the drop reason with p unchanged. */
+static enum drop_reason plan_push(const struct headend_plan *plan,
+				  const struct hmac_key *key,
+				  const struct in6_addr *src, struct pkt *p)
+{
+	switch (plan->pol->mode) {
+	case ENCAP_MODE_ENCAP:
+		return headend_encap(src, plan->sl, key, p, false);
+	case ENCAP_MODE_ENCAP_RED:
+		return headend_encap(src, plan->sl, key, p, true);
+	case ENCAP_MODE_INLINE:
+		return headend_insert(plan->sl, key, p, false);
+	case ENCAP_MODE_INLINE_RED:
+		return headend_insert(plan->sl, key, p, true);
+	}
+	return DROP_FAMILY;
+}
+
+static bool mode_inserts(enum encap_mode mode)
+{
+	return mode == ENCAP_MODE_INLINE || mode == ENCAP_MODE_INLINE_RED;
+}
+
+void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
+		    struct pkt *p)
+{
+	const struct policy *pol = plan->pol;
+	const struct hmac_key *key = NULL;
+	struct in6_addr src = { 0 };
+	enum drop_reason why;
+
+	if (pol->hmac_keyid) {
+		key = config_hmac_key(ctx->cfg, pol->hmac_keyid);
+		if (!key) {
+			proc_drop(ctx, p, plan->st, DROP_HMAC_UNKNOWN);
+			return;
+		}
+	}
+	/* An insertion keeps the packet's own source. */
+	if (!mode_inserts(pol->mode) && outer_source(ctx, plan, &src) < 0) {
+		proc_drop(ctx, p, plan->st, DROP_NO_SOURCE);
+		return;
+	}
+	why = plan_push(plan, key, &src, p);
+	if (why != HEADEND_OK) {
+		proc_drop(ctx, p, plan->st, why);
+		return;
+	}
+	p->verdict = PKT_FORWARD;
+	proc_count_ok(plan->st, p);
+}
+
 void headend_apply(struct proc_ctx *ctx, const struct policy *pol,
 		   struct pkt *p)
 {
 	struct sid_stats *st = pol->binding ? &ctx->sid_stats[pol->index] :
 					      &ctx->policy_stats[pol->index];
-	enum drop_reason why = headend_push(ctx->cfg, pol, p);
+	struct headend_plan plan;
 
-	if (why != HEADEND_OK) {
-		proc_drop(ctx, p, st, why);
-		return;
-	}
-	p->verdict = PKT_FORWARD;
-	proc_count_ok(st, p);
+	if (headend_prepare(ctx, pol, p, st, false, &plan) == 0)
+		headend_finish(ctx, &plan, p);
 }

@@ -6,40 +6,58 @@
 #ifndef SRV6D_HEADEND_H
 #define SRV6D_HEADEND_H
 
-#include "process.h"
+#include <stdbool.h>
 
-/* headend_push() and helpers: no drop reason. */
-#define HEADEND_OK	DROP__COUNT
+#include "ctx.h"
+#include "egress.h"
 
-/* Apply policy `pol` to packet p (steered by its destination); each of
- * pol's 1..POLICY_MAX_LISTS segment lists holds 1..SRV6_MAX_SEGS segments
- * (the config guarantees it), and the packet's flow picks one by weight
- * (flowhash.h).  With pol->hmac_keyid the SRH carries an HMAC TLV (hmac.h).
- * On success p holds the new packet and p->verdict == PKT_FORWARD; otherwise
- * the packet is dropped with a counted reason (DROP_NO_HEADROOM,
- * DROP_TOO_BIG, DROP_FAMILY, DROP_TRUNCATED, DROP_BAD_IP,
- * DROP_HMAC_UNKNOWN).  The counters in ctx->policy_stats[pol->index] (a
- * binding SID's policy: ctx->sid_stats[pol->index]) are updated. */
+/* An encapsulation decided before it is made (headend_prepare()). */
+struct headend_plan {
+	const struct policy *pol;
+	const struct seglist *sl;	/* the list p's flow takes */
+	struct sid_stats *st;		/* where p is counted */
+	struct egress e;	/* the route to sl's first segment; e.route
+				 * NULL: none in the mirror, the kernel
+				 * decides */
+};
+
+/* Apply policy `pol` to packet p (steered by its destination): the
+ * headend pipeline, headend_prepare() then headend_finish(), counted in
+ * ctx->policy_stats[pol->index] (a binding SID's policy:
+ * ctx->sid_stats[pol->index]).  Each of pol's 1..POLICY_MAX_LISTS
+ * segment lists holds 1..SRV6_MAX_SEGS segments (the config guarantees
+ * it).  On success p holds the new packet and p->verdict == PKT_FORWARD;
+ * otherwise p is answered (Packet Too Big, Fragmentation Needed) or
+ * dropped with a counted reason (DROP_TOO_BIG, DROP_NO_SOURCE,
+ * DROP_NO_HEADROOM, DROP_FAMILY, DROP_TRUNCATED, DROP_BAD_IP,
+ * DROP_HMAC_UNKNOWN). */
 void headend_apply(struct proc_ctx *ctx, const struct policy *pol,
 		   struct pkt *p);
 
-/* The headers of headend_apply() without its verdict and counters, for
- * the binding SIDs (behavior_b6.h): push (or insert) pol's headers for
- * the list p's flow picks.  Returns HEADEND_OK, or the drop reason with p
- * unchanged. */
-enum drop_reason headend_push(const struct config *cfg,
-			      const struct policy *pol, struct pkt *p);
+/* The pipeline's first half, before p changes: pick the segment list of
+ * pol that p's flow takes (the only one, or by the flow hash in
+ * proportion to the weights: flowhash.h), route its first segment in the
+ * mirror with that same hash (an ECMP route's next hop for the flow), and
+ * answer p when it would leave bigger than the egress MTU (at_sid: p is
+ * addressed to a binding SID of this node, which the error comes from).
+ * Counts go to st.  Returns 0 with *plan filled, or -1 once p has been
+ * answered. */
+int headend_prepare(struct proc_ctx *ctx, const struct policy *pol,
+		    struct pkt *p, struct sid_stats *st, bool at_sid,
+		    struct headend_plan *plan);
 
-/* The segment list of pol that p's flow takes (the only one, or by the
- * flow hash in proportion to the weights: flowhash.h).  Never fails. */
-const struct seglist *headend_pick(const struct policy *pol,
-				   const struct pkt *p);
+/* The second half: choose the outer source (encap-source, else the
+ * source the kernel would pick for the planned route, docs/design.md
+ * "Source selection"; an insertion keeps p's own), push (or insert)
+ * plan's headers, sign them once when pol has an HMAC key (hmac.h), and
+ * count p once, as a success (PKT_FORWARD) or a drop. */
+void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
+		    struct pkt *p);
 
 /* Bytes headend_apply() puts in front of (H.Encaps*) or into (H.Insert*) a
- * packet of family hw_proto (ETH_P_IPV6 / ETH_P_IP) under policy pol, e.g.
- * to check a result against an MTU: the most any of its lists adds, HMAC
- * TLV included.  Returns 0 for a combination that is dropped (an
- * insertion into IPv4). */
+ * packet of family hw_proto (ETH_P_IPV6 / ETH_P_IP) under policy pol: the
+ * most any of its lists adds, HMAC TLV included.  Returns 0 for a
+ * combination that is dropped (an insertion into IPv4). */
 uint32_t headend_push_len(const struct policy *pol, uint16_t hw_proto);
 
 #endif

@@ -9,9 +9,7 @@
 #include <string.h>
 
 #include "hmac.h"
-
-#define IP6_SRC_OFF	8
-#define IP6_DST_OFF	24
+#include "ip.h"
 
 /* The RFC 8754 2.1.2.1 text after the source address: Last Entry (8),
  * Flags (8), HMAC Key ID (32). */
@@ -148,7 +146,7 @@ int hmac_check(struct proc_ctx *ctx, struct pkt *p, const struct sid *sid)
 
 	if (!cfg->hmac_require && cfg->nhmac_keys == 0)
 		return 0;
-	if (srh_find(p->data, p->len, &si, &err) < 0)
+	if (proc_srh_find(ctx, p, &si, &err) < 0)
 		return 0;	/* the behavior answers the bad header */
 	if (!si.srh)	/* no SRH, no list to protect: as Linux */
 		why = HMAC_OK;

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "process.h"
+#include "ctx.h"
 #include "srh.h"
 #include "srv6.h"
 

@@ -1,9 +1,12 @@
 /* icmp.c - ICMPv6 (RFC 4443) and ICMP (RFC 792) errors and the ICMPv6
  * echo reply, built in place in the packet's slot, rate-limited per worker
  * by a token bucket (RFC 4443 2.4(f)). */
+#include <arpa/inet.h>
 #include <string.h>
 
+#include "checksum.h"
 #include "icmp.h"
+#include "ip.h"
 #include "srv6.h"
 
 #define ICMP_HDR_LEN	8
@@ -91,18 +94,13 @@ static bool in6_unspec(const uint8_t *a)
 	return memcmp(a, zero, 16) == 0;
 }
 
-/* Fill an IPv6 header of a packet this node originates. */
-static void ipv6_hdr_fill(uint8_t *h, uint32_t plen, uint8_t nh,
-			  const uint8_t *src, const uint8_t *dst)
+/* Write the IPv6 header of an ICMPv6 message this node originates. */
+static void icmp6_hdr_write(uint8_t *h, uint32_t plen,
+			    const struct in6_addr *src,
+			    const struct in6_addr *dst)
 {
-	h[0] = 0x60;
-	h[1] = h[2] = h[3] = 0;
-	h[4] = (uint8_t)(plen >> 8);
-	h[5] = (uint8_t)plen;
-	h[6] = nh;
-	h[7] = ICMP_HOP_LIMIT;
-	memmove(h + 8, src, 16);
-	memmove(h + 24, dst, 16);
+	ip6_hdr_write(h, htonl(6u << 28), plen, IPPROTO_ICMPV6, ICMP_HOP_LIMIT,
+		      src, dst);
 }
 
 /* Checksum of the ICMPv6 message after the IPv6 header h. */
@@ -112,8 +110,8 @@ static void icmp6_set_checksum(uint8_t *h, uint32_t plen)
 	struct in6_addr src, dst;
 	uint32_t sum;
 
-	memcpy(&src, h + 8, sizeof(src));
-	memcpy(&dst, h + 24, sizeof(dst));
+	memcpy(&src, h + IP6_SRC_OFF, sizeof(src));
+	memcpy(&dst, h + IP6_DST_OFF, sizeof(dst));
 	icmp[2] = icmp[3] = 0;
 	sum = csum_ipv6_pseudo(&src, &dst, plen, IPPROTO_ICMPV6);
 	sum = csum_partial(icmp, plen, sum);
@@ -133,17 +131,20 @@ void icmp6_error_from(struct proc_ctx *ctx, struct pkt *p,
 		      uint32_t param, struct sid_stats *st,
 		      enum drop_reason reason)
 {
-	uint8_t src[16], dst[16], *h;
+	struct in6_addr src, dst;
 	uint32_t plen;
+	uint8_t *h;
 
 	if (p->len < IPV6_HDR_LEN) {
 		proc_drop(ctx, p, st, reason);
 		return;
 	}
-	memcpy(dst, p->data + 8, 16);	/* the error goes to the invoking SA */
+	/* The error goes to the invoking SA. */
+	memcpy(&dst, p->data + IP6_SRC_OFF, sizeof(dst));
 	/* RFC 4443 2.4(e): never about an error, about a packet to a
 	 * multicast address, or to an unspecified or multicast source. */
-	if (in6_unspec(dst) || dst[0] == 0xff || p->data[24] == 0xff ||
+	if (in6_unspec(dst.s6_addr) || dst.s6_addr[0] == 0xff ||
+	    p->data[IP6_DST_OFF] == 0xff ||
 	    icmp6_is_error(p->data, p->len)) {
 		proc_drop(ctx, p, st, reason);
 		return;
@@ -154,7 +155,8 @@ void icmp6_error_from(struct proc_ctx *ctx, struct pkt *p,
 	}
 	/* RFC 4443 2.2: from an address of this node; without `from`, the
 	 * invoking DA (a SID of this node). */
-	memcpy(src, from ? from->s6_addr : p->data + 24, 16);
+	memcpy(&src, from ? from->s6_addr : p->data + IP6_DST_OFF,
+	       sizeof(src));
 	pkt_trim(p, ICMP6_ERROR_MAX - IPV6_HDR_LEN - ICMP_HDR_LEN);
 	h = pkt_push(p, IPV6_HDR_LEN + ICMP_HDR_LEN);
 	if (!h) {
@@ -162,7 +164,7 @@ void icmp6_error_from(struct proc_ctx *ctx, struct pkt *p,
 		return;
 	}
 	plen = p->len - IPV6_HDR_LEN;
-	ipv6_hdr_fill(h, plen, IPPROTO_ICMPV6, src, dst);
+	icmp6_hdr_write(h, plen, &src, &dst);
 	h[40] = type;
 	h[41] = code;
 	h[44] = (uint8_t)(param >> 24);
@@ -184,8 +186,8 @@ int icmp6_echo_reply(struct proc_ctx *ctx, struct pkt *p, uint32_t icmp_off)
 	    p->data[icmp_off] != ICMP6_T_ECHO_REQUEST ||
 	    p->data[icmp_off + 1] != 0)
 		return -1;
-	memcpy(&src, p->data + 24, sizeof(src));
-	memcpy(&dst, p->data + 8, sizeof(dst));
+	memcpy(&src, p->data + IP6_DST_OFF, sizeof(src));
+	memcpy(&dst, p->data + IP6_SRC_OFF, sizeof(dst));
 	if (in6_unspec(dst.s6_addr) || dst.s6_addr[0] == 0xff ||
 	    src.s6_addr[0] == 0xff)
 		return -1;
@@ -198,7 +200,7 @@ int icmp6_echo_reply(struct proc_ctx *ctx, struct pkt *p, uint32_t icmp_off)
 	 * front of the ICMPv6 message. */
 	pkt_pull(p, icmp_off - IPV6_HDR_LEN);
 	h = p->data;
-	ipv6_hdr_fill(h, plen, IPPROTO_ICMPV6, src.s6_addr, dst.s6_addr);
+	icmp6_hdr_write(h, plen, &src, &dst);
 	h[40] = ICMP6_T_ECHO_REPLY;
 	icmp6_set_checksum(h, plen);
 	p->verdict = PKT_FORWARD;
@@ -249,8 +251,8 @@ void icmp4_error(struct proc_ctx *ctx, struct pkt *p,
 		proc_drop(ctx, p, st, reason);
 		return;
 	}
-	memcpy(dst, p->data + 12, 4);	/* the error goes to the invoking SA */
-	if (in4_bad_source(dst) || in4_bad_source(p->data + 16) ||
+	memcpy(dst, p->data + IP4_SRC_OFF, 4);	/* to the invoking SA */
+	if (in4_bad_source(dst) || in4_bad_source(p->data + IP4_DST_OFF) ||
 	    icmp4_forbidden(p->data, p->len)) {
 		proc_drop(ctx, p, st, reason);
 		return;
@@ -272,8 +274,8 @@ void icmp4_error(struct proc_ctx *ctx, struct pkt *p,
 	h[3] = (uint8_t)p->len;
 	h[8] = ICMP_HOP_LIMIT;		/* TTL */
 	h[9] = IPPROTO_ICMP;
-	memcpy(h + 12, &from->s_addr, 4);
-	memcpy(h + 16, dst, 4);
+	memcpy(h + IP4_SRC_OFF, &from->s_addr, 4);
+	memcpy(h + IP4_DST_OFF, dst, 4);
 	ck = csum_fold(csum_partial(h, IPV4_HDR_LEN, 0));
 	h[10] = (uint8_t)(ck >> 8);
 	h[11] = (uint8_t)ck;

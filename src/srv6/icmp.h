@@ -16,7 +16,7 @@
 #include <netinet/in.h>
 #include <stdint.h>
 
-#include "process.h"
+#include "ctx.h"
 
 /* ICMPv6 types and codes used by srv6d (RFC 4443, RFC 8754 4.4). */
 #define ICMP6_T_DST_UNREACH	1

@@ -1,5 +1,6 @@
-/* srv6.h - wire formats and small helpers shared by the packet path:
- * IPv6/IPv4 headers, the SRH (RFC 8754), Internet checksums. */
+/* srv6.h - wire formats shared by the packet path: the IPv6 header's
+ * length, the SRH (RFC 8754).  Header fields: ip.h; checksums:
+ * checksum.h. */
 #ifndef SRV6D_SRV6_H
 #define SRV6D_SRV6_H
 
@@ -37,15 +38,5 @@ static inline unsigned srh_len(const struct srh *s)
 {
 	return ((unsigned)s->hdrlen + 1) * 8;
 }
-
-/* One's-complement sum helpers (RFC 1071). csum_partial() adds len bytes at
- * buf to the running 32-bit sum; csum_fold() folds and complements. */
-uint32_t csum_partial(const void *buf, size_t len, uint32_t sum);
-uint16_t csum_fold(uint32_t sum);
-
-/* Sum of the IPv6 pseudo header (RFC 8200 8.1). */
-uint32_t csum_ipv6_pseudo(const struct in6_addr *src,
-			  const struct in6_addr *dst, uint32_t len,
-			  uint8_t nexthdr);
 
 #endif

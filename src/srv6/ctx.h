@@ -1,0 +1,91 @@
+/* ctx.h - what the packet path's modules share: a worker's processing
+ * context (struct proc_ctx), the counting of a drop or a success, and the
+ * one SRH parse of the packet being processed.
+ *
+ * The bottom of the packet path's modules: the dispatcher (process.h),
+ * the behaviors, the headend, ICMP and HMAC include it; it includes none
+ * of them, so that they form no circle.
+ */
+#ifndef SRV6D_CTX_H
+#define SRV6D_CTX_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "pkt.h"
+#include "srccache.h"
+#include "srh.h"
+#include "stats.h"
+
+/* Token bucket for ICMP errors, one per worker (RFC 4443 2.4(f)). */
+struct ratelimit {
+	uint64_t last_ns;
+	uint64_t tokens_milli;	/* tokens * 1000 */
+};
+
+/* srh_find() of the packet being processed, valid while p->srh_parsed
+ * (proc_srh_find()). */
+struct proc_srh {
+	int rc;
+	struct srh_info si;
+	struct srh_error err;
+};
+
+struct rtmirror;
+
+/* Everything a behavior may touch, owned by one worker. */
+struct proc_ctx {
+	const struct config *cfg;
+	/* The kernel's routes and links (rtmirror.h), read as a QSBR reader;
+	 * NULL: no mirror, no route checks (unit tests that need none). */
+	const struct rtmirror *mirror;
+	struct srccache src_cache;
+	struct worker_stats *stats;
+	struct sid_stats *sid_stats;	/* cfg->nsids entries, this worker's */
+	struct sid_stats *policy_stats;	/* cfg->npolicies entries */
+	struct ratelimit icmp_rl;
+	uint64_t now_ns;		/* CLOCK_MONOTONIC at batch start */
+	struct proc_srh srh;
+};
+
+/* Drop p for `reason`: PKT_DROP, counted per worker and, when st is not
+ * NULL, in the SID's or policy's counters (as an error). */
+static inline void proc_drop(struct proc_ctx *ctx, struct pkt *p,
+			     struct sid_stats *st, enum drop_reason reason)
+{
+	p->verdict = PKT_DROP;
+	ctx->stats->drops[reason]++;
+	if (st) {
+		st->errors++;
+		st->drops[reason]++;
+	}
+}
+
+/* Count p as processed successfully by a SID or policy (RFC 8986 6), and
+ * remember where (p->st), in case its reinjection fails. */
+static inline void proc_count_ok(struct sid_stats *st, struct pkt *p)
+{
+	st->packets++;
+	st->bytes += p->orig_len;
+	p->st = st;
+}
+
+/* srh_find() of the IPv6 packet p (p->len >= 40), parsed once: later calls
+ * return the same result until p's headers move (pkt_push(), pkt_pull(),
+ * pkt_trim() clear p->srh_parsed).  An in-place rewrite that keeps the
+ * headers where they are (Segments Left, the DA) keeps it valid. */
+static inline int proc_srh_find(struct proc_ctx *ctx, struct pkt *p,
+				struct srh_info *si, struct srh_error *err)
+{
+	struct proc_srh *c = &ctx->srh;
+
+	if (!p->srh_parsed) {
+		c->rc = srh_find(p->data, p->len, &c->si, &c->err);
+		p->srh_parsed = true;
+	}
+	*si = c->si;
+	*err = c->err;
+	return c->rc;
+}
+
+#endif
