@@ -510,7 +510,7 @@ struct engine *engine_start(struct config *cfg, const struct rtmirror *mirror,
 			    char *err, size_t errlen)
 {
 	struct engine *e;
-	unsigned n;
+	unsigned n, nsids = cfg->nsids, npolicies = cfg->npolicies;
 
 	if (cfg->queue_last < cfg->queue_first ||
 	    cfg->queue_last - cfg->queue_first >= SRV6_MAX_QUEUES) {
@@ -532,13 +532,14 @@ struct engine *engine_start(struct config *cfg, const struct rtmirror *mirror,
 	e->queue_last = cfg->queue_last;
 	e->maxlen = NFQ_DEFAULT_MAXLEN;
 	snprintf(e->tun_name, sizeof(e->tun_name), "%s", cfg->tun_name);
+	/* generation_new() owns cfg (freed on failure): not read after it. */
 	e->gen = generation_new(cfg, n);
 	e->workers = zalloc_lines(n * sizeof(*e->workers));
 	for (unsigned i = 0; e->workers && i < n; i++)
 		e->workers[i].raw_fd = -1;
 	e->tun_fds = malloc(n * sizeof(*e->tun_fds));
-	e->base_sids = calloc(cfg->nsids + 1, sizeof(*e->base_sids));
-	e->base_pols = calloc(cfg->npolicies + 1, sizeof(*e->base_pols));
+	e->base_sids = calloc(nsids + 1, sizeof(*e->base_sids));
+	e->base_pols = calloc(npolicies + 1, sizeof(*e->base_pols));
 	if (!e->gen || !e->workers || !e->tun_fds || !e->base_sids ||
 	    !e->base_pols) {
 		snprintf(err, errlen, "out of memory");
@@ -643,6 +644,13 @@ unsigned engine_worker_queue(const struct engine *e, unsigned i)
 	return e->workers[i].queue;
 }
 
+bool engine_beat_stale(uint64_t now, uint64_t beat)
+{
+	/* A busy worker may beat after `now` was read: beat > now is fresh
+	 * (now - beat would wrap). */
+	return now > beat && now - beat > ENGINE_STALL_NS;
+}
+
 bool engine_healthy(const struct engine *e)
 {
 	uint64_t now = now_ns();
@@ -651,7 +659,8 @@ bool engine_healthy(const struct engine *e)
 		const struct worker *w = &e->workers[i];
 		uint64_t beat = CMM_LOAD_SHARED(w->beat.ns);
 
-		if (CMM_LOAD_SHARED(w->beat.dead) || now - beat > ENGINE_STALL_NS)
+		if (CMM_LOAD_SHARED(w->beat.dead) ||
+		    engine_beat_stale(now, beat))
 			return false;
 	}
 	return true;
