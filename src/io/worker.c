@@ -35,6 +35,10 @@
 /* A worker whose heartbeat is older than this is stuck (it beats at least
  * every receive timeout, 100 ms, when idle). */
 #define ENGINE_STALL_NS		(2ull * 1000000000ull)
+/* Test hook (docs/reliability.md): while the file this variable names
+ * exists, every worker hangs without beating, as a stuck worker would. */
+#define ENGINE_HANG_ENV		"SRV6D_TEST_WORKER_HANG"
+#define ENGINE_HANG_POLL_NS	10000000L
 
 /* One configuration generation: the config and, per worker, its counters
  * for the config's SIDs and policies; the ifindexes of srv6d's own devices
@@ -82,6 +86,7 @@ struct engine {
 	unsigned queue_first, queue_last;
 	uint32_t maxlen;
 	uint32_t tun_ifindex;		/* 0: not known */
+	const char *hang_file;		/* ENGINE_HANG_ENV, or NULL (unarmed) */
 	/* Control thread only: totals of earlier generations. */
 	struct sid_stats *base_sids;	/* [gen->cfg->nsids] */
 	struct sid_stats *base_pols;	/* [gen->cfg->npolicies] */
@@ -379,6 +384,19 @@ static void worker_drain(struct worker *w)
 	w->q = NULL;
 }
 
+/* The test hook: while e->hang_file exists (and the engine runs), hang
+ * without a beat, offline (RCU), so that only engine_healthy() can tell. */
+static void worker_test_hang(struct worker *w)
+{
+	struct timespec ts = { .tv_nsec = ENGINE_HANG_POLL_NS };
+
+	while (!engine_stopping(w->e) && access(w->e->hang_file, F_OK) == 0) {
+		rcu_thread_offline();
+		nanosleep(&ts, NULL);
+		rcu_thread_online();
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -397,6 +415,8 @@ static void *worker_main(void *arg)
 		rcu_thread_online();
 		if (n > 0)
 			worker_run_batch(w, n);
+		if (w->e->hang_file)	/* armed only by a test */
+			worker_test_hang(w);
 		rcu_quiescent_state();
 		if (n >= 0 || rerr == EAGAIN || rerr == EWOULDBLOCK ||
 		    rerr == EINTR || rerr == ENOBUFS) {
@@ -532,6 +552,10 @@ struct engine *engine_start(struct config *cfg, const struct rtmirror *mirror,
 	e->queue_last = cfg->queue_last;
 	e->maxlen = NFQ_DEFAULT_MAXLEN;
 	snprintf(e->tun_name, sizeof(e->tun_name), "%s", cfg->tun_name);
+	e->hang_file = getenv(ENGINE_HANG_ENV);
+	if (e->hang_file)
+		log_msg(LOG_WARNING, "test hook armed: the workers hang while "
+			"%s exists", e->hang_file);
 	/* generation_new() owns cfg (freed on failure): not read after it. */
 	e->gen = generation_new(cfg, n);
 	e->workers = zalloc_lines(n * sizeof(*e->workers));
