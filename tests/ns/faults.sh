@@ -77,6 +77,14 @@ counts() {
 	done
 	echo "$out"
 }
+# delta STREAM SINK: packets of stream STREAM (1-4, as in DSTS) that
+# arrived at sinkSINK between the counts $c0 and $c1.
+delta() {
+	local b a
+	b=$(echo "$c0" | awk -v i="$1" -v s="$2" '{ split($i, x, ":"); print x[s] }')
+	a=$(echo "$c1" | awk -v i="$1" -v s="$2" '{ split($i, x, ":"); print x[s] }')
+	echo $((a - b))
+}
 
 # The namespace's policy routing and links, as an operator sees them.
 snapshot() {
@@ -224,13 +232,6 @@ if has second; then
 	read -r total se sx s6 s4 <"$TMPD/sent1"
 	c1=$(counts)
 	say "sent $total packets ($se End, $sx End.X, $s6 End.DT6, $s4 End.DT4); sinks s1:s2 before$c0 after$c1"
-	# delta STREAM_INDEX SINK(1|2)
-	delta() {
-		local b a
-		b=$(echo "$c0" | awk -v i="$1" -v s="$2" '{ split($i, x, ":"); print x[s] }')
-		a=$(echo "$c1" | awk -v i="$1" -v s="$2" '{ split($i, x, ":"); print x[s] }')
-		echo $((a - b))
-	}
 	expect_eq "End: every packet at sink1" "$(delta 1 1)" "$se"
 	expect_eq "End.X: every packet at sink2 (its next hop)" "$(delta 2 2)" "$sx"
 	expect_eq "End.X: none at sink1 (the main table)" "$(delta 2 1)" 0
@@ -350,17 +351,17 @@ PY
 	sleep 1
 	sender_stop
 	c1=$(counts)
-	delta() {
-		local b a
-		b=$(echo "$c0" | awk -v i="$1" -v s="$2" '{ split($i, x, ":"); print x[s] }')
-		a=$(echo "$c1" | awk -v i="$1" -v s="$2" '{ split($i, x, ":"); print x[s] }')
-		echo $((a - b))
-	}
 	say "after the restart, sinks s1:s2 before$c0 after$c1"
-	[ "$(delta 2 2)" -gt 0 ] && pass "End.X forwards again, to sink2" ||
+	if [ "$(delta 2 2)" -gt 0 ]; then
+		pass "End.X forwards again, to sink2 ($(delta 2 2))"
+	else
 		fail "End.X: nothing at sink2 after the restart"
-	[ "$(delta 3 2)" -gt 0 ] && pass "End.DT6 forwards again, to sink2" ||
+	fi
+	if [ "$(delta 3 2)" -gt 0 ]; then
+		pass "End.DT6 forwards again, to sink2 ($(delta 3 2))"
+	else
 		fail "End.DT6: nothing at sink2 after the restart"
+	fi
 	expect_eq "End.X and End.DT6: none at sink1 across the kill and restart" \
 		"$(($(delta 2 1) + $(delta 3 1)))" 0
 	expect_eq "End.DT4 (not in the new config): nothing forwarded" \
