@@ -513,17 +513,28 @@ static void signals_read(struct daemon *d)
 	}
 }
 
+/* Close the connections of instances that asked who holds the lock (they
+ * have read our pid already), so that the backlog never fills. */
+static void instance_lock_serve(int lockfd)
+{
+	int fd;
+
+	while ((fd = accept4(lockfd, NULL, NULL, SOCK_CLOEXEC)) >= 0)
+		close(fd);
+}
+
 static void daemon_loop(struct daemon *d)
 {
-	struct pollfd fds[2 + CTL_MAX_CLIENTS];
+	struct pollfd fds[3 + CTL_MAX_CLIENTS];
 
 	while (!d->stop) {
 		unsigned n;
 		int r;
 
 		fds[0] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };
-		n = 1 + ctl_server_pollfds(d->ctl, fds + 1,
-					   sizeof(fds) / sizeof(fds[0]) - 1);
+		fds[1] = (struct pollfd){ .fd = d->lockfd, .events = POLLIN };
+		n = 2 + ctl_server_pollfds(d->ctl, fds + 2,
+					   sizeof(fds) / sizeof(fds[0]) - 2);
 		r = poll(fds, n, poll_timeout(d));
 		if (r < 0 && errno != EINTR) {
 			log_msg(LOG_ERR, "poll: %s", strerror(errno));
@@ -533,8 +544,10 @@ static void daemon_loop(struct daemon *d)
 		if (r >= 0) {
 			if (fds[0].revents & POLLIN)
 				signals_read(d);
+			if (fds[1].revents & POLLIN)
+				instance_lock_serve(d->lockfd);
 			/* also on a timeout: idle clients are closed */
-			ctl_server_dispatch(d->ctl, fds + 1, n - 1);
+			ctl_server_dispatch(d->ctl, fds + 2, n - 2);
 		}
 		watchdog_tick(d);
 	}
@@ -695,16 +708,16 @@ static int instance_lock(void)
 {
 	struct sockaddr_un sa;
 	socklen_t len = instance_lock_addr(&sa);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	pid_t pid;
 
 	if (fd < 0) {
 		log_msg(LOG_ERR, "instance lock: socket: %s", strerror(errno));
 		return -1;
 	}
-	/* Listening, so that another instance can read our pid (a backlog
-	 * of 1: nobody is ever accepted). */
-	if (bind(fd, (struct sockaddr *)&sa, len) == 0 && listen(fd, 1) == 0)
+	/* Listening, so that another instance can read our pid (the loop
+	 * accepts and closes its connection: instance_lock_serve()). */
+	if (bind(fd, (struct sockaddr *)&sa, len) == 0 && listen(fd, 4) == 0)
 		return fd;
 	if (errno != EADDRINUSE) {
 		log_msg(LOG_ERR, "instance lock: %s", strerror(errno));

@@ -224,6 +224,17 @@ if has second; then
 		fail "no 'another srv6d (pid $SRV6D_PID) runs in this network namespace' message"
 	fi
 	[ -e "$TMPD/second.sock" ] && fail "the second instance left its socket"
+	# Each of many more attempts is told the pid (the running srv6d
+	# closes the connections they leave in its lock's backlog).
+	named=0
+	for i in $(seq 1 10); do
+		ip netns exec "$GW" timeout 10 "$SRV6D" -c "$CONF" \
+			-s "$TMPD/second$i.sock" >"$TMPD/second$i.log" 2>&1
+		grep -q "another srv6d (pid $SRV6D_PID) runs" "$TMPD/second$i.log" &&
+			named=$((named + 1))
+		sleep 0.05
+	done
+	expect_eq "10 more attempts: each exits saying the running one's pid" "$named" 10
 	sleep 1		# traffic after the second instance's exit
 	snapshot >"$TMPD/s1"
 	expect_same "ip rules, routes (every table) and links unchanged by the second instance" \
