@@ -235,6 +235,17 @@ if has second; then
 		sleep 0.05
 	done
 	expect_eq "10 more attempts: each exits saying the running one's pid" "$named" 10
+	# Another namespace has a lock of its own; the same control socket
+	# path is still refused there.
+	rc=0
+	ip netns exec "$S1" timeout 10 "$SRV6D" -c "$CONF" -s "$SOCK" \
+		>"$TMPD/other-ns.log" 2>&1 || rc=$?
+	if [ "$rc" = 1 ] && grep -q "another srv6d is running on $SOCK" "$TMPD/other-ns.log"; then
+		pass "in another namespace, the lock is free but the same socket path is refused"
+	else
+		fail "srv6d in another namespace on the same socket: exit $rc:"
+		sed 's/^/     /' "$TMPD/other-ns.log" | head -5
+	fi
 	sleep 1		# traffic after the second instance's exit
 	snapshot >"$TMPD/s1"
 	expect_same "ip rules, routes (every table) and links unchanged by the second instance" \
