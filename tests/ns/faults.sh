@@ -8,9 +8,10 @@
 #            nothing: rules, routes and links are as before, and every
 #            packet still reaches its own sink.
 #   kill9    kill -9 under load, then a restart with a config without the
-#            End.DT4 SID: what the dead one left (rules, tables, veth
-#            pair) is swept, forwarding resumes; the time from exec to
-#            the first forwarded packet is printed.
+#            End.DT4 SID and a second End.X SID: what the dead one left
+#            (rules, a table's route, a veth pair) is swept, forwarding
+#            resumes; the time from exec to the first forwarded packet is
+#            printed.
 #   watchdog with WATCHDOG_USEC (systemd's WatchdogSec=2) and a test hook
 #            that hangs the worker (SRV6D_TEST_WORKER_HANG): keepalives
 #            keep coming under load, stop once the worker hangs, and come
@@ -44,9 +45,11 @@ sid fc00:100::1/128 action End
 sid fc00:100::3/128 action End.X nh6 fc00:3::2
 sid fc00:100::6/128 action End.DT6 table 100
 sid fc00:100::8/128 action End.DT4 table 100
+sid fc00:100::5/128 action End.X nh6 fc00:2::2
 EOF
-# B: A without End.DT4 (its rule, table and veth pair are then unwanted).
-grep -v End.DT4 "$A" >"$B"
+# B: A without End.DT4 and End.X ::5 (their rules, ::5's table, End.DT4's
+# veth pair are then unwanted).
+grep -v -e End.DT4 -e fc00:100::5 "$A" >"$B"
 
 ns_setup || { fail "topology setup"; ns_finish; }
 ip -n "$GW" route add 10.9.0.0/16 via 203.0.113.2 dev gw2 table 100 ||
@@ -331,12 +334,15 @@ if has kill9; then
 	rules=$(nsx "$GW" ip -6 rule show priority 1000 | wc -l)
 	rules4=$(nsx "$GW" ip -4 rule show priority 1000 | wc -l)
 	veths=$(ip -n "$GW" -br link show | grep -c '^srv6d[0-9a-f]\{8\}')
-	say "left by kill -9: $rules IPv6 and $rules4 IPv4 rules at priority 1000, $veths veth ends"
+	tables=$(ip -n "$GW" -6 route show table all | grep -c 'table 156755[5-9]')
+	say "left by kill -9: $rules IPv6 and $rules4 IPv4 rules at priority 1000, $tables routes in its tables, $veths veth ends"
 	if [ "$rules" -gt 0 ] && [ "$veths" -gt 0 ]; then
 		pass "kill -9 left rules and the veth pair behind (as it must: nobody removed them)"
 	else
 		fail "kill -9 left nothing behind: the sweep below tests nothing"
 	fi
+	expect_eq "kill -9 left End.X ::5's route in its table 0x5d6f0005" \
+		"$(ip -n "$GW" -6 route show table 1567555589 | wc -l)" 1
 	sleep 0.3
 	# The first End packet at sink1 after the restart: captured on s1.
 	nsx "$S1" "$PYTHON" - s1 "$TMPD/first" "$TMPD/cap.ready" <<'PY' &
@@ -392,8 +398,13 @@ PY
 	expect_eq "the dead one's End.DT4 veth pair was swept" "$veths" 0
 	expect_eq "IPv4 rules at priority 1000 swept (End.DT4's)" \
 		"$(nsx "$GW" ip -4 rule show priority 1000 | wc -l)" 0
-	expect_eq "IPv6 rules at priority 1000: End.X's and End.DT6's (and its unreachable) only" \
+	expect_eq "IPv6 rules at priority 1000: End.X ::3's and End.DT6's (and its unreachable) only" \
 		"$(nsx "$GW" ip -6 rule show priority 1000 | wc -l)" 3
+	# End.X ::3's table is 0x5d6f0002 (1567555586), ::5's 0x5d6f0005.
+	expect_eq "the dead one's End.X ::5 table (0x5d6f0005) was swept" \
+		"$(ip -n "$GW" -6 route show table 1567555589 | wc -l)" 0
+	expect_eq "End.X ::3's table (0x5d6f0002) has its route" \
+		"$(ip -n "$GW" -6 route show table 1567555586 | wc -l)" 1
 	if kq 1 >/dev/null && [ "$(kq 3)" = 0 ]; then
 		pass "queue 0 bound again, nothing waiting"
 	else
