@@ -1,17 +1,20 @@
 /* check_nfq.c - the NFQUEUE message parser and verdict builder, byte by
- * byte, and the reinjection decision.  No kernel, no root. */
+ * byte, the verdict batch's bound, the reinjection decision and the
+ * watchdog's heartbeat check.  No kernel, no root. */
 #include <arpa/inet.h>
 #include <check.h>
 #include <linux/if_ether.h>
 #include <linux/netfilter.h>
 #include <linux/netlink.h>
 #include <linux/netfilter/nfnetlink_queue.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nfq.h"
 #include "reinject.h"
 #include "testutil.h"
+#include "worker.h"
 
 /* ---- verdict builder ---------------------------------------------------- */
 
@@ -525,12 +528,76 @@ START_TEST(test_reinject_decide_local)
 }
 END_TEST
 
+/* ---- the verdict batch: NFQ_BATCH verdicts, one more is fatal ------------ */
+
+static void verdicts_add(struct nfq *q, unsigned n)
+{
+	static uint8_t data[40];
+	struct pkt p = { .data = data, .len = sizeof(data) };
+
+	for (unsigned i = 0; i < n; i++) {
+		p.id = i + 1;
+		nfq_verdict_add(q, &p, i % 2 ? NF_DROP : NF_ACCEPT, i % 2 == 0);
+	}
+}
+
+START_TEST(test_verdict_batch_holds_a_batch)
+{
+	struct nfq *q = nfq_alloc(3);
+
+	ck_assert_ptr_nonnull(q);
+	verdicts_add(q, NFQ_BATCH);	/* a whole batch: no abort */
+	nfq_socket_close(q);
+}
+END_TEST
+
+/* Before the fix the verdict was dropped silently (the packet left
+ * without one): the test ended normally instead of with SIGABRT. */
+START_TEST(test_verdict_batch_overflow_aborts)
+{
+	struct nfq *q = nfq_alloc(3);
+
+	ck_assert_ptr_nonnull(q);
+	verdicts_add(q, NFQ_BATCH + 1);
+	nfq_socket_close(q);
+}
+END_TEST
+
+/* ---- the watchdog's heartbeat check -------------------------------------- */
+
+#define STALL_NS	2000000000ull
+
+START_TEST(test_beat_stale)
+{
+	uint64_t now = 100 * STALL_NS;
+
+	ck_assert(!engine_beat_stale(now, now));
+	ck_assert(!engine_beat_stale(now, now - STALL_NS));
+	ck_assert(engine_beat_stale(now, now - STALL_NS - 1));
+	ck_assert(engine_beat_stale(now, 0));
+}
+END_TEST
+
+/* A busy worker beats after the watchdog read `now`: before the fix,
+ * now - beat wrapped and the healthy worker looked stuck. */
+START_TEST(test_beat_newer_than_now)
+{
+	uint64_t now = 100 * STALL_NS;
+
+	ck_assert(!engine_beat_stale(now, now + 1));
+	ck_assert(!engine_beat_stale(now, now + 50000));
+	ck_assert(!engine_beat_stale(0, 1));
+}
+END_TEST
+
 static Suite *nfq_suite(void)
 {
 	Suite *s = suite_create("nfq");
 	TCase *build = tcase_create("verdict");
 	TCase *parser = tcase_create("parse");
 	TCase *rj = tcase_create("reinject");
+	TCase *batch = tcase_create("batch");
+	TCase *wd = tcase_create("watchdog");
 
 	tcase_add_test(build, test_verdict_accept_unchanged);
 	tcase_add_test(build, test_verdict_drop);
@@ -557,6 +624,16 @@ static Suite *nfq_suite(void)
 	tcase_add_test(rj, test_reinject_decide_too_big);
 	tcase_add_test(rj, test_reinject_decide_local);
 	suite_add_tcase(s, rj);
+
+	/* Needs Check's fork mode (the default): the abort ends a child. */
+	tcase_add_test(batch, test_verdict_batch_holds_a_batch);
+	tcase_add_test_raise_signal(batch, test_verdict_batch_overflow_aborts,
+				    SIGABRT);
+	suite_add_tcase(s, batch);
+
+	tcase_add_test(wd, test_beat_stale);
+	tcase_add_test(wd, test_beat_newer_than_now);
+	suite_add_tcase(s, wd);
 	return s;
 }
 

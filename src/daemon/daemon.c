@@ -1,8 +1,12 @@
 /* daemon.c - the daemon's life: config, policy routing, engine, control
  * socket, signals, one poll() loop (OpenBGPD's habit: signals only become
  * readable on a signalfd; the loop does the work). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* struct ucred */
+#endif
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <linux/capability.h>
 #include <net/if.h>
 #include <signal.h>
@@ -11,8 +15,10 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +39,9 @@
 #define MIRROR_SYNC_MAX_MS	60000
 #define MIRROR_SYNC_POLL_MS	10
 #define RELOAD_MAX_ERRORS	100	/* reported to srv6ctl (all are logged) */
+/* One srv6d per network namespace: the abstract AF_UNIX name it holds
+ * (srv6d(8) "One instance per network namespace"). */
+#define INSTANCE_LOCK_NAME	"srv6d/instance"
 
 struct daemon {
 	const struct daemon_opts *opts;
@@ -40,6 +49,7 @@ struct daemon {
 	struct rtmirror *mirror;	/* the kernel's routes, for the workers */
 	struct ctl_server *ctl;
 	int sigfd;
+	int lockfd;			/* instance_lock(), held to the end */
 	uint64_t started_ms;
 	time_t config_loaded;		/* wall clock of the last good load */
 	uint64_t reloads, reload_failures;
@@ -503,17 +513,28 @@ static void signals_read(struct daemon *d)
 	}
 }
 
+/* Close the connections of instances that asked who holds the lock (they
+ * have read our pid already), so that the backlog never fills. */
+static void instance_lock_serve(int lockfd)
+{
+	int fd;
+
+	while ((fd = accept4(lockfd, NULL, NULL, SOCK_CLOEXEC)) >= 0)
+		close(fd);
+}
+
 static void daemon_loop(struct daemon *d)
 {
-	struct pollfd fds[2 + CTL_MAX_CLIENTS];
+	struct pollfd fds[3 + CTL_MAX_CLIENTS];
 
 	while (!d->stop) {
 		unsigned n;
 		int r;
 
 		fds[0] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };
-		n = 1 + ctl_server_pollfds(d->ctl, fds + 1,
-					   sizeof(fds) / sizeof(fds[0]) - 1);
+		fds[1] = (struct pollfd){ .fd = d->lockfd, .events = POLLIN };
+		n = 2 + ctl_server_pollfds(d->ctl, fds + 2,
+					   sizeof(fds) / sizeof(fds[0]) - 2);
 		r = poll(fds, n, poll_timeout(d));
 		if (r < 0 && errno != EINTR) {
 			log_msg(LOG_ERR, "poll: %s", strerror(errno));
@@ -523,8 +544,10 @@ static void daemon_loop(struct daemon *d)
 		if (r >= 0) {
 			if (fds[0].revents & POLLIN)
 				signals_read(d);
+			if (fds[1].revents & POLLIN)
+				instance_lock_serve(d->lockfd);
 			/* also on a timeout: idle clients are closed */
-			ctl_server_dispatch(d->ctl, fds + 1, n - 1);
+			ctl_server_dispatch(d->ctl, fds + 2, n - 2);
 		}
 		watchdog_tick(d);
 	}
@@ -661,6 +684,76 @@ static int runtime_dir_create(const char *path)
 	return 0;
 }
 
+/* The abstract address of INSTANCE_LOCK_NAME, and its length. */
+static socklen_t instance_lock_addr(struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	/* sun_path[0] = '\0': abstract, no file. */
+	memcpy(sa->sun_path + 1, INSTANCE_LOCK_NAME,
+	       sizeof(INSTANCE_LOCK_NAME) - 1);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+			   sizeof(INSTANCE_LOCK_NAME) - 1);
+}
+
+/* The pid of the srv6d that holds the lock (it listens on it), or 0 when
+ * it cannot be told. */
+static pid_t instance_lock_holder(void)
+{
+	struct sockaddr_un sa;
+	socklen_t len = instance_lock_addr(&sa), cl = sizeof(struct ucred);
+	struct ucred cred = { 0 };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return 0;
+	if (connect(fd, (struct sockaddr *)&sa, len) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0)
+		cred.pid = 0;
+	close(fd);
+	return cred.pid;
+}
+
+/* Take the lock of this network namespace before anything else: one srv6d
+ * per network namespace, whatever its control socket or queues, since the
+ * policy routing it sweeps at start and removes at exit (its TUN device,
+ * veth pairs, rules at its priority, tables of its mark range) belongs to
+ * the namespace.  An abstract socket name is per network namespace and
+ * goes away with the process, even on kill -9: nothing stale to clean.
+ * Returns the fd to keep open until the end, or -1 (logged). */
+static int instance_lock(void)
+{
+	struct sockaddr_un sa;
+	socklen_t len = instance_lock_addr(&sa);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	pid_t pid;
+
+	if (fd < 0) {
+		log_msg(LOG_ERR, "instance lock: socket: %s", strerror(errno));
+		return -1;
+	}
+	/* Listening, so that another instance can read our pid (the loop
+	 * accepts and closes its connection: instance_lock_serve()). */
+	if (bind(fd, (struct sockaddr *)&sa, len) == 0 && listen(fd, 4) == 0)
+		return fd;
+	if (errno != EADDRINUSE) {
+		log_msg(LOG_ERR, "instance lock: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	pid = instance_lock_holder();
+	if (pid > 0)
+		log_msg(LOG_ERR, "another srv6d (pid %d) runs in this network "
+			"namespace: not starting (one srv6d per network "
+			"namespace; nothing was changed)", (int)pid);
+	else
+		log_msg(LOG_ERR, "another srv6d runs in this network "
+			"namespace: not starting (one srv6d per network "
+			"namespace; nothing was changed)");
+	return -1;
+}
+
 /* Refuse to run beside another instance; clear a stale socket.  Returns
  * 0 when we may go on. */
 static int single_instance_check(const char *sock)
@@ -746,10 +839,13 @@ static int daemon_start(struct daemon *d)
 	struct config *cfg;
 	char err[512];
 
+	d->lockfd = instance_lock();
+	if (d->lockfd < 0)
+		return -1;
 	cfg = config_parse_file(o->config_path, config_error_stderr, NULL);
 	if (!cfg) {
 		log_msg(LOG_ERR, "%s has errors: not starting", o->config_path);
-		return -1;
+		goto fail_lock;
 	}
 	d->config_loaded = time(NULL);
 	if (single_instance_check(o->ctl_path) < 0)
@@ -795,6 +891,7 @@ static int daemon_start(struct daemon *d)
 		rtmirror_free(d->mirror);
 		rules_remove(&d->scope);
 		ctl_server_close(d->ctl);
+		close(d->lockfd);
 		return -1;
 	}
 	return 0;
@@ -804,6 +901,8 @@ fail_ctl:
 	ctl_server_close(d->ctl);
 fail_cfg:
 	config_free(cfg);
+fail_lock:
+	close(d->lockfd);
 	return -1;
 }
 
@@ -814,6 +913,7 @@ static void daemon_stop(struct daemon *d)
 	rtmirror_free(d->mirror);	/* no worker reads it any more */
 	rules_remove(&d->scope);
 	ctl_server_close(d->ctl);	/* unlinks the socket */
+	close(d->lockfd);		/* last: the next srv6d may start */
 	log_msg(LOG_INFO, "stopped");
 }
 

@@ -26,6 +26,7 @@
 #include <libmnl/libmnl.h>
 #include <libnetfilter_queue/libnetfilter_queue.h>
 
+#include "log.h"
 #include "nfq.h"
 
 #define NFQ_SOCKBUF		(8 << 20)	/* receive/send buffers: bursts */
@@ -498,6 +499,24 @@ static void nfq_rx_setup(struct nfq *q)
 	}
 }
 
+struct nfq *nfq_alloc(unsigned queue)
+{
+	struct nfq *q;
+
+	if (posix_memalign((void **)&q, _Alignof(struct nfq), sizeof(*q)) != 0)
+		return NULL;
+	memset(q, 0, sizeof(*q));
+	q->fd = -1;
+	if (posix_memalign((void **)&q->slots, 4096,
+			   (size_t)NFQ_BATCH * NFQ_SLOT_SIZE) != 0) {
+		free(q);
+		return NULL;
+	}
+	q->queue = queue;
+	nfq_rx_setup(q);
+	return q;
+}
+
 struct nfq *nfq_socket_open(unsigned queue, uint32_t maxlen, char *err,
 			    size_t errlen)
 {
@@ -507,18 +526,11 @@ struct nfq *nfq_socket_open(unsigned queue, uint32_t maxlen, char *err,
 		snprintf(err, errlen, "queue %u: out of range (0-65535)", queue);
 		return NULL;
 	}
-	if (posix_memalign((void **)&q, _Alignof(struct nfq), sizeof(*q)) != 0)
-		q = NULL;
-	if (q)
-		memset(q, 0, sizeof(*q));
-	if (!q || posix_memalign((void **)&q->slots, 4096,
-				 (size_t)NFQ_BATCH * NFQ_SLOT_SIZE) != 0) {
+	q = nfq_alloc(queue);
+	if (!q) {
 		snprintf(err, errlen, "queue %u: cannot allocate buffers", queue);
-		free(q);
 		return NULL;
 	}
-	q->queue = queue;
-	nfq_rx_setup(q);
 	q->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
 	if (!q->nl) {
 		snprintf(err, errlen, "queue %u: netlink socket: %s", queue,
@@ -547,8 +559,10 @@ void nfq_socket_close(struct nfq *q)
 {
 	if (!q)
 		return;
-	nfq_unbind(q);
-	mnl_socket_close(q->nl);
+	if (q->nl) {
+		nfq_unbind(q);
+		mnl_socket_close(q->nl);
+	}
 	free(q->slots);
 	free(q);
 }
@@ -594,14 +608,30 @@ int nfq_recv_batch(struct nfq *q, bool wait, struct pkt *pkts,
 	return out;
 }
 
+/* More verdicts than packets in a batch: log and abort. */
+static void nfq_verdict_overflow(const struct nfq *q)
+	__attribute__((noreturn, cold));
+
+static void nfq_verdict_overflow(const struct nfq *q)
+{
+	log_msg(LOG_CRIT, "queue %u: more than %u verdicts in one batch: "
+		"a verdict was given twice (bug): aborting", q->queue,
+		NFQ_BATCH);
+	abort();
+}
+
 void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
 		     bool with_payload)
 {
 	unsigned i = q->nverdicts, n;
 	struct iovec *iov = &q->viov[q->niov];
 
-	if (i == NFQ_BATCH)
-		return;	/* one verdict per received slot: cannot happen */
+	/* The arrays hold one verdict per packet of a batch (at most
+	 * NFQ_BATCH), and every packet gets exactly one: a verdict more is a
+	 * bug that would leave a packet without its verdict, or give one
+	 * packet two.  Fatal, never silent. */
+	if (i >= NFQ_BATCH)
+		nfq_verdict_overflow(q);
 	n = nfq_verdict_build(q->vhdr[i], (uint16_t)q->queue, p->id, nf_verdict,
 			      p->set_mark && nf_verdict == NF_ACCEPT ?
 			      &p->out_mark : NULL,

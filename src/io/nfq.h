@@ -38,8 +38,13 @@ struct nfq;
 struct nfq *nfq_socket_open(unsigned queue, uint32_t maxlen, char *err,
 			    size_t errlen);
 
+/* The buffers of `queue` without a socket (nfq_socket_open()'s first
+ * step; the tests' way to a struct nfq): verdicts can be added, not sent.
+ * Returns NULL when memory runs out. */
+struct nfq *nfq_alloc(unsigned queue);
+
 /* Unbind the queue (the kernel drops what is still queued) and free
- * everything.  q may be NULL. */
+ * everything.  q may be NULL, or from nfq_alloc(). */
 void nfq_socket_close(struct nfq *q);
 
 /* Receive up to NFQ_BATCH messages.  wait: block (up to the socket's
@@ -54,7 +59,8 @@ int nfq_recv_batch(struct nfq *q, bool wait, struct pkt *pkts,
 /* Queue the verdict for one packet of the current batch.  nf_verdict is
  * NF_ACCEPT or NF_DROP; with_payload sends p->data[0..len) back (pointed
  * to, not copied); the mark goes along when p->set_mark and the verdict
- * is NF_ACCEPT. */
+ * is NF_ACCEPT.  There is room for NFQ_BATCH verdicts, one per packet of
+ * a batch: one more (a packet given two verdicts) aborts srv6d. */
 void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
 		     bool with_payload);
 

@@ -35,6 +35,10 @@
 /* A worker whose heartbeat is older than this is stuck (it beats at least
  * every receive timeout, 100 ms, when idle). */
 #define ENGINE_STALL_NS		(2ull * 1000000000ull)
+/* Test hook (docs/reliability.md): while the file this variable names
+ * exists, every worker hangs without beating, as a stuck worker would. */
+#define ENGINE_HANG_ENV		"SRV6D_TEST_WORKER_HANG"
+#define ENGINE_HANG_POLL_NS	10000000L
 
 /* One configuration generation: the config and, per worker, its counters
  * for the config's SIDs and policies; the ifindexes of srv6d's own devices
@@ -82,6 +86,7 @@ struct engine {
 	unsigned queue_first, queue_last;
 	uint32_t maxlen;
 	uint32_t tun_ifindex;		/* 0: not known */
+	const char *hang_file;		/* ENGINE_HANG_ENV, or NULL (unarmed) */
 	/* Control thread only: totals of earlier generations. */
 	struct sid_stats *base_sids;	/* [gen->cfg->nsids] */
 	struct sid_stats *base_pols;	/* [gen->cfg->npolicies] */
@@ -379,6 +384,19 @@ static void worker_drain(struct worker *w)
 	w->q = NULL;
 }
 
+/* The test hook: while e->hang_file exists (and the engine runs), hang
+ * without a beat, offline (RCU), so that only engine_healthy() can tell. */
+static void worker_test_hang(struct worker *w)
+{
+	struct timespec ts = { .tv_nsec = ENGINE_HANG_POLL_NS };
+
+	while (!engine_stopping(w->e) && access(w->e->hang_file, F_OK) == 0) {
+		rcu_thread_offline();
+		nanosleep(&ts, NULL);
+		rcu_thread_online();
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -397,6 +415,8 @@ static void *worker_main(void *arg)
 		rcu_thread_online();
 		if (n > 0)
 			worker_run_batch(w, n);
+		if (w->e->hang_file)	/* armed only by a test */
+			worker_test_hang(w);
 		rcu_quiescent_state();
 		if (n >= 0 || rerr == EAGAIN || rerr == EWOULDBLOCK ||
 		    rerr == EINTR || rerr == ENOBUFS) {
@@ -510,7 +530,7 @@ struct engine *engine_start(struct config *cfg, const struct rtmirror *mirror,
 			    char *err, size_t errlen)
 {
 	struct engine *e;
-	unsigned n;
+	unsigned n, nsids = cfg->nsids, npolicies = cfg->npolicies;
 
 	if (cfg->queue_last < cfg->queue_first ||
 	    cfg->queue_last - cfg->queue_first >= SRV6_MAX_QUEUES) {
@@ -532,13 +552,18 @@ struct engine *engine_start(struct config *cfg, const struct rtmirror *mirror,
 	e->queue_last = cfg->queue_last;
 	e->maxlen = NFQ_DEFAULT_MAXLEN;
 	snprintf(e->tun_name, sizeof(e->tun_name), "%s", cfg->tun_name);
+	e->hang_file = getenv(ENGINE_HANG_ENV);
+	if (e->hang_file)
+		log_msg(LOG_WARNING, "test hook armed: the workers hang while "
+			"%s exists", e->hang_file);
+	/* generation_new() owns cfg (freed on failure): not read after it. */
 	e->gen = generation_new(cfg, n);
 	e->workers = zalloc_lines(n * sizeof(*e->workers));
 	for (unsigned i = 0; e->workers && i < n; i++)
 		e->workers[i].raw_fd = -1;
 	e->tun_fds = malloc(n * sizeof(*e->tun_fds));
-	e->base_sids = calloc(cfg->nsids + 1, sizeof(*e->base_sids));
-	e->base_pols = calloc(cfg->npolicies + 1, sizeof(*e->base_pols));
+	e->base_sids = calloc(nsids + 1, sizeof(*e->base_sids));
+	e->base_pols = calloc(npolicies + 1, sizeof(*e->base_pols));
 	if (!e->gen || !e->workers || !e->tun_fds || !e->base_sids ||
 	    !e->base_pols) {
 		snprintf(err, errlen, "out of memory");
@@ -643,6 +668,13 @@ unsigned engine_worker_queue(const struct engine *e, unsigned i)
 	return e->workers[i].queue;
 }
 
+bool engine_beat_stale(uint64_t now, uint64_t beat)
+{
+	/* A busy worker may beat after `now` was read: beat > now is fresh
+	 * (now - beat would wrap). */
+	return now > beat && now - beat > ENGINE_STALL_NS;
+}
+
 bool engine_healthy(const struct engine *e)
 {
 	uint64_t now = now_ns();
@@ -651,7 +683,8 @@ bool engine_healthy(const struct engine *e)
 		const struct worker *w = &e->workers[i];
 		uint64_t beat = CMM_LOAD_SHARED(w->beat.ns);
 
-		if (CMM_LOAD_SHARED(w->beat.dead) || now - beat > ENGINE_STALL_NS)
+		if (CMM_LOAD_SHARED(w->beat.dead) ||
+		    engine_beat_stale(now, beat))
 			return false;
 	}
 	return true;

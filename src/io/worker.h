@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "stats.h"
@@ -51,6 +52,10 @@ unsigned engine_worker_queue(const struct engine *e, unsigned i);
 /* True if every worker has made progress (or idled in recv) recently:
  * for the systemd watchdog. */
 bool engine_healthy(const struct engine *e);
+
+/* A worker's heartbeat `beat` (CLOCK_MONOTONIC ns) is older than the stall
+ * limit (2 s) at `now`; a beat newer than now is fresh.  Pure. */
+bool engine_beat_stale(uint64_t now, uint64_t beat);
 
 /* Sum the counters of all workers.  sids/pols may be NULL; otherwise they
  * have engine_config(e)->nsids / ->npolicies entries. */

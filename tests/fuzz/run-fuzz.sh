@@ -1,26 +1,68 @@
 #!/bin/sh
-# run-fuzz.sh - `make check` test: build every tests/fuzz/fuzz_*.c as a
-# libFuzzer target with ASan and UBSan, run each for a short time on a copy
-# of its seed corpus (tests/fuzz/corpus-NAME/), and fail if any crashed,
-# leaked or hung.
+# run-fuzz.sh - build every tests/fuzz/fuzz_*.c as a libFuzzer target with
+# ASan and UBSan, run each on a copy of its seed corpus
+# (tests/fuzz/corpus-NAME/), fail if any crashed, leaked or hung, and print
+# per target: executions, executions per second, coverage (edges, features,
+# corpus size) and crashes.
+#
+#   run-fuzz.sh                    `make check`: FUZZ_SECONDS per target
+#   run-fuzz.sh --minutes N [T...] the long run anyone can start: N minutes
+#                                  per target (T...: only these targets,
+#                                  e.g. packet), one after the other
+#
+# A target's run stops at its first crash (the reproducer is kept and
+# named in the report), so "crashes" is 0 or 1 per target.
 #
 # Environment (set by Makefile.am's AM_TESTS_ENVIRONMENT):
-#   CLANG         clang to build with; empty: the test is skipped (exit 77)
+#   CLANG         clang to build with; empty: skipped (exit 77); unset:
+#                 clang from PATH
 #   top_srcdir    source tree (default: two levels above this script)
 #   top_builddir  build tree; binaries and logs go to its tests/fuzz/
-#   FUZZ_SECONDS  seconds per target (default 20)
+#                 (default: the source tree)
+#   FUZZ_SECONDS  seconds per target (default 20; --minutes wins)
 #   FUZZ_ARGS     extra libFuzzer arguments
 set -u
 
-: "${CLANG:=}"
+usage() {
+	echo "usage: $0 [--minutes N] [TARGET...]" >&2
+	exit 2
+}
+seconds=${FUZZ_SECONDS:-20}
+only=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--minutes)
+		[ $# -ge 2 ] || usage
+		case $2 in '' | *[!0-9]* | 0) usage ;; esac
+		seconds=$(($2 * 60))
+		shift 2
+		;;
+	--minutes=*)
+		m=${1#--minutes=}
+		case $m in '' | *[!0-9]* | 0) usage ;; esac
+		seconds=$((m * 60))
+		shift
+		;;
+	-h | --help) usage ;;
+	-*) usage ;;
+	*)
+		only="$only $1"
+		shift
+		;;
+	esac
+done
+
+if [ -z "${CLANG+set}" ]; then
+	CLANG=$(command -v clang 2>/dev/null)
+fi
 if [ -z "$CLANG" ]; then
 	echo "SKIP: no clang (CLANG is empty): the fuzz targets are not built"
 	exit 77
 fi
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
-seconds=${FUZZ_SECONDS:-20}
 out=$top_builddir/tests/fuzz
+summary=$out/fuzz_summary.txt
 
 # Library sources each target links, relative to top_srcdir: SRC_<name>
 # for tests/fuzz/fuzz_<name>.c (read through eval below).
@@ -99,6 +141,7 @@ run() {	# run NAME: fuzz a copy of the seed corpus for $seconds
 		-artifact_prefix="$out/fuzz_$name-" $dict ${FUZZ_ARGS:-} \
 		"$work" > "$log" 2>&1
 	rc=$?
+	report "$name" "$log" "$rc"
 	if [ $rc -ne 0 ]; then
 		echo "FAIL: fuzz_$name exited $rc; reproducer:"
 		sed -n 's/.*Test unit written to \(.*\)$/  \1/p' "$log"
@@ -108,9 +151,40 @@ run() {	# run NAME: fuzz a copy of the seed corpus for $seconds
 			"$log" | head -80
 		return 1
 	fi
-	grep -E '^stat::number_of_executed_units' "$log" | \
-		sed "s/^/  fuzz_$name /"
 	return 0
+}
+
+# report NAME LOG RC: one line of the summary from libFuzzer's log (the
+# final stats, and the last status line for coverage).
+report() {
+	awk -v name="fuzz_$1" -v rc="$3" -v secs="$seconds" '
+		/^stat::number_of_executed_units:/ { execs = $2 }
+		/^stat::average_exec_per_sec:/ { eps = $2 }
+		/^#[0-9]+/ && / cov: / {
+			for (i = 1; i < NF; i++) {
+				if ($i == "cov:") cov = $(i + 1)
+				if ($i == "ft:") ft = $(i + 1)
+				if ($i == "corp:") { corp = $(i + 1); sub("/.*", "", corp) }
+			}
+			if (execs == "") { n = $1; sub("#", "", n); last = n }
+		}
+		# "SUMMARY: libFuzzer: out-of-memory", "SUMMARY: AddressSanitizer:
+		# heap-buffer-overflow /path...": the kind of failure.
+		/^SUMMARY: / && kind == "" {
+			if ($2 == "libFuzzer:") {
+				kind = $3
+				if ($4 != "") kind = kind " " $4
+			} else {
+				kind = $2 " " $3
+				sub(":", "", kind)
+			}
+		}
+		END {
+			if (execs == "") execs = last + 0
+			crash = rc == 0 ? "0" : "1 (" (kind == "" ? "exit " rc : kind) ")"
+			printf "%-12s %6ss %12s %9s %7s %8s %7s  %s\n", name, secs,
+				execs, eps + 0, cov + 0, ft + 0, corp + 0, crash
+		}' "$2" >>"$summary"
 }
 
 targets=
@@ -119,11 +193,22 @@ for f in "$top_srcdir"/tests/fuzz/fuzz_*.c; do
 	n=$(basename "$f" .c)
 	targets="$targets ${n#fuzz_}"
 done
+if [ -n "$only" ]; then
+	for t in $only; do
+		case " $targets " in
+		*" $t "*) ;;
+		*) echo "$0: no target $t (have:$targets)" >&2; exit 2 ;;
+		esac
+	done
+	targets=$only
+fi
 if [ -z "$targets" ]; then
 	echo "SKIP: no tests/fuzz/fuzz_*.c"
 	exit 77
 fi
 
+printf "%-12s %7s %12s %9s %7s %8s %7s  %s\n" target time executions \
+	exec/s cov ft corpus crashes >"$summary"
 passed=0
 failed=0
 for t in $targets; do
@@ -133,5 +218,7 @@ for t in $targets; do
 		failed=$((failed + 1))
 	fi
 done
+echo "---- fuzz summary ($summary) ----"
+cat "$summary"
 echo "fuzz: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,6 +1,6 @@
 #!/bin/bash
 # lifecycle.sh - srv6d's life on a real kernel: config check (-t), start,
-# a second instance refused, a burst of packets that all get verdicts,
+# a second instance (same socket) refused, a burst of packets that all get verdicts,
 # SIGHUP with a bad then a good config, SIGTERM that removes the daemon's
 # ip rules, TUN device and socket.
 T=lifecycle
