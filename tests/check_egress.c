@@ -313,7 +313,7 @@ START_TEST(test_frag_needed4)
 	/* From gw's own address: sent as a local packet, never the
 	 * verdict (back from PREROUTING it would be a martian). */
 	ck_assert(p->local_out);
-	ck_assert_int_eq(reinject_decide(ctx.cfg, p, &r), REINJECT_LOCAL);
+	ck_assert_int_eq(reinject_decide(ctx.cfg, NULL, p, &r), REINJECT_LOCAL);
 }
 END_TEST
 

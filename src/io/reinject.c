@@ -122,6 +122,7 @@ static bool reinject_same_family(const struct pkt *p)
 }
 
 enum reinject_action reinject_decide(const struct config *cfg,
+				     const struct sid_runtime *rt,
 				     const struct pkt *p,
 				     enum drop_reason *reason)
 {
@@ -141,7 +142,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		return REINJECT_LOCAL;
 	sid = reinject_sid(cfg, p);
 	if (sid && sid->behavior == BHV_END_DX2) {
-		if (!sid->ifindex) {
+		if (!sid_runtime_get(rt, sid).ifindex) {
 			*reason = DROP_REINJECT;
 			return REINJECT_DROP_REASON;
 		}
@@ -152,7 +153,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		return REINJECT_DROP_REASON;
 	}
 	if (reinject_by_dev6(cfg, sid, p)) {
-		if (!sid->ifindex) {
+		if (!sid_runtime_get(rt, sid).ifindex) {
 			*reason = DROP_REINJECT;
 			return REINJECT_DROP_REASON;
 		}
@@ -167,7 +168,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		return REINJECT_PAYLOAD;
 	}
 	if (reinject_by_dev(sid, p)) {
-		if (!sid->ifindex) {
+		if (!sid_runtime_get(rt, sid).ifindex) {
 			*reason = DROP_REINJECT;
 			return REINJECT_DROP_REASON;
 		}
@@ -182,11 +183,12 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	return REINJECT_TUN;
 }
 
-uint32_t reinject_ifindex(const struct config *cfg, const struct pkt *p)
+uint32_t reinject_ifindex(const struct config *cfg,
+			  const struct sid_runtime *rt, const struct pkt *p)
 {
 	const struct sid *sid = reinject_sid(cfg, p);
 
-	return sid ? sid->ifindex : 0;
+	return sid ? sid_runtime_get(rt, sid).ifindex : 0;
 }
 
 /* REINJECT_DEV: put an Ethernet header to the receiving end of the SID's
@@ -229,11 +231,12 @@ static void reinject_drop(struct pkt *p, struct worker_stats *st,
 }
 
 /* REINJECT_L2 / REINJECT_DEV: the original is done with either way. */
-static void reinject_frame(const struct config *cfg, struct pkt *p,
+static void reinject_frame(const struct config *cfg,
+			   const struct sid_runtime *rt, struct pkt *p,
 			   struct nfq *q, enum reinject_action a,
 			   struct worker_stats *st)
 {
-	uint32_t ifindex = reinject_ifindex(cfg, p);
+	uint32_t ifindex = reinject_ifindex(cfg, rt, p);
 	int fd;
 
 	nfq_verdict_add(q, p, NF_DROP, false);
@@ -269,7 +272,8 @@ static bool reinject_handoff(const struct config *cfg, const struct pkt *p)
 
 /* reinject_handoff(): give the packet to the kernel as decided, count it
  * as dropped (for the reason processing counted) whatever happens. */
-static void reinject_handoff_packet(const struct config *cfg, struct pkt *p,
+static void reinject_handoff_packet(const struct config *cfg,
+				    const struct sid_runtime *rt, struct pkt *p,
 				    struct nfq *q, enum reinject_action a,
 				    struct worker_stats *st)
 {
@@ -279,7 +283,7 @@ static void reinject_handoff_packet(const struct config *cfg, struct pkt *p,
 		nfq_verdict_add(q, p, NF_ACCEPT, true);
 	} else if (a == REINJECT_DEV) {
 		/* the send's own counters are not this packet's */
-		reinject_frame(cfg, p, q, a, &tmp);
+		reinject_frame(cfg, rt, p, q, a, &tmp);
 	} else {
 		nfq_verdict_add(q, p, NF_DROP, false);
 	}
@@ -299,14 +303,15 @@ static void reinject_local(struct pkt *p, struct nfq *q, int raw_fd,
 	reinject_drop(p, st, DROP_REINJECT);
 }
 
-void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
-		     int tun_fd, int raw_fd, struct worker_stats *st)
+void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
+		     struct pkt *p, struct nfq *q, int tun_fd, int raw_fd,
+		     struct worker_stats *st)
 {
 	enum drop_reason reason = DROP_REINJECT;
-	enum reinject_action a = reinject_decide(cfg, p, &reason);
+	enum reinject_action a = reinject_decide(cfg, rt, p, &reason);
 
 	if (reinject_handoff(cfg, p)) {
-		reinject_handoff_packet(cfg, p, q, a, st);
+		reinject_handoff_packet(cfg, rt, p, q, a, st);
 		return;
 	}
 
@@ -321,7 +326,7 @@ void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
 		return;
 	case REINJECT_L2:
 	case REINJECT_DEV:
-		reinject_frame(cfg, p, q, a, st);
+		reinject_frame(cfg, rt, p, q, a, st);
 		return;
 	case REINJECT_LOCAL:
 		reinject_local(p, q, raw_fd, st);

@@ -31,7 +31,7 @@
  *   PKT_FORWARD, other family, other mark
  *                            -> NF_DROP, DROP_FAMILY: the mark (End.X/End.T
  *                               routing) could not survive the TUN device
- *   a SID device not set up (sid->ifindex 0)
+ *   a SID device not set up (its sid_runtime ifindex 0, rtrules.h)
  *                            -> NF_DROP, DROP_REINJECT
  *
  * Counting: each packet is counted once by reinject_packet() as accepted,
@@ -47,6 +47,7 @@
 #include "config.h"
 #include "nfq.h"
 #include "pkt.h"
+#include "rtrules.h"
 #include "stats.h"
 
 enum reinject_action {
@@ -68,14 +69,17 @@ enum reinject_action {
  * REINJECT_DROP_REASON: DROP_FAMILY (other family with a mark),
  * DROP_BAD_IP (result is neither IPv4 nor IPv6), DROP_TOO_BIG (larger
  * than a verdict can carry) or DROP_REINJECT (the SID's device is not set
- * up).  Pure: no side effect. */
+ * up).  rt: the SIDs' devices (rtrules.h) published with cfg, NULL for
+ * none.  Pure: no side effect. */
 enum reinject_action reinject_decide(const struct config *cfg,
+				     const struct sid_runtime *rt,
 				     const struct pkt *p,
 				     enum drop_reason *reason);
 
 /* The device p leaves by when reinject_decide() says REINJECT_L2 or
- * REINJECT_DEV: its SID's ifindex (0 otherwise).  Pure. */
-uint32_t reinject_ifindex(const struct config *cfg, const struct pkt *p);
+ * REINJECT_DEV: its SID's ifindex in rt (0 otherwise).  Pure. */
+uint32_t reinject_ifindex(const struct config *cfg,
+			  const struct sid_runtime *rt, const struct pkt *p);
 
 /* p could not be reinjected for `reason`: when processing counted it as a
  * success of a SID or policy (p->st), make it one of its errors instead
@@ -91,7 +95,8 @@ void reinject_charge(struct pkt *p, enum drop_reason reason);
  * DROP_REINJECT), and count it (accepted, forwarded, tun_injected,
  * dropped) in st.  A drop here is also charged to the SID or policy that
  * made the result (reinject_charge()).  Called by the workers only. */
-void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
-		     int tun_fd, int raw_fd, struct worker_stats *st);
+void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
+		     struct pkt *p, struct nfq *q, int tun_fd, int raw_fd,
+		     struct worker_stats *st);
 
 #endif

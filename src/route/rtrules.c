@@ -1233,9 +1233,11 @@ static struct nlmsghdr *build_link_del(void *buf, uint32_t seq,
 
 /* Bring the SID's veth pair up (creating it if need be), with the
  * receiving end in the VRF vrf (0: none) and the sysctls its IPv4
- * traffic needs; set sid->ifindex to the sending end.  Returns 0 or -1. */
-static int sid_dev_setup(struct rt_nl *nl, struct sid *s, uint32_t vrf,
-			 bool v6, char *err, size_t errlen)
+ * traffic needs; set r's ifindex to the sending end, its rx_ifindex to
+ * the receiving one.  Returns 0 or -1. */
+static int sid_dev_setup(struct rt_nl *nl, const struct sid *s,
+			 struct sid_runtime *r, uint32_t vrf, bool v6,
+			 char *err, size_t errlen)
 {
 	uint32_t msg[RTRULES_MSG_SIZE / 4];
 	char rx[IF_NAMESIZE], tx[IF_NAMESIZE], name[80], why[256];
@@ -1289,8 +1291,8 @@ static int sid_dev_setup(struct rt_nl *nl, struct sid *s, uint32_t vrf,
 			tx, vrf ? " in its VRF" : "", why);
 		return -1;
 	}
-	s->ifindex = txi;
-	s->rx_ifindex = rxi;
+	r->ifindex = txi;
+	r->rx_ifindex = rxi;
 	log_debug("%s: veth %s (ifindex %u) -> %s", name, tx, txi, rx);
 	return 0;
 }
@@ -1323,11 +1325,62 @@ static int sids_need_pkt_sock(const struct config *cfg, char *err,
 	return 0;
 }
 
-/* The devices of every SID: VRF devices looked up, End.DX2's oif
- * resolved, veth pairs set up.  Writes sid->ifindex (config.h: the daemon
- * does this before the config is published). */
+/* The ifindex of an End.X / End.DX6 / End.DX4 oif, which the workers
+ * check is up (egress.h).  A name that is no link now stays 0: such a SID
+ * drops its packets as nexthop_unreachable until a reload finds it. */
+static uint32_t sid_oif_index(const struct config *cfg, const struct sid *s)
+{
+	uint32_t index = if_nametoindex(s->oif);
+
+	if (!index)
+		log_msg(LOG_WARNING, "%s:%u: oif %s: no such link now: the SID "
+			"drops its packets until it exists and srv6d is "
+			"reloaded", cfg->path, s->line, s->oif);
+	return index;
+}
+
+/* One SID's devices into r: its VRF device looked up, End.DX2's oif
+ * resolved (or the next hop's oif), its veth pair set up.  Returns 0 or
+ * -1. */
+static int sid_devices(struct rt_nl *nl, const struct config *cfg,
+		       const struct link_list *l, const struct sid *s,
+		       struct sid_runtime *r, char *err, size_t errlen)
+{
+	uint32_t vrf = 0;
+	char name[80];
+
+	sid_name(s, name, sizeof(name));
+	if (s->vrf) {
+		vrf = vrf_of_table(l, s->table);
+		if (!vrf) {
+			set_err(err, errlen, "%s: vrftable %u: no VRF device "
+				"has table %u (create one: ip link add NAME "
+				"type vrf table %u; it needs a kernel with VRF "
+				"devices)", name, s->table, s->table, s->table);
+			return -1;
+		}
+	}
+	if (s->behavior == BHV_END_DX2) {
+		r->ifindex = if_nametoindex(s->oif);
+		if (!r->ifindex) {
+			set_err(err, errlen, "%s: oif %s: no such interface",
+				name, s->oif);
+			return -1;
+		}
+		return 0;
+	}
+	if (s->oif[0])
+		r->oif_index = sid_oif_index(cfg, s);
+	if (sid_has_dev(cfg, s))
+		return sid_dev_setup(nl, s, r, vrf, sid_has_dev6(cfg, s), err,
+				     errlen);
+	return 0;
+}
+
+/* The devices of every SID into rt (cfg->nsids entries, zeroed).
+ * Returns 0 or -1. */
 static int sids_devices(struct rt_nl *nl, const struct config *cfg,
-			char *err, size_t errlen)
+			struct sid_runtime *rt, char *err, size_t errlen)
 {
 	struct link_list l;
 	int ret = 0;
@@ -1335,36 +1388,9 @@ static int sids_devices(struct rt_nl *nl, const struct config *cfg,
 	if (sids_need_pkt_sock(cfg, err, errlen) < 0 ||
 	    links_dump(nl, &l, err, errlen) < 0)
 		return -1;
-	for (unsigned i = 0; i < cfg->nsids && !ret; i++) {
-		struct sid *s = &cfg->sids[i];
-		uint32_t vrf = 0;
-		char name[80];
-
-		sid_name(s, name, sizeof(name));
-		if (s->vrf) {
-			vrf = vrf_of_table(&l, s->table);
-			if (!vrf) {
-				set_err(err, errlen, "%s: vrftable %u: no VRF "
-					"device has table %u (create one: ip link "
-					"add NAME type vrf table %u; it needs a "
-					"kernel with VRF devices)", name, s->table,
-					s->table, s->table);
-				ret = -1;
-				break;
-			}
-		}
-		if (s->behavior == BHV_END_DX2) {
-			s->ifindex = if_nametoindex(s->oif);
-			if (!s->ifindex) {
-				set_err(err, errlen, "%s: oif %s: no such "
-					"interface", name, s->oif);
-				ret = -1;
-			}
-		} else if (sid_has_dev(cfg, s)) {
-			ret = sid_dev_setup(nl, s, vrf, sid_has_dev6(cfg, s),
-					    err, errlen);
-		}
-	}
+	for (unsigned i = 0; i < cfg->nsids && !ret; i++)
+		ret = sid_devices(nl, cfg, &l, &cfg->sids[i], &rt[i], err,
+				  errlen);
 	free(l.v);
 	return ret;
 }
@@ -1490,16 +1516,20 @@ static unsigned scopes_of(const struct config *cfg,
 }
 
 int rtrules_install_add(const struct config *cfg, const struct config *keep,
-			const struct rtrules_scope *prev, char *err,
-			size_t errlen)
+			const struct rtrules_scope *prev,
+			struct sid_runtime **rt, char *err, size_t errlen)
 {
 	struct rtrules_scope scopes[2];
 	unsigned nscopes = scopes_of(cfg, prev, scopes);
-	struct rt_nl *nl = rt_nl_new(err, errlen);
+	struct sid_runtime *r = calloc(cfg->nsids + 1, sizeof(*r));
+	struct rt_nl *nl = r ? rt_nl_new(err, errlen) : NULL;
 	int ret = -1;
 
+	*rt = NULL;
+	if (!r)
+		set_err(err, errlen, "%s", strerror(ENOMEM));
 	if (!nl)
-		return -1;
+		goto out;
 	/* Leftovers neither config wants first (a crashed instance's, a
 	 * failed reload's): a mark cfg takes may still have a stale rule. */
 	if (prune(nl, cfg, keep, scopes, nscopes, err, errlen) < 0)
@@ -1507,7 +1537,7 @@ int rtrules_install_add(const struct config *cfg, const struct config *keep,
 	/* Devices and routes first, so that no rule ever points at an
 	 * empty table or a missing device.  What cfg shares with keep
 	 * (the same mark: config_inherit_marks()) is the same already. */
-	if (sids_devices(nl, cfg, err, errlen) < 0)
+	if (sids_devices(nl, cfg, r, err, errlen) < 0)
 		goto out;
 	for (unsigned i = 0; i < cfg->nsids; i++)
 		if (sid_has_route(&cfg->sids[i]) &&
@@ -1516,9 +1546,13 @@ int rtrules_install_add(const struct config *cfg, const struct config *keep,
 	for (unsigned i = 0; i < cfg->nsids; i++)
 		if (sid_rule_add(nl, cfg, &cfg->sids[i], err, errlen) < 0)
 			goto out;
+	*rt = r;
+	r = NULL;
 	ret = 0;
 out:
-	rt_nl_free(nl);
+	if (nl)
+		rt_nl_free(nl);
+	free(r);
 	return ret;
 }
 
@@ -1538,9 +1572,9 @@ int rtrules_prune(const struct config *cfg, const struct rtrules_scope *prev,
 }
 
 int rtrules_install(const struct config *cfg, const struct rtrules_scope *prev,
-		    char *err, size_t errlen)
+		    struct sid_runtime **rt, char *err, size_t errlen)
 {
-	return rtrules_install_add(cfg, NULL, prev, err, errlen);
+	return rtrules_install_add(cfg, NULL, prev, rt, err, errlen);
 }
 
 int rtrules_remove(const struct rtrules_scope *s, char *err, size_t errlen)

@@ -150,7 +150,7 @@ static bool decap_route_ok(struct proc_ctx *ctx, const struct sid *sid,
 	switch (sid->behavior) {
 	case BHV_END_DX6:
 	case BHV_END_DX4:
-		why = egress_nexthop_check(ctx->mirror, sid);
+		why = egress_nexthop_check(ctx->mirror, sid, ctx->sid_rt);
 		if (why == EGRESS_OK)
 			return true;
 		behavior_unreachable(ctx, sid, p, why);
