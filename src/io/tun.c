@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "sysctl.h"
 #include "tun.h"
 
 #define TUN_DEV "/dev/net/tun"
@@ -60,41 +61,6 @@ static int tun_set_up(const char *name)
 	return ret;
 }
 
-static int tun_sysctl_read(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-/* Write /proc/sys/net/<proto>/conf/<name>/<key>; a failure (read-only
- * /proc/sys in a hardened unit) is logged, not fatal. */
-static void tun_sysctl_write(const char *proto, const char *name,
-			     const char *key, const char *value)
-{
-	char path[128];
-	int fd;
-	size_t len = strlen(value);
-
-	snprintf(path, sizeof(path), "/proc/sys/net/%s/conf/%s/%s", proto,
-		 name, key);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, value, len) != (ssize_t)len)
-		log_msg(LOG_WARNING, "%s: cannot set %s: %s", name, path,
-			strerror(errno));
-	if (fd >= 0)
-		close(fd);
-}
-
 /* What the kernel must allow for packets arriving on the TUN device. */
 static void tun_sysctls(const char *name)
 {
@@ -103,17 +69,17 @@ static void tun_sysctls(const char *name)
 	/* IPv4 sources are anything (decapsulated traffic): no reverse
 	 * path check on our device, and local sources are fine (locally
 	 * originated traffic steered through srv6d). */
-	tun_sysctl_write("ipv4", name, "rp_filter", "0");
-	tun_sysctl_write("ipv4", name, "accept_local", "1");
+	sysctl_dev_write("ipv4", name, "rp_filter", "0");
+	sysctl_dev_write("ipv4", name, "accept_local", "1");
 	/* The effective rp_filter is max(all, device). */
-	if (tun_sysctl_read("/proc/sys/net/ipv4/conf/all/rp_filter", rpf,
-			    sizeof(rpf)) == 0 && strcmp(rpf, "1") == 0)
+	if (sysctl_read("/proc/sys/net/ipv4/conf/all/rp_filter", rpf,
+			sizeof(rpf)) == 0 && strcmp(rpf, "1") == 0)
 		log_msg(LOG_WARNING, "%s: net.ipv4.conf.all.rp_filter is 1 "
 			"(strict): decapsulated IPv4 whose source is not routed "
 			"via %s will be dropped", name, name);
-	if (tun_sysctl_read("/proc/sys/net/ipv6/conf/all/forwarding", fwd,
-			    sizeof(fwd)) == 0)
-		tun_sysctl_write("ipv6", name, "forwarding", fwd);
+	if (sysctl_read("/proc/sys/net/ipv6/conf/all/forwarding", fwd,
+			sizeof(fwd)) == 0)
+		sysctl_dev_write("ipv6", name, "forwarding", fwd);
 }
 
 int tun_open(const char *name, unsigned nqueues, int *fds, char *err,

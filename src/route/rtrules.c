@@ -3,7 +3,6 @@
  * the daemon's own rules"), over rtnetlink with libmnl. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/fib_rules.h>
 #include <linux/if_link.h>
 #include <linux/veth.h>
@@ -20,6 +19,7 @@
 #include "log.h"
 #include "rtnl.h"
 #include "rtrules.h"
+#include "sysctl.h"
 #include "tun.h"
 
 #define FWMASK_ALL	0xffffffffu
@@ -879,40 +879,6 @@ static uint32_t vrf_of_table(const struct dump_list *l, uint32_t table)
 	return 0;
 }
 
-/* Write /proc/sys/net/<proto>/conf/<dev>/<key>; a failure is logged. */
-static void dev_sysctl(const char *proto, const char *dev, const char *key,
-		       const char *value)
-{
-	char path[128];
-	size_t len = strlen(value);
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/sys/net/%s/conf/%s/%s", proto,
-		 dev, key);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, value, len) != (ssize_t)len)
-		log_msg(LOG_WARNING, "%s: cannot set %s: %s", dev, path,
-			strerror(errno));
-	if (fd >= 0)
-		close(fd);
-}
-
-/* Read a sysctl's first line into buf (left as it is on failure). */
-static void dev_sysctl_read(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n > 0) {
-		buf[n] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-	}
-}
-
 /* ip link add RX address MAC type veth peer name TX address MAC */
 static struct nlmsghdr *build_veth(void *buf, uint32_t seq, uint32_t mark)
 {
@@ -1007,22 +973,22 @@ static int sid_dev_setup(struct rtnl *nl, const struct sid *s,
 	 * results come in on the receiving end (`reinject tun`): then
 	 * IPv6 without addresses, forwarding as all/forwarding; IPv4 from
 	 * anywhere may come in on the receiving end. */
-	dev_sysctl("ipv6", tx, "disable_ipv6", "1");
+	sysctl_dev_write("ipv6", tx, "disable_ipv6", "1");
 	if (v6) {
 		char fwd[16] = "1";
 
-		dev_sysctl_read("/proc/sys/net/ipv6/conf/all/forwarding", fwd,
-				sizeof(fwd));
-		dev_sysctl("ipv6", rx, "addr_gen_mode", "1");
-		dev_sysctl("ipv6", rx, "accept_dad", "0");
-		dev_sysctl("ipv6", rx, "accept_ra", "0");
-		dev_sysctl("ipv6", rx, "disable_ipv6", "0");
-		dev_sysctl("ipv6", rx, "forwarding", fwd);
+		sysctl_read("/proc/sys/net/ipv6/conf/all/forwarding", fwd,
+			    sizeof(fwd));
+		sysctl_dev_write("ipv6", rx, "addr_gen_mode", "1");
+		sysctl_dev_write("ipv6", rx, "accept_dad", "0");
+		sysctl_dev_write("ipv6", rx, "accept_ra", "0");
+		sysctl_dev_write("ipv6", rx, "disable_ipv6", "0");
+		sysctl_dev_write("ipv6", rx, "forwarding", fwd);
 	} else {
-		dev_sysctl("ipv6", rx, "disable_ipv6", "1");
+		sysctl_dev_write("ipv6", rx, "disable_ipv6", "1");
 	}
-	dev_sysctl("ipv4", rx, "rp_filter", "0");
-	dev_sysctl("ipv4", rx, "accept_local", "1");
+	sysctl_dev_write("ipv4", rx, "rp_filter", "0");
+	sysctl_dev_write("ipv4", rx, "accept_local", "1");
 	e = rtnl_request(nl, build_link_up(msg, ++nl->seq, rxi, vrf), why,
 			  sizeof(why));
 	if (!e)
