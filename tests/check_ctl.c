@@ -1002,7 +1002,7 @@ START_TEST(route_message)
 	size_t n;
 
 	inet_pton(AF_INET6, "fc00:3::2", &gw);
-	nlh = rtrules_build_route(buf, RTM_NEWROUTE, 9, 0x5d6f0001,
+	nlh = rtrules_build_route(buf, RTM_NEWROUTE, 9, AF_INET6, 0x5d6f0001,
 				  &in6addr_any, 0, &gw, 3, 0);
 	n = hex2bin(
 		"40000000 1800 0505 09000000 00000000"	/* CREATE|REPLACE */
@@ -1014,8 +1014,8 @@ START_TEST(route_message)
 	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
 
 	inet_pton(AF_INET6, "fc00:1::", &dst);
-	nlh = rtrules_build_route(buf, RTM_DELROUTE, 1, 0x5d6f0002, &dst, 64,
-				  NULL, 0, 1024);
+	nlh = rtrules_build_route(buf, RTM_DELROUTE, 1, AF_INET6, 0x5d6f0002,
+				  &dst, 64, NULL, 0, 1024);
 	n = hex2bin(
 		"40000000 1900 0500 01000000 00000000"
 		"0a 40 00 00 00 00 ff 00 00000000"	/* scope nowhere */

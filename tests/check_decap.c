@@ -751,8 +751,8 @@ START_TEST(rtrules_ipv4_messages)
 	n = hex2bin(RULE4_UNREACH_DEL, want, sizeof(want));
 	ck_assert_bytes((const uint8_t *)nlh, nlh->nlmsg_len, want, n);
 	inet_pton(AF_INET, "203.0.113.2", &gw);
-	nlh = rtrules_build_route4(buf, RTM_NEWROUTE, 9, 0x5d6f0002, NULL, 0, &gw,
-				   5, 0);
+	nlh = rtrules_build_route(buf, RTM_NEWROUTE, 9, AF_INET, 0x5d6f0002,
+				  NULL, 0, &gw, 5, 0);
 	n = hex2bin(ROUTE4_DEFAULT, want, sizeof(want));
 	ck_assert_bytes((const uint8_t *)nlh, nlh->nlmsg_len, want, n);
 }

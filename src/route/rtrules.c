@@ -82,6 +82,19 @@ void rtrules_scope_of(const struct config *cfg, struct rtrules_scope *s)
 	s->mark_base = cfg->mark_base;
 }
 
+/* A request of RTRULES_MSG_SIZE bytes in buf, its ack asked for (and
+ * create_flags with RTM_NEWRULE / RTM_NEWROUTE), with a family header of
+ * hdrlen bytes. */
+static struct nlmsghdr *msg_new(void *buf, uint16_t cmd, uint16_t create_flags,
+				uint32_t seq, size_t hdrlen)
+{
+	bool create = cmd == RTM_NEWRULE || cmd == RTM_NEWROUTE;
+
+	return rtnl_msg_new(buf, RTRULES_MSG_SIZE, cmd,
+			    NLM_F_ACK | (create ? create_flags : 0), seq,
+			    hdrlen);
+}
+
 /* A rule of `family`: IPv6 by fwmark, IPv4 by in-interface; `lookup
  * TABLE`, or `unreachable` when table is 0. */
 static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
@@ -89,10 +102,8 @@ static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
 				   uint32_t fwmark, const char *iif,
 				   uint32_t table)
 {
-	uint16_t flags = NLM_F_ACK | (cmd == RTM_NEWRULE ?
-				      NLM_F_CREATE | NLM_F_EXCL : 0);
-	struct nlmsghdr *nlh = rtnl_msg_new(buf, RTRULES_MSG_SIZE, cmd, flags,
-					    seq, sizeof(struct fib_rule_hdr));
+	struct nlmsghdr *nlh = msg_new(buf, cmd, NLM_F_CREATE | NLM_F_EXCL, seq,
+				       sizeof(struct fib_rule_hdr));
 	struct fib_rule_hdr *frh = mnl_nlmsg_get_payload(nlh);
 
 	frh->family = family;
@@ -127,18 +138,15 @@ struct nlmsghdr *rtrules_build_rule4_iif(void *buf, uint16_t cmd,
 	return build_rule(buf, cmd, seq, AF_INET, priority, 0, iif, table);
 }
 
-/* A route of `family` (dst and gw of its address length). */
-static struct nlmsghdr *build_route(void *buf, uint16_t cmd, uint32_t seq,
-				    uint8_t family, uint32_t table,
-				    const void *dst, uint8_t dst_len,
-				    const void *gw, uint32_t oif,
-				    uint32_t metric)
+struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
+				     uint8_t family, uint32_t table,
+				     const void *dst, uint8_t dst_len,
+				     const void *gw, uint32_t oif,
+				     uint32_t metric)
 {
 	size_t alen = family == AF_INET ? 4 : 16;
-	uint16_t flags = NLM_F_ACK | (cmd == RTM_NEWROUTE ?
-				      NLM_F_CREATE | NLM_F_REPLACE : 0);
-	struct nlmsghdr *nlh = rtnl_msg_new(buf, RTRULES_MSG_SIZE, cmd, flags,
-					    seq, sizeof(struct rtmsg));
+	struct nlmsghdr *nlh = msg_new(buf, cmd, NLM_F_CREATE | NLM_F_REPLACE,
+				       seq, sizeof(struct rtmsg));
 	struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 
 	rtm->rtm_family = family;
@@ -161,24 +169,6 @@ static struct nlmsghdr *build_route(void *buf, uint16_t cmd, uint32_t seq,
 	if (metric)
 		mnl_attr_put_u32(nlh, RTA_PRIORITY, metric);
 	return nlh;
-}
-
-struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
-				     uint32_t table, const struct in6_addr *dst,
-				     uint8_t dst_len, const struct in6_addr *gw,
-				     uint32_t oif, uint32_t metric)
-{
-	return build_route(buf, cmd, seq, AF_INET6, table, dst, dst_len, gw,
-			   oif, metric);
-}
-
-struct nlmsghdr *rtrules_build_route4(void *buf, uint16_t cmd, uint32_t seq,
-				      uint32_t table, const struct in_addr *dst,
-				      uint8_t dst_len, const struct in_addr *gw,
-				      uint32_t oif, uint32_t metric)
-{
-	return build_route(buf, cmd, seq, AF_INET, table, dst, dst_len, gw,
-			   oif, metric);
 }
 
 void rtrules_dev_names(uint32_t mark, char rx[IF_NAMESIZE],
@@ -612,8 +602,9 @@ static struct nlmsghdr *build_route4_via6(void *buf, uint32_t seq,
 					  const struct in6_addr *nh6,
 					  uint32_t oif)
 {
-	struct nlmsghdr *nlh = build_route(buf, RTM_NEWROUTE, seq, AF_INET,
-					   table, NULL, 0, NULL, oif, 0);
+	struct nlmsghdr *nlh = rtrules_build_route(buf, RTM_NEWROUTE, seq,
+						   AF_INET, table, NULL, 0,
+						   NULL, oif, 0);
 	struct {
 		uint16_t family;
 		struct in6_addr addr;
@@ -653,13 +644,13 @@ static int sid_route_add(struct rtnl *nl, const struct sid *s, char *err,
 		}
 	}
 	if (v4)
-		nlh = rtrules_build_route4(msg, RTM_NEWROUTE, ++nl->seq,
-					   s->route_table, NULL, 0, &s->nh4,
-					   oif, 0);
+		nlh = rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq,
+					  AF_INET, s->route_table, NULL, 0,
+					  &s->nh4, oif, 0);
 	else
 		nlh = rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq,
-					  s->route_table, &in6addr_any, 0,
-					  &s->nh6, oif, 0);
+					  AF_INET6, s->route_table,
+					  &in6addr_any, 0, &s->nh6, oif, 0);
 	e = rtnl_request(nl, nlh, why, sizeof(why));
 	if (!e && sid_usd(s)) {
 		/* End.X with USD: its IPv4 results to the same adjacency */
@@ -742,73 +733,48 @@ static int sid_rule_add(struct rtnl *nl, const struct config *cfg,
 	return 0;
 }
 
-/* Delete the rules of `family` in scope that w does not want.  Returns 0
- * or -1. */
-static int prune_rules(struct rtnl *nl, const struct rt_want *w,
-		       uint8_t family, const struct rtrules_scope *scopes,
-		       unsigned nscopes, char *err, size_t errlen)
+/* What one prune pass looks at: the wishes, the family (of rules and
+ * routes; links: AF_UNSPEC) and the scopes. */
+struct prune_ctx {
+	const struct rt_want *w;
+	uint8_t family;
+	const struct rtrules_scope *scopes;
+	unsigned nscopes;
+};
+
+/* A rule in scope that w does not want: its delete request in msg, its
+ * name in what.  NULL for a rule that stays. */
+static struct nlmsghdr *rule_doomed(const struct prune_ctx *c, const void *e,
+				    void *msg, uint32_t seq, char *what,
+				    size_t whatlen)
 {
-	uint32_t msg[RTRULES_MSG_SIZE / 4];
-	const struct rt_rule *v;
-	struct dump_list l;
-	char what[128];
-	int ret = 0;
+	const struct rt_rule *r = e;
 
-	if (dump_list_fill(nl, RTM_GETRULE, family, sizeof(*v), rule_dump_cb,
-			   &l, family == AF_INET ? "IPv4 rules" : "IPv6 rules",
-			   err, errlen) < 0)
-		return -1;
-	v = l.v;
-	for (unsigned i = 0; i < l.n; i++) {
-		const struct rt_rule *r = &v[i];
-
-		if (!rule_in_scope(r, family, scopes, nscopes) ||
-		    rule_wanted(w, family, r))
-			continue;
-		snprintf(what, sizeof(what), "rule priority %u fwmark %#x iif "
-			 "%s lookup %#x", r->priority, r->fwmark, r->iif,
-			 r->table);
-		delete_one(nl, build_rule(msg, RTM_DELRULE, ++nl->seq, family,
-					  r->priority, r->fwmark, r->iif,
-					  r->table),
-			   what, ENOENT, &ret, err, errlen);
-	}
-	free(l.v);
-	return ret;
+	if (!rule_in_scope(r, c->family, c->scopes, c->nscopes) ||
+	    rule_wanted(c->w, c->family, r))
+		return NULL;
+	snprintf(what, whatlen, "rule priority %u fwmark %#x iif %s lookup %#x",
+		 r->priority, r->fwmark, r->iif, r->table);
+	return build_rule(msg, RTM_DELRULE, seq, c->family, r->priority,
+			  r->fwmark, r->iif, r->table);
 }
 
-/* Delete the routes of `family` in scope that w does not want.  Returns 0
- * or -1. */
-static int prune_routes(struct rtnl *nl, const struct rt_want *w,
-			uint8_t family, const struct rtrules_scope *scopes,
-			unsigned nscopes, char *err, size_t errlen)
+/* The same for a route. */
+static struct nlmsghdr *route_doomed(const struct prune_ctx *c,
+				     const void *e, void *msg, uint32_t seq,
+				     char *what, size_t whatlen)
 {
-	uint32_t msg[RTRULES_MSG_SIZE / 4];
-	char what[128], a[INET6_ADDRSTRLEN];
-	const struct rt_route *v;
-	struct dump_list l;
-	int ret = 0;
+	const struct rt_route *r = e;
+	char a[INET6_ADDRSTRLEN];
 
-	if (dump_list_fill(nl, RTM_GETROUTE, family, sizeof(*v), route_dump_cb,
-			   &l, family == AF_INET ? "IPv4 routes" : "IPv6 routes",
-			   err, errlen) < 0)
-		return -1;
-	v = l.v;
-	for (unsigned i = 0; i < l.n; i++) {
-		const struct rt_route *r = &v[i];
-
-		if (!route_in_scope(r, scopes, nscopes) || route_wanted(w, r))
-			continue;
-		inet_ntop(family, &r->dst, a, sizeof(a));
-		snprintf(what, sizeof(what), "route %s/%u in table %#x", a,
-			 r->dst_len, r->table);
-		delete_one(nl, build_route(msg, RTM_DELROUTE, ++nl->seq, family,
-					   r->table, &r->dst, r->dst_len, NULL,
-					   0, r->metric),
-			   what, ESRCH, &ret, err, errlen);
-	}
-	free(l.v);
-	return ret;
+	if (!route_in_scope(r, c->scopes, c->nscopes) || route_wanted(c->w, r))
+		return NULL;
+	inet_ntop(c->family, &r->dst, a, sizeof(a));
+	snprintf(what, whatlen, "route %s/%u in table %#x", a, r->dst_len,
+		 r->table);
+	return rtrules_build_route(msg, RTM_DELROUTE, seq, c->family,
+				   r->table, &r->dst, r->dst_len, NULL, 0,
+				   r->metric);
 }
 
 /* ---- devices: the SIDs' veth pairs, VRF devices, oif ------------------ */
@@ -1109,40 +1075,93 @@ static bool dev_wanted(const struct rt_want *w, uint32_t mark)
 		       cmp_u32);
 }
 
-/* Delete our veth pairs in scope that w does not want.  Returns 0 or -1. */
-static int prune_devs(struct rtnl *nl, const struct rt_want *w,
-		      const struct rtrules_scope *scopes, unsigned nscopes,
-		      char *err, size_t errlen)
+/* The same for a link: one of our veth pairs in scope that w does not
+ * want (deleting its receiving end deletes both). */
+static struct nlmsghdr *dev_doomed(const struct prune_ctx *c, const void *e,
+				   void *msg, uint32_t seq, char *what,
+				   size_t whatlen)
+{
+	const char *n = ((const struct rt_link *)e)->name;
+	bool in_scope = false;
+	uint32_t mark;
+
+	if (!dev_name_mark(n, &mark) || n[13] == 't' || dev_wanted(c->w, mark))
+		return NULL;
+	for (unsigned k = 0; k < c->nscopes; k++)
+		in_scope |= in_range(mark, c->scopes[k].mark_base);
+	if (!in_scope)
+		return NULL;
+	snprintf(what, whatlen, "veth pair %s", n);
+	return build_link_del(msg, seq, n);
+}
+
+/* One kind of object a prune deletes: how to dump it, what its entries
+ * are, which of them go (rule_doomed(), ...). */
+struct prune_kind {
+	uint16_t type;		/* RTM_GETRULE, RTM_GETROUTE, RTM_GETLINK */
+	size_t elem;
+	mnl_cb_t cb;
+	const char *list;	/* "rules": the dump's name in a message */
+	int gone;		/* the errno of "already gone" (and ENOENT) */
+	struct nlmsghdr *(*doomed)(const struct prune_ctx *c, const void *e,
+				   void *msg, uint32_t seq, char *what,
+				   size_t whatlen);
+};
+
+static const struct prune_kind prune_rules = {
+	RTM_GETRULE, sizeof(struct rt_rule), rule_dump_cb, "rules", ENOENT,
+	rule_doomed,
+};
+static const struct prune_kind prune_routes = {
+	RTM_GETROUTE, sizeof(struct rt_route), route_dump_cb, "routes", ESRCH,
+	route_doomed,
+};
+static const struct prune_kind prune_devs = {
+	RTM_GETLINK, sizeof(struct rt_link), link_dump_cb, "interfaces",
+	ENODEV, dev_doomed,
+};
+
+/* Delete the objects of kind k that c says go.  Returns 0 or -1 (the
+ * first error in err; it still tries every entry). */
+static int prune_kind(struct rtnl *nl, const struct prune_kind *k,
+		      const struct prune_ctx *c, char *err, size_t errlen)
 {
 	uint32_t msg[RTRULES_MSG_SIZE / 4];
-	char what[IF_NAMESIZE + 16];
-	const struct rt_link *v;
+	char list[32], what[128];
 	struct dump_list l;
 	int ret = 0;
 
-	if (links_dump(nl, &l, err, errlen) < 0)
+	if (c->family == AF_UNSPEC)
+		snprintf(list, sizeof(list), "%s", k->list);
+	else
+		snprintf(list, sizeof(list), "IPv%c %s",
+			 c->family == AF_INET ? '4' : '6', k->list);
+	if (dump_list_fill(nl, k->type, c->family, k->elem, k->cb, &l, list,
+			   err, errlen) < 0)
 		return -1;
-	v = l.v;
 	for (unsigned i = 0; i < l.n; i++) {
-		const char *n = v[i].name;
-		bool in_scope = false;
-		uint32_t mark;
+		const void *e = (const uint8_t *)l.v + (size_t)i * k->elem;
+		const struct nlmsghdr *nlh = k->doomed(c, e, msg, nl->seq + 1,
+						       what, sizeof(what));
 
-		if (!dev_name_mark(n, &mark) || n[13] == 't' ||
-		    dev_wanted(w, mark))
+		if (!nlh)
 			continue;
-		for (unsigned k = 0; k < nscopes; k++)
-			in_scope |= in_range(mark, scopes[k].mark_base);
-		if (!in_scope)
-			continue;
-		/* Deleting one end of a veth pair deletes both. */
-		snprintf(what, sizeof(what), "veth pair %s", n);
-		delete_one(nl, build_link_del(msg, ++nl->seq, n), what, ENODEV,
-			   &ret, err, errlen);
+		nl->seq++;
+		delete_one(nl, nlh, what, k->gone, &ret, err, errlen);
 	}
 	free(l.v);
 	return ret;
 }
+
+/* A prune's passes, in order. */
+static const struct {
+	const struct prune_kind *k;
+	uint8_t family;
+} prune_passes[] = {
+	{ &prune_rules, AF_INET6 }, { &prune_rules, AF_INET },
+	{ &prune_routes, AF_INET6 }, { &prune_routes, AF_INET },
+	{ &prune_devs, AF_UNSPEC },
+};
 
 /* Remove what neither cfg nor keep wants (both may be NULL): rules, then
  * routes (a rule never points at a table we emptied while it still
@@ -1151,7 +1170,6 @@ static int prune(struct rtnl *nl, const struct config *cfg,
 		 const struct config *keep, const struct rtrules_scope *scopes,
 		 unsigned nscopes, char *err, size_t errlen)
 {
-	static const uint8_t families[] = { AF_INET6, AF_INET };
 	struct rt_want w;
 	int ret = 0;
 
@@ -1159,17 +1177,15 @@ static int prune(struct rtnl *nl, const struct config *cfg,
 		set_err(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
-	for (unsigned f = 0; f < 2; f++)
-		if (prune_rules(nl, &w, families[f], scopes, nscopes,
-				ret ? NULL : err, ret ? 0 : errlen) < 0)
+	for (unsigned i = 0; i < sizeof(prune_passes) / sizeof(prune_passes[0]);
+	     i++) {
+		struct prune_ctx c = { &w, prune_passes[i].family, scopes,
+				       nscopes };
+
+		if (prune_kind(nl, prune_passes[i].k, &c, ret ? NULL : err,
+			       ret ? 0 : errlen) < 0)
 			ret = -1;
-	for (unsigned f = 0; f < 2; f++)
-		if (prune_routes(nl, &w, families[f], scopes, nscopes,
-				 ret ? NULL : err, ret ? 0 : errlen) < 0)
-			ret = -1;
-	if (prune_devs(nl, &w, scopes, nscopes, ret ? NULL : err,
-		       ret ? 0 : errlen) < 0)
-		ret = -1;
+	}
 	want_free(&w);
 	return ret;
 }

@@ -126,25 +126,21 @@ struct nlmsghdr *rtrules_build_rule(void *buf, uint16_t cmd, uint32_t seq,
 				    uint32_t priority, uint32_t fwmark,
 				    uint32_t table);
 
-/* cmd: RTM_NEWROUTE (NLM_F_CREATE|NLM_F_REPLACE) / RTM_DELROUTE.  IPv6
- * route dst/dst_len in table; gw may be NULL, oif 0 for none; metric 0 for
- * the kernel's default (and "any" in a delete).  Returns the message. */
+/* cmd: RTM_NEWROUTE (NLM_F_CREATE|NLM_F_REPLACE) / RTM_DELROUTE.  A route
+ * of family (AF_INET6: dst and gw are struct in6_addr, AF_INET: struct
+ * in_addr) dst/dst_len in table; dst may be NULL when dst_len is 0, gw
+ * NULL, oif 0 for none; metric 0 for the kernel's default (and "any" in a
+ * delete).  Returns the message. */
 struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
-				     uint32_t table, const struct in6_addr *dst,
-				     uint8_t dst_len, const struct in6_addr *gw,
-				     uint32_t oif, uint32_t metric);
+				     uint8_t family, uint32_t table,
+				     const void *dst, uint8_t dst_len,
+				     const void *gw, uint32_t oif,
+				     uint32_t metric);
 
 /* IPv4 rule: priority P iif IIF lookup TABLE (cmd as above). */
 struct nlmsghdr *rtrules_build_rule4_iif(void *buf, uint16_t cmd,
 					 uint32_t seq, uint32_t priority,
 					 const char *iif, uint32_t table);
-
-/* IPv4 route, as rtrules_build_route(); dst may be NULL when dst_len is
- * 0. */
-struct nlmsghdr *rtrules_build_route4(void *buf, uint16_t cmd, uint32_t seq,
-				      uint32_t table, const struct in_addr *dst,
-				      uint8_t dst_len, const struct in_addr *gw,
-				      uint32_t oif, uint32_t metric);
 
 /* The names of the veth pair of the SID with `mark`: rx (where the kernel
  * receives, the rules' iif) "srv6d%08x", tx (where srv6d sends)
