@@ -770,9 +770,9 @@ START_TEST(sid_device_names_and_macs)
 	ck_assert_str_eq(tx, "srv6d5d6f0004t");
 	rtrules_dev_names(0xffff0000u + 65535u, rx, tx);
 	ck_assert_str_eq(tx, "srv6dfffffffft");	/* 14 characters: fits */
-	tun_veth_mac(0x5d6f0004, true, mac);
+	rtrules_dev_mac(0x5d6f0004, true, mac);
 	ck_assert_mem_eq(mac, rxmac, 6);
-	tun_veth_mac(0x5d6f0004, false, mac);
+	rtrules_dev_mac(0x5d6f0004, false, mac);
 	ck_assert_mem_eq(mac, txmac, 6);
 }
 END_TEST

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "pktsock.h"
 #include "reinject.h"
 #include "tun.h"
 
@@ -201,8 +202,8 @@ static int reinject_eth_push(struct pkt *p)
 
 	if (!eth)
 		return -1;
-	tun_veth_mac(p->out_mark, true, eth);
-	tun_veth_mac(p->out_mark, false, eth + ETH_ALEN);
+	rtrules_dev_mac(p->out_mark, true, eth);
+	rtrules_dev_mac(p->out_mark, false, eth + ETH_ALEN);
 	eth[12] = (uint8_t)(type >> 8);
 	eth[13] = (uint8_t)type;
 	return 0;

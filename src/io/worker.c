@@ -26,6 +26,7 @@
 
 #include "log.h"
 #include "nfq.h"
+#include "pktsock.h"
 #include "process.h"
 #include "reinject.h"
 #include "tun.h"

@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "pktsock.h"
 #include "rtnl.h"
 #include "rtrules.h"
 #include "sysctl.h"
-#include "tun.h"
 
 #define FWMASK_ALL	0xffffffffu
 
@@ -859,7 +859,7 @@ static struct nlmsghdr *build_veth(void *buf, uint32_t seq, uint32_t mark)
 			   NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, seq,
 			   sizeof(*ifi));
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, rx);
-	tun_veth_mac(mark, true, mac);
+	rtrules_dev_mac(mark, true, mac);
 	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
@@ -867,7 +867,7 @@ static struct nlmsghdr *build_veth(void *buf, uint32_t seq, uint32_t mark)
 	peer = mnl_attr_nest_start(nlh, VETH_INFO_PEER);
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, tx);
-	tun_veth_mac(mark, false, mac);
+	rtrules_dev_mac(mark, false, mac);
 	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
 	mnl_attr_nest_end(nlh, peer);
 	mnl_attr_nest_end(nlh, data);

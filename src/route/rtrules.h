@@ -40,6 +40,7 @@
 
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -147,5 +148,18 @@ struct nlmsghdr *rtrules_build_rule4_iif(void *buf, uint16_t cmd,
  * "srv6d%08xt". */
 void rtrules_dev_names(uint32_t mark, char rx[IF_NAMESIZE],
 		       char tx[IF_NAMESIZE]);
+
+/* MAC address of the receiving end of the veth pair of the SID with
+ * `mark` (02:00 and the mark, big-endian); the sending end has 06:00 and
+ * the mark.  Pure. */
+static inline void rtrules_dev_mac(uint32_t mark, bool rx, uint8_t mac[6])
+{
+	mac[0] = rx ? 0x02 : 0x06;	/* locally administered, unicast */
+	mac[1] = 0x00;
+	mac[2] = (uint8_t)(mark >> 24);
+	mac[3] = (uint8_t)(mark >> 16);
+	mac[4] = (uint8_t)(mark >> 8);
+	mac[5] = (uint8_t)mark;
+}
 
 #endif
