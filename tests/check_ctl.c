@@ -198,7 +198,7 @@ START_TEST(status_document)
 		"{\"queue\":3,\"rx_packets\":11,\"rx_bytes\":0,\"rx_batches\":0,"
 		"\"verdicts\":0,\"verdict_batches\":0,\"accepted\":0,"
 		"\"forwarded\":0,\"dropped\":0,\"unmatched\":0,"
-		"\"tun_injected\":0,\"icmp_sent\":0,\"enobufs\":0,"
+		"\"injected\":0,\"icmp_sent\":0,\"enobufs\":0,"
 		"\"recv_errors\":0,\"send_errors\":0,\"nl_errors\":0,"
 		"\"bad_messages\":2,\"drops\":{\"truncated\":0,\"bad_ip\":0,"
 		"\"bad_srh\":0,\"bad_tlv\":0,\"no_srh\":0,\"sl_zero\":0,"

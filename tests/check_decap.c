@@ -626,7 +626,7 @@ START_TEST(reinject_packet_drops_charged)
 	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.dropped, 3);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 3);
-	ck_assert_uint_eq(ws.tun_injected, 0);
+	ck_assert_uint_eq(ws.injected, 0);
 	expect_charged(p, DROP_REINJECT);
 	/* A verdict too large to carry: DROP_TOO_BIG. */
 	p = run(BHV_END_DX6, DX6_SRH_IN);
@@ -677,7 +677,7 @@ START_TEST(dt_no_route_counted_once)
 	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	ck_assert_uint_eq(ws.dropped, 1);
-	ck_assert_uint_eq(ws.tun_injected, 0);
+	ck_assert_uint_eq(ws.injected, 0);
 	for (unsigned r = 0; r < DROP__COUNT; r++)
 		sum += ws.drops[r];
 	ck_assert_uint_eq(sum, ws.dropped + ws.icmp_sent);
@@ -688,7 +688,7 @@ START_TEST(dt_no_route_counted_once)
 	ws.drops[DROP_NO_ROUTE]++;
 	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.dropped, 2);
-	ck_assert_uint_eq(ws.tun_injected, 0);
+	ck_assert_uint_eq(ws.injected, 0);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 0);
 	nfq_socket_close(q);
 }

@@ -456,7 +456,7 @@ static void print_policies(const json_t *doc)
 
 /* The counters of `stats`, by JSON name, with their column heads. */
 static const char *const counter_keys[10] = {
-	"rx_packets", "verdicts", "dropped", "tun_injected", "icmp_sent",
+	"rx_packets", "verdicts", "dropped", "injected", "icmp_sent",
 	"enobufs", "recv_errors", "send_errors", "nl_errors", "bad_messages",
 };
 

@@ -247,7 +247,7 @@ static void reinject_frame(const struct config *cfg,
 	}
 	fd = reinject_pkt_sock();
 	if (fd >= 0 && pkt_sock_send(fd, ifindex, p->data, p->len) == 0) {
-		st->tun_injected++;
+		st->injected++;
 		return;
 	}
 	reinject_drop(p, st, DROP_REINJECT);
@@ -260,7 +260,7 @@ static void reinject_frame(const struct config *cfg,
  * already, as the worker's drops[no_route] and the SID's error, never as
  * a success (p->st NULL; a successful End.DT* result always has it).  So
  * it is counted here as `dropped` (what happens to it), not as forwarded
- * or tun_injected, and a failure to hand it over adds no second reason:
+ * or injected, and a failure to hand it over adds no second reason:
  * the worker's drops then still add up to dropped + icmp_sent. */
 static bool reinject_handoff(const struct config *cfg, const struct pkt *p)
 {
@@ -298,7 +298,7 @@ static void reinject_local(struct pkt *p, struct nfq *q, int raw_fd,
 {
 	nfq_verdict_add(q, p, NF_DROP, false);
 	if (raw_fd >= 0 && raw4_sock_send(raw_fd, p->data, p->len) == 0) {
-		st->tun_injected++;
+		st->injected++;
 		return;
 	}
 	reinject_drop(p, st, DROP_REINJECT);
@@ -337,7 +337,7 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		 * enters the kernel from the TUN device. */
 		nfq_verdict_add(q, p, NF_DROP, false);
 		if (tun_write(tun_fd, p->data, p->len) == 0) {
-			st->tun_injected++;
+			st->injected++;
 			return;
 		}
 		reinject_drop(p, st, DROP_REINJECT);

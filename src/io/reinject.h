@@ -35,7 +35,7 @@
  *                            -> NF_DROP, DROP_REINJECT
  *
  * Counting: each packet is counted once by reinject_packet() as accepted,
- * forwarded, tun_injected (TUN, a device, the raw socket) or dropped.  An End.DT* packet without a route
+ * forwarded, injected (TUN, a device, the raw socket) or dropped.  An End.DT* packet without a route
  * in its table (counted by processing as drops[no_route], the SID's
  * error, no success) is handed to the kernel's unreachable rule as above
  * but counted as dropped, not forwarded: the drop reasons add up to
@@ -92,7 +92,7 @@ void reinject_charge(struct pkt *p, enum drop_reason reason);
  * -1 when it could not be opened) when it is local, or on the calling
  * thread's packet socket (opened on the thread's first use, closed when
  * it exits) when it goes by a device (a failed write or send is a
- * DROP_REINJECT), and count it (accepted, forwarded, tun_injected,
+ * DROP_REINJECT), and count it (accepted, forwarded, injected,
  * dropped) in st.  A drop here is also charged to the SID or policy that
  * made the result (reinject_charge()).  Called by the workers only. */
 void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,

@@ -5,7 +5,7 @@
 # marked ones (End.X, End.T, End.DX6) through their SID's veth pair, whose
 # IPv6 iif rules route them as the fwmark rules would: End.X and End.DX6
 # leave by nh6 (sink2) although the main table says sink1, End.T looks up
-# its table.  Every result is counted in tun_injected, none in forwarded.
+# its table.  Every result is counted in injected, none in forwarded.
 T=reinject-tun
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -79,8 +79,8 @@ expect_fields "H.Encaps of IPv4 through the TUN device: to sink1" \
 # ---- counters --------------------------------------------------------------------------
 expect_eq "no verdict carried a payload (forwarded 0)" \
 	"$(ctl_get "s['totals']['forwarded']")" 0
-expect_eq "all 6 results re-entered by TUN or a veth pair (tun_injected 6)" \
-	"$(ctl_get "s['totals']['tun_injected']")" 6
+expect_eq "all 6 results re-entered by TUN or a veth pair (injected 6)" \
+	"$(ctl_get "s['totals']['injected']")" 6
 expect_eq "nothing dropped" "$(ctl_get "s['totals']['dropped']")" 0
 
 if srv6d_stop; then pass "SIGTERM: srv6d exits 0"; else fail "SIGTERM: srv6d exit status"; fi
