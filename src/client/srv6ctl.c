@@ -479,7 +479,7 @@ static void print_counter_table(const json_t *doc)
 	size_t i;
 	json_t *w;
 
-	table_init(&t, "queue<|rx packets>|verdicts>|dropped>|tun>|icmp>|"
+	table_init(&t, "queue<|rx packets>|verdicts>|dropped>|injected>|icmp>|"
 		   "enobufs>|recv errors>|send errors>|nl errors>|bad msgs>");
 	json_array_foreach((json_t *)workers, i, w)
 		counter_row(&t, num(q, jnum(w, "queue")), w);
