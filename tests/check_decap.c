@@ -196,7 +196,7 @@ static struct pkt *run(enum behavior b, const char *in)
 	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
 	test_pcap_write(p->data, p->len);
 	srv6_process(&ctx, p);
-	if (p->verdict == PKT_FORWARD)
+	if (p->verdict == PKT_NEW_BYTES)
 		test_pcap_write(p->data, p->len);
 	return p;
 }
@@ -205,7 +205,7 @@ static void expect_bytes(const struct pkt *p, const char *hex)
 {
 	size_t n = hex2bin(hex, want, sizeof(want));
 
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_bytes(p->data, p->len, want, n);
 	ck_assert(p->data >= p->head);
 	ck_assert(p->data + p->len <= p->end);
@@ -516,7 +516,7 @@ START_TEST(reinject_usd_ipv4_by_sid_device)
 		enum drop_reason r = DROP__COUNT;
 		struct pkt *p = test_pkt(&slot, buf, n, ETH_P_IPV6);
 
-		p->verdict = PKT_FORWARD;
+		p->verdict = PKT_NEW_BYTES;
 		p->set_mark = true;
 		p->out_mark = cfg->sids[i].mark;
 		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r),
@@ -621,7 +621,7 @@ START_TEST(reinject_packet_drops_charged)
 		p = test_pkt(&slot, buf, n, ETH_P_IPV6);
 		srv6_process(&ctx, p);
 	}
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	expect_counted_ok(p);
 	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.dropped, 3);
@@ -712,7 +712,7 @@ START_TEST(dispatch_by_sid)
 	ctx.cfg = c;
 	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
 	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(p->out_mark, 0x1002);
 	ck_assert_uint_eq(sst[1].packets, 1);
 	ck_assert_uint_eq(sst[0].packets, 0);

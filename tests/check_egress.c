@@ -241,7 +241,7 @@ static void expect_error(const struct pkt *p, const char *hdr_hex,
 	size_t n = hex2bin(hdr_hex, want, sizeof(want));
 
 	memcpy(want + n, in, total - n);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert(!p->set_mark);
 	ck_assert_bytes(p->data, p->len, want, total);
 }
@@ -291,7 +291,7 @@ START_TEST(test_ptb6)
 	p = packet(IN6_HDR, 0xab, 1420, ETH_P_IPV6, in);
 	p->data[5] = 0x64;	/* payload length 1380 */
 	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(p->len, 1500);
 	ck_assert_uint_eq(pols[0].packets, 1);
 }
@@ -389,7 +389,7 @@ START_TEST(test_end_x_nexthop)
 	route6(RTM_NEWROUTE, "fc00:3::", 64, RT_TABLE_MAIN, NULL, 3, 0, NULL);
 	p = packet(INX, 0, 0, ETH_P_IPV6, in);
 	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert(p->set_mark);
 	ck_assert_uint_eq(p->out_mark, cfg->sids[0].mark);
 	ck_assert_uint_eq(p->data[43], 0);	/* Segments Left 1 -> 0 */
@@ -416,7 +416,7 @@ START_TEST(test_end_t_table)
 	route6(RTM_NEWROUTE, "fc00:9::", 32, 77, "fe80::1", 2, 0, NULL);
 	p = packet(INT, 0, 0, ETH_P_IPV6, in);
 	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(p->out_mark, cfg->sids[1].mark);
 }
 END_TEST
@@ -434,7 +434,7 @@ START_TEST(test_end_dt6_no_route)
 	size_t n = p->len;
 
 	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_bytes(p->data, p->len, in + 40, n - 40);
 	ck_assert(p->set_mark);
 	ck_assert_uint_eq(p->out_mark, cfg->sids[2].mark);
@@ -455,7 +455,7 @@ static void expect_source(const char *want)
 	struct pkt *p = packet(INSMALL, 0, 0, ETH_P_IPV6, in);
 
 	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_int_eq(inet_pton(AF_INET6, want, &a), 1);
 	ck_assert_bytes(p->data + 8, 16, a.s6_addr, 16);
 }

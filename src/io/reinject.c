@@ -133,7 +133,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	switch (p->verdict) {
 	case PKT_ACCEPT:
 		return REINJECT_ACCEPT;
-	case PKT_FORWARD:
+	case PKT_NEW_BYTES:
 		break;
 	case PKT_DROP:
 	default:
@@ -266,7 +266,7 @@ static bool reinject_handoff(const struct config *cfg, const struct pkt *p)
 {
 	const struct sid *sid = reinject_sid(cfg, p);
 
-	return p->verdict == PKT_FORWARD && !p->st && sid &&
+	return p->verdict == PKT_NEW_BYTES && !p->st && sid &&
 	       (sid->behavior == BHV_END_DT6 || sid->behavior == BHV_END_DT4 ||
 		sid->behavior == BHV_END_DT46);
 }

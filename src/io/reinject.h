@@ -6,29 +6,29 @@
  * mark.  A result with a mark names its SID (config_sid_by_mark()).  So:
  *   PKT_ACCEPT               -> NF_ACCEPT, original bytes (mark if set)
  *   PKT_DROP                 -> NF_DROP (reason counted by processing)
- *   PKT_FORWARD, IPv4 with p->local_out (an ICMP error srv6d built)
+ *   PKT_NEW_BYTES, IPv4 with p->local_out (an ICMP error srv6d built)
  *                            -> send it on the worker's raw socket as a
  *                               locally generated packet, NF_DROP the
  *                               original (its source is this node's:
  *                               back from PREROUTING it is a martian)
- *   PKT_FORWARD, End.DX2 SID's mark
+ *   PKT_NEW_BYTES, End.DX2 SID's mark
  *                            -> send the frame out of the SID's oif
  *                               (packet socket), NF_DROP the original
- *   PKT_FORWARD, IPv6 with the mark of an End.X, End.T, End.DX6,
+ *   PKT_NEW_BYTES, IPv6 with the mark of an End.X, End.T, End.DX6,
  *     End.DT6 or End.DT46 SID, and `reinject tun`
  *                            -> send it into the SID's veth pair (whose
  *                               IPv6 iif rules do what the mark would),
  *                               NF_DROP
- *   PKT_FORWARD, same family,
+ *   PKT_NEW_BYTES, same family,
  *     and (mark set or not `reinject tun`)
  *                            -> NF_ACCEPT with the new bytes (+ mark)
- *   PKT_FORWARD, IPv4 from the IPv6 hook, mark of an End.DX4, End.DT4 or
+ *   PKT_NEW_BYTES, IPv4 from the IPv6 hook, mark of an End.DX4, End.DT4 or
  *     End.DT46 SID, or of an End.X or End.T SID with USD
  *                            -> send it into the SID's veth pair (whose
  *                               iif rule does what the mark would), NF_DROP
- *   PKT_FORWARD, otherwise, no mark
+ *   PKT_NEW_BYTES, otherwise, no mark
  *                            -> write to the TUN queue, NF_DROP the original
- *   PKT_FORWARD, other family, other mark
+ *   PKT_NEW_BYTES, other family, other mark
  *                            -> NF_DROP, DROP_FAMILY: the mark (End.X/End.T
  *                               routing) could not survive the TUN device
  *   a SID device not set up (its sid_runtime ifindex 0, rtrules.h)

@@ -64,7 +64,7 @@ static void b6_apply(struct proc_ctx *ctx, const struct sid *sid,
 		proc_drop(ctx, p, st, why);
 		return;
 	}
-	p->verdict = PKT_FORWARD;
+	p->verdict = PKT_NEW_BYTES;
 	proc_count_ok(st, p);
 }
 

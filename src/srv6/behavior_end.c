@@ -39,7 +39,7 @@
 static void end_forward(struct proc_ctx *ctx, const struct sid *sid,
 			struct pkt *p)
 {
-	p->verdict = PKT_FORWARD;
+	p->verdict = PKT_NEW_BYTES;
 	if (sid->behavior == BHV_END_X || sid->behavior == BHV_END_T) {
 		p->set_mark = true;
 		p->out_mark = sid->mark;

@@ -327,6 +327,6 @@ void headend_apply(struct proc_ctx *ctx, const struct policy *pol,
 		proc_drop(ctx, p, st, why);
 		return;
 	}
-	p->verdict = PKT_FORWARD;
+	p->verdict = PKT_NEW_BYTES;
 	proc_count_ok(st, p);
 }

@@ -15,7 +15,7 @@
  * pol's 1..POLICY_MAX_LISTS segment lists holds 1..SRV6_MAX_SEGS segments
  * (the config guarantees it), and the packet's flow picks one by weight
  * (flowhash.h).  With pol->hmac_keyid the SRH carries an HMAC TLV (hmac.h).
- * On success p holds the new packet and p->verdict == PKT_FORWARD; otherwise
+ * On success p holds the new packet and p->verdict == PKT_NEW_BYTES; otherwise
  * the packet is dropped with a counted reason (DROP_NO_HEADROOM,
  * DROP_TOO_BIG, DROP_FAMILY, DROP_TRUNCATED, DROP_BAD_IP,
  * DROP_HMAC_UNKNOWN).  The counters in ctx->policy_stats[pol->index] (a

@@ -38,7 +38,7 @@ int icmp_ratelimit_take(struct proc_ctx *ctx)
 static void count_error(struct proc_ctx *ctx, struct pkt *p,
 			struct sid_stats *st, enum drop_reason reason)
 {
-	p->verdict = PKT_FORWARD;
+	p->verdict = PKT_NEW_BYTES;
 	p->set_mark = false;
 	ctx->stats->icmp_sent++;
 	ctx->stats->drops[reason]++;
@@ -201,7 +201,7 @@ int icmp6_echo_reply(struct proc_ctx *ctx, struct pkt *p, uint32_t icmp_off)
 	ipv6_hdr_fill(h, plen, IPPROTO_ICMPV6, src.s6_addr, dst.s6_addr);
 	h[40] = ICMP6_T_ECHO_REPLY;
 	icmp6_set_checksum(h, plen);
-	p->verdict = PKT_FORWARD;
+	p->verdict = PKT_NEW_BYTES;
 	p->set_mark = false;
 	return 0;
 }

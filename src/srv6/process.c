@@ -242,7 +242,7 @@ static void encap_source_fix(struct proc_ctx *ctx, const struct policy *pol,
 	struct srh_info si;
 
 	if (ctx->cfg->has_encap_source || !ctx->mirror || !pol ||
-	    p->verdict != PKT_FORWARD || pkt_ip_version(p) != 6 ||
+	    p->verdict != PKT_NEW_BYTES || pkt_ip_version(p) != 6 ||
 	    p->len < IPV6_HDR_LEN ||
 	    memcmp(p->data + IP6_SRC_OFF, unspec, sizeof(unspec)))
 		return;
@@ -372,7 +372,7 @@ static void sid_chain(struct proc_ctx *ctx, struct pkt *p)
 	struct in6_addr dst;
 
 	for (unsigned n = 0;; n++) {
-		if (p->verdict != PKT_FORWARD || p->set_mark ||
+		if (p->verdict != PKT_NEW_BYTES || p->set_mark ||
 		    pkt_ip_version(p) != 6 || p->len < IPV6_HDR_LEN)
 			return;
 		memcpy(&dst, p->data + 24, sizeof(dst));

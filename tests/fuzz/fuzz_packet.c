@@ -358,10 +358,10 @@ static void run_one(const uint8_t *data, size_t size, uint8_t how)
 	if (p.data < p.head || p.data > p.end ||
 	    p.len > (size_t)(p.end - p.data))
 		abort();
-	if (p.verdict != PKT_ACCEPT && p.verdict != PKT_FORWARD &&
+	if (p.verdict != PKT_ACCEPT && p.verdict != PKT_NEW_BYTES &&
 	    p.verdict != PKT_DROP)
 		abort();
-	if (p.set_mark && p.verdict != PKT_FORWARD)
+	if (p.set_mark && p.verdict != PKT_NEW_BYTES)
 		abort();
 	/* One outcome per packet, plus one per further local SID it ran
 	 * through (process.c's sid_chain, bounded). */
