@@ -144,7 +144,8 @@ struct config {
 	struct in6_addr encap_source;	/* outer source of encapsulations */
 	bool has_encap_source;		/* false: picked per egress (egress.h) */
 	char tun_name[IF_NAMESIZE];	/* TUN device for reinjection */
-	bool reinject_tun_always;	/* `reinject tun`: every result by TUN */
+	bool reinject_tun_always;	/* `reinject no-payload` (or
+					 * `tun`): no verdict payload */
 	uint32_t mark_base;		/* first mark/table the daemon owns */
 	uint32_t rule_priority;		/* priority of the daemon's ip rules */
 	unsigned icmp_rate;		/* ICMP errors per second per worker */

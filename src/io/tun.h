@@ -2,8 +2,8 @@
  * receives and routes them as if they had arrived on it.
  *
  * The TUN device takes the results of another address family (or every
- * result, with `reinject tun`) that need no routing of their own: one
- * multi-queue TUN device, one queue (fd) per worker; writes are
+ * result, with `reinject no-payload`) that need no routing of their own:
+ * one multi-queue TUN device, one queue (fd) per worker; writes are
  * non-blocking.  The device is not persistent: closing its last queue
  * removes it.  The packet and raw sockets are pktsock.h's.
  */

@@ -289,7 +289,8 @@ static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 		r.table = 0;
 	if (iif)
 		snprintf(r.iif, sizeof(r.iif), "%s", iif);
-	/* Ours: IPv6 by fwmark (or iif, `reinject tun`), IPv4 by iif. */
+	/* Ours: IPv6 by fwmark (or iif, `reinject no-payload`), IPv4 by
+	 * iif. */
 	if (l->family == AF_INET6 ? !tb[FRA_FWMARK] && !iif : !iif)
 		return MNL_CB_OK;
 	dump_list_add(l, &r);
@@ -936,7 +937,7 @@ static int sid_dev_setup(struct rtnl *nl, const struct sid *s,
 		return -1;
 	}
 	/* No IPv6 on them (no DAD, no router solicitations), unless IPv6
-	 * results come in on the receiving end (`reinject tun`): then
+	 * results come in on the receiving end (`reinject no-payload`): then
 	 * IPv6 without addresses, forwarding as all/forwarding; IPv4 from
 	 * anywhere may come in on the receiving end. */
 	sysctl_dev_write("ipv6", tx, "disable_ipv6", "1");

@@ -1,6 +1,7 @@
 #!/bin/bash
 # shellcheck disable=SC2086 # packet arguments are word lists on purpose
-# reinject-tun.sh - `reinject tun`: no verdict carries a payload.  Unmarked
+# reinject-tun.sh - `reinject no-payload` (once `reinject tun`): no verdict
+# carries a payload.  Unmarked
 # results (End, H.Encaps of IPv6 and IPv4) go through the TUN device;
 # marked ones (End.X, End.T, End.DX6) through their SID's veth pair, whose
 # IPv6 iif rules route them as the fwmark rules would: End.X and End.DX6
@@ -17,7 +18,7 @@ IN6="--inner ipv6 --inner-src fc00:1::1 --inner-dst fc00:9::99"
 
 cat >"$TMPD/srv6d.conf" <<EOF2
 queue 0
-reinject tun
+reinject no-payload
 encap-source fc00:1::2
 sid fc00:100::1/128 action End
 sid fc00:100::3/128 action End.X nh6 fc00:3::2
