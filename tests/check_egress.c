@@ -397,6 +397,46 @@ START_TEST(test_end_x_nexthop)
 }
 END_TEST
 
+/* End.X with oif: its link is the one rule installation resolved, read
+ * from the generation's struct sid_runtime table (rtrules.h), not from
+ * the config.  Unknown (no table, or index 0) is nexthop_unreachable;
+ * adj (3) up, forwarded; adj without carrier, unreachable again. */
+START_TEST(test_end_x_oif_runtime)
+{
+	static const char text[] =
+		"queue 0\nencap-source fc00:1::2\n"
+		"icmp-rate 1000\nicmp-burst 100\n"
+		"sid fc00:100::5 action End.X nh6 fc00:3::2 oif adj\n";
+	struct sid_runtime rt[1] = { { 0 } };
+	uint8_t in[256];
+	struct pkt *p;
+
+	config_free(cfg);
+	cfg = config_parse_buffer("t.conf", text, sizeof(text) - 1, NULL, NULL);
+	ck_assert_ptr_nonnull(cfg);
+	ctx.cfg = cfg;
+	p = packet(INX, 0, 0, ETH_P_IPV6, in);
+	srv6_process(&ctx, p);			/* ctx.sid_rt NULL */
+	ck_assert_uint_eq(sids[0].drops[DROP_NEXTHOP_UNREACHABLE], 1);
+	ctx.sid_rt = rt;			/* oif_index 0 */
+	p = packet(INX, 0, 0, ETH_P_IPV6, in);
+	srv6_process(&ctx, p);
+	ck_assert_uint_eq(sids[0].drops[DROP_NEXTHOP_UNREACHABLE], 2);
+	rt[0].oif_index = 3;
+	p = packet(INX, 0, 0, ETH_P_IPV6, in);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert(p->set_mark);
+	ck_assert_uint_eq(p->out_mark, cfg->sids[0].mark);
+	ck_assert_uint_eq(sids[0].packets, 1);
+	link_set(3, "adj", IFF_UP, 1500);	/* no carrier */
+	p = packet(INX, 0, 0, ETH_P_IPV6, in);
+	srv6_process(&ctx, p);
+	ck_assert_uint_eq(sids[0].drops[DROP_NEXTHOP_UNREACHABLE], 3);
+	ck_assert_uint_eq(sids[0].packets, 1);
+}
+END_TEST
+
 #define INT "6000000000342b40fc000001000000000000000000000001fc000100000000" \
 	    "0000000000000000071104040101000000fc0000090000000000000000000000" \
 	    "c2fc00010000000000000000000000000700010002000c3d22656e6474"
@@ -498,6 +538,7 @@ static Suite *egress_suite(void)
 	tcase_add_test(tc, test_frag_needed4);
 	tcase_add_test(tc, test_frag_needed4_source);
 	tcase_add_test(tc, test_end_x_nexthop);
+	tcase_add_test(tc, test_end_x_oif_runtime);
 	tcase_add_test(tc, test_end_t_table);
 	tcase_add_test(tc, test_end_dt6_no_route);
 	suite_add_tcase(s, tc);

@@ -142,6 +142,7 @@ static void generation_free(struct generation *g)
 {
 	if (!g)
 		return;
+	free(g->sid_rt);
 	for (unsigned w = 0; w < g->nworkers; w++) {
 		if (g->sids)
 			free(g->sids[w]);
@@ -151,7 +152,6 @@ static void generation_free(struct generation *g)
 	free(g->sids);
 	free(g->pols);
 	free(g->own_devs);
-	free(g->sid_rt);
 	config_free(g->cfg);
 	free(g);
 }
