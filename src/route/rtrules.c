@@ -269,9 +269,8 @@ static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *tb[FRA_MAX + 1] = { NULL };
 	const struct fib_rule_hdr *frh = mnl_nlmsg_get_payload(nlh);
 	struct dump_list *l = data;
-	struct rt_rule r;
-
 	const char *iif;
+	struct rt_rule r;
 
 	if (frh->family != l->family)
 		return MNL_CB_OK;
