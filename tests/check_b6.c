@@ -180,7 +180,7 @@ static void expect_out(const struct sid *s, const char *in, const char *out)
 
 	run(s, p);
 	test_pcap_write(p->data, p->len);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert(!p->set_mark);
 	ck_assert_bytes(p->data, p->len, want, wlen);
 	/* pushed into the headroom: the payload has not moved */
@@ -244,7 +244,7 @@ static void expect_icmp(const struct sid *s, struct pkt *p, uint8_t type,
 
 	inet_pton(AF_INET6, "fc00:100::c", sidaddr);
 	run(s, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(p->data[6], IPPROTO_ICMPV6);
 	ck_assert_mem_eq(p->data + 8, sidaddr, 16);
 	ck_assert_uint_eq(p->data[40], type);
@@ -381,7 +381,7 @@ START_TEST(test_echo)
 	struct pkt *p = load(ping);
 
 	run(s, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(p->data[40], ICMP6_T_ECHO_REPLY);
 	ck_assert_uint_eq(sst[SID_INDEX].packets, 1);
 }
@@ -413,7 +413,7 @@ START_TEST(test_weighted)
 			p->data[2] = (uint8_t)(f >> 8);
 			p->data[7] = (uint8_t)(50 + rep);	/* not the flow */
 			run(s, p);
-			ck_assert_int_eq(p->verdict, PKT_FORWARD);
+			ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 			if (rep == 0) {
 				memcpy(first, p->data + 24, 16);
 				if (!memcmp(first, a1, 16))
@@ -453,7 +453,7 @@ START_TEST(test_dispatch)
 	srv6_process(&ctx, p);
 	wlen = hex2bin(_i == 0 ? ENCAPS : _i == 1 ? ENCAPS_RED2 : INSERT,
 		       want, sizeof(want));
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_bytes(p->data, p->len, want, wlen);
 
 	cfg.hmac_require = true;

@@ -249,6 +249,29 @@ START_TEST(test_lookups)
 }
 END_TEST
 
+/* `reinject no-payload` (no verdict carries a payload) and its older
+ * spelling `reinject tun`; `reinject verdict` is the default. */
+START_TEST(test_reinject_spellings)
+{
+	static const struct {
+		const char *text;
+		bool no_payload;
+	} t[] = {
+		{ "queue 0\nreinject no-payload\n", true },
+		{ "queue 0\nreinject tun\n", true },
+		{ "queue 0\nreinject verdict\n", false },
+		{ "queue 0\n", false },
+	};
+
+	for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct config *cfg = parse_ok(t[i].text);
+
+		ck_assert_int_eq(cfg->reinject_tun_always, t[i].no_payload);
+		config_free(cfg);
+	}
+}
+END_TEST
+
 START_TEST(test_defaults)
 {
 	struct config *cfg = parse_ok("queue 7\n");
@@ -581,7 +604,6 @@ START_TEST(test_decap_sids)
 	for (unsigned i = 0; i < cfg->nsids; i++) {
 		ck_assert(behavior_is_decap(s[i].behavior));
 		ck_assert_ptr_null(s[i].policy);
-		ck_assert_uint_eq(s[i].ifindex, 0);
 		ck_assert_ptr_eq(config_sid_by_mark(cfg, s[i].mark), &s[i]);
 	}
 	ck_assert_ptr_null(config_sid_by_mark(cfg, 0x1000));
@@ -1097,7 +1119,8 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nreinject tun verdict\n",
 	    "t.conf:2: reinject: unexpected extra argument 'verdict'");
 	BAD("queue 0\nreinject always\n",
-	    "t.conf:2: reinject: expected verdict or tun, found 'always'");
+	    "t.conf:2: reinject: expected verdict or no-payload, found "
+	    "'always'");
 	BAD("queue 0\nicmp-rate\n",
 	    "t.conf:2: icmp-rate: missing argument (expected a number)");
 	BAD("queue 0\nsid\n",
@@ -1538,6 +1561,7 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_full);
 	tcase_add_test(good, test_lookups);
 	tcase_add_test(good, test_defaults);
+	tcase_add_test(good, test_reinject_spellings);
 	tcase_add_test(good, test_no_encap_source);
 	tcase_add_test(good, test_marks_default_base);
 	tcase_add_test(good, test_syntax_variants);

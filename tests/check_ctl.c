@@ -202,7 +202,7 @@ START_TEST(status_document)
 		"{\"queue\":3,\"rx_packets\":11,\"rx_bytes\":0,\"rx_batches\":0,"
 		"\"verdicts\":0,\"verdict_batches\":0,\"accepted\":0,"
 		"\"forwarded\":0,\"dropped\":0,\"unmatched\":0,"
-		"\"tun_injected\":0,\"icmp_sent\":0,\"enobufs\":0,"
+		"\"injected\":0,\"icmp_sent\":0,\"enobufs\":0,"
 		"\"recv_errors\":0,\"send_errors\":0,\"nl_errors\":0,"
 		"\"bad_messages\":2,\"drops\":{\"truncated\":0,\"bad_ip\":0,"
 		"\"bad_srh\":0,\"bad_tlv\":0,\"no_srh\":0,\"sl_zero\":0,"
@@ -1195,7 +1195,7 @@ START_TEST(route_message)
 	size_t n;
 
 	inet_pton(AF_INET6, "fc00:3::2", &gw);
-	nlh = rtrules_build_route(buf, RTM_NEWROUTE, 9, 0x5d6f0001,
+	nlh = rtrules_build_route(buf, RTM_NEWROUTE, 9, AF_INET6, 0x5d6f0001,
 				  &in6addr_any, 0, &gw, 3, 0);
 	n = hex2bin(
 		"40000000 1800 0505 09000000 00000000"	/* CREATE|REPLACE */
@@ -1207,8 +1207,8 @@ START_TEST(route_message)
 	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
 
 	inet_pton(AF_INET6, "fc00:1::", &dst);
-	nlh = rtrules_build_route(buf, RTM_DELROUTE, 1, 0x5d6f0002, &dst, 64,
-				  NULL, 0, 1024);
+	nlh = rtrules_build_route(buf, RTM_DELROUTE, 1, AF_INET6, 0x5d6f0002,
+				  &dst, 64, NULL, 0, 1024);
 	n = hex2bin(
 		"40000000 1900 0500 01000000 00000000"
 		"0a 40 00 00 00 00 ff 00 00000000"	/* scope nowhere */

@@ -144,6 +144,7 @@ static const char *const sid_lines[] = {
 static struct config *cfg;
 static struct worker_stats ws;
 static struct sid_stats sst[4];
+static struct sid_runtime srt[4];	/* the daemon's rtrules_install() */
 static struct proc_ctx ctx;
 static struct test_slot slot;
 static uint8_t want[2048];
@@ -160,6 +161,8 @@ static void use_behavior(enum behavior b)
 	ck_assert_int_eq(cfg->sids[0].behavior, b);
 	ck_assert_uint_eq(cfg->sids[0].mark, 0x1001);
 	ctx.cfg = cfg;
+	memset(srt, 0, sizeof(srt));	/* a new config: no device yet */
+	ctx.sid_rt = srt;
 }
 
 static void setup(void)
@@ -193,7 +196,7 @@ static struct pkt *run(enum behavior b, const char *in)
 	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
 	test_pcap_write(p->data, p->len);
 	srv6_process(&ctx, p);
-	if (p->verdict == PKT_FORWARD)
+	if (p->verdict == PKT_NEW_BYTES)
 		test_pcap_write(p->data, p->len);
 	return p;
 }
@@ -202,7 +205,7 @@ static void expect_bytes(const struct pkt *p, const char *hex)
 {
 	size_t n = hex2bin(hex, want, sizeof(want));
 
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_bytes(p->data, p->len, want, n);
 	ck_assert(p->data >= p->head);
 	ck_assert(p->data + p->len <= p->end);
@@ -399,9 +402,9 @@ START_TEST(reinject_ipv6_by_verdict_with_mark)
 	enum drop_reason r = DROP__COUNT;
 	struct pkt *p = run(BHV_END_DX6, DX6_SRH_IN);
 
-	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_PAYLOAD);
 	p = run(BHV_END_DT46, DX6_SRH_IN);
-	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_PAYLOAD);
 	ck_assert_int_eq(r, DROP__COUNT);
 }
 END_TEST
@@ -421,24 +424,24 @@ START_TEST(reinject_tun_ipv6_by_sid_device)
 
 		cfg->reinject_tun_always = true;
 		ck_assert(p->set_mark);
-		ck_assert_int_eq(reinject_decide(cfg, p, &r),
+		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r),
 				 REINJECT_DROP_REASON);
 		ck_assert_int_eq(r, DROP_REINJECT);
-		cfg->sids[0].ifindex = 50 + i;
-		ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_DEV);
-		ck_assert_uint_eq(reinject_ifindex(cfg, p), 50 + i);
+		srt[0].ifindex = 50 + i;
+		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DEV);
+		ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 50 + i);
 		cfg->reinject_tun_always = false;	/* the verdict again */
-		ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_PAYLOAD);
+		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_PAYLOAD);
 		/* an unmarked IPv6 result under `reinject tun`: TUN */
 		cfg->reinject_tun_always = true;
 		p->set_mark = false;
-		ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_TUN);
+		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_TUN);
 	}
 }
 END_TEST
 
 /* IPv4 results go into the SID's own device, once the daemon has set it
- * up (sid->ifindex), never into the TUN device. */
+ * up (its sid_runtime's ifindex), never into the TUN device. */
 START_TEST(reinject_ipv4_by_sid_device)
 {
 	static const enum behavior bs[] = { BHV_END_DX4, BHV_END_DT4,
@@ -448,15 +451,15 @@ START_TEST(reinject_ipv4_by_sid_device)
 		enum drop_reason r = DROP__COUNT;
 		struct pkt *p = run(bs[i], DX4_SRH_IN);
 
-		ck_assert_int_eq(reinject_decide(cfg, p, &r),
+		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r),
 				 REINJECT_DROP_REASON);
 		ck_assert_int_eq(r, DROP_REINJECT);	/* no device yet */
-		ck_assert_uint_eq(reinject_ifindex(cfg, p), 0);
-		cfg->sids[0].ifindex = 42 + i;
-		ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_DEV);
-		ck_assert_uint_eq(reinject_ifindex(cfg, p), 42 + i);
+		ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 0);
+		srt[0].ifindex = 42 + i;
+		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DEV);
+		ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 42 + i);
 		cfg->reinject_tun_always = true;
-		ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_DEV);
+		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DEV);
 	}
 }
 END_TEST
@@ -466,11 +469,11 @@ START_TEST(reinject_dx2_by_oif)
 	enum drop_reason r = DROP__COUNT;
 	struct pkt *p = run(BHV_END_DX2, DX2_SRH_IN);
 
-	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_REINJECT);
-	cfg->sids[0].ifindex = 7;
-	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_L2);
-	ck_assert_uint_eq(reinject_ifindex(cfg, p), 7);
+	srt[0].ifindex = 7;
+	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_L2);
+	ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 7);
 }
 END_TEST
 
@@ -482,13 +485,13 @@ START_TEST(reinject_other_marks)
 	enum drop_reason r = DROP__COUNT;
 	struct pkt *p = run(BHV_END_DT4, DX4_SRH_IN);
 
-	cfg->sids[0].ifindex = 9;
+	srt[0].ifindex = 9;
 	p->out_mark = 0x1002;	/* no such SID */
-	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_FAMILY);
-	ck_assert_uint_eq(reinject_ifindex(cfg, p), 0);
+	ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 0);
 	p->set_mark = false;
-	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_TUN);
+	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_TUN);
 }
 END_TEST
 
@@ -513,17 +516,17 @@ START_TEST(reinject_usd_ipv4_by_sid_device)
 		enum drop_reason r = DROP__COUNT;
 		struct pkt *p = test_pkt(&slot, buf, n, ETH_P_IPV6);
 
-		p->verdict = PKT_FORWARD;
+		p->verdict = PKT_NEW_BYTES;
 		p->set_mark = true;
 		p->out_mark = cfg->sids[i].mark;
-		ck_assert_int_eq(reinject_decide(cfg, p, &r),
+		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r),
 				 REINJECT_DROP_REASON);
 		ck_assert_int_eq(r, i < 2 ? DROP_REINJECT : DROP_FAMILY);
-		cfg->sids[i].ifindex = 50 + i;
+		srt[i].ifindex = 50 + i;
 		r = DROP__COUNT;
-		ck_assert_int_eq(reinject_decide(cfg, p, &r),
+		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r),
 				 i < 2 ? REINJECT_DEV : REINJECT_DROP_REASON);
-		ck_assert_uint_eq(reinject_ifindex(cfg, p), 50 + i);
+		ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 50 + i);
 		ck_assert_int_eq(r, i < 2 ? DROP__COUNT : DROP_FAMILY);
 	}
 }
@@ -559,7 +562,7 @@ START_TEST(reinject_drop_charged_to_sid)
 	struct pkt *p = run(BHV_END_DX2, DX2_SRH_IN);
 
 	expect_counted_ok(p);
-	ck_assert_int_eq(reinject_decide(cfg, p, &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_REINJECT);	/* oif not resolved */
 	reinject_charge(p, r);
 	expect_charged(p, DROP_REINJECT);
@@ -592,16 +595,16 @@ START_TEST(reinject_packet_drops_charged)
 	/* End.DX2 whose oif is not resolved: DROP_REINJECT (decided). */
 	p = run(BHV_END_DX2, DX2_SRH_IN);
 	expect_counted_ok(p);
-	reinject_packet(cfg, p, q, -1, -1, &ws);
+	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.dropped, 1);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 1);
 	expect_charged(p, DROP_REINJECT);
 	/* End.DT4 into a device that does not exist: the packet socket's
 	 * send fails (or the socket cannot be opened). */
 	p = run(BHV_END_DT4, DX4_SRH_IN);
-	cfg->sids[0].ifindex = 0x7ffffff0;
+	srt[0].ifindex = 0x7ffffff0;
 	expect_counted_ok(p);
-	reinject_packet(cfg, p, q, -1, -1, &ws);
+	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.dropped, 2);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 2);
 	expect_charged(p, DROP_REINJECT);
@@ -618,24 +621,24 @@ START_TEST(reinject_packet_drops_charged)
 		p = test_pkt(&slot, buf, n, ETH_P_IPV6);
 		srv6_process(&ctx, p);
 	}
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	expect_counted_ok(p);
-	reinject_packet(cfg, p, q, -1, -1, &ws);
+	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.dropped, 3);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 3);
-	ck_assert_uint_eq(ws.tun_injected, 0);
+	ck_assert_uint_eq(ws.injected, 0);
 	expect_charged(p, DROP_REINJECT);
 	/* A verdict too large to carry: DROP_TOO_BIG. */
 	p = run(BHV_END_DX6, DX6_SRH_IN);
 	expect_counted_ok(p);
 	p->len = NFQ_MAX_PAYLOAD + 1;
-	reinject_packet(cfg, p, q, -1, -1, &ws);
+	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.drops[DROP_TOO_BIG], 1);
 	ck_assert_uint_eq(ws.dropped, 4);
 	expect_charged(p, DROP_TOO_BIG);
 	/* A result that goes back fine stays a success. */
 	p = run(BHV_END_DX6, DX6_SRH_IN);
-	reinject_packet(cfg, p, q, -1, -1, &ws);
+	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	expect_counted_ok(p);
 	nfq_socket_close(q);
@@ -662,7 +665,7 @@ START_TEST(dt_no_route_counted_once)
 	}
 	p = run(BHV_END_DT6, DX6_SRH_IN);
 	expect_counted_ok(p);
-	reinject_packet(cfg, p, q, -1, -1, &ws);
+	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	ck_assert_uint_eq(ws.dropped, 0);
 	/* As behavior_decap.c leaves a table miss (its route check needs
@@ -671,21 +674,21 @@ START_TEST(dt_no_route_counted_once)
 	p = run(BHV_END_DT6, DX6_SRH_IN);
 	p->st = NULL;
 	ws.drops[DROP_NO_ROUTE]++;
-	reinject_packet(cfg, p, q, -1, -1, &ws);
+	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	ck_assert_uint_eq(ws.dropped, 1);
-	ck_assert_uint_eq(ws.tun_injected, 0);
+	ck_assert_uint_eq(ws.injected, 0);
 	for (unsigned r = 0; r < DROP__COUNT; r++)
 		sum += ws.drops[r];
 	ck_assert_uint_eq(sum, ws.dropped + ws.icmp_sent);
 	/* The same for an IPv4 inner packet into the SID's device. */
 	p = run(BHV_END_DT4, DX4_SRH_IN);
-	cfg->sids[0].ifindex = 0x7ffffff0;	/* the send may fail: still once */
+	srt[0].ifindex = 0x7ffffff0;	/* the send may fail: still once */
 	p->st = NULL;
 	ws.drops[DROP_NO_ROUTE]++;
-	reinject_packet(cfg, p, q, -1, -1, &ws);
+	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
 	ck_assert_uint_eq(ws.dropped, 2);
-	ck_assert_uint_eq(ws.tun_injected, 0);
+	ck_assert_uint_eq(ws.injected, 0);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 0);
 	nfq_socket_close(q);
 }
@@ -709,7 +712,7 @@ START_TEST(dispatch_by_sid)
 	ctx.cfg = c;
 	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
 	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(p->out_mark, 0x1002);
 	ck_assert_uint_eq(sst[1].packets, 1);
 	ck_assert_uint_eq(sst[0].packets, 0);
@@ -748,8 +751,8 @@ START_TEST(rtrules_ipv4_messages)
 	n = hex2bin(RULE4_UNREACH_DEL, want, sizeof(want));
 	ck_assert_bytes((const uint8_t *)nlh, nlh->nlmsg_len, want, n);
 	inet_pton(AF_INET, "203.0.113.2", &gw);
-	nlh = rtrules_build_route4(buf, RTM_NEWROUTE, 9, 0x5d6f0002, NULL, 0, &gw,
-				   5, 0);
+	nlh = rtrules_build_route(buf, RTM_NEWROUTE, 9, AF_INET, 0x5d6f0002,
+				  NULL, 0, &gw, 5, 0);
 	n = hex2bin(ROUTE4_DEFAULT, want, sizeof(want));
 	ck_assert_bytes((const uint8_t *)nlh, nlh->nlmsg_len, want, n);
 }
@@ -767,9 +770,9 @@ START_TEST(sid_device_names_and_macs)
 	ck_assert_str_eq(tx, "srv6d5d6f0004t");
 	rtrules_dev_names(0xffff0000u + 65535u, rx, tx);
 	ck_assert_str_eq(tx, "srv6dfffffffft");	/* 14 characters: fits */
-	tun_veth_mac(0x5d6f0004, true, mac);
+	rtrules_dev_mac(0x5d6f0004, true, mac);
 	ck_assert_mem_eq(mac, rxmac, 6);
-	tun_veth_mac(0x5d6f0004, false, mac);
+	rtrules_dev_mac(0x5d6f0004, false, mac);
 	ck_assert_mem_eq(mac, txmac, 6);
 }
 END_TEST

@@ -293,7 +293,7 @@ static void expect_error(const struct pkt *p, const char *hdr_hex,
 	size_t n = hex2bin(hdr_hex, want, sizeof(want));
 
 	memcpy(want + n, in, total - n);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert(!p->set_mark);
 	ck_assert_bytes(p->data, p->len, want, total);
 }
@@ -343,7 +343,7 @@ START_TEST(test_ptb6)
 	p = packet(IN6_HDR, 0xab, 1420, ETH_P_IPV6, in);
 	p->data[5] = 0x64;	/* payload length 1380 */
 	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(p->len, 1500);
 	ck_assert_uint_eq(pols[0].packets, 1);
 }
@@ -365,7 +365,7 @@ START_TEST(test_frag_needed4)
 	/* From gw's own address: sent as a local packet, never the
 	 * verdict (back from PREROUTING it would be a martian). */
 	ck_assert(p->local_out);
-	ck_assert_int_eq(reinject_decide(ctx.cfg, p, &r), REINJECT_LOCAL);
+	ck_assert_int_eq(reinject_decide(ctx.cfg, NULL, p, &r), REINJECT_LOCAL);
 }
 END_TEST
 
@@ -441,10 +441,50 @@ START_TEST(test_end_x_nexthop)
 	route6(RTM_NEWROUTE, "fc00:3::", 64, RT_TABLE_MAIN, NULL, 3, 0, NULL);
 	p = packet(INX, 0, 0, ETH_P_IPV6, in);
 	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert(p->set_mark);
 	ck_assert_uint_eq(p->out_mark, cfg->sids[0].mark);
 	ck_assert_uint_eq(p->data[43], 0);	/* Segments Left 1 -> 0 */
+	ck_assert_uint_eq(sids[0].packets, 1);
+}
+END_TEST
+
+/* End.X with oif: its link is the one rule installation resolved, read
+ * from the generation's struct sid_runtime table (rtrules.h), not from
+ * the config.  Unknown (no table, or index 0) is nexthop_unreachable;
+ * adj (3) up, forwarded; adj without carrier, unreachable again. */
+START_TEST(test_end_x_oif_runtime)
+{
+	static const char text[] =
+		"queue 0\nencap-source fc00:1::2\n"
+		"icmp-rate 1000\nicmp-burst 100\n"
+		"sid fc00:100::5 action End.X nh6 fc00:3::2 oif adj\n";
+	struct sid_runtime rt[1] = { { 0 } };
+	uint8_t in[256];
+	struct pkt *p;
+
+	config_free(cfg);
+	cfg = config_parse_buffer("t.conf", text, sizeof(text) - 1, NULL, NULL);
+	ck_assert_ptr_nonnull(cfg);
+	ctx.cfg = cfg;
+	p = packet(INX, 0, 0, ETH_P_IPV6, in);
+	srv6_process(&ctx, p);			/* ctx.sid_rt NULL */
+	ck_assert_uint_eq(sids[0].drops[DROP_NEXTHOP_UNREACHABLE], 1);
+	ctx.sid_rt = rt;			/* oif_index 0 */
+	p = packet(INX, 0, 0, ETH_P_IPV6, in);
+	srv6_process(&ctx, p);
+	ck_assert_uint_eq(sids[0].drops[DROP_NEXTHOP_UNREACHABLE], 2);
+	rt[0].oif_index = 3;
+	p = packet(INX, 0, 0, ETH_P_IPV6, in);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert(p->set_mark);
+	ck_assert_uint_eq(p->out_mark, cfg->sids[0].mark);
+	ck_assert_uint_eq(sids[0].packets, 1);
+	link_set(3, "adj", IFF_UP, 1500);	/* no carrier */
+	p = packet(INX, 0, 0, ETH_P_IPV6, in);
+	srv6_process(&ctx, p);
+	ck_assert_uint_eq(sids[0].drops[DROP_NEXTHOP_UNREACHABLE], 3);
 	ck_assert_uint_eq(sids[0].packets, 1);
 }
 END_TEST
@@ -468,7 +508,7 @@ START_TEST(test_end_t_table)
 	route6(RTM_NEWROUTE, "fc00:9::", 32, 77, "fe80::1", 2, 0, NULL);
 	p = packet(INT, 0, 0, ETH_P_IPV6, in);
 	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(p->out_mark, cfg->sids[1].mark);
 }
 END_TEST
@@ -486,7 +526,7 @@ START_TEST(test_end_dt6_no_route)
 	size_t n = p->len;
 
 	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_bytes(p->data, p->len, in + 40, n - 40);
 	ck_assert(p->set_mark);
 	ck_assert_uint_eq(p->out_mark, cfg->sids[2].mark);
@@ -507,7 +547,7 @@ static void expect_source(const char *want)
 	struct pkt *p = packet(INSMALL, 0, 0, ETH_P_IPV6, in);
 
 	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_int_eq(inet_pton(AF_INET6, want, &a), 1);
 	ck_assert_bytes(p->data + 8, 16, a.s6_addr, 16);
 }
@@ -585,7 +625,7 @@ START_TEST(test_ptb6_ecmp)
 			p->data[40] = in[40] = (uint8_t)(f >> 8);
 			p->data[41] = in[41] = (uint8_t)f;
 			srv6_process(&ctx, p);
-			ck_assert_int_eq(p->verdict, PKT_FORWARD);
+			ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 			if (rep == 1) {
 				ck_assert_int_eq(p->len == 1464, fits);
 				continue;
@@ -636,7 +676,7 @@ START_TEST(test_binding_weighted_mtu)
 
 		p->data[3] = in[3] = (uint8_t)f;	/* flow label */
 		srv6_process(&ctx, p);
-		ck_assert_int_eq(p->verdict, PKT_FORWARD);
+		ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 		if (p->len == 1464) {
 			fit++;
 			ck_assert_bytes(p->data + 24, 16, a1.s6_addr, 16);
@@ -671,7 +711,7 @@ START_TEST(test_source_ecmp)
 		p->data[40] = (uint8_t)(f >> 8);
 		p->data[41] = (uint8_t)f;
 		srv6_process(&ctx, p);
-		ck_assert_int_eq(p->verdict, PKT_FORWARD);
+		ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 		if (!memcmp(p->data + 8, &core, 16))
 			n1++;
 		else if (!memcmp(p->data + 8, &core2, 16))
@@ -700,7 +740,7 @@ START_TEST(test_insert_unspecified_source)
 			   "04d2162e000c00007372633f", want, sizeof(want));
 
 	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_bytes(p->data, p->len, want, n);
 	ck_assert_uint_eq(pols[1].packets, 1);
 	ck_assert_uint_eq(pols[1].errors, 0);
@@ -718,6 +758,7 @@ static Suite *egress_suite(void)
 	tcase_add_test(tc, test_frag_needed4);
 	tcase_add_test(tc, test_frag_needed4_source);
 	tcase_add_test(tc, test_end_x_nexthop);
+	tcase_add_test(tc, test_end_x_oif_runtime);
 	tcase_add_test(tc, test_end_t_table);
 	tcase_add_test(tc, test_end_dt6_no_route);
 	tcase_add_test(tc, test_ptb6_ecmp);

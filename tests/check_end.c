@@ -241,7 +241,7 @@ static struct pkt *run(const struct sid *s, const char *in)
 
 	test_pcap_write(p->data, p->len);
 	run_behavior(s, p);
-	if (p->verdict == PKT_FORWARD)
+	if (p->verdict == PKT_NEW_BYTES)
 		test_pcap_write(p->data, p->len);
 	return p;
 }
@@ -250,7 +250,7 @@ static void expect_bytes(const struct pkt *p, const char *hex)
 {
 	size_t n = hex2bin(hex, want, sizeof(want));
 
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_bytes(p->data, p->len, want, n);
 	ck_assert(p->data >= p->head);
 	ck_assert(p->data + p->len <= p->end);
@@ -363,7 +363,7 @@ START_TEST(icmp6_error_cut_to_1280)
 	test_pcap_write(p->data, p->len);
 	n = hex2bin(BIG_OUT_HDR, want, sizeof(want));
 	memcpy(want + n, in, 1280 - n);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_bytes(p->data, p->len, want, 1280);
 }
 END_TEST
@@ -642,7 +642,7 @@ START_TEST(usd_without_flavor_is_upper_layer_error)
 	struct sid s = mksid(BHV_END, 0, 0);
 	struct pkt *p = run(&s, USD6_IN);
 
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(p->data[40], ICMP6_T_PARAM_PROB);
 	ck_assert_uint_eq(p->data[41], ICMP6_C_SR_UPPER_LAYER);
 	ck_assert_uint_eq(p->data[47], 64);	/* 40 + SRH of 24 */
@@ -693,7 +693,7 @@ START_TEST(csid_hop_limit)
 	buf[7] = 1;
 	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
 	behavior_end(&ctx, &s, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(p->len, 48 + n);
 	ck_assert_uint_eq(p->data[40], ICMP6_T_TIME_EXCEEDED);
 	ck_assert_bytes(p->data + 48, n, buf, n);

@@ -221,7 +221,7 @@ static void expect_forward(const char *in, uint16_t hw_proto,
 
 	headend_apply(&ctx, &pol, p);
 	test_pcap_write(p->data, p->len);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_bytes(p->data, p->len, want, wlen);
 	ck_assert_ptr_eq(p->data + p->len, slot.buf + PKT_HEADROOM + orig);
 	ck_assert_uint_eq(pstats[POL_INDEX].packets, 1);
@@ -352,7 +352,7 @@ START_TEST(test_no_headroom)
 	p = load(in6[1], ETH_P_IPV6);
 	p->head = p->data - need;
 	headend_apply(&ctx, &pol, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_ptr_eq(p->data, p->head);
 }
 END_TEST
@@ -366,7 +366,7 @@ START_TEST(test_max_segments)
 	set_policy(ENCAP_MODE_ENCAP, AF_INET6, SRV6_MAX_SEGS);
 	p = load(in6[1], ETH_P_IPV6);
 	headend_apply(&ctx, &pol, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(p->len, 61 + 40 + 8 + 16 * SRV6_MAX_SEGS);
 	ck_assert_uint_eq((unsigned)(p->data[4] << 8 | p->data[5]),
 			  p->len - 40);
@@ -423,7 +423,7 @@ START_TEST(test_too_big)
 	set_policy(modes[_i], AF_INET6, 2);
 	p = big_v6(65531 - push);
 	headend_apply(&ctx, &pol, p);
-	ck_assert_int_eq(p->verdict, PKT_FORWARD);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(p->len, 65531);
 	ck_assert_uint_eq((unsigned)(p->data[4] << 8 | p->data[5]), 65531 - 40);
 }
@@ -467,7 +467,7 @@ START_TEST(test_counters)
 		p = load(in6[n], ETH_P_IPV6);
 		bytes += p->orig_len;
 		headend_apply(&ctx, &pol, p);
-		ck_assert_int_eq(p->verdict, PKT_FORWARD);
+		ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	}
 	p = load(in6[1], ETH_P_IPV6);
 	p->head = p->data;	/* no headroom at all */
@@ -617,7 +617,7 @@ START_TEST(test_weighted)
 			p->data[41] = (uint8_t)f;
 			p->data[7] = (uint8_t)(10 + rep);
 			headend_apply(&ctx, &pol, p);
-			ck_assert_int_eq(p->verdict, PKT_FORWARD);
+			ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 			if (rep) {
 				ck_assert_mem_eq(p->data + 24, first, 16);
 				continue;

@@ -439,28 +439,28 @@ START_TEST(test_reinject_decide)
 	struct config cfg = { .reinject_tun_always = false };
 	enum drop_reason r = DROP__COUNT;
 
-	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 6,
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
 		PKT_ACCEPT, false), &r), REINJECT_ACCEPT);
-	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 6,
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
 		PKT_DROP, false), &r), REINJECT_DROP);
-	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 6,
-		PKT_FORWARD, false), &r), REINJECT_PAYLOAD);
-	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 6,
-		PKT_FORWARD, true), &r), REINJECT_PAYLOAD);
-	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IP, 4,
-		PKT_FORWARD, false), &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
+		PKT_NEW_BYTES, false), &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
+		PKT_NEW_BYTES, true), &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IP, 4,
+		PKT_NEW_BYTES, false), &r), REINJECT_PAYLOAD);
 	/* Other family: TUN, unless a mark must go along. */
-	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 4,
-		PKT_FORWARD, false), &r), REINJECT_TUN);
-	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IP, 6,
-		PKT_FORWARD, false), &r), REINJECT_TUN);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 4,
+		PKT_NEW_BYTES, false), &r), REINJECT_TUN);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IP, 6,
+		PKT_NEW_BYTES, false), &r), REINJECT_TUN);
 	ck_assert_int_eq(r, DROP__COUNT);
-	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 4,
-		PKT_FORWARD, true), &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 4,
+		PKT_NEW_BYTES, true), &r), REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_FAMILY);
 	/* Neither IPv4 nor IPv6. */
-	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 5,
-		PKT_FORWARD, false), &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 5,
+		PKT_NEW_BYTES, false), &r), REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_BAD_IP);
 }
 END_TEST
@@ -471,12 +471,12 @@ START_TEST(test_reinject_decide_tun_always)
 	struct config cfg = { .reinject_tun_always = true };
 	enum drop_reason r = DROP__COUNT;
 
-	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 6,
-		PKT_FORWARD, false), &r), REINJECT_TUN);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
+		PKT_NEW_BYTES, false), &r), REINJECT_TUN);
 	/* TUN carries no mark: a marked result stays a verdict payload. */
-	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 6,
-		PKT_FORWARD, true), &r), REINJECT_PAYLOAD);
-	ck_assert_int_eq(reinject_decide(&cfg, result(&s, ETH_P_IPV6, 6,
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
+		PKT_NEW_BYTES, true), &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
 		PKT_ACCEPT, false), &r), REINJECT_ACCEPT);
 	ck_assert_int_eq(r, DROP__COUNT);
 }
@@ -487,12 +487,12 @@ START_TEST(test_reinject_decide_too_big)
 	static struct test_slot s;
 	struct config cfg = { .reinject_tun_always = false };
 	enum drop_reason r = DROP__COUNT;
-	struct pkt *p = result(&s, ETH_P_IPV6, 6, PKT_FORWARD, false);
+	struct pkt *p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
 
 	p->len = NFQ_MAX_PAYLOAD;
-	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
 	p->len = NFQ_MAX_PAYLOAD + 1;
-	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_TOO_BIG);
 }
 END_TEST
@@ -507,23 +507,23 @@ START_TEST(test_reinject_decide_local)
 	enum drop_reason r = DROP__COUNT;
 	struct pkt *p;
 
-	p = result(&s, ETH_P_IP, 4, PKT_FORWARD, false);
+	p = result(&s, ETH_P_IP, 4, PKT_NEW_BYTES, false);
 	p->local_out = true;
-	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_LOCAL);
-	p = result(&s, ETH_P_IPV6, 4, PKT_FORWARD, false);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_LOCAL);
+	p = result(&s, ETH_P_IPV6, 4, PKT_NEW_BYTES, false);
 	p->local_out = true;
-	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_LOCAL);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_LOCAL);
 	cfg.reinject_tun_always = true;
-	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_LOCAL);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_LOCAL);
 	cfg.reinject_tun_always = false;
-	p = result(&s, ETH_P_IPV6, 6, PKT_FORWARD, false);
+	p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
 	p->local_out = true;
-	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
 	p = result(&s, ETH_P_IP, 4, PKT_DROP, false);
 	p->local_out = true;
-	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_DROP);
-	p = result(&s, ETH_P_IP, 4, PKT_FORWARD, false);
-	ck_assert_int_eq(reinject_decide(&cfg, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_DROP);
+	p = result(&s, ETH_P_IP, 4, PKT_NEW_BYTES, false);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
 	ck_assert_int_eq(r, DROP__COUNT);
 }
 END_TEST

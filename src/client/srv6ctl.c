@@ -461,7 +461,7 @@ static void print_policies(const json_t *doc)
 
 /* The counters of `stats`, by JSON name, with their column heads. */
 static const char *const counter_keys[10] = {
-	"rx_packets", "verdicts", "dropped", "tun_injected", "icmp_sent",
+	"rx_packets", "verdicts", "dropped", "injected", "icmp_sent",
 	"enobufs", "recv_errors", "send_errors", "nl_errors", "bad_messages",
 };
 
@@ -484,7 +484,7 @@ static void print_counter_table(const json_t *doc)
 	size_t i;
 	json_t *w;
 
-	table_init(&t, "queue<|rx packets>|verdicts>|dropped>|tun>|icmp>|"
+	table_init(&t, "queue<|rx packets>|verdicts>|dropped>|injected>|icmp>|"
 		   "enobufs>|recv errors>|send errors>|nl errors>|bad msgs>");
 	json_array_foreach((json_t *)workers, i, w)
 		counter_row(&t, num(q, jnum(w, "queue")), w);

@@ -62,7 +62,7 @@ struct worker_stats {
 	uint64_t forwarded;	/* NF_ACCEPT with new payload */
 	uint64_t dropped;	/* NF_DROP (any reason) */
 	uint64_t unmatched;	/* no SID, no policy: accepted unchanged */
-	uint64_t tun_injected;	/* results that re-entered the kernel other
+	uint64_t injected;	/* results that re-entered the kernel other
 				 * than as a verdict: written to the TUN
 				 * device or sent by the packet socket (a
 				 * SID's veth device, End.DX2's oif) or

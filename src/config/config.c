@@ -393,16 +393,19 @@ static int parse_tun_name(struct parser *p, int argc, char **argv)
 	return get_ifname(p, argv[0], NULL, argv[1], p->cfg->tun_name);
 }
 
+/* reinject verdict | no-payload (`tun`: its older spelling, still
+ * accepted) */
 static int parse_reinject(struct parser *p, int argc, char **argv)
 {
-	if (check_args(p, argc, argv, 2, "verdict or tun") < 0)
+	if (check_args(p, argc, argv, 2, "verdict or no-payload") < 0)
 		return -1;
 	if (!strcmp(argv[1], "verdict")) {
 		p->cfg->reinject_tun_always = false;
-	} else if (!strcmp(argv[1], "tun")) {
+	} else if (!strcmp(argv[1], "no-payload") ||
+		   !strcmp(argv[1], "tun")) {
 		p->cfg->reinject_tun_always = true;
 	} else {
-		error(p, "reinject: expected verdict or tun, found '%s'",
+		error(p, "reinject: expected verdict or no-payload, found '%s'",
 		      quote(p, argv[1]));
 		return -1;
 	}

@@ -66,21 +66,6 @@ struct sid {
 	 * policy, owned by the config (config->bsid_policies), not in the
 	 * steering tables; its counters are this SID's.  NULL otherwise. */
 	struct policy *policy;
-	/* Runtime: the interface the decapsulated result leaves by, set by
-	 * the daemon (rtrules_install()) before the config is published:
-	 * End.DX2 the ifindex of oif; End.DX4, End.DT4, End.DT46 the
-	 * ifindex of the SID's injection device (see rtrules.h).  0 unset. */
-	uint32_t ifindex;
-	/* Runtime: End.DX4, End.DT4, End.DT46: the ifindex of the receiving
-	 * end of the SID's veth pair (where its IPv4 results come back into
-	 * the kernel, and where a steering rule must not queue them again:
-	 * the workers accept such packets unchanged), set with ifindex; 0
-	 * unset. */
-	uint32_t rx_ifindex;
-	/* Runtime: the ifindex of oif for End.X, End.DX6, End.DX4 (the next
-	 * hop's link must be up), set by the daemon before the config is
-	 * published; 0 when oif is absent or named no link then. */
-	uint32_t oif_index;
 	unsigned index;		/* position in config->sids, counter slot */
 	unsigned line;		/* config line, for messages */
 };
@@ -159,7 +144,8 @@ struct config {
 	struct in6_addr encap_source;	/* outer source of encapsulations */
 	bool has_encap_source;		/* false: picked per egress (egress.h) */
 	char tun_name[IF_NAMESIZE];	/* TUN device for reinjection */
-	bool reinject_tun_always;	/* `reinject tun`: every result by TUN */
+	bool reinject_tun_always;	/* `reinject no-payload` (or
+					 * `tun`): no verdict payload */
 	uint32_t mark_base;		/* first mark/table the daemon owns */
 	uint32_t rule_priority;		/* priority of the daemon's ip rules */
 	unsigned icmp_rate;		/* ICMP errors per second per worker */

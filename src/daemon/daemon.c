@@ -371,25 +371,6 @@ static const char *reload_needs_restart(const struct config *old,
 	return NULL;
 }
 
-/* The ifindex of each End.X / End.DX6 / End.DX4 oif, which the workers
- * check is up (egress.h).  A name that is no link now stays 0: such a SID
- * drops its packets as nexthop_unreachable until a reload finds it. */
-static void sids_resolve_oif(struct config *cfg)
-{
-	for (unsigned i = 0; i < cfg->nsids; i++) {
-		struct sid *s = &cfg->sids[i];
-
-		if (!s->oif[0])
-			continue;
-		s->oif_index = if_nametoindex(s->oif);
-		if (!s->oif_index)
-			log_msg(LOG_WARNING, "%s:%u: oif %s: no such link now: "
-				"the SID drops its packets until it exists "
-				"and srv6d is reloaded", cfg->path, s->line,
-				s->oif);
-	}
-}
-
 /* SIGHUP or srv6ctl reload: parse the file anew; only a valid config
  * replaces the running one.  Packets the old config marked may still be
  * on their way through the kernel until the swap's grace period ends, so
@@ -405,6 +386,7 @@ static int daemon_reload(struct daemon *d, json_t *errors)
 	const char *path = d->opts->config_path;
 	struct reload_errors re = { .list = errors };
 	struct rtrules_scope nscope, oscope;
+	struct sid_runtime *rt;
 	struct config *ncfg;
 	char err[512], err2[512];
 	const char *what;
@@ -433,14 +415,14 @@ static int daemon_reload(struct daemon *d, json_t *errors)
 	}
 	rtrules_scope_of(ncfg, &nscope);
 	if (rtrules_install_add(ncfg, engine_config(d->engine), &d->scope,
-				err, sizeof(err)) < 0) {
+				&rt, err, sizeof(err)) < 0) {
 		reload_error(&re, "%s; keeping the running configuration", err);
 		config_free(ncfg);
 		goto restore;
 	}
-	sids_resolve_oif(ncfg);
-	if (engine_swap_config(d->engine, ncfg) != 0) {
-		/* The engine keeps the old config (and disposes of ncfg). */
+	if (engine_swap_config(d->engine, ncfg, rt) != 0) {
+		/* The engine keeps the old config (and disposes of ncfg
+		 * and rt). */
 		reload_error(&re, "the engine refused %s: keeping the running "
 			     "configuration", path);
 		goto restore;
@@ -836,6 +818,7 @@ fail:
 static int daemon_start(struct daemon *d)
 {
 	const struct daemon_opts *o = d->opts;
+	struct sid_runtime *rt = NULL;
 	struct config *cfg;
 	char err[512];
 
@@ -875,18 +858,17 @@ static int daemon_start(struct daemon *d)
 		goto fail_ctl;
 	}
 	rtrules_scope_of(cfg, &d->scope);
-	if (rtrules_install(cfg, NULL, err, sizeof(err)) < 0) {
+	if (rtrules_install(cfg, NULL, &rt, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}
-	sids_resolve_oif(cfg);
 	if (mirror_start(d, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}
-	d->engine = engine_start(cfg, d->mirror, err, sizeof(err));
+	d->engine = engine_start(cfg, rt, d->mirror, err, sizeof(err));
 	if (!d->engine) {
-		/* engine_start() owns cfg, even when it fails. */
+		/* engine_start() owns cfg and rt, even when it fails. */
 		log_msg(LOG_ERR, "%s", err);
 		rtmirror_free(d->mirror);
 		rules_remove(&d->scope);
@@ -896,6 +878,7 @@ static int daemon_start(struct daemon *d)
 	}
 	return 0;
 fail_rules:
+	free(rt);
 	rules_remove(&d->scope);
 fail_ctl:
 	ctl_server_close(d->ctl);

@@ -18,7 +18,7 @@ struct sid_stats;	/* stats.h */
 /* What the worker does with the packet once processing is over. */
 enum pkt_verdict {
 	PKT_ACCEPT = 0,	/* give the original back unchanged (NF_ACCEPT) */
-	PKT_FORWARD,	/* give back the new bytes data[0..len) (+ mark) */
+	PKT_NEW_BYTES,	/* give back the new bytes data[0..len) (+ mark) */
 	PKT_DROP,	/* NF_DROP; the reason has been counted */
 };
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "pktsock.h"
 #include "reinject.h"
 #include "tun.h"
 
@@ -122,6 +123,7 @@ static bool reinject_same_family(const struct pkt *p)
 }
 
 enum reinject_action reinject_decide(const struct config *cfg,
+				     const struct sid_runtime *rt,
 				     const struct pkt *p,
 				     enum drop_reason *reason)
 {
@@ -131,7 +133,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	switch (p->verdict) {
 	case PKT_ACCEPT:
 		return REINJECT_ACCEPT;
-	case PKT_FORWARD:
+	case PKT_NEW_BYTES:
 		break;
 	case PKT_DROP:
 	default:
@@ -141,7 +143,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		return REINJECT_LOCAL;
 	sid = reinject_sid(cfg, p);
 	if (sid && sid->behavior == BHV_END_DX2) {
-		if (!sid->ifindex) {
+		if (!sid_runtime_get(rt, sid).ifindex) {
 			*reason = DROP_REINJECT;
 			return REINJECT_DROP_REASON;
 		}
@@ -152,7 +154,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		return REINJECT_DROP_REASON;
 	}
 	if (reinject_by_dev6(cfg, sid, p)) {
-		if (!sid->ifindex) {
+		if (!sid_runtime_get(rt, sid).ifindex) {
 			*reason = DROP_REINJECT;
 			return REINJECT_DROP_REASON;
 		}
@@ -167,7 +169,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		return REINJECT_PAYLOAD;
 	}
 	if (reinject_by_dev(sid, p)) {
-		if (!sid->ifindex) {
+		if (!sid_runtime_get(rt, sid).ifindex) {
 			*reason = DROP_REINJECT;
 			return REINJECT_DROP_REASON;
 		}
@@ -182,11 +184,12 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	return REINJECT_TUN;
 }
 
-uint32_t reinject_ifindex(const struct config *cfg, const struct pkt *p)
+uint32_t reinject_ifindex(const struct config *cfg,
+			  const struct sid_runtime *rt, const struct pkt *p)
 {
 	const struct sid *sid = reinject_sid(cfg, p);
 
-	return sid ? sid->ifindex : 0;
+	return sid ? sid_runtime_get(rt, sid).ifindex : 0;
 }
 
 /* REINJECT_DEV: put an Ethernet header to the receiving end of the SID's
@@ -199,8 +202,8 @@ static int reinject_eth_push(struct pkt *p)
 
 	if (!eth)
 		return -1;
-	tun_veth_mac(p->out_mark, true, eth);
-	tun_veth_mac(p->out_mark, false, eth + ETH_ALEN);
+	rtrules_dev_mac(p->out_mark, true, eth);
+	rtrules_dev_mac(p->out_mark, false, eth + ETH_ALEN);
 	eth[12] = (uint8_t)(type >> 8);
 	eth[13] = (uint8_t)type;
 	return 0;
@@ -229,11 +232,12 @@ static void reinject_drop(struct pkt *p, struct worker_stats *st,
 }
 
 /* REINJECT_L2 / REINJECT_DEV: the original is done with either way. */
-static void reinject_frame(const struct config *cfg, struct pkt *p,
+static void reinject_frame(const struct config *cfg,
+			   const struct sid_runtime *rt, struct pkt *p,
 			   struct nfq *q, enum reinject_action a,
 			   struct worker_stats *st)
 {
-	uint32_t ifindex = reinject_ifindex(cfg, p);
+	uint32_t ifindex = reinject_ifindex(cfg, rt, p);
 	int fd;
 
 	nfq_verdict_add(q, p, NF_DROP, false);
@@ -243,7 +247,7 @@ static void reinject_frame(const struct config *cfg, struct pkt *p,
 	}
 	fd = reinject_pkt_sock();
 	if (fd >= 0 && pkt_sock_send(fd, ifindex, p->data, p->len) == 0) {
-		st->tun_injected++;
+		st->injected++;
 		return;
 	}
 	reinject_drop(p, st, DROP_REINJECT);
@@ -256,20 +260,21 @@ static void reinject_frame(const struct config *cfg, struct pkt *p,
  * already, as the worker's drops[no_route] and the SID's error, never as
  * a success (p->st NULL; a successful End.DT* result always has it).  So
  * it is counted here as `dropped` (what happens to it), not as forwarded
- * or tun_injected, and a failure to hand it over adds no second reason:
+ * or injected, and a failure to hand it over adds no second reason:
  * the worker's drops then still add up to dropped + icmp_sent. */
 static bool reinject_handoff(const struct config *cfg, const struct pkt *p)
 {
 	const struct sid *sid = reinject_sid(cfg, p);
 
-	return p->verdict == PKT_FORWARD && !p->st && sid &&
+	return p->verdict == PKT_NEW_BYTES && !p->st && sid &&
 	       (sid->behavior == BHV_END_DT6 || sid->behavior == BHV_END_DT4 ||
 		sid->behavior == BHV_END_DT46);
 }
 
 /* reinject_handoff(): give the packet to the kernel as decided, count it
  * as dropped (for the reason processing counted) whatever happens. */
-static void reinject_handoff_packet(const struct config *cfg, struct pkt *p,
+static void reinject_handoff_packet(const struct config *cfg,
+				    const struct sid_runtime *rt, struct pkt *p,
 				    struct nfq *q, enum reinject_action a,
 				    struct worker_stats *st)
 {
@@ -279,7 +284,7 @@ static void reinject_handoff_packet(const struct config *cfg, struct pkt *p,
 		nfq_verdict_add(q, p, NF_ACCEPT, true);
 	} else if (a == REINJECT_DEV) {
 		/* the send's own counters are not this packet's */
-		reinject_frame(cfg, p, q, a, &tmp);
+		reinject_frame(cfg, rt, p, q, a, &tmp);
 	} else {
 		nfq_verdict_add(q, p, NF_DROP, false);
 	}
@@ -293,20 +298,21 @@ static void reinject_local(struct pkt *p, struct nfq *q, int raw_fd,
 {
 	nfq_verdict_add(q, p, NF_DROP, false);
 	if (raw_fd >= 0 && raw4_sock_send(raw_fd, p->data, p->len) == 0) {
-		st->tun_injected++;
+		st->injected++;
 		return;
 	}
 	reinject_drop(p, st, DROP_REINJECT);
 }
 
-void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
-		     int tun_fd, int raw_fd, struct worker_stats *st)
+void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
+		     struct pkt *p, struct nfq *q, int tun_fd, int raw_fd,
+		     struct worker_stats *st)
 {
 	enum drop_reason reason = DROP_REINJECT;
-	enum reinject_action a = reinject_decide(cfg, p, &reason);
+	enum reinject_action a = reinject_decide(cfg, rt, p, &reason);
 
 	if (reinject_handoff(cfg, p)) {
-		reinject_handoff_packet(cfg, p, q, a, st);
+		reinject_handoff_packet(cfg, rt, p, q, a, st);
 		return;
 	}
 
@@ -321,7 +327,7 @@ void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
 		return;
 	case REINJECT_L2:
 	case REINJECT_DEV:
-		reinject_frame(cfg, p, q, a, st);
+		reinject_frame(cfg, rt, p, q, a, st);
 		return;
 	case REINJECT_LOCAL:
 		reinject_local(p, q, raw_fd, st);
@@ -331,7 +337,7 @@ void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
 		 * enters the kernel from the TUN device. */
 		nfq_verdict_add(q, p, NF_DROP, false);
 		if (tun_write(tun_fd, p->data, p->len) == 0) {
-			st->tun_injected++;
+			st->injected++;
 			return;
 		}
 		reinject_drop(p, st, DROP_REINJECT);

@@ -6,36 +6,36 @@
  * mark.  A result with a mark names its SID (config_sid_by_mark()).  So:
  *   PKT_ACCEPT               -> NF_ACCEPT, original bytes (mark if set)
  *   PKT_DROP                 -> NF_DROP (reason counted by processing)
- *   PKT_FORWARD, IPv4 with p->local_out (an ICMP error srv6d built)
+ *   PKT_NEW_BYTES, IPv4 with p->local_out (an ICMP error srv6d built)
  *                            -> send it on the worker's raw socket as a
  *                               locally generated packet, NF_DROP the
  *                               original (its source is this node's:
  *                               back from PREROUTING it is a martian)
- *   PKT_FORWARD, End.DX2 SID's mark
+ *   PKT_NEW_BYTES, End.DX2 SID's mark
  *                            -> send the frame out of the SID's oif
  *                               (packet socket), NF_DROP the original
- *   PKT_FORWARD, IPv6 with the mark of an End.X, End.T, End.DX6,
+ *   PKT_NEW_BYTES, IPv6 with the mark of an End.X, End.T, End.DX6,
  *     End.DT6 or End.DT46 SID, and `reinject tun`
  *                            -> send it into the SID's veth pair (whose
  *                               IPv6 iif rules do what the mark would),
  *                               NF_DROP
- *   PKT_FORWARD, same family,
+ *   PKT_NEW_BYTES, same family,
  *     and (mark set or not `reinject tun`)
  *                            -> NF_ACCEPT with the new bytes (+ mark)
- *   PKT_FORWARD, IPv4 from the IPv6 hook, mark of an End.DX4, End.DT4 or
+ *   PKT_NEW_BYTES, IPv4 from the IPv6 hook, mark of an End.DX4, End.DT4 or
  *     End.DT46 SID, or of an End.X or End.T SID with USD
  *                            -> send it into the SID's veth pair (whose
  *                               iif rule does what the mark would), NF_DROP
- *   PKT_FORWARD, otherwise, no mark
+ *   PKT_NEW_BYTES, otherwise, no mark
  *                            -> write to the TUN queue, NF_DROP the original
- *   PKT_FORWARD, other family, other mark
+ *   PKT_NEW_BYTES, other family, other mark
  *                            -> NF_DROP, DROP_FAMILY: the mark (End.X/End.T
  *                               routing) could not survive the TUN device
- *   a SID device not set up (sid->ifindex 0)
+ *   a SID device not set up (its sid_runtime ifindex 0, rtrules.h)
  *                            -> NF_DROP, DROP_REINJECT
  *
  * Counting: each packet is counted once by reinject_packet() as accepted,
- * forwarded, tun_injected (TUN, a device, the raw socket) or dropped.  An End.DT* packet without a route
+ * forwarded, injected (TUN, a device, the raw socket) or dropped.  An End.DT* packet without a route
  * in its table (counted by processing as drops[no_route], the SID's
  * error, no success) is handed to the kernel's unreachable rule as above
  * but counted as dropped, not forwarded: the drop reasons add up to
@@ -47,6 +47,7 @@
 #include "config.h"
 #include "nfq.h"
 #include "pkt.h"
+#include "rtrules.h"
 #include "stats.h"
 
 enum reinject_action {
@@ -68,14 +69,17 @@ enum reinject_action {
  * REINJECT_DROP_REASON: DROP_FAMILY (other family with a mark),
  * DROP_BAD_IP (result is neither IPv4 nor IPv6), DROP_TOO_BIG (larger
  * than a verdict can carry) or DROP_REINJECT (the SID's device is not set
- * up).  Pure: no side effect. */
+ * up).  rt: the SIDs' devices (rtrules.h) published with cfg, NULL for
+ * none.  Pure: no side effect. */
 enum reinject_action reinject_decide(const struct config *cfg,
+				     const struct sid_runtime *rt,
 				     const struct pkt *p,
 				     enum drop_reason *reason);
 
 /* The device p leaves by when reinject_decide() says REINJECT_L2 or
- * REINJECT_DEV: its SID's ifindex (0 otherwise).  Pure. */
-uint32_t reinject_ifindex(const struct config *cfg, const struct pkt *p);
+ * REINJECT_DEV: its SID's ifindex in rt (0 otherwise).  Pure. */
+uint32_t reinject_ifindex(const struct config *cfg,
+			  const struct sid_runtime *rt, const struct pkt *p);
 
 /* p could not be reinjected for `reason`: when processing counted it as a
  * success of a SID or policy (p->st), make it one of its errors instead
@@ -88,10 +92,11 @@ void reinject_charge(struct pkt *p, enum drop_reason reason);
  * -1 when it could not be opened) when it is local, or on the calling
  * thread's packet socket (opened on the thread's first use, closed when
  * it exits) when it goes by a device (a failed write or send is a
- * DROP_REINJECT), and count it (accepted, forwarded, tun_injected,
+ * DROP_REINJECT), and count it (accepted, forwarded, injected,
  * dropped) in st.  A drop here is also charged to the SID or policy that
  * made the result (reinject_charge()).  Called by the workers only. */
-void reinject_packet(const struct config *cfg, struct pkt *p, struct nfq *q,
-		     int tun_fd, int raw_fd, struct worker_stats *st);
+void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
+		     struct pkt *p, struct nfq *q, int tun_fd, int raw_fd,
+		     struct worker_stats *st);
 
 #endif

@@ -1,15 +1,10 @@
 /* tun.c - the reinjection TUN device: one multi-queue TUN, a queue per
  * worker, brought up with the sysctls that let the kernel route what we
- * write to it; and the packet socket that sends frames out of a device
- * (End.DX2's oif, a SID's veth pair); the raw IPv4 socket for srv6d's
- * own ICMP errors. */
+ * write to it (the packet and raw sockets are pktsock.c's). */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/if_ether.h>
-#include <linux/if_packet.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -17,6 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "sysctl.h"
 #include "tun.h"
 
 #define TUN_DEV "/dev/net/tun"
@@ -60,41 +56,6 @@ static int tun_set_up(const char *name)
 	return ret;
 }
 
-static int tun_sysctl_read(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-/* Write /proc/sys/net/<proto>/conf/<name>/<key>; a failure (read-only
- * /proc/sys in a hardened unit) is logged, not fatal. */
-static void tun_sysctl_write(const char *proto, const char *name,
-			     const char *key, const char *value)
-{
-	char path[128];
-	int fd;
-	size_t len = strlen(value);
-
-	snprintf(path, sizeof(path), "/proc/sys/net/%s/conf/%s/%s", proto,
-		 name, key);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, value, len) != (ssize_t)len)
-		log_msg(LOG_WARNING, "%s: cannot set %s: %s", name, path,
-			strerror(errno));
-	if (fd >= 0)
-		close(fd);
-}
-
 /* What the kernel must allow for packets arriving on the TUN device. */
 static void tun_sysctls(const char *name)
 {
@@ -103,17 +64,17 @@ static void tun_sysctls(const char *name)
 	/* IPv4 sources are anything (decapsulated traffic): no reverse
 	 * path check on our device, and local sources are fine (locally
 	 * originated traffic steered through srv6d). */
-	tun_sysctl_write("ipv4", name, "rp_filter", "0");
-	tun_sysctl_write("ipv4", name, "accept_local", "1");
+	sysctl_dev_write("ipv4", name, "rp_filter", "0");
+	sysctl_dev_write("ipv4", name, "accept_local", "1");
 	/* The effective rp_filter is max(all, device). */
-	if (tun_sysctl_read("/proc/sys/net/ipv4/conf/all/rp_filter", rpf,
-			    sizeof(rpf)) == 0 && strcmp(rpf, "1") == 0)
+	if (sysctl_read("/proc/sys/net/ipv4/conf/all/rp_filter", rpf,
+			sizeof(rpf)) == 0 && strcmp(rpf, "1") == 0)
 		log_msg(LOG_WARNING, "%s: net.ipv4.conf.all.rp_filter is 1 "
 			"(strict): decapsulated IPv4 whose source is not routed "
 			"via %s will be dropped", name, name);
-	if (tun_sysctl_read("/proc/sys/net/ipv6/conf/all/forwarding", fwd,
-			    sizeof(fwd)) == 0)
-		tun_sysctl_write("ipv6", name, "forwarding", fwd);
+	if (sysctl_read("/proc/sys/net/ipv6/conf/all/forwarding", fwd,
+			sizeof(fwd)) == 0)
+		sysctl_dev_write("ipv6", name, "forwarding", fwd);
 }
 
 int tun_open(const char *name, unsigned nqueues, int *fds, char *err,
@@ -156,54 +117,4 @@ void tun_close(int *fds, unsigned nqueues)
 int tun_write(int fd, const uint8_t *data, size_t len)
 {
 	return write(fd, data, len) == (ssize_t)len ? 0 : -1;
-}
-
-void tun_veth_mac(uint32_t mark, bool rx, uint8_t mac[6])
-{
-	mac[0] = rx ? 0x02 : 0x06;	/* locally administered, unicast */
-	mac[1] = 0x00;
-	mac[2] = (uint8_t)(mark >> 24);
-	mac[3] = (uint8_t)(mark >> 16);
-	mac[4] = (uint8_t)(mark >> 8);
-	mac[5] = (uint8_t)mark;
-}
-
-int pkt_sock_open(void)
-{
-	/* Protocol 0: the socket receives nothing, it only sends. */
-	return socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-}
-
-int pkt_sock_send(int fd, uint32_t ifindex, const uint8_t *frame, size_t len)
-{
-	struct sockaddr_ll sll = {
-		.sll_family = AF_PACKET,
-		.sll_ifindex = (int)ifindex,
-		.sll_halen = ETH_ALEN,
-	};
-
-	if (len < ETH_HLEN)
-		return -1;
-	memcpy(&sll.sll_protocol, frame + 12, 2);	/* the EtherType */
-	memcpy(sll.sll_addr, frame, ETH_ALEN);
-	return sendto(fd, frame, len, 0, (const struct sockaddr *)&sll,
-		      sizeof(sll)) == (ssize_t)len ? 0 : -1;
-}
-
-int raw4_sock_open(void)
-{
-	/* IPPROTO_RAW implies IP_HDRINCL; the socket receives nothing. */
-	return socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		      IPPROTO_RAW);
-}
-
-int raw4_sock_send(int fd, const uint8_t *pkt, size_t len)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-
-	if (len < 20 || (pkt[0] >> 4) != 4)
-		return -1;
-	memcpy(&sin.sin_addr, pkt + 16, 4);	/* the destination */
-	return sendto(fd, pkt, len, 0, (const struct sockaddr *)&sin,
-		      sizeof(sin)) == (ssize_t)len ? 0 : -1;
 }

@@ -26,6 +26,7 @@
 
 #include "log.h"
 #include "nfq.h"
+#include "pktsock.h"
 #include "process.h"
 #include "reinject.h"
 #include "tun.h"
@@ -40,12 +41,14 @@
 #define ENGINE_HANG_ENV		"SRV6D_TEST_WORKER_HANG"
 #define ENGINE_HANG_POLL_NS	10000000L
 
-/* One configuration generation: the config and, per worker, its counters
- * for the config's SIDs and policies; the ifindexes of srv6d's own devices
- * (the TUN device, the SIDs' veth pairs' receiving ends: what comes in on
- * them is a result srv6d already made).  Published as a whole. */
+/* One configuration generation: the config, what rule installation made
+ * for its SIDs (rtrules.h) and, per worker, its counters for the config's
+ * SIDs and policies; the ifindexes of srv6d's own devices (the TUN device,
+ * the SIDs' veth pairs' receiving ends: what comes in on them is a result
+ * srv6d already made).  Published as a whole. */
 struct generation {
 	struct config *cfg;
+	struct sid_runtime *sid_rt;	/* [cfg->nsids] */
 	unsigned nworkers;
 	struct sid_stats **sids;	/* [nworkers][cfg->nsids] */
 	struct sid_stats **pols;	/* [nworkers][cfg->npolicies] */
@@ -144,6 +147,7 @@ static void generation_free(struct generation *g)
 {
 	if (!g)
 		return;
+	free(g->sid_rt);
 	for (unsigned w = 0; w < g->nworkers; w++) {
 		if (g->sids)
 			free(g->sids[w]);
@@ -179,12 +183,12 @@ static int generation_own_devices(struct generation *g, uint32_t tun_ifindex,
 		return -1;
 	if (tun_ifindex)
 		v[n++] = tun_ifindex;
-	for (unsigned i = 0; i < g->cfg->nsids; i++)
-		if (g->cfg->sids[i].rx_ifindex)
-			v[n++] = g->cfg->sids[i].rx_ifindex;
-	for (unsigned i = 0; pc && i < pc->nsids; i++)
-		if (pc->sids[i].rx_ifindex)
-			v[n++] = pc->sids[i].rx_ifindex;
+	for (unsigned i = 0; g->sid_rt && i < g->cfg->nsids; i++)
+		if (g->sid_rt[i].rx_ifindex)
+			v[n++] = g->sid_rt[i].rx_ifindex;
+	for (unsigned i = 0; pc && prev->sid_rt && i < pc->nsids; i++)
+		if (prev->sid_rt[i].rx_ifindex)
+			v[n++] = prev->sid_rt[i].rx_ifindex;
 	qsort(v, n, sizeof(*v), cmp_u32);
 	g->own_devs = v;
 	g->nown_devs = n;
@@ -210,16 +214,21 @@ static bool generation_own_device(const struct generation *g, uint32_t indev)
 	return false;
 }
 
-/* A generation for cfg (owned from now on, even on failure: NULL). */
-static struct generation *generation_new(struct config *cfg, unsigned nworkers)
+/* A generation for cfg and its SIDs' rt (both owned from now on, even on
+ * failure: NULL). */
+static struct generation *generation_new(struct config *cfg,
+					 struct sid_runtime *rt,
+					 unsigned nworkers)
 {
 	struct generation *g = calloc(1, sizeof(*g));
 
 	if (!g) {
+		free(rt);
 		config_free(cfg);
 		return NULL;
 	}
 	g->cfg = cfg;
+	g->sid_rt = rt;
 	g->nworkers = nworkers;
 	g->sids = calloc(nworkers, sizeof(*g->sids));
 	g->pols = calloc(nworkers, sizeof(*g->pols));
@@ -343,6 +352,7 @@ static void worker_run_batch(struct worker *w, int n)
 	struct proc_ctx *ctx = &w->ctx;
 
 	ctx->cfg = g->cfg;
+	ctx->sid_rt = g->sid_rt;
 	ctx->sid_stats = g->sids[w->index];
 	ctx->policy_stats = g->pols[w->index];
 	ctx->now_ns = now_ns();
@@ -357,8 +367,8 @@ static void worker_run_batch(struct worker *w, int n)
 			else
 				srv6_process(ctx, p);
 		}
-		reinject_packet(g->cfg, p, w->q, w->tun_fd, w->raw_fd,
-				w->stats);
+		reinject_packet(g->cfg, g->sid_rt, p, w->q, w->tun_fd,
+				w->raw_fd, w->stats);
 	}
 	nfq_verdict_flush(w->q, w->stats);
 }
@@ -526,8 +536,9 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	return w->q ? 0 : -1;
 }
 
-struct engine *engine_start(struct config *cfg, const struct rtmirror *mirror,
-			    char *err, size_t errlen)
+struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
+			    const struct rtmirror *mirror, char *err,
+			    size_t errlen)
 {
 	struct engine *e;
 	unsigned n, nsids = cfg->nsids, npolicies = cfg->npolicies;
@@ -536,6 +547,7 @@ struct engine *engine_start(struct config *cfg, const struct rtmirror *mirror,
 	    cfg->queue_last - cfg->queue_first >= SRV6_MAX_QUEUES) {
 		snprintf(err, errlen, "queues %u-%u: need 1 to %u queues",
 			 cfg->queue_first, cfg->queue_last, SRV6_MAX_QUEUES);
+		free(rt);
 		config_free(cfg);
 		return NULL;
 	}
@@ -543,6 +555,7 @@ struct engine *engine_start(struct config *cfg, const struct rtmirror *mirror,
 	e = calloc(1, sizeof(*e));
 	if (!e) {
 		snprintf(err, errlen, "out of memory");
+		free(rt);
 		config_free(cfg);
 		return NULL;
 	}
@@ -557,7 +570,7 @@ struct engine *engine_start(struct config *cfg, const struct rtmirror *mirror,
 		log_msg(LOG_WARNING, "test hook armed: the workers hang while "
 			"%s exists", e->hang_file);
 	/* generation_new() owns cfg (freed on failure): not read after it. */
-	e->gen = generation_new(cfg, n);
+	e->gen = generation_new(cfg, rt, n);
 	e->workers = zalloc_lines(n * sizeof(*e->workers));
 	for (unsigned i = 0; e->workers && i < n; i++)
 		e->workers[i].raw_fd = -1;
@@ -616,7 +629,8 @@ static bool engine_needs_restart(const struct engine *e,
 	       strcmp(cfg->tun_name, e->tun_name) != 0;
 }
 
-int engine_swap_config(struct engine *e, struct config *newcfg)
+int engine_swap_config(struct engine *e, struct config *newcfg,
+		       struct sid_runtime *rt)
 {
 	struct generation *old = e->gen, *g;
 	struct sid_stats *bs, *bp;
@@ -625,12 +639,13 @@ int engine_swap_config(struct engine *e, struct config *newcfg)
 		log_msg(LOG_ERR, "queues %u-%u and TUN device %s cannot change "
 			"on reload: restart srv6d to apply them",
 			e->queue_first, e->queue_last, e->tun_name);
+		free(rt);
 		config_free(newcfg);
 		return -1;
 	}
 	bs = calloc(newcfg->nsids + 1, sizeof(*bs));
 	bp = calloc(newcfg->npolicies + 1, sizeof(*bp));
-	g = generation_new(newcfg, e->nworkers);	/* owns newcfg */
+	g = generation_new(newcfg, rt, e->nworkers);	/* owns both */
 	if (!g || !bs || !bp ||
 	    generation_own_devices(g, e->tun_ifindex, old) < 0) {
 		log_msg(LOG_ERR, "reload: out of memory");

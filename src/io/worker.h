@@ -21,27 +21,32 @@
 
 struct engine;
 struct rtmirror;
+struct sid_runtime;
 
-/* Bind every queue of cfg, open the TUN device, start the workers.  cfg is
- * owned by the engine from now on, even when this fails (it is freed).
+/* Bind every queue of cfg, open the TUN device, start the workers.  cfg and
+ * rt (its SIDs' devices, rtrules_install(); may be NULL: none) are owned
+ * by the engine from now on, even when this fails (they are freed).
  * mirror (may be NULL: no route checks) is the route mirror every
  * worker's proc_ctx reads; it must outlive the engine.  Returns the
  * running engine once every queue is bound (the daemon may then report
  * READY), or NULL with a message in err, everything undone. */
-struct engine *engine_start(struct config *cfg, const struct rtmirror *mirror,
-			    char *err, size_t errlen);
+struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
+			    const struct rtmirror *mirror, char *err,
+			    size_t errlen);
 
 /* Stop: each worker drains its queue (every queued packet gets a verdict),
  * unbinds, and exits; the TUN device is removed; the config freed. */
 void engine_stop(struct engine *e);
 
-/* Publish newcfg to the workers, wait for a grace period, free the old one.
+/* Publish newcfg with rt (its SIDs' devices, rtrules_install_add(); may be
+ * NULL) to the workers, wait for a grace period, free the old ones.
  * Counters of SIDs/policies present in both (same prefix) keep counting.
- * newcfg is owned by the engine from now on.  Returns 0, or -1 (newcfg
- * freed, the old config still in force, the reason logged) when newcfg
+ * newcfg and rt are owned by the engine from now on.  Returns 0, or -1
+ * (both freed, the old config still in force, the reason logged) when newcfg
  * changes the queues or the TUN device (a restart applies those) or
  * memory runs out. */
-int engine_swap_config(struct engine *e, struct config *newcfg);
+int engine_swap_config(struct engine *e, struct config *newcfg,
+		       struct sid_runtime *rt);
 
 /* The config in force (control thread only; valid until the next swap). */
 const struct config *engine_config(const struct engine *e);

@@ -62,12 +62,14 @@ enum drop_reason egress_route(const struct rtmirror *m, int family,
 }
 
 enum drop_reason egress_nexthop_check(const struct rtmirror *m,
-				      const struct sid *sid)
+				      const struct sid *sid,
+				      const struct sid_runtime *rt)
 {
+	uint32_t oif_index = sid_runtime_get(rt, sid).oif_index;
 	struct egress e;
 
 	if (sid->oif[0])
-		return sid->oif_index && rtmirror_link_usable(m, sid->oif_index)
+		return oif_index && rtmirror_link_usable(m, oif_index)
 			       ? EGRESS_OK : DROP_NEXTHOP_UNREACHABLE;
 	if (sid->behavior == BHV_END_DX4)
 		return egress_route(m, AF_INET, FIB_TABLE_UNSPEC, &sid->nh4, 0,

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "fib.h"
 #include "rtmirror.h"
+#include "rtrules.h"
 #include "stats.h"
 
 /* ICMPv6 Destination Unreachable codes (RFC 4443 3.1) for what a route
@@ -50,11 +51,13 @@ enum drop_reason egress_route(const struct rtmirror *m, int family,
 			      uint32_t flow_hash, struct egress *e);
 
 /* The next hop of End.X / End.DX6 / End.DX4 `sid` (nh6 or nh4): with an
- * oif, that link must be up with carrier (sid->oif_index); without, the
- * main tables' route to the next hop must exist and its link be usable.
+ * oif, that link (its oif_index in rt, the SIDs' struct sid_runtime,
+ * rtrules.h; NULL: unknown) must be up with carrier; without, the main
+ * tables' route to the next hop must exist and its link be usable.
  * Returns EGRESS_OK or the drop reason as egress_route(). */
 enum drop_reason egress_nexthop_check(const struct rtmirror *m,
-				      const struct sid *sid);
+				      const struct sid *sid,
+				      const struct sid_runtime *rt);
 
 /* RFC 6724 source selection, reduced to what matters for an SRv6 outer
  * header: among the IPv6 addresses of every link (not tentative, not

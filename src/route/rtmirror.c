@@ -14,6 +14,7 @@
 #include <linux/rtnetlink.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -22,12 +23,13 @@
 #include <urcu-qsbr.h>
 
 #include "rtmirror.h"
+#include "rtnl.h"
 
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP	0x10000	/* linux/if.h; clashes with net/if.h */
 #endif
 
-#define DUMP_BUFSZ		(64 * 1024)
+#define ATTR_MAX		63	/* attribute tables: types 0..63 */
 #define EVENT_BATCH		256	/* receive buffers per poll round */
 #define DEFAULT_RCVBUF		(8 * 1024 * 1024)
 #define DEFAULT_INTERVAL_MS	1000
@@ -44,10 +46,8 @@ struct rtmirror {
 	struct fib_db *db;
 	struct link_table *links;	/* RCU */
 	struct rtmirror_opts opts;
-	struct mnl_socket *ev;		/* events */
-	struct mnl_socket *dump;	/* requests and dumps */
-	uint32_t dump_portid;
-	uint32_t seq;
+	struct rtnl ev;			/* events */
+	struct rtnl dump;		/* dumps */
 	uint32_t gen;
 	uint64_t links_version;		/* of the last published link table */
 	bool dumping;
@@ -61,7 +61,6 @@ struct rtmirror {
 	bool running;
 	int stopfd;
 	int start_err;
-	uint8_t buf[DUMP_BUFSZ];
 };
 
 static uint64_t now_ns(void)
@@ -328,16 +327,6 @@ static void purge_link(struct rtmirror *m, enum purge_mode mode,
 
 /* ---- messages ---- */
 
-static int attr_collect(const struct nlattr *a, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(a);
-
-	if (type < 64)
-		tb[type] = a;
-	return MNL_CB_OK;
-}
-
 static void copy_str(char *dst, size_t cap, const struct nlattr *a)
 {
 	size_t len = mnl_attr_get_payload_len(a);
@@ -360,7 +349,7 @@ static void link_kind(struct rtmirror_link *l, const struct nlattr *info)
 static int link_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 {
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *tb[64] = { 0 };
+	const struct nlattr *tb[ATTR_MAX + 1] = { 0 };
 	const struct rtmirror_link *old = rtmirror_link_get(m, (uint32_t)ifi->ifi_index);
 	struct rtmirror_link *l;
 	uint32_t idx = (uint32_t)ifi->ifi_index;
@@ -371,7 +360,7 @@ static int link_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 		purge_link(m, PURGE_FORCE, idx);
 		return link_publish(m, idx, NULL);
 	}
-	mnl_attr_parse(nlh, sizeof(*ifi), attr_collect, tb);
+	rtnl_attrs(nlh, sizeof(*ifi), tb, ATTR_MAX);
 	l = link_copy(old, old ? old->naddr : 0);
 	if (!l)
 		return -ENOMEM;
@@ -408,7 +397,7 @@ static bool link_has_family(const struct rtmirror_link *l, int family)
 static int addr_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 {
 	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *tb[64] = { 0 };
+	const struct nlattr *tb[ATTR_MAX + 1] = { 0 };
 	const struct rtmirror_link *old = rtmirror_link_get(m, ifa->ifa_index);
 	const struct nlattr *aa;
 	struct rtmirror_addr a = { 0 };
@@ -419,7 +408,7 @@ static int addr_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 		return 1;
 	if (!old)
 		return 1;	/* its link comes first in every dump */
-	mnl_attr_parse(nlh, sizeof(*ifa), attr_collect, tb);
+	rtnl_attrs(nlh, sizeof(*ifa), tb, ATTR_MAX);
 	aa = tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
 	if (!aa || mnl_attr_get_payload_len(aa) != alen)
 		return -EINVAL;
@@ -534,7 +523,7 @@ static void metrics_parse(struct fib_route_spec *s, const struct nlattr *mx)
 static int route_parse(const struct nlmsghdr *nlh, struct fib_route_spec *s)
 {
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *tb[64] = { 0 };
+	const struct nlattr *tb[ATTR_MAX + 1] = { 0 };
 	unsigned alen = rtm->rtm_family == AF_INET ? 4 : 16;
 
 	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
@@ -542,7 +531,7 @@ static int route_parse(const struct nlmsghdr *nlh, struct fib_route_spec *s)
 	if ((rtm->rtm_flags & RTM_F_CLONED) || rtm->rtm_protocol == RTPROT_REDIRECT)
 		return 1;
 	memset(s, 0, offsetof(struct fib_route_spec, nh));
-	if (mnl_attr_parse(nlh, sizeof(*rtm), attr_collect, tb) < 0)
+	if (rtnl_attrs(nlh, sizeof(*rtm), tb, ATTR_MAX) < 0)
 		return -EINVAL;
 	if (tb[RTA_NH_ID])
 		return 1;	/* nexthop objects: not mirrored */
@@ -658,10 +647,8 @@ void rtmirror_free(struct rtmirror *m)
 	if (!m)
 		return;
 	rtmirror_stop(m);
-	if (m->ev)
-		mnl_socket_close(m->ev);
-	if (m->dump)
-		mnl_socket_close(m->dump);
+	rtnl_close(&m->ev);
+	rtnl_close(&m->dump);
 	for (size_t i = 0; i < m->nretired; i++)
 		free(m->retired[i]);
 	free(m->retired);
@@ -679,17 +666,18 @@ const struct fib_db *rtmirror_fib(const struct rtmirror *m)
 	return m->db;
 }
 
+/* struct rtmirror_stats starts with uint64_t counters, up to
+ * last_sync_ns. */
+#define MIRROR_STAT_WORDS \
+	(offsetof(struct rtmirror_stats, last_sync_ns) / sizeof(uint64_t) + 1)
+
 void rtmirror_get_stats(const struct rtmirror *m, struct rtmirror_stats *st)
 {
-	st->events = CMM_LOAD_SHARED(m->st.events);
-	st->resyncs = CMM_LOAD_SHARED(m->st.resyncs);
-	st->enobufs = CMM_LOAD_SHARED(m->st.enobufs);
-	st->dump_restarts = CMM_LOAD_SHARED(m->st.dump_restarts);
-	st->purged = CMM_LOAD_SHARED(m->st.purged);
-	st->swept = CMM_LOAD_SHARED(m->st.swept);
-	st->ignored = CMM_LOAD_SHARED(m->st.ignored);
-	st->errors = CMM_LOAD_SHARED(m->st.errors);
-	st->last_sync_ns = CMM_LOAD_SHARED(m->st.last_sync_ns);
+	const uint64_t *src = (const uint64_t *)&m->st;
+	uint64_t *dst = (uint64_t *)st;
+
+	for (size_t i = 0; i < MIRROR_STAT_WORDS; i++)
+		dst[i] = CMM_LOAD_SHARED(src[i]);
 	st->last_error = CMM_LOAD_SHARED(m->st.last_error);
 	st->stale = CMM_LOAD_SHARED(m->st.stale);
 	st->synced = CMM_LOAD_SHARED(m->st.synced);
@@ -707,19 +695,13 @@ int rtmirror_open(struct rtmirror *m)
 			  RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE;
 	int fd;
 
-	m->ev = mnl_socket_open(NETLINK_ROUTE);
-	m->dump = mnl_socket_open(NETLINK_ROUTE);
-	if (!m->ev || !m->dump)
-		return -errno;
-	fd = mnl_socket_get_fd(m->ev);
-	set_rcvbuf(fd, m->opts.rcvbuf);
 	/* Subscribe first: what changes during the dump is queued here. */
-	if (mnl_socket_bind(m->ev, groups, MNL_SOCKET_AUTOPID) < 0 ||
-	    mnl_socket_bind(m->dump, 0, MNL_SOCKET_AUTOPID) < 0)
+	if (rtnl_open(&m->ev, groups) < 0 || rtnl_open(&m->dump, 0) < 0)
 		return -errno;
+	fd = rtnl_fd(&m->ev);
+	set_rcvbuf(fd, m->opts.rcvbuf);
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
 		return -errno;
-	m->dump_portid = mnl_socket_get_portid(m->dump);
 	return 0;
 }
 
@@ -740,40 +722,10 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* One dump into the mirror.  Returns 0 or -errno. */
 static int dump_one(struct rtmirror *m, uint16_t type, uint8_t family)
 {
-	char req[256];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(req);
-	uint32_t seq = ++m->seq;
-	ssize_t n;
-	int rc;
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq;
-	if (type == RTM_GETLINK) {
-		struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-
-		ifi->ifi_family = family;
-	} else if (type == RTM_GETADDR) {
-		struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
-
-		ifa->ifa_family = family;
-	} else {
-		struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
-
-		rtm->rtm_family = family;
-	}
-	if (mnl_socket_sendto(m->dump, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	while ((n = mnl_socket_recvfrom(m->dump, m->buf, sizeof(m->buf))) > 0) {
-		rc = mnl_cb_run(m->buf, (size_t)n, seq, m->dump_portid, dump_cb, m);
-		if (rc == MNL_CB_STOP)
-			return 0;
-		if (rc < 0)
-			return -errno;
-	}
-	return n < 0 ? -errno : -EIO;
+	return rtnl_dump(&m->dump, type, family, dump_cb, m) < 0 ? -errno : 0;
 }
 
 static void sweep_links(struct rtmirror *m)
@@ -841,7 +793,7 @@ int rtmirror_resync(struct rtmirror *m)
 	uint64_t t0 = now_ns();
 	int rc = -EAGAIN;
 
-	if (!m->dump)
+	if (!m->dump.sock)
 		return -ENOTCONN;
 	m->last_resync_ns = t0;
 	m->resync_pending = false;
@@ -883,9 +835,9 @@ static void resync_request(struct rtmirror *m)
 
 static void drain(struct rtmirror *m)
 {
-	int fd = mnl_socket_get_fd(m->ev);
+	int fd = rtnl_fd(&m->ev);
 
-	while (recv(fd, m->buf, sizeof(m->buf), MSG_DONTWAIT) > 0 ||
+	while (recv(fd, m->ev.buf, sizeof(m->ev.buf), MSG_DONTWAIT) > 0 ||
 	       errno == ENOBUFS)
 		;
 }
@@ -908,10 +860,11 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 
 int rtmirror_poll_events(struct rtmirror *m)
 {
-	int fd = mnl_socket_get_fd(m->ev), applied = 0;
+	int fd = rtnl_fd(&m->ev), applied = 0;
 
 	for (unsigned i = 0; i < EVENT_BATCH; i++) {
-		ssize_t n = recv(fd, m->buf, sizeof(m->buf), MSG_DONTWAIT);
+		ssize_t n = recv(fd, m->ev.buf, sizeof(m->ev.buf),
+				 MSG_DONTWAIT);
 
 		if (n < 0 && errno == ENOBUFS) {
 			STAT_ADD(m, enobufs, 1);
@@ -923,7 +876,7 @@ int rtmirror_poll_events(struct rtmirror *m)
 			return errno == EAGAIN ? applied : -errno;
 		if (n == 0)
 			break;
-		mnl_cb_run(m->buf, (size_t)n, 0, 0, event_cb, m);
+		mnl_cb_run(m->ev.buf, (size_t)n, 0, 0, event_cb, m);
 		applied++;
 	}
 	return applied;
@@ -943,7 +896,7 @@ static void *mirror_thread(void *arg)
 {
 	struct rtmirror *m = arg;
 	struct pollfd pfd[2] = {
-		{ .fd = mnl_socket_get_fd(m->ev), .events = POLLIN },
+		{ .fd = rtnl_fd(&m->ev), .events = POLLIN },
 		{ .fd = m->stopfd, .events = POLLIN },
 	};
 

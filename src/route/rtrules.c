@@ -3,7 +3,6 @@
  * the daemon's own rules"), over rtnetlink with libmnl. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/fib_rules.h>
 #include <linux/if_link.h>
 #include <linux/veth.h>
@@ -17,21 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libmnl/libmnl.h>
-
 #include "log.h"
+#include "pktsock.h"
+#include "rtnl.h"
 #include "rtrules.h"
-#include "tun.h"
+#include "sysctl.h"
 
 #define FWMASK_ALL	0xffffffffu
-
-/* One rtnetlink socket and its sequence numbers. */
-struct rt_nl {
-	struct mnl_socket *sock;
-	uint32_t portid;
-	uint32_t seq;
-	char buf[65536] __attribute__((aligned(4)));	/* > any dump message */
-};
 
 /* A rule or route found in a dump.  IPv6 rules select by fwmark, IPv4
  * rules by the in-interface (the SID's veth device, rtrules.h): the
@@ -91,6 +82,19 @@ void rtrules_scope_of(const struct config *cfg, struct rtrules_scope *s)
 	s->mark_base = cfg->mark_base;
 }
 
+/* A request of RTRULES_MSG_SIZE bytes in buf, its ack asked for (and
+ * create_flags with RTM_NEWRULE / RTM_NEWROUTE), with a family header of
+ * hdrlen bytes. */
+static struct nlmsghdr *msg_new(void *buf, uint16_t cmd, uint16_t create_flags,
+				uint32_t seq, size_t hdrlen)
+{
+	bool create = cmd == RTM_NEWRULE || cmd == RTM_NEWROUTE;
+
+	return rtnl_msg_new(buf, RTRULES_MSG_SIZE, cmd,
+			    NLM_F_ACK | (create ? create_flags : 0), seq,
+			    hdrlen);
+}
+
 /* A rule of `family`: IPv6 by fwmark, IPv4 by in-interface; `lookup
  * TABLE`, or `unreachable` when table is 0. */
 static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
@@ -98,17 +102,10 @@ static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
 				   uint32_t fwmark, const char *iif,
 				   uint32_t table)
 {
-	struct nlmsghdr *nlh;
-	struct fib_rule_hdr *frh;
+	struct nlmsghdr *nlh = msg_new(buf, cmd, NLM_F_CREATE | NLM_F_EXCL, seq,
+				       sizeof(struct fib_rule_hdr));
+	struct fib_rule_hdr *frh = mnl_nlmsg_get_payload(nlh);
 
-	memset(buf, 0, RTRULES_MSG_SIZE);
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = cmd;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	if (cmd == RTM_NEWRULE)
-		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_EXCL;
-	nlh->nlmsg_seq = seq;
-	frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
 	frh->family = family;
 	frh->action = table ? FR_ACT_TO_TBL : FR_ACT_UNREACHABLE;
 	frh->table = table < 256 ? table : RT_TABLE_UNSPEC;
@@ -141,25 +138,17 @@ struct nlmsghdr *rtrules_build_rule4_iif(void *buf, uint16_t cmd,
 	return build_rule(buf, cmd, seq, AF_INET, priority, 0, iif, table);
 }
 
-/* A route of `family` (dst and gw of its address length). */
-static struct nlmsghdr *build_route(void *buf, uint16_t cmd, uint32_t seq,
-				    uint8_t family, uint32_t table,
-				    const void *dst, uint8_t dst_len,
-				    const void *gw, uint32_t oif,
-				    uint32_t metric)
+struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
+				     uint8_t family, uint32_t table,
+				     const void *dst, uint8_t dst_len,
+				     const void *gw, uint32_t oif,
+				     uint32_t metric)
 {
 	size_t alen = family == AF_INET ? 4 : 16;
-	struct nlmsghdr *nlh;
-	struct rtmsg *rtm;
+	struct nlmsghdr *nlh = msg_new(buf, cmd, NLM_F_CREATE | NLM_F_REPLACE,
+				       seq, sizeof(struct rtmsg));
+	struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 
-	memset(buf, 0, RTRULES_MSG_SIZE);
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = cmd;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	if (cmd == RTM_NEWROUTE)
-		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_REPLACE;
-	nlh->nlmsg_seq = seq;
-	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = family;
 	rtm->rtm_dst_len = dst_len;
 	rtm->rtm_table = table < 256 ? table : RT_TABLE_UNSPEC;
@@ -180,24 +169,6 @@ static struct nlmsghdr *build_route(void *buf, uint16_t cmd, uint32_t seq,
 	if (metric)
 		mnl_attr_put_u32(nlh, RTA_PRIORITY, metric);
 	return nlh;
-}
-
-struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
-				     uint32_t table, const struct in6_addr *dst,
-				     uint8_t dst_len, const struct in6_addr *gw,
-				     uint32_t oif, uint32_t metric)
-{
-	return build_route(buf, cmd, seq, AF_INET6, table, dst, dst_len, gw,
-			   oif, metric);
-}
-
-struct nlmsghdr *rtrules_build_route4(void *buf, uint16_t cmd, uint32_t seq,
-				      uint32_t table, const struct in_addr *dst,
-				      uint8_t dst_len, const struct in_addr *gw,
-				      uint32_t oif, uint32_t metric)
-{
-	return build_route(buf, cmd, seq, AF_INET, table, dst, dst_len, gw,
-			   oif, metric);
 }
 
 void rtrules_dev_names(uint32_t mark, char rx[IF_NAMESIZE],
@@ -226,247 +197,102 @@ static bool dev_name_mark(const char *name, uint32_t *mark)
 	return !strcmp(name, rx) || !strcmp(name, tx);
 }
 
-/* ---- netlink I/O ------------------------------------------------------ */
+/* ---- dumps ------------------------------------------------------------ */
 
-static int rt_nl_open(struct rt_nl *nl, char *err, size_t errlen)
+/* What one dump found: n entries of elem bytes (struct rt_rule,
+ * rt_route or rt_link). */
+struct dump_list {
+	void *v;
+	unsigned n, cap;
+	size_t elem;
+	bool oom;
+	uint8_t family;		/* asked for: the callbacks check it */
+};
+
+/* Append the entry e to l (l->oom when memory runs out). */
+static void dump_list_add(struct dump_list *l, const void *e)
 {
-	int one = 1;
+	if (l->n == l->cap) {
+		unsigned ncap = l->cap ? l->cap * 2 : 64;
+		void *nv = realloc(l->v, (size_t)ncap * l->elem);
 
-	nl->sock = mnl_socket_open(NETLINK_ROUTE);
-	if (!nl->sock) {
-		set_err(err, errlen, "cannot open rtnetlink socket: %s",
-			strerror(errno));
+		if (!nv) {
+			l->oom = true;
+			return;
+		}
+		l->v = nv;
+		l->cap = ncap;
+	}
+	memcpy((uint8_t *)l->v + (size_t)l->n++ * l->elem, e, l->elem);
+}
+
+/* Dump `type` of `family` into l (entries of elem bytes) through cb.
+ * Returns 0, or -1 with "cannot list WHAT: reason" in err (l empty). */
+static int dump_list_fill(struct rtnl *nl, uint16_t type, uint8_t family,
+			  size_t elem, mnl_cb_t cb, struct dump_list *l,
+			  const char *what, char *err, size_t errlen)
+{
+	memset(l, 0, sizeof(*l));
+	l->elem = elem;
+	l->family = family;
+	if (rtnl_dump(nl, type, family, cb, l) < 0 || l->oom) {
+		set_err(err, errlen, "cannot list %s: %s", what,
+			l->oom ? strerror(ENOMEM) : strerror(errno));
+		free(l->v);
+		memset(l, 0, sizeof(*l));
 		return -1;
 	}
-	if (mnl_socket_bind(nl->sock, 0, MNL_SOCKET_AUTOPID) < 0) {
-		set_err(err, errlen, "cannot bind rtnetlink socket: %s",
-			strerror(errno));
-		mnl_socket_close(nl->sock);
-		return -1;
-	}
-	/* Short acks with the kernel's own explanation, when it has one. */
-	mnl_socket_setsockopt(nl->sock, NETLINK_CAP_ACK, &one, sizeof(one));
-	mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one));
-	nl->portid = mnl_socket_get_portid(nl->sock);
-	nl->seq = (uint32_t)time(NULL);
 	return 0;
 }
 
-static void rt_nl_close(struct rt_nl *nl)
+/* Send the delete request nlh for `what`.  Already gone (ENOENT, or
+ * `gone`) is fine.  A failure sets *ret to -1 and, when it is the first,
+ * "cannot delete WHAT: reason" in err. */
+static void delete_one(struct rtnl *nl, const struct nlmsghdr *nlh,
+		       const char *what, int gone, int *ret, char *err,
+		       size_t errlen)
 {
-	mnl_socket_close(nl->sock);
-}
+	char why[256];
+	int e = rtnl_request(nl, nlh, why, sizeof(why));
 
-static int extack_attr_cb(const struct nlattr *attr, void *data)
-{
-	const char **msg = data;
-
-	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
-	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
-		*msg = mnl_attr_get_str(attr);
-	return MNL_CB_OK;
-}
-
-/* Parse an NLMSG_ERROR: returns its (positive) errno, 0 for an ack; the
- * kernel's extended ack message, if any, goes to why. */
-static int rt_nl_ack_parse(const struct nlmsghdr *nlh, char *why, size_t whylen)
-{
-	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
-	const char *msg = NULL;
-	size_t off = sizeof(*e);
-
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)))
-		return EBADMSG;
-	if (e->error && (nlh->nlmsg_flags & NLM_F_ACK_TLVS)) {
-		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-			off += e->msg.nlmsg_len - sizeof(struct nlmsghdr);
-		if (mnl_nlmsg_size(off) <= nlh->nlmsg_len)
-			mnl_attr_parse(nlh, off, extack_attr_cb, &msg);
+	if (e && e != ENOENT && e != gone) {
+		if (!*ret)
+			set_err(err, errlen, "cannot delete %s: %s", what, why);
+		*ret = -1;
+		return;
 	}
-	if (msg)
-		snprintf(why, whylen, "%s (%s)", strerror(-e->error), msg);
-	else if (e->error)
-		snprintf(why, whylen, "%s", strerror(-e->error));
-	return -e->error;
-}
-
-/* Send one request and wait for its ack.  Returns 0, or the errno the
- * kernel answered (why holds a readable reason). */
-static int rt_nl_request(struct rt_nl *nl, struct nlmsghdr *nlh, char *why,
-			 size_t whylen)
-{
-	uint32_t seq = nlh->nlmsg_seq;
-
-	snprintf(why, whylen, "no answer from the kernel");
-	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0) {
-		snprintf(why, whylen, "%s", strerror(errno));
-		return errno;
-	}
-	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(nl->sock, nl->buf, sizeof(nl->buf));
-		const struct nlmsghdr *r = (const void *)nl->buf;
-		int len = (int)n;
-
-		if (n < 0) {
-			snprintf(why, whylen, "%s", strerror(errno));
-			return errno;
-		}
-		for (; mnl_nlmsg_ok(r, len); r = mnl_nlmsg_next(r, &len)) {
-			if (r->nlmsg_seq != seq || r->nlmsg_type != NLMSG_ERROR)
-				continue;
-			return rt_nl_ack_parse(r, why, whylen);
-		}
-	}
-}
-
-/* Dump every object of `type` (family-specific header of hdrlen bytes),
- * calling cb on each message.
- * Returns 0, or -1 with errno set. */
-static int rt_nl_dump(struct rt_nl *nl, uint16_t type, size_t hdrlen,
-		      uint8_t family, mnl_cb_t cb, void *data)
-{
-	uint32_t req[RTRULES_MSG_SIZE / 4];
-	struct nlmsghdr *nlh;
-	uint8_t *fam;
-	int ret;
-
-	memset(req, 0, sizeof(req));
-	nlh = mnl_nlmsg_put_header(req);
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = ++nl->seq;
-	/* rtmsg and fib_rule_hdr both start with their family. */
-	fam = mnl_nlmsg_put_extra_header(nlh, hdrlen);
-	*fam = family;
-	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
-		return -1;
-	do {
-		ssize_t n = mnl_socket_recvfrom(nl->sock, nl->buf, sizeof(nl->buf));
-
-		if (n < 0)
-			return -1;
-		ret = mnl_cb_run(nl->buf, (size_t)n, nlh->nlmsg_seq, nl->portid,
-				 cb, data);
-	} while (ret > MNL_CB_STOP);
-	return ret < 0 ? -1 : 0;
-}
-
-/* ---- dumps ------------------------------------------------------------ */
-
-struct rule_list {
-	struct rt_rule *v;
-	unsigned n, cap;
-	int oom;
-	uint8_t family;
-};
-
-struct route_list {
-	struct rt_route *v;
-	unsigned n, cap;
-	int oom;
-	uint8_t family;
-};
-
-static void *grow(void *v, unsigned *cap, size_t elem)
-{
-	unsigned ncap = *cap ? *cap * 2 : 64;
-	void *nv = realloc(v, (size_t)ncap * elem);
-
-	if (nv)
-		*cap = ncap;
-	return nv;
-}
-
-static int rule_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (mnl_attr_type_valid(attr, FRA_MAX) < 0)
-		return MNL_CB_OK;
-	switch (type) {
-	case FRA_PRIORITY:
-	case FRA_FWMARK:
-	case FRA_FWMASK:
-	case FRA_TABLE:
-		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
-			return MNL_CB_OK;
-		tb[type] = attr;
-		break;
-	case FRA_IIFNAME:
-		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
-			return MNL_CB_OK;
-		tb[type] = attr;
-		break;
-	default:
-		break;
-	}
-	return MNL_CB_OK;
+	log_debug("deleted %s", what);
 }
 
 static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[FRA_MAX + 1] = { NULL };
 	const struct fib_rule_hdr *frh = mnl_nlmsg_get_payload(nlh);
-	struct rule_list *l = data;
+	struct dump_list *l = data;
+	const char *iif;
 	struct rt_rule r;
 
 	if (frh->family != l->family)
 		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(*frh), rule_attr_cb, tb);
+	rtnl_attrs(nlh, sizeof(*frh), tb, FRA_MAX);
+	iif = rtnl_attr_str(tb[FRA_IIFNAME]);
 	memset(&r, 0, sizeof(r));
-	r.priority = tb[FRA_PRIORITY] ? mnl_attr_get_u32(tb[FRA_PRIORITY]) : 0;
-	r.fwmark = tb[FRA_FWMARK] ? mnl_attr_get_u32(tb[FRA_FWMARK]) : 0;
-	r.fwmask = tb[FRA_FWMASK] ? mnl_attr_get_u32(tb[FRA_FWMASK]) : 0;
-	r.table = tb[FRA_TABLE] ? mnl_attr_get_u32(tb[FRA_TABLE]) : frh->table;
+	r.priority = rtnl_attr_u32(tb[FRA_PRIORITY], 0);
+	r.fwmark = rtnl_attr_u32(tb[FRA_FWMARK], 0);
+	r.fwmask = rtnl_attr_u32(tb[FRA_FWMASK], 0);
+	r.table = rtnl_attr_u32(tb[FRA_TABLE], frh->table);
 	r.action = frh->action;
 	if (r.action != FR_ACT_TO_TBL && r.action != FR_ACT_UNREACHABLE)
 		return MNL_CB_OK;
 	if (r.action == FR_ACT_UNREACHABLE)
 		r.table = 0;
-	if (tb[FRA_IIFNAME])
-		snprintf(r.iif, sizeof(r.iif), "%s",
-			 mnl_attr_get_str(tb[FRA_IIFNAME]));
-	/* Ours: IPv6 by fwmark (or iif, `reinject tun`), IPv4 by iif. */
-	if (l->family == AF_INET6 ? !tb[FRA_FWMARK] && !tb[FRA_IIFNAME] :
-	    !tb[FRA_IIFNAME])
+	if (iif)
+		snprintf(r.iif, sizeof(r.iif), "%s", iif);
+	/* Ours: IPv6 by fwmark (or iif, `reinject no-payload`), IPv4 by
+	 * iif. */
+	if (l->family == AF_INET6 ? !tb[FRA_FWMARK] && !iif : !iif)
 		return MNL_CB_OK;
-	if (l->n == l->cap) {
-		struct rt_rule *nv = grow(l->v, &l->cap, sizeof(*l->v));
-
-		if (!nv) {
-			l->oom = 1;
-			return MNL_CB_OK;
-		}
-		l->v = nv;
-	}
-	l->v[l->n++] = r;
-	return MNL_CB_OK;
-}
-
-static int route_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (mnl_attr_type_valid(attr, RTA_MAX) < 0)
-		return MNL_CB_OK;
-	switch (type) {
-	case RTA_TABLE:
-	case RTA_PRIORITY:
-		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
-			return MNL_CB_OK;
-		tb[type] = attr;
-		break;
-	case RTA_DST:
-		if (mnl_attr_get_payload_len(attr) != 4 &&
-		    mnl_attr_get_payload_len(attr) != sizeof(struct in6_addr))
-			return MNL_CB_OK;
-		tb[type] = attr;
-		break;
-	default:
-		break;
-	}
+	dump_list_add(l, &r);
 	return MNL_CB_OK;
 }
 
@@ -474,31 +300,22 @@ static int route_dump_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[RTA_MAX + 1] = { NULL };
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
-	struct route_list *l = data;
+	struct dump_list *l = data;
 	struct rt_route r;
 
 	if (rtm->rtm_family != l->family || (rtm->rtm_flags & RTM_F_CLONED))
 		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(*rtm), route_attr_cb, tb);
+	rtnl_attrs(nlh, sizeof(*rtm), tb, RTA_MAX);
 	memset(&r, 0, sizeof(r));
 	r.family = rtm->rtm_family;
-	r.table = tb[RTA_TABLE] ? mnl_attr_get_u32(tb[RTA_TABLE]) : rtm->rtm_table;
-	r.metric = tb[RTA_PRIORITY] ? mnl_attr_get_u32(tb[RTA_PRIORITY]) : 0;
+	r.table = rtnl_attr_u32(tb[RTA_TABLE], rtm->rtm_table);
+	r.metric = rtnl_attr_u32(tb[RTA_PRIORITY], 0);
 	r.dst_len = rtm->rtm_dst_len;
 	if (tb[RTA_DST] && mnl_attr_get_payload_len(tb[RTA_DST]) ==
 	    (r.family == AF_INET ? 4u : 16u))
 		memcpy(&r.dst, mnl_attr_get_payload(tb[RTA_DST]),
 		       mnl_attr_get_payload_len(tb[RTA_DST]));
-	if (l->n == l->cap) {
-		struct rt_route *nv = grow(l->v, &l->cap, sizeof(*l->v));
-
-		if (!nv) {
-			l->oom = 1;
-			return MNL_CB_OK;
-		}
-		l->v = nv;
-	}
-	l->v[l->n++] = r;
+	dump_list_add(l, &r);
 	return MNL_CB_OK;
 }
 
@@ -785,8 +602,9 @@ static struct nlmsghdr *build_route4_via6(void *buf, uint32_t seq,
 					  const struct in6_addr *nh6,
 					  uint32_t oif)
 {
-	struct nlmsghdr *nlh = build_route(buf, RTM_NEWROUTE, seq, AF_INET,
-					   table, NULL, 0, NULL, oif, 0);
+	struct nlmsghdr *nlh = rtrules_build_route(buf, RTM_NEWROUTE, seq,
+						   AF_INET, table, NULL, 0,
+						   NULL, oif, 0);
 	struct {
 		uint16_t family;
 		struct in6_addr addr;
@@ -798,7 +616,7 @@ static struct nlmsghdr *build_route4_via6(void *buf, uint32_t seq,
 
 /* ip [-6] route replace default via nh [dev oif] table M (End.X, End.DX6:
  * nh6; End.DX4: nh4) */
-static int sid_route_add(struct rt_nl *nl, const struct sid *s, char *err,
+static int sid_route_add(struct rtnl *nl, const struct sid *s, char *err,
 			 size_t errlen)
 {
 	uint32_t msg[RTRULES_MSG_SIZE / 4];	/* aligned for nlmsghdr */
@@ -826,19 +644,19 @@ static int sid_route_add(struct rt_nl *nl, const struct sid *s, char *err,
 		}
 	}
 	if (v4)
-		nlh = rtrules_build_route4(msg, RTM_NEWROUTE, ++nl->seq,
-					   s->route_table, NULL, 0, &s->nh4,
-					   oif, 0);
+		nlh = rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq,
+					  AF_INET, s->route_table, NULL, 0,
+					  &s->nh4, oif, 0);
 	else
 		nlh = rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq,
-					  s->route_table, &in6addr_any, 0,
-					  &s->nh6, oif, 0);
-	e = rt_nl_request(nl, nlh, why, sizeof(why));
+					  AF_INET6, s->route_table,
+					  &in6addr_any, 0, &s->nh6, oif, 0);
+	e = rtnl_request(nl, nlh, why, sizeof(why));
 	if (!e && sid_usd(s)) {
 		/* End.X with USD: its IPv4 results to the same adjacency */
 		nlh = build_route4_via6(msg, ++nl->seq, s->route_table, &s->nh6,
 					oif);
-		e = rt_nl_request(nl, nlh, why, sizeof(why));
+		e = rtnl_request(nl, nlh, why, sizeof(why));
 	}
 	if (e) {
 		set_err(err, errlen, "%s: cannot add %sroute via %s%s in table "
@@ -853,7 +671,7 @@ static int sid_route_add(struct rt_nl *nl, const struct sid *s, char *err,
 
 /* Add one rule (already there is fine): lookup `table`, or unreachable
  * when table is 0.  Returns 0 or -1. */
-static int rule_add(struct rt_nl *nl, const char *name, uint8_t family,
+static int rule_add(struct rtnl *nl, const char *name, uint8_t family,
 		    uint32_t prio, uint32_t mark, const char *iif,
 		    uint32_t table, char *err, size_t errlen)
 {
@@ -865,7 +683,7 @@ static int rule_add(struct rt_nl *nl, const char *name, uint8_t family,
 		snprintf(what, sizeof(what), "iif %s", iif);
 	else
 		snprintf(what, sizeof(what), "fwmark %#x", mark);
-	e = rt_nl_request(nl, build_rule(msg, RTM_NEWRULE, ++nl->seq, family,
+	e = rtnl_request(nl, build_rule(msg, RTM_NEWRULE, ++nl->seq, family,
 					 prio, mark, iif, table),
 			  why, sizeof(why));
 	if (e && e != EEXIST) {
@@ -881,7 +699,7 @@ static int rule_add(struct rt_nl *nl, const char *name, uint8_t family,
 
 /* ip -6 rule add priority P fwmark M lookup T [+ unreachable], and
  * ip -4 rule add priority P iif DEV lookup T [+ unreachable] */
-static int sid_rule_add(struct rt_nl *nl, const struct config *cfg,
+static int sid_rule_add(struct rtnl *nl, const struct config *cfg,
 			const struct sid *s, char *err, size_t errlen)
 {
 	struct rt_rule r4 = { .priority = 0 };
@@ -915,96 +733,48 @@ static int sid_rule_add(struct rt_nl *nl, const struct config *cfg,
 	return 0;
 }
 
-/* Delete the rules of `family` in scope that w does not want.  Returns 0
- * or -1. */
-static int prune_rules(struct rt_nl *nl, const struct rt_want *w,
-		       uint8_t family, const struct rtrules_scope *scopes,
-		       unsigned nscopes,
-		       char *err, size_t errlen)
+/* What one prune pass looks at: the wishes, the family (of rules and
+ * routes; links: AF_UNSPEC) and the scopes. */
+struct prune_ctx {
+	const struct rt_want *w;
+	uint8_t family;
+	const struct rtrules_scope *scopes;
+	unsigned nscopes;
+};
+
+/* A rule in scope that w does not want: its delete request in msg, its
+ * name in what.  NULL for a rule that stays. */
+static struct nlmsghdr *rule_doomed(const struct prune_ctx *c, const void *e,
+				    void *msg, uint32_t seq, char *what,
+				    size_t whatlen)
 {
-	struct rule_list l = { .family = family };
-	uint32_t msg[RTRULES_MSG_SIZE / 4];
-	struct nlmsghdr *nlh;
-	char why[256];
-	int ret = 0;
+	const struct rt_rule *r = e;
 
-	if (rt_nl_dump(nl, RTM_GETRULE, sizeof(struct fib_rule_hdr), family,
-		       rule_dump_cb, &l) < 0 || l.oom) {
-		set_err(err, errlen, "cannot list IPv%c rules: %s",
-			family == AF_INET ? '4' : '6',
-			l.oom ? strerror(ENOMEM) : strerror(errno));
-		free(l.v);
-		return -1;
-	}
-	for (unsigned i = 0; i < l.n; i++) {
-		const struct rt_rule *r = &l.v[i];
-		int e;
-
-		if (!rule_in_scope(r, family, scopes, nscopes) ||
-		    rule_wanted(w, family, r))
-			continue;
-		nlh = build_rule(msg, RTM_DELRULE, ++nl->seq, family,
-				 r->priority, r->fwmark, r->iif, r->table);
-		e = rt_nl_request(nl, nlh, why, sizeof(why));
-		if (e && e != ENOENT) {
-			if (!ret)
-				set_err(err, errlen, "cannot delete rule priority "
-					"%u fwmark %#x iif %s lookup %#x: %s",
-					r->priority, r->fwmark, r->iif, r->table,
-					why);
-			ret = -1;
-			continue;
-		}
-		log_debug("deleted rule priority %u fwmark %#x iif %s lookup %#x",
-			  r->priority, r->fwmark, r->iif, r->table);
-	}
-	free(l.v);
-	return ret;
+	if (!rule_in_scope(r, c->family, c->scopes, c->nscopes) ||
+	    rule_wanted(c->w, c->family, r))
+		return NULL;
+	snprintf(what, whatlen, "rule priority %u fwmark %#x iif %s lookup %#x",
+		 r->priority, r->fwmark, r->iif, r->table);
+	return build_rule(msg, RTM_DELRULE, seq, c->family, r->priority,
+			  r->fwmark, r->iif, r->table);
 }
 
-/* Delete the routes of `family` in scope that w does not want.  Returns 0
- * or -1. */
-static int prune_routes(struct rt_nl *nl, const struct rt_want *w,
-			uint8_t family, const struct rtrules_scope *scopes,
-			unsigned nscopes, char *err, size_t errlen)
+/* The same for a route. */
+static struct nlmsghdr *route_doomed(const struct prune_ctx *c,
+				     const void *e, void *msg, uint32_t seq,
+				     char *what, size_t whatlen)
 {
-	struct route_list l = { .family = family };
-	uint32_t msg[RTRULES_MSG_SIZE / 4];
-	char why[256], a[INET6_ADDRSTRLEN];
-	struct nlmsghdr *nlh;
-	int ret = 0;
+	const struct rt_route *r = e;
+	char a[INET6_ADDRSTRLEN];
 
-	if (rt_nl_dump(nl, RTM_GETROUTE, sizeof(struct rtmsg), family,
-		       route_dump_cb, &l) < 0 || l.oom) {
-		set_err(err, errlen, "cannot list IPv%c routes: %s",
-			family == AF_INET ? '4' : '6',
-			l.oom ? strerror(ENOMEM) : strerror(errno));
-		free(l.v);
-		return -1;
-	}
-	for (unsigned i = 0; i < l.n; i++) {
-		const struct rt_route *r = &l.v[i];
-		int e;
-
-		if (!route_in_scope(r, scopes, nscopes) || route_wanted(w, r))
-			continue;
-		inet_ntop(family, &r->dst, a, sizeof(a));
-		nlh = build_route(msg, RTM_DELROUTE, ++nl->seq, family, r->table,
-				  &r->dst, r->dst_len, NULL, 0, r->metric);
-		e = rt_nl_request(nl, nlh, why, sizeof(why));
-		if (e && e != ENOENT && e != ESRCH) {
-			if (!ret)
-				set_err(err, errlen, "cannot delete route %s/%u "
-					"in table %#x: %s", a, r->dst_len,
-					r->table, why);
-			ret = -1;
-			continue;
-		}
-		log_debug("deleted route %s/%u in table %#x", a, r->dst_len,
-			  r->table);
-	}
-	free(l.v);
-	return ret;
+	if (!route_in_scope(r, c->scopes, c->nscopes) || route_wanted(c->w, r))
+		return NULL;
+	inet_ntop(c->family, &r->dst, a, sizeof(a));
+	snprintf(what, whatlen, "route %s/%u in table %#x", a, r->dst_len,
+		 r->table);
+	return rtrules_build_route(msg, RTM_DELROUTE, seq, c->family,
+				   r->table, &r->dst, r->dst_len, NULL, 0,
+				   r->metric);
 }
 
 /* ---- devices: the SIDs' veth pairs, VRF devices, oif ------------------ */
@@ -1017,145 +787,62 @@ struct rt_link {
 	uint32_t vrf_table;
 };
 
-struct link_list {
-	struct rt_link *v;
-	unsigned n, cap;
-	int oom;
-};
-
-static int link_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (mnl_attr_type_valid(attr, IFLA_MAX) < 0)
-		return MNL_CB_OK;
-	if ((type == IFLA_IFNAME &&
-	     mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0) ||
-	    (type == IFLA_LINKINFO &&
-	     mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0))
-		return MNL_CB_OK;
-	tb[type] = attr;
-	return MNL_CB_OK;
-}
-
-static int linkinfo_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-
-	if (mnl_attr_type_valid(attr, IFLA_INFO_MAX) >= 0)
-		tb[mnl_attr_get_type(attr)] = attr;
-	return MNL_CB_OK;
-}
-
-static int vrf_attr_cb(const struct nlattr *attr, void *data)
-{
-	uint32_t *table = data;
-
-	if (mnl_attr_get_type(attr) == IFLA_VRF_TABLE &&
-	    mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
-		*table = mnl_attr_get_u32(attr);
-	return MNL_CB_OK;
-}
-
 /* Is the link a VRF device, and of which table? */
 static void link_vrf(const struct nlattr *linkinfo, struct rt_link *k)
 {
 	const struct nlattr *tb[IFLA_INFO_MAX + 1] = { NULL };
+	const struct nlattr *vrf[IFLA_VRF_MAX + 1] = { NULL };
+	const char *kind;
 
-	mnl_attr_parse_nested(linkinfo, linkinfo_attr_cb, tb);
-	if (!tb[IFLA_INFO_KIND] ||
-	    mnl_attr_validate(tb[IFLA_INFO_KIND], MNL_TYPE_NUL_STRING) < 0 ||
-	    strcmp(mnl_attr_get_str(tb[IFLA_INFO_KIND]), "vrf"))
+	rtnl_attrs_nested(linkinfo, tb, IFLA_INFO_MAX);
+	kind = rtnl_attr_str(tb[IFLA_INFO_KIND]);
+	if (!kind || strcmp(kind, "vrf"))
 		return;
 	k->vrf = true;
-	if (tb[IFLA_INFO_DATA])
-		mnl_attr_parse_nested(tb[IFLA_INFO_DATA], vrf_attr_cb,
-				      &k->vrf_table);
+	if (tb[IFLA_INFO_DATA] &&
+	    mnl_attr_validate(tb[IFLA_INFO_DATA], MNL_TYPE_NESTED) == 0)
+		rtnl_attrs_nested(tb[IFLA_INFO_DATA], vrf, IFLA_VRF_MAX);
+	k->vrf_table = rtnl_attr_u32(vrf[IFLA_VRF_TABLE], 0);
 }
 
 static int link_dump_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[IFLA_MAX + 1] = { NULL };
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	struct link_list *l = data;
+	struct dump_list *l = data;
 	struct rt_link k = { .index = (uint32_t)ifi->ifi_index };
+	const char *name;
 
-	mnl_attr_parse(nlh, sizeof(*ifi), link_attr_cb, tb);
-	if (!tb[IFLA_IFNAME])
+	rtnl_attrs(nlh, sizeof(*ifi), tb, IFLA_MAX);
+	name = rtnl_attr_str(tb[IFLA_IFNAME]);
+	if (!name)
 		return MNL_CB_OK;
-	snprintf(k.name, sizeof(k.name), "%s", mnl_attr_get_str(tb[IFLA_IFNAME]));
-	if (tb[IFLA_LINKINFO])
+	snprintf(k.name, sizeof(k.name), "%s", name);
+	if (tb[IFLA_LINKINFO] &&
+	    mnl_attr_validate(tb[IFLA_LINKINFO], MNL_TYPE_NESTED) == 0)
 		link_vrf(tb[IFLA_LINKINFO], &k);
-	if (l->n == l->cap) {
-		struct rt_link *nv = grow(l->v, &l->cap, sizeof(*l->v));
-
-		if (!nv) {
-			l->oom = 1;
-			return MNL_CB_OK;
-		}
-		l->v = nv;
-	}
-	l->v[l->n++] = k;
+	dump_list_add(l, &k);
 	return MNL_CB_OK;
 }
 
-static int links_dump(struct rt_nl *nl, struct link_list *l, char *err,
+/* Every link into l (struct rt_link entries).  Returns 0 or -1. */
+static int links_dump(struct rtnl *nl, struct dump_list *l, char *err,
 		      size_t errlen)
 {
-	memset(l, 0, sizeof(*l));
-	if (rt_nl_dump(nl, RTM_GETLINK, sizeof(struct ifinfomsg), AF_UNSPEC,
-		       link_dump_cb, l) < 0 || l->oom) {
-		set_err(err, errlen, "cannot list interfaces: %s",
-			l->oom ? strerror(ENOMEM) : strerror(errno));
-		free(l->v);
-		l->v = NULL;
-		return -1;
-	}
-	return 0;
+	return dump_list_fill(nl, RTM_GETLINK, AF_UNSPEC,
+			      sizeof(struct rt_link), link_dump_cb, l,
+			      "interfaces", err, errlen);
 }
 
 /* The VRF device of table, or 0. */
-static uint32_t vrf_of_table(const struct link_list *l, uint32_t table)
+static uint32_t vrf_of_table(const struct dump_list *l, uint32_t table)
 {
+	const struct rt_link *v = l->v;
+
 	for (unsigned i = 0; i < l->n; i++)
-		if (l->v[i].vrf && l->v[i].vrf_table == table)
-			return l->v[i].index;
+		if (v[i].vrf && v[i].vrf_table == table)
+			return v[i].index;
 	return 0;
-}
-
-/* Write /proc/sys/net/<proto>/conf/<dev>/<key>; a failure is logged. */
-static void dev_sysctl(const char *proto, const char *dev, const char *key,
-		       const char *value)
-{
-	char path[128];
-	size_t len = strlen(value);
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/sys/net/%s/conf/%s/%s", proto,
-		 dev, key);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, value, len) != (ssize_t)len)
-		log_msg(LOG_WARNING, "%s: cannot set %s: %s", dev, path,
-			strerror(errno));
-	if (fd >= 0)
-		close(fd);
-}
-
-/* Read a sysctl's first line into buf (left as it is on failure). */
-static void dev_sysctl_read(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n > 0) {
-		buf[n] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-	}
 }
 
 /* ip link add RX address MAC type veth peer name TX address MAC */
@@ -1168,16 +855,11 @@ static struct nlmsghdr *build_veth(void *buf, uint32_t seq, uint32_t mark)
 	uint8_t mac[6];
 
 	rtrules_dev_names(mark, rx, tx);
-	memset(buf, 0, RTRULES_MSG_SIZE);
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_NEWLINK;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
-			   NLM_F_EXCL;
-	nlh->nlmsg_seq = seq;
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
+	nlh = rtnl_msg_new(buf, RTRULES_MSG_SIZE, RTM_NEWLINK,
+			   NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, seq,
+			   sizeof(*ifi));
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, rx);
-	tun_veth_mac(mark, true, mac);
+	rtrules_dev_mac(mark, true, mac);
 	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
@@ -1185,7 +867,7 @@ static struct nlmsghdr *build_veth(void *buf, uint32_t seq, uint32_t mark)
 	peer = mnl_attr_nest_start(nlh, VETH_INFO_PEER);
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, tx);
-	tun_veth_mac(mark, false, mac);
+	rtrules_dev_mac(mark, false, mac);
 	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
 	mnl_attr_nest_end(nlh, peer);
 	mnl_attr_nest_end(nlh, data);
@@ -1197,15 +879,11 @@ static struct nlmsghdr *build_veth(void *buf, uint32_t seq, uint32_t mark)
 static struct nlmsghdr *build_link_up(void *buf, uint32_t seq, uint32_t index,
 				      int64_t master)
 {
-	struct ifinfomsg *ifi;
-	struct nlmsghdr *nlh;
+	struct nlmsghdr *nlh = rtnl_msg_new(buf, RTRULES_MSG_SIZE, RTM_NEWLINK,
+					    NLM_F_ACK, seq,
+					    sizeof(struct ifinfomsg));
+	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
 
-	memset(buf, 0, RTRULES_MSG_SIZE);
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_NEWLINK;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = seq;
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = (int)index;
 	ifi->ifi_flags = IFF_UP;
@@ -1219,23 +897,21 @@ static struct nlmsghdr *build_link_up(void *buf, uint32_t seq, uint32_t index,
 static struct nlmsghdr *build_link_del(void *buf, uint32_t seq,
 				       const char *name)
 {
-	struct nlmsghdr *nlh;
+	struct nlmsghdr *nlh = rtnl_msg_new(buf, RTRULES_MSG_SIZE, RTM_DELLINK,
+					    NLM_F_ACK, seq,
+					    sizeof(struct ifinfomsg));
 
-	memset(buf, 0, RTRULES_MSG_SIZE);
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_DELLINK;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = seq;
-	mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg));
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
 	return nlh;
 }
 
 /* Bring the SID's veth pair up (creating it if need be), with the
  * receiving end in the VRF vrf (0: none) and the sysctls its IPv4
- * traffic needs; set sid->ifindex to the sending end.  Returns 0 or -1. */
-static int sid_dev_setup(struct rt_nl *nl, struct sid *s, uint32_t vrf,
-			 bool v6, char *err, size_t errlen)
+ * traffic needs; set r's ifindex to the sending end, its rx_ifindex to
+ * the receiving one.  Returns 0 or -1. */
+static int sid_dev_setup(struct rtnl *nl, const struct sid *s,
+			 struct sid_runtime *r, uint32_t vrf, bool v6,
+			 char *err, size_t errlen)
 {
 	uint32_t msg[RTRULES_MSG_SIZE / 4];
 	char rx[IF_NAMESIZE], tx[IF_NAMESIZE], name[80], why[256];
@@ -1244,7 +920,7 @@ static int sid_dev_setup(struct rt_nl *nl, struct sid *s, uint32_t vrf,
 
 	sid_name(s, name, sizeof(name));
 	rtrules_dev_names(s->mark, rx, tx);
-	e = rt_nl_request(nl, build_veth(msg, ++nl->seq, s->mark), why,
+	e = rtnl_request(nl, build_veth(msg, ++nl->seq, s->mark), why,
 			  sizeof(why));
 	if (e && e != EEXIST) {
 		set_err(err, errlen, "%s: cannot create veth pair %s/%s: %s",
@@ -1260,37 +936,37 @@ static int sid_dev_setup(struct rt_nl *nl, struct sid *s, uint32_t vrf,
 		return -1;
 	}
 	/* No IPv6 on them (no DAD, no router solicitations), unless IPv6
-	 * results come in on the receiving end (`reinject tun`): then
+	 * results come in on the receiving end (`reinject no-payload`): then
 	 * IPv6 without addresses, forwarding as all/forwarding; IPv4 from
 	 * anywhere may come in on the receiving end. */
-	dev_sysctl("ipv6", tx, "disable_ipv6", "1");
+	sysctl_dev_write("ipv6", tx, "disable_ipv6", "1");
 	if (v6) {
 		char fwd[16] = "1";
 
-		dev_sysctl_read("/proc/sys/net/ipv6/conf/all/forwarding", fwd,
-				sizeof(fwd));
-		dev_sysctl("ipv6", rx, "addr_gen_mode", "1");
-		dev_sysctl("ipv6", rx, "accept_dad", "0");
-		dev_sysctl("ipv6", rx, "accept_ra", "0");
-		dev_sysctl("ipv6", rx, "disable_ipv6", "0");
-		dev_sysctl("ipv6", rx, "forwarding", fwd);
+		sysctl_read("/proc/sys/net/ipv6/conf/all/forwarding", fwd,
+			    sizeof(fwd));
+		sysctl_dev_write("ipv6", rx, "addr_gen_mode", "1");
+		sysctl_dev_write("ipv6", rx, "accept_dad", "0");
+		sysctl_dev_write("ipv6", rx, "accept_ra", "0");
+		sysctl_dev_write("ipv6", rx, "disable_ipv6", "0");
+		sysctl_dev_write("ipv6", rx, "forwarding", fwd);
 	} else {
-		dev_sysctl("ipv6", rx, "disable_ipv6", "1");
+		sysctl_dev_write("ipv6", rx, "disable_ipv6", "1");
 	}
-	dev_sysctl("ipv4", rx, "rp_filter", "0");
-	dev_sysctl("ipv4", rx, "accept_local", "1");
-	e = rt_nl_request(nl, build_link_up(msg, ++nl->seq, rxi, vrf), why,
+	sysctl_dev_write("ipv4", rx, "rp_filter", "0");
+	sysctl_dev_write("ipv4", rx, "accept_local", "1");
+	e = rtnl_request(nl, build_link_up(msg, ++nl->seq, rxi, vrf), why,
 			  sizeof(why));
 	if (!e)
-		e = rt_nl_request(nl, build_link_up(msg, ++nl->seq, txi, -1),
+		e = rtnl_request(nl, build_link_up(msg, ++nl->seq, txi, -1),
 				  why, sizeof(why));
 	if (e) {
 		set_err(err, errlen, "%s: cannot bring %s/%s up%s: %s", name, rx,
 			tx, vrf ? " in its VRF" : "", why);
 		return -1;
 	}
-	s->ifindex = txi;
-	s->rx_ifindex = rxi;
+	r->ifindex = txi;
+	r->rx_ifindex = rxi;
 	log_debug("%s: veth %s (ifindex %u) -> %s", name, tx, txi, rx);
 	return 0;
 }
@@ -1323,48 +999,72 @@ static int sids_need_pkt_sock(const struct config *cfg, char *err,
 	return 0;
 }
 
-/* The devices of every SID: VRF devices looked up, End.DX2's oif
- * resolved, veth pairs set up.  Writes sid->ifindex (config.h: the daemon
- * does this before the config is published). */
-static int sids_devices(struct rt_nl *nl, const struct config *cfg,
-			char *err, size_t errlen)
+/* The ifindex of an End.X / End.DX6 / End.DX4 oif, which the workers
+ * check is up (egress.h).  A name that is no link now stays 0: such a SID
+ * drops its packets as nexthop_unreachable until a reload finds it. */
+static uint32_t sid_oif_index(const struct config *cfg, const struct sid *s)
 {
-	struct link_list l;
+	uint32_t index = if_nametoindex(s->oif);
+
+	if (!index)
+		log_msg(LOG_WARNING, "%s:%u: oif %s: no such link now: the SID "
+			"drops its packets until it exists and srv6d is "
+			"reloaded", cfg->path, s->line, s->oif);
+	return index;
+}
+
+/* One SID's devices into r: its VRF device looked up, End.DX2's oif
+ * resolved (or the next hop's oif), its veth pair set up.  Returns 0 or
+ * -1. */
+static int sid_devices(struct rtnl *nl, const struct config *cfg,
+		       const struct dump_list *l, const struct sid *s,
+		       struct sid_runtime *r, char *err, size_t errlen)
+{
+	uint32_t vrf = 0;
+	char name[80];
+
+	sid_name(s, name, sizeof(name));
+	if (s->vrf) {
+		vrf = vrf_of_table(l, s->table);
+		if (!vrf) {
+			set_err(err, errlen, "%s: vrftable %u: no VRF device "
+				"has table %u (create one: ip link add NAME "
+				"type vrf table %u; it needs a kernel with VRF "
+				"devices)", name, s->table, s->table, s->table);
+			return -1;
+		}
+	}
+	if (s->behavior == BHV_END_DX2) {
+		r->ifindex = if_nametoindex(s->oif);
+		if (!r->ifindex) {
+			set_err(err, errlen, "%s: oif %s: no such interface",
+				name, s->oif);
+			return -1;
+		}
+		return 0;
+	}
+	if (s->oif[0])
+		r->oif_index = sid_oif_index(cfg, s);
+	if (sid_has_dev(cfg, s))
+		return sid_dev_setup(nl, s, r, vrf, sid_has_dev6(cfg, s), err,
+				     errlen);
+	return 0;
+}
+
+/* The devices of every SID into rt (cfg->nsids entries, zeroed).
+ * Returns 0 or -1. */
+static int sids_devices(struct rtnl *nl, const struct config *cfg,
+			struct sid_runtime *rt, char *err, size_t errlen)
+{
+	struct dump_list l;
 	int ret = 0;
 
 	if (sids_need_pkt_sock(cfg, err, errlen) < 0 ||
 	    links_dump(nl, &l, err, errlen) < 0)
 		return -1;
-	for (unsigned i = 0; i < cfg->nsids && !ret; i++) {
-		struct sid *s = &cfg->sids[i];
-		uint32_t vrf = 0;
-		char name[80];
-
-		sid_name(s, name, sizeof(name));
-		if (s->vrf) {
-			vrf = vrf_of_table(&l, s->table);
-			if (!vrf) {
-				set_err(err, errlen, "%s: vrftable %u: no VRF "
-					"device has table %u (create one: ip link "
-					"add NAME type vrf table %u; it needs a "
-					"kernel with VRF devices)", name, s->table,
-					s->table, s->table);
-				ret = -1;
-				break;
-			}
-		}
-		if (s->behavior == BHV_END_DX2) {
-			s->ifindex = if_nametoindex(s->oif);
-			if (!s->ifindex) {
-				set_err(err, errlen, "%s: oif %s: no such "
-					"interface", name, s->oif);
-				ret = -1;
-			}
-		} else if (sid_has_dev(cfg, s)) {
-			ret = sid_dev_setup(nl, s, vrf, sid_has_dev6(cfg, s),
-					    err, errlen);
-		}
-	}
+	for (unsigned i = 0; i < cfg->nsids && !ret; i++)
+		ret = sid_devices(nl, cfg, &l, &cfg->sids[i], &rt[i], err,
+				  errlen);
 	free(l.v);
 	return ret;
 }
@@ -1375,55 +1075,101 @@ static bool dev_wanted(const struct rt_want *w, uint32_t mark)
 		       cmp_u32);
 }
 
-/* Delete our veth pairs in scope that w does not want.  Returns 0 or -1. */
-static int prune_devs(struct rt_nl *nl, const struct rt_want *w,
-		      const struct rtrules_scope *scopes, unsigned nscopes,
-		      char *err, size_t errlen)
+/* The same for a link: one of our veth pairs in scope that w does not
+ * want (deleting its receiving end deletes both). */
+static struct nlmsghdr *dev_doomed(const struct prune_ctx *c, const void *e,
+				   void *msg, uint32_t seq, char *what,
+				   size_t whatlen)
+{
+	const char *n = ((const struct rt_link *)e)->name;
+	bool in_scope = false;
+	uint32_t mark;
+
+	if (!dev_name_mark(n, &mark) || n[13] == 't' || dev_wanted(c->w, mark))
+		return NULL;
+	for (unsigned k = 0; k < c->nscopes; k++)
+		in_scope |= in_range(mark, c->scopes[k].mark_base);
+	if (!in_scope)
+		return NULL;
+	snprintf(what, whatlen, "veth pair %s", n);
+	return build_link_del(msg, seq, n);
+}
+
+/* One kind of object a prune deletes: how to dump it, what its entries
+ * are, which of them go (rule_doomed(), ...). */
+struct prune_kind {
+	uint16_t type;		/* RTM_GETRULE, RTM_GETROUTE, RTM_GETLINK */
+	size_t elem;
+	mnl_cb_t cb;
+	const char *list;	/* "rules": the dump's name in a message */
+	int gone;		/* the errno of "already gone" (and ENOENT) */
+	struct nlmsghdr *(*doomed)(const struct prune_ctx *c, const void *e,
+				   void *msg, uint32_t seq, char *what,
+				   size_t whatlen);
+};
+
+static const struct prune_kind prune_rules = {
+	RTM_GETRULE, sizeof(struct rt_rule), rule_dump_cb, "rules", ENOENT,
+	rule_doomed,
+};
+static const struct prune_kind prune_routes = {
+	RTM_GETROUTE, sizeof(struct rt_route), route_dump_cb, "routes", ESRCH,
+	route_doomed,
+};
+static const struct prune_kind prune_devs = {
+	RTM_GETLINK, sizeof(struct rt_link), link_dump_cb, "interfaces",
+	ENODEV, dev_doomed,
+};
+
+/* Delete the objects of kind k that c says go.  Returns 0 or -1 (the
+ * first error in err; it still tries every entry). */
+static int prune_kind(struct rtnl *nl, const struct prune_kind *k,
+		      const struct prune_ctx *c, char *err, size_t errlen)
 {
 	uint32_t msg[RTRULES_MSG_SIZE / 4];
-	struct link_list l;
-	char why[256];
+	char list[32], what[128];
+	struct dump_list l;
 	int ret = 0;
 
-	if (links_dump(nl, &l, err, errlen) < 0)
+	if (c->family == AF_UNSPEC)
+		snprintf(list, sizeof(list), "%s", k->list);
+	else
+		snprintf(list, sizeof(list), "IPv%c %s",
+			 c->family == AF_INET ? '4' : '6', k->list);
+	if (dump_list_fill(nl, k->type, c->family, k->elem, k->cb, &l, list,
+			   err, errlen) < 0)
 		return -1;
 	for (unsigned i = 0; i < l.n; i++) {
-		const char *n = l.v[i].name;
-		bool in_scope = false;
-		uint32_t mark;
-		int e;
+		const void *e = (const uint8_t *)l.v + (size_t)i * k->elem;
+		const struct nlmsghdr *nlh = k->doomed(c, e, msg, nl->seq + 1,
+						       what, sizeof(what));
 
-		if (!dev_name_mark(n, &mark) || n[13] == 't' ||
-		    dev_wanted(w, mark))
+		if (!nlh)
 			continue;
-		for (unsigned k = 0; k < nscopes; k++)
-			in_scope |= in_range(mark, scopes[k].mark_base);
-		if (!in_scope)
-			continue;
-		/* Deleting one end of a veth pair deletes both. */
-		e = rt_nl_request(nl, build_link_del(msg, ++nl->seq, n), why,
-				  sizeof(why));
-		if (e && e != ENODEV) {
-			if (!ret)
-				set_err(err, errlen, "cannot delete %s: %s", n,
-					why);
-			ret = -1;
-			continue;
-		}
-		log_debug("deleted veth pair %s", n);
+		nl->seq++;
+		delete_one(nl, nlh, what, k->gone, &ret, err, errlen);
 	}
 	free(l.v);
 	return ret;
 }
 
+/* A prune's passes, in order. */
+static const struct {
+	const struct prune_kind *k;
+	uint8_t family;
+} prune_passes[] = {
+	{ &prune_rules, AF_INET6 }, { &prune_rules, AF_INET },
+	{ &prune_routes, AF_INET6 }, { &prune_routes, AF_INET },
+	{ &prune_devs, AF_UNSPEC },
+};
+
 /* Remove what neither cfg nor keep wants (both may be NULL): rules, then
  * routes (a rule never points at a table we emptied while it still
  * exists), then devices.  Returns 0 or -1 (first error in err). */
-static int prune(struct rt_nl *nl, const struct config *cfg,
+static int prune(struct rtnl *nl, const struct config *cfg,
 		 const struct config *keep, const struct rtrules_scope *scopes,
 		 unsigned nscopes, char *err, size_t errlen)
 {
-	static const uint8_t families[] = { AF_INET6, AF_INET };
 	struct rt_want w;
 	int ret = 0;
 
@@ -1431,17 +1177,15 @@ static int prune(struct rt_nl *nl, const struct config *cfg,
 		set_err(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
-	for (unsigned f = 0; f < 2; f++)
-		if (prune_rules(nl, &w, families[f], scopes, nscopes,
-				ret ? NULL : err, ret ? 0 : errlen) < 0)
+	for (unsigned i = 0; i < sizeof(prune_passes) / sizeof(prune_passes[0]);
+	     i++) {
+		struct prune_ctx c = { &w, prune_passes[i].family, scopes,
+				       nscopes };
+
+		if (prune_kind(nl, prune_passes[i].k, &c, ret ? NULL : err,
+			       ret ? 0 : errlen) < 0)
 			ret = -1;
-	for (unsigned f = 0; f < 2; f++)
-		if (prune_routes(nl, &w, families[f], scopes, nscopes,
-				 ret ? NULL : err, ret ? 0 : errlen) < 0)
-			ret = -1;
-	if (prune_devs(nl, &w, scopes, nscopes, ret ? NULL : err,
-		       ret ? 0 : errlen) < 0)
-		ret = -1;
+	}
 	want_free(&w);
 	return ret;
 }
@@ -1454,24 +1198,26 @@ static bool sid_has_route(const struct sid *s)
 }
 
 /* An rtnetlink socket for one install or prune (never per packet). */
-static struct rt_nl *rt_nl_new(char *err, size_t errlen)
+static struct rtnl *rt_nl_new(char *err, size_t errlen)
 {
-	struct rt_nl *nl = malloc(sizeof(*nl));
+	struct rtnl *nl = malloc(sizeof(*nl));
 
 	if (!nl) {
 		set_err(err, errlen, "%s", strerror(ENOMEM));
 		return NULL;
 	}
-	if (rt_nl_open(nl, err, errlen) < 0) {
+	if (rtnl_open(nl, 0) < 0) {
+		set_err(err, errlen, "cannot open rtnetlink socket: %s",
+			strerror(errno));
 		free(nl);
 		return NULL;
 	}
 	return nl;
 }
 
-static void rt_nl_free(struct rt_nl *nl)
+static void rt_nl_free(struct rtnl *nl)
 {
-	rt_nl_close(nl);
+	rtnl_close(nl);
 	free(nl);
 }
 
@@ -1490,16 +1236,20 @@ static unsigned scopes_of(const struct config *cfg,
 }
 
 int rtrules_install_add(const struct config *cfg, const struct config *keep,
-			const struct rtrules_scope *prev, char *err,
-			size_t errlen)
+			const struct rtrules_scope *prev,
+			struct sid_runtime **rt, char *err, size_t errlen)
 {
 	struct rtrules_scope scopes[2];
 	unsigned nscopes = scopes_of(cfg, prev, scopes);
-	struct rt_nl *nl = rt_nl_new(err, errlen);
+	struct sid_runtime *r = calloc(cfg->nsids + 1, sizeof(*r));
+	struct rtnl *nl = r ? rt_nl_new(err, errlen) : NULL;
 	int ret = -1;
 
+	*rt = NULL;
+	if (!r)
+		set_err(err, errlen, "%s", strerror(ENOMEM));
 	if (!nl)
-		return -1;
+		goto out;
 	/* Leftovers neither config wants first (a crashed instance's, a
 	 * failed reload's): a mark cfg takes may still have a stale rule. */
 	if (prune(nl, cfg, keep, scopes, nscopes, err, errlen) < 0)
@@ -1507,7 +1257,7 @@ int rtrules_install_add(const struct config *cfg, const struct config *keep,
 	/* Devices and routes first, so that no rule ever points at an
 	 * empty table or a missing device.  What cfg shares with keep
 	 * (the same mark: config_inherit_marks()) is the same already. */
-	if (sids_devices(nl, cfg, err, errlen) < 0)
+	if (sids_devices(nl, cfg, r, err, errlen) < 0)
 		goto out;
 	for (unsigned i = 0; i < cfg->nsids; i++)
 		if (sid_has_route(&cfg->sids[i]) &&
@@ -1516,9 +1266,13 @@ int rtrules_install_add(const struct config *cfg, const struct config *keep,
 	for (unsigned i = 0; i < cfg->nsids; i++)
 		if (sid_rule_add(nl, cfg, &cfg->sids[i], err, errlen) < 0)
 			goto out;
+	*rt = r;
+	r = NULL;
 	ret = 0;
 out:
-	rt_nl_free(nl);
+	if (nl)
+		rt_nl_free(nl);
+	free(r);
 	return ret;
 }
 
@@ -1527,7 +1281,7 @@ int rtrules_prune(const struct config *cfg, const struct rtrules_scope *prev,
 {
 	struct rtrules_scope scopes[2];
 	unsigned nscopes = scopes_of(cfg, prev, scopes);
-	struct rt_nl *nl = rt_nl_new(err, errlen);
+	struct rtnl *nl = rt_nl_new(err, errlen);
 	int ret;
 
 	if (!nl)
@@ -1538,14 +1292,14 @@ int rtrules_prune(const struct config *cfg, const struct rtrules_scope *prev,
 }
 
 int rtrules_install(const struct config *cfg, const struct rtrules_scope *prev,
-		    char *err, size_t errlen)
+		    struct sid_runtime **rt, char *err, size_t errlen)
 {
-	return rtrules_install_add(cfg, NULL, prev, err, errlen);
+	return rtrules_install_add(cfg, NULL, prev, rt, err, errlen);
 }
 
 int rtrules_remove(const struct rtrules_scope *s, char *err, size_t errlen)
 {
-	struct rt_nl *nl = rt_nl_new(err, errlen);
+	struct rtnl *nl = rt_nl_new(err, errlen);
 	int ret;
 
 	if (!nl)

@@ -18,13 +18,13 @@
  *   End.T with usd: ip -4 rule add priority P iif srv6dM lookup TABLE
  *   `vrftable`:     the receiving end is enslaved to the VRF device of
  *                   TABLE, which must exist.
- * With `reinject tun` (cfg->reinject_tun_always), every SID with an IPv6
+ * With `reinject no-payload` (cfg->reinject_tun_always), every SID with an IPv6
  * fwmark rule above gets the veth pair too (IPv6 on, no address, on the
  * receiving end) and the same rules by in-interface, for its IPv6
  * results (reinject.c sends them into the veth pair, no mark):
  *                   ip -6 rule add priority P iif srv6dM lookup M|TABLE
  *                   [ip -6 rule add priority P iif srv6dM unreachable]
- * End.DX2: OIF is resolved to sid->ifindex.
+ * End.DX2: OIF is resolved to its struct sid_runtime's ifindex.
  *
  * P is cfg->rule_priority.  The daemon's "scope" is every IPv6 rule at
  * priority P whose fwmark lies in [mark_base, mark_base + RTRULES_RANGE),
@@ -40,6 +40,7 @@
 
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,28 +57,56 @@ struct rtrules_scope {
 	uint32_t mark_base;
 };
 
+/* What rule installation found or made for one SID, kept apart from the
+ * config (which stays read-only after its parse): an array indexed by
+ * sid->index, returned by rtrules_install() / rtrules_install_add() and
+ * published with its config by the engine (worker.h). */
+struct sid_runtime {
+	/* The interface the decapsulated result leaves by: End.DX2 the
+	 * ifindex of oif; a SID with a veth pair (End.DX4, End.DT4,
+	 * End.DT46, ...) its sending end.  0 unset. */
+	uint32_t ifindex;
+	/* A SID with a veth pair: the ifindex of its receiving end (where
+	 * its results come back into the kernel, and where a steering rule
+	 * must not queue them again: the workers accept such packets
+	 * unchanged).  0 none. */
+	uint32_t rx_ifindex;
+	/* End.X, End.DX6, End.DX4: the ifindex of oif (the next hop's link
+	 * must be up, egress.h); 0 when oif is absent or named no link at
+	 * install. */
+	uint32_t oif_index;
+};
+
+/* The entry of s in rt (NULL: no table, every field 0). */
+static inline struct sid_runtime sid_runtime_get(const struct sid_runtime *rt,
+						 const struct sid *s)
+{
+	return rt ? rt[s->index] : (struct sid_runtime){ 0 };
+}
+
 /* The scope of cfg. */
 void rtrules_scope_of(const struct config *cfg, struct rtrules_scope *s);
 
 /* Make the kernel's rules, routes and devices in cfg's scope (and in
  * *prev's, when prev is not NULL) exactly what cfg wants: delete the rest,
- * add the wanted ones; set each SID's ifindex (config.h) before cfg is
- * published.  For the start, when no packet is in flight.  Returns 0, or
- * -1 with a message in err at the first failure (a vrftable without its
- * VRF device, an End.DX2 oif that does not exist, ...). */
+ * add the wanted ones.  For the start, when no packet is in flight.
+ * Returns 0 with *rt the SIDs' struct sid_runtime (cfg->nsids entries,
+ * the caller's to free() or publish with cfg), or -1 with a message in err
+ * at the first failure (a vrftable without its VRF device, an End.DX2 oif
+ * that does not exist, ...) and *rt NULL. */
 int rtrules_install(const struct config *cfg, const struct rtrules_scope *prev,
-		    char *err, size_t errlen);
+		    struct sid_runtime **rt, char *err, size_t errlen);
 
 /* A reload, step 1, while keep (the config in force, scope *prev) still
- * marks packets: add what cfg wants (devices, routes, rules; set each
- * SID's ifindex) and delete only what neither cfg nor keep wants, so that
- * nothing keep's packets rely on changes (with config_inherit_marks(), a
- * mark means the same in both).  Returns 0, or -1 with a message in err
- * at the first failure (what was added stays: rtrules_prune(keep, ...)
- * takes it away). */
+ * marks packets: add what cfg wants (devices, routes, rules) and delete
+ * only what neither cfg nor keep wants, so that nothing keep's packets
+ * rely on changes (with config_inherit_marks(), a mark means the same in
+ * both).  Returns 0 with *rt as rtrules_install(), or -1 with a message in
+ * err at the first failure and *rt NULL (what was added stays:
+ * rtrules_prune(keep, ...) takes it away). */
 int rtrules_install_add(const struct config *cfg, const struct config *keep,
-			const struct rtrules_scope *prev, char *err,
-			size_t errlen);
+			const struct rtrules_scope *prev,
+			struct sid_runtime **rt, char *err, size_t errlen);
 
 /* A reload, step 2, once no worker uses the old config (after
  * engine_swap_config()'s grace period): delete whatever in cfg's scope and
@@ -98,30 +127,39 @@ struct nlmsghdr *rtrules_build_rule(void *buf, uint16_t cmd, uint32_t seq,
 				    uint32_t priority, uint32_t fwmark,
 				    uint32_t table);
 
-/* cmd: RTM_NEWROUTE (NLM_F_CREATE|NLM_F_REPLACE) / RTM_DELROUTE.  IPv6
- * route dst/dst_len in table; gw may be NULL, oif 0 for none; metric 0 for
- * the kernel's default (and "any" in a delete).  Returns the message. */
+/* cmd: RTM_NEWROUTE (NLM_F_CREATE|NLM_F_REPLACE) / RTM_DELROUTE.  A route
+ * of family (AF_INET6: dst and gw are struct in6_addr, AF_INET: struct
+ * in_addr) dst/dst_len in table; dst may be NULL when dst_len is 0, gw
+ * NULL, oif 0 for none; metric 0 for the kernel's default (and "any" in a
+ * delete).  Returns the message. */
 struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
-				     uint32_t table, const struct in6_addr *dst,
-				     uint8_t dst_len, const struct in6_addr *gw,
-				     uint32_t oif, uint32_t metric);
+				     uint8_t family, uint32_t table,
+				     const void *dst, uint8_t dst_len,
+				     const void *gw, uint32_t oif,
+				     uint32_t metric);
 
 /* IPv4 rule: priority P iif IIF lookup TABLE (cmd as above). */
 struct nlmsghdr *rtrules_build_rule4_iif(void *buf, uint16_t cmd,
 					 uint32_t seq, uint32_t priority,
 					 const char *iif, uint32_t table);
 
-/* IPv4 route, as rtrules_build_route(); dst may be NULL when dst_len is
- * 0. */
-struct nlmsghdr *rtrules_build_route4(void *buf, uint16_t cmd, uint32_t seq,
-				      uint32_t table, const struct in_addr *dst,
-				      uint8_t dst_len, const struct in_addr *gw,
-				      uint32_t oif, uint32_t metric);
-
 /* The names of the veth pair of the SID with `mark`: rx (where the kernel
  * receives, the rules' iif) "srv6d%08x", tx (where srv6d sends)
  * "srv6d%08xt". */
 void rtrules_dev_names(uint32_t mark, char rx[IF_NAMESIZE],
 		       char tx[IF_NAMESIZE]);
+
+/* MAC address of the receiving end of the veth pair of the SID with
+ * `mark` (02:00 and the mark, big-endian); the sending end has 06:00 and
+ * the mark.  Pure. */
+static inline void rtrules_dev_mac(uint32_t mark, bool rx, uint8_t mac[6])
+{
+	mac[0] = rx ? 0x02 : 0x06;	/* locally administered, unicast */
+	mac[1] = 0x00;
+	mac[2] = (uint8_t)(mark >> 24);
+	mac[3] = (uint8_t)(mark >> 16);
+	mac[4] = (uint8_t)(mark >> 8);
+	mac[5] = (uint8_t)mark;
+}
 
 #endif

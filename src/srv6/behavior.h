@@ -3,7 +3,7 @@
  * NEXT-C-SID (RFC 9800 4.1); the decapsulating End.DX6, End.DX4, End.DT6,
  * End.DT4, End.DT46 and End.DX2 (4.4-4.9, src/behavior_decap.c).
  *
- * Each leaves p->verdict set: PKT_FORWARD with the rewritten packet (and,
+ * Each leaves p->verdict set: PKT_NEW_BYTES with the rewritten packet (and,
  * for End.X / End.T, p->set_mark with the SID's mark, which the daemon's
  * ip rule turns into the adjacency or table), or a counted drop or ICMPv6
  * error.  Counters go to ctx->sid_stats[sid->index].  None of them
@@ -57,7 +57,7 @@ void behavior_unreachable(struct proc_ctx *ctx, const struct sid *sid,
 			  struct pkt *p, enum drop_reason why);
 
 /* RFC 8986 4.4-4.9: decapsulation.  On success p holds the inner packet
- * (IPv6, IPv4, or for End.DX2 the Ethernet frame), PKT_FORWARD, with
+ * (IPv6, IPv4, or for End.DX2 the Ethernet frame), PKT_NEW_BYTES, with
  * p->set_mark and the SID's mark: reinject.c sends IPv6 results as the
  * verdict (the mark selects nh6 or the table), IPv4 results through the
  * SID's device, Ethernet frames out of sid->oif.  Segments Left > 0 gets

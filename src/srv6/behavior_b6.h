@@ -4,7 +4,7 @@
  *
  * The SID's policy (sid->policy: one or more weighted segment lists, an
  * optional HMAC key) is applied with the headend's own code (headend.h).
- * Each leaves p->verdict set: PKT_FORWARD with the new packet, routed by
+ * Each leaves p->verdict set: PKT_NEW_BYTES with the new packet, routed by
  * the kernel to the policy's first segment, or a counted drop or ICMPv6
  * error.  Counters go to ctx->sid_stats[sid->index].  None of them
  * decrements a hop limit: the kernel decrements the outer one once when

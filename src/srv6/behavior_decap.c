@@ -128,7 +128,7 @@ static bool decap_table_ok(struct proc_ctx *ctx, const struct sid *sid,
 		return false;
 	}
 	pkt_pull(p, off);
-	p->verdict = PKT_FORWARD;
+	p->verdict = PKT_NEW_BYTES;
 	p->set_mark = true;
 	p->out_mark = sid->mark;
 	ctx->stats->drops[why]++;
@@ -150,7 +150,7 @@ static bool decap_route_ok(struct proc_ctx *ctx, const struct sid *sid,
 	switch (sid->behavior) {
 	case BHV_END_DX6:
 	case BHV_END_DX4:
-		why = egress_nexthop_check(ctx->mirror, sid);
+		why = egress_nexthop_check(ctx->mirror, sid, ctx->sid_rt);
 		if (why == EGRESS_OK)
 			return true;
 		behavior_unreachable(ctx, sid, p, why);
@@ -188,7 +188,7 @@ static void decap_process(struct proc_ctx *ctx, const struct sid *sid,
 	if (!decap_route_ok(ctx, sid, p, nh, off))	/* S03 */
 		return;
 	pkt_pull(p, off);				/* S02 */
-	p->verdict = PKT_FORWARD;			/* S03 */
+	p->verdict = PKT_NEW_BYTES;			/* S03 */
 	p->set_mark = true;
 	p->out_mark = sid->mark;
 	proc_count_ok(behavior_stats(ctx, sid), p);

@@ -36,7 +36,7 @@
 static void end_forward(struct proc_ctx *ctx, const struct sid *sid,
 			struct pkt *p)
 {
-	p->verdict = PKT_FORWARD;
+	p->verdict = PKT_NEW_BYTES;
 	if (sid->behavior == BHV_END_X || sid->behavior == BHV_END_T) {
 		p->set_mark = true;
 		p->out_mark = sid->mark;
@@ -73,7 +73,7 @@ static bool end_route_ok(struct proc_ctx *ctx, const struct sid *sid,
 	if (!ctx->mirror)
 		return true;
 	if (sid->behavior == BHV_END_X)
-		why = egress_nexthop_check(ctx->mirror, sid);
+		why = egress_nexthop_check(ctx->mirror, sid, ctx->sid_rt);
 	else if (sid->behavior == BHV_END_T && next)
 		why = egress_route(ctx->mirror, family, sid->table, next, 0, &e);
 	else if (sid->behavior == BHV_END_T &&

@@ -32,10 +32,14 @@ struct proc_srh {
 };
 
 struct rtmirror;
+struct sid_runtime;
 
 /* Everything a behavior may touch, owned by one worker. */
 struct proc_ctx {
 	const struct config *cfg;
+	/* What rule installation made for cfg's SIDs (rtrules.h), published
+	 * with it; NULL: none (unit tests), every SID's entry 0. */
+	const struct sid_runtime *sid_rt;
 	/* The kernel's routes and links (rtmirror.h), read as a QSBR reader;
 	 * NULL: no mirror, no route checks (unit tests that need none). */
 	const struct rtmirror *mirror;

@@ -428,7 +428,7 @@ void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 		proc_drop(ctx, p, plan->st, why);
 		return;
 	}
-	p->verdict = PKT_FORWARD;
+	p->verdict = PKT_NEW_BYTES;
 	proc_count_ok(plan->st, p);
 }
 

@@ -26,7 +26,7 @@ struct headend_plan {
  * ctx->policy_stats[pol->index] (a binding SID's policy:
  * ctx->sid_stats[pol->index]).  Each of pol's 1..POLICY_MAX_LISTS
  * segment lists holds 1..SRV6_MAX_SEGS segments (the config guarantees
- * it).  On success p holds the new packet and p->verdict == PKT_FORWARD;
+ * it).  On success p holds the new packet and p->verdict == PKT_NEW_BYTES;
  * otherwise p is answered (Packet Too Big, Fragmentation Needed) or
  * dropped with a counted reason (DROP_TOO_BIG, DROP_NO_SOURCE,
  * DROP_NO_HEADROOM, DROP_FAMILY, DROP_TRUNCATED, DROP_BAD_IP,
@@ -50,7 +50,7 @@ int headend_prepare(struct proc_ctx *ctx, const struct policy *pol,
  * source the kernel would pick for the planned route, docs/design.md
  * "Source selection"; an insertion keeps p's own), push (or insert)
  * plan's headers, sign them once when pol has an HMAC key (hmac.h), and
- * count p once, as a success (PKT_FORWARD) or a drop. */
+ * count p once, as a success (PKT_NEW_BYTES) or a drop. */
 void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 		    struct pkt *p);
 

@@ -41,7 +41,7 @@ int icmp_ratelimit_take(struct proc_ctx *ctx)
 static void count_error(struct proc_ctx *ctx, struct pkt *p,
 			struct sid_stats *st, enum drop_reason reason)
 {
-	p->verdict = PKT_FORWARD;
+	p->verdict = PKT_NEW_BYTES;
 	p->set_mark = false;
 	ctx->stats->icmp_sent++;
 	ctx->stats->drops[reason]++;
@@ -203,7 +203,7 @@ int icmp6_echo_reply(struct proc_ctx *ctx, struct pkt *p, uint32_t icmp_off)
 	icmp6_hdr_write(h, plen, &src, &dst);
 	h[40] = ICMP6_T_ECHO_REPLY;
 	icmp6_set_checksum(h, plen);
-	p->verdict = PKT_FORWARD;
+	p->verdict = PKT_NEW_BYTES;
 	p->set_mark = false;
 	return 0;
 }

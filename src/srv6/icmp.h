@@ -42,7 +42,7 @@
 /* Turn the IPv6 packet p, addressed to this node (a SID), into an ICMPv6
  * error of `type`/`code` to its source, from its destination; `param` is the 32-bit field after the checksum (the Pointer of a
  * Parameter Problem, the MTU of a Packet Too Big, 0 otherwise).
- * On success p->verdict = PKT_FORWARD, ctx->stats->icmp_sent is counted and
+ * On success p->verdict = PKT_NEW_BYTES, ctx->stats->icmp_sent is counted and
  * the packet counts as a drop for `reason` (and in st, when not NULL, as an
  * error).  Fails with a counted drop: `reason` when no error may be sent
  * (the invoking packet is an ICMPv6 error, or its source is unspecified or
@@ -73,7 +73,7 @@ void icmp4_error(struct proc_ctx *ctx, struct pkt *p,
 /* Answer the ICMPv6 Echo Request at offset icmp_off of the IPv6 packet p
  * in place (RFC 4443 4.2): the reply has a fresh IPv6 header (source: the
  * request's destination, hop limit 64) and no extension headers.
- * Returns 0 with p->verdict = PKT_FORWARD; -1 when p is not a valid echo
+ * Returns 0 with p->verdict = PKT_NEW_BYTES; -1 when p is not a valid echo
  * request (truncated, bad checksum, unspecified or multicast source), p
  * untouched: the caller drops it. */
 int icmp6_echo_reply(struct proc_ctx *ctx, struct pkt *p, uint32_t icmp_off);

@@ -125,7 +125,7 @@ static void sid_chain(struct proc_ctx *ctx, struct pkt *p)
 	struct in6_addr dst;
 
 	for (unsigned n = 0;; n++) {
-		if (p->verdict != PKT_FORWARD || p->set_mark ||
+		if (p->verdict != PKT_NEW_BYTES || p->set_mark ||
 		    pkt_ip_version(p) != 6 || p->len < IPV6_HDR_LEN)
 			return;
 		memcpy(&dst, p->data + 24, sizeof(dst));

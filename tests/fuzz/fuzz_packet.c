@@ -92,6 +92,7 @@ static struct rtmirror *mirror;
 static struct worker_stats ws;
 static struct sid_stats *sid_st, *pol_st;
 static struct proc_ctx ctx;
+static struct sid_runtime *sid_rt;
 static uint8_t nlbuf[4096];
 
 static void mirror_apply(struct nlmsghdr *nlh)
@@ -271,12 +272,15 @@ static void setup(void)
 		abort();
 	/* What the daemon resolves before publishing: the SIDs' devices
 	 * and oif indexes (adj is 3, down0 5). */
+	sid_rt = calloc(cfg->nsids + 1, sizeof(*sid_rt));
+	if (!sid_rt)
+		abort();
 	for (unsigned i = 0; i < cfg->nsids; i++) {
-		struct sid *s = &cfg->sids[i];
+		const struct sid *s = &cfg->sids[i];
 
-		s->ifindex = 3;
+		sid_rt[i].ifindex = 3;
 		if (s->oif[0])
-			s->oif_index = strcmp(s->oif, "down0") ? 3 : 5;
+			sid_rt[i].oif_index = strcmp(s->oif, "down0") ? 3 : 5;
 	}
 	mirror_build();
 	sid_st = calloc(cfg->nsids, sizeof(*sid_st));
@@ -284,6 +288,7 @@ static void setup(void)
 	if (!sid_st || !pol_st)
 		abort();
 	ctx.cfg = cfg;
+	ctx.sid_rt = sid_rt;
 	ctx.mirror = mirror;
 	ctx.stats = &ws;
 	ctx.sid_stats = sid_st;
@@ -311,7 +316,7 @@ static void reinject_check(const struct pkt *p)
 {
 	enum drop_reason why = DROP__COUNT;
 
-	switch (reinject_decide(cfg, p, &why)) {
+	switch (reinject_decide(cfg, sid_rt, p, &why)) {
 	case REINJECT_ACCEPT:
 	case REINJECT_PAYLOAD:
 	case REINJECT_TUN:
@@ -353,10 +358,10 @@ static void run_one(const uint8_t *data, size_t size, uint8_t how)
 	if (p.data < p.head || p.data > p.end ||
 	    p.len > (size_t)(p.end - p.data))
 		abort();
-	if (p.verdict != PKT_ACCEPT && p.verdict != PKT_FORWARD &&
+	if (p.verdict != PKT_ACCEPT && p.verdict != PKT_NEW_BYTES &&
 	    p.verdict != PKT_DROP)
 		abort();
-	if (p.set_mark && p.verdict != PKT_FORWARD)
+	if (p.set_mark && p.verdict != PKT_NEW_BYTES)
 		abort();
 	/* One outcome per packet, plus one per further local SID it ran
 	 * through (process.c's sid_chain, bounded). */

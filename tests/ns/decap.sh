@@ -253,7 +253,7 @@ expect_eq "no reinjection drops" "$(ctl_get "s['totals']['drops'].get('reinject'
 expect_eq "worker totals: the drop reasons add up to dropped + ICMP errors sent" \
 	"$(ctl_get "sum(s['totals']['drops'].values()) - s['totals']['dropped'] - s['totals']['icmp_sent']")" 0
 expect_eq "worker totals: every verdict is one of accepted, forwarded, dropped, reinjected" \
-	"$(ctl_get "s['totals']['accepted'] + s['totals']['forwarded'] + s['totals']['dropped'] + s['totals']['tun_injected'] - s['totals']['verdicts']")" 0
+	"$(ctl_get "s['totals']['accepted'] + s['totals']['forwarded'] + s['totals']['dropped'] + s['totals']['injected'] - s['totals']['verdicts']")" 0
 
 # ---- stop: devices and rules go away -------------------------------------------------
 srv6d_stop || fail "srv6d stopped cleanly"

@@ -75,14 +75,14 @@ encap4() {
 		--inner-src 192.0.2.1 --inner-dst "$dst" --inner-tc 0x28)
 	expect_frame "$desc" "$out" s1 "$exp"
 }
-tun0=$(ctl_get "s['totals']['tun_injected']")
+tun0=$(ctl_get "s['totals']['injected']")
 encap4 "IPv4 H.Encaps, 2 segments: outer HL 64 -> 63, tc/fl 0, inner TTL 64 untouched" \
 	enc4 10.9.1.1 --segs fc00:9::c1,fc00:9::c2
 encap4 "IPv4 H.Encaps.Red, 2 segments" \
 	encred4 10.9.2.1 --srh-list fc00:9::c2 --sl 1 --le 0 --dst fc00:9::c1
 encap4 "IPv4 H.Encaps.Red, 1 segment: no SRH, next header 4" \
 	encred41 10.9.5.1 --dst fc00:9::c1
-tun1=$(ctl_get "s['totals']['tun_injected']")
+tun1=$(ctl_get "s['totals']['injected']")
 expect_eq "the three IPv4 results went through the TUN device" "$((tun1 - tun0))" 3
 
 # ---- counters ---------------------------------------------------------------------

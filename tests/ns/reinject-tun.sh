@@ -1,11 +1,12 @@
 #!/bin/bash
 # shellcheck disable=SC2086 # packet arguments are word lists on purpose
-# reinject-tun.sh - `reinject tun`: no verdict carries a payload.  Unmarked
+# reinject-tun.sh - `reinject no-payload` (once `reinject tun`): no verdict
+# carries a payload.  Unmarked
 # results (End, H.Encaps of IPv6 and IPv4) go through the TUN device;
 # marked ones (End.X, End.T, End.DX6) through their SID's veth pair, whose
 # IPv6 iif rules route them as the fwmark rules would: End.X and End.DX6
 # leave by nh6 (sink2) although the main table says sink1, End.T looks up
-# its table.  Every result is counted in tun_injected, none in forwarded.
+# its table.  Every result is counted in injected, none in forwarded.
 T=reinject-tun
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -17,7 +18,7 @@ IN6="--inner ipv6 --inner-src fc00:1::1 --inner-dst fc00:9::99"
 
 cat >"$TMPD/srv6d.conf" <<EOF2
 queue 0
-reinject tun
+reinject no-payload
 encap-source fc00:1::2
 sid fc00:100::1/128 action End
 sid fc00:100::3/128 action End.X nh6 fc00:3::2
@@ -79,8 +80,8 @@ expect_fields "H.Encaps of IPv4 through the TUN device: to sink1" \
 # ---- counters --------------------------------------------------------------------------
 expect_eq "no verdict carried a payload (forwarded 0)" \
 	"$(ctl_get "s['totals']['forwarded']")" 0
-expect_eq "all 6 results re-entered by TUN or a veth pair (tun_injected 6)" \
-	"$(ctl_get "s['totals']['tun_injected']")" 6
+expect_eq "all 6 results re-entered by TUN or a veth pair (injected 6)" \
+	"$(ctl_get "s['totals']['injected']")" 6
 expect_eq "nothing dropped" "$(ctl_get "s['totals']['dropped']")" 0
 
 if srv6d_stop; then pass "SIGTERM: srv6d exits 0"; else fail "SIGTERM: srv6d exit status"; fi
