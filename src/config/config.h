@@ -33,6 +33,13 @@ enum behavior {
 	BHV__COUNT
 };
 
+/* The attributes a sid line may carry after `action BEHAVIOR` (srv6d.conf(5));
+ * the behavior table (behavior_table.h) says which each behavior takes. */
+enum sid_attr { SA_FLAVORS, SA_LBLEN, SA_NFLEN, SA_NH6, SA_NH4, SA_OIF,
+		SA_TABLE, SA_VRFTABLE, SA__COUNT };
+
+#define SA_BIT(a)	(1u << (a))
+
 /* Flavors (RFC 8986 4.16, RFC 9800), a bit set. */
 #define FLV_PSP		0x1u
 #define FLV_USP		0x2u
@@ -85,17 +92,12 @@ struct sid {
 	unsigned line;		/* config line, for messages */
 };
 
-/* A SID's behavior decapsulates (RFC 8986 4.4-4.9). */
-static inline bool behavior_is_decap(enum behavior b)
-{
-	return b >= BHV_END_DX6 && b <= BHV_END_DX2;
-}
+/* A SID's behavior decapsulates (RFC 8986 4.4-4.9): its row in the
+ * behavior table (behavior_table.h) says so.  False out of range. */
+bool behavior_is_decap(enum behavior b);
 
-/* A binding SID (the SID carries a policy). */
-static inline bool behavior_is_binding(enum behavior b)
-{
-	return b >= BHV_END_B6 && b <= BHV_END_B6_ENCAPS_RED;
-}
+/* A binding SID (the SID carries a policy).  False out of range. */
+bool behavior_is_binding(enum behavior b);
 
 enum encap_mode {
 	ENCAP_MODE_ENCAP,	/* H.Encaps */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "behavior_table.h"
 #include "log.h"
 #include "reinject.h"
 #include "tun.h"
@@ -66,45 +67,34 @@ static const struct sid *reinject_sid(const struct config *cfg,
 	return p->set_mark ? config_sid_by_mark(cfg, p->out_mark) : NULL;
 }
 
-/* An IPv4 result of a SID whose routing is its veth device's rule:
- * End.DX4, End.DT4, End.DT46, and End.X/End.T with USD (an inner IPv4
- * packet, RFC 8986 4.16.3). */
+/* An IPv4 result of a SID whose routing is its veth device's rule
+ * (behavior_has_dev4(): End.DX4, End.DT4, End.DT46, and End.X/End.T
+ * with USD, an inner IPv4 packet, RFC 8986 4.16.3). */
 static bool reinject_by_dev(const struct sid *sid, const struct pkt *p)
 {
-	if (!sid || pkt_ip_version(p) != 4 || p->hw_proto != ETH_P_IPV6)
-		return false;
-	switch (sid->behavior) {
-	case BHV_END_DX4:
-	case BHV_END_DT4:
-	case BHV_END_DT46:
-		return true;
-	case BHV_END_X:
-	case BHV_END_T:
-		return sid->flavors & FLV_USD;
-	default:
-		return false;
-	}
+	return sid && pkt_ip_version(p) == 4 && p->hw_proto == ETH_P_IPV6 &&
+	       behavior_has_dev4(sid);
 }
 
 /* With `reinject tun`: an IPv6 result whose mark routes it (End.X,
  * End.DX6: to nh6; End.T, End.DT6, End.DT46: in their table) cannot go
  * through the TUN device, which carries no mark; it enters the kernel
- * through the SID's veth pair, whose iif rules do what the mark does. */
+ * through the SID's veth pair (behavior_has_dev6()), whose iif rules do
+ * what the mark does. */
 static bool reinject_by_dev6(const struct config *cfg, const struct sid *sid,
 			     const struct pkt *p)
 {
-	if (!cfg->reinject_tun_always || !sid || pkt_ip_version(p) != 6)
-		return false;
-	switch (sid->behavior) {
-	case BHV_END_X:
-	case BHV_END_T:
-	case BHV_END_DX6:
-	case BHV_END_DT6:
-	case BHV_END_DT46:
-		return true;
-	default:
-		return false;
-	}
+	return cfg->reinject_tun_always && sid && pkt_ip_version(p) == 6 &&
+	       behavior_has_dev6(sid);
+}
+
+/* The result of a SID whose frames leave by its oif (End.DX2). */
+static bool reinject_by_l2(const struct sid *sid)
+{
+	const struct behavior_desc *d = sid ? behavior_desc(sid->behavior) :
+					      NULL;
+
+	return d && d->route == BHV_ROUTE_L2;
 }
 
 /* True when the result's IP version is the family the packet was queued
@@ -140,7 +130,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	if (p->local_out && version == 4)
 		return REINJECT_LOCAL;
 	sid = reinject_sid(cfg, p);
-	if (sid && sid->behavior == BHV_END_DX2) {
+	if (reinject_by_l2(sid)) {
 		if (!sid->ifindex) {
 			*reason = DROP_REINJECT;
 			return REINJECT_DROP_REASON;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "behavior.h"
+#include "behavior_table.h"
 #include "csid.h"
 #include "egress.h"
 #include "icmp.h"
@@ -40,7 +41,7 @@ static void end_forward(struct proc_ctx *ctx, const struct sid *sid,
 			struct pkt *p)
 {
 	p->verdict = PKT_FORWARD;
-	if (sid->behavior == BHV_END_X || sid->behavior == BHV_END_T) {
+	if (behavior_routes_by_mark(behavior_desc(sid->behavior))) {
 		p->set_mark = true;
 		p->out_mark = sid->mark;
 	}
@@ -71,15 +72,17 @@ static bool end_route_ok(struct proc_ctx *ctx, const struct sid *sid,
 			 struct pkt *p, int family, const void *next)
 {
 	enum drop_reason why = EGRESS_OK;
+	enum behavior_route route;
 	struct egress e;
 
 	if (!ctx->mirror)
 		return true;
-	if (sid->behavior == BHV_END_X)
+	route = behavior_desc(sid->behavior)->route;
+	if (route == BHV_ROUTE_NEXTHOP)
 		why = egress_nexthop_check(ctx->mirror, sid);
-	else if (sid->behavior == BHV_END_T && next)
+	else if (route == BHV_ROUTE_TABLE && next)
 		why = egress_route(ctx->mirror, family, sid->table, next, 0, &e);
-	else if (sid->behavior == BHV_END_T &&
+	else if (route == BHV_ROUTE_TABLE &&
 		 !fib_table_get(rtmirror_fib(ctx->mirror), sid->table))
 		why = DROP_NO_TABLE;
 	if (why == EGRESS_OK)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "behavior.h"
-#include "behavior_b6.h"
+#include "behavior_table.h"
 #include "egress.h"
 #include "headend.h"
 #include "hmac.h"
@@ -298,62 +298,26 @@ static int binding_mtu_check(struct proc_ctx *ctx, const struct sid *sid,
 			   &e, true);
 }
 
-/* Run the behavior of local SID `sid` on p. */
+/* Run the behavior of local SID `sid` on p, as its row says
+ * (behavior_table.h).  A binding SID meets the egress MTU first, and its
+ * encapsulation gets its outer source after. */
 static void sid_dispatch(struct proc_ctx *ctx, const struct sid *sid,
 			 struct pkt *p)
 {
+	const struct behavior_desc *d = behavior_desc(sid->behavior);
+
+	if (!d) {
+		proc_drop(ctx, p, &ctx->sid_stats[sid->index], DROP_FAMILY);
+		return;
+	}
 	if (hmac_check(ctx, p, sid) < 0)	/* RFC 8754 2.1.2.1 */
 		return;
-	switch (sid->behavior) {
-	case BHV_END:
-		behavior_end(ctx, sid, p);
-		break;
-	case BHV_END_X:
-		behavior_end_x(ctx, sid, p);
-		break;
-	case BHV_END_T:
-		behavior_end_t(ctx, sid, p);
-		break;
-	case BHV_END_DX6:
-		behavior_end_dx6(ctx, sid, p);
-		break;
-	case BHV_END_DX4:
-		behavior_end_dx4(ctx, sid, p);
-		break;
-	case BHV_END_DT6:
-		behavior_end_dt6(ctx, sid, p);
-		break;
-	case BHV_END_DT4:
-		behavior_end_dt4(ctx, sid, p);
-		break;
-	case BHV_END_DT46:
-		behavior_end_dt46(ctx, sid, p);
-		break;
-	case BHV_END_DX2:
-		behavior_end_dx2(ctx, sid, p);
-		break;
-	case BHV_END_B6:
-		if (binding_mtu_check(ctx, sid, p) == 0)
-			behavior_end_b6(ctx, sid, p);
-		break;
-	case BHV_END_B6_ENCAPS:
-		if (binding_mtu_check(ctx, sid, p) < 0)
-			break;
-		behavior_end_b6_encaps(ctx, sid, p);
+	if (d->binding && binding_mtu_check(ctx, sid, p) < 0)
+		return;
+	d->fn(ctx, sid, p);
+	if (d->binding && d->bsid_mode != ENCAP_MODE_INLINE)
 		encap_source_fix(ctx, sid->policy, p,
 				 &ctx->sid_stats[sid->index], NULL);
-		break;
-	case BHV_END_B6_ENCAPS_RED:
-		if (binding_mtu_check(ctx, sid, p) < 0)
-			break;
-		behavior_end_b6_encaps_red(ctx, sid, p);
-		encap_source_fix(ctx, sid->policy, p,
-				 &ctx->sid_stats[sid->index], NULL);
-		break;
-	default:
-		proc_drop(ctx, p, &ctx->sid_stats[sid->index], DROP_FAMILY);
-		break;
-	}
 }
 
 static void *table_lookup(const struct lpm *t, const struct in6_addr *key)
