@@ -132,9 +132,7 @@ static bool decap_table_ok(struct proc_ctx *ctx, const struct sid *sid,
 	p->verdict = PKT_FORWARD;
 	p->set_mark = true;
 	p->out_mark = sid->mark;
-	ctx->stats->drops[why]++;
-	st->errors++;
-	st->drops[why]++;
+	proc_count_drop(ctx, p, st, why, PKT_OUT_HANDOFF);
 	return false;
 }
 

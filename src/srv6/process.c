@@ -306,6 +306,8 @@ static void sid_dispatch(struct proc_ctx *ctx, const struct sid *sid,
 {
 	const struct behavior_desc *d = behavior_desc(sid->behavior);
 
+	p->outcome = PKT_OUT_NONE;	/* this SID's, not the one before */
+	p->st = NULL;
 	if (!d) {
 		proc_drop(ctx, p, &ctx->sid_stats[sid->index], DROP_FAMILY);
 		return;
@@ -400,6 +402,8 @@ void srv6_process(struct proc_ctx *ctx, struct pkt *p)
 	p->verdict = PKT_ACCEPT;
 	p->set_mark = false;
 	p->out_mark = 0;
+	p->outcome = PKT_OUT_NONE;
+	p->st = NULL;
 	switch (p->hw_proto) {
 	case ETH_P_IPV6:
 		process_ipv6(ctx, p);
