@@ -29,11 +29,9 @@
 #define ICMP6_C_HDR_FIELD	0	/* Erroneous header field */
 #define ICMP6_C_SR_UPPER_LAYER	4	/* SR Upper-layer Header Error */
 
-/* ICMP (IPv4) types and codes. */
+/* ICMP (IPv4) types and codes used by srv6d (RFC 792, RFC 1191). */
 #define ICMP4_T_DST_UNREACH	3
 #define ICMP4_C_FRAG_NEEDED	4
-#define ICMP4_T_TIME_EXCEEDED	11
-#define ICMP4_T_PARAM_PROB	12
 
 /* Largest ICMPv6 / ICMP error (RFC 4443 2.4(c), RFC 1812 4.3.2.3). */
 #define ICMP6_ERROR_MAX		1280
