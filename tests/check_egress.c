@@ -512,6 +512,17 @@ static void expect_counted_once(uint64_t packets)
 			  ws.dropped, packets);
 }
 
+/* The one packet was dropped for reason, under it for the worker and for
+ * SID sid, and nothing else. */
+static void expect_one_drop(unsigned sid, enum drop_reason reason)
+{
+	ck_assert_uint_eq(ws.drops[reason], 1);
+	ck_assert_uint_eq(sids[sid].drops[reason], 1);
+	ck_assert_uint_eq(ws.forwarded, 0);
+	ck_assert_uint_eq(ws.dropped, 1);
+	expect_counted_once(1);
+}
+
 /* Process p and reinject it as the worker does; false when there is no
  * queue socket (not root: skipped). */
 static bool process_and_reinject(struct pkt *p, const char *test)
@@ -553,11 +564,7 @@ START_TEST(test_chain_no_route_once)
 	ck_assert_uint_eq(sids[3].errors, 0);
 	ck_assert_uint_eq(sids[2].packets, 0);
 	ck_assert_uint_eq(sids[2].errors, 1);
-	ck_assert_uint_eq(sids[2].drops[DROP_NO_ROUTE], 1);
-	ck_assert_uint_eq(ws.drops[DROP_NO_ROUTE], 1);
-	ck_assert_uint_eq(ws.forwarded, 0);
-	ck_assert_uint_eq(ws.dropped, 1);
-	expect_counted_once(1);
+	expect_one_drop(2, DROP_NO_ROUTE);
 }
 END_TEST
 
@@ -576,11 +583,7 @@ START_TEST(test_icmp_answered_once)
 	ck_assert_int_eq(p->verdict, PKT_FORWARD);	/* the error */
 	ck_assert_int_eq(p->outcome, PKT_OUT_ICMP);
 	ck_assert_uint_eq(ws.icmp_sent, 1);
-	ck_assert_uint_eq(ws.drops[DROP_NEXTHOP_UNREACHABLE], 1);
-	ck_assert_uint_eq(sids[0].drops[DROP_NEXTHOP_UNREACHABLE], 1);
-	ck_assert_uint_eq(ws.forwarded, 0);
-	ck_assert_uint_eq(ws.dropped, 1);
-	expect_counted_once(1);
+	expect_one_drop(0, DROP_NEXTHOP_UNREACHABLE);
 }
 END_TEST
 
@@ -601,10 +604,7 @@ START_TEST(test_icmp_ratelimited_once)
 	ck_assert_int_eq(p->verdict, PKT_DROP);
 	ck_assert_uint_eq(ws.icmp_sent, 0);
 	ck_assert_uint_eq(ws.icmp_ratelimited, 1);
-	ck_assert_uint_eq(ws.drops[DROP_NEXTHOP_UNREACHABLE], 1);
-	ck_assert_uint_eq(sids[0].drops[DROP_NEXTHOP_UNREACHABLE], 1);
-	ck_assert_uint_eq(ws.dropped, 1);
-	expect_counted_once(1);
+	expect_one_drop(0, DROP_NEXTHOP_UNREACHABLE);
 }
 END_TEST
 
