@@ -219,13 +219,9 @@ static void run_behavior(const struct sid *s, struct pkt *p)
 {
 	switch (s->behavior) {
 	case BHV_END:
-		behavior_end(&ctx, s, p);
-		break;
 	case BHV_END_X:
-		behavior_end_x(&ctx, s, p);
-		break;
 	case BHV_END_T:
-		behavior_end_t(&ctx, s, p);
+		behavior_end(&ctx, s, p);	/* S15 as the SID's row says */
 		break;
 	default:
 		ck_abort_msg("no such behavior");

@@ -164,12 +164,16 @@ static bool decap_route_ok(struct proc_ctx *ctx, const struct sid *sid,
 	}
 }
 
-/* The upper-layer part shared by every behavior: S01 the header is the
- * behavior's, S02 remove the outer IPv6 header with all its extension
- * headers, S03 forward the exposed packet (with the SID's mark: see the
- * top of the file); S05 anything else as 4.1.1. */
-static void decap_process(struct proc_ctx *ctx, const struct sid *sid,
-			  struct pkt *p)
+/* RFC 8986 4.4-4.9: End.DX6 (to sid->nh6 through the mark's table),
+ * End.DX4 (to sid->nh4 through the SID's device), End.DT6, End.DT4 and
+ * End.DT46 (lookup in sid->table), End.DX2 (the frame out of sid->oif),
+ * told apart by the SID's row.  The upper-layer part shared by every
+ * behavior: S01 the header is the behavior's, S02 remove the outer IPv6
+ * header with all its extension headers, S03 forward the exposed packet
+ * (with the SID's mark: see the top of the file); S05 anything else as
+ * 4.1.1. */
+void behavior_decap(struct proc_ctx *ctx, const struct sid *sid,
+		    struct pkt *p)
 {
 	const struct behavior_desc *d = behavior_desc(sid->behavior);
 	enum drop_reason reason;
@@ -193,46 +197,4 @@ static void decap_process(struct proc_ctx *ctx, const struct sid *sid,
 	p->set_mark = true;
 	p->out_mark = sid->mark;
 	proc_count_ok(behavior_stats(ctx, sid), p);
-}
-
-/* RFC 8986 4.4: End.DX6, to sid->nh6 through the mark's table. */
-void behavior_end_dx6(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p)
-{
-	decap_process(ctx, sid, p);
-}
-
-/* RFC 8986 4.5: End.DX4, to sid->nh4 through the SID's device. */
-void behavior_end_dx4(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p)
-{
-	decap_process(ctx, sid, p);
-}
-
-/* RFC 8986 4.6: End.DT6, lookup in sid->table. */
-void behavior_end_dt6(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p)
-{
-	decap_process(ctx, sid, p);
-}
-
-/* RFC 8986 4.7: End.DT4, lookup in sid->table. */
-void behavior_end_dt4(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p)
-{
-	decap_process(ctx, sid, p);
-}
-
-/* RFC 8986 4.8: End.DT46, lookup of either family in sid->table. */
-void behavior_end_dt46(struct proc_ctx *ctx, const struct sid *sid,
-		       struct pkt *p)
-{
-	decap_process(ctx, sid, p);
-}
-
-/* RFC 8986 4.9: End.DX2, the Ethernet frame out of sid->oif. */
-void behavior_end_dx2(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p)
-{
-	decap_process(ctx, sid, p);
 }

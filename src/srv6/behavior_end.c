@@ -276,9 +276,9 @@ static bool end_next_csid(struct proc_ctx *ctx, const struct sid *sid,
 	return true;
 }
 
-/* RFC 8986 4.1 (and 4.2, 4.3, which differ only in S15). */
-static void end_process(struct proc_ctx *ctx, const struct sid *sid,
-			struct pkt *p)
+/* RFC 8986 4.1 (and 4.2, 4.3, which differ only in S15: the SID's row
+ * says how its result is routed). */
+void behavior_end(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p)
 {
 	struct in6_addr next;
 	struct srh_error err;
@@ -312,21 +312,4 @@ static void end_process(struct proc_ctx *ctx, const struct sid *sid,
 	if ((sid->flavors & FLV_PSP) && srh->segments_left == 0)
 		srh_pop(p, &si);			/* PSP S14.1-S14.5 */
 	end_forward(ctx, sid, p);			/* S15-S16 */
-}
-
-void behavior_end(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p)
-{
-	end_process(ctx, sid, p);
-}
-
-void behavior_end_x(struct proc_ctx *ctx, const struct sid *sid,
-		    struct pkt *p)
-{
-	end_process(ctx, sid, p);
-}
-
-void behavior_end_t(struct proc_ctx *ctx, const struct sid *sid,
-		    struct pkt *p)
-{
-	end_process(ctx, sid, p);
 }

@@ -28,7 +28,7 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_X] = {			/* 4.2 */
 		.name = "End.X",
-		.fn = behavior_end_x,
+		.fn = behavior_end,
 		.decap = BHV_DECAP_NONE,
 		.route = BHV_ROUTE_NEXTHOP,
 		.setup = BHV_DEV4_USD | BHV_DEV6_TUN | BHV_RULE6,
@@ -40,7 +40,7 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_T] = {			/* 4.3 */
 		.name = "End.T",
-		.fn = behavior_end_t,
+		.fn = behavior_end,
 		.decap = BHV_DECAP_NONE,
 		.route = BHV_ROUTE_TABLE,
 		.setup = BHV_DEV4_USD | BHV_DEV6_TUN | BHV_RULE6,
@@ -52,7 +52,7 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_DX6] = {		/* 4.4 */
 		.name = "End.DX6",
-		.fn = behavior_end_dx6,
+		.fn = behavior_decap,
 		.decap = BHV_DECAP_IPV6,
 		.route = BHV_ROUTE_NEXTHOP,
 		.setup = BHV_DEV6_TUN | BHV_RULE6,
@@ -63,7 +63,7 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_DX4] = {		/* 4.5 */
 		.name = "End.DX4",
-		.fn = behavior_end_dx4,
+		.fn = behavior_decap,
 		.decap = BHV_DECAP_IPV4,
 		.route = BHV_ROUTE_NEXTHOP,
 		.setup = BHV_DEV4,
@@ -74,7 +74,7 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_DT6] = {		/* 4.6 */
 		.name = "End.DT6",
-		.fn = behavior_end_dt6,
+		.fn = behavior_decap,
 		.decap = BHV_DECAP_IPV6,
 		.route = BHV_ROUTE_TABLE,
 		.setup = BHV_DEV6_TUN | BHV_RULE6 | BHV_RULE_UNREACHABLE,
@@ -85,7 +85,7 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_DT4] = {		/* 4.7 */
 		.name = "End.DT4",
-		.fn = behavior_end_dt4,
+		.fn = behavior_decap,
 		.decap = BHV_DECAP_IPV4,
 		.route = BHV_ROUTE_TABLE,
 		.setup = BHV_DEV4 | BHV_RULE_UNREACHABLE,
@@ -96,7 +96,7 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_DT46] = {		/* 4.8 */
 		.name = "End.DT46",
-		.fn = behavior_end_dt46,
+		.fn = behavior_decap,
 		.decap = BHV_DECAP_IP,
 		.route = BHV_ROUTE_TABLE,
 		.setup = BHV_DEV4 | BHV_DEV6_TUN | BHV_RULE6 |
@@ -108,7 +108,7 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_DX2] = {		/* 4.9 */
 		.name = "End.DX2",
-		.fn = behavior_end_dx2,
+		.fn = behavior_decap,
 		.decap = BHV_DECAP_L2,
 		.route = BHV_ROUTE_L2,
 		.no_route = BHV_NOROUTE_NONE,
