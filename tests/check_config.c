@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "behavior_table.h"
 #include "config.h"
 #include "lpm.h"
 #include "testutil.h"
@@ -1552,6 +1553,51 @@ START_TEST(test_err_default_printer)
 }
 END_TEST
 
+/* The behavior table: a row for every behavior, names unique and found
+ * again, and the columns that must agree do (rtrules.c and reinject.c
+ * read different ones for the same SID). */
+START_TEST(test_behavior_table)
+{
+	for (unsigned b = 0; b < BHV__COUNT; b++) {
+		const struct behavior_desc *d = behavior_desc((enum behavior)b);
+		enum behavior found = BHV__COUNT;
+
+		ck_assert_ptr_nonnull(d);
+		ck_assert_ptr_nonnull(d->name);
+		ck_assert_ptr_nonnull(d->fn);
+		ck_assert_ptr_eq(behavior_desc_by_name(d->name, &found), d);
+		ck_assert_int_eq(found, b);
+		ck_assert_str_eq(behavior_name((enum behavior)b), d->name);
+		/* an IPv6 rule exactly where `reinject tun` needs a device */
+		ck_assert_int_eq(!!(d->setup & BHV_RULE6),
+				 !!(d->setup & BHV_DEV6_TUN));
+		if (d->setup & (BHV_RULE6 | BHV_DEV4 | BHV_DEV4_USD))
+			ck_assert(behavior_routes_by_mark(d));
+		if (d->setup & BHV_DEV4)
+			ck_assert(d->decap == BHV_DECAP_IPV4 ||
+				  d->decap == BHV_DECAP_IP);
+		if (d->setup & BHV_DEV4_USD)
+			ck_assert(d->flavors & FLV_USD);
+		if (d->setup & BHV_RULE_UNREACHABLE)
+			ck_assert_int_eq(d->no_route, BHV_NOROUTE_HANDOFF);
+		if (d->no_route == BHV_NOROUTE_HANDOFF)
+			ck_assert_int_eq(d->route, BHV_ROUTE_TABLE);
+		ck_assert_int_eq(d->needs & ~d->attrs, 0);
+		ck_assert(!d->needs || d->needs_why);
+		if (d->binding)
+			ck_assert_int_eq(d->attrs, 0);
+		ck_assert_int_eq(d->unmarked, d->route == BHV_ROUTE_MAIN &&
+					      !d->binding);
+	}
+	ck_assert_ptr_null(behavior_desc(BHV__COUNT));
+	ck_assert(!behavior_is_decap(BHV__COUNT));
+	ck_assert(behavior_is_decap(BHV_END_DX2));
+	ck_assert(!behavior_is_decap(BHV_END_B6));
+	ck_assert(behavior_is_binding(BHV_END_B6_ENCAPS_RED));
+	ck_assert(!behavior_is_binding(BHV_END_X));
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -1559,6 +1605,7 @@ static Suite *config_suite(void)
 	TCase *bad = tcase_create("bad");
 
 	tcase_add_test(good, test_full);
+	tcase_add_test(good, test_behavior_table);
 	tcase_add_test(good, test_lookups);
 	tcase_add_test(good, test_defaults);
 	tcase_add_test(good, test_reinject_spellings);

@@ -202,16 +202,17 @@ START_TEST(status_document)
 		"{\"queue\":3,\"rx_packets\":11,\"rx_bytes\":0,\"rx_batches\":0,"
 		"\"verdicts\":0,\"verdict_batches\":0,\"accepted\":0,"
 		"\"forwarded\":0,\"dropped\":0,\"unmatched\":0,"
-		"\"injected\":0,\"icmp_sent\":0,\"enobufs\":0,"
+		"\"injected\":0,\"icmp_sent\":0,\"icmp_ratelimited\":0,"
+		"\"icmp_send_errors\":0,\"enobufs\":0,"
 		"\"recv_errors\":0,\"send_errors\":0,\"nl_errors\":0,"
 		"\"bad_messages\":2,\"drops\":{\"truncated\":0,\"bad_ip\":0,"
-		"\"bad_srh\":0,\"bad_tlv\":0,\"no_srh\":0,\"sl_zero\":0,"
-		"\"hop_limit\":4,\"upper_layer\":0,\"ext_headers\":0,\"csid\":0,"
+		"\"bad_srh\":0,\"bad_tlv\":0,"
+		"\"hop_limit\":4,\"upper_layer\":0,\"ext_headers\":0,"
 		"\"no_headroom\":0,\"too_big\":0,\"family\":0,\"reinject\":0,"
-		"\"icmp_ratelimit\":0,\"fragment\":0,\"hmac_missing\":0,"
+		"\"fragment\":0,\"hmac_missing\":0,"
 		"\"hmac_unknown\":0,\"hmac_wrong\":0,\"sid_chain\":0,"
 		"\"no_route\":0,\"nexthop_unreachable\":0,\"no_table\":0,"
-		"\"no_source\":0}}");
+		"\"no_source\":0,\"bad_message\":0}}");
 	ck_assert_int_eq(json_integer_value(json_object_get(
 		json_array_get(json_object_get(doc, "workers"), 1), "queue")), 4);
 	v = json_object_get(doc, "totals");

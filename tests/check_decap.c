@@ -25,6 +25,7 @@
 #include "config.h"
 #include "lpm.h"
 #include "process.h"
+#include "pktsock.h"
 #include "reinject.h"
 #include "rtrules.h"
 #include "testutil.h"
@@ -568,7 +569,7 @@ START_TEST(reinject_drop_charged_to_sid)
 	expect_charged(p, DROP_REINJECT);
 	/* A packet no SID or policy counted as a success: nothing moves. */
 	p = run(BHV_END_DX6, SL1_IN);
-	ck_assert_ptr_null(p->st);
+	ck_assert_int_eq(p->outcome, PKT_OUT_ICMP);
 	reinject_charge(p, DROP_REINJECT);
 	ck_assert_uint_eq(sst[0].errors, 1);
 	ck_assert_uint_eq(sst[0].drops[DROP_REINJECT], 0);
@@ -585,6 +586,7 @@ START_TEST(reinject_packet_drops_charged)
 	char err[256];
 	struct nfq *q = nfq_socket_open(65000 + (unsigned)getpid() % 500,
 					NFQ_DEFAULT_MAXLEN, err, sizeof(err));
+	struct reinject_io io = { -1, pkt_sock_open(), -1 };
 	struct pkt *p;
 
 	if (!q) {
@@ -595,7 +597,7 @@ START_TEST(reinject_packet_drops_charged)
 	/* End.DX2 whose oif is not resolved: DROP_REINJECT (decided). */
 	p = run(BHV_END_DX2, DX2_SRH_IN);
 	expect_counted_ok(p);
-	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
+	reinject_packet(cfg, srt, p, q, &io, &ws);
 	ck_assert_uint_eq(ws.dropped, 1);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 1);
 	expect_charged(p, DROP_REINJECT);
@@ -604,7 +606,7 @@ START_TEST(reinject_packet_drops_charged)
 	p = run(BHV_END_DT4, DX4_SRH_IN);
 	srt[0].ifindex = 0x7ffffff0;
 	expect_counted_ok(p);
-	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
+	reinject_packet(cfg, srt, p, q, &io, &ws);
 	ck_assert_uint_eq(ws.dropped, 2);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 2);
 	expect_charged(p, DROP_REINJECT);
@@ -623,7 +625,7 @@ START_TEST(reinject_packet_drops_charged)
 	}
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	expect_counted_ok(p);
-	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
+	reinject_packet(cfg, srt, p, q, &io, &ws);
 	ck_assert_uint_eq(ws.dropped, 3);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 3);
 	ck_assert_uint_eq(ws.injected, 0);
@@ -632,15 +634,17 @@ START_TEST(reinject_packet_drops_charged)
 	p = run(BHV_END_DX6, DX6_SRH_IN);
 	expect_counted_ok(p);
 	p->len = NFQ_MAX_PAYLOAD + 1;
-	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
+	reinject_packet(cfg, srt, p, q, &io, &ws);
 	ck_assert_uint_eq(ws.drops[DROP_TOO_BIG], 1);
 	ck_assert_uint_eq(ws.dropped, 4);
 	expect_charged(p, DROP_TOO_BIG);
 	/* A result that goes back fine stays a success. */
 	p = run(BHV_END_DX6, DX6_SRH_IN);
-	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
+	reinject_packet(cfg, srt, p, q, &io, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	expect_counted_ok(p);
+	if (io.pkt_fd >= 0)
+		close(io.pkt_fd);
 	nfq_socket_close(q);
 }
 END_TEST
@@ -648,14 +652,15 @@ END_TEST
 /* End.DT* with no route in its table: behavior_decap.c counts the packet
  * as the worker's drops[no_route] and the SID's error, and hands the inner
  * packet (with the mark, no success counted) to the kernel's unreachable
- * rule.  Reinjection counts it once more only as what happens to it,
- * `dropped`, never as forwarded: the worker's drops add up to dropped +
- * icmp_sent.  A successful End.DT6 result is forwarded as usual. */
+ * rule (outcome PKT_OUT_HANDOFF).  Reinjection counts it once more only as
+ * what happens to it, `dropped`, never as forwarded: the worker's drops
+ * add up to dropped.  A successful End.DT6 result is forwarded as usual. */
 START_TEST(dt_no_route_counted_once)
 {
 	char err[256];
 	struct nfq *q = nfq_socket_open(65500 + (unsigned)getpid() % 30,
 					NFQ_DEFAULT_MAXLEN, err, sizeof(err));
+	static const struct reinject_io io = { -1, -1, -1 };
 	struct pkt *p;
 	uint64_t sum = 0;
 
@@ -665,28 +670,26 @@ START_TEST(dt_no_route_counted_once)
 	}
 	p = run(BHV_END_DT6, DX6_SRH_IN);
 	expect_counted_ok(p);
-	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
+	reinject_packet(cfg, srt, p, q, &io, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	ck_assert_uint_eq(ws.dropped, 0);
 	/* As behavior_decap.c leaves a table miss (its route check needs
 	 * the route mirror: check_egress runs it). */
 	memset(sst, 0, sizeof(sst));
 	p = run(BHV_END_DT6, DX6_SRH_IN);
-	p->st = NULL;
-	ws.drops[DROP_NO_ROUTE]++;
-	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
+	proc_count_drop(&ctx, p, &sst[0], DROP_NO_ROUTE, PKT_OUT_HANDOFF);
+	reinject_packet(cfg, srt, p, q, &io, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	ck_assert_uint_eq(ws.dropped, 1);
 	ck_assert_uint_eq(ws.injected, 0);
 	for (unsigned r = 0; r < DROP__COUNT; r++)
 		sum += ws.drops[r];
-	ck_assert_uint_eq(sum, ws.dropped + ws.icmp_sent);
+	ck_assert_uint_eq(sum, ws.dropped);
 	/* The same for an IPv4 inner packet into the SID's device. */
 	p = run(BHV_END_DT4, DX4_SRH_IN);
 	srt[0].ifindex = 0x7ffffff0;	/* the send may fail: still once */
-	p->st = NULL;
-	ws.drops[DROP_NO_ROUTE]++;
-	reinject_packet(cfg, srt, p, q, -1, -1, &ws);
+	proc_count_drop(&ctx, p, &sst[0], DROP_NO_ROUTE, PKT_OUT_HANDOFF);
+	reinject_packet(cfg, srt, p, q, &io, &ws);
 	ck_assert_uint_eq(ws.dropped, 2);
 	ck_assert_uint_eq(ws.injected, 0);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 0);

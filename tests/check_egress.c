@@ -10,7 +10,9 @@
 #include <linux/if_ether.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "process.h"
@@ -33,6 +35,7 @@ static const char conf[] =
 	"sid fc00:100::5 action End.X nh6 fc00:3::2\n"
 	"sid fc00:100::7 action End.T table 77\n"
 	"sid fc00:100::6 action End.DT6 table 100\n"
+	"sid fc00:100::8 action End\n"
 	"route fc00:9:e1::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n"
 	"route 10.9.1.0/24 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n"
 	"route fc00:9:e3::/48 encap seg6 mode encap segs fc00:8::c1\n"
@@ -687,8 +690,8 @@ START_TEST(test_binding_weighted_mtu)
 	}
 	ck_assert_uint_gt(fit, 0);
 	ck_assert_uint_gt(big, 0);
-	ck_assert_uint_eq(sids[3].packets, fit);
-	ck_assert_uint_eq(sids[3].drops[DROP_TOO_BIG], big);
+	ck_assert_uint_eq(sids[4].packets, fit);
+	ck_assert_uint_eq(sids[4].drops[DROP_TOO_BIG], big);
 }
 END_TEST
 
@@ -747,6 +750,124 @@ START_TEST(test_insert_unspecified_source)
 }
 END_TEST
 
+/* ---- every packet counted exactly once (issue 8.4, issue 12.4) ------- */
+
+/* The worker's drops add up to its dropped, every SID's to its errors,
+ * and the packets are all in one of accepted, forwarded, injected,
+ * dropped. */
+static void expect_counted_once(uint64_t packets)
+{
+	uint64_t sum = 0;
+
+	for (unsigned r = 0; r < DROP__COUNT; r++)
+		sum += ws.drops[r];
+	ck_assert_uint_eq(sum, ws.dropped);
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		sum = 0;
+		for (unsigned r = 0; r < DROP__COUNT; r++)
+			sum += sids[i].drops[r];
+		ck_assert_uint_eq(sum, sids[i].errors);
+	}
+	ck_assert_uint_eq(ws.accepted + ws.forwarded + ws.injected +
+			  ws.dropped, packets);
+}
+
+/* The one packet was dropped for reason, under it for the worker and for
+ * SID sid, and nothing else. */
+static void expect_one_drop(unsigned sid, enum drop_reason reason)
+{
+	ck_assert_uint_eq(ws.drops[reason], 1);
+	ck_assert_uint_eq(sids[sid].drops[reason], 1);
+	ck_assert_uint_eq(ws.forwarded, 0);
+	ck_assert_uint_eq(ws.dropped, 1);
+	expect_counted_once(1);
+}
+
+/* Process p and reinject it as the worker does; false when there is no
+ * queue socket (not root: skipped). */
+static bool process_and_reinject(struct pkt *p, const char *test)
+{
+	static const struct reinject_io io = { -1, -1, -1 };
+	char err[256];
+	struct nfq *q = nfq_socket_open(64000 + (unsigned)getpid() % 500,
+					NFQ_DEFAULT_MAXLEN, err, sizeof(err));
+
+	if (!q) {
+		fprintf(stderr, "%s: skipped (%s)\n", test, err);
+		return false;
+	}
+	srv6_process(&ctx, p);
+	reinject_packet(cfg, NULL, p, q, &io, &ws);
+	nfq_socket_close(q);
+	return true;
+}
+
+/* End, then in the SID chain End.DT6 without a route for the inner
+ * destination: End's success, End.DT6's error, and for the worker one
+ * drop for no_route, not also a forwarded packet (before: drops[no_route]
+ * and forwarded both, the hand-off recognised by p->st == NULL). */
+#define INCHAIN "60000000005c2b40fc000001000000000000000000000001fc0001000000" \
+	"000000000000000000082904040101000000fc0001000000000000000000" \
+	"00000006fc00010000000000000000000000000860000000000c113f2001" \
+	"0db800060000000000000000000120010db8000500000000000000000001" \
+	"00030004000c09bb64743621"
+START_TEST(test_chain_no_route_once)
+{
+	uint8_t in[256];
+	struct pkt *p = packet(INCHAIN, 0, 0, ETH_P_IPV6, in);
+
+	if (!process_and_reinject(p, "test_chain_no_route_once"))
+		return;
+	ck_assert_int_eq(p->outcome, PKT_OUT_HANDOFF);
+	ck_assert_uint_eq(p->out_mark, cfg->sids[2].mark);
+	ck_assert_uint_eq(sids[3].packets, 1);
+	ck_assert_uint_eq(sids[3].errors, 0);
+	ck_assert_uint_eq(sids[2].packets, 0);
+	ck_assert_uint_eq(sids[2].errors, 1);
+	expect_one_drop(2, DROP_NO_ROUTE);
+}
+END_TEST
+
+/* A packet answered with an ICMPv6 error (End.X's next hop without
+ * carrier): a drop for its reason, the error sent, not also forwarded
+ * (before: drops[nexthop_unreachable] and forwarded). */
+START_TEST(test_icmp_answered_once)
+{
+	uint8_t in[256];
+	struct pkt *p;
+
+	link_set(3, "adj", IFF_UP, 1500);	/* no carrier */
+	p = packet(INX, 0, 0, ETH_P_IPV6, in);
+	if (!process_and_reinject(p, "test_icmp_answered_once"))
+		return;
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);	/* the error */
+	ck_assert_int_eq(p->outcome, PKT_OUT_ICMP);
+	ck_assert_uint_eq(ws.icmp_sent, 1);
+	expect_one_drop(0, DROP_NEXTHOP_UNREACHABLE);
+}
+END_TEST
+
+/* The same with the bucket empty: no error, the reason counted all the
+ * same, the error owed counted apart (before: drops[icmp_ratelimit]
+ * instead of the reason). */
+START_TEST(test_icmp_ratelimited_once)
+{
+	uint8_t in[256];
+	struct pkt *p;
+
+	link_set(3, "adj", IFF_UP, 1500);
+	ctx.icmp_rl.tokens_milli = 0;
+	ctx.icmp_rl.last_ns = ctx.now_ns;
+	p = packet(INX, 0, 0, ETH_P_IPV6, in);
+	if (!process_and_reinject(p, "test_icmp_ratelimited_once"))
+		return;
+	ck_assert_int_eq(p->verdict, PKT_DROP);
+	ck_assert_uint_eq(ws.icmp_sent, 0);
+	ck_assert_uint_eq(ws.icmp_ratelimited, 1);
+	expect_one_drop(0, DROP_NEXTHOP_UNREACHABLE);
+}
+END_TEST
+
 static Suite *egress_suite(void)
 {
 	Suite *s = suite_create("egress");
@@ -763,6 +884,9 @@ static Suite *egress_suite(void)
 	tcase_add_test(tc, test_end_dt6_no_route);
 	tcase_add_test(tc, test_ptb6_ecmp);
 	tcase_add_test(tc, test_binding_weighted_mtu);
+	tcase_add_test(tc, test_chain_no_route_once);
+	tcase_add_test(tc, test_icmp_answered_once);
+	tcase_add_test(tc, test_icmp_ratelimited_once);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(ns, setup_nosrc, teardown);
 	tcase_add_test(ns, test_source_selection);

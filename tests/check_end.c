@@ -219,13 +219,9 @@ static void run_behavior(const struct sid *s, struct pkt *p)
 {
 	switch (s->behavior) {
 	case BHV_END:
-		behavior_end(&ctx, s, p);
-		break;
 	case BHV_END_X:
-		behavior_end_x(&ctx, s, p);
-		break;
 	case BHV_END_T:
-		behavior_end_t(&ctx, s, p);
+		behavior_end(&ctx, s, p);	/* S15 as the SID's row says */
 		break;
 	default:
 		ck_abort_msg("no such behavior");
@@ -381,17 +377,24 @@ START_TEST(icmp_rate_limit)
 	}
 	p = run(&s, TE_IN);
 	ck_assert_int_eq(p->verdict, PKT_DROP);
+	/* The reason is counted for every packet, the error owed but
+	 * not sent apart (issue 12, defect 4). */
 	ck_assert_uint_eq(ws.icmp_sent, 2);
-	ck_assert_uint_eq(ws.drops[DROP_ICMP_RATELIMIT], 1);
-	ck_assert_uint_eq(sst[0].drops[DROP_ICMP_RATELIMIT], 1);
+	ck_assert_uint_eq(ws.icmp_ratelimited, 1);
+	ck_assert_uint_eq(ws.drops[DROP_HOP_LIMIT], 3);
+	ck_assert_uint_eq(sst[0].drops[DROP_HOP_LIMIT], 3);
 	ck_assert_uint_eq(sst[0].errors, 3);
+	ck_assert_int_eq(p->outcome, PKT_OUT_DROP);
+	ck_assert_int_eq(p->reason, DROP_HOP_LIMIT);
 	/* One second later one token is back, and only one. */
 	ctx.now_ns += 1000000000ull;
 	p = run(&s, TE_IN);
 	expect_bytes(p, TE_OUT);
 	p = run(&s, TE_IN);
 	ck_assert_int_eq(p->verdict, PKT_DROP);
-	ck_assert_uint_eq(ws.drops[DROP_ICMP_RATELIMIT], 2);
+	ck_assert_uint_eq(ws.icmp_ratelimited, 2);
+	ck_assert_uint_eq(ws.drops[DROP_HOP_LIMIT], 5);
+	ck_assert_uint_eq(ws.icmp_sent, 3);
 }
 END_TEST
 
@@ -411,7 +414,8 @@ START_TEST(icmp_rate_zero_sends_none)
 		ctx.now_ns += 1000000000ull;
 	}
 	ck_assert_uint_eq(ws.icmp_sent, 0);
-	ck_assert_uint_eq(ws.drops[DROP_ICMP_RATELIMIT], 3);
+	ck_assert_uint_eq(ws.icmp_ratelimited, 3);
+	ck_assert_uint_eq(ws.drops[DROP_HOP_LIMIT], 3);
 	ck_assert_uint_eq(sst[0].errors, 3);
 }
 END_TEST

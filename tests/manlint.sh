@@ -136,9 +136,8 @@ attrs=$(sed -n '/sid_attr_names\[[A-Z_]*\] = {/,/};/p' src/config/config.c |
 for a in $attrs; do
 	need "$CONF5" "SID attribute '$a'" "Cm $a( |$)"
 done
-bhvs=$(sed -n '/behavior_names\[[A-Z_]*\] = {/,/};/p' src/config/config.c |
-	sed -n 's/.*= "\([^"]*\)".*/\1/p')
-[ -n "$bhvs" ] || bad "no behavior found in src/config/config.c (extraction broken)"
+bhvs=$(sed -n 's/^[[:space:]]*\.name = "\([^"]*\)",.*/\1/p' src/config/behavior_table.c)
+[ -n "$bhvs" ] || bad "no behavior found in src/config/behavior_table.c (extraction broken)"
 for b in $bhvs; do
 	need "$CONF5" "behavior '$b'" "Cm (action )?$b( |$)"
 done

@@ -6,17 +6,13 @@ static const char *const drop_reason_names[DROP__COUNT] = {
 	[DROP_BAD_IP] = "bad_ip",
 	[DROP_BAD_SRH] = "bad_srh",
 	[DROP_BAD_TLV] = "bad_tlv",
-	[DROP_NO_SRH] = "no_srh",
-	[DROP_SL_ZERO] = "sl_zero",
 	[DROP_HOP_LIMIT] = "hop_limit",
 	[DROP_UPPER_LAYER] = "upper_layer",
 	[DROP_EXT_HEADERS] = "ext_headers",
-	[DROP_CSID] = "csid",
 	[DROP_NO_HEADROOM] = "no_headroom",
 	[DROP_TOO_BIG] = "too_big",
 	[DROP_FAMILY] = "family",
 	[DROP_REINJECT] = "reinject",
-	[DROP_ICMP_RATELIMIT] = "icmp_ratelimit",
 	[DROP_FRAGMENT] = "fragment",
 	[DROP_HMAC_MISSING] = "hmac_missing",
 	[DROP_HMAC_UNKNOWN] = "hmac_unknown",
@@ -26,6 +22,7 @@ static const char *const drop_reason_names[DROP__COUNT] = {
 	[DROP_NEXTHOP_UNREACHABLE] = "nexthop_unreachable",
 	[DROP_NO_TABLE] = "no_table",
 	[DROP_NO_SOURCE] = "no_source",
+	[DROP_BAD_MESSAGE] = "bad_message",
 };
 
 /* Returns the reason's stable name (used by srv6ctl and its JSON), or

@@ -10,25 +10,24 @@
 #include <stdint.h>
 
 /* Why a packet was dropped.  Every drop on the packet path is one of these;
- * srv6ctl prints drop_reason_name(). Keep drop_reason_names[] in sync. */
+ * srv6ctl prints drop_reason_name(). Keep drop_reason_names[] in sync.
+ * A packet answered with an ICMP error is a drop for its reason (sent or
+ * rate-limited, the reason is counted), so that the drops of a worker, a
+ * SID or a policy always add up to its dropped (errors). */
 enum drop_reason {
 	DROP_TRUNCATED,		/* shorter than the headers it claims */
 	DROP_BAD_IP,		/* not IPv4/IPv6, bad version or length */
 	DROP_BAD_SRH,		/* SRH fails RFC 8754 4.3.1 checks */
 	DROP_BAD_TLV,		/* malformed SRH TLV */
-	DROP_NO_SRH,		/* behavior needs an SRH and there is none */
-	DROP_SL_ZERO,		/* SL == 0 where the behavior needs SL > 0 */
 	DROP_HOP_LIMIT,		/* hop limit <= 1 (Time Exceeded sent) */
 	DROP_UPPER_LAYER,	/* upper-layer header not allowed at SID */
 	DROP_EXT_HEADERS,	/* unsupported or too many extension headers */
-	DROP_CSID,		/* NEXT-C-SID: no next C-SID and SL == 0 ... */
 	DROP_NO_HEADROOM,	/* push would exceed the slot's headroom */
 	DROP_TOO_BIG,		/* result exceeds PKT_MAX_LEN or slot */
 	DROP_FAMILY,		/* behavior got a family it cannot handle */
 	DROP_REINJECT,		/* no way back into the kernel: a TUN write or
 				 * a packet socket send failed, or the SID's
 				 * device (or End.DX2's oif) is unknown */
-	DROP_ICMP_RATELIMIT,	/* error owed but rate limit hit: dropped */
 	DROP_FRAGMENT,		/* fragmented packet at a SID */
 	DROP_HMAC_MISSING,	/* hmac-require: SRH without HMAC TLV */
 	DROP_HMAC_UNKNOWN,	/* HMAC Key ID not configured here */
@@ -38,6 +37,8 @@ enum drop_reason {
 	DROP_NEXTHOP_UNREACHABLE,	/* next hop's link down or next hop dead */
 	DROP_NO_TABLE,		/* End.T/End.DT*: the table does not exist */
 	DROP_NO_SOURCE,		/* no encap-source and no address to pick */
+	DROP_BAD_MESSAGE,	/* a queue message nfq.c could not parse
+				 * (counted in bad_messages too) */
 	DROP__COUNT
 };
 
@@ -47,7 +48,8 @@ const char *drop_reason_name(enum drop_reason r);
 struct sid_stats {
 	uint64_t packets;	/* processed successfully */
 	uint64_t bytes;
-	uint64_t errors;	/* dropped or answered with an ICMP error */
+	uint64_t errors;	/* dropped or answered with an ICMP error:
+				 * the sum of drops[] */
 	uint64_t drops[DROP__COUNT];
 };
 
@@ -58,9 +60,14 @@ struct worker_stats {
 	uint64_t rx_batches;	/* recvmmsg calls returning > 0 */
 	uint64_t verdicts;	/* verdicts sent */
 	uint64_t verdict_batches;	/* sendmsg calls */
+	/* Every packet received is counted in exactly one of accepted,
+	 * forwarded, injected and dropped (reinject_packet()). */
 	uint64_t accepted;	/* NF_ACCEPT unchanged */
 	uint64_t forwarded;	/* NF_ACCEPT with new payload */
-	uint64_t dropped;	/* NF_DROP (any reason) */
+	uint64_t dropped;	/* not forwarded, for one of drops[]: NF_DROP,
+				 * or answered with an ICMP error, or handed
+				 * to the kernel to be answered; the sum of
+				 * drops[] */
 	uint64_t unmatched;	/* no SID, no policy: accepted unchanged */
 	uint64_t injected;	/* results that re-entered the kernel other
 				 * than as a verdict: written to the TUN
@@ -68,7 +75,14 @@ struct worker_stats {
 				 * SID's veth device, End.DX2's oif) or
 				 * the raw socket (srv6d's own ICMPv4
 				 * errors) */
-	uint64_t icmp_sent;	/* ICMP errors generated */
+	uint64_t icmp_sent;	/* ICMP errors generated (about dropped
+				 * packets) */
+	uint64_t icmp_ratelimited;	/* ICMP errors owed, not generated:
+					 * over icmp-rate (the packet is a
+					 * drop for its own reason) */
+	uint64_t icmp_send_errors;	/* ICMP errors generated that did not
+					 * leave (TUN write or raw-socket send
+					 * failed) */
 	uint64_t enobufs;	/* ENOBUFS on the queue socket */
 	uint64_t recv_errors;	/* other recv errors */
 	uint64_t send_errors;	/* verdict sendmsg failures */

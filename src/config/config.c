@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "behavior_table.h"
 #include "config.h"
 #include "lpm.h"
 
@@ -473,23 +474,42 @@ static int parse_icmp_burst(struct parser *p, int argc, char **argv)
 
 /* ---- sid ---------------------------------------------------------------- */
 
-static const char *const behavior_names[BHV__COUNT] = {
-	[BHV_END] = "End",
-	[BHV_END_X] = "End.X",
-	[BHV_END_T] = "End.T",
-	[BHV_END_DX6] = "End.DX6",
-	[BHV_END_DX4] = "End.DX4",
-	[BHV_END_DT6] = "End.DT6",
-	[BHV_END_DT4] = "End.DT4",
-	[BHV_END_DT46] = "End.DT46",
-	[BHV_END_DX2] = "End.DX2",
-	[BHV_END_B6] = "End.B6",
-	[BHV_END_B6_ENCAPS] = "End.B6.Encaps",
-	[BHV_END_B6_ENCAPS_RED] = "End.B6.Encaps.Red",
-};
+/* The behaviors in set (bits of enum behavior), in the table's order, as
+ * a message lists them: "End, End.X or End.T" (last: " or "). */
+static const char *behavior_list(char *buf, size_t size, unsigned set,
+				 const char *last)
+{
+	unsigned left = (unsigned)__builtin_popcount(set);
+	size_t n = 0;
 
-#define BEHAVIOR_LIST	"End, End.X, End.T, End.DX6, End.DX4, End.DT6, " \
-	"End.DT4, End.DT46, End.DX2, End.B6, End.B6.Encaps or End.B6.Encaps.Red"
+	buf[0] = '\0';
+	for (unsigned b = 0; b < BHV__COUNT && n < size; b++) {
+		if (!(set & (1u << b)))
+			continue;
+		left--;
+		n += (size_t)snprintf(buf + n, size - n, "%s%s",
+				      behavior_name((enum behavior)b),
+				      left > 1 ? ", " : left ? last : "");
+	}
+	return buf;
+}
+
+/* The behaviors whose sid line takes attribute a (or, flavor, flavor
+ * bit f). */
+static unsigned behaviors_taking(unsigned attr_bit, unsigned flavor)
+{
+	unsigned set = 0;
+
+	for (unsigned b = 0; b < BHV__COUNT; b++) {
+		const struct behavior_desc *d = behavior_desc((enum behavior)b);
+
+		if (d && ((d->attrs & attr_bit) || (d->flavors & flavor)))
+			set |= 1u << b;
+	}
+	return set;
+}
+
+#define BEHAVIORS_ALL	((1u << BHV__COUNT) - 1)
 
 static const struct {
 	const char *name;
@@ -535,10 +555,6 @@ static int get_flavors(struct parser *p, char *list, unsigned *flv)
 	return rc;
 }
 
-/* Attributes a sid line may carry after `action BEHAVIOR`. */
-enum sid_attr { SA_FLAVORS, SA_LBLEN, SA_NFLEN, SA_NH6, SA_NH4, SA_OIF,
-		SA_TABLE, SA_VRFTABLE, SA__COUNT };
-
 static const char *const sid_attr_names[SA__COUNT] = {
 	"flavors", "lblen", "nflen", "nh6", "nh4", "oif", "table", "vrftable",
 };
@@ -549,27 +565,13 @@ static const char *const sid_attr_usage[SA__COUNT] = {
 	"a table number", "a VRF device's table number",
 };
 
-#define B(x)	(1u << (x))
-#define BHV_DT_ALL	(B(BHV_END_DT6) | B(BHV_END_DT4) | B(BHV_END_DT46))
-
-/* Which behaviors take an attribute (flavors, lblen and nflen: see
- * sid_check_flavors()), and how a message lists them. */
-static const struct {
-	unsigned behaviors;
-	const char *names;
-} sid_attr_allowed[SA__COUNT] = {
-	[SA_FLAVORS] = { B(BHV_END) | B(BHV_END_X) | B(BHV_END_T),
-			 "End, End.X or End.T" },
-	[SA_LBLEN] = { B(BHV_END) | B(BHV_END_X) | B(BHV_END_T), NULL },
-	[SA_NFLEN] = { B(BHV_END) | B(BHV_END_X) | B(BHV_END_T), NULL },
-	[SA_NH6] = { B(BHV_END_X) | B(BHV_END_DX6), "End.X or End.DX6" },
-	[SA_NH4] = { B(BHV_END_DX4), "End.DX4" },
-	[SA_OIF] = { B(BHV_END_X) | B(BHV_END_DX6) | B(BHV_END_DX4) |
-		     B(BHV_END_DX2), "End.X, End.DX6, End.DX4 or End.DX2" },
-	[SA_TABLE] = { B(BHV_END_T) | BHV_DT_ALL,
-		       "End.T, End.DT6, End.DT4 or End.DT46" },
-	[SA_VRFTABLE] = { BHV_DT_ALL, "End.DT6, End.DT4 or End.DT46" },
+/* What follows each attribute in a message ("'nh6 ADDRESS'"). */
+static const char *const sid_attr_metavar[SA__COUNT] = {
+	"LIST", "N", "N", "ADDRESS", "ADDRESS", "IFNAME", "N", "N",
 };
+
+/* lblen and nflen: checked with the flavors (sid_check_flavors()). */
+#define SA_WITH_FLAVORS	(SA_BIT(SA_LBLEN) | SA_BIT(SA_NFLEN))
 
 /* A unicast IPv4 address (not 0.0.0.0, multicast or broadcast). */
 static int get_addr4(struct parser *p, const char *dir, const char *name,
@@ -633,66 +635,50 @@ static int sid_attr_value(struct parser *p, struct sid *s, enum sid_attr a,
 	return -1;
 }
 
-/* What each behavior requires. */
+/* "'table N' or 'vrftable N'": the attributes in set. */
+static const char *sid_attr_list(char *buf, size_t size, unsigned set,
+				 bool metavar)
+{
+	unsigned left = (unsigned)__builtin_popcount(set);
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned a = 0; a < SA__COUNT && n < size; a++) {
+		if (!(set & SA_BIT(a)))
+			continue;
+		left--;
+		n += (size_t)snprintf(buf + n, size - n, "'%s%s%s'%s",
+				      sid_attr_names[a], metavar ? " " : "",
+				      metavar ? sid_attr_metavar[a] : "",
+				      left > 1 ? ", " : left ? " or " : "");
+	}
+	return buf;
+}
+
+/* What each behavior requires: exactly one of its row's `needs`. */
 static int sid_check_required(struct parser *p, struct sid *s,
 			      const bool *has)
 {
-	const char *bname = behavior_names[s->behavior];
+	const struct behavior_desc *d = behavior_desc(s->behavior);
+	unsigned given = 0;
+	char list[128];
 	int rc = 0;
 
-	switch (s->behavior) {
-	case BHV_END_X:
-		if (!has[SA_NH6]) {
-			error(p, "sid: End.X needs 'nh6 ADDRESS' (the adjacency's "
-			      "next hop)");
-			rc = -1;
-		}
-		break;
-	case BHV_END_DX6:
-		if (!has[SA_NH6]) {
-			error(p, "sid: End.DX6 needs 'nh6 ADDRESS' (the next hop "
-			      "of the decapsulated packets)");
-			rc = -1;
-		}
-		break;
-	case BHV_END_DX4:
-		if (!has[SA_NH4]) {
-			error(p, "sid: End.DX4 needs 'nh4 ADDRESS' (the next hop "
-			      "of the decapsulated packets)");
-			rc = -1;
-		}
-		break;
-	case BHV_END_T:
-		if (!has[SA_TABLE]) {
-			error(p, "sid: End.T needs 'table N' (the table to look up)");
-			rc = -1;
-		}
-		break;
-	case BHV_END_DT6:
-	case BHV_END_DT4:
-	case BHV_END_DT46:
-		if (!has[SA_TABLE] && !has[SA_VRFTABLE]) {
-			error(p, "sid: %s needs 'table N' or 'vrftable N' (the "
-			      "table to look the inner packet up in)", bname);
-			rc = -1;
-		} else if (has[SA_TABLE] && has[SA_VRFTABLE]) {
-			error(p, "sid: %s takes 'table' or 'vrftable', not both",
-			      bname);
-			rc = -1;
-		}
-		break;
-	case BHV_END_DX2:
-		if (!has[SA_OIF]) {
-			error(p, "sid: End.DX2 needs 'oif IFNAME' (the interface "
-			      "the inner frames leave by)");
-			rc = -1;
-		}
-		break;
-	default:
-		break;
+	for (unsigned a = 0; a < SA__COUNT; a++)
+		if (has[a] && (d->needs & SA_BIT(a)))
+			given++;
+	if (d->needs && !given) {
+		error(p, "sid: %s needs %s (%s)", d->name,
+		      sid_attr_list(list, sizeof(list), d->needs, true),
+		      d->needs_why);
+		rc = -1;
+	} else if (given > 1) {
+		error(p, "sid: %s takes %s, not both", d->name,
+		      sid_attr_list(list, sizeof(list), d->needs, false));
+		rc = -1;
 	}
 	if (has[SA_NH6] && !has[SA_OIF] && IN6_IS_ADDR_LINKLOCAL(&s->nh6) &&
-	    (s->behavior == BHV_END_X || s->behavior == BHV_END_DX6)) {
+	    (d->attrs & SA_BIT(SA_NH6))) {
 		char a[INET6_ADDRSTRLEN];
 
 		inet_ntop(AF_INET6, &s->nh6, a, sizeof(a));
@@ -706,12 +692,19 @@ static int sid_check_required(struct parser *p, struct sid *s,
 /* NEXT-C-SID lengths and the flavors' behaviors. */
 static int sid_check_flavors(struct parser *p, struct sid *s, const bool *has)
 {
+	const struct behavior_desc *d = behavior_desc(s->behavior);
 	bool csid = s->flavors & FLV_NEXT_CSID;
+	char list[128];
 	int rc = 0;
 
-	if (csid && s->behavior == BHV_END_T) {
-		error(p, "sid: flavor next-csid is only valid with End and End.X, "
-		      "not with End.T");
+	for (unsigned i = 0; i < NFLAVORS; i++) {
+		if (!(s->flavors & flavor_names[i].flag & ~d->flavors))
+			continue;
+		error(p, "sid: flavor %s is only valid with %s, not with %s",
+		      flavor_names[i].name,
+		      behavior_list(list, sizeof(list),
+				    behaviors_taking(0, flavor_names[i].flag),
+				    " and "), d->name);
 		rc = -1;
 	}
 	for (unsigned a = SA_LBLEN; a <= SA_NFLEN; a++) {
@@ -745,15 +738,19 @@ static int sid_check_flavors(struct parser *p, struct sid *s, const bool *has)
 static int sid_check_combination(struct parser *p, struct sid *s,
 				 const bool *has)
 {
-	const char *bname = behavior_names[s->behavior];
+	const struct behavior_desc *d = behavior_desc(s->behavior);
+	char list[160];
 	int rc = 0;
 
 	for (unsigned a = 0; a < SA__COUNT; a++) {
-		if (!has[a] || !sid_attr_allowed[a].names ||
-		    (sid_attr_allowed[a].behaviors & B(s->behavior)))
+		if (!has[a] || (SA_WITH_FLAVORS & SA_BIT(a)) ||
+		    (d->attrs & SA_BIT(a)))
 			continue;
 		error(p, "sid: '%s' is only valid with %s, not with %s",
-		      sid_attr_names[a], sid_attr_allowed[a].names, bname);
+		      sid_attr_names[a],
+		      behavior_list(list, sizeof(list),
+				    behaviors_taking(SA_BIT(a), 0), " or "),
+		      d->name);
 		rc = -1;
 	}
 	if (sid_check_required(p, s, has) < 0)
@@ -847,15 +844,10 @@ static int sid_binding_policy(struct parser *p, struct sid *s, int argc,
 
 	if (argc < 5 || strcmp(argv[4], "srh")) {
 		error(p, "sid: %s needs 'srh segs SEGMENTS' (the policy's "
-		      "segment list)", behavior_names[s->behavior]);
+		      "segment list)", behavior_name(s->behavior));
 		return -1;
 	}
-	if (s->behavior == BHV_END_B6)
-		pol.mode = ENCAP_MODE_INLINE;
-	else if (s->behavior == BHV_END_B6_ENCAPS)
-		pol.mode = ENCAP_MODE_ENCAP;
-	else
-		pol.mode = ENCAP_MODE_ENCAP_RED;
+	pol.mode = behavior_desc(s->behavior)->bsid_mode;
 	if (policy_attrs(p, "sid", &pol, argc, argv, 5, NULL) < 0 ||
 	    policy_need_segs(p, "sid", &pol) < 0)
 		return -1;	/* (segs are missing only when all else is fine) */
@@ -870,9 +862,9 @@ static int parse_sid(struct parser *p, int argc, char **argv)
 {
 	struct sid s = { .line = p->line };
 	bool has[SA__COUNT] = { false };
+	char list[160];
 	struct prefix pf;
 	int rc = 0;
-	unsigned b;
 
 	if (argc < 2) {
 		error(p, "sid: missing argument (expected PREFIX action BEHAVIOR ...)");
@@ -892,18 +884,16 @@ static int parse_sid(struct parser *p, int argc, char **argv)
 		return -1;
 	}
 	if (argc < 4) {
-		error(p, "sid: 'action' needs a behavior (" BEHAVIOR_LIST ")");
+		error(p, "sid: 'action' needs a behavior (%s)",
+		      behavior_list(list, sizeof(list), BEHAVIORS_ALL, " or "));
 		return -1;
 	}
-	for (b = 0; b < BHV__COUNT; b++)
-		if (!strcmp(argv[3], behavior_names[b]))
-			break;
-	if (b == BHV__COUNT) {
-		error(p, "sid: unknown behavior '%s' (expected " BEHAVIOR_LIST ")",
-		      quote(p, argv[3]));
+	if (!behavior_desc_by_name(argv[3], &s.behavior)) {
+		error(p, "sid: unknown behavior '%s' (expected %s)",
+		      quote(p, argv[3]),
+		      behavior_list(list, sizeof(list), BEHAVIORS_ALL, " or "));
 		return -1;
 	}
-	s.behavior = (enum behavior)b;
 	if (behavior_is_binding(s.behavior)) {
 		if (sid_binding_policy(p, &s, argc, argv) < 0 || rc < 0)
 			return -1;
@@ -1582,6 +1572,22 @@ static void check_route_sid_overlap(struct parser *p, const bool *sid_lens,
 	}
 }
 
+/* A SID's mark selects its rule or names it to reinject.c; End's results
+ * carry none (its row: unmarked). */
+static bool sid_needs_mark(const struct sid *s)
+{
+	return !behavior_desc(s->behavior)->unmarked;
+}
+
+/* Give a SID its new mark (and its own table, for a behavior that routes
+ * to a next hop: End.X, End.DX6, End.DX4). */
+static void sid_set_mark(struct sid *s, uint32_t mark)
+{
+	s->mark = mark;
+	if (behavior_desc(s->behavior)->route == BHV_ROUTE_NEXTHOP)
+		s->route_table = mark;
+}
+
 /* index, mark and route_table of every SID (see config.h): mark-base + 1
  * + index, which fits in 32 bits and stays in the daemon's range since
  * mark-base <= CONFIG_MARK_BASE_MAX and nsids <= CONFIG_MAX_SIDS. */
@@ -1594,12 +1600,9 @@ static void assign_marks(struct parser *p)
 
 		s->index = i;
 		s->mark = s->route_table = 0;
-		if (s->behavior == BHV_END)
+		if (!sid_needs_mark(s))
 			continue;
-		s->mark = cfg->mark_base + 1 + i;
-		if (s->behavior == BHV_END_X || s->behavior == BHV_END_DX6 ||
-		    s->behavior == BHV_END_DX4)
-			s->route_table = s->mark;
+		sid_set_mark(s, cfg->mark_base + 1 + i);
 	}
 	for (unsigned i = 0; i < cfg->npolicies; i++)
 		cfg->policies[i].index = i;
@@ -1671,8 +1674,7 @@ static void check_end_t_tables(struct parser *p)
 	for (unsigned i = 0; i < cfg->nsids; i++) {
 		const struct sid *s = &cfg->sids[i];
 
-		if ((s->behavior != BHV_END_T && s->behavior != BHV_END_DT6 &&
-		     s->behavior != BHV_END_DT4 && s->behavior != BHV_END_DT46) ||
+		if (behavior_desc(s->behavior)->route != BHV_ROUTE_TABLE ||
 		    s->table < cfg->mark_base ||
 		    s->table - cfg->mark_base >= CONFIG_MARK_RANGE)
 			continue;
@@ -1853,9 +1855,9 @@ void config_free(struct config *cfg)
 /* "End", "End.X", ...; "?" for a value out of range. */
 const char *behavior_name(enum behavior b)
 {
-	if ((unsigned)b >= BHV__COUNT)
-		return "?";
-	return behavior_names[b];
+	const struct behavior_desc *d = behavior_desc(b);
+
+	return d ? d->name : "?";
 }
 
 /* "encap", "encap.red", "inline", "inline.red"; "?" out of range. */
@@ -1958,14 +1960,6 @@ static uint32_t mark_bit_take(uint64_t *bits, uint32_t *from)
 	return 0;
 }
 
-/* Give a SID its new mark (and its own table, for End.X/DX6/DX4). */
-static void sid_set_mark(struct sid *s, uint32_t mark)
-{
-	s->mark = mark;
-	if (s->behavior == BHV_END_X || s->behavior == BHV_END_DX6 ||
-	    s->behavior == BHV_END_DX4)
-		s->route_table = mark;
-}
 
 int config_inherit_marks(struct config *ncfg, const struct config *old,
 			 char *err, size_t errlen)

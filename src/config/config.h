@@ -14,30 +14,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "behavior_table.h"
+
 #define SRV6_MAX_SEGS	16	/* segments in a policy's SRH */
 #define SRV6_MAX_QUEUES	64
-
-enum behavior {
-	BHV_END,
-	BHV_END_X,
-	BHV_END_T,
-	BHV_END_DX6,		/* RFC 8986 4.4 */
-	BHV_END_DX4,		/* 4.5 */
-	BHV_END_DT6,		/* 4.6 */
-	BHV_END_DT4,		/* 4.7 */
-	BHV_END_DT46,		/* 4.8 */
-	BHV_END_DX2,		/* 4.9 */
-	BHV_END_B6,		/* binding SID, insertion (Linux End.B6) */
-	BHV_END_B6_ENCAPS,	/* 4.13 */
-	BHV_END_B6_ENCAPS_RED,	/* 4.14 */
-	BHV__COUNT
-};
-
-/* Flavors (RFC 8986 4.16, RFC 9800), a bit set. */
-#define FLV_PSP		0x1u
-#define FLV_USP		0x2u
-#define FLV_USD		0x4u
-#define FLV_NEXT_CSID	0x8u
 
 /* NEXT-C-SID defaults (RFC 9800 section 4.1 / Linux): LBL 32, LNFL 16. */
 #define CSID_DEFAULT_LBLEN	32
@@ -68,25 +48,6 @@ struct sid {
 	struct policy *policy;
 	unsigned index;		/* position in config->sids, counter slot */
 	unsigned line;		/* config line, for messages */
-};
-
-/* A SID's behavior decapsulates (RFC 8986 4.4-4.9). */
-static inline bool behavior_is_decap(enum behavior b)
-{
-	return b >= BHV_END_DX6 && b <= BHV_END_DX2;
-}
-
-/* A binding SID (the SID carries a policy). */
-static inline bool behavior_is_binding(enum behavior b)
-{
-	return b >= BHV_END_B6 && b <= BHV_END_B6_ENCAPS_RED;
-}
-
-enum encap_mode {
-	ENCAP_MODE_ENCAP,	/* H.Encaps */
-	ENCAP_MODE_ENCAP_RED,	/* H.Encaps.Red */
-	ENCAP_MODE_INLINE,	/* H.Insert */
-	ENCAP_MODE_INLINE_RED,	/* H.Insert.Red */
 };
 
 struct seglist {

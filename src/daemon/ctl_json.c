@@ -54,8 +54,9 @@ static json_t *drops_json(const uint64_t drops[DROP__COUNT], bool nonzero_only)
 #define WORKER_STATS_FIELDS(X)						\
 	X(rx_packets) X(rx_bytes) X(rx_batches) X(verdicts)		\
 	X(verdict_batches) X(accepted) X(forwarded) X(dropped)		\
-	X(unmatched) X(injected) X(icmp_sent) X(enobufs)		\
-	X(recv_errors) X(send_errors) X(nl_errors) X(bad_messages)
+	X(unmatched) X(injected) X(icmp_sent) X(icmp_ratelimited)	\
+	X(icmp_send_errors) X(enobufs) X(recv_errors) X(send_errors)	\
+	X(nl_errors) X(bad_messages)
 
 /* Add the worker_stats fields to o. */
 static void worker_stats_fill(json_t *o, const struct worker_stats *ws,

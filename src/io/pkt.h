@@ -13,13 +13,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct sid_stats;	/* stats.h */
+#include "stats.h"
 
 /* What the worker does with the packet once processing is over. */
 enum pkt_verdict {
 	PKT_ACCEPT = 0,	/* give the original back unchanged (NF_ACCEPT) */
 	PKT_NEW_BYTES,	/* give back the new bytes data[0..len) (+ mark) */
 	PKT_DROP,	/* NF_DROP; the reason has been counted */
+};
+
+/* What became of the packet, for the counters (stats.h): set with the
+ * verdict by processing, reset for each SID of a SID chain, and read once
+ * by reinject_packet(), which counts the packet in exactly one of
+ * accepted, forwarded, injected and dropped. */
+enum pkt_outcome {
+	PKT_OUT_NONE = 0,	/* no SID or policy processed it */
+	PKT_OUT_OK,		/* a success of the SID or policy p->st */
+	PKT_OUT_DROP,		/* dropped for p->reason */
+	PKT_OUT_ICMP,		/* dropped for p->reason; an ICMP error to
+				 * its source replaces it */
+	PKT_OUT_HANDOFF,	/* dropped for p->reason, handed to the
+				 * kernel to answer (End.DT* without a
+				 * route: its `unreachable` rule) */
 };
 
 struct pkt {
@@ -49,10 +64,12 @@ struct pkt {
 	 * (reinject.h), not as the verdict.  The worker clears it before
 	 * processing. */
 	bool local_out;
-	/* The SID's or policy's counters the result was counted in as a
-	 * success (proc_count_ok()), NULL when none: a drop at reinjection
-	 * moves the count to their errors (reinject_charge()).  The worker
-	 * clears it before processing. */
+	/* The outcome of the last SID or policy that processed it (see
+	 * above), the drop reason counted for it, and its counters (NULL
+	 * when none): a drop at reinjection of a success moves the count to
+	 * their errors (reinject_charge()).  Processing clears them. */
+	enum pkt_outcome outcome;
+	enum drop_reason reason;	/* PKT_OUT_DROP, _ICMP, _HANDOFF */
 	struct sid_stats *st;
 };
 

@@ -4,61 +4,14 @@
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/netfilter.h>
-#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "behavior_table.h"
 #include "log.h"
-#include "pktsock.h"
 #include "reinject.h"
+#include "pktsock.h"
 #include "tun.h"
-
-/* The calling worker's packet socket: opened on its first frame (one
- * socket() per worker thread, never per packet), closed by the key's
- * destructor when the thread exits.  PKT_SOCK_FAILED: the open failed
- * once; it is not retried (no syscall per packet), every frame is a
- * DROP_REINJECT. */
-#define PKT_SOCK_NONE	(-1)
-#define PKT_SOCK_FAILED	(-2)
-
-static __thread int pkt_sock = PKT_SOCK_NONE;
-static pthread_key_t pkt_sock_key;
-static pthread_once_t pkt_sock_once = PTHREAD_ONCE_INIT;
-
-static void pkt_sock_close(void *arg)
-{
-	int fd = (int)(intptr_t)arg - 1;
-
-	if (fd >= 0)
-		close(fd);
-}
-
-static void pkt_sock_key_create(void)
-{
-	if (pthread_key_create(&pkt_sock_key, pkt_sock_close) != 0)
-		log_msg(LOG_WARNING, "reinject: no thread key: packet sockets "
-			"will stay open until exit");
-}
-
-/* The worker's packet socket, or -1. */
-static int reinject_pkt_sock(void)
-{
-	if (pkt_sock >= 0)
-		return pkt_sock;
-	if (pkt_sock == PKT_SOCK_FAILED)
-		return -1;
-	pthread_once(&pkt_sock_once, pkt_sock_key_create);
-	pkt_sock = pkt_sock_open();
-	if (pkt_sock < 0) {
-		log_msg(LOG_ERR, "reinject: cannot open a packet socket: %s; "
-			"End.DX2, End.DX4, End.DT4 and End.DT46 results of "
-			"this worker are dropped", strerror(errno));
-		pkt_sock = PKT_SOCK_FAILED;
-		return -1;
-	}
-	pthread_setspecific(pkt_sock_key, (void *)(intptr_t)(pkt_sock + 1));
-	return pkt_sock;
-}
 
 /* The SID a marked result belongs to, or NULL. */
 static const struct sid *reinject_sid(const struct config *cfg,
@@ -67,45 +20,34 @@ static const struct sid *reinject_sid(const struct config *cfg,
 	return p->set_mark ? config_sid_by_mark(cfg, p->out_mark) : NULL;
 }
 
-/* An IPv4 result of a SID whose routing is its veth device's rule:
- * End.DX4, End.DT4, End.DT46, and End.X/End.T with USD (an inner IPv4
- * packet, RFC 8986 4.16.3). */
+/* An IPv4 result of a SID whose routing is its veth device's rule
+ * (behavior_has_dev4(): End.DX4, End.DT4, End.DT46, and End.X/End.T
+ * with USD, an inner IPv4 packet, RFC 8986 4.16.3). */
 static bool reinject_by_dev(const struct sid *sid, const struct pkt *p)
 {
-	if (!sid || pkt_ip_version(p) != 4 || p->hw_proto != ETH_P_IPV6)
-		return false;
-	switch (sid->behavior) {
-	case BHV_END_DX4:
-	case BHV_END_DT4:
-	case BHV_END_DT46:
-		return true;
-	case BHV_END_X:
-	case BHV_END_T:
-		return sid->flavors & FLV_USD;
-	default:
-		return false;
-	}
+	return sid && pkt_ip_version(p) == 4 && p->hw_proto == ETH_P_IPV6 &&
+	       behavior_has_dev4(sid->behavior, sid->flavors);
 }
 
 /* With `reinject tun`: an IPv6 result whose mark routes it (End.X,
  * End.DX6: to nh6; End.T, End.DT6, End.DT46: in their table) cannot go
  * through the TUN device, which carries no mark; it enters the kernel
- * through the SID's veth pair, whose iif rules do what the mark does. */
+ * through the SID's veth pair (behavior_has_dev6()), whose iif rules do
+ * what the mark does. */
 static bool reinject_by_dev6(const struct config *cfg, const struct sid *sid,
 			     const struct pkt *p)
 {
-	if (!cfg->reinject_tun_always || !sid || pkt_ip_version(p) != 6)
-		return false;
-	switch (sid->behavior) {
-	case BHV_END_X:
-	case BHV_END_T:
-	case BHV_END_DX6:
-	case BHV_END_DT6:
-	case BHV_END_DT46:
-		return true;
-	default:
-		return false;
-	}
+	return cfg->reinject_tun_always && sid && pkt_ip_version(p) == 6 &&
+	       behavior_has_dev6(sid->behavior);
+}
+
+/* The result of a SID whose frames leave by its oif (End.DX2). */
+static bool reinject_by_l2(const struct sid *sid)
+{
+	const struct behavior_desc *d = sid ? behavior_desc(sid->behavior) :
+					      NULL;
+
+	return d && d->route == BHV_ROUTE_L2;
 }
 
 /* True when the result's IP version is the family the packet was queued
@@ -142,7 +84,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	if (p->local_out && version == 4)
 		return REINJECT_LOCAL;
 	sid = reinject_sid(cfg, p);
-	if (sid && sid->behavior == BHV_END_DX2) {
+	if (reinject_by_l2(sid)) {
 		if (!sid_runtime_get(rt, sid).ifindex) {
 			*reason = DROP_REINJECT;
 			return REINJECT_DROP_REASON;
@@ -213,16 +155,19 @@ void reinject_charge(struct pkt *p, enum drop_reason reason)
 {
 	struct sid_stats *s = p->st;
 
-	if (!s)
+	if (!s || p->outcome != PKT_OUT_OK)
 		return;
 	s->packets--;
 	s->bytes -= p->orig_len;
 	s->errors++;
 	s->drops[reason]++;
 	p->st = NULL;
+	p->outcome = PKT_OUT_DROP;
+	p->reason = reason;
 }
 
-/* A drop at reinjection: the worker's counters and the SID's/policy's. */
+/* A drop at reinjection of a result processing counted as a success (or
+ * did not count): the worker's counters and the SID's/policy's. */
 static void reinject_drop(struct pkt *p, struct worker_stats *st,
 			  enum drop_reason reason)
 {
@@ -231,125 +176,122 @@ static void reinject_drop(struct pkt *p, struct worker_stats *st,
 	reinject_charge(p, reason);
 }
 
-/* REINJECT_L2 / REINJECT_DEV: the original is done with either way. */
-static void reinject_frame(const struct config *cfg,
-			   const struct sid_runtime *rt, struct pkt *p,
-			   struct nfq *q, enum reinject_action a,
-			   struct worker_stats *st)
+/* REINJECT_L2 / REINJECT_DEV: the original is done with either way.
+ * Returns 0 once sent, else -1 with the reason. */
+static int reinject_frame(const struct config *cfg,
+			  const struct sid_runtime *rt, struct pkt *p,
+			  struct nfq *q, enum reinject_action a,
+			  const struct reinject_io *io,
+			  enum drop_reason *reason)
 {
 	uint32_t ifindex = reinject_ifindex(cfg, rt, p);
-	int fd;
 
 	nfq_verdict_add(q, p, NF_DROP, false);
 	if (a == REINJECT_DEV && reinject_eth_push(p) < 0) {
-		reinject_drop(p, st, DROP_NO_HEADROOM);
-		return;
+		*reason = DROP_NO_HEADROOM;
+		return -1;
 	}
-	fd = reinject_pkt_sock();
-	if (fd >= 0 && pkt_sock_send(fd, ifindex, p->data, p->len) == 0) {
-		st->injected++;
-		return;
-	}
-	reinject_drop(p, st, DROP_REINJECT);
+	*reason = DROP_REINJECT;
+	if (io->pkt_fd < 0)
+		return -1;
+	return pkt_sock_send(io->pkt_fd, ifindex, p->data, p->len) == 0 ? 0 : -1;
 }
 
-/* End.DT*'s inner packet without a route in the SID's table goes on, with
- * the SID's mark, to the daemon's `unreachable` rule after the table
- * (behavior_decap.c), so that the kernel answers it with its own bytes:
- * the packet is handed over to be rejected.  Processing counted it once
- * already, as the worker's drops[no_route] and the SID's error, never as
- * a success (p->st NULL; a successful End.DT* result always has it).  So
- * it is counted here as `dropped` (what happens to it), not as forwarded
- * or injected, and a failure to hand it over adds no second reason:
- * the worker's drops then still add up to dropped + icmp_sent. */
-static bool reinject_handoff(const struct config *cfg, const struct pkt *p)
+/* Give p to the kernel as decided: the verdict, and for the ways other
+ * than the verdict, the write or send.  Returns 0 once it left (or, for
+ * REINJECT_ACCEPT, REINJECT_PAYLOAD, REINJECT_DROP, the verdict is
+ * queued), -1 when it did not, with *reason (REINJECT_DROP_REASON: the
+ * one reinject_decide() gave). */
+static int reinject_send(const struct config *cfg,
+			 const struct sid_runtime *rt, struct pkt *p,
+			 struct nfq *q, enum reinject_action a,
+			 const struct reinject_io *io, enum drop_reason *reason)
 {
-	const struct sid *sid = reinject_sid(cfg, p);
-
-	return p->verdict == PKT_NEW_BYTES && !p->st && sid &&
-	       (sid->behavior == BHV_END_DT6 || sid->behavior == BHV_END_DT4 ||
-		sid->behavior == BHV_END_DT46);
-}
-
-/* reinject_handoff(): give the packet to the kernel as decided, count it
- * as dropped (for the reason processing counted) whatever happens. */
-static void reinject_handoff_packet(const struct config *cfg,
-				    const struct sid_runtime *rt, struct pkt *p,
-				    struct nfq *q, enum reinject_action a,
-				    struct worker_stats *st)
-{
-	struct worker_stats tmp = { 0 };
-
-	if (a == REINJECT_PAYLOAD) {
+	switch (a) {
+	case REINJECT_ACCEPT:
+		nfq_verdict_add(q, p, NF_ACCEPT, false);
+		return 0;
+	case REINJECT_PAYLOAD:
 		nfq_verdict_add(q, p, NF_ACCEPT, true);
-	} else if (a == REINJECT_DEV) {
-		/* the send's own counters are not this packet's */
-		reinject_frame(cfg, rt, p, q, a, &tmp);
-	} else {
+		return 0;
+	case REINJECT_L2:
+	case REINJECT_DEV:
+		return reinject_frame(cfg, rt, p, q, a, io, reason);
+	case REINJECT_LOCAL:
+		/* The original is done with either way; the error leaves as
+		 * this node's own packet (OUTPUT, then routing). */
 		nfq_verdict_add(q, p, NF_DROP, false);
+		*reason = DROP_REINJECT;
+		return io->raw_fd >= 0 &&
+		       raw4_sock_send(io->raw_fd, p->data, p->len) == 0 ? 0 : -1;
+	case REINJECT_TUN:
+		/* The original is done with either way: the new packet
+		 * enters the kernel from the TUN device. */
+		nfq_verdict_add(q, p, NF_DROP, false);
+		*reason = DROP_REINJECT;
+		return tun_write(io->tun_fd, p->data, p->len) == 0 ? 0 : -1;
+	case REINJECT_DROP_REASON:
+		nfq_verdict_add(q, p, NF_DROP, false);
+		return -1;
+	case REINJECT_DROP:
+	default:
+		nfq_verdict_add(q, p, NF_DROP, false);
+		return 0;
 	}
+}
+
+/* Processing dropped p for its reason (outcome PKT_OUT_DROP), answered it
+ * with an ICMP error (PKT_OUT_ICMP: the error goes as decided) or handed
+ * it to the kernel to be answered (PKT_OUT_HANDOFF: End.DT* without a
+ * route, to the `unreachable` rule after its table, so that the kernel
+ * answers with its own bytes).  The reason and the SID's error are
+ * counted already: here it is `dropped`, whatever happens to what goes
+ * on; an error that does not leave is an icmp_send_errors. */
+static void reinject_dropped(const struct config *cfg,
+			     const struct sid_runtime *rt, struct pkt *p,
+			     struct nfq *q, enum reinject_action a,
+			     const struct reinject_io *io,
+			     struct worker_stats *st)
+{
+	enum drop_reason ignored = DROP_REINJECT;
+
+	if (p->outcome == PKT_OUT_DROP)
+		a = REINJECT_DROP;
+	if (reinject_send(cfg, rt, p, q, a, io, &ignored) < 0 &&
+	    p->outcome == PKT_OUT_ICMP)
+		st->icmp_send_errors++;
 	st->dropped++;
 }
 
-/* REINJECT_LOCAL: the original is done with either way; the error
- * leaves as this node's own packet (OUTPUT, then routing). */
-static void reinject_local(struct pkt *p, struct nfq *q, int raw_fd,
-			   struct worker_stats *st)
-{
-	nfq_verdict_add(q, p, NF_DROP, false);
-	if (raw_fd >= 0 && raw4_sock_send(raw_fd, p->data, p->len) == 0) {
-		st->injected++;
-		return;
-	}
-	reinject_drop(p, st, DROP_REINJECT);
-}
-
 void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
-		     struct pkt *p, struct nfq *q, int tun_fd, int raw_fd,
+		     struct pkt *p, struct nfq *q, const struct reinject_io *io,
 		     struct worker_stats *st)
 {
 	enum drop_reason reason = DROP_REINJECT;
 	enum reinject_action a = reinject_decide(cfg, rt, p, &reason);
 
-	if (reinject_handoff(cfg, p)) {
-		reinject_handoff_packet(cfg, rt, p, q, a, st);
+	if (p->outcome == PKT_OUT_DROP || p->outcome == PKT_OUT_ICMP ||
+	    p->outcome == PKT_OUT_HANDOFF) {
+		reinject_dropped(cfg, rt, p, q, a, io, st);
 		return;
 	}
-
+	if (reinject_send(cfg, rt, p, q, a, io, &reason) < 0) {
+		reinject_drop(p, st, reason);
+		return;
+	}
 	switch (a) {
 	case REINJECT_ACCEPT:
-		nfq_verdict_add(q, p, NF_ACCEPT, false);
 		st->accepted++;
 		return;
 	case REINJECT_PAYLOAD:
-		nfq_verdict_add(q, p, NF_ACCEPT, true);
 		st->forwarded++;
 		return;
-	case REINJECT_L2:
-	case REINJECT_DEV:
-		reinject_frame(cfg, rt, p, q, a, st);
-		return;
-	case REINJECT_LOCAL:
-		reinject_local(p, q, raw_fd, st);
-		return;
-	case REINJECT_TUN:
-		/* The original is done with either way: the new packet
-		 * enters the kernel from the TUN device. */
-		nfq_verdict_add(q, p, NF_DROP, false);
-		if (tun_write(tun_fd, p->data, p->len) == 0) {
-			st->injected++;
-			return;
-		}
-		reinject_drop(p, st, DROP_REINJECT);
-		return;
-	case REINJECT_DROP_REASON:
-		nfq_verdict_add(q, p, NF_DROP, false);
-		reinject_drop(p, st, reason);
-		return;
 	case REINJECT_DROP:
+		/* not processed: a queue message nfq.c could not parse */
+		reinject_drop(p, st, DROP_BAD_MESSAGE);
+		return;
 	default:
-		nfq_verdict_add(q, p, NF_DROP, false);
-		st->dropped++;
+		st->injected++;
 		return;
 	}
 }

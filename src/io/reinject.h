@@ -1,5 +1,6 @@
 /* reinject.h - the one place that decides how a processed packet goes back
- * into the kernel: as the verdict's payload, or through the TUN device.
+ * into the kernel (as the verdict's payload, or through the TUN device, a
+ * device or the raw socket), and the one place that counts it.
  *
  * A verdict cannot change the packet's address family (the kernel drops an
  * IPv4 payload returned to the IPv6 hook), and a TUN device carries no
@@ -34,12 +35,23 @@
  *   a SID device not set up (its sid_runtime ifindex 0, rtrules.h)
  *                            -> NF_DROP, DROP_REINJECT
  *
- * Counting: each packet is counted once by reinject_packet() as accepted,
- * forwarded, injected (TUN, a device, the raw socket) or dropped.  An End.DT* packet without a route
- * in its table (counted by processing as drops[no_route], the SID's
- * error, no success) is handed to the kernel's unreachable rule as above
- * but counted as dropped, not forwarded: the drop reasons add up to
- * dropped + icmp_sent.
+ * Counting (p->outcome, pkt.h): processing counts the drop reason, the
+ * SID's or policy's success or error, and icmp_sent; reinject_packet()
+ * counts each packet once, in exactly one of accepted, forwarded,
+ * injected (TUN, a device, the raw socket) and dropped:
+ *   PKT_OUT_DROP, PKT_OUT_ICMP (an ICMP error replaces it, sent as above:
+ *   one that does not leave is an icmp_send_errors), PKT_OUT_HANDOFF
+ *   (End.DT* without a route in its table: handed, marked, to the
+ *   kernel's `unreachable` rule, as above)
+ *                            -> dropped, whatever happens to what goes on
+ *   PKT_OUT_OK, PKT_OUT_NONE -> accepted, forwarded or injected as it
+ *                               goes back; dropped for the reason when it
+ *                               cannot (and a SID's or policy's success
+ *                               becomes its error: reinject_charge())
+ *   a queue message nfq.c could not parse (PKT_DROP, PKT_OUT_NONE)
+ *                            -> dropped, DROP_BAD_MESSAGE
+ * So a worker's drops add up to its dropped, and a SID's or policy's to
+ * its errors.
  */
 #ifndef SRV6D_REINJECT_H
 #define SRV6D_REINJECT_H
@@ -82,21 +94,30 @@ uint32_t reinject_ifindex(const struct config *cfg,
 			  const struct sid_runtime *rt, const struct pkt *p);
 
 /* p could not be reinjected for `reason`: when processing counted it as a
- * success of a SID or policy (p->st), make it one of its errors instead
- * (packets and bytes back, errors and drops[reason] up); p->st is cleared.
+ * success of a SID or policy (PKT_OUT_OK, p->st), make it one of its
+ * errors instead (packets and bytes back, errors and drops[reason] up);
+ * p becomes PKT_OUT_DROP for reason, p->st is cleared.
  * The worker's own counters are reinject_packet()'s business. */
 void reinject_charge(struct pkt *p, enum drop_reason reason);
 
-/* Apply the decision for p: queue its verdict on q, write it to tun_fd
- * when it goes by TUN, send it on raw_fd (the worker's raw IPv4 socket,
- * -1 when it could not be opened) when it is local, or on the calling
- * thread's packet socket (opened on the thread's first use, closed when
- * it exits) when it goes by a device (a failed write or send is a
- * DROP_REINJECT), and count it (accepted, forwarded, injected,
- * dropped) in st.  A drop here is also charged to the SID or policy that
- * made the result (reinject_charge()).  Called by the workers only. */
+/* A worker's ways into the kernel other than the verdict, opened by the
+ * worker at start (worker.c), never per packet; -1 when one could not be
+ * opened (what should go by it is then a counted drop). */
+struct reinject_io {
+	int tun_fd;	/* its TUN queue */
+	int pkt_fd;	/* AF_PACKET: End.DX2's oif, a SID's veth pair */
+	int raw_fd;	/* raw IPv4: srv6d's own ICMPv4 errors */
+};
+
+/* Apply the decision for p: queue its verdict on q, write it to io's TUN
+ * queue when it goes by TUN, send it on io's raw socket when it is local
+ * or on its packet socket when it goes by a device (a failed write or
+ * send is a DROP_REINJECT), and count it in st, once, from p->outcome
+ * (see above).  A drop here of a success is also charged to the SID or
+ * policy that made the result (reinject_charge()).  Called by the
+ * workers only. */
 void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
-		     struct pkt *p, struct nfq *q, int tun_fd, int raw_fd,
+		     struct pkt *p, struct nfq *q, const struct reinject_io *io,
 		     struct worker_stats *st);
 
 #endif

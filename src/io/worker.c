@@ -68,8 +68,7 @@ struct worker {
 	unsigned index;
 	unsigned queue;
 	struct nfq *q;
-	int tun_fd;
-	int raw_fd;		/* raw IPv4 socket for its ICMP errors, or -1 */
+	struct reinject_io io;	/* its TUN queue, packet and raw sockets */
 	pthread_t thread;
 	bool running;
 	struct worker_stats *stats;
@@ -359,6 +358,7 @@ static void worker_run_batch(struct worker *w, int n)
 	for (int i = 0; i < n; i++) {
 		struct pkt *p = &w->pkts[i];
 
+		p->outcome = PKT_OUT_NONE;
 		p->st = NULL;
 		p->local_out = false;
 		if (w->process[i]) {
@@ -367,8 +367,7 @@ static void worker_run_batch(struct worker *w, int n)
 			else
 				srv6_process(ctx, p);
 		}
-		reinject_packet(g->cfg, g->sid_rt, p, w->q, w->tun_fd,
-				w->raw_fd, w->stats);
+		reinject_packet(g->cfg, g->sid_rt, p, w->q, &w->io, w->stats);
 	}
 	nfq_verdict_flush(w->q, w->stats);
 }
@@ -457,8 +456,10 @@ static void engine_destroy(struct engine *e)
 		if (w->running)
 			pthread_join(w->thread, NULL);
 		nfq_socket_close(w->q);	/* a worker that never ran */
-		if (w->raw_fd >= 0)
-			close(w->raw_fd);
+		if (w->io.raw_fd >= 0)
+			close(w->io.raw_fd);
+		if (w->io.pkt_fd >= 0)
+			close(w->io.pkt_fd);
 		free(w->stats);
 	}
 	if (e->tun_fds)
@@ -497,8 +498,8 @@ static int engine_start_workers(struct engine *e, char *err, size_t errlen)
 
 /* The worker's raw IPv4 socket for the ICMP errors it originates
  * (reinject.h): opened once at start, never per packet.  Without it
- * (no CAP_NET_RAW) srv6d still runs; each such error is a counted drop
- * (DROP_REINJECT).  Returns the fd or -1. */
+ * (no CAP_NET_RAW) srv6d still runs; each such error is counted in
+ * icmp_send_errors.  Returns the fd or -1. */
 static int worker_raw_open(unsigned queue)
 {
 	int fd = raw4_sock_open();
@@ -511,6 +512,23 @@ static int worker_raw_open(unsigned queue)
 	return fd;
 }
 
+/* The worker's packet socket for the results that enter the kernel
+ * through a device (reinject.h: End.DX2's oif, a SID's veth pair):
+ * opened once at start.  Without it srv6d still runs (rtrules_install()
+ * refuses a config with such SIDs then); each such result is a
+ * DROP_REINJECT.  Returns the fd or -1. */
+static int worker_pkt_open(unsigned queue)
+{
+	int fd = pkt_sock_open();
+
+	if (fd < 0)
+		log_msg(LOG_WARNING, "queue %u: cannot open a packet socket: "
+			"%s; its End.DX2, End.DX4, End.DT4 and End.DT46 results "
+			"are dropped%s", queue, strerror(errno),
+			errno == EPERM ? " (srv6d needs CAP_NET_RAW)" : "");
+	return fd;
+}
+
 static int engine_init_worker(struct engine *e, unsigned i, char *err,
 			      size_t errlen)
 {
@@ -520,8 +538,9 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->e = e;
 	w->index = i;
 	w->queue = e->queue_first + i;
-	w->tun_fd = e->tun_fds[i];
-	w->raw_fd = worker_raw_open(w->queue);
+	w->io.tun_fd = e->tun_fds[i];
+	w->io.raw_fd = worker_raw_open(w->queue);
+	w->io.pkt_fd = worker_pkt_open(w->queue);
 	w->stats = zalloc_lines(sizeof(*w->stats));
 	if (!w->stats) {
 		snprintf(err, errlen, "queue %u: out of memory", w->queue);
@@ -573,7 +592,7 @@ struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
 	e->gen = generation_new(cfg, rt, n);
 	e->workers = zalloc_lines(n * sizeof(*e->workers));
 	for (unsigned i = 0; e->workers && i < n; i++)
-		e->workers[i].raw_fd = -1;
+		e->workers[i].io.raw_fd = e->workers[i].io.pkt_fd = -1;
 	e->tun_fds = malloc(n * sizeof(*e->tun_fds));
 	e->base_sids = calloc(nsids + 1, sizeof(*e->base_sids));
 	e->base_pols = calloc(npolicies + 1, sizeof(*e->base_pols));

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "behavior_table.h"
 #include "log.h"
 #include "pktsock.h"
 #include "rtnl.h"
@@ -321,53 +322,45 @@ static int route_dump_cb(const struct nlmsghdr *nlh, void *data)
 
 /* ---- what the config wants --------------------------------------------- */
 
-/* The IPv6 fwmark rule a SID needs: true with mark/table for End.X, End.T,
- * End.DX6, End.DT6 and End.DT46 (its IPv6 results). */
+/* The IPv6 fwmark rule a SID needs (BHV_RULE6 in its row: End.X, End.T,
+ * End.DX6, End.DT6 and End.DT46, its IPv6 results): true with mark and
+ * its table (its own one for a next hop, else sid->table). */
 static bool sid_rule(const struct sid *s, uint32_t *mark, uint32_t *table)
 {
-	if (!s->mark)
+	const struct behavior_desc *d = behavior_desc(s->behavior);
+
+	if (!s->mark || !d || !(d->setup & BHV_RULE6))
 		return false;
-	switch (s->behavior) {
-	case BHV_END_X:
-	case BHV_END_DX6:
-		*table = s->route_table;
-		break;
-	case BHV_END_T:
-	case BHV_END_DT6:
-	case BHV_END_DT46:
-		*table = s->table;
-		break;
-	default:
-		return false;
-	}
+	*table = d->route == BHV_ROUTE_NEXTHOP ? s->route_table : s->table;
 	*mark = s->mark;
 	return true;
 }
 
-/* End.DT*: a miss in the SID's table must not fall through to the next
- * rules (the main table: another tenant's routes); a second rule right
- * after the lookup makes it unreachable, as the kernel's own End.DT6 or a
- * VRF would. */
+/* End.DT* (BHV_RULE_UNREACHABLE): a miss in the SID's table must not fall
+ * through to the next rules (the main table: another tenant's routes); a
+ * second rule right after the lookup makes it unreachable, as the
+ * kernel's own End.DT6 or a VRF would. */
 static bool sid_rule_terminal(const struct sid *s)
 {
-	return s->behavior == BHV_END_DT6 || s->behavior == BHV_END_DT4 ||
-	       s->behavior == BHV_END_DT46;
+	const struct behavior_desc *d = behavior_desc(s->behavior);
+
+	return d && (d->setup & BHV_RULE_UNREACHABLE);
 }
 
-/* End.X or End.T with the USD flavor: an inner IPv4 packet comes out of
- * it (RFC 8986 4.16.3), which cannot carry the SID's mark either. */
+/* End.X or End.T with the USD flavor (BHV_DEV4_USD): an inner IPv4
+ * packet comes out of it (RFC 8986 4.16.3), which cannot carry the SID's
+ * mark either. */
 static bool sid_usd(const struct sid *s)
 {
-	return (s->behavior == BHV_END_X || s->behavior == BHV_END_T) &&
-	       (s->flavors & FLV_USD);
+	const struct behavior_desc *d = behavior_desc(s->behavior);
+
+	return d && (d->setup & BHV_DEV4_USD) && (s->flavors & FLV_USD);
 }
 
 /* A SID whose IPv4 results enter the kernel through its veth pair. */
 static bool sid_has_dev4(const struct sid *s)
 {
-	return s->mark && (s->behavior == BHV_END_DX4 ||
-			   s->behavior == BHV_END_DT4 ||
-			   s->behavior == BHV_END_DT46 || sid_usd(s));
+	return s->mark && behavior_has_dev4(s->behavior, s->flavors);
 }
 
 /* With `reinject tun`, a SID whose IPv6 results are routed by its mark
@@ -375,9 +368,7 @@ static bool sid_has_dev4(const struct sid *s)
  * instead, where an iif rule does what the mark does. */
 static bool sid_has_dev6(const struct config *cfg, const struct sid *s)
 {
-	uint32_t mark, table;
-
-	return cfg->reinject_tun_always && sid_rule(s, &mark, &table);
+	return cfg->reinject_tun_always && s->mark && behavior_has_dev6(s->behavior);
 }
 
 /* A SID with a veth pair. */

@@ -37,16 +37,10 @@ void behavior_upper_layer(struct proc_ctx *ctx, const struct sid *sid,
 int behavior_inner_check(struct pkt *p, uint32_t off, uint8_t nh,
 			 enum drop_reason *reason);
 
-/* RFC 8986 4.1: End. */
+/* RFC 8986 4.1-4.3: End, End.X (L3 cross-connect to sid->nh6, through
+ * the mark) and End.T (lookup in sid->table, through the mark), which
+ * differ only in S15: how the SID's row (behavior_table.h) routes. */
 void behavior_end(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p);
-
-/* RFC 8986 4.2: End.X (L3 cross-connect to sid->nh6, through the mark). */
-void behavior_end_x(struct proc_ctx *ctx, const struct sid *sid,
-		    struct pkt *p);
-
-/* RFC 8986 4.3: End.T (lookup in sid->table, through the mark). */
-void behavior_end_t(struct proc_ctx *ctx, const struct sid *sid,
-		    struct pkt *p);
 
 /* A route check of SID `sid` failed with `why` (egress.h): ICMPv6
  * Destination Unreachable to p's source, code 3 (address unreachable) for
@@ -70,18 +64,8 @@ void behavior_unreachable(struct proc_ctx *ctx, const struct sid *sid,
  * (DROP_NO_TABLE) and route the inner destination (else DROP_NO_ROUTE is
  * counted as an error of the SID and the result goes on, marked, to the
  * daemon's `unreachable` rule, which makes the kernel answer as its own
- * End.DT6 does). */
-void behavior_end_dx6(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p);
-void behavior_end_dx4(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p);
-void behavior_end_dt6(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p);
-void behavior_end_dt4(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p);
-void behavior_end_dt46(struct proc_ctx *ctx, const struct sid *sid,
-		       struct pkt *p);
-void behavior_end_dx2(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p);
+ * End.DT6 does).  The row's decap says which upper-layer header. */
+void behavior_decap(struct proc_ctx *ctx, const struct sid *sid,
+		    struct pkt *p);
 
 #endif

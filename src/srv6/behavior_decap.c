@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "behavior.h"
+#include "behavior_table.h"
 #include "egress.h"
 #include "icmp.h"
 #include "srh.h"
@@ -33,20 +34,20 @@
 #define IPPROTO_ETHERNET_SR	143	/* RFC 8986 10.1 */
 #define DSTOPT_MAX	8	/* Destination Options headers we skip */
 
-/* The upper-layer header types a behavior decapsulates. */
-static bool decap_accepts(enum behavior b, uint8_t nh)
+/* The upper-layer header types a behavior decapsulates (its row's
+ * decap, behavior_table.h). */
+static bool decap_accepts(const struct behavior_desc *d, uint8_t nh)
 {
-	switch (b) {
-	case BHV_END_DX6:
-	case BHV_END_DT6:
+	switch (d->decap) {
+	case BHV_DECAP_IPV6:
 		return nh == IPPROTO_IPV6;
-	case BHV_END_DX4:
-	case BHV_END_DT4:
+	case BHV_DECAP_IPV4:
 		return nh == IPPROTO_IPIP;
-	case BHV_END_DT46:
+	case BHV_DECAP_IP:
 		return nh == IPPROTO_IPV6 || nh == IPPROTO_IPIP;
-	case BHV_END_DX2:
+	case BHV_DECAP_L2:
 		return nh == IPPROTO_ETHERNET_SR;
+	case BHV_DECAP_NONE:
 	default:
 		return false;
 	}
@@ -131,53 +132,57 @@ static bool decap_table_ok(struct proc_ctx *ctx, const struct sid *sid,
 	p->verdict = PKT_NEW_BYTES;
 	p->set_mark = true;
 	p->out_mark = sid->mark;
-	ctx->stats->drops[why]++;
-	st->errors++;
-	st->drops[why]++;
+	proc_count_drop(ctx, p, st, why, PKT_OUT_HANDOFF);
 	return false;
 }
 
-/* The route check of S03 (egress.h), before the packet changes: End.DX6
- * and End.DX4's next hop, End.DT*'s table.  Returns true to go on, false
- * once p has been dropped or answered. */
+/* The route check of S03 (egress.h), before the packet changes, as the
+ * row's no_route says: End.DX6 and End.DX4's next hop (an ICMPv6 error
+ * when unreachable), End.DT*'s table (a hand-off).  Returns true to go
+ * on, false once p has been dropped or answered. */
 static bool decap_route_ok(struct proc_ctx *ctx, const struct sid *sid,
-			   struct pkt *p, uint8_t nh, uint32_t off)
+			   const struct behavior_desc *d, struct pkt *p,
+			   uint8_t nh, uint32_t off)
 {
 	enum drop_reason why;
 
 	if (!ctx->mirror)
 		return true;
-	switch (sid->behavior) {
-	case BHV_END_DX6:
-	case BHV_END_DX4:
+	switch (d->no_route) {
+	case BHV_NOROUTE_ICMP:
 		why = egress_nexthop_check(ctx->mirror, sid, ctx->sid_rt);
 		if (why == EGRESS_OK)
 			return true;
 		behavior_unreachable(ctx, sid, p, why);
 		return false;
-	case BHV_END_DT6:
-	case BHV_END_DT4:
-	case BHV_END_DT46:
+	case BHV_NOROUTE_HANDOFF:
 		return decap_table_ok(ctx, sid, p, nh, off);
+	case BHV_NOROUTE_KERNEL:
+	case BHV_NOROUTE_NONE:
 	default:
 		return true;
 	}
 }
 
-/* The upper-layer part shared by every behavior: S01 the header is the
- * behavior's, S02 remove the outer IPv6 header with all its extension
- * headers, S03 forward the exposed packet (with the SID's mark: see the
- * top of the file); S05 anything else as 4.1.1. */
-static void decap_process(struct proc_ctx *ctx, const struct sid *sid,
-			  struct pkt *p)
+/* RFC 8986 4.4-4.9: End.DX6 (to sid->nh6 through the mark's table),
+ * End.DX4 (to sid->nh4 through the SID's device), End.DT6, End.DT4 and
+ * End.DT46 (lookup in sid->table), End.DX2 (the frame out of sid->oif),
+ * told apart by the SID's row.  The upper-layer part shared by every
+ * behavior: S01 the header is the behavior's, S02 remove the outer IPv6
+ * header with all its extension headers, S03 forward the exposed packet
+ * (with the SID's mark: see the top of the file); S05 anything else as
+ * 4.1.1. */
+void behavior_decap(struct proc_ctx *ctx, const struct sid *sid,
+		    struct pkt *p)
 {
+	const struct behavior_desc *d = behavior_desc(sid->behavior);
 	enum drop_reason reason;
 	uint32_t off;
 	uint8_t nh;
 
 	if (decap_srh(ctx, sid, p, &nh, &off) < 0)
 		return;
-	if (!decap_accepts(sid->behavior, nh)) {	/* S04-S05 */
+	if (!decap_accepts(d, nh)) {	/* S04-S05 */
 		behavior_upper_layer(ctx, sid, p, nh, off);
 		return;
 	}
@@ -185,53 +190,11 @@ static void decap_process(struct proc_ctx *ctx, const struct sid *sid,
 		proc_drop(ctx, p, behavior_stats(ctx, sid), reason);
 		return;
 	}
-	if (!decap_route_ok(ctx, sid, p, nh, off))	/* S03 */
+	if (!decap_route_ok(ctx, sid, d, p, nh, off))	/* S03 */
 		return;
 	pkt_pull(p, off);				/* S02 */
 	p->verdict = PKT_NEW_BYTES;			/* S03 */
 	p->set_mark = true;
 	p->out_mark = sid->mark;
 	proc_count_ok(behavior_stats(ctx, sid), p);
-}
-
-/* RFC 8986 4.4: End.DX6, to sid->nh6 through the mark's table. */
-void behavior_end_dx6(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p)
-{
-	decap_process(ctx, sid, p);
-}
-
-/* RFC 8986 4.5: End.DX4, to sid->nh4 through the SID's device. */
-void behavior_end_dx4(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p)
-{
-	decap_process(ctx, sid, p);
-}
-
-/* RFC 8986 4.6: End.DT6, lookup in sid->table. */
-void behavior_end_dt6(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p)
-{
-	decap_process(ctx, sid, p);
-}
-
-/* RFC 8986 4.7: End.DT4, lookup in sid->table. */
-void behavior_end_dt4(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p)
-{
-	decap_process(ctx, sid, p);
-}
-
-/* RFC 8986 4.8: End.DT46, lookup of either family in sid->table. */
-void behavior_end_dt46(struct proc_ctx *ctx, const struct sid *sid,
-		       struct pkt *p)
-{
-	decap_process(ctx, sid, p);
-}
-
-/* RFC 8986 4.9: End.DX2, the Ethernet frame out of sid->oif. */
-void behavior_end_dx2(struct proc_ctx *ctx, const struct sid *sid,
-		      struct pkt *p)
-{
-	decap_process(ctx, sid, p);
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "behavior.h"
+#include "behavior_table.h"
 #include "csid.h"
 #include "egress.h"
 #include "icmp.h"
@@ -37,7 +38,7 @@ static void end_forward(struct proc_ctx *ctx, const struct sid *sid,
 			struct pkt *p)
 {
 	p->verdict = PKT_NEW_BYTES;
-	if (sid->behavior == BHV_END_X || sid->behavior == BHV_END_T) {
+	if (behavior_routes_by_mark(behavior_desc(sid->behavior))) {
 		p->set_mark = true;
 		p->out_mark = sid->mark;
 	}
@@ -68,15 +69,17 @@ static bool end_route_ok(struct proc_ctx *ctx, const struct sid *sid,
 			 struct pkt *p, int family, const void *next)
 {
 	enum drop_reason why = EGRESS_OK;
+	enum behavior_route route;
 	struct egress e;
 
 	if (!ctx->mirror)
 		return true;
-	if (sid->behavior == BHV_END_X)
+	route = behavior_desc(sid->behavior)->route;
+	if (route == BHV_ROUTE_NEXTHOP)
 		why = egress_nexthop_check(ctx->mirror, sid, ctx->sid_rt);
-	else if (sid->behavior == BHV_END_T && next)
+	else if (route == BHV_ROUTE_TABLE && next)
 		why = egress_route(ctx->mirror, family, sid->table, next, 0, &e);
-	else if (sid->behavior == BHV_END_T &&
+	else if (route == BHV_ROUTE_TABLE &&
 		 !fib_table_get(rtmirror_fib(ctx->mirror), sid->table))
 		why = DROP_NO_TABLE;
 	if (why == EGRESS_OK)
@@ -268,9 +271,9 @@ static bool end_next_csid(struct proc_ctx *ctx, const struct sid *sid,
 	return true;
 }
 
-/* RFC 8986 4.1 (and 4.2, 4.3, which differ only in S15). */
-static void end_process(struct proc_ctx *ctx, const struct sid *sid,
-			struct pkt *p)
+/* RFC 8986 4.1 (and 4.2, 4.3, which differ only in S15: the SID's row
+ * says how its result is routed). */
+void behavior_end(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p)
 {
 	struct in6_addr next;
 	struct srh_error err;
@@ -304,21 +307,4 @@ static void end_process(struct proc_ctx *ctx, const struct sid *sid,
 	if ((sid->flavors & FLV_PSP) && srh->segments_left == 0)
 		srh_pop(p, &si);			/* PSP S14.1-S14.5 */
 	end_forward(ctx, sid, p);			/* S15-S16 */
-}
-
-void behavior_end(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p)
-{
-	end_process(ctx, sid, p);
-}
-
-void behavior_end_x(struct proc_ctx *ctx, const struct sid *sid,
-		    struct pkt *p)
-{
-	end_process(ctx, sid, p);
-}
-
-void behavior_end_t(struct proc_ctx *ctx, const struct sid *sid,
-		    struct pkt *p)
-{
-	end_process(ctx, sid, p);
 }

@@ -52,12 +52,18 @@ struct proc_ctx {
 	struct proc_srh srh;
 };
 
-/* Drop p for `reason`: PKT_DROP, counted per worker and, when st is not
- * NULL, in the SID's or policy's counters (as an error). */
-static inline void proc_drop(struct proc_ctx *ctx, struct pkt *p,
-			     struct sid_stats *st, enum drop_reason reason)
+/* p is done with for `reason` (outcome PKT_OUT_DROP, _ICMP or _HANDOFF):
+ * the reason is counted per worker and, when st is not NULL, in the SID's
+ * or policy's counters (as an error).  reinject_packet() counts it as
+ * dropped. */
+static inline void proc_count_drop(struct proc_ctx *ctx, struct pkt *p,
+				   struct sid_stats *st,
+				   enum drop_reason reason,
+				   enum pkt_outcome outcome)
 {
-	p->verdict = PKT_DROP;
+	p->outcome = outcome;
+	p->reason = reason;
+	p->st = st;
 	ctx->stats->drops[reason]++;
 	if (st) {
 		st->errors++;
@@ -65,12 +71,22 @@ static inline void proc_drop(struct proc_ctx *ctx, struct pkt *p,
 	}
 }
 
+/* Drop p for `reason`: PKT_DROP, counted (proc_count_drop()). */
+static inline void proc_drop(struct proc_ctx *ctx, struct pkt *p,
+			     struct sid_stats *st, enum drop_reason reason)
+{
+	p->verdict = PKT_DROP;
+	proc_count_drop(ctx, p, st, reason, PKT_OUT_DROP);
+}
+
 /* Count p as processed successfully by a SID or policy (RFC 8986 6), and
- * remember where (p->st), in case its reinjection fails. */
+ * remember where (p->st, outcome PKT_OUT_OK), in case its reinjection
+ * fails. */
 static inline void proc_count_ok(struct sid_stats *st, struct pkt *p)
 {
 	st->packets++;
 	st->bytes += p->orig_len;
+	p->outcome = PKT_OUT_OK;
 	p->st = st;
 }
 

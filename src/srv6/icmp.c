@@ -38,17 +38,22 @@ int icmp_ratelimit_take(struct proc_ctx *ctx)
 	return 1;
 }
 
+/* p is now the error about the packet dropped for `reason`. */
 static void count_error(struct proc_ctx *ctx, struct pkt *p,
 			struct sid_stats *st, enum drop_reason reason)
 {
 	p->verdict = PKT_NEW_BYTES;
 	p->set_mark = false;
 	ctx->stats->icmp_sent++;
-	ctx->stats->drops[reason]++;
-	if (st) {
-		st->errors++;
-		st->drops[reason]++;
-	}
+	proc_count_drop(ctx, p, st, reason, PKT_OUT_ICMP);
+}
+
+/* Over the rate: no error, the packet is a drop for its own reason. */
+static void drop_ratelimited(struct proc_ctx *ctx, struct pkt *p,
+			     struct sid_stats *st, enum drop_reason reason)
+{
+	ctx->stats->icmp_ratelimited++;
+	proc_drop(ctx, p, st, reason);
 }
 
 /* ---- ICMPv6 ------------------------------------------------------------ */
@@ -150,7 +155,7 @@ void icmp6_error_from(struct proc_ctx *ctx, struct pkt *p,
 		return;
 	}
 	if (!icmp_ratelimit_take(ctx)) {
-		proc_drop(ctx, p, st, DROP_ICMP_RATELIMIT);
+		drop_ratelimited(ctx, p, st, reason);
 		return;
 	}
 	/* RFC 4443 2.2: from an address of this node; without `from`, the
@@ -258,7 +263,7 @@ void icmp4_error(struct proc_ctx *ctx, struct pkt *p,
 		return;
 	}
 	if (!icmp_ratelimit_take(ctx)) {
-		proc_drop(ctx, p, st, DROP_ICMP_RATELIMIT);
+		drop_ratelimited(ctx, p, st, reason);
 		return;
 	}
 	pkt_trim(p, ICMP4_ERROR_MAX - IPV4_HDR_LEN - ICMP_HDR_LEN);

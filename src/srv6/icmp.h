@@ -29,25 +29,25 @@
 #define ICMP6_C_HDR_FIELD	0	/* Erroneous header field */
 #define ICMP6_C_SR_UPPER_LAYER	4	/* SR Upper-layer Header Error */
 
-/* ICMP (IPv4) types and codes. */
+/* ICMP (IPv4) types and codes used by srv6d (RFC 792, RFC 1191). */
 #define ICMP4_T_DST_UNREACH	3
 #define ICMP4_C_FRAG_NEEDED	4
-#define ICMP4_T_TIME_EXCEEDED	11
-#define ICMP4_T_PARAM_PROB	12
 
 /* Largest ICMPv6 / ICMP error (RFC 4443 2.4(c), RFC 1812 4.3.2.3). */
 #define ICMP6_ERROR_MAX		1280
 #define ICMP4_ERROR_MAX		576
 
 /* Turn the IPv6 packet p, addressed to this node (a SID), into an ICMPv6
- * error of `type`/`code` to its source, from its destination; `param` is the 32-bit field after the checksum (the Pointer of a
- * Parameter Problem, the MTU of a Packet Too Big, 0 otherwise).
- * On success p->verdict = PKT_NEW_BYTES, ctx->stats->icmp_sent is counted and
- * the packet counts as a drop for `reason` (and in st, when not NULL, as an
- * error).  Fails with a counted drop: `reason` when no error may be sent
- * (the invoking packet is an ICMPv6 error, or its source is unspecified or
- * multicast, or its destination multicast: RFC 4443 2.4(e)),
- * DROP_ICMP_RATELIMIT over the rate, DROP_NO_HEADROOM. */
+ * error of `type`/`code` to its source, from its destination; `param` is
+ * the 32-bit field after the checksum (the Pointer of a Parameter
+ * Problem, the MTU of a Packet Too Big, 0 otherwise).  On success
+ * p->verdict = PKT_NEW_BYTES, outcome PKT_OUT_ICMP, ctx->stats->icmp_sent
+ * is counted and the packet counts as a drop for `reason` (and in st,
+ * when not NULL, as an error).  Otherwise a counted drop: `reason` when
+ * no error may be sent (the invoking packet is an ICMPv6 error, or its
+ * source is unspecified or multicast, or its destination multicast: RFC
+ * 4443 2.4(e)) and over the rate (counted apart too, icmp_ratelimited),
+ * DROP_NO_HEADROOM. */
 void icmp6_error(struct proc_ctx *ctx, struct pkt *p, uint8_t type,
 		 uint8_t code, uint32_t param, struct sid_stats *st,
 		 enum drop_reason reason);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "behavior.h"
-#include "behavior_b6.h"
+#include "behavior_table.h"
 #include "headend.h"
 #include "hmac.h"
 #include "ip.h"
@@ -60,53 +60,22 @@ static int ipv4_sane(struct proc_ctx *ctx, struct pkt *p)
 	return 0;
 }
 
-/* Run the behavior of local SID `sid` on p. */
+/* Run the behavior of local SID `sid` on p, as its row says
+ * (behavior_table.h). */
 static void sid_dispatch(struct proc_ctx *ctx, const struct sid *sid,
 			 struct pkt *p)
 {
+	const struct behavior_desc *d = behavior_desc(sid->behavior);
+
+	p->outcome = PKT_OUT_NONE;	/* this SID's, not the one before */
+	p->st = NULL;
+	if (!d) {
+		proc_drop(ctx, p, &ctx->sid_stats[sid->index], DROP_FAMILY);
+		return;
+	}
 	if (hmac_check(ctx, p, sid) < 0)	/* RFC 8754 2.1.2.1 */
 		return;
-	switch (sid->behavior) {
-	case BHV_END:
-		behavior_end(ctx, sid, p);
-		break;
-	case BHV_END_X:
-		behavior_end_x(ctx, sid, p);
-		break;
-	case BHV_END_T:
-		behavior_end_t(ctx, sid, p);
-		break;
-	case BHV_END_DX6:
-		behavior_end_dx6(ctx, sid, p);
-		break;
-	case BHV_END_DX4:
-		behavior_end_dx4(ctx, sid, p);
-		break;
-	case BHV_END_DT6:
-		behavior_end_dt6(ctx, sid, p);
-		break;
-	case BHV_END_DT4:
-		behavior_end_dt4(ctx, sid, p);
-		break;
-	case BHV_END_DT46:
-		behavior_end_dt46(ctx, sid, p);
-		break;
-	case BHV_END_DX2:
-		behavior_end_dx2(ctx, sid, p);
-		break;
-	case BHV_END_B6:
-		behavior_end_b6(ctx, sid, p);
-		break;
-	case BHV_END_B6_ENCAPS:
-		behavior_end_b6_encaps(ctx, sid, p);
-		break;
-	case BHV_END_B6_ENCAPS_RED:
-		behavior_end_b6_encaps_red(ctx, sid, p);
-		break;
-	default:
-		proc_drop(ctx, p, &ctx->sid_stats[sid->index], DROP_FAMILY);
-		break;
-	}
+	d->fn(ctx, sid, p);
 }
 
 static void *table_lookup(const struct lpm *t, const struct in6_addr *key)
@@ -190,6 +159,8 @@ void srv6_process(struct proc_ctx *ctx, struct pkt *p)
 	p->set_mark = false;
 	p->out_mark = 0;
 	p->srh_parsed = false;
+	p->outcome = PKT_OUT_NONE;
+	p->st = NULL;
 	switch (p->hw_proto) {
 	case ETH_P_IPV6:
 		process_ipv6(ctx, p);

@@ -18,7 +18,7 @@
  * slot ends right after the packet so that AddressSanitizer sees any read
  * past it.  Invariants checked after each run: the packet still lies
  * inside its slot, the verdict is one of the three, a mark is only set on
- * a forwarded packet, the counters moved by at least one outcome (and at
+ * a forwarded packet, the outcome agrees with the verdict, the counters moved by at least one outcome (and at
  * most one per local SID it ran through), and reinject_decide() gives a
  * valid action (and drop reason) for the result.
  *
@@ -362,6 +362,16 @@ static void run_one(const uint8_t *data, size_t size, uint8_t how)
 	    p.verdict != PKT_DROP)
 		abort();
 	if (p.set_mark && p.verdict != PKT_NEW_BYTES)
+		abort();
+	/* The outcome goes with the verdict (pkt.h): a drop is PKT_DROP,
+	 * an ICMP error or a hand-off a new packet, with a valid reason. */
+	if ((p.verdict == PKT_DROP) != (p.outcome == PKT_OUT_DROP))
+		abort();
+	if ((p.outcome == PKT_OUT_ICMP || p.outcome == PKT_OUT_HANDOFF) &&
+	    p.verdict != PKT_NEW_BYTES)
+		abort();
+	if (p.outcome != PKT_OUT_NONE && p.outcome != PKT_OUT_OK &&
+	    (unsigned)p.reason >= DROP__COUNT)
 		abort();
 	/* One outcome per packet, plus one per further local SID it ran
 	 * through (process.c's sid_chain, bounded). */

@@ -67,13 +67,16 @@ summary=$out/fuzz_summary.txt
 # Library sources each target links, relative to top_srcdir: SRC_<name>
 # for tests/fuzz/fuzz_<name>.c (read through eval below).
 # shellcheck disable=SC2034
-SRC_config="src/config/lpm.c src/config/config.c"
 # The packet path: every library source below the daemon (the daemon's
 # rules, its control socket and the worker threads are not fuzzed here).
+# The config links it too: its checks read the behavior table
+# (src/config/behavior_table.c), whose rows name the behaviors' functions.
 # shellcheck disable=SC2034
 SRC_packet=$(cd "$top_srcdir" && ls src/common/*.c src/config/*.c \
 	src/srv6/*.c src/route/*.c src/io/*.c |
 	grep -v -e '^src/route/rtrules\.c$' -e '^src/io/worker\.c$' | tr '\n' ' ')
+# shellcheck disable=SC2034
+SRC_config=$SRC_packet
 
 libs=$(pkg-config --libs libmnl liburcu-qsbr libnetfilter_queue)
 CFLAGS_FUZZ="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"

@@ -1,0 +1,193 @@
+/* behavior_table.c - the SID behaviors, one row each (behavior_table.h). */
+#include <string.h>
+
+#include "behavior_table.h"
+
+/* Flavors of End, End.X (RFC 8986 4.16, RFC 9800) and of End.T (no
+ * NEXT-C-SID: RFC 9800 defines it for End and End.X only). */
+#define FLV_ALL		(FLV_PSP | FLV_USP | FLV_USD | FLV_NEXT_CSID)
+#define FLV_NO_CSID	(FLV_PSP | FLV_USP | FLV_USD)
+#define ATTR_FLAVORS	(SA_BIT(SA_FLAVORS) | SA_BIT(SA_LBLEN) | \
+			 SA_BIT(SA_NFLEN))
+#define ATTR_TABLES	(SA_BIT(SA_TABLE) | SA_BIT(SA_VRFTABLE))
+#define DT_TABLE_WHY	"the table to look the inner packet up in"
+#define DX_NH_WHY	"the next hop of the decapsulated packets"
+
+static const struct behavior_desc behavior_table[BHV__COUNT] = {
+	[BHV_END] = {			/* RFC 8986 4.1 */
+		.name = "End",
+		.fn = behavior_end,
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.unmarked = true,
+		.no_route = BHV_NOROUTE_KERNEL,
+		.attrs = ATTR_FLAVORS,
+		.flavors = FLV_ALL,
+	},
+	[BHV_END_X] = {			/* 4.2 */
+		.name = "End.X",
+		.fn = behavior_end,
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_NEXTHOP,
+		.setup = BHV_DEV4_USD | BHV_DEV6_TUN | BHV_RULE6,
+		.no_route = BHV_NOROUTE_ICMP,
+		.attrs = ATTR_FLAVORS | SA_BIT(SA_NH6) | SA_BIT(SA_OIF),
+		.needs = SA_BIT(SA_NH6),
+		.needs_why = "the adjacency's next hop",
+		.flavors = FLV_ALL,
+	},
+	[BHV_END_T] = {			/* 4.3 */
+		.name = "End.T",
+		.fn = behavior_end,
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_TABLE,
+		.setup = BHV_DEV4_USD | BHV_DEV6_TUN | BHV_RULE6,
+		.no_route = BHV_NOROUTE_ICMP,
+		.attrs = ATTR_FLAVORS | SA_BIT(SA_TABLE),
+		.needs = SA_BIT(SA_TABLE),
+		.needs_why = "the table to look up",
+		.flavors = FLV_NO_CSID,
+	},
+	[BHV_END_DX6] = {		/* 4.4 */
+		.name = "End.DX6",
+		.fn = behavior_decap,
+		.decap = BHV_DECAP_IPV6,
+		.route = BHV_ROUTE_NEXTHOP,
+		.setup = BHV_DEV6_TUN | BHV_RULE6,
+		.no_route = BHV_NOROUTE_ICMP,
+		.attrs = SA_BIT(SA_NH6) | SA_BIT(SA_OIF),
+		.needs = SA_BIT(SA_NH6),
+		.needs_why = DX_NH_WHY,
+	},
+	[BHV_END_DX4] = {		/* 4.5 */
+		.name = "End.DX4",
+		.fn = behavior_decap,
+		.decap = BHV_DECAP_IPV4,
+		.route = BHV_ROUTE_NEXTHOP,
+		.setup = BHV_DEV4,
+		.no_route = BHV_NOROUTE_ICMP,
+		.attrs = SA_BIT(SA_NH4) | SA_BIT(SA_OIF),
+		.needs = SA_BIT(SA_NH4),
+		.needs_why = DX_NH_WHY,
+	},
+	[BHV_END_DT6] = {		/* 4.6 */
+		.name = "End.DT6",
+		.fn = behavior_decap,
+		.decap = BHV_DECAP_IPV6,
+		.route = BHV_ROUTE_TABLE,
+		.setup = BHV_DEV6_TUN | BHV_RULE6 | BHV_RULE_UNREACHABLE,
+		.no_route = BHV_NOROUTE_HANDOFF,
+		.attrs = ATTR_TABLES,
+		.needs = ATTR_TABLES,
+		.needs_why = DT_TABLE_WHY,
+	},
+	[BHV_END_DT4] = {		/* 4.7 */
+		.name = "End.DT4",
+		.fn = behavior_decap,
+		.decap = BHV_DECAP_IPV4,
+		.route = BHV_ROUTE_TABLE,
+		.setup = BHV_DEV4 | BHV_RULE_UNREACHABLE,
+		.no_route = BHV_NOROUTE_HANDOFF,
+		.attrs = ATTR_TABLES,
+		.needs = ATTR_TABLES,
+		.needs_why = DT_TABLE_WHY,
+	},
+	[BHV_END_DT46] = {		/* 4.8 */
+		.name = "End.DT46",
+		.fn = behavior_decap,
+		.decap = BHV_DECAP_IP,
+		.route = BHV_ROUTE_TABLE,
+		.setup = BHV_DEV4 | BHV_DEV6_TUN | BHV_RULE6 |
+			 BHV_RULE_UNREACHABLE,
+		.no_route = BHV_NOROUTE_HANDOFF,
+		.attrs = ATTR_TABLES,
+		.needs = ATTR_TABLES,
+		.needs_why = DT_TABLE_WHY,
+	},
+	[BHV_END_DX2] = {		/* 4.9 */
+		.name = "End.DX2",
+		.fn = behavior_decap,
+		.decap = BHV_DECAP_L2,
+		.route = BHV_ROUTE_L2,
+		.no_route = BHV_NOROUTE_NONE,
+		.attrs = SA_BIT(SA_OIF),
+		.needs = SA_BIT(SA_OIF),
+		.needs_why = "the interface the inner frames leave by",
+	},
+	[BHV_END_B6] = {		/* Linux End.B6 (insertion) */
+		.name = "End.B6",
+		.fn = behavior_end_b6,
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.no_route = BHV_NOROUTE_KERNEL,
+		.binding = true,
+		.bsid_mode = ENCAP_MODE_INLINE,
+	},
+	[BHV_END_B6_ENCAPS] = {		/* 4.13 */
+		.name = "End.B6.Encaps",
+		.fn = behavior_end_b6_encaps,
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.no_route = BHV_NOROUTE_KERNEL,
+		.binding = true,
+		.bsid_mode = ENCAP_MODE_ENCAP,
+	},
+	[BHV_END_B6_ENCAPS_RED] = {	/* 4.14 */
+		.name = "End.B6.Encaps.Red",
+		.fn = behavior_end_b6_encaps_red,
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.no_route = BHV_NOROUTE_KERNEL,
+		.binding = true,
+		.bsid_mode = ENCAP_MODE_ENCAP_RED,
+	},
+};
+
+const struct behavior_desc *behavior_desc(enum behavior b)
+{
+	if ((unsigned)b >= BHV__COUNT || !behavior_table[b].name)
+		return NULL;
+	return &behavior_table[b];
+}
+
+const struct behavior_desc *behavior_desc_by_name(const char *name,
+						  enum behavior *b)
+{
+	for (unsigned i = 0; i < BHV__COUNT; i++) {
+		if (behavior_table[i].name &&
+		    !strcmp(name, behavior_table[i].name)) {
+			*b = (enum behavior)i;
+			return &behavior_table[i];
+		}
+	}
+	return NULL;
+}
+
+bool behavior_is_decap(enum behavior b)
+{
+	const struct behavior_desc *d = behavior_desc(b);
+
+	return d && d->decap != BHV_DECAP_NONE;
+}
+
+bool behavior_is_binding(enum behavior b)
+{
+	const struct behavior_desc *d = behavior_desc(b);
+
+	return d && d->binding;
+}
+
+bool behavior_has_dev4(enum behavior b, unsigned flavors)
+{
+	const struct behavior_desc *d = behavior_desc(b);
+
+	return d && ((d->setup & BHV_DEV4) ||
+		     ((d->setup & BHV_DEV4_USD) && (flavors & FLV_USD)));
+}
+
+bool behavior_has_dev6(enum behavior b)
+{
+	const struct behavior_desc *d = behavior_desc(b);
+
+	return d && (d->setup & BHV_DEV6_TUN);
+}
