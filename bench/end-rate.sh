@@ -27,7 +27,9 @@ usage() {
 	cat <<-EOF
 	usage: $0 [options]
 	  --srv6d PATH      srv6d binary (default \$SRV6D, else $BENCH_DIR/../src/srv6d)
-	  --configs LIST    comma-separated, from: forward,kernel,srv6d,srv6d-2q,naive
+	  --configs LIST    comma-separated, from: forward,kernel,srv6d,srv6d-2q,naive,floor
+	                    (floor: recvmmsg batches and one batch NF_ACCEPT each,
+	                    nothing else: what NFQUEUE itself costs here)
 	                    (default: all; srv6d ones are skipped without a binary)
 	  --repeat N        repeat every measurement N times, report the median (3)
 	  --duration S      seconds per probe (5)
@@ -50,7 +52,7 @@ usage() {
 
 # ---- options ----------------------------------------------------------------
 SRV6D_BIN=${SRV6D:-$BENCH_DIR/../src/srv6d}
-CONFIGS=forward,kernel,srv6d,srv6d-2q,naive
+CONFIGS=forward,kernel,srv6d,srv6d-2q,naive,floor
 REPEAT=3
 DURATION=5
 STEPS=6
@@ -131,6 +133,13 @@ gcc -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -o "$NAIVE_BIN" "$BENC
 	$(pkg-config --cflags --libs libnetfilter_queue) ||
 	die "cannot build naive-nfq.c (libnetfilter-queue-dev missing?)"
 
+# ---- build the floor loop --------------------------------------------------------
+FLOOR_BIN=$OUT/floor-nfq
+# shellcheck disable=SC2046 # pkg-config's flags are words
+gcc -std=gnu11 -O2 -g -Wall -Wextra -o "$FLOOR_BIN" "$BENCH_DIR/floor-nfq.c" \
+	$(pkg-config --cflags --libs libmnl) ||
+	die "cannot build floor-nfq.c (libmnl-dev missing?)"
+
 # ---- which configurations --------------------------------------------------------
 have_srv6d=0
 if [ -x "$SRV6D_BIN" ]; then
@@ -140,7 +149,7 @@ fi
 RUN_CONFIGS=
 for c in ${CONFIGS//,/ }; do
 	case $c in
-	forward|kernel|naive) ;;
+	forward|kernel|naive|floor) ;;
 	srv6d|srv6d-2q)
 		if [ $have_srv6d = 0 ]; then
 			log "end-rate: no srv6d binary at $SRV6D_BIN: skipping $c"
@@ -183,6 +192,17 @@ gateway_up() {
 		ip netns exec "$NS_GW" nice -n "$NICE" taskset -c "$GW_CPU" \
 			"$NAIVE_BIN" -q 0 \
 			-r $((8 << 20)) -m 8192 2>>"$OUT/naive.log" &
+		GW_PID=$!
+		wait_queue_bound 0 || return 1 ;;
+	floor)
+		# Plain forwarded frames (they need no rewrite to arrive),
+		# queued and accepted in batches.
+		TRAFGEN_CFG=$CFG_FWD
+		in_gw ip6tables -t raw -A PREROUTING -d "$BENCH_FINAL" \
+			-j NFQUEUE --queue-num 0 || return 1
+		ip netns exec "$NS_GW" nice -n "$NICE" taskset -c "$GW_CPU" \
+			"$FLOOR_BIN" -q 0 \
+			-r $((8 << 20)) -m 8192 2>>"$OUT/floor.log" &
 		GW_PID=$!
 		wait_queue_bound 0 || return 1 ;;
 	esac
@@ -438,7 +458,7 @@ fi
 # ---- phase 3: profile srv6d and naive at their max rate ----------------------------------
 for cfg in $RUN_CONFIGS; do
 	[ "$PROFILE" != 0 ] || break
-	case $cfg in srv6d|naive|kernel) ;; *) continue ;; esac
+	case $cfg in srv6d|naive|kernel|floor) ;; *) continue ;; esac
 	rate=$(med "${MAXR[$cfg]:-0}")
 	rate=${rate%.*}
 	[ "$rate" -gt 0 ] 2>/dev/null || continue
@@ -501,4 +521,7 @@ pair() {	# pair A B: "A/B: rate R, CPU/pkt C" when both ran
 pair srv6d kernel
 pair srv6d naive
 pair naive kernel
+pair srv6d floor
+pair floor naive
+pair floor kernel
 echo "probes: $PROBES"

@@ -26,6 +26,13 @@ if [ -z "${top_builddir:-}" ]; then
 fi
 SRV6D=${SRV6D:-$top_builddir/src/srv6d}
 SRV6CTL=${SRV6CTL:-$top_builddir/src/srv6ctl}
+# SRV6D_KERNEL=7.2: every verdict srv6d sends is judged by Linux 7.2's
+# payload rule and a refused one dropped, as a current kernel does
+# (tests/kernel72/nfq72.c); this machine's 6.18 accepts any payload.
+if [ "${SRV6D_KERNEL:-}" = 7.2 ]; then
+	SRV6D=$top_builddir/tests/kernel72/srv6d-k72
+	export NFQ72_STATS=${NFQ72_STATS:-/tmp/nfq72-$$.stats}
+fi
 PYTHON=${PYTHON:-/usr/bin/python3}
 PKTPY="$top_srcdir/tests/ns/pkt.py"
 PFX="${T}$$"
