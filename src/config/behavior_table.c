@@ -177,6 +177,20 @@ bool behavior_is_binding(enum behavior b)
 	return d && d->binding;
 }
 
+enum behavior_route behavior_route_of(enum behavior b)
+{
+	const struct behavior_desc *d = behavior_desc(b);
+
+	return d ? d->route : BHV_ROUTE_MAIN;
+}
+
+bool behavior_nexthop_is_v4(enum behavior b)
+{
+	const struct behavior_desc *d = behavior_desc(b);
+
+	return d && d->route == BHV_ROUTE_NEXTHOP && d->decap == BHV_DECAP_IPV4;
+}
+
 bool behavior_has_dev4(enum behavior b, unsigned flavors)
 {
 	const struct behavior_desc *d = behavior_desc(b);

@@ -153,6 +153,13 @@ bool behavior_has_dev4(enum behavior b, unsigned flavors);
  * kernel through its veth pair (BHV_DEV6_TUN). */
 bool behavior_has_dev6(enum behavior b);
 
+/* How results of behavior b are routed (BHV_ROUTE_MAIN out of range). */
+enum behavior_route behavior_route_of(enum behavior b);
+
+/* Behavior b leaves by a next hop (BHV_ROUTE_NEXTHOP) that is IPv4 (nh4:
+ * its results are IPv4, End.DX4); false for IPv6 next hops (nh6). */
+bool behavior_nexthop_is_v4(enum behavior b);
+
 /* The SID's results are routed by its mark (an ip rule). */
 static inline bool behavior_routes_by_mark(const struct behavior_desc *d)
 {

@@ -71,7 +71,7 @@ enum drop_reason egress_nexthop_check(const struct rtmirror *m,
 	if (sid->oif[0])
 		return oif_index && rtmirror_link_usable(m, oif_index)
 			       ? EGRESS_OK : DROP_NEXTHOP_UNREACHABLE;
-	if (sid->behavior == BHV_END_DX4)
+	if (behavior_nexthop_is_v4(sid->behavior))
 		return egress_route(m, AF_INET, FIB_TABLE_UNSPEC, &sid->nh4, 0,
 				    &e);
 	return egress_route(m, AF_INET6, FIB_TABLE_UNSPEC, &sid->nh6, 0, &e);

@@ -463,20 +463,17 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 			w->rules4[w->nrules4++] = r4;
 		}
 	}
-	switch (s->behavior) {
-	case BHV_END_X:
-	case BHV_END_DX6:
+	switch (behavior_route_of(s->behavior)) {
+	case BHV_ROUTE_NEXTHOP:	/* its own table with a route via nh */
+		if (behavior_nexthop_is_v4(s->behavior)) {
+			w->route_tables4[w->nroute_tables4++] = s->route_table;
+			break;
+		}
 		w->route_tables[w->nroute_tables++] = s->route_table;
 		if (sid_usd(s))
 			w->route_tables4[w->nroute_tables4++] = s->route_table;
 		break;
-	case BHV_END_DX4:
-		w->route_tables4[w->nroute_tables4++] = s->route_table;
-		break;
-	case BHV_END_T:
-	case BHV_END_DT6:
-	case BHV_END_DT4:
-	case BHV_END_DT46:
+	case BHV_ROUTE_TABLE:	/* the operator's table: never pruned */
 		w->keep_tables[w->nkeep_tables++] = s->table;
 		break;
 	default:
@@ -611,7 +608,7 @@ static int sid_route_add(struct rtnl *nl, const struct sid *s, char *err,
 			 size_t errlen)
 {
 	uint32_t msg[RTRULES_MSG_SIZE / 4];	/* aligned for nlmsghdr */
-	bool v4 = s->behavior == BHV_END_DX4;
+	bool v4 = behavior_nexthop_is_v4(s->behavior);
 	char name[80], gw[INET6_ADDRSTRLEN];
 	struct nlmsghdr *nlh;
 	char dev[IF_NAMESIZE + 8] = "", why[256];
@@ -974,7 +971,8 @@ static int sids_need_pkt_sock(const struct config *cfg, char *err,
 	for (unsigned i = 0; i < cfg->nsids; i++) {
 		const struct sid *s = &cfg->sids[i];
 
-		if (s->behavior != BHV_END_DX2 && !sid_has_dev(cfg, s))
+		if (behavior_route_of(s->behavior) != BHV_ROUTE_L2 &&
+		    !sid_has_dev(cfg, s))
 			continue;
 		fd = pkt_sock_open();
 		if (fd >= 0) {
@@ -1025,7 +1023,7 @@ static int sid_devices(struct rtnl *nl, const struct config *cfg,
 			return -1;
 		}
 	}
-	if (s->behavior == BHV_END_DX2) {
+	if (behavior_route_of(s->behavior) == BHV_ROUTE_L2) {
 		r->ifindex = if_nametoindex(s->oif);
 		if (!r->ifindex) {
 			set_err(err, errlen, "%s: oif %s: no such interface",
@@ -1183,9 +1181,7 @@ static int prune(struct rtnl *nl, const struct config *cfg,
 
 static bool sid_has_route(const struct sid *s)
 {
-	return s->mark && (s->behavior == BHV_END_X ||
-			   s->behavior == BHV_END_DX6 ||
-			   s->behavior == BHV_END_DX4);
+	return s->mark && behavior_route_of(s->behavior) == BHV_ROUTE_NEXTHOP;
 }
 
 /* An rtnetlink socket for one install or prune (never per packet). */
