@@ -68,13 +68,14 @@ summary=$out/fuzz_summary.txt
 # for tests/fuzz/fuzz_<name>.c (read through eval below).
 # shellcheck disable=SC2034
 # The packet path: every library source below the daemon (the daemon's
-# rules, its control socket and the worker threads are not fuzzed here).
+# rules, the control protocol and the worker threads are not fuzzed here).
 # The config links it too: its checks read the behavior table
 # (src/config/behavior_table.c), whose rows name the behaviors' functions.
 # shellcheck disable=SC2034
 SRC_packet=$(cd "$top_srcdir" && ls src/common/*.c src/config/*.c \
 	src/srv6/*.c src/route/*.c src/io/*.c |
-	grep -v -e '^src/route/rtrules\.c$' -e '^src/io/worker\.c$' | tr '\n' ' ')
+	grep -v -e '^src/route/rtrules\.c$' -e '^src/io/worker\.c$' \
+		-e '^src/common/ctl_proto\.c$' | tr '\n' ' ')
 # shellcheck disable=SC2034
 SRC_config=$SRC_packet
 
