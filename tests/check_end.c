@@ -861,6 +861,35 @@ START_TEST(process_local_sid_chain)
 }
 END_TEST
 
+/* The Parameter Problem srv6d builds for a packet from 2001:db8::1 (UL_IN:
+ * SL 0, UDP) is this node's own packet to the sender: it is not handed to
+ * a local SID whose prefix holds the sender's address (before: that SID
+ * dropped it too, two reasons for one packet and the error lost). */
+START_TEST(process_icmp_error_not_chained)
+{
+	static struct sid sender_sid;
+	unsigned sum = 0;
+	struct pkt *p;
+
+	sender_sid = mksid(BHV_END, 0, 2);
+	inet_pton(AF_INET6, "2001:db8::", &sender_sid.prefix);
+	sender_sid.plen = 64;
+	ck_assert_int_eq(lpm_insert(cfg.sid_table, &sender_sid.prefix, 64,
+				    &sender_sid), 0);
+	cfg.nsids = 3;
+	p = process_hex(UL_IN, 0, ETH_P_IPV6);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_int_eq(p->outcome, PKT_OUT_ICMP);
+	ck_assert_uint_eq(p->data[40], 4);	/* ICMPv6 Parameter Problem */
+	ck_assert_uint_eq(ws.drops[DROP_UPPER_LAYER], 1);
+	for (unsigned r = 0; r < DROP__COUNT; r++)
+		sum += (unsigned)ws.drops[r];
+	ck_assert_uint_eq(sum, 1);
+	ck_assert_uint_eq(sst[2].packets, 0);
+	ck_assert_uint_eq(sst[2].errors, 0);
+}
+END_TEST
+
 /* A segment list that keeps coming back to this node is cut after
  * PROC_SID_CHAIN_MAX local SIDs and dropped with a counted reason. */
 START_TEST(process_local_sid_chain_bounded)
@@ -998,6 +1027,7 @@ static Suite *end_suite(void)
 	tcase_add_test(tp, process_unmatched);
 	tcase_add_test(tp, process_local_sid_chain);
 	tcase_add_test(tp, process_local_sid_chain_bounded);
+	tcase_add_test(tp, process_icmp_error_not_chained);
 	tcase_add_test(tp, test_srh_parse_once);
 	suite_add_tcase(s, tp);
 	return s;

@@ -32,7 +32,7 @@ enum drop_reason {
 	DROP_HMAC_MISSING,	/* hmac-require: SRH without HMAC TLV */
 	DROP_HMAC_UNKNOWN,	/* HMAC Key ID not configured here */
 	DROP_HMAC_WRONG,	/* HMAC (or its DA check) does not verify */
-	DROP_SID_CHAIN,		/* more than PROC_SID_CHAIN_MAX local SIDs in a row */
+	DROP_SID_CHAIN,		/* more than 1 + PROC_SID_CHAIN_MAX local SIDs in a row */
 	DROP_NO_ROUTE,		/* no route to the next hop or destination */
 	DROP_NEXTHOP_UNREACHABLE,	/* next hop's link down or next hop dead */
 	DROP_NO_TABLE,		/* End.T/End.DT*: the table does not exist */

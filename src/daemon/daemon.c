@@ -911,8 +911,9 @@ int daemon_run(const struct daemon_opts *opts)
 		log_msg(LOG_ERR, "signalfd: %s", strerror(errno));
 		return DAEMON_EXIT_ERROR;
 	}
-	/* A QSBR reader of the route mirror for srv6ctl route, offline
-	 * whenever it is not building such a reply. */
+	/* A QSBR reader of the route mirror for the read-only control
+	 * requests (daemon_query()), offline whenever it is not building
+	 * one's reply. */
 	rcu_register_thread();
 	rcu_thread_offline();
 	if (daemon_start(&d) < 0) {

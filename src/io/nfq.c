@@ -1,5 +1,6 @@
 /* nfq.c - NFQUEUE socket I/O with libmnl: bind, recvmmsg() batches into
- * headroom slots, message parsing, batched verdicts in one sendmsg().
+ * headroom slots, message parsing, batched verdicts in one sendmsg() (split
+ * at the socket's send limit).
  *
  * Every queued packet gets exactly one verdict.  Each error path below says
  * what happens to the packet: the queue is bound without fail-open, so a

@@ -1,5 +1,6 @@
 /* nfq.h - NFQUEUE socket I/O: bind a queue, receive batches of packets into
- * headroom slots, send the verdicts of a batch in one sendmsg().
+ * headroom slots, send the verdicts of a batch in one sendmsg() (split where
+ * it exceeds the socket's send limit).
  *
  * One struct nfq per queue, used by one worker thread.  Everything the
  * packet path needs (slots, iovecs, verdict headers) is allocated by

@@ -3,8 +3,11 @@
  * The worker receives each NFQUEUE message into a slot of its buffer pool.
  * The packet bytes (the L3 header onwards) start at `data`; everything
  * between `head` and `data` is free headroom that a behavior may claim with
- * pkt_push() to prepend headers in place: no malloc, no copy, no memmove of
- * the packet.  `end` is the end of the slot (tailroom for trailers).
+ * pkt_push() to prepend headers in place: no malloc and no copy of the
+ * packet.  Only headers move, and only where a behavior removes or inserts
+ * one inside the packet (srh_pop() for PSP/USP, headend_insert() for
+ * H.Insert: docs/design.md "Where bytes are moved or copied").  `end` is the end of the
+ * slot (tailroom for trailers).
  */
 #ifndef SRV6D_PKT_H
 #define SRV6D_PKT_H

@@ -116,7 +116,7 @@ int rtrules_install_add(const struct config *cfg, const struct config *keep,
 int rtrules_prune(const struct config *cfg, const struct rtrules_scope *prev,
 		  char *err, size_t errlen);
 
-/* Delete every rule and route in scope s.  Returns 0, or -1 with a message
+/* Delete every rule, route and veth pair in scope s.  Returns 0, or -1 with a message
  * in err (it still tries every entry). */
 int rtrules_remove(const struct rtrules_scope *s, char *err, size_t errlen);
 

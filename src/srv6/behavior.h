@@ -1,7 +1,7 @@
 /* behavior.h - the SRv6 endpoint behaviors of a local SID: End, End.X,
  * End.T (RFC 8986 4.1-4.3) with the PSP, USP and USD flavors (4.16) and
  * NEXT-C-SID (RFC 9800 4.1); the decapsulating End.DX6, End.DX4, End.DT6,
- * End.DT4, End.DT46 and End.DX2 (4.4-4.9, src/behavior_decap.c).
+ * End.DT4, End.DT46 and End.DX2 (4.4-4.9, src/srv6/behavior_decap.c).
  *
  * Each leaves p->verdict set: PKT_NEW_BYTES with the rewritten packet (and,
  * for End.X / End.T, p->set_mark with the SID's mark, which the daemon's

@@ -94,10 +94,15 @@ static void sid_chain(struct proc_ctx *ctx, struct pkt *p)
 	struct in6_addr dst;
 
 	for (unsigned n = 0;; n++) {
-		if (p->verdict != PKT_NEW_BYTES || p->set_mark ||
-		    pkt_ip_version(p) != 6 || p->len < IPV6_HDR_LEN)
+		/* Only a behavior's own result goes on: an ICMP error or
+		 * echo reply srv6d built (PKT_OUT_ICMP) is this node's packet
+		 * to the sender, even where the sender's address falls in a
+		 * local SID's prefix. */
+		if (p->verdict != PKT_NEW_BYTES || p->outcome != PKT_OUT_OK ||
+		    p->set_mark || pkt_ip_version(p) != 6 ||
+		    p->len < IPV6_HDR_LEN)
 			return;
-		memcpy(&dst, p->data + 24, sizeof(dst));
+		memcpy(&dst, p->data + IP6_DST_OFF, sizeof(dst));
 		sid = table_lookup(ctx->cfg->sid_table, &dst);
 		if (!sid)
 			return;

@@ -13,8 +13,10 @@
 #include "ctx.h"
 #include "pkt.h"
 
-/* Local SIDs one packet may run through in a row before it is dropped
- * (DROP_SID_CHAIN): a bound against a segment list that loops. */
+/* Local SIDs a result may be handed on to after the first one that the
+ * packet was addressed to (so PROC_SID_CHAIN_MAX + 1 run in all) before
+ * it is dropped (DROP_SID_CHAIN): a bound against a segment list that
+ * loops. */
 #define PROC_SID_CHAIN_MAX	32
 
 /* Process one packet (see above). */
