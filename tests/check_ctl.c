@@ -115,7 +115,7 @@ static const char status_conf[] =
 	"sid fc00:100::5/128 action End.X nh6 fc00:3::2 flavors usp,usd\n"
 	"sid fc00:100:a::/48 action End flavors next-csid\n"
 	"route fc00:9::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n"
-	"route 10.9.0.0/16 encap seg6 mode encap.red segs fc00:9::c3\n";
+	"route 10.9.0.0/16 table 101 encap seg6 mode encap.red segs fc00:9::c3\n";
 
 static char *dump_compact(const json_t *j)
 {
@@ -244,11 +244,11 @@ START_TEST(status_document)
 	v = json_object_get(doc, "policies");
 	ck_assert_uint_eq(json_array_size(v), 2);
 	assert_json(json_array_get(v, 0),
-		"{\"prefix\":\"fc00:9::/48\",\"mode\":\"encap\","
+		"{\"prefix\":\"fc00:9::/48\",\"table\":254,\"mode\":\"encap\","
 		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c1\",\"fc00:9::c2\"]}],\"line\":6,"
 		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}");
 	assert_json(json_array_get(v, 1),
-		"{\"prefix\":\"10.9.0.0/16\",\"mode\":\"encap.red\","
+		"{\"prefix\":\"10.9.0.0/16\",\"table\":101,\"mode\":\"encap.red\","
 		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"line\":7,\"packets\":9,"
 		"\"bytes\":900,\"errors\":0,\"drops\":{}}");
 	json_decref(doc);
@@ -412,7 +412,7 @@ START_TEST(sid_attributes)
 	json_decref(doc);
 	doc = ctl_policies_json(&src);
 	assert_json(doc,
-		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"mode\":\"encap\","
+		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"table\":254,\"mode\":\"encap\","
 		"\"lists\":[{\"weight\":3,\"segs\":[\"fc00::a\",\"fc00::b\"]},"
 		"{\"weight\":1,\"segs\":[\"fc00::c\"]}],\"line\":7,"
 		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}]}");
@@ -430,10 +430,10 @@ START_TEST(policies_document)
 	doc = ctl_policies_json(&f.src);
 	ck_assert_ptr_nonnull(doc);
 	assert_json(doc,
-		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"mode\":\"encap\","
+		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"table\":254,\"mode\":\"encap\","
 		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c1\",\"fc00:9::c2\"]}],\"line\":6,"
 		"\"packets\":8,\"bytes\":0,\"errors\":0,\"drops\":{}},"
-		"{\"prefix\":\"10.9.0.0/16\",\"mode\":\"encap.red\","
+		"{\"prefix\":\"10.9.0.0/16\",\"table\":101,\"mode\":\"encap.red\","
 		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"line\":7,\"packets\":0,"
 		"\"bytes\":0,\"errors\":0,\"drops\":{}}]}");
 	json_decref(doc);

@@ -433,7 +433,7 @@ static void print_sids(const json_t *doc)
 static void print_policies(const json_t *doc)
 {
 	const json_t *pols = json_object_get(doc, "policies");
-	char b[5][NUMBUF], segs[SRV6_MAX_SEGS * 48 * 2];
+	char b[6][NUMBUF], segs[SRV6_MAX_SEGS * 48 * 2];
 	struct table t;
 	size_t i;
 	json_t *p;
@@ -442,11 +442,12 @@ static void print_policies(const json_t *doc)
 		printf("no policies\n");
 		return;
 	}
-	table_init(&t, "prefix<|mode<|packets>|bytes>|errors>|drops>|hmac>|"
-		   "segs<");
+	table_init(&t, "prefix<|table>|mode<|packets>|bytes>|errors>|drops>|"
+		   "hmac>|segs<");
 	json_array_foreach((json_t *)pols, i, p) {
 		lists_text(json_object_get(p, "lists"), segs, sizeof(segs));
-		table_row(&t, jstr(p, "prefix"), jstr(p, "mode"),
+		table_row(&t, jstr(p, "prefix"), num(b[5], jnum(p, "table")),
+			  jstr(p, "mode"),
 			  num(b[0], jnum(p, "packets")),
 			  num(b[1], jnum(p, "bytes")),
 			  num(b[2], jnum(p, "errors")),

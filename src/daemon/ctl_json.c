@@ -238,6 +238,7 @@ static json_t *policy_json(const struct policy *p, const struct sid_stats *st)
 	if (ok) {
 		jset(o, "prefix", prefix_json(p->family, &p->prefix, p->plen),
 		     &ok);
+		jset(o, "table", jcount(p->table), &ok);
 		policy_body_fill(o, p, &ok);
 		jset(o, "line", jcount(p->line), &ok);
 		sid_stats_fill(o, st, &ok);
