@@ -360,6 +360,7 @@ static struct nlmsghdr *msg_rule(uint16_t type, int family, uint32_t prio,
 	if (iif)
 		mnl_attr_put_strz(nlh, FRA_IIFNAME, iif);
 	mnl_attr_put_u8(nlh, FRA_PROTOCOL, 3 /* RTPROT_BOOT */);
+	mnl_attr_put_u32(nlh, FRA_SUPPRESS_PREFIXLEN, UINT32_MAX);	/* unset */
 	if (extra)
 		mnl_attr_put_u32(nlh, extra, 1);
 	return nlh;
@@ -422,6 +423,8 @@ START_TEST(test_iif_rules)
 		"veth0", 254, FR_ACT_TO_TBL, 0, FRA_FWMARK)), 1);
 	ck_assert_int_eq(rtmirror_apply(m, msg_rule(RTM_NEWRULE, AF_INET, 10,
 		"veth0", 254, FR_ACT_TO_TBL, 0, FRA_OIFNAME)), 1);
+	ck_assert_int_eq(rtmirror_apply(m, msg_rule(RTM_NEWRULE, AF_INET, 10,
+		"veth0", 254, FR_ACT_TO_TBL, 0, FRA_SUPPRESS_PREFIXLEN)), 1);
 	ck_assert_int_eq(rtmirror_apply(m, msg_rule(RTM_NEWRULE, AF_INET, 10,
 		"veth0", 0, FR_ACT_UNREACHABLE, 0, 0)), 1);
 	ck_assert_int_eq(rtmirror_apply(m, msg_rule(RTM_NEWRULE, AF_INET, 10,

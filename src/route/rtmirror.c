@@ -727,12 +727,24 @@ static int route_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 }
 
 /* The attributes a plain `ip rule add [priority P] iif NAME lookup T`
- * carries; a rule with any other has another selector (from, to, fwmark,
+ * carries (the kernel always adds FRA_SUPPRESS_PREFIXLEN, -1 when
+ * unset); a rule with any other has another selector (from, to, fwmark,
  * oif, l3mdev, ...) or a suppressor, and is left out. */
-static bool rule_attr_plain(unsigned type)
+static bool rule_attr_plain(const struct nlattr *a)
 {
-	return type == FRA_IIFNAME || type == FRA_PRIORITY ||
-	       type == FRA_TABLE || type == FRA_PROTOCOL;
+	switch (mnl_attr_get_type(a)) {
+	case FRA_IIFNAME:
+	case FRA_PRIORITY:
+	case FRA_TABLE:
+	case FRA_PROTOCOL:
+		return true;
+	case FRA_SUPPRESS_PREFIXLEN:
+	case FRA_SUPPRESS_IFGROUP:
+		return mnl_attr_get_payload_len(a) == 4 &&
+		       mnl_attr_get_u32(a) == UINT32_MAX;
+	default:
+		return false;
+	}
 }
 
 /* Parse a rule message into r.  Returns 0, or 1 when it is not a plain
@@ -750,7 +762,7 @@ static int rule_parse(const struct nlmsghdr *nlh, struct mirror_rule *r)
 	if (rtnl_attrs(nlh, sizeof(*frh), tb, ATTR_MAX) < 0)
 		return 1;
 	for (unsigned t = 1; t <= ATTR_MAX; t++)
-		if (tb[t] && !rule_attr_plain(t))
+		if (tb[t] && !rule_attr_plain(tb[t]))
 			return 1;
 	if (!tb[FRA_IIFNAME])
 		return 1;
