@@ -581,9 +581,9 @@ START_TEST(test_man_examples)
 		}
 	}
 	ck_assert_uint_eq(ndl, 10);
-	ck_assert_uint_eq(nlit, 17);
+	ck_assert_uint_eq(nlit, 23);
 	cfg = parse_ok(lit);
-	ck_assert_uint_eq(cfg->nsids, 13);
+	ck_assert_uint_eq(cfg->nsids, 15);
 	config_free(cfg);
 	cfg = parse_ok(whole);
 	ck_assert_uint_eq(cfg->nsids, 4);
