@@ -430,6 +430,25 @@ static void print_sids(const json_t *doc)
 
 /* ---- policy ------------------------------------------------------------ */
 
+/* The interfaces whose packets another table's policies steer. */
+static void print_iif_tables(const json_t *ifs)
+{
+	char b[3][NUMBUF];
+	struct table t;
+	size_t i;
+	json_t *l;
+
+	if (!json_array_size(ifs))
+		return;
+	printf("\npackets from these interfaces are steered by their table's "
+	       "policies (others: main's):\n");
+	table_init(&t, "interface<|ifindex>|ipv4>|ipv6>");
+	json_array_foreach((json_t *)ifs, i, l)
+		table_row(&t, jstr(l, "interface"), num(b[0], jnum(l, "ifindex")),
+			  num(b[1], jnum(l, "ipv4")), num(b[2], jnum(l, "ipv6")));
+	table_print(&t);
+}
+
 static void print_policies(const json_t *doc)
 {
 	const json_t *pols = json_object_get(doc, "policies");
@@ -456,6 +475,7 @@ static void print_policies(const json_t *doc)
 			  num(b[4], jnum(p, "hmac")) : "-", segs);
 	}
 	table_print(&t);
+	print_iif_tables(json_object_get(doc, "interfaces"));
 }
 
 /* ---- stats ------------------------------------------------------------- */

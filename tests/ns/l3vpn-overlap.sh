@@ -188,5 +188,52 @@ done
 timeout 5 "$SRV6CTL" -s "$TMPD/pe1.sock" policy >"$TMPD/policy.txt"
 got=$(awk '$1 == "10.1.2.0/24" { print $2 }' "$TMPD/policy.txt" | sort | tr '\n' ' ')
 expect_eq "srv6ctl policy shows each policy's table" "$got" "101 102 "
+got=$(awk '$1 == "ta" || $1 == "tb" { print $1, $3, $4 }' "$TMPD/policy.txt" |
+	sort | tr '\n' ' ')
+expect_eq "srv6ctl policy shows the interfaces' tables" "$got" "ta 101 101 tb 102 102 "
+
+# iif_tables: PE1's interfaces and their tables, as srv6ctl -j policy has
+# them ("ta:101/101 tb:102/102"), srv6d's own veth pairs left out.
+iif_tables() {
+	timeout 5 "$SRV6CTL" -s "$TMPD/pe1.sock" -j policy | "$PYTHON" -c '
+import json, sys
+d = json.load(sys.stdin)
+print(" ".join(sorted("%s:%d/%d" % (i["interface"], i["ipv4"], i["ipv6"])
+		      for i in d["interfaces"]
+		      if not i["interface"].startswith("srv6d"))))'
+}
+
+# wait_iif_tables WANT: poll (2 s at most) until iif_tables prints WANT.
+wait_iif_tables() {
+	local _ got
+	for _ in $(seq 1 20); do
+		got=$(iif_tables)
+		[ "$got" = "$1" ] && break
+		sleep 0.1
+	done
+	echo "$got"
+}
+
+# Rules and links change under srv6d: a rule names an interface, so a
+# rename takes the table away from it and the old name brings it back (as
+# the kernel's rules do), and a removed interface has none.
+base="ta:101/101 tb:102/102"
+ip -n "$PE1" link add tq type veth peer name tq2
+ip -n "$PE1" rule add pref 1900 iif tq lookup 104
+expect_eq "a new rule iif tq lookup 104 (IPv4 only)" \
+	"$(wait_iif_tables "$base tq:104/254")" "$base tq:104/254"
+ip -n "$PE1" link set tq name tr
+expect_eq "tq renamed tr: no table" "$(wait_iif_tables "$base")" "$base"
+ip -n "$PE1" link set tr name tq
+expect_eq "renamed back to tq: table 104" \
+	"$(wait_iif_tables "$base tq:104/254")" "$base tq:104/254"
+ip -n "$PE1" -6 rule add pref 1900 iif tq lookup 105
+expect_eq "ip -6 rule iif tq lookup 105" \
+	"$(wait_iif_tables "$base tq:104/105")" "$base tq:104/105"
+ip -n "$PE1" link del tq
+expect_eq "tq removed: no table" "$(wait_iif_tables "$base")" "$base"
+ip -n "$PE1" rule del pref 1900 iif tq lookup 104
+ip -n "$PE1" -6 rule del pref 1900 iif tq lookup 105
+ping_ok "tenant A still steered: a1 -> a2 over IPv4" "$A1" 10.1.2.2
 if l3vpn_srv6d_stop; then pass "both srv6d exit 0"; else fail "srv6d exit status"; fi
 ns_finish
