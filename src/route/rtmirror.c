@@ -301,6 +301,9 @@ static int links_retable(struct rtmirror *m)
 			continue;
 		c = link_copy(l, l->naddr);
 		if (!c) {
+			while (i--)
+				if (t->slot[i] != old->slot[i])
+					free(t->slot[i]);
 			free(t);
 			return -ENOMEM;
 		}
