@@ -229,23 +229,61 @@ START_TEST(test_lookups)
 	ck_assert_ptr_null(lpm_lookup(cfg->sid_table, &a));
 
 	a = a6("fc00:9:e3::77");
-	ck_assert_ptr_eq(lpm_lookup(cfg->policy6, &a), &cfg->policies[2]);
+	ck_assert_ptr_eq(config_policy_lookup6(cfg, 254, &a), &cfg->policies[2]);
+	ck_assert_uint_eq(cfg->policies[2].table, CONFIG_TABLE_MAIN);
 	a = a6("fc00:9:e5::1");
-	ck_assert_ptr_null(lpm_lookup(cfg->policy6, &a));
+	ck_assert_ptr_null(config_policy_lookup6(cfg, 254, &a));
 
 	inet_pton(AF_INET, "10.9.2.200", &v4);
-	lpm_v4_key(&k, v4);
-	ck_assert_ptr_eq(lpm_lookup(cfg->policy4, &k), &cfg->policies[5]);
+	ck_assert_ptr_eq(config_policy_lookup4(cfg, 254, v4), &cfg->policies[5]);
 	inet_pton(AF_INET, "10.9.3.7", &v4);
-	lpm_v4_key(&k, v4);
-	ck_assert_ptr_eq(lpm_lookup(cfg->policy4, &k), &cfg->policies[6]);
+	ck_assert_ptr_eq(config_policy_lookup4(cfg, 254, v4), &cfg->policies[6]);
 	inet_pton(AF_INET, "10.9.3.8", &v4);	/* 0.0.0.0/0 */
+	ck_assert_ptr_eq(config_policy_lookup4(cfg, 254, v4), &cfg->policies[7]);
+	/* Another table has none of main's policies. */
+	ck_assert_ptr_null(config_policy_lookup4(cfg, 100, v4));
+	/* IPv4 routes are not in the IPv6 table. */
 	lpm_v4_key(&k, v4);
-	ck_assert_ptr_eq(lpm_lookup(cfg->policy4, &k), &cfg->policies[7]);
-	/* IPv4 routes are not in the IPv6 table and vice versa. */
-	ck_assert_ptr_null(lpm_lookup(cfg->policy6, &k));
-	a = a6("fc00:9:e1::1");
-	ck_assert_ptr_null(lpm_lookup(cfg->policy4, &a));
+	ck_assert_ptr_null(config_policy_lookup6(cfg, 254, &k));
+	config_free(cfg);
+}
+END_TEST
+
+/* Tenants: the same prefix once per routing table, `table T` after the
+ * prefix or at the end (as ip-route(8) prints it), main without it. */
+START_TEST(test_route_tables)
+{
+	struct config *cfg = parse_ok("queue 0\nencap-source fc00::1\n"
+		"route 10.1.0.0/16 table 101 encap seg6 mode encap segs fc00:2::a4\n"
+		"route 10.1.0.0/16 encap seg6 mode encap segs fc00:2::b4 table 102\n"
+		"route 10.1.0.0/16 encap seg6 mode encap segs fc00:2::c4\n"
+		"route fd01::/64 table 101 encap seg6 mode encap segs fc00:2::a6\n"
+		"route fd01::/64 table main encap seg6 mode encap segs fc00:2::c6\n"
+		"route 10.1.2.0/24 table 4294967295 encap seg6 mode encap segs fc00::9\n");
+	struct in6_addr a = a6("fd01::2");
+	struct in_addr v4;
+
+	inet_pton(AF_INET, "10.1.2.2", &v4);
+	ck_assert_uint_eq(cfg->nptables, 4);
+	ck_assert_uint_eq(cfg->ptables[0].table, 101);
+	ck_assert_uint_eq(cfg->ptables[1].table, 102);
+	ck_assert_uint_eq(cfg->ptables[2].table, 254);
+	ck_assert_uint_eq(cfg->ptables[3].table, 4294967295u);
+	ck_assert_uint_eq(cfg->policies[0].table, 101);
+	ck_assert_uint_eq(cfg->policies[1].table, 102);
+	ck_assert_uint_eq(cfg->policies[2].table, 254);
+	ck_assert_uint_eq(cfg->policies[4].table, 254);
+	ck_assert_ptr_eq(config_policy_lookup4(cfg, 101, v4), &cfg->policies[0]);
+	ck_assert_ptr_eq(config_policy_lookup4(cfg, 102, v4), &cfg->policies[1]);
+	ck_assert_ptr_eq(config_policy_lookup4(cfg, 254, v4), &cfg->policies[2]);
+	ck_assert_ptr_eq(config_policy_lookup4(cfg, 4294967295u, v4),
+			 &cfg->policies[5]);
+	ck_assert_ptr_null(config_policy_lookup4(cfg, 100, v4));
+	ck_assert_ptr_eq(config_policy_lookup6(cfg, 101, &a), &cfg->policies[3]);
+	ck_assert_ptr_eq(config_policy_lookup6(cfg, 254, &a), &cfg->policies[4]);
+	ck_assert_ptr_null(config_policy_lookup6(cfg, 102, &a));
+	ck_assert_ptr_eq(config_policy_table(cfg, 102), &cfg->ptables[1]);
+	ck_assert_ptr_null(config_policy_table(cfg, 103));
 	config_free(cfg);
 }
 END_TEST
@@ -291,8 +329,8 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(cfg->nsids, 0);
 	ck_assert_uint_eq(cfg->npolicies, 0);
 	ck_assert_ptr_nonnull(cfg->sid_table);
-	ck_assert_ptr_nonnull(cfg->policy6);
-	ck_assert_ptr_nonnull(cfg->policy4);
+	ck_assert_uint_eq(cfg->nptables, 0);
+	ck_assert_ptr_null(config_policy_lookup6(cfg, 254, &a));
 	ck_assert_ptr_null(lpm_lookup(cfg->sid_table, &a));
 	config_free(cfg);
 	config_free(NULL);
@@ -543,9 +581,9 @@ START_TEST(test_man_examples)
 		}
 	}
 	ck_assert_uint_eq(ndl, 10);
-	ck_assert_uint_eq(nlit, 17);
+	ck_assert_uint_eq(nlit, 23);
 	cfg = parse_ok(lit);
-	ck_assert_uint_eq(cfg->nsids, 13);
+	ck_assert_uint_eq(cfg->nsids, 15);
 	config_free(cfg);
 	cfg = parse_ok(whole);
 	ck_assert_uint_eq(cfg->nsids, 4);
@@ -905,7 +943,7 @@ START_TEST(test_weighted_and_binding)
 		ck_assert_uint_eq(b->plen, 128);
 		ck_assert_uint_ne(s[i].mark, 0);
 		ck_assert(behavior_is_binding(s[i].behavior));
-		ck_assert(!lpm_lookup(cfg->policy6, &s[i].prefix));
+		ck_assert(!config_policy_lookup6(cfg, 254, &s[i].prefix));
 	}
 	ck_assert_int_eq(s[1].behavior, BHV_END_B6_ENCAPS);
 	ck_assert_int_eq(s[1].policy->mode, ENCAP_MODE_ENCAP);
@@ -1403,6 +1441,24 @@ START_TEST(test_err_overlaps)
 	    "route 10.0.0.0/9 encap seg6 mode encap segs fc00::2\n",
 	    "t.conf:5: route 10.0.0.0/8 is already defined at line 3",
 	    "t.conf:6: route fc00:9::/32 is already defined at line 4");
+	/* Once per table: a duplicate in one table is still an error. */
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route 10.0.0.0/8 table 7 encap seg6 mode encap segs fc00::2\n"
+	    "route 10.0.0.0/8 encap seg6 mode encap segs fc00::2\n"
+	    "route 10.0.0.0/8 encap seg6 mode encap segs fc00::3 table 7\n"
+	    "route fc00:9::/32 table main encap seg6 mode encap segs fc00::2\n"
+	    "route fc00:9::/32 encap seg6 mode encap segs fc00::2\n",
+	    "t.conf:5: route 10.0.0.0/8 table 7 is already defined at line 3",
+	    "t.conf:7: route fc00:9::/32 is already defined at line 6");
+	BAD("queue 0\nencap-source fc00::1\n"
+	    "route 10.0.0.0/8 table 0 encap seg6 mode encap segs fc00::2\n"
+	    "route 10.0.0.0/8 table x encap seg6 mode encap segs fc00::2\n"
+	    "route 10.0.0.0/8 table 4294967296 encap seg6 mode encap segs fc00::2\n"
+	    "route 10.0.0.0/8 table 1 encap seg6 mode encap segs fc00::2 table 2\n",
+	    "t.conf:3: route: table 0 is out of range (1-4294967295)",
+	    "t.conf:4: route: expected a number after 'table', found 'x'",
+	    "t.conf:5: route: table 4294967296 is out of range (1-4294967295)",
+	    "t.conf:6: route: 'table' given twice");
 	BAD("queue 0\nencap-source fc00::1\n"
 	    "sid fc00:100::/48 action End\n"
 	    "sid fc00:200::1 action End\n"
@@ -1607,6 +1663,7 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_full);
 	tcase_add_test(good, test_behavior_table);
 	tcase_add_test(good, test_lookups);
+	tcase_add_test(good, test_route_tables);
 	tcase_add_test(good, test_defaults);
 	tcase_add_test(good, test_reinject_spellings);
 	tcase_add_test(good, test_no_encap_source);

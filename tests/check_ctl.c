@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
+#include <linux/fib_rules.h>
 #include <linux/if_addr.h>
 #include <linux/netlink.h>
 #include <net/if.h>
@@ -115,7 +116,7 @@ static const char status_conf[] =
 	"sid fc00:100::5/128 action End.X nh6 fc00:3::2 flavors usp,usd\n"
 	"sid fc00:100:a::/48 action End flavors next-csid\n"
 	"route fc00:9::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n"
-	"route 10.9.0.0/16 encap seg6 mode encap.red segs fc00:9::c3\n";
+	"route 10.9.0.0/16 table 101 encap seg6 mode encap.red segs fc00:9::c3\n";
 
 static char *dump_compact(const json_t *j)
 {
@@ -244,11 +245,11 @@ START_TEST(status_document)
 	v = json_object_get(doc, "policies");
 	ck_assert_uint_eq(json_array_size(v), 2);
 	assert_json(json_array_get(v, 0),
-		"{\"prefix\":\"fc00:9::/48\",\"mode\":\"encap\","
+		"{\"prefix\":\"fc00:9::/48\",\"table\":254,\"mode\":\"encap\","
 		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c1\",\"fc00:9::c2\"]}],\"line\":6,"
 		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}");
 	assert_json(json_array_get(v, 1),
-		"{\"prefix\":\"10.9.0.0/16\",\"mode\":\"encap.red\","
+		"{\"prefix\":\"10.9.0.0/16\",\"table\":101,\"mode\":\"encap.red\","
 		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"line\":7,\"packets\":9,"
 		"\"bytes\":900,\"errors\":0,\"drops\":{}}");
 	json_decref(doc);
@@ -412,7 +413,7 @@ START_TEST(sid_attributes)
 	json_decref(doc);
 	doc = ctl_policies_json(&src);
 	assert_json(doc,
-		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"mode\":\"encap\","
+		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"table\":254,\"mode\":\"encap\","
 		"\"lists\":[{\"weight\":3,\"segs\":[\"fc00::a\",\"fc00::b\"]},"
 		"{\"weight\":1,\"segs\":[\"fc00::c\"]}],\"line\":7,"
 		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}]}");
@@ -430,10 +431,10 @@ START_TEST(policies_document)
 	doc = ctl_policies_json(&f.src);
 	ck_assert_ptr_nonnull(doc);
 	assert_json(doc,
-		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"mode\":\"encap\","
+		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"table\":254,\"mode\":\"encap\","
 		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c1\",\"fc00:9::c2\"]}],\"line\":6,"
 		"\"packets\":8,\"bytes\":0,\"errors\":0,\"drops\":{}},"
-		"{\"prefix\":\"10.9.0.0/16\",\"mode\":\"encap.red\","
+		"{\"prefix\":\"10.9.0.0/16\",\"table\":101,\"mode\":\"encap.red\","
 		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"line\":7,\"packets\":0,"
 		"\"bytes\":0,\"errors\":0,\"drops\":{}}]}");
 	json_decref(doc);
@@ -670,6 +671,58 @@ START_TEST(route_get_source4)
 	inet_pton(AF_INET, "10.0.2.1", &want);
 	ck_assert_int_eq(egress_source_select4(m, 2, nh, &got), 0);
 	ck_assert_uint_eq(got.s_addr, want.s_addr);
+	rtmirror_free(m);
+}
+END_TEST
+
+/* `ip [-6] rule add priority 2000 iif IIF lookup TABLE`, as the kernel
+ * sends it. */
+static void mirror_rule(struct rtmirror *m, int family, const char *iif,
+			uint32_t table)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct fib_rule_hdr *frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+
+	nlh->nlmsg_type = RTM_NEWRULE;
+	frh->family = (uint8_t)family;
+	frh->action = FR_ACT_TO_TBL;
+	frh->table = (uint8_t)table;
+	mnl_attr_put_u32(nlh, FRA_TABLE, table);
+	mnl_attr_put_u32(nlh, FRA_SUPPRESS_PREFIXLEN, UINT32_MAX);
+	mnl_attr_put_u8(nlh, FRA_PROTOCOL, RTPROT_BOOT);
+	mnl_attr_put_strz(nlh, FRA_IIFNAME, iif);
+	mnl_attr_put_u32(nlh, FRA_PRIORITY, 2000);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+}
+
+/* The POLICIES document with a mirror: each policy's table, and the
+ * interfaces another table steers (not those main does). */
+START_TEST(policies_document_interfaces)
+{
+	struct doc_fixture f;
+	struct rtmirror *m = rtmirror_new(NULL);
+	json_t *doc;
+
+	ck_assert_ptr_nonnull(m);
+	doc_fixture_init(&f);
+	mirror_link(m, 2, "core");
+	mirror_link(m, 3, "ta");
+	mirror_rule(m, AF_INET, "ta", 101);
+	f.src.mirror = m;
+	doc = ctl_policies_json(&f.src);
+	ck_assert_ptr_nonnull(doc);
+	assert_json(doc,
+		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"table\":254,"
+		"\"mode\":\"encap\",\"lists\":[{\"weight\":1,\"segs\":"
+		"[\"fc00:9::c1\",\"fc00:9::c2\"]}],\"line\":6,\"packets\":8,"
+		"\"bytes\":0,\"errors\":0,\"drops\":{}},"
+		"{\"prefix\":\"10.9.0.0/16\",\"table\":101,\"mode\":\"encap.red\","
+		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"line\":7,"
+		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}],"
+		"\"interfaces\":[{\"interface\":\"ta\",\"ifindex\":3,"
+		"\"ipv4\":101,\"ipv6\":254}]}");
+	json_decref(doc);
+	config_free(f.cfg);
 	rtmirror_free(m);
 }
 END_TEST
@@ -1238,6 +1291,7 @@ static Suite *ctl_suite(void)
 	tcase_add_test(tc, sids_document);
 	tcase_add_test(tc, sid_attributes);
 	tcase_add_test(tc, policies_document);
+	tcase_add_test(tc, policies_document_interfaces);
 	tcase_add_test(tc, stats_document);
 	tcase_add_test(tc, nfq_proc_lines);
 	tcase_add_test(tc, nfq_proc_read);

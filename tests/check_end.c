@@ -725,8 +725,6 @@ static void setup_tables(void)
 	cfg.sids = psids;
 	cfg.nsids = 2;
 	cfg.sid_table = lpm_new();
-	cfg.policy6 = lpm_new();
-	cfg.policy4 = lpm_new();
 	ck_assert_ptr_nonnull(cfg.sid_table);
 	ck_assert_int_eq(lpm_insert(cfg.sid_table, &psids[0].prefix, 128,
 				    &psids[0]), 0);
@@ -737,8 +735,6 @@ static void setup_tables(void)
 static void teardown_tables(void)
 {
 	lpm_free(cfg.sid_table);
-	lpm_free(cfg.policy6);
-	lpm_free(cfg.policy4);
 }
 
 static struct pkt *process_hex(const char *hex, size_t extra, uint16_t proto)

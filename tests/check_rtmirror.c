@@ -3,6 +3,7 @@
 #include <check.h>
 #include <errno.h>
 #include <libmnl/libmnl.h>
+#include <linux/fib_rules.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
@@ -339,6 +340,142 @@ START_TEST(test_addr_removal_prefsrc)
 }
 END_TEST
 
+/* An `ip rule [priority P] iif IIF lookup TABLE` message; action,
+ * dst_len and an extra attribute (0: none) make it another rule. */
+static struct nlmsghdr *msg_rule(uint16_t type, int family, uint32_t prio,
+				 const char *iif, uint32_t table,
+				 uint8_t action, uint8_t dst_len,
+				 uint16_t extra)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct fib_rule_hdr *frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+
+	nlh->nlmsg_type = type;
+	frh->family = (uint8_t)family;
+	frh->action = action;
+	frh->dst_len = dst_len;
+	frh->table = table < 256 ? (uint8_t)table : RT_TABLE_COMPAT;
+	mnl_attr_put_u32(nlh, FRA_TABLE, table);
+	mnl_attr_put_u32(nlh, FRA_PRIORITY, prio);
+	if (iif)
+		mnl_attr_put_strz(nlh, FRA_IIFNAME, iif);
+	mnl_attr_put_u8(nlh, FRA_PROTOCOL, 3 /* RTPROT_BOOT */);
+	mnl_attr_put_u32(nlh, FRA_SUPPRESS_PREFIXLEN, UINT32_MAX);	/* unset */
+	if (extra)
+		mnl_attr_put_u32(nlh, extra, 1);
+	return nlh;
+}
+
+static int rule(struct rtmirror *m, uint16_t type, int family, uint32_t prio,
+		const char *iif, uint32_t table)
+{
+	return rtmirror_apply(m, msg_rule(type, family, prio, iif, table,
+					  FR_ACT_TO_TBL, 0, 0));
+}
+
+/* A link of kind vrf with table `table`, or (table 0) a veth enslaved
+ * to master (0: none). */
+static struct nlmsghdr *msg_link_vrf(int ifindex, const char *name,
+				     uint32_t table, uint32_t master)
+{
+	unsigned up = IFF_UP | IFF_LOWER_UP | IFF_RUNNING;
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	struct nlattr *li, *data;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	ifi->ifi_index = ifindex;
+	ifi->ifi_flags = up;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	li = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, table ? "vrf" : "veth");
+	if (table) {
+		data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+		mnl_attr_put_u32(nlh, IFLA_VRF_TABLE, table);
+		mnl_attr_nest_end(nlh, data);
+	}
+	mnl_attr_nest_end(nlh, li);
+	if (master)
+		mnl_attr_put_u32(nlh, IFLA_MASTER, master);
+	return nlh;
+}
+
+/* Tenants: each link's table from the first plain iif rule of each
+ * family, following rule changes and renames; other rules ignored. */
+START_TEST(test_iif_rules)
+{
+	struct rtmirror *m = setup();
+	unsigned up = IFF_UP | IFF_LOWER_UP | IFF_RUNNING;
+
+	ck_assert_uint_eq(rtmirror_iif_table(m, 2, AF_INET), 254);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 2, AF_INET6), 254);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 99, AF_INET), 254);
+	ck_assert_int_eq(rule(m, RTM_NEWRULE, AF_INET, 2000, "veth0", 101), 0);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 2, AF_INET), 101);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 2, AF_INET6), 254);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 3, AF_INET), 254);
+	ck_assert_int_eq(rule(m, RTM_NEWRULE, AF_INET6, 2000, "veth0", 70000), 0);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 2, AF_INET6), 70000);
+	/* Rules with another selector or action are left out. */
+	ck_assert_int_eq(rtmirror_apply(m, msg_rule(RTM_NEWRULE, AF_INET, 10,
+		"veth0", 254, FR_ACT_TO_TBL, 16, 0)), 1);
+	ck_assert_int_eq(rtmirror_apply(m, msg_rule(RTM_NEWRULE, AF_INET, 10,
+		"veth0", 254, FR_ACT_TO_TBL, 0, FRA_FWMARK)), 1);
+	ck_assert_int_eq(rtmirror_apply(m, msg_rule(RTM_NEWRULE, AF_INET, 10,
+		"veth0", 254, FR_ACT_TO_TBL, 0, FRA_OIFNAME)), 1);
+	ck_assert_int_eq(rtmirror_apply(m, msg_rule(RTM_NEWRULE, AF_INET, 10,
+		"veth0", 254, FR_ACT_TO_TBL, 0, FRA_SUPPRESS_PREFIXLEN)), 1);
+	ck_assert_int_eq(rtmirror_apply(m, msg_rule(RTM_NEWRULE, AF_INET, 10,
+		"veth0", 0, FR_ACT_UNREACHABLE, 0, 0)), 1);
+	ck_assert_int_eq(rtmirror_apply(m, msg_rule(RTM_NEWRULE, AF_INET, 10,
+		NULL, 255, FR_ACT_TO_TBL, 0, 0)), 1);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 2, AF_INET), 101);
+	/* The first by priority wins; its deletion gives the next. */
+	ck_assert_int_eq(rule(m, RTM_NEWRULE, AF_INET, 100, "veth0", 300), 0);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 2, AF_INET), 300);
+	ck_assert_int_eq(rule(m, RTM_DELRULE, AF_INET, 100, "veth0", 300), 0);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 2, AF_INET), 101);
+	ck_assert_int_eq(rule(m, RTM_DELRULE, AF_INET, 100, "veth0", 300), 0);
+	/* A rule names a link: a rename moves it, as in the kernel. */
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "ceX", up, 1500)), 0);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 2, AF_INET), 254);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 3, "veth0", up, 1500)), 0);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 3, AF_INET), 101);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 3, AF_INET6), 70000);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_DELLINK, 3, "veth0", 0, 1500)), 0);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 3, AF_INET), 254);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 4, "veth0", up, 1500)), 0);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 4, AF_INET), 101);
+	ck_assert_int_eq(rule(m, RTM_DELRULE, AF_INET, 2000, "veth0", 101), 0);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 4, AF_INET), 254);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 4, AF_INET6), 70000);
+	rtmirror_reclaim(m);
+	rtmirror_free(m);
+}
+END_TEST
+
+/* A VRF's slaves (and the VRF itself) take its table, before any rule. */
+START_TEST(test_vrf_table)
+{
+	struct rtmirror *m = setup();
+
+	ck_assert_int_eq(rule(m, RTM_NEWRULE, AF_INET, 2000, "veth1", 101), 0);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link_vrf(10, "vrf-a", 500, 0)), 0);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 10, AF_INET6), 500);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link_vrf(3, "veth1", 0, 10)), 0);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 3, AF_INET), 500);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 3, AF_INET6), 500);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link_vrf(10, "vrf-a", 501, 0)), 0);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 3, AF_INET), 501);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 2, AF_INET), 254);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_DELLINK, 10, "vrf-a", 0, 1500)), 0);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 3, AF_INET), 101);
+	ck_assert_uint_eq(rtmirror_iif_table(m, 3, AF_INET6), 254);
+	rtmirror_reclaim(m);
+	rtmirror_free(m);
+}
+END_TEST
+
 START_TEST(test_truncated)
 {
 	struct rtmirror *m = setup();
@@ -364,6 +501,8 @@ static Suite *rtmirror_suite(void)
 	tcase_add_test(tc, test_link_down_purge_v4);
 	tcase_add_test(tc, test_addr_removal_prefsrc);
 	tcase_add_test(tc, test_truncated);
+	tcase_add_test(tc, test_iif_rules);
+	tcase_add_test(tc, test_vrf_table);
 	suite_add_tcase(s, tc);
 	return s;
 }

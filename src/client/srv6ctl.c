@@ -430,10 +430,29 @@ static void print_sids(const json_t *doc)
 
 /* ---- policy ------------------------------------------------------------ */
 
+/* The interfaces whose packets another table's policies steer. */
+static void print_iif_tables(const json_t *ifs)
+{
+	char b[3][NUMBUF];
+	struct table t;
+	size_t i;
+	json_t *l;
+
+	if (!json_array_size(ifs))
+		return;
+	printf("\npackets from these interfaces are steered by their table's "
+	       "policies (others: main's):\n");
+	table_init(&t, "interface<|ifindex>|ipv4>|ipv6>");
+	json_array_foreach((json_t *)ifs, i, l)
+		table_row(&t, jstr(l, "interface"), num(b[0], jnum(l, "ifindex")),
+			  num(b[1], jnum(l, "ipv4")), num(b[2], jnum(l, "ipv6")));
+	table_print(&t);
+}
+
 static void print_policies(const json_t *doc)
 {
 	const json_t *pols = json_object_get(doc, "policies");
-	char b[5][NUMBUF], segs[SRV6_MAX_SEGS * 48 * 2];
+	char b[6][NUMBUF], segs[SRV6_MAX_SEGS * 48 * 2];
 	struct table t;
 	size_t i;
 	json_t *p;
@@ -442,11 +461,12 @@ static void print_policies(const json_t *doc)
 		printf("no policies\n");
 		return;
 	}
-	table_init(&t, "prefix<|mode<|packets>|bytes>|errors>|drops>|hmac>|"
-		   "segs<");
+	table_init(&t, "prefix<|table>|mode<|packets>|bytes>|errors>|drops>|"
+		   "hmac>|segs<");
 	json_array_foreach((json_t *)pols, i, p) {
 		lists_text(json_object_get(p, "lists"), segs, sizeof(segs));
-		table_row(&t, jstr(p, "prefix"), jstr(p, "mode"),
+		table_row(&t, jstr(p, "prefix"), num(b[5], jnum(p, "table")),
+			  jstr(p, "mode"),
 			  num(b[0], jnum(p, "packets")),
 			  num(b[1], jnum(p, "bytes")),
 			  num(b[2], jnum(p, "errors")),
@@ -455,6 +475,7 @@ static void print_policies(const json_t *doc)
 			  num(b[4], jnum(p, "hmac")) : "-", segs);
 	}
 	table_print(&t);
+	print_iif_tables(json_object_get(doc, "interfaces"));
 }
 
 /* ---- stats ------------------------------------------------------------- */

@@ -110,6 +110,18 @@ static const char *fmt_prefix6(struct parser *p, const struct in6_addr *a,
 	return b;
 }
 
+/* " table T" for a policy of another table than main, "" for main's. */
+static const char *fmt_table(struct parser *p, const struct policy *pol)
+{
+	char *b;
+
+	if (pol->table == CONFIG_TABLE_MAIN)
+		return "";
+	b = next_buf(p);
+	snprintf(b, BUF_LEN, " table %" PRIu32, pol->table);
+	return b;
+}
+
 static const char *fmt_policy(struct parser *p, const struct policy *pol)
 {
 	char *b, s[INET_ADDRSTRLEN];
@@ -1112,13 +1124,58 @@ static int route_attrs(struct parser *p, struct policy *pol, int argc,
 	return rc;
 }
 
-/* route PREFIX encap seg6 mode MODE segs A,B,... [weight N] [segs ...]
- *       [hmac N] */
+/* `table T` of a route: a number 1-4294967295 or main (254). */
+static int get_route_table(struct parser *p, const char *s, uint32_t *table)
+{
+	uint64_t n;
+
+	if (!strcmp(s, "main")) {
+		*table = CONFIG_TABLE_MAIN;
+		return 0;
+	}
+	if (get_number(p, "route", "table", s, 1, UINT32_MAX, &n) < 0)
+		return -1;
+	*table = (uint32_t)n;
+	return 0;
+}
+
+/* Take `table T` out of a route's words, where ip-route(8) puts it: right
+ * after the prefix or after the encapsulation's attributes.  Returns 0
+ * (pol->table set, main when absent), -1 after an error. */
+static int route_table(struct parser *p, struct policy *pol, int *argc,
+		       char **argv)
+{
+	int at = 0;
+
+	pol->table = CONFIG_TABLE_MAIN;
+	if (*argc >= 4 && !strcmp(argv[2], "table"))
+		at = 2;
+	if (*argc >= 6 && !strcmp(argv[*argc - 2], "table")) {
+		if (at) {
+			error(p, "route: 'table' given twice");
+			return -1;
+		}
+		at = *argc - 2;
+	}
+	if (!at)
+		return 0;
+	if (get_route_table(p, argv[at + 1], &pol->table) < 0)
+		return -1;
+	memmove(&argv[at], &argv[at + 2], (size_t)(*argc - at - 2) * sizeof(*argv));
+	*argc -= 2;
+	return 0;
+}
+
+/* route PREFIX [table T] encap seg6 mode MODE segs A,B,... [weight N]
+ *       [segs ...] [hmac N] [table T] */
 static int parse_route(struct parser *p, int argc, char **argv)
 {
 	struct policy pol = { .line = p->line };
 	struct prefix pf;
 	int rc = 0;
+
+	if (route_table(p, &pol, &argc, argv) < 0)
+		return -1;
 
 	if (argc < 2) {
 		error(p, "route: missing argument (expected PREFIX encap seg6 "
@@ -1494,35 +1551,145 @@ static void policy_key(const struct policy *pol, struct in6_addr *k,
 	}
 }
 
-/* Routes into cfg->policy6 / policy4; the same prefix twice is an error. */
+/* The index in cfg->ptables of `table`, or where it would go. */
+static unsigned ptable_pos(const struct config *cfg, uint32_t table)
+{
+	unsigned lo = 0, hi = cfg->nptables;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (cfg->ptables[mid].table < table)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Returns the policies of `table`, or NULL when it has none (the packet
+ * path: a binary search over the few tables). */
+const struct policy_table *config_policy_table(const struct config *cfg,
+					       uint32_t table)
+{
+	unsigned i;
+
+	if (cfg->nptables == 1)		/* the common case: main only */
+		return cfg->ptables[0].table == table ? &cfg->ptables[0] : NULL;
+	i = ptable_pos(cfg, table);
+	return i < cfg->nptables && cfg->ptables[i].table == table ?
+	       &cfg->ptables[i] : NULL;
+}
+
+/* Returns table's policy for IPv6 dst, or NULL. */
+const struct policy *config_policy_lookup6(const struct config *cfg,
+					   uint32_t table,
+					   const struct in6_addr *dst)
+{
+	const struct policy_table *t = config_policy_table(cfg, table);
+
+	return t ? lpm_lookup(t->v6, dst) : NULL;
+}
+
+/* Returns table's policy for IPv4 dst, or NULL. */
+const struct policy *config_policy_lookup4(const struct config *cfg,
+					   uint32_t table, struct in_addr dst)
+{
+	const struct policy_table *t = config_policy_table(cfg, table);
+	struct in6_addr key;
+
+	if (!t)
+		return NULL;
+	lpm_v4_key(&key, dst);
+	return lpm_lookup(t->v4, &key);
+}
+
+/* The steering table of `table` in cfg, created in its sorted place.
+ * Returns it, or NULL when memory runs out. */
+static struct policy_table *ptable_get(struct config *cfg, uint32_t table)
+{
+	unsigned i = ptable_pos(cfg, table);
+	struct policy_table *n, *t;
+
+	if (i < cfg->nptables && cfg->ptables[i].table == table)
+		return &cfg->ptables[i];
+	n = realloc(cfg->ptables, (cfg->nptables + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	cfg->ptables = n;
+	t = &n[i];
+	memmove(t + 1, t, (cfg->nptables - i) * sizeof(*t));
+	t->table = table;
+	t->v6 = lpm_new();
+	t->v4 = lpm_new();
+	cfg->nptables++;
+	if (!t->v6 || !t->v4) {
+		lpm_free(t->v6);
+		lpm_free(t->v4);
+		cfg->nptables--;
+		memmove(t, t + 1, (cfg->nptables - i) * sizeof(*t));
+		return NULL;
+	}
+	return t;
+}
+
+/* Returns 0, -EEXIST (*dup set) or -ENOMEM (config.h). */
+int config_policy_insert(struct config *cfg, struct policy *pol,
+			 const struct policy **dup)
+{
+	struct policy_table *t = ptable_get(cfg, pol->table);
+	struct lpm *l;
+	struct in6_addr k;
+	unsigned plen;
+	int rc;
+
+	if (!t)
+		return -ENOMEM;
+	l = pol->family == AF_INET6 ? t->v6 : t->v4;
+	policy_key(pol, &k, &plen);
+	rc = lpm_insert(l, &k, plen, pol);
+	if (rc == -EEXIST && dup)
+		*dup = lpm_get(l, &k, plen);
+	return rc;
+}
+
+/* Routes into their table's cfg->ptables; the same prefix twice in one
+ * table is an error. */
 static int build_policy_tables(struct parser *p, bool *lens6)
 {
 	struct config *cfg = p->cfg;
 
 	for (unsigned i = 0; i < cfg->npolicies; i++) {
 		struct policy *pol = &cfg->policies[i];
-		struct lpm *t = pol->family == AF_INET6 ? cfg->policy6 :
-			cfg->policy4;
-		struct in6_addr k;
-		unsigned plen;
-		int rc;
+		const struct policy *o = NULL;
+		int rc = config_policy_insert(cfg, pol, &o);
 
-		policy_key(pol, &k, &plen);
-		rc = lpm_insert(t, &k, plen, pol);
 		if (rc == -ENOMEM) {
 			error_at(p, 0, "out of memory");
 			return -1;
 		}
-		if (rc == -EEXIST) {
-			const struct policy *o = lpm_get(t, &k, plen);
-
-			error_at(p, pol->line, "route %s is already defined at line %u",
-				 fmt_policy(p, pol), o->line);
-		}
+		if (rc == -EEXIST)
+			error_at(p, pol->line, "route %s%s is already defined "
+				 "at line %u", fmt_policy(p, pol),
+				 fmt_table(p, pol), o->line);
 		if (pol->family == AF_INET6)
 			lens6[pol->plen] = true;
 	}
 	return 0;
+}
+
+/* The policy in its table's steering table (not a duplicate). */
+static bool policy_is_installed(const struct config *cfg,
+				const struct policy *r)
+{
+	const struct policy_table *t = config_policy_table(cfg, r->table);
+	struct in6_addr k;
+	unsigned plen;
+
+	if (!t)
+		return false;
+	policy_key(r, &k, &plen);
+	return lpm_get(r->family == AF_INET6 ? t->v6 : t->v4, &k, plen) == r;
 }
 
 /* An IPv6 route equal to, inside or around a SID: a packet to the common
@@ -1535,8 +1702,7 @@ static void check_route_sid_overlap(struct parser *p, const bool *sid_lens,
 	for (unsigned i = 0; i < cfg->npolicies; i++) {
 		const struct policy *r = &cfg->policies[i];
 
-		if (r->family != AF_INET6 ||
-		    lpm_get(cfg->policy6, &r->prefix.v6, r->plen) != r)
+		if (r->family != AF_INET6 || !policy_is_installed(cfg, r))
 			continue;
 		for (unsigned len = 0; len <= r->plen; len++) {
 			const struct sid *s;
@@ -1558,16 +1724,20 @@ static void check_route_sid_overlap(struct parser *p, const bool *sid_lens,
 		if (lpm_get(cfg->sid_table, &s->prefix, s->plen) != s)
 			continue;
 		for (unsigned len = 0; len < s->plen; len++) {
-			const struct policy *r;
-
 			if (!route_lens[len])
 				continue;
-			r = lpm_get(cfg->policy6, &s->prefix, len);
-			if (r)
-				error_at(p, r->line, "route %s contains sid %s at "
-					 "line %u (a packet to it would match both)",
-					 fmt_policy(p, r),
-					 fmt_prefix6(p, &s->prefix, s->plen), s->line);
+			for (unsigned t = 0; t < cfg->nptables; t++) {
+				const struct policy *r;
+
+				r = lpm_get(cfg->ptables[t].v6, &s->prefix, len);
+				if (r)
+					error_at(p, r->line, "route %s%s contains "
+						 "sid %s at line %u (a packet to "
+						 "it would match both)",
+						 fmt_policy(p, r), fmt_table(p, r),
+						 fmt_prefix6(p, &s->prefix, s->plen),
+						 s->line);
+			}
 		}
 	}
 }
@@ -1692,9 +1862,7 @@ static int build_tables(struct parser *p)
 	bool sid_lens[129] = { false }, route_lens[129] = { false };
 
 	cfg->sid_table = lpm_new();
-	cfg->policy6 = lpm_new();
-	cfg->policy4 = lpm_new();
-	if (!cfg->sid_table || !cfg->policy6 || !cfg->policy4) {
+	if (!cfg->sid_table) {
 		error_at(p, 0, "out of memory");
 		return -1;
 	}
@@ -1838,8 +2006,11 @@ void config_free(struct config *cfg)
 	if (!cfg)
 		return;
 	lpm_free(cfg->sid_table);
-	lpm_free(cfg->policy6);
-	lpm_free(cfg->policy4);
+	for (unsigned i = 0; i < cfg->nptables; i++) {
+		lpm_free(cfg->ptables[i].v6);
+		lpm_free(cfg->ptables[i].v4);
+	}
+	free(cfg->ptables);
 	free(cfg->sids);
 	free(cfg->policies);
 	free(cfg->bsid_policies);

@@ -74,6 +74,9 @@ struct policy {
 	};
 	uint16_t weights[POLICY_MAX_LISTS];	/* 1..65535, default 1 */
 	uint32_t hmac_keyid;	/* `hmac N`: a config->hmac_keys id; 0 none */
+	uint32_t table;		/* `table T`: the routing table whose packets
+				 * it steers (CONFIG_TABLE_MAIN by default);
+				 * a binding SID's: 0 */
 	bool binding;		/* a binding SID's policy: `index` is then the
 				 * SID's index (counters in sid_stats), not a
 				 * policy_stats slot */
@@ -98,6 +101,17 @@ struct hmac_key {
 };
 
 struct lpm;	/* lpm.h */
+
+/* The kernel's main routing table (RT_TABLE_MAIN): a `route` without
+ * `table`, and a packet whose in-interface maps to no table. */
+#define CONFIG_TABLE_MAIN	254u
+
+/* The steering policies of one routing table (config_policy_lookup6()). */
+struct policy_table {
+	uint32_t table;
+	struct lpm *v6;		/* IPv6 steering prefixes */
+	struct lpm *v4;		/* IPv4 steering prefixes (as ::ffff:0:0/96) */
+};
 
 struct config {
 	char *path;			/* file it was read from (or a name) */
@@ -129,8 +143,10 @@ struct config {
 	/* Lookup tables built from the above (lpm.h); values point into
 	 * sids[] / policies[]. */
 	struct lpm *sid_table;		/* IPv6 LPM over SID prefixes */
-	struct lpm *policy6;		/* IPv6 steering prefixes */
-	struct lpm *policy4;		/* IPv4 steering prefixes (as ::ffff:0:0/96) */
+	/* The steering tables, one per routing table that has a policy,
+	 * sorted by table number (config_policy_insert()). */
+	struct policy_table *ptables;
+	unsigned nptables;
 	/* config_sid_by_mark()'s index: mark_slot[M - mark_base - 1] is the
 	 * index + 1 of the SID with mark M (0: none), for the nmark_slots
 	 * marks from mark_base + 1 on.  NULL in a config built by hand. */
@@ -158,6 +174,27 @@ const char *behavior_name(enum behavior b);
 
 /* The HMAC key `id` of cfg, or NULL. */
 const struct hmac_key *config_hmac_key(const struct config *cfg, uint32_t id);
+
+/* The policies of routing table `table`, or NULL when it has none. */
+const struct policy_table *config_policy_table(const struct config *cfg,
+					       uint32_t table);
+
+/* The steering policy of routing table `table` whose prefix is the
+ * longest to cover dst, or NULL (no fallback to another table).  Lock-free
+ * and allocation-free: the packet path's steering lookup. */
+const struct policy *config_policy_lookup6(const struct config *cfg,
+					   uint32_t table,
+					   const struct in6_addr *dst);
+const struct policy *config_policy_lookup4(const struct config *cfg,
+					   uint32_t table, struct in_addr dst);
+
+/* Put pol (which must stay where it is: the tables point to it) into the
+ * steering table of pol->table, created if needed.  For building a config
+ * before it is published.  Returns 0, -EEXIST when that table already has
+ * pol's exact prefix (*dup, when not NULL, is then the policy that has
+ * it), -ENOMEM. */
+int config_policy_insert(struct config *cfg, struct policy *pol,
+			 const struct policy **dup);
 
 /* The SID whose verdict mark is `mark`, or NULL. */
 const struct sid *config_sid_by_mark(const struct config *cfg, uint32_t mark);

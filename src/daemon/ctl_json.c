@@ -238,6 +238,7 @@ static json_t *policy_json(const struct policy *p, const struct sid_stats *st)
 	if (ok) {
 		jset(o, "prefix", prefix_json(p->family, &p->prefix, p->plen),
 		     &ok);
+		jset(o, "table", jcount(p->table), &ok);
 		policy_body_fill(o, p, &ok);
 		jset(o, "line", jcount(p->line), &ok);
 		sid_stats_fill(o, st, &ok);
@@ -670,9 +671,43 @@ json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
 	return wrap("sids", jdone(a, ok));
 }
 
+struct iif_tables {
+	json_t *a;
+	bool ok;
+};
+
+static void iif_table_add(const struct rtmirror_link *l, void *arg)
+{
+	struct iif_tables *c = arg;
+
+	if (l->table4 == RT_TABLE_MAIN && l->table6 == RT_TABLE_MAIN)
+		return;
+	jappend(c->a, json_pack("{s:s,s:I,s:I,s:I}", "interface", l->name,
+				"ifindex", (json_int_t)l->ifindex,
+				"ipv4", (json_int_t)l->table4,
+				"ipv6", (json_int_t)l->table6), &c->ok);
+}
+
+/* [{"interface", "ifindex", "ipv4", "ipv6"}, ...]: the links whose
+ * packets are steered by another table than main's (rtmirror.h). */
+static json_t *iif_tables_json(const struct rtmirror *m)
+{
+	struct iif_tables c = { .a = json_array(), .ok = true };
+
+	if (!c.a)
+		return NULL;
+	rtmirror_links_read(m, iif_table_add, &c);
+	return jdone(c.a, c.ok);
+}
+
 json_t *ctl_policies_json(const struct ctl_status_src *src)
 {
-	return wrap("policies", policies_json(src));
+	json_t *o = wrap("policies", policies_json(src));
+	bool ok = o != NULL;
+
+	if (ok && src->mirror)
+		jset(o, "interfaces", iif_tables_json(src->mirror), &ok);
+	return jdone(o, ok);
 }
 
 json_t *ctl_stats_json(const struct ctl_status_src *src)

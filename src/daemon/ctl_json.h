@@ -75,8 +75,10 @@ json_t *ctl_status_json(const struct ctl_status_src *src);
 json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
 		      uint16_t *status);
 
-/* The POLICIES document {"policies": [...]}.  Returns a new object, NULL
- * on allocation failure. */
+/* The POLICIES document {"policies": [...]}, with the route mirror's
+ * "interfaces": [...] (those whose packets another table than main
+ * steers) when src->mirror is set (a QSBR reader, online).  Returns a new
+ * object, NULL on allocation failure. */
 json_t *ctl_policies_json(const struct ctl_status_src *src);
 
 /* The STATS document: totals and workers (each with "kernel": its queue's

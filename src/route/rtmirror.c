@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libmnl/libmnl.h>
+#include <linux/fib_rules.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
@@ -42,9 +43,20 @@ struct link_table {
 	struct rtmirror_link *slot[];
 };
 
+/* An `ip rule iif NAME lookup TABLE` of either family (writer only). */
+struct mirror_rule {
+	uint8_t family;
+	uint32_t priority;
+	uint32_t table;
+	uint32_t gen;
+	char iif[IFNAMSIZ];
+};
+
 struct rtmirror {
 	struct fib_db *db;
 	struct link_table *links;	/* RCU */
+	struct mirror_rule *rules;	/* writer only, unordered */
+	size_t nrules, rules_cap;
 	struct rtmirror_opts opts;
 	struct rtnl ev;			/* events */
 	struct rtnl dump;		/* dumps */
@@ -141,6 +153,16 @@ bool rtmirror_link_usable(const struct rtmirror *m, uint32_t ifindex)
 	return l && (l->flags & IFF_UP) && (l->flags & IFF_LOWER_UP);
 }
 
+uint32_t rtmirror_iif_table(const struct rtmirror *m, uint32_t ifindex,
+			    int family)
+{
+	const struct rtmirror_link *l = rtmirror_link_get(m, ifindex);
+
+	if (!l)
+		return RT_TABLE_MAIN;
+	return family == AF_INET ? l->table4 : l->table6;
+}
+
 /* Publish a copy of the link table where ifindex maps to nl (NULL:
  * removed).  The replaced link object is retired.  Returns 0 or -ENOMEM. */
 static int link_publish(struct rtmirror *m, uint32_t ifindex,
@@ -209,6 +231,97 @@ uint64_t rtmirror_links_version(const struct rtmirror *m)
 	const struct link_table *t = rcu_dereference(m->links);
 
 	return t ? t->version : 0;
+}
+
+/* ---- the table of each link's packets: VRFs and iif rules ---- */
+
+/* The table of the first (lowest priority) iif rule of family for link
+ * name, or RT_TABLE_MAIN. */
+static uint32_t rules_table(const struct rtmirror *m, int family,
+			    const char *name)
+{
+	const struct mirror_rule *best = NULL;
+
+	for (size_t i = 0; i < m->nrules; i++) {
+		const struct mirror_rule *r = &m->rules[i];
+
+		if (r->family == family && !strcmp(r->iif, name) &&
+		    (!best || r->priority < best->priority))
+			best = r;
+	}
+	return best ? best->table : RT_TABLE_MAIN;
+}
+
+/* The VRF table of l (a VRF, or enslaved to one), 0 when none. */
+static uint32_t link_vrf_table(const struct rtmirror *m,
+			       const struct rtmirror_link *l)
+{
+	const struct rtmirror_link *master;
+
+	if (!strcmp(l->kind, "vrf"))
+		return l->vrf_table;
+	if (!l->master || !m->links)
+		return 0;
+	master = *link_slot(m->links, l->master);
+	return master && !strcmp(master->kind, "vrf") ? master->vrf_table : 0;
+}
+
+/* Set l->table4 and l->table6 from its VRF or the rules. */
+static void link_set_tables(const struct rtmirror *m, struct rtmirror_link *l)
+{
+	uint32_t vrf = link_vrf_table(m, l);
+
+	l->table4 = vrf ? vrf : rules_table(m, AF_INET, l->name);
+	l->table6 = vrf ? vrf : rules_table(m, AF_INET6, l->name);
+}
+
+/* After a rule or a VRF changed: publish one new link table in which every
+ * link whose tables changed is a new copy.  Returns 0 or -ENOMEM (the
+ * links keep their old tables). */
+static int links_retable(struct rtmirror *m)
+{
+	struct link_table *old = m->links, *t;
+	size_t bytes;
+
+	if (!old)
+		return 0;
+	bytes = sizeof(*t) + old->size * sizeof(t->slot[0]);
+	t = malloc(bytes);
+	if (!t)
+		return -ENOMEM;
+	memcpy(t, old, bytes);
+	for (uint32_t i = 0; i < t->size; i++) {
+		struct rtmirror_link *l = t->slot[i], tmp, *c;
+
+		if (!l)
+			continue;
+		memcpy(&tmp, l, sizeof(tmp));
+		link_set_tables(m, &tmp);
+		if (tmp.table4 == l->table4 && tmp.table6 == l->table6)
+			continue;
+		c = link_copy(l, l->naddr);
+		if (!c) {
+			while (i--)
+				if (t->slot[i] != old->slot[i])
+					free(t->slot[i]);
+			free(t);
+			return -ENOMEM;
+		}
+		c->table4 = tmp.table4;
+		c->table6 = tmp.table6;
+		t->slot[i] = c;
+	}
+	if (!memcmp(t, old, bytes)) {
+		free(t);
+		return 0;
+	}
+	t->version = ++m->links_version;
+	rcu_assign_pointer(m->links, t);
+	for (uint32_t i = 0; i < t->size; i++)
+		if (t->slot[i] != old->slot[i])
+			retire(m, old->slot[i]);
+	retire(m, old);
+	return 0;
 }
 
 /* ---- purges: what the kernel does without a message ---- */
@@ -337,13 +450,31 @@ static void copy_str(char *dst, size_t cap, const struct nlattr *a)
 	dst[len] = 0;
 }
 
-static void link_kind(struct rtmirror_link *l, const struct nlattr *info)
+/* IFLA_VRF_TABLE of a VRF's IFLA_INFO_DATA, 0 when absent. */
+static uint32_t vrf_table_of(const struct nlattr *data)
 {
 	const struct nlattr *a;
 
-	mnl_attr_for_each_nested(a, info)
+	mnl_attr_for_each_nested(a, data)
+		if (mnl_attr_get_type(a) == IFLA_VRF_TABLE &&
+		    mnl_attr_get_payload_len(a) == 4)
+			return mnl_attr_get_u32(a);
+	return 0;
+}
+
+static void link_kind(struct rtmirror_link *l, const struct nlattr *info)
+{
+	const struct nlattr *a, *data = NULL;
+
+	mnl_attr_for_each_nested(a, info) {
 		if (mnl_attr_get_type(a) == IFLA_INFO_KIND)
 			copy_str(l->kind, sizeof(l->kind), a);
+		else if (mnl_attr_get_type(a) == IFLA_INFO_DATA)
+			data = a;
+	}
+	l->vrf_table = 0;
+	if (data && !strcmp(l->kind, "vrf"))
+		l->vrf_table = vrf_table_of(data);
 }
 
 static int link_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
@@ -355,10 +486,14 @@ static int link_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 	uint32_t idx = (uint32_t)ifi->ifi_index;
 
 	if (nlh->nlmsg_type == RTM_DELLINK) {
+		bool vrf = old && !strcmp(old->kind, "vrf");
+
 		if (!old)
 			return 0;
 		purge_link(m, PURGE_FORCE, idx);
-		return link_publish(m, idx, NULL);
+		if (link_publish(m, idx, NULL) < 0)
+			return -ENOMEM;
+		return vrf && !m->dumping ? links_retable(m) : 0;
 	}
 	rtnl_attrs(nlh, sizeof(*ifi), tb, ATTR_MAX);
 	l = link_copy(old, old ? old->naddr : 0);
@@ -375,10 +510,15 @@ static int link_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 		l->operstate = mnl_attr_get_u8(tb[IFLA_OPERSTATE]);
 	if (tb[IFLA_LINKINFO])
 		link_kind(l, tb[IFLA_LINKINFO]);
+	l->master = tb[IFLA_MASTER] ? mnl_attr_get_u32(tb[IFLA_MASTER]) : 0;
+	link_set_tables(m, l);
 	if (link_publish(m, idx, l) < 0) {
 		free(l);
 		return -ENOMEM;
 	}
+	if (!strcmp(l->kind, "vrf") && !m->dumping &&
+	    (!old || old->vrf_table != l->vrf_table) && links_retable(m) < 0)
+		return -ENOMEM;
 	if (old && (old->flags & IFF_UP) && !(l->flags & IFF_UP))
 		purge_link(m, PURGE_DOWN, idx);
 	else if (old && !(old->flags & IFF_UP) && (l->flags & IFF_UP))
@@ -589,6 +729,123 @@ static int route_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 	return rc < 0 ? rc : 0;
 }
 
+/* The attributes a plain `ip rule add [priority P] iif NAME lookup T`
+ * carries (the kernel always adds FRA_SUPPRESS_PREFIXLEN, -1 when
+ * unset); a rule with any other has another selector (from, to, fwmark,
+ * oif, l3mdev, ...) or a suppressor, and is left out. */
+static bool rule_attr_plain(const struct nlattr *a)
+{
+	switch (mnl_attr_get_type(a)) {
+	case FRA_IIFNAME:
+	case FRA_PRIORITY:
+	case FRA_TABLE:
+	case FRA_PROTOCOL:
+		return true;
+	case FRA_SUPPRESS_PREFIXLEN:
+	case FRA_SUPPRESS_IFGROUP:
+		return mnl_attr_get_payload_len(a) == 4 &&
+		       mnl_attr_get_u32(a) == UINT32_MAX;
+	default:
+		return false;
+	}
+}
+
+/* Parse a rule message into r.  Returns 0, or 1 when it is not a plain
+ * iif rule that looks a table up. */
+static int rule_parse(const struct nlmsghdr *nlh, struct mirror_rule *r)
+{
+	const struct fib_rule_hdr *frh = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[ATTR_MAX + 1] = { 0 };
+
+	if (frh->family != AF_INET && frh->family != AF_INET6)
+		return 1;
+	if (frh->action != FR_ACT_TO_TBL || frh->dst_len || frh->src_len ||
+	    frh->tos || (frh->flags & FIB_RULE_INVERT))
+		return 1;
+	if (rtnl_attrs(nlh, sizeof(*frh), tb, ATTR_MAX) < 0)
+		return 1;
+	for (unsigned t = 1; t <= ATTR_MAX; t++)
+		if (tb[t] && !rule_attr_plain(tb[t]))
+			return 1;
+	if (!tb[FRA_IIFNAME])
+		return 1;
+	memset(r, 0, sizeof(*r));
+	r->family = frh->family;
+	copy_str(r->iif, sizeof(r->iif), tb[FRA_IIFNAME]);
+	r->priority = tb[FRA_PRIORITY] ? mnl_attr_get_u32(tb[FRA_PRIORITY]) : 0;
+	r->table = tb[FRA_TABLE] ? mnl_attr_get_u32(tb[FRA_TABLE]) : frh->table;
+	return r->table ? 0 : 1;
+}
+
+static struct mirror_rule *rule_find(struct rtmirror *m,
+				     const struct mirror_rule *r)
+{
+	for (size_t i = 0; i < m->nrules; i++) {
+		struct mirror_rule *o = &m->rules[i];
+
+		if (o->family == r->family && o->priority == r->priority &&
+		    o->table == r->table && !strcmp(o->iif, r->iif))
+			return o;
+	}
+	return NULL;
+}
+
+static int rule_add(struct rtmirror *m, const struct mirror_rule *r)
+{
+	struct mirror_rule *o = rule_find(m, r);
+
+	if (o) {
+		o->gen = m->gen;
+		return 0;
+	}
+	if (m->nrules == m->rules_cap) {
+		size_t cap = m->rules_cap ? m->rules_cap * 2 : 16;
+		struct mirror_rule *n = realloc(m->rules, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		m->rules = n;
+		m->rules_cap = cap;
+	}
+	m->rules[m->nrules] = *r;
+	m->rules[m->nrules++].gen = m->gen;
+	return 0;
+}
+
+static int rule_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
+{
+	struct mirror_rule r, *o;
+	int rc = rule_parse(nlh, &r);
+
+	if (rc)
+		return rc;
+	if (nlh->nlmsg_type == RTM_DELRULE) {
+		o = rule_find(m, &r);
+		if (!o)
+			return 0;
+		*o = m->rules[--m->nrules];
+	} else if (rule_add(m, &r) < 0) {
+		return -ENOMEM;
+	}
+	return m->dumping ? 0 : links_retable(m);
+}
+
+/* Drop the rules the last dump did not show.  Returns how many. */
+static uint64_t rules_sweep(struct rtmirror *m)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < m->nrules;) {
+		if (m->rules[i].gen == m->gen) {
+			i++;
+			continue;
+		}
+		m->rules[i] = m->rules[--m->nrules];
+		n++;
+	}
+	return n;
+}
+
 int rtmirror_apply(struct rtmirror *m, const struct nlmsghdr *nlh)
 {
 	size_t need;
@@ -606,6 +863,10 @@ int rtmirror_apply(struct rtmirror *m, const struct nlmsghdr *nlh)
 	case RTM_DELROUTE:
 		need = sizeof(struct rtmsg);
 		break;
+	case RTM_NEWRULE:
+	case RTM_DELRULE:
+		need = sizeof(struct fib_rule_hdr);
+		break;
 	default:
 		return 1;
 	}
@@ -615,7 +876,9 @@ int rtmirror_apply(struct rtmirror *m, const struct nlmsghdr *nlh)
 		return link_msg(m, nlh);
 	if (nlh->nlmsg_type <= RTM_DELADDR)
 		return addr_msg(m, nlh);
-	return route_msg(m, nlh);
+	if (nlh->nlmsg_type <= RTM_DELROUTE)
+		return route_msg(m, nlh);
+	return rule_msg(m, nlh);
 }
 
 /* ---- life ---- */
@@ -658,6 +921,7 @@ void rtmirror_free(struct rtmirror *m)
 		free(m->links);
 	}
 	fib_db_free(m->db);
+	free(m->rules);
 	free(m);
 }
 
@@ -692,7 +956,8 @@ static void set_rcvbuf(int fd, int bytes)
 int rtmirror_open(struct rtmirror *m)
 {
 	unsigned groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
-			  RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE;
+			  RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE |
+			  RTMGRP_IPV4_RULE | 1u << (RTNLGRP_IPV6_RULE - 1);
 	int fd;
 
 	/* Subscribe first: what changes during the dump is queued here. */
@@ -776,6 +1041,8 @@ static int resync_once(struct rtmirror *m)
 		{ RTM_GETADDR, AF_UNSPEC },
 		{ RTM_GETROUTE, AF_INET },
 		{ RTM_GETROUTE, AF_INET6 },
+		{ RTM_GETRULE, AF_INET },
+		{ RTM_GETRULE, AF_INET6 },
 	};
 	int rc = 0;
 
@@ -814,6 +1081,9 @@ int rtmirror_resync(struct rtmirror *m)
 	}
 	STAT_ADD(m, swept, fib_sweep(m->db, m->gen));
 	sweep_links(m);
+	STAT_ADD(m, swept, rules_sweep(m));
+	if (links_retable(m) < 0)
+		STAT_ADD(m, errors, 1);
 	CMM_STORE_SHARED(m->st.last_sync_ns, now_ns() - t0);
 	STAT_ADD(m, resyncs, 1);
 	CMM_STORE_SHARED(m->st.stale, false);

@@ -2,7 +2,9 @@
  * rtnetlink into a struct fib_db that packet workers read without locks.
  *
  * One thread (rtmirror_start) owns the mirror: it subscribes to the link,
- * address and route groups, then dumps everything, then applies events.
+ * address, route and rule groups, then dumps everything, then applies
+ * events.  Of the rules it keeps only `iif NAME lookup T` ones, to give
+ * each link the table a packet it receives is looked up in.
  * A resync (start, ENOBUFS, an interrupted dump) marks every entry with a
  * new generation and sweeps those the dump did not refresh.  Resyncs are
  * rate-limited; until one completes the mirror says it is stale.  What the
@@ -46,6 +48,14 @@ struct rtmirror_link {
 	uint8_t operstate;	/* IF_OPER_* */
 	char name[IFNAMSIZ];
 	char kind[16];		/* IFLA_INFO_KIND, "" if none */
+	uint32_t master;	/* IFLA_MASTER, 0 if none */
+	uint32_t vrf_table;	/* kind "vrf": IFLA_VRF_TABLE, else 0 */
+	/* The routing table the kernel looks up the destination of a
+	 * packet received on this link in, per family: its VRF's table
+	 * (the link is a VRF or enslaved to one), else the table of the
+	 * first `ip rule iif NAME lookup T` of the family with no other
+	 * selector, else main (rtmirror_iif_table()). */
+	uint32_t table4, table6;
 	uint32_t gen;		/* writer only */
 	uint16_t naddr;
 	struct rtmirror_addr addr[];
@@ -63,7 +73,8 @@ struct rtmirror_stats {
 	uint64_t dump_restarts;	/* dumps interrupted (NLM_F_DUMP_INTR) */
 	uint64_t purged;	/* routes removed or changed without a message */
 	uint64_t swept;		/* entries removed by resync sweeps */
-	uint64_t ignored;	/* cloned, redirect, nexthop-object routes */
+	uint64_t ignored;	/* cloned, redirect, nexthop-object routes,
+				 * rules that are not `iif NAME lookup T` */
 	uint64_t errors;	/* messages we could not apply */
 	uint64_t last_sync_ns;	/* duration of the last full dump */
 	int last_error;		/* errno of the last failure, 0 if none */
@@ -99,7 +110,8 @@ int rtmirror_start(struct rtmirror *m);
 /* Stop and join the thread (the mirror keeps its last state). */
 void rtmirror_stop(struct rtmirror *m);
 
-/* Apply one rtnetlink message (RTM_NEW/DEL LINK, ADDR, ROUTE) as an event.
+/* Apply one rtnetlink message (RTM_NEW/DEL LINK, ADDR, ROUTE, RULE) as an
+ * event.
  * Writer side.  Returns 0, 1 if it was ignored on purpose, or -errno. */
 int rtmirror_apply(struct rtmirror *m, const struct nlmsghdr *nlh);
 
@@ -113,6 +125,13 @@ const struct fib_db *rtmirror_fib(const struct rtmirror *m);
 /* The link with that index, or NULL.  Reader side. */
 const struct rtmirror_link *rtmirror_link_get(const struct rtmirror *m,
 					      uint32_t ifindex);
+
+/* The routing table a packet of family (AF_INET, AF_INET6) received on
+ * link ifindex is looked up in (struct rtmirror_link's table4/table6);
+ * RT_TABLE_MAIN (254) for a link the mirror does not know.  Reader side:
+ * one lookup in the link table, no lock. */
+uint32_t rtmirror_iif_table(const struct rtmirror *m, uint32_t ifindex,
+			    int family);
 
 /* True if the link exists, is administratively up and has carrier. */
 bool rtmirror_link_usable(const struct rtmirror *m, uint32_t ifindex);

@@ -1,6 +1,7 @@
 /* process.c - the packet path's dispatcher: check the IP header, find the
  * packet's SID or steering policy, and run its behavior. */
 #include <linux/if_ether.h>
+#include <sys/socket.h>
 #include <string.h>
 
 #include "behavior.h"
@@ -10,6 +11,7 @@
 #include "ip.h"
 #include "lpm.h"
 #include "process.h"
+#include "rtmirror.h"
 #include "srv6.h"
 
 /* Check the IPv6 header against the queued length; cut any bytes after
@@ -114,6 +116,17 @@ static void sid_chain(struct proc_ctx *ctx, struct pkt *p)
 	}
 }
 
+/* The routing table whose policies steer p (srv6d.conf(5) "Tenants"):
+ * the one the kernel looks its destination up in, by its in-interface
+ * (the route mirror's VRFs and iif rules); main without a mirror. */
+static uint32_t steering_table(const struct proc_ctx *ctx,
+			       const struct pkt *p, int family)
+{
+	if (!ctx->mirror)
+		return CONFIG_TABLE_MAIN;
+	return rtmirror_iif_table(ctx->mirror, p->indev, family);
+}
+
 static void process_ipv6(struct proc_ctx *ctx, struct pkt *p)
 {
 	const struct config *cfg = ctx->cfg;
@@ -130,7 +143,7 @@ static void process_ipv6(struct proc_ctx *ctx, struct pkt *p)
 		sid_chain(ctx, p);
 		return;
 	}
-	pol = table_lookup(cfg->policy6, &dst);
+	pol = config_policy_lookup6(cfg, steering_table(ctx, p, AF_INET6), &dst);
 	if (pol) {
 		headend_apply(ctx, pol, p);	/* a steering policy */
 		sid_chain(ctx, p);
@@ -142,14 +155,13 @@ static void process_ipv6(struct proc_ctx *ctx, struct pkt *p)
 static void process_ipv4(struct proc_ctx *ctx, struct pkt *p)
 {
 	const struct policy *pol;
-	struct in6_addr key;
 	struct in_addr dst;
 
 	if (ipv4_sane(ctx, p) < 0)
 		return;
 	memcpy(&dst, p->data + IP4_DST_OFF, sizeof(dst));
-	lpm_v4_key(&key, dst);
-	pol = table_lookup(ctx->cfg->policy4, &key);
+	pol = config_policy_lookup4(ctx->cfg, steering_table(ctx, p, AF_INET),
+				    dst);
 	if (pol) {
 		headend_apply(ctx, pol, p);	/* a steering policy */
 		sid_chain(ctx, p);

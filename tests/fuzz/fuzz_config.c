@@ -48,13 +48,15 @@ static void check_invariants(const struct config *cfg)
 			__builtin_trap();
 		if (r->family == AF_INET6) {
 			k = r->prefix.v6;
-			if (lpm_get(cfg->policy6, &k, plen) != r ||
+			if (lpm_get(config_policy_table(cfg, r->table)->v6, &k,
+				    plen) != r ||
 			    lpm_lookup(cfg->sid_table, &k))
 				__builtin_trap();
 		} else {
 			lpm_v4_key(&k, r->prefix.v4);
 			plen += 96;
-			if (lpm_get(cfg->policy4, &k, plen) != r)
+			if (lpm_get(config_policy_table(cfg, r->table)->v4, &k,
+				    plen) != r)
 				__builtin_trap();
 		}
 	}

@@ -1,8 +1,9 @@
 #!/bin/bash
 # l3vpn.sh - an L3VPN over SRv6 across two srv6d gateways, with real
 # clients: tenants A and B each have a host behind PE1 and one behind PE2.
-# At the ingress, srv6d's `route` policies encapsulate a tenant's traffic
-# (H.Encaps) towards the far PE's End.DT4/End.DT6 SID of that tenant; at the
+# At the ingress, srv6d's `route` policies of the tenant's table
+# encapsulate a tenant's traffic (H.Encaps) towards the far PE's
+# End.DT4/End.DT6 SID of that tenant; at the
 # egress, End.DT4/End.DT6 decapsulate it into the tenant's table.  ping and
 # an iperf3 TCP transfer between a tenant's hosts must work; traffic
 # between different tenants must not.
@@ -103,11 +104,12 @@ sid fc00:$me::a4/128 action End.DT4 table 101
 sid fc00:$me::a6/128 action End.DT6 table 101
 sid fc00:$me::b4/128 action End.DT4 table 102
 sid fc00:$me::b6/128 action End.DT6 table 102
-# ingress: each tenant's remote site, to the far PE's SID of the tenant
-route 10.1.$far.0/24 encap seg6 mode encap segs fc00:$far::a4
-route fd01:$far::/64 encap seg6 mode encap segs fc00:$far::a6
-route 10.2.$far.0/24 encap seg6 mode encap segs fc00:$far::b4
-route fd02:$far::/64 encap seg6 mode encap segs fc00:$far::b6
+# ingress: each tenant's remote site, to the far PE's SID of the tenant,
+# in the tenant's table (the one its interface's ip rule looks up)
+route 10.1.$far.0/24 table 101 encap seg6 mode encap segs fc00:$far::a4
+route fd01:$far::/64 table 101 encap seg6 mode encap segs fc00:$far::a6
+route 10.2.$far.0/24 table 102 encap seg6 mode encap segs fc00:$far::b4
+route fd02:$far::/64 table 102 encap seg6 mode encap segs fc00:$far::b6
 EOF
 }
 

@@ -1,0 +1,239 @@
+#!/bin/bash
+# l3vpn-overlap.sh - two tenants with the same addresses across two srv6d
+# PEs: l3vpn.sh's topology, but tenants A and B both use 10.1.x.0/24 and
+# fd01:x::/64, with the same host addresses (a1 and b1 are both 10.1.1.2
+# and fd01:1::2, a2 and b2 both 10.1.2.2 and fd01:2::2).
+#
+#   a1 --ta--+              +--ta-- a2     tenant A: table 101 on both PEs
+#            PE1 ==c0===c0== PE2
+#   b1 --tb--+   fc00:12::/64 +--tb-- b2    tenant B: table 102
+#
+# The PEs separate the tenants by interface: `ip rule iif ta lookup 101`,
+# `iif tb lookup 102` (no VRF device).  srv6d.conf has each tenant's
+# policies for the far site's prefixes in the tenant's table, identical
+# prefixes towards each tenant's End.DT4/End.DT6 SID at the far PE; srv6d
+# finds a packet's table from its in-interface and the rules it mirrors.
+# ping and an iperf3 TCP transfer within each tenant must work, and a
+# capture at the other tenant's hosts (which have the same addresses, and
+# would answer) must see nothing of it.
+T=${T:-l3vpn-overlap}
+L3VPN_LIB=1
+# shellcheck source=tests/ns/l3vpn.sh
+. "$(dirname "${BASH_SOURCE[0]}")/l3vpn.sh"
+
+# _l3vpn_site PE HOST IF TENANT SITE TABLE (l3vpn.sh's, overridden): every
+# tenant gets 10.1.SITE.0/24 and fd01:SITE::/64, the tenant number no part
+# of the addresses.
+_l3vpn_site() {
+	local pe=$1 h=$2 dev=$3 s=$5 tab=$6 f
+	ip -n "$pe" link add "$dev" type veth peer name e0 netns "$h" || return 1
+	ip -n "$h" link set e0 mtu "$HOST_MTU" up && ip -n "$pe" link set "$dev" up ||
+		return 1
+	ip -n "$pe" addr add "10.1.$s.1/24" dev "$dev" noprefixroute &&
+	ip -n "$pe" -6 addr add "fd01:$s::1/64" dev "$dev" nodad noprefixroute &&
+	ip -n "$h" addr add "10.1.$s.2/24" dev e0 &&
+	ip -n "$h" -6 addr add "fd01:$s::2/64" dev e0 nodad || return 1
+	ip -n "$h" route add default via "10.1.$s.1" &&
+	ip -n "$h" -6 route add default via "fd01:$s::1" || return 1
+	ip -n "$pe" route add "10.1.$s.0/24" dev "$dev" table "$tab" &&
+	ip -n "$pe" -6 route add "fd01:$s::/64" dev "$dev" table "$tab" ||
+		return 1
+	for f in -4 -6; do
+		ip -n "$pe" $f rule add pref 2000 iif "$dev" lookup "$tab" &&
+		ip -n "$pe" $f rule add pref 2001 iif "$dev" unreachable || return 1
+	done
+	ip -n "$pe" -6 rule add pref 1500 iif "$dev" to fc00::/16 lookup main &&
+	_wait_up "$pe" "$dev" && _wait_up "$h" e0
+}
+
+# l3vpn_srv6d_conf PE_NUM (overridden): the same prefixes in both tenants'
+# tables, each to its own SID at the far PE.
+l3vpn_srv6d_conf() {
+	local me=$1 far=$((3 - $1))
+	cat <<EOF
+queue 0
+encap-source fc00:12::$me
+# egress: this PE's service SIDs
+sid fc00:$me::a4/128 action End.DT4 table 101
+sid fc00:$me::a6/128 action End.DT6 table 101
+sid fc00:$me::b4/128 action End.DT4 table 102
+sid fc00:$me::b6/128 action End.DT6 table 102
+# ingress: the far site, one policy per tenant's table
+route 10.1.$far.0/24 table 101 encap seg6 mode encap segs fc00:$far::a4
+route fd01:$far::/64 table 101 encap seg6 mode encap segs fc00:$far::a6
+route 10.1.$far.0/24 table 102 encap seg6 mode encap segs fc00:$far::b4
+route fd01:$far::/64 encap seg6 mode encap segs fc00:$far::b6 table 102
+EOF
+}
+
+# l3vpn_steer PE PE_NUM (overridden): both tenants' traffic to the far
+# site, by in-interface and destination.
+l3vpn_steer() {
+	local pe=$1 me=$2 far=$((3 - $2)) dev
+	nsx "$pe" ip6tables -t raw -A PREROUTING -i c0 -d "fc00:$me::/48" \
+		-j NFQUEUE --queue-num 0 || return 1
+	for dev in ta tb; do
+		nsx "$pe" iptables -t raw -A PREROUTING -i "$dev" \
+			-d "10.1.$far.0/24" -j NFQUEUE --queue-num 0 &&
+		nsx "$pe" ip6tables -t raw -A PREROUTING -i "$dev" \
+			-d "fd01:$far::/64" -j NFQUEUE --queue-num 0 || return 1
+	done
+}
+
+ns_init 300
+need_srv6d
+command -v iperf3 >/dev/null || skip_test "iperf3 not found"
+command -v tcpdump >/dev/null || skip_test "tcpdump not found"
+
+ping_ok() {	# DESC NS DST
+	if nsx "$2" ping -c 3 -i 0.2 -W 2 "$3" >"$TMPD/ping.out" 2>&1; then
+		pass "$1"
+	else
+		fail "$1"
+		sed 's/^/     /' "$TMPD/ping.out"
+	fi
+}
+
+# The packets a tenant's traffic is made of: echo requests and replies,
+# and the iperf3 port.
+CAP_FILTER='tcp port 5201 or (icmp and (icmp[0] = 8 or icmp[0] = 0)) or
+	(icmp6 and (ip6[40] = 128 or ip6[40] = 129))'
+CAP_PIDS=()
+
+# cap_start NS NAME: capture CAP_FILTER on NS's e0 into $TMPD/NAME.pcap.
+cap_start() {
+	ip netns exec "$1" tcpdump -i e0 -n -U -s 128 -w "$TMPD/$2.pcap" \
+		"$CAP_FILTER" >"$TMPD/$2.cap.log" 2>&1 &
+	CAP_PIDS+=("$!")
+}
+
+cap_stop() {
+	local pid
+	sleep 0.5
+	for pid in "${CAP_PIDS[@]}"; do
+		kill -INT "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	CAP_PIDS=()
+}
+
+cap_count() {	# NAME: packets captured
+	tcpdump -r "$TMPD/$1.pcap" -n 2>/dev/null | wc -l
+}
+
+# tenant_traffic TENANT H1 H2: ping both ways over both families, and an
+# iperf3 TCP transfer over each family H1 -> H2, within the tenant.
+tenant_traffic() {
+	local t=$1 h1=$2 h2=$3 v dst rate
+	ping_ok "tenant $t: ${h1##*-} -> ${h2##*-} over IPv4" "$h1" 10.1.2.2
+	ping_ok "tenant $t: ${h1##*-} -> ${h2##*-} over IPv6" "$h1" fd01:2::2
+	ping_ok "tenant $t: ${h2##*-} -> ${h1##*-} over IPv4" "$h2" 10.1.1.2
+	ping_ok "tenant $t: ${h2##*-} -> ${h1##*-} over IPv6" "$h2" fd01:1::2
+	for v in 4 6; do
+		if [ $v = 4 ]; then dst=10.1.2.2; else dst=fd01:2::2; fi
+		rate=$(l3vpn_iperf "$h2" "$dst" "$h1" 2)
+		if [ -n "$rate" ] && [ "$rate" -gt 1000000 ]; then
+			pass "tenant $t: iperf3 TCP over IPv$v for 2 s: $((rate / 1000000)) Mbit/s"
+		else
+			fail "tenant $t: iperf3 TCP over IPv$v (${rate:-no result})"
+		fi
+	done
+}
+
+# tenant_isolated TENANT H1 H2 OTHER1 OTHER2: TENANT's traffic, captured
+# at its own hosts (the capture works) and at the other tenant's (nothing).
+tenant_isolated() {
+	local t=$1 n
+	cap_start "$2" own1 && cap_start "$3" own2 &&
+	cap_start "$4" other1 && cap_start "$5" other2
+	sleep 1
+	tenant_traffic "$t" "$2" "$3"
+	cap_stop
+	n=$(cap_count own2)
+	if [ "$n" -gt 100 ]; then
+		pass "tenant $t: the capture at ${3##*-} sees its traffic ($n packets)"
+	else
+		fail "tenant $t: the capture at ${3##*-} saw only $n packets"
+	fi
+	expect_eq "tenant $t: nothing of it at the other tenant's ${4##*-}" \
+		"$(cap_count other1)" 0
+	expect_eq "tenant $t: nothing of it at the other tenant's ${5##*-}" \
+		"$(cap_count other2)" 0
+}
+
+l3vpn_setup || { fail "topology setup"; ns_finish; }
+if ! l3vpn_steer "$PE1" 1 || ! l3vpn_steer "$PE2" 2; then
+	fail "NFQUEUE rules"
+fi
+l3vpn_srv6d_start "$PE1" 1 || { fail "srv6d start on PE1"; ns_finish; }
+l3vpn_srv6d_start "$PE2" 2 || { fail "srv6d start on PE2"; ns_finish; }
+say "PE1's srv6d config:"
+sed 's/^/    /' "$TMPD/pe1.conf"
+
+tenant_isolated A "$A1" "$A2" "$B1" "$B2"
+tenant_isolated B "$B1" "$B2" "$A1" "$A2"
+
+# Each tenant's traffic went through its own policies and SIDs.
+for n in 1 2; do
+	s=$(timeout 5 "$SRV6CTL" -s "$TMPD/pe$n.sock" -j status)
+	got=$("$PYTHON" -c 'import json,sys
+s = json.load(sys.stdin)
+sids = {e["sid"]: e["packets"] for e in s["sids"]}
+pols = sorted((e["table"], e["prefix"], e["packets"] > 0) for e in s["policies"])
+print(all(v > 0 for v in sids.values()), pols)' <<<"$s")
+	far=$((3 - n))
+	expect_eq "PE$n: every tenant SID and every policy counted packets" "$got" \
+		"True [(101, '10.1.$far.0/24', True), (101, 'fd01:$far::/64', True), (102, '10.1.$far.0/24', True), (102, 'fd01:$far::/64', True)]"
+done
+timeout 5 "$SRV6CTL" -s "$TMPD/pe1.sock" policy >"$TMPD/policy.txt"
+got=$(awk '$1 == "10.1.2.0/24" { print $2 }' "$TMPD/policy.txt" | sort | tr '\n' ' ')
+expect_eq "srv6ctl policy shows each policy's table" "$got" "101 102 "
+got=$(awk '$1 == "ta" || $1 == "tb" { print $1, $3, $4 }' "$TMPD/policy.txt" |
+	sort | tr '\n' ' ')
+expect_eq "srv6ctl policy shows the interfaces' tables" "$got" "ta 101 101 tb 102 102 "
+
+# iif_tables: PE1's interfaces and their tables, as srv6ctl -j policy has
+# them ("ta:101/101 tb:102/102"), srv6d's own veth pairs left out.
+iif_tables() {
+	timeout 5 "$SRV6CTL" -s "$TMPD/pe1.sock" -j policy | "$PYTHON" -c '
+import json, sys
+d = json.load(sys.stdin)
+print(" ".join(sorted("%s:%d/%d" % (i["interface"], i["ipv4"], i["ipv6"])
+		      for i in d["interfaces"]
+		      if not i["interface"].startswith("srv6d"))))'
+}
+
+# wait_iif_tables WANT: poll (2 s at most) until iif_tables prints WANT.
+wait_iif_tables() {
+	local _ got
+	for _ in $(seq 1 20); do
+		got=$(iif_tables)
+		[ "$got" = "$1" ] && break
+		sleep 0.1
+	done
+	echo "$got"
+}
+
+# Rules and links change under srv6d: a rule names an interface, so a
+# rename takes the table away from it and the old name brings it back (as
+# the kernel's rules do), and a removed interface has none.
+base="ta:101/101 tb:102/102"
+ip -n "$PE1" link add tq type veth peer name tq2
+ip -n "$PE1" rule add pref 1900 iif tq lookup 104
+expect_eq "a new rule iif tq lookup 104 (IPv4 only)" \
+	"$(wait_iif_tables "$base tq:104/254")" "$base tq:104/254"
+ip -n "$PE1" link set tq name tr
+expect_eq "tq renamed tr: no table" "$(wait_iif_tables "$base")" "$base"
+ip -n "$PE1" link set tr name tq
+expect_eq "renamed back to tq: table 104" \
+	"$(wait_iif_tables "$base tq:104/254")" "$base tq:104/254"
+ip -n "$PE1" -6 rule add pref 1900 iif tq lookup 105
+expect_eq "ip -6 rule iif tq lookup 105" \
+	"$(wait_iif_tables "$base tq:104/105")" "$base tq:104/105"
+ip -n "$PE1" link del tq
+expect_eq "tq removed: no table" "$(wait_iif_tables "$base")" "$base"
+ip -n "$PE1" rule del pref 1900 iif tq lookup 104
+ip -n "$PE1" -6 rule del pref 1900 iif tq lookup 105
+ping_ok "tenant A still steered: a1 -> a2 over IPv4" "$A1" 10.1.2.2
+if l3vpn_srv6d_stop; then pass "both srv6d exit 0"; else fail "srv6d exit status"; fi
+ns_finish
