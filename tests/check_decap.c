@@ -423,7 +423,7 @@ START_TEST(reinject_tun_ipv6_by_sid_device)
 		enum drop_reason r = DROP__COUNT;
 		struct pkt *p = run(bs[i], DX6_SRH_IN);
 
-		cfg->reinject_tun_always = true;
+		cfg->payload = PAYLOAD_NONE;
 		ck_assert(p->set_mark);
 		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r),
 				 REINJECT_DROP_REASON);
@@ -431,10 +431,10 @@ START_TEST(reinject_tun_ipv6_by_sid_device)
 		srt[0].ifindex = 50 + i;
 		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DEV);
 		ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 50 + i);
-		cfg->reinject_tun_always = false;	/* the verdict again */
+		cfg->payload = PAYLOAD_ANY;	/* the verdict again */
 		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_PAYLOAD);
 		/* an unmarked IPv6 result under `reinject tun`: TUN */
-		cfg->reinject_tun_always = true;
+		cfg->payload = PAYLOAD_NONE;
 		p->set_mark = false;
 		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_TUN);
 	}
@@ -459,7 +459,7 @@ START_TEST(reinject_ipv4_by_sid_device)
 		srt[0].ifindex = 42 + i;
 		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DEV);
 		ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 42 + i);
-		cfg->reinject_tun_always = true;
+		cfg->payload = PAYLOAD_NONE;
 		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DEV);
 	}
 }

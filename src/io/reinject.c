@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/netfilter.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "behavior_table.h"
@@ -29,15 +31,32 @@ static bool reinject_by_dev(const struct sid *sid, const struct pkt *p)
 	       behavior_has_dev4(sid->behavior, sid->flavors);
 }
 
-/* With `reinject tun`: an IPv6 result whose mark routes it (End.X,
- * End.DX6: to nh6; End.T, End.DT6, End.DT46: in their table) cannot go
- * through the TUN device, which carries no mark; it enters the kernel
- * through the SID's veth pair (behavior_has_dev6()), whose iif rules do
- * what the mark does. */
+/* The running kernel takes p's new bytes as its verdict's payload
+ * (cfg->payload): any, only a result that keeps the header chain
+ * (p->chain_kept, pkt.h), or none. */
+static bool reinject_payload_ok(const struct config *cfg,
+				const struct pkt *p)
+{
+	switch (cfg->payload) {
+	case PAYLOAD_ANY:
+		return true;
+	case PAYLOAD_KEEP_CHAIN:
+		return p->chain_kept;
+	case PAYLOAD_NONE:
+	default:
+		return false;
+	}
+}
+
+/* An IPv6 result whose mark routes it (End.X, End.DX6: to nh6; End.T,
+ * End.DT6, End.DT46: in their table) that may not go as a payload
+ * cannot go through the TUN device either, which carries no mark; it
+ * enters the kernel through the SID's veth pair (behavior_has_dev6()),
+ * whose iif rules do what the mark does. */
 static bool reinject_by_dev6(const struct config *cfg, const struct sid *sid,
 			     const struct pkt *p)
 {
-	return cfg->reinject_tun_always && sid && pkt_ip_version(p) == 6 &&
+	return sid && pkt_ip_version(p) == 6 && !reinject_payload_ok(cfg, p) &&
 	       behavior_has_dev6(sid->behavior);
 }
 
@@ -102,8 +121,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		}
 		return REINJECT_DEV;
 	}
-	if (reinject_same_family(p) &&
-	    (p->set_mark || !cfg->reinject_tun_always)) {
+	if (reinject_same_family(p) && reinject_payload_ok(cfg, p)) {
 		if (p->len > NFQ_MAX_PAYLOAD) {
 			*reason = DROP_TOO_BIG;
 			return REINJECT_DROP_REASON;
@@ -118,9 +136,9 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		return REINJECT_DEV;
 	}
 	if (p->set_mark) {
-		/* Other family: only TUN could carry it, and TUN carries
-		 * no mark; routing without it would be wrong. */
-		*reason = DROP_FAMILY;
+		/* Only TUN could carry it, and TUN carries no mark; routing
+		 * without it would be wrong. */
+		*reason = reinject_same_family(p) ? DROP_REINJECT : DROP_FAMILY;
 		return REINJECT_DROP_REASON;
 	}
 	return REINJECT_TUN;
@@ -293,5 +311,123 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 	default:
 		st->injected++;
 		return;
+	}
+}
+
+/* ---- what the running kernel accepts ------------------------------------ */
+
+/* Major and minor of a kernel release ("7.2.0-1-amd64"); 0.0 when it
+ * cannot be read. */
+static unsigned reinject_release_version(const char *release)
+{
+	unsigned major = 0, minor = 0;
+
+	if (sscanf(release, "%u.%u", &major, &minor) < 2)
+		return 0;
+	return major * 1000 + minor;
+}
+
+enum payload_rule reinject_kernel_rule(const char *release, bool init_userns,
+				       char *why, size_t whylen)
+{
+	unsigned v = reinject_release_version(release);
+
+	if (!init_userns && v >= 7001) {
+		snprintf(why, whylen, "kernel %s >= 7.1 refuses any payload "
+			 "outside the initial user namespace", release);
+		return PAYLOAD_NONE;
+	}
+	if (v >= 7002) {
+		snprintf(why, whylen, "kernel %s >= 7.2 refuses a payload "
+			 "that changes the header chain", release);
+		return PAYLOAD_KEEP_CHAIN;
+	}
+	snprintf(why, whylen, "kernel %s < 7.2 takes any payload", release);
+	return PAYLOAD_ANY;
+}
+
+bool reinject_uid_map_initial(const char *map)
+{
+	unsigned long inside, outside, count;
+	int used = 0;
+
+	/* The initial user namespace maps all of it to itself, one line. */
+	if (sscanf(map, "%lu %lu %lu %n", &inside, &outside, &count,
+		   &used) < 3)
+		return false;
+	return inside == 0 && outside == 0 && count == 4294967295ul &&
+	       map[used] == '\0';
+}
+
+/* Is this process in the initial user namespace (its uid_map)?  A map
+ * that cannot be read counts as the initial one. */
+static bool reinject_init_userns(void)
+{
+	char map[512];
+	size_t n;
+	FILE *f = fopen("/proc/self/uid_map", "re");
+
+	if (!f)
+		return true;
+	n = fread(map, 1, sizeof(map) - 1, f);
+	fclose(f);
+	map[n] = '\0';
+	return reinject_uid_map_initial(map);
+}
+
+enum payload_rule reinject_running_kernel(char *why, size_t whylen)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		snprintf(u.release, sizeof(u.release), "unknown");
+	return reinject_kernel_rule(u.release, reinject_init_userns(), why,
+				    whylen);
+}
+
+void reinject_resolve(struct config *cfg)
+{
+	switch (cfg->reinject) {
+	case REINJECT_MODE_VERDICT:
+		cfg->payload = PAYLOAD_ANY;
+		snprintf(cfg->payload_why, sizeof(cfg->payload_why),
+			 "reinject verdict");
+		return;
+	case REINJECT_MODE_NO_PAYLOAD:
+		cfg->payload = PAYLOAD_NONE;
+		snprintf(cfg->payload_why, sizeof(cfg->payload_why),
+			 "reinject no-payload");
+		return;
+	case REINJECT_MODE_AUTO:
+	default:
+		break;
+	}
+	cfg->payload = reinject_running_kernel(cfg->payload_why,
+					       sizeof(cfg->payload_why));
+}
+
+const char *reinject_mode_name(enum reinject_mode m)
+{
+	switch (m) {
+	case REINJECT_MODE_VERDICT:
+		return "verdict";
+	case REINJECT_MODE_NO_PAYLOAD:
+		return "no-payload";
+	case REINJECT_MODE_AUTO:
+	default:
+		return "auto";
+	}
+}
+
+const char *reinject_payload_name(enum payload_rule r)
+{
+	switch (r) {
+	case PAYLOAD_ANY:
+		return "any";
+	case PAYLOAD_KEEP_CHAIN:
+		return "keep-chain";
+	case PAYLOAD_NONE:
+	default:
+		return "none";
 	}
 }

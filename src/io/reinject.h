@@ -16,12 +16,11 @@
  *                            -> send the frame out of the SID's oif
  *                               (packet socket), NF_DROP the original
  *   PKT_NEW_BYTES, IPv6 with the mark of an End.X, End.T, End.DX6,
- *     End.DT6 or End.DT46 SID, and `reinject tun`
+ *     End.DT6 or End.DT46 SID, that may not go as a payload (below)
  *                            -> send it into the SID's veth pair (whose
  *                               IPv6 iif rules do what the mark would),
  *                               NF_DROP
- *   PKT_NEW_BYTES, same family,
- *     and (mark set or not `reinject tun`)
+ *   PKT_NEW_BYTES, same family, that may go as a payload (below)
  *                            -> NF_ACCEPT with the new bytes (+ mark)
  *   PKT_NEW_BYTES, IPv4 from the IPv6 hook, mark of an End.DX4, End.DT4 or
  *     End.DT46 SID, or of an End.X or End.T SID with USD
@@ -32,8 +31,22 @@
  *   PKT_NEW_BYTES, other family, other mark
  *                            -> NF_DROP, DROP_FAMILY: the mark (End.X/End.T
  *                               routing) could not survive the TUN device
+ *                               (same family: DROP_REINJECT)
  *   a SID device not set up (its sid_runtime ifindex 0, rtrules.h)
  *                            -> NF_DROP, DROP_REINJECT
+ *
+ * Which results may go as a payload is cfg->payload (config.h), decided
+ * once per config by reinject_resolve() from `reinject` and, for auto
+ * (the default), from the running kernel:
+ *   Linux < 7.2                       -> PAYLOAD_ANY: every result
+ *   Linux >= 7.2 (nfqnl_mangle() drops a payload whose IP header chain
+ *     differs: mainline 54f34607d184) -> PAYLOAD_KEEP_CHAIN: a result
+ *                                        whose p->chain_kept (pkt.h) is
+ *                                        set (a C-SID shift); the rest
+ *                                        goes another way
+ *   Linux >= 7.1 outside the initial user namespace (any payload is
+ *     refused: 968cc2c96390)          -> PAYLOAD_NONE
+ * `reinject verdict` is PAYLOAD_ANY, `reinject no-payload` PAYLOAD_NONE.
  *
  * Counting (p->outcome, pkt.h): processing counts the drop reason, the
  * SID's or policy's success or error, and icmp_sent; reinject_packet()
@@ -119,5 +132,29 @@ struct reinject_io {
 void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		     struct pkt *p, struct nfq *q, const struct reinject_io *io,
 		     struct worker_stats *st);
+
+/* The payload rule of a kernel of release `release` (uname -r), the
+ * process in the initial user namespace or not (above); why (whylen
+ * bytes) says why in a line for the log and srv6ctl status.  Pure. */
+enum payload_rule reinject_kernel_rule(const char *release, bool init_userns,
+				       char *why, size_t whylen);
+
+/* The text of /proc/self/uid_map is the initial user namespace's (one
+ * line, 0 0 4294967295).  Pure. */
+bool reinject_uid_map_initial(const char *map);
+
+/* The payload rule of the running kernel (uname(2), /proc/self/uid_map;
+ * a map that cannot be read counts as the initial namespace's), with
+ * why as above. */
+enum payload_rule reinject_running_kernel(char *why, size_t whylen);
+
+/* Set cfg->payload and cfg->payload_why from cfg->reinject and, for
+ * auto, the running kernel (reinject_running_kernel()): before the
+ * config's rules and devices are installed (they depend on it). */
+void reinject_resolve(struct config *cfg);
+
+/* "auto", "verdict", "no-payload"; "any", "keep-chain", "none". */
+const char *reinject_mode_name(enum reinject_mode m);
+const char *reinject_payload_name(enum payload_rule r);
 
 #endif

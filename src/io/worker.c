@@ -361,6 +361,7 @@ static void worker_run_batch(struct worker *w, int n)
 		p->outcome = PKT_OUT_NONE;
 		p->st = NULL;
 		p->local_out = false;
+		p->chain_kept = true;
 		if (w->process[i]) {
 			if (generation_own_device(g, p->indev))
 				worker_own_device(w, p);

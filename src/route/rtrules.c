@@ -289,7 +289,7 @@ static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 		r.table = 0;
 	if (iif)
 		snprintf(r.iif, sizeof(r.iif), "%s", iif);
-	/* Ours: IPv6 by fwmark (or iif, `reinject no-payload`), IPv4 by
+	/* Ours: IPv6 by fwmark (or iif, payload-free results), IPv4 by
 	 * iif. */
 	if (l->family == AF_INET6 ? !tb[FRA_FWMARK] && !iif : !iif)
 		return MNL_CB_OK;
@@ -363,12 +363,14 @@ static bool sid_has_dev4(const struct sid *s)
 	return s->mark && behavior_has_dev4(s->behavior, s->flavors);
 }
 
-/* With `reinject tun`, a SID whose IPv6 results are routed by its mark
- * (an IPv6 fwmark rule) has them enter the kernel through its veth pair
- * instead, where an iif rule does what the mark does. */
+/* When results may not all go as verdict payloads (cfg->payload), a SID
+ * whose IPv6 results are routed by its mark (an IPv6 fwmark rule) has
+ * those that cannot enter the kernel through its veth pair, where an iif
+ * rule does what the mark does. */
 static bool sid_has_dev6(const struct config *cfg, const struct sid *s)
 {
-	return cfg->reinject_tun_always && s->mark && behavior_has_dev6(s->behavior);
+	return cfg->payload != PAYLOAD_ANY && s->mark &&
+	       behavior_has_dev6(s->behavior);
 }
 
 /* A SID with a veth pair. */
@@ -927,7 +929,7 @@ static int sid_dev_setup(struct rtnl *nl, const struct sid *s,
 		return -1;
 	}
 	/* No IPv6 on them (no DAD, no router solicitations), unless IPv6
-	 * results come in on the receiving end (`reinject no-payload`): then
+	 * results come in on the receiving end (cfg->payload): then
 	 * IPv6 without addresses, forwarding as all/forwarding; IPv4 from
 	 * anywhere may come in on the receiving end. */
 	sysctl_dev_write("ipv6", tx, "disable_ipv6", "1");

@@ -18,8 +18,9 @@
  *   End.T with usd: ip -4 rule add priority P iif srv6dM lookup TABLE
  *   `vrftable`:     the receiving end is enslaved to the VRF device of
  *                   TABLE, which must exist.
- * With `reinject no-payload` (cfg->reinject_tun_always), every SID with an IPv6
- * fwmark rule above gets the veth pair too (IPv6 on, no address, on the
+ * When some results cannot go as a verdict's payload (cfg->payload not
+ * PAYLOAD_ANY: `reinject no-payload`, or auto on Linux 7.2+), every SID
+ * with an IPv6 fwmark rule above gets the veth pair too (IPv6 on, no address, on the
  * receiving end) and the same rules by in-interface, for its IPv6
  * results (reinject.c sends them into the veth pair, no mark):
  *                   ip -6 rule add priority P iif srv6dM lookup M|TABLE

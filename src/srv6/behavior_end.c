@@ -116,6 +116,7 @@ static uint32_t srh_pop(struct pkt *p, const struct srh_info *si)
 	uint32_t slen = si->end_off - si->srh_off;
 	uint8_t nh = si->srh->nexthdr;
 
+	pkt_chain_write(p);
 	p->data[si->prev_nh_off] = nh;
 	ipv6_payload_len_sub(p->data, slen);
 	memmove(p->data + slen, p->data, si->srh_off);
@@ -301,6 +302,7 @@ void behavior_end(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p)
 	if (!end_route_ok(ctx, sid, p, AF_INET6, &next))	/* S15 */
 		return;
 	/* S12 (decrement Hop Limit): the kernel, on forwarding. */
+	pkt_chain_write(p);
 	srh->segments_left--;				/* S13 */
 	memcpy(p->data + IP6_DST_OFF,			/* S14 */
 	       &srh->segments[srh->segments_left], sizeof(struct in6_addr));

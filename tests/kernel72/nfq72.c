@@ -16,6 +16,10 @@
  * daemon's log) at exit and, with NFQ72_STATS=FILE, written to FILE after
  * every verdict message that had a payload.
  *
+ * uname(): the release is made 7.2's (NFQ72_RELEASE, default
+ * "7.2.0-k72"), so that srv6d's `reinject auto` decides as it would on
+ * 7.2 (src/io/reinject.h).
+ *
  * Not emulated: 7.1's refusal of any payload from a network namespace
  * outside the initial user namespace (the tests run in the initial one).
  * Test code: it may allocate and lock; srv6d's packet path does neither.
@@ -35,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "rules.h"
@@ -318,6 +323,20 @@ int recvmmsg(int fd, struct mmsghdr *v, unsigned int vlen, int flags,
 		for (int i = 0; i < n; i++)
 			keep_received(&v[i].msg_hdr, v[i].msg_len);
 	return n;
+}
+
+int uname(struct utsname *u)
+{
+	static int (*real_uname)(struct utsname *);
+	const char *rel = getenv("NFQ72_RELEASE");
+
+	if (!real_uname)
+		real_uname = dlsym(RTLD_NEXT, "uname");
+	if (real_uname(u) < 0)
+		return -1;
+	snprintf(u->release, sizeof(u->release), "%s",
+		 rel && *rel ? rel : "7.2.0-k72");
+	return 0;
 }
 
 __attribute__((destructor)) static void nfq72_report(void)
