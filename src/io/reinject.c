@@ -144,6 +144,35 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	return REINJECT_TUN;
 }
 
+/* pkt_tx_failed_fn: the frame of packet `cookie` did not leave. */
+static void reinject_tx_failed(void *cookie, int err, void *arg)
+{
+	struct pkt *p = cookie;
+	struct worker_stats *st = arg;
+
+	switch (p->outcome) {
+	case PKT_OUT_DROP:
+	case PKT_OUT_ICMP:
+	case PKT_OUT_HANDOFF:
+		/* Counted dropped already (reinject_dropped()). */
+		if (p->outcome == PKT_OUT_ICMP)
+			st->icmp_send_errors++;
+		return;
+	default:
+		st->injected--;
+		st->drops[err == EMSGSIZE ? DROP_TOO_BIG : DROP_REINJECT]++;
+		st->dropped++;
+		reinject_charge(p, err == EMSGSIZE ? DROP_TOO_BIG : DROP_REINJECT);
+		return;
+	}
+}
+
+void reinject_flush(const struct reinject_io *io, struct worker_stats *st)
+{
+	if (io->tx && pkt_tx_count(io->tx))
+		pkt_tx_flush(io->pkt_fd, io->tx, reinject_tx_failed, st);
+}
+
 uint32_t reinject_ifindex(const struct config *cfg,
 			  const struct sid_runtime *rt, const struct pkt *p)
 {
@@ -210,9 +239,10 @@ static int reinject_frame(const struct config *cfg,
 		return -1;
 	}
 	*reason = DROP_REINJECT;
-	if (io->pkt_fd < 0)
+	if (io->pkt_fd < 0 || !io->tx)
 		return -1;
-	return pkt_sock_send(io->pkt_fd, ifindex, p->data, p->len) == 0 ? 0 : -1;
+	/* Sent with the batch (reinject_flush()). */
+	return pkt_tx_add(io->tx, ifindex, p->data, p->len, p);
 }
 
 /* Give p to the kernel as decided: the verdict, and for the ways other

@@ -72,6 +72,7 @@
 #include "config.h"
 #include "nfq.h"
 #include "pkt.h"
+#include "pktsock.h"
 #include "rtrules.h"
 #include "stats.h"
 
@@ -120,12 +121,14 @@ struct reinject_io {
 	int tun_fd;	/* its TUN queue */
 	int pkt_fd;	/* AF_PACKET: End.DX2's oif, a SID's veth pair */
 	int raw_fd;	/* raw IPv4: srv6d's own ICMPv4 errors */
+	struct pkt_tx *tx;	/* the batch's frames for pkt_fd (pktsock.h) */
 };
 
 /* Apply the decision for p: queue its verdict on q, write it to io's TUN
- * queue when it goes by TUN, send it on io's raw socket when it is local
- * or on its packet socket when it goes by a device (a failed write or
- * send is a DROP_REINJECT), and count it in st, once, from p->outcome
+ * queue when it goes by TUN, send it on io's raw socket when it is local,
+ * or add it to io->tx when it goes by a device (sent with the batch's
+ * others by reinject_flush(); a failed write or send is a DROP_REINJECT),
+ * and count it in st, once, from p->outcome
  * (see above).  A drop here of a success is also charged to the SID or
  * policy that made the result (reinject_charge()).  Called by the
  * workers only. */
@@ -156,5 +159,15 @@ void reinject_resolve(struct config *cfg);
 /* "auto", "verdict", "no-payload"; "any", "keep-chain", "none". */
 const char *reinject_mode_name(enum reinject_mode m);
 const char *reinject_payload_name(enum payload_rule r);
+
+/* Send the frames reinject_packet() collected in io->tx during a batch,
+ * in one sendmmsg() (pkt_tx_flush()), before the batch's verdicts are
+ * flushed; p stays valid until then.  A frame the kernel refuses moves
+ * its packet from injected to dropped, DROP_TOO_BIG when it is larger
+ * than the device's MTU, DROP_REINJECT otherwise (the device gone in a
+ * reload, its queue full), charged to its SID (reinject_charge()); one
+ * that was already counted dropped (an ICMP error, a hand-off) is an
+ * icmp_send_errors when it is an error.  Called by the workers only. */
+void reinject_flush(const struct reinject_io *io, struct worker_stats *st);
 
 #endif

@@ -318,6 +318,8 @@ static void carry_counters(const struct generation *old,
 	free(kn);
 }
 
+_Static_assert(PKT_TX_MAX >= NFQ_BATCH, "a batch's frames fit in pkt_tx");
+
 /* ---- the worker --------------------------------------------------------- */
 
 static bool engine_stopping(const struct engine *e)
@@ -370,6 +372,9 @@ static void worker_run_batch(struct worker *w, int n)
 		}
 		reinject_packet(g->cfg, g->sid_rt, p, w->q, &w->io, w->stats);
 	}
+	/* The results that go by a device first, in one sendmmsg(), then
+	 * the verdicts (the originals' NF_DROP among them). */
+	reinject_flush(&w->io, w->stats);
 	nfq_verdict_flush(w->q, w->stats);
 }
 
@@ -461,6 +466,7 @@ static void engine_destroy(struct engine *e)
 			close(w->io.raw_fd);
 		if (w->io.pkt_fd >= 0)
 			close(w->io.pkt_fd);
+		pkt_tx_free(w->io.tx);
 		free(w->stats);
 	}
 	if (e->tun_fds)
@@ -542,8 +548,9 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->io.tun_fd = e->tun_fds[i];
 	w->io.raw_fd = worker_raw_open(w->queue);
 	w->io.pkt_fd = worker_pkt_open(w->queue);
+	w->io.tx = pkt_tx_new();
 	w->stats = zalloc_lines(sizeof(*w->stats));
-	if (!w->stats) {
+	if (!w->stats || !w->io.tx) {
 		snprintf(err, errlen, "queue %u: out of memory", w->queue);
 		return -1;
 	}
