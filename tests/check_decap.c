@@ -31,7 +31,6 @@
 #include "reinject.h"
 #include "rtrules.h"
 #include "testutil.h"
-#include "tun.h"
 
 static const char DX6_SRH_IN[] =
 	"60000000004d2b4020010db8000000000000000000000001fc00010000000000"
@@ -438,7 +437,7 @@ START_TEST(reinject_tun_ipv6_by_sid_device)
 		/* an unmarked IPv6 result under `reinject tun`: TUN */
 		cfg->payload = PAYLOAD_NONE;
 		p->set_mark = false;
-		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_TUN);
+		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_OWN_DEV);
 	}
 }
 END_TEST
@@ -494,7 +493,7 @@ START_TEST(reinject_other_marks)
 	ck_assert_int_eq(r, DROP_FAMILY);
 	ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 0);
 	p->set_mark = false;
-	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_TUN);
+	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_OWN_DEV);
 }
 END_TEST
 
@@ -599,7 +598,9 @@ START_TEST(reinject_packet_drops_charged)
 	char err[256];
 	struct nfq *q = nfq_socket_open(65000 + (unsigned)getpid() % 500,
 					NFQ_DEFAULT_MAXLEN, err, sizeof(err));
-	struct reinject_io io = { -1, pkt_sock_open(), -1, pkt_tx_new() };
+	struct reinject_io io = { .dev_ifindex = 0x7ffffff1,
+				  .pkt_fd = pkt_sock_open(), .raw_fd = -1,
+				  .tx = pkt_tx_new() };
 	struct pkt *p;
 
 	ck_assert_ptr_nonnull(io.tx);
@@ -629,7 +630,8 @@ START_TEST(reinject_packet_drops_charged)
 	ck_assert_uint_eq(ws.dropped, 2);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 2);
 	expect_charged(p, DROP_REINJECT);
-	/* End with USD, IPv4 inner: the TUN write fails (no TUN here). */
+	/* End with USD, IPv4 inner: into the reinjection device, which
+	 * does not exist here: the send fails at the flush. */
 	config_free(cfg);
 	cfg = config_parse_buffer("t.conf", usd_text, strlen(usd_text), NULL,
 				  NULL);
@@ -645,6 +647,7 @@ START_TEST(reinject_packet_drops_charged)
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	expect_counted_ok(p);
 	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.dropped, 3);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 3);
 	ck_assert_uint_eq(ws.injected, 0);
@@ -718,7 +721,7 @@ START_TEST(dt_no_route_counted_once)
 	char err[256];
 	struct nfq *q = nfq_socket_open(65500 + (unsigned)getpid() % 30,
 					NFQ_DEFAULT_MAXLEN, err, sizeof(err));
-	static const struct reinject_io io = { -1, -1, -1 };
+	static const struct reinject_io io = { .pkt_fd = -1, .raw_fd = -1 };
 	struct pkt *p;
 	uint64_t sum = 0;
 

@@ -451,9 +451,9 @@ START_TEST(test_reinject_decide)
 		PKT_NEW_BYTES, false), &r), REINJECT_PAYLOAD);
 	/* Other family: TUN, unless a mark must go along. */
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 4,
-		PKT_NEW_BYTES, false), &r), REINJECT_TUN);
+		PKT_NEW_BYTES, false), &r), REINJECT_OWN_DEV);
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IP, 6,
-		PKT_NEW_BYTES, false), &r), REINJECT_TUN);
+		PKT_NEW_BYTES, false), &r), REINJECT_OWN_DEV);
 	ck_assert_int_eq(r, DROP__COUNT);
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 4,
 		PKT_NEW_BYTES, true), &r), REINJECT_DROP_REASON);
@@ -472,7 +472,7 @@ START_TEST(test_reinject_decide_tun_always)
 	enum drop_reason r = DROP__COUNT;
 
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
-		PKT_NEW_BYTES, false), &r), REINJECT_TUN);
+		PKT_NEW_BYTES, false), &r), REINJECT_OWN_DEV);
 	/* TUN carries no mark, and no payload may carry it: a marked
 	 * result of no SID with a device is a counted drop. */
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
@@ -507,13 +507,13 @@ START_TEST(test_reinject_decide_keep_chain)
 			 REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_REINJECT);
 	p->set_mark = false;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_TUN);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_OWN_DEV);
 	p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
 	pkt_pull(p, 0);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_TUN);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_OWN_DEV);
 	p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
 	pkt_chain_write(p);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_TUN);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_OWN_DEV);
 	p = result(&s, ETH_P_IPV6, 6, PKT_ACCEPT, false);
 	pkt_chain_write(p);
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_ACCEPT);

@@ -121,7 +121,7 @@ struct config {
 	unsigned queue_first, queue_last;	/* NFQUEUE numbers, inclusive */
 	struct in6_addr encap_source;	/* outer source of encapsulations */
 	bool has_encap_source;		/* false: picked per egress (egress.h) */
-	char tun_name[IF_NAMESIZE];	/* TUN device for reinjection */
+	char tun_name[IF_NAMESIZE];	/* reinjection device (rtrules.h) */
 	enum reinject_mode reinject;	/* `reinject` as configured */
 	/* What the kernel takes as a verdict's payload: from `reinject`
 	 * (verdict: any, no-payload: none) and, for auto, the running

@@ -1,5 +1,5 @@
-/* reinject.c - verdict payload, TUN, a device or the raw socket: how a processed packet
- * re-enters the kernel (the rules are in include/reinject.h). */
+/* reinject.c - verdict payload, srv6d's devices or the raw socket: how a
+ * processed packet re-enters the kernel (the rules are in include/reinject.h). */
 #include <netinet/in.h>	/* before linux/netfilter.h */
 #include <errno.h>
 #include <linux/if_ether.h>
@@ -13,7 +13,6 @@
 #include "log.h"
 #include "reinject.h"
 #include "pktsock.h"
-#include "tun.h"
 
 /* The SID a marked result belongs to, or NULL. */
 static const struct sid *reinject_sid(const struct config *cfg,
@@ -50,7 +49,8 @@ static bool reinject_payload_ok(const struct config *cfg,
 
 /* An IPv6 result whose mark routes it (End.X, End.DX6: to nh6; End.T,
  * End.DT6, End.DT46: in their table) that may not go as a payload
- * cannot go through the TUN device either, which carries no mark; it
+ * cannot go through the reinjection device either, which routes by the
+ * main table (the mark is not sent with it); it
  * enters the kernel through the SID's veth pair (behavior_has_dev6()),
  * whose iif rules do what the mark does. */
 static bool reinject_by_dev6(const struct config *cfg, const struct sid *sid,
@@ -136,12 +136,13 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		return REINJECT_DEV;
 	}
 	if (p->set_mark) {
-		/* Only TUN could carry it, and TUN carries no mark; routing
+		/* Only the reinjection device could carry it, without its
+		 * mark; routing
 		 * without it would be wrong. */
 		*reason = reinject_same_family(p) ? DROP_REINJECT : DROP_FAMILY;
 		return REINJECT_DROP_REASON;
 	}
-	return REINJECT_TUN;
+	return REINJECT_OWN_DEV;
 }
 
 /* pkt_tx_failed_fn: the frame of packet `cookie` did not leave. */
@@ -184,15 +185,15 @@ uint32_t reinject_ifindex(const struct config *cfg,
 /* REINJECT_DEV: put an Ethernet header to the receiving end of the SID's
  * veth pair in front of the IPv4 or IPv6 packet (in the headroom the
  * outer headers left).  Returns 0, or -1 without headroom. */
-static int reinject_eth_push(struct pkt *p)
+static int reinject_eth_push(struct pkt *p, uint32_t mark)
 {
 	uint16_t type = pkt_ip_version(p) == 6 ? ETH_P_IPV6 : ETH_P_IP;
 	uint8_t *eth = pkt_push(p, ETH_HLEN);
 
 	if (!eth)
 		return -1;
-	rtrules_dev_mac(p->out_mark, true, eth);
-	rtrules_dev_mac(p->out_mark, false, eth + ETH_ALEN);
+	rtrules_dev_mac(mark, true, eth);
+	rtrules_dev_mac(mark, false, eth + ETH_ALEN);
 	eth[12] = (uint8_t)(type >> 8);
 	eth[13] = (uint8_t)type;
 	return 0;
@@ -223,23 +224,26 @@ static void reinject_drop(struct pkt *p, struct worker_stats *st,
 	reinject_charge(p, reason);
 }
 
-/* REINJECT_L2 / REINJECT_DEV: the original is done with either way.
- * Returns 0 once sent, else -1 with the reason. */
+/* REINJECT_L2 / REINJECT_DEV / REINJECT_OWN_DEV: the original is done
+ * with either way; the frame goes with the batch (reinject_flush()).
+ * Returns 0 once queued, else -1 with the reason. */
 static int reinject_frame(const struct config *cfg,
 			  const struct sid_runtime *rt, struct pkt *p,
 			  struct nfq *q, enum reinject_action a,
 			  const struct reinject_io *io,
 			  enum drop_reason *reason)
 {
-	uint32_t ifindex = reinject_ifindex(cfg, rt, p);
+	bool own = a == REINJECT_OWN_DEV;
+	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rt, p);
 
 	nfq_verdict_add(q, p, NF_DROP, false);
-	if (a == REINJECT_DEV && reinject_eth_push(p) < 0) {
+	if (a != REINJECT_L2 &&
+	    reinject_eth_push(p, own ? 0 : p->out_mark) < 0) {
 		*reason = DROP_NO_HEADROOM;
 		return -1;
 	}
 	*reason = DROP_REINJECT;
-	if (io->pkt_fd < 0 || !io->tx)
+	if (io->pkt_fd < 0 || !io->tx || !ifindex)
 		return -1;
 	/* Sent with the batch (reinject_flush()). */
 	return pkt_tx_add(io->tx, ifindex, p->data, p->len, p);
@@ -264,6 +268,7 @@ static int reinject_send(const struct config *cfg,
 		return 0;
 	case REINJECT_L2:
 	case REINJECT_DEV:
+	case REINJECT_OWN_DEV:
 		return reinject_frame(cfg, rt, p, q, a, io, reason);
 	case REINJECT_LOCAL:
 		/* The original is done with either way; the error leaves as
@@ -272,12 +277,6 @@ static int reinject_send(const struct config *cfg,
 		*reason = DROP_REINJECT;
 		return io->raw_fd >= 0 &&
 		       raw4_sock_send(io->raw_fd, p->data, p->len) == 0 ? 0 : -1;
-	case REINJECT_TUN:
-		/* The original is done with either way: the new packet
-		 * enters the kernel from the TUN device. */
-		nfq_verdict_add(q, p, NF_DROP, false);
-		*reason = DROP_REINJECT;
-		return tun_write(io->tun_fd, p->data, p->len) == 0 ? 0 : -1;
 	case REINJECT_DROP_REASON:
 		nfq_verdict_add(q, p, NF_DROP, false);
 		return -1;

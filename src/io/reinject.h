@@ -1,10 +1,11 @@
 /* reinject.h - the one place that decides how a processed packet goes back
- * into the kernel (as the verdict's payload, or through the TUN device, a
- * device or the raw socket), and the one place that counts it.
+ * into the kernel (as the verdict's payload, through srv6d's reinjection
+ * device (rtrules.h: a veth pair, once a TUN device), a SID's device or
+ * the raw socket), and the one place that counts it.
  *
  * A verdict cannot change the packet's address family (the kernel drops an
- * IPv4 payload returned to the IPv6 hook), and a TUN device carries no
- * mark.  A result with a mark names its SID (config_sid_by_mark()).  So:
+ * IPv4 payload returned to the IPv6 hook), and what srv6d sends into the
+ * reinjection device goes without a mark.  A result with a mark names its SID (config_sid_by_mark()).  So:
  *   PKT_ACCEPT               -> NF_ACCEPT, original bytes (mark if set)
  *   PKT_DROP                 -> NF_DROP (reason counted by processing)
  *   PKT_NEW_BYTES, IPv4 with p->local_out (an ICMP error srv6d built)
@@ -27,10 +28,11 @@
  *                            -> send it into the SID's veth pair (whose
  *                               iif rule does what the mark would), NF_DROP
  *   PKT_NEW_BYTES, otherwise, no mark
- *                            -> write to the TUN queue, NF_DROP the original
+ *                            -> send it into the reinjection device,
+ *                               NF_DROP the original
  *   PKT_NEW_BYTES, other family, other mark
  *                            -> NF_DROP, DROP_FAMILY: the mark (End.X/End.T
- *                               routing) could not survive the TUN device
+ *                               routing) would not survive that device
  *                               (same family: DROP_REINJECT)
  *   a SID device not set up (its sid_runtime ifindex 0, rtrules.h)
  *                            -> NF_DROP, DROP_REINJECT
@@ -51,7 +53,7 @@
  * Counting (p->outcome, pkt.h): processing counts the drop reason, the
  * SID's or policy's success or error, and icmp_sent; reinject_packet()
  * counts each packet once, in exactly one of accepted, forwarded,
- * injected (TUN, a device, the raw socket) and dropped:
+ * injected (a device, the raw socket) and dropped:
  *   PKT_OUT_DROP, PKT_OUT_ICMP (an ICMP error replaces it, sent as above:
  *   one that does not leave is an icmp_send_errors), PKT_OUT_HANDOFF
  *   (End.DT* without a route in its table: handed, marked, to the
@@ -79,10 +81,11 @@
 enum reinject_action {
 	REINJECT_ACCEPT,	/* NF_ACCEPT, original bytes */
 	REINJECT_PAYLOAD,	/* NF_ACCEPT with p->data[0..len) */
-	REINJECT_TUN,		/* write p->data to TUN, NF_DROP the original */
+	REINJECT_OWN_DEV,	/* send p->data into srv6d's reinjection
+				 * device, NF_DROP the original */
 	REINJECT_L2,		/* send the frame at p->data out of the SID's
 				 * oif, NF_DROP the original */
-	REINJECT_DEV,		/* send the IPv4 (or, `reinject tun`, IPv6)
+	REINJECT_DEV,		/* send the IPv4 (or payload-free IPv6)
 				 * packet into the SID's veth pair, NF_DROP
 				 * the original */
 	REINJECT_LOCAL,		/* send the IPv4 packet on the raw socket,
@@ -118,16 +121,17 @@ void reinject_charge(struct pkt *p, enum drop_reason reason);
  * worker at start (worker.c), never per packet; -1 when one could not be
  * opened (what should go by it is then a counted drop). */
 struct reinject_io {
-	int tun_fd;	/* its TUN queue */
-	int pkt_fd;	/* AF_PACKET: End.DX2's oif, a SID's veth pair */
+	uint32_t dev_ifindex;	/* the reinjection device's sending end */
+	int pkt_fd;	/* AF_PACKET: End.DX2's oif, a SID's veth pair,
+			 * the reinjection device */
 	int raw_fd;	/* raw IPv4: srv6d's own ICMPv4 errors */
 	struct pkt_tx *tx;	/* the batch's frames for pkt_fd (pktsock.h) */
 };
 
-/* Apply the decision for p: queue its verdict on q, write it to io's TUN
- * queue when it goes by TUN, send it on io's raw socket when it is local,
- * or add it to io->tx when it goes by a device (sent with the batch's
- * others by reinject_flush(); a failed write or send is a DROP_REINJECT),
+/* Apply the decision for p: queue its verdict on q, send it on io's raw
+ * socket when it is local, or add it to io->tx when it goes by a device
+ * (the reinjection device or a SID's: sent with the batch's others by
+ * reinject_flush(); a failed send is a DROP_REINJECT),
  * and count it in st, once, from p->outcome
  * (see above).  A drop here of a success is also charged to the SID or
  * policy that made the result (reinject_charge()).  Called by the

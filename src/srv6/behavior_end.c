@@ -190,7 +190,7 @@ int behavior_inner_check(struct pkt *p, uint32_t off, uint8_t nh,
  * packet.  The inner packet is left as it is, hop limit / TTL included:
  * the kernel decrements it once when it forwards the verdict (Linux's
  * End.DX6/End.DT6 do not touch it at decapsulation either).  An IPv4
- * result goes back through the TUN device (reinject.c). */
+ * result goes back through the reinjection device (reinject.c). */
 static void end_decap(struct proc_ctx *ctx, const struct sid *sid,
 		      struct pkt *p, uint8_t nh, uint32_t off)
 {
