@@ -6,10 +6,12 @@
 # its own config: those that set no `reinject` run srv6d's default, those
 # that set one run it (they must pass under 7.2's rule too).  Two run at a
 # time; each one's log is kept in $T.d/ beside this test's log and its
-# tail printed when it fails.
+# tail printed when it fails.  Then a few again as in a network namespace
+# outside the initial user namespace on 7.1+ (NFQ72_USERNS=1: no payload
+# at all, and a uid_map that makes auto decide so).
 T=kernel72-suite
 SUITE="transit headend decap binding hmac diff-kernel diff-decap diff-binding
-l3vpn reload ptb"
+l3vpn reload ptb userns:transit userns:headend userns:decap userns:l3vpn"
 here=$(cd "$(dirname "$0")" && pwd)
 [ "$(id -u)" = 0 ] || { echo "$T: SKIP - needs root"; exit 77; }
 if [ -n "${top_builddir:-}" ] &&
@@ -29,12 +31,12 @@ finish_one() {	# finish_one NAME: wait for it, count, report
 	rc=$?
 	unset "pids[$name]"
 	case $rc in
-	0) npass=$((npass + 1)); echo "ok   - $name under 7.2's rule" ;;
+	0) npass=$((npass + 1)); echo "ok   - $name under the emulated kernel" ;;
 	77) nskip=$((nskip + 1)); echo "skip - $name (skipped)" ;;
 	*)	nfail=$((nfail + 1))
 		echo "FAIL - $name under 7.2's rule (exit $rc):"
-		grep -E '^(FAIL|not ok)' "$logdir/$name.log" | head -20
-		tail -5 "$logdir/$name.log" ;;
+		grep -E '^(FAIL|not ok)' "$logdir/${name/:/-}.log" | head -20
+		tail -5 "$logdir/${name/:/-}.log" ;;
 	esac
 }
 
@@ -46,9 +48,12 @@ for name in $SUITE; do
 			kill -0 "${pids[$n]}" 2>/dev/null || finish_one "$n"
 		done
 	done
-	SRV6D_KERNEL=7.2 NFQ72_STATS="$logdir/$name.stats" \
-		timeout --kill-after=30 600 "$here/$name.sh" \
-		>"$logdir/$name.log" 2>&1 &
+	userns=0 test=$name
+	case $name in userns:*) userns=1 test=${name#userns:} ;; esac
+	SRV6D_KERNEL=7.2 NFQ72_USERNS=$userns \
+		NFQ72_STATS="$logdir/${name/:/-}.stats" \
+		timeout --kill-after=30 600 "$here/$test.sh" \
+		>"$logdir/${name/:/-}.log" 2>&1 &
 	pids[$name]=$!
 done
 for n in "${!pids[@]}"; do
