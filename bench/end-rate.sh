@@ -27,7 +27,12 @@ usage() {
 	cat <<-EOF
 	usage: $0 [options]
 	  --srv6d PATH      srv6d binary (default \$SRV6D, else $BENCH_DIR/../src/srv6d)
-	  --configs LIST    comma-separated, from: forward,kernel,srv6d,srv6d-2q,naive,floor
+	  --configs LIST    comma-separated, from: forward,kernel,srv6d,srv6d-2q,
+	                    srv6d-nopayload,naive,floor
+	                    (srv6d: payload verdicts, reinject verdict;
+	                    srv6d-nopayload: every result back by srv6d's own
+	                    device, reinject no-payload, as on Linux 7.1+ in a
+	                    user namespace; End's results on 7.2 go that way)
 	                    (floor: recvmmsg batches and one batch NF_ACCEPT each,
 	                    nothing else: what NFQUEUE itself costs here)
 	                    (default: all; srv6d ones are skipped without a binary)
@@ -52,7 +57,7 @@ usage() {
 
 # ---- options ----------------------------------------------------------------
 SRV6D_BIN=${SRV6D:-$BENCH_DIR/../src/srv6d}
-CONFIGS=forward,kernel,srv6d,srv6d-2q,naive,floor
+CONFIGS=forward,kernel,srv6d,srv6d-2q,srv6d-nopayload,naive,floor
 REPEAT=3
 DURATION=5
 STEPS=6
@@ -150,7 +155,7 @@ RUN_CONFIGS=
 for c in ${CONFIGS//,/ }; do
 	case $c in
 	forward|kernel|naive|floor) ;;
-	srv6d|srv6d-2q)
+	srv6d|srv6d-2q|srv6d-nopayload)
 		if [ $have_srv6d = 0 ]; then
 			log "end-rate: no srv6d binary at $SRV6D_BIN: skipping $c"
 			continue
@@ -183,9 +188,11 @@ gateway_up() {
 		in_gw ip -6 route add "$BENCH_SID/128" encap seg6local \
 			action End dev gwb || return 1 ;;
 	srv6d)
-		srv6d_up 0 "--queue-num 0" || return 1 ;;
+		srv6d_up 0 "--queue-num 0" verdict || return 1 ;;
 	srv6d-2q)
-		srv6d_up 0-1 "--queue-balance 0:1" || return 1 ;;
+		srv6d_up 0-1 "--queue-balance 0:1" verdict || return 1 ;;
+	srv6d-nopayload)
+		srv6d_up 0 "--queue-num 0" no-payload || return 1 ;;
 	naive)
 		in_gw ip6tables -t raw -A PREROUTING -d "$BENCH_SID" \
 			-j NFQUEUE --queue-num 0 || return 1
@@ -215,10 +222,11 @@ gateway_down() {
 	return 0
 }
 
-# srv6d_up QUEUES IP6TABLES_QUEUE_ARGS
+# srv6d_up QUEUES IP6TABLES_QUEUE_ARGS REINJECT
 srv6d_up() {
-	local conf=$OUT/srv6d-$1.conf cpus=$GW_CPU
-	printf 'queue %s\nsid %s/128 action End\n' "$1" "$BENCH_SID" > "$conf"
+	local conf=$OUT/srv6d-$1-$3.conf cpus=$GW_CPU
+	printf 'queue %s\nreinject %s\nsid %s/128 action End\n' "$1" "$3" \
+		"$BENCH_SID" > "$conf"
 	"$SRV6D_BIN" -t -c "$conf" >/dev/null 2>>"$OUT/srv6d.log" ||
 		{ log "end-rate: srv6d rejects $conf (see $OUT/srv6d.log)"; return 1; }
 	# Two workers on two cores: the second shares CPU 0 with trafgen.
@@ -522,6 +530,8 @@ pair srv6d kernel
 pair srv6d naive
 pair naive kernel
 pair srv6d floor
+pair srv6d-nopayload srv6d
+pair srv6d-nopayload floor
 pair floor naive
 pair floor kernel
 echo "probes: $PROBES"

@@ -132,7 +132,8 @@ START_TEST(test_full)
 	ck_assert(cfg->has_encap_source);
 	ck_addr6(&cfg->encap_source, "fc00:1::2");
 	ck_assert_str_eq(cfg->tun_name, "srv6gw");
-	ck_assert(cfg->reinject_tun_always);
+	ck_assert_int_eq(cfg->reinject, REINJECT_MODE_NO_PAYLOAD);
+	ck_assert_int_eq(cfg->payload, PAYLOAD_NONE);
 	ck_assert_uint_eq(cfg->mark_base, 0x1000);
 	ck_assert_uint_eq(cfg->rule_priority, 900);
 	ck_assert_uint_eq(cfg->icmp_rate, 0);
@@ -289,23 +290,30 @@ START_TEST(test_route_tables)
 END_TEST
 
 /* `reinject no-payload` (no verdict carries a payload) and its older
- * spelling `reinject tun`; `reinject verdict` is the default. */
+ * spelling `reinject tun`; `reinject verdict`; `reinject auto`, the
+ * default, which the daemon decides (any payload until then). */
 START_TEST(test_reinject_spellings)
 {
 	static const struct {
 		const char *text;
-		bool no_payload;
+		enum reinject_mode mode;
+		enum payload_rule payload;
 	} t[] = {
-		{ "queue 0\nreinject no-payload\n", true },
-		{ "queue 0\nreinject tun\n", true },
-		{ "queue 0\nreinject verdict\n", false },
-		{ "queue 0\n", false },
+		{ "queue 0\nreinject no-payload\n", REINJECT_MODE_NO_PAYLOAD,
+		  PAYLOAD_NONE },
+		{ "queue 0\nreinject tun\n", REINJECT_MODE_NO_PAYLOAD,
+		  PAYLOAD_NONE },
+		{ "queue 0\nreinject verdict\n", REINJECT_MODE_VERDICT,
+		  PAYLOAD_ANY },
+		{ "queue 0\nreinject auto\n", REINJECT_MODE_AUTO, PAYLOAD_ANY },
+		{ "queue 0\n", REINJECT_MODE_AUTO, PAYLOAD_ANY },
 	};
 
 	for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		struct config *cfg = parse_ok(t[i].text);
 
-		ck_assert_int_eq(cfg->reinject_tun_always, t[i].no_payload);
+		ck_assert_int_eq(cfg->reinject, t[i].mode);
+		ck_assert_int_eq(cfg->payload, t[i].payload);
 		config_free(cfg);
 	}
 }
@@ -321,7 +329,7 @@ START_TEST(test_defaults)
 	ck_assert(!cfg->has_encap_source);
 	ck_assert_str_eq(cfg->tun_name, CONFIG_DEFAULT_TUN);
 	ck_assert_str_eq(cfg->tun_name, "srv6d0");
-	ck_assert(!cfg->reinject_tun_always);
+	ck_assert_int_eq(cfg->reinject, REINJECT_MODE_AUTO);
 	ck_assert_uint_eq(cfg->mark_base, 0x5d6f0000);
 	ck_assert_uint_eq(cfg->rule_priority, 1000);
 	ck_assert_uint_eq(cfg->icmp_rate, 100);
@@ -1158,7 +1166,7 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nreinject tun verdict\n",
 	    "t.conf:2: reinject: unexpected extra argument 'verdict'");
 	BAD("queue 0\nreinject always\n",
-	    "t.conf:2: reinject: expected verdict or no-payload, found "
+	    "t.conf:2: reinject: expected auto, verdict or no-payload, found "
 	    "'always'");
 	BAD("queue 0\nicmp-rate\n",
 	    "t.conf:2: icmp-rate: missing argument (expected a number)");

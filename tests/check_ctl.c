@@ -25,6 +25,7 @@
 #include "ctl.h"
 #include "egress.h"
 #include "log.h"
+#include "reinject.h"
 #include "rtrules.h"
 #include "stats.h"
 #include "testutil.h"
@@ -146,9 +147,14 @@ START_TEST(status_document)
 	const char *key;
 	json_t *doc, *v;
 	size_t i;
+
+	ck_assert_ptr_nonnull(cfg);
+	cfg->reinject = REINJECT_MODE_NO_PAYLOAD;
+	reinject_resolve(cfg);
 	static const char *const keys[] = {
 		"version", "pid", "uptime", "config", "config_loaded",
-		"reloads", "reload_failures", "workers", "totals", "sids",
+		"reloads", "reload_failures", "reinject", "workers", "totals",
+		"sids",
 		"policies", "mirror",
 	};
 
@@ -197,6 +203,15 @@ START_TEST(status_document)
 	ck_assert_int_eq(json_integer_value(json_object_get(doc, "reloads")), 3);
 	ck_assert_int_eq(json_integer_value(json_object_get(doc,
 			 "reload_failures")), 1);
+	/* How results go back: the config's decision (reinject.h). */
+	{
+		char *txt = dump_compact(json_object_get(doc, "reinject"));
+
+		ck_assert_str_eq(txt, "{\"mode\":\"no-payload\","
+				 "\"payload\":\"none\",\"why\":"
+				 "\"reinject no-payload\"}");
+		free(txt);
+	}
 
 	/* A worker: queue, every counter by its C name, every drop reason. */
 	assert_json(json_array_get(json_object_get(doc, "workers"), 0),

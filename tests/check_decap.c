@@ -14,6 +14,8 @@
  */
 #include <check.h>
 #include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
 #include <linux/if_ether.h>
 #include <linux/rtnetlink.h>
 #include <stdio.h>
@@ -29,7 +31,6 @@
 #include "reinject.h"
 #include "rtrules.h"
 #include "testutil.h"
-#include "tun.h"
 
 static const char DX6_SRH_IN[] =
 	"60000000004d2b4020010db8000000000000000000000001fc00010000000000"
@@ -423,7 +424,7 @@ START_TEST(reinject_tun_ipv6_by_sid_device)
 		enum drop_reason r = DROP__COUNT;
 		struct pkt *p = run(bs[i], DX6_SRH_IN);
 
-		cfg->reinject_tun_always = true;
+		cfg->payload = PAYLOAD_NONE;
 		ck_assert(p->set_mark);
 		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r),
 				 REINJECT_DROP_REASON);
@@ -431,12 +432,12 @@ START_TEST(reinject_tun_ipv6_by_sid_device)
 		srt[0].ifindex = 50 + i;
 		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DEV);
 		ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 50 + i);
-		cfg->reinject_tun_always = false;	/* the verdict again */
+		cfg->payload = PAYLOAD_ANY;	/* the verdict again */
 		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_PAYLOAD);
 		/* an unmarked IPv6 result under `reinject tun`: TUN */
-		cfg->reinject_tun_always = true;
+		cfg->payload = PAYLOAD_NONE;
 		p->set_mark = false;
-		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_TUN);
+		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_OWN_DEV);
 	}
 }
 END_TEST
@@ -459,7 +460,7 @@ START_TEST(reinject_ipv4_by_sid_device)
 		srt[0].ifindex = 42 + i;
 		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DEV);
 		ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 42 + i);
-		cfg->reinject_tun_always = true;
+		cfg->payload = PAYLOAD_NONE;
 		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DEV);
 	}
 }
@@ -492,7 +493,7 @@ START_TEST(reinject_other_marks)
 	ck_assert_int_eq(r, DROP_FAMILY);
 	ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 0);
 	p->set_mark = false;
-	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_TUN);
+	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_OWN_DEV);
 }
 END_TEST
 
@@ -576,6 +577,17 @@ START_TEST(reinject_drop_charged_to_sid)
 }
 END_TEST
 
+static int tx_failures, tx_failed_tags;
+
+/* pkt_tx_failed_fn of pkt_tx_flush_skips_refused: cookie is a tag. */
+static void tx_failed(void *cookie, int err, void *arg)
+{
+	(void)arg;
+	ck_assert_int_ne(err, 0);
+	tx_failures++;
+	tx_failed_tags |= 1 << *(int *)cookie;
+}
+
 /* reinject_packet() itself, on every way a result can fail to re-enter
  * the kernel: its verdicts need a queue socket (root: CAP_NET_ADMIN). */
 START_TEST(reinject_packet_drops_charged)
@@ -586,12 +598,16 @@ START_TEST(reinject_packet_drops_charged)
 	char err[256];
 	struct nfq *q = nfq_socket_open(65000 + (unsigned)getpid() % 500,
 					NFQ_DEFAULT_MAXLEN, err, sizeof(err));
-	struct reinject_io io = { -1, pkt_sock_open(), -1 };
+	struct reinject_io io = { .dev_ifindex = 0x7ffffff1,
+				  .pkt_fd = pkt_sock_open(), .raw_fd = -1,
+				  .tx = pkt_tx_new() };
 	struct pkt *p;
 
+	ck_assert_ptr_nonnull(io.tx);
 	if (!q) {
 		fprintf(stderr, "reinject_packet_drops_charged: skipped (%s)\n",
 			err);
+		pkt_tx_free(io.tx);
 		return;
 	}
 	/* End.DX2 whose oif is not resolved: DROP_REINJECT (decided). */
@@ -601,16 +617,21 @@ START_TEST(reinject_packet_drops_charged)
 	ck_assert_uint_eq(ws.dropped, 1);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 1);
 	expect_charged(p, DROP_REINJECT);
-	/* End.DT4 into a device that does not exist: the packet socket's
-	 * send fails (or the socket cannot be opened). */
+	/* End.DT4 into a device that does not exist (gone in a reload):
+	 * the batch's send fails for it at the flush (or the socket cannot
+	 * be opened: at once); it moves from injected to dropped. */
 	p = run(BHV_END_DT4, DX4_SRH_IN);
 	srt[0].ifindex = 0x7ffffff0;
 	expect_counted_ok(p);
 	reinject_packet(cfg, srt, p, q, &io, &ws);
+	ck_assert_uint_eq(ws.injected + ws.dropped, 2);
+	reinject_flush(&io, &ws);
+	ck_assert_uint_eq(ws.injected, 0);
 	ck_assert_uint_eq(ws.dropped, 2);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 2);
 	expect_charged(p, DROP_REINJECT);
-	/* End with USD, IPv4 inner: the TUN write fails (no TUN here). */
+	/* End with USD, IPv4 inner: into the reinjection device, which
+	 * does not exist here: the send fails at the flush. */
 	config_free(cfg);
 	cfg = config_parse_buffer("t.conf", usd_text, strlen(usd_text), NULL,
 				  NULL);
@@ -626,6 +647,7 @@ START_TEST(reinject_packet_drops_charged)
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	expect_counted_ok(p);
 	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.dropped, 3);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 3);
 	ck_assert_uint_eq(ws.injected, 0);
@@ -645,7 +667,46 @@ START_TEST(reinject_packet_drops_charged)
 	expect_counted_ok(p);
 	if (io.pkt_fd >= 0)
 		close(io.pkt_fd);
+	pkt_tx_free(io.tx);
 	nfq_socket_close(q);
+}
+END_TEST
+
+/* The batch's frames go in one sendmmsg(); a refused one is skipped,
+ * reported once with its errno, and the others still leave: here frames
+ * 1 and 3 are for a device that does not exist, 0 and 2 for lo. */
+START_TEST(pkt_tx_flush_skips_refused)
+{
+	static const uint8_t frame[60] = { [12] = 0x86, [13] = 0xdd };
+	struct pkt_tx *t = pkt_tx_new();
+	int fd = pkt_sock_open();
+	unsigned lo = if_nametoindex("lo");
+	int tags[4] = { 0, 1, 2, 3 };
+
+	ck_assert_ptr_nonnull(t);
+	if (fd < 0 || !lo) {
+		fprintf(stderr, "pkt_tx_flush_skips_refused: skipped (%s)\n",
+			strerror(errno));
+		pkt_tx_free(t);
+		return;
+	}
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert_int_eq(pkt_tx_add(t, i % 2 ? 0x7ffffff0 : lo, frame,
+					    sizeof(frame), &tags[i]), 0);
+	ck_assert_int_eq(pkt_tx_add(t, lo, frame, 13, NULL), -1);
+	ck_assert_uint_eq(pkt_tx_count(t), 4);
+	tx_failures = 0;
+	ck_assert_uint_eq(pkt_tx_flush(fd, t, tx_failed, NULL), 2);
+	ck_assert_uint_eq(pkt_tx_count(t), 0);
+	ck_assert_int_eq(tx_failures, 2);
+	ck_assert_int_eq(tx_failed_tags, (1 << 1) | (1 << 3));
+	/* Without a socket every frame is reported, none sent. */
+	ck_assert_int_eq(pkt_tx_add(t, lo, frame, sizeof(frame), &tags[0]), 0);
+	tx_failures = tx_failed_tags = 0;
+	ck_assert_uint_eq(pkt_tx_flush(-1, t, tx_failed, NULL), 0);
+	ck_assert_int_eq(tx_failures, 1);
+	close(fd);
+	pkt_tx_free(t);
 }
 END_TEST
 
@@ -660,7 +721,7 @@ START_TEST(dt_no_route_counted_once)
 	char err[256];
 	struct nfq *q = nfq_socket_open(65500 + (unsigned)getpid() % 30,
 					NFQ_DEFAULT_MAXLEN, err, sizeof(err));
-	static const struct reinject_io io = { -1, -1, -1 };
+	static const struct reinject_io io = { .pkt_fd = -1, .raw_fd = -1 };
 	struct pkt *p;
 	uint64_t sum = 0;
 
@@ -813,6 +874,7 @@ static Suite *decap_suite(void)
 	tcase_add_test(rj, reinject_usd_ipv4_by_sid_device);
 	tcase_add_test(rj, reinject_drop_charged_to_sid);
 	tcase_add_test(rj, reinject_packet_drops_charged);
+	tcase_add_test(rj, pkt_tx_flush_skips_refused);
 	tcase_add_test(rj, dt_no_route_counted_once);
 	tcase_add_test(rj, rtrules_ipv4_messages);
 	tcase_add_test(rj, sid_device_names_and_macs);

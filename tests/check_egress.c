@@ -787,7 +787,7 @@ static void expect_one_drop(unsigned sid, enum drop_reason reason)
  * queue socket (not root: skipped). */
 static bool process_and_reinject(struct pkt *p, const char *test)
 {
-	static const struct reinject_io io = { -1, -1, -1 };
+	static const struct reinject_io io = { .pkt_fd = -1, .raw_fd = -1 };
 	char err[256];
 	struct nfq *q = nfq_socket_open(64000 + (unsigned)getpid() % 500,
 					NFQ_DEFAULT_MAXLEN, err, sizeof(err));

@@ -261,6 +261,7 @@ START_TEST(end_sl2_to_1)
 
 	expect_bytes(p, END_OUT);
 	ck_assert(!p->set_mark);
+	ck_assert(!p->chain_kept);	/* Segments Left changed */
 	ck_assert_uint_eq(sst[0].packets, 1);
 	ck_assert_uint_eq(sst[0].bytes, p->orig_len);
 	ck_assert_uint_eq(sst[0].errors, 0);
@@ -298,6 +299,7 @@ START_TEST(end_hop_limit_time_exceeded)
 
 	expect_bytes(p, TE_OUT);
 	ck_assert(!p->set_mark);
+	ck_assert(!p->chain_kept);	/* a new packet: the ICMPv6 error */
 	ck_assert_uint_eq(ws.icmp_sent, 1);
 	ck_assert_uint_eq(ws.drops[DROP_HOP_LIMIT], 1);
 	ck_assert_uint_eq(sst[0].errors, 1);
@@ -664,6 +666,7 @@ START_TEST(csid_shift)
 	s.nflen = 16;
 	p = run(&s, CSID_IN);
 	expect_bytes(p, CSID_OUT);
+	ck_assert(p->chain_kept);	/* only the destination changed */
 	ck_assert_uint_eq(sst[0].packets, 1);
 }
 END_TEST
@@ -684,6 +687,7 @@ START_TEST(csid_fallback_to_srh)
 	struct pkt *p = run(&s, CSIDFB_IN);
 
 	expect_bytes(p, CSIDFB_OUT);
+	ck_assert(!p->chain_kept);	/* the SRH's Segments Left */
 }
 END_TEST
 

@@ -436,7 +436,7 @@ static struct pkt *result(struct test_slot *s, uint16_t hook_proto,
 START_TEST(test_reinject_decide)
 {
 	static struct test_slot s;
-	struct config cfg = { .reinject_tun_always = false };
+	struct config cfg = { .payload = PAYLOAD_ANY };
 	enum drop_reason r = DROP__COUNT;
 
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
@@ -451,9 +451,9 @@ START_TEST(test_reinject_decide)
 		PKT_NEW_BYTES, false), &r), REINJECT_PAYLOAD);
 	/* Other family: TUN, unless a mark must go along. */
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 4,
-		PKT_NEW_BYTES, false), &r), REINJECT_TUN);
+		PKT_NEW_BYTES, false), &r), REINJECT_OWN_DEV);
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IP, 6,
-		PKT_NEW_BYTES, false), &r), REINJECT_TUN);
+		PKT_NEW_BYTES, false), &r), REINJECT_OWN_DEV);
 	ck_assert_int_eq(r, DROP__COUNT);
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 4,
 		PKT_NEW_BYTES, true), &r), REINJECT_DROP_REASON);
@@ -468,24 +468,96 @@ END_TEST
 START_TEST(test_reinject_decide_tun_always)
 {
 	static struct test_slot s;
-	struct config cfg = { .reinject_tun_always = true };
+	struct config cfg = { .payload = PAYLOAD_NONE };
 	enum drop_reason r = DROP__COUNT;
 
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
-		PKT_NEW_BYTES, false), &r), REINJECT_TUN);
-	/* TUN carries no mark: a marked result stays a verdict payload. */
+		PKT_NEW_BYTES, false), &r), REINJECT_OWN_DEV);
+	/* TUN carries no mark, and no payload may carry it: a marked
+	 * result of no SID with a device is a counted drop. */
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
-		PKT_NEW_BYTES, true), &r), REINJECT_PAYLOAD);
+		PKT_NEW_BYTES, true), &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(r, DROP_REINJECT);
+	r = DROP__COUNT;
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
 		PKT_ACCEPT, false), &r), REINJECT_ACCEPT);
 	ck_assert_int_eq(r, DROP__COUNT);
 }
 END_TEST
 
+/* Under Linux 7.2's rule (PAYLOAD_KEEP_CHAIN) a result goes as its
+ * verdict's payload only when it keeps the header chain (p->chain_kept);
+ * else TUN, or for a marked one the SID's device (none here: a counted
+ * drop, never a payload the kernel would drop silently). */
+START_TEST(test_reinject_decide_keep_chain)
+{
+	static struct test_slot s;
+	struct config cfg = { .payload = PAYLOAD_KEEP_CHAIN };
+	enum drop_reason r = DROP__COUNT;
+	struct pkt *p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
+
+	ck_assert(p->chain_kept);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
+	p->set_mark = true;
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
+	ck_assert_ptr_nonnull(pkt_push(p, 8));
+	p->data[0] = 0x60;
+	ck_assert(!p->chain_kept);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+			 REINJECT_DROP_REASON);
+	ck_assert_int_eq(r, DROP_REINJECT);
+	p->set_mark = false;
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_OWN_DEV);
+	p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
+	pkt_pull(p, 0);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_OWN_DEV);
+	p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
+	pkt_chain_write(p);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_OWN_DEV);
+	p = result(&s, ETH_P_IPV6, 6, PKT_ACCEPT, false);
+	pkt_chain_write(p);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_ACCEPT);
+}
+END_TEST
+
+/* What the running kernel accepts, from its release and user namespace. */
+START_TEST(test_reinject_kernel_rule)
+{
+	static const struct {
+		const char *release;
+		bool init_userns;
+		enum payload_rule want;
+	} t[] = {
+		{ "6.18.0-1-amd64", true, PAYLOAD_ANY },
+		{ "6.18.0-1-amd64", false, PAYLOAD_ANY },
+		{ "7.0.3", false, PAYLOAD_ANY },
+		{ "7.1.0", true, PAYLOAD_ANY },
+		{ "7.1.0", false, PAYLOAD_NONE },
+		{ "7.2.0-rc2", true, PAYLOAD_KEEP_CHAIN },
+		{ "7.2.0-k72", false, PAYLOAD_NONE },
+		{ "7.10.1", true, PAYLOAD_KEEP_CHAIN },
+		{ "8.0", true, PAYLOAD_KEEP_CHAIN },
+		{ "unknown", true, PAYLOAD_ANY },
+	};
+	char why[128];
+
+	for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		ck_assert_int_eq(reinject_kernel_rule(t[i].release,
+			t[i].init_userns, why, sizeof(why)), t[i].want);
+	reinject_kernel_rule("7.2.0-k72", true, why, sizeof(why));
+	ck_assert_str_eq(why, "kernel 7.2.0-k72 >= 7.2 refuses a payload that "
+			 "changes the header chain");
+	ck_assert(reinject_uid_map_initial("         0          0 4294967295\n"));
+	ck_assert(!reinject_uid_map_initial("         0       1000          1\n"));
+	ck_assert(!reinject_uid_map_initial("0 0 4294967295\n1 1 1\n"));
+	ck_assert(!reinject_uid_map_initial(""));
+}
+END_TEST
+
 START_TEST(test_reinject_decide_too_big)
 {
 	static struct test_slot s;
-	struct config cfg = { .reinject_tun_always = false };
+	struct config cfg = { .payload = PAYLOAD_ANY };
 	enum drop_reason r = DROP__COUNT;
 	struct pkt *p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
 
@@ -503,7 +575,7 @@ END_TEST
 START_TEST(test_reinject_decide_local)
 {
 	static struct test_slot s;
-	struct config cfg = { .reinject_tun_always = false };
+	struct config cfg = { .payload = PAYLOAD_ANY };
 	enum drop_reason r = DROP__COUNT;
 	struct pkt *p;
 
@@ -513,9 +585,9 @@ START_TEST(test_reinject_decide_local)
 	p = result(&s, ETH_P_IPV6, 4, PKT_NEW_BYTES, false);
 	p->local_out = true;
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_LOCAL);
-	cfg.reinject_tun_always = true;
+	cfg.payload = PAYLOAD_NONE;
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_LOCAL);
-	cfg.reinject_tun_always = false;
+	cfg.payload = PAYLOAD_ANY;
 	p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
 	p->local_out = true;
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
@@ -621,6 +693,8 @@ static Suite *nfq_suite(void)
 
 	tcase_add_test(rj, test_reinject_decide);
 	tcase_add_test(rj, test_reinject_decide_tun_always);
+	tcase_add_test(rj, test_reinject_decide_keep_chain);
+	tcase_add_test(rj, test_reinject_kernel_rule);
 	tcase_add_test(rj, test_reinject_decide_too_big);
 	tcase_add_test(rj, test_reinject_decide_local);
 	suite_add_tcase(s, rj);

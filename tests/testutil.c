@@ -80,6 +80,7 @@ struct pkt *test_pkt(struct test_slot *s, const uint8_t *bytes, size_t len,
 	s->p.orig_len = (uint32_t)len;
 	s->p.hw_proto = hw_proto;
 	s->p.verdict = PKT_ACCEPT;
+	s->p.chain_kept = true;	/* as queued (worker.c) */
 	return &s->p;
 }
 

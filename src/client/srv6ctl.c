@@ -279,6 +279,22 @@ static void print_mirror(const json_t *m)
 	       jnum(m, "enobufs"), jstr(m, "last_error"));
 }
 
+/* "reinject auto: keep-chain payloads (kernel 7.2.0 >= 7.2 ...)". */
+static void print_reinject(const json_t *r)
+{
+	const char *payload;
+
+	if (!json_is_object(r))
+		return;
+	payload = jstr(r, "payload");
+	printf("reinject %s: %s payloads (%s); %s\n", jstr(r, "mode"), payload,
+	       jstr(r, "why"), !strcmp(payload, "any") ?
+	       "results of the other family by srv6d's devices" :
+	       !strcmp(payload, "keep-chain") ?
+	       "other results by srv6d's devices" :
+	       "every result by srv6d's devices");
+}
+
 static void print_status(const json_t *doc)
 {
 	char when[64];
@@ -291,6 +307,7 @@ static void print_status(const json_t *doc)
 	       timestamp(when, sizeof(when),
 			 (int64_t)jnum(doc, "config_loaded")),
 	       jnum(doc, "reloads"), jnum(doc, "reload_failures"));
+	print_reinject(json_object_get(doc, "reinject"));
 	printf("%zu SIDs, %zu policies\n",
 	       json_array_size(json_object_get(doc, "sids")),
 	       json_array_size(json_object_get(doc, "policies")));

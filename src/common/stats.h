@@ -25,8 +25,8 @@ enum drop_reason {
 	DROP_NO_HEADROOM,	/* push would exceed the slot's headroom */
 	DROP_TOO_BIG,		/* result exceeds PKT_MAX_LEN or slot */
 	DROP_FAMILY,		/* behavior got a family it cannot handle */
-	DROP_REINJECT,		/* no way back into the kernel: a TUN write or
-				 * a packet socket send failed, or the SID's
+	DROP_REINJECT,		/* no way back into the kernel: a packet
+				 * socket send failed, or the SID's
 				 * device (or End.DX2's oif) is unknown */
 	DROP_FRAGMENT,		/* fragmented packet at a SID */
 	DROP_HMAC_MISSING,	/* hmac-require: SRH without HMAC TLV */
@@ -70,9 +70,9 @@ struct worker_stats {
 				 * drops[] */
 	uint64_t unmatched;	/* no SID, no policy: accepted unchanged */
 	uint64_t injected;	/* results that re-entered the kernel other
-				 * than as a verdict: written to the TUN
-				 * device or sent by the packet socket (a
-				 * SID's veth device, End.DX2's oif) or
+				 * than as a verdict: sent by the packet
+				 * socket (the reinjection device, a SID's
+				 * veth device, End.DX2's oif) or
 				 * the raw socket (srv6d's own ICMPv4
 				 * errors) */
 	uint64_t icmp_sent;	/* ICMP errors generated (about dropped

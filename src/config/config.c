@@ -406,20 +406,26 @@ static int parse_tun_name(struct parser *p, int argc, char **argv)
 	return get_ifname(p, argv[0], NULL, argv[1], p->cfg->tun_name);
 }
 
-/* reinject verdict | no-payload (`tun`: its older spelling, still
- * accepted) */
+/* reinject auto | verdict | no-payload (`tun`: its older spelling, still
+ * accepted).  auto leaves payload at PAYLOAD_ANY for the daemon to
+ * decide. */
 static int parse_reinject(struct parser *p, int argc, char **argv)
 {
-	if (check_args(p, argc, argv, 2, "verdict or no-payload") < 0)
+	if (check_args(p, argc, argv, 2, "auto, verdict or no-payload") < 0)
 		return -1;
-	if (!strcmp(argv[1], "verdict")) {
-		p->cfg->reinject_tun_always = false;
+	if (!strcmp(argv[1], "auto")) {
+		p->cfg->reinject = REINJECT_MODE_AUTO;
+		p->cfg->payload = PAYLOAD_ANY;
+	} else if (!strcmp(argv[1], "verdict")) {
+		p->cfg->reinject = REINJECT_MODE_VERDICT;
+		p->cfg->payload = PAYLOAD_ANY;
 	} else if (!strcmp(argv[1], "no-payload") ||
 		   !strcmp(argv[1], "tun")) {
-		p->cfg->reinject_tun_always = true;
+		p->cfg->reinject = REINJECT_MODE_NO_PAYLOAD;
+		p->cfg->payload = PAYLOAD_NONE;
 	} else {
-		error(p, "reinject: expected verdict or no-payload, found '%s'",
-		      quote(p, argv[1]));
+		error(p, "reinject: expected auto, verdict or no-payload, "
+		      "found '%s'", quote(p, argv[1]));
 		return -1;
 	}
 	return 0;

@@ -113,14 +113,37 @@ struct policy_table {
 	struct lpm *v4;		/* IPv4 steering prefixes (as ::ffff:0:0/96) */
 };
 
+/* `reinject auto | verdict | no-payload` (srv6d.conf(5)). */
+enum reinject_mode {
+	REINJECT_MODE_AUTO = 0,	/* what the running kernel accepts */
+	REINJECT_MODE_VERDICT,	/* every result that can, as the payload */
+	REINJECT_MODE_NO_PAYLOAD,	/* no result as a payload (`tun`) */
+};
+
+/* Which results may go back as their verdict's payload. */
+enum payload_rule {
+	PAYLOAD_ANY = 0,	/* any of the family queued (Linux < 7.2) */
+	PAYLOAD_KEEP_CHAIN,	/* only one whose IP header chain is the
+				 * original's but for addresses, hop limit,
+				 * traffic class and flow label (7.2+) */
+	PAYLOAD_NONE,		/* none (7.1+ outside the initial user
+				 * namespace, or `reinject no-payload`) */
+};
+
 struct config {
 	char *path;			/* file it was read from (or a name) */
 	unsigned queue_first, queue_last;	/* NFQUEUE numbers, inclusive */
 	struct in6_addr encap_source;	/* outer source of encapsulations */
 	bool has_encap_source;		/* false: picked per egress (egress.h) */
-	char tun_name[IF_NAMESIZE];	/* TUN device for reinjection */
-	bool reinject_tun_always;	/* `reinject no-payload` (or
-					 * `tun`): no verdict payload */
+	char tun_name[IF_NAMESIZE];	/* reinjection device (rtrules.h) */
+	enum reinject_mode reinject;	/* `reinject` as configured */
+	/* What the kernel takes as a verdict's payload: from `reinject`
+	 * (verdict: any, no-payload: none) and, for auto, the running
+	 * kernel, decided by the daemon before the config is installed
+	 * (reinject_resolve(), src/io/reinject.h); PAYLOAD_ANY until then.
+	 * payload_why says why, for the log and srv6ctl status. */
+	enum payload_rule payload;
+	char payload_why[128];
 	uint32_t mark_base;		/* first mark/table the daemon owns */
 	uint32_t rule_priority;		/* priority of the daemon's ip rules */
 	unsigned icmp_rate;		/* ICMP errors per second per worker */

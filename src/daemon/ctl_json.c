@@ -8,6 +8,7 @@
 
 #include "ctl_json.h"
 #include "egress.h"
+#include "reinject.h"
 
 /* ---- STATUS document ---------------------------------------------------- */
 
@@ -326,6 +327,26 @@ static json_t *policies_json(const struct ctl_status_src *src)
 	return entries_json(src, true);
 }
 
+/* How results go back (reinject.h): `reinject` as configured, which
+ * results may be a verdict's payload, and why. */
+static json_t *reinject_json(const struct config *cfg)
+{
+	json_t *o;
+	bool ok;
+
+	if (!cfg)
+		return json_null();
+	o = json_object();
+	ok = o != NULL;
+	if (!ok)
+		return NULL;
+	jset(o, "mode", json_string(reinject_mode_name(cfg->reinject)), &ok);
+	jset(o, "payload", json_string(reinject_payload_name(cfg->payload)),
+	     &ok);
+	jset(o, "why", json_string(cfg->payload_why), &ok);
+	return jdone(o, ok);
+}
+
 json_t *ctl_status_json(const struct ctl_status_src *src)
 {
 	static const struct worker_stats zero;
@@ -342,6 +363,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "config_loaded", json_integer(src->config_loaded), &ok);
 	jset(o, "reloads", jcount(src->reloads), &ok);
 	jset(o, "reload_failures", jcount(src->reload_failures), &ok);
+	jset(o, "reinject", reinject_json(src->cfg), &ok);
 	jset(o, "workers", workers_json(src, false), &ok);
 	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
 							      : &zero), &ok);

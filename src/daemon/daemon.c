@@ -29,6 +29,7 @@
 #include "ctl.h"
 #include "daemon.h"
 #include "log.h"
+#include "reinject.h"
 #include "rtmirror.h"
 #include "rtrules.h"
 #include "worker.h"
@@ -371,6 +372,33 @@ static const char *reload_needs_restart(const struct config *old,
 	return NULL;
 }
 
+/* Decide which results may go as a verdict's payload on this kernel
+ * (reinject_resolve()); say it, with the reason, at start (old NULL) and
+ * when a reload changes it. */
+static void daemon_resolve_reinject(struct config *cfg,
+				    const struct config *old)
+{
+	reinject_resolve(cfg);
+	if (old && old->payload == cfg->payload &&
+	    old->reinject == cfg->reinject)
+		return;
+	log_msg(LOG_INFO, "reinject %s: %s payloads (%s)%s",
+		reinject_mode_name(cfg->reinject),
+		reinject_payload_name(cfg->payload), cfg->payload_why,
+		cfg->payload == PAYLOAD_ANY ? "" :
+		cfg->payload == PAYLOAD_KEEP_CHAIN ?
+		"; other results re-enter by srv6d's devices" :
+		"; every result re-enters by srv6d's devices");
+	if (cfg->reinject == REINJECT_MODE_VERDICT) {
+		char why[128];
+
+		if (reinject_running_kernel(why, sizeof(why)) != PAYLOAD_ANY)
+			log_msg(LOG_WARNING, "reinject verdict: %s: such "
+				"results will be lost (reinject auto avoids it)",
+				why);
+	}
+}
+
 /* SIGHUP or srv6ctl reload: parse the file anew; only a valid config
  * replaces the running one.  Packets the old config marked may still be
  * on their way through the kernel until the swap's grace period ends, so
@@ -399,6 +427,7 @@ static int daemon_reload(struct daemon *d, json_t *errors)
 			     "configuration", path);
 		goto fail;
 	}
+	daemon_resolve_reinject(ncfg, engine_config(d->engine));
 	what = reload_needs_restart(engine_config(d->engine), ncfg);
 	if (what) {
 		reload_error(&re, "%s: '%s' changed, which needs a restart: "
@@ -831,6 +860,7 @@ static int daemon_start(struct daemon *d)
 		goto fail_lock;
 	}
 	d->config_loaded = time(NULL);
+	daemon_resolve_reinject(cfg, NULL);
 	if (single_instance_check(o->ctl_path) < 0)
 		goto fail_cfg;
 	if (runtime_dir_create(o->ctl_path) < 0) {

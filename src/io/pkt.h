@@ -50,6 +50,13 @@ struct pkt {
 	 * of these headers; pkt_push(), pkt_pull() and pkt_trim() clear
 	 * it, srv6_process() too before it starts. */
 	bool srh_parsed;
+	/* The IP header chain (the IPv6 header and its extension headers,
+	 * the first Next Header; the IPv4 header and its options) is the
+	 * one queued but for addresses, hop limit / TTL, traffic class and
+	 * flow label: what Linux 7.2 lets a verdict's payload change
+	 * (reinject.h).  The worker sets it before processing; pkt_push(),
+	 * pkt_pull(), pkt_trim() and pkt_chain_write() clear it. */
+	bool chain_kept;
 
 	/* From the NFQUEUE message. */
 	uint32_t id;		/* NFQA_PACKET_HDR packet_id (host order) */
@@ -94,6 +101,7 @@ static inline uint8_t *pkt_push(struct pkt *p, uint32_t n)
 	if ((size_t)(p->data - p->head) < n)
 		return NULL;
 	p->srh_parsed = false;
+	p->chain_kept = false;
 	p->data -= n;
 	p->len += n;
 	return p->data;
@@ -103,6 +111,7 @@ static inline uint8_t *pkt_push(struct pkt *p, uint32_t n)
 static inline uint8_t *pkt_pull(struct pkt *p, uint32_t n)
 {
 	p->srh_parsed = false;
+	p->chain_kept = false;
 	p->data += n;
 	p->len -= n;
 	return p->data;
@@ -114,7 +123,16 @@ static inline void pkt_trim(struct pkt *p, uint32_t len)
 	if (p->len > len) {
 		p->len = len;
 		p->srh_parsed = false;
+		p->chain_kept = false;
 	}
+}
+
+/* The caller is about to write into the header chain other than an
+ * address, the hop limit, traffic class or flow label (an SRH's Segments
+ * Left, a Next Header): the result no longer keeps the chain. */
+static inline void pkt_chain_write(struct pkt *p)
+{
+	p->chain_kept = false;
 }
 
 /* IP version of the bytes at data (4, 6, or 0 when empty). */

@@ -2,9 +2,14 @@
  * socket that sends frames out of a device (End.DX2's oif, a SID's veth
  * pair) and the raw IPv4 socket for srv6d's own ICMP errors (see
  * pktsock.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* sendmmsg() */
+#endif
+#include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -16,20 +21,76 @@ int pkt_sock_open(void)
 	return socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 }
 
-int pkt_sock_send(int fd, uint32_t ifindex, const uint8_t *frame, size_t len)
+struct pkt_tx {
+	unsigned n;
+	struct mmsghdr msg[PKT_TX_MAX];
+	struct iovec iov[PKT_TX_MAX];
+	struct sockaddr_ll sll[PKT_TX_MAX];
+	void *cookie[PKT_TX_MAX];	/* the caller's, for a failure */
+};
+
+struct pkt_tx *pkt_tx_new(void)
 {
-	struct sockaddr_ll sll = {
+	return calloc(1, sizeof(struct pkt_tx));
+}
+
+void pkt_tx_free(struct pkt_tx *t)
+{
+	free(t);
+}
+
+unsigned pkt_tx_count(const struct pkt_tx *t)
+{
+	return t->n;
+}
+
+int pkt_tx_add(struct pkt_tx *t, uint32_t ifindex, const uint8_t *frame,
+	       size_t len, void *cookie)
+{
+	unsigned i = t->n;
+
+	if (i >= PKT_TX_MAX || len < ETH_HLEN)
+		return -1;
+	t->sll[i] = (struct sockaddr_ll){
 		.sll_family = AF_PACKET,
 		.sll_ifindex = (int)ifindex,
 		.sll_halen = ETH_ALEN,
 	};
+	memcpy(&t->sll[i].sll_protocol, frame + 12, 2);	/* the EtherType */
+	memcpy(t->sll[i].sll_addr, frame, ETH_ALEN);
+	t->iov[i] = (struct iovec){ .iov_base = (void *)frame, .iov_len = len };
+	t->msg[i] = (struct mmsghdr){ .msg_hdr = {
+		.msg_name = &t->sll[i],
+		.msg_namelen = sizeof(t->sll[i]),
+		.msg_iov = &t->iov[i],
+		.msg_iovlen = 1,
+	} };
+	t->cookie[i] = cookie;
+	t->n = i + 1;
+	return 0;
+}
 
-	if (len < ETH_HLEN)
-		return -1;
-	memcpy(&sll.sll_protocol, frame + 12, 2);	/* the EtherType */
-	memcpy(sll.sll_addr, frame, ETH_ALEN);
-	return sendto(fd, frame, len, 0, (const struct sockaddr *)&sll,
-		      sizeof(sll)) == (ssize_t)len ? 0 : -1;
+unsigned pkt_tx_flush(int fd, struct pkt_tx *t, pkt_tx_failed_fn *failed,
+		      void *arg)
+{
+	unsigned i = 0, sent = 0;
+
+	while (i < t->n) {
+		int r = fd >= 0 ? sendmmsg(fd, &t->msg[i], t->n - i, 0) : -1;
+		int err = fd >= 0 ? errno : EBADF;
+
+		if (r > 0) {
+			/* A frame is sent whole or not at all (SOCK_RAW). */
+			i += (unsigned)r;
+			sent += (unsigned)r;
+			continue;
+		}
+		/* The first frame left was refused: skip it. */
+		failed(t->cookie[i], r < 0 ? err : EIO, arg);
+		i++;
+	}
+	t->n = 0;
+	return sent;
 }
 
 int raw4_sock_open(void)

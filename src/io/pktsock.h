@@ -16,13 +16,44 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Frames a worker collects during a batch and sends on its packet socket
+ * in one sendmmsg() at the batch's end (pkt_tx_flush()): no syscall per
+ * frame.  The frames are not copied: each stays where it is (a slot of
+ * the worker's pool) until the flush. */
+#define PKT_TX_MAX	64	/* one per packet of a receive batch */
+
+struct pkt_tx;
+
+/* Called by pkt_tx_flush() for each frame the kernel did not take, with
+ * its cookie and the errno of its send (EMSGSIZE: larger than the
+ * device's MTU; ENXIO, ENODEV, ENETDOWN: the device is gone or down;
+ * EAGAIN, ENOBUFS: its queue is full). */
+typedef void pkt_tx_failed_fn(void *cookie, int err, void *arg);
+
 /* Open a send-only packet socket.  Returns the fd, or -1 with errno. */
 int pkt_sock_open(void);
 
-/* Send the Ethernet frame (len bytes at frame) out of ifindex on the
- * packet socket fd.  Returns 0, or -1 when the kernel did not take it
- * whole (the caller counts DROP_REINJECT). */
-int pkt_sock_send(int fd, uint32_t ifindex, const uint8_t *frame, size_t len);
+/* A batch of PKT_TX_MAX frames, empty; NULL when memory runs out.
+ * Allocated once per worker, at start. */
+struct pkt_tx *pkt_tx_new(void);
+void pkt_tx_free(struct pkt_tx *t);
+
+/* Frames in t waiting for the flush. */
+unsigned pkt_tx_count(const struct pkt_tx *t);
+
+/* Add the Ethernet frame (len bytes at frame, which must stay there until
+ * the flush) for ifindex to t.  Returns 0, or -1 when t is full or the
+ * frame shorter than an Ethernet header (the caller counts a drop). */
+int pkt_tx_add(struct pkt_tx *t, uint32_t ifindex, const uint8_t *frame,
+	       size_t len, void *cookie);
+
+/* Send t's frames on the packet socket fd (fd < 0: none is sent) with
+ * sendmmsg(): one call for the whole batch, one more after each frame the
+ * kernel refuses, which is skipped and reported to failed(); never
+ * blocks (the socket is non-blocking).  t is empty afterwards.  Returns
+ * the number of frames sent. */
+unsigned pkt_tx_flush(int fd, struct pkt_tx *t, pkt_tx_failed_fn *failed,
+		      void *arg);
 
 /* Open a send-only raw IPv4 socket (IPPROTO_RAW: the caller gives the
  * whole IP header), non-blocking: how a worker sends the ICMP errors it

@@ -1,17 +1,18 @@
-/* reinject.c - verdict payload, TUN, a device or the raw socket: how a processed packet
- * re-enters the kernel (the rules are in include/reinject.h). */
+/* reinject.c - verdict payload, srv6d's devices or the raw socket: how a
+ * processed packet re-enters the kernel (the rules are in include/reinject.h). */
 #include <netinet/in.h>	/* before linux/netfilter.h */
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/netfilter.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "behavior_table.h"
 #include "log.h"
 #include "reinject.h"
 #include "pktsock.h"
-#include "tun.h"
 
 /* The SID a marked result belongs to, or NULL. */
 static const struct sid *reinject_sid(const struct config *cfg,
@@ -29,15 +30,33 @@ static bool reinject_by_dev(const struct sid *sid, const struct pkt *p)
 	       behavior_has_dev4(sid->behavior, sid->flavors);
 }
 
-/* With `reinject tun`: an IPv6 result whose mark routes it (End.X,
- * End.DX6: to nh6; End.T, End.DT6, End.DT46: in their table) cannot go
- * through the TUN device, which carries no mark; it enters the kernel
- * through the SID's veth pair (behavior_has_dev6()), whose iif rules do
- * what the mark does. */
+/* The running kernel takes p's new bytes as its verdict's payload
+ * (cfg->payload): any, only a result that keeps the header chain
+ * (p->chain_kept, pkt.h), or none. */
+static bool reinject_payload_ok(const struct config *cfg,
+				const struct pkt *p)
+{
+	switch (cfg->payload) {
+	case PAYLOAD_ANY:
+		return true;
+	case PAYLOAD_KEEP_CHAIN:
+		return p->chain_kept;
+	case PAYLOAD_NONE:
+	default:
+		return false;
+	}
+}
+
+/* An IPv6 result whose mark routes it (End.X, End.DX6: to nh6; End.T,
+ * End.DT6, End.DT46: in their table) that may not go as a payload
+ * cannot go through the reinjection device either, which routes by the
+ * main table (the mark is not sent with it); it
+ * enters the kernel through the SID's veth pair (behavior_has_dev6()),
+ * whose iif rules do what the mark does. */
 static bool reinject_by_dev6(const struct config *cfg, const struct sid *sid,
 			     const struct pkt *p)
 {
-	return cfg->reinject_tun_always && sid && pkt_ip_version(p) == 6 &&
+	return sid && pkt_ip_version(p) == 6 && !reinject_payload_ok(cfg, p) &&
 	       behavior_has_dev6(sid->behavior);
 }
 
@@ -102,8 +121,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		}
 		return REINJECT_DEV;
 	}
-	if (reinject_same_family(p) &&
-	    (p->set_mark || !cfg->reinject_tun_always)) {
+	if (reinject_same_family(p) && reinject_payload_ok(cfg, p)) {
 		if (p->len > NFQ_MAX_PAYLOAD) {
 			*reason = DROP_TOO_BIG;
 			return REINJECT_DROP_REASON;
@@ -118,12 +136,42 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		return REINJECT_DEV;
 	}
 	if (p->set_mark) {
-		/* Other family: only TUN could carry it, and TUN carries
-		 * no mark; routing without it would be wrong. */
-		*reason = DROP_FAMILY;
+		/* Only the reinjection device could carry it, without its
+		 * mark; routing
+		 * without it would be wrong. */
+		*reason = reinject_same_family(p) ? DROP_REINJECT : DROP_FAMILY;
 		return REINJECT_DROP_REASON;
 	}
-	return REINJECT_TUN;
+	return REINJECT_OWN_DEV;
+}
+
+/* pkt_tx_failed_fn: the frame of packet `cookie` did not leave. */
+static void reinject_tx_failed(void *cookie, int err, void *arg)
+{
+	struct pkt *p = cookie;
+	struct worker_stats *st = arg;
+
+	switch (p->outcome) {
+	case PKT_OUT_DROP:
+	case PKT_OUT_ICMP:
+	case PKT_OUT_HANDOFF:
+		/* Counted dropped already (reinject_dropped()). */
+		if (p->outcome == PKT_OUT_ICMP)
+			st->icmp_send_errors++;
+		return;
+	default:
+		st->injected--;
+		st->drops[err == EMSGSIZE ? DROP_TOO_BIG : DROP_REINJECT]++;
+		st->dropped++;
+		reinject_charge(p, err == EMSGSIZE ? DROP_TOO_BIG : DROP_REINJECT);
+		return;
+	}
+}
+
+void reinject_flush(const struct reinject_io *io, struct worker_stats *st)
+{
+	if (io->tx && pkt_tx_count(io->tx))
+		pkt_tx_flush(io->pkt_fd, io->tx, reinject_tx_failed, st);
 }
 
 uint32_t reinject_ifindex(const struct config *cfg,
@@ -137,15 +185,15 @@ uint32_t reinject_ifindex(const struct config *cfg,
 /* REINJECT_DEV: put an Ethernet header to the receiving end of the SID's
  * veth pair in front of the IPv4 or IPv6 packet (in the headroom the
  * outer headers left).  Returns 0, or -1 without headroom. */
-static int reinject_eth_push(struct pkt *p)
+static int reinject_eth_push(struct pkt *p, uint32_t mark)
 {
 	uint16_t type = pkt_ip_version(p) == 6 ? ETH_P_IPV6 : ETH_P_IP;
 	uint8_t *eth = pkt_push(p, ETH_HLEN);
 
 	if (!eth)
 		return -1;
-	rtrules_dev_mac(p->out_mark, true, eth);
-	rtrules_dev_mac(p->out_mark, false, eth + ETH_ALEN);
+	rtrules_dev_mac(mark, true, eth);
+	rtrules_dev_mac(mark, false, eth + ETH_ALEN);
 	eth[12] = (uint8_t)(type >> 8);
 	eth[13] = (uint8_t)type;
 	return 0;
@@ -176,25 +224,29 @@ static void reinject_drop(struct pkt *p, struct worker_stats *st,
 	reinject_charge(p, reason);
 }
 
-/* REINJECT_L2 / REINJECT_DEV: the original is done with either way.
- * Returns 0 once sent, else -1 with the reason. */
+/* REINJECT_L2 / REINJECT_DEV / REINJECT_OWN_DEV: the original is done
+ * with either way; the frame goes with the batch (reinject_flush()).
+ * Returns 0 once queued, else -1 with the reason. */
 static int reinject_frame(const struct config *cfg,
 			  const struct sid_runtime *rt, struct pkt *p,
 			  struct nfq *q, enum reinject_action a,
 			  const struct reinject_io *io,
 			  enum drop_reason *reason)
 {
-	uint32_t ifindex = reinject_ifindex(cfg, rt, p);
+	bool own = a == REINJECT_OWN_DEV;
+	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rt, p);
 
 	nfq_verdict_add(q, p, NF_DROP, false);
-	if (a == REINJECT_DEV && reinject_eth_push(p) < 0) {
+	if (a != REINJECT_L2 &&
+	    reinject_eth_push(p, own ? 0 : p->out_mark) < 0) {
 		*reason = DROP_NO_HEADROOM;
 		return -1;
 	}
 	*reason = DROP_REINJECT;
-	if (io->pkt_fd < 0)
+	if (io->pkt_fd < 0 || !io->tx || !ifindex)
 		return -1;
-	return pkt_sock_send(io->pkt_fd, ifindex, p->data, p->len) == 0 ? 0 : -1;
+	/* Sent with the batch (reinject_flush()). */
+	return pkt_tx_add(io->tx, ifindex, p->data, p->len, p);
 }
 
 /* Give p to the kernel as decided: the verdict, and for the ways other
@@ -216,6 +268,7 @@ static int reinject_send(const struct config *cfg,
 		return 0;
 	case REINJECT_L2:
 	case REINJECT_DEV:
+	case REINJECT_OWN_DEV:
 		return reinject_frame(cfg, rt, p, q, a, io, reason);
 	case REINJECT_LOCAL:
 		/* The original is done with either way; the error leaves as
@@ -224,12 +277,6 @@ static int reinject_send(const struct config *cfg,
 		*reason = DROP_REINJECT;
 		return io->raw_fd >= 0 &&
 		       raw4_sock_send(io->raw_fd, p->data, p->len) == 0 ? 0 : -1;
-	case REINJECT_TUN:
-		/* The original is done with either way: the new packet
-		 * enters the kernel from the TUN device. */
-		nfq_verdict_add(q, p, NF_DROP, false);
-		*reason = DROP_REINJECT;
-		return tun_write(io->tun_fd, p->data, p->len) == 0 ? 0 : -1;
 	case REINJECT_DROP_REASON:
 		nfq_verdict_add(q, p, NF_DROP, false);
 		return -1;
@@ -293,5 +340,123 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 	default:
 		st->injected++;
 		return;
+	}
+}
+
+/* ---- what the running kernel accepts ------------------------------------ */
+
+/* Major and minor of a kernel release ("7.2.0-1-amd64"); 0.0 when it
+ * cannot be read. */
+static unsigned reinject_release_version(const char *release)
+{
+	unsigned major = 0, minor = 0;
+
+	if (sscanf(release, "%u.%u", &major, &minor) < 2)
+		return 0;
+	return major * 1000 + minor;
+}
+
+enum payload_rule reinject_kernel_rule(const char *release, bool init_userns,
+				       char *why, size_t whylen)
+{
+	unsigned v = reinject_release_version(release);
+
+	if (!init_userns && v >= 7001) {
+		snprintf(why, whylen, "kernel %s >= 7.1 refuses any payload "
+			 "outside the initial user namespace", release);
+		return PAYLOAD_NONE;
+	}
+	if (v >= 7002) {
+		snprintf(why, whylen, "kernel %s >= 7.2 refuses a payload "
+			 "that changes the header chain", release);
+		return PAYLOAD_KEEP_CHAIN;
+	}
+	snprintf(why, whylen, "kernel %s < 7.2 takes any payload", release);
+	return PAYLOAD_ANY;
+}
+
+bool reinject_uid_map_initial(const char *map)
+{
+	unsigned long inside, outside, count;
+	int used = 0;
+
+	/* The initial user namespace maps all of it to itself, one line. */
+	if (sscanf(map, "%lu %lu %lu %n", &inside, &outside, &count,
+		   &used) < 3)
+		return false;
+	return inside == 0 && outside == 0 && count == 4294967295ul &&
+	       map[used] == '\0';
+}
+
+/* Is this process in the initial user namespace (its uid_map)?  A map
+ * that cannot be read counts as the initial one. */
+static bool reinject_init_userns(void)
+{
+	char map[512];
+	size_t n;
+	FILE *f = fopen("/proc/self/uid_map", "re");
+
+	if (!f)
+		return true;
+	n = fread(map, 1, sizeof(map) - 1, f);
+	fclose(f);
+	map[n] = '\0';
+	return reinject_uid_map_initial(map);
+}
+
+enum payload_rule reinject_running_kernel(char *why, size_t whylen)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		snprintf(u.release, sizeof(u.release), "unknown");
+	return reinject_kernel_rule(u.release, reinject_init_userns(), why,
+				    whylen);
+}
+
+void reinject_resolve(struct config *cfg)
+{
+	switch (cfg->reinject) {
+	case REINJECT_MODE_VERDICT:
+		cfg->payload = PAYLOAD_ANY;
+		snprintf(cfg->payload_why, sizeof(cfg->payload_why),
+			 "reinject verdict");
+		return;
+	case REINJECT_MODE_NO_PAYLOAD:
+		cfg->payload = PAYLOAD_NONE;
+		snprintf(cfg->payload_why, sizeof(cfg->payload_why),
+			 "reinject no-payload");
+		return;
+	case REINJECT_MODE_AUTO:
+	default:
+		break;
+	}
+	cfg->payload = reinject_running_kernel(cfg->payload_why,
+					       sizeof(cfg->payload_why));
+}
+
+const char *reinject_mode_name(enum reinject_mode m)
+{
+	switch (m) {
+	case REINJECT_MODE_VERDICT:
+		return "verdict";
+	case REINJECT_MODE_NO_PAYLOAD:
+		return "no-payload";
+	case REINJECT_MODE_AUTO:
+	default:
+		return "auto";
+	}
+}
+
+const char *reinject_payload_name(enum payload_rule r)
+{
+	switch (r) {
+	case PAYLOAD_ANY:
+		return "any";
+	case PAYLOAD_KEEP_CHAIN:
+		return "keep-chain";
+	case PAYLOAD_NONE:
+	default:
+		return "none";
 	}
 }

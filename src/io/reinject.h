@@ -1,10 +1,11 @@
 /* reinject.h - the one place that decides how a processed packet goes back
- * into the kernel (as the verdict's payload, or through the TUN device, a
- * device or the raw socket), and the one place that counts it.
+ * into the kernel (as the verdict's payload, through srv6d's reinjection
+ * device (rtrules.h: a veth pair, once a TUN device), a SID's device or
+ * the raw socket), and the one place that counts it.
  *
  * A verdict cannot change the packet's address family (the kernel drops an
- * IPv4 payload returned to the IPv6 hook), and a TUN device carries no
- * mark.  A result with a mark names its SID (config_sid_by_mark()).  So:
+ * IPv4 payload returned to the IPv6 hook), and what srv6d sends into the
+ * reinjection device goes without a mark.  A result with a mark names its SID (config_sid_by_mark()).  So:
  *   PKT_ACCEPT               -> NF_ACCEPT, original bytes (mark if set)
  *   PKT_DROP                 -> NF_DROP (reason counted by processing)
  *   PKT_NEW_BYTES, IPv4 with p->local_out (an ICMP error srv6d built)
@@ -16,29 +17,43 @@
  *                            -> send the frame out of the SID's oif
  *                               (packet socket), NF_DROP the original
  *   PKT_NEW_BYTES, IPv6 with the mark of an End.X, End.T, End.DX6,
- *     End.DT6 or End.DT46 SID, and `reinject tun`
+ *     End.DT6 or End.DT46 SID, that may not go as a payload (below)
  *                            -> send it into the SID's veth pair (whose
  *                               IPv6 iif rules do what the mark would),
  *                               NF_DROP
- *   PKT_NEW_BYTES, same family,
- *     and (mark set or not `reinject tun`)
+ *   PKT_NEW_BYTES, same family, that may go as a payload (below)
  *                            -> NF_ACCEPT with the new bytes (+ mark)
  *   PKT_NEW_BYTES, IPv4 from the IPv6 hook, mark of an End.DX4, End.DT4 or
  *     End.DT46 SID, or of an End.X or End.T SID with USD
  *                            -> send it into the SID's veth pair (whose
  *                               iif rule does what the mark would), NF_DROP
  *   PKT_NEW_BYTES, otherwise, no mark
- *                            -> write to the TUN queue, NF_DROP the original
+ *                            -> send it into the reinjection device,
+ *                               NF_DROP the original
  *   PKT_NEW_BYTES, other family, other mark
  *                            -> NF_DROP, DROP_FAMILY: the mark (End.X/End.T
- *                               routing) could not survive the TUN device
+ *                               routing) would not survive that device
+ *                               (same family: DROP_REINJECT)
  *   a SID device not set up (its sid_runtime ifindex 0, rtrules.h)
  *                            -> NF_DROP, DROP_REINJECT
+ *
+ * Which results may go as a payload is cfg->payload (config.h), decided
+ * once per config by reinject_resolve() from `reinject` and, for auto
+ * (the default), from the running kernel:
+ *   Linux < 7.2                       -> PAYLOAD_ANY: every result
+ *   Linux >= 7.2 (nfqnl_mangle() drops a payload whose IP header chain
+ *     differs: mainline 54f34607d184) -> PAYLOAD_KEEP_CHAIN: a result
+ *                                        whose p->chain_kept (pkt.h) is
+ *                                        set (a C-SID shift); the rest
+ *                                        goes another way
+ *   Linux >= 7.1 outside the initial user namespace (any payload is
+ *     refused: 968cc2c96390)          -> PAYLOAD_NONE
+ * `reinject verdict` is PAYLOAD_ANY, `reinject no-payload` PAYLOAD_NONE.
  *
  * Counting (p->outcome, pkt.h): processing counts the drop reason, the
  * SID's or policy's success or error, and icmp_sent; reinject_packet()
  * counts each packet once, in exactly one of accepted, forwarded,
- * injected (TUN, a device, the raw socket) and dropped:
+ * injected (a device, the raw socket) and dropped:
  *   PKT_OUT_DROP, PKT_OUT_ICMP (an ICMP error replaces it, sent as above:
  *   one that does not leave is an icmp_send_errors), PKT_OUT_HANDOFF
  *   (End.DT* without a route in its table: handed, marked, to the
@@ -59,16 +74,18 @@
 #include "config.h"
 #include "nfq.h"
 #include "pkt.h"
+#include "pktsock.h"
 #include "rtrules.h"
 #include "stats.h"
 
 enum reinject_action {
 	REINJECT_ACCEPT,	/* NF_ACCEPT, original bytes */
 	REINJECT_PAYLOAD,	/* NF_ACCEPT with p->data[0..len) */
-	REINJECT_TUN,		/* write p->data to TUN, NF_DROP the original */
+	REINJECT_OWN_DEV,	/* send p->data into srv6d's reinjection
+				 * device, NF_DROP the original */
 	REINJECT_L2,		/* send the frame at p->data out of the SID's
 				 * oif, NF_DROP the original */
-	REINJECT_DEV,		/* send the IPv4 (or, `reinject tun`, IPv6)
+	REINJECT_DEV,		/* send the IPv4 (or payload-free IPv6)
 				 * packet into the SID's veth pair, NF_DROP
 				 * the original */
 	REINJECT_LOCAL,		/* send the IPv4 packet on the raw socket,
@@ -104,20 +121,57 @@ void reinject_charge(struct pkt *p, enum drop_reason reason);
  * worker at start (worker.c), never per packet; -1 when one could not be
  * opened (what should go by it is then a counted drop). */
 struct reinject_io {
-	int tun_fd;	/* its TUN queue */
-	int pkt_fd;	/* AF_PACKET: End.DX2's oif, a SID's veth pair */
+	uint32_t dev_ifindex;	/* the reinjection device's sending end */
+	int pkt_fd;	/* AF_PACKET: End.DX2's oif, a SID's veth pair,
+			 * the reinjection device */
 	int raw_fd;	/* raw IPv4: srv6d's own ICMPv4 errors */
+	struct pkt_tx *tx;	/* the batch's frames for pkt_fd (pktsock.h) */
 };
 
-/* Apply the decision for p: queue its verdict on q, write it to io's TUN
- * queue when it goes by TUN, send it on io's raw socket when it is local
- * or on its packet socket when it goes by a device (a failed write or
- * send is a DROP_REINJECT), and count it in st, once, from p->outcome
+/* Apply the decision for p: queue its verdict on q, send it on io's raw
+ * socket when it is local, or add it to io->tx when it goes by a device
+ * (the reinjection device or a SID's: sent with the batch's others by
+ * reinject_flush(); a failed send is a DROP_REINJECT),
+ * and count it in st, once, from p->outcome
  * (see above).  A drop here of a success is also charged to the SID or
  * policy that made the result (reinject_charge()).  Called by the
  * workers only. */
 void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		     struct pkt *p, struct nfq *q, const struct reinject_io *io,
 		     struct worker_stats *st);
+
+/* The payload rule of a kernel of release `release` (uname -r), the
+ * process in the initial user namespace or not (above); why (whylen
+ * bytes) says why in a line for the log and srv6ctl status.  Pure. */
+enum payload_rule reinject_kernel_rule(const char *release, bool init_userns,
+				       char *why, size_t whylen);
+
+/* The text of /proc/self/uid_map is the initial user namespace's (one
+ * line, 0 0 4294967295).  Pure. */
+bool reinject_uid_map_initial(const char *map);
+
+/* The payload rule of the running kernel (uname(2), /proc/self/uid_map;
+ * a map that cannot be read counts as the initial namespace's), with
+ * why as above. */
+enum payload_rule reinject_running_kernel(char *why, size_t whylen);
+
+/* Set cfg->payload and cfg->payload_why from cfg->reinject and, for
+ * auto, the running kernel (reinject_running_kernel()): before the
+ * config's rules and devices are installed (they depend on it). */
+void reinject_resolve(struct config *cfg);
+
+/* "auto", "verdict", "no-payload"; "any", "keep-chain", "none". */
+const char *reinject_mode_name(enum reinject_mode m);
+const char *reinject_payload_name(enum payload_rule r);
+
+/* Send the frames reinject_packet() collected in io->tx during a batch,
+ * in one sendmmsg() (pkt_tx_flush()), before the batch's verdicts are
+ * flushed; p stays valid until then.  A frame the kernel refuses moves
+ * its packet from injected to dropped, DROP_TOO_BIG when it is larger
+ * than the device's MTU, DROP_REINJECT otherwise (the device gone in a
+ * reload, its queue full), charged to its SID (reinject_charge()); one
+ * that was already counted dropped (an ICMP error, a hand-off) is an
+ * icmp_send_errors when it is an error.  Called by the workers only. */
+void reinject_flush(const struct reinject_io *io, struct worker_stats *st);
 
 #endif

@@ -29,7 +29,7 @@
 #include "pktsock.h"
 #include "process.h"
 #include "reinject.h"
-#include "tun.h"
+#include "rtrules.h"
 #include "worker.h"
 
 #define CACHE_LINE		64
@@ -43,7 +43,7 @@
 
 /* One configuration generation: the config, what rule installation made
  * for its SIDs (rtrules.h) and, per worker, its counters for the config's
- * SIDs and policies; the ifindexes of srv6d's own devices (the TUN device,
+ * SIDs and policies; the ifindexes of srv6d's own devices (the reinjection device,
  * the SIDs' veth pairs' receiving ends: what comes in on them is a result
  * srv6d already made).  Published as a whole. */
 struct generation {
@@ -68,7 +68,7 @@ struct worker {
 	unsigned index;
 	unsigned queue;
 	struct nfq *q;
-	struct reinject_io io;	/* its TUN queue, packet and raw sockets */
+	struct reinject_io io;	/* its packet and raw sockets, its frames */
 	pthread_t thread;
 	bool running;
 	struct worker_stats *stats;
@@ -82,7 +82,8 @@ struct engine {
 	bool stop;			/* set once by engine_stop() */
 	unsigned nworkers;
 	struct worker *workers;		/* CACHE_LINE aligned */
-	int *tun_fds;
+	uint32_t dev_tx_ifindex;	/* the reinjection device's sending end */
+	bool dev_open;			/* created: remove it at the end */
 	const struct rtmirror *mirror;	/* read by the workers (QSBR) */
 	char tun_name[IF_NAMESIZE];
 	unsigned queue_first, queue_last;
@@ -167,7 +168,7 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* g->own_devs: the TUN device, g's SIDs' veth pairs and, when prev is
+/* g->own_devs: the reinjection device, g's SIDs' veth pairs and, when prev is
  * not NULL, the veth pairs of the config g replaces (results it sent may
  * still come in on them until the daemon removes them).  Returns 0, or -1
  * when memory runs out. */
@@ -318,6 +319,8 @@ static void carry_counters(const struct generation *old,
 	free(kn);
 }
 
+_Static_assert(PKT_TX_MAX >= NFQ_BATCH, "a batch's frames fit in pkt_tx");
+
 /* ---- the worker --------------------------------------------------------- */
 
 static bool engine_stopping(const struct engine *e)
@@ -361,6 +364,7 @@ static void worker_run_batch(struct worker *w, int n)
 		p->outcome = PKT_OUT_NONE;
 		p->st = NULL;
 		p->local_out = false;
+		p->chain_kept = true;
 		if (w->process[i]) {
 			if (generation_own_device(g, p->indev))
 				worker_own_device(w, p);
@@ -369,6 +373,9 @@ static void worker_run_batch(struct worker *w, int n)
 		}
 		reinject_packet(g->cfg, g->sid_rt, p, w->q, &w->io, w->stats);
 	}
+	/* The results that go by a device first, in one sendmmsg(), then
+	 * the verdicts (the originals' NF_DROP among them). */
+	reinject_flush(&w->io, w->stats);
 	nfq_verdict_flush(w->q, w->stats);
 }
 
@@ -446,7 +453,7 @@ static void *worker_main(void *arg)
 
 /* ---- the engine --------------------------------------------------------- */
 
-/* Stop and join the running workers, close sockets and TUN, free all. */
+/* Stop and join the running workers, close sockets, remove the reinjection device, free all. */
 static void engine_destroy(struct engine *e)
 {
 	CMM_STORE_SHARED(e->stop, true);
@@ -460,14 +467,14 @@ static void engine_destroy(struct engine *e)
 			close(w->io.raw_fd);
 		if (w->io.pkt_fd >= 0)
 			close(w->io.pkt_fd);
+		pkt_tx_free(w->io.tx);
 		free(w->stats);
 	}
-	if (e->tun_fds)
-		tun_close(e->tun_fds, e->nworkers);
+	if (e->dev_open)
+		rtrules_reinject_dev_close(e->tun_name);
 	generation_free(e->gen);
 	free(e->base_sids);
 	free(e->base_pols);
-	free(e->tun_fds);
 	free(e->workers);
 	free(e);
 }
@@ -538,11 +545,12 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->e = e;
 	w->index = i;
 	w->queue = e->queue_first + i;
-	w->io.tun_fd = e->tun_fds[i];
+	w->io.dev_ifindex = e->dev_tx_ifindex;
 	w->io.raw_fd = worker_raw_open(w->queue);
 	w->io.pkt_fd = worker_pkt_open(w->queue);
+	w->io.tx = pkt_tx_new();
 	w->stats = zalloc_lines(sizeof(*w->stats));
-	if (!w->stats) {
+	if (!w->stats || !w->io.tx) {
 		snprintf(err, errlen, "queue %u: out of memory", w->queue);
 		return -1;
 	}
@@ -593,25 +601,20 @@ struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
 	e->workers = zalloc_lines(n * sizeof(*e->workers));
 	for (unsigned i = 0; e->workers && i < n; i++)
 		e->workers[i].io.raw_fd = e->workers[i].io.pkt_fd = -1;
-	e->tun_fds = malloc(n * sizeof(*e->tun_fds));
 	e->base_sids = calloc(nsids + 1, sizeof(*e->base_sids));
 	e->base_pols = calloc(npolicies + 1, sizeof(*e->base_pols));
-	if (!e->gen || !e->workers || !e->tun_fds || !e->base_sids ||
-	    !e->base_pols) {
+	if (!e->gen || !e->workers || !e->base_sids || !e->base_pols) {
 		snprintf(err, errlen, "out of memory");
-		free(e->tun_fds);
-		e->tun_fds = NULL;
 		e->nworkers = e->workers ? n : 0;
 		engine_destroy(e);
 		return NULL;
 	}
-	if (tun_open(e->tun_name, n, e->tun_fds, err, errlen) < 0) {
-		free(e->tun_fds);
-		e->tun_fds = NULL;
+	if (rtrules_reinject_dev_open(e->tun_name, &e->dev_tx_ifindex,
+				      &e->tun_ifindex, err, errlen) < 0) {
 		engine_destroy(e);
 		return NULL;
 	}
-	e->tun_ifindex = if_nametoindex(e->tun_name);
+	e->dev_open = true;
 	if (generation_own_devices(e->gen, e->tun_ifindex, NULL) < 0) {
 		snprintf(err, errlen, "out of memory");
 		engine_destroy(e);
@@ -638,7 +641,7 @@ void engine_stop(struct engine *e)
 		engine_destroy(e);
 }
 
-/* Queues and the TUN device are set up once: a config that changes them
+/* Queues and the reinjection device are set up once: a config that changes them
  * needs a restart. */
 static bool engine_needs_restart(const struct engine *e,
 				 const struct config *cfg)
@@ -655,7 +658,7 @@ int engine_swap_config(struct engine *e, struct config *newcfg,
 	struct sid_stats *bs, *bp;
 
 	if (engine_needs_restart(e, newcfg)) {
-		log_msg(LOG_ERR, "queues %u-%u and TUN device %s cannot change "
+		log_msg(LOG_ERR, "queues %u-%u and reinjection device %s cannot change "
 			"on reload: restart srv6d to apply them",
 			e->queue_first, e->queue_last, e->tun_name);
 		free(rt);

@@ -1,11 +1,11 @@
 /* worker.h - the data plane engine: one worker thread per NFQUEUE queue.
  *
  * Each worker owns its queue socket, its buffer pool, its counters and its
- * TUN queue; workers share nothing they write.  They read the current
+ * packet socket and frames; workers share nothing they write.  They read the current
  * configuration through an RCU-protected pointer (liburcu QSBR): a swap
  * never stalls them, and the old config is freed after a grace period.
  * With each config the engine publishes the ifindexes of srv6d's own
- * devices (the TUN device, the SIDs' veth pairs): a packet queued from one
+ * devices (the reinjection device, the SIDs' veth pairs): a packet queued from one
  * of them is a result srv6d made, accepted unchanged and counted as
  * `unmatched`, never processed again.
  */
@@ -23,7 +23,7 @@ struct engine;
 struct rtmirror;
 struct sid_runtime;
 
-/* Bind every queue of cfg, open the TUN device, start the workers.  cfg and
+/* Bind every queue of cfg, create the reinjection device (rtrules.h), start the workers.  cfg and
  * rt (its SIDs' devices, rtrules_install(); may be NULL: none) are owned
  * by the engine from now on, even when this fails (they are freed).
  * mirror (may be NULL: no route checks) is the route mirror every
@@ -35,7 +35,7 @@ struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
 			    size_t errlen);
 
 /* Stop: each worker drains its queue (every queued packet gets a verdict),
- * unbinds, and exits; the TUN device is removed; the config freed. */
+ * unbinds, and exits; the reinjection device is removed; the config freed. */
 void engine_stop(struct engine *e);
 
 /* Publish newcfg with rt (its SIDs' devices, rtrules_install_add(); may be
@@ -43,7 +43,7 @@ void engine_stop(struct engine *e);
  * Counters of SIDs/policies present in both (same prefix) keep counting.
  * newcfg and rt are owned by the engine from now on.  Returns 0, or -1
  * (both freed, the old config still in force, the reason logged) when newcfg
- * changes the queues or the TUN device (a restart applies those) or
+ * changes the queues or the reinjection device (a restart applies those) or
  * memory runs out. */
 int engine_swap_config(struct engine *e, struct config *newcfg,
 		       struct sid_runtime *rt);

@@ -289,7 +289,7 @@ static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 		r.table = 0;
 	if (iif)
 		snprintf(r.iif, sizeof(r.iif), "%s", iif);
-	/* Ours: IPv6 by fwmark (or iif, `reinject no-payload`), IPv4 by
+	/* Ours: IPv6 by fwmark (or iif, payload-free results), IPv4 by
 	 * iif. */
 	if (l->family == AF_INET6 ? !tb[FRA_FWMARK] && !iif : !iif)
 		return MNL_CB_OK;
@@ -363,12 +363,14 @@ static bool sid_has_dev4(const struct sid *s)
 	return s->mark && behavior_has_dev4(s->behavior, s->flavors);
 }
 
-/* With `reinject tun`, a SID whose IPv6 results are routed by its mark
- * (an IPv6 fwmark rule) has them enter the kernel through its veth pair
- * instead, where an iif rule does what the mark does. */
+/* When results may not all go as verdict payloads (cfg->payload), a SID
+ * whose IPv6 results are routed by its mark (an IPv6 fwmark rule) has
+ * those that cannot enter the kernel through its veth pair, where an iif
+ * rule does what the mark does. */
 static bool sid_has_dev6(const struct config *cfg, const struct sid *s)
 {
-	return cfg->reinject_tun_always && s->mark && behavior_has_dev6(s->behavior);
+	return cfg->payload != PAYLOAD_ANY && s->mark &&
+	       behavior_has_dev6(s->behavior);
 }
 
 /* A SID with a veth pair. */
@@ -833,22 +835,26 @@ static uint32_t vrf_of_table(const struct dump_list *l, uint32_t table)
 	return 0;
 }
 
-/* ip link add RX address MAC type veth peer name TX address MAC */
-static struct nlmsghdr *build_veth(void *buf, uint32_t seq, uint32_t mark)
+/* ip link add RX address MAC [mtu MTU] type veth peer name TX address
+ * MAC' [mtu MTU] (mtu 0: the default) for the pair of `mark` (the MACs'
+ * mark: rtrules_dev_mac()) */
+static struct nlmsghdr *build_veth_named(void *buf, uint32_t seq,
+					 const char *rx, const char *tx,
+					 uint32_t mark, uint32_t mtu)
 {
-	char rx[IF_NAMESIZE], tx[IF_NAMESIZE];
 	struct nlattr *info, *data, *peer;
 	struct ifinfomsg *ifi;
 	struct nlmsghdr *nlh;
 	uint8_t mac[6];
 
-	rtrules_dev_names(mark, rx, tx);
 	nlh = rtnl_msg_new(buf, RTRULES_MSG_SIZE, RTM_NEWLINK,
 			   NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, seq,
 			   sizeof(*ifi));
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, rx);
 	rtrules_dev_mac(mark, true, mac);
 	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
+	if (mtu)
+		mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
 	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
@@ -857,10 +863,21 @@ static struct nlmsghdr *build_veth(void *buf, uint32_t seq, uint32_t mark)
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, tx);
 	rtrules_dev_mac(mark, false, mac);
 	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
+	if (mtu)
+		mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
 	mnl_attr_nest_end(nlh, peer);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
 	return nlh;
+}
+
+/* The SID's pair of `mark` (rtrules_dev_names()). */
+static struct nlmsghdr *build_veth(void *buf, uint32_t seq, uint32_t mark)
+{
+	char rx[IF_NAMESIZE], tx[IF_NAMESIZE];
+
+	rtrules_dev_names(mark, rx, tx);
+	return build_veth_named(buf, seq, rx, tx, mark, 0);
 }
 
 /* ip link set INDEX up [master MASTER | nomaster] (master < 0: leave) */
@@ -924,7 +941,7 @@ static int sid_dev_setup(struct rtnl *nl, const struct sid *s,
 		return -1;
 	}
 	/* No IPv6 on them (no DAD, no router solicitations), unless IPv6
-	 * results come in on the receiving end (`reinject no-payload`): then
+	 * results come in on the receiving end (cfg->payload): then
 	 * IPv6 without addresses, forwarding as all/forwarding; IPv4 from
 	 * anywhere may come in on the receiving end. */
 	sysctl_dev_write("ipv6", tx, "disable_ipv6", "1");
@@ -1206,6 +1223,117 @@ static void rt_nl_free(struct rtnl *nl)
 {
 	rtnl_close(nl);
 	free(nl);
+}
+
+/* ---- the reinjection device ------------------------------------------- */
+
+void rtrules_reinject_dev_names(const char *name, char rx[IF_NAMESIZE],
+				char tx[IF_NAMESIZE])
+{
+	size_t n = strlen(name);
+
+	snprintf(rx, IF_NAMESIZE, "%s", name);
+	if (n + 1 < IF_NAMESIZE) {
+		snprintf(tx, IF_NAMESIZE, "%st", name);
+		return;
+	}
+	/* A name of 15 characters: its last one becomes t (u if it is t). */
+	snprintf(tx, IF_NAMESIZE, "%s", name);
+	tx[IF_NAMESIZE - 2] = name[IF_NAMESIZE - 2] == 't' ? 'u' : 't';
+}
+
+/* The sysctls of the receiving end: IPv6 without addresses, forwarding
+ * as all/forwarding, IPv4 from anywhere (decapsulated traffic, locally
+ * originated traffic steered through srv6d); the sending end carries no
+ * IP. */
+static void reinject_dev_sysctls(const char *rx, const char *tx)
+{
+	char fwd[16] = "1", rpf[16];
+
+	sysctl_dev_write("ipv6", tx, "disable_ipv6", "1");
+	sysctl_read("/proc/sys/net/ipv6/conf/all/forwarding", fwd, sizeof(fwd));
+	sysctl_dev_write("ipv6", rx, "addr_gen_mode", "1");
+	sysctl_dev_write("ipv6", rx, "accept_dad", "0");
+	sysctl_dev_write("ipv6", rx, "accept_ra", "0");
+	sysctl_dev_write("ipv6", rx, "disable_ipv6", "0");
+	sysctl_dev_write("ipv6", rx, "forwarding", fwd);
+	sysctl_dev_write("ipv4", rx, "rp_filter", "0");
+	sysctl_dev_write("ipv4", rx, "accept_local", "1");
+	/* The effective rp_filter is max(all, device). */
+	if (sysctl_read("/proc/sys/net/ipv4/conf/all/rp_filter", rpf,
+			sizeof(rpf)) == 0 && strcmp(rpf, "1") == 0)
+		log_msg(LOG_WARNING, "%s: net.ipv4.conf.all.rp_filter is 1 "
+			"(strict): decapsulated IPv4 whose source is not routed "
+			"via %s will be dropped", rx, rx);
+}
+
+int rtrules_reinject_dev_open(const char *name, uint32_t *tx_ifindex,
+			      uint32_t *rx_ifindex, char *err, size_t errlen)
+{
+	uint32_t msg[RTRULES_MSG_SIZE / 4];
+	char rx[IF_NAMESIZE], tx[IF_NAMESIZE], why[256];
+	struct rtnl *nl = rt_nl_new(err, errlen);
+	uint32_t rxi, txi;
+	int e, ret = -1;
+
+	if (!nl)
+		return -1;
+	rtrules_reinject_dev_names(name, rx, tx);
+	e = rtnl_request(nl, build_veth_named(msg, ++nl->seq, rx, tx, 0,
+					      RTRULES_REINJECT_MTU),
+			 why, sizeof(why));
+	if (e && e != EEXIST) {
+		set_err(err, errlen, "cannot create the reinjection veth pair "
+			"%s/%s: %s", rx, tx, why);
+		goto out;
+	}
+	rxi = if_nametoindex(rx);
+	txi = if_nametoindex(tx);
+	if (!rxi || !txi) {
+		set_err(err, errlen, "reinjection veth pair %s/%s: %s is "
+			"missing (is %s another kind of device? remove it)",
+			rx, tx, rxi ? tx : rx, rxi ? rx : tx);
+		goto out;
+	}
+	reinject_dev_sysctls(rx, tx);
+	e = rtnl_request(nl, build_link_up(msg, ++nl->seq, rxi, -1), why,
+			 sizeof(why));
+	if (!e)
+		e = rtnl_request(nl, build_link_up(msg, ++nl->seq, txi, -1),
+				 why, sizeof(why));
+	if (e) {
+		set_err(err, errlen, "cannot bring %s/%s up: %s", rx, tx, why);
+		goto out;
+	}
+	*tx_ifindex = txi;
+	*rx_ifindex = rxi;
+	log_debug("reinjection veth %s (ifindex %u) -> %s (ifindex %u)", tx,
+		  txi, rx, rxi);
+	ret = 0;
+out:
+	rt_nl_free(nl);
+	return ret;
+}
+
+void rtrules_reinject_dev_close(const char *name)
+{
+	uint32_t msg[RTRULES_MSG_SIZE / 4];
+	char rx[IF_NAMESIZE], tx[IF_NAMESIZE], why[256], err[256];
+	struct rtnl *nl = rt_nl_new(err, sizeof(err));
+	int e;
+
+	if (!nl) {
+		log_msg(LOG_WARNING, "removing the reinjection device %s: %s",
+			name, err);
+		return;
+	}
+	rtrules_reinject_dev_names(name, rx, tx);
+	e = rtnl_request(nl, build_link_del(msg, ++nl->seq, rx), why,
+			 sizeof(why));
+	if (e && e != ENODEV)
+		log_msg(LOG_WARNING, "removing the reinjection veth pair "
+			"%s/%s: %s", rx, tx, why);
+	rt_nl_free(nl);
 }
 
 /* The scopes of cfg and prev (when it differs).  Returns their number. */

@@ -18,8 +18,9 @@
  *   End.T with usd: ip -4 rule add priority P iif srv6dM lookup TABLE
  *   `vrftable`:     the receiving end is enslaved to the VRF device of
  *                   TABLE, which must exist.
- * With `reinject no-payload` (cfg->reinject_tun_always), every SID with an IPv6
- * fwmark rule above gets the veth pair too (IPv6 on, no address, on the
+ * When some results cannot go as a verdict's payload (cfg->payload not
+ * PAYLOAD_ANY: `reinject no-payload`, or auto on Linux 7.2+), every SID
+ * with an IPv6 fwmark rule above gets the veth pair too (IPv6 on, no address, on the
  * receiving end) and the same rules by in-interface, for its IPv6
  * results (reinject.c sends them into the veth pair, no mark):
  *                   ip -6 rule add priority P iif srv6dM lookup M|TABLE
@@ -148,6 +149,31 @@ struct nlmsghdr *rtrules_build_rule4_iif(void *buf, uint16_t cmd,
  * "srv6d%08xt". */
 void rtrules_dev_names(uint32_t mark, char rx[IF_NAMESIZE],
 		       char tx[IF_NAMESIZE]);
+
+/* ---- the reinjection device (reinject.h) ----
+ * One veth pair per srv6d, created at start and removed at stop: NAME
+ * (the receiving end, `tun-name`, default srv6d0: results come in on it
+ * as if they had arrived there) and NAMEt (the sending end, where the
+ * workers' packet sockets send them, behind an Ethernet header from
+ * 06:00:00:00:00:00 to 02:00:00:00:00:00, rtrules_dev_mac() of mark 0).
+ * Both have the MTU of RTRULES_REINJECT_MTU: a result is never refused
+ * for its size at the device (the kernel applies the egress MTU). */
+#define RTRULES_REINJECT_MTU	65535	/* veth's largest */
+
+/* The receiving and sending ends' names for `name` (NAME and NAMEt; a
+ * 15-character NAME ends in t, or u if it does, instead).  Pure. */
+void rtrules_reinject_dev_names(const char *name, char rx[IF_NAMESIZE],
+				char tx[IF_NAMESIZE]);
+
+/* Create (or take over, after a crash) the pair for `name`, set its
+ * sysctls (rx: IPv6 on without addresses, forwarding as all/forwarding,
+ * rp_filter 0, accept_local 1; tx: no IPv6), bring both up, and give
+ * their ifindexes.  Returns 0, or -1 with a message in err. */
+int rtrules_reinject_dev_open(const char *name, uint32_t *tx_ifindex,
+			      uint32_t *rx_ifindex, char *err, size_t errlen);
+
+/* Remove the pair for `name` (a failure is logged). */
+void rtrules_reinject_dev_close(const char *name);
 
 /* MAC address of the receiving end of the veth pair of the SID with
  * `mark` (02:00 and the mark, big-endian); the sending end has 06:00 and

@@ -81,6 +81,7 @@ static void b6_encaps(struct proc_ctx *ctx, const struct sid *sid,
 	if (!srh || b6_prepare(ctx, sid, p, &plan) < 0)	/* S02-S11 */
 		return;
 	/* S12 (decrement Hop Limit): the kernel, on forwarding. */
+	pkt_chain_write(p);
 	srh->segments_left--;				/* S13 */
 	memcpy(p->data + IP6_DST_OFF,			/* S14 */
 	       &srh->segments[srh->segments_left], sizeof(struct in6_addr));

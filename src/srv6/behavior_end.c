@@ -116,6 +116,7 @@ static uint32_t srh_pop(struct pkt *p, const struct srh_info *si)
 	uint32_t slen = si->end_off - si->srh_off;
 	uint8_t nh = si->srh->nexthdr;
 
+	pkt_chain_write(p);
 	p->data[si->prev_nh_off] = nh;
 	ipv6_payload_len_sub(p->data, slen);
 	memmove(p->data + slen, p->data, si->srh_off);
@@ -189,8 +190,8 @@ int behavior_inner_check(struct pkt *p, uint32_t off, uint8_t nh,
  * packet.  The inner packet is left as it is, hop limit / TTL included:
  * the kernel decrements it once when it forwards the verdict (Linux's
  * End.DX6/End.DT6 do not touch it at decapsulation either).  An IPv4
- * result goes back through the TUN device, or with End.X/End.T through
- * the SID's veth pair (reinject.c). */
+ * result goes back through the reinjection device, or with End.X/End.T
+ * through the SID's veth pair (reinject.c). */
 static void end_decap(struct proc_ctx *ctx, const struct sid *sid,
 		      struct pkt *p, uint8_t nh, uint32_t off)
 {
@@ -302,6 +303,7 @@ void behavior_end(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p)
 	if (!end_route_ok(ctx, sid, p, AF_INET6, &next))	/* S15 */
 		return;
 	/* S12 (decrement Hop Limit): the kernel, on forwarding. */
+	pkt_chain_write(p);
 	srh->segments_left--;				/* S13 */
 	memcpy(p->data + IP6_DST_OFF,			/* S14 */
 	       &srh->segments[srh->segments_left], sizeof(struct in6_addr));

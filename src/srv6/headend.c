@@ -27,7 +27,7 @@
  * (list, route, MTU), headend_finish() makes it (source, headers, HMAC,
  * counters), each step once.
  *
- * No hop limit is decremented here: after our verdict (or TUN write) the
+ * No hop limit is decremented here: after our verdict (or reinjection) the
  * kernel routes the result and its forwarding decrements the outer hop limit
  * once, exactly as ip6_forward() does after the kernel's own seg6 encap.
  * Decrementing here too would make the packet lose two.

@@ -319,7 +319,7 @@ static void reinject_check(const struct pkt *p)
 	switch (reinject_decide(cfg, sid_rt, p, &why)) {
 	case REINJECT_ACCEPT:
 	case REINJECT_PAYLOAD:
-	case REINJECT_TUN:
+	case REINJECT_OWN_DEV:
 	case REINJECT_DEV:
 	case REINJECT_L2:
 	case REINJECT_LOCAL:

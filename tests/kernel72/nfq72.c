@@ -16,8 +16,16 @@
  * daemon's log) at exit and, with NFQ72_STATS=FILE, written to FILE after
  * every verdict message that had a payload.
  *
- * Not emulated: 7.1's refusal of any payload from a network namespace
- * outside the initial user namespace (the tests run in the initial one).
+ * uname(): the release is made 7.2's (NFQ72_RELEASE, default
+ * "7.2.0-k72"), so that srv6d's `reinject auto` decides as it would on
+ * 7.2 (src/io/reinject.h).
+ *
+ * NFQ72_USERNS=1: 7.1's refusal of any payload from a network namespace
+ * outside the initial user namespace (968cc2c96390) too: every verdict
+ * with a payload becomes NF_DROP, and fopen() of /proc/self/uid_map
+ * reads a map that is not the identity (0 100000 65536), so that
+ * srv6d's auto decides as it would there (the tests run in the initial
+ * user namespace).
  * Test code: it may allocate and lock; srv6d's packet path does neither.
  */
 #define _GNU_SOURCE
@@ -35,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "rules.h"
@@ -55,6 +64,15 @@ struct kept {
 static struct kept kept[KEEP_SLOTS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long judged, unknown, refused_total, refused[K72_FRAG + 1];
+static unsigned long refused_userns;
+
+/* NFQ72_USERNS=1: emulate a netns outside the initial user namespace. */
+static int userns_mode(void)
+{
+	const char *v = getenv("NFQ72_USERNS");
+
+	return v && !strcmp(v, "1");
+}
 
 static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
 static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
@@ -203,11 +221,11 @@ static void stats_write(void)
 	len = snprintf(buf, sizeof(buf),
 		       "judged %lu\nunknown %lu\nrefused %lu\n"
 		       "first_nh %lu\next_changed %lu\nlength %lu\n"
-		       "family %lu\nihl_options %lu\nfrag %lu\n",
+		       "family %lu\nihl_options %lu\nfrag %lu\nuserns %lu\n",
 		       judged, unknown, refused_total,
 		       refused[K72_FIRST_NH], refused[K72_EXT_CHANGED],
 		       refused[K72_BAD_LENGTH], refused[K72_BAD_FAMILY],
-		       refused[K72_IHL_OPTIONS], refused[K72_FRAG]);
+		       refused[K72_IHL_OPTIONS], refused[K72_FRAG], refused_userns);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
@@ -243,7 +261,12 @@ static int judge_verdict(struct nlmsghdr *nlh)
 			      pl->nla_len - NLA_HDRLEN);
 	k->used = 0;
 	judged++;
-	if (r != K72_OK) {
+	if (userns_mode()) {
+		/* 7.1: -EPERM for any payload, whatever it is. */
+		refused_userns++;
+		refused_total++;
+		v->verdict = htonl(NF_DROP);
+	} else if (r != K72_OK) {
 		refused[r]++;
 		v->verdict = htonl(NF_DROP);
 		if (++refused_total <= LOG_REFUSALS)
@@ -318,6 +341,32 @@ int recvmmsg(int fd, struct mmsghdr *v, unsigned int vlen, int flags,
 		for (int i = 0; i < n; i++)
 			keep_received(&v[i].msg_hdr, v[i].msg_len);
 	return n;
+}
+
+FILE *fopen(const char *path, const char *mode)
+{
+	static FILE *(*real_fopen)(const char *, const char *);
+	static char map[] = "         0     100000      65536\n";
+
+	if (!real_fopen)
+		real_fopen = dlsym(RTLD_NEXT, "fopen");
+	if (userns_mode() && !strcmp(path, "/proc/self/uid_map"))
+		return fmemopen(map, strlen(map), "r");
+	return real_fopen(path, mode);
+}
+
+int uname(struct utsname *u)
+{
+	static int (*real_uname)(struct utsname *);
+	const char *rel = getenv("NFQ72_RELEASE");
+
+	if (!real_uname)
+		real_uname = dlsym(RTLD_NEXT, "uname");
+	if (real_uname(u) < 0)
+		return -1;
+	snprintf(u->release, sizeof(u->release), "%s",
+		 rel && *rel ? rel : "7.2.0-k72");
+	return 0;
 }
 
 __attribute__((destructor)) static void nfq72_report(void)

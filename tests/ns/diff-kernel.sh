@@ -91,7 +91,7 @@ def encapred1 same "H.Encaps.Red of IPv6, 1 segment: no SRH" \
 def insert same "H.Insert of IPv6, 2 segments" \
 	"s1 ip6.src=fc00:1::1 ip6.dst=fc00:9::c1 srh.sl=2 srh.segs=fc00:9:e3::1,fc00:9::c2,fc00:9::c1" "" \
 	$S --dst fc00:9:e3::1
-def encap4 same "H.Encaps of IPv4 (srv6d: through its TUN device)" \
+def encap4 same "H.Encaps of IPv4 (srv6d: through its reinjection device)" \
 	"s1 ip6.src=fc00:1::2 ip6.dst=fc00:9::c1 srh.sl=1 srh.nh=4 in1.ip4.dst=10.9.1.1" "" \
 	--v4 --src 192.0.2.1 --dst 10.9.1.1 --tc 0x28
 def encap4red same "H.Encaps.Red of IPv4, 2 segments" \

@@ -2,7 +2,7 @@
 # shellcheck disable=SC2086 # packet arguments are word lists on purpose
 # headend.sh - SRv6 headend behaviors through srv6d on a real kernel:
 # H.Encaps, H.Encaps.Red (1 and 2 segments), H.Insert, H.Insert.Red of IPv6
-# and H.Encaps/H.Encaps.Red of IPv4 (through the TUN device).  Frames are
+# and H.Encaps/H.Encaps.Red of IPv4 (through the reinjection device).  Frames are
 # captured at sink1 and compared byte for byte with the packet built by
 # pkt.py: outer source = encap-source, the SRH, the inner packet untouched,
 # and the outer hop limit as Linux's seg6 sets it (inner hop limit, or 64
@@ -83,7 +83,7 @@ encap4 "IPv4 H.Encaps.Red, 2 segments" \
 encap4 "IPv4 H.Encaps.Red, 1 segment: no SRH, next header 4" \
 	encred41 10.9.5.1 --dst fc00:9::c1
 tun1=$(ctl_get "s['totals']['injected']")
-expect_eq "the three IPv4 results went through the TUN device" "$((tun1 - tun0))" 3
+expect_eq "the three IPv4 results went through the reinjection device" "$((tun1 - tun0))" 3
 
 # ---- counters ---------------------------------------------------------------------
 for p in fc00:9:e1::/48 fc00:9:e2::/48 fc00:9:e5::/48 fc00:9:e6::/48 \

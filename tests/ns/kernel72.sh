@@ -36,6 +36,11 @@ nfq_steer6 fc00:100::/32 || fail "NFQUEUE rule"
 rm -f "$NFQ72_STATS"
 srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start"; ns_finish; }
 say "srv6d pid $SRV6D_PID under Linux 7.2's verdict rule ($SRV6D)"
+# The shim's uname() says 7.2: the default `reinject auto` decides that
+# only payloads that keep the header chain may go (srv6ctl status).
+expect_eq "reinject auto on 7.2: keep-chain payloads, with the reason" \
+	"$(ctl_get "s['reinject']['mode'] + ' ' + s['reinject']['payload'] + ' ' + str('>= 7.2' in s['reinject']['why'])")" \
+	"auto keep-chain True"
 
 # A C-SID shift changes the destination only: 7.2 accepts the payload.
 out=$(pkt_xchg --tag csid $S --dst fc00:100:a:b:c:: --ul none)

@@ -2,7 +2,7 @@
 # lifecycle.sh - srv6d's life on a real kernel: config check (-t), start,
 # a second instance (same socket) refused, a burst of packets that all get verdicts,
 # SIGHUP with a bad then a good config, SIGTERM that removes the daemon's
-# ip rules, TUN device and socket.
+# ip rules, reinjection device and socket.
 T=lifecycle
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -71,9 +71,9 @@ else
 	fail "no ip -6 rule with priority 1000 while running"
 fi
 if ip -n "$GW" link show srv6d0 >/dev/null 2>&1; then
-	pass "TUN device srv6d0 exists"
+	pass "reinjection device srv6d0 exists"
 else
-	fail "no TUN device srv6d0 while running"
+	fail "no reinjection device srv6d0 while running"
 fi
 
 # ---- burst ---------------------------------------------------------------------------
@@ -186,9 +186,9 @@ else
 	pass "the daemon's ip -6 rules are gone"
 fi
 if ip -n "$GW" link show srv6d0 >/dev/null 2>&1; then
-	fail "TUN device srv6d0 left behind"
+	fail "reinjection device srv6d0 left behind"
 else
-	pass "TUN device srv6d0 is gone"
+	pass "reinjection device srv6d0 is gone"
 fi
 if [ -e "$SOCK" ]; then
 	fail "control socket $SOCK left behind"

@@ -227,8 +227,8 @@ else
 fi
 expect_eq "the End.DT4 veth pair's receiving end: rp_filter 0, accept_local 1" \
 	"$(veth_sysctls_ok)" 1
-tun=$(ip -n "$GW" -br link show dev srv6d0 2>/dev/null | awk '{print $2}')
-expect_eq "the TUN device srv6d0 is up" "$tun" UNKNOWN
+rdev=$(ip -n "$GW" -br link show dev srv6d0 2>/dev/null | awk '{print $2}')
+expect_eq "the reinjection device srv6d0 (a veth end) is up" "$rdev" UP
 expect_eq "srv6ctl status answers: 3 SIDs" "$(ctl_get "len(s['sids'])")" 3
 
 out=$(pkt_xchg --tag nrend $S --segs fc00:100::1,fc00:9::c1 $IN6)

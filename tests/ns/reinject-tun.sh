@@ -2,7 +2,7 @@
 # shellcheck disable=SC2086 # packet arguments are word lists on purpose
 # reinject-tun.sh - `reinject no-payload` (once `reinject tun`): no verdict
 # carries a payload.  Unmarked
-# results (End, H.Encaps of IPv6 and IPv4) go through the TUN device;
+# results (End, H.Encaps of IPv6 and IPv4) go through the reinjection device;
 # marked ones (End.X, End.T, End.DX6) through their SID's veth pair, whose
 # IPv6 iif rules route them as the fwmark rules would: End.X and End.DX6
 # leave by nh6 (sink2) although the main table says sink1, End.T looks up
@@ -50,10 +50,10 @@ for want in "fwmark 0x5d6f0002 lookup 1567555586" \
 	fi
 done
 
-# ---- End: TUN --------------------------------------------------------------------
+# ---- End: the reinjection device --------------------------------------------------------------------
 out=$(pkt_xchg --tag end $S --segs fc00:100::1,fc00:9::c1 $IN6)
 exp=$(pkt_build --tag end $S --segs fc00:100::1,fc00:9::c1 $IN6 --sl 0 --hlim 63)
-expect_frame "End through the TUN device: to sink1, hop limit 64 -> 63" "$out" s1 "$exp"
+expect_frame "End through the reinjection device: to sink1, hop limit 64 -> 63" "$out" s1 "$exp"
 
 # ---- End.X / End.T / End.DX6: the SID's veth pair -------------------------------
 out=$(pkt_xchg --tag endx $S --segs fc00:100::3,fc00:9::c1 $IN6)
@@ -69,18 +69,18 @@ exp=$(pkt_build --tag dx6 --src fc00:1::1 --dst fc00:9::99 --hlim 8)
 expect_frame "End.DX6 through its veth pair: inner IPv6 toward nh6 (sink2), hop limit 9 -> 8" \
 	"$out" s2 "$exp"
 
-# ---- H.Encaps of IPv6 and IPv4: TUN --------------------------------------------------
+# ---- H.Encaps of IPv6 and IPv4: the reinjection device --------------------------------------------------
 out=$(pkt_xchg --tag enc6 --src fc00:1::1 --dst fc00:9:e1::1)
-expect_fields "H.Encaps of IPv6 through the TUN device: to sink1" \
+expect_fields "H.Encaps of IPv6 through the reinjection device: to sink1" \
 	"$out" s1 ip6.src=fc00:1::2 ip6.dst=fc00:9::c1
 out=$(pkt_xchg --tag enc4 --v4 --src 192.0.2.1 --dst 10.9.1.1)
-expect_fields "H.Encaps of IPv4 through the TUN device: to sink1" \
+expect_fields "H.Encaps of IPv4 through the reinjection device: to sink1" \
 	"$out" s1 ip6.src=fc00:1::2 ip6.dst=fc00:9::c1
 
 # ---- counters --------------------------------------------------------------------------
 expect_eq "no verdict carried a payload (forwarded 0)" \
 	"$(ctl_get "s['totals']['forwarded']")" 0
-expect_eq "all 6 results re-entered by TUN or a veth pair (injected 6)" \
+expect_eq "all 6 results re-entered by the reinjection device or a SID veth pair (injected 6)" \
 	"$(ctl_get "s['totals']['injected']")" 6
 expect_eq "nothing dropped" "$(ctl_get "s['totals']['dropped']")" 0
 

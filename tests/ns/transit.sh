@@ -81,7 +81,7 @@ expect_frame "USD without SRH: inner IPv6 forwarded" "$out" s1 "$exp"
 tun0=$(ctl_get "s['totals']['injected']" 2>/dev/null)
 out=$(pkt_xchg --tag usd4 $S --segs fc00:9::c1,fc00:100::6 --sl 0 $IN4)
 exp=$(pkt_build --tag usd4 --v4 --src 192.0.2.1 --dst 10.9.3.1 --hlim 63)
-expect_frame "USD at SL 0: inner IPv4 forwarded through the TUN device (TTL 64 -> 63)" "$out" s1 "$exp"
+expect_frame "USD at SL 0: inner IPv4 forwarded through the reinjection device (TTL 64 -> 63)" "$out" s1 "$exp"
 tun1=$(ctl_get "s['totals']['injected']" 2>/dev/null)
 expect_eq "injected counted the IPv4 result" "$((tun1 - tun0))" 1
 
