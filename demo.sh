@@ -137,7 +137,7 @@ capture_start
 nsx "$GEN" ping -6 -c 2 -i 0.3 -W 1 fc00:9:e1::1 >/dev/null 2>&1
 capture_show
 
-step "4. H.Encaps.Red of IPv4 (through srv6d's TUN device): gen pings 10.9.1.1"
+step "4. H.Encaps.Red of IPv4 (through srv6d's reinjection device): gen pings 10.9.1.1"
 echo "    expect at sink1: outer fc00:1::2 > fc00:9::c1, reduced SRH (c2), IPv4 inside"
 capture_start
 nsx "$GEN" ping -4 -c 2 -i 0.3 -W 1 10.9.1.1 >/dev/null 2>&1
