@@ -48,6 +48,8 @@ struct sid {
 	struct policy *policy;
 	unsigned index;		/* position in config->sids, counter slot */
 	unsigned line;		/* config line, for messages */
+	uint32_t ktable;	/* from a kernel route of this table
+				 * (`kernel-routes yes`); 0: srv6d.conf's */
 };
 
 struct seglist {
@@ -79,6 +81,8 @@ struct policy {
 				 * policy_stats slot */
 	unsigned index;
 	unsigned line;
+	uint32_t ktable;	/* from a kernel route of this table
+				 * (`kernel-routes yes`); 0: srv6d.conf's */
 };
 
 /* HMAC keys (RFC 8754 2.1.2.1), as the kernel's `ip sr hmac set`. */
