@@ -5,12 +5,16 @@
 #include <libmnl/libmnl.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <linux/lwtunnel.h>
 #include <linux/rtnetlink.h>
+#include <linux/seg6_local.h>
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rtmirror.h"
+#include "seg6route.h"
 
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP	0x10000
@@ -352,6 +356,51 @@ START_TEST(test_truncated)
 }
 END_TEST
 
+/* A seg6local End route: in the fib as any route, and in the SRv6 set,
+ * whose eventfd tells of each change (and not of a repeat). */
+START_TEST(test_seg6_routes)
+{
+	struct rtmirror_opts o = { .seg6_routes = true };
+	struct rtmirror *m = rtmirror_new(&o), *plain = rtmirror_new(NULL);
+	struct nlmsghdr *nlh, **msgs;
+	struct nlattr *e;
+	uint64_t v;
+	long n;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(rtmirror_seg6_fd(plain), -1);
+	ck_assert_int_ge(rtmirror_seg6_fd(m), 0);
+	ck_assert_int_lt(read(rtmirror_seg6_fd(m), &v, sizeof(v)), 0);
+	nlh = msg_route(RTM_NEWROUTE, AF_INET6, "fc00:1::1", 128, RT_TABLE_MAIN,
+			RTN_UNICAST);
+	mnl_attr_put_u32(nlh, RTA_OIF, 2);
+	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6_LOCAL);
+	e = mnl_attr_nest_start(nlh, RTA_ENCAP);
+	mnl_attr_put_u32(nlh, SEG6_LOCAL_ACTION, SEG6_LOCAL_ACTION_END);
+	mnl_attr_nest_end(nlh, e);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	ck_assert_int_eq(rtmirror_apply(plain, nlh), 0);
+	ck_assert_ptr_nonnull(get6(m, 0, "fc00:1::1"));
+	ck_assert_int_eq(read(rtmirror_seg6_fd(m), &v, sizeof(v)), sizeof(v));
+	ck_assert_uint_eq(v, 1);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);	/* the same again */
+	ck_assert_int_lt(read(rtmirror_seg6_fd(m), &v, sizeof(v)), 0);
+	n = rtmirror_seg6_snapshot(m, &msgs);
+	ck_assert_int_eq(n, 1);
+	seg6route_snapshot_free(msgs, (size_t)n);
+	ck_assert_int_eq(rtmirror_seg6_snapshot(plain, &msgs), 0);
+	nlh->nlmsg_type = RTM_DELROUTE;
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	ck_assert_int_eq(read(rtmirror_seg6_fd(m), &v, sizeof(v)), sizeof(v));
+	ck_assert_int_eq(rtmirror_seg6_snapshot(m, &msgs), 0);
+	seg6route_snapshot_free(msgs, 0);
+	rtmirror_reclaim(m);
+	rtmirror_reclaim(plain);
+	rtmirror_free(m);
+	rtmirror_free(plain);
+}
+END_TEST
+
 static Suite *rtmirror_suite(void)
 {
 	Suite *s = suite_create("rtmirror");
@@ -364,6 +413,7 @@ static Suite *rtmirror_suite(void)
 	tcase_add_test(tc, test_link_down_purge_v4);
 	tcase_add_test(tc, test_addr_removal_prefsrc);
 	tcase_add_test(tc, test_truncated);
+	tcase_add_test(tc, test_seg6_routes);
 	suite_add_tcase(s, tc);
 	return s;
 }
