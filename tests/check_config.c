@@ -542,7 +542,7 @@ START_TEST(test_man_examples)
 			ndl++;
 		}
 	}
-	ck_assert_uint_eq(ndl, 10);
+	ck_assert_uint_eq(ndl, 11);
 	ck_assert_uint_eq(nlit, 17);
 	cfg = parse_ok(lit);
 	ck_assert_uint_eq(cfg->nsids, 13);

@@ -2368,7 +2368,8 @@ struct config *config_merge_kernel(const struct config *file,
 	struct parser p = { .name = file->path, .err = merge_error, .arg = &me };
 	struct config *cfg = NULL;
 
-	memset(res, 0, (nk + np) * sizeof(*res));
+	if (nk + np)
+		memset(res, 0, (nk + np) * sizeof(*res));
 	m.sids = lpm_new();
 	m.pol6 = lpm_new();
 	m.pol4 = lpm_new();
