@@ -7,6 +7,7 @@
 #include <linux/if_link.h>
 #include <linux/lwtunnel.h>
 #include <linux/rtnetlink.h>
+#include <linux/seg6_iptunnel.h>
 #include <linux/seg6_local.h>
 #include <net/if.h>
 #include <stdlib.h>
@@ -401,6 +402,47 @@ START_TEST(test_seg6_routes)
 }
 END_TEST
 
+/* An IPv4 seg6 route via veth0: the kernel deletes it, without a
+ * message, when veth0 goes down; so does the SRv6 set, and tells. */
+START_TEST(test_seg6_purge_v4)
+{
+	struct rtmirror_opts o = { .seg6_routes = true };
+	struct rtmirror *m = rtmirror_new(&o);
+	unsigned up = IFF_UP | IFF_LOWER_UP | IFF_RUNNING;
+	uint8_t tun[sizeof(struct seg6_iptunnel_encap) + 8 + 16] = { 0 };
+	struct seg6_iptunnel_encap *t = (struct seg6_iptunnel_encap *)tun;
+	struct nlmsghdr *nlh, **msgs;
+	struct nlattr *e;
+	uint64_t v;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "veth0", up, 1500)), 0);
+	ck_assert_int_eq(rtmirror_apply(m, msg_addr(RTM_NEWADDR, 2, AF_INET, "10.0.0.1", 24)), 0);
+	t->mode = SEG6_IPTUN_MODE_ENCAP;
+	t->srh->hdrlen = 2;
+	t->srh->type = 4;
+	ck_assert_int_eq(inet_pton(AF_INET6, "fc00::a", &t->srh->segments[0]), 1);
+	nlh = msg_route(RTM_NEWROUTE, AF_INET, "10.9.0.0", 16, RT_TABLE_MAIN,
+			RTN_UNICAST);
+	mnl_attr_put_u32(nlh, RTA_OIF, 2);
+	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6);
+	e = mnl_attr_nest_start(nlh, RTA_ENCAP);
+	mnl_attr_put(nlh, SEG6_IPTUNNEL_SRH, sizeof(tun), tun);
+	mnl_attr_nest_end(nlh, e);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	ck_assert_int_eq(read(rtmirror_seg6_fd(m), &v, sizeof(v)), sizeof(v));
+	ck_assert_int_eq(rtmirror_seg6_snapshot(m, &msgs), 1);
+	seg6route_snapshot_free(msgs, 1);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "veth0", 0, 1500)), 0);
+	ck_assert_ptr_null(get4(m, 0, "10.9.1.1"));
+	ck_assert_int_eq(read(rtmirror_seg6_fd(m), &v, sizeof(v)), sizeof(v));
+	ck_assert_int_eq(rtmirror_seg6_snapshot(m, &msgs), 0);
+	seg6route_snapshot_free(msgs, 0);
+	rtmirror_reclaim(m);
+	rtmirror_free(m);
+}
+END_TEST
+
 static Suite *rtmirror_suite(void)
 {
 	Suite *s = suite_create("rtmirror");
@@ -414,6 +456,7 @@ static Suite *rtmirror_suite(void)
 	tcase_add_test(tc, test_addr_removal_prefsrc);
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_seg6_routes);
+	tcase_add_test(tc, test_seg6_purge_v4);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -275,6 +275,31 @@ static int purge_collect(const struct fib_route *r, void *arg)
 	return 0;
 }
 
+/* Tell the daemon the SRv6 routes changed (rtmirror_seg6_fd()). */
+static void seg6_notify(struct rtmirror *m)
+{
+	uint64_t one = 1;
+
+	m->seg6_dirty = false;
+	if (write(m->seg6_fd, &one, sizeof(one)) != sizeof(one))
+		set_error(m, errno);	/* EAGAIN: a notice is pending */
+}
+
+/* An IPv4 seg6 route the kernel removed without a message. */
+static void seg6_purge(struct rtmirror *m, const struct fib_route_spec *s)
+{
+	int rc;
+
+	if (!m->seg6)
+		return;
+	pthread_mutex_lock(&m->seg6_lock);
+	rc = seg6route_set_remove(m->seg6, s->family, s->table, s->dst.b,
+				  s->plen, s->tos, s->priority);
+	pthread_mutex_unlock(&m->seg6_lock);
+	if (rc)
+		seg6_notify(m);
+}
+
 /* Rewrite one route as the kernel would after the purge event. */
 static void purge_route(struct rtmirror *m, const struct purge *p,
 			const struct fib_route *r)
@@ -299,6 +324,8 @@ static void purge_route(struct rtmirror *m, const struct purge *p,
 	}
 	if (p->mode == PURGE_PREFSRC || (p->mode != PURGE_UP && dead == s.nnh)) {
 		fib_route_del(m->db, &s);
+		if (s.family == AF_INET)	/* the kernel deleted it */
+			seg6_purge(m, &s);
 	} else if (changed) {
 		if (fib_route_add(m->db, &s, r->gen) < 0)
 			STAT_ADD(m, errors, 1);
@@ -577,15 +604,6 @@ static int route_parse(const struct nlmsghdr *nlh, struct fib_route_spec *s)
 		nh_gateway(nh, tb[RTA_GATEWAY], tb[RTA_VIA], s->family);
 	}
 	return 0;
-}
-
-static void seg6_notify(struct rtmirror *m)
-{
-	uint64_t one = 1;
-
-	m->seg6_dirty = false;
-	if (write(m->seg6_fd, &one, sizeof(one)) != sizeof(one))
-		set_error(m, errno);	/* EAGAIN: a notice is pending */
 }
 
 /* The SRv6 part of a route message into m->seg6. */

@@ -739,6 +739,30 @@ int seg6route_set_apply(struct seg6route_set *set, const struct nlmsghdr *nlh,
 	return 1;
 }
 
+int seg6route_set_remove(struct seg6route_set *set, int family, uint32_t table,
+			 const void *dst, unsigned plen, uint8_t tos,
+			 uint32_t priority)
+{
+	unsigned alen = family == AF_INET ? 4 : 16;
+	struct route_key k = { .table = table, .family = (uint8_t)family,
+			       .plen = (uint8_t)plen, .tos = tos,
+			       .priority = priority };
+	struct entry **pe, *e;
+
+	if (plen > alen * 8)
+		return 0;
+	memcpy(k.dst, dst, alen);
+	mask_bytes(k.dst, alen, plen);
+	pe = set_find(set, &k);
+	if (!*pe)
+		return 0;
+	e = *pe;
+	*pe = e->next;
+	free(e);
+	set->n--;
+	return 1;
+}
+
 /* Remove the entries of another gen than gen (all: every entry);
  * returns how many. */
 static size_t set_remove_if(struct seg6route_set *set, uint32_t gen, bool all)

@@ -71,6 +71,13 @@ void seg6route_set_free(struct seg6route_set *set);
 int seg6route_set_apply(struct seg6route_set *set, const struct nlmsghdr *nlh,
 			uint32_t gen);
 
+/* Remove the entry of that route key, if any (what the kernel removes
+ * without a message: rtmirror.c's purges).  dst: 4 or 16 bytes by
+ * family.  Returns 1 when one was removed, else 0. */
+int seg6route_set_remove(struct seg6route_set *set, int family, uint32_t table,
+			 const void *dst, unsigned plen, uint8_t tos,
+			 uint32_t priority);
+
 /* Remove every entry whose gen is not gen (after a full dump).  Returns
  * how many were removed. */
 size_t seg6route_set_sweep(struct seg6route_set *set, uint32_t gen);
