@@ -221,4 +221,22 @@ expect_eq "every datagram reached the sink once, across add, replace and delete"
 expect_eq "srv6d rebuilt with no failure" \
 	"$(ctl_get "s['kernel_routes']['rebuild_failures']")" 0
 
+# ---- srv6d down, steering with --queue-bypass: the kernel's own copy ---------
+nfq_flush
+for p in fc00:100::/32 fc00:9:5::/64; do
+	nsx "$GW" ip6tables -t raw -A PREROUTING ! -i srv6d+ -d "$p" \
+		-j NFQUEUE --queue-num 0 --queue-bypass || fail "bypass rule"
+done
+nsx "$GW" ip -6 route add fc00:9:5::/64 encap seg6 mode encap \
+	segs fc00:9::a1,fc00:9::a2 dev gw1 || fail "seg6 route add"
+srv6d_stop || fail "srv6d stop"
+out=$(pkt_xchg --tag down6 $S --dst fc00:9:5::1)
+expect_fields "srv6d down: the kernel's seg6 route encapsulates (its own source)" \
+	"$out" s1 ip6.src=fc00:2::1 ip6.dst=fc00:9::a1 srh.segs=fc00:9::a2,fc00:9::a1
+out=$(pkt_xchg --tag kx $S --segs fc00:100::3,fc00:9::c1 $IN6)
+exp=$(pkt_build --tag kx $S --segs fc00:100::3,fc00:9::c1 $IN6 --sl 0 --hlim 63)
+expect_frame "srv6d down: the kernel's End.X, the same bytes as srv6d's" "$out" s2 "$exp"
+out=$(pkt_xchg --tag kxsl0 $S --segs fc00:9::c1,fc00:100::3 --sl 0)
+expect_none "srv6d down: End.X at SL 0 dropped silently by the kernel (no Parameter Problem)" "$out"
+
 ns_finish
