@@ -400,7 +400,7 @@ START_TEST(set_changes)
 {
 	struct seg6route_set *set = seg6route_set_new();
 	static const char *const C[] = { "fc00::c" };
-	struct nlmsghdr **msgs;
+	struct nlmsghdr **msgs, *nlh;
 	long n;
 
 	ck_assert_ptr_nonnull(set);
@@ -428,6 +428,10 @@ START_TEST(set_changes)
 	ck_assert_int_eq(seg6route_set_apply(set, policy_msg(RTM_NEWROUTE,
 				"fc01::", NULL, 0), 3), 1);
 	ck_assert_uint_eq(seg6route_set_count(set), 0);
+	/* an MPLS route (family 28): not an error, not SRv6 */
+	nlh = policy_msg(RTM_NEWROUTE, "fc01::", AB, 2);
+	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_family = 28;
+	ck_assert_int_eq(seg6route_set_apply(set, nlh, 3), 0);
 	ck_assert_int_eq(seg6route_set_apply(set, policy_msg(RTM_DELROUTE,
 				"fc01::", AB, 2), 3), 0);
 	/* many: the buckets grow */

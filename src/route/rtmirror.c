@@ -612,8 +612,9 @@ static void seg6_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 	int rc;
 
-	if (rtm->rtm_flags & RTM_F_CLONED)
-		return;
+	if ((rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) ||
+	    (rtm->rtm_flags & RTM_F_CLONED))
+		return;		/* multicast, MPLS, route cache entries */
 	pthread_mutex_lock(&m->seg6_lock);
 	rc = seg6route_set_apply(m->seg6, nlh, m->gen);
 	pthread_mutex_unlock(&m->seg6_lock);

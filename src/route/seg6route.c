@@ -698,12 +698,15 @@ int seg6route_set_apply(struct seg6route_set *set, const struct nlmsghdr *nlh,
 			uint32_t gen)
 {
 	static struct seg6route r;	/* the writer's (one thread) */
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 	struct route_key k;
 	struct entry **pe, *e;
 	int rc = 0;
 
 	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
 		return -EINVAL;
+	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
+		return 0;	/* multicast, MPLS: never SRv6 */
 	if (nlh->nlmsg_type == RTM_NEWROUTE) {
 		rc = seg6route_parse(nlh, &r);
 		if (rc < 0)
