@@ -71,6 +71,10 @@ struct daemon {
 	uint64_t *kr_logged;		/* hashes of the routes reported not
 					 * applied, sorted (logged once) */
 	size_t kr_nlogged;
+	/* kernel-routes yes: a copy of the struct sid_runtime of the config
+	 * in force (its nsids entries), for a rebuild that leaves every SID
+	 * as it is (daemon_apply()). */
+	struct sid_runtime *rt;
 	uint64_t wd_interval_ms;	/* 0: no systemd watchdog */
 	uint64_t wd_next_ms;
 	bool stop;
@@ -391,18 +395,85 @@ static const char *reload_needs_restart(const struct config *old,
 	return NULL;
 }
 
+/* old and ncfg have the same SIDs, in the same order, with the same
+ * marks and routing: the kernel's rules, routes and devices for them are
+ * what they were (a policy needs none). */
+static bool sids_unchanged(const struct config *old, const struct config *ncfg)
+{
+	if (old->nsids != ncfg->nsids)
+		return false;
+	for (unsigned i = 0; i < ncfg->nsids; i++) {
+		const struct sid *a = &old->sids[i], *b = &ncfg->sids[i];
+
+		if (a->plen != b->plen ||
+		    !IN6_ARE_ADDR_EQUAL(&a->prefix, &b->prefix) ||
+		    a->behavior != b->behavior || a->flavors != b->flavors ||
+		    a->lblen != b->lblen || a->nflen != b->nflen ||
+		    !IN6_ARE_ADDR_EQUAL(&a->nh6, &b->nh6) ||
+		    a->nh4.s_addr != b->nh4.s_addr || strcmp(a->oif, b->oif) ||
+		    a->table != b->table || a->vrf != b->vrf ||
+		    a->mark != b->mark || a->route_table != b->route_table)
+			return false;
+	}
+	return true;
+}
+
+/* A copy of rt (n entries), or NULL (none, or out of memory: the next
+ * rebuild then takes the full path). */
+static struct sid_runtime *runtime_dup(const struct sid_runtime *rt,
+				       unsigned n)
+{
+	struct sid_runtime *c = rt && n ? malloc(n * sizeof(*rt)) : NULL;
+
+	if (c)
+		memcpy(c, rt, n * sizeof(*rt));
+	return c;
+}
+
+/* A kernel routes rebuild that leaves every SID as it is (only policies
+ * or binding SIDs' segment lists changed): the swap alone, with a copy
+ * of the runtime in force; the rules, routes and devices stay (no dump
+ * of the kernel's routes: with a full table that would take a second). */
+static int daemon_apply_same_sids(struct daemon *d, struct config *ncfg,
+				  struct reload_errors *re, const char *what)
+{
+	struct sid_runtime *rt = NULL;
+
+	if (ncfg->nsids && !d->rt) {
+		reload_error(re, "%s: no runtime to reuse", what);
+		config_free(ncfg);
+		return -1;
+	}
+	if (ncfg->nsids) {
+		rt = runtime_dup(d->rt, ncfg->nsids);
+		if (!rt) {
+			reload_error(re, "%s: out of memory", what);
+			config_free(ncfg);
+			return -1;
+		}
+	}
+	if (engine_swap_config(d->engine, ncfg, rt) != 0) {
+		reload_error(re, "the engine refused %s: keeping the running "
+			     "configuration", what);
+		return -1;
+	}
+	return 0;
+}
+
 /* Put ncfg in force (docs/design.md "Reload"): the SIDs keep their marks
  * where their routing is unchanged (config_inherit_marks()), ncfg's
  * rules, routes and devices are added without touching the old one's,
  * the engine's pointer is swapped, and only then is what the old config
- * alone used removed.  `what` names ncfg in messages.  Returns 0 when
+ * alone used removed; reuse (a kernel routes rebuild): when ncfg's SIDs
+ * are the old ones, only the swap (daemon_apply_same_sids()).  `what`
+ * names ncfg in messages.  Returns 0 when
  * ncfg is in force, -1 when the old config is kept (ncfg freed, the
  * errors in re). */
 static int daemon_apply(struct daemon *d, struct config *ncfg,
-			struct reload_errors *re, const char *what)
+			struct reload_errors *re, const char *what, bool reuse)
 {
 	struct rtrules_scope nscope, oscope;
-	struct sid_runtime *rt;
+	struct sid_runtime *rt, *kept = NULL;
 	char err[512], err2[512];
 
 	if (config_inherit_marks(ncfg, engine_config(d->engine), err,
@@ -412,6 +483,8 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		config_free(ncfg);
 		return -1;
 	}
+	if (reuse && sids_unchanged(engine_config(d->engine), ncfg))
+		return daemon_apply_same_sids(d, ncfg, re, what);
 	rtrules_scope_of(ncfg, &nscope);
 	if (rtrules_install_add(ncfg, engine_config(d->engine), &d->scope,
 				&rt, err, sizeof(err)) < 0) {
@@ -419,12 +492,19 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		config_free(ncfg);
 		goto restore;
 	}
+	if (d->file)
+		kept = runtime_dup(rt, ncfg->nsids);
 	if (engine_swap_config(d->engine, ncfg, rt) != 0) {
 		/* The engine keeps the old config (and disposes of ncfg
 		 * and rt). */
 		reload_error(re, "the engine refused %s: keeping the running "
 			     "configuration", what);
+		free(kept);
 		goto restore;
+	}
+	if (d->file) {
+		free(d->rt);
+		d->rt = kept;
 	}
 	/* No worker uses the old config now: what it alone needed goes. */
 	oscope = d->scope;
@@ -488,7 +568,7 @@ static int daemon_reload(struct daemon *d, json_t *errors)
 			goto fail;
 		}
 	}
-	if (daemon_apply(d, ncfg, &re, path) < 0) {
+	if (daemon_apply(d, ncfg, &re, path, false) < 0) {
 		if (ncfg != fcfg)
 			config_free(fcfg);
 		goto fail;
@@ -779,7 +859,7 @@ static void kroutes_rebuild(struct daemon *d)
 		d->kr.rebuild_failures++;
 		return;
 	}
-	if (daemon_apply(d, ncfg, &re, "the kernel's routes") < 0) {
+	if (daemon_apply(d, ncfg, &re, "the kernel's routes", true) < 0) {
 		d->kr.rebuild_failures++;
 		return;
 	}
@@ -1238,6 +1318,7 @@ static int daemon_start(struct daemon *d)
 	if (cfg->kernel_routes) {
 		/* the file's config stays the daemon's, the engine runs a
 		 * copy (the kernel's routes join it: kroutes_start()) */
+		d->rt = runtime_dup(rt, cfg->nsids);
 		d->file = cfg;
 		cfg = config_merge_kernel(d->file, NULL, 0, NULL, 0, NULL, err,
 					  sizeof(err));
@@ -1246,6 +1327,8 @@ static int daemon_start(struct daemon *d)
 			rtmirror_free(d->mirror);
 			cfg = d->file;
 			d->file = NULL;
+			free(d->rt);
+			d->rt = NULL;
 			goto fail_rules;
 		}
 	}
@@ -1253,6 +1336,8 @@ static int daemon_start(struct daemon *d)
 	if (!d->engine) {
 		config_free(d->file);
 		d->file = NULL;
+		free(d->rt);
+		d->rt = NULL;
 		/* engine_start() owns cfg and rt, even when it fails. */
 		log_msg(LOG_ERR, "%s", err);
 		rtmirror_free(d->mirror);
@@ -1306,6 +1391,7 @@ static void daemon_stop(struct daemon *d)
 	close(d->lockfd);		/* last: the next srv6d may start */
 	config_free(d->file);
 	free(d->kr_logged);
+	free(d->rt);
 	log_msg(LOG_INFO, "stopped");
 }
 
