@@ -588,7 +588,7 @@ START_TEST(test_man_examples)
 			ndl++;
 		}
 	}
-	ck_assert_uint_eq(ndl, 10);
+	ck_assert_uint_eq(ndl, 11);
 	ck_assert_uint_eq(nlit, 23);
 	cfg = parse_ok(lit);
 	ck_assert_uint_eq(cfg->nsids, 15);
@@ -1156,7 +1156,7 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nqeueu 1\n",
 	    "t.conf:2: unknown directive 'qeueu' (expected queue, encap-source, "
 	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate, "
-	    "icmp-burst, hmac, hmac-require or control-group)");
+	    "icmp-burst, hmac, hmac-require, control-group or kernel-routes)");
 	BAD("queue\n",
 	    "t.conf:1: queue: missing argument (expected a queue number or a "
 	    "range like 0-3)");
@@ -1273,7 +1273,7 @@ START_TEST(test_err_addresses)
 	BAD("queue 0\nfoo0123456789012345678901234567890123456789012345678901234\n",
 	    "t.conf:2: unknown directive 'foo012345678901234567890123456789012345"
 	    "678901234...' (expected queue, encap-source, sid, route, tun-name, "
-	    "reinject, mark-base, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require or control-group)");
+	    "reinject, mark-base, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, control-group or kernel-routes)");
 }
 END_TEST
 
@@ -1557,7 +1557,7 @@ START_TEST(test_err_lines)
 		"t.conf:2: line is too long (4097 bytes, at most 4096)",
 		"t.conf:3: unknown directive 'foo' (expected queue, encap-source, "
 		"sid, route, tun-name, reinject, mark-base, rule-priority, "
-		"icmp-rate, icmp-burst, hmac, hmac-require or control-group)", NULL });
+		"icmp-rate, icmp-burst, hmac, hmac-require, control-group or kernel-routes)", NULL });
 	free(big);
 
 	check_bad_len(nul, sizeof(nul) - 1, (const char *const[]){
@@ -1592,7 +1592,7 @@ START_TEST(test_err_many)
 	    "t.conf:2: duplicate 'queue' directive (first at line 1)",
 	    "t.conf:3: unknown directive 'bogus' (expected queue, encap-source, "
 	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate, "
-	    "icmp-burst, hmac, hmac-require or control-group)",
+	    "icmp-burst, hmac, hmac-require, control-group or kernel-routes)",
 	    "t.conf:4: encap-source: expected an IPv6 address, found '10.0.0.1'",
 	    "t.conf:5: sid: fc00:100::1/64 has host bits set past /64 (did you "
 	    "mean fc00:100::/64?)",
@@ -1662,6 +1662,108 @@ START_TEST(test_behavior_table)
 }
 END_TEST
 
+/* A kernel route's SID / policy as seg6route.c gives them: line 0. */
+static struct sid ksid(const char *prefix, unsigned plen, enum behavior b)
+{
+	struct sid s = { .plen = (uint8_t)plen, .behavior = b,
+			 .ktable = 254 };
+
+	ck_assert_int_eq(inet_pton(AF_INET6, prefix, &s.prefix), 1);
+	if (b == BHV_END_X)
+		ck_assert_int_eq(inet_pton(AF_INET6, "fc00:12::2", &s.nh6), 1);
+	return s;
+}
+
+static struct policy kpol(int family, const char *prefix, unsigned plen,
+			  uint32_t hmac)
+{
+	struct policy p = { .family = family, .plen = (uint8_t)plen,
+			    .mode = ENCAP_MODE_ENCAP, .nlists = 1,
+			    .hmac_keyid = hmac, .ktable = 254 };
+
+	ck_assert_int_eq(inet_pton(family, prefix, &p.prefix), 1);
+	p.weights[0] = 1;
+	p.lists[0].nsegs = 1;
+	ck_assert_int_eq(inet_pton(AF_INET6, "fc00::a", &p.lists[0].segs[0]), 1);
+	return p;
+}
+
+/* srv6d.conf wins over a kernel route at the same or an overlapping
+ * prefix; the first kernel route over a later one; the rest is applied
+ * after the file's entries, with its table. */
+START_TEST(test_merge_kernel)
+{
+	struct config *file = parse_ok("queue 0\nkernel-routes yes\n"
+		"sid fc00::1/128 action End\n"
+		"route 10.0.0.0/8 encap seg6 mode encap segs fc00::b\n"
+		"route fc05::/16 encap seg6 mode encap segs fc00::b\n");
+	struct sid ks[] = {
+		ksid("fc00::1", 128, BHV_END_X),	/* the file's SID */
+		ksid("fc00:2::", 64, BHV_END),		/* applied */
+		ksid("fc00:2::", 96, BHV_END),		/* inside the one before */
+		ksid("fc05:1::", 64, BHV_END),		/* inside a file route */
+		ksid("fc00:3::1", 128, BHV_END_X),	/* applied */
+	};
+	struct policy kp[] = {
+		kpol(AF_INET, "10.0.0.0", 8, 0),	/* the file's prefix */
+		kpol(AF_INET, "10.1.0.0", 16, 0),	/* applied */
+		kpol(AF_INET6, "fc00:2::", 80, 0),	/* inside a kernel SID */
+		kpol(AF_INET, "10.2.0.0", 16, 9),	/* no key 9 */
+		kpol(AF_INET, "10.1.0.0", 16, 0),	/* a second metric */
+	};
+	struct config_kroute_result res[10];
+	struct in6_addr a;
+	const struct sid *s;
+	struct config *cfg;
+	char err[256];
+
+	ck_assert(file->kernel_routes);
+	cfg = config_merge_kernel(file, ks, 5, kp, 5, res, err, sizeof(err));
+	ck_assert_msg(cfg != NULL, "%s", err);
+	ck_assert_int_eq(res[0].status, CONFIG_KROUTE_SHADOWED);
+	ck_assert_str_eq(res[0].why, "the same SID is in srv6d.conf");
+	ck_assert_uint_eq(res[0].line, 3);
+	ck_assert_int_eq(res[1].status, CONFIG_KROUTE_APPLIED);
+	ck_assert_int_eq(res[2].status, CONFIG_KROUTE_SHADOWED);
+	ck_assert_str_eq(res[2].why,
+			 "a SID inside or around another kernel route's");
+	ck_assert_int_eq(res[3].status, CONFIG_KROUTE_SHADOWED);
+	ck_assert_str_eq(res[3].why, "a SID inside a policy of srv6d.conf");
+	ck_assert_uint_eq(res[3].line, 5);
+	ck_assert_int_eq(res[4].status, CONFIG_KROUTE_APPLIED);
+	ck_assert_int_eq(res[5].status, CONFIG_KROUTE_SHADOWED);
+	ck_assert_str_eq(res[5].why, "the same prefix is a policy of srv6d.conf");
+	ck_assert_int_eq(res[6].status, CONFIG_KROUTE_APPLIED);
+	ck_assert_int_eq(res[7].status, CONFIG_KROUTE_SHADOWED);
+	ck_assert_str_eq(res[7].why, "a policy at or inside a SID");
+	ck_assert_int_eq(res[8].status, CONFIG_KROUTE_REFUSED);
+	ck_assert_str_eq(res[8].why, "its HMAC key id is not in srv6d.conf");
+	ck_assert_int_eq(res[9].status, CONFIG_KROUTE_SHADOWED);
+	ck_assert_str_eq(res[9].why, "the same prefix as another kernel route");
+	/* the file's first, then the kernel's, with marks and tables */
+	ck_assert_uint_eq(cfg->nsids, 3);
+	ck_assert_uint_eq(cfg->sids[0].ktable, 0);
+	ck_assert_uint_eq(cfg->sids[0].line, 3);
+	ck_assert_uint_eq(cfg->sids[2].ktable, 254);
+	ck_assert_int_eq(cfg->sids[2].behavior, BHV_END_X);
+	ck_assert_uint_eq(cfg->sids[2].index, 2);
+	ck_assert_uint_eq(cfg->sids[2].mark, cfg->mark_base + 3);
+	ck_assert_uint_eq(cfg->sids[2].route_table, cfg->mark_base + 3);
+	ck_assert_uint_eq(cfg->npolicies, 3);
+	ck_assert_uint_eq(cfg->policies[2].ktable, 254);
+	ck_assert_uint_eq(cfg->policies[2].index, 2);
+	ck_assert_int_eq(inet_pton(AF_INET6, "fc00:2::77", &a), 1);
+	s = lpm_lookup(cfg->sid_table, &a);
+	ck_assert_ptr_eq(s, &cfg->sids[1]);
+	ck_assert(cfg->kernel_routes);
+	/* the file config is untouched */
+	ck_assert_uint_eq(file->nsids, 1);
+	ck_assert_uint_eq(file->npolicies, 2);
+	config_free(cfg);
+	config_free(file);
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -1688,6 +1790,7 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_weighted_and_binding);
 	tcase_add_test(good, test_hmac);
 	tcase_add_test(good, test_control_group);
+	tcase_add_test(good, test_merge_kernel);
 	suite_add_tcase(s, good);
 	tcase_add_test(bad, test_err_keyword_and_args);
 	tcase_add_test(bad, test_err_addresses);

@@ -155,7 +155,7 @@ START_TEST(status_document)
 		"version", "pid", "uptime", "config", "config_loaded",
 		"reloads", "reload_failures", "reinject", "workers", "totals",
 		"sids",
-		"policies", "mirror",
+		"policies", "mirror", "kernel_routes",
 	};
 
 	ck_assert_ptr_nonnull(cfg);
@@ -244,28 +244,28 @@ START_TEST(status_document)
 	ck_assert_uint_eq(json_array_size(v), 3);
 	assert_json(json_array_get(v, 0),
 		"{\"sid\":\"fc00:100::1/128\",\"behavior\":\"End\","
-		"\"flavors\":[\"psp\"],\"line\":3,\"packets\":7,\"bytes\":700,"
+		"\"flavors\":[\"psp\"],\"origin\":\"file\",\"line\":3,\"packets\":7,\"bytes\":700,"
 		"\"errors\":3,\"drops\":{\"bad_srh\":1,\"hop_limit\":2}}");
 	assert_json(json_array_get(v, 1),
 		"{\"sid\":\"fc00:100::5/128\",\"behavior\":\"End.X\","
 		"\"flavors\":[\"usp\",\"usd\"],\"nh6\":\"fc00:3::2\","
-		"\"mark\":1567555586,\"route_table\":1567555586,\"line\":4,"
+		"\"mark\":1567555586,\"route_table\":1567555586,\"origin\":\"file\",\"line\":4,"
 		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}");
 	assert_json(json_array_get(v, 2),
 		"{\"sid\":\"fc00:100:a::/48\",\"behavior\":\"End\","
 		"\"flavors\":[\"next-csid\"],\"lblen\":32,\"nflen\":16,"
-		"\"line\":5,\"packets\":0,\"bytes\":0,\"errors\":0,"
+		"\"origin\":\"file\",\"line\":5,\"packets\":0,\"bytes\":0,\"errors\":0,"
 		"\"drops\":{}}");
 
 	v = json_object_get(doc, "policies");
 	ck_assert_uint_eq(json_array_size(v), 2);
 	assert_json(json_array_get(v, 0),
 		"{\"prefix\":\"fc00:9::/48\",\"table\":254,\"mode\":\"encap\","
-		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c1\",\"fc00:9::c2\"]}],\"line\":6,"
+		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c1\",\"fc00:9::c2\"]}],\"origin\":\"file\",\"line\":6,"
 		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}");
 	assert_json(json_array_get(v, 1),
 		"{\"prefix\":\"10.9.0.0/16\",\"table\":101,\"mode\":\"encap.red\","
-		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"line\":7,\"packets\":9,"
+		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"origin\":\"file\",\"line\":7,\"packets\":9,"
 		"\"bytes\":900,\"errors\":0,\"drops\":{}}");
 	json_decref(doc);
 	config_free(cfg);
@@ -414,23 +414,34 @@ START_TEST(sid_attributes)
 	assert_json(doc,
 		"{\"sids\":[{\"sid\":\"fc00:100::6/128\",\"behavior\":\"End.DX4\","
 		"\"flavors\":[],\"nh4\":\"10.3.0.2\",\"oif\":\"eth3\","
-		"\"mark\":4097,\"route_table\":4097,\"line\":4,\"packets\":0,"
+		"\"mark\":4097,\"route_table\":4097,\"origin\":\"file\",\"line\":4,\"packets\":0,"
 		"\"bytes\":0,\"errors\":0,\"drops\":{}},"
 		"{\"sid\":\"fc00:100::8/128\",\"behavior\":\"End.DT4\","
-		"\"flavors\":[],\"vrftable\":101,\"mark\":4098,\"line\":5,"
+		"\"flavors\":[],\"vrftable\":101,\"mark\":4098,\"origin\":\"file\",\"line\":5,"
 		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}},"
 		"{\"sid\":\"fc00:100::d/128\",\"behavior\":\"End.B6.Encaps.Red\","
 		"\"flavors\":[],\"policy\":{\"mode\":\"encap.red\",\"lists\":["
 		"{\"weight\":2,\"segs\":[\"fc00::4\"]},"
 		"{\"weight\":1,\"segs\":[\"fc00::5\",\"fc00::6\"]}]},"
-		"\"mark\":4099,\"line\":6,\"packets\":0,\"bytes\":0,\"errors\":0,"
+		"\"mark\":4099,\"origin\":\"file\",\"line\":6,\"packets\":0,\"bytes\":0,\"errors\":0,"
 		"\"drops\":{}}]}");
 	json_decref(doc);
 	doc = ctl_policies_json(&src);
 	assert_json(doc,
 		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"table\":254,\"mode\":\"encap\","
 		"\"lists\":[{\"weight\":3,\"segs\":[\"fc00::a\",\"fc00::b\"]},"
-		"{\"weight\":1,\"segs\":[\"fc00::c\"]}],\"line\":7,"
+		"{\"weight\":1,\"segs\":[\"fc00::c\"]}],\"origin\":\"file\",\"line\":7,"
+		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}]}");
+	json_decref(doc);
+	/* a kernel route's (kernel-routes yes): its table, line 0 */
+	cfg->policies[0].ktable = 254;
+	cfg->policies[0].line = 0;
+	doc = ctl_policies_json(&src);
+	assert_json(doc,
+		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"table\":254,\"mode\":\"encap\","
+		"\"lists\":[{\"weight\":3,\"segs\":[\"fc00::a\",\"fc00::b\"]},"
+		"{\"weight\":1,\"segs\":[\"fc00::c\"]}],\"origin\":\"kernel\",\"line\":0,"
+		"\"kernel_table\":254,"
 		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}]}");
 	json_decref(doc);
 	config_free(cfg);
@@ -447,10 +458,10 @@ START_TEST(policies_document)
 	ck_assert_ptr_nonnull(doc);
 	assert_json(doc,
 		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"table\":254,\"mode\":\"encap\","
-		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c1\",\"fc00:9::c2\"]}],\"line\":6,"
+		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c1\",\"fc00:9::c2\"]}],\"origin\":\"file\",\"line\":6,"
 		"\"packets\":8,\"bytes\":0,\"errors\":0,\"drops\":{}},"
 		"{\"prefix\":\"10.9.0.0/16\",\"table\":101,\"mode\":\"encap.red\","
-		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"line\":7,\"packets\":0,"
+		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"origin\":\"file\",\"line\":7,\"packets\":0,"
 		"\"bytes\":0,\"errors\":0,\"drops\":{}}]}");
 	json_decref(doc);
 	config_free(f.cfg);
@@ -729,10 +740,10 @@ START_TEST(policies_document_interfaces)
 	assert_json(doc,
 		"{\"policies\":[{\"prefix\":\"fc00:9::/48\",\"table\":254,"
 		"\"mode\":\"encap\",\"lists\":[{\"weight\":1,\"segs\":"
-		"[\"fc00:9::c1\",\"fc00:9::c2\"]}],\"line\":6,\"packets\":8,"
+		"[\"fc00:9::c1\",\"fc00:9::c2\"]}],\"origin\":\"file\",\"line\":6,\"packets\":8,"
 		"\"bytes\":0,\"errors\":0,\"drops\":{}},"
 		"{\"prefix\":\"10.9.0.0/16\",\"table\":101,\"mode\":\"encap.red\","
-		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"line\":7,"
+		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"origin\":\"file\",\"line\":7,"
 		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}],"
 		"\"interfaces\":[{\"interface\":\"ta\",\"ifindex\":3,"
 		"\"ipv4\":101,\"ipv6\":254}]}");

@@ -6,12 +6,17 @@
 #include <linux/fib_rules.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <linux/lwtunnel.h>
 #include <linux/rtnetlink.h>
+#include <linux/seg6_iptunnel.h>
+#include <linux/seg6_local.h>
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rtmirror.h"
+#include "seg6route.h"
 
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP	0x10000
@@ -489,6 +494,92 @@ START_TEST(test_truncated)
 }
 END_TEST
 
+/* A seg6local End route: in the fib as any route, and in the SRv6 set,
+ * whose eventfd tells of each change (and not of a repeat). */
+START_TEST(test_seg6_routes)
+{
+	struct rtmirror_opts o = { .seg6_routes = true };
+	struct rtmirror *m = rtmirror_new(&o), *plain = rtmirror_new(NULL);
+	struct nlmsghdr *nlh, **msgs;
+	struct nlattr *e;
+	uint64_t v;
+	long n;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(rtmirror_seg6_fd(plain), -1);
+	ck_assert_int_ge(rtmirror_seg6_fd(m), 0);
+	ck_assert_int_lt(read(rtmirror_seg6_fd(m), &v, sizeof(v)), 0);
+	nlh = msg_route(RTM_NEWROUTE, AF_INET6, "fc00:1::1", 128, RT_TABLE_MAIN,
+			RTN_UNICAST);
+	mnl_attr_put_u32(nlh, RTA_OIF, 2);
+	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6_LOCAL);
+	e = mnl_attr_nest_start(nlh, RTA_ENCAP);
+	mnl_attr_put_u32(nlh, SEG6_LOCAL_ACTION, SEG6_LOCAL_ACTION_END);
+	mnl_attr_nest_end(nlh, e);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	ck_assert_int_eq(rtmirror_apply(plain, nlh), 0);
+	ck_assert_ptr_nonnull(get6(m, 0, "fc00:1::1"));
+	ck_assert_int_eq(read(rtmirror_seg6_fd(m), &v, sizeof(v)), sizeof(v));
+	ck_assert_uint_eq(v, 1);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);	/* the same again */
+	ck_assert_int_lt(read(rtmirror_seg6_fd(m), &v, sizeof(v)), 0);
+	n = rtmirror_seg6_snapshot(m, &msgs);
+	ck_assert_int_eq(n, 1);
+	seg6route_snapshot_free(msgs, (size_t)n);
+	ck_assert_int_eq(rtmirror_seg6_snapshot(plain, &msgs), 0);
+	nlh->nlmsg_type = RTM_DELROUTE;
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	ck_assert_int_eq(read(rtmirror_seg6_fd(m), &v, sizeof(v)), sizeof(v));
+	ck_assert_int_eq(rtmirror_seg6_snapshot(m, &msgs), 0);
+	seg6route_snapshot_free(msgs, 0);
+	rtmirror_reclaim(m);
+	rtmirror_reclaim(plain);
+	rtmirror_free(m);
+	rtmirror_free(plain);
+}
+END_TEST
+
+/* An IPv4 seg6 route via veth0: the kernel deletes it, without a
+ * message, when veth0 goes down; so does the SRv6 set, and tells. */
+START_TEST(test_seg6_purge_v4)
+{
+	struct rtmirror_opts o = { .seg6_routes = true };
+	struct rtmirror *m = rtmirror_new(&o);
+	unsigned up = IFF_UP | IFF_LOWER_UP | IFF_RUNNING;
+	uint8_t tun[sizeof(struct seg6_iptunnel_encap) + 8 + 16] = { 0 };
+	struct seg6_iptunnel_encap *t = (struct seg6_iptunnel_encap *)tun;
+	struct nlmsghdr *nlh, **msgs;
+	struct nlattr *e;
+	uint64_t v;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "veth0", up, 1500)), 0);
+	ck_assert_int_eq(rtmirror_apply(m, msg_addr(RTM_NEWADDR, 2, AF_INET, "10.0.0.1", 24)), 0);
+	t->mode = SEG6_IPTUN_MODE_ENCAP;
+	t->srh->hdrlen = 2;
+	t->srh->type = 4;
+	ck_assert_int_eq(inet_pton(AF_INET6, "fc00::a", &t->srh->segments[0]), 1);
+	nlh = msg_route(RTM_NEWROUTE, AF_INET, "10.9.0.0", 16, RT_TABLE_MAIN,
+			RTN_UNICAST);
+	mnl_attr_put_u32(nlh, RTA_OIF, 2);
+	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6);
+	e = mnl_attr_nest_start(nlh, RTA_ENCAP);
+	mnl_attr_put(nlh, SEG6_IPTUNNEL_SRH, sizeof(tun), tun);
+	mnl_attr_nest_end(nlh, e);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	ck_assert_int_eq(read(rtmirror_seg6_fd(m), &v, sizeof(v)), sizeof(v));
+	ck_assert_int_eq(rtmirror_seg6_snapshot(m, &msgs), 1);
+	seg6route_snapshot_free(msgs, 1);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "veth0", 0, 1500)), 0);
+	ck_assert_ptr_null(get4(m, 0, "10.9.1.1"));
+	ck_assert_int_eq(read(rtmirror_seg6_fd(m), &v, sizeof(v)), sizeof(v));
+	ck_assert_int_eq(rtmirror_seg6_snapshot(m, &msgs), 0);
+	seg6route_snapshot_free(msgs, 0);
+	rtmirror_reclaim(m);
+	rtmirror_free(m);
+}
+END_TEST
+
 static Suite *rtmirror_suite(void)
 {
 	Suite *s = suite_create("rtmirror");
@@ -503,6 +594,8 @@ static Suite *rtmirror_suite(void)
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_iif_rules);
 	tcase_add_test(tc, test_vrf_table);
+	tcase_add_test(tc, test_seg6_routes);
+	tcase_add_test(tc, test_seg6_purge_v4);
 	suite_add_tcase(s, tc);
 	return s;
 }

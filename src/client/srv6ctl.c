@@ -295,6 +295,20 @@ static void print_reinject(const json_t *r)
 	       "every result by srv6d's devices");
 }
 
+/* kernel-routes yes: what became of the kernel's SRv6 routes. */
+static void print_kroutes(const json_t *k)
+{
+	if (!json_is_object(k) || !json_is_true(json_object_get(k, "enabled")))
+		return;
+	printf("kernel routes: %" PRIu64 " SRv6 routes, %" PRIu64 " applied, %"
+	       PRIu64 " shadowed, %" PRIu64 " refused, %" PRIu64
+	       " unsupported, %" PRIu64 " in other tables (%" PRIu64
+	       " rebuilds, %" PRIu64 " failed)\n", jnum(k, "routes"),
+	       jnum(k, "applied"), jnum(k, "shadowed"), jnum(k, "refused"),
+	       jnum(k, "unsupported"), jnum(k, "other_table"),
+	       jnum(k, "rebuilds"), jnum(k, "rebuild_failures"));
+}
+
 static void print_status(const json_t *doc)
 {
 	char when[64];
@@ -312,6 +326,7 @@ static void print_status(const json_t *doc)
 	       json_array_size(json_object_get(doc, "sids")),
 	       json_array_size(json_object_get(doc, "policies")));
 	print_mirror(json_object_get(doc, "mirror"));
+	print_kroutes(json_object_get(doc, "kernel_routes"));
 	putchar('\n');
 	print_queues(doc);
 }
@@ -383,6 +398,18 @@ static void sid_attrs(const json_t *s, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* Where a SID or policy comes from: "line N" (srv6d.conf) or "kernel
+ * table T" (kernel-routes yes). */
+static const char *origin_text(const json_t *o, char *buf, size_t len)
+{
+	if (!strcmp(jstr(o, "origin"), "kernel"))
+		snprintf(buf, len, "kernel table %" PRIu64,
+			 jnum(o, "kernel_table"));
+	else
+		snprintf(buf, len, "line %" PRIu64, jnum(o, "line"));
+	return buf;
+}
+
 /* The non-zero drop reasons of o, "reason n" on one line each. */
 static void print_drop_lines(const json_t *o, const char *indent)
 {
@@ -398,13 +425,13 @@ static void print_drop_lines(const json_t *o, const char *indent)
 
 static void print_sid_table(const json_t *sids)
 {
-	char b[4][NUMBUF], flv[128], attrs[2048];
+	char b[4][NUMBUF], flv[128], attrs[2048], from[48];
 	struct table t;
 	size_t i;
 	json_t *s;
 
 	table_init(&t, "sid<|behavior<|flavors<|packets>|bytes>|errors>|"
-		   "drops>|attributes<");
+		   "drops>|from<|attributes<");
 	json_array_foreach((json_t *)sids, i, s) {
 		join_strings(json_object_get(s, "flavors"), flv, sizeof(flv));
 		sid_attrs(s, attrs, sizeof(attrs));
@@ -412,7 +439,8 @@ static void print_sid_table(const json_t *sids)
 			  num(b[0], jnum(s, "packets")),
 			  num(b[1], jnum(s, "bytes")),
 			  num(b[2], jnum(s, "errors")),
-			  num(b[3], drops_sum(s)), attrs);
+			  num(b[3], drops_sum(s)),
+			  origin_text(s, from, sizeof(from)), attrs);
 	}
 	table_print(&t);
 }
@@ -420,12 +448,13 @@ static void print_sid_table(const json_t *sids)
 /* One SID in detail. */
 static void print_sid_detail(const json_t *s)
 {
-	char flv[128], attrs[2048];
+	char flv[128], attrs[2048], from[48];
 
 	join_strings(json_object_get(s, "flavors"), flv, sizeof(flv));
 	sid_attrs(s, attrs, sizeof(attrs));
-	printf("sid %s behavior %s flavors %s (line %" PRIu64 ")\n",
-	       jstr(s, "sid"), jstr(s, "behavior"), flv, jnum(s, "line"));
+	printf("sid %s behavior %s flavors %s (%s)\n",
+	       jstr(s, "sid"), jstr(s, "behavior"), flv,
+	       origin_text(s, from, sizeof(from)));
 	printf("    %s\n", attrs);
 	printf("    packets %" PRIu64 " bytes %" PRIu64 " errors %" PRIu64
 	       " drops %" PRIu64 "\n", jnum(s, "packets"), jnum(s, "bytes"),
@@ -469,7 +498,7 @@ static void print_iif_tables(const json_t *ifs)
 static void print_policies(const json_t *doc)
 {
 	const json_t *pols = json_object_get(doc, "policies");
-	char b[6][NUMBUF], segs[SRV6_MAX_SEGS * 48 * 2];
+	char b[6][NUMBUF], segs[SRV6_MAX_SEGS * 48 * 2], from[48];
 	struct table t;
 	size_t i;
 	json_t *p;
@@ -479,7 +508,7 @@ static void print_policies(const json_t *doc)
 		return;
 	}
 	table_init(&t, "prefix<|table>|mode<|packets>|bytes>|errors>|drops>|"
-		   "hmac>|segs<");
+		   "hmac>|from<|segs<");
 	json_array_foreach((json_t *)pols, i, p) {
 		lists_text(json_object_get(p, "lists"), segs, sizeof(segs));
 		table_row(&t, jstr(p, "prefix"), num(b[5], jnum(p, "table")),
@@ -489,7 +518,8 @@ static void print_policies(const json_t *doc)
 			  num(b[2], jnum(p, "errors")),
 			  num(b[3], drops_sum(p)),
 			  json_object_get(p, "hmac") ?
-			  num(b[4], jnum(p, "hmac")) : "-", segs);
+			  num(b[4], jnum(p, "hmac")) : "-",
+			  origin_text(p, from, sizeof(from)), segs);
 	}
 	table_print(&t);
 	print_iif_tables(json_object_get(doc, "interfaces"));

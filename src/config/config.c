@@ -1391,6 +1391,20 @@ static int parse_hmac_require(struct parser *p, int argc, char **argv)
 	return 0;
 }
 
+/* kernel-routes yes|no */
+static int parse_kernel_routes(struct parser *p, int argc, char **argv)
+{
+	if (check_args(p, argc, argv, 2, "yes or no") < 0)
+		return -1;
+	if (strcmp(argv[1], "yes") && strcmp(argv[1], "no")) {
+		error(p, "kernel-routes: expected yes or no, found '%s'",
+		      quote(p, argv[1]));
+		return -1;
+	}
+	p->cfg->kernel_routes = !strcmp(argv[1], "yes");
+	return 0;
+}
+
 /* ---- lines -------------------------------------------------------------- */
 
 static const struct directive {
@@ -1411,6 +1425,7 @@ static const struct directive {
 	{ "hmac", parse_hmac, false },
 	{ "hmac-require", parse_hmac_require, true },
 	{ "control-group", parse_control_group, true },
+	{ "kernel-routes", parse_kernel_routes, true },
 };
 
 #define NDIRECTIVES	(sizeof(directives) / sizeof(directives[0]))
@@ -1427,7 +1442,8 @@ static void parse_words(struct parser *p, int argc, char **argv)
 	if (i == NDIRECTIVES) {
 		error(p, "unknown directive '%s' (expected queue, encap-source, "
 		      "sid, route, tun-name, reinject, mark-base, rule-priority, "
-		      "icmp-rate, icmp-burst, hmac, hmac-require or control-group)", quote(p, argv[0]));
+		      "icmp-rate, icmp-burst, hmac, hmac-require, control-group or "
+		      "kernel-routes)", quote(p, argv[0]));
 		return;
 	}
 	if (directives[i].once && p->seen[i]) {
@@ -2205,4 +2221,359 @@ const char *hmac_alg_name(enum hmac_alg a)
 	if (a != HMAC_ALG_SHA1 && a != HMAC_ALG_SHA256)
 		return "?";
 	return hmac_alg_names[a];
+}
+
+/* ---- the kernel's routes (kernel-routes yes) ---------------------------- */
+
+/* The merge's state: the candidates by prefix, who they are. */
+struct merge {
+	const struct config *file;
+	const struct sid *ksids;
+	unsigned nk;
+	const struct policy *kpols;
+	unsigned np;
+	struct config_kroute_result *res;	/* nk + np */
+	struct lpm *sids, *pol6, *pol4;		/* file's and kernel's */
+	bool sid_lens[129], pol_lens[129];
+};
+
+static bool is_file_sid(const struct merge *m, const struct sid *s)
+{
+	return s >= m->file->sids && s < m->file->sids + m->file->nsids;
+}
+
+static bool is_file_policy(const struct merge *m, const struct policy *p)
+{
+	return p >= m->file->policies &&
+	       p < m->file->policies + m->file->npolicies;
+}
+
+static void kroute_set(struct config_kroute_result *r,
+		       enum config_kroute_status st, const char *why,
+		       unsigned line)
+{
+	if (r->status != CONFIG_KROUTE_APPLIED)
+		return;		/* the first reason stays */
+	r->status = st;
+	r->why = why;
+	r->line = line;
+}
+
+/* A SID still in the merge: the file's, or a kernel one not set aside. */
+static bool sid_alive(const struct merge *m, const struct sid *s)
+{
+	return s && (is_file_sid(m, s) ||
+		     m->res[s - m->ksids].status == CONFIG_KROUTE_APPLIED);
+}
+
+static bool policy_alive(const struct merge *m, const struct policy *p)
+{
+	return p && (is_file_policy(m, p) ||
+		     m->res[m->nk + (unsigned)(p - m->kpols)].status ==
+		     CONFIG_KROUTE_APPLIED);
+}
+
+/* Every SID into m->sids: a kernel SID at the prefix of one before it is
+ * shadowed (srv6d.conf's go first).  Returns 0 or -ENOMEM. */
+static int merge_sids_insert(struct merge *m)
+{
+	for (unsigned i = 0; i < m->file->nsids; i++) {
+		const struct sid *s = &m->file->sids[i];
+
+		if (lpm_insert(m->sids, &s->prefix, s->plen, (void *)s) == -ENOMEM)
+			return -ENOMEM;
+		m->sid_lens[s->plen] = true;
+	}
+	for (unsigned i = 0; i < m->nk; i++) {
+		const struct sid *s = &m->ksids[i], *o;
+		int rc = lpm_insert(m->sids, &s->prefix, s->plen, (void *)s);
+
+		if (rc == -ENOMEM)
+			return rc;
+		m->sid_lens[s->plen] = true;
+		if (rc != -EEXIST)
+			continue;
+		o = lpm_get(m->sids, &s->prefix, s->plen);
+		kroute_set(&m->res[i], CONFIG_KROUTE_SHADOWED, is_file_sid(m, o) ?
+			   "the same SID is in srv6d.conf" :
+			   "the same SID as another kernel route", o->line);
+	}
+	return 0;
+}
+
+/* A SID inside another: the kernel's one of the two is shadowed (of two
+ * kernel SIDs, the later). */
+static void merge_sids_nested(struct merge *m, const struct sid *s)
+{
+	for (unsigned len = 0; len < s->plen; len++) {
+		const struct sid *o;
+		const struct sid *loser;
+
+		if (!m->sid_lens[len])
+			continue;
+		o = lpm_get(m->sids, &s->prefix, len);
+		if (!sid_alive(m, o))
+			continue;
+		if (is_file_sid(m, o) || (!is_file_sid(m, s) && o < s))
+			loser = s;
+		else
+			loser = o;
+		if (is_file_sid(m, loser))
+			continue;	/* two of the file's: it refused them */
+		kroute_set(&m->res[loser - m->ksids], CONFIG_KROUTE_SHADOWED,
+			   is_file_sid(m, loser == s ? o : s) ?
+			   "a SID inside or around one of srv6d.conf" :
+			   "a SID inside or around another kernel route's",
+			   (loser == s ? o : s)->line);
+	}
+}
+
+/* A policy equal to or inside a live SID (IPv6): the kernel's of the two
+ * goes (a packet to the common part would match both); of two kernel
+ * routes, the policy. */
+static void merge_policy_vs_sids(struct merge *m, const struct policy *p)
+{
+	for (unsigned len = 0; len <= p->plen && p->family == AF_INET6; len++) {
+		const struct sid *s;
+
+		if (!m->sid_lens[len])
+			continue;
+		s = lpm_get(m->sids, &p->prefix.v6, len);
+		if (!sid_alive(m, s))
+			continue;
+		if (!is_file_policy(m, p))
+			kroute_set(&m->res[m->nk + (unsigned)(p - m->kpols)],
+				   CONFIG_KROUTE_SHADOWED,
+				   "a policy at or inside a SID", s->line);
+		else if (!is_file_sid(m, s))
+			kroute_set(&m->res[s - m->ksids], CONFIG_KROUTE_SHADOWED,
+				   "a SID around a policy of srv6d.conf",
+				   p->line);
+	}
+}
+
+/* A live SID inside a policy (IPv6): the same, from the SID's side. */
+static void merge_sid_in_policies(struct merge *m, const struct sid *s)
+{
+	for (unsigned len = 0; len < s->plen; len++) {
+		const struct policy *p;
+
+		if (!m->pol_lens[len])
+			continue;
+		p = lpm_get(m->pol6, &s->prefix, len);
+		if (!policy_alive(m, p) || !sid_alive(m, s))
+			continue;
+		if (!is_file_sid(m, s) && is_file_policy(m, p))
+			kroute_set(&m->res[s - m->ksids], CONFIG_KROUTE_SHADOWED,
+				   "a SID inside a policy of srv6d.conf",
+				   p->line);
+		else if (!is_file_policy(m, p))
+			kroute_set(&m->res[m->nk + (unsigned)(p - m->kpols)],
+				   CONFIG_KROUTE_SHADOWED,
+				   "a policy around a SID", s->line);
+	}
+}
+
+static int merge_policy_insert(struct merge *m, const struct policy *p,
+			       struct config_kroute_result *r)
+{
+	struct lpm *t = p->family == AF_INET6 ? m->pol6 : m->pol4;
+	struct in6_addr k;
+	unsigned plen;
+	int rc;
+
+	policy_key(p, &k, &plen);
+	rc = lpm_insert(t, &k, plen, (void *)p);
+	if (rc == -ENOMEM)
+		return rc;
+	if (p->family == AF_INET6)
+		m->pol_lens[p->plen] = true;
+	if (rc == -EEXIST && r) {
+		const struct policy *o = lpm_get(t, &k, plen);
+
+		kroute_set(r, CONFIG_KROUTE_SHADOWED, is_file_policy(m, o) ?
+			   "the same prefix is a policy of srv6d.conf" :
+			   "the same prefix as another kernel route", o->line);
+	}
+	return 0;
+}
+
+/* What srv6d refuses in a kernel route even alone: an HMAC key srv6d.conf
+ * does not have, an End.T/End.DT* table in the daemon's range. */
+static void merge_refusals(struct merge *m)
+{
+	const struct config *f = m->file;
+
+	for (unsigned i = 0; i < m->nk; i++) {
+		const struct sid *s = &m->ksids[i];
+
+		if (s->policy && s->policy->hmac_keyid &&
+		    !config_hmac_key(f, s->policy->hmac_keyid))
+			kroute_set(&m->res[i], CONFIG_KROUTE_REFUSED,
+				   "its HMAC key id is not in srv6d.conf", 0);
+		if (behavior_desc(s->behavior)->route == BHV_ROUTE_TABLE &&
+		    s->table >= f->mark_base &&
+		    s->table - f->mark_base < CONFIG_MARK_RANGE)
+			kroute_set(&m->res[i], CONFIG_KROUTE_REFUSED,
+				   "its table is in the range srv6d owns", 0);
+	}
+	for (unsigned i = 0; i < m->np; i++)
+		if (m->kpols[i].hmac_keyid &&
+		    !config_hmac_key(f, m->kpols[i].hmac_keyid))
+			kroute_set(&m->res[m->nk + i], CONFIG_KROUTE_REFUSED,
+				   "its HMAC key id is not in srv6d.conf", 0);
+}
+
+/* Decide each kernel route's fate into m->res.  Returns 0 or -ENOMEM. */
+static int merge_decide(struct merge *m)
+{
+	const struct config *f = m->file;
+
+	merge_refusals(m);
+	if (merge_sids_insert(m) < 0)
+		return -ENOMEM;
+	for (unsigned i = 0; i < f->nsids; i++)
+		merge_sids_nested(m, &f->sids[i]);
+	for (unsigned i = 0; i < m->nk; i++)
+		if (sid_alive(m, &m->ksids[i]))
+			merge_sids_nested(m, &m->ksids[i]);
+	/* Kernel policies come from the main table only (the daemon's
+	 * kroute_take()): only the file's policies of main can be at the
+	 * same prefix; the tenants' tables are theirs. */
+	for (unsigned i = 0; i < f->npolicies; i++)
+		if (f->policies[i].table == CONFIG_TABLE_MAIN &&
+		    merge_policy_insert(m, &f->policies[i], NULL) < 0)
+			return -ENOMEM;
+	for (unsigned i = 0; i < m->np; i++)
+		if (policy_alive(m, &m->kpols[i]) &&
+		    merge_policy_insert(m, &m->kpols[i], &m->res[m->nk + i]) < 0)
+			return -ENOMEM;
+	/* the file's policies first: a kernel SID gives way to them */
+	for (unsigned i = 0; i < f->npolicies; i++)
+		merge_policy_vs_sids(m, &f->policies[i]);
+	for (unsigned i = 0; i < m->nk; i++)
+		merge_sid_in_policies(m, &m->ksids[i]);
+	for (unsigned i = 0; i < m->np; i++)
+		if (policy_alive(m, &m->kpols[i]))
+			merge_policy_vs_sids(m, &m->kpols[i]);
+	for (unsigned i = 0; i < f->nsids; i++)
+		merge_sid_in_policies(m, &f->sids[i]);
+	return 0;
+}
+
+/* A copy of file without its arrays and tables, room for extra SIDs
+ * and policies more.  NULL when memory runs out. */
+static struct config *merge_base(const struct config *file, unsigned nk,
+				 unsigned np)
+{
+	struct config *cfg = config_new(file->path);
+	char *path;
+
+	if (!cfg)
+		return NULL;
+	path = cfg->path;
+	*cfg = *file;
+	cfg->path = path;
+	cfg->sid_table = NULL;
+	cfg->ptables = NULL;
+	cfg->nptables = 0;
+	cfg->mark_slot = NULL;
+	cfg->nmark_slots = 0;
+	cfg->sids = calloc(file->nsids + nk + 1, sizeof(*cfg->sids));
+	cfg->policies = calloc(file->npolicies + np + 1, sizeof(*cfg->policies));
+	cfg->bsid_policies = calloc(file->nbsid_policies + nk + 1,
+				    sizeof(*cfg->bsid_policies));
+	cfg->hmac_keys = calloc(file->nhmac_keys + 1, sizeof(*cfg->hmac_keys));
+	if (!cfg->sids || !cfg->policies || !cfg->bsid_policies ||
+	    !cfg->hmac_keys) {
+		config_free(cfg);
+		return NULL;
+	}
+	memcpy(cfg->sids, file->sids, file->nsids * sizeof(*cfg->sids));
+	memcpy(cfg->policies, file->policies,
+	       file->npolicies * sizeof(*cfg->policies));
+	memcpy(cfg->bsid_policies, file->bsid_policies,
+	       file->nbsid_policies * sizeof(*cfg->bsid_policies));
+	memcpy(cfg->hmac_keys, file->hmac_keys,
+	       file->nhmac_keys * sizeof(*cfg->hmac_keys));
+	return cfg;
+}
+
+/* The applied kernel routes into cfg, after the file's. */
+static void merge_append(struct config *cfg, const struct merge *m)
+{
+	for (unsigned i = 0; i < m->nk; i++) {
+		const struct sid *s = &m->ksids[i];
+
+		if (m->res[i].status != CONFIG_KROUTE_APPLIED)
+			continue;
+		if (cfg->nsids == CONFIG_MAX_SIDS) {
+			m->res[i].status = CONFIG_KROUTE_REFUSED;
+			m->res[i].why = "too many SIDs";
+			continue;
+		}
+		cfg->sids[cfg->nsids++] = *s;
+		if (behavior_is_binding(s->behavior))
+			cfg->bsid_policies[cfg->nbsid_policies++] = *s->policy;
+	}
+	for (unsigned i = 0; i < m->np; i++)
+		if (m->res[m->nk + i].status == CONFIG_KROUTE_APPLIED)
+			cfg->policies[cfg->npolicies++] = m->kpols[i];
+}
+
+/* config_error_fn of the merge: the first message into err. */
+struct merge_err {
+	char *buf;
+	size_t len;
+	bool set;
+};
+
+static void merge_error(void *arg, const char *file, unsigned line,
+			const char *msg)
+{
+	struct merge_err *e = arg;
+
+	if (e->set)
+		return;
+	e->set = true;
+	snprintf(e->buf, e->len, "%s:%u: %s", file, line, msg);
+}
+
+struct config *config_merge_kernel(const struct config *file,
+				   const struct sid *ksids, unsigned nk,
+				   const struct policy *kpols, unsigned np,
+				   struct config_kroute_result *res,
+				   char *err, size_t errlen)
+{
+	struct merge m = { .file = file, .ksids = ksids, .nk = nk,
+			   .kpols = kpols, .np = np, .res = res };
+	struct merge_err me = { .buf = err, .len = errlen };
+	struct parser p = { .name = file->path, .err = merge_error, .arg = &me };
+	struct config *cfg = NULL;
+
+	if (nk + np)
+		memset(res, 0, (nk + np) * sizeof(*res));
+	m.sids = lpm_new();
+	m.pol6 = lpm_new();
+	m.pol4 = lpm_new();
+	if (!m.sids || !m.pol6 || !m.pol4 || merge_decide(&m) < 0)
+		goto oom;
+	cfg = merge_base(file, nk, np);
+	if (!cfg)
+		goto oom;
+	merge_append(cfg, &m);
+	p.cfg = cfg;
+	build_tables(&p);
+	if (p.errors) {
+		config_free(cfg);
+		cfg = NULL;
+	}
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+out:
+	lpm_free(m.sids);
+	lpm_free(m.pol6);
+	lpm_free(m.pol4);
+	return cfg;
 }

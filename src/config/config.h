@@ -48,6 +48,8 @@ struct sid {
 	struct policy *policy;
 	unsigned index;		/* position in config->sids, counter slot */
 	unsigned line;		/* config line, for messages */
+	uint32_t ktable;	/* from a kernel route of this table
+				 * (`kernel-routes yes`); 0: srv6d.conf's */
 };
 
 struct seglist {
@@ -82,6 +84,8 @@ struct policy {
 				 * policy_stats slot */
 	unsigned index;
 	unsigned line;
+	uint32_t ktable;	/* from a kernel route of this table
+				 * (`kernel-routes yes`); 0: srv6d.conf's */
 };
 
 /* HMAC keys (RFC 8754 2.1.2.1), as the kernel's `ip sr hmac set`. */
@@ -162,6 +166,9 @@ struct config {
 	 * applies it at start); has_control_group false: root's. */
 	bool has_control_group;
 	gid_t control_gid;
+	bool kernel_routes;		/* `kernel-routes yes`: the kernel's
+					 * SRv6 routes are policies and SIDs
+					 * too (config_merge_kernel()) */
 
 	/* Lookup tables built from the above (lpm.h); values point into
 	 * sids[] / policies[]. */
@@ -233,6 +240,36 @@ const struct sid *config_sid_by_mark(const struct config *cfg, uint32_t mark);
  * marks: a restart applies ncfg), ncfg unchanged. */
 int config_inherit_marks(struct config *ncfg, const struct config *old,
 			 char *err, size_t errlen);
+
+/* What config_merge_kernel() made of a kernel route. */
+enum config_kroute_status {
+	CONFIG_KROUTE_APPLIED,
+	CONFIG_KROUTE_SHADOWED,	/* srv6d.conf, or a kernel route before it,
+				 * has the same or an overlapping prefix */
+	CONFIG_KROUTE_REFUSED,	/* srv6d cannot apply it in this config */
+};
+
+struct config_kroute_result {
+	enum config_kroute_status status;
+	const char *why;	/* not applied: why (a static text) */
+	unsigned line;		/* shadowed by srv6d.conf's line (0: by a
+				 * kernel route) */
+};
+
+/* The config in force with `kernel-routes yes`: a new config with all of
+ * file, then the kernel's SIDs ksids[0..nk) (a binding SID's policy at
+ * ksids[i].policy) and steering policies kpols[0..np), in that order,
+ * where nothing before them has the same or an overlapping prefix (an
+ * IPv6 policy must not overlap a SID, nor a SID another): srv6d.conf
+ * wins, then the kernel route that comes first.  res[i] (nk + np
+ * entries) says what became of each kernel route.  Returns the config
+ * (marks as the parser gives them: config_inherit_marks() next), or NULL
+ * with a message in err (out of memory). */
+struct config *config_merge_kernel(const struct config *file,
+				   const struct sid *ksids, unsigned nk,
+				   const struct policy *kpols, unsigned np,
+				   struct config_kroute_result *res,
+				   char *err, size_t errlen);
 
 /* "sha1", "sha256" ("?" otherwise). */
 const char *hmac_alg_name(enum hmac_alg a);

@@ -189,6 +189,16 @@ static json_t *bsid_policy_json(const struct policy *p)
 	return jdone(o, ok);
 }
 
+/* Where a SID or a policy comes from: "origin" "file" and its "line", or
+ * "kernel" and the route's "kernel_table" (line 0). */
+static void origin_fill(json_t *o, unsigned line, uint32_t ktable, bool *ok)
+{
+	jset(o, "origin", json_string(ktable ? "kernel" : "file"), ok);
+	jset(o, "line", jcount(line), ok);
+	if (ktable)
+		jset(o, "kernel_table", jcount(ktable), ok);
+}
+
 /* A SID's attributes that are set: nh6, nh4, oif, table (or vrftable),
  * lblen/nflen (with next-csid), a binding SID's policy, mark,
  * route_table; then its config line. */
@@ -212,7 +222,7 @@ static void sid_attrs_fill(json_t *o, const struct sid *s, bool *ok)
 		jset(o, "mark", jcount(s->mark), ok);
 	if (s->route_table)
 		jset(o, "route_table", jcount(s->route_table), ok);
-	jset(o, "line", jcount(s->line), ok);
+	origin_fill(o, s->line, s->ktable, ok);
 }
 
 static json_t *sid_json(const struct sid *s, const struct sid_stats *st)
@@ -241,7 +251,7 @@ static json_t *policy_json(const struct policy *p, const struct sid_stats *st)
 		     &ok);
 		jset(o, "table", jcount(p->table), &ok);
 		policy_body_fill(o, p, &ok);
-		jset(o, "line", jcount(p->line), &ok);
+		origin_fill(o, p->line, p->ktable, &ok);
 		sid_stats_fill(o, st, &ok);
 	}
 	return jdone(o, ok);
@@ -347,6 +357,31 @@ static json_t *reinject_json(const struct config *cfg)
 	return jdone(o, ok);
 }
 
+/* {"enabled", "routes", "applied", "shadowed", "refused", "unsupported",
+ * "other_table", "rebuilds", "rebuild_failures", "last_rebuild_us"}, or
+ * null. */
+static json_t *kroutes_json(const struct ctl_kroutes *k)
+{
+	json_t *o;
+	bool ok;
+
+	if (!k)
+		return json_null();
+	o = json_object();
+	ok = o != NULL;
+	jset(o, "enabled", json_boolean(k->enabled), &ok);
+	jset(o, "routes", jcount(k->routes), &ok);
+	jset(o, "applied", jcount(k->applied), &ok);
+	jset(o, "shadowed", jcount(k->shadowed), &ok);
+	jset(o, "refused", jcount(k->refused), &ok);
+	jset(o, "unsupported", jcount(k->unsupported), &ok);
+	jset(o, "other_table", jcount(k->other_table), &ok);
+	jset(o, "rebuilds", jcount(k->rebuilds), &ok);
+	jset(o, "rebuild_failures", jcount(k->rebuild_failures), &ok);
+	jset(o, "last_rebuild_us", jcount(k->last_rebuild_us), &ok);
+	return jdone(o, ok);
+}
+
 json_t *ctl_status_json(const struct ctl_status_src *src)
 {
 	static const struct worker_stats zero;
@@ -371,6 +406,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "policies", policies_json(src), &ok);
 	jset(o, "mirror", src->mirror ? ctl_mirror_json(src->mirror)
 				      : json_null(), &ok);
+	jset(o, "kernel_routes", kroutes_json(src->kroutes), &ok);
 	return jdone(o, ok);
 }
 

@@ -36,6 +36,20 @@ int ctl_nfq_parse_line(const char *line, struct ctl_nfq_queue *q);
  * how many, or -1 with errno set when the file cannot be read. */
 int ctl_nfq_read(const char *path, struct ctl_nfq_queue *q, unsigned max);
 
+/* `kernel-routes yes`: what became of the kernel's SRv6 routes at the
+ * last rebuild (the daemon's counts; srv6ctl(8) "kernel_routes"). */
+struct ctl_kroutes {
+	bool enabled;
+	uint64_t routes;	/* SRv6 routes in the kernel */
+	uint64_t applied;	/* srv6d's SIDs and policies now */
+	uint64_t shadowed;	/* srv6d.conf or an earlier route wins */
+	uint64_t refused;	/* alone fine, not in this config */
+	uint64_t unsupported;	/* what srv6d cannot do */
+	uint64_t other_table;	/* in a table srv6d does not steer from */
+	uint64_t rebuilds, rebuild_failures;
+	uint64_t last_rebuild_us;	/* the last one's duration */
+};
+
 /* Everything a STATUS or STATS reply shows; the arrays are the caller's. */
 struct ctl_status_src {
 	pid_t pid;
@@ -54,6 +68,7 @@ struct ctl_status_src {
 	/* The route mirror (NULL: none; "mirror" is null).  The documents
 	 * that read it must be built by an online QSBR reader thread. */
 	const struct rtmirror *mirror;
+	const struct ctl_kroutes *kroutes;	/* NULL: "kernel_routes" null */
 	/* STATS only: the kernel's queues (NULL: not readable). */
 	const struct ctl_nfq_queue *kq;
 	unsigned nkq;

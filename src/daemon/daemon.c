@@ -4,7 +4,9 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* struct ucred */
 #endif
+#include <arpa/inet.h>
 #include <errno.h>
+#include <linux/rtnetlink.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <linux/capability.h>
@@ -32,6 +34,7 @@
 #include "reinject.h"
 #include "rtmirror.h"
 #include "rtrules.h"
+#include "seg6route.h"
 #include "worker.h"
 
 #define POLL_MAX_MS	1000	/* control clients' timeouts are checked */
@@ -40,6 +43,11 @@
 #define MIRROR_SYNC_MAX_MS	60000
 #define MIRROR_SYNC_POLL_MS	10
 #define RELOAD_MAX_ERRORS	100	/* reported to srv6ctl (all are logged) */
+/* kernel-routes yes: a change of the kernel's SRv6 routes is applied once
+ * they have been still for KROUTES_QUIET_MS, or KROUTES_MAX_WAIT_MS after
+ * the first change at the latest (a burst becomes one rebuild). */
+#define KROUTES_QUIET_MS	5
+#define KROUTES_MAX_WAIT_MS	50
 /* One srv6d per network namespace: the abstract AF_UNIX name it holds
  * (srv6d(8) "One instance per network namespace"). */
 #define INSTANCE_LOCK_NAME	"srv6d/instance"
@@ -55,6 +63,19 @@ struct daemon {
 	time_t config_loaded;		/* wall clock of the last good load */
 	uint64_t reloads, reload_failures;
 	struct rtrules_scope scope;	/* of the config in force */
+	/* kernel-routes yes: srv6d.conf's config, which every config in
+	 * force is built from (with the kernel's routes); NULL otherwise
+	 * (the engine's config is the file's). */
+	struct config *file;
+	struct ctl_kroutes kr;		/* srv6ctl status "kernel_routes" */
+	uint64_t kr_first_ms, kr_due_ms;	/* a rebuild pending (0: none) */
+	uint64_t *kr_logged;		/* hashes of the routes reported not
+					 * applied, sorted (logged once) */
+	size_t kr_nlogged;
+	/* kernel-routes yes: a copy of the struct sid_runtime of the config
+	 * in force (its nsids entries), for a rebuild that leaves every SID
+	 * as it is (daemon_apply()). */
+	struct sid_runtime *rt;
 	uint64_t wd_interval_ms;	/* 0: no systemd watchdog */
 	uint64_t wd_next_ms;
 	bool stop;
@@ -162,17 +183,17 @@ static void watchdog_tick(struct daemon *d)
 				"withholding the watchdog keepalive");
 }
 
-/* Milliseconds poll() may sleep. */
+/* Milliseconds poll() may sleep: until the watchdog's keepalive or a
+ * pending kernel routes rebuild is due. */
 static int poll_timeout(const struct daemon *d)
 {
-	uint64_t now = now_ms();
+	uint64_t now = now_ms(), next = now + POLL_MAX_MS;
 
-	if (!d->wd_interval_ms)
-		return POLL_MAX_MS;
-	if (d->wd_next_ms <= now)
-		return 0;
-	return d->wd_next_ms - now < POLL_MAX_MS ? (int)(d->wd_next_ms - now)
-						 : POLL_MAX_MS;
+	if (d->wd_interval_ms && d->wd_next_ms < next)
+		next = d->wd_next_ms;
+	if (d->kr_due_ms && d->kr_due_ms < next)
+		next = d->kr_due_ms;
+	return next <= now ? 0 : (int)(next - now);
 }
 
 /* ---- control requests ------------------------------------------------ */
@@ -233,6 +254,7 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	ds->src.sids = ds->sids;
 	ds->src.pols = ds->pols;
 	ds->src.mirror = d->mirror;
+	ds->src.kroutes = &d->kr;
 	if (with_kernel) {
 		int nk = ctl_nfq_read(CTL_NFQ_PROC, ds->kq,
 				      sizeof(ds->kq) / sizeof(ds->kq[0]));
@@ -369,7 +391,74 @@ static const char *reload_needs_restart(const struct config *old,
 	if (old->has_control_group != ncfg->has_control_group ||
 	    old->control_gid != ncfg->control_gid)
 		return "control-group";
+	if (old->kernel_routes != ncfg->kernel_routes)
+		return "kernel-routes";	/* the mirror keeps them or not */
 	return NULL;
+}
+
+/* old and ncfg have the same SIDs, in the same order, with the same
+ * marks and routing: the kernel's rules, routes and devices for them are
+ * what they were (a policy needs none). */
+static bool sids_unchanged(const struct config *old, const struct config *ncfg)
+{
+	if (old->nsids != ncfg->nsids)
+		return false;
+	for (unsigned i = 0; i < ncfg->nsids; i++) {
+		const struct sid *a = &old->sids[i], *b = &ncfg->sids[i];
+
+		if (a->plen != b->plen ||
+		    !IN6_ARE_ADDR_EQUAL(&a->prefix, &b->prefix) ||
+		    a->behavior != b->behavior || a->flavors != b->flavors ||
+		    a->lblen != b->lblen || a->nflen != b->nflen ||
+		    !IN6_ARE_ADDR_EQUAL(&a->nh6, &b->nh6) ||
+		    a->nh4.s_addr != b->nh4.s_addr || strcmp(a->oif, b->oif) ||
+		    a->table != b->table || a->vrf != b->vrf ||
+		    a->mark != b->mark || a->route_table != b->route_table)
+			return false;
+	}
+	return true;
+}
+
+/* A copy of rt (n entries), or NULL (none, or out of memory: the next
+ * rebuild then takes the full path). */
+static struct sid_runtime *runtime_dup(const struct sid_runtime *rt,
+				       unsigned n)
+{
+	struct sid_runtime *c = rt && n ? malloc(n * sizeof(*rt)) : NULL;
+
+	if (c)
+		memcpy(c, rt, n * sizeof(*rt));
+	return c;
+}
+
+/* A kernel routes rebuild that leaves every SID as it is (only policies
+ * or binding SIDs' segment lists changed): the swap alone, with a copy
+ * of the runtime in force; the rules, routes and devices stay (no dump
+ * of the kernel's routes: with a full table that would take a second). */
+static int daemon_apply_same_sids(struct daemon *d, struct config *ncfg,
+				  struct reload_errors *re, const char *what)
+{
+	struct sid_runtime *rt = NULL;
+
+	if (ncfg->nsids && !d->rt) {
+		reload_error(re, "%s: no runtime to reuse", what);
+		config_free(ncfg);
+		return -1;
+	}
+	if (ncfg->nsids) {
+		rt = runtime_dup(d->rt, ncfg->nsids);
+		if (!rt) {
+			reload_error(re, "%s: out of memory", what);
+			config_free(ncfg);
+			return -1;
+		}
+	}
+	if (engine_swap_config(d->engine, ncfg, rt) != 0) {
+		reload_error(re, "the engine refused %s: keeping the running "
+			     "configuration", what);
+		return -1;
+	}
+	return 0;
 }
 
 /* Decide which results may go as a verdict's payload on this kernel
@@ -399,62 +488,53 @@ static void daemon_resolve_reinject(struct config *cfg,
 	}
 }
 
-/* SIGHUP or srv6ctl reload: parse the file anew; only a valid config
- * replaces the running one.  Packets the old config marked may still be
- * on their way through the kernel until the swap's grace period ends, so
- * (docs/design.md "Reload"): the SIDs keep their marks where their
- * routing is unchanged (config_inherit_marks()), the new config's rules,
- * routes and devices are added without touching the old one's, the
- * engine's pointer is swapped, and only then is what the old config alone
- * used removed.  Every error is logged and, when errors is not NULL,
- * appended to it.  Returns 0 when the new config is in force, -1 when the
- * old one is kept. */
-static int daemon_reload(struct daemon *d, json_t *errors)
+/* Put ncfg in force (docs/design.md "Reload"): the SIDs keep their marks
+ * where their routing is unchanged (config_inherit_marks()), ncfg's
+ * rules, routes and devices are added without touching the old one's,
+ * the engine's pointer is swapped, and only then is what the old config
+ * alone used removed; reuse (a kernel routes rebuild): when ncfg's SIDs
+ * are the old ones, only the swap (daemon_apply_same_sids()).  `what`
+ * names ncfg in messages.  Returns 0 when
+ * ncfg is in force, -1 when the old config is kept (ncfg freed, the
+ * errors in re). */
+static int daemon_apply(struct daemon *d, struct config *ncfg,
+			struct reload_errors *re, const char *what, bool reuse)
 {
-	const char *path = d->opts->config_path;
-	struct reload_errors re = { .list = errors };
 	struct rtrules_scope nscope, oscope;
-	struct sid_runtime *rt;
-	struct config *ncfg;
+	struct sid_runtime *rt, *kept = NULL;
 	char err[512], err2[512];
-	const char *what;
 
-	log_msg(LOG_INFO, "reloading %s", path);
-	sd_notify(0, "RELOADING=1\nSTATUS=reloading");
-	ncfg = config_parse_file(path, config_error_reload, &re);
-	if (!ncfg) {
-		reload_error(&re, "%s has errors: keeping the running "
-			     "configuration", path);
-		goto fail;
-	}
+	/* what may be a payload decides which devices the SIDs get */
 	daemon_resolve_reinject(ncfg, engine_config(d->engine));
-	what = reload_needs_restart(engine_config(d->engine), ncfg);
-	if (what) {
-		reload_error(&re, "%s: '%s' changed, which needs a restart: "
-			     "keeping the running configuration", path, what);
-		config_free(ncfg);
-		goto fail;
-	}
 	if (config_inherit_marks(ncfg, engine_config(d->engine), err,
 				 sizeof(err)) < 0) {
-		reload_error(&re, "%s: %s; keeping the running configuration",
-			     path, err);
+		reload_error(re, "%s: %s; keeping the running configuration",
+			     what, err);
 		config_free(ncfg);
-		goto fail;
+		return -1;
 	}
+	if (reuse && sids_unchanged(engine_config(d->engine), ncfg))
+		return daemon_apply_same_sids(d, ncfg, re, what);
 	rtrules_scope_of(ncfg, &nscope);
 	if (rtrules_install_add(ncfg, engine_config(d->engine), &d->scope,
 				&rt, err, sizeof(err)) < 0) {
-		reload_error(&re, "%s; keeping the running configuration", err);
+		reload_error(re, "%s; keeping the running configuration", err);
 		config_free(ncfg);
 		goto restore;
 	}
+	if (d->file)
+		kept = runtime_dup(rt, ncfg->nsids);
 	if (engine_swap_config(d->engine, ncfg, rt) != 0) {
 		/* The engine keeps the old config (and disposes of ncfg
 		 * and rt). */
-		reload_error(&re, "the engine refused %s: keeping the running "
-			     "configuration", path);
+		reload_error(re, "the engine refused %s: keeping the running "
+			     "configuration", what);
+		free(kept);
 		goto restore;
+	}
+	if (d->file) {
+		free(d->rt);
+		d->rt = kept;
 	}
 	/* No worker uses the old config now: what it alone needed goes. */
 	oscope = d->scope;
@@ -464,6 +544,69 @@ static int daemon_reload(struct daemon *d, json_t *errors)
 		log_msg(LOG_WARNING, "reload: removing the previous "
 			"configuration's rules: %s (the next reload or the "
 			"exit tries again)", err2);
+	return 0;
+restore:
+	if (rtrules_prune(engine_config(d->engine), &nscope, err2,
+			  sizeof(err2)) < 0)
+		reload_error(re, "removing the refused configuration's "
+			     "rules: %s", err2);
+	return -1;
+}
+
+static struct config *kroutes_build(struct daemon *d,
+				    const struct config *file, char *err,
+				    size_t errlen);
+
+/* SIGHUP or srv6ctl reload: parse the file anew; only a valid config
+ * replaces the running one (daemon_apply()).  With kernel-routes yes,
+ * what is put in force is the new file's config with the kernel's SRv6
+ * routes (kroutes_build()), and the file's is kept for the next change
+ * of those.  Every error is logged and, when errors is not NULL,
+ * appended to it.  Returns 0 when the new config is in force, -1 when
+ * the old one is kept. */
+static int daemon_reload(struct daemon *d, json_t *errors)
+{
+	const char *path = d->opts->config_path;
+	struct reload_errors re = { .list = errors };
+	struct config *fcfg, *ncfg;
+	char err[512];
+	const char *what;
+
+	log_msg(LOG_INFO, "reloading %s", path);
+	sd_notify(0, "RELOADING=1\nSTATUS=reloading");
+	fcfg = config_parse_file(path, config_error_reload, &re);
+	if (!fcfg) {
+		reload_error(&re, "%s has errors: keeping the running "
+			     "configuration", path);
+		goto fail;
+	}
+	what = reload_needs_restart(engine_config(d->engine), fcfg);
+	if (what) {
+		reload_error(&re, "%s: '%s' changed, which needs a restart: "
+			     "keeping the running configuration", path, what);
+		config_free(fcfg);
+		goto fail;
+	}
+	ncfg = fcfg;
+	if (fcfg->kernel_routes) {
+		ncfg = kroutes_build(d, fcfg, err, sizeof(err));
+		if (!ncfg) {
+			reload_error(&re, "%s with the kernel's routes: %s; "
+				     "keeping the running configuration",
+				     path, err);
+			config_free(fcfg);
+			goto fail;
+		}
+	}
+	if (daemon_apply(d, ncfg, &re, path, false) < 0) {
+		if (ncfg != fcfg)
+			config_free(fcfg);
+		goto fail;
+	}
+	if (ncfg != fcfg) {
+		config_free(d->file);
+		d->file = fcfg;
+	}
 	d->config_loaded = time(NULL);
 	d->reloads++;
 	log_msg(LOG_INFO, "reloaded %s: %u SIDs, %u policies", path,
@@ -471,17 +614,317 @@ static int daemon_reload(struct daemon *d, json_t *errors)
 		engine_config(d->engine)->npolicies);
 	notify_status(d, "READY=1");
 	return 0;
-restore:
-	if (rtrules_prune(engine_config(d->engine), &nscope, err2,
-			  sizeof(err2)) < 0)
-		reload_error(&re, "removing the refused configuration's "
-			     "rules: %s", err2);
 fail:
 	d->reload_failures++;
 	notify_status(d, "READY=1");
 	sd_notifyf(0, "STATUS=reload of %s failed: running configuration "
 		   "kept (see the log)", path);
 	return -1;
+}
+
+/* ---- the kernel's SRv6 routes (kernel-routes yes) ---------------------- */
+
+/* The parsed routes of one rebuild (the arrays grow as they fill: a
+ * struct policy is large). */
+struct kroutes_in {
+	struct sid *sids;
+	struct policy *pols, *bpols;	/* bpols[i]: sids[i]'s binding policy */
+	size_t *sid_msg, *pol_msg;	/* which message each came from */
+	unsigned nsids, npols, sids_cap, pols_cap;
+	uint64_t *logged;		/* this rebuild's reported routes */
+	size_t nlogged;
+	bool oom;
+};
+
+/* Room for one more SID (sid) or policy in in.  Returns 0, or -1 when
+ * memory runs out (in->oom). */
+static int kroutes_in_grow(struct kroutes_in *in, bool sid)
+{
+	unsigned *cap = sid ? &in->sids_cap : &in->pols_cap;
+	unsigned n = sid ? in->nsids : in->npols, ncap;
+	void *a, *b, *c = NULL;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	if (sid) {
+		a = realloc(in->sids, ncap * sizeof(*in->sids));
+		if (a)
+			in->sids = a;
+		b = realloc(in->bpols, ncap * sizeof(*in->bpols));
+		if (b)
+			in->bpols = b;
+		c = realloc(in->sid_msg, ncap * sizeof(*in->sid_msg));
+		if (c)
+			in->sid_msg = c;
+	} else {
+		a = realloc(in->pols, ncap * sizeof(*in->pols));
+		if (a)
+			in->pols = a;
+		b = c = realloc(in->pol_msg, ncap * sizeof(*in->pol_msg));
+		if (b)
+			in->pol_msg = b;
+	}
+	if (!a || !b || !c) {
+		in->oom = true;
+		return -1;
+	}
+	*cap = ncap;
+	return 0;
+}
+
+static uint64_t kroute_hash(const struct nlmsghdr *nlh, const char *why)
+{
+	const uint8_t *p = (const uint8_t *)nlh;
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
+
+	for (size_t i = 0; i < nlh->nlmsg_len; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	for (; *why; why++)
+		h = (h ^ (uint8_t)*why) * 1099511628211ull;
+	return h;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* "fc00::/64 (table 254)" of a route message. */
+static void kroute_name(const struct nlmsghdr *nlh, char *buf, size_t len)
+{
+	static struct seg6route r;	/* the main thread's */
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	if (seg6route_parse(nlh, &r) <= 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	inet_ntop(r.family, r.kind == SEG6ROUTE_SID ? (const void *)&r.sid.prefix
+						    : (const void *)&r.pol.prefix,
+		  a, sizeof(a));
+	snprintf(buf, len, "%s %s/%u (table %u)",
+		 r.kind == SEG6ROUTE_SID ? "seg6local" : "seg6", a, r.pol.plen,
+		 r.table);
+}
+
+/* A kernel route srv6d does not apply: logged when it was not at the
+ * last rebuild (once per route and reason). */
+static void kroute_report(const struct daemon *d, struct kroutes_in *in,
+			  const struct nlmsghdr *nlh, const char *why,
+			  unsigned line)
+{
+	uint64_t h = kroute_hash(nlh, why);
+	char name[128];
+
+	in->logged[in->nlogged++] = h;
+	if (d->kr_logged && bsearch(&h, d->kr_logged, d->kr_nlogged,
+				    sizeof(h), u64_cmp))
+		return;
+	kroute_name(nlh, name, sizeof(name));
+	if (line)
+		log_msg(LOG_WARNING, "kernel route %s not applied: %s (line "
+			"%u)", name, why, line);
+	else
+		log_msg(LOG_WARNING, "kernel route %s not applied: %s", name,
+			why);
+}
+
+static void kroutes_in_free(struct kroutes_in *in)
+{
+	free(in->sids);
+	free(in->pols);
+	free(in->bpols);
+	free(in->sid_msg);
+	free(in->pol_msg);
+	free(in->logged);
+}
+
+/* One route message into in, or reported (unsupported, another table).
+ * The main thread is an online QSBR reader (the SID's oif by name). */
+static void kroute_take(struct daemon *d, struct kroutes_in *in,
+			struct nlmsghdr *const *msgs, size_t i)
+{
+	static struct seg6route r;	/* the main thread's */
+	const struct rtmirror_link *l;
+	const char *why;
+
+	if (seg6route_parse(msgs[i], &r) <= 0)
+		return;
+	why = r.unsupported;
+	if (!why && r.kind == SEG6ROUTE_SID && r.sid_oif) {
+		l = rtmirror_link_get(d->mirror, r.sid_oif);
+		if (l)
+			memcpy(r.sid.oif, l->name, sizeof(r.sid.oif));
+		else
+			why = "its oif is not a link";
+	}
+	if (why) {
+		d->kr.unsupported++;
+		kroute_report(d, in, msgs[i], why, 0);
+		return;
+	}
+	if (r.table != RT_TABLE_MAIN) {
+		d->kr.other_table++;
+		kroute_report(d, in, msgs[i], "srv6d applies the main table's "
+			      "routes only", 0);
+		return;
+	}
+	if (kroutes_in_grow(in, r.kind == SEG6ROUTE_SID) < 0)
+		return;
+	if (r.kind == SEG6ROUTE_POLICY) {
+		in->pols[in->npols] = r.pol;
+		in->pol_msg[in->npols++] = i;
+		return;
+	}
+	in->sids[in->nsids] = r.sid;	/* .policy: kroutes_in_bind() */
+	in->bpols[in->nsids] = r.pol;
+	in->sid_msg[in->nsids++] = i;
+}
+
+/* Each binding SID's policy, once the arrays have stopped moving. */
+static void kroutes_in_bind(struct kroutes_in *in)
+{
+	for (unsigned i = 0; i < in->nsids; i++)
+		in->sids[i].policy = behavior_is_binding(in->sids[i].behavior) ?
+				     &in->bpols[i] : NULL;
+}
+
+/* What config_merge_kernel() said of each route, counted and reported. */
+static void kroutes_results(struct daemon *d, struct kroutes_in *in,
+			    struct nlmsghdr *const *msgs,
+			    const struct config_kroute_result *res)
+{
+	for (unsigned i = 0; i < in->nsids + in->npols; i++) {
+		size_t m = i < in->nsids ? in->sid_msg[i]
+					 : in->pol_msg[i - in->nsids];
+
+		if (res[i].status == CONFIG_KROUTE_APPLIED) {
+			d->kr.applied++;
+			continue;
+		}
+		if (res[i].status == CONFIG_KROUTE_SHADOWED)
+			d->kr.shadowed++;
+		else
+			d->kr.refused++;
+		kroute_report(d, in, msgs[m], res[i].why, res[i].line);
+	}
+}
+
+/* The config to put in force: file's with the kernel's SRv6 routes now
+ * (config_merge_kernel()); the counts in d->kr, each route srv6d does not
+ * apply logged once.  Returns NULL with a message in err. */
+static struct config *kroutes_build(struct daemon *d,
+				    const struct config *file, char *err,
+				    size_t errlen)
+{
+	struct config_kroute_result *res = NULL;
+	struct kroutes_in in = { 0 };
+	struct config *ncfg = NULL;
+	struct nlmsghdr **msgs;
+	long n = rtmirror_seg6_snapshot(d->mirror, &msgs);
+	size_t c;
+
+	if (n < 0)
+		goto oom;
+	c = (size_t)n + 1;
+	in.logged = calloc(c, sizeof(*in.logged));
+	res = calloc(c, sizeof(*res));
+	if (!in.logged || !res)
+		goto oom;
+	d->kr = (struct ctl_kroutes){ .enabled = true, .routes = (uint64_t)n,
+		.rebuilds = d->kr.rebuilds,
+		.rebuild_failures = d->kr.rebuild_failures,
+		.last_rebuild_us = d->kr.last_rebuild_us };
+	rcu_thread_online();
+	for (size_t i = 0; i < (size_t)n && !in.oom; i++)
+		kroute_take(d, &in, msgs, i);
+	rcu_thread_offline();
+	if (in.oom)
+		goto oom;
+	kroutes_in_bind(&in);
+	ncfg = config_merge_kernel(file, in.sids, in.nsids, in.pols, in.npols,
+				   res, err, errlen);
+	if (ncfg)
+		kroutes_results(d, &in, msgs, res);
+	qsort(in.logged, in.nlogged, sizeof(*in.logged), u64_cmp);
+	free(d->kr_logged);
+	d->kr_logged = in.logged;
+	d->kr_nlogged = in.nlogged;
+	in.logged = NULL;
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+out:
+	free(res);
+	kroutes_in_free(&in);
+	seg6route_snapshot_free(msgs, n > 0 ? (size_t)n : 0);
+	return ncfg;
+}
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* The kernel's SRv6 routes changed: srv6d.conf's config with them in
+ * force, as a reload puts a new file in force.  A failure keeps the
+ * running config (logged, counted); the next change tries again. */
+static void kroutes_rebuild(struct daemon *d)
+{
+	struct reload_errors re = { .list = NULL };
+	uint64_t t0 = now_us();
+	struct config *ncfg;
+	char err[512];
+
+	ncfg = kroutes_build(d, d->file, err, sizeof(err));
+	if (!ncfg) {
+		log_msg(LOG_ERR, "kernel routes: %s; keeping the running "
+			"configuration", err);
+		d->kr.rebuild_failures++;
+		return;
+	}
+	if (daemon_apply(d, ncfg, &re, "the kernel's routes", true) < 0) {
+		d->kr.rebuild_failures++;
+		return;
+	}
+	d->kr.rebuilds++;
+	d->kr.last_rebuild_us = now_us() - t0;
+	log_debug("kernel routes: %llu of %llu applied in %llu us: %u SIDs, "
+		  "%u policies in force",
+		  (unsigned long long)d->kr.applied,
+		  (unsigned long long)d->kr.routes,
+		  (unsigned long long)d->kr.last_rebuild_us,
+		  engine_config(d->engine)->nsids,
+		  engine_config(d->engine)->npolicies);
+}
+
+/* The mirror says the kernel's SRv6 routes changed: a rebuild once they
+ * are quiet (KROUTES_QUIET_MS), within KROUTES_MAX_WAIT_MS. */
+static void kroutes_changed(struct daemon *d)
+{
+	uint64_t now = now_ms(), v;
+
+	while (read(rtmirror_seg6_fd(d->mirror), &v, sizeof(v)) > 0)
+		;
+	if (!d->kr_first_ms)
+		d->kr_first_ms = now;
+	d->kr_due_ms = now + KROUTES_QUIET_MS;
+	if (d->kr_due_ms > d->kr_first_ms + KROUTES_MAX_WAIT_MS)
+		d->kr_due_ms = d->kr_first_ms + KROUTES_MAX_WAIT_MS;
+}
+
+static void kroutes_tick(struct daemon *d)
+{
+	if (!d->kr_due_ms || now_ms() < d->kr_due_ms)
+		return;
+	d->kr_due_ms = d->kr_first_ms = 0;
+	kroutes_rebuild(d);
 }
 
 /* ---- signals and the loop -------------------------------------------- */
@@ -544,8 +987,11 @@ static void daemon_loop(struct daemon *d)
 
 		fds[0] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };
 		fds[1] = (struct pollfd){ .fd = d->lockfd, .events = POLLIN };
-		n = 2 + ctl_server_pollfds(d->ctl, fds + 2,
-					   sizeof(fds) / sizeof(fds[0]) - 2);
+		/* -1 (kernel-routes no): poll() leaves it out */
+		fds[2] = (struct pollfd){ .fd = rtmirror_seg6_fd(d->mirror),
+					  .events = POLLIN };
+		n = 3 + ctl_server_pollfds(d->ctl, fds + 3,
+					   sizeof(fds) / sizeof(fds[0]) - 3);
 		r = poll(fds, n, poll_timeout(d));
 		if (r < 0 && errno != EINTR) {
 			log_msg(LOG_ERR, "poll: %s", strerror(errno));
@@ -557,9 +1003,12 @@ static void daemon_loop(struct daemon *d)
 				signals_read(d);
 			if (fds[1].revents & POLLIN)
 				instance_lock_serve(d->lockfd);
+			if (fds[2].revents & POLLIN)
+				kroutes_changed(d);
 			/* also on a timeout: idle clients are closed */
-			ctl_server_dispatch(d->ctl, fds + 2, n - 2);
+			ctl_server_dispatch(d->ctl, fds + 3, n - 3);
 		}
+		kroutes_tick(d);
 		watchdog_tick(d);
 	}
 }
@@ -806,12 +1255,13 @@ static void notify_ready(struct daemon *d)
 /* Start the route mirror and wait (bounded) for its first full dump of
  * the kernel's links, addresses and routes.  Returns 0, or -1 with a
  * message in err (the mirror freed). */
-static int mirror_start(struct daemon *d, char *err, size_t errlen)
+static int mirror_start(struct daemon *d, bool seg6, char *err, size_t errlen)
 {
+	struct rtmirror_opts o = { .seg6_routes = seg6 };
 	struct rtmirror_stats st;
 	int rc;
 
-	d->mirror = rtmirror_new(NULL);
+	d->mirror = rtmirror_new(&o);
 	if (!d->mirror) {
 		snprintf(err, errlen, "route mirror: out of memory");
 		return -1;
@@ -892,12 +1342,33 @@ static int daemon_start(struct daemon *d)
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}
-	if (mirror_start(d, err, sizeof(err)) < 0) {
+	if (mirror_start(d, cfg->kernel_routes, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}
+	if (cfg->kernel_routes) {
+		/* the file's config stays the daemon's, the engine runs a
+		 * copy (the kernel's routes join it: kroutes_start()) */
+		d->rt = runtime_dup(rt, cfg->nsids);
+		d->file = cfg;
+		cfg = config_merge_kernel(d->file, NULL, 0, NULL, 0, NULL, err,
+					  sizeof(err));
+		if (!cfg) {
+			log_msg(LOG_ERR, "%s", err);
+			rtmirror_free(d->mirror);
+			cfg = d->file;
+			d->file = NULL;
+			free(d->rt);
+			d->rt = NULL;
+			goto fail_rules;
+		}
+	}
 	d->engine = engine_start(cfg, rt, d->mirror, err, sizeof(err));
 	if (!d->engine) {
+		config_free(d->file);
+		d->file = NULL;
+		free(d->rt);
+		d->rt = NULL;
 		/* engine_start() owns cfg and rt, even when it fails. */
 		log_msg(LOG_ERR, "%s", err);
 		rtmirror_free(d->mirror);
@@ -919,6 +1390,28 @@ fail_lock:
 	return -1;
 }
 
+/* kernel-routes yes: the kernel's SRv6 routes in force before srv6d
+ * says it is ready (the mirror has dumped them all by now). */
+static void kroutes_start(struct daemon *d)
+{
+	uint64_t v;
+
+	if (!d->file)
+		return;
+	d->kr.enabled = true;
+	while (read(rtmirror_seg6_fd(d->mirror), &v, sizeof(v)) > 0)
+		;
+	kroutes_rebuild(d);
+	log_msg(LOG_INFO, "kernel routes: %llu SRv6 routes, %llu applied, "
+		"%llu shadowed, %llu refused, %llu unsupported, %llu in other "
+		"tables", (unsigned long long)d->kr.routes,
+		(unsigned long long)d->kr.applied,
+		(unsigned long long)d->kr.shadowed,
+		(unsigned long long)d->kr.refused,
+		(unsigned long long)d->kr.unsupported,
+		(unsigned long long)d->kr.other_table);
+}
+
 static void daemon_stop(struct daemon *d)
 {
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping: draining the queues");
@@ -927,6 +1420,9 @@ static void daemon_stop(struct daemon *d)
 	rules_remove(&d->scope);
 	ctl_server_close(d->ctl);	/* unlinks the socket */
 	close(d->lockfd);		/* last: the next srv6d may start */
+	config_free(d->file);
+	free(d->kr_logged);
+	free(d->rt);
 	log_msg(LOG_INFO, "stopped");
 }
 
@@ -957,6 +1453,7 @@ int daemon_run(const struct daemon_opts *opts)
 		opts->ctl_path);
 	log_stderr(false);
 	watchdog_init(&d);
+	kroutes_start(&d);
 	notify_ready(&d);
 	daemon_loop(&d);
 	daemon_stop(&d);

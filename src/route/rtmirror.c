@@ -25,6 +25,7 @@
 
 #include "rtmirror.h"
 #include "rtnl.h"
+#include "seg6route.h"
 
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP	0x10000	/* linux/if.h; clashes with net/if.h */
@@ -73,6 +74,13 @@ struct rtmirror {
 	bool running;
 	int stopfd;
 	int start_err;
+	/* opts.seg6_routes: the kernel's SRv6 routes, written by the writer
+	 * under seg6_lock, read by rtmirror_seg6_snapshot(); seg6_fd tells
+	 * of a change (once a dump is over: seg6_dirty until then). */
+	struct seg6route_set *seg6;
+	pthread_mutex_t seg6_lock;
+	int seg6_fd;
+	bool seg6_dirty;
 };
 
 static uint64_t now_ns(void)
@@ -380,6 +388,31 @@ static int purge_collect(const struct fib_route *r, void *arg)
 	return 0;
 }
 
+/* Tell the daemon the SRv6 routes changed (rtmirror_seg6_fd()). */
+static void seg6_notify(struct rtmirror *m)
+{
+	uint64_t one = 1;
+
+	m->seg6_dirty = false;
+	if (write(m->seg6_fd, &one, sizeof(one)) != sizeof(one))
+		set_error(m, errno);	/* EAGAIN: a notice is pending */
+}
+
+/* An IPv4 seg6 route the kernel removed without a message. */
+static void seg6_purge(struct rtmirror *m, const struct fib_route_spec *s)
+{
+	int rc;
+
+	if (!m->seg6)
+		return;
+	pthread_mutex_lock(&m->seg6_lock);
+	rc = seg6route_set_remove(m->seg6, s->family, s->table, s->dst.b,
+				  s->plen, s->tos, s->priority);
+	pthread_mutex_unlock(&m->seg6_lock);
+	if (rc)
+		seg6_notify(m);
+}
+
 /* Rewrite one route as the kernel would after the purge event. */
 static void purge_route(struct rtmirror *m, const struct purge *p,
 			const struct fib_route *r)
@@ -404,6 +437,8 @@ static void purge_route(struct rtmirror *m, const struct purge *p,
 	}
 	if (p->mode == PURGE_PREFSRC || (p->mode != PURGE_UP && dead == s.nnh)) {
 		fib_route_del(m->db, &s);
+		if (s.family == AF_INET)	/* the kernel deleted it */
+			seg6_purge(m, &s);
 	} else if (changed) {
 		if (fib_route_add(m->db, &s, r->gen) < 0)
 			STAT_ADD(m, errors, 1);
@@ -711,10 +746,36 @@ static int route_parse(const struct nlmsghdr *nlh, struct fib_route_spec *s)
 	return 0;
 }
 
+/* The SRv6 part of a route message into m->seg6. */
+static void seg6_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
+{
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	int rc;
+
+	if ((rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) ||
+	    (rtm->rtm_flags & RTM_F_CLONED))
+		return;		/* multicast, MPLS, route cache entries */
+	pthread_mutex_lock(&m->seg6_lock);
+	rc = seg6route_set_apply(m->seg6, nlh, m->gen);
+	pthread_mutex_unlock(&m->seg6_lock);
+	if (rc < 0) {
+		STAT_ADD(m, errors, 1);
+		set_error(m, rc);
+	} else if (rc > 0) {
+		m->seg6_dirty = true;
+		if (!m->dumping)
+			seg6_notify(m);
+	}
+}
+
 static int route_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 {
 	static struct fib_route_spec s;	/* writer thread only */
-	int rc = route_parse(nlh, &s);
+	int rc;
+
+	if (m->seg6)
+		seg6_msg(m, nlh);
+	rc = route_parse(nlh, &s);
 
 	if (rc)
 		return rc;
@@ -901,7 +962,20 @@ struct rtmirror *rtmirror_new(const struct rtmirror_opts *opts)
 	if (!m->opts.resync_interval_ms)
 		m->opts.resync_interval_ms = DEFAULT_INTERVAL_MS;
 	m->stopfd = -1;
+	m->seg6_fd = -1;
 	m->gen = 1;
+	if (m->opts.seg6_routes) {
+		pthread_mutex_init(&m->seg6_lock, NULL);
+		m->seg6 = seg6route_set_new();
+		m->seg6_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (!m->seg6 || m->seg6_fd < 0) {
+			seg6route_set_free(m->seg6);
+			m->seg6 = NULL;
+			pthread_mutex_destroy(&m->seg6_lock);
+			rtmirror_free(m);
+			return NULL;
+		}
+	}
 	return m;
 }
 
@@ -922,7 +996,31 @@ void rtmirror_free(struct rtmirror *m)
 	}
 	fib_db_free(m->db);
 	free(m->rules);
+	if (m->seg6) {
+		seg6route_set_free(m->seg6);
+		pthread_mutex_destroy(&m->seg6_lock);
+	}
+	if (m->seg6_fd >= 0)
+		close(m->seg6_fd);
 	free(m);
+}
+
+int rtmirror_seg6_fd(const struct rtmirror *m)
+{
+	return m->seg6_fd;
+}
+
+long rtmirror_seg6_snapshot(struct rtmirror *m, struct nlmsghdr ***msgs)
+{
+	long n;
+
+	*msgs = NULL;
+	if (!m->seg6)
+		return 0;
+	pthread_mutex_lock(&m->seg6_lock);
+	n = seg6route_set_snapshot(m->seg6, msgs);
+	pthread_mutex_unlock(&m->seg6_lock);
+	return n;
 }
 
 const struct fib_db *rtmirror_fib(const struct rtmirror *m)
@@ -1084,6 +1182,14 @@ int rtmirror_resync(struct rtmirror *m)
 	STAT_ADD(m, swept, rules_sweep(m));
 	if (links_retable(m) < 0)
 		STAT_ADD(m, errors, 1);
+	if (m->seg6) {
+		pthread_mutex_lock(&m->seg6_lock);
+		if (seg6route_set_sweep(m->seg6, m->gen))
+			m->seg6_dirty = true;
+		pthread_mutex_unlock(&m->seg6_lock);
+		if (m->seg6_dirty)
+			seg6_notify(m);
+	}
 	CMM_STORE_SHARED(m->st.last_sync_ns, now_ns() - t0);
 	STAT_ADD(m, resyncs, 1);
 	CMM_STORE_SHARED(m->st.stale, false);

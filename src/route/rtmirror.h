@@ -64,6 +64,8 @@ struct rtmirror_link {
 struct rtmirror_opts {
 	int rcvbuf;			/* event socket buffer, bytes (0: 8 MiB) */
 	unsigned resync_interval_ms;	/* minimum between resyncs (0: 1000) */
+	bool seg6_routes;		/* keep the kernel's SRv6 routes too
+					 * (rtmirror_seg6_*) */
 };
 
 struct rtmirror_stats {
@@ -149,5 +151,16 @@ void rtmirror_links_read(const struct rtmirror *m,
  * (each published link table has a new one); 0 before the first link.
  * For caches of what is derived from links and addresses. */
 uint64_t rtmirror_links_version(const struct rtmirror *m);
+
+/* With opts.seg6_routes: an eventfd that becomes readable (a count to
+ * read and discard) whenever the set of the kernel's SRv6 routes (seg6
+ * and seg6local, seg6route.h) has changed; -1 without. */
+int rtmirror_seg6_fd(const struct rtmirror *m);
+
+/* Any thread: a copy of the kernel's SRv6 route messages now, in route
+ * key order (seg6route_set_snapshot(); free with
+ * seg6route_snapshot_free()).  Returns the count (0 without
+ * opts.seg6_routes), or -ENOMEM. */
+long rtmirror_seg6_snapshot(struct rtmirror *m, struct nlmsghdr ***msgs);
 
 #endif
