@@ -1311,21 +1311,33 @@ static int parse_control_group(struct parser *p, int argc, char **argv)
 	return 0;
 }
 
-/* hmac-require yes|no */
-static int parse_hmac_require(struct parser *p, int argc, char **argv)
+/* DIRECTIVE yes|no into *val. */
+static int parse_yes_no(struct parser *p, int argc, char **argv, bool *val)
 {
 	if (check_args(p, argc, argv, 2, "yes or no") < 0)
 		return -1;
 	if (!strcmp(argv[1], "yes")) {
-		p->cfg->hmac_require = true;
+		*val = true;
 	} else if (!strcmp(argv[1], "no")) {
-		p->cfg->hmac_require = false;
+		*val = false;
 	} else {
-		error(p, "hmac-require: expected yes or no, found '%s'",
+		error(p, "%s: expected yes or no, found '%s'", argv[0],
 		      quote(p, argv[1]));
 		return -1;
 	}
 	return 0;
+}
+
+/* hmac-require yes|no */
+static int parse_hmac_require(struct parser *p, int argc, char **argv)
+{
+	return parse_yes_no(p, argc, argv, &p->cfg->hmac_require);
+}
+
+/* gso yes|no */
+static int parse_gso(struct parser *p, int argc, char **argv)
+{
+	return parse_yes_no(p, argc, argv, &p->cfg->gso);
 }
 
 /* ---- lines -------------------------------------------------------------- */
@@ -1348,6 +1360,7 @@ static const struct directive {
 	{ "hmac", parse_hmac, false },
 	{ "hmac-require", parse_hmac_require, true },
 	{ "control-group", parse_control_group, true },
+	{ "gso", parse_gso, true },
 };
 
 #define NDIRECTIVES	(sizeof(directives) / sizeof(directives[0]))
@@ -1364,7 +1377,7 @@ static void parse_words(struct parser *p, int argc, char **argv)
 	if (i == NDIRECTIVES) {
 		error(p, "unknown directive '%s' (expected queue, encap-source, "
 		      "sid, route, tun-name, reinject, mark-base, rule-priority, "
-		      "icmp-rate, icmp-burst, hmac, hmac-require or control-group)", quote(p, argv[0]));
+		      "icmp-rate, icmp-burst, hmac, hmac-require, control-group or gso)", quote(p, argv[0]));
 		return;
 	}
 	if (directives[i].once && p->seen[i]) {
