@@ -365,6 +365,8 @@ static const char *reload_needs_restart(const struct config *old,
 		return "queue";
 	if (strcmp(old->tun_name, ncfg->tun_name))
 		return "tun-name";
+	if (old->gso != ncfg->gso)
+		return "gso";	/* the queues' bind flags */
 	if (old->has_control_group != ncfg->has_control_group ||
 	    old->control_gid != ncfg->control_gid)
 		return "control-group";
