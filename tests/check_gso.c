@@ -140,6 +140,23 @@ START_TEST(csum_complete_after_end)
 }
 END_TEST
 
+START_TEST(csum_seed)
+{
+	uint8_t pkt[sizeof(vec_partial_full)];
+
+	/* The seed is the final destination's pseudo-header sum (the SRH's
+	 * Segment List[0], not the DA): what the kernel left in vec_partial. */
+	memcpy(pkt, vec_partial_full, sizeof(pkt));
+	ck_assert_int_eq(gso_csum_seed(pkt, sizeof(pkt)), 0);
+	ck_assert_bytes(pkt, sizeof(pkt), vec_partial, sizeof(vec_partial));
+	/* And back. */
+	ck_assert_int_eq(gso_csum_complete(pkt, sizeof(pkt)), 0);
+	ck_assert_bytes(pkt, sizeof(pkt), vec_partial_full,
+			sizeof(vec_partial_full));
+	ck_assert_int_eq(gso_csum_seed(pkt, 40), -1);
+}
+END_TEST
+
 START_TEST(kernel_can_segment)
 {
 	uint8_t pkt[sizeof(vec_v6ext_super)];
@@ -173,6 +190,7 @@ static Suite *gso_suite(void)
 	tcase_add_test(tc, segment_len);
 	tcase_add_test(tc, csum_complete);
 	tcase_add_test(tc, csum_complete_after_end);
+	tcase_add_test(tc, csum_seed);
 	tcase_add_test(tc, kernel_can_segment);
 	suite_add_tcase(s, tc);
 	return s;

@@ -270,6 +270,21 @@ int gso_csum_complete(uint8_t *pkt, uint32_t len)
 	return 0;
 }
 
+int gso_csum_seed(uint8_t *pkt, uint32_t len)
+{
+	struct gso_info gi;
+	uint32_t l4len;
+
+	if (gso_parse(pkt, len, &gi) < 0)
+		return -1;
+	l4len = len - gi.l4_off;
+	/* csum_fold() complements: complement again for the plain sum. */
+	wr16(pkt + gi.l4_off + (gi.l4_proto == IPPROTO_TCP ? TCP_CSUM_OFF :
+						     UDP_CSUM_OFF),
+	     (uint16_t)~csum_fold(gso_pseudo(pkt, &gi, l4len)));
+	return 0;
+}
+
 bool gso_kernel_can_segment(const uint8_t *pkt, uint32_t len)
 {
 	struct gso_info gi;

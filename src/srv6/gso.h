@@ -65,6 +65,14 @@ unsigned gso_segment(const uint8_t *pkt, uint32_t len, uint16_t gso_size,
  * matter.  Returns 0, or -1 when there is no TCP/UDP header to complete. */
 int gso_csum_complete(uint8_t *pkt, uint32_t len);
 
+/* The reverse: leave only the pseudo-header sum (source, final destination,
+ * length, protocol: not complemented) in the TCP/UDP checksum field, as a
+ * packet handed to the kernel as CHECKSUM_PARTIAL must have it (a TUN
+ * write with a virtio_net_hdr asking VIRTIO_NET_HDR_F_NEEDS_CSUM, whose
+ * GSO then completes each segment's).  Returns 0, or -1 when there is no
+ * TCP/UDP header. */
+int gso_csum_seed(uint8_t *pkt, uint32_t len);
+
 /* A super-packet given back to the kernel as a verdict payload of its own
  * length is segmented by the kernel (nfqnl_mangle() leaves its GSO state
  * and sets CHECKSUM_NONE; tcp_gso_segment() then recomputes the pseudo
