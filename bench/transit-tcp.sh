@@ -35,13 +35,24 @@ median() {	# numbers on stdin
 	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
-nstat_get() {	# NS COUNTER: its value since the last nstat_reset
-	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 }'
+# nstat's history file is per user, not per namespace: read absolute
+# values (-a) and subtract.
+nstat_abs() {	# NS COUNTER
+	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 + 0 }'
 }
 
-nstat_reset() {
-	nsx "$GEN" nstat -n >/dev/null 2>&1
-	nsx "$S1" nstat -n >/dev/null 2>&1
+nstat_reset() {	# remember gen's TcpRetransSegs and s1's TcpInCsumErrors
+	RETRANS0=$(nstat_abs "$GEN" TcpRetransSegs)
+	CSUMERR0=$(nstat_abs "$S1" TcpInCsumErrors)
+}
+
+nstat_get() {	# NS COUNTER: its increase since nstat_reset
+	local v
+	v=$(nstat_abs "$1" "$2")
+	case $2 in
+	TcpRetransSegs) echo $((v - RETRANS0)) ;;
+	*) echo $((v - CSUMERR0)) ;;
+	esac
 }
 
 iperf() {	# SECONDS: bits per second from gen to s1's fd00:9::1

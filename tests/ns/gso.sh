@@ -45,7 +45,10 @@ except Exception: print(0)'
 # MAXLEN, CSUMERR.
 capture() {
 	local pcap="$TMPD/$1.pcap" tp
-	nsx "$S1" nstat -n >/dev/null 2>&1
+	# nstat's history is per user, not per namespace: absolute values.
+	local csum0
+	csum0=$(nsx "$S1" nstat -az TcpInCsumErrors 2>/dev/null |
+		awk '$1 == "TcpInCsumErrors" { print $2 + 0 }')
 	nsx "$GW" timeout 20 tcpdump -i gw1 -Q out -s 0 -w "$pcap" -c 20000 \
 		ip6 >/dev/null 2>&1 &
 	tp=$!
@@ -60,7 +63,7 @@ capture() {
 		-Y 'tcp && tcp.checksum.status != 1' 2>/dev/null | wc -l)
 	MAXLEN=$(tshark -r "$pcap" -T fields -e frame.len 2>/dev/null | sort -n | tail -1)
 	CSUMERR=$(nsx "$S1" nstat -az TcpInCsumErrors 2>/dev/null |
-		awk '$1 == "TcpInCsumErrors" { print $2 }')
+		awk -v z="$csum0" '$1 == "TcpInCsumErrors" { print $2 - z }')
 	say "$1: ${BYTES} bytes, segments good $GOOD, not good $BAD, largest frame $MAXLEN, s1 TcpInCsumErrors $CSUMERR"
 	[ "$BAD" = 0 ] || tshark -r "$pcap" -o tcp.check_checksum:TRUE \
 		-Y 'tcp && tcp.checksum.status != 1' -T fields -e tcp.checksum.status \
