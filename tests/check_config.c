@@ -1054,6 +1054,11 @@ START_TEST(test_gso)
 	    "t.conf:2: gso: missing argument (expected yes or no)");
 	BAD("queue 0\ngso yes\ngso no\n",
 	    "t.conf:3: duplicate 'gso' directive (first at line 2)");
+	BAD("queue 0\nreinject no-payload\ngso yes\n",
+	    "t.conf:3: gso yes needs 'reinject verdict' (super-packets go "
+	    "back as verdicts only)");
+	cfg = parse_ok("queue 0\nreinject no-payload\ngso no\n");
+	config_free(cfg);
 }
 END_TEST
 

@@ -40,6 +40,7 @@ struct parser {
 	unsigned sids_cap, pols_cap, bsid_cap, hmac_cap;
 	unsigned *seen;			/* per directive: line first seen */
 	bool too_many_sids;		/* reported once */
+	unsigned gso_line;		/* `gso yes` (0: not given) */
 	char bufs[NBUFS][BUF_LEN];	/* for quote() and fmt_*() */
 	unsigned nbuf;
 };
@@ -1337,7 +1338,10 @@ static int parse_hmac_require(struct parser *p, int argc, char **argv)
 /* gso yes|no */
 static int parse_gso(struct parser *p, int argc, char **argv)
 {
-	return parse_yes_no(p, argc, argv, &p->cfg->gso);
+	if (parse_yes_no(p, argc, argv, &p->cfg->gso) < 0)
+		return -1;
+	p->gso_line = p->cfg->gso ? p->line : 0;
+	return 0;
 }
 
 /* ---- lines -------------------------------------------------------------- */
@@ -1445,6 +1449,11 @@ static void check_required(struct parser *p)
 	if (!p->seen[D_QUEUE])
 		error_at(p, 0, "missing 'queue' directive (the NFQUEUE number "
 			 "or range to serve, like 'queue 0-3')");
+	/* A super-packet, or a partial checksum, written to the TUN device
+	 * would enter the kernel as it is: only verdicts handle them yet. */
+	if (p->gso_line && p->cfg->reinject_tun_always)
+		error_at(p, p->gso_line, "gso yes needs 'reinject verdict' "
+			 "(super-packets go back as verdicts only)");
 }
 
 /* SIDs into cfg->sid_table; the same prefix twice, or a SID inside
