@@ -29,6 +29,10 @@ T=gso
 . "$(dirname "$0")/lib.sh"
 ns_init 240
 need_srv6d
+# Linux 7.2 refuses an End's verdict payload (a new SRH), and the way back
+# without payload carries no super-packet yet (issue 9).
+[ "${SRV6D_KERNEL:-}" = 7.2 ] &&
+	skip_test "SRV6D_KERNEL=7.2: super-packets go back only as verdict payloads"
 for c in iperf3 ethtool nstat tcpdump tshark; do
 	command -v "$c" >/dev/null || skip_test "$c not found"
 done
