@@ -15,7 +15,8 @@
 # SRH packet against its DA before its own SRH processing, the same wrong
 # sum the sender made, and the segments pass; measured without the gate
 # below: 19988 of 19993 segments with a wrong checksum, TcpInCsumErrors 0):
-#  - encapsulated (H.Encaps at gen): the End's result is given back whole
+#  - encapsulated (H.Encaps at gen), through End, End.X and End.T: the
+#    result is given back whole
 #    as the verdict and the kernel segments it right (the inner header
 #    is the one summed): super-packets forwarded, none refused;
 #  - inline SRH whose DA becomes the final destination (SL 1 -> 0): kept;
@@ -91,6 +92,9 @@ nsx "$S1" ip -6 route add fc00:9::d6/128 encap seg6local action End.DT6 table 25
 nsx "$S1" ip -6 addr add fd00:9::2/128 dev lo
 nsx "$GEN" ip sr tunsrc set fc00:1::1
 nsx "$GW" ip -6 route add fd00:9::/64 via fc00:2::2 dev gw1 || fail "route at gw"
+# End.T's table 100 (sink2 for fc00:9::/32) takes fc00:9::d6 to s1.
+nsx "$GW" ip -6 route add fc00:9::d6/128 via fc00:2::2 dev gw1 table 100 ||
+	fail "route in table 100"
 for ns_if in "$GEN:g0" "$GW:gw0" "$GW:gw1" "$S1:s1"; do
 	nsx "${ns_if%%:*}" ethtool -K "${ns_if#*:}" gro on >/dev/null 2>&1 ||
 		skip_test "ethtool -K ${ns_if#*:} gro on failed"
@@ -98,7 +102,13 @@ done
 nsx "$GW" ethtool -K gw1 tx off >/dev/null 2>&1 || skip_test "ethtool -K gw1 tx off failed"
 nsx "$S1" iperf3 -s -D -B fd00:9::1 >/dev/null 2>&1
 nfq_steer6 fc00:100::/32 || fail "NFQUEUE rule"
-printf 'queue 0\nsid fc00:100::1/128 action End\ngso yes\n' >"$TMPD/srv6d.conf"
+cat >"$TMPD/srv6d.conf" <<EOF
+queue 0
+sid fc00:100::1/128 action End
+sid fc00:100::3/128 action End.X nh6 fc00:2::2
+sid fc00:100::4/128 action End.T table 100
+gso yes
+EOF
 srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start"; ns_finish; }
 
 totals() {	# the srv6d counters gso_packets gso_refused, as "N M"
@@ -106,32 +116,39 @@ totals() {	# the srv6d counters gso_packets gso_refused, as "N M"
 }
 
 # ---- encapsulated: kept whole, segmented right by the kernel ---------------
-gen_route encap fc00:100::1,fc00:9::d6 || fail "seg6 encap route"
-read -r g0 r0 <<<"$(totals)"
-capture encap
-read -r g1 r1 <<<"$(totals)"
-if [ "$BYTES" -gt 1000000 ]; then
-	pass "encap: the transfer got through ($BYTES bytes)"
-else
-	fail "encap: transfer: $BYTES bytes"
-fi
-if [ "$GOOD" -gt 100 ] && [ "$BAD" = 0 ]; then
-	pass "encap: every segment leaving gw has a valid TCP checksum ($GOOD)"
-else
-	fail "encap: $GOOD good, $BAD not good TCP checksums"
-fi
-if [ "${MAXLEN:-0}" -le 1514 ]; then
-	pass "encap: no frame over the link's MTU ($MAXLEN)"
-else
-	fail "encap: a frame of $MAXLEN bytes"
-fi
-expect_eq "encap: s1 counted no TCP checksum error" "$CSUMERR" 0
-if [ $((g1 - g0)) -gt 0 ]; then
-	pass "encap: super-packets reached srv6d ($((g1 - g0)))"
-else
-	fail "encap: no super-packet reached srv6d"
-fi
-expect_eq "encap: none refused" $((r1 - r0)) 0
+# encap_case LABEL SID: H.Encaps at gen through SID at gw, then End.DT6.
+encap_case() {
+	local g0 r0 g1 r1
+	gen_route encap "$2,fc00:9::d6" || fail "$1: seg6 encap route"
+	read -r g0 r0 <<<"$(totals)"
+	capture "$1"
+	read -r g1 r1 <<<"$(totals)"
+	if [ "$BYTES" -gt 1000000 ]; then
+		pass "$1: the transfer got through ($BYTES bytes)"
+	else
+		fail "$1: transfer: $BYTES bytes"
+	fi
+	if [ "$GOOD" -gt 100 ] && [ "$BAD" = 0 ]; then
+		pass "$1: every segment leaving gw has a valid TCP checksum ($GOOD)"
+	else
+		fail "$1: $GOOD good, $BAD not good TCP checksums"
+	fi
+	if [ "${MAXLEN:-0}" -le 1514 ]; then
+		pass "$1: no frame over the link's MTU ($MAXLEN)"
+	else
+		fail "$1: a frame of $MAXLEN bytes"
+	fi
+	expect_eq "$1: s1 counted no TCP checksum error" "$CSUMERR" 0
+	if [ $((g1 - g0)) -gt 0 ]; then
+		pass "$1: super-packets reached srv6d ($((g1 - g0)))"
+	else
+		fail "$1: no super-packet reached srv6d"
+	fi
+	expect_eq "$1: none refused" $((r1 - r0)) 0
+}
+encap_case "encap End" fc00:100::1
+encap_case "encap End.X" fc00:100::3
+encap_case "encap End.T" fc00:100::4
 
 # ---- inline SRH, SL 1 -> 0: the DA becomes the final one: kept --------------
 gen_route inline fc00:100::1 || fail "seg6 inline route"
