@@ -588,7 +588,7 @@ START_TEST(test_man_examples)
 			ndl++;
 		}
 	}
-	ck_assert_uint_eq(ndl, 11);
+	ck_assert_uint_eq(ndl, 12);
 	ck_assert_uint_eq(nlit, 23);
 	cfg = parse_ok(lit);
 	ck_assert_uint_eq(cfg->nsids, 15);
@@ -1082,6 +1082,33 @@ START_TEST(test_hmac)
 }
 END_TEST
 
+START_TEST(test_gso)
+{
+	struct config *cfg = parse_ok("queue 0\n");
+
+	ck_assert(!cfg->gso);	/* default: main stays as it was */
+	config_free(cfg);
+	cfg = parse_ok("queue 0\ngso yes\n");
+	ck_assert(cfg->gso);
+	config_free(cfg);
+	cfg = parse_ok("queue 0\ngso no\n");
+	ck_assert(!cfg->gso);
+	config_free(cfg);
+	BAD("queue 0\ngso maybe\n",
+	    "t.conf:2: gso: expected yes or no, found 'maybe'");
+	BAD("queue 0\ngso\n",
+	    "t.conf:2: gso: missing argument (expected yes or no)");
+	BAD("queue 0\ngso yes\ngso no\n",
+	    "t.conf:3: duplicate 'gso' directive (first at line 2)");
+	BAD("queue 0\nreinject no-payload\ngso yes\n",
+	    "t.conf:3: gso yes needs results to go back as verdicts "
+	    "('reinject verdict' or 'auto' on a kernel that accepts their "
+	    "payloads)");
+	cfg = parse_ok("queue 0\nreinject no-payload\ngso no\n");
+	config_free(cfg);
+}
+END_TEST
+
 START_TEST(test_err_hmac)
 {
 	char ok[64], open_r[64], open_w[64], empty[64], big[64], text[1024];
@@ -1156,7 +1183,7 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nqeueu 1\n",
 	    "t.conf:2: unknown directive 'qeueu' (expected queue, encap-source, "
 	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate, "
-	    "icmp-burst, hmac, hmac-require, control-group or kernel-routes)");
+	    "icmp-burst, hmac, hmac-require, control-group, kernel-routes or gso)");
 	BAD("queue\n",
 	    "t.conf:1: queue: missing argument (expected a queue number or a "
 	    "range like 0-3)");
@@ -1273,7 +1300,7 @@ START_TEST(test_err_addresses)
 	BAD("queue 0\nfoo0123456789012345678901234567890123456789012345678901234\n",
 	    "t.conf:2: unknown directive 'foo012345678901234567890123456789012345"
 	    "678901234...' (expected queue, encap-source, sid, route, tun-name, "
-	    "reinject, mark-base, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, control-group or kernel-routes)");
+	    "reinject, mark-base, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, control-group, kernel-routes or gso)");
 }
 END_TEST
 
@@ -1557,7 +1584,7 @@ START_TEST(test_err_lines)
 		"t.conf:2: line is too long (4097 bytes, at most 4096)",
 		"t.conf:3: unknown directive 'foo' (expected queue, encap-source, "
 		"sid, route, tun-name, reinject, mark-base, rule-priority, "
-		"icmp-rate, icmp-burst, hmac, hmac-require, control-group or kernel-routes)", NULL });
+		"icmp-rate, icmp-burst, hmac, hmac-require, control-group, kernel-routes or gso)", NULL });
 	free(big);
 
 	check_bad_len(nul, sizeof(nul) - 1, (const char *const[]){
@@ -1592,7 +1619,7 @@ START_TEST(test_err_many)
 	    "t.conf:2: duplicate 'queue' directive (first at line 1)",
 	    "t.conf:3: unknown directive 'bogus' (expected queue, encap-source, "
 	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate, "
-	    "icmp-burst, hmac, hmac-require, control-group or kernel-routes)",
+	    "icmp-burst, hmac, hmac-require, control-group, kernel-routes or gso)",
 	    "t.conf:4: encap-source: expected an IPv6 address, found '10.0.0.1'",
 	    "t.conf:5: sid: fc00:100::1/64 has host bits set past /64 (did you "
 	    "mean fc00:100::/64?)",
@@ -1789,6 +1816,7 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_inherit_marks_full);
 	tcase_add_test(good, test_weighted_and_binding);
 	tcase_add_test(good, test_hmac);
+	tcase_add_test(good, test_gso);
 	tcase_add_test(good, test_control_group);
 	tcase_add_test(good, test_merge_kernel);
 	suite_add_tcase(s, good);

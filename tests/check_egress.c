@@ -352,6 +352,51 @@ START_TEST(test_ptb6)
 }
 END_TEST
 
+/* A 9000-byte TCP super-packet to the same steered destination. */
+#define IN6_TCP_HDR "6000000023000640fc000001000000000000000000000001" \
+		    "fc00000900e100000000000000000001" \
+		    "04d2162e00000001000000005010020000000000"
+
+/* Issue 10: the MTU judges a super-packet (GSO) by its segments (headers
+ * + gso_size), not by its length.  Segments of 1400 bytes (1460 + 80 >
+ * 1500): Packet Too Big, MTU 1420.  Of 1360 (1420 + 80): it fits, and
+ * so does one whose segment size is unknown (NFQUEUE does not say: the
+ * way out segments it to fit).  Before, each was judged by its 9000
+ * bytes: all three got Packet Too Big. */
+START_TEST(test_ptb6_gso_segment_size)
+{
+	static const uint16_t sizes[3] = { 1400, 1360, 0 };
+	static uint8_t in[9000];
+
+	for (unsigned i = 0; i < 3; i++) {
+		struct pkt *p = packet(IN6_TCP_HDR, 0xab, sizeof(in),
+				       ETH_P_IPV6, in);
+
+		p->gso = true;
+		p->gso_size = sizes[i];
+		srv6_process(&ctx, p);
+		ck_assert_msg(p->verdict == PKT_NEW_BYTES,
+			      "segment size %u: verdict %d reason %s",
+			      sizes[i], p->verdict, drop_reason_name(p->reason));
+		if (i > 0) {
+			ck_assert_uint_eq(p->len, 9000 + 80);
+			continue;
+		}
+		ck_assert_uint_eq(p->data[6], 58);	/* ICMPv6 */
+		ck_assert_uint_eq(p->data[40], 2);	/* Packet Too Big */
+		ck_assert_uint_eq(p->data[46] << 8 | p->data[47], 1420);
+		ck_assert(!p->gso);	/* the error is a packet of its own */
+	}
+	ck_assert_uint_eq(pols[0].drops[DROP_TOO_BIG], 1);
+	ck_assert_uint_eq(pols[0].packets, 2);
+
+	/* Not a super-packet: judged by its length, as before. */
+	srv6_process(&ctx, packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6,
+				  in));
+	ck_assert_uint_eq(pols[0].drops[DROP_TOO_BIG], 2);
+}
+END_TEST
+
 /* RFC 1191: an IPv4 DF packet gets Fragmentation Needed, next-hop MTU
  * 1420, the invoking packet cut to fit 576 bytes. */
 START_TEST(test_frag_needed4)
@@ -884,6 +929,7 @@ static Suite *egress_suite(void)
 	tcase_add_test(tc, test_end_dt6_no_route);
 	tcase_add_test(tc, test_ptb6_ecmp);
 	tcase_add_test(tc, test_binding_weighted_mtu);
+	tcase_add_test(tc, test_ptb6_gso_segment_size);
 	tcase_add_test(tc, test_chain_no_route_once);
 	tcase_add_test(tc, test_icmp_answered_once);
 	tcase_add_test(tc, test_icmp_ratelimited_once);

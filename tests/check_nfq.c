@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gso-vectors.h"
 #include "nfq.h"
 #include "reinject.h"
 #include "testutil.h"
@@ -338,6 +339,8 @@ START_TEST(test_parse_cap_len)
 	msg_end(&m);
 	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_BAD_PACKET);
 	ck_assert_uint_eq(p.id, 15);
+	ck_assert_uint_eq(st.rx_too_long, 1);
+	ck_assert_uint_eq(st.bad_messages, 1);
 
 	/* CAP_LEN equal to the payload: a whole packet. */
 	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
@@ -346,6 +349,53 @@ START_TEST(test_parse_cap_len)
 	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
 	msg_end(&m);
 	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_PACKET);
+}
+END_TEST
+
+START_TEST(test_parse_skb_info)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+
+	/* A super-packet with a partial checksum (`gso yes`). */
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(&m, 17, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_u32(&m, NFQA_SKB_INFO, NFQA_SKB_GSO | NFQA_SKB_CSUMNOTREADY);
+	msg_attr(&m, NFQA_PAYLOAD, vec_v6ext_super, sizeof(vec_v6ext_super));
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_PACKET);
+	ck_assert(p.gso);
+	ck_assert(p.csum_partial);
+	ck_assert(!p.csum_unverified);
+	ck_assert_uint_eq(p.gso_size, 0);	/* NFQUEUE does not say */
+	ck_assert_uint_eq(p.gso_l4_off, 40 + 8 + 56 + 8);
+	ck_assert_uint_eq(st.gso_packets, 1);
+
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(&m, 18, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_u32(&m, NFQA_SKB_INFO, NFQA_SKB_CSUM_NOTVERIFIED);
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_PACKET);
+	ck_assert(!p.gso && !p.csum_partial && p.csum_unverified);
+	ck_assert_uint_eq(st.gso_packets, 0);
+
+	/* An SKB_INFO of the wrong size: the message is bad. */
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(&m, 19, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_attr(&m, NFQA_SKB_INFO, "\0\0", 2);
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_BAD_PACKET);
+
+	/* No SKB_INFO (a queue without `gso yes`): nothing set. */
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(&m, 20, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_attr(&m, NFQA_PAYLOAD, vec_v6ext_super, sizeof(vec_v6ext_super));
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_PACKET);
+	ck_assert(!p.gso && !p.csum_partial && !p.csum_unverified);
 }
 END_TEST
 
@@ -613,6 +663,61 @@ static void verdicts_add(struct nfq *q, unsigned n)
 	}
 }
 
+/* ---- verdict payloads of super-packets and partial checksums ------------ */
+
+START_TEST(test_verdict_gso_and_partial)
+{
+	static uint8_t v6[sizeof(vec_v6ext_super)], e4[sizeof(vec_encap4_super)];
+	static uint8_t part[sizeof(vec_partial)];
+	struct nfq *q = nfq_alloc(3);
+	struct worker_stats st = { 0 };
+	struct pkt p = { .gso = true };
+
+	ck_assert_ptr_nonnull(q);
+	/* TCPv6 with SRH Segments Left 2: the kernel would sum the DA,
+	 * not the final destination: refused. */
+	memcpy(v6, vec_v6ext_super, sizeof(v6));
+	p.data = v6;
+	p.len = p.orig_len = sizeof(v6);
+	p.gso_l4_off = 112;
+	nfq_verdict_add(q, &p, NF_ACCEPT, true);
+	/* Segments Left 0 but a new layout (the TCP header moved): refused. */
+	v6[48 + 3] = 0;
+	p.gso_l4_off = 104;
+	nfq_verdict_add(q, &p, NF_ACCEPT, true);
+	/* Same layout, the DA final: kept. */
+	p.gso_l4_off = 112;
+	nfq_verdict_add(q, &p, NF_ACCEPT, true);
+	/* IPv4 in IPv6+SRH: the inner header is summed: kept; a new
+	 * length is refused. */
+	memcpy(e4, vec_encap4_super, sizeof(e4));
+	p.data = e4;
+	p.len = p.orig_len = sizeof(e4);
+	p.gso_l4_off = 40 + 40 + 20;
+	nfq_verdict_add(q, &p, NF_ACCEPT, true);
+	p.orig_len--;
+	nfq_verdict_add(q, &p, NF_ACCEPT, true);
+	/* Without a payload nothing is looked at. */
+	nfq_verdict_add(q, &p, NF_ACCEPT, false);
+
+	/* A partial checksum given as payload is completed in place; without
+	 * a payload the kernel keeps CHECKSUM_PARTIAL: untouched. */
+	memcpy(part, vec_partial, sizeof(part));
+	p = (struct pkt){ .csum_partial = true, .data = part,
+			  .len = sizeof(part), .orig_len = sizeof(part) };
+	nfq_verdict_add(q, &p, NF_ACCEPT, false);
+	ck_assert_bytes(part, sizeof(part), vec_partial, sizeof(vec_partial));
+	nfq_verdict_add(q, &p, NF_ACCEPT, true);
+	ck_assert_bytes(part, sizeof(part), vec_partial_full,
+			sizeof(vec_partial_full));
+
+	nfq_verdict_flush(q, &st);	/* no socket: the sends fail */
+	ck_assert_uint_eq(st.gso_refused, 3);
+	ck_assert_uint_eq(st.csum_completed, 1);
+	nfq_socket_close(q);
+}
+END_TEST
+
 START_TEST(test_verdict_batch_holds_a_batch)
 {
 	struct nfq *q = nfq_alloc(3);
@@ -685,6 +790,8 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_parse_short_mark);
 	tcase_add_test(parser, test_parse_no_payload);
 	tcase_add_test(parser, test_parse_cap_len);
+	tcase_add_test(parser, test_parse_skb_info);
+	tcase_add_test(parser, test_verdict_gso_and_partial);
 	tcase_add_test(parser, test_parse_no_packet_hdr);
 	tcase_add_test(parser, test_parse_nlmsg_error);
 	tcase_add_test(parser, test_parse_not_a_packet);

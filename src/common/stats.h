@@ -88,6 +88,15 @@ struct worker_stats {
 	uint64_t send_errors;	/* verdict sendmsg failures */
 	uint64_t nl_errors;	/* NLMSG_ERROR messages from the kernel */
 	uint64_t bad_messages;	/* queue messages we could not parse */
+	uint64_t rx_too_long;	/* of bad_messages: packets longer than the
+				 * copy range (NFQA_CAP_LEN), never
+				 * rewritten: dropped */
+	uint64_t gso_packets;	/* super-packets received (`gso yes`) */
+	uint64_t gso_refused;	/* super-packet results the kernel would
+				 * segment wrongly, sent as NF_DROP instead
+				 * of their payload (nfq_verdict_add()) */
+	uint64_t csum_completed;	/* partial checksums completed for a
+					 * payload verdict */
 	uint64_t drops[DROP__COUNT];
 } __attribute__((aligned(64)));
 

@@ -40,6 +40,7 @@ struct parser {
 	unsigned sids_cap, pols_cap, bsid_cap, hmac_cap;
 	unsigned *seen;			/* per directive: line first seen */
 	bool too_many_sids;		/* reported once */
+	unsigned gso_line;		/* `gso yes` (0: not given) */
 	char bufs[NBUFS][BUF_LEN];	/* for quote() and fmt_*() */
 	unsigned nbuf;
 };
@@ -1374,17 +1375,17 @@ static int parse_control_group(struct parser *p, int argc, char **argv)
 	return 0;
 }
 
-/* hmac-require yes|no */
-static int parse_hmac_require(struct parser *p, int argc, char **argv)
+/* DIRECTIVE yes|no into *val. */
+static int parse_yes_no(struct parser *p, int argc, char **argv, bool *val)
 {
 	if (check_args(p, argc, argv, 2, "yes or no") < 0)
 		return -1;
 	if (!strcmp(argv[1], "yes")) {
-		p->cfg->hmac_require = true;
+		*val = true;
 	} else if (!strcmp(argv[1], "no")) {
-		p->cfg->hmac_require = false;
+		*val = false;
 	} else {
-		error(p, "hmac-require: expected yes or no, found '%s'",
+		error(p, "%s: expected yes or no, found '%s'", argv[0],
 		      quote(p, argv[1]));
 		return -1;
 	}
@@ -1402,6 +1403,21 @@ static int parse_kernel_routes(struct parser *p, int argc, char **argv)
 		return -1;
 	}
 	p->cfg->kernel_routes = !strcmp(argv[1], "yes");
+	return 0;
+}
+
+/* hmac-require yes|no */
+static int parse_hmac_require(struct parser *p, int argc, char **argv)
+{
+	return parse_yes_no(p, argc, argv, &p->cfg->hmac_require);
+}
+
+/* gso yes|no */
+static int parse_gso(struct parser *p, int argc, char **argv)
+{
+	if (parse_yes_no(p, argc, argv, &p->cfg->gso) < 0)
+		return -1;
+	p->gso_line = p->cfg->gso ? p->line : 0;
 	return 0;
 }
 
@@ -1426,6 +1442,7 @@ static const struct directive {
 	{ "hmac-require", parse_hmac_require, true },
 	{ "control-group", parse_control_group, true },
 	{ "kernel-routes", parse_kernel_routes, true },
+	{ "gso", parse_gso, true },
 };
 
 #define NDIRECTIVES	(sizeof(directives) / sizeof(directives[0]))
@@ -1442,8 +1459,8 @@ static void parse_words(struct parser *p, int argc, char **argv)
 	if (i == NDIRECTIVES) {
 		error(p, "unknown directive '%s' (expected queue, encap-source, "
 		      "sid, route, tun-name, reinject, mark-base, rule-priority, "
-		      "icmp-rate, icmp-burst, hmac, hmac-require, control-group or "
-		      "kernel-routes)", quote(p, argv[0]));
+		      "icmp-rate, icmp-burst, hmac, hmac-require, control-group, "
+		      "kernel-routes or gso)", quote(p, argv[0]));
 		return;
 	}
 	if (directives[i].once && p->seen[i]) {
@@ -1511,6 +1528,13 @@ static void check_required(struct parser *p)
 	if (!p->seen[D_QUEUE])
 		error_at(p, 0, "missing 'queue' directive (the NFQUEUE number "
 			 "or range to serve, like 'queue 0-3')");
+	/* A super-packet, or a partial checksum, sent into srv6d's devices
+	 * would enter the kernel as it is: only verdicts handle them yet
+	 * (`reinject auto` is checked when it is resolved: daemon.c). */
+	if (p->gso_line && p->cfg->reinject == REINJECT_MODE_NO_PAYLOAD)
+		error_at(p, p->gso_line, "gso yes needs results to go back as "
+			 "verdicts ('reinject verdict' or 'auto' on a kernel "
+			 "that accepts their payloads)");
 }
 
 /* SIDs into cfg->sid_table; the same prefix twice, or a SID inside

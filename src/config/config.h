@@ -162,6 +162,8 @@ struct config {
 	struct hmac_key *hmac_keys;
 	unsigned nhmac_keys;
 	bool hmac_require;		/* `hmac-require yes`: SIDs verify */
+	bool gso;			/* `gso yes`: queues take super-packets
+					 * whole (nfq.h NFQ_OPEN_GSO) */
 	/* `control-group NAME|GID`: the control socket's group (the daemon
 	 * applies it at start); has_control_group false: root's. */
 	bool has_control_group;

@@ -388,6 +388,8 @@ static const char *reload_needs_restart(const struct config *old,
 		return "queue";
 	if (strcmp(old->tun_name, ncfg->tun_name))
 		return "tun-name";
+	if (old->gso != ncfg->gso)
+		return "gso";	/* the queues' bind flags */
 	if (old->has_control_group != ncfg->has_control_group ||
 	    old->control_gid != ncfg->control_gid)
 		return "control-group";
@@ -463,14 +465,24 @@ static int daemon_apply_same_sids(struct daemon *d, struct config *ncfg,
 
 /* Decide which results may go as a verdict's payload on this kernel
  * (reinject_resolve()); say it, with the reason, at start (old NULL) and
- * when a reload changes it. */
-static void daemon_resolve_reinject(struct config *cfg,
-				    const struct config *old)
+ * when a reload changes it.  Returns 0, or -1 with a message in err when
+ * the config cannot run so (`gso yes` needs every payload: super-packets
+ * go back as verdicts only). */
+static int daemon_resolve_reinject(struct config *cfg,
+				   const struct config *old, char *err,
+				   size_t errlen)
 {
 	reinject_resolve(cfg);
+	if (cfg->gso && cfg->payload != PAYLOAD_ANY) {
+		snprintf(err, errlen, "gso yes needs results to go back as "
+			 "verdicts, and this kernel takes %s payloads only "
+			 "(%s)", reinject_payload_name(cfg->payload),
+			 cfg->payload_why);
+		return -1;
+	}
 	if (old && old->payload == cfg->payload &&
 	    old->reinject == cfg->reinject)
-		return;
+		return 0;
 	log_msg(LOG_INFO, "reinject %s: %s payloads (%s)%s",
 		reinject_mode_name(cfg->reinject),
 		reinject_payload_name(cfg->payload), cfg->payload_why,
@@ -486,6 +498,7 @@ static void daemon_resolve_reinject(struct config *cfg,
 				"results will be lost (reinject auto avoids it)",
 				why);
 	}
+	return 0;
 }
 
 /* Put ncfg in force (docs/design.md "Reload"): the SIDs keep their marks
@@ -505,7 +518,13 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 	char err[512], err2[512];
 
 	/* what may be a payload decides which devices the SIDs get */
-	daemon_resolve_reinject(ncfg, engine_config(d->engine));
+	if (daemon_resolve_reinject(ncfg, engine_config(d->engine), err,
+				    sizeof(err)) < 0) {
+		reload_error(re, "%s: %s; keeping the running configuration",
+			     what, err);
+		config_free(ncfg);
+		return -1;
+	}
 	if (config_inherit_marks(ncfg, engine_config(d->engine), err,
 				 sizeof(err)) < 0) {
 		reload_error(re, "%s: %s; keeping the running configuration",
@@ -1310,7 +1329,10 @@ static int daemon_start(struct daemon *d)
 		goto fail_lock;
 	}
 	d->config_loaded = time(NULL);
-	daemon_resolve_reinject(cfg, NULL);
+	if (daemon_resolve_reinject(cfg, NULL, err, sizeof(err)) < 0) {
+		log_msg(LOG_ERR, "%s: %s: not starting", o->config_path, err);
+		goto fail_cfg;
+	}
 	if (single_instance_check(o->ctl_path) < 0)
 		goto fail_cfg;
 	if (runtime_dir_create(o->ctl_path) < 0) {

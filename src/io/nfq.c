@@ -27,6 +27,7 @@
 #include <libmnl/libmnl.h>
 #include <libnetfilter_queue/libnetfilter_queue.h>
 
+#include "gso.h"
 #include "log.h"
 #include "nfq.h"
 
@@ -41,6 +42,8 @@ struct nfq {
 	struct mnl_socket *nl;
 	int fd;
 	unsigned queue;
+	uint32_t gso_refused;		/* counted into st at the flush */
+	uint32_t csum_completed;
 	size_t send_limit;		/* largest sendmsg() the socket takes */
 	uint8_t *slots;			/* NFQ_BATCH * NFQ_SLOT_SIZE */
 
@@ -132,6 +135,7 @@ struct nfq_attrs {
 	const struct nlattr *mark;
 	const struct nlattr *indev;
 	const struct nlattr *cap_len;
+	const struct nlattr *skb_info;
 	bool bad;			/* an attribute of the wrong size */
 };
 
@@ -174,6 +178,10 @@ static void nfq_attrs_parse(const void *payload, size_t len,
 			at->cap_len = a;
 			at->bad |= !nfq_attr_len_ok(a, 4, true);
 			break;
+		case NFQA_SKB_INFO:
+			at->skb_info = a;
+			at->bad |= !nfq_attr_len_ok(a, 4, true);
+			break;
 		default:
 			break;
 		}
@@ -196,6 +204,24 @@ static uint16_t nfq_family_proto(const struct nfgenmsg *nfg, uint16_t hw)
 	default:
 		return hw;
 	}
+}
+
+/* NFQA_SKB_INFO (nfqnl_put_packet_info()): only on a queue bound with
+ * NFQA_CFG_F_GSO can a packet be a super-packet or have a partial
+ * checksum; without it the kernel segments and completes before queueing. */
+static void nfq_parse_skb_info(struct pkt *p, uint32_t info,
+			       struct worker_stats *st)
+{
+	struct gso_info gi;
+
+	p->csum_partial = info & NFQA_SKB_CSUMNOTREADY;
+	p->csum_unverified = info & NFQA_SKB_CSUM_NOTVERIFIED;
+	if (!(info & NFQA_SKB_GSO))
+		return;
+	p->gso = true;
+	st->gso_packets++;
+	if (gso_parse(p->data, p->len, &gi) == 0)
+		p->gso_l4_off = gi.l4_off;
 }
 
 /* Fill p from one NFQNL_MSG_PACKET message of which `avail` bytes were
@@ -231,10 +257,15 @@ static enum nfq_parse_result nfq_parse_packet(uint8_t *slot, uint8_t *slot_end,
 	if (at.indev && !at.bad)
 		p->indev = ntohl(mnl_attr_get_u32(at.indev));
 	plen = at.payload ? mnl_attr_get_payload_len(at.payload) : 0;
-	/* A payload cut short by the copy range (NFQA_CAP_LEN) must not be
-	 * rewritten: the verdict would cut the packet. */
-	if (at.cap_len && !at.bad && ntohl(mnl_attr_get_u32(at.cap_len)) != plen)
+	/* A payload cut short by the copy range (NFQA_CAP_LEN: a packet
+	 * longer than 65531 bytes, a BIG TCP super-packet) must not be
+	 * rewritten: the verdict would cut the packet.  Accepting it
+	 * unchanged would pass SRv6 traffic on unprocessed: it is dropped,
+	 * counted in rx_too_long and bad_messages. */
+	if (at.cap_len && !at.bad && ntohl(mnl_attr_get_u32(at.cap_len)) != plen) {
+		st->rx_too_long++;
 		at.bad = true;
+	}
 	if (at.bad || !at.payload) {
 		/* The id is known: the packet is dropped, never passed on
 		 * unprocessed. */
@@ -245,6 +276,8 @@ static enum nfq_parse_result nfq_parse_packet(uint8_t *slot, uint8_t *slot_end,
 	p->data = mnl_attr_get_payload(at.payload);
 	p->len = p->orig_len = plen;
 	p->verdict = PKT_ACCEPT;
+	if (at.skb_info)
+		nfq_parse_skb_info(p, ntohl(mnl_attr_get_u32(at.skb_info)), st);
 	return NFQ_PARSE_PACKET;
 }
 
@@ -427,7 +460,8 @@ static const char *nfq_bind_hint(int err)
 	}
 }
 
-static int nfq_bind(struct nfq *q, uint32_t maxlen, char *err, size_t errlen)
+static int nfq_bind(struct nfq *q, uint32_t maxlen, unsigned flags, char *err,
+		    size_t errlen)
 {
 	uint8_t *buf = malloc(NFQ_SLOT_SIZE);
 	struct nlmsghdr *nlh;
@@ -451,14 +485,18 @@ static int nfq_bind(struct nfq *q, uint32_t maxlen, char *err, size_t errlen)
 	nlh->nlmsg_seq = 2;
 	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, 0xffff);
 	nfq_nlmsg_cfg_put_qmaxlen(nlh, maxlen);
-	/* All flags off:
+	/* All flags off but GSO when asked:
 	 * - no FAIL_OPEN: when the queue is full the kernel drops; SRv6
 	 *   traffic passed on unprocessed would be worse than lost;
-	 * - no GSO: the kernel segments (and completes CHECKSUM_PARTIAL
-	 *   checksums) before queueing, so every payload is a whole packet
-	 *   that fits a slot;
+	 * - GSO (`gso yes`): super-packets are queued whole (up to the
+	 *   65531-byte copy range: longer ones arrive truncated and are
+	 *   dropped), and any packet may keep a partial checksum
+	 *   (NFQA_SKB_INFO); without it the kernel segments (and completes
+	 *   CHECKSUM_PARTIAL checksums) before queueing, so every payload is
+	 *   a whole packet with its checksums;
 	 * - no CONNTRACK, UID_GID, SECCTX: attributes we would not read. */
-	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(0));
+	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS,
+			 htonl(flags & NFQ_OPEN_GSO ? NFQA_CFG_F_GSO : 0));
 	mnl_attr_put_u32(nlh, NFQA_CFG_MASK,
 			 htonl(NFQA_CFG_F_FAIL_OPEN | NFQA_CFG_F_CONNTRACK |
 			       NFQA_CFG_F_GSO | NFQA_CFG_F_UID_GID |
@@ -521,6 +559,12 @@ struct nfq *nfq_alloc(unsigned queue)
 struct nfq *nfq_socket_open(unsigned queue, uint32_t maxlen, char *err,
 			    size_t errlen)
 {
+	return nfq_socket_open_flags(queue, maxlen, 0, err, errlen);
+}
+
+struct nfq *nfq_socket_open_flags(unsigned queue, uint32_t maxlen,
+				  unsigned flags, char *err, size_t errlen)
+{
 	struct nfq *q;
 
 	if (queue > 0xffff) {
@@ -545,7 +589,7 @@ struct nfq *nfq_socket_open(unsigned queue, uint32_t maxlen, char *err,
 			 queue, strerror(errno));
 		goto fail;
 	}
-	if (nfq_bind(q, maxlen, err, errlen) < 0)
+	if (nfq_bind(q, maxlen, flags, err, errlen) < 0)
 		goto fail;
 	return q;
 fail:
@@ -621,11 +665,48 @@ static void nfq_verdict_overflow(const struct nfq *q)
 	abort();
 }
 
+/* A super-packet's result given as the payload of a verdict keeps the
+ * skb's GSO state and header offsets, and gets CHECKSUM_NONE
+ * (nfqnl_mangle()): the kernel then segments it in software, and
+ * tcp_gso_segment() sums the pseudo header of the IP header in front of
+ * TCP.  Right only for a result of the same length and layout (a
+ * transit rewrite) whose TCP's final destination is that header's. */
+static bool nfq_gso_payload_ok(const struct pkt *p)
+{
+	struct gso_info gi;
+
+	return p->len == p->orig_len && gso_parse(p->data, p->len, &gi) == 0 &&
+	       gi.l4_off == p->gso_l4_off && gso_kernel_can_segment(p->data,
+								    p->len);
+}
+
+/* A payload gets CHECKSUM_NONE (nfqnl_mangle()): a packet that came with a
+ * partial checksum leaves with whatever its checksum field holds, so
+ * complete it.  A super-packet's is summed again by the kernel's GSO. */
+static void nfq_payload_fix(struct nfq *q, const struct pkt *p,
+			    uint32_t *nf_verdict, bool *with_payload)
+{
+	if (p->gso && !nfq_gso_payload_ok(p)) {
+		/* Dropped, never sent wrong (counted in gso_refused): its
+		 * way back is to be segmented (gso_segment()) and sent by
+		 * the payload-free path (reinject.c). */
+		q->gso_refused++;
+		*nf_verdict = NF_DROP;
+		*with_payload = false;
+	} else if (!p->gso && p->csum_partial &&
+		   gso_csum_complete(p->data, p->len) == 0) {
+		q->csum_completed++;
+	}
+}
+
 void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
 		     bool with_payload)
 {
 	unsigned i = q->nverdicts, n;
 	struct iovec *iov = &q->viov[q->niov];
+
+	if (with_payload && (p->gso || p->csum_partial))
+		nfq_payload_fix(q, p, &nf_verdict, &with_payload);
 
 	/* The arrays hold one verdict per packet of a batch (at most
 	 * NFQ_BATCH), and every packet gets exactly one: a verdict more is a
@@ -702,5 +783,8 @@ int nfq_verdict_flush(struct nfq *q, struct worker_stats *st)
 	}
 	q->nverdicts = 0;
 	q->niov = 0;
+	st->gso_refused += q->gso_refused;
+	st->csum_completed += q->csum_completed;
+	q->gso_refused = q->csum_completed = 0;
 	return ret;
 }

@@ -39,6 +39,14 @@ struct nfq;
 struct nfq *nfq_socket_open(unsigned queue, uint32_t maxlen, char *err,
 			    size_t errlen);
 
+/* nfq_socket_open() flags. */
+#define NFQ_OPEN_GSO	0x1	/* NFQA_CFG_F_GSO: super-packets whole,
+				 * partial checksums kept (pkt.h) */
+
+/* nfq_socket_open() with flags (NFQ_OPEN_*). */
+struct nfq *nfq_socket_open_flags(unsigned queue, uint32_t maxlen,
+				  unsigned flags, char *err, size_t errlen);
+
 /* The buffers of `queue` without a socket (nfq_socket_open()'s first
  * step; the tests' way to a struct nfq): verdicts can be added, not sent.
  * Returns NULL when memory runs out. */
@@ -60,8 +68,12 @@ int nfq_recv_batch(struct nfq *q, bool wait, struct pkt *pkts,
 /* Queue the verdict for one packet of the current batch.  nf_verdict is
  * NF_ACCEPT or NF_DROP; with_payload sends p->data[0..len) back (pointed
  * to, not copied); the mark goes along when p->set_mark and the verdict
- * is NF_ACCEPT.  There is room for NFQ_BATCH verdicts, one per packet of
- * a batch: one more (a packet given two verdicts) aborts srv6d. */
+ * is NF_ACCEPT.  A payload with a partial checksum (p->csum_partial) is
+ * completed in place first (counted in csum_completed); a super-packet's
+ * (p->gso) that the kernel would segment wrongly (gso_kernel_can_segment(),
+ * or a new length or layout) becomes NF_DROP, counted in gso_refused.
+ * There is room for NFQ_BATCH verdicts, one per packet of a batch: one
+ * more (a packet given two verdicts) aborts srv6d. */
 void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
 		     bool with_payload);
 

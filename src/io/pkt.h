@@ -64,6 +64,19 @@ struct pkt {
 	uint8_t hook;
 	uint32_t mark;		/* NFQA_MARK, 0 when absent */
 	uint32_t indev;		/* NFQA_IFINDEX_INDEV, 0 when absent */
+	/* NFQA_SKB_INFO, on a queue bound with `gso yes` (NFQA_CFG_F_GSO);
+	 * all false otherwise (the kernel segments and completes checksums
+	 * before queueing).  src/srv6/gso.h handles such packets. */
+	bool gso;		/* a GSO/GRO super-packet (NFQA_SKB_GSO) */
+	bool csum_partial;	/* CHECKSUM_PARTIAL: the TCP/UDP checksum
+				 * field holds only the pseudo-header sum
+				 * (NFQA_SKB_CSUMNOTREADY) */
+	bool csum_unverified;	/* no one checked its checksum yet
+				 * (NFQA_SKB_CSUM_NOTVERIFIED) */
+	uint16_t gso_size;	/* payload bytes per segment, 0 when unknown
+				 * (NFQUEUE never says) */
+	uint16_t gso_l4_off;	/* of a super-packet, where its TCP header
+				 * was when queued (gso_parse()) */
 
 	/* Set by processing. */
 	enum pkt_verdict verdict;

@@ -559,7 +559,8 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->ctx.icmp_rl.last_ns = now_ns();
 	w->ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
 	w->beat.ns = now_ns();
-	w->q = nfq_socket_open(w->queue, e->maxlen, err, errlen);
+	w->q = nfq_socket_open_flags(w->queue, e->maxlen,
+				     cfg->gso ? NFQ_OPEN_GSO : 0, err, errlen);
 	return w->q ? 0 : -1;
 }
 

@@ -38,6 +38,7 @@
 
 #include "egress.h"
 #include "flowhash.h"
+#include "gso.h"
 #include "headend.h"
 #include "hmac.h"
 #include "icmp.h"
@@ -328,6 +329,21 @@ static void too_big(struct proc_ctx *ctx, struct pkt *p, struct sid_stats *st,
 		proc_drop(ctx, p, st, DROP_TOO_BIG);
 }
 
+/* The length the egress MTU judges: a super-packet's (p->gso) is that of
+ * its segments, its headers + gso_size, not its own (as the kernel's
+ * skb_gso_validate_network_len()); with its segment size unknown (NFQUEUE
+ * does not say) the way out segments it to fit, so only its headers
+ * count (and a byte of payload).  Other packets: their length. */
+static uint32_t headend_mtu_len(const struct pkt *p)
+{
+	uint32_t seg;
+
+	if (!p->gso)
+		return p->len;
+	seg = gso_segment_len(p->data, p->len, p->gso_size ? p->gso_size : 1);
+	return seg && seg < p->len ? seg : p->len;
+}
+
 int headend_prepare(struct proc_ctx *ctx, const struct policy *pol,
 		    struct pkt *p, struct sid_stats *st, bool at_sid,
 		    struct headend_plan *plan)
@@ -350,7 +366,7 @@ int headend_prepare(struct proc_ctx *ctx, const struct policy *pol,
 		return 0;
 	}
 	push = list_push_len(pol, plan->sl, p->hw_proto);
-	if (!plan->e.mtu || p->len + push <= plan->e.mtu)
+	if (!plan->e.mtu || headend_mtu_len(p) + push <= plan->e.mtu)
 		return 0;
 	too_big(ctx, p, st, plan->e.mtu, push, at_sid);
 	return -1;

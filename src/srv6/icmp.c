@@ -44,6 +44,9 @@ static void count_error(struct proc_ctx *ctx, struct pkt *p,
 {
 	p->verdict = PKT_NEW_BYTES;
 	p->set_mark = false;
+	/* A packet of its own, whole checksums: no more a super-packet
+	 * (nfq_verdict_add() would refuse it as one). */
+	p->gso = p->csum_partial = false;
 	ctx->stats->icmp_sent++;
 	proc_count_drop(ctx, p, st, reason, PKT_OUT_ICMP);
 }

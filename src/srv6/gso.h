@@ -1,0 +1,85 @@
+/* gso.h - TCP super-packets (GSO/GRO) in userspace: find their headers,
+ * cut them into segments, complete a partial checksum.
+ *
+ * A super-packet is one IP packet carrying many TCP segments' worth of
+ * payload, and a segment size (gso_size): the kernel hands such packets to
+ * a queue bound with NFQA_CFG_F_GSO (nfq.c).  Everything here is pure: the
+ * caller gives the buffers, nothing is allocated, the packet itself is only
+ * read (gso_segment()) or fixed in place (gso_csum_complete()).
+ */
+#ifndef SRV6D_GSO_H
+#define SRV6D_GSO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* IP headers in front of the TCP header: an IPv6 or IPv4 packet, possibly
+ * inside IPv6/IPv4 encapsulation (an SRv6 outer header with its SRH). */
+#define GSO_MAX_LAYERS	4
+
+/* Where the headers of a TCP (or UDP, for the checksum only) packet are. */
+struct gso_info {
+	unsigned nlayers;		/* IP headers, outermost first */
+	uint16_t layer_off[GSO_MAX_LAYERS];	/* offset of each */
+	uint8_t layer_ver[GSO_MAX_LAYERS];	/* 4 or 6 */
+	uint16_t l4_off;		/* the transport header */
+	uint8_t l4_proto;		/* IPPROTO_TCP or IPPROTO_UDP */
+	uint16_t hdr_len;		/* l4_off + the TCP header (options
+					 * included); l4_off + 8 for UDP */
+	/* The innermost IPv6 header has a routing header with Segments
+	 * Left > 0: its Destination Address is not the transport's final
+	 * destination (RFC 8200 8.1). */
+	bool rh_pending;
+	uint16_t final_dst_off;		/* that final destination (IPv6) */
+};
+
+/* Find the IP headers and the transport header of the len bytes at pkt:
+ * IPv6 (hop-by-hop, routing, destination options; no fragment) or IPv4
+ * (not a fragment), through up to GSO_MAX_LAYERS levels of IPv6/IPv4-in-
+ * IPv6/IPv4.  Returns 0, or -1 when there is no whole TCP/UDP header
+ * (a fragment, another protocol, truncated or too deep). */
+int gso_parse(const uint8_t *pkt, uint32_t len, struct gso_info *gi);
+
+/* The length of each segment of a super-packet cut at gso_size bytes of
+ * payload: its headers plus gso_size.  0 when pkt is not TCP. */
+uint32_t gso_segment_len(const uint8_t *pkt, uint32_t len, uint16_t gso_size);
+
+/* Cut the TCP super-packet at pkt into segments of gso_size payload bytes
+ * (the last one shorter), written to segs[i] (each seg_room bytes) with
+ * their lengths in seg_lens[i]: every IP header's length (IPv6 Payload
+ * Length, IPv4 Total Length), IPv4 Identification (+i) and header checksum,
+ * the TCP sequence number (+i * gso_size), flags (FIN and PSH on the last
+ * segment only, CWR on the first only) and a full TCP checksum (whatever
+ * the super-packet's checksum field held).  Returns the number of segments
+ * (1 when the payload fits one), or 0 when pkt is not a TCP packet,
+ * gso_size is 0, a segment does not fit seg_room, or there would be more
+ * than nsegs segments. */
+unsigned gso_segment(const uint8_t *pkt, uint32_t len, uint16_t gso_size,
+		     uint8_t *const *segs, uint32_t seg_room,
+		     uint32_t *seg_lens, unsigned nsegs);
+
+/* The packet's TCP or UDP checksum field holds only the pseudo-header sum
+ * (the kernel's CHECKSUM_PARTIAL, NFQA_SKB_CSUMNOTREADY): complete it over
+ * the transport header and payload, in place.  The pseudo header is not
+ * read again, so a change of address since (an End's new DA) does not
+ * matter.  Returns 0, or -1 when there is no TCP/UDP header to complete. */
+int gso_csum_complete(uint8_t *pkt, uint32_t len);
+
+/* The reverse: leave only the pseudo-header sum (source, final destination,
+ * length, protocol: not complemented) in the TCP/UDP checksum field, as a
+ * packet handed to the kernel as CHECKSUM_PARTIAL must have it (a TUN
+ * write with a virtio_net_hdr asking VIRTIO_NET_HDR_F_NEEDS_CSUM, whose
+ * GSO then completes each segment's).  Returns 0, or -1 when there is no
+ * TCP/UDP header. */
+int gso_csum_seed(uint8_t *pkt, uint32_t len);
+
+/* A super-packet given back to the kernel as a verdict payload of its own
+ * length is segmented by the kernel (nfqnl_mangle() leaves its GSO state
+ * and sets CHECKSUM_NONE; tcp_gso_segment() then recomputes the pseudo
+ * header from the IP header in front of the TCP header).  True when that
+ * gives the right checksum: the result is TCP and that IP header's
+ * destination is the final one (no routing header with Segments Left > 0
+ * in the innermost IPv6 header). */
+bool gso_kernel_can_segment(const uint8_t *pkt, uint32_t len);
+
+#endif
