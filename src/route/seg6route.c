@@ -301,6 +301,17 @@ static const char *seg6local_flavors(struct sid *s, const struct nlattr *nest,
 	return NULL;
 }
 
+
+/* Copy the n-byte address of attribute a to dst; `bad` when it is not n
+ * bytes long, NULL when copied. */
+static const char *attr_addr(const struct nlattr *a, void *dst, size_t n,
+			     const char *bad)
+{
+	if (mnl_attr_get_payload_len(a) != n)
+		return bad;
+	memcpy(dst, mnl_attr_get_payload(a), n);
+	return NULL;
+}
 /* One SEG6_LOCAL_* attribute into r (has[] marks the SA_* it sets).
  * Returns NULL, or why srv6d cannot apply the route. */
 static const char *seg6local_attr(struct seg6route *r, const struct nlattr *a,
@@ -319,17 +330,11 @@ static const char *seg6local_attr(struct seg6route *r, const struct nlattr *a,
 		has[s->vrf ? SA_VRFTABLE : SA_TABLE] = true;
 		return NULL;
 	case SEG6_LOCAL_NH4:
-		if (len != 4)
-			return "a malformed nh4";
-		memcpy(&s->nh4, mnl_attr_get_payload(a), 4);
 		has[SA_NH4] = true;
-		return NULL;
+		return attr_addr(a, &s->nh4, 4, "a malformed nh4");
 	case SEG6_LOCAL_NH6:
-		if (len != 16)
-			return "a malformed nh6";
-		memcpy(&s->nh6, mnl_attr_get_payload(a), 16);
 		has[SA_NH6] = true;
-		return NULL;
+		return attr_addr(a, &s->nh6, 16, "a malformed nh6");
 	case SEG6_LOCAL_OIF:
 		if (len != 4)
 			return "a malformed oif";
