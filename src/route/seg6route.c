@@ -664,6 +664,20 @@ void seg6route_set_free(struct seg6route_set *set)
 	free(set);
 }
 
+
+/* Remove the entry *pe points at (if any) from set.  Returns 1 when one
+ * was removed, 0 when *pe is NULL. */
+static int set_unlink(struct seg6route_set *set, struct entry **pe)
+{
+	struct entry *e = *pe;
+
+	if (!e)
+		return 0;
+	*pe = e->next;
+	free(e);
+	set->n--;
+	return 1;
+}
 /* Double the buckets when the set holds more entries than buckets (a
  * failed allocation keeps the longer chains). */
 static void set_grow(struct seg6route_set *set)
@@ -721,15 +735,8 @@ int seg6route_set_apply(struct seg6route_set *set, const struct nlmsghdr *nlh,
 	if (key_of(nlh, &k) < 0)
 		return -EINVAL;
 	pe = set_find(set, &k);
-	if (!rc) {			/* deleted, or not SRv6 any more */
-		if (!*pe)
-			return 0;
-		e = *pe;
-		*pe = e->next;
-		free(e);
-		set->n--;
-		return 1;
-	}
+	if (!rc)			/* deleted, or not SRv6 any more */
+		return set_unlink(set, pe);
 	e = entry_new(nlh, &k, gen);
 	if (!e)
 		return -ENOMEM;
@@ -756,20 +763,12 @@ int seg6route_set_remove(struct seg6route_set *set, int family, uint32_t table,
 	struct route_key k = { .table = table, .family = (uint8_t)family,
 			       .plen = (uint8_t)plen, .tos = tos,
 			       .priority = priority };
-	struct entry **pe, *e;
 
 	if (plen > alen * 8)
 		return 0;
 	memcpy(k.dst, dst, alen);
 	mask_bytes(k.dst, alen, plen);
-	pe = set_find(set, &k);
-	if (!*pe)
-		return 0;
-	e = *pe;
-	*pe = e->next;
-	free(e);
-	set->n--;
-	return 1;
+	return set_unlink(set, set_find(set, &k));
 }
 
 /* Remove the entries of another gen than gen (all: every entry);
