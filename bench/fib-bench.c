@@ -14,14 +14,11 @@
 #include <unistd.h>
 #include <urcu-qsbr.h>
 
+#include "benchutil.h"
 #include "fib.h"
 
 #define NKEYS	(1u << 20)
 
-struct pfx {
-	uint8_t dst[16];
-	uint8_t plen, family;
-};
 
 static struct pfx *v;
 static size_t nv;
@@ -30,66 +27,9 @@ static volatile int stop;
 static unsigned long updates_done;
 static unsigned update_rate = 100000;
 
-static double now_s(void)
-{
-	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
-static uint64_t rng_state = 88172645463325252ULL;
 
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static long rss_kib(void)
-{
-	char line[128];
-	long kib = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmRSS:", 6))
-			kib = atol(line + 6);
-	if (f)
-		fclose(f);
-	return kib;
-}
-
-static void load(const char *path)
-{
-	char cmd[600], line[128];
-	size_t cap = 0;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "gzip -dc '%s'", path);
-	f = popen(cmd, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		char *slash = strchr(line, '/');
-		struct pfx p = { 0 };
-
-		if (!slash)
-			continue;
-		*slash = 0;
-		p.plen = (uint8_t)atoi(slash + 1);
-		p.family = strchr(line, ':') ? AF_INET6 : AF_INET;
-		if (inet_pton(p.family, line, p.dst) != 1)
-			continue;
-		if (nv == cap) {
-			cap = cap ? cap * 2 : 1 << 20;
-			v = realloc(v, cap * sizeof(*v));
-		}
-		v[nv++] = p;
-	}
-	if (f)
-		pclose(f);
-}
 
 static void spec_of(struct fib_route_spec *s, const struct pfx *p, uint32_t oif)
 {
@@ -113,14 +53,14 @@ static void make_keys(int family, int realistic, uint8_t (*keys)[16])
 {
 	for (unsigned i = 0; i < NKEYS; i++) {
 		for (unsigned b = 0; b < 16; b++)
-			keys[i][b] = (uint8_t)rng();
+			keys[i][b] = (uint8_t)bench_rng();
 		if (family == AF_INET6 && !realistic) {
 			/* Uniform keys all miss at the root: keep the first
 			 * 16 bits of a table prefix, the rest random. */
 			const struct pfx *p;
 
 			do
-				p = &v[rng() % nv];
+				p = &v[bench_rng() % nv];
 			while (p->family != family);
 			memcpy(keys[i], p->dst, 2);
 		}
@@ -128,7 +68,7 @@ static void make_keys(int family, int realistic, uint8_t (*keys)[16])
 			const struct pfx *p;
 
 			do
-				p = &v[rng() % nv];
+				p = &v[bench_rng() % nv];
 			while (p->family != family);
 			for (unsigned b = 0; b < p->plen; b++) {
 				uint8_t bit = (uint8_t)(0x80 >> (b % 8));
@@ -145,7 +85,7 @@ static double run_lookups(const struct fib_table *t, int family,
 			  unsigned long *found)
 {
 	unsigned long n = 0, hit = 0;
-	double t0 = now_s(), t1;
+	double t0 = bench_now_s(), t1;
 
 	do {
 		for (unsigned i = 0; i < NKEYS; i++) {
@@ -163,7 +103,7 @@ static double run_lookups(const struct fib_table *t, int family,
 		}
 		n += NKEYS;
 		rcu_quiescent_state();
-		t1 = now_s();
+		t1 = bench_now_s();
 	} while (t1 - t0 < seconds);
 	*found = (unsigned long)((double)hit * NKEYS / (double)n);
 	return (double)n / (t1 - t0);
@@ -173,7 +113,7 @@ static double run_lookups(const struct fib_table *t, int family,
 static void *writer(void *arg)
 {
 	struct fib_route_spec s;
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	unsigned long i = 0;
 
 	while (!CMM_LOAD_SHARED(stop)) {
@@ -200,7 +140,7 @@ static void *writer(void *arg)
 		i++;
 		if (i % 1000 == 0) {
 			fib_reclaim(db);
-			while ((double)i / (now_s() - t0) > update_rate)
+			while ((double)i / (bench_now_s() - t0) > update_rate)
 				usleep(100);
 		}
 	}
@@ -224,19 +164,19 @@ int main(int argc, char **argv)
 	}
 	if (argc > 2)
 		update_rate = (unsigned)atoi(argv[2]);
-	load(argv[1]);
-	rss0 = rss_kib();
+	v = bench_load_prefixes(argv[1], &nv);
+	rss0 = bench_rss_kib();
 	db = fib_db_new();
-	t0 = now_s();
+	t0 = bench_now_s();
 	for (size_t i = 0; i < nv; i++) {
 		spec_of(&s, &v[i], 1 + (uint32_t)(i % 4));
 		fib_route_add(db, &s, 1);
 	}
-	t1 = now_s();
+	t1 = bench_now_s();
 	printf("build: %zu IPv4 + %zu IPv6 routes in %.2f s\n",
 	       fib_count(db, 0, AF_INET), fib_count(db, 0, AF_INET6), t1 - t0);
 	printf("memory: fib_memory %.1f MiB, RSS growth %.1f MiB\n",
-	       fib_memory(db) / 1048576.0, (rss_kib() - rss0) / 1024.0);
+	       fib_memory(db) / 1048576.0, (bench_rss_kib() - rss0) / 1024.0);
 
 	rcu_register_thread();
 	t = fib_table_get(db, FIB_TABLE_MAIN);
@@ -256,7 +196,7 @@ int main(int argc, char **argv)
 	pthread_create(&th, NULL, writer, NULL);
 	rcu_thread_online();
 	make_keys(AF_INET, 1, keys);
-	t0 = now_s();
+	t0 = bench_now_s();
 	{
 		double rate = run_lookups(t, AF_INET, keys, 2.0, &found);
 
@@ -266,7 +206,7 @@ int main(int argc, char **argv)
 		rcu_thread_online();
 		printf("lookup IPv4 realistic during updates: %.1f M/s; writer "
 		       "applied %.0f updates/s\n", rate / 1e6,
-		       updates_done / (now_s() - t0));
+		       updates_done / (bench_now_s() - t0));
 	}
 	rcu_unregister_thread();
 	fib_reclaim(db);

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <urcu-qsbr.h>
 
+#include "benchutil.h"
 #include "config.h"
 #include "lpm.h"
 #include "rtmirror.h"
@@ -34,10 +35,6 @@
 #define NKEYS	(1u << 20)
 #define SEG	"fc00:2::a4"
 
-struct pfx {
-	uint8_t dst[16];
-	uint8_t plen, family;
-};
 
 struct key {
 	uint8_t addr[16];
@@ -47,66 +44,9 @@ struct key {
 static struct pfx *v;
 static size_t nv;
 
-static double now_s(void)
-{
-	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
-static uint64_t rng_state = 88172645463325252ULL;
 
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static long rss_kib(void)
-{
-	char line[128];
-	long kib = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmRSS:", 6))
-			kib = atol(line + 6);
-	if (f)
-		fclose(f);
-	return kib;
-}
-
-static void load(const char *path)
-{
-	char cmd[600], line[128];
-	size_t cap = 0;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "gzip -dc '%s'", path);
-	f = popen(cmd, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		char *slash = strchr(line, '/');
-		struct pfx p = { 0 };
-
-		if (!slash)
-			continue;
-		*slash = 0;
-		p.plen = (uint8_t)atoi(slash + 1);
-		p.family = strchr(line, ':') ? AF_INET6 : AF_INET;
-		if (inet_pton(p.family, line, p.dst) != 1)
-			continue;
-		if (nv == cap) {
-			cap = cap ? cap * 2 : 1 << 20;
-			v = realloc(v, cap * sizeof(*v));
-		}
-		v[nv++] = p;
-	}
-	if (f)
-		pclose(f);
-}
 
 /* The config text: one route per prefix, in table 101 + i % 2 (tables) or
  * main. */
@@ -195,12 +135,12 @@ static void make_keys(int family, int realistic, struct key *keys)
 		const struct pfx *p;
 
 		do
-			pi = rng() % nv;
+			pi = bench_rng() % nv;
 		while (v[pi].family != family);
 		p = &v[pi];
 		for (unsigned b = 0; b < 16; b++)
-			keys[i].addr[b] = (uint8_t)rng();
-		keys[i].indev = 2 + (uint32_t)(realistic ? pi % 2 : rng() % 2);
+			keys[i].addr[b] = (uint8_t)bench_rng();
+		keys[i].indev = 2 + (uint32_t)(realistic ? pi % 2 : bench_rng() % 2);
 		if (!realistic) {
 			if (family == AF_INET6)
 				memcpy(keys[i].addr, p->dst, 2);
@@ -253,14 +193,14 @@ static double run_lookups(const struct config *cfg, const struct rtmirror *m,
 			  double seconds, double *matched)
 {
 	unsigned long n = 0, hit = 0;
-	double t0 = now_s(), t1;
+	double t0 = bench_now_s(), t1;
 
 	do {
 		for (unsigned i = 0; i < NKEYS; i++)
 			hit += fn(cfg, m, family, &keys[i]) != NULL;
 		n += NKEYS;
 		rcu_quiescent_state();
-		t1 = now_s();
+		t1 = bench_now_s();
 	} while (t1 - t0 < seconds);
 	*matched = 100.0 * (double)hit / (double)n;
 	return (double)n / (t1 - t0);
@@ -272,13 +212,13 @@ static void bench(int tables, struct key *keys)
 	lookup_fn fn = tables ? lookup_tables : lookup_single;
 	struct config *cfg;
 	size_t len;
-	long rss0 = rss_kib();
+	long rss0 = bench_rss_kib();
 	double t0, t1, matched;
 	char *text = config_text(tables, &len);
 
-	t0 = now_s();
+	t0 = bench_now_s();
 	cfg = config_parse_buffer("bench.conf", text, len, err_fn, NULL);
-	t1 = now_s();
+	t1 = bench_now_s();
 	free(text);
 	if (!cfg) {
 		fprintf(stderr, "policy-bench: the config does not parse\n");
@@ -289,15 +229,15 @@ static void bench(int tables, struct key *keys)
 	       cfg->nptables, t1 - t0);
 	printf("memory: RSS growth %.1f MiB, %.0f bytes per steered prefix "
 	       "(sizeof(struct policy) %zu)\n",
-	       (double)(rss_kib() - rss0) / 1024.0,
-	       (double)(rss_kib() - rss0) * 1024.0 / cfg->npolicies,
+	       (double)(bench_rss_kib() - rss0) / 1024.0,
+	       (double)(bench_rss_kib() - rss0) * 1024.0 / cfg->npolicies,
 	       sizeof(struct policy));
 	for (int fam = 0; fam < 2; fam++)
 		for (int real = 1; real >= 0; real--) {
 			int family = fam ? AF_INET6 : AF_INET;
 			double rate;
 
-			rng_state = 88172645463325252ULL + (uint64_t)(fam * 2 + real);
+			bench_rng_seed(88172645463325252ULL + (uint64_t)(fam * 2 + real));
 			make_keys(family, real, keys);
 			rate = run_lookups(cfg, m, fn, family, keys, 1.0, &matched);
 			printf("lookup %s %-9s: %6.2f M/s, %5.1f ns (%.0f%% matched)\n",
@@ -320,7 +260,7 @@ int main(int argc, char **argv)
 			"[single|tables]...\n");
 		return 2;
 	}
-	load(argv[1]);
+	v = bench_load_prefixes(argv[1], &nv);
 	keys = malloc(NKEYS * sizeof(*keys));
 	rcu_register_thread();
 	for (int i = 2; i < argc || i == 2; i++) {
