@@ -425,7 +425,7 @@ START_TEST(sid_attributes)
 		"\"flavors\":[],\"policy\":{\"mode\":\"encap.red\",\"lists\":["
 		"{\"weight\":2,\"segs\":[\"fc00::4\"]},"
 		"{\"weight\":1,\"segs\":[\"fc00::5\",\"fc00::6\"]}]},"
-		"\"mark\":4099,\"origin\":\"file\",\"line\":6,\"packets\":0,\"bytes\":0,\"errors\":0,"
+		"\"origin\":\"file\",\"line\":6,\"packets\":0,\"bytes\":0,\"errors\":0,"
 		"\"drops\":{}}]}");
 	json_decref(doc);
 	doc = ctl_policies_json(&src);
