@@ -1068,11 +1068,13 @@ static uint64_t caps_extra(uint32_t lo, uint32_t hi)
 }
 
 /* Drop every capability but DAEMON_KEEP_CAPS from the bounding set (when
- * we may), the ambient, inheritable, permitted and effective sets, and
- * forbid gaining any back (no_new_privs).  Started as a user with just
- * those as ambient capabilities (srv6d.service), there is nothing to drop
- * but the ambient set: capset(2) is then not called, so that the unit may
- * deny it (SystemCallFilter=~@privileged).  Call before any thread
+ * we may), the ambient, permitted and effective sets, empty the
+ * inheritable set when anything is to be dropped, and forbid gaining any
+ * back (no_new_privs).  Started as a user with just those as ambient
+ * capabilities (srv6d.service), there is nothing to drop but the ambient
+ * set: capset(2) is then not called, so that the unit may deny it
+ * (SystemCallFilter=~@privileged), and the inheritable set keeps what the
+ * unit gave (DAEMON_KEEP_CAPS at most; srv6d never execs).  Call before any thread
  * starts: capabilities are per thread, and threads inherit them.  Returns
  * 0, or -1 with a message in err. */
 static int caps_reduce(char *err, size_t errlen)
