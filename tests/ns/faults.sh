@@ -118,42 +118,12 @@ H4=$(pkt_build --tag f4 --src fc00:1::1 --segs fc00:100::8 --sl 0 \
 
 # sender_start OUT: RATE packets per second, the 4 streams in turn, until
 # sender_stop; OUT gets "total e x d6 d4".
-SENDER=
 sender_start() {
-	rm -f "$TMPD/sender.stop"
-	nsx "$GEN" "$PYTHON" - g0 "$MAC_GW0" "$RATE" "$TMPD/sender.stop" \
-		"$HE" "$HX" "$H6" "$H4" >"$1" <<'PY' &
-import errno, os, socket, sys, time
-ifname, dmac, rate, stop = sys.argv[1:5]
-rate = int(rate)
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x86dd))
-s.bind((ifname, 0x86dd))
-frames = [bytes.fromhex(dmac.replace(":", "")) + s.getsockname()[4] +
-          b"\x86\xdd" + bytes.fromhex(h) for h in sys.argv[5:]]
-count = [0] * len(frames)
-t0 = time.monotonic()
-n = 0
-while not (n % 50 == 0 and os.path.exists(stop)):
-    d = t0 + n / rate - time.monotonic()
-    if d > 0:
-        time.sleep(d)
-    try:
-        s.send(frames[n % len(frames)])
-    except OSError as e:
-        if e.errno not in (errno.ENOBUFS, errno.EAGAIN):
-            raise
-        time.sleep(0.001)
-        continue
-    count[n % len(frames)] += 1
-    n += 1
-print(n, *count)
-PY
-	SENDER=$!
+	pkt_paced_start "$1" "$RATE" 0 "$HE" "$HX" "$H6" "$H4" ||
+		fail "the sender did not start"
 }
 sender_stop() {
-	: >"$TMPD/sender.stop"
-	wait "$SENDER"
-	SENDER=
+	pkt_paced_stop
 	sleep 0.3	# the last packets reach the sinks
 }
 

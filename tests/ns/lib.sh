@@ -352,6 +352,34 @@ pkt_xchg() {
 		--timeout "$XCHG_TIMEOUT" "$@"
 }
 
+# pkt_paced_start OUT RATE MAX HEX...: in the background, send RATE frames a
+# second from gen to the gateway, the IP packets HEX in turn, until MAX are
+# sent (0: no limit) or pkt_paced_stop; OUT gets "total count1 count2 ...".
+# Returns once the first frame is about to leave.
+PACED=
+pkt_paced_start() {
+	local out=$1 rate=$2 max=$3 i
+	shift 3
+	rm -f "$TMPD/paced.stop" "$TMPD/paced.started"
+	"$PYTHON" "$PKTPY" paced --send "$GEN:g0" --dmac "$MAC_GW0" \
+		--rate "$rate" --max "$max" --stop "$TMPD/paced.stop" \
+		--started "$TMPD/paced.started" "$@" >"$out" &
+	PACED=$!
+	for i in $(seq 100); do
+		[ -e "$TMPD/paced.started" ] && return 0
+		kill -0 "$PACED" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+pkt_paced_stop() {
+	[ -n "$PACED" ] || return 0
+	: >"$TMPD/paced.stop"
+	wait "$PACED"
+	PACED=
+}
+
 # Explain a mismatch: the fields of every captured frame and of the expected.
 _explain() {	# out [expected-hex]
 	local l h

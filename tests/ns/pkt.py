@@ -20,6 +20,7 @@
 # hex strings.
 import argparse
 import ctypes
+import errno
 import logging
 import os
 import select
@@ -320,6 +321,34 @@ def cmd_flood(a):
     return 0
 
 
+def cmd_paced(a):
+    """RATE frames a second, the given packets in turn, until MAX are sent
+    or the file STOP exists; prints the total and the count of each."""
+    tx = packet_socket(a.send)
+    frames = [frame(tx, a.dmac, bytes.fromhex(h)) for h in a.hex]
+    count = [0] * len(frames)
+    if a.started:
+        open(a.started, "w").close()
+    t0 = time.monotonic()
+    n = 0
+    while (not a.max or n < a.max) and \
+            not (n % 50 == 0 and os.path.exists(a.stop)):
+        d = t0 + n / a.rate - time.monotonic()
+        if d > 0:
+            time.sleep(d)
+        try:
+            tx.send(frames[n % len(frames)])
+        except OSError as e:
+            if e.errno not in (errno.ENOBUFS, errno.EAGAIN):
+                raise
+            time.sleep(0.001)
+            continue
+        count[n % len(frames)] += 1
+        n += 1
+    print(n, *count)
+    return 0
+
+
 # ---- show ------------------------------------------------------------------
 def fields(b):
     """key=value words for the interesting fields, outermost first."""
@@ -405,6 +434,14 @@ def main():
     f.add_argument("--dmac", required=True)
     f.add_argument("-n", type=int, default=1000)
     add_pkt_args(f)
+    pc = sub.add_parser("paced")
+    pc.add_argument("--send", required=True, help="NS:IF to send from")
+    pc.add_argument("--dmac", required=True)
+    pc.add_argument("--rate", type=int, required=True, help="per second")
+    pc.add_argument("--max", type=int, default=0, help="0: no limit")
+    pc.add_argument("--stop", required=True, help="stop once this exists")
+    pc.add_argument("--started", help="created once sending starts")
+    pc.add_argument("hex", nargs="+", help="IP packets, sent in turn")
     a = ap.parse_args()
     if a.cmd == "build":
         print(build(a).hex())
@@ -414,6 +451,8 @@ def main():
         return 0
     if a.cmd == "xchg":
         return cmd_xchg(a)
+    if a.cmd == "paced":
+        return cmd_paced(a)
     return cmd_flood(a)
 
 

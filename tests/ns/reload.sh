@@ -135,39 +135,12 @@ HEX=$(pkt_build --tag reload --src fc00:1::1 --segs fc00:100::1,fc00:9::c1 --ul 
 HX1=$(pkt_build --tag reloadx1 --src fc00:1::1 --segs fc00:100::11,fc00:9::d1 --ul udp)
 HX2=$(pkt_build --tag reloadx2 --src fc00:1::1 --segs fc00:100::12,fc00:9::d2 --ul udp)
 HX3=$(pkt_build --tag reloadx3 --src fc00:1::1 --segs fc00:100::13,fc00:77::1 --ul udp)
-STOP="$TMPD/stop"
 SENT="$TMPD/sent"
 # A steady sender: RATE packets per second, the streams in turn, until
-# $STOP exists; prints how many it sent in all and of each stream.
-nsx "$GEN" "$PYTHON" - g0 "$MAC_GW0" "$RATE" "$MAXPKTS" "$STOP" \
-	"$HEX" "$HX1" "$HX2" "$HX3" >"$SENT" <<'PY' &
-import errno, os, socket, sys, time
-ifname, dmac, rate, maxn, stop = sys.argv[1:6]
-rate, maxn = int(rate), int(maxn)
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x86dd))
-s.bind((ifname, 0x86dd))
-frames = [bytes.fromhex(dmac.replace(":", "")) + s.getsockname()[4] +
-          b"\x86\xdd" + bytes.fromhex(h) for h in sys.argv[6:]]
-count = [0] * len(frames)
-t0 = time.monotonic()
-n = 0
-while n < maxn and not (n % 50 == 0 and os.path.exists(stop)):
-    d = t0 + n / rate - time.monotonic()
-    if d > 0:
-        time.sleep(d)
-    try:
-        s.send(frames[n % len(frames)])
-    except OSError as e:
-        if e.errno not in (errno.ENOBUFS, errno.EAGAIN):
-            raise
-        time.sleep(0.001)
-        continue
-    count[n % len(frames)] += 1
-    n += 1
-print(n, *count)
-PY
-SENDER=$!
-sleep 0.5
+# pkt_paced_stop (MAXPKTS at most); prints how many it sent in all and of
+# each stream.
+pkt_paced_start "$SENT" "$RATE" "$MAXPKTS" "$HEX" "$HX1" "$HX2" "$HX3" ||
+	{ fail "the sender did not start"; ns_finish; }
 
 reloads_done() { ctl_get "s['reloads']"; }
 # Malformed requests on the control socket (bad magic, oversized length,
@@ -210,8 +183,8 @@ for i in $(seq 1 "$RELOADS"); do
 	fi
 done
 t1=$(date +%s.%N)
-: >"$STOP"
-wait "$SENDER"
+sender_pid=$PACED
+pkt_paced_stop
 read -r total sent sx1 sx2 sx3 <"$SENT"
 say "$RELOADS reloads in $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s; sender sent $total packets: $sent End, $sx1 + $sx2 + $sx3 End.X"
 expect_eq "every srv6ctl reload exited 0" "$ctlfail" 0
@@ -219,7 +192,7 @@ expect_eq "every SIGHUP reload completed" "$hupfail" 0
 expect_eq "malformed control requests got their error replies" "$garbfail" 0
 expect_eq "srv6d counted $RELOADS reloads" "$(reloads_done)" "$RELOADS"
 expect_eq "no reload refused" "$(ctl_get "s['reload_failures']")" 0
-if kill -0 "$SENDER" 2>/dev/null || [ -z "$total" ] || [ "$total" -ge "$MAXPKTS" ]; then
+if kill -0 "$sender_pid" 2>/dev/null || [ -z "$total" ] || [ "$total" -ge "$MAXPKTS" ]; then
 	fail "the sender did not run through all the reloads ($total packets)"
 fi
 
