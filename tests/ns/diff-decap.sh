@@ -15,25 +15,17 @@
 T=diff-decap
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/ns/difflib.sh
+. "$(dirname "$0")/difflib.sh"
 ns_init 240
 
 S="--src fc00:1::1"
 IN6="--inner ipv6 --inner-src fc00:1::1 --inner-dst fc00:9::99"
 IN4="--inner ipv4 --inner-src 192.0.2.1 --inner-dst 10.9.3.1"
 
-ORDER=()
-declare -A CLASS DESC KWORDS SWORDS ARGS KOUT SOUT
-
-# def NAME CLASS DESC KWORDS SWORDS ARGS... (as in diff-kernel.sh)
-#   CLASS same: srv6d must produce the kernel's bytes;
-#         rfc:  the kernel drops silently, srv6d answers with SWORDS.
-def() {
-	local n=$1
-	ORDER+=("$n")
-	CLASS[$n]=$2 DESC[$n]=$3 KWORDS[$n]=$4 SWORDS[$n]=$5
-	shift 5
-	ARGS[$n]="$*"
-}
+# The cases: diff_def NAME CLASS DESC KWORDS SWORDS ARGS... (difflib.sh;
+# CLASS same or rfc)
+def() { diff_def "$@"; }
 
 def dx6srh same "End.DX6 with an SRH (SL 0): inner IPv6 to nh6 (sink2), not the main table's sink1" \
 	"s2 ip6.dst=fc00:9::99 ip6.hlim=8" "" \
@@ -83,15 +75,6 @@ sid fc00:100::5/128 action End.DX6 nh6 fc00:3::2
 sid fc00:100::6/128 action End.DX4 nh4 203.0.113.2
 sid fc00:100::7/128 action End.DT6 table 100"
 
-check_words() {	# desc out "LABEL words..." or "none"
-	local w=$3
-	if [ "$w" = none ]; then
-		expect_none "$1: dropped" "$2"
-	else
-		# shellcheck disable=SC2086
-		expect_fields "$1" "$2" $w
-	fi
-}
 
 ns_setup || { fail "topology setup"; ns_finish; }
 # The kernel's End.DX4 looks nh4 up as a route (ip_route_input) and, nh4
@@ -103,52 +86,25 @@ _neigh "$GW" gw2 10.9.3.1 $MAC_S2 || fail "neighbour 10.9.3.1 on gw2"
 
 # ---- phase 1: the kernel -----------------------------------------------------
 say "phase 1: the kernel's seg6local (iproute2 $(ip -V | sed 's/.*iproute2-//; s/,.*//'))"
-for r in "${KROUTES[@]}"; do
-	if ! ip -n "$GW" $r 2>"$TMPD/ip.err"; then
-		fail "kernel: iproute2/kernel refuses '$r': $(cat "$TMPD/ip.err")"
-	fi
-done
-for n in "${ORDER[@]}"; do
-	KOUT[$n]=$(pkt_xchg --tag "$n" ${ARGS[$n]})
-	check_words "kernel: ${DESC[$n]}" "${KOUT[$n]}" "${KWORDS[$n]}"
-done
+diff_kernel_routes fail
+diff_run KOUT check
 
 # ---- phase 2: srv6d ----------------------------------------------------------
-if [ ! -x "$SRV6D" ] || [ ! -x "$SRV6CTL" ]; then
-	say "srv6d is not built ($SRV6D): phase 2 skipped"
-	[ "$NFAIL" -eq 0 ] && { echo "$T: $NPASS checks passed, 0 failed"; exit 77; }
-	ns_finish
-fi
-say "phase 2: srv6d"
-for r in "${KROUTES[@]}"; do
-	ip -n "$GW" ${r/ add / del } 2>/dev/null
-done
+diff_srv6d_begin
 echo "$CONF_BODY" >"$TMPD/srv6d.conf"
 nfq_steer6 fc00:100::/32 || fail "NFQUEUE rules"
 if ! srv6d_start "$TMPD/srv6d.conf"; then
 	fail "srv6d start"
 	ns_finish
 fi
-for n in "${ORDER[@]}"; do
-	SOUT[$n]=$(pkt_xchg --tag "$n" ${ARGS[$n]})
-done
+diff_run SOUT
 
 # ---- compare -------------------------------------------------------------------
 say "comparing"
 for n in "${ORDER[@]}"; do
 	k=${KOUT[$n]} s=${SOUT[$n]}
 	case ${CLASS[$n]} in
-	same)
-		if [ "$k" = "$s" ] && { [ -n "$k" ] || [ "${KWORDS[$n]}" = none ]; }; then
-			pass "same bytes: ${DESC[$n]}"
-		else
-			fail "same bytes: ${DESC[$n]}"
-			echo "     kernel:"
-			_explain "$k" | sed 1d
-			echo "     srv6d:"
-			_explain "$s" | sed 1d
-		fi
-		;;
+	same) diff_same "$n" none-ok ;;
 	rfc)
 		echo "     srv6d follows the RFC here: ${DESC[$n]}: kernel drops, srv6d sends ${SWORDS[$n]}"
 		check_words "srv6d: ${DESC[$n]}" "$s" "${SWORDS[$n]}"

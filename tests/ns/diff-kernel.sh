@@ -12,27 +12,15 @@
 T=diff-kernel
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/ns/difflib.sh
+. "$(dirname "$0")/difflib.sh"
 ns_init 300
 
 S="--src fc00:1::1"
 IN6="--inner ipv6 --inner-src fc00:1::1 --inner-dst fc00:9::99"
 
-ORDER=()
-declare -A CLASS DESC KWORDS SWORDS ARGS KOUT SOUT
-
-# def NAME CLASS DESC KWORDS SWORDS ARGS...
-#   CLASS same: srv6d must produce the kernel's bytes;
-#         icmp: both answer with an ICMP error, fields SWORDS must match on
-#               both sides, byte differences are reported (not failed);
-#         rfc:  the kernel drops silently, srv6d answers with SWORDS.
-#   KWORDS: "LABEL word..." the kernel's frame must show, or "none".
-def() {
-	local n=$1
-	ORDER+=("$n")
-	CLASS[$n]=$2 DESC[$n]=$3 KWORDS[$n]=$4 SWORDS[$n]=$5
-	shift 5
-	ARGS[$n]="$*"
-}
+# The cases: diff_def NAME CLASS DESC KWORDS SWORDS ARGS... (difflib.sh)
+def() { diff_def "$@"; }
 
 def end21 same "End SL 2->1, inner IPv6" \
 	"s1 ip6.dst=fc00:9::c1 srh.sl=1 ip6.hlim=63" "" \
@@ -144,41 +132,17 @@ route fc00:9:e3::/48 encap seg6 mode inline segs fc00:9::c1,fc00:9::c2
 route 10.9.1.0/24 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2
 route 10.9.2.0/24 encap seg6 mode encap.red segs fc00:9::c1,fc00:9::c2"
 
-check_words() {	# desc out "LABEL words..." or "none"
-	local w=$3
-	if [ "$w" = none ]; then
-		expect_none "$1: dropped" "$2"
-	else
-			expect_fields "$1" "$2" $w
-	fi
-}
 
 ns_setup || { fail "topology setup"; ns_finish; }
 
 # ---- phase 1: the kernel -----------------------------------------------------
 say "phase 1: the kernel's seg6local and seg6 (iproute2 $(ip -V | sed 's/.*iproute2-//; s/,.*//'))"
 nsx "$GW" ip sr tunsrc set fc00:1::2 || fail "ip sr tunsrc set"
-for r in "${KROUTES[@]}"; do
-	if ! ip -n "$GW" $r 2>"$TMPD/ip.err"; then
-		skip_case "kernel: iproute2 cannot express '$r': $(cat "$TMPD/ip.err")"
-	fi
-done
-for n in "${ORDER[@]}"; do
-	KOUT[$n]=$(pkt_xchg --tag "$n" ${ARGS[$n]})
-	check_words "kernel: ${DESC[$n]}" "${KOUT[$n]}" "${KWORDS[$n]}"
-done
+diff_kernel_routes skip
+diff_run KOUT check
 
 # ---- phase 2: srv6d ----------------------------------------------------------
-if [ ! -x "$SRV6D" ] || [ ! -x "$SRV6CTL" ]; then
-	say "srv6d is not built ($SRV6D): phase 2 skipped"
-	[ "$NFAIL" -eq 0 ] && { echo "$T: $NPASS checks passed, 0 failed"; exit 77; }
-	ns_finish
-fi
-say "phase 2: srv6d"
-for r in "${KROUTES[@]}"; do
-	ip -n "$GW" ${r/ add / del } 2>/dev/null
-done
-nsx "$GW" ip sr tunsrc set ::
+diff_srv6d_begin
 echo "$CONF_BODY" >"$TMPD/srv6d.conf"
 if ! nfq_steer6 fc00:100::/32 fc00:9:e0::/44 || ! nfq_steer4 10.9.0.0/16; then
 	fail "NFQUEUE rules"
@@ -187,26 +151,14 @@ if ! srv6d_start "$TMPD/srv6d.conf"; then
 	fail "srv6d start"
 	ns_finish
 fi
-for n in "${ORDER[@]}"; do
-	SOUT[$n]=$(pkt_xchg --tag "$n" ${ARGS[$n]})
-done
+diff_run SOUT
 
 # ---- compare -------------------------------------------------------------------
 say "comparing"
 for n in "${ORDER[@]}"; do
 	k=${KOUT[$n]} s=${SOUT[$n]}
 	case ${CLASS[$n]} in
-	same)
-		if [ -n "$k" ] && [ "$k" = "$s" ]; then
-			pass "same bytes: ${DESC[$n]}"
-		else
-			fail "same bytes: ${DESC[$n]}"
-			echo "     kernel:"
-			_explain "$k" | sed 1d
-			echo "     srv6d:"
-			_explain "$s" | sed 1d
-		fi
-		;;
+	same) diff_same "$n" ;;
 	icmp)
 		check_words "srv6d: ${DESC[$n]}" "$s" "${SWORDS[$n]}"
 		if [ "$k" != "$s" ]; then
