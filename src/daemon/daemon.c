@@ -1430,8 +1430,8 @@ static void kroutes_start(struct daemon *d)
 		;
 	kroutes_rebuild(d);
 	log_msg(LOG_INFO, "kernel routes: %llu SRv6 routes, %llu applied, "
-		"%llu shadowed, %llu refused, %llu unsupported, %llu in other "
-		"tables", (unsigned long long)d->kr.routes,
+		"%llu shadowed, %llu refused, %llu unsupported, %llu seg6local "
+		"outside main", (unsigned long long)d->kr.routes,
 		(unsigned long long)d->kr.applied,
 		(unsigned long long)d->kr.shadowed,
 		(unsigned long long)d->kr.refused,
