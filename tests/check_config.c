@@ -1724,6 +1724,16 @@ static struct policy kpol(int family, const char *prefix, unsigned plen,
 	return ktpol(254, family, prefix, plen, hmac);
 }
 
+/* kp[0..n) malloc'ed, as config_merge_kernel() takes them. */
+static struct policy *kpols_dup(const struct policy *kp, unsigned n)
+{
+	struct policy *a = malloc(n * sizeof(*a));
+
+	ck_assert_ptr_nonnull(a);
+	memcpy(a, kp, n * sizeof(*a));
+	return a;
+}
+
 /* srv6d.conf wins over a kernel route at the same or an overlapping
  * prefix; the first kernel route over a later one; the rest is applied
  * after the file's entries, with its table. */
@@ -1748,14 +1758,17 @@ START_TEST(test_merge_kernel)
 		kpol(AF_INET, "10.1.0.0", 16, 0),	/* a second metric */
 	};
 	struct config_kroute_result res[10];
+	struct policy *pp;
 	struct in6_addr a;
 	const struct sid *s;
 	struct config *cfg;
 	char err[256];
 
 	ck_assert(file->kernel_routes);
-	cfg = config_merge_kernel(file, ks, 5, kp, 5, res, err, sizeof(err));
+	pp = kpols_dup(kp, 5);
+	cfg = config_merge_kernel(file, ks, 5, &pp, 5, res, err, sizeof(err));
 	ck_assert_msg(cfg != NULL, "%s", err);
+	ck_assert_ptr_null(pp);		/* the config's policies now */
 	ck_assert_int_eq(res[0].status, CONFIG_KROUTE_SHADOWED);
 	ck_assert_str_eq(res[0].why, "the same SID is in srv6d.conf");
 	ck_assert_uint_eq(res[0].line, 3);
@@ -1835,14 +1848,17 @@ START_TEST(test_merge_kernel_tables)
 		CONFIG_KROUTE_SHADOWED, CONFIG_KROUTE_REFUSED,
 	};
 	struct config_kroute_result res[11];
+	struct policy *pp;
 	const struct policy *p;
 	struct in6_addr a6;
 	struct in_addr a4;
 	struct config *cfg;
 	char err[256];
 
-	cfg = config_merge_kernel(file, ks, 1, kp, 10, res, err, sizeof(err));
+	pp = kpols_dup(kp, 10);
+	cfg = config_merge_kernel(file, ks, 1, &pp, 10, res, err, sizeof(err));
 	ck_assert_msg(cfg != NULL, "%s", err);
+	ck_assert_ptr_null(pp);
 	for (unsigned i = 0; i < 11; i++)
 		ck_assert_msg(res[i].status == want[i], "route %u: %d (%s)", i,
 			      res[i].status, res[i].why ? res[i].why : "");
@@ -1885,6 +1901,14 @@ START_TEST(test_merge_kernel_tables)
 	p = config_policy_lookup6(cfg, 102, &a6);
 	ck_assert_ptr_eq(p, &cfg->policies[4]);
 	ck_assert_uint_eq(p->ktable, 102);
+	config_free(cfg);
+	/* no kernel route (the daemon's start): the file's config */
+	cfg = config_merge_kernel(file, NULL, 0, NULL, 0, NULL, err,
+				  sizeof(err));
+	ck_assert_msg(cfg != NULL, "%s", err);
+	ck_assert_uint_eq(cfg->npolicies, 3);
+	ck_assert_uint_eq(cfg->policies[2].line, 5);
+	ck_assert_ptr_eq(config_policy_lookup4(cfg, 254, a4), &cfg->policies[2]);
 	config_free(cfg);
 	config_free(file);
 }

@@ -2526,10 +2526,37 @@ static int merge_decide(struct merge *m)
 	return 0;
 }
 
-/* A copy of file without its arrays and tables, room for extra SIDs
- * and policies more.  NULL when memory runs out. */
+/* The policies of the merged config in place in *kpols (np kernel
+ * policies, malloc'ed): grown to the file's policies followed by the
+ * applied kernel ones, in their order.  *kpols is then that array;
+ * returns 0, or -1 when memory runs out (*kpols still the caller's, its
+ * contents as they were). */
+static int merge_policies(const struct config *file, const struct merge *m,
+			  struct policy **kpols, unsigned *n)
+{
+	unsigned nf = file->npolicies, k = nf;
+	struct policy *a;
+
+	/* realloc() of a large block remaps its pages: no copy, no second
+	 * set of policies in memory */
+	a = realloc(*kpols, ((size_t)nf + m->np + 1) * sizeof(*a));
+	if (!a)
+		return -1;
+	*kpols = a;
+	memmove(a + nf, a, (size_t)m->np * sizeof(*a));
+	memcpy(a, file->policies, nf * sizeof(*a));
+	for (unsigned i = 0; i < m->np; i++)
+		if (m->res[m->nk + i].status == CONFIG_KROUTE_APPLIED)
+			a[k++] = a[nf + i];	/* k <= nf + i: forward */
+	*n = k;
+	return 0;
+}
+
+/* A copy of file without its arrays and tables, room for nk extra SIDs;
+ * its policies are pols[0..npols) (taken).  NULL when memory runs out
+ * (pols not taken). */
 static struct config *merge_base(const struct config *file, unsigned nk,
-				 unsigned np)
+				 struct policy *pols, unsigned npols)
 {
 	struct config *cfg = config_new(file->path);
 	char *path;
@@ -2544,19 +2571,18 @@ static struct config *merge_base(const struct config *file, unsigned nk,
 	cfg->nptables = 0;
 	cfg->mark_slot = NULL;
 	cfg->nmark_slots = 0;
+	cfg->policies = NULL;
 	cfg->sids = calloc(file->nsids + nk + 1, sizeof(*cfg->sids));
-	cfg->policies = calloc(file->npolicies + np + 1, sizeof(*cfg->policies));
 	cfg->bsid_policies = calloc(file->nbsid_policies + nk + 1,
 				    sizeof(*cfg->bsid_policies));
 	cfg->hmac_keys = calloc(file->nhmac_keys + 1, sizeof(*cfg->hmac_keys));
-	if (!cfg->sids || !cfg->policies || !cfg->bsid_policies ||
-	    !cfg->hmac_keys) {
+	if (!cfg->sids || !cfg->bsid_policies || !cfg->hmac_keys) {
 		config_free(cfg);
 		return NULL;
 	}
+	cfg->policies = pols;
+	cfg->npolicies = npols;
 	memcpy(cfg->sids, file->sids, file->nsids * sizeof(*cfg->sids));
-	memcpy(cfg->policies, file->policies,
-	       file->npolicies * sizeof(*cfg->policies));
 	memcpy(cfg->bsid_policies, file->bsid_policies,
 	       file->nbsid_policies * sizeof(*cfg->bsid_policies));
 	memcpy(cfg->hmac_keys, file->hmac_keys,
@@ -2564,7 +2590,7 @@ static struct config *merge_base(const struct config *file, unsigned nk,
 	return cfg;
 }
 
-/* The applied kernel routes into cfg, after the file's. */
+/* The applied kernel SIDs into cfg, after the file's. */
 static void merge_append(struct config *cfg, const struct merge *m)
 {
 	for (unsigned i = 0; i < m->nk; i++) {
@@ -2581,9 +2607,6 @@ static void merge_append(struct config *cfg, const struct merge *m)
 		if (behavior_is_binding(s->behavior))
 			cfg->bsid_policies[cfg->nbsid_policies++] = *s->policy;
 	}
-	for (unsigned i = 0; i < m->np; i++)
-		if (m->res[m->nk + i].status == CONFIG_KROUTE_APPLIED)
-			cfg->policies[cfg->npolicies++] = m->kpols[i];
 }
 
 /* config_error_fn of the merge: the first message into err. */
@@ -2606,24 +2629,37 @@ static void merge_error(void *arg, const char *file, unsigned line,
 
 struct config *config_merge_kernel(const struct config *file,
 				   const struct sid *ksids, unsigned nk,
-				   const struct policy *kpols, unsigned np,
+				   struct policy **kpols, unsigned np,
 				   struct config_kroute_result *res,
 				   char *err, size_t errlen)
 {
+	struct policy *none = NULL;
+	struct policy **kp = kpols ? kpols : &none;	/* np 0 */
 	struct merge m = { .file = file, .ksids = ksids, .nk = nk,
-			   .kpols = kpols, .np = np, .res = res };
+			   .kpols = *kp, .np = np, .res = res };
 	struct merge_err me = { .buf = err, .len = errlen };
 	struct parser p = { .name = file->path, .err = merge_error, .arg = &me };
 	struct config *cfg = NULL;
+	unsigned npols;
 
 	if (nk + np)
 		memset(res, 0, (nk + np) * sizeof(*res));
 	m.sids = lpm_new();
 	if (!m.sids || merge_decide(&m) < 0)
 		goto oom;
-	cfg = merge_base(file, nk, np);
+	/* the LPMs of the merge point into *kpols: done with them first */
+	lpm_free(m.sids);
+	ptables_free(m.ptabs, m.nptabs);
+	m.sids = NULL;
+	m.ptabs = NULL;
+	m.nptabs = 0;
+	if (merge_policies(file, &m, kp, &npols) < 0)
+		goto oom;
+	m.kpols = NULL;		/* moved */
+	cfg = merge_base(file, nk, *kp, npols);
 	if (!cfg)
 		goto oom;
+	*kp = NULL;
 	merge_append(cfg, &m);
 	p.cfg = cfg;
 	build_tables(&p);
@@ -2635,6 +2671,7 @@ struct config *config_merge_kernel(const struct config *file,
 oom:
 	snprintf(err, errlen, "out of memory");
 out:
+	free(none);		/* grown by merge_policies(), not taken */
 	lpm_free(m.sids);
 	ptables_free(m.ptabs, m.nptabs);
 	return cfg;

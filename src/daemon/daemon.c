@@ -869,7 +869,7 @@ static struct config *kroutes_build(struct daemon *d,
 	if (in.oom)
 		goto oom;
 	kroutes_in_bind(&in);
-	ncfg = config_merge_kernel(file, in.sids, in.nsids, in.pols, in.npols,
+	ncfg = config_merge_kernel(file, in.sids, in.nsids, &in.pols, in.npols,
 				   res, err, errlen);
 	if (ncfg)
 		kroutes_results(d, &in, msgs, res);
