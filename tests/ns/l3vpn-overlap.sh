@@ -31,38 +31,14 @@
 # that they can).
 T=${T:-l3vpn-overlap}
 L3VPN_LIB=1
+L3VPN_SAME_ADDRS=1	# l3vpn.sh's topology, every tenant 10.1.x and fd01:x
 # shellcheck source=tests/ns/l3vpn.sh
 . "$(dirname "${BASH_SOURCE[0]}")/l3vpn.sh"
-
-# _l3vpn_site PE HOST IF TENANT SITE TABLE (l3vpn.sh's, overridden): every
-# tenant gets 10.1.SITE.0/24 and fd01:SITE::/64, the tenant number no part
-# of the addresses.
-_l3vpn_site() {
-	local pe=$1 h=$2 dev=$3 s=$5 tab=$6 f
-	ip -n "$pe" link add "$dev" type veth peer name e0 netns "$h" || return 1
-	ip -n "$h" link set e0 mtu "$HOST_MTU" up && ip -n "$pe" link set "$dev" up ||
-		return 1
-	ip -n "$pe" addr add "10.1.$s.1/24" dev "$dev" noprefixroute &&
-	ip -n "$pe" -6 addr add "fd01:$s::1/64" dev "$dev" nodad noprefixroute &&
-	ip -n "$h" addr add "10.1.$s.2/24" dev e0 &&
-	ip -n "$h" -6 addr add "fd01:$s::2/64" dev e0 nodad || return 1
-	ip -n "$h" route add default via "10.1.$s.1" &&
-	ip -n "$h" -6 route add default via "fd01:$s::1" || return 1
-	ip -n "$pe" route add "10.1.$s.0/24" dev "$dev" table "$tab" &&
-	ip -n "$pe" -6 route add "fd01:$s::/64" dev "$dev" table "$tab" ||
-		return 1
-	for f in -4 -6; do
-		ip -n "$pe" $f rule add pref 2000 iif "$dev" lookup "$tab" &&
-		ip -n "$pe" $f rule add pref 2001 iif "$dev" unreachable || return 1
-	done
-	ip -n "$pe" -6 rule add pref 1500 iif "$dev" to fc00::/16 lookup main &&
-	_wait_up "$pe" "$dev" && _wait_up "$h" e0
-}
 
 # l3vpn_srv6d_conf PE_NUM (overridden): the same prefixes in both tenants'
 # tables, each to its own SID at the far PE.  MODE=kernel: only the End.DT4
 # SIDs and kernel-routes yes (the rest: overlap_kernel_routes).
-MODE=file
+MODE='file'
 l3vpn_srv6d_conf() {
 	local me=$1 far=$((3 - $1))
 	cat <<EOF
@@ -100,13 +76,13 @@ overlap_kernel_routes() {
 	ip -n "$pe" -6 route add "fc00:$me::b6/128" encap seg6local \
 		action End.DT6 table 102 dev tb &&
 	ip -n "$pe" route add "10.1.$far.0/24" encap seg6 mode encap \
-		segs "fc00:$far::a4" dev c0 table $ta &&
+		segs "fc00:$far::a4" dev c0 table "$ta" &&
 	ip -n "$pe" -6 route add "fd01:$far::/64" encap seg6 mode encap \
-		segs "fc00:$far::a6" dev c0 table $ta &&
+		segs "fc00:$far::a6" dev c0 table "$ta" &&
 	ip -n "$pe" route add "10.1.$far.0/24" encap seg6 mode encap \
-		segs "fc00:$far::b4" dev c0 table $tb &&
+		segs "fc00:$far::b4" dev c0 table "$tb" &&
 	ip -n "$pe" -6 route add "fd01:$far::/64" encap seg6 mode encap \
-		segs "fc00:$far::b6" dev c0 table $tb
+		segs "fc00:$far::b6" dev c0 table "$tb"
 }
 
 # l3vpn_steer PE PE_NUM (overridden): both tenants' traffic to the far
@@ -330,7 +306,7 @@ if l3vpn_srv6d_stop; then pass "file: both srv6d exit 0"; else fail "file: srv6d
 fi
 
 # ---- kernel: the same policies as the kernel's routes -------------------------
-MODE=kernel
+MODE='kernel'
 l3vpn_srv6d_start "$PE1" 1 || { fail "kernel: srv6d start on PE1"; ns_finish; }
 l3vpn_srv6d_start "$PE2" 2 || { fail "kernel: srv6d start on PE2"; ns_finish; }
 say "kernel: PE1's srv6d config:"
@@ -343,7 +319,7 @@ ip -n "$PE1" -4 route show table all | grep seg6 | sed 's/^/    /'
 ip -n "$PE1" -6 route show table all | grep seg6 | sed 's/^/    /'
 for n in 1 2; do
 	expect_eq "kernel: PE$n's srv6d applies its 6 kernel routes (routes applied shadowed refused other_table)" \
-		"$(wait_kernel_routes $n)" "6 6 0 0 0"
+		"$(wait_kernel_routes "$n")" "6 6 0 0 0"
 done
 core_cap_start
 sleep 1
