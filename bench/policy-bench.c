@@ -5,7 +5,7 @@
  * per family, by destination) and with tenants (the in-interface's table
  * from the route mirror, then that table's LPM).
  *
- *   policy-bench PREFIXES.txt.gz [single|tables]...
+ *   policy-bench PREFIXES.txt.gz [single|tables|kernel]...
  *
  * single: every prefix in main, looked up as before tenants
  *         (lpm_lookup() of the one LPM: the old process.c).
@@ -13,6 +13,10 @@
  *         with the in-interface of its prefix's tenant (two links whose
  *         `ip rule iif NAME lookup T` the mirror holds): the cost per
  *         packet is rtmirror_iif_table() + config_policy_lookup4/6().
+ * kernel: the same tables, the prefixes as the kernel's seg6 routes
+ *         (`kernel-routes yes`): policies as seg6route.c gives them,
+ *         merged with an empty srv6d.conf by config_merge_kernel(), as the
+ *         daemon does; looked up as `tables`.
  */
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
@@ -206,27 +210,74 @@ static double run_lookups(const struct config *cfg, const struct rtmirror *m,
 	return (double)n / (t1 - t0);
 }
 
-static void bench(int tables, struct key *keys)
+/* The config of `kernel-routes yes` with every prefix a kernel seg6 route
+ * of table 101 + i % 2 (seg6route.c's policy), as kroutes_build() makes
+ * it; NULL when it fails. */
+static struct config *kernel_config(void)
 {
+	static const char text[] = "queue 0\nencap-source fc00::1\n"
+				   "kernel-routes yes\n";
+	struct config *file = config_parse_buffer("bench.conf", text,
+						  sizeof(text) - 1, err_fn,
+						  NULL);
+	struct policy *kp = calloc(nv, sizeof(*kp));
+	struct config_kroute_result *res = calloc(nv, sizeof(*res));
+	struct config *cfg = NULL;
+	char err[256];
+
+	if (!file || !kp || !res)
+		goto out;
+	for (size_t i = 0; i < nv; i++) {
+		struct policy *p = &kp[i];
+
+		p->family = v[i].family;
+		memcpy(&p->prefix, v[i].dst, v[i].family == AF_INET ? 4 : 16);
+		p->plen = v[i].plen;
+		p->mode = ENCAP_MODE_ENCAP;
+		p->nlists = 1;
+		p->weights[0] = 1;
+		p->lists[0].nsegs = 1;
+		inet_pton(AF_INET6, SEG, &p->lists[0].segs[0]);
+		p->table = p->ktable = 101 + (uint32_t)(i % 2);
+	}
+	cfg = config_merge_kernel(file, NULL, 0, &kp, (unsigned)nv, res, err,
+				  sizeof(err));
+	if (!cfg)
+		fprintf(stderr, "policy-bench: %s\n", err);
+out:
+	free(kp);
+	free(res);
+	config_free(file);
+	return cfg;
+}
+
+/* mode 0: single, 1: tables, 2: kernel. */
+static void bench(int mode, struct key *keys)
+{
+	static const char *const what[] = { "single (main)",
+		"tables (101, 102)", "kernel (seg6 routes of 101, 102)" };
+	int tables = mode > 0;
 	struct rtmirror *m = tables ? tenant_mirror() : NULL;
 	lookup_fn fn = tables ? lookup_tables : lookup_single;
 	struct config *cfg;
-	size_t len;
+	size_t len = 0;
 	long rss0 = bench_rss_kib();
 	double t0, t1, matched;
-	char *text = config_text(tables, &len);
+	char *text = mode < 2 ? config_text(tables, &len) : NULL;
 
 	t0 = bench_now_s();
-	cfg = config_parse_buffer("bench.conf", text, len, err_fn, NULL);
+	cfg = mode < 2 ? config_parse_buffer("bench.conf", text, len, err_fn,
+					     NULL)
+		       : kernel_config();
 	t1 = bench_now_s();
 	free(text);
 	if (!cfg) {
 		fprintf(stderr, "policy-bench: the config does not parse\n");
 		exit(1);
 	}
-	printf("== %s: %u policies in %u table(s), parsed in %.2f s\n",
-	       tables ? "tables (101, 102)" : "single (main)", cfg->npolicies,
-	       cfg->nptables, t1 - t0);
+	printf("== %s: %u policies in %u table(s), %s in %.2f s\n",
+	       what[mode], cfg->npolicies, cfg->nptables,
+	       mode < 2 ? "parsed" : "built and merged", t1 - t0);
 	printf("memory: RSS growth %.1f MiB, %.0f bytes per steered prefix "
 	       "(sizeof(struct policy) %zu)\n",
 	       (double)(bench_rss_kib() - rss0) / 1024.0,
@@ -257,7 +308,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: policy-bench PREFIXES.txt.gz "
-			"[single|tables]...\n");
+			"[single|tables|kernel]...\n");
 		return 2;
 	}
 	v = bench_load_prefixes(argv[1], &nv);
@@ -270,6 +321,8 @@ int main(int argc, char **argv)
 			bench(0, keys);
 		if (!mode || !strcmp(mode, "tables"))
 			bench(1, keys);
+		if (mode && !strcmp(mode, "kernel"))
+			bench(2, keys);
 	}
 	rcu_unregister_thread();
 	free(keys);

@@ -302,7 +302,7 @@ static void print_kroutes(const json_t *k)
 		return;
 	printf("kernel routes: %" PRIu64 " SRv6 routes, %" PRIu64 " applied, %"
 	       PRIu64 " shadowed, %" PRIu64 " refused, %" PRIu64
-	       " unsupported, %" PRIu64 " in other tables (%" PRIu64
+	       " unsupported, %" PRIu64 " seg6local outside main (%" PRIu64
 	       " rebuilds, %" PRIu64 " failed)\n", jnum(k, "routes"),
 	       jnum(k, "applied"), jnum(k, "shadowed"), jnum(k, "refused"),
 	       jnum(k, "unsupported"), jnum(k, "other_table"),

@@ -1597,15 +1597,17 @@ static void policy_key(const struct policy *pol, struct in6_addr *k,
 	}
 }
 
-/* The index in cfg->ptables of `table`, or where it would go. */
-static unsigned ptable_pos(const struct config *cfg, uint32_t table)
+/* The index in tabs[0..n) (sorted by table) of `table`, or where it
+ * would go. */
+static unsigned ptable_pos(const struct policy_table *tabs, unsigned n,
+			   uint32_t table)
 {
-	unsigned lo = 0, hi = cfg->nptables;
+	unsigned lo = 0, hi = n;
 
 	while (lo < hi) {
 		unsigned mid = lo + (hi - lo) / 2;
 
-		if (cfg->ptables[mid].table < table)
+		if (tabs[mid].table < table)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1622,7 +1624,7 @@ const struct policy_table *config_policy_table(const struct config *cfg,
 
 	if (cfg->nptables == 1)		/* the common case: main only */
 		return cfg->ptables[0].table == table ? &cfg->ptables[0] : NULL;
-	i = ptable_pos(cfg, table);
+	i = ptable_pos(cfg->ptables, cfg->nptables, table);
 	return i < cfg->nptables && cfg->ptables[i].table == table ?
 	       &cfg->ptables[i] : NULL;
 }
@@ -1650,40 +1652,53 @@ const struct policy *config_policy_lookup4(const struct config *cfg,
 	return lpm_lookup(t->v4, &key);
 }
 
-/* The steering table of `table` in cfg, created in its sorted place.
- * Returns it, or NULL when memory runs out. */
-static struct policy_table *ptable_get(struct config *cfg, uint32_t table)
+/* The steering table of `table` in *tabs (*n of them, sorted by
+ * table), created in its sorted place.  Returns it, or NULL when memory
+ * runs out. */
+static struct policy_table *ptable_get(struct policy_table **tabs,
+				       unsigned *n, uint32_t table)
 {
-	unsigned i = ptable_pos(cfg, table);
-	struct policy_table *n, *t;
+	unsigned i = ptable_pos(*tabs, *n, table);
+	struct policy_table *a, *t;
 
-	if (i < cfg->nptables && cfg->ptables[i].table == table)
-		return &cfg->ptables[i];
-	n = realloc(cfg->ptables, (cfg->nptables + 1) * sizeof(*n));
-	if (!n)
+	if (i < *n && (*tabs)[i].table == table)
+		return &(*tabs)[i];
+	a = realloc(*tabs, (*n + 1) * sizeof(*a));
+	if (!a)
 		return NULL;
-	cfg->ptables = n;
-	t = &n[i];
-	memmove(t + 1, t, (cfg->nptables - i) * sizeof(*t));
+	*tabs = a;
+	t = &a[i];
+	memmove(t + 1, t, (*n - i) * sizeof(*t));
 	t->table = table;
 	t->v6 = lpm_new();
 	t->v4 = lpm_new();
-	cfg->nptables++;
+	(*n)++;
 	if (!t->v6 || !t->v4) {
 		lpm_free(t->v6);
 		lpm_free(t->v4);
-		cfg->nptables--;
-		memmove(t, t + 1, (cfg->nptables - i) * sizeof(*t));
+		(*n)--;
+		memmove(t, t + 1, (*n - i) * sizeof(*t));
 		return NULL;
 	}
 	return t;
+}
+
+/* Free tabs[0..n) and their LPMs. */
+static void ptables_free(struct policy_table *tabs, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		lpm_free(tabs[i].v6);
+		lpm_free(tabs[i].v4);
+	}
+	free(tabs);
 }
 
 /* Returns 0, -EEXIST (*dup set) or -ENOMEM (config.h). */
 int config_policy_insert(struct config *cfg, struct policy *pol,
 			 const struct policy **dup)
 {
-	struct policy_table *t = ptable_get(cfg, pol->table);
+	struct policy_table *t = ptable_get(&cfg->ptables, &cfg->nptables,
+					    pol->table);
 	struct lpm *l;
 	struct in6_addr k;
 	unsigned plen;
@@ -2052,11 +2067,7 @@ void config_free(struct config *cfg)
 	if (!cfg)
 		return;
 	lpm_free(cfg->sid_table);
-	for (unsigned i = 0; i < cfg->nptables; i++) {
-		lpm_free(cfg->ptables[i].v6);
-		lpm_free(cfg->ptables[i].v4);
-	}
-	free(cfg->ptables);
+	ptables_free(cfg->ptables, cfg->nptables);
 	free(cfg->sids);
 	free(cfg->policies);
 	free(cfg->bsid_policies);
@@ -2257,7 +2268,9 @@ struct merge {
 	const struct policy *kpols;
 	unsigned np;
 	struct config_kroute_result *res;	/* nk + np */
-	struct lpm *sids, *pol6, *pol4;		/* file's and kernel's */
+	struct lpm *sids;			/* file's and kernel's */
+	struct policy_table *ptabs;		/* policies per table, sorted */
+	unsigned nptabs;
 	bool sid_lens[129], pol_lens[129];
 };
 
@@ -2376,15 +2389,16 @@ static void merge_policy_vs_sids(struct merge *m, const struct policy *p)
 	}
 }
 
-/* A live SID inside a policy (IPv6): the same, from the SID's side. */
-static void merge_sid_in_policies(struct merge *m, const struct sid *s)
+/* A live SID inside a policy of table t (IPv6). */
+static void merge_sid_in_table(struct merge *m, const struct sid *s,
+			       const struct policy_table *t)
 {
 	for (unsigned len = 0; len < s->plen; len++) {
 		const struct policy *p;
 
 		if (!m->pol_lens[len])
 			continue;
-		p = lpm_get(m->pol6, &s->prefix, len);
+		p = lpm_get(t->v6, &s->prefix, len);
 		if (!policy_alive(m, p) || !sid_alive(m, s))
 			continue;
 		if (!is_file_sid(m, s) && is_file_policy(m, p))
@@ -2398,14 +2412,29 @@ static void merge_sid_in_policies(struct merge *m, const struct sid *s)
 	}
 }
 
+/* A live SID inside a policy of any table (SIDs are every table's): the
+ * same as merge_policy_vs_sids(), from the SID's side. */
+static void merge_sid_in_policies(struct merge *m, const struct sid *s)
+{
+	for (unsigned t = 0; t < m->nptabs; t++)
+		merge_sid_in_table(m, s, &m->ptabs[t]);
+}
+
+/* p into its table's LPM of the merge: a kernel policy (r, its result)
+ * at the prefix of one before it in the same table is shadowed.  Returns
+ * 0 or -ENOMEM. */
 static int merge_policy_insert(struct merge *m, const struct policy *p,
 			       struct config_kroute_result *r)
 {
-	struct lpm *t = p->family == AF_INET6 ? m->pol6 : m->pol4;
+	struct policy_table *pt = ptable_get(&m->ptabs, &m->nptabs, p->table);
 	struct in6_addr k;
+	struct lpm *t;
 	unsigned plen;
 	int rc;
 
+	if (!pt)
+		return -ENOMEM;
+	t = p->family == AF_INET6 ? pt->v6 : pt->v4;
 	policy_key(p, &k, &plen);
 	rc = lpm_insert(t, &k, plen, (void *)p);
 	if (rc == -ENOMEM)
@@ -2416,14 +2445,24 @@ static int merge_policy_insert(struct merge *m, const struct policy *p,
 		const struct policy *o = lpm_get(t, &k, plen);
 
 		kroute_set(r, CONFIG_KROUTE_SHADOWED, is_file_policy(m, o) ?
-			   "the same prefix is a policy of srv6d.conf" :
-			   "the same prefix as another kernel route", o->line);
+			   "the same prefix in the same table is a policy of "
+			   "srv6d.conf" :
+			   "the same prefix in the same table as another "
+			   "kernel route", o->line);
 	}
 	return 0;
 }
 
+/* A table number in the range srv6d owns (mark-base on). */
+static bool table_is_daemons(const struct config *f, uint32_t table)
+{
+	return table >= f->mark_base &&
+	       table - f->mark_base < CONFIG_MARK_RANGE;
+}
+
 /* What srv6d refuses in a kernel route even alone: an HMAC key srv6d.conf
- * does not have, an End.T/End.DT* table in the daemon's range. */
+ * does not have, an End.T/End.DT* table or a policy's table in the
+ * daemon's range. */
 static void merge_refusals(struct merge *m)
 {
 	const struct config *f = m->file;
@@ -2436,16 +2475,20 @@ static void merge_refusals(struct merge *m)
 			kroute_set(&m->res[i], CONFIG_KROUTE_REFUSED,
 				   "its HMAC key id is not in srv6d.conf", 0);
 		if (behavior_desc(s->behavior)->route == BHV_ROUTE_TABLE &&
-		    s->table >= f->mark_base &&
-		    s->table - f->mark_base < CONFIG_MARK_RANGE)
+		    table_is_daemons(f, s->table))
 			kroute_set(&m->res[i], CONFIG_KROUTE_REFUSED,
 				   "its table is in the range srv6d owns", 0);
 	}
-	for (unsigned i = 0; i < m->np; i++)
+	for (unsigned i = 0; i < m->np; i++) {
 		if (m->kpols[i].hmac_keyid &&
 		    !config_hmac_key(f, m->kpols[i].hmac_keyid))
 			kroute_set(&m->res[m->nk + i], CONFIG_KROUTE_REFUSED,
 				   "its HMAC key id is not in srv6d.conf", 0);
+		if (table_is_daemons(f, m->kpols[i].table))
+			kroute_set(&m->res[m->nk + i], CONFIG_KROUTE_REFUSED,
+				   "it is in a table of the range srv6d owns",
+				   0);
+	}
 }
 
 /* Decide each kernel route's fate into m->res.  Returns 0 or -ENOMEM. */
@@ -2461,12 +2504,10 @@ static int merge_decide(struct merge *m)
 	for (unsigned i = 0; i < m->nk; i++)
 		if (sid_alive(m, &m->ksids[i]))
 			merge_sids_nested(m, &m->ksids[i]);
-	/* Kernel policies come from the main table only (the daemon's
-	 * kroute_take()): only the file's policies of main can be at the
-	 * same prefix; the tenants' tables are theirs. */
+	/* a policy shadows another at the same prefix of its own table only
+	 * (each table is a tenant's) */
 	for (unsigned i = 0; i < f->npolicies; i++)
-		if (f->policies[i].table == CONFIG_TABLE_MAIN &&
-		    merge_policy_insert(m, &f->policies[i], NULL) < 0)
+		if (merge_policy_insert(m, &f->policies[i], NULL) < 0)
 			return -ENOMEM;
 	for (unsigned i = 0; i < m->np; i++)
 		if (policy_alive(m, &m->kpols[i]) &&
@@ -2485,10 +2526,37 @@ static int merge_decide(struct merge *m)
 	return 0;
 }
 
-/* A copy of file without its arrays and tables, room for extra SIDs
- * and policies more.  NULL when memory runs out. */
+/* The policies of the merged config in place in *kpols (np kernel
+ * policies, malloc'ed): grown to the file's policies followed by the
+ * applied kernel ones, in their order.  *kpols is then that array;
+ * returns 0, or -1 when memory runs out (*kpols still the caller's, its
+ * contents as they were). */
+static int merge_policies(const struct config *file, const struct merge *m,
+			  struct policy **kpols, unsigned *n)
+{
+	unsigned nf = file->npolicies, k = nf;
+	struct policy *a;
+
+	/* realloc() of a large block remaps its pages: no copy, no second
+	 * set of policies in memory */
+	a = realloc(*kpols, ((size_t)nf + m->np + 1) * sizeof(*a));
+	if (!a)
+		return -1;
+	*kpols = a;
+	memmove(a + nf, a, (size_t)m->np * sizeof(*a));
+	memcpy(a, file->policies, nf * sizeof(*a));
+	for (unsigned i = 0; i < m->np; i++)
+		if (m->res[m->nk + i].status == CONFIG_KROUTE_APPLIED)
+			a[k++] = a[nf + i];	/* k <= nf + i: forward */
+	*n = k;
+	return 0;
+}
+
+/* A copy of file without its arrays and tables, room for nk extra SIDs;
+ * its policies are pols[0..npols) (taken).  NULL when memory runs out
+ * (pols not taken). */
 static struct config *merge_base(const struct config *file, unsigned nk,
-				 unsigned np)
+				 struct policy *pols, unsigned npols)
 {
 	struct config *cfg = config_new(file->path);
 	char *path;
@@ -2503,19 +2571,18 @@ static struct config *merge_base(const struct config *file, unsigned nk,
 	cfg->nptables = 0;
 	cfg->mark_slot = NULL;
 	cfg->nmark_slots = 0;
+	cfg->policies = NULL;
 	cfg->sids = calloc(file->nsids + nk + 1, sizeof(*cfg->sids));
-	cfg->policies = calloc(file->npolicies + np + 1, sizeof(*cfg->policies));
 	cfg->bsid_policies = calloc(file->nbsid_policies + nk + 1,
 				    sizeof(*cfg->bsid_policies));
 	cfg->hmac_keys = calloc(file->nhmac_keys + 1, sizeof(*cfg->hmac_keys));
-	if (!cfg->sids || !cfg->policies || !cfg->bsid_policies ||
-	    !cfg->hmac_keys) {
+	if (!cfg->sids || !cfg->bsid_policies || !cfg->hmac_keys) {
 		config_free(cfg);
 		return NULL;
 	}
+	cfg->policies = pols;
+	cfg->npolicies = npols;
 	memcpy(cfg->sids, file->sids, file->nsids * sizeof(*cfg->sids));
-	memcpy(cfg->policies, file->policies,
-	       file->npolicies * sizeof(*cfg->policies));
 	memcpy(cfg->bsid_policies, file->bsid_policies,
 	       file->nbsid_policies * sizeof(*cfg->bsid_policies));
 	memcpy(cfg->hmac_keys, file->hmac_keys,
@@ -2523,7 +2590,7 @@ static struct config *merge_base(const struct config *file, unsigned nk,
 	return cfg;
 }
 
-/* The applied kernel routes into cfg, after the file's. */
+/* The applied kernel SIDs into cfg, after the file's. */
 static void merge_append(struct config *cfg, const struct merge *m)
 {
 	for (unsigned i = 0; i < m->nk; i++) {
@@ -2540,9 +2607,6 @@ static void merge_append(struct config *cfg, const struct merge *m)
 		if (behavior_is_binding(s->behavior))
 			cfg->bsid_policies[cfg->nbsid_policies++] = *s->policy;
 	}
-	for (unsigned i = 0; i < m->np; i++)
-		if (m->res[m->nk + i].status == CONFIG_KROUTE_APPLIED)
-			cfg->policies[cfg->npolicies++] = m->kpols[i];
 }
 
 /* config_error_fn of the merge: the first message into err. */
@@ -2565,26 +2629,37 @@ static void merge_error(void *arg, const char *file, unsigned line,
 
 struct config *config_merge_kernel(const struct config *file,
 				   const struct sid *ksids, unsigned nk,
-				   const struct policy *kpols, unsigned np,
+				   struct policy **kpols, unsigned np,
 				   struct config_kroute_result *res,
 				   char *err, size_t errlen)
 {
+	struct policy *none = NULL;
+	struct policy **kp = kpols ? kpols : &none;	/* np 0 */
 	struct merge m = { .file = file, .ksids = ksids, .nk = nk,
-			   .kpols = kpols, .np = np, .res = res };
+			   .kpols = *kp, .np = np, .res = res };
 	struct merge_err me = { .buf = err, .len = errlen };
 	struct parser p = { .name = file->path, .err = merge_error, .arg = &me };
 	struct config *cfg = NULL;
+	unsigned npols;
 
 	if (nk + np)
 		memset(res, 0, (nk + np) * sizeof(*res));
 	m.sids = lpm_new();
-	m.pol6 = lpm_new();
-	m.pol4 = lpm_new();
-	if (!m.sids || !m.pol6 || !m.pol4 || merge_decide(&m) < 0)
+	if (!m.sids || merge_decide(&m) < 0)
 		goto oom;
-	cfg = merge_base(file, nk, np);
+	/* the LPMs of the merge point into *kpols: done with them first */
+	lpm_free(m.sids);
+	ptables_free(m.ptabs, m.nptabs);
+	m.sids = NULL;
+	m.ptabs = NULL;
+	m.nptabs = 0;
+	if (merge_policies(file, &m, kp, &npols) < 0)
+		goto oom;
+	m.kpols = NULL;		/* moved */
+	cfg = merge_base(file, nk, *kp, npols);
 	if (!cfg)
 		goto oom;
+	*kp = NULL;
 	merge_append(cfg, &m);
 	p.cfg = cfg;
 	build_tables(&p);
@@ -2596,8 +2671,8 @@ struct config *config_merge_kernel(const struct config *file,
 oom:
 	snprintf(err, errlen, "out of memory");
 out:
+	free(none);		/* grown by merge_policies(), not taken */
 	lpm_free(m.sids);
-	lpm_free(m.pol6);
-	lpm_free(m.pol4);
+	ptables_free(m.ptabs, m.nptabs);
 	return cfg;
 }

@@ -260,16 +260,21 @@ struct config_kroute_result {
 
 /* The config in force with `kernel-routes yes`: a new config with all of
  * file, then the kernel's SIDs ksids[0..nk) (a binding SID's policy at
- * ksids[i].policy) and steering policies kpols[0..np), in that order,
+ * ksids[i].policy) and steering policies (*kpols)[0..np), in that order,
  * where nothing before them has the same or an overlapping prefix (an
- * IPv6 policy must not overlap a SID, nor a SID another): srv6d.conf
- * wins, then the kernel route that comes first.  res[i] (nk + np
+ * IPv6 policy must not overlap a SID, nor a SID another; a policy only
+ * collides with one of its own table): srv6d.conf wins, then the kernel
+ * route that comes first.  *kpols is malloc'ed and becomes the new
+ * config's array of policies, the kernel's moved in place (a full table
+ * is not held twice): on success *kpols is NULL; on failure it is the
+ * caller's to free (it may be NULL then), its contents undefined (kpols
+ * itself may be NULL when np is 0).  res[i] (nk + np
  * entries) says what became of each kernel route.  Returns the config
  * (marks as the parser gives them: config_inherit_marks() next), or NULL
  * with a message in err (out of memory). */
 struct config *config_merge_kernel(const struct config *file,
 				   const struct sid *ksids, unsigned nk,
-				   const struct policy *kpols, unsigned np,
+				   struct policy **kpols, unsigned np,
 				   struct config_kroute_result *res,
 				   char *err, size_t errlen);
 

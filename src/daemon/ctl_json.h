@@ -45,7 +45,7 @@ struct ctl_kroutes {
 	uint64_t shadowed;	/* srv6d.conf or an earlier route wins */
 	uint64_t refused;	/* alone fine, not in this config */
 	uint64_t unsupported;	/* what srv6d cannot do */
-	uint64_t other_table;	/* in a table srv6d does not steer from */
+	uint64_t other_table;	/* seg6local routes outside main */
 	uint64_t rebuilds, rebuild_failures;
 	uint64_t last_rebuild_us;	/* the last one's duration */
 };

@@ -761,8 +761,13 @@ static void kroutes_in_free(struct kroutes_in *in)
 	free(in->logged);
 }
 
-/* One route message into in, or reported (unsupported, another table).
- * The main thread is an online QSBR reader (the SID's oif by name). */
+/* One route message into in, or reported (unsupported, a seg6local
+ * route outside main).  A seg6 encap route of any table is a policy of
+ * that table; a seg6local route is a SID only in main: srv6d's SIDs
+ * answer whatever table a packet's in-interface has, where the kernel
+ * reaches a SID route of another table only by the rules or VRF that
+ * lead to it (srv6d.conf(5) kernel-routes).  The main thread is an
+ * online QSBR reader (the SID's oif by name). */
 static void kroute_take(struct daemon *d, struct kroutes_in *in,
 			struct nlmsghdr *const *msgs, size_t i)
 {
@@ -785,10 +790,10 @@ static void kroute_take(struct daemon *d, struct kroutes_in *in,
 		kroute_report(d, in, msgs[i], why, 0);
 		return;
 	}
-	if (r.table != RT_TABLE_MAIN) {
+	if (r.kind == SEG6ROUTE_SID && r.table != RT_TABLE_MAIN) {
 		d->kr.other_table++;
 		kroute_report(d, in, msgs[i], "srv6d applies the main table's "
-			      "routes only", 0);
+			      "seg6local routes only", 0);
 		return;
 	}
 	if (kroutes_in_grow(in, r.kind == SEG6ROUTE_SID) < 0)
@@ -864,7 +869,7 @@ static struct config *kroutes_build(struct daemon *d,
 	if (in.oom)
 		goto oom;
 	kroutes_in_bind(&in);
-	ncfg = config_merge_kernel(file, in.sids, in.nsids, in.pols, in.npols,
+	ncfg = config_merge_kernel(file, in.sids, in.nsids, &in.pols, in.npols,
 				   res, err, errlen);
 	if (ncfg)
 		kroutes_results(d, &in, msgs, res);
@@ -1427,8 +1432,8 @@ static void kroutes_start(struct daemon *d)
 		;
 	kroutes_rebuild(d);
 	log_msg(LOG_INFO, "kernel routes: %llu SRv6 routes, %llu applied, "
-		"%llu shadowed, %llu refused, %llu unsupported, %llu in other "
-		"tables", (unsigned long long)d->kr.routes,
+		"%llu shadowed, %llu refused, %llu unsupported, %llu seg6local "
+		"outside main", (unsigned long long)d->kr.routes,
 		(unsigned long long)d->kr.applied,
 		(unsigned long long)d->kr.shadowed,
 		(unsigned long long)d->kr.refused,

@@ -94,6 +94,23 @@ if wait_for "s['kernel_routes']['unsupported'] + s['kernel_routes']['other_table
 else
 	fail "unsupported route not counted: $(ctl_get "s['kernel_routes']")"
 fi
+before_other=$(ctl_get "s['kernel_routes']['other_table']")
+
+# A seg6 route of another table is a policy of that table (a tenant's);
+# a seg6local route there is not a SID (counted as other_table).
+nsx "$GW" ip -6 route add fc00:9:7::/64 encap seg6 mode encap \
+	segs fc00:9::a1 dev gw1 table 200 || fail "seg6 route in table 200"
+nsx "$GW" ip -6 route add fc00:100::e/128 encap seg6local action End \
+	dev gw1 table 200 || fail "seg6local route in table 200"
+if wait_for "[(p['table'], p['origin'], p['kernel_table']) for p in s['policies'] if p['prefix'] == 'fc00:9:7::/64'] == [(200, 'kernel', 200)] and not any(e['sid'] == 'fc00:100::e/128' for e in s['sids'])"; then
+	pass "a seg6 route of table 200 is a policy of table 200; a seg6local one is no SID"
+else
+	fail "table 200: $(ctl_get "[p for p in s['policies'] if p['prefix'] == 'fc00:9:7::/64']")"
+fi
+expect_eq "status kernel_routes: the seg6local route of table 200 is other_table" \
+	"$(ctl_get "s['kernel_routes']['other_table'] - ($before_other)")" 1
+nsx "$GW" ip -6 route del fc00:9:7::/64 table 200
+nsx "$GW" ip -6 route del fc00:100::e/128 table 200
 
 # A binding SID: its policy is the route's SRH.
 nsx "$GW" ip -6 route add fc00:100::b6/128 encap seg6local action End.B6.Encaps \

@@ -9,45 +9,36 @@
 #   b1 --tb--+   fc00:12::/64 +--tb-- b2    tenant B: table 102
 #
 # The PEs separate the tenants by interface: `ip rule iif ta lookup 101`,
-# `iif tb lookup 102` (no VRF device).  srv6d.conf has each tenant's
-# policies for the far site's prefixes in the tenant's table, identical
-# prefixes towards each tenant's End.DT4/End.DT6 SID at the far PE; srv6d
-# finds a packet's table from its in-interface and the rules it mirrors.
-# ping and an iperf3 TCP transfer within each tenant must work, and a
-# capture at the other tenant's hosts (which have the same addresses, and
-# would answer) must see nothing of it.
+# `iif tb lookup 102` (no VRF device).  Each tenant has policies for the
+# far site's prefixes in its table, identical prefixes towards each
+# tenant's End.DT4/End.DT6 SID at the far PE; srv6d finds a packet's table
+# from its in-interface and the rules it mirrors.  ping and an iperf3 TCP
+# transfer within each tenant must work, and a capture at the other
+# tenant's hosts (which have the same addresses, and would answer) must
+# see nothing of it.
+#
+# Twice, on the same topology:
+#  - file: the policies and SIDs in srv6d.conf (`route P table T ...`);
+#  - kernel: srv6d.conf has `kernel-routes yes` and no policy; the same
+#    policies are the kernel's seg6 routes (`ip route add P encap seg6
+#    mode encap segs SID dev c0 table T`), the End.DT6 SIDs its seg6local
+#    routes (End.DT4 stays in srv6d.conf: the kernel's needs a VRF device,
+#    which this kernel lacks).  srv6d must apply them, not the kernel: the
+#    kernel's own encapsulations would have the outer source `ip sr tunsrc`
+#    fc00:99::N, and a capture on the core link must see none.
+# L3VPN_OVERLAP_SWAP=1 writes tenant A's kernel routes into table 102 and
+# B's into 101: the tests of the kernel part must then fail (the proof
+# that they can).
 T=${T:-l3vpn-overlap}
 L3VPN_LIB=1
+L3VPN_SAME_ADDRS=1	# l3vpn.sh's topology, every tenant 10.1.x and fd01:x
 # shellcheck source=tests/ns/l3vpn.sh
 . "$(dirname "${BASH_SOURCE[0]}")/l3vpn.sh"
 
-# _l3vpn_site PE HOST IF TENANT SITE TABLE (l3vpn.sh's, overridden): every
-# tenant gets 10.1.SITE.0/24 and fd01:SITE::/64, the tenant number no part
-# of the addresses.
-_l3vpn_site() {
-	local pe=$1 h=$2 dev=$3 s=$5 tab=$6 f
-	ip -n "$pe" link add "$dev" type veth peer name e0 netns "$h" || return 1
-	ip -n "$h" link set e0 mtu "$HOST_MTU" up && ip -n "$pe" link set "$dev" up ||
-		return 1
-	ip -n "$pe" addr add "10.1.$s.1/24" dev "$dev" noprefixroute &&
-	ip -n "$pe" -6 addr add "fd01:$s::1/64" dev "$dev" nodad noprefixroute &&
-	ip -n "$h" addr add "10.1.$s.2/24" dev e0 &&
-	ip -n "$h" -6 addr add "fd01:$s::2/64" dev e0 nodad || return 1
-	ip -n "$h" route add default via "10.1.$s.1" &&
-	ip -n "$h" -6 route add default via "fd01:$s::1" || return 1
-	ip -n "$pe" route add "10.1.$s.0/24" dev "$dev" table "$tab" &&
-	ip -n "$pe" -6 route add "fd01:$s::/64" dev "$dev" table "$tab" ||
-		return 1
-	for f in -4 -6; do
-		ip -n "$pe" $f rule add pref 2000 iif "$dev" lookup "$tab" &&
-		ip -n "$pe" $f rule add pref 2001 iif "$dev" unreachable || return 1
-	done
-	ip -n "$pe" -6 rule add pref 1500 iif "$dev" to fc00::/16 lookup main &&
-	_wait_up "$pe" "$dev" && _wait_up "$h" e0
-}
-
 # l3vpn_srv6d_conf PE_NUM (overridden): the same prefixes in both tenants'
-# tables, each to its own SID at the far PE.
+# tables, each to its own SID at the far PE.  MODE=kernel: only the End.DT4
+# SIDs and kernel-routes yes (the rest: overlap_kernel_routes).
+MODE='file'
 l3vpn_srv6d_conf() {
 	local me=$1 far=$((3 - $1))
 	cat <<EOF
@@ -55,8 +46,15 @@ queue 0
 encap-source fc00:12::$me
 # egress: this PE's service SIDs
 sid fc00:$me::a4/128 action End.DT4 table 101
-sid fc00:$me::a6/128 action End.DT6 table 101
 sid fc00:$me::b4/128 action End.DT4 table 102
+EOF
+	if [ "$MODE" = kernel ]; then
+		echo "# the rest are the kernel's seg6 and seg6local routes"
+		echo "kernel-routes yes"
+		return
+	fi
+	cat <<EOF
+sid fc00:$me::a6/128 action End.DT6 table 101
 sid fc00:$me::b6/128 action End.DT6 table 102
 # ingress: the far site, one policy per tenant's table
 route 10.1.$far.0/24 table 101 encap seg6 mode encap segs fc00:$far::a4
@@ -64,6 +62,27 @@ route fd01:$far::/64 table 101 encap seg6 mode encap segs fc00:$far::a6
 route 10.1.$far.0/24 table 102 encap seg6 mode encap segs fc00:$far::b4
 route fd01:$far::/64 encap seg6 mode encap segs fc00:$far::b6 table 102
 EOF
+}
+
+# overlap_kernel_routes PE PE_NUM: the file mode's policies and End.DT6
+# SIDs as the kernel's routes, as a routing daemon writes them (tenant
+# A's in table 101, B's in 102; swapped with L3VPN_OVERLAP_SWAP=1).
+overlap_kernel_routes() {
+	local pe=$1 me=$2 far=$((3 - $2)) ta=101 tb=102
+	if [ -n "${L3VPN_OVERLAP_SWAP:-}" ]; then ta=102 tb=101; fi
+	nsx "$pe" ip sr tunsrc set "fc00:99::$me" &&
+	ip -n "$pe" -6 route add "fc00:$me::a6/128" encap seg6local \
+		action End.DT6 table 101 dev ta &&
+	ip -n "$pe" -6 route add "fc00:$me::b6/128" encap seg6local \
+		action End.DT6 table 102 dev tb &&
+	ip -n "$pe" route add "10.1.$far.0/24" encap seg6 mode encap \
+		segs "fc00:$far::a4" dev c0 table "$ta" &&
+	ip -n "$pe" -6 route add "fd01:$far::/64" encap seg6 mode encap \
+		segs "fc00:$far::a6" dev c0 table "$ta" &&
+	ip -n "$pe" route add "10.1.$far.0/24" encap seg6 mode encap \
+		segs "fc00:$far::b4" dev c0 table "$tb" &&
+	ip -n "$pe" -6 route add "fd01:$far::/64" encap seg6 mode encap \
+		segs "fc00:$far::b6" dev c0 table "$tb"
 }
 
 # l3vpn_steer PE PE_NUM (overridden): both tenants' traffic to the far
@@ -80,7 +99,7 @@ l3vpn_steer() {
 	done
 }
 
-ns_init 300
+ns_init 420
 need_srv6d
 command -v iperf3 >/dev/null || skip_test "iperf3 not found"
 command -v tcpdump >/dev/null || skip_test "tcpdump not found"
@@ -125,17 +144,17 @@ cap_count() {	# NAME: packets captured
 # iperf3 TCP transfer over each family H1 -> H2, within the tenant.
 tenant_traffic() {
 	local t=$1 h1=$2 h2=$3 v dst rate
-	ping_ok "tenant $t: ${h1##*-} -> ${h2##*-} over IPv4" "$h1" 10.1.2.2
-	ping_ok "tenant $t: ${h1##*-} -> ${h2##*-} over IPv6" "$h1" fd01:2::2
-	ping_ok "tenant $t: ${h2##*-} -> ${h1##*-} over IPv4" "$h2" 10.1.1.2
-	ping_ok "tenant $t: ${h2##*-} -> ${h1##*-} over IPv6" "$h2" fd01:1::2
+	ping_ok "$MODE: tenant $t: ${h1##*-} -> ${h2##*-} over IPv4" "$h1" 10.1.2.2
+	ping_ok "$MODE: tenant $t: ${h1##*-} -> ${h2##*-} over IPv6" "$h1" fd01:2::2
+	ping_ok "$MODE: tenant $t: ${h2##*-} -> ${h1##*-} over IPv4" "$h2" 10.1.1.2
+	ping_ok "$MODE: tenant $t: ${h2##*-} -> ${h1##*-} over IPv6" "$h2" fd01:1::2
 	for v in 4 6; do
 		if [ $v = 4 ]; then dst=10.1.2.2; else dst=fd01:2::2; fi
 		rate=$(l3vpn_iperf "$h2" "$dst" "$h1" 2)
 		if [ -n "$rate" ] && [ "$rate" -gt 1000000 ]; then
-			pass "tenant $t: iperf3 TCP over IPv$v for 2 s: $((rate / 1000000)) Mbit/s"
+			pass "$MODE: tenant $t: iperf3 TCP over IPv$v for 2 s: $((rate / 1000000)) Mbit/s"
 		else
-			fail "tenant $t: iperf3 TCP over IPv$v (${rate:-no result})"
+			fail "$MODE: tenant $t: iperf3 TCP over IPv$v (${rate:-no result})"
 		fi
 	done
 }
@@ -151,40 +170,88 @@ tenant_isolated() {
 	cap_stop
 	n=$(cap_count own2)
 	if [ "$n" -gt 100 ]; then
-		pass "tenant $t: the capture at ${3##*-} sees its traffic ($n packets)"
+		pass "$MODE: tenant $t: the capture at ${3##*-} sees its traffic ($n packets)"
 	else
-		fail "tenant $t: the capture at ${3##*-} saw only $n packets"
+		fail "$MODE: tenant $t: the capture at ${3##*-} saw only $n packets"
 	fi
-	expect_eq "tenant $t: nothing of it at the other tenant's ${4##*-}" \
+	expect_eq "$MODE: tenant $t: nothing of it at the other tenant's ${4##*-}" \
 		"$(cap_count other1)" 0
-	expect_eq "tenant $t: nothing of it at the other tenant's ${5##*-}" \
+	expect_eq "$MODE: tenant $t: nothing of it at the other tenant's ${5##*-}" \
 		"$(cap_count other2)" 0
+}
+
+# core_cap_start / core_cap_count SRC_NET: the encapsulated packets on the
+# core link (PE1's c0), by outer source: srv6d's (fc00:12::/64) or the
+# kernel's own (fc00:99::/32, its tunsrc).
+core_cap_start() {
+	ip netns exec "$PE1" tcpdump -i c0 -n -U -s 128 -w "$TMPD/core.pcap" \
+		ip6 >"$TMPD/core.cap.log" 2>&1 &
+	CORE_PID=$!
+}
+
+core_cap_stop() {
+	sleep 0.3
+	kill -INT "$CORE_PID" 2>/dev/null
+	wait "$CORE_PID" 2>/dev/null
+}
+
+core_cap_count() {
+	tcpdump -r "$TMPD/core.pcap" -n "ip6 and src net $1" 2>/dev/null | wc -l
+}
+
+# check_counters MODE: each tenant's traffic went through its own policies
+# and SIDs (and, MODE kernel, they are the kernel's routes).
+check_counters() {
+	local n far s got want
+	for n in 1 2; do
+		far=$((3 - n))
+		s=$(timeout 5 "$SRV6CTL" -s "$TMPD/pe$n.sock" -j status)
+		got=$("$PYTHON" -c 'import json,sys
+s = json.load(sys.stdin)
+sids = {e["sid"]: e["packets"] for e in s["sids"]}
+pols = sorted((e["table"], e["prefix"], e["packets"] > 0, e["origin"],
+	       e.get("kernel_table", 0)) for e in s["policies"])
+print(all(v > 0 for v in sids.values()), len(sids), pols)' <<<"$s")
+		if [ "$1" = kernel ]; then
+			want="True 4 [(101, '10.1.$far.0/24', True, 'kernel', 101), (101, 'fd01:$far::/64', True, 'kernel', 101), (102, '10.1.$far.0/24', True, 'kernel', 102), (102, 'fd01:$far::/64', True, 'kernel', 102)]"
+		else
+			want="True 4 [(101, '10.1.$far.0/24', True, 'file', 0), (101, 'fd01:$far::/64', True, 'file', 0), (102, '10.1.$far.0/24', True, 'file', 0), (102, 'fd01:$far::/64', True, 'file', 0)]"
+		fi
+		expect_eq "$1: PE$n: every tenant SID and every policy counted packets" \
+			"$got" "$want"
+	done
+}
+
+# wait_kernel_routes PE_NUM: until PE's srv6d applies its 6 kernel routes
+# (4 seg6 in the tenants' tables, 2 seg6local End.DT6; 5 s at most).
+wait_kernel_routes() {
+	local _ got
+	for _ in $(seq 1 50); do
+		got=$(timeout 5 "$SRV6CTL" -s "$TMPD/pe$1.sock" -j status |
+			"$PYTHON" -c 'import json,sys
+k = json.load(sys.stdin)["kernel_routes"]
+print(k["routes"], k["applied"], k["shadowed"], k["refused"], k["other_table"])')
+		[ "$got" = "6 6 0 0 0" ] && break
+		sleep 0.1
+	done
+	echo "$got"
 }
 
 l3vpn_setup || { fail "topology setup"; ns_finish; }
 if ! l3vpn_steer "$PE1" 1 || ! l3vpn_steer "$PE2" 2; then
 	fail "NFQUEUE rules"
 fi
+
+# ---- file: the policies in srv6d.conf ----------------------------------------
+if [ -z "${L3VPN_OVERLAP_SWAP:-}" ]; then
 l3vpn_srv6d_start "$PE1" 1 || { fail "srv6d start on PE1"; ns_finish; }
 l3vpn_srv6d_start "$PE2" 2 || { fail "srv6d start on PE2"; ns_finish; }
-say "PE1's srv6d config:"
+say "file: PE1's srv6d config:"
 sed 's/^/    /' "$TMPD/pe1.conf"
 
 tenant_isolated A "$A1" "$A2" "$B1" "$B2"
 tenant_isolated B "$B1" "$B2" "$A1" "$A2"
-
-# Each tenant's traffic went through its own policies and SIDs.
-for n in 1 2; do
-	s=$(timeout 5 "$SRV6CTL" -s "$TMPD/pe$n.sock" -j status)
-	got=$("$PYTHON" -c 'import json,sys
-s = json.load(sys.stdin)
-sids = {e["sid"]: e["packets"] for e in s["sids"]}
-pols = sorted((e["table"], e["prefix"], e["packets"] > 0) for e in s["policies"])
-print(all(v > 0 for v in sids.values()), pols)' <<<"$s")
-	far=$((3 - n))
-	expect_eq "PE$n: every tenant SID and every policy counted packets" "$got" \
-		"True [(101, '10.1.$far.0/24', True), (101, 'fd01:$far::/64', True), (102, '10.1.$far.0/24', True), (102, 'fd01:$far::/64', True)]"
-done
+check_counters file
 timeout 5 "$SRV6CTL" -s "$TMPD/pe1.sock" policy >"$TMPD/policy.txt"
 got=$(awk '$1 == "10.1.2.0/24" { print $2 }' "$TMPD/policy.txt" | sort | tr '\n' ' ')
 expect_eq "srv6ctl policy shows each policy's table" "$got" "101 102 "
@@ -235,5 +302,38 @@ expect_eq "tq removed: no table" "$(wait_iif_tables "$base")" "$base"
 ip -n "$PE1" rule del pref 1900 iif tq lookup 104
 ip -n "$PE1" -6 rule del pref 1900 iif tq lookup 105
 ping_ok "tenant A still steered: a1 -> a2 over IPv4" "$A1" 10.1.2.2
-if l3vpn_srv6d_stop; then pass "both srv6d exit 0"; else fail "srv6d exit status"; fi
+if l3vpn_srv6d_stop; then pass "file: both srv6d exit 0"; else fail "file: srv6d exit status"; fi
+fi
+
+# ---- kernel: the same policies as the kernel's routes -------------------------
+MODE='kernel'
+l3vpn_srv6d_start "$PE1" 1 || { fail "kernel: srv6d start on PE1"; ns_finish; }
+l3vpn_srv6d_start "$PE2" 2 || { fail "kernel: srv6d start on PE2"; ns_finish; }
+say "kernel: PE1's srv6d config:"
+sed 's/^/    /' "$TMPD/pe1.conf"
+# written while srv6d runs: it follows them
+overlap_kernel_routes "$PE1" 1 && overlap_kernel_routes "$PE2" 2 ||
+	fail "kernel: the seg6 and seg6local routes"
+say "kernel: PE1's SRv6 routes:"
+ip -n "$PE1" -4 route show table all | grep seg6 | sed 's/^/    /'
+ip -n "$PE1" -6 route show table all | grep seg6 | sed 's/^/    /'
+for n in 1 2; do
+	expect_eq "kernel: PE$n's srv6d applies its 6 kernel routes (routes applied shadowed refused other_table)" \
+		"$(wait_kernel_routes "$n")" "6 6 0 0 0"
+done
+core_cap_start
+sleep 1
+tenant_isolated A "$A1" "$A2" "$B1" "$B2"
+tenant_isolated B "$B1" "$B2" "$A1" "$A2"
+core_cap_stop
+check_counters kernel
+n=$(core_cap_count fc00:12::/64)
+if [ "$n" -gt 100 ]; then
+	pass "kernel: srv6d's encapsulations on the core link ($n packets)"
+else
+	fail "kernel: only $n packets of srv6d's on the core link"
+fi
+expect_eq "kernel: none by the kernel's own seg6 routes (outer source its tunsrc)" \
+	"$(core_cap_count fc00:99::/32)" 0
+if l3vpn_srv6d_stop; then pass "kernel: both srv6d exit 0"; else fail "kernel: srv6d exit status"; fi
 ns_finish

@@ -71,13 +71,17 @@ l3vpn_setup() {
 # _l3vpn_site PE HOST IF TENANT SITE TABLE: the host's link, its addresses
 # 10.TENANT.SITE.2 and fdTENANT:SITE::2 (the PE has .1 and ::1), the
 # tenant's table on the PE and the rules that confine IF to it.
+# L3VPN_SAME_ADDRS=1 (l3vpn-overlap.sh): every tenant has 10.1.SITE.0/24
+# and fd01:SITE::/64, the PE's addresses without a prefix route in main.
 _l3vpn_site() {
-	local pe=$1 h=$2 dev=$3 t=$4 s=$5 tab=$6 f
+	local pe=$1 h=$2 dev=$3 t=$4 s=$5 tab=$6 f npr=
+	if [ -n "${L3VPN_SAME_ADDRS:-}" ]; then t=1 npr=noprefixroute; fi
 	ip -n "$pe" link add "$dev" type veth peer name e0 netns "$h" || return 1
 	ip -n "$h" link set e0 mtu "$HOST_MTU" up && ip -n "$pe" link set "$dev" up ||
 		return 1
-	ip -n "$pe" addr add "10.$t.$s.1/24" dev "$dev" &&
-	ip -n "$pe" -6 addr add "fd0$t:$s::1/64" dev "$dev" nodad &&
+	# shellcheck disable=SC2086 # $npr: nothing or one word
+	ip -n "$pe" addr add "10.$t.$s.1/24" dev "$dev" $npr &&
+	ip -n "$pe" -6 addr add "fd0$t:$s::1/64" dev "$dev" nodad $npr &&
 	ip -n "$h" addr add "10.$t.$s.2/24" dev e0 &&
 	ip -n "$h" -6 addr add "fd0$t:$s::2/64" dev e0 nodad || return 1
 	ip -n "$h" route add default via "10.$t.$s.1" &&
