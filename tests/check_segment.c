@@ -1,0 +1,230 @@
+/* check_segment.c - encapsulated super-packets cut into frames
+ * (src/io/segment.c) against scapy's segments of the same streams
+ * (tests/gso-vectors.py: IPv4 and IPv6 TCP inside an outer IPv6+SRH),
+ * byte for byte, behind their Ethernet header; the segment size the
+ * headend chooses (headend_seg_size()); and reinject_decide()'s choice of
+ * the segmenting way (REINJECT_SEGMENT). */
+#include <check.h>
+#include <linux/if_ether.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "headend.h"
+#include "reinject.h"
+#include "segment.h"
+#include "testutil.h"
+#include "gso-vectors.h"
+
+static struct seg_area area;
+static uint8_t *frames[8];
+static uint32_t lens[8];
+static const uint8_t eth[ETH_HLEN] = {
+	0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x86, 0xdd,
+};
+
+static void setup(void)
+{
+	ck_assert_int_eq(seg_area_init(&area, SEG_AREA_BYTES), 0);
+	memset(area.buf, 0xee, area.size);
+	memset(lens, 0, sizeof(lens));
+	memset(frames, 0, sizeof(frames));
+}
+
+static void teardown(void)
+{
+	seg_area_fini(&area);
+}
+
+/* frames[k] is eth followed by want's segment `seg`. */
+static void check_frame(unsigned k, const uint8_t *want, uint32_t wlen)
+{
+	ck_assert_uint_eq(lens[k], ETH_HLEN + wlen);
+	ck_assert_bytes(frames[k], ETH_HLEN, eth, ETH_HLEN);
+	ck_assert_bytes(frames[k] + ETH_HLEN, lens[k] - ETH_HLEN, want, wlen);
+}
+
+START_TEST(cut_encap6)
+{
+	/* IPv6 in IPv6+SRH: both Payload Lengths, sequence numbers, FIN
+	 * and PSH on the last (short, odd-length) segment only, CWR on the
+	 * first only, the full checksum whatever the super-packet held. */
+	unsigned total = 0;
+	unsigned n = seg_cut(&area, vec_encap6_super, sizeof(vec_encap6_super),
+			     GSO_VEC_SIZE, eth, 0, 8, frames, lens, &total);
+
+	ck_assert_uint_eq(total, GSO_VEC_NSEGS);
+	ck_assert_uint_eq(n, GSO_VEC_NSEGS);
+	for (unsigned k = 0; k < n; k++)
+		check_frame(k, vec_encap6_segs[k], vec_encap6_lens[k]);
+	ck_assert_uint_gt(area.used, 0);
+}
+END_TEST
+
+START_TEST(cut_encap4)
+{
+	/* IPv4 in IPv6+SRH: the inner Total Length, ID + i, header
+	 * checksum too. */
+	unsigned total = 0;
+	unsigned n = seg_cut(&area, vec_encap4_super, sizeof(vec_encap4_super),
+			     GSO_VEC_SIZE, eth, 0, 8, frames, lens, &total);
+
+	ck_assert_uint_eq(n, GSO_VEC_NSEGS);
+	for (unsigned k = 0; k < n; k++)
+		check_frame(k, vec_encap4_segs[k], vec_encap4_lens[k]);
+}
+END_TEST
+
+START_TEST(cut_in_parts)
+{
+	/* An area of two frames: two, then nothing until it is emptied
+	 * (the flush), then the last two, the same bytes as in one go. */
+	unsigned total = 0, n;
+
+	seg_area_fini(&area);
+	ck_assert_int_eq(seg_area_init(&area, 2 * 512), 0);
+	n = seg_cut(&area, vec_encap6_super, sizeof(vec_encap6_super),
+		    GSO_VEC_SIZE, eth, 0, 8, frames, lens, &total);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(total, GSO_VEC_NSEGS);
+	check_frame(0, vec_encap6_segs[0], vec_encap6_lens[0]);
+	check_frame(1, vec_encap6_segs[1], vec_encap6_lens[1]);
+	total = 0;
+	n = seg_cut(&area, vec_encap6_super, sizeof(vec_encap6_super),
+		    GSO_VEC_SIZE, eth, 2, 8, frames, lens, &total);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_uint_eq(total, GSO_VEC_NSEGS);	/* no room, not refused */
+	seg_area_reset(&area);
+	n = seg_cut(&area, vec_encap6_super, sizeof(vec_encap6_super),
+		    GSO_VEC_SIZE, eth, 2, 8, frames, lens, &total);
+	ck_assert_uint_eq(n, 2);
+	check_frame(0, vec_encap6_segs[2], vec_encap6_lens[2]);
+	check_frame(1, vec_encap6_segs[3], vec_encap6_lens[3]);
+}
+END_TEST
+
+START_TEST(cut_max)
+{
+	/* At most max frames (what the batch has room for), from `first`. */
+	unsigned total = 0;
+	unsigned n = seg_cut(&area, vec_encap4_super, sizeof(vec_encap4_super),
+			     GSO_VEC_SIZE, eth, 1, 1, frames, lens, &total);
+
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(total, GSO_VEC_NSEGS);
+	check_frame(0, vec_encap4_segs[1], vec_encap4_lens[1]);
+	ck_assert_ptr_null(frames[1]);
+}
+END_TEST
+
+START_TEST(cut_refused)
+{
+	/* Not TCP (a truncated header), or no segment size: *total 0. */
+	unsigned total = 7;
+
+	ck_assert_uint_eq(seg_cut(&area, vec_encap6_super, 100, GSO_VEC_SIZE,
+				  eth, 0, 8, frames, lens, &total), 0);
+	ck_assert_uint_eq(total, 0);
+	total = 7;
+	ck_assert_uint_eq(seg_cut(&area, vec_encap6_super,
+				  sizeof(vec_encap6_super), 0, eth, 0, 8,
+				  frames, lens, &total), 0);
+	ck_assert_uint_eq(total, 0);
+	ck_assert_uint_eq(area.used, 0);
+}
+END_TEST
+
+START_TEST(size_default)
+{
+	/* 40 + 8 + 32 (outer, SRH) + 40 + 32 (inner IPv6, TCP with
+	 * timestamps) = 152 bytes of headers: 1128 fit 1280. */
+	ck_assert_uint_eq(seg_size_default(vec_encap6_super,
+					   sizeof(vec_encap6_super)), 1128);
+	ck_assert_uint_eq(seg_size_default(vec_encap6_super, 100), 0);
+}
+END_TEST
+
+START_TEST(headend_size)
+{
+	/* hosts at 1500 (an inner IPv6 TCP header with timestamps: 72
+	 * bytes, 1428 of payload), an outer of 64 bytes (IPv6 + an SRH of
+	 * one segment): a core of 9000 keeps the sender's size, one of
+	 * 1500 makes it smaller. */
+	ck_assert_uint_eq(headend_seg_size(1500, 9000, 64, 72), 1428);
+	ck_assert_uint_eq(headend_seg_size(1500, 1500, 64, 72), 1364);
+	/* No in-interface MTU: the egress alone. */
+	ck_assert_uint_eq(headend_seg_size(0, 9000, 64, 72), 9000 - 136);
+	/* No egress MTU: IPv6's minimum. */
+	ck_assert_uint_eq(headend_seg_size(1500, 0, 64, 72), 1280 - 136);
+	/* A 64 KiB in-interface (lo); no larger than 16 bits say. */
+	ck_assert_uint_eq(headend_seg_size(65536, 65536, 64, 72), 65536 - 136);
+	ck_assert_uint_eq(headend_seg_size(0, 200000, 64, 72), 0xffff);
+	/* Not one byte of payload fits: 0 (Packet Too Big). */
+	ck_assert_uint_eq(headend_seg_size(1500, 136, 64, 72), 0);
+	ck_assert_uint_eq(headend_seg_size(1500, 137, 64, 72), 1);
+}
+END_TEST
+
+START_TEST(decide_segment)
+{
+	static struct test_slot s;
+	struct config cfg = { .payload = PAYLOAD_ANY };
+	enum drop_reason why = DROP__COUNT;
+	struct pkt *p = test_pkt(&s, vec_encap6_super, sizeof(vec_encap6_super),
+				 ETH_P_IPV6);
+
+	p->verdict = PKT_NEW_BYTES;
+	p->outcome = PKT_OUT_OK;
+	p->gso = true;
+	/* Queued as the bare inner IPv6 packet: TCP at 40, now at 120. */
+	p->gso_l4_off = 40;
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &why),
+			 REINJECT_SEGMENT);
+	cfg.payload = PAYLOAD_NONE;
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &why),
+			 REINJECT_SEGMENT);
+	/* Queued encapsulated already (a transit rewrite): not cut. */
+	cfg.payload = PAYLOAD_ANY;
+	p->gso_l4_off = 120;
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &why),
+			 REINJECT_PAYLOAD);
+	/* Not a super-packet, or not a success: as any result. */
+	p->gso_l4_off = 40;
+	p->gso = false;
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &why),
+			 REINJECT_PAYLOAD);
+	p->gso = true;
+	p->outcome = PKT_OUT_ICMP;
+	ck_assert_int_ne(reinject_decide(&cfg, NULL, p, &why),
+			 REINJECT_SEGMENT);
+}
+END_TEST
+
+static Suite *segment_suite(void)
+{
+	Suite *s = suite_create("segment");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, cut_encap6);
+	tcase_add_test(tc, cut_encap4);
+	tcase_add_test(tc, cut_in_parts);
+	tcase_add_test(tc, cut_max);
+	tcase_add_test(tc, cut_refused);
+	tcase_add_test(tc, size_default);
+	tcase_add_test(tc, headend_size);
+	tcase_add_test(tc, decide_segment);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(segment_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
