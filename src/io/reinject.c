@@ -335,6 +335,21 @@ static void reinject_dropped(const struct config *cfg,
 	st->dropped++;
 }
 
+/* A packet queued with a partial checksum (`gso yes`: its TCP/UDP
+ * checksum field holds only the pseudo-header sum) that goes back by a
+ * device leaves with what the field holds, CHECKSUM_NONE: complete it
+ * (a verdict's payload is completed by nfq.c, a super-packet's segments
+ * by gso_segment()). */
+static void reinject_csum_fix(struct pkt *p, enum reinject_action a,
+			      struct worker_stats *st)
+{
+	if (!p->csum_partial || p->gso ||
+	    (a != REINJECT_DEV && a != REINJECT_OWN_DEV))
+		return;
+	if (gso_csum_complete(p->data, p->len) == 0)
+		st->csum_completed++;
+}
+
 /* ---- encapsulated super-packets (REINJECT_SEGMENT) ---------------------- */
 
 /* Queue the first frames of p's segments in io->tx: flush the frames
@@ -446,6 +461,7 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		reinject_segment(cfg, rt, p, q, io, st);
 		return;
 	}
+	reinject_csum_fix(p, a, st);
 	if (reinject_send(cfg, rt, p, q, a, io, &reason) < 0) {
 		reinject_drop(p, st, reason);
 		return;

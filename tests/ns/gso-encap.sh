@@ -16,8 +16,8 @@
 #  - the lengths: outer Payload Length = frame - 54, the inner packet's
 #    length = outer - SRH (24) and TCP header + payload = the inner
 #    packet's payload; no frame larger than the core MTU;
-#  - the flags: at most one segment with PSH per packet srv6d received
-#    (PSH copied to every segment of a super-packet would exceed it);
+#  - the flags: PSH on fewer than 1 segment in 10 (only on the last of
+#    a super-packet: copied to every segment, about half would have it);
 # and a2's TcpInCsumErrors stays 0, a1's TcpRetransSegs small, srv6d's
 # gso_segments counts the segmentation and nothing is refused or dropped
 # too big.
@@ -52,13 +52,14 @@ pe_srv6d_start() {
 }
 
 # pe1_totals: PE1's srv6d counters "gso_packets gso_segments gso_refused
-# too_big rx_packets".
+# too_big-icmp_sent rx_packets" (a drop too big that is not a Packet Too
+# Big sent, a full-size single packet's, is a super-packet not cut).
 pe1_totals() {
 	timeout 5 "$SRV6CTL" -s "$TMPD/pe1.sock" -j status | "$PYTHON" -c '
 import json, sys
 t = json.load(sys.stdin)["totals"]
 print(t["gso_packets"], t["gso_segments"], t["gso_refused"],
-      t["drops"].get("too_big", 0), t["rx_packets"])'
+      t["drops"].get("too_big", 0) - t["icmp_sent"], t["rx_packets"])'
 }
 
 nstat_get() {	# NS COUNTER: its absolute value
@@ -126,11 +127,11 @@ for line in sys.stdin:
         inner = int(f[2] or 0)
         ok_len = plens[0] == flen - 54 and inner == plens[0] - 24 and \
             thl + tlen == inner - 20
-        ok_sum = tst == "2" and ipst == "2"
+        ok_sum = tst == "1" and ipst == "1"	# 1: good
     else:
         ok_len = len(plens) == 2 and plens[0] == flen - 54 and \
             plens[1] == plens[0] - 24 - 40 and thl + tlen == plens[1]
-        ok_sum = tst == "2"
+        ok_sum = tst == "1"
     if flen > mtu + 14:
         big += 1
     if push in ("1", "True"):
@@ -148,10 +149,13 @@ print(n, sum(why.values()), psh, big, why)' "$fam" "$mtu" <<<"$fields")
 		fail "$label: $n segments, $nbad wrong: $bad"
 	fi
 	expect_eq "$label: no frame over the core MTU $mtu" "$nbig" 0
-	if [ "$npsh" -le $((x1 - x0)) ]; then
-		pass "$label: PSH on at most one segment per packet ($npsh <= $((x1 - x0)))"
+	# iperf3's 128 KB writes: one PSH per write, on its last segment (a
+	# super-packet ends at a PSH: GRO stops there); PSH copied to every
+	# segment of a super-packet would mark about half of them.
+	if [ $((npsh * 10)) -lt "${n:-0}" ]; then
+		pass "$label: PSH only on a super-packet's last segment ($npsh of $n)"
 	else
-		fail "$label: $npsh segments with PSH for $((x1 - x0)) packets"
+		fail "$label: $npsh of $n segments with PSH"
 	fi
 	expect_eq "$label: a2 counted no TCP checksum error" $((csum1 - csum0)) 0
 	if [ $((s1 - s0)) -gt $((g1 - g0)) ] && [ $((g1 - g0)) -gt 0 ]; then
@@ -160,7 +164,8 @@ print(n, sum(why.values()), psh, big, why)' "$fam" "$mtu" <<<"$fields")
 		fail "$label: $((g1 - g0)) super-packets, $((s1 - s0)) segments"
 	fi
 	expect_eq "$label: none refused" $((r1 - r0)) 0
-	expect_eq "$label: none dropped too big at PE1" $((b1 - b0)) 0
+	expect_eq "$label: none dropped too big at PE1 without an ICMP error" \
+		$((b1 - b0)) 0
 	# Retransmissions: the sender's own on a loaded machine, not
 	# srv6d's doing, when they stay a small share.
 	say "$label: a1 TcpRetransSegs $((re1 - re0)) of $((out1 - out0)) sent"
