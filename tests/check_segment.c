@@ -1,6 +1,7 @@
 /* check_segment.c - encapsulated super-packets cut into frames
  * (src/io/segment.c) against scapy's segments of the same streams
- * (tests/gso-vectors.py: IPv4 and IPv6 TCP inside an outer IPv6+SRH),
+ * (tests/gso-vectors.py: IPv4 and IPv6 TCP inside an outer IPv6+SRH,
+ * IPv4 inside an outer IPv6 without SRH: H.Encaps.Red),
  * byte for byte, behind their Ethernet header; the segment size the
  * headend chooses (headend_seg_size()); and reinject_decide()'s choice of
  * the segmenting way (REINJECT_SEGMENT). */
@@ -72,6 +73,21 @@ START_TEST(cut_encap4)
 	ck_assert_uint_eq(n, GSO_VEC_NSEGS);
 	for (unsigned k = 0; k < n; k++)
 		check_frame(k, vec_encap4_segs[k], vec_encap4_lens[k]);
+}
+END_TEST
+
+START_TEST(cut_encap_red)
+{
+	/* H.Encaps.Red of one segment: the outer IPv6 header alone in
+	 * front of the IPv4 packet. */
+	unsigned total = 0;
+	unsigned n = seg_cut(&area, vec_encap4red_super,
+			     sizeof(vec_encap4red_super), GSO_VEC_SIZE, eth, 0,
+			     8, frames, lens, &total);
+
+	ck_assert_uint_eq(n, GSO_VEC_NSEGS);
+	for (unsigned k = 0; k < n; k++)
+		check_frame(k, vec_encap4red_segs[k], vec_encap4red_lens[k]);
 }
 END_TEST
 
@@ -208,6 +224,7 @@ static Suite *segment_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, cut_encap6);
 	tcase_add_test(tc, cut_encap4);
+	tcase_add_test(tc, cut_encap_red);
 	tcase_add_test(tc, cut_in_parts);
 	tcase_add_test(tc, cut_max);
 	tcase_add_test(tc, cut_refused);

@@ -63,6 +63,11 @@ def build(kind, part, i, n, whole):
         return raw(ip / t / Raw(part))
     if kind == "v6ext":
         return raw(v6ext() / t / Raw(part))
+    if kind == "encap4red":
+        # H.Encaps.Red of one segment: no SRH, IPv4 right after the outer.
+        inner = IP(src="10.1.0.1", dst="10.2.0.1", id=0x7ffe + i, ttl=64)
+        return raw(IPv6(src="fc00:1::1", dst="fc00:2::d4", hlim=64) /
+                   inner / t / Raw(part))
     if kind == "encap6":
         # H.Encaps of IPv6 TCP: the outer takes the inner's traffic class
         # and flow label (headend.c).
@@ -114,7 +119,7 @@ def main():
     print("#define GSO_VEC_SIZE %d" % GSO)
     n = (len(PAYLOAD) + GSO - 1) // GSO
     print("#define GSO_VEC_NSEGS %d" % n)
-    for kind in ("v4", "v6ext", "encap4", "encap6"):
+    for kind in ("v4", "v6ext", "encap4", "encap6", "encap4red"):
         emit("vec_%s_super" % kind, build(kind, PAYLOAD, 0, n, True))
         for i in range(n):
             part = PAYLOAD[i * GSO:(i + 1) * GSO]

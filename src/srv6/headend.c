@@ -347,7 +347,8 @@ uint16_t headend_seg_size(uint32_t in_mtu, uint32_t out_mtu, uint32_t push,
 }
 
 /* A super-packet (p->gso) is judged by the segments it is cut into on its
- * way out, not by its length: choose their size (p->gso_size,
+ * way out, not by its length.  A segment size known already (p->gso_size)
+ * must fit the egress MTU, else Packet Too Big.  Else choose it (p->gso_size,
  * headend_seg_size(): what came in on p's in-interface, what fits the
  * egress MTU, e.mtu, with the push bytes) and tell the source how much
  * room is left only when not even one byte of payload fits (a
@@ -366,6 +367,14 @@ static int headend_gso_check(struct proc_ctx *ctx, struct pkt *p,
 
 	if (!hdr)
 		return 0;
+	if (p->gso_size) {
+		/* Known (not from NFQUEUE): the sender's segments, judged
+		 * as the kernel's skb_gso_validate_network_len() does. */
+		if (!mtu || hdr + p->gso_size + push <= mtu)
+			return 0;
+		too_big(ctx, p, plan->st, mtu, push, at_sid);
+		return -1;
+	}
 	p->gso_size = headend_seg_size(in ? in->mtu : 0, mtu, push, hdr);
 	if (p->gso_size)
 		return 0;
