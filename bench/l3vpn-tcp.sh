@@ -18,7 +18,9 @@
 #                  segments (REINJECT_SEGMENT), once with the kernel's
 #                  End.DT6 at PE2 and once with srv6d's at PE2 (`gso no`
 #                  there: a decapsulated super-packet is not given back
-#                  whole yet)
+#                  whole yet); and once more with GRO at srv6d0, the
+#                  reinjection device's receiving end (threaded NAPI),
+#                  which coalesces the segments again
 # Prints one line per run and the median of each mode, in Mbit/s.
 T=l3vpnbench
 SECS=${1:-5}
@@ -105,6 +107,16 @@ if [ "$GSO" = yes ]; then
 	nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "srv6d+kernel L3VPN does not answer"; exit 1; }
 	measure srv6dgso_k6 "$A2" fd01:2::2 "$A1" || exit 1
 	say "PE1: $(pe1_counters)"
+	# The segments coalesced again by the kernel's GRO at the receiving
+	# end of srv6d's reinjection device (threaded NAPI: GRO sees each
+	# sendmmsg()'s frames together, and what follows runs off srv6d's
+	# thread; TSO off at the sending end, else veth skips GRO).
+	nsx "$PE1" ethtool -K srv6d0 gro on >/dev/null &&
+	nsx "$PE1" ethtool -K srv6d0t tso off >/dev/null &&
+	nsx "$PE1" sh -c 'echo 1 > /sys/class/net/srv6d0/threaded' ||
+		{ say "GRO at srv6d0 failed"; exit 1; }
+	measure srv6dgso_k6_gro "$A2" fd01:2::2 "$A1" || exit 1
+	say "PE1: $(pe1_counters)"
 	l3vpn_srv6d_stop
 	nsx "$PE1" iptables -t raw -F PREROUTING
 	nsx "$PE1" ip6tables -t raw -F PREROUTING
@@ -142,7 +154,10 @@ row() {	# LABEL FILE
 echo
 echo "L3VPN TCP throughput (iperf3, a1 -> a2, host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, ${SECS}s, median of $RUNS):"
 row "kernel seg6/seg6local End.DT6, IPv6 tenant" kernel6
-[ "$GSO" = yes ] && row "srv6d gso yes H.Encaps / kernel End.DT6, IPv6 tenant" srv6dgso_k6
+if [ "$GSO" = yes ]; then
+	row "srv6d gso yes H.Encaps / kernel End.DT6, IPv6 tenant" srv6dgso_k6
+	row "  the same, GRO (threaded NAPI) at srv6d0" srv6dgso_k6_gro
+fi
 row "srv6d H.Encaps/End.DT6, IPv6 tenant" srv6d6
 row "srv6d H.Encaps/End.DT4, IPv4 tenant" srv6d4
 if [ "$GSO" = yes ]; then
