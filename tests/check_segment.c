@@ -3,14 +3,26 @@
  * (tests/gso-vectors.py: IPv4 and IPv6 TCP inside an outer IPv6+SRH,
  * IPv4 inside an outer IPv6 without SRH: H.Encaps.Red),
  * byte for byte, behind their Ethernet header; the segment size the
- * headend chooses (headend_seg_size()); and reinject_decide()'s choice of
- * the segmenting way (REINJECT_SEGMENT). */
+ * headend chooses (headend_seg_size()); reinject_decide()'s choice of
+ * the segmenting way (REINJECT_SEGMENT); and reinject_packet() sending the
+ * segments of two super-packets, more than a batch of frames holds, onto
+ * lo in a network namespace of its own (root only), read back there. */
+#define _GNU_SOURCE	/* unshare() */
 #include <check.h>
+#include <errno.h>
 #include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include "gso.h"
 #include "headend.h"
 #include "reinject.h"
 #include "segment.h"
@@ -216,6 +228,120 @@ START_TEST(decide_segment)
 }
 END_TEST
 
+
+/* A network namespace of the test's own with lo up: what is sent on lo
+ * there is all there is.  Returns lo's ifindex, 0 when not root. */
+static unsigned private_lo(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd;
+
+	if (unshare(CLONE_NEWNET) < 0)
+		return 0;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	ifr.ifr_flags = IFF_UP | IFF_LOOPBACK | IFF_RUNNING;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	return if_nametoindex("lo");
+}
+
+/* The next frame sent on the capture socket fd (PACKET_OUTGOING), or 0
+ * when none is left. */
+static ssize_t next_sent(int fd, uint8_t *buf, size_t cap)
+{
+	for (;;) {
+		struct sockaddr_ll sll;
+		socklen_t sl = sizeof(sll);
+		ssize_t n = recvfrom(fd, buf, cap, MSG_DONTWAIT,
+				     (struct sockaddr *)&sll, &sl);
+
+		if (n < 0)
+			return 0;
+		if (sll.sll_pkttype == PACKET_OUTGOING)
+			return n;
+	}
+}
+
+START_TEST(segment_sent)
+{
+	static struct test_slot slots[3];
+	static uint8_t want[80][1024];
+	static uint8_t got[2048];
+	uint8_t *wsegs[80];
+	uint32_t wlens[80];
+	struct worker_stats ws = { 0 };
+	struct config cfg = { .payload = PAYLOAD_ANY };
+	char err[256];
+	unsigned lo = private_lo(), nseg;
+	struct nfq *q;
+	struct reinject_io io;
+	int cap, rcvbuf = 4 << 20;
+
+	if (!lo) {
+		fprintf(stderr, "segment_sent: skipped (%s)\n", strerror(errno));
+		return;
+	}
+	q = nfq_socket_open(3, NFQ_DEFAULT_MAXLEN, err, sizeof(err));
+	ck_assert_msg(q != NULL, "%s", err);
+	cap = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	ck_assert_int_ge(cap, 0);
+	setsockopt(cap, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	io = (struct reinject_io){ .dev_ifindex = lo, .pkt_fd = pkt_sock_open(),
+				   .raw_fd = -1, .tx = pkt_tx_new(),
+				   .seg = &area };
+	ck_assert_int_ge(io.pkt_fd, 0);
+	ck_assert_ptr_nonnull(io.tx);
+	/* 677 bytes of payload at 10 a segment: 68 segments each, 136 in
+	 * all, more than the 64 a batch holds: flushed on the way. */
+	for (unsigned k = 0; k < 80; k++)
+		wsegs[k] = want[k];
+	nseg = gso_segment(vec_encap6_super, sizeof(vec_encap6_super), 10,
+			   wsegs, sizeof(want[0]), wlens, 80);
+	ck_assert_uint_eq(nseg, 68);
+	for (unsigned i = 0; i < 3; i++) {
+		struct pkt *p = test_pkt(&slots[i], vec_encap6_super,
+					 sizeof(vec_encap6_super), ETH_P_IPV6);
+
+		p->verdict = PKT_NEW_BYTES;
+		p->outcome = PKT_OUT_OK;
+		p->gso = true;
+		p->gso_l4_off = 40;
+		p->gso_size = 10;
+		p->id = i + 1;
+		if (i == 2)	/* UDP inside (the inner Next Header at
+				 * 40 + 40 + 6): not cut, dropped */
+			p->data[86] = IPPROTO_UDP;
+		reinject_packet(&cfg, NULL, p, q, &io, &ws);
+	}
+	reinject_flush(&io, &ws);
+	ck_assert_uint_eq(ws.injected, 2);
+	ck_assert_uint_eq(ws.gso_segments, 2 * 68);
+	ck_assert_uint_eq(ws.dropped, 1);
+	ck_assert_uint_eq(ws.drops[DROP_TOO_BIG], 1);
+	ck_assert_uint_eq(area.used, 0);	/* emptied by the flush */
+	/* On the wire, in order: each segment behind the reinjection
+	 * device's Ethernet header. */
+	for (unsigned i = 0; i < 2 * 68; i++) {
+		ssize_t n = next_sent(cap, got, sizeof(got));
+
+		ck_assert_msg(n > 0, "frame %u of %u not sent", i, 2 * 68);
+		ck_assert_uint_eq(got[12] << 8 | got[13], ETH_P_IPV6);
+		ck_assert_bytes(got + ETH_HLEN, (size_t)n - ETH_HLEN,
+				want[i % 68], wlens[i % 68]);
+	}
+	ck_assert_int_eq(next_sent(cap, got, sizeof(got)), 0);
+	close(cap);
+	close(io.pkt_fd);
+	pkt_tx_free(io.tx);
+	nfq_socket_close(q);
+}
+END_TEST
+
 static Suite *segment_suite(void)
 {
 	Suite *s = suite_create("segment");
@@ -231,6 +357,7 @@ static Suite *segment_suite(void)
 	tcase_add_test(tc, size_default);
 	tcase_add_test(tc, headend_size);
 	tcase_add_test(tc, decide_segment);
+	tcase_add_test(tc, segment_sent);
 	suite_add_tcase(s, tc);
 	return s;
 }
