@@ -114,8 +114,6 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	}
 	if (p->local_out && version == 4)
 		return REINJECT_LOCAL;
-	if (reinject_gso_encap(p))
-		return REINJECT_SEGMENT;
 	sid = reinject_sid(cfg, p);
 	if (reinject_by_l2(sid)) {
 		if (!sid_runtime_get(rt, sid).ifindex) {
@@ -128,6 +126,8 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		*reason = DROP_BAD_IP;
 		return REINJECT_DROP_REASON;
 	}
+	if (reinject_gso_encap(p))
+		return REINJECT_SEGMENT;
 	if (reinject_by_dev6(cfg, sid, p)) {
 		if (!sid_runtime_get(rt, sid).ifindex) {
 			*reason = DROP_REINJECT;
