@@ -31,6 +31,8 @@ struct seg_area {
 
 /* Allocate a's `size` bytes, empty.  Returns 0, or -1 (out of memory). */
 int seg_area_init(struct seg_area *a, uint32_t size);
+
+/* Free a's bytes (a zeroed or finished area: nothing). */
 void seg_area_fini(struct seg_area *a);
 
 /* Every frame in a has been sent: reuse its bytes. */
