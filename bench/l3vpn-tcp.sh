@@ -80,8 +80,11 @@ kernel_del() {
 
 l3vpn_setup || { say "topology setup failed"; exit 1; }
 if [ "$CORE_MTU" != 1500 ]; then
-	ip -n "$PE1" link set c0 mtu "$CORE_MTU" &&
-	ip -n "$PE2" link set c0 mtu "$CORE_MTU" || { say "core MTU failed"; exit 1; }
+	if ! { ip -n "$PE1" link set c0 mtu "$CORE_MTU" &&
+		ip -n "$PE2" link set c0 mtu "$CORE_MTU"; }; then
+		say "core MTU failed"
+		exit 1
+	fi
 fi
 if [ -n "${GRO:-}" ]; then
 	for ns_if in "$A1:e0" "$PE1:ta" "$PE1:c0" "$PE2:c0" "$PE2:ta" "$A2:e0"; do
@@ -111,10 +114,12 @@ if [ "$GSO" = yes ]; then
 	# end of srv6d's reinjection device (threaded NAPI: GRO sees each
 	# sendmmsg()'s frames together, and what follows runs off srv6d's
 	# thread; TSO off at the sending end, else veth skips GRO).
-	nsx "$PE1" ethtool -K srv6d0 gro on >/dev/null &&
-	nsx "$PE1" ethtool -K srv6d0t tso off >/dev/null &&
-	nsx "$PE1" sh -c 'echo 1 > /sys/class/net/srv6d0/threaded' ||
-		{ say "GRO at srv6d0 failed"; exit 1; }
+	if ! { nsx "$PE1" ethtool -K srv6d0 gro on >/dev/null &&
+		nsx "$PE1" ethtool -K srv6d0t tso off >/dev/null &&
+		nsx "$PE1" sh -c 'echo 1 > /sys/class/net/srv6d0/threaded'; }; then
+		say "GRO at srv6d0 failed"
+		exit 1
+	fi
 	measure srv6dgso_k6_gro "$A2" fd01:2::2 "$A1" || exit 1
 	say "PE1: $(pe1_counters)"
 	l3vpn_srv6d_stop

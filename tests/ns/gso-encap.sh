@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2317 # l3vpn.sh returns early when sourced as a library
 # gso-encap.sh - TCP super-packets encapsulated by srv6d's H.Encaps with
 # `gso yes` (issue 10): each super-packet result is cut into segments in
 # userspace (REINJECT_SEGMENT, src/io/segment.c) and sent through srv6d's
@@ -77,7 +78,8 @@ gro() {
 
 # check_case LABEL DST MTU FAMILY: the transfer, its capture, the checks.
 check_case() {
-	local label=$1 dst=$2 mtu=$3 fam=$4 pcap="$TMPD/$label.pcap" tp
+	local label=$1 dst=$2 mtu=$3 fam=$4 tp
+	local pcap="$TMPD/$label.pcap"
 	local g0 s0 r0 b0 x0 g1 s1 r1 b1 x1 csum0 csum1 re0 re1 out0 out1
 	local rate fields bad
 	read -r g0 s0 r0 b0 x0 <<<"$(pe1_totals)"
@@ -184,10 +186,12 @@ ip -n "$PE2" -6 route add fc00:2::a6/128 encap seg6local action End.DT6 \
 	table 101 dev ta || fail "End.DT6 at PE2"
 ip -n "$PE2" -6 route add fd01:1::/64 encap seg6 mode encap segs fc00:1::a6 \
 	dev c0 table 101 || fail "seg6 encap at PE2"
-nsx "$PE2" ip6tables -t raw -A PREROUTING -i c0 -d fc00:2::a4 \
-	-j NFQUEUE --queue-num 0 &&
-nsx "$PE2" iptables -t raw -A PREROUTING -i ta -d 10.1.1.0/24 \
-	-j NFQUEUE --queue-num 0 || fail "NFQUEUE rules at PE2"
+if ! { nsx "$PE2" ip6tables -t raw -A PREROUTING -i c0 -d fc00:2::a4 \
+		-j NFQUEUE --queue-num 0 &&
+	nsx "$PE2" iptables -t raw -A PREROUTING -i ta -d 10.1.1.0/24 \
+		-j NFQUEUE --queue-num 0; }; then
+	fail "NFQUEUE rules at PE2"
+fi
 cat >"$TMPD/pe2.conf" <<EOF
 queue 0
 encap-source fc00:12::2
@@ -201,8 +205,10 @@ pe_srv6d_start "$PE2" 2 "$TMPD/pe2.conf" || { fail "srv6d start on PE2"; ns_fini
 nsx "$A2" nstat -n >/dev/null 2>&1
 
 for mtu in 9000 1500; do
-	ip -n "$PE1" link set c0 mtu "$mtu" && ip -n "$PE2" link set c0 mtu "$mtu" ||
+	if ! { ip -n "$PE1" link set c0 mtu "$mtu" &&
+		ip -n "$PE2" link set c0 mtu "$mtu"; }; then
 		fail "core MTU $mtu"
+	fi
 	sleep 0.5	# the route mirror learns the MTU
 	for g in on off; do
 		[ "$mtu" = 1500 ] && [ "$g" = off ] && continue
