@@ -5,11 +5,22 @@
 # at both PEs and once with srv6d at both, in the same run on the same
 # topology.  The comparison uses tenant A's IPv6 hosts: the kernel's
 # End.DT4 needs a VRF device (not available here); End.DT6 `table` does
-# not.  srv6d's IPv4 figure (H.Encaps of IPv4 through the TUN device,
-# End.DT4 through the SID's veth pair) is printed too.
+# not.  srv6d's IPv4 figure (H.Encaps of IPv4 through the reinjection
+# device, End.DT4 through the SID's veth pair) is printed too.
 #
 # Usage (root): bench/l3vpn-tcp.sh [SECONDS] [RUNS]
 #   SRV6D=/path/to/srv6d SRV6CTL=/path/to/srv6ctl to use another build.
+#   HOST_MTU=N     the hosts' MTU (default 1400)
+#   CORE_MTU=N     the PEs' link's MTU (default 1500)
+#   GRO=on|off     GRO at every veth (default: the kernel's, off)
+#   GSO=yes        srv6d with `gso yes` too (issue 10), in the same run:
+#                  PE1's H.Encaps cuts its TCP super-packets into
+#                  segments (REINJECT_SEGMENT), once with the kernel's
+#                  End.DT6 at PE2 and once with srv6d's at PE2 (`gso no`
+#                  there: a decapsulated super-packet is not given back
+#                  whole yet); and once more with GRO at srv6d0, the
+#                  reinjection device's receiving end (threaded NAPI),
+#                  which coalesces the segments again
 # Prints one line per run and the median of each mode, in Mbit/s.
 T=l3vpnbench
 SECS=${1:-5}
@@ -17,10 +28,21 @@ RUNS=${2:-3}
 L3VPN_LIB=1
 # shellcheck source=tests/ns/l3vpn.sh
 . "$(dirname "$0")/../tests/ns/l3vpn.sh"
+CORE_MTU=${CORE_MTU:-1500}
+GSO=${GSO:-no}
+PE1_GSO=no
 
-ns_init $((60 + 4 * RUNS * (SECS + 5)))
+ns_init $((90 + 8 * RUNS * (SECS + 5)))
 need_srv6d
 command -v iperf3 >/dev/null || skip_test "iperf3 not found"
+
+# l3vpn.sh's config, with `gso yes` at PE1 when PE1_GSO=yes.
+eval "l3vpn_conf_base() $(declare -f l3vpn_srv6d_conf | tail -n +2)"
+l3vpn_srv6d_conf() {
+	l3vpn_conf_base "$1"
+	[ "$1" = 1 ] && [ "$PE1_GSO" = yes ] && echo "gso yes"
+	return 0
+}
 
 median() {	# numbers on stdin
 	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
@@ -30,13 +52,47 @@ measure() {	# LABEL DST_NS DST SRC_NS: RUNS rates in Mbit/s to $TMPD/LABEL
 	local i r
 	: >"$TMPD/$1"
 	for i in $(seq 1 "$RUNS"); do
-		r=$(l3vpn_iperf "$2" "$3" "$4" "$SECS") || { say "$1: iperf3 failed"; return 1; }
+		# A stalled transfer (the kernel's seg6 at a core MTU of
+		# 1500: it sends itself Packet Too Big) counts as 0.
+		r=$(l3vpn_iperf "$2" "$3" "$4" "$SECS") || { say "$1: iperf3 failed"; r=0; }
 		echo $((r / 1000000)) >>"$TMPD/$1"
 		say "$1 run $i: $((r / 1000000)) Mbit/s"
 	done
 }
 
+pe1_counters() {	# PE1 srv6d's super-packets, segments, refused
+	timeout 5 "$SRV6CTL" -s "$TMPD/pe1.sock" -j status | "$PYTHON" -c '
+import json, sys
+t = json.load(sys.stdin)["totals"]
+print("gso_packets %d gso_segments %d gso_refused %d injected %d" % (
+    t["gso_packets"], t["gso_segments"], t["gso_refused"], t["injected"]))'
+}
+
+# kernel_routes PE N add|del: the kernel's seg6/seg6local for tenant A and
+# B's IPv6 at PE N (del: and its tunnel source).
+kernel_del() {
+	local pe=$1 n=$2 r
+	for r in a6 b6; do ip -n "$pe" -6 route del "fc00:$n::$r/128"; done
+	ip -n "$pe" -6 route del "fd01:$((3 - n))::/64" table 101
+	ip -n "$pe" -6 route del "fd02:$((3 - n))::/64" table 102
+	nsx "$pe" ip sr tunsrc set ::
+}
+
 l3vpn_setup || { say "topology setup failed"; exit 1; }
+if [ "$CORE_MTU" != 1500 ]; then
+	if ! { ip -n "$PE1" link set c0 mtu "$CORE_MTU" &&
+		ip -n "$PE2" link set c0 mtu "$CORE_MTU"; }; then
+		say "core MTU failed"
+		exit 1
+	fi
+fi
+if [ -n "${GRO:-}" ]; then
+	for ns_if in "$A1:e0" "$PE1:ta" "$PE1:c0" "$PE2:c0" "$PE2:ta" "$A2:e0"; do
+		nsx "${ns_if%%:*}" ethtool -K "${ns_if#*:}" gro "$GRO" >/dev/null ||
+			{ say "ethtool -K gro $GRO failed"; exit 1; }
+	done
+fi
+say "host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, gso $GSO"
 say "kernel: seg6 encap + seg6local End.DT6 (table) at both PEs, ${SECS}s x $RUNS"
 if ! l3vpn_kernel "$PE1" 1 || ! l3vpn_kernel "$PE2" 2; then
 	say "kernel routes failed"
@@ -44,29 +100,72 @@ if ! l3vpn_kernel "$PE1" 1 || ! l3vpn_kernel "$PE2" 2; then
 fi
 nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kernel L3VPN does not answer"; exit 1; }
 measure kernel6 "$A2" fd01:2::2 "$A1" || exit 1
-for n in 1 2; do
-	pe=$PE1; [ "$n" = 2 ] && pe=$PE2
-	for r in a6 b6; do ip -n "$pe" -6 route del "fc00:$n::$r/128"; done
-	ip -n "$pe" -6 route del "fd01:$((3 - n))::/64" table 101
-	ip -n "$pe" -6 route del "fd02:$((3 - n))::/64" table 102
-	nsx "$pe" ip sr tunsrc set ::
-done
+kernel_del "$PE1" 1
+
+if [ "$GSO" = yes ]; then
+	say "srv6d gso yes at PE1 (H.Encaps, End.DT6), the kernel's End.DT6 at PE2, ${SECS}s x $RUNS"
+	l3vpn_steer "$PE1" 1 || { say "NFQUEUE rules failed"; exit 1; }
+	PE1_GSO=yes
+	l3vpn_srv6d_start "$PE1" 1 || exit 1
+	nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "srv6d+kernel L3VPN does not answer"; exit 1; }
+	measure srv6dgso_k6 "$A2" fd01:2::2 "$A1" || exit 1
+	say "PE1: $(pe1_counters)"
+	# The segments coalesced again by the kernel's GRO at the receiving
+	# end of srv6d's reinjection device (threaded NAPI: GRO sees each
+	# sendmmsg()'s frames together, and what follows runs off srv6d's
+	# thread; TSO off at the sending end, else veth skips GRO).
+	if ! { nsx "$PE1" ethtool -K srv6d0 gro on >/dev/null &&
+		nsx "$PE1" ethtool -K srv6d0t tso off >/dev/null &&
+		nsx "$PE1" sh -c 'echo 1 > /sys/class/net/srv6d0/threaded'; }; then
+		say "GRO at srv6d0 failed"
+		exit 1
+	fi
+	measure srv6dgso_k6_gro "$A2" fd01:2::2 "$A1" || exit 1
+	say "PE1: $(pe1_counters)"
+	l3vpn_srv6d_stop
+	nsx "$PE1" iptables -t raw -F PREROUTING
+	nsx "$PE1" ip6tables -t raw -F PREROUTING
+fi
+kernel_del "$PE2" 2
 
 say "srv6d: H.Encaps + End.DT6/End.DT4 at both PEs (NFQUEUE, 1 queue each), ${SECS}s x $RUNS"
 if ! l3vpn_steer "$PE1" 1 || ! l3vpn_steer "$PE2" 2; then
 	say "NFQUEUE rules failed"
 	exit 1
 fi
+PE1_GSO=no
 l3vpn_srv6d_start "$PE1" 1 || exit 1
 l3vpn_srv6d_start "$PE2" 2 || exit 1
 nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "srv6d L3VPN does not answer"; exit 1; }
 measure srv6d6 "$A2" fd01:2::2 "$A1" || exit 1
 measure srv6d4 "$A2" 10.1.2.2 "$A1" || exit 1
 l3vpn_srv6d_stop
+if [ "$GSO" = yes ]; then
+	say "srv6d: the same, gso yes at PE1, ${SECS}s x $RUNS"
+	PE1_GSO=yes
+	l3vpn_srv6d_start "$PE1" 1 || exit 1
+	l3vpn_srv6d_start "$PE2" 2 || exit 1
+	nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "srv6d L3VPN does not answer"; exit 1; }
+	measure srv6dgso6 "$A2" fd01:2::2 "$A1" || exit 1
+	measure srv6dgso4 "$A2" 10.1.2.2 "$A1" || exit 1
+	say "PE1: $(pe1_counters)"
+	l3vpn_srv6d_stop
+fi
 
+row() {	# LABEL FILE
+	printf '  %-58s %6s Mbit/s  (runs: %s)\n' "$1" "$(median <"$TMPD/$2")" \
+		"$(tr '\n' ' ' <"$TMPD/$2")"
+}
 echo
-echo "L3VPN TCP throughput (iperf3, a1 -> a2, host MTU $HOST_MTU, ${SECS}s, median of $RUNS):"
-printf '  %-44s %6s Mbit/s  (runs: %s)\n' \
-	"kernel seg6/seg6local End.DT6, IPv6 tenant" "$(median <"$TMPD/kernel6")" "$(tr '\n' ' ' <"$TMPD/kernel6")" \
-	"srv6d H.Encaps/End.DT6, IPv6 tenant" "$(median <"$TMPD/srv6d6")" "$(tr '\n' ' ' <"$TMPD/srv6d6")" \
-	"srv6d H.Encaps/End.DT4, IPv4 tenant" "$(median <"$TMPD/srv6d4")" "$(tr '\n' ' ' <"$TMPD/srv6d4")"
+echo "L3VPN TCP throughput (iperf3, a1 -> a2, host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, ${SECS}s, median of $RUNS):"
+row "kernel seg6/seg6local End.DT6, IPv6 tenant" kernel6
+if [ "$GSO" = yes ]; then
+	row "srv6d gso yes H.Encaps / kernel End.DT6, IPv6 tenant" srv6dgso_k6
+	row "  the same, GRO (threaded NAPI) at srv6d0" srv6dgso_k6_gro
+fi
+row "srv6d H.Encaps/End.DT6, IPv6 tenant" srv6d6
+row "srv6d H.Encaps/End.DT4, IPv4 tenant" srv6d4
+if [ "$GSO" = yes ]; then
+	row "srv6d gso yes H.Encaps / srv6d End.DT6, IPv6 tenant" srv6dgso6
+	row "srv6d gso yes H.Encaps / srv6d End.DT4, IPv4 tenant" srv6dgso4
+fi

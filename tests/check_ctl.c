@@ -222,7 +222,7 @@ START_TEST(status_document)
 		"\"icmp_send_errors\":0,\"enobufs\":0,"
 		"\"recv_errors\":0,\"send_errors\":0,\"nl_errors\":0,"
 		"\"bad_messages\":2,\"rx_too_long\":0,\"gso_packets\":0,"
-		"\"gso_refused\":0,\"csum_completed\":0,"
+		"\"gso_refused\":0,\"csum_completed\":0,\"gso_segments\":0,"
 		"\"drops\":{\"truncated\":0,\"bad_ip\":0,"
 		"\"bad_srh\":0,\"bad_tlv\":0,"
 		"\"hop_limit\":4,\"upper_layer\":0,\"ext_headers\":0,"

@@ -361,7 +361,7 @@ END_TEST
  * + gso_size), not by its length.  Segments of 1400 bytes (1460 + 80 >
  * 1500): Packet Too Big, MTU 1420.  Of 1360 (1420 + 80): it fits, and
  * so does one whose segment size is unknown (NFQUEUE does not say: the
- * way out segments it to fit).  Before, each was judged by its 9000
+ * headend chooses one that fits, and the way out cuts it so).  Before, each was judged by its 9000
  * bytes: all three got Packet Too Big. */
 START_TEST(test_ptb6_gso_segment_size)
 {
@@ -380,6 +380,10 @@ START_TEST(test_ptb6_gso_segment_size)
 			      sizes[i], p->verdict, drop_reason_name(p->reason));
 		if (i > 0) {
 			ck_assert_uint_eq(p->len, 9000 + 80);
+			/* 1360 known: kept; unknown: the largest that fits
+			 * the egress MTU (1500 - 80 - 60), what the
+			 * segments are cut to (headend_seg_size()). */
+			ck_assert_uint_eq(p->gso_size, 1360);
 			continue;
 		}
 		ck_assert_uint_eq(p->data[6], 58);	/* ICMPv6 */

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """gso-vectors.py - the reference segments for tests/check_gso.c.
 
-Scapy builds each TCP super-packet (3 full segments and a short, odd-length
-last one), and, independently, each segment the way a TCP sender would
+Scapy builds each TCP super-packet (IPv4; IPv6 with extension headers;
+IPv4 and IPv6 inside an outer IPv6+SRH, as H.Encaps makes them: 3 full
+segments and a short, odd-length last one), and, independently, each
+segment the way a TCP sender would
 have sent it (its own IPv4 ID, sequence number, flags, lengths and
 checksums, all computed by scapy).  The output, tests/gso-vectors.h, is
 committed; run `tests/gso-vectors.py > tests/gso-vectors.h` to remake it.
@@ -61,6 +63,23 @@ def build(kind, part, i, n, whole):
         return raw(ip / t / Raw(part))
     if kind == "v6ext":
         return raw(v6ext() / t / Raw(part))
+    if kind == "encap4red":
+        # H.Encaps.Red of one segment: no SRH, IPv4 right after the outer.
+        inner = IP(src="10.1.0.1", dst="10.2.0.1", id=0x7ffe + i, ttl=64)
+        return raw(IPv6(src="fc00:1::1", dst="fc00:2::d4", hlim=64) /
+                   inner / t / Raw(part))
+    if kind == "encap6":
+        # H.Encaps of IPv6 TCP: the outer takes the inner's traffic class
+        # and flow label (headend.c).
+        inner = IPv6(src="2001:db8:1::1", dst="2001:db8:2::1", tc=0x28,
+                     fl=0x12345, hlim=63)
+        outer = IPv6(src="fc00:1::1", dst="fc00:2::e", tc=0x28, fl=0x12345,
+                     hlim=63)
+        return raw(outer /
+                   IPv6ExtHdrSegmentRouting(addresses=["fc00:3::d6",
+                                                       "fc00:2::e"],
+                                            segleft=1, lastentry=1) /
+                   inner / t / Raw(part))
     inner = IP(src="10.1.0.1", dst="10.2.0.1", id=0x0100 + i, ttl=63)
     return raw(encap_outer() / inner / t / Raw(part))
 
@@ -100,7 +119,7 @@ def main():
     print("#define GSO_VEC_SIZE %d" % GSO)
     n = (len(PAYLOAD) + GSO - 1) // GSO
     print("#define GSO_VEC_NSEGS %d" % n)
-    for kind in ("v4", "v6ext", "encap4"):
+    for kind in ("v4", "v6ext", "encap4", "encap6", "encap4red"):
         emit("vec_%s_super" % kind, build(kind, PAYLOAD, 0, n, True))
         for i in range(n):
             part = PAYLOAD[i * GSO:(i + 1) * GSO]

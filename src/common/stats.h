@@ -97,6 +97,10 @@ struct worker_stats {
 				 * of their payload (nfq_verdict_add()) */
 	uint64_t csum_completed;	/* partial checksums completed for a
 					 * payload verdict */
+	uint64_t gso_segments;	/* segments cut from encapsulated super-
+				 * packets and handed to the packet socket
+				 * (reinject.h REINJECT_SEGMENT; the super-
+				 * packet is one injected) */
 	uint64_t drops[DROP__COUNT];
 } __attribute__((aligned(64)));
 

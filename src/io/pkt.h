@@ -74,7 +74,9 @@ struct pkt {
 	bool csum_unverified;	/* no one checked its checksum yet
 				 * (NFQA_SKB_CSUM_NOTVERIFIED) */
 	uint16_t gso_size;	/* payload bytes per segment, 0 when unknown
-				 * (NFQUEUE never says) */
+				 * (NFQUEUE never says): what srv6d chose
+				 * for a super-packet it encapsulates
+				 * (headend_seg_size()) */
 	uint16_t gso_l4_off;	/* of a super-packet, where its TCP header
 				 * was when queued (gso_parse()) */
 

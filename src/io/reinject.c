@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "behavior_table.h"
+#include "gso.h"
 #include "log.h"
 #include "reinject.h"
 #include "pktsock.h"
@@ -83,6 +84,17 @@ static bool reinject_same_family(const struct pkt *p)
 	}
 }
 
+/* A TCP super-packet result srv6d encapsulated (an IP header pushed in
+ * front of what was queued): no way back takes it whole (segment.h). */
+static bool reinject_gso_encap(const struct pkt *p)
+{
+	struct gso_info gi;
+
+	return p->gso && p->outcome == PKT_OUT_OK && p->gso_l4_off &&
+	       pkt_ip_version(p) == 6 && gso_parse(p->data, p->len, &gi) == 0 &&
+	       gi.nlayers >= 2 && gi.l4_off > p->gso_l4_off;
+}
+
 enum reinject_action reinject_decide(const struct config *cfg,
 				     const struct sid_runtime *rt,
 				     const struct pkt *p,
@@ -114,6 +126,8 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		*reason = DROP_BAD_IP;
 		return REINJECT_DROP_REASON;
 	}
+	if (reinject_gso_encap(p))
+		return REINJECT_SEGMENT;
 	if (reinject_by_dev6(cfg, sid, p)) {
 		if (!sid_runtime_get(rt, sid).ifindex) {
 			*reason = DROP_REINJECT;
@@ -172,6 +186,8 @@ void reinject_flush(const struct reinject_io *io, struct worker_stats *st)
 {
 	if (io->tx && pkt_tx_count(io->tx))
 		pkt_tx_flush(io->pkt_fd, io->tx, reinject_tx_failed, st);
+	if (io->seg)
+		seg_area_reset(io->seg);
 }
 
 uint32_t reinject_ifindex(const struct config *cfg,
@@ -180,6 +196,17 @@ uint32_t reinject_ifindex(const struct config *cfg,
 	const struct sid *sid = reinject_sid(cfg, p);
 
 	return sid ? sid_runtime_get(rt, sid).ifindex : 0;
+}
+
+/* The Ethernet header (ETH_HLEN bytes at eth) of a frame of EtherType
+ * type sent into the reinjection device (mark 0) or the veth pair of the
+ * SID of `mark`, to its receiving end. */
+static void reinject_eth_write(uint8_t *eth, uint32_t mark, uint16_t type)
+{
+	rtrules_dev_mac(mark, true, eth);
+	rtrules_dev_mac(mark, false, eth + ETH_ALEN);
+	eth[12] = (uint8_t)(type >> 8);
+	eth[13] = (uint8_t)type;
 }
 
 /* REINJECT_DEV: put an Ethernet header to the receiving end of the SID's
@@ -192,10 +219,7 @@ static int reinject_eth_push(struct pkt *p, uint32_t mark)
 
 	if (!eth)
 		return -1;
-	rtrules_dev_mac(mark, true, eth);
-	rtrules_dev_mac(mark, false, eth + ETH_ALEN);
-	eth[12] = (uint8_t)(type >> 8);
-	eth[13] = (uint8_t)type;
+	reinject_eth_write(eth, mark, type);
 	return 0;
 }
 
@@ -278,6 +302,7 @@ static int reinject_send(const struct config *cfg,
 		return io->raw_fd >= 0 &&
 		       raw4_sock_send(io->raw_fd, p->data, p->len) == 0 ? 0 : -1;
 	case REINJECT_DROP_REASON:
+	case REINJECT_SEGMENT:	/* reinject_segment()'s, never here */
 		nfq_verdict_add(q, p, NF_DROP, false);
 		return -1;
 	case REINJECT_DROP:
@@ -310,6 +335,116 @@ static void reinject_dropped(const struct config *cfg,
 	st->dropped++;
 }
 
+/* A packet queued with a partial checksum (`gso yes`: its TCP/UDP
+ * checksum field holds only the pseudo-header sum) that goes back by a
+ * device leaves with what the field holds, CHECKSUM_NONE: complete it
+ * (a verdict's payload is completed by nfq.c, a super-packet's segments
+ * by gso_segment()). */
+static void reinject_csum_fix(struct pkt *p, enum reinject_action a,
+			      struct worker_stats *st)
+{
+	if (!p->csum_partial || p->gso ||
+	    (a != REINJECT_DEV && a != REINJECT_OWN_DEV))
+		return;
+	if (gso_csum_complete(p->data, p->len) == 0)
+		st->csum_completed++;
+}
+
+/* ---- encapsulated super-packets (REINJECT_SEGMENT) ---------------------- */
+
+/* Queue the first frames of p's segments in io->tx: flush the frames
+ * before them when the area or the batch is full.  Returns the frames
+ * queued and *total (0: p cannot be cut, or one frame does not fit an
+ * empty area). */
+static unsigned reinject_segment_first(const struct reinject_io *io,
+				       struct pkt *p, uint16_t gso_size,
+				       const uint8_t *eth, uint32_t ifindex,
+				       struct worker_stats *st,
+				       unsigned *total)
+{
+	uint8_t *frames[PKT_TX_MAX];
+	uint32_t lens[PKT_TX_MAX];
+	unsigned n;
+
+	for (int tries = 0; tries < 2; tries++) {
+		n = seg_cut(io->seg, p->data, p->len, gso_size, eth, 0,
+			    PKT_TX_MAX - pkt_tx_count(io->tx), frames, lens,
+			    total);
+		if (n || !*total)
+			break;
+		reinject_flush(io, st);	/* room for it: send the others */
+	}
+	for (unsigned k = 0; k < n; k++)
+		pkt_tx_add(io->tx, ifindex, frames[k], lens[k], p);
+	return n;
+}
+
+/* Queue the rest of p's segments from segment `first`, flushing the
+ * batch whenever it is full (the frames keep their order). */
+static void reinject_segment_rest(const struct reinject_io *io,
+				  struct pkt *p, uint16_t gso_size,
+				  const uint8_t *eth, uint32_t ifindex,
+				  struct worker_stats *st, unsigned first,
+				  unsigned total)
+{
+	uint8_t *frames[PKT_TX_MAX];
+	uint32_t lens[PKT_TX_MAX];
+	unsigned n, all;
+	bool flushed = false;
+
+	while (first < total) {
+		n = seg_cut(io->seg, p->data, p->len, gso_size, eth, first,
+			    PKT_TX_MAX - pkt_tx_count(io->tx), frames, lens,
+			    &all);
+		if (!n && flushed)
+			return;	/* never: its first frame fitted */
+		flushed = !n;
+		if (!n) {
+			reinject_flush(io, st);
+			continue;
+		}
+		for (unsigned k = 0; k < n; k++)
+			pkt_tx_add(io->tx, ifindex, frames[k], lens[k], p);
+		st->gso_segments += n;
+		first += n;
+	}
+}
+
+/* REINJECT_SEGMENT: NF_DROP the original, and queue its segments for the
+ * device a frame of it would take (the reinjection device, with a mark
+ * its SID's veth pair), sent with the batch (reinject_flush(); a frame
+ * refused there makes p a drop, once).  Counted injected, or dropped:
+ * DROP_REINJECT without the device or socket, DROP_TOO_BIG when it cannot
+ * be cut (not TCP, or a segment larger than the area). */
+static void reinject_segment(const struct config *cfg,
+			     const struct sid_runtime *rt, struct pkt *p,
+			     struct nfq *q, const struct reinject_io *io,
+			     struct worker_stats *st)
+{
+	uint32_t mark = p->set_mark ? p->out_mark : 0;
+	uint32_t ifindex = mark ? reinject_ifindex(cfg, rt, p) :
+				  io->dev_ifindex;
+	uint16_t gso_size = p->gso_size ? p->gso_size :
+					  seg_size_default(p->data, p->len);
+	uint8_t eth[ETH_HLEN];
+	unsigned n, total = 0;
+
+	nfq_verdict_add(q, p, NF_DROP, false);
+	if (io->pkt_fd < 0 || !io->tx || !io->seg || !ifindex) {
+		reinject_drop(p, st, DROP_REINJECT);
+		return;
+	}
+	reinject_eth_write(eth, mark, ETH_P_IPV6);
+	n = reinject_segment_first(io, p, gso_size, eth, ifindex, st, &total);
+	if (!n) {
+		reinject_drop(p, st, DROP_TOO_BIG);
+		return;
+	}
+	st->injected++;
+	st->gso_segments += n;
+	reinject_segment_rest(io, p, gso_size, eth, ifindex, st, n, total);
+}
+
 void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		     struct pkt *p, struct nfq *q, const struct reinject_io *io,
 		     struct worker_stats *st)
@@ -322,6 +457,11 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		reinject_dropped(cfg, rt, p, q, a, io, st);
 		return;
 	}
+	if (a == REINJECT_SEGMENT) {
+		reinject_segment(cfg, rt, p, q, io, st);
+		return;
+	}
+	reinject_csum_fix(p, a, st);
 	if (reinject_send(cfg, rt, p, q, a, io, &reason) < 0) {
 		reinject_drop(p, st, reason);
 		return;

@@ -21,6 +21,16 @@
  *                            -> send it into the SID's veth pair (whose
  *                               IPv6 iif rules do what the mark would),
  *                               NF_DROP
+ *   PKT_NEW_BYTES, a TCP super-packet (p->gso) srv6d encapsulated
+ *     (H.Encaps*, End.B6.Encaps*: an IP header more in front of its TCP)
+ *                            -> cut into segments of p->gso_size (chosen
+ *                               by the headend, headend_seg_size(); else
+ *                               what fits 1280 bytes), each sent with the
+ *                               batch into the device the result would
+ *                               take without a payload (the reinjection
+ *                               device; with a mark, its SID's veth
+ *                               pair), NF_DROP the original; one that
+ *                               cannot be cut is DROP_TOO_BIG
  *   PKT_NEW_BYTES, same family, that may go as a payload (below)
  *                            -> NF_ACCEPT with the new bytes (+ mark)
  *   PKT_NEW_BYTES, IPv4 from the IPv6 hook, mark of an End.DX4, End.DT4 or
@@ -76,6 +86,7 @@
 #include "pkt.h"
 #include "pktsock.h"
 #include "rtrules.h"
+#include "segment.h"
 #include "stats.h"
 
 enum reinject_action {
@@ -92,6 +103,10 @@ enum reinject_action {
 				 * NF_DROP the original */
 	REINJECT_DROP,		/* NF_DROP, already counted by processing */
 	REINJECT_DROP_REASON,	/* NF_DROP for *reason, counted by reinject */
+	REINJECT_SEGMENT,	/* an encapsulated super-packet: send its
+				 * segments (reinject_segment(), segment.h)
+				 * into the device a frame of it would go
+				 * by, NF_DROP the original */
 };
 
 /* Decide how p goes back (see above).  *reason is set for
@@ -126,6 +141,8 @@ struct reinject_io {
 			 * the reinjection device */
 	int raw_fd;	/* raw IPv4: srv6d's own ICMPv4 errors */
 	struct pkt_tx *tx;	/* the batch's frames for pkt_fd (pktsock.h) */
+	struct seg_area *seg;	/* where REINJECT_SEGMENT's frames are cut
+				 * (segment.h); emptied by each flush */
 };
 
 /* Apply the decision for p: queue its verdict on q, send it on io's raw

@@ -69,6 +69,7 @@ struct worker {
 	unsigned queue;
 	struct nfq *q;
 	struct reinject_io io;	/* its packet and raw sockets, its frames */
+	struct seg_area seg;	/* io.seg: its super-packets' segments */
 	pthread_t thread;
 	bool running;
 	struct worker_stats *stats;
@@ -468,6 +469,7 @@ static void engine_destroy(struct engine *e)
 		if (w->io.pkt_fd >= 0)
 			close(w->io.pkt_fd);
 		pkt_tx_free(w->io.tx);
+		seg_area_fini(&w->seg);
 		free(w->stats);
 	}
 	if (e->dev_open)
@@ -549,8 +551,11 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->io.raw_fd = worker_raw_open(w->queue);
 	w->io.pkt_fd = worker_pkt_open(w->queue);
 	w->io.tx = pkt_tx_new();
+	/* Segments are cut only with `gso yes` (super-packets queued). */
+	if (cfg->gso && seg_area_init(&w->seg, SEG_AREA_BYTES) == 0)
+		w->io.seg = &w->seg;
 	w->stats = zalloc_lines(sizeof(*w->stats));
-	if (!w->stats || !w->io.tx) {
+	if (!w->stats || !w->io.tx || (cfg->gso && !w->io.seg)) {
 		snprintf(err, errlen, "queue %u: out of memory", w->queue);
 		return -1;
 	}

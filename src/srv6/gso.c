@@ -227,28 +227,48 @@ unsigned gso_segment(const uint8_t *pkt, uint32_t len, uint16_t gso_size,
 		     uint8_t *const *segs, uint32_t seg_room,
 		     uint32_t *seg_lens, unsigned nsegs)
 {
+	unsigned total = 0;
+
+	/* Count first: nothing is written when they do not all fit. */
+	gso_segment_part(pkt, len, gso_size, 0, segs, seg_room, seg_lens, 0,
+			 &total);
+	if (!total || total > nsegs)
+		return 0;
+	return gso_segment_part(pkt, len, gso_size, 0, segs, seg_room,
+				seg_lens, nsegs, &total);
+}
+
+unsigned gso_segment_part(const uint8_t *pkt, uint32_t len, uint16_t gso_size,
+			  unsigned first, uint8_t *const *segs,
+			  uint32_t seg_room, uint32_t *seg_lens,
+			  unsigned nsegs, unsigned *total)
+{
 	struct gso_info gi;
 	uint32_t payload, n;
 
+	*total = 0;
 	if (!gso_size || gso_parse(pkt, len, &gi) < 0 ||
 	    gi.l4_proto != IPPROTO_TCP)
 		return 0;
 	payload = len - gi.hdr_len;
 	n = payload ? (payload + gso_size - 1) / gso_size : 1;
-	if (n > nsegs ||
+	if (first >= n ||
 	    (uint32_t)gi.hdr_len + (payload < gso_size ? payload : gso_size) >
 	    seg_room)
 		return 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t poff = i * (uint32_t)gso_size;
+	*total = n;
+	if (n - first < nsegs)
+		nsegs = n - first;
+	for (uint32_t k = 0; k < nsegs; k++) {
+		uint32_t i = first + k, poff = i * (uint32_t)gso_size;
 		uint32_t plen = payload - poff < gso_size ? payload - poff :
 							    gso_size;
 
-		seg_lens[i] = gso_write_segment(pkt, &gi, gi.hdr_len + poff,
+		seg_lens[k] = gso_write_segment(pkt, &gi, gi.hdr_len + poff,
 						plen, i, i + 1 == n, gso_size,
-						segs[i]);
+						segs[k]);
 	}
-	return n;
+	return nsegs;
 }
 
 int gso_csum_complete(uint8_t *pkt, uint32_t len)

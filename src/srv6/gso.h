@@ -58,6 +58,16 @@ unsigned gso_segment(const uint8_t *pkt, uint32_t len, uint16_t gso_size,
 		     uint8_t *const *segs, uint32_t seg_room,
 		     uint32_t *seg_lens, unsigned nsegs);
 
+/* gso_segment() from segment number `first` on, at most nsegs of them
+ * (segs[0] gets segment `first`): for a caller whose room runs out before
+ * the super-packet's end, to go on where it stopped.  *total is the number
+ * of segments of the whole super-packet.  Returns the number written (0
+ * and *total 0 as gso_segment() refuses; 0 when first >= *total). */
+unsigned gso_segment_part(const uint8_t *pkt, uint32_t len, uint16_t gso_size,
+			  unsigned first, uint8_t *const *segs,
+			  uint32_t seg_room, uint32_t *seg_lens,
+			  unsigned nsegs, unsigned *total);
+
 /* The packet's TCP or UDP checksum field holds only the pseudo-header sum
  * (the kernel's CHECKSUM_PARTIAL, NFQA_SKB_CSUMNOTREADY): complete it over
  * the transport header and payload, in place.  The pseudo header is not

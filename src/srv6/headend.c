@@ -48,6 +48,7 @@
 #define HEADEND_OK		DROP__COUNT	/* a step's: no drop reason */
 #define IPV4_HDR_MIN		20
 #define HEADEND_IPV4_HOPLIMIT	64	/* ip6_dst_hoplimit() default */
+#define HEADEND_MTU_UNKNOWN	1280	/* IPv6's minimum link MTU (RFC 8200 5) */
 
 /* The SRH a policy's list gets: how many entries, whether the first
  * segment is left out (reduced) and whether it carries an HMAC TLV. */
@@ -329,19 +330,57 @@ static void too_big(struct proc_ctx *ctx, struct pkt *p, struct sid_stats *st,
 		proc_drop(ctx, p, st, DROP_TOO_BIG);
 }
 
-/* The length the egress MTU judges: a super-packet's (p->gso) is that of
- * its segments, its headers + gso_size, not its own (as the kernel's
- * skb_gso_validate_network_len()); with its segment size unknown (NFQUEUE
- * does not say) the way out segments it to fit, so only its headers
- * count (and a byte of payload).  Other packets: their length. */
-static uint32_t headend_mtu_len(const struct pkt *p)
+uint16_t headend_seg_size(uint32_t in_mtu, uint32_t out_mtu, uint32_t push,
+			  uint32_t hdr)
 {
-	uint32_t seg;
+	uint32_t size = 0xffff;
 
-	if (!p->gso)
-		return p->len;
-	seg = gso_segment_len(p->data, p->len, p->gso_size ? p->gso_size : 1);
-	return seg && seg < p->len ? seg : p->len;
+	if (in_mtu > hdr)
+		size = in_mtu - hdr;
+	if (!out_mtu)
+		out_mtu = HEADEND_MTU_UNKNOWN;
+	if (out_mtu <= push + hdr)
+		return 0;
+	if (out_mtu - push - hdr < size)
+		size = out_mtu - push - hdr;
+	return (uint16_t)size;
+}
+
+/* A super-packet (p->gso) is judged by the segments it is cut into on its
+ * way out, not by its length.  A segment size known already (p->gso_size)
+ * must fit the egress MTU, else Packet Too Big.  Else choose it (p->gso_size,
+ * headend_seg_size(): what came in on p's in-interface, what fits the
+ * egress MTU, e.mtu, with the push bytes) and tell the source how much
+ * room is left only when not even one byte of payload fits (a
+ * super-packet can always be cut smaller; its full-size single
+ * segments get their Packet Too Big as any other packet).  A super-packet
+ * that is not TCP keeps gso_size 0 (reinject.c refuses it, counted).
+ * Returns 0, or -1 when it was answered and dropped. */
+static int headend_gso_check(struct proc_ctx *ctx, struct pkt *p,
+			     const struct headend_plan *plan, uint32_t push,
+			     bool at_sid)
+{
+	const struct rtmirror_link *in = p->indev ?
+		rtmirror_link_get(ctx->mirror, p->indev) : NULL;
+	uint32_t mtu = plan->e.route ? plan->e.mtu : 0;
+	uint32_t hdr = gso_segment_len(p->data, p->len, 0);
+
+	if (!hdr)
+		return 0;
+	if (p->gso_size) {
+		/* Known (not from NFQUEUE): the sender's segments, judged
+		 * as the kernel's skb_gso_validate_network_len() does. */
+		if (!mtu || hdr + p->gso_size + push <= mtu)
+			return 0;
+		too_big(ctx, p, plan->st, mtu, push, at_sid);
+		return -1;
+	}
+	p->gso_size = headend_seg_size(in ? in->mtu : 0, mtu, push, hdr);
+	if (p->gso_size)
+		return 0;
+	too_big(ctx, p, plan->st, mtu ? mtu : HEADEND_MTU_UNKNOWN, push,
+		at_sid);
+	return -1;
 }
 
 int headend_prepare(struct proc_ctx *ctx, const struct policy *pol,
@@ -360,13 +399,13 @@ int headend_prepare(struct proc_ctx *ctx, const struct policy *pol,
 			       0];
 	if (!ctx->mirror)
 		return 0;
-	if (egress_route(ctx->mirror, AF_INET6, FIB_TABLE_UNSPEC,
-			 &plan->sl->segs[0], hash, &plan->e) != EGRESS_OK) {
-		plan->e.route = NULL;	/* the kernel decides */
-		return 0;
-	}
 	push = list_push_len(pol, plan->sl, p->hw_proto);
-	if (!plan->e.mtu || headend_mtu_len(p) + push <= plan->e.mtu)
+	if (egress_route(ctx->mirror, AF_INET6, FIB_TABLE_UNSPEC,
+			 &plan->sl->segs[0], hash, &plan->e) != EGRESS_OK)
+		plan->e.route = NULL;	/* the kernel decides */
+	if (p->gso)
+		return headend_gso_check(ctx, p, plan, push, at_sid);
+	if (!plan->e.route || !plan->e.mtu || p->len + push <= plan->e.mtu)
 		return 0;
 	too_big(ctx, p, st, plan->e.mtu, push, at_sid);
 	return -1;

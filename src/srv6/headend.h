@@ -54,6 +54,18 @@ int headend_prepare(struct proc_ctx *ctx, const struct policy *pol,
 void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 		    struct pkt *p);
 
+/* The segment size (TCP payload bytes) a super-packet is cut into when
+ * it leaves encapsulated (p->gso_size, reinject.h): as large as what came
+ * in on its in-interface (in_mtu minus the packet's own headers, hdr
+ * bytes up to the end of TCP's: what the sender's TSO or the in-
+ * interface's GRO was given), and no larger than what fits the egress
+ * MTU out_mtu with the push bytes of the encapsulation in front.  An
+ * in_mtu of 0 (not known) does not count; an out_mtu of 0 (not known)
+ * counts as 1280, IPv6's minimum.  Returns 0 when not even one byte of
+ * payload fits (the MTU check's Packet Too Big).  Pure. */
+uint16_t headend_seg_size(uint32_t in_mtu, uint32_t out_mtu, uint32_t push,
+			  uint32_t hdr);
+
 /* Bytes headend_apply() puts in front of (H.Encaps*) or into (H.Insert*) a
  * packet of family hw_proto (ETH_P_IPV6 / ETH_P_IP) under policy pol: the
  * most any of its lists adds, HMAC TLV included.  Returns 0 for a
