@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "behavior_table.h"
+#include "egress.h"
+#include "gso.h"
 #include "log.h"
 #include "reinject.h"
 #include "pktsock.h"
@@ -83,10 +85,10 @@ static bool reinject_same_family(const struct pkt *p)
 	}
 }
 
-enum reinject_action reinject_decide(const struct config *cfg,
-				     const struct sid_runtime *rt,
-				     const struct pkt *p,
-				     enum drop_reason *reason)
+enum reinject_action reinject_decide_single(const struct config *cfg,
+					    const struct sid_runtime *rt,
+					    const struct pkt *p,
+					    enum drop_reason *reason)
 {
 	unsigned version = pkt_ip_version(p);
 	const struct sid *sid;
@@ -145,6 +147,149 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	return REINJECT_OWN_DEV;
 }
 
+/* ---- super-packets (`gso yes`) ------------------------------------------ */
+
+/* A super-packet's result given as the payload of a verdict keeps the
+ * skb's GSO state and header offsets, and gets CHECKSUM_NONE
+ * (nfqnl_mangle()): the kernel then segments it in software, and
+ * tcp_gso_segment() sums the pseudo header of the IP header in front of
+ * TCP.  Right only for a result of the same length and layout (a
+ * transit rewrite) whose TCP's final destination is that header's. */
+static bool reinject_gso_payload_ok(const struct pkt *p)
+{
+	struct gso_info gi;
+
+	return p->len == p->orig_len && gso_parse(p->data, p->len, &gi) == 0 &&
+	       gi.l4_off == p->gso_l4_off &&
+	       gso_kernel_can_segment(p->data, p->len);
+}
+
+/* A super-packet result that may not go as its payload, or one the
+ * kernel would segment wrongly from it, that the plain way would send as
+ * a payload: into the SID's veth pair when it has a mark (rtrules.c
+ * makes one for End.X, End.T, End.DX6, End.DT6, End.DT46 with `gso
+ * yes`), else into srv6d's reinjection device. */
+static enum reinject_action reinject_gso_unpayload(const struct sid_runtime *rt,
+						   const struct sid *sid,
+						   const struct pkt *p)
+{
+	if (!p->set_mark)
+		return REINJECT_OWN_DEV;
+	if (sid && pkt_ip_version(p) == 6 && behavior_has_dev6(sid->behavior) &&
+	    sid_runtime_get(rt, sid).ifindex)
+		return REINJECT_DEV;
+	return REINJECT_DROP_REASON;
+}
+
+/* The way a super-packet result goes, from the way `a` its segments would
+ * go one by one (reinject_decide_single()). */
+static enum reinject_action reinject_decide_gso(const struct config *cfg,
+						const struct sid_runtime *rt,
+						const struct pkt *p,
+						enum reinject_action a,
+						enum drop_reason *reason)
+{
+	struct gso_info gi;
+
+	if (a == REINJECT_PAYLOAD) {
+		if (reinject_gso_payload_ok(p))
+			return REINJECT_PAYLOAD;
+		a = reinject_gso_unpayload(rt, reinject_sid(cfg, p), p);
+	}
+	if (a != REINJECT_DEV && a != REINJECT_OWN_DEV) {
+		if (a == REINJECT_L2 || a == REINJECT_DROP_REASON) {
+			*reason = DROP_GSO;
+			return REINJECT_DROP_REASON;
+		}
+		return a;	/* accepted, dropped, local */
+	}
+	if (gso_vnet_can_carry(p->data, p->len))
+		return a == REINJECT_DEV ? REINJECT_VNET_DEV :
+					   REINJECT_VNET_OWN_DEV;
+	if (gso_parse(p->data, p->len, &gi) == 0 &&
+	    gi.l4_proto == IPPROTO_TCP)
+		return REINJECT_SEGMENT;	/* IP in IP */
+	*reason = DROP_GSO;			/* not TCP */
+	return REINJECT_DROP_REASON;
+}
+
+enum reinject_action reinject_decide(const struct config *cfg,
+				     const struct sid_runtime *rt,
+				     const struct pkt *p,
+				     enum drop_reason *reason)
+{
+	enum reinject_action a = reinject_decide_single(cfg, rt, p, reason);
+
+	if (!p->gso || p->verdict != PKT_NEW_BYTES)
+		return a;
+	return reinject_decide_gso(cfg, rt, p, a, reason);
+}
+
+uint32_t reinject_mtu_room(uint32_t mtu, uint32_t hdr_len, uint32_t room)
+{
+	if (mtu > hdr_len && mtu - hdr_len < room)
+		return mtu - hdr_len;
+	return room;
+}
+
+/* The MTU of the route the result p takes once in the kernel (the SID's
+ * next hop, its table, or the main tables for its destination); 0 when
+ * unknown (no mirror, no route, a local route). */
+static uint32_t reinject_route_mtu(const struct rtmirror *m,
+				   const struct config *cfg, const struct pkt *p)
+{
+	const struct sid *sid = reinject_sid(cfg, p);
+	const struct behavior_desc *d = sid ? behavior_desc(sid->behavior) :
+					      NULL;
+	unsigned v = pkt_ip_version(p);
+	int family = v == 6 ? AF_INET6 : AF_INET;
+	const void *dst = p->data + (v == 6 ? 24 : 16);
+	uint32_t table = FIB_TABLE_UNSPEC;
+	struct egress e;
+
+	if (!m)
+		return 0;
+	if (d && d->route == BHV_ROUTE_NEXTHOP) {
+		/* End.X's or End.DX6's nh6, End.DX4's nh4 (the result's
+		 * family, USD aside: then its destination is used). */
+		if (v == 4 && behavior_nexthop_is_v4(sid->behavior))
+			dst = &sid->nh4;
+		else if (v == 6 && !behavior_nexthop_is_v4(sid->behavior))
+			dst = &sid->nh6;
+	} else if (d && d->route == BHV_ROUTE_TABLE) {
+		table = sid->table;
+	}
+	if (egress_route(m, family, table, dst, 0, &e) != EGRESS_OK)
+		return 0;
+	return e.mtu;
+}
+
+uint16_t reinject_gso_size(const struct rtmirror *m, const struct config *cfg,
+			   const struct pkt *p, uint32_t dev_ifindex)
+{
+	const struct rtmirror_link *in = m ? rtmirror_link_get(m, p->indev) :
+					     NULL;
+	const struct rtmirror_link *dev = m ? rtmirror_link_get(m, dev_ifindex) :
+					      NULL;
+	uint32_t room = UINT32_MAX, tcp_len, queued_hdr;
+	struct gso_info gi;
+
+	if (gso_parse(p->data, p->len, &gi) < 0 || gi.l4_proto != IPPROTO_TCP)
+		return 0;
+	tcp_len = (uint32_t)gi.hdr_len - gi.l4_off;
+	queued_hdr = (uint32_t)p->gso_l4_off + tcp_len;
+	if (in)
+		room = reinject_mtu_room(in->mtu, queued_hdr, room);
+	if (dev)
+		room = reinject_mtu_room(dev->mtu, gi.hdr_len, room);
+	room = reinject_mtu_room(reinject_route_mtu(m, cfg, p), gi.hdr_len,
+				 room);
+	if (room == UINT32_MAX)	/* nothing known: IPv6's minimum MTU */
+		room = REINJECT_GSO_MIN_MTU > gi.hdr_len ?
+		       REINJECT_GSO_MIN_MTU - gi.hdr_len : 0;
+	return room > 0xffff ? 0xffff : (uint16_t)room;
+}
+
 /* pkt_tx_failed_fn: the frame of packet `cookie` did not leave. */
 static void reinject_tx_failed(void *cookie, int err, void *arg)
 {
@@ -172,6 +317,9 @@ void reinject_flush(const struct reinject_io *io, struct worker_stats *st)
 {
 	if (io->tx && pkt_tx_count(io->tx))
 		pkt_tx_flush(io->pkt_fd, io->tx, reinject_tx_failed, st);
+	if (io->vtx && pkt_tx_count(io->vtx))
+		st->gso_vnet += pkt_tx_flush(io->vnet_fd, io->vtx,
+					     reinject_tx_failed, st);
 }
 
 uint32_t reinject_ifindex(const struct config *cfg,
@@ -249,6 +397,52 @@ static int reinject_frame(const struct config *cfg,
 	return pkt_tx_add(io->tx, ifindex, p->data, p->len, p);
 }
 
+/* REINJECT_VNET_OWN_DEV / REINJECT_VNET_DEV: the TCP super-packet goes
+ * whole, behind its virtio_net_hdr, with the batch (reinject_flush()).
+ * Returns 0 once queued, else -1 with the reason. */
+static int reinject_vnet_frame(const struct config *cfg,
+			       const struct sid_runtime *rt, struct pkt *p,
+			       struct nfq *q, enum reinject_action a,
+			       const struct reinject_io *io,
+			       enum drop_reason *reason)
+{
+	bool own = a == REINJECT_VNET_OWN_DEV;
+	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rt, p);
+	struct virtio_net_hdr vh;
+
+	nfq_verdict_add(q, p, NF_DROP, false);
+	*reason = DROP_REINJECT;
+	if (io->vnet_fd < 0 || !io->vtx || !ifindex)
+		return -1;
+	*reason = DROP_GSO;
+	if (gso_vnet_prepare(p->data, p->len,
+			     reinject_gso_size(io->mirror, cfg, p, ifindex),
+			     ETH_HLEN, &vh) < 0)
+		return -1;
+	*reason = DROP_NO_HEADROOM;
+	if (reinject_eth_push(p, own ? 0 : p->out_mark) < 0)
+		return -1;
+	*reason = DROP_REINJECT;
+	return pkt_tx_add_vnet(io->vtx, ifindex, &vh, p->data, p->len, p);
+}
+
+/* REINJECT_SEGMENT: the hook for the userspace segmentation of an
+ * encapsulated super-packet (gso_segment(), its segments sent as frames
+ * the way reinject_decide_single() says).  Not built yet: a DROP_GSO.
+ * Returns 0 once queued, else -1 with the reason. */
+static int reinject_segment(const struct config *cfg,
+			    const struct sid_runtime *rt, struct pkt *p,
+			    struct nfq *q, const struct reinject_io *io,
+			    enum drop_reason *reason)
+{
+	(void)cfg;
+	(void)rt;
+	(void)io;
+	nfq_verdict_add(q, p, NF_DROP, false);
+	*reason = DROP_GSO;
+	return -1;
+}
+
 /* Give p to the kernel as decided: the verdict, and for the ways other
  * than the verdict, the write or send.  Returns 0 once it left (or, for
  * REINJECT_ACCEPT, REINJECT_PAYLOAD, REINJECT_DROP, the verdict is
@@ -270,6 +464,11 @@ static int reinject_send(const struct config *cfg,
 	case REINJECT_DEV:
 	case REINJECT_OWN_DEV:
 		return reinject_frame(cfg, rt, p, q, a, io, reason);
+	case REINJECT_VNET_OWN_DEV:
+	case REINJECT_VNET_DEV:
+		return reinject_vnet_frame(cfg, rt, p, q, a, io, reason);
+	case REINJECT_SEGMENT:
+		return reinject_segment(cfg, rt, p, q, io, reason);
 	case REINJECT_LOCAL:
 		/* The original is done with either way; the error leaves as
 		 * this node's own packet (OUTPUT, then routing). */
@@ -323,6 +522,8 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		return;
 	}
 	if (reinject_send(cfg, rt, p, q, a, io, &reason) < 0) {
+		if (reason == DROP_GSO)
+			st->gso_refused++;
 		reinject_drop(p, st, reason);
 		return;
 	}

@@ -467,7 +467,10 @@ static void engine_destroy(struct engine *e)
 			close(w->io.raw_fd);
 		if (w->io.pkt_fd >= 0)
 			close(w->io.pkt_fd);
+		if (w->io.vnet_fd >= 0)
+			close(w->io.vnet_fd);
 		pkt_tx_free(w->io.tx);
+		pkt_tx_free(w->io.vtx);
 		free(w->stats);
 	}
 	if (e->dev_open)
@@ -536,6 +539,21 @@ static int worker_pkt_open(unsigned queue)
 	return fd;
 }
 
+/* With `gso yes`, the worker's packet socket for super-packets sent whole
+ * behind a virtio_net_hdr (reinject.h): opened once at start.  Without
+ * it each is a DROP_REINJECT.  Returns the fd or -1. */
+static int worker_vnet_open(unsigned queue)
+{
+	int fd = pkt_vnet_sock_open();
+
+	if (fd < 0)
+		log_msg(LOG_WARNING, "queue %u: cannot open a packet socket "
+			"with PACKET_VNET_HDR: %s; its super-packets that do "
+			"not go back as verdicts are dropped", queue,
+			strerror(errno));
+	return fd;
+}
+
 static int engine_init_worker(struct engine *e, unsigned i, char *err,
 			      size_t errlen)
 {
@@ -549,8 +567,13 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->io.raw_fd = worker_raw_open(w->queue);
 	w->io.pkt_fd = worker_pkt_open(w->queue);
 	w->io.tx = pkt_tx_new();
+	w->io.mirror = e->mirror;
+	if (cfg->gso) {
+		w->io.vnet_fd = worker_vnet_open(w->queue);
+		w->io.vtx = pkt_tx_new();
+	}
 	w->stats = zalloc_lines(sizeof(*w->stats));
-	if (!w->stats || !w->io.tx) {
+	if (!w->stats || !w->io.tx || (cfg->gso && !w->io.vtx)) {
 		snprintf(err, errlen, "queue %u: out of memory", w->queue);
 		return -1;
 	}
@@ -601,7 +624,8 @@ struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
 	e->gen = generation_new(cfg, rt, n);
 	e->workers = zalloc_lines(n * sizeof(*e->workers));
 	for (unsigned i = 0; e->workers && i < n; i++)
-		e->workers[i].io.raw_fd = e->workers[i].io.pkt_fd = -1;
+		e->workers[i].io.raw_fd = e->workers[i].io.pkt_fd =
+			e->workers[i].io.vnet_fd = -1;
 	e->base_sids = calloc(nsids + 1, sizeof(*e->base_sids));
 	e->base_pols = calloc(npolicies + 1, sizeof(*e->base_pols));
 	if (!e->gen || !e->workers || !e->base_sids || !e->base_pols) {
