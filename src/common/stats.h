@@ -101,7 +101,8 @@ struct worker_stats {
 	uint64_t gso_vnet;	/* super-packet results sent whole behind a
 				 * virtio_net_hdr (reinject.h) */
 	uint64_t csum_completed;	/* partial checksums completed for a
-					 * payload verdict */
+					 * payload verdict or a frame sent
+					 * into a device */
 	uint64_t drops[DROP__COUNT];
 } __attribute__((aligned(64)));
 

@@ -509,12 +509,31 @@ static void reinject_dropped(const struct config *cfg,
 	st->dropped++;
 }
 
+/* A packet that came with a partial checksum (p->csum_partial, `gso yes`)
+ * and leaves as a plain frame (a device, not a payload nor the vnet
+ * socket) would enter the kernel with only its pseudo-header sum in the
+ * checksum field (the packet socket sends it as it is, CHECKSUM_NONE):
+ * complete it (counted in csum_completed).  The field's sum is of the
+ * pseudo header the sender used: a decapsulation's inner one. */
+static void reinject_csum_fix(struct pkt *p, enum reinject_action a,
+			      struct worker_stats *st)
+{
+	if (!p->csum_partial || p->gso ||
+	    (a != REINJECT_DEV && a != REINJECT_OWN_DEV))
+		return;
+	if (gso_csum_complete(p->data, p->len) == 0)
+		st->csum_completed++;
+	p->csum_partial = false;
+}
+
 void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		     struct pkt *p, struct nfq *q, const struct reinject_io *io,
 		     struct worker_stats *st)
 {
 	enum drop_reason reason = DROP_REINJECT;
 	enum reinject_action a = reinject_decide(cfg, rt, p, &reason);
+
+	reinject_csum_fix(p, a, st);
 
 	if (p->outcome == PKT_OUT_DROP || p->outcome == PKT_OUT_ICMP ||
 	    p->outcome == PKT_OUT_HANDOFF) {
