@@ -13,6 +13,7 @@
 
 #include "gso-vectors.h"
 #include "nfq.h"
+#include "pktsock.h"
 #include "reinject.h"
 #include "testutil.h"
 #include "worker.h"
@@ -797,6 +798,50 @@ START_TEST(test_reinject_decide_gso_no_payload)
 }
 END_TEST
 
+/* A vnet batch: every frame behind its virtio_net_hdr (all-zero for a
+ * plain one), the frame itself pointed to, not copied, in the order
+ * added; a plain batch takes no vnet frame. */
+START_TEST(test_pkt_tx_vnet)
+{
+	static const uint8_t zero[10];
+	static uint8_t f1[60] = { 2, 0, 0, 0, 0, 1 }, f2[90];
+	struct virtio_net_hdr vh = { .flags = 1, .gso_type = 4,
+				     .gso_size = 1000 };
+	struct pkt_tx *t = pkt_tx_new_vnet(), *plain = pkt_tx_new();
+	const struct iovec *iov;
+	size_t n;
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_nonnull(plain);
+	f1[12] = 0x86;
+	f1[13] = 0xdd;
+	memcpy(f2, f1, 14);
+	ck_assert_int_eq(pkt_tx_add(t, 7, f1, sizeof(f1), NULL), 0);
+	ck_assert_int_eq(pkt_tx_add_vnet(t, 7, &vh, f2, sizeof(f2), NULL), 0);
+	iov = pkt_tx_iov(t, 0, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_bytes(iov[0].iov_base, iov[0].iov_len, zero, sizeof(zero));
+	ck_assert_ptr_eq(iov[1].iov_base, f1);
+	ck_assert_uint_eq(iov[1].iov_len, sizeof(f1));
+	iov = pkt_tx_iov(t, 1, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_bytes(iov[0].iov_base, iov[0].iov_len, (const uint8_t *)&vh,
+			sizeof(vh));
+	ck_assert_ptr_eq(iov[1].iov_base, f2);
+	ck_assert_ptr_null(pkt_tx_iov(t, 2, &n));
+	/* A plain batch: one part; no virtio_net_hdr frame. */
+	ck_assert_int_eq(pkt_tx_add(plain, 7, f1, sizeof(f1), NULL), 0);
+	iov = pkt_tx_iov(plain, 0, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_ptr_eq(iov[0].iov_base, f1);
+	ck_assert_int_eq(pkt_tx_add_vnet(plain, 7, &vh, f2, sizeof(f2), NULL),
+			 -1);
+	ck_assert_uint_eq(pkt_tx_count(plain), 1);
+	pkt_tx_free(t);
+	pkt_tx_free(plain);
+}
+END_TEST
+
 /* The gso_size: the least room any known MTU leaves behind the headers;
  * IPv6's minimum link MTU when none is known. */
 START_TEST(test_reinject_gso_size)
@@ -894,6 +939,7 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_reinject_decide_gso);
 	tcase_add_test(parser, test_reinject_decide_gso_no_payload);
 	tcase_add_test(parser, test_reinject_gso_size);
+	tcase_add_test(parser, test_pkt_tx_vnet);
 	tcase_add_test(parser, test_parse_no_packet_hdr);
 	tcase_add_test(parser, test_parse_nlmsg_error);
 	tcase_add_test(parser, test_parse_not_a_packet);

@@ -23,6 +23,17 @@ int pkt_sock_open(void)
 	return socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 }
 
+/* Let fd's frames in flight (sent, not yet freed by the kernel) take
+ * `bytes`: SO_SNDBUFFORCE (CAP_NET_ADMIN) past net.core.wmem_max, else
+ * SO_SNDBUF up to it.  A frame over the buffer is refused (EAGAIN). */
+static void pkt_sock_sndbuf(int fd, int bytes)
+{
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bytes,
+		       sizeof(bytes)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes,
+				 sizeof(bytes));
+}
+
 int pkt_vnet_sock_open(void)
 {
 	int fd = pkt_sock_open(), on = 1, err;
@@ -37,22 +48,38 @@ int pkt_vnet_sock_open(void)
 		errno = err;
 		return -1;
 	}
+	pkt_sock_sndbuf(fd, PKT_VNET_SNDBUF);
 	return fd;
 }
 
 struct pkt_tx {
 	unsigned n;
+	bool vnet;	/* every frame behind a virtio_net_hdr */
 	struct mmsghdr msg[PKT_TX_MAX];
 	/* Two a frame: its virtio_net_hdr (pkt_tx_add_vnet()) and itself. */
 	struct iovec iov[PKT_TX_MAX][2];
 	struct sockaddr_ll sll[PKT_TX_MAX];
-	struct virtio_net_hdr vnet[PKT_TX_MAX];
+	struct virtio_net_hdr vhdr[PKT_TX_MAX];
 	void *cookie[PKT_TX_MAX];	/* the caller's, for a failure */
 };
 
 struct pkt_tx *pkt_tx_new(void)
 {
 	return calloc(1, sizeof(struct pkt_tx));
+}
+
+struct pkt_tx *pkt_tx_new_vnet(void)
+{
+	struct pkt_tx *t = pkt_tx_new();
+
+	if (t)
+		t->vnet = true;
+	return t;
+}
+
+bool pkt_tx_is_vnet(const struct pkt_tx *t)
+{
+	return t->vnet;
 }
 
 void pkt_tx_free(struct pkt_tx *t)
@@ -65,10 +92,9 @@ unsigned pkt_tx_count(const struct pkt_tx *t)
 	return t->n;
 }
 
-/* Fill entry i of t for frame (after an optional virtio_net_hdr). */
+/* Fill entry i of t for frame (behind t->vnet[i] in a vnet batch). */
 static void pkt_tx_fill(struct pkt_tx *t, unsigned i, uint32_t ifindex,
-			const uint8_t *frame, size_t len, bool vnet,
-			void *cookie)
+			const uint8_t *frame, size_t len, void *cookie)
 {
 	struct iovec *iov = t->iov[i];
 	unsigned n = 0;
@@ -80,9 +106,9 @@ static void pkt_tx_fill(struct pkt_tx *t, unsigned i, uint32_t ifindex,
 	};
 	memcpy(&t->sll[i].sll_protocol, frame + 12, 2);	/* the EtherType */
 	memcpy(t->sll[i].sll_addr, frame, ETH_ALEN);
-	if (vnet)
-		iov[n++] = (struct iovec){ .iov_base = &t->vnet[i],
-					   .iov_len = sizeof(t->vnet[i]) };
+	if (t->vnet)
+		iov[n++] = (struct iovec){ .iov_base = &t->vhdr[i],
+					   .iov_len = sizeof(t->vhdr[i]) };
 	iov[n++] = (struct iovec){ .iov_base = (void *)frame, .iov_len = len };
 	t->msg[i] = (struct mmsghdr){ .msg_hdr = {
 		.msg_name = &t->sll[i],
@@ -99,7 +125,9 @@ int pkt_tx_add(struct pkt_tx *t, uint32_t ifindex, const uint8_t *frame,
 {
 	if (t->n >= PKT_TX_MAX || len < ETH_HLEN)
 		return -1;
-	pkt_tx_fill(t, t->n, ifindex, frame, len, false, cookie);
+	/* In a vnet batch: no offload asked (VIRTIO_NET_HDR_GSO_NONE). */
+	memset(&t->vhdr[t->n], 0, sizeof(t->vhdr[t->n]));
+	pkt_tx_fill(t, t->n, ifindex, frame, len, cookie);
 	return 0;
 }
 
@@ -107,10 +135,10 @@ int pkt_tx_add_vnet(struct pkt_tx *t, uint32_t ifindex,
 		    const struct virtio_net_hdr *vh, const uint8_t *frame,
 		    size_t len, void *cookie)
 {
-	if (t->n >= PKT_TX_MAX || len < ETH_HLEN)
+	if (!t->vnet || t->n >= PKT_TX_MAX || len < ETH_HLEN)
 		return -1;
-	t->vnet[t->n] = *vh;
-	pkt_tx_fill(t, t->n, ifindex, frame, len, true, cookie);
+	t->vhdr[t->n] = *vh;
+	pkt_tx_fill(t, t->n, ifindex, frame, len, cookie);
 	return 0;
 }
 

@@ -306,6 +306,8 @@ static void reinject_tx_failed(void *cookie, int err, void *arg)
 		return;
 	default:
 		st->injected--;
+		if (p->gso && st->gso_vnet)
+			st->gso_vnet--;
 		st->drops[err == EMSGSIZE ? DROP_TOO_BIG : DROP_REINJECT]++;
 		st->dropped++;
 		reinject_charge(p, err == EMSGSIZE ? DROP_TOO_BIG : DROP_REINJECT);
@@ -317,9 +319,6 @@ void reinject_flush(const struct reinject_io *io, struct worker_stats *st)
 {
 	if (io->tx && pkt_tx_count(io->tx))
 		pkt_tx_flush(io->pkt_fd, io->tx, reinject_tx_failed, st);
-	if (io->vtx && pkt_tx_count(io->vtx))
-		st->gso_vnet += pkt_tx_flush(io->vnet_fd, io->vtx,
-					     reinject_tx_failed, st);
 }
 
 uint32_t reinject_ifindex(const struct config *cfg,
@@ -412,7 +411,7 @@ static int reinject_vnet_frame(const struct config *cfg,
 
 	nfq_verdict_add(q, p, NF_DROP, false);
 	*reason = DROP_REINJECT;
-	if (io->vnet_fd < 0 || !io->vtx || !ifindex)
+	if (io->pkt_fd < 0 || !io->tx || !pkt_tx_is_vnet(io->tx) || !ifindex)
 		return -1;
 	*reason = DROP_GSO;
 	if (gso_vnet_prepare(p->data, p->len,
@@ -423,7 +422,7 @@ static int reinject_vnet_frame(const struct config *cfg,
 	if (reinject_eth_push(p, own ? 0 : p->out_mark) < 0)
 		return -1;
 	*reason = DROP_REINJECT;
-	return pkt_tx_add_vnet(io->vtx, ifindex, &vh, p->data, p->len, p);
+	return pkt_tx_add_vnet(io->tx, ifindex, &vh, p->data, p->len, p);
 }
 
 /* REINJECT_SEGMENT: the hook for the userspace segmentation of an
@@ -556,6 +555,11 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 	case REINJECT_DROP:
 		/* not processed: a queue message nfq.c could not parse */
 		reinject_drop(p, st, DROP_BAD_MESSAGE);
+		return;
+	case REINJECT_VNET_OWN_DEV:
+	case REINJECT_VNET_DEV:
+		st->gso_vnet++;	/* back out if the send fails */
+		st->injected++;
 		return;
 	default:
 		st->injected++;

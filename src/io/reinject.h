@@ -188,12 +188,13 @@ void reinject_charge(struct pkt *p, enum drop_reason reason);
 struct reinject_io {
 	uint32_t dev_ifindex;	/* the reinjection device's sending end */
 	int pkt_fd;	/* AF_PACKET: End.DX2's oif, a SID's veth pair,
-			 * the reinjection device */
+			 * the reinjection device; with `gso yes` a socket
+			 * with PACKET_VNET_HDR (pkt_vnet_sock_open()), tx a
+			 * vnet batch (pkt_tx_is_vnet()): super-packets
+			 * (REINJECT_VNET_*) and plain frames in one batch,
+			 * in the order they were decided */
 	int raw_fd;	/* raw IPv4: srv6d's own ICMPv4 errors */
 	struct pkt_tx *tx;	/* the batch's frames for pkt_fd (pktsock.h) */
-	int vnet_fd;	/* AF_PACKET with PACKET_VNET_HDR: super-packets
-			 * (REINJECT_VNET_*) */
-	struct pkt_tx *vtx;	/* the batch's frames for vnet_fd */
 	const struct rtmirror *mirror;	/* MTUs for reinject_gso_size(),
 					 * NULL: none known */
 };

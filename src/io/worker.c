@@ -467,10 +467,7 @@ static void engine_destroy(struct engine *e)
 			close(w->io.raw_fd);
 		if (w->io.pkt_fd >= 0)
 			close(w->io.pkt_fd);
-		if (w->io.vnet_fd >= 0)
-			close(w->io.vnet_fd);
 		pkt_tx_free(w->io.tx);
-		pkt_tx_free(w->io.vtx);
 		free(w->stats);
 	}
 	if (e->dev_open)
@@ -539,19 +536,25 @@ static int worker_pkt_open(unsigned queue)
 	return fd;
 }
 
-/* With `gso yes`, the worker's packet socket for super-packets sent whole
- * behind a virtio_net_hdr (reinject.h): opened once at start.  Without
- * it each is a DROP_REINJECT.  Returns the fd or -1. */
-static int worker_vnet_open(unsigned queue)
+/* With `gso yes`, the worker's packet socket sends super-packets whole
+ * behind a virtio_net_hdr too (reinject.h), and every frame goes behind
+ * one: its batch is a vnet batch.  Without PACKET_VNET_HDR the plain
+ * socket (worker_pkt_open()) does, and each super-packet that does not go
+ * back as a verdict is a DROP_REINJECT.  Sets io->pkt_fd and io->tx. */
+static void worker_io_open(struct reinject_io *io, unsigned queue, bool gso)
 {
-	int fd = pkt_vnet_sock_open();
-
-	if (fd < 0)
+	io->pkt_fd = gso ? pkt_vnet_sock_open() : -1;
+	if (io->pkt_fd >= 0) {
+		io->tx = pkt_tx_new_vnet();
+		return;
+	}
+	if (gso)
 		log_msg(LOG_WARNING, "queue %u: cannot open a packet socket "
 			"with PACKET_VNET_HDR: %s; its super-packets that do "
 			"not go back as verdicts are dropped", queue,
 			strerror(errno));
-	return fd;
+	io->pkt_fd = worker_pkt_open(queue);
+	io->tx = pkt_tx_new();
 }
 
 static int engine_init_worker(struct engine *e, unsigned i, char *err,
@@ -565,15 +568,10 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->queue = e->queue_first + i;
 	w->io.dev_ifindex = e->dev_tx_ifindex;
 	w->io.raw_fd = worker_raw_open(w->queue);
-	w->io.pkt_fd = worker_pkt_open(w->queue);
-	w->io.tx = pkt_tx_new();
+	worker_io_open(&w->io, w->queue, cfg->gso);
 	w->io.mirror = e->mirror;
-	if (cfg->gso) {
-		w->io.vnet_fd = worker_vnet_open(w->queue);
-		w->io.vtx = pkt_tx_new();
-	}
 	w->stats = zalloc_lines(sizeof(*w->stats));
-	if (!w->stats || !w->io.tx || (cfg->gso && !w->io.vtx)) {
+	if (!w->stats || !w->io.tx) {
 		snprintf(err, errlen, "queue %u: out of memory", w->queue);
 		return -1;
 	}
@@ -624,8 +622,7 @@ struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
 	e->gen = generation_new(cfg, rt, n);
 	e->workers = zalloc_lines(n * sizeof(*e->workers));
 	for (unsigned i = 0; e->workers && i < n; i++)
-		e->workers[i].io.raw_fd = e->workers[i].io.pkt_fd =
-			e->workers[i].io.vnet_fd = -1;
+		e->workers[i].io.raw_fd = e->workers[i].io.pkt_fd = -1;
 	e->base_sids = calloc(nsids + 1, sizeof(*e->base_sids));
 	e->base_pols = calloc(npolicies + 1, sizeof(*e->base_pols));
 	if (!e->gen || !e->workers || !e->base_sids || !e->base_pols) {

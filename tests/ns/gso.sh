@@ -61,6 +61,17 @@ except Exception: print(0)'
 # malformed (a length that does not add up).
 BADF='(tcp && tcp.checksum.status != 1) || (ip && ip.checksum.status != 1) || _ws.malformed'
 
+qdrops() {	# the kernel's drops at queue 0: "queue_dropped user_dropped"
+	nsx "$GW" awk '$1 == 0 { print $6 "/" $7 }' /proc/net/netfilter/nfnetlink_queue 2>/dev/null
+}
+
+gwdrops() {	# rx dropped of gw's and s2's devices, the backlogs' (cumulative)
+	nsx "$GW" cat /proc/net/dev | awk 'NR > 2 && $5 > 0 { printf "%s%s ", $1, $5 }'
+	nsx "$S2" cat /proc/net/dev | awk 'NR > 2 && $5 > 0 { printf "s2:%s%s ", $1, $5 }'
+	# the CPUs' backlog drops (global: netdev_max_backlog)
+	awk '{ d += strtonum("0x" $2) } END { printf "backlog %d", d }' /proc/net/softnet_stat
+}
+
 nstat_abs() {	# NS COUNTER (nstat's history is per user: absolute values)
 	nsx "$1" nstat -az "$2" 2>/dev/null |
 		awk -v c="$2" '$1 == c { print $2 + 0 }'
@@ -72,7 +83,8 @@ nstat_abs() {	# NS COUNTER (nstat's history is per user: absolute values)
 # RETRANS (gen's TcpRetransSegs), OUTSEGS (gen's TcpOutSegs).
 capture() {
 	local pcap="$TMPD/$1.pcap" tp dev=${2:-gw1} rns=${3:-$S1} dst=${4:-}
-	local csum0 retr0 out0
+	local csum0 retr0 out0 qd0 qd1
+	qd0=$(qdrops)
 	csum0=$(nstat_abs "$rns" TcpInCsumErrors)
 	retr0=$(nstat_abs "$GEN" TcpRetransSegs)
 	out0=$(nstat_abs "$GEN" TcpOutSegs)
@@ -92,7 +104,8 @@ capture() {
 	CSUMERR=$(( $(nstat_abs "$rns" TcpInCsumErrors) - csum0 ))
 	RETRANS=$(( $(nstat_abs "$GEN" TcpRetransSegs) - retr0 ))
 	OUTSEGS=$(( $(nstat_abs "$GEN" TcpOutSegs) - out0 ))
-	say "$1: ${BYTES} bytes, segments good $GOOD, not good $BAD, largest frame $MAXLEN, receiver TcpInCsumErrors $CSUMERR, gen TcpRetransSegs $RETRANS of TcpOutSegs $OUTSEGS"
+	qd1=$(qdrops)
+	say "$1: ${BYTES} bytes, segments good $GOOD, not good $BAD, largest frame $MAXLEN, receiver TcpInCsumErrors $CSUMERR, gen TcpRetransSegs $RETRANS of TcpOutSegs $OUTSEGS; queue drops (full, send failed) before $qd0, after $qd1; gw's rx drops $(gwdrops)"
 	[ "$BAD" = 0 ] || tshark -r "$pcap" -o tcp.check_checksum:TRUE \
 		-o ip.check_checksum:TRUE -Y "$BADF" -T fields \
 		-e tcp.checksum.status -e ip.checksum.status -e frame.len \
