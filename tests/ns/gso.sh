@@ -69,7 +69,9 @@ gwdrops() {	# rx dropped of gw's and s2's devices, the backlogs' (cumulative)
 	nsx "$GW" cat /proc/net/dev | awk 'NR > 2 && $5 > 0 { printf "%s%s ", $1, $5 }'
 	nsx "$S2" cat /proc/net/dev | awk 'NR > 2 && $5 > 0 { printf "s2:%s%s ", $1, $5 }'
 	# the CPUs' backlog drops (global: netdev_max_backlog)
-	awk '{ d += strtonum("0x" $2) } END { printf "backlog %d", d }' /proc/net/softnet_stat
+	local d=0 _a b _r
+	while read -r _a b _r; do d=$((d + 16#$b)); done </proc/net/softnet_stat
+	printf 'backlog %d' "$d"
 }
 
 nstat_abs() {	# NS COUNTER (nstat's history is per user: absolute values)
