@@ -163,6 +163,8 @@ srv6d_mode srv6d-gso-yes yes
 # ---- inline SRH still on its way: the vnet way ----------------------------
 _sysctls "$S1" net.ipv6.conf.all.seg6_enabled=1 net.ipv6.conf.s1.seg6_enabled=1
 nsx "$S1" ip -6 addr add fd00:9::2/128 dev lo
+nsx "$GW" ip -6 route add fd00:9::/64 via fc00:2::2 dev gw1 ||
+	{ say "route to fd00:9::/64 at gw failed"; exit 1; }
 nsx "$GEN" ip -6 route replace fd00:9::/64 encap seg6 mode inline \
 	segs fc00:100::1,fd00:9::2 via fc00:1::2 dev g0 ||
 	{ say "seg6 inline route failed"; exit 1; }
