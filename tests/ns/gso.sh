@@ -30,6 +30,8 @@
 #    super-packet goes whole by the vnet socket into the SID's veth pair
 #    (gso_vnet), captured leaving gw2 (tx checksum off), s2's
 #    TcpInCsumErrors 0, gen's TcpRetransSegs small; with GRO on and off;
+#  - H.Insert (srv6d's policy, an SRH inserted into gen's plain TCPv6):
+#    the vnet way too (TCPV6 with a routing header);
 #  - `gso no`: no super-packet reaches srv6d (main's default).
 # SRV6D_KERNEL=7.2 (Linux 7.2's payload rule): an End's result changes
 # the chain (SL), so the inline cases go the vnet way there too; the
@@ -38,7 +40,7 @@
 T=gso
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
-ns_init 240
+ns_init 480
 need_srv6d
 K72=false
 [ "${SRV6D_KERNEL:-}" = 7.2 ] && K72=true
@@ -170,6 +172,7 @@ sid fc00:100::3/128 action End.X nh6 fc00:2::2
 sid fc00:100::4/128 action End.T table 100
 sid fc00:100::6/128 action End.DT6 table 200
 sid fc00:100::7/128 action End.DT4 table 200
+route fd00:9::/64 encap seg6 mode inline segs fd00:9::2
 gso yes
 CONF
 srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start"; ns_finish; }
@@ -285,6 +288,25 @@ for gro in on off; do
 	decap_case "End.DT4, GRO $gro" 10.10.0.1
 done
 offloads on
+
+# ---- H.Insert: an SRH inserted into a TCPv6 super-packet -------------------
+# gen sends plain TCP to fd00:9::1; srv6d's policy inserts an SRH (SL 1,
+# to fd00:9::2: s1's kernel takes the last segment).  A new length: not a
+# payload; TCPv6 with a routing header: the vnet way (ipv6_gso_segment()
+# walks the SRH), each segment's checksum over the final destination.
+nsx "$GEN" ip -6 route replace fd00:9::/64 via fc00:1::2 dev g0
+nfq_steer6 fd00:9::/64 || fail "NFQUEUE rule for H.Insert"
+read -r g0 r0 v0 <<<"$(totals)"
+capture h-insert
+read -r g1 r1 v1 <<<"$(totals)"
+expect_clean "H.Insert"
+expect_eq "H.Insert: none refused" $((r1 - r0)) 0
+if [ $((v1 - v0)) -gt 0 ]; then
+	pass "H.Insert: super-packets went whole by the vnet socket ($((v1 - v0)) of $((g1 - g0)))"
+else
+	fail "H.Insert: none by the vnet socket ($((g1 - g0)) super-packets)"
+fi
+nsx "$GW" ip6tables -t raw -D PREROUTING ! -i srv6d+ -d fd00:9::/64 -j NFQUEUE --queue-num 0 2>/dev/null
 ctl_get "'drops: %s' % {k: v for k, v in s['totals']['drops'].items() if v}" 2>/dev/null |
 	sed "s/^/$T: /"
 srv6d_stop || fail "srv6d exit"
