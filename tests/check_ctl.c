@@ -222,7 +222,8 @@ START_TEST(status_document)
 		"\"icmp_send_errors\":0,\"enobufs\":0,"
 		"\"recv_errors\":0,\"send_errors\":0,\"nl_errors\":0,"
 		"\"bad_messages\":2,\"rx_too_long\":0,\"gso_packets\":0,"
-		"\"gso_refused\":0,\"csum_completed\":0,\"gso_segments\":0,"
+		"\"gso_refused\":0,\"gso_vnet\":0,\"csum_completed\":0,"
+		"\"gso_segments\":0,"
 		"\"drops\":{\"truncated\":0,\"bad_ip\":0,"
 		"\"bad_srh\":0,\"bad_tlv\":0,"
 		"\"hop_limit\":4,\"upper_layer\":0,\"ext_headers\":0,"
@@ -230,7 +231,7 @@ START_TEST(status_document)
 		"\"fragment\":0,\"hmac_missing\":0,"
 		"\"hmac_unknown\":0,\"hmac_wrong\":0,\"sid_chain\":0,"
 		"\"no_route\":0,\"nexthop_unreachable\":0,\"no_table\":0,"
-		"\"no_source\":0,\"bad_message\":0}}");
+		"\"no_source\":0,\"bad_message\":0,\"gso\":0}}");
 	ck_assert_int_eq(json_integer_value(json_object_get(
 		json_array_get(json_object_get(doc, "workers"), 1), "queue")), 4);
 	v = json_object_get(doc, "totals");

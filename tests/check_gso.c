@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checksum.h"
 #include "gso.h"
 #include "testutil.h"
 #include "gso-vectors.h"
@@ -176,6 +177,101 @@ START_TEST(kernel_can_segment)
 }
 END_TEST
 
+/* The virtio_net_hdr's bytes as a little-endian host sends them (the
+ * packet socket's legacy header is in the host's byte order). */
+static void check_vnet(const struct virtio_net_hdr *vh, const uint8_t *want)
+{
+	uint8_t got[sizeof(*vh)];
+
+	ck_assert_uint_eq(sizeof(*vh), 10);
+	memcpy(got, vh, sizeof(got));
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	ck_assert_bytes(got, sizeof(got), want, 10);
+#else
+	for (unsigned i = 2; i < 10; i += 2) {
+		uint8_t t = got[i];
+
+		got[i] = got[i + 1];
+		got[i + 1] = t;
+	}
+	ck_assert_bytes(got, sizeof(got), want, 10);
+#endif
+}
+
+/* TCPv6 with an SRH still on its way (SL 1): TCPV6, NEEDS_CSUM at the TCP
+ * header behind a 14-byte Ethernet header, and the checksum field seeded
+ * with the final destination's pseudo-header sum (vec_partial: what the
+ * kernel itself left there). */
+START_TEST(vnet_ipv6_srh)
+{
+	static const uint8_t want[10] = {
+		0x01,		/* VIRTIO_NET_HDR_F_NEEDS_CSUM */
+		0x04,		/* VIRTIO_NET_HDR_GSO_TCPV6 */
+		0x7e, 0x00,	/* hdr_len 126: 14 + 40 + 40 (SRH) + 32 */
+		0xe8, 0x03,	/* gso_size 1000 */
+		0x5e, 0x00,	/* csum_start 94: 14 + 80 */
+		0x10, 0x00,	/* csum_offset 16 */
+	};
+	uint8_t pkt[sizeof(vec_partial_full)];
+	struct virtio_net_hdr vh;
+
+	memcpy(pkt, vec_partial_full, sizeof(pkt));
+	ck_assert(gso_vnet_can_carry(pkt, sizeof(pkt)));
+	ck_assert_int_eq(gso_vnet_prepare(pkt, sizeof(pkt), 1000, 14, &vh), 0);
+	check_vnet(&vh, want);
+	ck_assert_bytes(pkt, sizeof(pkt), vec_partial, sizeof(vec_partial));
+}
+END_TEST
+
+/* TCPv4 with CWR: TCPV4 | ECN; completing the seed gives the checksum a
+ * receiver verifies (pseudo header + segment sum to 0xffff). */
+START_TEST(vnet_ipv4_ecn)
+{
+	static const uint8_t want[10] = {
+		0x01, 0x81,	/* NEEDS_CSUM; GSO_TCPV4 | GSO_ECN */
+		0x42, 0x00,	/* hdr_len 66: 14 + 20 + 32 */
+		0xc8, 0x00,	/* gso_size 200 */
+		0x22, 0x00,	/* csum_start 34 */
+		0x10, 0x00,
+	};
+	uint8_t pkt[sizeof(vec_v4_super)];
+	struct virtio_net_hdr vh;
+	uint32_t l4len = sizeof(pkt) - 20, sum;
+
+	memcpy(pkt, vec_v4_super, sizeof(pkt));
+	ck_assert_int_eq(gso_vnet_prepare(pkt, sizeof(pkt), GSO_VEC_SIZE, 14,
+					  &vh), 0);
+	check_vnet(&vh, want);
+	/* Only the checksum field changed. */
+	ck_assert_bytes(pkt, 36, vec_v4_super, 36);
+	ck_assert_bytes(pkt + 38, sizeof(pkt) - 38, vec_v4_super + 38,
+			sizeof(pkt) - 38);
+	ck_assert_int_eq(gso_csum_complete(pkt, sizeof(pkt)), 0);
+	sum = csum_partial(pkt + 12, 8, IPPROTO_TCP + l4len);
+	ck_assert_uint_eq(csum_fold(csum_partial(pkt + 20, l4len, sum)), 0);
+}
+END_TEST
+
+/* What a virtio_net_hdr cannot describe: IP in IP (no gso_type for the
+ * encapsulation), not TCP, no gso_size.  The packet is left as it was. */
+START_TEST(vnet_refused)
+{
+	uint8_t pkt[sizeof(vec_v4_super)];
+	struct virtio_net_hdr vh;
+
+	ck_assert(!gso_vnet_can_carry(vec_encap4_super,
+				      sizeof(vec_encap4_super)));
+	memcpy(pkt, vec_v4_super, sizeof(pkt));
+	ck_assert_int_eq(gso_vnet_prepare(pkt, sizeof(pkt), 0, 14, &vh), -1);
+	pkt[9] = IPPROTO_UDP;
+	ck_assert(!gso_vnet_can_carry(pkt, sizeof(pkt)));
+	ck_assert_int_eq(gso_vnet_prepare(pkt, sizeof(pkt), 200, 14, &vh), -1);
+	pkt[9] = IPPROTO_TCP;
+	ck_assert_bytes(pkt, sizeof(pkt), vec_v4_super, sizeof(vec_v4_super));
+	ck_assert(gso_vnet_can_carry(vec_v6ext_super, sizeof(vec_v6ext_super)));
+}
+END_TEST
+
 static Suite *gso_suite(void)
 {
 	Suite *s = suite_create("gso");
@@ -192,6 +288,9 @@ static Suite *gso_suite(void)
 	tcase_add_test(tc, csum_complete_after_end);
 	tcase_add_test(tc, csum_seed);
 	tcase_add_test(tc, kernel_can_segment);
+	tcase_add_test(tc, vnet_ipv6_srh);
+	tcase_add_test(tc, vnet_ipv4_ecn);
+	tcase_add_test(tc, vnet_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

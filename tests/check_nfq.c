@@ -13,6 +13,7 @@
 
 #include "gso-vectors.h"
 #include "nfq.h"
+#include "pktsock.h"
 #include "reinject.h"
 #include "testutil.h"
 #include "worker.h"
@@ -665,43 +666,23 @@ static void verdicts_add(struct nfq *q, unsigned n)
 
 /* ---- verdict payloads of super-packets and partial checksums ------------ */
 
+/* A super-packet's payload goes as it is (reinject_decide() chose it); a
+ * partial checksum given as payload is completed in place, without a
+ * payload the kernel keeps CHECKSUM_PARTIAL: untouched. */
 START_TEST(test_verdict_gso_and_partial)
 {
-	static uint8_t v6[sizeof(vec_v6ext_super)], e4[sizeof(vec_encap4_super)];
-	static uint8_t part[sizeof(vec_partial)];
+	static uint8_t v6[sizeof(vec_v6ext_super)], part[sizeof(vec_partial)];
 	struct nfq *q = nfq_alloc(3);
 	struct worker_stats st = { 0 };
-	struct pkt p = { .gso = true };
+	struct pkt p = { .gso = true, .csum_partial = true };
 
 	ck_assert_ptr_nonnull(q);
-	/* TCPv6 with SRH Segments Left 2: the kernel would sum the DA,
-	 * not the final destination: refused. */
 	memcpy(v6, vec_v6ext_super, sizeof(v6));
 	p.data = v6;
 	p.len = p.orig_len = sizeof(v6);
-	p.gso_l4_off = 112;
 	nfq_verdict_add(q, &p, NF_ACCEPT, true);
-	/* Segments Left 0 but a new layout (the TCP header moved): refused. */
-	v6[48 + 3] = 0;
-	p.gso_l4_off = 104;
-	nfq_verdict_add(q, &p, NF_ACCEPT, true);
-	/* Same layout, the DA final: kept. */
-	p.gso_l4_off = 112;
-	nfq_verdict_add(q, &p, NF_ACCEPT, true);
-	/* IPv4 in IPv6+SRH: the inner header is summed: kept; a new
-	 * length is refused. */
-	memcpy(e4, vec_encap4_super, sizeof(e4));
-	p.data = e4;
-	p.len = p.orig_len = sizeof(e4);
-	p.gso_l4_off = 40 + 40 + 20;
-	nfq_verdict_add(q, &p, NF_ACCEPT, true);
-	p.orig_len--;
-	nfq_verdict_add(q, &p, NF_ACCEPT, true);
-	/* Without a payload nothing is looked at. */
-	nfq_verdict_add(q, &p, NF_ACCEPT, false);
+	ck_assert_bytes(v6, sizeof(v6), vec_v6ext_super, sizeof(v6));
 
-	/* A partial checksum given as payload is completed in place; without
-	 * a payload the kernel keeps CHECKSUM_PARTIAL: untouched. */
 	memcpy(part, vec_partial, sizeof(part));
 	p = (struct pkt){ .csum_partial = true, .data = part,
 			  .len = sizeof(part), .orig_len = sizeof(part) };
@@ -712,9 +693,172 @@ START_TEST(test_verdict_gso_and_partial)
 			sizeof(vec_partial_full));
 
 	nfq_verdict_flush(q, &st);	/* no socket: the sends fail */
-	ck_assert_uint_eq(st.gso_refused, 3);
+	ck_assert_uint_eq(st.gso_refused, 0);
 	ck_assert_uint_eq(st.csum_completed, 1);
 	nfq_socket_close(q);
+}
+END_TEST
+
+/* A super-packet result (reinject.h): the payload where the kernel
+ * segments it right, the vnet socket for TCP in one IP header, userspace
+ * segmentation for IP in IP, DROP_GSO for the rest; decided once. */
+static struct pkt *super(struct test_slot *s, const uint8_t *b, size_t len,
+			 uint16_t hook_proto, uint16_t l4_off)
+{
+	struct pkt *p = test_pkt(s, b, len, hook_proto);
+
+	p->verdict = PKT_NEW_BYTES;
+	p->gso = true;
+	p->gso_l4_off = l4_off;
+	return p;
+}
+
+START_TEST(test_reinject_decide_gso)
+{
+	static struct test_slot s;
+	struct config cfg = { .payload = PAYLOAD_ANY };
+	enum drop_reason r = DROP__COUNT;
+	struct pkt *p;
+
+	/* SRH SL 2: the kernel would sum the DA: not a payload, the vnet
+	 * way (the DA is routed by the main tables: srv6d's device). */
+	p = super(&s, vec_v6ext_super, sizeof(vec_v6ext_super), ETH_P_IPV6,
+		  112);
+	ck_assert_int_eq(reinject_decide_single(&cfg, NULL, p, &r),
+			 REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+			 REINJECT_VNET_OWN_DEV);
+	/* SL 0, same layout: the payload; a new layout: the vnet way. */
+	p->data[48 + 3] = 0;
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
+	p->gso_l4_off = 104;
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+			 REINJECT_VNET_OWN_DEV);
+	/* Marked, no SID with a veth pair: no way: DROP_GSO. */
+	p->set_mark = true;
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+			 REINJECT_DROP_REASON);
+	ck_assert_int_eq(r, DROP_GSO);
+	/* Encapsulated TCP (IPv4 in IPv6+SRH): a payload of its length; of
+	 * a new length (an encapsulation): to be segmented. */
+	r = DROP__COUNT;
+	p = super(&s, vec_encap4_super, sizeof(vec_encap4_super), ETH_P_IPV6,
+		  100);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
+	p->orig_len--;
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_SEGMENT);
+	/* An IPv4 TCP result of the IPv6 hook (a decapsulation), no mark:
+	 * srv6d's device, by the vnet socket. */
+	p = super(&s, vec_v4_super, sizeof(vec_v4_super), ETH_P_IPV6, 100);
+	ck_assert_int_eq(reinject_decide_single(&cfg, NULL, p, &r),
+			 REINJECT_OWN_DEV);
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+			 REINJECT_VNET_OWN_DEV);
+	ck_assert_int_eq(r, DROP__COUNT);
+	/* Not TCP: DROP_GSO. */
+	p->data[9] = IPPROTO_UDP;
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+			 REINJECT_DROP_REASON);
+	ck_assert_int_eq(r, DROP_GSO);
+	/* Unchanged, or dropped: as any packet. */
+	p->verdict = PKT_ACCEPT;
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_ACCEPT);
+	p->verdict = PKT_DROP;
+	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_DROP);
+}
+END_TEST
+
+/* Linux 7.2 (a result that does not keep the chain), or no payload at
+ * all: the vnet way for TCP in one IP header, segments for IP in IP. */
+START_TEST(test_reinject_decide_gso_no_payload)
+{
+	static const enum payload_rule rules[] = { PAYLOAD_KEEP_CHAIN,
+						   PAYLOAD_NONE };
+
+	for (unsigned i = 0; i < 2; i++) {
+		static struct test_slot s;
+		struct config cfg = { .payload = rules[i] };
+		enum drop_reason r = DROP__COUNT;
+		struct pkt *p;
+
+		p = super(&s, vec_v6ext_super, sizeof(vec_v6ext_super),
+			  ETH_P_IPV6, 112);
+		pkt_chain_write(p);	/* an End: SL changed */
+		ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+				 REINJECT_VNET_OWN_DEV);
+		p = super(&s, vec_encap4_super, sizeof(vec_encap4_super),
+			  ETH_P_IPV6, 100);
+		pkt_chain_write(p);
+		ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+				 REINJECT_SEGMENT);
+		ck_assert_int_eq(reinject_decide_single(&cfg, NULL, p, &r),
+				 REINJECT_OWN_DEV);
+		ck_assert_int_eq(r, DROP__COUNT);
+	}
+}
+END_TEST
+
+/* A vnet batch: every frame behind its virtio_net_hdr (all-zero for a
+ * plain one), the frame itself pointed to, not copied, in the order
+ * added; a plain batch takes no vnet frame. */
+START_TEST(test_pkt_tx_vnet)
+{
+	static const uint8_t zero[10];
+	static uint8_t f1[60] = { 2, 0, 0, 0, 0, 1 }, f2[90];
+	struct virtio_net_hdr vh = { .flags = 1, .gso_type = 4,
+				     .gso_size = 1000 };
+	struct pkt_tx *t = pkt_tx_new_vnet(), *plain = pkt_tx_new();
+	const struct iovec *iov;
+	size_t n;
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_nonnull(plain);
+	f1[12] = 0x86;
+	f1[13] = 0xdd;
+	memcpy(f2, f1, 14);
+	ck_assert_int_eq(pkt_tx_add(t, 7, f1, sizeof(f1), NULL), 0);
+	ck_assert_int_eq(pkt_tx_add_vnet(t, 7, &vh, f2, sizeof(f2), NULL), 0);
+	iov = pkt_tx_iov(t, 0, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_bytes(iov[0].iov_base, iov[0].iov_len, zero, sizeof(zero));
+	ck_assert_ptr_eq(iov[1].iov_base, f1);
+	ck_assert_uint_eq(iov[1].iov_len, sizeof(f1));
+	iov = pkt_tx_iov(t, 1, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_bytes(iov[0].iov_base, iov[0].iov_len, (const uint8_t *)&vh,
+			sizeof(vh));
+	ck_assert_ptr_eq(iov[1].iov_base, f2);
+	ck_assert_ptr_null(pkt_tx_iov(t, 2, &n));
+	/* A plain batch: one part; no virtio_net_hdr frame. */
+	ck_assert_int_eq(pkt_tx_add(plain, 7, f1, sizeof(f1), NULL), 0);
+	iov = pkt_tx_iov(plain, 0, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_ptr_eq(iov[0].iov_base, f1);
+	ck_assert_int_eq(pkt_tx_add_vnet(plain, 7, &vh, f2, sizeof(f2), NULL),
+			 -1);
+	ck_assert_uint_eq(pkt_tx_count(plain), 1);
+	pkt_tx_free(t);
+	pkt_tx_free(plain);
+}
+END_TEST
+
+/* The gso_size: the least room any known MTU leaves behind the headers;
+ * IPv6's minimum link MTU when none is known. */
+START_TEST(test_reinject_gso_size)
+{
+	static struct test_slot s;
+	struct config cfg = { .payload = PAYLOAD_ANY };
+	struct pkt *p = super(&s, vec_v4_super, sizeof(vec_v4_super),
+			      ETH_P_IPV6, 100);
+
+	ck_assert_uint_eq(reinject_mtu_room(1500, 52, UINT32_MAX), 1448);
+	ck_assert_uint_eq(reinject_mtu_room(9000, 52, 1448), 1448);
+	ck_assert_uint_eq(reinject_mtu_room(0, 52, 1448), 1448);
+	ck_assert_uint_eq(reinject_mtu_room(40, 52, 1448), 1448);
+	/* No mirror: 1280 - 20 - 32. */
+	ck_assert_uint_eq(reinject_gso_size(NULL, &cfg, p, 7), 1228);
+	p->data[9] = IPPROTO_UDP;
+	ck_assert_uint_eq(reinject_gso_size(NULL, &cfg, p, 7), 0);
 }
 END_TEST
 
@@ -792,6 +936,10 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_parse_cap_len);
 	tcase_add_test(parser, test_parse_skb_info);
 	tcase_add_test(parser, test_verdict_gso_and_partial);
+	tcase_add_test(parser, test_reinject_decide_gso);
+	tcase_add_test(parser, test_reinject_decide_gso_no_payload);
+	tcase_add_test(parser, test_reinject_gso_size);
+	tcase_add_test(parser, test_pkt_tx_vnet);
 	tcase_add_test(parser, test_parse_no_packet_hdr);
 	tcase_add_test(parser, test_parse_nlmsg_error);
 	tcase_add_test(parser, test_parse_not_a_packet);

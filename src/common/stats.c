@@ -23,6 +23,7 @@ static const char *const drop_reason_names[DROP__COUNT] = {
 	[DROP_NO_TABLE] = "no_table",
 	[DROP_NO_SOURCE] = "no_source",
 	[DROP_BAD_MESSAGE] = "bad_message",
+	[DROP_GSO] = "gso",
 };
 
 /* Returns the reason's stable name (used by srv6ctl and its JSON), or

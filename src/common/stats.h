@@ -39,6 +39,9 @@ enum drop_reason {
 	DROP_NO_SOURCE,		/* no encap-source and no address to pick */
 	DROP_BAD_MESSAGE,	/* a queue message nfq.c could not parse
 				 * (counted in bad_messages too) */
+	DROP_GSO,		/* a super-packet result no way back carries
+				 * whole or segmented (counted in
+				 * gso_refused too) */
 	DROP__COUNT
 };
 
@@ -92,11 +95,14 @@ struct worker_stats {
 				 * copy range (NFQA_CAP_LEN), never
 				 * rewritten: dropped */
 	uint64_t gso_packets;	/* super-packets received (`gso yes`) */
-	uint64_t gso_refused;	/* super-packet results the kernel would
-				 * segment wrongly, sent as NF_DROP instead
-				 * of their payload (nfq_verdict_add()) */
+	uint64_t gso_refused;	/* of dropped: super-packet results no way
+				 * back carries (drops[DROP_GSO],
+				 * reinject_decide()) */
+	uint64_t gso_vnet;	/* super-packet results sent whole behind a
+				 * virtio_net_hdr (reinject.h) */
 	uint64_t csum_completed;	/* partial checksums completed for a
-					 * payload verdict */
+					 * payload verdict or a frame sent
+					 * into a device */
 	uint64_t gso_segments;	/* segments cut from encapsulated super-
 				 * packets and handed to the packet socket
 				 * (reinject.h REINJECT_SEGMENT; the super-

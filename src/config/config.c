@@ -40,7 +40,6 @@ struct parser {
 	unsigned sids_cap, pols_cap, bsid_cap, hmac_cap;
 	unsigned *seen;			/* per directive: line first seen */
 	bool too_many_sids;		/* reported once */
-	unsigned gso_line;		/* `gso yes` (0: not given) */
 	char bufs[NBUFS][BUF_LEN];	/* for quote() and fmt_*() */
 	unsigned nbuf;
 };
@@ -1415,10 +1414,7 @@ static int parse_hmac_require(struct parser *p, int argc, char **argv)
 /* gso yes|no */
 static int parse_gso(struct parser *p, int argc, char **argv)
 {
-	if (parse_yes_no(p, argc, argv, &p->cfg->gso) < 0)
-		return -1;
-	p->gso_line = p->cfg->gso ? p->line : 0;
-	return 0;
+	return parse_yes_no(p, argc, argv, &p->cfg->gso);
 }
 
 /* ---- lines -------------------------------------------------------------- */
@@ -1528,13 +1524,6 @@ static void check_required(struct parser *p)
 	if (!p->seen[D_QUEUE])
 		error_at(p, 0, "missing 'queue' directive (the NFQUEUE number "
 			 "or range to serve, like 'queue 0-3')");
-	/* A super-packet, or a partial checksum, sent into srv6d's devices
-	 * would enter the kernel as it is: only verdicts handle them yet
-	 * (`reinject auto` is checked when it is resolved: daemon.c). */
-	if (p->gso_line && p->cfg->reinject == REINJECT_MODE_NO_PAYLOAD)
-		error_at(p, p->gso_line, "gso yes needs results to go back as "
-			 "verdicts ('reinject verdict' or 'auto' on a kernel "
-			 "that accepts their payloads)");
 }
 
 /* SIDs into cfg->sid_table; the same prefix twice, or a SID inside

@@ -58,7 +58,7 @@ static json_t *drops_json(const uint64_t drops[DROP__COUNT], bool nonzero_only)
 	X(unmatched) X(injected) X(icmp_sent) X(icmp_ratelimited)	\
 	X(icmp_send_errors) X(enobufs) X(recv_errors) X(send_errors)	\
 	X(nl_errors) X(bad_messages) X(rx_too_long) X(gso_packets)	\
-	X(gso_refused) X(csum_completed) X(gso_segments)
+	X(gso_refused) X(gso_vnet) X(csum_completed) X(gso_segments)
 
 /* Add the worker_stats fields to o. */
 static void worker_stats_fill(json_t *o, const struct worker_stats *ws,

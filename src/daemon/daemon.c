@@ -465,24 +465,15 @@ static int daemon_apply_same_sids(struct daemon *d, struct config *ncfg,
 
 /* Decide which results may go as a verdict's payload on this kernel
  * (reinject_resolve()); say it, with the reason, at start (old NULL) and
- * when a reload changes it.  Returns 0, or -1 with a message in err when
- * the config cannot run so (`gso yes` needs every payload: super-packets
- * go back as verdicts only). */
-static int daemon_resolve_reinject(struct config *cfg,
-				   const struct config *old, char *err,
-				   size_t errlen)
+ * when a reload changes it.  Any rule runs `gso yes`: a super-packet that
+ * may not go as a payload goes by the vnet socket (reinject.h). */
+static void daemon_resolve_reinject(struct config *cfg,
+				    const struct config *old)
 {
 	reinject_resolve(cfg);
-	if (cfg->gso && cfg->payload != PAYLOAD_ANY) {
-		snprintf(err, errlen, "gso yes needs results to go back as "
-			 "verdicts, and this kernel takes %s payloads only "
-			 "(%s)", reinject_payload_name(cfg->payload),
-			 cfg->payload_why);
-		return -1;
-	}
 	if (old && old->payload == cfg->payload &&
 	    old->reinject == cfg->reinject)
-		return 0;
+		return;
 	log_msg(LOG_INFO, "reinject %s: %s payloads (%s)%s",
 		reinject_mode_name(cfg->reinject),
 		reinject_payload_name(cfg->payload), cfg->payload_why,
@@ -498,7 +489,6 @@ static int daemon_resolve_reinject(struct config *cfg,
 				"results will be lost (reinject auto avoids it)",
 				why);
 	}
-	return 0;
 }
 
 /* Put ncfg in force (docs/design.md "Reload"): the SIDs keep their marks
@@ -518,13 +508,7 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 	char err[512], err2[512];
 
 	/* what may be a payload decides which devices the SIDs get */
-	if (daemon_resolve_reinject(ncfg, engine_config(d->engine), err,
-				    sizeof(err)) < 0) {
-		reload_error(re, "%s: %s; keeping the running configuration",
-			     what, err);
-		config_free(ncfg);
-		return -1;
-	}
+	daemon_resolve_reinject(ncfg, engine_config(d->engine));
 	if (config_inherit_marks(ncfg, engine_config(d->engine), err,
 				 sizeof(err)) < 0) {
 		reload_error(re, "%s: %s; keeping the running configuration",
@@ -1336,10 +1320,7 @@ static int daemon_start(struct daemon *d)
 		goto fail_lock;
 	}
 	d->config_loaded = time(NULL);
-	if (daemon_resolve_reinject(cfg, NULL, err, sizeof(err)) < 0) {
-		log_msg(LOG_ERR, "%s: %s: not starting", o->config_path, err);
-		goto fail_cfg;
-	}
+	daemon_resolve_reinject(cfg, NULL);
 	if (single_instance_check(o->ctl_path) < 0)
 		goto fail_cfg;
 	if (runtime_dir_create(o->ctl_path) < 0) {

@@ -42,7 +42,6 @@ struct nfq {
 	struct mnl_socket *nl;
 	int fd;
 	unsigned queue;
-	uint32_t gso_refused;		/* counted into st at the flush */
 	uint32_t csum_completed;
 	size_t send_limit;		/* largest sendmsg() the socket takes */
 	uint8_t *slots;			/* NFQ_BATCH * NFQ_SLOT_SIZE */
@@ -665,38 +664,15 @@ static void nfq_verdict_overflow(const struct nfq *q)
 	abort();
 }
 
-/* A super-packet's result given as the payload of a verdict keeps the
- * skb's GSO state and header offsets, and gets CHECKSUM_NONE
- * (nfqnl_mangle()): the kernel then segments it in software, and
- * tcp_gso_segment() sums the pseudo header of the IP header in front of
- * TCP.  Right only for a result of the same length and layout (a
- * transit rewrite) whose TCP's final destination is that header's. */
-static bool nfq_gso_payload_ok(const struct pkt *p)
-{
-	struct gso_info gi;
-
-	return p->len == p->orig_len && gso_parse(p->data, p->len, &gi) == 0 &&
-	       gi.l4_off == p->gso_l4_off && gso_kernel_can_segment(p->data,
-								    p->len);
-}
-
 /* A payload gets CHECKSUM_NONE (nfqnl_mangle()): a packet that came with a
  * partial checksum leaves with whatever its checksum field holds, so
- * complete it.  A super-packet's is summed again by the kernel's GSO. */
-static void nfq_payload_fix(struct nfq *q, const struct pkt *p,
-			    uint32_t *nf_verdict, bool *with_payload)
+ * complete it.  A super-packet's is summed again by the kernel's GSO
+ * (reinject_decide() gives one as a payload only where that is right). */
+static void nfq_payload_fix(struct nfq *q, const struct pkt *p)
 {
-	if (p->gso && !nfq_gso_payload_ok(p)) {
-		/* Dropped, never sent wrong (counted in gso_refused): its
-		 * way back is to be segmented (gso_segment()) and sent by
-		 * the payload-free path (reinject.c). */
-		q->gso_refused++;
-		*nf_verdict = NF_DROP;
-		*with_payload = false;
-	} else if (!p->gso && p->csum_partial &&
-		   gso_csum_complete(p->data, p->len) == 0) {
+	if (!p->gso && p->csum_partial &&
+	    gso_csum_complete(p->data, p->len) == 0)
 		q->csum_completed++;
-	}
 }
 
 void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
@@ -705,8 +681,8 @@ void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
 	unsigned i = q->nverdicts, n;
 	struct iovec *iov = &q->viov[q->niov];
 
-	if (with_payload && (p->gso || p->csum_partial))
-		nfq_payload_fix(q, p, &nf_verdict, &with_payload);
+	if (with_payload && p->csum_partial)
+		nfq_payload_fix(q, p);
 
 	/* The arrays hold one verdict per packet of a batch (at most
 	 * NFQ_BATCH), and every packet gets exactly one: a verdict more is a
@@ -783,8 +759,7 @@ int nfq_verdict_flush(struct nfq *q, struct worker_stats *st)
 	}
 	q->nverdicts = 0;
 	q->niov = 0;
-	st->gso_refused += q->gso_refused;
 	st->csum_completed += q->csum_completed;
-	q->gso_refused = q->csum_completed = 0;
+	q->csum_completed = 0;
 	return ret;
 }

@@ -69,9 +69,9 @@ int nfq_recv_batch(struct nfq *q, bool wait, struct pkt *pkts,
  * NF_ACCEPT or NF_DROP; with_payload sends p->data[0..len) back (pointed
  * to, not copied); the mark goes along when p->set_mark and the verdict
  * is NF_ACCEPT.  A payload with a partial checksum (p->csum_partial) is
- * completed in place first (counted in csum_completed); a super-packet's
- * (p->gso) that the kernel would segment wrongly (gso_kernel_can_segment(),
- * or a new length or layout) becomes NF_DROP, counted in gso_refused.
+ * completed in place first (counted in csum_completed); a super-packet
+ * (p->gso) is given as its payload only where the kernel segments it
+ * right (reinject_decide() decides it).
  * There is room for NFQ_BATCH verdicts, one per packet of a batch: one
  * more (a packet given two verdicts) aborts srv6d. */
 void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,

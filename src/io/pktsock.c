@@ -6,12 +6,14 @@
 #define _GNU_SOURCE	/* sendmmsg() */
 #endif
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "pktsock.h"
 
@@ -21,17 +23,63 @@ int pkt_sock_open(void)
 	return socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 }
 
+/* Let fd's frames in flight (sent, not yet freed by the kernel) take
+ * `bytes`: SO_SNDBUFFORCE (CAP_NET_ADMIN) past net.core.wmem_max, else
+ * SO_SNDBUF up to it.  A frame over the buffer is refused (EAGAIN). */
+static void pkt_sock_sndbuf(int fd, int bytes)
+{
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bytes,
+		       sizeof(bytes)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes,
+				 sizeof(bytes));
+}
+
+int pkt_vnet_sock_open(void)
+{
+	int fd = pkt_sock_open(), on = 1, err;
+
+	if (fd < 0)
+		return -1;
+	/* Every frame sent is then read as a struct virtio_net_hdr and the
+	 * frame (packet_snd_vnet_parse(), virtio_net_hdr_to_skb()). */
+	if (setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &on, sizeof(on)) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	pkt_sock_sndbuf(fd, PKT_VNET_SNDBUF);
+	return fd;
+}
+
 struct pkt_tx {
 	unsigned n;
+	bool vnet;	/* every frame behind a virtio_net_hdr */
 	struct mmsghdr msg[PKT_TX_MAX];
-	struct iovec iov[PKT_TX_MAX];
+	/* Two a frame: its virtio_net_hdr (pkt_tx_add_vnet()) and itself. */
+	struct iovec iov[PKT_TX_MAX][2];
 	struct sockaddr_ll sll[PKT_TX_MAX];
+	struct virtio_net_hdr vhdr[PKT_TX_MAX];
 	void *cookie[PKT_TX_MAX];	/* the caller's, for a failure */
 };
 
 struct pkt_tx *pkt_tx_new(void)
 {
 	return calloc(1, sizeof(struct pkt_tx));
+}
+
+struct pkt_tx *pkt_tx_new_vnet(void)
+{
+	struct pkt_tx *t = pkt_tx_new();
+
+	if (t)
+		t->vnet = true;
+	return t;
+}
+
+bool pkt_tx_is_vnet(const struct pkt_tx *t)
+{
+	return t->vnet;
 }
 
 void pkt_tx_free(struct pkt_tx *t)
@@ -44,13 +92,13 @@ unsigned pkt_tx_count(const struct pkt_tx *t)
 	return t->n;
 }
 
-int pkt_tx_add(struct pkt_tx *t, uint32_t ifindex, const uint8_t *frame,
-	       size_t len, void *cookie)
+/* Fill entry i of t for frame (behind t->vnet[i] in a vnet batch). */
+static void pkt_tx_fill(struct pkt_tx *t, unsigned i, uint32_t ifindex,
+			const uint8_t *frame, size_t len, void *cookie)
 {
-	unsigned i = t->n;
+	struct iovec *iov = t->iov[i];
+	unsigned n = 0;
 
-	if (i >= PKT_TX_MAX || len < ETH_HLEN)
-		return -1;
 	t->sll[i] = (struct sockaddr_ll){
 		.sll_family = AF_PACKET,
 		.sll_ifindex = (int)ifindex,
@@ -58,16 +106,49 @@ int pkt_tx_add(struct pkt_tx *t, uint32_t ifindex, const uint8_t *frame,
 	};
 	memcpy(&t->sll[i].sll_protocol, frame + 12, 2);	/* the EtherType */
 	memcpy(t->sll[i].sll_addr, frame, ETH_ALEN);
-	t->iov[i] = (struct iovec){ .iov_base = (void *)frame, .iov_len = len };
+	if (t->vnet)
+		iov[n++] = (struct iovec){ .iov_base = &t->vhdr[i],
+					   .iov_len = sizeof(t->vhdr[i]) };
+	iov[n++] = (struct iovec){ .iov_base = (void *)frame, .iov_len = len };
 	t->msg[i] = (struct mmsghdr){ .msg_hdr = {
 		.msg_name = &t->sll[i],
 		.msg_namelen = sizeof(t->sll[i]),
-		.msg_iov = &t->iov[i],
-		.msg_iovlen = 1,
+		.msg_iov = iov,
+		.msg_iovlen = n,
 	} };
 	t->cookie[i] = cookie;
 	t->n = i + 1;
+}
+
+int pkt_tx_add(struct pkt_tx *t, uint32_t ifindex, const uint8_t *frame,
+	       size_t len, void *cookie)
+{
+	if (t->n >= PKT_TX_MAX || len < ETH_HLEN)
+		return -1;
+	/* In a vnet batch: no offload asked (VIRTIO_NET_HDR_GSO_NONE). */
+	memset(&t->vhdr[t->n], 0, sizeof(t->vhdr[t->n]));
+	pkt_tx_fill(t, t->n, ifindex, frame, len, cookie);
 	return 0;
+}
+
+int pkt_tx_add_vnet(struct pkt_tx *t, uint32_t ifindex,
+		    const struct virtio_net_hdr *vh, const uint8_t *frame,
+		    size_t len, void *cookie)
+{
+	if (!t->vnet || t->n >= PKT_TX_MAX || len < ETH_HLEN)
+		return -1;
+	t->vhdr[t->n] = *vh;
+	pkt_tx_fill(t, t->n, ifindex, frame, len, cookie);
+	return 0;
+}
+
+const struct iovec *pkt_tx_iov(const struct pkt_tx *t, unsigned i,
+			       size_t *niov)
+{
+	if (i >= t->n)
+		return NULL;
+	*niov = t->msg[i].msg_hdr.msg_iovlen;
+	return t->msg[i].msg_hdr.msg_iov;
 }
 
 unsigned pkt_tx_flush(int fd, struct pkt_tx *t, pkt_tx_failed_fn *failed,

@@ -13,8 +13,11 @@
 #ifndef SRV6D_PKTSOCK_H
 #define SRV6D_PKTSOCK_H
 
+#include <linux/virtio_net.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 /* Frames a worker collects during a batch and sends on its packet socket
  * in one sendmmsg() at the batch's end (pkt_tx_flush()): no syscall per
@@ -33,10 +36,36 @@ typedef void pkt_tx_failed_fn(void *cookie, int err, void *arg);
 /* Open a send-only packet socket.  Returns the fd, or -1 with errno. */
 int pkt_sock_open(void);
 
+/* Open a send-only packet socket with PACKET_VNET_HDR: each frame sent on
+ * it is preceded by a struct virtio_net_hdr (pkt_tx_add_vnet()), which
+ * lets the kernel take a TCP super-packet whole (gso_type, gso_size) with
+ * a partial checksum (VIRTIO_NET_HDR_F_NEEDS_CSUM) and segment it itself
+ * (virtio_net_hdr_to_skb(): the skb is SKB_GSO_DODGY, its headers checked
+ * again when it is segmented).  A frame of such a socket may exceed the
+ * device's MTU when it has a gso_type: its segments are what is judged.
+ * A super-packet stays charged to the socket until the kernel has
+ * forwarded it (in the same namespace nothing orphans it earlier), and the
+ * default send buffer (net.core.wmem_default, 208 KB) holds three: the
+ * socket asks for PKT_VNET_SNDBUF, a whole batch of the largest.
+ * Returns the fd, or -1 with errno. */
+int pkt_vnet_sock_open(void);
+
+/* A batch of PKT_TX_MAX super-packets of 64 KB (the kernel doubles it,
+ * for the skbs' overhead). */
+#define PKT_VNET_SNDBUF	(PKT_TX_MAX * 65536)
+
 /* A batch of PKT_TX_MAX frames, empty; NULL when memory runs out.
  * Allocated once per worker, at start. */
 struct pkt_tx *pkt_tx_new(void);
 void pkt_tx_free(struct pkt_tx *t);
+
+/* The same for a socket of pkt_vnet_sock_open(): every frame goes behind a
+ * virtio_net_hdr, all-zero (no offload) for pkt_tx_add()'s, so that one
+ * batch, in one order, holds plain frames and super-packets. */
+struct pkt_tx *pkt_tx_new_vnet(void);
+
+/* t was made by pkt_tx_new_vnet(). */
+bool pkt_tx_is_vnet(const struct pkt_tx *t);
 
 /* Frames in t waiting for the flush. */
 unsigned pkt_tx_count(const struct pkt_tx *t);
@@ -46,6 +75,20 @@ unsigned pkt_tx_count(const struct pkt_tx *t);
  * frame shorter than an Ethernet header (the caller counts a drop). */
 int pkt_tx_add(struct pkt_tx *t, uint32_t ifindex, const uint8_t *frame,
 	       size_t len, void *cookie);
+
+/* As pkt_tx_add(), for a batch of pkt_tx_new_vnet(): the frame is sent
+ * after a copy of *vh (10 bytes, kept in t; the frame itself is not
+ * copied: the message is an iovec of two parts).  -1 also when t is not a
+ * vnet batch. */
+int pkt_tx_add_vnet(struct pkt_tx *t, uint32_t ifindex,
+		    const struct virtio_net_hdr *vh, const uint8_t *frame,
+		    size_t len, void *cookie);
+
+/* The iovec of frame i of t, *niov parts (2 with a virtio_net_hdr, else
+ * 1), as the flush will send it; NULL when t has no frame i.  For the
+ * tests. */
+const struct iovec *pkt_tx_iov(const struct pkt_tx *t, unsigned i,
+			       size_t *niov);
 
 /* Send t's frames on the packet socket fd (fd < 0: none is sent) with
  * sendmmsg(): one call for the whole batch, one more after each frame the

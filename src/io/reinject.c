@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "behavior_table.h"
+#include "egress.h"
 #include "gso.h"
 #include "log.h"
 #include "reinject.h"
@@ -84,21 +85,10 @@ static bool reinject_same_family(const struct pkt *p)
 	}
 }
 
-/* A TCP super-packet result srv6d encapsulated (an IP header pushed in
- * front of what was queued): no way back takes it whole (segment.h). */
-static bool reinject_gso_encap(const struct pkt *p)
-{
-	struct gso_info gi;
-
-	return p->gso && p->outcome == PKT_OUT_OK && p->gso_l4_off &&
-	       pkt_ip_version(p) == 6 && gso_parse(p->data, p->len, &gi) == 0 &&
-	       gi.nlayers >= 2 && gi.l4_off > p->gso_l4_off;
-}
-
-enum reinject_action reinject_decide(const struct config *cfg,
-				     const struct sid_runtime *rt,
-				     const struct pkt *p,
-				     enum drop_reason *reason)
+enum reinject_action reinject_decide_single(const struct config *cfg,
+					    const struct sid_runtime *rt,
+					    const struct pkt *p,
+					    enum drop_reason *reason)
 {
 	unsigned version = pkt_ip_version(p);
 	const struct sid *sid;
@@ -126,8 +116,6 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		*reason = DROP_BAD_IP;
 		return REINJECT_DROP_REASON;
 	}
-	if (reinject_gso_encap(p))
-		return REINJECT_SEGMENT;
 	if (reinject_by_dev6(cfg, sid, p)) {
 		if (!sid_runtime_get(rt, sid).ifindex) {
 			*reason = DROP_REINJECT;
@@ -159,6 +147,152 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	return REINJECT_OWN_DEV;
 }
 
+/* ---- super-packets (`gso yes`) ------------------------------------------ */
+
+/* A super-packet's result given as the payload of a verdict keeps the
+ * skb's GSO state and header offsets, and gets CHECKSUM_NONE
+ * (nfqnl_mangle()): the kernel then segments it in software, and
+ * tcp_gso_segment() sums the pseudo header of the IP header in front of
+ * TCP.  Right only for a result of the same length and layout (a
+ * transit rewrite) whose TCP's final destination is that header's. */
+static bool reinject_gso_payload_ok(const struct pkt *p)
+{
+	struct gso_info gi;
+
+	return p->len == p->orig_len && gso_parse(p->data, p->len, &gi) == 0 &&
+	       gi.l4_off == p->gso_l4_off &&
+	       gso_kernel_can_segment(p->data, p->len);
+}
+
+/* A super-packet result that may not go as its payload, or one the
+ * kernel would segment wrongly from it, that the plain way would send as
+ * a payload: into the SID's veth pair when it has a mark (rtrules.c
+ * makes one for End.X, End.T, End.DX6, End.DT6, End.DT46 with `gso
+ * yes`), else into srv6d's reinjection device. */
+static enum reinject_action reinject_gso_unpayload(const struct sid_runtime *rt,
+						   const struct sid *sid,
+						   const struct pkt *p)
+{
+	if (!p->set_mark)
+		return REINJECT_OWN_DEV;
+	if (sid && pkt_ip_version(p) == 6 && behavior_has_dev6(sid->behavior) &&
+	    sid_runtime_get(rt, sid).ifindex)
+		return REINJECT_DEV;
+	return REINJECT_DROP_REASON;
+}
+
+/* The way a super-packet result goes, from the way `a` its segments would
+ * go one by one (reinject_decide_single()). */
+static enum reinject_action reinject_decide_gso(const struct config *cfg,
+						const struct sid_runtime *rt,
+						const struct pkt *p,
+						enum reinject_action a,
+						enum drop_reason *reason)
+{
+	struct gso_info gi;
+
+	if (a == REINJECT_PAYLOAD) {
+		if (reinject_gso_payload_ok(p))
+			return REINJECT_PAYLOAD;
+		a = reinject_gso_unpayload(rt, reinject_sid(cfg, p), p);
+	}
+	if (a != REINJECT_DEV && a != REINJECT_OWN_DEV) {
+		if (a == REINJECT_L2 || a == REINJECT_DROP_REASON) {
+			*reason = DROP_GSO;
+			return REINJECT_DROP_REASON;
+		}
+		return a;	/* accepted, dropped, local */
+	}
+	if (gso_vnet_can_carry(p->data, p->len))
+		return a == REINJECT_DEV ? REINJECT_VNET_DEV :
+					   REINJECT_VNET_OWN_DEV;
+	if (gso_parse(p->data, p->len, &gi) == 0 &&
+	    gi.l4_proto == IPPROTO_TCP)
+		return REINJECT_SEGMENT;	/* IP in IP */
+	*reason = DROP_GSO;			/* not TCP */
+	return REINJECT_DROP_REASON;
+}
+
+enum reinject_action reinject_decide(const struct config *cfg,
+				     const struct sid_runtime *rt,
+				     const struct pkt *p,
+				     enum drop_reason *reason)
+{
+	enum reinject_action a = reinject_decide_single(cfg, rt, p, reason);
+
+	/* An ICMP error built in its place is no super-packet (icmp.c
+	 * clears p->gso too). */
+	if (!p->gso || p->verdict != PKT_NEW_BYTES ||
+	    p->outcome == PKT_OUT_ICMP)
+		return a;
+	return reinject_decide_gso(cfg, rt, p, a, reason);
+}
+
+uint32_t reinject_mtu_room(uint32_t mtu, uint32_t hdr_len, uint32_t room)
+{
+	if (mtu > hdr_len && mtu - hdr_len < room)
+		return mtu - hdr_len;
+	return room;
+}
+
+/* The MTU of the route the result p takes once in the kernel (the SID's
+ * next hop, its table, or the main tables for its destination); 0 when
+ * unknown (no mirror, no route, a local route). */
+static uint32_t reinject_route_mtu(const struct rtmirror *m,
+				   const struct config *cfg, const struct pkt *p)
+{
+	const struct sid *sid = reinject_sid(cfg, p);
+	const struct behavior_desc *d = sid ? behavior_desc(sid->behavior) :
+					      NULL;
+	unsigned v = pkt_ip_version(p);
+	int family = v == 6 ? AF_INET6 : AF_INET;
+	const void *dst = p->data + (v == 6 ? 24 : 16);
+	uint32_t table = FIB_TABLE_UNSPEC;
+	struct egress e;
+
+	if (!m)
+		return 0;
+	if (d && d->route == BHV_ROUTE_NEXTHOP) {
+		/* End.X's or End.DX6's nh6, End.DX4's nh4 (the result's
+		 * family, USD aside: then its destination is used). */
+		if (v == 4 && behavior_nexthop_is_v4(sid->behavior))
+			dst = &sid->nh4;
+		else if (v == 6 && !behavior_nexthop_is_v4(sid->behavior))
+			dst = &sid->nh6;
+	} else if (d && d->route == BHV_ROUTE_TABLE) {
+		table = sid->table;
+	}
+	if (egress_route(m, family, table, dst, 0, &e) != EGRESS_OK)
+		return 0;
+	return e.mtu;
+}
+
+uint16_t reinject_gso_size(const struct rtmirror *m, const struct config *cfg,
+			   const struct pkt *p, uint32_t dev_ifindex)
+{
+	const struct rtmirror_link *in = m ? rtmirror_link_get(m, p->indev) :
+					     NULL;
+	const struct rtmirror_link *dev = m ? rtmirror_link_get(m, dev_ifindex) :
+					      NULL;
+	uint32_t room = UINT32_MAX, tcp_len, queued_hdr;
+	struct gso_info gi;
+
+	if (gso_parse(p->data, p->len, &gi) < 0 || gi.l4_proto != IPPROTO_TCP)
+		return 0;
+	tcp_len = (uint32_t)gi.hdr_len - gi.l4_off;
+	queued_hdr = (uint32_t)p->gso_l4_off + tcp_len;
+	if (in)
+		room = reinject_mtu_room(in->mtu, queued_hdr, room);
+	if (dev)
+		room = reinject_mtu_room(dev->mtu, gi.hdr_len, room);
+	room = reinject_mtu_room(reinject_route_mtu(m, cfg, p), gi.hdr_len,
+				 room);
+	if (room == UINT32_MAX)	/* nothing known: IPv6's minimum MTU */
+		room = REINJECT_GSO_MIN_MTU > gi.hdr_len ?
+		       REINJECT_GSO_MIN_MTU - gi.hdr_len : 0;
+	return room > 0xffff ? 0xffff : (uint16_t)room;
+}
+
 /* pkt_tx_failed_fn: the frame of packet `cookie` did not leave. */
 static void reinject_tx_failed(void *cookie, int err, void *arg)
 {
@@ -175,6 +309,8 @@ static void reinject_tx_failed(void *cookie, int err, void *arg)
 		return;
 	default:
 		st->injected--;
+		if (p->gso && st->gso_vnet)
+			st->gso_vnet--;
 		st->drops[err == EMSGSIZE ? DROP_TOO_BIG : DROP_REINJECT]++;
 		st->dropped++;
 		reinject_charge(p, err == EMSGSIZE ? DROP_TOO_BIG : DROP_REINJECT);
@@ -273,6 +409,35 @@ static int reinject_frame(const struct config *cfg,
 	return pkt_tx_add(io->tx, ifindex, p->data, p->len, p);
 }
 
+/* REINJECT_VNET_OWN_DEV / REINJECT_VNET_DEV: the TCP super-packet goes
+ * whole, behind its virtio_net_hdr, with the batch (reinject_flush()).
+ * Returns 0 once queued, else -1 with the reason. */
+static int reinject_vnet_frame(const struct config *cfg,
+			       const struct sid_runtime *rt, struct pkt *p,
+			       struct nfq *q, enum reinject_action a,
+			       const struct reinject_io *io,
+			       enum drop_reason *reason)
+{
+	bool own = a == REINJECT_VNET_OWN_DEV;
+	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rt, p);
+	struct virtio_net_hdr vh;
+
+	nfq_verdict_add(q, p, NF_DROP, false);
+	*reason = DROP_REINJECT;
+	if (io->pkt_fd < 0 || !io->tx || !pkt_tx_is_vnet(io->tx) || !ifindex)
+		return -1;
+	*reason = DROP_GSO;
+	if (gso_vnet_prepare(p->data, p->len,
+			     reinject_gso_size(io->mirror, cfg, p, ifindex),
+			     ETH_HLEN, &vh) < 0)
+		return -1;
+	*reason = DROP_NO_HEADROOM;
+	if (reinject_eth_push(p, own ? 0 : p->out_mark) < 0)
+		return -1;
+	*reason = DROP_REINJECT;
+	return pkt_tx_add_vnet(io->tx, ifindex, &vh, p->data, p->len, p);
+}
+
 /* Give p to the kernel as decided: the verdict, and for the ways other
  * than the verdict, the write or send.  Returns 0 once it left (or, for
  * REINJECT_ACCEPT, REINJECT_PAYLOAD, REINJECT_DROP, the verdict is
@@ -294,6 +459,9 @@ static int reinject_send(const struct config *cfg,
 	case REINJECT_DEV:
 	case REINJECT_OWN_DEV:
 		return reinject_frame(cfg, rt, p, q, a, io, reason);
+	case REINJECT_VNET_OWN_DEV:
+	case REINJECT_VNET_DEV:
+		return reinject_vnet_frame(cfg, rt, p, q, a, io, reason);
 	case REINJECT_LOCAL:
 		/* The original is done with either way; the error leaves as
 		 * this node's own packet (OUTPUT, then routing). */
@@ -335,11 +503,12 @@ static void reinject_dropped(const struct config *cfg,
 	st->dropped++;
 }
 
-/* A packet queued with a partial checksum (`gso yes`: its TCP/UDP
- * checksum field holds only the pseudo-header sum) that goes back by a
- * device leaves with what the field holds, CHECKSUM_NONE: complete it
- * (a verdict's payload is completed by nfq.c, a super-packet's segments
- * by gso_segment()). */
+/* A packet that came with a partial checksum (p->csum_partial, `gso yes`)
+ * and leaves as a plain frame (a device, not a payload nor the vnet
+ * socket) would enter the kernel with only its pseudo-header sum in the
+ * checksum field (the packet socket sends it as it is, CHECKSUM_NONE):
+ * complete it (counted in csum_completed).  The field's sum is of the
+ * pseudo header the sender used: a decapsulation's inner one. */
 static void reinject_csum_fix(struct pkt *p, enum reinject_action a,
 			      struct worker_stats *st)
 {
@@ -348,6 +517,7 @@ static void reinject_csum_fix(struct pkt *p, enum reinject_action a,
 		return;
 	if (gso_csum_complete(p->data, p->len) == 0)
 		st->csum_completed++;
+	p->csum_partial = false;
 }
 
 /* ---- encapsulated super-packets (REINJECT_SEGMENT) ---------------------- */
@@ -424,10 +594,16 @@ static void reinject_segment(const struct config *cfg,
 	uint32_t mark = p->set_mark ? p->out_mark : 0;
 	uint32_t ifindex = mark ? reinject_ifindex(cfg, rt, p) :
 				  io->dev_ifindex;
+	/* The headend's choice (headend_seg_size()); for a transit result
+	 * (encapsulated traffic that may not be a payload) what fits the
+	 * MTUs on the way (reinject_gso_size()), else 1280's. */
 	uint16_t gso_size = p->gso_size ? p->gso_size :
-					  seg_size_default(p->data, p->len);
+			    reinject_gso_size(io->mirror, cfg, p, ifindex);
 	uint8_t eth[ETH_HLEN];
 	unsigned n, total = 0;
+
+	if (!gso_size)
+		gso_size = seg_size_default(p->data, p->len);
 
 	nfq_verdict_add(q, p, NF_DROP, false);
 	if (io->pkt_fd < 0 || !io->tx || !io->seg || !ifindex) {
@@ -442,6 +618,9 @@ static void reinject_segment(const struct config *cfg,
 	}
 	st->injected++;
 	st->gso_segments += n;
+	/* In flight now are its segments, not a super-packet: a refused one
+	 * (reinject_tx_failed()) is no gso_vnet to take back. */
+	p->gso = false;
 	reinject_segment_rest(io, p, gso_size, eth, ifindex, st, n, total);
 }
 
@@ -451,6 +630,8 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 {
 	enum drop_reason reason = DROP_REINJECT;
 	enum reinject_action a = reinject_decide(cfg, rt, p, &reason);
+
+	reinject_csum_fix(p, a, st);
 
 	if (p->outcome == PKT_OUT_DROP || p->outcome == PKT_OUT_ICMP ||
 	    p->outcome == PKT_OUT_HANDOFF) {
@@ -463,6 +644,8 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 	}
 	reinject_csum_fix(p, a, st);
 	if (reinject_send(cfg, rt, p, q, a, io, &reason) < 0) {
+		if (reason == DROP_GSO)
+			st->gso_refused++;
 		reinject_drop(p, st, reason);
 		return;
 	}
@@ -476,6 +659,11 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 	case REINJECT_DROP:
 		/* not processed: a queue message nfq.c could not parse */
 		reinject_drop(p, st, DROP_BAD_MESSAGE);
+		return;
+	case REINJECT_VNET_OWN_DEV:
+	case REINJECT_VNET_DEV:
+		st->gso_vnet++;	/* back out if the send fails */
+		st->injected++;
 		return;
 	default:
 		st->injected++;

@@ -77,6 +77,33 @@
  *                            -> dropped, DROP_BAD_MESSAGE
  * So a worker's drops add up to its dropped, and a SID's or policy's to
  * its errors.
+ *
+ * Super-packets (p->gso, `gso yes`), decided in the same place
+ * (reinject_decide_gso() after the ways above):
+ *   the way above is the payload, and the result has the queued length
+ *   and layout and its TCP's final destination in the IP header in front
+ *   of it (the kernel keeps the GSO state and segments it right: a
+ *   transit rewrite, encapsulated TCP or SL 1 -> 0)
+ *                            -> NF_ACCEPT with the new bytes, as above
+ *   the way above is a device (srv6d's, the SID's veth pair), or the
+ *   payload the kernel would segment wrongly or may not take (then the
+ *   SID's veth pair with a mark, srv6d's device without), and the result
+ *   is TCP in one IP header (gso_vnet_can_carry(): a decapsulation's
+ *   inner packet, H.Insert's IPv6 with an SRH, a transit rewrite of an
+ *   inline SRH)
+ *                            -> REINJECT_VNET_*: the frame behind a
+ *                               virtio_net_hdr (gso_vnet_prepare()) on
+ *                               the worker's vnet socket, NF_DROP; the
+ *                               kernel segments it at reinject_gso_size()
+ *   the same, TCP inside IP in IP (an encapsulation's result)
+ *                            -> REINJECT_SEGMENT: to be cut into
+ *                               segments in userspace and sent as frames
+ *                               the way above (reinject_segment());
+ *                               until then a DROP_GSO
+ *   otherwise (not TCP, End.DX2, a marked result without its veth pair)
+ *                            -> NF_DROP, DROP_GSO
+ * A DROP_GSO is also counted in gso_refused; a super-packet the kernel
+ * took by the vnet socket in gso_vnet.
  */
 #ifndef SRV6D_REINJECT_H
 #define SRV6D_REINJECT_H
@@ -85,6 +112,7 @@
 #include "nfq.h"
 #include "pkt.h"
 #include "pktsock.h"
+#include "rtmirror.h"
 #include "rtrules.h"
 #include "segment.h"
 #include "stats.h"
@@ -103,22 +131,56 @@ enum reinject_action {
 				 * NF_DROP the original */
 	REINJECT_DROP,		/* NF_DROP, already counted by processing */
 	REINJECT_DROP_REASON,	/* NF_DROP for *reason, counted by reinject */
-	REINJECT_SEGMENT,	/* an encapsulated super-packet: send its
-				 * segments (reinject_segment(), segment.h)
-				 * into the device a frame of it would go
-				 * by, NF_DROP the original */
+	REINJECT_VNET_OWN_DEV,	/* a TCP super-packet, whole, behind a
+				 * virtio_net_hdr into srv6d's reinjection
+				 * device (the vnet socket), NF_DROP */
+	REINJECT_VNET_DEV,	/* the same into the SID's veth pair */
+	REINJECT_SEGMENT,	/* an encapsulated TCP super-packet: its
+				 * segments go as frames the way
+				 * reinject_decide_single() says (reinject_segment(),
+				 * segment.h), NF_DROP */
 };
 
 /* Decide how p goes back (see above).  *reason is set for
  * REINJECT_DROP_REASON: DROP_FAMILY (other family with a mark),
  * DROP_BAD_IP (result is neither IPv4 nor IPv6), DROP_TOO_BIG (larger
- * than a verdict can carry) or DROP_REINJECT (the SID's device is not set
- * up).  rt: the SIDs' devices (rtrules.h) published with cfg, NULL for
- * none.  Pure: no side effect. */
+ * than a verdict can carry), DROP_REINJECT (the SID's device is not set
+ * up) or DROP_GSO (a super-packet no way carries).  rt: the SIDs' devices
+ * (rtrules.h) published with cfg, NULL for none.  Pure: no side effect. */
 enum reinject_action reinject_decide(const struct config *cfg,
 				     const struct sid_runtime *rt,
 				     const struct pkt *p,
 				     enum drop_reason *reason);
+
+/* The same for p taken as one packet (the table above without its
+ * super-packet part): the way the segments of a REINJECT_SEGMENT result
+ * go (never REINJECT_VNET_* or REINJECT_SEGMENT).  Pure. */
+enum reinject_action reinject_decide_single(const struct config *cfg,
+					    const struct sid_runtime *rt,
+					    const struct pkt *p,
+					    enum drop_reason *reason);
+
+/* With no MTU known on a super-packet's way, its segments are cut for
+ * IPv6's minimum link MTU (RFC 8200 5). */
+#define REINJECT_GSO_MIN_MTU	1280
+
+/* The room a link of `mtu` (0: unknown) leaves a segment's payload behind
+ * hdr_len bytes of headers, if less than `room`; else room.  Pure. */
+uint32_t reinject_mtu_room(uint32_t mtu, uint32_t hdr_len, uint32_t room);
+
+/* The gso_size a super-packet result p is handed to the kernel with
+ * (NFQUEUE never says the sender's): the largest payload that keeps every
+ * segment within each MTU it is known to meet: the link it came in on
+ * (p->indev, with the headers it had there: each of the sender's
+ * segments fitted it), the device it is sent into (dev_ifindex: the
+ * kernel segments it there, and the receiving end drops a frame over its
+ * MTU), and the route it takes (the SID's next hop or table, else its
+ * destination's in the main tables: the route's mtu metric or its
+ * link's), each less the result's own headers.  An MTU the route mirror
+ * m does not know is left out; with none known, REINJECT_GSO_MIN_MTU.  0
+ * when p is not TCP or its headers leave no room.  Reader of m (QSBR). */
+uint16_t reinject_gso_size(const struct rtmirror *m, const struct config *cfg,
+			   const struct pkt *p, uint32_t dev_ifindex);
 
 /* The device p leaves by when reinject_decide() says REINJECT_L2 or
  * REINJECT_DEV: its SID's ifindex in rt (0 otherwise).  Pure. */
@@ -138,11 +200,17 @@ void reinject_charge(struct pkt *p, enum drop_reason reason);
 struct reinject_io {
 	uint32_t dev_ifindex;	/* the reinjection device's sending end */
 	int pkt_fd;	/* AF_PACKET: End.DX2's oif, a SID's veth pair,
-			 * the reinjection device */
+			 * the reinjection device; with `gso yes` a socket
+			 * with PACKET_VNET_HDR (pkt_vnet_sock_open()), tx a
+			 * vnet batch (pkt_tx_is_vnet()): super-packets
+			 * (REINJECT_VNET_*) and plain frames in one batch,
+			 * in the order they were decided */
 	int raw_fd;	/* raw IPv4: srv6d's own ICMPv4 errors */
 	struct pkt_tx *tx;	/* the batch's frames for pkt_fd (pktsock.h) */
 	struct seg_area *seg;	/* where REINJECT_SEGMENT's frames are cut
 				 * (segment.h); emptied by each flush */
+	const struct rtmirror *mirror;	/* MTUs for reinject_gso_size(),
+					 * NULL: none known */
 };
 
 /* Apply the decision for p: queue its verdict on q, send it on io's raw

@@ -538,6 +538,27 @@ static int worker_pkt_open(unsigned queue)
 	return fd;
 }
 
+/* With `gso yes`, the worker's packet socket sends super-packets whole
+ * behind a virtio_net_hdr too (reinject.h), and every frame goes behind
+ * one: its batch is a vnet batch.  Without PACKET_VNET_HDR the plain
+ * socket (worker_pkt_open()) does, and each super-packet that does not go
+ * back as a verdict is a DROP_REINJECT.  Sets io->pkt_fd and io->tx. */
+static void worker_io_open(struct reinject_io *io, unsigned queue, bool gso)
+{
+	io->pkt_fd = gso ? pkt_vnet_sock_open() : -1;
+	if (io->pkt_fd >= 0) {
+		io->tx = pkt_tx_new_vnet();
+		return;
+	}
+	if (gso)
+		log_msg(LOG_WARNING, "queue %u: cannot open a packet socket "
+			"with PACKET_VNET_HDR: %s; its super-packets that do "
+			"not go back as verdicts are dropped", queue,
+			strerror(errno));
+	io->pkt_fd = worker_pkt_open(queue);
+	io->tx = pkt_tx_new();
+}
+
 static int engine_init_worker(struct engine *e, unsigned i, char *err,
 			      size_t errlen)
 {
@@ -549,8 +570,8 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->queue = e->queue_first + i;
 	w->io.dev_ifindex = e->dev_tx_ifindex;
 	w->io.raw_fd = worker_raw_open(w->queue);
-	w->io.pkt_fd = worker_pkt_open(w->queue);
-	w->io.tx = pkt_tx_new();
+	worker_io_open(&w->io, w->queue, cfg->gso);
+	w->io.mirror = e->mirror;
 	/* Segments are cut only with `gso yes` (super-packets queued). */
 	if (cfg->gso && seg_area_init(&w->seg, SEG_AREA_BYTES) == 0)
 		w->io.seg = &w->seg;

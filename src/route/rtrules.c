@@ -363,13 +363,14 @@ static bool sid_has_dev4(const struct sid *s)
 	return s->mark && behavior_has_dev4(s->behavior, s->flavors);
 }
 
-/* When results may not all go as verdict payloads (cfg->payload), a SID
- * whose IPv6 results are routed by its mark (an IPv6 fwmark rule) has
- * those that cannot enter the kernel through its veth pair, where an iif
- * rule does what the mark does. */
+/* When results may not all go as verdict payloads (cfg->payload), or
+ * with `gso yes` (a super-packet result the kernel would segment wrongly
+ * from a payload: reinject.h), a SID whose IPv6 results are routed by its
+ * mark (an IPv6 fwmark rule) has those that cannot enter the kernel
+ * through its veth pair, where an iif rule does what the mark does. */
 static bool sid_has_dev6(const struct config *cfg, const struct sid *s)
 {
-	return cfg->payload != PAYLOAD_ANY && s->mark &&
+	return (cfg->payload != PAYLOAD_ANY || cfg->gso) && s->mark &&
 	       behavior_has_dev6(s->behavior);
 }
 

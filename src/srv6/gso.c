@@ -312,3 +312,43 @@ bool gso_kernel_can_segment(const uint8_t *pkt, uint32_t len)
 	return gso_parse(pkt, len, &gi) == 0 && gi.l4_proto == IPPROTO_TCP &&
 	       !gi.rh_pending;
 }
+
+/* The TCP header of pkt in one IP header, in *gi; -1 otherwise. */
+static int gso_vnet_parse(const uint8_t *pkt, uint32_t len,
+			  struct gso_info *gi)
+{
+	if (gso_parse(pkt, len, gi) < 0 || gi->l4_proto != IPPROTO_TCP ||
+	    gi->nlayers != 1)
+		return -1;
+	return 0;
+}
+
+bool gso_vnet_can_carry(const uint8_t *pkt, uint32_t len)
+{
+	struct gso_info gi;
+
+	return gso_vnet_parse(pkt, len, &gi) == 0;
+}
+
+int gso_vnet_prepare(uint8_t *pkt, uint32_t len, uint16_t gso_size,
+		     uint16_t l2_len, struct virtio_net_hdr *vh)
+{
+	struct gso_info gi;
+	uint8_t type;
+
+	if (!gso_size || gso_vnet_parse(pkt, len, &gi) < 0)
+		return -1;
+	type = gi.layer_ver[0] == 6 ? VIRTIO_NET_HDR_GSO_TCPV6 :
+				      VIRTIO_NET_HDR_GSO_TCPV4;
+	if (pkt[gi.l4_off + TCP_FLAGS_OFF] & TCP_F_CWR)
+		type |= VIRTIO_NET_HDR_GSO_ECN;
+	*vh = (struct virtio_net_hdr){
+		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+		.gso_type = type,
+		.hdr_len = (uint16_t)(l2_len + gi.hdr_len),
+		.gso_size = gso_size,
+		.csum_start = (uint16_t)(l2_len + gi.l4_off),
+		.csum_offset = TCP_CSUM_OFF,
+	};
+	return gso_csum_seed(pkt, len);
+}

@@ -10,6 +10,7 @@
 #ifndef SRV6D_GSO_H
 #define SRV6D_GSO_H
 
+#include <linux/virtio_net.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -91,5 +92,30 @@ int gso_csum_seed(uint8_t *pkt, uint32_t len);
  * destination is the final one (no routing header with Segments Left > 0
  * in the innermost IPv6 header). */
 bool gso_kernel_can_segment(const uint8_t *pkt, uint32_t len);
+
+/* The TCP super-packet at pkt can be handed to the kernel whole behind a
+ * struct virtio_net_hdr (gso_vnet_prepare()): TCP in one IPv4 or IPv6
+ * header (with IPv6 extension headers: ipv6_gso_segment() walks routing,
+ * hop-by-hop and destination options headers), not IP in IP (the header
+ * has no gso_type for an encapsulation: ip6ip6_gso_segment() wants
+ * SKB_GSO_IPXIP6).  Pure. */
+bool gso_vnet_can_carry(const uint8_t *pkt, uint32_t len);
+
+/* Make the TCP super-packet at pkt (len bytes; in its frame, l2_len bytes
+ * of link-layer header in front of it) one the kernel segments itself
+ * from *vh: gso_type VIRTIO_NET_HDR_GSO_TCPV4 or _TCPV6 (| _ECN when the
+ * TCP header has CWR, which only the first segment keeps), gso_size,
+ * hdr_len the frame's headers, VIRTIO_NET_HDR_F_NEEDS_CSUM with csum_start
+ * at the TCP header and csum_offset its checksum field; the fields in the
+ * byte order of the host (a packet socket's virtio_net_hdr is the legacy,
+ * native-endian one).  The checksum field is seeded with the pseudo-header
+ * sum over the final destination (gso_csum_seed()): the kernel's
+ * tcp_gso_segment() adjusts a CHECKSUM_PARTIAL seed by each segment's
+ * length rather than summing the IP header in front of TCP again, so an
+ * SRH still on its way (a transit result) gets each segment's right.
+ * Returns 0, or -1 (pkt untouched) when !gso_vnet_can_carry() or gso_size
+ * is 0. */
+int gso_vnet_prepare(uint8_t *pkt, uint32_t len, uint16_t gso_size,
+		     uint16_t l2_len, struct virtio_net_hdr *vh);
 
 #endif
