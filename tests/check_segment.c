@@ -314,7 +314,8 @@ START_TEST(segment_sent)
 		p->gso_size = 10;
 		p->id = i + 1;
 		if (i == 2)	/* UDP inside (the inner Next Header at
-				 * 40 + 40 + 6): not cut, dropped */
+				 * 40 + 40 + 6): no way carries it
+				 * (reinject_decide_gso()): dropped */
 			p->data[86] = IPPROTO_UDP;
 		reinject_packet(&cfg, NULL, p, q, &io, &ws);
 	}
@@ -322,7 +323,8 @@ START_TEST(segment_sent)
 	ck_assert_uint_eq(ws.injected, 2);
 	ck_assert_uint_eq(ws.gso_segments, 2 * 68);
 	ck_assert_uint_eq(ws.dropped, 1);
-	ck_assert_uint_eq(ws.drops[DROP_TOO_BIG], 1);
+	ck_assert_uint_eq(ws.drops[DROP_GSO], 1);
+	ck_assert_uint_eq(ws.gso_refused, 1);
 	ck_assert_uint_eq(area.used, 0);	/* emptied by the flush */
 	/* On the wire, in order: each segment behind the reinjection
 	 * device's Ethernet header. */
