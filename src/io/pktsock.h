@@ -30,7 +30,8 @@ struct pkt_tx;
  * EAGAIN, ENOBUFS: its queue is full). */
 typedef void pkt_tx_failed_fn(void *cookie, int err, void *arg);
 
-/* Open a send-only packet socket.  Returns the fd, or -1 with errno. */
+/* Open a send-only packet socket with a send buffer for a few batches in
+ * flight (PKT_SNDBUF, pktsock.c).  Returns the fd, or -1 with errno. */
 int pkt_sock_open(void);
 
 /* A batch of PKT_TX_MAX frames, empty; NULL when memory runs out.
@@ -49,9 +50,10 @@ int pkt_tx_add(struct pkt_tx *t, uint32_t ifindex, const uint8_t *frame,
 
 /* Send t's frames on the packet socket fd (fd < 0: none is sent) with
  * sendmmsg(): one call for the whole batch, one more after each frame the
- * kernel refuses, which is skipped and reported to failed(); never
- * blocks (the socket is non-blocking).  t is empty afterwards.  Returns
- * the number of frames sent. */
+ * kernel refuses, which is skipped and reported to failed(); after EAGAIN
+ * (the socket's send buffer is full) every frame left is reported at once,
+ * without a call each.  Never blocks (the socket is non-blocking).  t is
+ * empty afterwards.  Returns the number of frames sent. */
 unsigned pkt_tx_flush(int fd, struct pkt_tx *t, pkt_tx_failed_fn *failed,
 		      void *arg);
 

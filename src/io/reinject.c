@@ -160,6 +160,8 @@ static void reinject_tx_failed(void *cookie, int err, void *arg)
 			st->icmp_send_errors++;
 		return;
 	default:
+		if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS)
+			st->tx_full++;
 		st->injected--;
 		st->drops[err == EMSGSIZE ? DROP_TOO_BIG : DROP_REINJECT]++;
 		st->dropped++;

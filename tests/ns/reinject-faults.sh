@@ -8,6 +8,8 @@
 #            kernel would forward: its MTU is not 1500);
 #   too big  an End.DX2 frame larger than its oif's MTU is a drop counted
 #            as too_big (the SID's and the worker's), with its verdict;
+#   full     srv6d0t's queue full (a tbf qdisc at 8 kbit/s): the results
+#            refused are reinject drops counted in tx_full, with verdicts;
 #   gone     under a steady stream of End (the reinjection device) and
 #            End.X (its SID's veth pair) packets, the SID's veth pair and
 #            then the reinjection device are deleted: the results that
@@ -151,6 +153,26 @@ cnt() {
 	nsx "$S1" ip6tables -t raw -L PREROUTING -v -x -n |
 		awk -v d="$1" '/DROP/ && ($8 == d || $9 == d) { print $1; exit }'
 }
+
+# ---- full: srv6d0t's queue full (a tbf qdisc at 8 kbit/s, 3000 bytes queued) --------
+tf0=$(tot tx_full); re0=$(tdrop reinject); r0=$(tot rx_packets)
+nsx "$GW" tc qdisc add dev srv6d0t root tbf rate 8kbit burst 1600 limit 3000 ||
+	fail "tbf on srv6d0t"
+sender_start "$TMPD/sent0"
+sleep 1.5
+nsx "$GW" tc qdisc del dev srv6d0t root
+sleep 0.5
+sender_stop
+tf=$(($(tot tx_full) - tf0)); re=$(($(tdrop reinject) - re0))
+say "sent $(cat "$TMPD/sent0") while srv6d0t's queue was full: rx $(($(tot rx_packets) - r0)), tx_full $tf, reinject drops $re"
+if [ "$tf" -gt 0 ] && [ "$tf" -le "$re" ]; then
+	pass "a full device queue: its results are reinject drops, counted in tx_full ($tf)"
+else
+	fail "a full device queue: tx_full $tf, reinject drops $re"
+fi
+expect_eq "every packet got its verdict (verdicts == rx_packets)" \
+	"$(tot verdicts)" "$(tot rx_packets)"
+expect_eq "nothing waits in the queue" "$(kq 3)" 0
 
 sid_dev=$(ip -n "$GW" -br link show | awk '$1 ~ /^srv6d5d6f[0-9a-f]+@/ { sub("@.*", "", $1); print $1 }' |
 	while read -r d; do
