@@ -16,9 +16,8 @@
 #            cannot leave are drops counted as reinject, no packet waits
 #            for a verdict (the queue is empty, verdicts == rx_packets ==
 #            injected + dropped), srv6d keeps running; a reload makes the
-#            SID's pair again and End.X results flow again.  (A reload
-#            does not make the reinjection device again: End results stay
-#            reinject drops until a restart; not asserted.)
+#            SID's pair and the reinjection device again, and End.X and End
+#            results flow again.
 T=reinject-faults
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -196,12 +195,12 @@ kill -0 "$SRV6D_PID" 2>/dev/null && pass "srv6d runs on without its devices" ||
 	fail "srv6d died when its devices went"
 "$SRV6CTL" -s "$SOCK" reload >/dev/null 2>&1 || fail "srv6ctl reload"
 sleep 1
-x_back=$(cnt fc00:9::d1)
+x_back=$(cnt fc00:9::d1); e_back=$(cnt fc00:9::c1)
 sleep 1
-x_back2=$(cnt fc00:9::d1)
+x_back2=$(cnt fc00:9::d1); e_back2=$(cnt fc00:9::c1)
 sender_stop
 sent=$(cat "$TMPD/sent1")
-say "sent $sent; End.X at sink1: $x_gone, $x_later (pair gone), $x_back, $x_back2 (after the reload); End: $e_gone, $e_later (srv6d0 gone)"
+say "sent $sent; End.X at sink1: $x_gone, $x_later (pair gone), $x_back, $x_back2 (after the reload); End: $e_gone, $e_later (srv6d0 gone), $e_back, $e_back2 (after the reload)"
 
 expect_eq "End.X: nothing arrives while its pair is gone" "$x_later" "$x_gone"
 expect_eq "End: nothing arrives while srv6d0 is gone" "$e_later" "$e_gone"
@@ -209,6 +208,17 @@ if [ "$x_back2" -gt "$x_back" ]; then
 	pass "End.X results flow again after the reload (its pair made again)"
 else
 	fail "End.X results do not flow after the reload ($x_back -> $x_back2)"
+fi
+# Before the fix a reload left srv6d0 gone: End's results stayed drops.
+if [ "$e_back2" -gt "$e_back" ]; then
+	pass "End results flow again after the reload (srv6d0 made again)"
+else
+	fail "End results do not flow after the reload ($e_back -> $e_back2)"
+fi
+if nsx "$GW" ip link show srv6d0 >/dev/null 2>&1; then
+	pass "srv6d0 exists again"
+else
+	fail "srv6d0 was not made again"
 fi
 rx=$(($(tot rx_packets) - r0))
 re=$(($(tdrop reinject) - re0))
