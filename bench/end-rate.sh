@@ -36,6 +36,10 @@ usage() {
 	                    (floor: recvmmsg batches and one batch NF_ACCEPT each,
 	                    nothing else: what NFQUEUE itself costs here)
 	                    (default: all; srv6d ones are skipped without a binary)
+	                    A srv6d configuration with the suffix @b (srv6d@b,
+	                    srv6d-nopayload@b) runs the --srv6d-b binary: two
+	                    builds compared in one run
+	  --srv6d-b PATH    the second srv6d binary (for CONFIG@b)
 	  --repeat N        repeat every measurement N times, report the median (3)
 	  --duration S      seconds per probe (5)
 	  --steps N         bisection steps of the rate search (6)
@@ -46,8 +50,14 @@ usage() {
 	  --no-rps          do not steer gw's receive processing to CPU 1
 	  --nice N          niceness of trafgen and of the gateway daemons (-10):
 	                    the cores are shared with other work
-	  --profile S       after the run, perf record srv6d at its max rate for S
-	                    seconds (system-wide on the gateway core, call graphs)
+	  --profile S       after the run, perf record each configuration at its
+	                    max rate for S seconds (system-wide on the gateway
+	                    core, call graphs), and list every drop counter that
+	                    moved meanwhile (drops-CONFIG.txt)
+	  --profile-rate PPS  profile at this offered rate instead of the max
+	                    rate (e.g. above it, to see where the loss is)
+	  --gw-setup CMD    run CMD (a shell command) in gw once each gateway is
+	                    up (experiments: "ethtool -K srv6d0 gro on")
 	  --keep-perf       keep the perf data of the CPU probes (cpu-CONFIG-REP.perf)
 	  --out DIR         where probes.csv, logs and the profile go
 	                    (default /tmp/srv6d-end-rate.<date>)
@@ -57,6 +67,7 @@ usage() {
 
 # ---- options ----------------------------------------------------------------
 SRV6D_BIN=${SRV6D:-$BENCH_DIR/../src/srv6d}
+SRV6D_B=
 CONFIGS=forward,kernel,srv6d,srv6d-2q,srv6d-nopayload,naive,floor
 REPEAT=3
 DURATION=5
@@ -65,6 +76,8 @@ CPU_RATE=
 LOSS_MAX=0.5
 RPS=1
 PROFILE=0
+PROFILE_RATE=
+GW_SETUP=
 KEEP_PERF=0
 OUT=
 NICE=-10
@@ -74,6 +87,7 @@ GW_CPU=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--srv6d) SRV6D_BIN=$2; shift ;;
+	--srv6d-b) SRV6D_B=$(readlink -f "$2"); shift ;;
 	--configs) CONFIGS=$2; shift ;;
 	--repeat) REPEAT=$2; shift ;;
 	--duration) DURATION=$2; shift ;;
@@ -84,6 +98,8 @@ while [ $# -gt 0 ]; do
 	--no-rps) RPS=0 ;;
 	--nice) NICE=$2; shift ;;
 	--profile) PROFILE=$2; shift ;;
+	--profile-rate) PROFILE_RATE=$2; shift ;;
+	--gw-setup) GW_SETUP=$2; shift ;;
 	--out) OUT=$2; shift ;;
 	--keep-perf) KEEP_PERF=1 ;;
 	-h|--help) usage ;;
@@ -155,6 +171,8 @@ RUN_CONFIGS=
 for c in ${CONFIGS//,/ }; do
 	case $c in
 	forward|kernel|naive|floor) ;;
+	srv6d@b|srv6d-2q@b|srv6d-nopayload@b)
+		[ -x "$SRV6D_B" ] || die "$c: no --srv6d-b binary" ;;
 	srv6d|srv6d-2q|srv6d-nopayload)
 		if [ $have_srv6d = 0 ]; then
 			log "end-rate: no srv6d binary at $SRV6D_BIN: skipping $c"
@@ -181,7 +199,9 @@ trafgen_cfg "$CFG_FWD" "$BENCH_FINAL" 0
 # gateway_up CONFIG: make gw apply End the CONFIG's way; sets TRAFGEN_CFG.
 gateway_up() {
 	TRAFGEN_CFG=$CFG_SID
-	case $1 in
+	GW_BIN=$SRV6D_BIN
+	case $1 in *@b) GW_BIN=$SRV6D_B ;; esac
+	case ${1%@b} in
 	forward)
 		TRAFGEN_CFG=$CFG_FWD ;;
 	kernel)
@@ -215,6 +235,11 @@ gateway_up() {
 	esac
 }
 
+gateway_up_setup() {
+	gateway_up "$1" || return 1
+	[ -z "$GW_SETUP" ] || in_gw sh -c "$GW_SETUP" >>"$OUT/gw-setup.log" 2>&1
+}
+
 gateway_down() {
 	stop_gateway_process
 	in_gw ip6tables -t raw -F PREROUTING 2>/dev/null
@@ -227,14 +252,14 @@ srv6d_up() {
 	local conf=$OUT/srv6d-$1-$3.conf cpus=$GW_CPU
 	printf 'queue %s\nreinject %s\nsid %s/128 action End\n' "$1" "$3" \
 		"$BENCH_SID" > "$conf"
-	"$SRV6D_BIN" -t -c "$conf" >/dev/null 2>>"$OUT/srv6d.log" ||
+	"$GW_BIN" -t -c "$conf" >/dev/null 2>>"$OUT/srv6d.log" ||
 		{ log "end-rate: srv6d rejects $conf (see $OUT/srv6d.log)"; return 1; }
 	# Two workers on two cores: the second shares CPU 0 with trafgen.
 	[ "$1" = 0 ] || cpus=$GEN_CPU,$GW_CPU
 	in_gw ip6tables -t raw -A PREROUTING -d "$BENCH_SID" -j NFQUEUE $2 ||
 		return 1
 	ip netns exec "$NS_GW" nice -n "$NICE" taskset -c "$cpus" \
-		"$SRV6D_BIN" -c "$conf" -s "$OUT/srv6d.sock" 2>>"$OUT/srv6d.log" &
+		"$GW_BIN" -c "$conf" -s "$OUT/srv6d.sock" 2>>"$OUT/srv6d.log" &
 	GW_PID=$!
 	wait_queue_bound 0 || return 1
 	[ "$1" = 0 ] || wait_queue_bound 1
@@ -415,7 +440,7 @@ declare -A MAXR LIMIT CPUNS MEDR MEDC
 for rep in $(seq 1 "$REPEAT"); do
 	for cfg in $RUN_CONFIGS; do
 		log "end-rate: [$rep/$REPEAT] $cfg: rate search"
-		if ! gateway_up "$cfg"; then
+		if ! gateway_up_setup "$cfg"; then
 			log "end-rate: $cfg: cannot set up the gateway; skipped"
 			gateway_down
 			continue
@@ -451,7 +476,7 @@ if [ "${CPU_RATE:-0}" -gt 0 ]; then
 	for rep in $(seq 1 "$REPEAT"); do
 		for cfg in $RUN_CONFIGS; do
 			log "end-rate: [$rep/$REPEAT] $cfg: CPU at $CPU_RATE pps"
-			gateway_up "$cfg" || { gateway_down; continue; }
+			gateway_up_setup "$cfg" || { gateway_down; continue; }
 			probe "$cfg" cpu "$rep" "$CPU_RATE"
 			gateway_down
 			if loss_ok; then
@@ -464,14 +489,86 @@ if [ "${CPU_RATE:-0}" -gt 0 ]; then
 fi
 
 # ---- phase 3: profile srv6d and naive at their max rate ----------------------------------
+# gw_counters: every drop counter on the way, as "name value" lines: the
+# backlog (softnet_stat column 2, per CPU; squeezed: column 3), the queue's
+# (queue_dropped: full, user_dropped: socket full), gw's links (srv6d0,
+# srv6d0t, gwa, gwb), gw's SNMP counters (nstat) and srv6d's own (srv6ctl
+# -j stats, when it runs).
+gw_counters() {
+	local ctl=${SRV6D_BIN%/*}/srv6ctl
+	{
+		echo "== softnet"; cat /proc/net/softnet_stat
+		echo "== nfq"; in_gw cat /proc/net/netfilter/nfnetlink_queue
+		echo "== links"; in_gw ip -s -j link show
+		echo "== nstat"; in_gw nstat -asz
+		echo "== srv6d"
+		[ -S "$OUT/srv6d.sock" ] && [ -x "$ctl" ] &&
+			in_gw "$ctl" -s "$OUT/srv6d.sock" -j stats
+	} 2>/dev/null | python3 -c '
+import json, sys
+sec, buf = None, []
+def flat(prefix, v, out):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            flat(prefix + "." + str(k) if prefix else str(k), x, out)
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            key = x.get("ifname", x.get("queue", i)) if isinstance(x, dict) else i
+            flat("%s[%s]" % (prefix, key), x, out)
+    elif isinstance(v, (int, float)) and not isinstance(v, bool):
+        out.append((prefix, v))
+def emit(sec, lines):
+    out = []
+    if sec == "softnet":
+        for cpu, l in enumerate(lines):
+            f = l.split()
+            if len(f) > 2:
+                out += [("softnet.cpu%d.processed" % cpu, int(f[0], 16)),
+                        ("softnet.cpu%d.backlog_dropped" % cpu, int(f[1], 16)),
+                        ("softnet.cpu%d.squeezed" % cpu, int(f[2], 16))]
+    elif sec == "nfq":
+        for l in lines:
+            f = l.split()
+            if len(f) > 6:
+                out += [("nfq%s.queue_dropped" % f[0], int(f[5])),
+                        ("nfq%s.user_dropped" % f[0], int(f[6]))]
+    elif sec == "nstat":
+        for l in lines:
+            f = l.split()
+            if len(f) >= 2 and not l.startswith("#") and f[1].isdigit():
+                out.append(("nstat." + f[0], int(f[1])))
+    elif sec in ("links", "srv6d") and lines:
+        try:
+            flat(sec, json.loads("".join(lines)), out)
+        except ValueError:
+            pass
+    for k, v in out:
+        print(k, v)
+for l in sys.stdin:
+    if l.startswith("== "):
+        if sec: emit(sec, buf)
+        sec, buf = l[3:].strip(), []
+    else:
+        buf.append(l)
+if sec: emit(sec, buf)
+'
+}
+
+# counters_delta BEFORE AFTER: the counters that moved, "name delta".
+counters_delta() {
+	awk 'NR == FNR { a[$1] = $2; next }
+	     ($1 in a) && $2 != a[$1] { printf "%-60s %d\n", $1, $2 - a[$1] }' \
+		"$1" "$2"
+}
+
 for cfg in $RUN_CONFIGS; do
 	[ "$PROFILE" != 0 ] || break
-	case $cfg in srv6d|naive|kernel|floor) ;; *) continue ;; esac
-	rate=$(med "${MAXR[$cfg]:-0}")
+	case ${cfg%@b} in srv6d|srv6d-nopayload|naive|kernel|floor) ;; *) continue ;; esac
+	rate=${PROFILE_RATE:-$(med "${MAXR[$cfg]:-0}")}
 	rate=${rate%.*}
 	[ "$rate" -gt 0 ] 2>/dev/null || continue
 	log "end-rate: profiling $cfg at $rate pps for $PROFILE s"
-	gateway_up "$cfg" || { gateway_down; continue; }
+	gateway_up_setup "$cfg" || { gateway_down; continue; }
 	in_gen tc qdisc replace dev g0 root tbf rate $((rate * 94 * 8))bit \
 		burst $((94 * 128)) limit $((94 * 256))
 	timeout -s INT $((PROFILE + 2)) ip netns exec "$NS_GEN" \
@@ -480,11 +577,18 @@ for cfg in $RUN_CONFIGS; do
 		-o g0 -i "$TRAFGEN_CFG" >/dev/null 2>&1 &
 	tg=$!
 	sleep 1
-	a0=$(sink_count)
+	gw_counters > "$OUT/counters-$cfg.0"
+	a0=$(sink_count); s0=$(gen_tx)
 	perf record -q -e cpu-clock -c "$PERF_PERIOD_NS" -g -C "$GW_CPU" \
 		-o "$OUT/perf-$cfg.data" -- sleep "$PROFILE" >/dev/null 2>&1
-	a1=$(sink_count)
+	a1=$(sink_count); s1=$(gen_tx)
+	gw_counters > "$OUT/counters-$cfg.1"
 	wait $tg
+	{
+		echo "# $cfg at $rate pps for $PROFILE s: sent $((s1 - s0)), arrived $((a1 - a0)); counters that moved:"
+		counters_delta "$OUT/counters-$cfg.0" "$OUT/counters-$cfg.1"
+	} > "$OUT/drops-$cfg.txt"
+	cat "$OUT/drops-$cfg.txt" >&2
 	prof_pid=${GW_PID:-none}
 	gateway_down
 	perf script -i "$OUT/perf-$cfg.data" -F comm,pid,tid,ip,sym,dso \
@@ -513,7 +617,7 @@ for cfg in $RUN_CONFIGS; do
 	note=
 	[ "${LIMIT[$cfg]:-}" = gen ] && note=" (generator max)"
 	# srv6d-2q's second worker runs on the generator's core, unsampled.
-	[ "$cfg" = srv6d-2q ] && [ "$c" != - ] && c="($c, CPU $GW_CPU only)"
+	[ "${cfg%@b}" = srv6d-2q ] && [ "$c" != - ] && c="($c, CPU $GW_CPU only)"
 	runs=$(echo ${MAXR[$cfg]:-} | tr ' ' '/')
 	printf '| %-9s | %-26s | %-18s | %-22s |\n' "$cfg" "$m$note" "$runs" "$c"
 	MEDR[$cfg]=$m
@@ -532,6 +636,9 @@ pair naive kernel
 pair srv6d floor
 pair srv6d-nopayload srv6d
 pair srv6d-nopayload floor
+pair srv6d@b srv6d
+pair srv6d-nopayload@b srv6d-nopayload
+pair srv6d-nopayload@b srv6d
 pair floor naive
 pair floor kernel
 echo "probes: $PROBES"

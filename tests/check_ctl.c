@@ -220,7 +220,7 @@ START_TEST(status_document)
 		"\"forwarded\":0,\"dropped\":0,\"unmatched\":0,"
 		"\"injected\":0,\"icmp_sent\":0,\"icmp_ratelimited\":0,"
 		"\"icmp_send_errors\":0,\"enobufs\":0,"
-		"\"recv_errors\":0,\"send_errors\":0,\"nl_errors\":0,"
+		"\"recv_errors\":0,\"send_errors\":0,\"tx_full\":0,\"nl_errors\":0,"
 		"\"bad_messages\":2,\"rx_too_long\":0,\"gso_packets\":0,"
 		"\"gso_refused\":0,\"gso_vnet\":0,\"csum_completed\":0,"
 		"\"gso_segments\":0,"

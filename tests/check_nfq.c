@@ -1,15 +1,20 @@
 /* check_nfq.c - the NFQUEUE message parser and verdict builder, byte by
  * byte, the verdict batch's bound, the reinjection decision and the
- * watchdog's heartbeat check.  No kernel, no root. */
+ * watchdog's heartbeat check.  No root; one test sends verdicts on a
+ * netlink socket of its own (no queue bound). */
 #include <arpa/inet.h>
 #include <check.h>
 #include <linux/if_ether.h>
 #include <linux/netfilter.h>
 #include <linux/netlink.h>
 #include <linux/netfilter/nfnetlink_queue.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "gso-vectors.h"
 #include "nfq.h"
@@ -105,6 +110,178 @@ START_TEST(test_verdict_payload_padding)
 	ck_assert_uint_eq(n, 3);
 	ck_assert_uint_eq(iov[2].iov_len, 3);
 	ck_assert_bytes(got, gather(iov, n, got), want, wlen);
+}
+END_TEST
+
+/* ---- runs of NF_DROP as one NFQNL_MSG_VERDICT_BATCH ---------------------- */
+
+static void verdict_add_id(struct nfq *q, uint32_t id, uint32_t v,
+			   bool payload, bool mark)
+{
+	static uint8_t data[4] = { 0x60, 1, 2, 3 };
+	struct pkt p = { .id = id, .data = data, .len = sizeof(data),
+			 .set_mark = mark, .out_mark = 0x5d6f0002 };
+
+	nfq_verdict_add(q, &p, v, payload);
+}
+
+START_TEST(test_verdict_batch_build)
+{
+	uint8_t hdr[NFQ_VERDICT_HDR_MAX], got[64], want[64];
+	struct iovec iov[NFQ_VERDICT_IOV_MAX];
+	unsigned n = nfq_verdict_batch_build(hdr, 5, 0x01020304, NF_DROP, iov);
+	size_t wlen = hex2bin(
+		"20000000 0303 0100 04030201 00000000"	/* VERDICT_BATCH (3) */
+		"00 00 0005"
+		"0c00 0200 00000000 01020304",		/* up to this id */
+		want, sizeof(want));
+
+	ck_assert_uint_eq(n, 1);
+	ck_assert_bytes(got, gather(iov, n, got), want, wlen);
+}
+END_TEST
+
+/* Before the change every NF_DROP was its own NFQNL_MSG_VERDICT: five
+ * messages here instead of three. */
+START_TEST(test_verdict_drop_runs)
+{
+	struct nfq *q = nfq_alloc(7);
+	uint8_t got[512], want[512];
+	unsigned nmsgs = 0;
+	size_t wlen = hex2bin(
+		/* id 1: NF_DROP alone, then a payload: no run */
+		"20000000 0103 0100 01000000 00000000 00 00 0007"
+		"0c00 0200 00000000 00000001"
+		"28000000 0103 0100 02000000 00000000 00 00 0007"
+		"0c00 0200 00000001 00000002"
+		"0800 0a00 60010203"
+		/* ids 3, 4, 6 (5 not queued to us): one batch up to 6 */
+		"20000000 0303 0100 06000000 00000000 00 00 0007"
+		"0c00 0200 00000000 00000006"
+		/* id 7: NF_ACCEPT with a mark, never batched */
+		"28000000 0103 0100 07000000 00000000 00 00 0007"
+		"0c00 0200 00000001 00000007"
+		"0800 0300 5d6f0002"
+		/* id 8: NF_ACCEPT unchanged; id 9: a drop after it is
+		 * alone (a batch would not drop 8, it is dequeued, but
+		 * a drop run starts only at a drop) */
+		"20000000 0103 0100 08000000 00000000 00 00 0007"
+		"0c00 0200 00000001 00000008"
+		"20000000 0103 0100 09000000 00000000 00 00 0007"
+		"0c00 0200 00000000 00000009",
+		want, sizeof(want));
+
+	ck_assert_ptr_nonnull(q);
+	verdict_add_id(q, 1, NF_DROP, false, false);
+	verdict_add_id(q, 2, NF_ACCEPT, true, false);
+	verdict_add_id(q, 3, NF_DROP, false, false);
+	verdict_add_id(q, 4, NF_DROP, false, true);	/* mark: not sent */
+	verdict_add_id(q, 6, NF_DROP, false, false);
+	verdict_add_id(q, 7, NF_ACCEPT, false, true);
+	verdict_add_id(q, 8, NF_ACCEPT, false, false);
+	verdict_add_id(q, 9, NF_DROP, false, false);
+	ck_assert_bytes(got, nfq_verdict_pending(q, got, sizeof(got), &nmsgs),
+			want, wlen);
+	ck_assert_uint_eq(nmsgs, 6);
+	nfq_socket_close(q);
+}
+END_TEST
+
+/* Ids out of order, or across the 2^32 wrap: a run grows only with an id
+ * after its last (serial number order, as the kernel compares them). */
+START_TEST(test_verdict_drop_run_order)
+{
+	struct nfq *q = nfq_alloc(0);
+	uint8_t got[512], want[512];
+	unsigned nmsgs = 0;
+	size_t wlen = hex2bin(
+		"20000000 0303 0100 01000000 00000000 00 00 0000"
+		"0c00 0200 00000000 00000001"		/* ffffffff, 0, 1 */
+		"20000000 0103 0100 feffffff 00000000 00 00 0000"
+		"0c00 0200 00000000 fffffffe",		/* before 1: alone */
+		want, sizeof(want));
+
+	ck_assert_ptr_nonnull(q);
+	verdict_add_id(q, 0xffffffff, NF_DROP, false, false);
+	verdict_add_id(q, 0, NF_DROP, false, false);
+	verdict_add_id(q, 1, NF_DROP, false, false);
+	verdict_add_id(q, 0xfffffffe, NF_DROP, false, false);
+	ck_assert_bytes(got, nfq_verdict_pending(q, got, sizeof(got), &nmsgs),
+			want, wlen);
+	ck_assert_uint_eq(nmsgs, 2);
+	nfq_socket_close(q);
+}
+END_TEST
+
+/* A whole batch of drops is one message, and NFQ_BATCH + 1 packets still
+ * abort (the bound counts packets, not messages). */
+START_TEST(test_verdict_drop_run_whole_batch)
+{
+	struct nfq *q = nfq_alloc(0);
+	uint8_t got[64];
+	unsigned nmsgs = 0;
+
+	ck_assert_ptr_nonnull(q);
+	for (uint32_t id = 1; id <= NFQ_BATCH; id++)
+		verdict_add_id(q, id, NF_DROP, false, false);
+	ck_assert_uint_eq(nfq_verdict_pending(q, got, sizeof(got), &nmsgs), 32);
+	ck_assert_uint_eq(nmsgs, 1);
+	verdict_add_id(q, NFQ_BATCH + 1, NF_DROP, false, false);
+	nfq_socket_close(q);
+}
+END_TEST
+
+/* The counters on a real netlink socket (no queue bound: the kernel
+ * answers each message with an error, which is read back: one per
+ * message, ENODEV when it parsed it, EPERM without CAP_NET_ADMIN; never
+ * EINVAL, a message it could not parse). */
+START_TEST(test_verdict_drop_run_counters)
+{
+	struct nfq *q = nfq_alloc(65001);
+	struct worker_stats st = { 0 };
+	struct sockaddr_nl local = { .nl_family = AF_NETLINK };
+	uint8_t buf[8192] __attribute__((aligned(8)));
+	struct timeval tv = { .tv_sec = 1 };
+	unsigned errors = 0;
+	uint32_t seqs[4];
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&local, sizeof(local)), 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	nfq_attach_fd(q, fd);
+	verdict_add_id(q, 10, NF_DROP, false, false);
+	verdict_add_id(q, 11, NF_DROP, false, false);
+	verdict_add_id(q, 12, NF_DROP, false, false);
+	verdict_add_id(q, 13, NF_ACCEPT, true, false);
+	verdict_add_id(q, 14, NF_DROP, false, false);
+	verdict_add_id(q, 15, NF_DROP, false, false);
+	ck_assert_int_eq(nfq_verdict_flush(q, &st), 0);
+	ck_assert_uint_eq(st.verdicts, 6);
+	ck_assert_uint_eq(st.verdict_batches, 1);
+	ck_assert_uint_eq(st.send_errors, 0);
+	while (errors < 4) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		const struct nlmsghdr *nlh = (const void *)buf;
+
+		if (n <= 0)
+			break;
+		for (; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
+			const struct nlmsgerr *e = NLMSG_DATA(nlh);
+
+			ck_assert_uint_eq(nlh->nlmsg_type, NLMSG_ERROR);
+			ck_assert(e->error == -ENODEV || e->error == -EPERM);
+			ck_assert_uint_lt(errors, 4);
+			seqs[errors++] = nlh->nlmsg_seq;
+		}
+	}
+	ck_assert_uint_eq(errors, 3);
+	ck_assert_uint_eq(seqs[0], 12);
+	ck_assert_uint_eq(seqs[1], 13);
+	ck_assert_uint_eq(seqs[2], 15);
+	nfq_socket_close(q);
+	close(fd);
 }
 END_TEST
 
@@ -924,6 +1101,10 @@ static Suite *nfq_suite(void)
 	tcase_add_test(build, test_verdict_drop);
 	tcase_add_test(build, test_verdict_payload_and_mark);
 	tcase_add_test(build, test_verdict_payload_padding);
+	tcase_add_test(build, test_verdict_batch_build);
+	tcase_add_test(build, test_verdict_drop_runs);
+	tcase_add_test(build, test_verdict_drop_run_order);
+	tcase_add_test(build, test_verdict_drop_run_counters);
 	suite_add_tcase(s, build);
 
 	tcase_add_test(parser, test_parse_packet_mark_indev);
@@ -957,6 +1138,8 @@ static Suite *nfq_suite(void)
 	/* Needs Check's fork mode (the default): the abort ends a child. */
 	tcase_add_test(batch, test_verdict_batch_holds_a_batch);
 	tcase_add_test_raise_signal(batch, test_verdict_batch_overflow_aborts,
+				    SIGABRT);
+	tcase_add_test_raise_signal(batch, test_verdict_drop_run_whole_batch,
 				    SIGABRT);
 	suite_add_tcase(s, batch);
 

@@ -89,6 +89,10 @@ struct worker_stats {
 	uint64_t enobufs;	/* ENOBUFS on the queue socket */
 	uint64_t recv_errors;	/* other recv errors */
 	uint64_t send_errors;	/* verdict sendmsg failures */
+	uint64_t tx_full;	/* frames the packet socket refused for want
+				 * of room (EAGAIN: its send buffer;
+				 * ENOBUFS: the device's queue or the
+				 * backlog): of drops[DROP_REINJECT] */
 	uint64_t nl_errors;	/* NLMSG_ERROR messages from the kernel */
 	uint64_t bad_messages;	/* queue messages we could not parse */
 	uint64_t rx_too_long;	/* of bad_messages: packets longer than the

@@ -57,6 +57,7 @@ static json_t *drops_json(const uint64_t drops[DROP__COUNT], bool nonzero_only)
 	X(verdict_batches) X(accepted) X(forwarded) X(dropped)		\
 	X(unmatched) X(injected) X(icmp_sent) X(icmp_ratelimited)	\
 	X(icmp_send_errors) X(enobufs) X(recv_errors) X(send_errors)	\
+	X(tx_full)							\
 	X(nl_errors) X(bad_messages) X(rx_too_long) X(gso_packets)	\
 	X(gso_refused) X(gso_vnet) X(csum_completed) X(gso_segments)
 

@@ -35,6 +35,8 @@
 #define NFQ_RECV_TIMEOUT_MS	100		/* how soon a stop is noticed */
 #define NFQ_NLMSG_PACKET	((NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET)
 #define NFQ_NLMSG_VERDICT	((NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_VERDICT)
+#define NFQ_NLMSG_VERDICT_BATCH	((NFNL_SUBSYS_QUEUE << 8) | \
+				 NFQNL_MSG_VERDICT_BATCH)
 
 /* One per worker, written by that worker at every packet: cache-line
  * aligned (and so padded) so that no two workers' state shares a line. */
@@ -50,14 +52,19 @@ struct nfq {
 	struct iovec rx_iov[NFQ_BATCH];
 	struct sockaddr_nl rx_from[NFQ_BATCH];
 
-	/* Verdicts of the current batch. */
+	/* Verdicts of the current batch: nverdicts messages for npackets
+	 * packets (a NFQNL_MSG_VERDICT_BATCH message covers a run). */
 	unsigned nverdicts;
+	unsigned npackets;
 	unsigned niov;
+	bool run_open;			/* the last message may grow a run */
+	uint32_t run_verdict;
 	uint8_t vhdr[NFQ_BATCH][NFQ_VERDICT_HDR_MAX] __attribute__((aligned(8)));
 	struct iovec viov[NFQ_BATCH * NFQ_VERDICT_IOV_MAX];
 	unsigned vfirst_iov[NFQ_BATCH + 1];	/* message i: viov[vfirst_iov[i]..] */
 	size_t vlen[NFQ_BATCH];
-	uint32_t vid[NFQ_BATCH];
+	uint32_t vid[NFQ_BATCH];	/* message i's id (a batch's highest) */
+	unsigned vcount[NFQ_BATCH];	/* packets message i gives a verdict */
 } __attribute__((aligned(64)));
 
 static const uint8_t nfq_zero_pad[4];
@@ -75,13 +82,16 @@ static size_t nfq_put_attr(uint8_t *buf, size_t off, uint16_t type,
 	return off + MNL_ALIGN(sizeof(nla) + len);
 }
 
-unsigned nfq_verdict_build(uint8_t *hdr, uint16_t queue, uint32_t id,
-			   uint32_t nf_verdict, const uint32_t *mark,
-			   const uint8_t *payload, uint32_t plen,
-			   struct iovec *iov)
+/* nfq_verdict_build() and nfq_verdict_batch_build(): the message of type
+ * `type` (the two share their layout; a batch has no payload). */
+static unsigned nfq_verdict_msg_build(uint8_t *hdr, uint16_t type,
+				      uint16_t queue, uint32_t id,
+				      uint32_t nf_verdict, const uint32_t *mark,
+				      const uint8_t *payload, uint32_t plen,
+				      struct iovec *iov)
 {
 	struct nlmsghdr nlh = {
-		.nlmsg_type = NFQ_NLMSG_VERDICT,
+		.nlmsg_type = type,
 		.nlmsg_flags = NLM_F_REQUEST,
 		.nlmsg_seq = id,	/* an NLMSG_ERROR names the packet */
 	};
@@ -124,6 +134,22 @@ unsigned nfq_verdict_build(uint8_t *hdr, uint16_t queue, uint32_t id,
 	iov[0].iov_base = hdr;
 	iov[0].iov_len = off;
 	return n;
+}
+
+unsigned nfq_verdict_build(uint8_t *hdr, uint16_t queue, uint32_t id,
+			   uint32_t nf_verdict, const uint32_t *mark,
+			   const uint8_t *payload, uint32_t plen,
+			   struct iovec *iov)
+{
+	return nfq_verdict_msg_build(hdr, NFQ_NLMSG_VERDICT, queue, id,
+				     nf_verdict, mark, payload, plen, iov);
+}
+
+unsigned nfq_verdict_batch_build(uint8_t *hdr, uint16_t queue, uint32_t maxid,
+				 uint32_t nf_verdict, struct iovec *iov)
+{
+	return nfq_verdict_msg_build(hdr, NFQ_NLMSG_VERDICT_BATCH, queue,
+				     maxid, nf_verdict, NULL, NULL, 0, iov);
 }
 
 /* ---- parsing ------------------------------------------------------------ */
@@ -388,16 +414,24 @@ static int nfq_sendv(struct nfq *q, struct iovec *iov, size_t niov)
 	return -1;
 }
 
-/* A bare NF_DROP for packet id (config time and the last fallback). */
-static int nfq_send_drop(struct nfq *q, uint32_t id)
+/* A bare NF_DROP for packet id (config time and the last fallback), or
+ * (upto) for every packet still queued up to id. */
+static int nfq_send_drop_msg(struct nfq *q, uint32_t id, bool upto)
 {
 	uint8_t hdr[NFQ_VERDICT_HDR_MAX] __attribute__((aligned(8)));
 	struct iovec iov[NFQ_VERDICT_IOV_MAX];
 	unsigned n;
 
-	n = nfq_verdict_build(hdr, (uint16_t)q->queue, id, NF_DROP, NULL,
-			      NULL, 0, iov);
+	n = upto ? nfq_verdict_batch_build(hdr, (uint16_t)q->queue, id,
+					   NF_DROP, iov) :
+		   nfq_verdict_build(hdr, (uint16_t)q->queue, id, NF_DROP,
+				     NULL, NULL, 0, iov);
 	return nfq_sendv(q, iov, n);
+}
+
+static int nfq_send_drop(struct nfq *q, uint32_t id)
+{
+	return nfq_send_drop_msg(q, id, false);
 }
 
 /* While waiting for a config ACK, a packet may already arrive (the queue
@@ -675,11 +709,60 @@ static void nfq_payload_fix(struct nfq *q, const struct pkt *p)
 		q->csum_completed++;
 }
 
+/* Serial number order of packet ids (the kernel's nfq_id_after()). */
+static bool nfq_id_after(uint32_t id, uint32_t max)
+{
+	return (int32_t)(id - max) > 0;
+}
+
+/* Give packet `id` NF_DROP by growing the last message into (or along)
+ * a NFQNL_MSG_VERDICT_BATCH up to id.  Returns false when the last
+ * message is not a plain NF_DROP or id does not come after it.
+ *
+ * The kernel (nfqnl_recv_verdict_batch()) gives the verdict to every
+ * packet still queued with an id up to the batch's, walking the queue in
+ * id order.  That is right for a run of NF_DROPs because of what else can
+ * be queued below the highest id:
+ * - the packets of this batch before the run: their messages come first
+ *   in the same sendmsg() (or an earlier one) and the kernel handles the
+ *   messages of a datagram in order, so they are dequeued already; one
+ *   whose own message failed (and whose fallback drop too) is dropped by
+ *   the batch: still exactly one verdict, the one the fallback meant;
+ * - packets of earlier batches whose verdict could not be sent at all
+ *   (send_errors): dropped now instead of at the unbind;
+ * - a packet whose message arrived without a usable id (bad_messages,
+ *   NFQ_PARSE_NONE): dropped, never passed on;
+ * - not a packet whose message the kernel could not deliver to our
+ *   socket (receive buffer full: queue_user_dropped): the kernel queues a
+ *   packet only once its message was delivered (__nfqnl_enqueue_packet()
+ *   enqueues after nfnetlink_unicast() succeeds, and drops it otherwise),
+ *   so such a packet is gone already and no verdict can reach it.
+ * NF_ACCEPT runs are not batched: a batch NF_ACCEPT would also accept the
+ * stale packets above, unprocessed. */
+static bool nfq_verdict_extend(struct nfq *q, uint32_t id, uint32_t nf_verdict)
+{
+	unsigned last = q->nverdicts - 1;
+	struct iovec *iov;
+
+	if (q->nverdicts == 0 || !q->run_open || nf_verdict != NF_DROP ||
+	    q->run_verdict != NF_DROP || !nfq_id_after(id, q->vid[last]))
+		return false;
+	iov = &q->viov[q->vfirst_iov[last]];
+	/* Same length as the plain verdict it replaces: one iovec. */
+	nfq_verdict_batch_build(q->vhdr[last], (uint16_t)q->queue, id, NF_DROP,
+				iov);
+	q->vlen[last] = iov[0].iov_len;
+	q->vid[last] = id;
+	q->vcount[last]++;
+	return true;
+}
+
 void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
 		     bool with_payload)
 {
 	unsigned i = q->nverdicts, n;
 	struct iovec *iov = &q->viov[q->niov];
+	bool marked;
 
 	if (with_payload && p->csum_partial)
 		nfq_payload_fix(q, p);
@@ -688,21 +771,48 @@ void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
 	 * NFQ_BATCH), and every packet gets exactly one: a verdict more is a
 	 * bug that would leave a packet without its verdict, or give one
 	 * packet two.  Fatal, never silent. */
-	if (i >= NFQ_BATCH)
+	if (q->npackets >= NFQ_BATCH)
 		nfq_verdict_overflow(q);
+	q->npackets++;
+	marked = p->set_mark && nf_verdict == NF_ACCEPT;
+	if (!with_payload && !marked && nfq_verdict_extend(q, p->id, nf_verdict))
+		return;
 	n = nfq_verdict_build(q->vhdr[i], (uint16_t)q->queue, p->id, nf_verdict,
-			      p->set_mark && nf_verdict == NF_ACCEPT ?
-			      &p->out_mark : NULL,
+			      marked ? &p->out_mark : NULL,
 			      with_payload ? p->data : NULL,
 			      with_payload ? p->len : 0, iov);
 	q->vfirst_iov[i] = q->niov;
 	q->vid[i] = p->id;
+	q->vcount[i] = 1;
 	q->vlen[i] = 0;
 	for (unsigned k = 0; k < n; k++)
 		q->vlen[i] += iov[k].iov_len;
 	q->niov += n;
 	q->nverdicts++;
 	q->vfirst_iov[q->nverdicts] = q->niov;
+	q->run_open = !with_payload && !marked;
+	q->run_verdict = nf_verdict;
+}
+
+size_t nfq_verdict_pending(const struct nfq *q, uint8_t *buf, size_t len,
+			   unsigned *nmsgs)
+{
+	size_t off = 0;
+
+	for (unsigned k = 0; k < q->niov; k++) {
+		if (off + q->viov[k].iov_len > len)
+			return 0;
+		memcpy(buf + off, q->viov[k].iov_base, q->viov[k].iov_len);
+		off += q->viov[k].iov_len;
+	}
+	*nmsgs = q->nverdicts;
+	return off;
+}
+
+void nfq_attach_fd(struct nfq *q, int fd)
+{
+	q->fd = fd;
+	q->send_limit = 4096;	/* well below any socket's default */
 }
 
 /* Send verdicts [first, last) one by one after their batch failed. */
@@ -716,14 +826,15 @@ static int nfq_verdict_send_each(struct nfq *q, unsigned first, unsigned last,
 		size_t niov = q->vfirst_iov[i + 1] - q->vfirst_iov[i];
 
 		if (nfq_sendv(q, iov, niov) == 0) {
-			st->verdicts++;
+			st->verdicts += q->vcount[i];
 			st->verdict_batches++;
 			continue;
 		}
 		st->send_errors++;
-		/* Still refused: drop it rather than leave it queued. */
-		if (nfq_send_drop(q, q->vid[i]) == 0) {
-			st->verdicts++;
+		/* Still refused: drop it (a run: all of it) rather than leave
+		 * it queued. */
+		if (nfq_send_drop_msg(q, q->vid[i], q->vcount[i] > 1) == 0) {
+			st->verdicts += q->vcount[i];
 			continue;
 		}
 		/* The packet stays queued until the queue is unbound (the
@@ -740,15 +851,17 @@ int nfq_verdict_flush(struct nfq *q, struct worker_stats *st)
 	int ret = 0;
 
 	while (first < q->nverdicts) {
-		unsigned last = first;
+		unsigned last = first, packets = 0;
 		size_t bytes = 0;
 
 		while (last < q->nverdicts &&
-		       (last == first || bytes + q->vlen[last] <= q->send_limit))
+		       (last == first || bytes + q->vlen[last] <= q->send_limit)) {
+			packets += q->vcount[last];
 			bytes += q->vlen[last++];
+		}
 		if (nfq_sendv(q, &q->viov[q->vfirst_iov[first]],
 			      q->vfirst_iov[last] - q->vfirst_iov[first]) == 0) {
-			st->verdicts += last - first;
+			st->verdicts += packets;
 			st->verdict_batches++;
 		} else {
 			st->send_errors++;
@@ -758,7 +871,9 @@ int nfq_verdict_flush(struct nfq *q, struct worker_stats *st)
 		first = last;
 	}
 	q->nverdicts = 0;
+	q->npackets = 0;
 	q->niov = 0;
+	q->run_open = false;
 	st->csum_completed += q->csum_completed;
 	q->csum_completed = 0;
 	return ret;

@@ -73,16 +73,30 @@ int nfq_recv_batch(struct nfq *q, bool wait, struct pkt *pkts,
  * (p->gso) is given as its payload only where the kernel segments it
  * right (reinject_decide() decides it).
  * There is room for NFQ_BATCH verdicts, one per packet of a batch: one
- * more (a packet given two verdicts) aborts srv6d. */
+ * more (a packet given two verdicts) aborts srv6d.  Packets are added in
+ * the order they were received (id order): a plain NF_DROP (no payload)
+ * right after another becomes part of one NFQNL_MSG_VERDICT_BATCH up to
+ * its id (nfq.c, nfq_verdict_extend(), says why that is exact). */
 void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
 		     bool with_payload);
 
 /* Send every queued verdict: one sendmsg() when it fits the socket's send
  * buffer, retried once on EINTR/ENOBUFS, then one message at a time (a
  * packet whose verdict still cannot be sent is given NF_DROP without
- * payload).  Returns 0, or -1 if some verdict could not be sent at all
- * (counted in send_errors). */
+ * payload, a run its batch NF_DROP).  Counts the packets in verdicts and
+ * the sendmsg() calls in verdict_batches.  Returns 0, or -1 if some
+ * verdict could not be sent at all (counted in send_errors). */
 int nfq_verdict_flush(struct nfq *q, struct worker_stats *st);
+
+/* The bytes the next nfq_verdict_flush() would send, laid end to end in
+ * buf (the tests' view), and in *nmsgs the number of netlink messages.
+ * Returns their length, or 0 when more than len. */
+size_t nfq_verdict_pending(const struct nfq *q, uint8_t *buf, size_t len,
+			   unsigned *nmsgs);
+
+/* Send q's verdicts on fd (the tests': a netlink socket of their own on
+ * a struct nfq from nfq_alloc(); nfq_socket_close() does not close it). */
+void nfq_attach_fd(struct nfq *q, int fd);
 
 /* ---- pure helpers (tested without a kernel) ---------------------------- */
 
@@ -110,5 +124,11 @@ unsigned nfq_verdict_build(uint8_t *hdr, uint16_t queue, uint32_t id,
 			   uint32_t nf_verdict, const uint32_t *mark,
 			   const uint8_t *payload, uint32_t plen,
 			   struct iovec *iov);
+
+/* Build a NFQNL_MSG_VERDICT_BATCH: nf_verdict for every packet still
+ * queued with an id up to maxid (serial number order), in hdr (at least
+ * NFQ_VERDICT_HDR_MAX bytes) and iov[0].  Returns 1 (iovecs used). */
+unsigned nfq_verdict_batch_build(uint8_t *hdr, uint16_t queue, uint32_t maxid,
+				 uint32_t nf_verdict, struct iovec *iov);
 
 #endif

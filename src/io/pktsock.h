@@ -33,7 +33,8 @@ struct pkt_tx;
  * EAGAIN, ENOBUFS: its queue is full). */
 typedef void pkt_tx_failed_fn(void *cookie, int err, void *arg);
 
-/* Open a send-only packet socket.  Returns the fd, or -1 with errno. */
+/* Open a send-only packet socket with a send buffer for a few batches in
+ * flight (PKT_SNDBUF, pktsock.c).  Returns the fd, or -1 with errno. */
 int pkt_sock_open(void);
 
 /* Open a send-only packet socket with PACKET_VNET_HDR: each frame sent on
@@ -92,9 +93,10 @@ const struct iovec *pkt_tx_iov(const struct pkt_tx *t, unsigned i,
 
 /* Send t's frames on the packet socket fd (fd < 0: none is sent) with
  * sendmmsg(): one call for the whole batch, one more after each frame the
- * kernel refuses, which is skipped and reported to failed(); never
- * blocks (the socket is non-blocking).  t is empty afterwards.  Returns
- * the number of frames sent. */
+ * kernel refuses, which is skipped and reported to failed(); after EAGAIN
+ * (the socket's send buffer is full) every frame left is reported at once,
+ * without a call each.  Never blocks (the socket is non-blocking).  t is
+ * empty afterwards.  Returns the number of frames sent. */
 unsigned pkt_tx_flush(int fd, struct pkt_tx *t, pkt_tx_failed_fn *failed,
 		      void *arg);
 

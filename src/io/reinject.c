@@ -308,6 +308,8 @@ static void reinject_tx_failed(void *cookie, int err, void *arg)
 			st->icmp_send_errors++;
 		return;
 	default:
+		if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS)
+			st->tx_full++;
 		st->injected--;
 		if (p->gso && st->gso_vnet)
 			st->gso_vnet--;

@@ -54,6 +54,8 @@ struct generation {
 	struct sid_stats **pols;	/* [nworkers][cfg->npolicies] */
 	uint32_t *own_devs;		/* sorted */
 	unsigned nown_devs;
+	uint32_t dev_tx_ifindex;	/* the reinjection device's sending end
+					 * (made again by a reload if gone) */
 };
 
 struct worker {
@@ -359,6 +361,7 @@ static void worker_run_batch(struct worker *w, int n)
 	ctx->sid_stats = g->sids[w->index];
 	ctx->policy_stats = g->pols[w->index];
 	ctx->now_ns = now_ns();
+	w->io.dev_ifindex = g->dev_tx_ifindex;	/* the worker's own copy */
 	for (int i = 0; i < n; i++) {
 		struct pkt *p = &w->pkts[i];
 
@@ -642,6 +645,7 @@ struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
 		return NULL;
 	}
 	e->dev_open = true;
+	e->gen->dev_tx_ifindex = e->dev_tx_ifindex;
 	if (generation_own_devices(e->gen, e->tun_ifindex, NULL) < 0) {
 		snprintf(err, errlen, "out of memory");
 		engine_destroy(e);
@@ -678,6 +682,33 @@ static bool engine_needs_restart(const struct engine *e,
 	       strcmp(cfg->tun_name, e->tun_name) != 0;
 }
 
+/* The reinjection device deleted under srv6d (by hand, or with its
+ * namespace's links): a reload makes it again, as it makes a SID's veth
+ * pair, so that the results that go by it flow again.  Until then they
+ * are reinject drops (the send fails).  On failure the old ifindexes stay
+ * (logged). */
+static void engine_reinject_dev_check(struct engine *e)
+{
+	char rx[IF_NAMESIZE], tx[IF_NAMESIZE], err[256];
+	uint32_t txi, rxi;
+
+	rtrules_reinject_dev_names(e->tun_name, rx, tx);
+	if (if_nametoindex(rx) == e->tun_ifindex &&
+	    if_nametoindex(tx) == e->dev_tx_ifindex)
+		return;
+	if (rtrules_reinject_dev_open(e->tun_name, &txi, &rxi, err,
+				      sizeof(err)) < 0) {
+		log_msg(LOG_ERR, "reload: the reinjection device %s is gone and "
+			"cannot be made again: %s", e->tun_name, err);
+		return;
+	}
+	log_msg(LOG_WARNING, "reload: the reinjection device %s was gone: "
+		"made again (ifindex %u -> %u)", e->tun_name, e->tun_ifindex, rxi);
+	e->tun_ifindex = rxi;
+	e->dev_tx_ifindex = txi;
+	e->dev_open = true;
+}
+
 int engine_swap_config(struct engine *e, struct config *newcfg,
 		       struct sid_runtime *rt)
 {
@@ -692,9 +723,12 @@ int engine_swap_config(struct engine *e, struct config *newcfg,
 		config_free(newcfg);
 		return -1;
 	}
+	engine_reinject_dev_check(e);
 	bs = calloc(newcfg->nsids + 1, sizeof(*bs));
 	bp = calloc(newcfg->npolicies + 1, sizeof(*bp));
 	g = generation_new(newcfg, rt, e->nworkers);	/* owns both */
+	if (g)
+		g->dev_tx_ifindex = e->dev_tx_ifindex;
 	if (!g || !bs || !bp ||
 	    generation_own_devices(g, e->tun_ifindex, old) < 0) {
 		log_msg(LOG_ERR, "reload: out of memory");

@@ -878,7 +878,9 @@ static struct nlmsghdr *build_veth(void *buf, uint32_t seq, uint32_t mark)
 	char rx[IF_NAMESIZE], tx[IF_NAMESIZE];
 
 	rtrules_dev_names(mark, rx, tx);
-	return build_veth_named(buf, seq, rx, tx, mark, 0);
+	/* The reinjection device's MTU: a result the kernel would forward
+	 * is never refused for its size at the pair (EMSGSIZE). */
+	return build_veth_named(buf, seq, rx, tx, mark, RTRULES_REINJECT_MTU);
 }
 
 /* ip link set INDEX up [master MASTER | nomaster] (master < 0: leave) */
