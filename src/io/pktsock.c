@@ -26,20 +26,6 @@
  * search allows). */
 #define PKT_SNDBUF	(4 << 20)
 
-int pkt_sock_open(void)
-{
-	int size = PKT_SNDBUF;
-	/* Protocol 0: the socket receives nothing, it only sends. */
-	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-
-	/* Beyond net.core.wmem_max needs CAP_NET_ADMIN; else the most it
-	 * allows.  Either way the socket works. */
-	if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size,
-				  sizeof(size)) < 0)
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
-	return fd;
-}
-
 /* Let fd's frames in flight (sent, not yet freed by the kernel) take
  * `bytes`: SO_SNDBUFFORCE (CAP_NET_ADMIN) past net.core.wmem_max, else
  * SO_SNDBUF up to it.  A frame over the buffer is refused (EAGAIN). */
@@ -49,6 +35,16 @@ static void pkt_sock_sndbuf(int fd, int bytes)
 		       sizeof(bytes)) < 0)
 		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes,
 				 sizeof(bytes));
+}
+
+int pkt_sock_open(void)
+{
+	/* Protocol 0: the socket receives nothing, it only sends. */
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd >= 0)
+		pkt_sock_sndbuf(fd, PKT_SNDBUF);
+	return fd;
 }
 
 int pkt_vnet_sock_open(void)
