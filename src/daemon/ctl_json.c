@@ -8,6 +8,7 @@
 
 #include "ctl_json.h"
 #include "egress.h"
+#include "kpolicy.h"
 #include "reinject.h"
 
 /* ---- STATUS document ---------------------------------------------------- */
@@ -333,9 +334,36 @@ static json_t *sids_json(const struct ctl_status_src *src)
 	return entries_json(src, false);
 }
 
+/* The kernel seg6 routes' policies (kpolicy.h) into a, in slot order,
+ * each with its counters summed over the workers.  src->mirror is read
+ * by an online QSBR reader. */
+static void kpolicies_append(json_t *a, const struct ctl_status_src *src,
+			     bool *ok)
+{
+	const struct kpolicy_db *db = src->mirror ?
+				      rtmirror_kpolicies(src->mirror) : NULL;
+	uint32_t n = db ? kpolicy_nslots(db) : 0;
+	struct sid_stats st;
+
+	for (uint32_t i = 0; *ok && i < n; i++) {
+		const struct kpolicy *kp = kpolicy_at(db, i);
+
+		if (!kp)
+			continue;
+		kpolicy_stats_sum(db, i, &st);
+		jappend(a, policy_json(&kp->pol, &st), ok);
+	}
+}
+
+/* srv6d.conf's policies, then the kernel's (kernel-routes yes). */
 static json_t *policies_json(const struct ctl_status_src *src)
 {
-	return entries_json(src, true);
+	json_t *a = entries_json(src, true);
+	bool ok = a != NULL;
+
+	if (ok)
+		kpolicies_append(a, src, &ok);
+	return jdone(a, ok);
 }
 
 /* How results go back (reinject.h): `reinject` as configured, which
@@ -361,8 +389,11 @@ static json_t *reinject_json(const struct config *cfg)
 /* {"enabled", "routes", "applied", "shadowed", "refused", "unsupported",
  * "other_table", "rebuilds", "rebuild_failures", "last_rebuild_us"}, or
  * null. */
-static json_t *kroutes_json(const struct ctl_kroutes *k)
+static json_t *kroutes_json(const struct ctl_kroutes *k,
+			    const struct rtmirror *m)
 {
+	const struct kpolicy_db *db = m ? rtmirror_kpolicies(m) : NULL;
+	struct rtmirror_stats st = { 0 };
 	json_t *o;
 	bool ok;
 
@@ -370,6 +401,10 @@ static json_t *kroutes_json(const struct ctl_kroutes *k)
 		return json_null();
 	o = json_object();
 	ok = o != NULL;
+	if (m)
+		rtmirror_get_stats(m, &st);
+	jset(o, "policies", jcount(db ? kpolicy_count(db) : 0), &ok);
+	jset(o, "policies_unsupported", jcount(st.kpol_unsupported), &ok);
 	jset(o, "enabled", json_boolean(k->enabled), &ok);
 	jset(o, "routes", jcount(k->routes), &ok);
 	jset(o, "applied", jcount(k->applied), &ok);
@@ -407,7 +442,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "policies", policies_json(src), &ok);
 	jset(o, "mirror", src->mirror ? ctl_mirror_json(src->mirror)
 				      : json_null(), &ok);
-	jset(o, "kernel_routes", kroutes_json(src->kroutes), &ok);
+	jset(o, "kernel_routes", kroutes_json(src->kroutes, src->mirror), &ok);
 	return jdone(o, ok);
 }
 
