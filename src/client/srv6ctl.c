@@ -659,13 +659,33 @@ static void print_routes(const json_t *doc)
 }
 
 /* As `ip route get`: "[TYPE ]ADDR [via GW ]dev DEV table T src S mtu M". */
+/* " encap seg6 mode M segs A,B[ segs C...]": a kernel seg6 route's
+ * policy as srv6d applies it, in iproute2's words. */
+static void print_route_policy(const json_t *pol)
+{
+	const json_t *lists = json_object_get(pol, "lists"), *l, *seg;
+	size_t i, j;
+
+	printf(" encap seg6 mode %s", jstr(pol, "mode"));
+	json_array_foreach((json_t *)lists, i, l) {
+		printf(" segs ");
+		json_array_foreach(json_object_get(l, "segs"), j, seg)
+			printf("%s%s", j ? "," : "", json_string_value(seg));
+	}
+	if (json_object_get(pol, "hmac"))
+		printf(" hmac %" PRIu64, jnum(pol, "hmac"));
+}
+
 static void print_route_get(const json_t *doc)
 {
 	const char *type = jstr(doc, "type");
+	const json_t *pol = json_object_get(doc, "policy");
 
 	if (strcmp(type, "unicast"))
 		printf("%s ", type);
 	printf("%s", jstr(doc, "dst"));
+	if (pol)
+		print_route_policy(pol);
 	if (json_object_get(doc, "gateway"))
 		printf(" via %s", jstr(doc, "gateway"));
 	if (json_object_get(doc, "dev"))
@@ -708,7 +728,7 @@ static const struct command {
 } commands[] = {
 	{ "status", NULL, false, CTL_REQ_STATUS, print_status },
 	{ "sid", "show", true, CTL_REQ_SIDS, print_sids },
-	{ "policy", "show", false, CTL_REQ_POLICIES, print_policies },
+	{ "policy", "show", true, CTL_REQ_POLICIES, print_policies },
 	{ "stats", NULL, false, CTL_REQ_STATS, print_stats },
 	{ "reload", NULL, false, CTL_REQ_RELOAD, print_reload },
 	{ "version", NULL, false, CTL_REQ_VERSION, print_version },

@@ -613,6 +613,17 @@ static int route_get_parse(const char *req, int *family, union fib_addr *a,
 	return 0;
 }
 
+/* A kernel seg6 route's policy as the packet path uses it (kpolicy.h),
+ * with its counters, as in the POLICIES document. */
+static json_t *route_policy_json(const struct rtmirror *m, const void *encap)
+{
+	const struct kpolicy *kp = encap;
+	struct sid_stats st;
+
+	kpolicy_stats_sum(rtmirror_kpolicies(m), kp->pol.index, &st);
+	return policy_json(&kp->pol, &st);
+}
+
 static json_t *route_json(const struct rtmirror *m, const struct fib_route *r,
 			  int family, const union fib_addr *dst)
 {
@@ -651,6 +662,8 @@ static json_t *route_json(const struct rtmirror *m, const struct fib_route *r,
 			jappend(a, nexthop_json(m, &r->fi->nh[i]), &ok);
 		jset(o, "nexthops", a, &ok);
 	}
+	if (r->encap)
+		jset(o, "policy", route_policy_json(m, r->encap), &ok);
 	return jdone(o, ok);
 }
 
@@ -802,6 +815,92 @@ json_t *ctl_policies_json(const struct ctl_status_src *src)
 	if (ok && src->mirror)
 		jset(o, "interfaces", iif_tables_json(src->mirror), &ok);
 	return jdone(o, ok);
+}
+
+/* A policy prefix as srv6ctl names it: "P/L", IPv6 or IPv4, masked.
+ * Returns 0, or -1 when want is not one. */
+struct policy_key {
+	int family;
+	uint8_t a[16];
+	unsigned plen;
+};
+
+static int policy_key_parse(const char *want, struct policy_key *k)
+{
+	const char *slash = strchr(want, '/');
+	char addr[INET6_ADDRSTRLEN + 1], *end;
+	unsigned long n;
+
+	if (!slash || slash - want >= (long)sizeof(addr) || !slash[1])
+		return -1;
+	snprintf(addr, sizeof(addr), "%.*s", (int)(slash - want), want);
+	memset(k, 0, sizeof(*k));
+	k->family = strchr(addr, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(k->family, addr, k->a) != 1)
+		return -1;
+	n = strtoul(slash + 1, &end, 10);
+	if (*end || n > (k->family == AF_INET6 ? 128u : 32u))
+		return -1;
+	k->plen = (unsigned)n;
+	for (unsigned b = k->plen; b < 128; b++)
+		k->a[b / 8] &= (uint8_t)~(0x80 >> (b % 8));
+	return 0;
+}
+
+static bool policy_is(const struct policy *p, const struct policy_key *k)
+{
+	return p->family == k->family && p->plen == k->plen &&
+	       !memcmp(&p->prefix, k->a, k->family == AF_INET6 ? 16 : 4);
+}
+
+/* The policies with prefix k, of every table: srv6d.conf's, then the
+ * kernel's (a scan of the mirror's slots: a few ms at a full table). */
+static json_t *policies_find(const struct ctl_status_src *src,
+			     const struct policy_key *k)
+{
+	const struct config *cfg = src->cfg;
+	const struct kpolicy_db *db = src->mirror ?
+				      rtmirror_kpolicies(src->mirror) : NULL;
+	uint32_t n = db ? kpolicy_nslots(db) : 0;
+	json_t *a = json_array();
+	bool ok = a != NULL;
+	struct sid_stats st;
+
+	for (unsigned i = 0; ok && cfg && i < cfg->npolicies; i++)
+		if (policy_is(&cfg->policies[i], k))
+			jappend(a, policy_json(&cfg->policies[i], src->pols ?
+					       &src->pols[i] : NULL), &ok);
+	for (uint32_t i = 0; ok && i < n; i++) {
+		const struct kpolicy *kp = kpolicy_at(db, i);
+
+		if (!kp || !policy_is(&kp->pol, k))
+			continue;
+		kpolicy_stats_sum(db, i, &st);
+		jappend(a, policy_json(&kp->pol, &st), &ok);
+	}
+	return jdone(a, ok);
+}
+
+json_t *ctl_policy_find_json(const struct ctl_status_src *src,
+			     const char *want, uint16_t *status)
+{
+	struct policy_key k;
+	json_t *a;
+
+	*status = CTL_OK;
+	if (!want || !*want)
+		return ctl_policies_json(src);
+	if (policy_key_parse(want, &k) < 0) {
+		*status = CTL_ERR_INVALID;
+		return json_pack("{s:s}", "error", "not a prefix/length");
+	}
+	a = policies_find(src, &k);
+	if (a && !json_array_size(a)) {
+		json_decref(a);
+		*status = CTL_ERR_NOT_FOUND;
+		return json_pack("{s:s}", "error", "no policy with that prefix");
+	}
+	return wrap("policies", a);
 }
 
 json_t *ctl_stats_json(const struct ctl_status_src *src)

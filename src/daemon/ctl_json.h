@@ -96,6 +96,14 @@ json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
  * object, NULL on allocation failure. */
 json_t *ctl_policies_json(const struct ctl_status_src *src);
 
+/* want NULL or "": ctl_policies_json(); else "prefix/length" (IPv6 or
+ * IPv4): {"policies": [...]} with the policies of that exact prefix, of
+ * every table, srv6d.conf's then the kernel's; *status CTL_OK,
+ * CTL_ERR_NOT_FOUND or CTL_ERR_INVALID ({"error": ...}).  NULL on
+ * allocation failure. */
+json_t *ctl_policy_find_json(const struct ctl_status_src *src,
+			     const char *want, uint16_t *status);
+
 /* The STATS document: totals and workers (each with "kernel": its queue's
  * line of CTL_NFQ_PROC, or null).  Returns a new object, NULL on
  * allocation failure. */

@@ -315,7 +315,7 @@ static json_t *daemon_query(const struct daemon *d,
 		doc = ctl_sids_json(&ds.src, req->payload, status);
 		break;
 	case CTL_REQ_POLICIES:
-		doc = ctl_policies_json(&ds.src);
+		doc = ctl_policy_find_json(&ds.src, req->payload, status);
 		break;
 	case CTL_REQ_STATS:
 		doc = ctl_stats_json(&ds.src);
