@@ -397,6 +397,12 @@ START_TEST(test_steer_precedence)
 	ck_assert_str_eq(steer4(&s, 254, "10.9.2.1", &k), "fc00::f4");
 	ck_assert(!k);
 	ck_assert_str_eq(steer4(&s, 101, "10.9.1.1", &k), "-");
+	/* a table of srv6d's range (mark-base on) is never steered by the
+	 * kernel's routes */
+	seg6_add(s.m, AF_INET6, "fc00:8::", 64, CONFIG_DEFAULT_MARK_BASE + 5,
+		 "fc00::e8", NULL, 0);
+	ck_assert_str_eq(steer6(&s, CONFIG_DEFAULT_MARK_BASE + 5, "fc00:8::1",
+				&k), "-");
 	steer_teardown(&s);
 }
 END_TEST

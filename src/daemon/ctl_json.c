@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <urcu-qsbr.h>
 
 #include "ctl_json.h"
 #include "egress.h"
@@ -334,6 +335,16 @@ static json_t *sids_json(const struct ctl_status_src *src)
 	return entries_json(src, false);
 }
 
+/* A quiescent state every KPOLICY_CHUNK slots of a scan of the kernel
+ * policies: a scan of a full table (60 ms or more) must not hold up the
+ * route mirror's grace periods, and so its next events, for as long.
+ * Nothing found before it is used after. */
+static void kpolicies_scan_pause(uint32_t slot)
+{
+	if ((slot & (KPOLICY_CHUNK - 1)) == KPOLICY_CHUNK - 1)
+		rcu_quiescent_state();
+}
+
 /* The kernel seg6 routes' policies (kpolicy.h) into a, in slot order,
  * each with its counters summed over the workers.  src->mirror is read
  * by an online QSBR reader. */
@@ -348,10 +359,11 @@ static void kpolicies_append(json_t *a, const struct ctl_status_src *src,
 	for (uint32_t i = 0; *ok && i < n; i++) {
 		const struct kpolicy *kp = kpolicy_at(db, i);
 
-		if (!kp)
-			continue;
-		kpolicy_stats_sum(db, i, &st);
-		jappend(a, policy_json(&kp->pol, &st), ok);
+		if (kp) {
+			kpolicy_stats_sum(db, i, &st);
+			jappend(a, policy_json(&kp->pol, &st), ok);
+		}
+		kpolicies_scan_pause(i);
 	}
 }
 
@@ -873,10 +885,11 @@ static json_t *policies_find(const struct ctl_status_src *src,
 	for (uint32_t i = 0; ok && i < n; i++) {
 		const struct kpolicy *kp = kpolicy_at(db, i);
 
-		if (!kp || !policy_is(&kp->pol, k))
-			continue;
-		kpolicy_stats_sum(db, i, &st);
-		jappend(a, policy_json(&kp->pol, &st), &ok);
+		if (kp && policy_is(&kp->pol, k)) {
+			kpolicy_stats_sum(db, i, &st);
+			jappend(a, policy_json(&kp->pol, &st), &ok);
+		}
+		kpolicies_scan_pause(i);
 	}
 	return jdone(a, ok);
 }

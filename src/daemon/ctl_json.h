@@ -90,7 +90,9 @@ json_t *ctl_status_json(const struct ctl_status_src *src);
 json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
 		      uint16_t *status);
 
-/* The POLICIES document {"policies": [...]}, with the route mirror's
+/* The POLICIES document {"policies": [...]} (srv6d.conf's, then the
+ * kernel seg6 routes' from the mirror: a scan that passes through
+ * quiescent states), with the route mirror's
  * "interfaces": [...] (those whose packets another table than main
  * steers) when src->mirror is set (a QSBR reader, online).  Returns a new
  * object, NULL on allocation failure. */

@@ -150,12 +150,17 @@ static const struct policy *steer_pick(const struct proc_ctx *ctx,
 	return file;
 }
 
-/* The mirror's table `table` when kernel seg6 routes steer, else NULL. */
+/* The mirror's table `table` when kernel seg6 routes steer, else NULL:
+ * not in the tables of srv6d's range (mark-base on: its own routes). */
 static const struct fib_table *steer_fib(const struct proc_ctx *ctx,
 					 uint32_t table)
 {
-	if (!ctx->mirror || !ctx->cfg->kernel_routes ||
-	    !rtmirror_kpolicies(ctx->mirror))
+	const struct config *cfg = ctx->cfg;
+
+	if (!ctx->mirror || !cfg->kernel_routes ||
+	    !rtmirror_kpolicies(ctx->mirror) ||
+	    (table >= cfg->mark_base &&
+	     table - cfg->mark_base < CONFIG_MARK_RANGE))
 		return NULL;
 	return fib_table_get(rtmirror_fib(ctx->mirror), table);
 }
