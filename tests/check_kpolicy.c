@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <libmnl/libmnl.h>
+#include <linux/if_ether.h>
 #include <linux/lwtunnel.h>
 #include <linux/rtnetlink.h>
 #include <linux/seg6.h>
@@ -19,6 +20,7 @@
 #include "process.h"
 #include "rtmirror.h"
 #include "seg6route.h"
+#include "testutil.h"
 
 static uint8_t buf[8192] __attribute__((aligned(4)));
 
@@ -440,6 +442,73 @@ START_TEST(test_steer_hmac_and_off)
 }
 END_TEST
 
+/* A packet the kernel's seg6 route steers, through srv6_process(): the
+ * same bytes as the kernel's own encapsulation (check_headend.c's capture
+ * 1: `encap seg6 mode encap segs fc00:a::1`, its forwarding decrement
+ * undone), counted in the route's policy, this worker's slot. */
+START_TEST(test_steer_packet)
+{
+	static const char in[] =
+		"6b91234500151132fc000012000000000000000000000001fc000100000100000000"
+		"00000000000104d2162e00150a9f73727636642d68656164656e64";
+	static const char cap[] =
+		"6b91234500552b31fc0000ff000000000000000000000001fc00000a0000000000"
+		"00000000000001"
+		"2902040000000000fc00000a000000000000000000000001"
+		"6b91234500151132fc000012000000000000000000000001fc000100000100000000"
+		"00000000000104d2162e00150a9f73727636642d68656164656e64";
+	static const char text[] = "queue 0-1\nencap-source fc00:ff::1\n"
+				   "kernel-routes yes\n";
+	static struct test_slot slot;
+	struct worker_stats ws = { 0 };
+	struct sid_stats sum, pst[1];
+	const struct kpolicy *kp;
+	uint8_t buf[512], want[512];
+	struct proc_ctx ctx = { 0 };
+	struct rtmirror *m = mirror(2);
+	struct config *cfg;
+	size_t len, wlen;
+	struct pkt *p;
+
+	cfg = config_parse_buffer("t.conf", text, sizeof(text) - 1, NULL, NULL);
+	ck_assert_ptr_nonnull(cfg);
+	seg6_add(m, AF_INET6, "fc00:100:1::", 64, 254, "fc00:a::1", NULL, 0);
+	kp = kp6(m, 254, "fc00:100:1::1");
+	ck_assert_ptr_nonnull(kp);
+	ctx.cfg = cfg;
+	ctx.mirror = m;
+	ctx.worker = 1;
+	ctx.stats = &ws;
+	ctx.policy_stats = pst;
+	len = hex2bin(in, buf, sizeof(buf));
+	wlen = hex2bin(cap, want, sizeof(want));
+	want[7]++;
+	p = test_pkt(&slot, buf, len, ETH_P_IPV6);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_bytes(p->data, p->len, want, wlen);
+	ck_assert_ptr_eq(p->st, kpolicy_stats(rtmirror_kpolicies(m), 1,
+					      kp->pol.index));
+	kpolicy_stats_sum(rtmirror_kpolicies(m), kp->pol.index, &sum);
+	ck_assert_uint_eq(sum.packets, 1);
+	ck_assert_uint_eq(sum.bytes, len);
+	ck_assert_uint_eq(sum.errors, 0);
+	ck_assert_uint_eq(kpolicy_stats(rtmirror_kpolicies(m), 0,
+					kp->pol.index)->packets, 0);
+	ck_assert_uint_eq(ws.unmatched, 0);
+	/* deleted: unmatched, accepted unchanged (the kernel's own route) */
+	ck_assert_int_eq(rtmirror_apply(m, route_msg(RTM_DELROUTE, AF_INET6,
+						     "fc00:100:1::", 64, 254)), 0);
+	p = test_pkt(&slot, buf, len, ETH_P_IPV6);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_ACCEPT);
+	ck_assert_uint_eq(ws.unmatched, 1);
+	rtmirror_reclaim(m);
+	rtmirror_free(m);
+	config_free(cfg);
+}
+END_TEST
+
 static Suite *kpolicy_suite(void)
 {
 	Suite *s = suite_create("kpolicy");
@@ -451,6 +520,7 @@ static Suite *kpolicy_suite(void)
 	tc = tcase_create("steering");
 	tcase_add_test(tc, test_steer_precedence);
 	tcase_add_test(tc, test_steer_hmac_and_off);
+	tcase_add_test(tc, test_steer_packet);
 	suite_add_tcase(s, tc);
 	return s;
 }
