@@ -14,8 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <urcu-qsbr.h>
 
 #include "config.h"
+#include "ctl_json.h"
+#include "ctl_proto.h"
 #include "kpolicy.h"
 #include "process.h"
 #include "rtmirror.h"
@@ -509,6 +512,53 @@ START_TEST(test_steer_packet)
 }
 END_TEST
 
+/* The control documents: kernel policies listed up to
+ * CTL_KPOLICIES_LISTED, the rest counted; `policy show P/L` finds one
+ * anyway, with its origin and table. */
+START_TEST(test_ctl_documents)
+{
+	struct rtmirror *m = mirror(1);
+	struct ctl_status_src src = { .mirror = m };
+	char dst[64];
+	uint16_t st;
+	json_t *doc, *p;
+
+	for (unsigned i = 0; i < CTL_KPOLICIES_LISTED + 3; i++) {
+		snprintf(dst, sizeof(dst), "fc00:%x:%x::", 1 + i / 65536,
+			 i % 65536);
+		seg6_add(m, AF_INET6, dst, 48, 101 + i % 2, "fc00::a1", NULL, 0);
+	}
+	rcu_register_thread();
+	doc = ctl_policies_json(&src);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_uint_eq(json_array_size(json_object_get(doc, "policies")),
+			  CTL_KPOLICIES_LISTED);
+	ck_assert_int_eq(json_integer_value(json_object_get(doc,
+					    "policies_unlisted")), 3);
+	json_decref(doc);
+	doc = ctl_status_json(&src);
+	ck_assert_uint_eq(json_array_size(json_object_get(doc, "policies")),
+			  CTL_KPOLICIES_LISTED);
+	ck_assert_int_eq(json_integer_value(json_object_get(doc,
+					    "policies_unlisted")), 3);
+	json_decref(doc);
+	doc = ctl_policy_find_json(&src, "fc00:1:2711::/48", &st);
+	ck_assert_uint_eq(st, CTL_OK);
+	p = json_array_get(json_object_get(doc, "policies"), 0);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(json_string_value(json_object_get(p, "origin")),
+			 "kernel");
+	ck_assert_int_eq(json_integer_value(json_object_get(p, "table")), 102);
+	ck_assert_int_eq(json_integer_value(json_object_get(p,
+					    "kernel_table")), 102);
+	ck_assert_uint_eq(json_array_size(json_object_get(doc, "policies")), 1);
+	json_decref(doc);
+	rcu_unregister_thread();
+	rtmirror_reclaim(m);
+	rtmirror_free(m);
+}
+END_TEST
+
 static Suite *kpolicy_suite(void)
 {
 	Suite *s = suite_create("kpolicy");
@@ -521,6 +571,7 @@ static Suite *kpolicy_suite(void)
 	tcase_add_test(tc, test_steer_precedence);
 	tcase_add_test(tc, test_steer_hmac_and_off);
 	tcase_add_test(tc, test_steer_packet);
+	tcase_add_test(tc, test_ctl_documents);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -522,6 +522,10 @@ static void print_policies(const json_t *doc)
 			  origin_text(p, from, sizeof(from)), segs);
 	}
 	table_print(&t);
+	if (json_object_get(doc, "policies_unlisted"))
+		printf("and %" PRIu64 " more kernel policies, not listed (policy "
+		       "show PREFIX/LEN, route get ADDR table T)\n",
+		       jnum(doc, "policies_unlisted"));
 	print_iif_tables(json_object_get(doc, "interfaces"));
 }
 
