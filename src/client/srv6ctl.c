@@ -300,10 +300,12 @@ static void print_kroutes(const json_t *k)
 {
 	if (!json_is_object(k) || !json_is_true(json_object_get(k, "enabled")))
 		return;
-	printf("kernel routes: %" PRIu64 " SRv6 routes, %" PRIu64 " applied, %"
-	       PRIu64 " shadowed, %" PRIu64 " refused, %" PRIu64
-	       " unsupported, %" PRIu64 " seg6local outside main (%" PRIu64
-	       " rebuilds, %" PRIu64 " failed)\n", jnum(k, "routes"),
+	printf("kernel routes: %" PRIu64 " seg6 policies (%" PRIu64
+	       " unsupported); %" PRIu64 " seg6local routes, %" PRIu64
+	       " applied, %" PRIu64 " shadowed, %" PRIu64 " refused, %" PRIu64
+	       " unsupported, %" PRIu64 " outside main (%" PRIu64
+	       " rebuilds, %" PRIu64 " failed)\n", jnum(k, "policies"),
+	       jnum(k, "policies_unsupported"), jnum(k, "routes"),
 	       jnum(k, "applied"), jnum(k, "shadowed"), jnum(k, "refused"),
 	       jnum(k, "unsupported"), jnum(k, "other_table"),
 	       jnum(k, "rebuilds"), jnum(k, "rebuild_failures"));
@@ -322,9 +324,10 @@ static void print_status(const json_t *doc)
 			 (int64_t)jnum(doc, "config_loaded")),
 	       jnum(doc, "reloads"), jnum(doc, "reload_failures"));
 	print_reinject(json_object_get(doc, "reinject"));
-	printf("%zu SIDs, %zu policies\n",
+	printf("%zu SIDs, %" PRIu64 " policies\n",
 	       json_array_size(json_object_get(doc, "sids")),
-	       json_array_size(json_object_get(doc, "policies")));
+	       (uint64_t)json_array_size(json_object_get(doc, "policies")) +
+	       jnum(doc, "policies_unlisted"));
 	print_mirror(json_object_get(doc, "mirror"));
 	print_kroutes(json_object_get(doc, "kernel_routes"));
 	putchar('\n');
