@@ -201,6 +201,7 @@ START_TEST(test_attach_replace_delete)
 	rtmirror_reclaim(m);
 	ck_assert_ptr_eq(kp6(m, 254, "fc00:9::1"), kp);
 	ck_assert_uint_eq(kpolicy_count(db), 1);
+	ck_assert_uint_eq(kpolicy_nslots(db), 1);	/* nothing built */
 	kpolicy_stats_sum(db, kp->pol.index, &sum);
 	ck_assert_uint_eq(sum.packets, 7);
 

@@ -840,6 +840,18 @@ int fib_route_add(struct fib_db *db, const struct fib_route_spec *spec,
 	return family_swap(db, f, &dst, spec->plen, old, r);
 }
 
+const struct fib_route *fib_route_find(const struct fib_db *db,
+				       const struct fib_route_spec *spec)
+{
+	struct fib_family *f = spec_family(db, spec);
+	uint32_t oif = spec_key_oif(spec);
+	union fib_addr dst;
+
+	if (!f || spec_check(spec, &dst) < 0)
+		return NULL;
+	return hash_find(f, &dst, spec->plen, spec->tos, spec->priority, &oif);
+}
+
 static int route_remove(struct fib_db *db, struct fib_family *f,
 			struct fib_route *r)
 {

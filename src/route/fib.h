@@ -127,6 +127,11 @@ void fib_db_set_encap_ops(struct fib_db *db, const struct fib_encap_ops *ops);
 int fib_route_add(struct fib_db *db, const struct fib_route_spec *spec,
 		  uint32_t gen);
 
+/* Writer side: the route with spec's key (as fib_route_add() keys it),
+ * or NULL. */
+const struct fib_route *fib_route_find(const struct fib_db *db,
+				       const struct fib_route_spec *spec);
+
 /* Delete the route with that key (spec's nexthops are ignored).  Returns 0
  * or -ESRCH if there is none. */
 int fib_route_del(struct fib_db *db, const struct fib_route_spec *spec);

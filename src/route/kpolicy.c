@@ -185,10 +185,16 @@ void kpolicy_put(struct kpolicy_db *db, struct kpolicy *kp)
 
 bool kpolicy_equal(const struct kpolicy *a, const struct kpolicy *b)
 {
-	const struct policy *p = &a->pol, *q = &b->pol;
+	return kpolicy_is(a, &b->pol);
+}
+
+bool kpolicy_is(const struct kpolicy *a, const struct policy *q)
+{
+	const struct policy *p = &a->pol;
+	unsigned nq = q->nlists ? q->nlists : 1;
 
 	if (p->family != q->family || p->plen != q->plen ||
-	    p->mode != q->mode || p->nlists != q->nlists ||
+	    p->mode != q->mode || p->nlists != nq ||
 	    p->hmac_keyid != q->hmac_keyid || p->table != q->table ||
 	    p->ktable != q->ktable ||
 	    memcmp(&p->prefix, &q->prefix, sizeof(p->prefix)) ||

@@ -68,6 +68,10 @@ void kpolicy_put(struct kpolicy_db *db, struct kpolicy *kp);
  * weights, HMAC key). */
 bool kpolicy_equal(const struct kpolicy *a, const struct kpolicy *b);
 
+/* The same for a and a parsed policy q (seg6route_parse()'s): the route
+ * again needs no new object. */
+bool kpolicy_is(const struct kpolicy *a, const struct policy *q);
+
 /* Free what kpolicy_put() queued, after a grace period (synchronize_rcu: the caller must not be an online reader).
  * Returns how many were freed. */
 size_t kpolicy_reclaim(struct kpolicy_db *db);

@@ -791,12 +791,16 @@ static void seg6_set_drop(struct rtmirror *m, const struct seg6route *r)
 	}
 }
 
-/* The policy of seg6 encap route r, or NULL: srv6d cannot apply it
- * (logged, rate-limited, and counted: the kernel's own encapsulation
- * applies), or memory ran out (counted). */
+/* The policy of seg6 encap route r (s: its FIB spec), held once, or
+ * NULL: srv6d cannot apply it (logged, rate-limited, and counted: the
+ * kernel's own encapsulation applies), or memory ran out (counted).  The
+ * route's policy now when it is the same (a resync's dump of a full
+ * table builds nothing). */
 static struct kpolicy *seg6_policy(struct rtmirror *m,
-				   const struct seg6route *r)
+				   const struct seg6route *r,
+				   const struct fib_route_spec *s)
 {
+	const struct fib_route *old = s ? fib_route_find(m->db, s) : NULL;
 	char a[INET6_ADDRSTRLEN] = "?";
 	struct kpolicy *kp;
 
@@ -808,6 +812,11 @@ static struct kpolicy *seg6_policy(struct rtmirror *m,
 				r->pol.plen, r->table, r->unsupported);
 		return NULL;
 	}
+	if (old && old->encap && kpolicy_is(old->encap, &r->pol)) {
+		kp = (struct kpolicy *)old->encap;
+		kpolicy_hold(kp);
+		return kp;
+	}
 	kp = kpolicy_new(m->kpols, &r->pol);
 	if (!kp) {
 		STAT_ADD(m, errors, 1);
@@ -816,10 +825,11 @@ static struct kpolicy *seg6_policy(struct rtmirror *m,
 	return kp;
 }
 
-/* The SRv6 part of a route message: a seg6 encap route's policy, to
- * attach to its FIB route (NULL: none), or a seg6local route into
- * m->seg6. */
-static struct kpolicy *seg6_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
+/* The SRv6 part of a route message (s: its FIB spec, NULL if it has
+ * none): a seg6 encap route's policy, to attach to its FIB route (NULL:
+ * none), or a seg6local route into m->seg6. */
+static struct kpolicy *seg6_msg(struct rtmirror *m, const struct nlmsghdr *nlh,
+				const struct fib_route_spec *s)
 {
 	static struct seg6route r;	/* the writer's */
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
@@ -833,7 +843,7 @@ static struct kpolicy *seg6_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 		return NULL;
 	}
 	seg6_set_drop(m, &r);
-	return seg6_policy(m, &r);
+	return seg6_policy(m, &r, s);
 }
 
 static int route_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
@@ -842,9 +852,9 @@ static int route_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 	struct kpolicy *kp = NULL;
 	int rc;
 
-	if (m->seg6)
-		kp = seg6_msg(m, nlh);
 	rc = route_parse(nlh, &s);
+	if (m->seg6)
+		kp = seg6_msg(m, nlh, rc ? NULL : &s);
 	if (rc)
 		goto out;
 	s.encap = kp;
