@@ -5,7 +5,7 @@
  * per family, by destination) and with tenants (the in-interface's table
  * from the route mirror, then that table's LPM).
  *
- *   policy-bench PREFIXES.txt.gz [single|tables|kernel]...
+ *   policy-bench PREFIXES.txt.gz [single|tables|kernel|merged]...
  *
  * single: every prefix in main, looked up as before tenants
  *         (lpm_lookup() of the one LPM: the old process.c).
@@ -14,15 +14,23 @@
  *         `ip rule iif NAME lookup T` the mirror holds): the cost per
  *         packet is rtmirror_iif_table() + config_policy_lookup4/6().
  * kernel: the same tables, the prefixes as the kernel's seg6 routes
- *         (`kernel-routes yes`): policies as seg6route.c gives them,
- *         merged with an empty srv6d.conf by config_merge_kernel(), as the
- *         daemon does; looked up as `tables`.
+ *         (`kernel-routes yes`), fed to a route mirror as the kernel's
+ *         RTM_NEWROUTE messages: each route's policy attached to its FIB
+ *         route (kpolicy.h), as srv6d keeps them; the cost per packet is
+ *         rtmirror_iif_table() + srv6_steer_lookup4/6() (srv6d.conf's
+ *         LPM, empty here, and the FIB's).
+ * merged: the same policies merged into the config by
+ *         config_merge_kernel(), as srv6d did before (one struct policy
+ *         per prefix); looked up as `tables`.
  */
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
 #include <linux/fib_rules.h>
 #include <linux/if_link.h>
+#include <linux/lwtunnel.h>
 #include <linux/rtnetlink.h>
+#include <linux/seg6.h>
+#include <linux/seg6_iptunnel.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +41,9 @@
 
 #include "benchutil.h"
 #include "config.h"
+#include "kpolicy.h"
 #include "lpm.h"
+#include "process.h"
 #include "rtmirror.h"
 
 #define NKEYS	(1u << 20)
@@ -114,9 +124,10 @@ static void mirror_rule(struct rtmirror *m, int family, const char *iif,
 	rtmirror_apply(m, nlh);
 }
 
-static struct rtmirror *tenant_mirror(void)
+static struct rtmirror *tenant_mirror(bool seg6)
 {
-	struct rtmirror *m = rtmirror_new(NULL);
+	struct rtmirror_opts o = { .seg6_routes = seg6, .nworkers = 1 };
+	struct rtmirror *m = rtmirror_new(&o);
 
 	mirror_link(m, 2, "ta");
 	mirror_link(m, 3, "tb");
@@ -125,6 +136,43 @@ static struct rtmirror *tenant_mirror(void)
 		mirror_rule(m, f ? AF_INET6 : AF_INET, "tb", 102);
 	}
 	return m;
+}
+
+/* struct seg6_iptunnel_encap with an SRH of one segment. */
+struct encap1 {
+	int mode;
+	struct ipv6_sr_hdr srh;
+	struct in6_addr seg;
+};
+
+/* Prefix i as the kernel's seg6 route of table 101 + i % 2 via link 2,
+ * into m as its RTM_NEWROUTE. */
+static void mirror_seg6_route(struct rtmirror *m, size_t i)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct encap1 e = { .mode = SEG6_IPTUN_MODE_ENCAP };
+	uint32_t table = 101 + (uint32_t)(i % 2);
+	struct rtmsg *rtm;
+	struct nlattr *nest;
+
+	nlh->nlmsg_type = RTM_NEWROUTE;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = (uint8_t)v[i].family;
+	rtm->rtm_dst_len = v[i].plen;
+	rtm->rtm_table = (uint8_t)table;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_type = RTN_UNICAST;
+	mnl_attr_put_u32(nlh, RTA_TABLE, table);
+	mnl_attr_put(nlh, RTA_DST, v[i].family == AF_INET ? 4 : 16, v[i].dst);
+	mnl_attr_put_u32(nlh, RTA_OIF, 2);
+	e.srh.hdrlen = 2;
+	e.srh.type = 4;	/* IPV6_SRCRT_TYPE_4 */
+	inet_pton(AF_INET6, SEG, &e.seg);
+	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6);
+	nest = mnl_attr_nest_start(nlh, RTA_ENCAP);
+	mnl_attr_put(nlh, SEG6_IPTUNNEL_SRH, sizeof(e), &e);
+	mnl_attr_nest_end(nlh, nest);
+	rtmirror_apply(m, nlh);
 }
 
 /* ---- keys and lookups ---- */
@@ -188,6 +236,28 @@ static const void *lookup_tables(const struct config *cfg,
 	return config_policy_lookup4(cfg, table, *(const struct in_addr *)k->addr);
 }
 
+/* With kernel policies in the mirror: process.c's steering lookup. */
+static const void *lookup_kernel(const struct config *cfg,
+				 const struct rtmirror *m, int family,
+				 const struct key *k)
+{
+	static struct sid_stats pstats[1];
+	static struct proc_ctx ctx;	/* a worker's, set once (it is large) */
+	uint32_t table = rtmirror_iif_table(m, k->indev, family);
+	struct sid_stats *st;
+
+	if (ctx.cfg != cfg) {
+		ctx.cfg = cfg;
+		ctx.mirror = m;
+		ctx.policy_stats = pstats;
+	}
+	if (family == AF_INET6)
+		return srv6_steer_lookup6(&ctx, table,
+					  (const struct in6_addr *)k->addr, &st);
+	return srv6_steer_lookup4(&ctx, table, *(const struct in_addr *)k->addr,
+				  &st);
+}
+
 typedef const void *(*lookup_fn)(const struct config *,
 				 const struct rtmirror *, int,
 				 const struct key *);
@@ -211,9 +281,10 @@ static double run_lookups(const struct config *cfg, const struct rtmirror *m,
 }
 
 /* The config of `kernel-routes yes` with every prefix a kernel seg6 route
- * of table 101 + i % 2 (seg6route.c's policy), as kroutes_build() makes
- * it; NULL when it fails. */
-static struct config *kernel_config(void)
+ * of table 101 + i % 2 (seg6route.c's policy) merged in, as srv6d's
+ * kroutes_build() made it before the policies moved to the mirror; NULL
+ * when it fails. */
+static struct config *merged_config(void)
 {
 	static const char text[] = "queue 0\nencap-source fc00::1\n"
 				   "kernel-routes yes\n";
@@ -251,38 +322,61 @@ out:
 	return cfg;
 }
 
-/* mode 0: single, 1: tables, 2: kernel. */
+/* The steered prefixes of mode's config and mirror. */
+static size_t steered(int mode, const struct config *cfg,
+		      const struct rtmirror *m)
+{
+	if (mode == 2)
+		return kpolicy_count(rtmirror_kpolicies(m));
+	return cfg->npolicies;
+}
+
+/* mode 0: single, 1: tables, 2: kernel, 3: merged. */
 static void bench(int mode, struct key *keys)
 {
 	static const char *const what[] = { "single (main)",
-		"tables (101, 102)", "kernel (seg6 routes of 101, 102)" };
+		"tables (101, 102)", "kernel (seg6 routes of 101, 102 in the mirror)",
+		"merged (seg6 routes of 101, 102 merged into the config)" };
+	static const char text_kernel[] = "queue 0\nencap-source fc00::1\n"
+					  "kernel-routes yes\n";
 	int tables = mode > 0;
-	struct rtmirror *m = tables ? tenant_mirror() : NULL;
-	lookup_fn fn = tables ? lookup_tables : lookup_single;
-	struct config *cfg;
-	size_t len = 0;
 	long rss0 = bench_rss_kib();
+	struct rtmirror *m = tables ? tenant_mirror(mode == 2) : NULL;
+	lookup_fn fn = mode == 2 ? lookup_kernel :
+		       tables ? lookup_tables : lookup_single;
+	struct config *cfg;
+	size_t len = 0, n;
 	double t0, t1, matched;
 	char *text = mode < 2 ? config_text(tables, &len) : NULL;
 
 	t0 = bench_now_s();
-	cfg = mode < 2 ? config_parse_buffer("bench.conf", text, len, err_fn,
-					     NULL)
-		       : kernel_config();
+	if (mode < 2)
+		cfg = config_parse_buffer("bench.conf", text, len, err_fn, NULL);
+	else if (mode == 3)
+		cfg = merged_config();
+	else {
+		cfg = config_parse_buffer("bench.conf", text_kernel,
+					  sizeof(text_kernel) - 1, err_fn, NULL);
+		for (size_t i = 0; i < nv; i++)
+			mirror_seg6_route(m, i);
+		rtmirror_reclaim(m);
+	}
 	t1 = bench_now_s();
 	free(text);
 	if (!cfg) {
 		fprintf(stderr, "policy-bench: the config does not parse\n");
 		exit(1);
 	}
-	printf("== %s: %u policies in %u table(s), %s in %.2f s\n",
-	       what[mode], cfg->npolicies, cfg->nptables,
-	       mode < 2 ? "parsed" : "built and merged", t1 - t0);
+	n = steered(mode, cfg, m);
+	printf("== %s: %zu policies, %s in %.2f s\n", what[mode], n,
+	       mode < 2 ? "parsed" : mode == 2 ? "applied to the mirror" :
+	       "built and merged", t1 - t0);
 	printf("memory: RSS growth %.1f MiB, %.0f bytes per steered prefix "
-	       "(sizeof(struct policy) %zu)\n",
+	       "(sizeof(struct policy) %zu%s)\n",
 	       (double)(bench_rss_kib() - rss0) / 1024.0,
-	       (double)(bench_rss_kib() - rss0) * 1024.0 / cfg->npolicies,
-	       sizeof(struct policy));
+	       (double)(bench_rss_kib() - rss0) * 1024.0 / (double)n,
+	       sizeof(struct policy), mode == 2 ?
+	       "; the routes' FIB included" : "");
 	for (int fam = 0; fam < 2; fam++)
 		for (int real = 1; real >= 0; real--) {
 			int family = fam ? AF_INET6 : AF_INET;
@@ -308,7 +402,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: policy-bench PREFIXES.txt.gz "
-			"[single|tables|kernel]...\n");
+			"[single|tables|kernel|merged]...\n");
 		return 2;
 	}
 	v = bench_load_prefixes(argv[1], &nv);
@@ -323,6 +417,8 @@ int main(int argc, char **argv)
 			bench(1, keys);
 		if (mode && !strcmp(mode, "kernel"))
 			bench(2, keys);
+		if (mode && !strcmp(mode, "merged"))
+			bench(3, keys);
 	}
 	rcu_unregister_thread();
 	free(keys);

@@ -471,6 +471,42 @@ START_TEST(policies_document)
 }
 END_TEST
 
+/* `srv6ctl policy show P/L`: the policies of that exact prefix. */
+START_TEST(policy_find)
+{
+	struct doc_fixture f;
+	uint16_t st;
+	json_t *doc;
+
+	doc_fixture_init(&f);
+	doc = ctl_policy_find_json(&f.src, "10.9.7.1/16", &st);
+	ck_assert_uint_eq(st, CTL_OK);
+	assert_json(doc,
+		"{\"policies\":[{\"prefix\":\"10.9.0.0/16\",\"table\":101,\"mode\":\"encap.red\","
+		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"origin\":\"file\",\"line\":7,\"packets\":0,"
+		"\"bytes\":0,\"errors\":0,\"drops\":{}}]}");
+	json_decref(doc);
+	doc = ctl_policy_find_json(&f.src, "fc00:9::/48", &st);
+	ck_assert_uint_eq(st, CTL_OK);
+	ck_assert_uint_eq(json_array_size(json_object_get(doc, "policies")), 1);
+	json_decref(doc);
+	doc = ctl_policy_find_json(&f.src, "fc00:9::/64", &st);
+	ck_assert_uint_eq(st, CTL_ERR_NOT_FOUND);
+	json_decref(doc);
+	doc = ctl_policy_find_json(&f.src, "fc00:9::", &st);
+	ck_assert_uint_eq(st, CTL_ERR_INVALID);
+	json_decref(doc);
+	doc = ctl_policy_find_json(&f.src, "10.9.0.0/33", &st);
+	ck_assert_uint_eq(st, CTL_ERR_INVALID);
+	json_decref(doc);
+	doc = ctl_policy_find_json(&f.src, "", &st);
+	ck_assert_uint_eq(st, CTL_OK);
+	ck_assert_uint_eq(json_array_size(json_object_get(doc, "policies")), 2);
+	json_decref(doc);
+	config_free(f.cfg);
+}
+END_TEST
+
 /* Lines as the kernel's seq_show() prints them:
  * "%5u %6u %5u %1u %5u %5u %5u %8u %2d\n". */
 START_TEST(nfq_proc_lines)
@@ -1320,6 +1356,7 @@ static Suite *ctl_suite(void)
 	tcase_add_test(tc, sids_document);
 	tcase_add_test(tc, sid_attributes);
 	tcase_add_test(tc, policies_document);
+	tcase_add_test(tc, policy_find);
 	tcase_add_test(tc, policies_document_interfaces);
 	tcase_add_test(tc, stats_document);
 	tcase_add_test(tc, nfq_proc_lines);

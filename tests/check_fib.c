@@ -249,6 +249,99 @@ START_TEST(test_metric_and_identity)
 }
 END_TEST
 
+/* A counted encap: holds per object, puts, comparisons by value. */
+struct test_encap {
+	int value;
+	int holds;
+};
+
+static int encap_puts;
+
+static void encap_hold(void *arg, const void *e)
+{
+	(void)arg;
+	((struct test_encap *)e)->holds++;
+}
+
+static void encap_put(void *arg, const void *e)
+{
+	ck_assert_ptr_eq(arg, &encap_puts);
+	((struct test_encap *)e)->holds--;
+	encap_puts++;
+}
+
+static bool encap_equal(const void *a, const void *b)
+{
+	return ((const struct test_encap *)a)->value ==
+	       ((const struct test_encap *)b)->value;
+}
+
+/* A route holds its encap while it lives: the same encap again is no
+ * change, another one a new route (the old one lets go at reclaim), an
+ * IPv6 replace that changes the oif keeps one route found at all times,
+ * a delete lets go; a rewrite from fib_route_to_spec() keeps it. */
+START_TEST(test_encap_attach)
+{
+	struct fib_encap_ops ops = { .hold = encap_hold, .put = encap_put,
+				     .equal = encap_equal, .arg = &encap_puts };
+	struct test_encap e1 = { 1, 0 }, e1b = { 1, 0 }, e2 = { 2, 0 };
+	struct fib_db *db = fib_db_new();
+	uint8_t p[16] = { 0xfc, 0, 0, 9 }, a[16] = { 0xfc, 0, 0, 9, [15] = 1 };
+	const struct fib_route *r, *r2;
+	struct fib_route_spec s;
+
+	fib_db_set_encap_ops(db, &ops);
+	encap_puts = 0;
+	spec_init(&s, AF_INET6, p, 64, 5);
+	s.encap = &e1;
+	ck_assert_int_eq(fib_route_add(db, &s, 1), 0);
+	r = lookup(db, AF_INET6, a);
+	ck_assert_ptr_eq(r->encap, &e1);
+	ck_assert_int_eq(e1.holds, 1);
+	/* an equal encap: the same route, nothing held */
+	s.encap = &e1b;
+	ck_assert_int_eq(fib_route_add(db, &s, 2), 1);
+	ck_assert_ptr_eq(lookup(db, AF_INET6, a), r);
+	ck_assert_int_eq(e1b.holds, 0);
+	/* another one: a new route; the old one lets go at reclaim */
+	s.encap = &e2;
+	ck_assert_int_eq(fib_route_add(db, &s, 2), 0);
+	r2 = lookup(db, AF_INET6, a);
+	ck_assert_ptr_ne(r2, r);
+	ck_assert_ptr_eq(r2->encap, &e2);
+	ck_assert_int_eq(e1.holds, 1);
+	ck_assert_uint_eq(fib_reclaim(db), 1);
+	ck_assert_int_eq(e1.holds, 0);
+	ck_assert_int_eq(encap_puts, 1);
+	/* IPv6 replace via oif 6: added, then the oif-5 route deleted */
+	spec_init(&s, AF_INET6, p, 64, 6);
+	s.encap = &e1;
+	ck_assert_int_eq(fib_route_add(db, &s, 3), 0);
+	ck_assert_uint_eq(fib_count(db, FIB_TABLE_MAIN, AF_INET6), 2);
+	ck_assert_uint_eq(fib_route_del_others(db, &s), 1);
+	ck_assert_uint_eq(fib_count(db, FIB_TABLE_MAIN, AF_INET6), 1);
+	r = lookup(db, AF_INET6, a);
+	ck_assert_ptr_eq(r->encap, &e1);
+	fib_reclaim(db);
+	ck_assert_int_eq(e2.holds, 0);
+	/* a rewrite keeps the encap (held by the new route) */
+	fib_route_to_spec(r, &s);
+	ck_assert_ptr_eq(s.encap, &e1);
+	s.nh[0].flags = RTNH_F_LINKDOWN;
+	ck_assert_int_eq(fib_route_add(db, &s, 3), 0);
+	fib_reclaim(db);
+	ck_assert_int_eq(e1.holds, 1);
+	ck_assert_ptr_eq(lookup(db, AF_INET6, a)->encap, &e1);
+	/* delete: let go */
+	ck_assert_int_eq(fib_route_del(db, &s), 0);
+	ck_assert_ptr_null(lookup(db, AF_INET6, a));
+	fib_reclaim(db);
+	ck_assert_int_eq(e1.holds, 0);
+	ck_assert_int_eq(encap_puts, 4);
+	fib_db_free(db);
+}
+END_TEST
+
 START_TEST(test_tables_and_route_get)
 {
 	struct fib_db *db = fib_db_new();
@@ -528,6 +621,7 @@ static Suite *fib_suite(void)
 	tcase_add_test(tc, test_random_v4);
 	tcase_add_test(tc, test_random_v6);
 	tcase_add_test(tc, test_metric_and_identity);
+	tcase_add_test(tc, test_encap_attach);
 	tcase_add_test(tc, test_tables_and_route_get);
 	tcase_add_test(tc, test_nexthop_weights);
 	tcase_add_test(tc, test_real_table);

@@ -300,10 +300,12 @@ static void print_kroutes(const json_t *k)
 {
 	if (!json_is_object(k) || !json_is_true(json_object_get(k, "enabled")))
 		return;
-	printf("kernel routes: %" PRIu64 " SRv6 routes, %" PRIu64 " applied, %"
-	       PRIu64 " shadowed, %" PRIu64 " refused, %" PRIu64
-	       " unsupported, %" PRIu64 " seg6local outside main (%" PRIu64
-	       " rebuilds, %" PRIu64 " failed)\n", jnum(k, "routes"),
+	printf("kernel routes: %" PRIu64 " seg6 policies (%" PRIu64
+	       " unsupported); %" PRIu64 " seg6local routes, %" PRIu64
+	       " applied, %" PRIu64 " shadowed, %" PRIu64 " refused, %" PRIu64
+	       " unsupported, %" PRIu64 " outside main (%" PRIu64
+	       " rebuilds, %" PRIu64 " failed)\n", jnum(k, "policies"),
+	       jnum(k, "policies_unsupported"), jnum(k, "routes"),
 	       jnum(k, "applied"), jnum(k, "shadowed"), jnum(k, "refused"),
 	       jnum(k, "unsupported"), jnum(k, "other_table"),
 	       jnum(k, "rebuilds"), jnum(k, "rebuild_failures"));
@@ -322,9 +324,10 @@ static void print_status(const json_t *doc)
 			 (int64_t)jnum(doc, "config_loaded")),
 	       jnum(doc, "reloads"), jnum(doc, "reload_failures"));
 	print_reinject(json_object_get(doc, "reinject"));
-	printf("%zu SIDs, %zu policies\n",
+	printf("%zu SIDs, %" PRIu64 " policies\n",
 	       json_array_size(json_object_get(doc, "sids")),
-	       json_array_size(json_object_get(doc, "policies")));
+	       (uint64_t)json_array_size(json_object_get(doc, "policies")) +
+	       jnum(doc, "policies_unlisted"));
 	print_mirror(json_object_get(doc, "mirror"));
 	print_kroutes(json_object_get(doc, "kernel_routes"));
 	putchar('\n');
@@ -522,6 +525,10 @@ static void print_policies(const json_t *doc)
 			  origin_text(p, from, sizeof(from)), segs);
 	}
 	table_print(&t);
+	if (json_object_get(doc, "policies_unlisted"))
+		printf("and %" PRIu64 " more kernel policies, not listed (policy "
+		       "show PREFIX/LEN, route get ADDR table T)\n",
+		       jnum(doc, "policies_unlisted"));
 	print_iif_tables(json_object_get(doc, "interfaces"));
 }
 
@@ -659,13 +666,33 @@ static void print_routes(const json_t *doc)
 }
 
 /* As `ip route get`: "[TYPE ]ADDR [via GW ]dev DEV table T src S mtu M". */
+/* " encap seg6 mode M segs A,B[ segs C...]": a kernel seg6 route's
+ * policy as srv6d applies it, in iproute2's words. */
+static void print_route_policy(const json_t *pol)
+{
+	const json_t *lists = json_object_get(pol, "lists"), *l, *seg;
+	size_t i, j;
+
+	printf(" encap seg6 mode %s", jstr(pol, "mode"));
+	json_array_foreach((json_t *)lists, i, l) {
+		printf(" segs ");
+		json_array_foreach(json_object_get(l, "segs"), j, seg)
+			printf("%s%s", j ? "," : "", json_string_value(seg));
+	}
+	if (json_object_get(pol, "hmac"))
+		printf(" hmac %" PRIu64, jnum(pol, "hmac"));
+}
+
 static void print_route_get(const json_t *doc)
 {
 	const char *type = jstr(doc, "type");
+	const json_t *pol = json_object_get(doc, "policy");
 
 	if (strcmp(type, "unicast"))
 		printf("%s ", type);
 	printf("%s", jstr(doc, "dst"));
+	if (pol)
+		print_route_policy(pol);
 	if (json_object_get(doc, "gateway"))
 		printf(" via %s", jstr(doc, "gateway"));
 	if (json_object_get(doc, "dev"))
@@ -708,7 +735,7 @@ static const struct command {
 } commands[] = {
 	{ "status", NULL, false, CTL_REQ_STATUS, print_status },
 	{ "sid", "show", true, CTL_REQ_SIDS, print_sids },
-	{ "policy", "show", false, CTL_REQ_POLICIES, print_policies },
+	{ "policy", "show", true, CTL_REQ_POLICIES, print_policies },
 	{ "stats", NULL, false, CTL_REQ_STATS, print_stats },
 	{ "reload", NULL, false, CTL_REQ_RELOAD, print_reload },
 	{ "version", NULL, false, CTL_REQ_VERSION, print_version },

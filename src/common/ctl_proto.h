@@ -47,7 +47,8 @@ enum ctl_req_type {
 	CTL_REQ_STATUS = 1,	/* counters, SIDs, policies (read-only) */
 	CTL_REQ_VERSION = 2,	/* {"version": ..., "protocol": 1} */
 	CTL_REQ_SIDS = 3,	/* {"sids": [...]}; payload: "" or one SID */
-	CTL_REQ_POLICIES = 4,	/* {"policies": [...]} */
+	CTL_REQ_POLICIES = 4,	/* {"policies": [...]}; payload: "" or
+				 * one prefix/length */
 	CTL_REQ_STATS = 5,	/* counters and the kernel's view of the queues */
 	CTL_REQ_RELOAD = 6,	/* re-read the config file (root only) */
 	CTL_REQ_ROUTES = 7,	/* the route mirror's counts; payload: ""

@@ -70,10 +70,6 @@ struct policy {
 	enum encap_mode mode;	/* End.B6: inline; End.B6.Encaps: encap;
 				 * End.B6.Encaps.Red: encap.red */
 	unsigned nlists;	/* 1..POLICY_MAX_LISTS from the parser */
-	union {
-		struct seglist sl;	/* lists[0]: single-list code */
-		struct seglist lists[POLICY_MAX_LISTS];
-	};
 	uint16_t weights[POLICY_MAX_LISTS];	/* 1..65535, default 1 */
 	uint32_t hmac_keyid;	/* `hmac N`: a config->hmac_keys id; 0 none */
 	uint32_t table;		/* `table T`: the routing table whose packets
@@ -86,6 +82,13 @@ struct policy {
 	unsigned line;
 	uint32_t ktable;	/* from a kernel route of this table
 				 * (`kernel-routes yes`); 0: srv6d.conf's */
+	/* Last, so that a kernel route's policy (kpolicy.h) is allocated
+	 * with its lists only, the last one cut to its segments: never
+	 * copy a struct policy you did not allocate whole. */
+	union {
+		struct seglist sl;	/* lists[0]: single-list code */
+		struct seglist lists[POLICY_MAX_LISTS];
+	};
 };
 
 /* HMAC keys (RFC 8754 2.1.2.1), as the kernel's `ip sr hmac set`. */

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <urcu-qsbr.h>
 
 #include "ctl_json.h"
 #include "egress.h"
+#include "kpolicy.h"
 #include "reinject.h"
 
 /* ---- STATUS document ---------------------------------------------------- */
@@ -334,9 +336,66 @@ static json_t *sids_json(const struct ctl_status_src *src)
 	return entries_json(src, false);
 }
 
-static json_t *policies_json(const struct ctl_status_src *src)
+/* A quiescent state every KPOLICY_CHUNK slots of a scan of the kernel
+ * policies: a scan of a full table (60 ms or more) must not hold up the
+ * route mirror's grace periods, and so its next events, for as long.
+ * Nothing found before it is used after. */
+static void kpolicies_scan_pause(uint32_t slot)
 {
-	return entries_json(src, true);
+	if ((slot & (KPOLICY_CHUNK - 1)) == KPOLICY_CHUNK - 1)
+		rcu_quiescent_state();
+}
+
+/* The kernel seg6 routes' policies (kpolicy.h) into a, in slot order,
+ * each with its counters summed over the workers, at most
+ * CTL_KPOLICIES_LISTED of them.  Returns how many it left out.
+ * src->mirror is read by an online QSBR reader. */
+static uint64_t kpolicies_append(json_t *a, const struct ctl_status_src *src,
+				 bool *ok)
+{
+	const struct kpolicy_db *db = src->mirror ?
+				      rtmirror_kpolicies(src->mirror) : NULL;
+	uint32_t n = db ? kpolicy_nslots(db) : 0;
+	uint64_t listed = 0, live = db ? kpolicy_count(db) : 0;
+	struct sid_stats st;
+
+	for (uint32_t i = 0; *ok && i < n && listed < CTL_KPOLICIES_LISTED;
+	     i++) {
+		const struct kpolicy *kp = kpolicy_at(db, i);
+
+		if (kp) {
+			kpolicy_stats_sum(db, i, &st);
+			jappend(a, policy_json(&kp->pol, &st), ok);
+			listed++;
+		}
+		kpolicies_scan_pause(i);
+	}
+	return live > listed ? live - listed : 0;
+}
+
+/* srv6d.conf's policies, then the kernel's (kernel-routes yes), at most
+ * CTL_KPOLICIES_LISTED of those: *unlisted the others. */
+static json_t *policies_json(const struct ctl_status_src *src,
+			     uint64_t *unlisted)
+{
+	json_t *a = entries_json(src, true);
+	bool ok = a != NULL;
+
+	*unlisted = 0;
+	if (ok)
+		*unlisted = kpolicies_append(a, src, &ok);
+	return jdone(a, ok);
+}
+
+/* "policies" and, when some are left out, "policies_unlisted" into o. */
+static void policies_set(json_t *o, const struct ctl_status_src *src,
+			 bool *ok)
+{
+	uint64_t unlisted;
+
+	jset(o, "policies", policies_json(src, &unlisted), ok);
+	if (unlisted)
+		jset(o, "policies_unlisted", jcount(unlisted), ok);
 }
 
 /* How results go back (reinject.h): `reinject` as configured, which
@@ -362,8 +421,11 @@ static json_t *reinject_json(const struct config *cfg)
 /* {"enabled", "routes", "applied", "shadowed", "refused", "unsupported",
  * "other_table", "rebuilds", "rebuild_failures", "last_rebuild_us"}, or
  * null. */
-static json_t *kroutes_json(const struct ctl_kroutes *k)
+static json_t *kroutes_json(const struct ctl_kroutes *k,
+			    const struct rtmirror *m)
 {
+	const struct kpolicy_db *db = m ? rtmirror_kpolicies(m) : NULL;
+	struct rtmirror_stats st = { 0 };
 	json_t *o;
 	bool ok;
 
@@ -371,6 +433,10 @@ static json_t *kroutes_json(const struct ctl_kroutes *k)
 		return json_null();
 	o = json_object();
 	ok = o != NULL;
+	if (m)
+		rtmirror_get_stats(m, &st);
+	jset(o, "policies", jcount(db ? kpolicy_count(db) : 0), &ok);
+	jset(o, "policies_unsupported", jcount(st.kpol_unsupported), &ok);
 	jset(o, "enabled", json_boolean(k->enabled), &ok);
 	jset(o, "routes", jcount(k->routes), &ok);
 	jset(o, "applied", jcount(k->applied), &ok);
@@ -405,10 +471,10 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
 							      : &zero), &ok);
 	jset(o, "sids", sids_json(src), &ok);
-	jset(o, "policies", policies_json(src), &ok);
+	policies_set(o, src, &ok);
 	jset(o, "mirror", src->mirror ? ctl_mirror_json(src->mirror)
 				      : json_null(), &ok);
-	jset(o, "kernel_routes", kroutes_json(src->kroutes), &ok);
+	jset(o, "kernel_routes", kroutes_json(src->kroutes, src->mirror), &ok);
 	return jdone(o, ok);
 }
 
@@ -579,6 +645,17 @@ static int route_get_parse(const char *req, int *family, union fib_addr *a,
 	return 0;
 }
 
+/* A kernel seg6 route's policy as the packet path uses it (kpolicy.h),
+ * with its counters, as in the POLICIES document. */
+static json_t *route_policy_json(const struct rtmirror *m, const void *encap)
+{
+	const struct kpolicy *kp = encap;
+	struct sid_stats st;
+
+	kpolicy_stats_sum(rtmirror_kpolicies(m), kp->pol.index, &st);
+	return policy_json(&kp->pol, &st);
+}
+
 static json_t *route_json(const struct rtmirror *m, const struct fib_route *r,
 			  int family, const union fib_addr *dst)
 {
@@ -617,6 +694,8 @@ static json_t *route_json(const struct rtmirror *m, const struct fib_route *r,
 			jappend(a, nexthop_json(m, &r->fi->nh[i]), &ok);
 		jset(o, "nexthops", a, &ok);
 	}
+	if (r->encap)
+		jset(o, "policy", route_policy_json(m, r->encap), &ok);
 	return jdone(o, ok);
 }
 
@@ -762,12 +841,101 @@ static json_t *iif_tables_json(const struct rtmirror *m)
 
 json_t *ctl_policies_json(const struct ctl_status_src *src)
 {
-	json_t *o = wrap("policies", policies_json(src));
+	json_t *o = json_object();
 	bool ok = o != NULL;
 
+	if (ok)
+		policies_set(o, src, &ok);
 	if (ok && src->mirror)
 		jset(o, "interfaces", iif_tables_json(src->mirror), &ok);
 	return jdone(o, ok);
+}
+
+/* A policy prefix as srv6ctl names it: "P/L", IPv6 or IPv4, masked.
+ * Returns 0, or -1 when want is not one. */
+struct policy_key {
+	int family;
+	uint8_t a[16];
+	unsigned plen;
+};
+
+static int policy_key_parse(const char *want, struct policy_key *k)
+{
+	const char *slash = strchr(want, '/');
+	char addr[INET6_ADDRSTRLEN + 1], *end;
+	unsigned long n;
+
+	if (!slash || slash - want >= (long)sizeof(addr) || !slash[1])
+		return -1;
+	snprintf(addr, sizeof(addr), "%.*s", (int)(slash - want), want);
+	memset(k, 0, sizeof(*k));
+	k->family = strchr(addr, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(k->family, addr, k->a) != 1)
+		return -1;
+	n = strtoul(slash + 1, &end, 10);
+	if (*end || n > (k->family == AF_INET6 ? 128u : 32u))
+		return -1;
+	k->plen = (unsigned)n;
+	for (unsigned b = k->plen; b < 128; b++)
+		k->a[b / 8] &= (uint8_t)~(0x80 >> (b % 8));
+	return 0;
+}
+
+static bool policy_is(const struct policy *p, const struct policy_key *k)
+{
+	return p->family == k->family && p->plen == k->plen &&
+	       !memcmp(&p->prefix, k->a, k->family == AF_INET6 ? 16 : 4);
+}
+
+/* The policies with prefix k, of every table: srv6d.conf's, then the
+ * kernel's (a scan of the mirror's slots: a few ms at a full table). */
+static json_t *policies_find(const struct ctl_status_src *src,
+			     const struct policy_key *k)
+{
+	const struct config *cfg = src->cfg;
+	const struct kpolicy_db *db = src->mirror ?
+				      rtmirror_kpolicies(src->mirror) : NULL;
+	uint32_t n = db ? kpolicy_nslots(db) : 0;
+	json_t *a = json_array();
+	bool ok = a != NULL;
+	struct sid_stats st;
+
+	for (unsigned i = 0; ok && cfg && i < cfg->npolicies; i++)
+		if (policy_is(&cfg->policies[i], k))
+			jappend(a, policy_json(&cfg->policies[i], src->pols ?
+					       &src->pols[i] : NULL), &ok);
+	for (uint32_t i = 0; ok && i < n; i++) {
+		const struct kpolicy *kp = kpolicy_at(db, i);
+
+		if (kp && policy_is(&kp->pol, k)) {
+			kpolicy_stats_sum(db, i, &st);
+			jappend(a, policy_json(&kp->pol, &st), &ok);
+		}
+		kpolicies_scan_pause(i);
+	}
+	return jdone(a, ok);
+}
+
+json_t *ctl_policy_find_json(const struct ctl_status_src *src,
+			     const char *want, uint16_t *status)
+{
+	struct policy_key k;
+	json_t *a;
+
+	*status = CTL_OK;
+	if (!want || !*want)
+		return ctl_policies_json(src);
+	if (policy_key_parse(want, &k) < 0) {
+		*status = CTL_ERR_INVALID;
+		return json_pack("{s:s}", "error", "not a prefix/length");
+	}
+	a = policies_find(src, &k);
+	if (a && !json_array_size(a)) {
+		json_decref(a);
+		*status = CTL_ERR_NOT_FOUND;
+		return json_pack("{s:s}", "error", "no policy with that prefix");
+	}
+	return wrap("policies", a);
 }
 
 json_t *ctl_stats_json(const struct ctl_status_src *src)

@@ -90,11 +90,28 @@ json_t *ctl_status_json(const struct ctl_status_src *src);
 json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
 		      uint16_t *status);
 
-/* The POLICIES document {"policies": [...]}, with the route mirror's
+/* Kernel seg6 routes' policies the STATUS and POLICIES documents list
+ * at most (a full table of them would be hundreds of MiB of JSON): the
+ * others are counted in "policies_unlisted"; `policy show P/L` and
+ * `route get` find any one. */
+#define CTL_KPOLICIES_LISTED	10000u
+
+/* The POLICIES document {"policies": [...]} (srv6d.conf's, then at most
+ * CTL_KPOLICIES_LISTED of the kernel seg6 routes' from the mirror: a
+ * scan that passes through quiescent states; "policies_unlisted": how
+ * many more there are, when there are), with the route mirror's
  * "interfaces": [...] (those whose packets another table than main
  * steers) when src->mirror is set (a QSBR reader, online).  Returns a new
  * object, NULL on allocation failure. */
 json_t *ctl_policies_json(const struct ctl_status_src *src);
+
+/* want NULL or "": ctl_policies_json(); else "prefix/length" (IPv6 or
+ * IPv4): {"policies": [...]} with the policies of that exact prefix, of
+ * every table, srv6d.conf's then the kernel's; *status CTL_OK,
+ * CTL_ERR_NOT_FOUND or CTL_ERR_INVALID ({"error": ...}).  NULL on
+ * allocation failure. */
+json_t *ctl_policy_find_json(const struct ctl_status_src *src,
+			     const char *want, uint16_t *status);
 
 /* The STATS document: totals and workers (each with "kernel": its queue's
  * line of CTL_NFQ_PROC, or null).  Returns a new object, NULL on

@@ -34,6 +34,7 @@
 #include "reinject.h"
 #include "rtmirror.h"
 #include "rtrules.h"
+#include "kpolicy.h"
 #include "seg6route.h"
 #include "worker.h"
 
@@ -314,7 +315,7 @@ static json_t *daemon_query(const struct daemon *d,
 		doc = ctl_sids_json(&ds.src, req->payload, status);
 		break;
 	case CTL_REQ_POLICIES:
-		doc = ctl_policies_json(&ds.src);
+		doc = ctl_policy_find_json(&ds.src, req->payload, status);
 		break;
 	case CTL_REQ_STATS:
 		doc = ctl_stats_json(&ds.src);
@@ -627,52 +628,43 @@ fail:
 
 /* ---- the kernel's SRv6 routes (kernel-routes yes) ---------------------- */
 
-/* The parsed routes of one rebuild (the arrays grow as they fill: a
- * struct policy is large). */
+/* The parsed seg6local routes of one rebuild (the arrays grow as they
+ * fill: a struct policy is large).  The seg6 encap routes' policies are
+ * not rebuilt: they live with their routes in the mirror (kpolicy.h). */
 struct kroutes_in {
 	struct sid *sids;
-	struct policy *pols, *bpols;	/* bpols[i]: sids[i]'s binding policy */
-	size_t *sid_msg, *pol_msg;	/* which message each came from */
-	unsigned nsids, npols, sids_cap, pols_cap;
+	struct policy *bpols;		/* bpols[i]: sids[i]'s binding policy */
+	size_t *sid_msg;		/* which message each came from */
+	unsigned nsids, sids_cap;
 	uint64_t *logged;		/* this rebuild's reported routes */
 	size_t nlogged;
 	bool oom;
 };
 
-/* Room for one more SID (sid) or policy in in.  Returns 0, or -1 when
- * memory runs out (in->oom). */
-static int kroutes_in_grow(struct kroutes_in *in, bool sid)
+/* Room for one more SID in in.  Returns 0, or -1 when memory runs out
+ * (in->oom). */
+static int kroutes_in_grow(struct kroutes_in *in)
 {
-	unsigned *cap = sid ? &in->sids_cap : &in->pols_cap;
-	unsigned n = sid ? in->nsids : in->npols, ncap;
-	void *a, *b, *c = NULL;
+	unsigned ncap;
+	void *a, *b, *c;
 
-	if (n < *cap)
+	if (in->nsids < in->sids_cap)
 		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	if (sid) {
-		a = realloc(in->sids, ncap * sizeof(*in->sids));
-		if (a)
-			in->sids = a;
-		b = realloc(in->bpols, ncap * sizeof(*in->bpols));
-		if (b)
-			in->bpols = b;
-		c = realloc(in->sid_msg, ncap * sizeof(*in->sid_msg));
-		if (c)
-			in->sid_msg = c;
-	} else {
-		a = realloc(in->pols, ncap * sizeof(*in->pols));
-		if (a)
-			in->pols = a;
-		b = c = realloc(in->pol_msg, ncap * sizeof(*in->pol_msg));
-		if (b)
-			in->pol_msg = b;
-	}
+	ncap = in->sids_cap ? in->sids_cap * 2 : 16;
+	a = realloc(in->sids, ncap * sizeof(*in->sids));
+	if (a)
+		in->sids = a;
+	b = realloc(in->bpols, ncap * sizeof(*in->bpols));
+	if (b)
+		in->bpols = b;
+	c = realloc(in->sid_msg, ncap * sizeof(*in->sid_msg));
+	if (c)
+		in->sid_msg = c;
 	if (!a || !b || !c) {
 		in->oom = true;
 		return -1;
 	}
-	*cap = ncap;
+	in->sids_cap = ncap;
 	return 0;
 }
 
@@ -738,16 +730,13 @@ static void kroute_report(const struct daemon *d, struct kroutes_in *in,
 static void kroutes_in_free(struct kroutes_in *in)
 {
 	free(in->sids);
-	free(in->pols);
 	free(in->bpols);
 	free(in->sid_msg);
-	free(in->pol_msg);
 	free(in->logged);
 }
 
-/* One route message into in, or reported (unsupported, a seg6local
- * route outside main).  A seg6 encap route of any table is a policy of
- * that table; a seg6local route is a SID only in main: srv6d's SIDs
+/* One seg6local route message into in, or reported (unsupported, outside
+ * main).  A seg6local route is a SID only in main: srv6d's SIDs
  * answer whatever table a packet's in-interface has, where the kernel
  * reaches a SID route of another table only by the rules or VRF that
  * lead to it (srv6d.conf(5) kernel-routes).  The main thread is an
@@ -759,7 +748,7 @@ static void kroute_take(struct daemon *d, struct kroutes_in *in,
 	const struct rtmirror_link *l;
 	const char *why;
 
-	if (seg6route_parse(msgs[i], &r) <= 0)
+	if (seg6route_parse(msgs[i], &r) <= 0 || r.kind != SEG6ROUTE_SID)
 		return;
 	why = r.unsupported;
 	if (!why && r.kind == SEG6ROUTE_SID && r.sid_oif) {
@@ -774,19 +763,14 @@ static void kroute_take(struct daemon *d, struct kroutes_in *in,
 		kroute_report(d, in, msgs[i], why, 0);
 		return;
 	}
-	if (r.kind == SEG6ROUTE_SID && r.table != RT_TABLE_MAIN) {
+	if (r.table != RT_TABLE_MAIN) {
 		d->kr.other_table++;
 		kroute_report(d, in, msgs[i], "srv6d applies the main table's "
 			      "seg6local routes only", 0);
 		return;
 	}
-	if (kroutes_in_grow(in, r.kind == SEG6ROUTE_SID) < 0)
+	if (kroutes_in_grow(in) < 0)
 		return;
-	if (r.kind == SEG6ROUTE_POLICY) {
-		in->pols[in->npols] = r.pol;
-		in->pol_msg[in->npols++] = i;
-		return;
-	}
 	in->sids[in->nsids] = r.sid;	/* .policy: kroutes_in_bind() */
 	in->bpols[in->nsids] = r.pol;
 	in->sid_msg[in->nsids++] = i;
@@ -805,9 +789,8 @@ static void kroutes_results(struct daemon *d, struct kroutes_in *in,
 			    struct nlmsghdr *const *msgs,
 			    const struct config_kroute_result *res)
 {
-	for (unsigned i = 0; i < in->nsids + in->npols; i++) {
-		size_t m = i < in->nsids ? in->sid_msg[i]
-					 : in->pol_msg[i - in->nsids];
+	for (unsigned i = 0; i < in->nsids; i++) {
+		size_t m = in->sid_msg[i];
 
 		if (res[i].status == CONFIG_KROUTE_APPLIED) {
 			d->kr.applied++;
@@ -853,8 +836,8 @@ static struct config *kroutes_build(struct daemon *d,
 	if (in.oom)
 		goto oom;
 	kroutes_in_bind(&in);
-	ncfg = config_merge_kernel(file, in.sids, in.nsids, &in.pols, in.npols,
-				   res, err, errlen);
+	ncfg = config_merge_kernel(file, in.sids, in.nsids, NULL, 0, res, err,
+				   errlen);
 	if (ncfg)
 		kroutes_results(d, &in, msgs, res);
 	qsort(in.logged, in.nlogged, sizeof(*in.logged), u64_cmp);
@@ -1265,9 +1248,13 @@ static void notify_ready(struct daemon *d)
 /* Start the route mirror and wait (bounded) for its first full dump of
  * the kernel's links, addresses and routes.  Returns 0, or -1 with a
  * message in err (the mirror freed). */
-static int mirror_start(struct daemon *d, bool seg6, char *err, size_t errlen)
+static int mirror_start(struct daemon *d, const struct config *cfg, char *err,
+			size_t errlen)
 {
-	struct rtmirror_opts o = { .seg6_routes = seg6 };
+	struct rtmirror_opts o = {
+		.seg6_routes = cfg->kernel_routes,
+		.nworkers = cfg->queue_last - cfg->queue_first + 1,
+	};
 	struct rtmirror_stats st;
 	int rc;
 
@@ -1352,7 +1339,7 @@ static int daemon_start(struct daemon *d)
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}
-	if (mirror_start(d, cfg->kernel_routes, err, sizeof(err)) < 0) {
+	if (mirror_start(d, cfg, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}
@@ -1404,6 +1391,7 @@ fail_lock:
  * says it is ready (the mirror has dumped them all by now). */
 static void kroutes_start(struct daemon *d)
 {
+	struct rtmirror_stats st;
 	uint64_t v;
 
 	if (!d->file)
@@ -1412,14 +1400,18 @@ static void kroutes_start(struct daemon *d)
 	while (read(rtmirror_seg6_fd(d->mirror), &v, sizeof(v)) > 0)
 		;
 	kroutes_rebuild(d);
-	log_msg(LOG_INFO, "kernel routes: %llu SRv6 routes, %llu applied, "
-		"%llu shadowed, %llu refused, %llu unsupported, %llu seg6local "
-		"outside main", (unsigned long long)d->kr.routes,
+	rtmirror_get_stats(d->mirror, &st);
+	log_msg(LOG_INFO, "kernel routes: %llu seg6local routes, %llu applied, "
+		"%llu shadowed, %llu refused, %llu unsupported, %llu outside "
+		"main; %zu seg6 routes' policies, %llu seg6 routes unsupported",
+		(unsigned long long)d->kr.routes,
 		(unsigned long long)d->kr.applied,
 		(unsigned long long)d->kr.shadowed,
 		(unsigned long long)d->kr.refused,
 		(unsigned long long)d->kr.unsupported,
-		(unsigned long long)d->kr.other_table);
+		(unsigned long long)d->kr.other_table,
+		kpolicy_count(rtmirror_kpolicies(d->mirror)),
+		(unsigned long long)st.kpol_unsupported);
 }
 
 static void daemon_stop(struct daemon *d)

@@ -585,6 +585,7 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	}
 	w->ctx.stats = w->stats;
 	w->ctx.mirror = e->mirror;
+	w->ctx.worker = i;
 	w->ctx.icmp_rl.last_ns = now_ns();
 	w->ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
 	w->beat.ns = now_ns();

@@ -89,6 +89,7 @@ struct fib_db {
 	struct fib_route *free_routes;	/* linked by hnext */
 	size_t nnodes;
 	size_t info_bytes;
+	struct fib_encap_ops encap_ops;	/* hold/put NULL: none */
 };
 
 /* ---- small helpers ---- */
@@ -326,6 +327,8 @@ static void info_put(struct fib_db *db, struct fib_info *fi)
 
 static void route_free(struct fib_db *db, struct fib_route *r)
 {
+	if (r->encap && db->encap_ops.put)
+		db->encap_ops.put(db->encap_ops.arg, r->encap);
 	info_put(db, (struct fib_info *)r->fi);
 	r->hnext = db->free_routes;
 	db->free_routes = r;
@@ -655,6 +658,22 @@ struct fib_db *fib_db_new(void)
 	return calloc(1, sizeof(struct fib_db));
 }
 
+void fib_db_set_encap_ops(struct fib_db *db, const struct fib_encap_ops *ops)
+{
+	db->encap_ops = *ops;
+}
+
+/* True if route r's encap is spec's (both none, or equal). */
+static bool encap_same(const struct fib_db *db, const struct fib_route *r,
+		       const struct fib_route_spec *spec)
+{
+	if (r->encap == spec->encap)
+		return true;
+	if (!r->encap || !spec->encap || !db->encap_ops.equal)
+		return false;
+	return db->encap_ops.equal(r->encap, spec->encap);
+}
+
 static void node_free_all(uintptr_t *n, unsigned base)
 {
 	if (base + node_bits(base) < 128)
@@ -792,7 +811,8 @@ int fib_route_add(struct fib_db *db, const struct fib_route_spec *spec,
 	info_from_spec(&key.fi, spec);
 	oif = spec_key_oif(spec);
 	old = hash_find(f, &dst, spec->plen, spec->tos, spec->priority, &oif);
-	if (old && old->type == spec->type && old->fi == info_find(db, &key.fi)) {
+	if (old && old->type == spec->type && old->fi == info_find(db, &key.fi) &&
+	    encap_same(db, old, spec)) {
 		old->gen = gen;
 		return 1;
 	}
@@ -814,7 +834,22 @@ int fib_route_add(struct fib_db *db, const struct fib_route_spec *spec,
 	r->tos = spec->tos;
 	r->gen = gen;
 	r->key_oif = spec_key_oif(spec);
+	r->encap = spec->encap;
+	if (r->encap && db->encap_ops.hold)
+		db->encap_ops.hold(db->encap_ops.arg, r->encap);
 	return family_swap(db, f, &dst, spec->plen, old, r);
+}
+
+const struct fib_route *fib_route_find(const struct fib_db *db,
+				       const struct fib_route_spec *spec)
+{
+	struct fib_family *f = spec_family(db, spec);
+	uint32_t oif = spec_key_oif(spec);
+	union fib_addr dst;
+
+	if (!f || spec_check(spec, &dst) < 0)
+		return NULL;
+	return hash_find(f, &dst, spec->plen, spec->tos, spec->priority, &oif);
 }
 
 static int route_remove(struct fib_db *db, struct fib_family *f,
@@ -856,6 +891,29 @@ size_t fib_route_del_all(struct fib_db *db, const struct fib_route_spec *spec)
 			      NULL))) {
 		route_remove(db, f, r);
 		n++;
+	}
+	return n;
+}
+
+size_t fib_route_del_others(struct fib_db *db,
+			    const struct fib_route_spec *spec)
+{
+	struct fib_family *f = spec_family(db, spec);
+	uint32_t oif = spec_key_oif(spec);
+	struct fib_route *r, *next;
+	union fib_addr dst;
+	size_t n = 0;
+
+	if (!f || !f->hsize || spec_check(spec, &dst) < 0)
+		return 0;
+	/* route_remove() unlinks r only (and never rehashes) */
+	for (r = *hash_bucket(f, &dst, spec->plen); r; r = next) {
+		next = r->hnext;
+		if (route_key_eq(r, &dst, spec->plen) && r->tos == spec->tos &&
+		    r->fi->priority == spec->priority && r->key_oif != oif) {
+			route_remove(db, f, r);
+			n++;
+		}
 	}
 	return n;
 }
@@ -931,6 +989,7 @@ void fib_route_to_spec(const struct fib_route *r, struct fib_route_spec *s)
 	const struct fib_info *fi = r->fi;
 
 	memset(s, 0, offsetof(struct fib_route_spec, nh));
+	s->encap = r->encap;
 	s->dst = r->dst;
 	s->table = r->table;
 	s->family = r->family;

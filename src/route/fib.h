@@ -70,6 +70,10 @@ struct fib_route {
 	uint8_t plen;
 	uint8_t type;		/* RTN_UNICAST, RTN_LOCAL, RTN_BLACKHOLE, ... */
 	uint8_t tos;
+	/* What the route encapsulates in, for its user (the route mirror:
+	 * a kernel seg6 route's policy, kpolicy.h); NULL: nothing.  Held
+	 * through fib_encap_ops while the route lives. */
+	const void *encap;
 	/* writer only */
 	uint32_t gen;		/* resync generation that last saw it */
 	uint32_t key_oif;	/* IPv6 single-path: its oif is in the key */
@@ -83,6 +87,7 @@ struct fib_route_spec {
 	uint32_t table;
 	uint32_t priority;
 	uint32_t mtu;
+	const void *encap;	/* NULL, or held by the route (fib_encap_ops) */
 	uint8_t family, plen, type, tos, protocol, scope, prefsrc_set;
 	uint8_t nnh;
 	struct fib_nexthop nh[FIB_MAX_NH];
@@ -96,8 +101,23 @@ struct fib_table;
 /* Returns an empty db, or NULL on allocation failure. */
 struct fib_db *fib_db_new(void);
 
-/* Free everything at once.  No reader may still use the db. */
+/* Free everything at once.  No reader may still use the db.  The
+ * routes' encaps are not put: their owner frees them. */
 void fib_db_free(struct fib_db *db);
+
+/* How routes hold what spec->encap points to: a route added with an
+ * encap holds it (hold), a route freed after its grace period lets go
+ * of it (put); equal tells whether a route's encap is that of a new spec
+ * (the same route again: no change). */
+struct fib_encap_ops {
+	void (*hold)(void *arg, const void *encap);
+	void (*put)(void *arg, const void *encap);
+	bool (*equal)(const void *a, const void *b);
+	void *arg;
+};
+
+/* Set the db's encap ops (before any route with an encap is added). */
+void fib_db_set_encap_ops(struct fib_db *db, const struct fib_encap_ops *ops);
 
 /* Add, or replace the route with the same key (table, family, dst/plen,
  * tos, priority and, for an IPv6 route with one next hop, its oif: the
@@ -107,6 +127,11 @@ void fib_db_free(struct fib_db *db);
 int fib_route_add(struct fib_db *db, const struct fib_route_spec *spec,
 		  uint32_t gen);
 
+/* Writer side: the route with spec's key (as fib_route_add() keys it),
+ * or NULL. */
+const struct fib_route *fib_route_find(const struct fib_db *db,
+				       const struct fib_route_spec *spec);
+
 /* Delete the route with that key (spec's nexthops are ignored).  Returns 0
  * or -ESRCH if there is none. */
 int fib_route_del(struct fib_db *db, const struct fib_route_spec *spec);
@@ -114,6 +139,13 @@ int fib_route_del(struct fib_db *db, const struct fib_route_spec *spec);
 /* Delete every route with that key ignoring the IPv6 oif (an IPv6
  * NLM_F_REPLACE).  Returns how many. */
 size_t fib_route_del_all(struct fib_db *db, const struct fib_route_spec *spec);
+
+/* Delete every route with spec's key ignoring the IPv6 oif but for the
+ * one with spec's oif: after fib_route_add() of an IPv6 NLM_F_REPLACE,
+ * so that a reader always finds the old route or the new one.  Returns
+ * how many. */
+size_t fib_route_del_others(struct fib_db *db,
+			    const struct fib_route_spec *spec);
 
 /* Call fn for every route of every table (writer side: fn must not change
  * the db; collect and apply afterwards).  Stops and returns fn's value when

@@ -6,6 +6,7 @@
  * objects are freed after a grace period (rtmirror_reclaim).
  */
 #define URCU_INLINE_SMALL_FUNCTIONS
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libmnl/libmnl.h>
@@ -23,6 +24,8 @@
 #include <unistd.h>
 #include <urcu-qsbr.h>
 
+#include "kpolicy.h"
+#include "log.h"
 #include "rtmirror.h"
 #include "rtnl.h"
 #include "seg6route.h"
@@ -81,6 +84,10 @@ struct rtmirror {
 	pthread_mutex_t seg6_lock;
 	int seg6_fd;
 	bool seg6_dirty;
+	/* opts.seg6_routes: the seg6 encap routes' policies, attached to
+	 * their FIB routes (kpolicy.h) */
+	struct kpolicy_db *kpols;
+	struct log_ratelimit kpol_rl;
 };
 
 static uint64_t now_ns(void)
@@ -127,6 +134,8 @@ void rtmirror_reclaim(struct rtmirror *m)
 		m->nretired = 0;
 	}
 	fib_reclaim(m->db);
+	if (m->kpols)	/* after: the routes freed put their policies */
+		kpolicy_reclaim(m->kpols);
 }
 
 /* ---- links ---- */
@@ -746,15 +755,12 @@ static int route_parse(const struct nlmsghdr *nlh, struct fib_route_spec *s)
 	return 0;
 }
 
-/* The SRv6 part of a route message into m->seg6. */
-static void seg6_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
+/* A seg6local route (or a route that is not SRv6 any more, or a
+ * deletion) into m->seg6, the set the daemon merges SIDs from. */
+static void seg6_set_apply(struct rtmirror *m, const struct nlmsghdr *nlh)
 {
-	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 	int rc;
 
-	if ((rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) ||
-	    (rtm->rtm_flags & RTM_F_CLONED))
-		return;		/* multicast, MPLS, route cache entries */
 	pthread_mutex_lock(&m->seg6_lock);
 	rc = seg6route_set_apply(m->seg6, nlh, m->gen);
 	pthread_mutex_unlock(&m->seg6_lock);
@@ -768,26 +774,106 @@ static void seg6_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 	}
 }
 
+/* A seg6 encap route r is not a seg6local one (any more): out of the set
+ * if it was there. */
+static void seg6_set_drop(struct rtmirror *m, const struct seg6route *r)
+{
+	int rc;
+
+	pthread_mutex_lock(&m->seg6_lock);
+	rc = seg6route_set_remove(m->seg6, r->family, r->table, &r->pol.prefix,
+				  r->pol.plen, r->tos, r->priority);
+	pthread_mutex_unlock(&m->seg6_lock);
+	if (rc) {
+		m->seg6_dirty = true;
+		if (!m->dumping)
+			seg6_notify(m);
+	}
+}
+
+/* The policy of seg6 encap route r (s: its FIB spec), held once, or
+ * NULL: srv6d cannot apply it (logged, rate-limited, and counted: the
+ * kernel's own encapsulation applies), or memory ran out (counted).  The
+ * route's policy now when it is the same (a resync's dump of a full
+ * table builds nothing). */
+static struct kpolicy *seg6_policy(struct rtmirror *m,
+				   const struct seg6route *r,
+				   const struct fib_route_spec *s)
+{
+	const struct fib_route *old = s ? fib_route_find(m->db, s) : NULL;
+	char a[INET6_ADDRSTRLEN] = "?";
+	struct kpolicy *kp;
+
+	if (r->unsupported) {
+		STAT_ADD(m, kpol_unsupported, 1);
+		inet_ntop(r->family, &r->pol.prefix, a, sizeof(a));
+		log_ratelimited(&m->kpol_rl, LOG_WARNING, "kernel route seg6 "
+				"%s/%u (table %u) not applied: %s", a,
+				r->pol.plen, r->table, r->unsupported);
+		return NULL;
+	}
+	if (old && old->encap && kpolicy_is(old->encap, &r->pol)) {
+		kp = (struct kpolicy *)old->encap;
+		kpolicy_hold(kp);
+		return kp;
+	}
+	kp = kpolicy_new(m->kpols, &r->pol);
+	if (!kp) {
+		STAT_ADD(m, errors, 1);
+		set_error(m, ENOMEM);
+	}
+	return kp;
+}
+
+/* The SRv6 part of a route message (s: its FIB spec, NULL if it has
+ * none): a seg6 encap route's policy, to attach to its FIB route (NULL:
+ * none), or a seg6local route into m->seg6. */
+static struct kpolicy *seg6_msg(struct rtmirror *m, const struct nlmsghdr *nlh,
+				const struct fib_route_spec *s)
+{
+	static struct seg6route r;	/* the writer's */
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+
+	if ((rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) ||
+	    (rtm->rtm_flags & RTM_F_CLONED))
+		return NULL;	/* multicast, MPLS, route cache entries */
+	if (nlh->nlmsg_type != RTM_NEWROUTE ||
+	    seg6route_parse(nlh, &r) != 1 || r.kind != SEG6ROUTE_POLICY) {
+		seg6_set_apply(m, nlh);
+		return NULL;
+	}
+	seg6_set_drop(m, &r);
+	return seg6_policy(m, &r, s);
+}
+
 static int route_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 {
 	static struct fib_route_spec s;	/* writer thread only */
+	struct kpolicy *kp = NULL;
 	int rc;
 
-	if (m->seg6)
-		seg6_msg(m, nlh);
 	rc = route_parse(nlh, &s);
-
+	if (m->seg6)
+		kp = seg6_msg(m, nlh, rc ? NULL : &s);
 	if (rc)
-		return rc;
+		goto out;
+	s.encap = kp;
 	if (nlh->nlmsg_type == RTM_DELROUTE) {
 		rc = fib_route_del(m->db, &s);
-		return rc == -ESRCH ? 0 : rc;
+		rc = rc == -ESRCH ? 0 : rc;
+		goto out;
 	}
-	/* An IPv6 replace may change the oif, which is in the key. */
-	if (s.family == AF_INET6 && (nlh->nlmsg_flags & NLM_F_REPLACE))
-		fib_route_del_all(m->db, &s);
 	rc = fib_route_add(m->db, &s, m->gen);
-	return rc < 0 ? rc : 0;
+	/* An IPv6 replace may change the oif, which is in the key: the
+	 * routes of the old oifs go after the new one is in (a reader
+	 * finds one or the other, never none). */
+	if (rc >= 0 && s.family == AF_INET6 &&
+	    (nlh->nlmsg_flags & NLM_F_REPLACE))
+		fib_route_del_others(m->db, &s);
+	rc = rc < 0 ? rc : 0;
+out:
+	kpolicy_put(m->kpols, kp);	/* the route holds its own */
+	return rc;
 }
 
 /* The attributes a plain `ip rule add [priority P] iif NAME lookup T`
@@ -944,6 +1030,42 @@ int rtmirror_apply(struct rtmirror *m, const struct nlmsghdr *nlh)
 
 /* ---- life ---- */
 
+static void kpol_hold(void *arg, const void *encap)
+{
+	(void)arg;
+	kpolicy_hold((struct kpolicy *)encap);
+}
+
+static void kpol_put(void *arg, const void *encap)
+{
+	kpolicy_put(arg, (struct kpolicy *)encap);
+}
+
+static bool kpol_equal(const void *a, const void *b)
+{
+	return kpolicy_equal(a, b);
+}
+
+/* opts.seg6_routes: the set of seg6local routes, its eventfd and the
+ * policies of seg6 routes.  Returns 0 or -1. */
+static int seg6_open(struct rtmirror *m)
+{
+	struct fib_encap_ops ops = { .hold = kpol_hold, .put = kpol_put,
+				     .equal = kpol_equal };
+	struct log_ratelimit rl = LOG_RATELIMIT_INIT(10, 10);
+
+	pthread_mutex_init(&m->seg6_lock, NULL);
+	m->kpol_rl = rl;
+	m->seg6 = seg6route_set_new();
+	m->seg6_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	m->kpols = kpolicy_db_new(m->opts.nworkers ? m->opts.nworkers : 1);
+	if (!m->seg6 || m->seg6_fd < 0 || !m->kpols)
+		return -1;
+	ops.arg = m->kpols;
+	fib_db_set_encap_ops(m->db, &ops);
+	return 0;
+}
+
 struct rtmirror *rtmirror_new(const struct rtmirror_opts *opts)
 {
 	struct rtmirror *m = calloc(1, sizeof(*m));
@@ -964,17 +1086,9 @@ struct rtmirror *rtmirror_new(const struct rtmirror_opts *opts)
 	m->stopfd = -1;
 	m->seg6_fd = -1;
 	m->gen = 1;
-	if (m->opts.seg6_routes) {
-		pthread_mutex_init(&m->seg6_lock, NULL);
-		m->seg6 = seg6route_set_new();
-		m->seg6_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (!m->seg6 || m->seg6_fd < 0) {
-			seg6route_set_free(m->seg6);
-			m->seg6 = NULL;
-			pthread_mutex_destroy(&m->seg6_lock);
-			rtmirror_free(m);
-			return NULL;
-		}
+	if (m->opts.seg6_routes && seg6_open(m) < 0) {
+		rtmirror_free(m);
+		return NULL;
 	}
 	return m;
 }
@@ -995,14 +1109,19 @@ void rtmirror_free(struct rtmirror *m)
 		free(m->links);
 	}
 	fib_db_free(m->db);
+	kpolicy_db_free(m->kpols);	/* after: the routes held them */
 	free(m->rules);
-	if (m->seg6) {
-		seg6route_set_free(m->seg6);
+	seg6route_set_free(m->seg6);
+	if (m->opts.seg6_routes)
 		pthread_mutex_destroy(&m->seg6_lock);
-	}
 	if (m->seg6_fd >= 0)
 		close(m->seg6_fd);
 	free(m);
+}
+
+const struct kpolicy_db *rtmirror_kpolicies(const struct rtmirror *m)
+{
+	return m->kpols;
 }
 
 int rtmirror_seg6_fd(const struct rtmirror *m)

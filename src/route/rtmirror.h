@@ -64,8 +64,13 @@ struct rtmirror_link {
 struct rtmirror_opts {
 	int rcvbuf;			/* event socket buffer, bytes (0: 8 MiB) */
 	unsigned resync_interval_ms;	/* minimum between resyncs (0: 1000) */
-	bool seg6_routes;		/* keep the kernel's SRv6 routes too
-					 * (rtmirror_seg6_*) */
+	bool seg6_routes;		/* keep the kernel's SRv6 routes too:
+					 * seg6local ones in a set
+					 * (rtmirror_seg6_*), seg6 encap
+					 * ones' policies with their FIB
+					 * routes (rtmirror_kpolicies()) */
+	unsigned nworkers;		/* packet workers counting kernel
+					 * policies' packets (0: 1) */
 };
 
 struct rtmirror_stats {
@@ -78,6 +83,8 @@ struct rtmirror_stats {
 	uint64_t ignored;	/* cloned, redirect, nexthop-object routes,
 				 * rules that are not `iif NAME lookup T` */
 	uint64_t errors;	/* messages we could not apply */
+	uint64_t kpol_unsupported;	/* seg6 encap routes srv6d cannot
+					 * apply (the kernel's applies) */
 	uint64_t last_sync_ns;	/* duration of the last full dump */
 	int last_error;		/* errno of the last failure, 0 if none */
 	bool stale;		/* events were lost and no resync has completed */
@@ -152,12 +159,21 @@ void rtmirror_links_read(const struct rtmirror *m,
  * For caches of what is derived from links and addresses. */
 uint64_t rtmirror_links_version(const struct rtmirror *m);
 
+struct kpolicy_db;
+
+/* With opts.seg6_routes: the policies of the kernel's seg6 encap routes
+ * (kpolicy.h), each also the encap of its FIB route; NULL without.  A
+ * route's policy steers packets whose longest-prefix route in that table
+ * it is (srv6d.conf(5) kernel-routes).  Reader side. */
+const struct kpolicy_db *rtmirror_kpolicies(const struct rtmirror *m);
+
 /* With opts.seg6_routes: an eventfd that becomes readable (a count to
- * read and discard) whenever the set of the kernel's SRv6 routes (seg6
- * and seg6local, seg6route.h) has changed; -1 without. */
+ * read and discard) whenever the set of the kernel's seg6local routes
+ * (seg6route.h) has changed; -1 without. */
 int rtmirror_seg6_fd(const struct rtmirror *m);
 
-/* Any thread: a copy of the kernel's SRv6 route messages now, in route
+/* Any thread: a copy of the kernel's seg6local route messages now (seg6
+ * encap routes are not in it: rtmirror_kpolicies()), in route
  * key order (seg6route_set_snapshot(); free with
  * seg6route_snapshot_free()).  Returns the count (0 without
  * opts.seg6_routes), or -ENOMEM. */

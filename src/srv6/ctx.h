@@ -43,6 +43,8 @@ struct proc_ctx {
 	/* The kernel's routes and links (rtmirror.h), read as a QSBR reader;
 	 * NULL: no mirror, no route checks (unit tests that need none). */
 	const struct rtmirror *mirror;
+	unsigned worker;		/* its index: the kernel policies'
+					 * counters it writes (kpolicy.h) */
 	struct srccache src_cache;
 	struct worker_stats *stats;
 	struct sid_stats *sid_stats;	/* cfg->nsids entries, this worker's */

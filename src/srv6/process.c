@@ -9,6 +9,7 @@
 #include "headend.h"
 #include "hmac.h"
 #include "ip.h"
+#include "kpolicy.h"
 #include "lpm.h"
 #include "process.h"
 #include "rtmirror.h"
@@ -127,11 +128,81 @@ static uint32_t steering_table(const struct proc_ctx *ctx,
 	return rtmirror_iif_table(ctx->mirror, p->indev, family);
 }
 
+/* Of file (srv6d.conf's match, or NULL) and route r (the kernel's
+ * longest-prefix route in the table, or NULL), the steering policy: see
+ * srv6_steer_lookup6(). */
+static const struct policy *steer_pick(const struct proc_ctx *ctx,
+				       const struct policy *file,
+				       const struct fib_route *r,
+				       struct sid_stats **st)
+{
+	const struct kpolicy *kp = r ? r->encap : NULL;
+
+	if (kp && (!file || kp->pol.plen > file->plen) &&
+	    (!kp->pol.hmac_keyid ||
+	     config_hmac_key(ctx->cfg, kp->pol.hmac_keyid))) {
+		*st = kpolicy_stats(rtmirror_kpolicies(ctx->mirror),
+				    ctx->worker, kp->pol.index);
+		return &kp->pol;
+	}
+	if (file)
+		*st = &ctx->policy_stats[file->index];
+	return file;
+}
+
+/* The mirror's table `table` when kernel seg6 routes steer, else NULL:
+ * not in the tables of srv6d's range (mark-base on: its own routes). */
+static const struct fib_table *steer_fib(const struct proc_ctx *ctx,
+					 uint32_t table)
+{
+	const struct config *cfg = ctx->cfg;
+
+	if (!ctx->mirror || !cfg->kernel_routes ||
+	    !rtmirror_kpolicies(ctx->mirror) ||
+	    (table >= cfg->mark_base &&
+	     table - cfg->mark_base < CONFIG_MARK_RANGE))
+		return NULL;
+	return fib_table_get(rtmirror_fib(ctx->mirror), table);
+}
+
+const struct policy *srv6_steer_lookup6(const struct proc_ctx *ctx,
+					uint32_t table,
+					const struct in6_addr *dst,
+					struct sid_stats **st)
+{
+	const struct fib_table *t = steer_fib(ctx, table);
+
+	return steer_pick(ctx, config_policy_lookup6(ctx->cfg, table, dst),
+			  t ? fib_lookup6(t, dst) : NULL, st);
+}
+
+const struct policy *srv6_steer_lookup4(const struct proc_ctx *ctx,
+					uint32_t table, struct in_addr dst,
+					struct sid_stats **st)
+{
+	const struct fib_table *t = steer_fib(ctx, table);
+
+	return steer_pick(ctx, config_policy_lookup4(ctx->cfg, table, dst),
+			  t ? fib_lookup4(t, dst) : NULL, st);
+}
+
+/* Encapsulate p by steering policy pol, counted in st. */
+static void steer_apply(struct proc_ctx *ctx, const struct policy *pol,
+			struct sid_stats *st, struct pkt *p)
+{
+	struct headend_plan plan;
+
+	if (headend_prepare(ctx, pol, p, st, false, &plan) == 0)
+		headend_finish(ctx, &plan, p);
+	sid_chain(ctx, p);
+}
+
 static void process_ipv6(struct proc_ctx *ctx, struct pkt *p)
 {
 	const struct config *cfg = ctx->cfg;
 	const struct policy *pol;
 	const struct sid *sid;
+	struct sid_stats *st;
 	struct in6_addr dst;
 
 	if (ipv6_sane(ctx, p) < 0)
@@ -143,10 +214,10 @@ static void process_ipv6(struct proc_ctx *ctx, struct pkt *p)
 		sid_chain(ctx, p);
 		return;
 	}
-	pol = config_policy_lookup6(cfg, steering_table(ctx, p, AF_INET6), &dst);
+	pol = srv6_steer_lookup6(ctx, steering_table(ctx, p, AF_INET6), &dst,
+				 &st);
 	if (pol) {
-		headend_apply(ctx, pol, p);	/* a steering policy */
-		sid_chain(ctx, p);
+		steer_apply(ctx, pol, st, p);	/* a steering policy */
 		return;
 	}
 	ctx->stats->unmatched++;
@@ -155,16 +226,16 @@ static void process_ipv6(struct proc_ctx *ctx, struct pkt *p)
 static void process_ipv4(struct proc_ctx *ctx, struct pkt *p)
 {
 	const struct policy *pol;
+	struct sid_stats *st;
 	struct in_addr dst;
 
 	if (ipv4_sane(ctx, p) < 0)
 		return;
 	memcpy(&dst, p->data + IP4_DST_OFF, sizeof(dst));
-	pol = config_policy_lookup4(ctx->cfg, steering_table(ctx, p, AF_INET),
-				    dst);
+	pol = srv6_steer_lookup4(ctx, steering_table(ctx, p, AF_INET), dst,
+				 &st);
 	if (pol) {
-		headend_apply(ctx, pol, p);	/* a steering policy */
-		sid_chain(ctx, p);
+		steer_apply(ctx, pol, st, p);	/* a steering policy */
 		return;
 	}
 	ctx->stats->unmatched++;

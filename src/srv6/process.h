@@ -22,4 +22,20 @@
 /* Process one packet (see above). */
 void srv6_process(struct proc_ctx *ctx, struct pkt *p);
 
+/* The steering policy of routing table `table` for dst (srv6d.conf(5)
+ * "kernel-routes"): srv6d.conf's longest match, or, with kernel-routes
+ * and a mirror, the policy of the kernel's seg6 route that is the
+ * longest-prefix route for dst in that table (a more specific plain
+ * route hides it, as in the kernel); of the two the longer prefix wins,
+ * srv6d.conf on a tie.  A kernel route whose HMAC key srv6d.conf lacks
+ * is left to the kernel.  *st: the policy's counters (this worker's).
+ * NULL when none steers dst.  Lock-free, allocation-free. */
+const struct policy *srv6_steer_lookup6(const struct proc_ctx *ctx,
+					uint32_t table,
+					const struct in6_addr *dst,
+					struct sid_stats **st);
+const struct policy *srv6_steer_lookup4(const struct proc_ctx *ctx,
+					uint32_t table, struct in_addr dst,
+					struct sid_stats **st);
+
 #endif

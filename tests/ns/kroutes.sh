@@ -89,7 +89,7 @@ nsx "$GW" ip -6 route add fc00:9:6::/64 encap seg6 mode l2encap \
 	segs fc00:9::a1 dev gw1 2>/dev/null ||
 	nsx "$GW" ip -6 route add fc00:100::f/128 encap seg6local action End.DX2 \
 		oif gw2 dev gw1 table 200 || fail "a route srv6d does not apply"
-if wait_for "s['kernel_routes']['unsupported'] + s['kernel_routes']['other_table'] == 1"; then
+if wait_for "s['kernel_routes']['unsupported'] + s['kernel_routes']['other_table'] + s['kernel_routes']['policies_unsupported'] == 1"; then
 	pass "a kernel route srv6d cannot apply is counted, not applied"
 else
 	fail "unsupported route not counted: $(ctl_get "s['kernel_routes']")"
@@ -140,6 +140,36 @@ if wait_for "not any(e['sid'] == 'fc00:100::4/128' for e in s['sids'])"; then
 	pass "deleted: srv6d's SID is gone"
 else
 	fail "End.T SID still there after the route's deletion"
+fi
+
+# A seg6 encap route's policy lives with the route in the mirror (no
+# rebuild): listed with its origin, table and counters.
+rb=$(ctl_get "s['kernel_routes']['rebuilds']")
+nsx "$GW" ip -6 route add fc00:9:5::/64 encap seg6 mode encap \
+	segs fc00:9::a1,fc00:9::a2 dev gw1 || fail "seg6 route add"
+if wait_for "any(p['prefix'] == 'fc00:9:5::/64' for p in s['policies'])"; then
+	out=$(pkt_xchg --tag kp $S --dst fc00:9:5::1)
+	expect_fields "the kernel route's policy encapsulates (srv6d's source)" \
+		"$out" s1 ip6.src=fc00:1::2 ip6.dst=fc00:9::a1 srh.segs=fc00:9::a2,fc00:9::a1
+	expect_eq "srv6ctl policy: origin kernel, table 254, its counters" \
+		"$(ctl_get "[(p['origin'], p['table'], p['kernel_table'], p['mode'], p['lists'][0]['segs'], p['packets'], p['errors']) for p in s['policies'] if p['prefix'] == 'fc00:9:5::/64']")" \
+		"[('kernel', 254, 254, 'encap', ['fc00:9::a1', 'fc00:9::a2'], 1, 0)]"
+	expect_eq "status kernel_routes: 1 kernel policy, no rebuild for it" \
+		"$(ctl_get "(s['kernel_routes']['policies'], s['kernel_routes']['rebuilds'] - $rb)")" "(1, 0)"
+else
+	fail "the kernel seg6 route is not listed: $(ctl_get "s['policies']")"
+fi
+if "$SRV6CTL" -s "$SOCK" policy | grep 'fc00:9:5::/64' | grep -q 'kernel table 254'; then
+	pass "srv6ctl policy shows the kernel route's policy and table"
+else
+	fail "srv6ctl policy: no 'fc00:9:5::/64 ... kernel table 254'"
+	"$SRV6CTL" -s "$SOCK" policy
+fi
+nsx "$GW" ip -6 route del fc00:9:5::/64 || fail "seg6 route del"
+if wait_for "not any(p['prefix'] == 'fc00:9:5::/64' for p in s['policies']) and s['kernel_routes']['policies'] == 0"; then
+	pass "deleted: the kernel route's policy is gone"
+else
+	fail "the kernel route's policy is still listed"
 fi
 
 # ---- a seg6 encap route under traffic: add, replace, delete ------------------

@@ -223,15 +223,16 @@ print(all(v > 0 for v in sids.values()), len(sids), pols)' <<<"$s")
 }
 
 # wait_kernel_routes PE_NUM: until PE's srv6d applies its 6 kernel routes
-# (4 seg6 in the tenants' tables, 2 seg6local End.DT6; 5 s at most).
+# (2 seg6local End.DT6 merged as SIDs, 4 seg6 in the tenants' tables as
+# policies attached to their routes; 5 s at most).
 wait_kernel_routes() {
 	local _ got
 	for _ in $(seq 1 50); do
 		got=$(timeout 5 "$SRV6CTL" -s "$TMPD/pe$1.sock" -j status |
 			"$PYTHON" -c 'import json,sys
 k = json.load(sys.stdin)["kernel_routes"]
-print(k["routes"], k["applied"], k["shadowed"], k["refused"], k["other_table"])')
-		[ "$got" = "6 6 0 0 0" ] && break
+print(k["routes"], k["applied"], k["shadowed"], k["refused"], k["other_table"], k["policies"], k["policies_unsupported"])')
+		[ "$got" = "2 2 0 0 0 4 0" ] && break
 		sleep 0.1
 	done
 	echo "$got"
@@ -318,8 +319,8 @@ say "kernel: PE1's SRv6 routes:"
 ip -n "$PE1" -4 route show table all | grep seg6 | sed 's/^/    /'
 ip -n "$PE1" -6 route show table all | grep seg6 | sed 's/^/    /'
 for n in 1 2; do
-	expect_eq "kernel: PE$n's srv6d applies its 6 kernel routes (routes applied shadowed refused other_table)" \
-		"$(wait_kernel_routes "$n")" "6 6 0 0 0"
+	expect_eq "kernel: PE$n's srv6d applies its 6 kernel routes (seg6local: routes applied shadowed refused other_table; seg6: policies unsupported)" \
+		"$(wait_kernel_routes "$n")" "2 2 0 0 0 4 0"
 done
 core_cap_start
 sleep 1
