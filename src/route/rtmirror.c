@@ -792,8 +792,9 @@ static void seg6_set_drop(struct rtmirror *m, const struct seg6route *r)
 }
 
 /* The policy of seg6 encap route r (s: its FIB spec), held once, or
- * NULL: srv6d cannot apply it (logged, rate-limited, and counted: the
- * kernel's own encapsulation applies), or memory ran out (counted).  The
+ * NULL: srv6d cannot apply it (logged, rate-limited, and counted, once:
+ * not again when a resync's dump brings the route back; the kernel's own
+ * encapsulation applies), or memory ran out (counted).  The
  * route's policy now when it is the same (a resync's dump of a full
  * table builds nothing). */
 static struct kpolicy *seg6_policy(struct rtmirror *m,
@@ -805,6 +806,8 @@ static struct kpolicy *seg6_policy(struct rtmirror *m,
 	struct kpolicy *kp;
 
 	if (r->unsupported) {
+		if (m->dumping && old && !old->encap)
+			return NULL;	/* a resync's: said already */
 		STAT_ADD(m, kpol_unsupported, 1);
 		inet_ntop(r->family, &r->pol.prefix, a, sizeof(a));
 		log_ratelimited(&m->kpol_rl, LOG_WARNING, "kernel route seg6 "
