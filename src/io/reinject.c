@@ -12,6 +12,7 @@
 #include "behavior_table.h"
 #include "egress.h"
 #include "gso.h"
+#include "kencap.h"
 #include "log.h"
 #include "reinject.h"
 #include "pktsock.h"
@@ -434,9 +435,9 @@ static int reinject_segment(const struct config *cfg,
 			    struct nfq *q, const struct reinject_io *io,
 			    enum drop_reason *reason)
 {
-	(void)cfg;
 	(void)rt;
-	(void)io;
+	if (io->kencap_mark)	/* experimental: the kernel encapsulates */
+		return kencap_send(cfg, p, q, io, reason);
 	nfq_verdict_add(q, p, NF_DROP, false);
 	*reason = DROP_GSO;
 	return -1;

@@ -197,6 +197,7 @@ struct reinject_io {
 	struct pkt_tx *tx;	/* the batch's frames for pkt_fd (pktsock.h) */
 	const struct rtmirror *mirror;	/* MTUs for reinject_gso_size(),
 					 * NULL: none known */
+	uint32_t kencap_mark;	/* experimental (kencap.h), 0: off */
 };
 
 /* Apply the decision for p: queue its verdict on q, send it on io's raw

@@ -24,6 +24,7 @@
 
 #include <urcu-qsbr.h>	/* the rcu_* names of the QSBR flavor */
 
+#include "kencap.h"
 #include "log.h"
 #include "nfq.h"
 #include "pktsock.h"
@@ -570,6 +571,7 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->io.raw_fd = worker_raw_open(w->queue);
 	worker_io_open(&w->io, w->queue, cfg->gso);
 	w->io.mirror = e->mirror;
+	w->io.kencap_mark = kencap_mark_from_env();
 	w->stats = zalloc_lines(sizeof(*w->stats));
 	if (!w->stats || !w->io.tx) {
 		snprintf(err, errlen, "queue %u: out of memory", w->queue);

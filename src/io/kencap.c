@@ -1,0 +1,70 @@
+/* kencap.c - EXPERIMENTAL: the kernel encapsulates srv6d's TCP
+ * super-packets (kencap.h). */
+#include <netinet/in.h>	/* before linux/netfilter.h */
+#include <linux/if_ether.h>
+#include <linux/netfilter.h>
+#include <stdlib.h>
+
+#include "gso.h"
+#include "kencap.h"
+#include "nfq.h"
+#include "pktsock.h"
+#include "rtrules.h"
+
+uint32_t kencap_mark_from_env(void)
+{
+	const char *s = getenv("SRV6D_EXP_KERNEL_ENCAP_MARK");
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return 0;
+	v = strtoul(s, &end, 0);
+	return *end || v > UINT32_MAX ? 0 : (uint32_t)v;
+}
+
+/* The inner header of p: IPv6 in an outer IPv6 header (with or without an
+ * SRH).  Returns its offset, 0 when p is not that. */
+static uint32_t kencap_inner_off(const struct pkt *p)
+{
+	struct gso_info gi;
+
+	if (gso_parse(p->data, p->len, &gi) < 0 || gi.nlayers != 2 ||
+	    gi.layer_ver[0] != 6 || gi.layer_ver[1] != 6 ||
+	    gi.l4_proto != IPPROTO_TCP)
+		return 0;
+	return gi.layer_off[1];
+}
+
+int kencap_send(const struct config *cfg, struct pkt *p, struct nfq *q,
+		const struct reinject_io *io, enum drop_reason *reason)
+{
+	uint32_t off = kencap_inner_off(p);
+	struct virtio_net_hdr vh;
+	uint16_t gso_size;
+	uint8_t *eth;
+
+	nfq_verdict_add(q, p, NF_DROP, false);
+	*reason = DROP_GSO;
+	if (!off)
+		return -1;
+	/* Judged on the encapsulated result: its outer headers count. */
+	gso_size = reinject_gso_size(io->mirror, cfg, p, io->dev_ifindex);
+	pkt_pull(p, off);
+	if (gso_vnet_prepare(p->data, p->len, gso_size, ETH_HLEN, &vh) < 0)
+		return -1;
+	*reason = DROP_NO_HEADROOM;
+	eth = pkt_push(p, ETH_HLEN);
+	if (!eth)
+		return -1;
+	rtrules_dev_mac(0, true, eth);
+	rtrules_dev_mac(0, false, eth + ETH_ALEN);
+	eth[12] = ETH_P_IPV6 >> 8;
+	eth[13] = ETH_P_IPV6 & 0xff;
+	*reason = DROP_REINJECT;
+	if (io->pkt_fd < 0 || !io->tx || !pkt_tx_is_vnet(io->tx) ||
+	    !io->dev_ifindex)
+		return -1;
+	return pkt_tx_add_vnet_mark(io->tx, io->dev_ifindex, &vh, p->data,
+				    p->len, io->kencap_mark, p);
+}

@@ -1,0 +1,44 @@
+/* kencap.h - EXPERIMENTAL: the kernel encapsulates srv6d's TCP
+ * super-packets (issue 10).
+ *
+ * No userspace interface hands the kernel an IPv6-in-IPv6 super-packet
+ * (virtio_net_hdr has no IPXIP6 gso type), so an H.Encaps result of a
+ * `gso yes` queue's super-packet is, without this, cut into segments or
+ * dropped (REINJECT_SEGMENT).  With the environment variable
+ * SRV6D_EXP_KERNEL_ENCAP_MARK=M set when srv6d starts, such a result goes
+ * back as its inner TCP super-packet instead, whole behind a
+ * virtio_net_hdr (gso_size from the MTUs on the way of the encapsulated
+ * result, so that every segment with the outer IPv6 header and SRH fits),
+ * into srv6d's reinjection device with packet mark M.  The kernel then
+ * encapsulates it with a route the operator (today: the benchmark script
+ * bench/l3vpn-tcp.sh with KENCAP=yes) installed for the policy's one
+ * segment list:
+ *
+ *   ip -6 rule add fwmark M lookup T
+ *   ip -6 route add default encap seg6 mode encap segs LIST dev EGRESS \
+ *       via NH table T
+ *
+ * and its seg6 lwtunnel keeps the GSO state (SKB_GSO_IPXIP6) to the
+ * egress.  For measuring only: one mark for every super-packet result,
+ * whatever its policy or list.
+ */
+#ifndef SRV6D_KENCAP_H
+#define SRV6D_KENCAP_H
+
+#include <stdint.h>
+
+#include "reinject.h"
+
+/* The mark of SRV6D_EXP_KERNEL_ENCAP_MARK, 0 when unset or not a number
+ * (then nothing changes).  Read once, when a worker starts. */
+uint32_t kencap_mark_from_env(void);
+
+/* The encapsulated TCP super-packet p (an outer IPv6 header, its SRH, an
+ * inner IPv6 header): queue NF_DROP for the original on q and add its
+ * inner packet, behind a virtio_net_hdr and an Ethernet header, with
+ * io->kencap_mark to io's batch for the reinjection device.  Returns 0
+ * once queued, else -1 with the reason (nothing queued but the verdict). */
+int kencap_send(const struct config *cfg, struct pkt *p, struct nfq *q,
+		const struct reinject_io *io, enum drop_reason *reason);
+
+#endif
