@@ -109,7 +109,7 @@ capture() {	# LABEL: a short transfer captured at PE1's c0
 	[ -n "${CAPTURE:-}" ] || return 0
 	mkdir -p "$CAPTURE"
 	nsx "$PE1" ethtool -K c0 tso off gso off tx off >/dev/null
-	nsx "$PE1" tcpdump -i c0 -s 256 -w "$CAPTURE/$1.pcap" -c 3000 \
+	nsx "$PE1" tcpdump -i c0 -s 0 -w "$CAPTURE/$1.pcap" -c 3000 \
 		ip6 and not icmp6 >/dev/null 2>&1 &
 	local pid=$!
 	sleep 1
@@ -171,6 +171,30 @@ say "PE1: $(pe1_counters)"
 capture kencap6
 l3vpn_srv6d_stop
 
+# wire LABEL: a1 -> a2's encapsulated segments in LABEL's capture, counted
+# by their length, outer and inner source, hop limits, traffic classes,
+# SRH (Segments Left, Last Entry, flags, tag), whether the outer Payload
+# Length is the inner packet's + 64 and the outer flow label the inner's,
+# and tshark's TCP checksum status (1 good, 0 bad, 2 not verified);
+# then the frames with TCP analysis flags (retransmission, out of order).
+wire() {
+	local f="$CAPTURE/$1.pcap"
+	echo "  $1: count len src hlim tclass sl,le,flags,tag plen+64 fl= csum"
+	tshark -r "$f" -o tcp.check_checksum:TRUE \
+		-Y "ipv6.dst == fc00:2::a6 && tcp.len > 0" -T fields \
+		-e frame.len -e ipv6.src -e ipv6.hlim -e ipv6.tclass \
+		-e ipv6.routing.segleft -e ipv6.routing.srh.last_entry \
+		-e ipv6.routing.srh.flags -e ipv6.routing.srh.tag -e ipv6.plen \
+		-e ipv6.flow -e tcp.checksum.status 2>/dev/null |
+		awk -F'\t' '{ split($9, p, ","); split($10, l, ",")
+			print $1, $2, $3, $4, $5 "," $6 "," $7 "," $8,
+			p[1] == p[2] + 64, l[1] == l[2], $11 }' |
+		sort | uniq -c | sort -rn | head -6 | sed 's/^/    /'
+	echo "    analysis flags (a1 -> a2): $(tshark -r "$f" \
+		-Y 'ipv6.dst == fc00:2::a6 && tcp.analysis.flags && !tcp.analysis.window_update' \
+		2>/dev/null | wc -l)"
+}
+
 row() {	# LABEL FILE
 	printf '  %-52s %6s Mbit/s  (runs: %s) %s\n' "$1" "$(median <"$TMPD/$2")" \
 		"$(tr '\n' ' ' <"$TMPD/$2")" "$(cat "$TMPD/$2.ctr")"
@@ -186,4 +210,8 @@ for m in kencap_k6 srv6d6 kencap6; do
 	v=$(median <"$TMPD/$m")
 	[ "$k" -gt 0 ] && echo "  $m / kernel6 = $(awk -v a="$v" -v b="$k" 'BEGIN { printf "%.2f", a / b }')"
 done
+if [ -n "${CAPTURE:-}" ] && command -v tshark >/dev/null; then
+	echo "On the wire (PE1's c0, segmented and summed in software), $CAPTURE:"
+	for m in kernel6 kencap_k6 srv6d6 kencap6; do wire "$m"; done
+fi
 exit 0

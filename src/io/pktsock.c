@@ -168,6 +168,14 @@ int pkt_tx_add_vnet_mark(struct pkt_tx *t, uint32_t ifindex,
 	return 0;
 }
 
+const void *pkt_tx_control(const struct pkt_tx *t, unsigned i, size_t *len)
+{
+	if (i >= t->n)
+		return NULL;
+	*len = t->msg[i].msg_hdr.msg_controllen;
+	return t->msg[i].msg_hdr.msg_control;
+}
+
 const struct iovec *pkt_tx_iov(const struct pkt_tx *t, unsigned i,
 			       size_t *niov)
 {

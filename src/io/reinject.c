@@ -557,6 +557,7 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		/* not processed: a queue message nfq.c could not parse */
 		reinject_drop(p, st, DROP_BAD_MESSAGE);
 		return;
+	case REINJECT_SEGMENT:	/* sent: by kencap_send(), whole */
 	case REINJECT_VNET_OWN_DEV:
 	case REINJECT_VNET_DEV:
 		st->gso_vnet++;	/* back out if the send fails */
