@@ -36,20 +36,18 @@ static uint32_t kencap_inner_off(const struct pkt *p)
 	return gi.layer_off[1];
 }
 
-int kencap_send(const struct config *cfg, struct pkt *p, struct nfq *q,
-		const struct reinject_io *io, enum drop_reason *reason)
+int kencap_send(struct pkt *p, struct nfq *q, struct pkt_tx *tx,
+		uint32_t dev_ifindex, uint32_t mark, uint16_t gso_size,
+		enum drop_reason *reason)
 {
 	uint32_t off = kencap_inner_off(p);
 	struct virtio_net_hdr vh;
-	uint16_t gso_size;
 	uint8_t *eth;
 
 	nfq_verdict_add(q, p, NF_DROP, false);
 	*reason = DROP_GSO;
 	if (!off)
 		return -1;
-	/* Judged on the encapsulated result: its outer headers count. */
-	gso_size = reinject_gso_size(io->mirror, cfg, p, io->dev_ifindex);
 	pkt_pull(p, off);
 	if (gso_vnet_prepare(p->data, p->len, gso_size, ETH_HLEN, &vh) < 0)
 		return -1;
@@ -62,9 +60,8 @@ int kencap_send(const struct config *cfg, struct pkt *p, struct nfq *q,
 	eth[12] = ETH_P_IPV6 >> 8;
 	eth[13] = ETH_P_IPV6 & 0xff;
 	*reason = DROP_REINJECT;
-	if (io->pkt_fd < 0 || !io->tx || !pkt_tx_is_vnet(io->tx) ||
-	    !io->dev_ifindex)
+	if (!tx || !pkt_tx_is_vnet(tx) || !dev_ifindex)
 		return -1;
-	return pkt_tx_add_vnet_mark(io->tx, io->dev_ifindex, &vh, p->data,
-				    p->len, io->kencap_mark, p);
+	return pkt_tx_add_vnet_mark(tx, dev_ifindex, &vh, p->data, p->len,
+				    mark, p);
 }

@@ -27,7 +27,10 @@
 
 #include <stdint.h>
 
-#include "reinject.h"
+#include "nfq.h"
+#include "pkt.h"
+#include "pktsock.h"
+#include "stats.h"
 
 /* The mark of SRV6D_EXP_KERNEL_ENCAP_MARK, 0 when unset or not a number
  * (then nothing changes).  Read once, when a worker starts. */
@@ -35,10 +38,13 @@ uint32_t kencap_mark_from_env(void);
 
 /* The encapsulated TCP super-packet p (an outer IPv6 header, its SRH, an
  * inner IPv6 header): queue NF_DROP for the original on q and add its
- * inner packet, behind a virtio_net_hdr and an Ethernet header, with
- * io->kencap_mark to io's batch for the reinjection device.  Returns 0
- * once queued, else -1 with the reason (nothing queued but the verdict). */
-int kencap_send(const struct config *cfg, struct pkt *p, struct nfq *q,
-		const struct reinject_io *io, enum drop_reason *reason);
+ * inner packet, behind a virtio_net_hdr for segments of gso_size payload
+ * bytes (reinject_gso_size() of the encapsulated p) and an Ethernet
+ * header, with mark, to the vnet batch tx (NULL: no socket) for the
+ * reinjection device dev_ifindex.  Returns 0 once queued, else -1 with
+ * the reason (nothing queued but the verdict). */
+int kencap_send(struct pkt *p, struct nfq *q, struct pkt_tx *tx,
+		uint32_t dev_ifindex, uint32_t mark, uint16_t gso_size,
+		enum drop_reason *reason);
 
 #endif

@@ -437,7 +437,13 @@ static int reinject_segment(const struct config *cfg,
 {
 	(void)rt;
 	if (io->kencap_mark)	/* experimental: the kernel encapsulates */
-		return kencap_send(cfg, p, q, io, reason);
+		/* gso_size judged on the encapsulated result: its outer
+		 * headers count. */
+		return kencap_send(p, q, io->pkt_fd >= 0 ? io->tx : NULL,
+				   io->dev_ifindex, io->kencap_mark,
+				   reinject_gso_size(io->mirror, cfg, p,
+						     io->dev_ifindex),
+				   reason);
 	nfq_verdict_add(q, p, NF_DROP, false);
 	*reason = DROP_GSO;
 	return -1;
