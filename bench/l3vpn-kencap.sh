@@ -121,8 +121,11 @@ capture() {	# LABEL: a short transfer captured at PE1's c0
 
 l3vpn_setup || { say "topology setup failed"; exit 1; }
 if [ "$CORE_MTU" != 1500 ]; then
-	ip -n "$PE1" link set c0 mtu "$CORE_MTU" &&
-	ip -n "$PE2" link set c0 mtu "$CORE_MTU" || { say "core MTU failed"; exit 1; }
+	if ! { ip -n "$PE1" link set c0 mtu "$CORE_MTU" &&
+		ip -n "$PE2" link set c0 mtu "$CORE_MTU"; }; then
+		say "core MTU failed"
+		exit 1
+	fi
 fi
 if [ -n "${GRO:-}" ]; then
 	for ns_if in "$A1:e0" "$PE1:ta" "$PE1:c0" "$PE2:c0" "$PE2:ta" "$A2:e0"; do
@@ -133,7 +136,10 @@ fi
 say "host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, ${SECS}s x $RUNS"
 
 say "kernel: seg6 encap + seg6local End.DT6 at both PEs"
-l3vpn_kernel "$PE1" 1 && l3vpn_kernel "$PE2" 2 || { say "kernel routes failed"; exit 1; }
+if ! { l3vpn_kernel "$PE1" 1 && l3vpn_kernel "$PE2" 2; }; then
+	say "kernel routes failed"
+	exit 1
+fi
 nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kernel L3VPN does not answer"; exit 1; }
 measure kernel6
 capture kernel6
