@@ -10,17 +10,20 @@
  * virtio_net_hdr (gso_size from the MTUs on the way of the encapsulated
  * result, so that every segment with the outer IPv6 header and SRH fits),
  * into srv6d's reinjection device with packet mark M.  The kernel then
- * encapsulates it with a route the operator (today: the benchmark script
- * bench/l3vpn-tcp.sh with KENCAP=yes) installed for the policy's one
- * segment list:
+ * encapsulates it with routes the operator (today: the benchmark script
+ * bench/l3vpn-kencap.sh) installed for the policy's one segment list:
  *
  *   ip -6 rule add fwmark M lookup T
  *   ip -6 route add default encap seg6 mode encap segs LIST dev EGRESS \
  *       via NH table T
+ *   ip -6 route add FIRST_SEGMENT/128 via NH dev EGRESS table T
  *
- * and its seg6 lwtunnel keeps the GSO state (SKB_GSO_IPXIP6) to the
- * egress.  For measuring only: one mark for every super-packet result,
- * whatever its policy or list.
+ * (the encapsulated packet keeps the mark and is looked up in T again:
+ * without the last route it loops through the encap route until
+ * lwtunnel_input()'s recursion limit drops it), and its seg6 lwtunnel
+ * keeps the GSO state (SKB_GSO_IPXIP6) to the egress.  For measuring
+ * only: one mark for every super-packet result, whatever its policy or
+ * list (the routes must hold the list srv6d picks).
  */
 #ifndef SRV6D_KENCAP_H
 #define SRV6D_KENCAP_H
