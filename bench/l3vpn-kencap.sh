@@ -14,6 +14,9 @@
 #   kencap_k6   srv6d kencap at PE1, the kernel's End.DT6 at PE2
 #   kencap6     srv6d kencap at PE1, srv6d `gso yes` at PE2 (End.DT6
 #               through the vnet socket)
+# and tenant A's IPv4 (the kernel's End.DT4 needs a VRF: no kernel row):
+#   srv6d4      srv6d at both PEs (gso no)
+#   kencap4     srv6d kencap at PE1 (segs fc00:2::a4), srv6d `gso yes` at PE2
 # and for each: the receiver's TcpInCsumErrors and the sender's
 # TcpRetransSegs (nstat).  CAPTURE=DIR: a short transfer of each srv6d
 # mode and of the kernel with PE1's c0 segmenting in software and
@@ -52,12 +55,12 @@ nstat_get() {	# NS COUNTER: its absolute value
 	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 }'
 }
 
-measure() {	# LABEL: RUNS rates (Mbit/s) to $TMPD/LABEL, counters to LABEL.ctr
-	local i r c0 c1 r0 r1
+measure() {	# LABEL [DST]: RUNS rates (Mbit/s) to $TMPD/LABEL, counters to LABEL.ctr
+	local i r c0 c1 r0 r1 dst=${2:-fd01:2::2}
 	: >"$TMPD/$1"
 	c0=$(nstat_get "$A2" TcpInCsumErrors) r0=$(nstat_get "$A1" TcpRetransSegs)
 	for i in $(seq 1 "$RUNS"); do
-		r=$(l3vpn_iperf "$A2" fd01:2::2 "$A1" "$SECS") || { say "$1: iperf3 failed"; r=0; }
+		r=$(l3vpn_iperf "$A2" "$dst" "$A1" "$SECS") || { say "$1: iperf3 failed"; r=0; }
 		echo $((r / 1000000)) >>"$TMPD/$1"
 		say "$1 run $i: $((r / 1000000)) Mbit/s"
 	done
@@ -97,7 +100,10 @@ kencap_routes() {
 	ip -n "$PE1" -6 route add default encap seg6 mode encap \
 		segs fc00:2::a6 via fc00:12::2 dev c0 table "$KTABLE" &&
 	ip -n "$PE1" -6 route add fc00:2::/48 via fc00:12::2 dev c0 \
-		table "$KTABLE"
+		table "$KTABLE" &&
+	ip -n "$PE1" -4 rule add pref 1000 fwmark "$KMARK" lookup "$KTABLE" &&
+	ip -n "$PE1" -4 route add default encap seg6 mode encap \
+		segs fc00:2::a4 dev c0 table "$KTABLE"
 }
 
 pe1_kencap_start() {
@@ -105,7 +111,8 @@ pe1_kencap_start() {
 	SRV6D_EXP_KERNEL_ENCAP_MARK=$KMARK l3vpn_srv6d_start "$PE1" 1
 }
 
-capture() {	# LABEL: a short transfer captured at PE1's c0
+capture() {	# LABEL [DST]: a short transfer captured at PE1's c0
+	local dst=${2:-fd01:2::2}
 	[ -n "${CAPTURE:-}" ] || return 0
 	mkdir -p "$CAPTURE"
 	nsx "$PE1" ethtool -K c0 tso off gso off tx off >/dev/null
@@ -113,7 +120,7 @@ capture() {	# LABEL: a short transfer captured at PE1's c0
 		ip6 and not icmp6 >/dev/null 2>&1 &
 	local pid=$!
 	sleep 1
-	l3vpn_iperf "$A2" fd01:2::2 "$A1" 1 >/dev/null
+	l3vpn_iperf "$A2" "$dst" "$A1" 1 >/dev/null
 	sleep 0.5
 	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 	nsx "$PE1" ethtool -K c0 tso on gso on tx on >/dev/null
@@ -163,8 +170,10 @@ PE1_GSO=no
 l3vpn_srv6d_start "$PE1" 1 && l3vpn_srv6d_start "$PE2" 2 || exit 1
 nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "srv6d L3VPN does not answer"; exit 1; }
 measure srv6d6
+measure srv6d4 10.1.2.2
 say "PE1: $(pe1_counters)"
 capture srv6d6
+capture srv6d4 10.1.2.2
 l3vpn_srv6d_stop
 
 say "srv6d kencap at PE1, srv6d gso yes at PE2"
@@ -173,8 +182,10 @@ PE2_GSO=yes
 pe1_kencap_start && l3vpn_srv6d_start "$PE2" 2 || exit 1
 nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kencap L3VPN does not answer"; exit 1; }
 measure kencap6
+measure kencap4 10.1.2.2
 say "PE1: $(pe1_counters)"
 capture kencap6
+capture kencap4 10.1.2.2
 l3vpn_srv6d_stop
 
 # wire LABEL: a1 -> a2's encapsulated segments in LABEL's capture, counted
@@ -201,6 +212,28 @@ wire() {
 		2>/dev/null | wc -l)"
 }
 
+# wire4 LABEL: the same for the IPv4 tenant (segs fc00:2::a4): length,
+# outer source, hop limit, traffic class and flow label, the inner TTL,
+# DSCP/ECN, DF, whether the outer Payload Length is the inner Total
+# Length + 24 (the SRH), the IPv4 header checksum and the TCP checksum
+# status.
+wire4() {
+	local f="$CAPTURE/$1.pcap"
+	echo "  $1: count len src hlim tclass flow ttl dsfield df plen=len+24 ipcsum tcpcsum"
+	tshark -r "$f" -o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE \
+		-Y "ipv6.dst == fc00:2::a4 && tcp.len > 0" -T fields \
+		-e frame.len -e ipv6.src -e ipv6.hlim -e ipv6.tclass \
+		-e ipv6.flow -e ip.ttl -e ip.dsfield -e ip.flags.df \
+		-e ipv6.plen -e ip.len -e ip.checksum.status \
+		-e tcp.checksum.status 2>/dev/null |
+		awk -F'\t' '{ print $1, $2, $3, $4, $5, $6, $7, $8,
+			$9 == $10 + 24, $11, $12 }' |
+		sort | uniq -c | sort -rn | head -4 | sed 's/^/    /'
+	echo "    analysis flags (a1 -> a2): $(tshark -r "$f" \
+		-Y 'ipv6.dst == fc00:2::a4 && tcp.analysis.flags && !tcp.analysis.window_update' \
+		2>/dev/null | wc -l)"
+}
+
 row() {	# LABEL FILE
 	printf '  %-52s %6s Mbit/s  (runs: %s) %s\n' "$1" "$(median <"$TMPD/$2")" \
 		"$(tr '\n' ' ' <"$TMPD/$2")" "$(cat "$TMPD/$2.ctr")"
@@ -211,6 +244,8 @@ row "kernel seg6/seg6local End.DT6" kernel6
 row "srv6d kencap H.Encaps / kernel End.DT6" kencap_k6
 row "srv6d H.Encaps/End.DT6 (gso no)" srv6d6
 row "srv6d kencap H.Encaps / srv6d gso yes End.DT6" kencap6
+row "srv6d H.Encaps/End.DT4 (gso no), IPv4 tenant" srv6d4
+row "srv6d kencap H.Encaps / srv6d gso yes End.DT4, IPv4" kencap4
 k=$(median <"$TMPD/kernel6")
 for m in kencap_k6 srv6d6 kencap6; do
 	v=$(median <"$TMPD/$m")
@@ -219,5 +254,6 @@ done
 if [ -n "${CAPTURE:-}" ] && command -v tshark >/dev/null; then
 	echo "On the wire (PE1's c0, segmented and summed in software), $CAPTURE:"
 	for m in kernel6 kencap_k6 srv6d6 kencap6; do wire "$m"; done
+	for m in srv6d4 kencap4; do wire4 "$m"; done
 fi
 exit 0

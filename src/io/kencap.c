@@ -23,16 +23,17 @@ uint32_t kencap_mark_from_env(void)
 	return *end || v > UINT32_MAX ? 0 : (uint32_t)v;
 }
 
-/* The inner header of p: IPv6 in an outer IPv6 header (with or without an
- * SRH).  Returns its offset, 0 when p is not that. */
-static uint32_t kencap_inner_off(const struct pkt *p)
+/* The inner header of p: IPv6 or IPv4 in an outer IPv6 header (with or
+ * without an SRH), its version in *ver.  Returns its offset, 0 when p is
+ * not that. */
+static uint32_t kencap_inner_off(const struct pkt *p, unsigned *ver)
 {
 	struct gso_info gi;
 
 	if (gso_parse(p->data, p->len, &gi) < 0 || gi.nlayers != 2 ||
-	    gi.layer_ver[0] != 6 || gi.layer_ver[1] != 6 ||
-	    gi.l4_proto != IPPROTO_TCP)
+	    gi.layer_ver[0] != 6 || gi.l4_proto != IPPROTO_TCP)
 		return 0;
+	*ver = gi.layer_ver[1];
 	return gi.layer_off[1];
 }
 
@@ -40,7 +41,9 @@ int kencap_send(struct pkt *p, struct nfq *q, struct pkt_tx *tx,
 		uint32_t dev_ifindex, uint32_t mark, uint16_t gso_size,
 		enum drop_reason *reason)
 {
-	uint32_t off = kencap_inner_off(p);
+	unsigned ver = 0;
+	uint32_t off = kencap_inner_off(p, &ver);
+	uint16_t type = ver == 4 ? ETH_P_IP : ETH_P_IPV6;
 	struct virtio_net_hdr vh;
 	uint8_t *eth;
 
@@ -57,8 +60,8 @@ int kencap_send(struct pkt *p, struct nfq *q, struct pkt_tx *tx,
 		return -1;
 	rtrules_dev_mac(0, true, eth);
 	rtrules_dev_mac(0, false, eth + ETH_ALEN);
-	eth[12] = ETH_P_IPV6 >> 8;
-	eth[13] = ETH_P_IPV6 & 0xff;
+	eth[12] = (uint8_t)(type >> 8);
+	eth[13] = (uint8_t)type;
 	*reason = DROP_REINJECT;
 	if (!tx || !pkt_tx_is_vnet(tx) || !dev_ifindex)
 		return -1;

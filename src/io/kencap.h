@@ -40,7 +40,7 @@
 uint32_t kencap_mark_from_env(void);
 
 /* The encapsulated TCP super-packet p (an outer IPv6 header, its SRH, an
- * inner IPv6 header): queue NF_DROP for the original on q and add its
+ * inner IPv6 or IPv4 header): queue NF_DROP for the original on q and add its
  * inner packet, behind a virtio_net_hdr for segments of gso_size payload
  * bytes (reinject_gso_size() of the encapsulated p) and an Ethernet
  * header, with mark, to the vnet batch tx (NULL: no socket) for the
