@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gso-vectors.h"
+#include "kencap.h"
 #include "nfq.h"
 #include "pktsock.h"
 #include "reinject.h"
@@ -1019,6 +1020,74 @@ START_TEST(test_pkt_tx_vnet)
 }
 END_TEST
 
+/* A frame with a mark: behind its virtio_net_hdr as any vnet frame, with
+ * one SOL_SOCKET SO_MARK control message holding the mark (the kernel's
+ * __sock_cmsg_send() layout); the frames before and after have none. */
+START_TEST(test_pkt_tx_vnet_mark)
+{
+	static uint8_t f[90] = { 2, 0, 0, 0, 0, 0 };
+	struct virtio_net_hdr vh = { .flags = 1, .gso_type = 4,
+				     .gso_size = 1364 };
+	struct pkt_tx *t = pkt_tx_new_vnet(), *plain = pkt_tx_new();
+	union {
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr h;
+	} want;
+	uint32_t mark = 0x5e00;
+	const struct iovec *iov;
+	const void *ctl;
+	size_t n, len;
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_nonnull(plain);
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	memset(&want, 0, sizeof(want));
+	want.h.cmsg_len = CMSG_LEN(sizeof(mark));
+	want.h.cmsg_level = SOL_SOCKET;
+	want.h.cmsg_type = SO_MARK;
+	memcpy(CMSG_DATA(&want.h), &mark, sizeof(mark));
+	ck_assert_int_eq(pkt_tx_add(t, 7, f, sizeof(f), NULL), 0);
+	ck_assert_int_eq(pkt_tx_add_vnet_mark(t, 9, &vh, f, sizeof(f), mark,
+					      NULL), 0);
+	ck_assert_int_eq(pkt_tx_add_vnet(t, 7, &vh, f, sizeof(f), NULL), 0);
+	ck_assert_ptr_null(pkt_tx_control(t, 0, &len));
+	ctl = pkt_tx_control(t, 1, &len);
+	ck_assert_bytes(ctl, len, (const uint8_t *)want.buf, sizeof(want.buf));
+	ck_assert_ptr_null(pkt_tx_control(t, 2, &len));
+	iov = pkt_tx_iov(t, 1, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_bytes(iov[0].iov_base, iov[0].iov_len, (const uint8_t *)&vh,
+			sizeof(vh));
+	ck_assert_ptr_eq(iov[1].iov_base, f);
+	/* Not in a plain batch. */
+	ck_assert_int_eq(pkt_tx_add_vnet_mark(plain, 9, &vh, f, sizeof(f),
+					      mark, NULL), -1);
+	ck_assert_uint_eq(pkt_tx_count(plain), 0);
+	pkt_tx_free(t);
+	pkt_tx_free(plain);
+}
+END_TEST
+
+/* SRV6D_EXP_KERNEL_ENCAP_MARK: a number (C base prefixes), else off. */
+START_TEST(test_kencap_mark_from_env)
+{
+	unsetenv("SRV6D_EXP_KERNEL_ENCAP_MARK");
+	ck_assert_uint_eq(kencap_mark_from_env(), 0);
+	setenv("SRV6D_EXP_KERNEL_ENCAP_MARK", "0x5e00", 1);
+	ck_assert_uint_eq(kencap_mark_from_env(), 0x5e00);
+	setenv("SRV6D_EXP_KERNEL_ENCAP_MARK", "24064", 1);
+	ck_assert_uint_eq(kencap_mark_from_env(), 0x5e00);
+	setenv("SRV6D_EXP_KERNEL_ENCAP_MARK", "0x5e00x", 1);
+	ck_assert_uint_eq(kencap_mark_from_env(), 0);
+	setenv("SRV6D_EXP_KERNEL_ENCAP_MARK", "", 1);
+	ck_assert_uint_eq(kencap_mark_from_env(), 0);
+	setenv("SRV6D_EXP_KERNEL_ENCAP_MARK", "0x100000000", 1);
+	ck_assert_uint_eq(kencap_mark_from_env(), 0);
+	unsetenv("SRV6D_EXP_KERNEL_ENCAP_MARK");
+}
+END_TEST
+
 /* The gso_size: the least room any known MTU leaves behind the headers;
  * IPv6's minimum link MTU when none is known. */
 START_TEST(test_reinject_gso_size)
@@ -1121,6 +1190,8 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_reinject_decide_gso_no_payload);
 	tcase_add_test(parser, test_reinject_gso_size);
 	tcase_add_test(parser, test_pkt_tx_vnet);
+	tcase_add_test(parser, test_pkt_tx_vnet_mark);
+	tcase_add_test(parser, test_kencap_mark_from_env);
 	tcase_add_test(parser, test_parse_no_packet_hdr);
 	tcase_add_test(parser, test_parse_nlmsg_error);
 	tcase_add_test(parser, test_parse_not_a_packet);

@@ -74,6 +74,11 @@ struct pkt_tx {
 	struct sockaddr_ll sll[PKT_TX_MAX];
 	struct virtio_net_hdr vhdr[PKT_TX_MAX];
 	void *cookie[PKT_TX_MAX];	/* the caller's, for a failure */
+	/* An SO_MARK control message (pkt_tx_add_vnet_mark()). */
+	union {
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctl[PKT_TX_MAX];
 };
 
 struct pkt_tx *pkt_tx_new(void)
@@ -153,6 +158,35 @@ int pkt_tx_add_vnet(struct pkt_tx *t, uint32_t ifindex,
 	t->vhdr[t->n] = *vh;
 	pkt_tx_fill(t, t->n, ifindex, frame, len, cookie);
 	return 0;
+}
+
+int pkt_tx_add_vnet_mark(struct pkt_tx *t, uint32_t ifindex,
+			 const struct virtio_net_hdr *vh, const uint8_t *frame,
+			 size_t len, uint32_t mark, void *cookie)
+{
+	unsigned i = t->n;
+	struct msghdr *m;
+	struct cmsghdr *c;
+
+	if (pkt_tx_add_vnet(t, ifindex, vh, frame, len, cookie) < 0)
+		return -1;
+	m = &t->msg[i].msg_hdr;
+	m->msg_control = t->ctl[i].buf;
+	m->msg_controllen = sizeof(t->ctl[i].buf);
+	c = CMSG_FIRSTHDR(m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SO_MARK;
+	c->cmsg_len = CMSG_LEN(sizeof(mark));
+	memcpy(CMSG_DATA(c), &mark, sizeof(mark));
+	return 0;
+}
+
+const void *pkt_tx_control(const struct pkt_tx *t, unsigned i, size_t *len)
+{
+	if (i >= t->n)
+		return NULL;
+	*len = t->msg[i].msg_hdr.msg_controllen;
+	return t->msg[i].msg_hdr.msg_control;
 }
 
 const struct iovec *pkt_tx_iov(const struct pkt_tx *t, unsigned i,

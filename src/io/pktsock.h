@@ -85,6 +85,18 @@ int pkt_tx_add_vnet(struct pkt_tx *t, uint32_t ifindex,
 		    const struct virtio_net_hdr *vh, const uint8_t *frame,
 		    size_t len, void *cookie);
 
+/* As pkt_tx_add_vnet(), the frame sent with the packet mark `mark` (an
+ * SO_MARK control message: the kernel routes it by that mark where the
+ * receiving end of the device hands it to IPv6, rules for the mark).
+ * Experimental: the kernel's encapsulation (kencap.h). */
+int pkt_tx_add_vnet_mark(struct pkt_tx *t, uint32_t ifindex,
+			 const struct virtio_net_hdr *vh, const uint8_t *frame,
+			 size_t len, uint32_t mark, void *cookie);
+
+/* The control messages frame i of t is sent with (*len bytes), NULL when
+ * none (or no frame i).  For tests. */
+const void *pkt_tx_control(const struct pkt_tx *t, unsigned i, size_t *len);
+
 /* The iovec of frame i of t, *niov parts (2 with a virtio_net_hdr, else
  * 1), as the flush will send it; NULL when t has no frame i.  For the
  * tests. */

@@ -12,6 +12,7 @@
 #include "behavior_table.h"
 #include "egress.h"
 #include "gso.h"
+#include "kencap.h"
 #include "log.h"
 #include "reinject.h"
 #include "pktsock.h"
@@ -607,6 +608,24 @@ static void reinject_segment(const struct config *cfg,
 	if (!gso_size)
 		gso_size = seg_size_default(p->data, p->len);
 
+	if (io->kencap_mark) {	/* experimental: the kernel encapsulates */
+		enum drop_reason why = DROP_REINJECT;
+
+		/* gso_size judged on the encapsulated result: its outer
+		 * headers count. */
+		if (kencap_send(p, q, io->pkt_fd >= 0 ? io->tx : NULL,
+				io->dev_ifindex, io->kencap_mark,
+				reinject_gso_size(io->mirror, cfg, p,
+						  io->dev_ifindex), &why) < 0) {
+			if (why == DROP_GSO)
+				st->gso_refused++;
+			reinject_drop(p, st, why);
+			return;
+		}
+		st->gso_vnet++;	/* back out if the send fails */
+		st->injected++;
+		return;
+	}
 	nfq_verdict_add(q, p, NF_DROP, false);
 	if (io->pkt_fd < 0 || !io->tx || !io->seg || !ifindex) {
 		reinject_drop(p, st, DROP_REINJECT);
@@ -644,7 +663,6 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		reinject_segment(cfg, rt, p, q, io, st);
 		return;
 	}
-	reinject_csum_fix(p, a, st);
 	if (reinject_send(cfg, rt, p, q, a, io, &reason) < 0) {
 		if (reason == DROP_GSO)
 			st->gso_refused++;

@@ -1,0 +1,259 @@
+#!/bin/bash
+# shellcheck disable=SC2317 # l3vpn.sh returns early when sourced as a library
+# l3vpn-kencap.sh - EXPERIMENTAL (issue 10, src/io/kencap.h): TCP through
+# the L3VPN of tests/ns/l3vpn.sh when the kernel encapsulates srv6d's TCP
+# super-packets.  PE1's srv6d (`gso yes`, SRV6D_EXP_KERNEL_ENCAP_MARK)
+# hands each H.Encaps super-packet back as its inner TCP super-packet,
+# behind a virtio_net_hdr, into srv6d0t with a packet mark; this script
+# installs the rule for the mark and, in its table, the kernel's seg6
+# encap route with the policy's one segment list (what srv6d would
+# install by rtnetlink in a full version).  In one run, tenant A's IPv6
+# (a1 -> a2):
+#   kernel6     the kernel's seg6/seg6local at both PEs
+#   srv6d6      srv6d at both PEs (gso no): the project's way today
+#   kencap_k6   srv6d kencap at PE1, the kernel's End.DT6 at PE2
+#   kencap6     srv6d kencap at PE1, srv6d `gso yes` at PE2 (End.DT6
+#               through the vnet socket)
+# and tenant A's IPv4 (the kernel's End.DT4 needs a VRF: no kernel row):
+#   srv6d4      srv6d at both PEs (gso no)
+#   kencap4     srv6d kencap at PE1 (segs fc00:2::a4), srv6d `gso yes` at PE2
+# and for each: the receiver's TcpInCsumErrors and the sender's
+# TcpRetransSegs (nstat).  CAPTURE=DIR: a short transfer of each srv6d
+# mode and of the kernel with PE1's c0 segmenting in software and
+# summing in software (tso/gso/tx off), captured at PE1's c0 into DIR.
+#
+# Usage (root): bench/l3vpn-kencap.sh [SECONDS] [RUNS]
+#   HOST_MTU=N (default 1400), CORE_MTU=N (default 1500), GRO=on|off
+T=l3vpnkencap
+SECS=${1:-5}
+RUNS=${2:-3}
+L3VPN_LIB=1
+# shellcheck source=tests/ns/l3vpn.sh
+. "$(dirname "$0")/../tests/ns/l3vpn.sh"
+CORE_MTU=${CORE_MTU:-1500}
+KMARK=0x5e00	# outside srv6d's marks (mark-base, default 0x5d6f0000)
+KTABLE=250
+PE1_GSO=no PE2_GSO=no
+
+ns_init $((120 + 10 * RUNS * (SECS + 5)))
+need_srv6d
+command -v iperf3 >/dev/null || skip_test "iperf3 not found"
+
+eval "l3vpn_conf_base() $(declare -f l3vpn_srv6d_conf | tail -n +2)"
+l3vpn_srv6d_conf() {
+	l3vpn_conf_base "$1"
+	[ "$1" = 1 ] && [ "$PE1_GSO" = yes ] && echo "gso yes"
+	[ "$1" = 2 ] && [ "$PE2_GSO" = yes ] && echo "gso yes"
+	return 0
+}
+
+median() {	# numbers on stdin
+	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+nstat_get() {	# NS COUNTER: its absolute value
+	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 }'
+}
+
+measure() {	# LABEL [DST]: RUNS rates (Mbit/s) to $TMPD/LABEL, counters to LABEL.ctr
+	local i r c0 c1 r0 r1 dst=${2:-fd01:2::2}
+	: >"$TMPD/$1"
+	c0=$(nstat_get "$A2" TcpInCsumErrors) r0=$(nstat_get "$A1" TcpRetransSegs)
+	for i in $(seq 1 "$RUNS"); do
+		r=$(l3vpn_iperf "$A2" "$dst" "$A1" "$SECS") || { say "$1: iperf3 failed"; r=0; }
+		echo $((r / 1000000)) >>"$TMPD/$1"
+		say "$1 run $i: $((r / 1000000)) Mbit/s"
+	done
+	c1=$(nstat_get "$A2" TcpInCsumErrors) r1=$(nstat_get "$A1" TcpRetransSegs)
+	echo "a2 TcpInCsumErrors +$((c1 - c0)), a1 TcpRetransSegs +$((r1 - r0))" >"$TMPD/$1.ctr"
+	say "$1: $(cat "$TMPD/$1.ctr")"
+}
+
+pe1_counters() {
+	timeout 5 "$SRV6CTL" -s "$TMPD/pe1.sock" -j status | "$PYTHON" -c '
+import json, sys
+t = json.load(sys.stdin)["totals"]
+d = {k: v for k, v in t.get("drops", {}).items() if v}
+print("injected %d gso_vnet %d dropped %d drops %s" % (
+    t["injected"], t["gso_vnet"], t["dropped"], d))'
+}
+
+kernel_del() {
+	local pe=$1 n=$2 r
+	for r in a6 b6; do ip -n "$pe" -6 route del "fc00:$n::$r/128"; done
+	ip -n "$pe" -6 route del "fd01:$((3 - n))::/64" table 101
+	ip -n "$pe" -6 route del "fd02:$((3 - n))::/64" table 102
+	nsx "$pe" ip sr tunsrc set ::
+}
+
+# The kernel's encapsulation for PE1's policy fd01:2::/64 (tenant A): the
+# mark's rule and the seg6 route of its one segment list, and the route
+# srv6d's own result would take (fc00:2::/48 via fc00:12::2 dev c0) in
+# the same table: the encapsulated packet keeps its mark and is looked up
+# again there (seg6_input), and without it finds the encap route again
+# and loops until lwtunnel_input()'s recursion limit drops it (6.18:
+# "lwtunnel_input(): recursion limit reached on datapath").  The outer
+# source is srv6d's encap-source, through `ip sr tunsrc` (per netns).
+kencap_routes() {
+	nsx "$PE1" ip sr tunsrc set fc00:12::1 &&
+	ip -n "$PE1" -6 rule add pref 1000 fwmark "$KMARK" lookup "$KTABLE" &&
+	ip -n "$PE1" -6 route add default encap seg6 mode encap \
+		segs fc00:2::a6 via fc00:12::2 dev c0 table "$KTABLE" &&
+	ip -n "$PE1" -6 route add fc00:2::/48 via fc00:12::2 dev c0 \
+		table "$KTABLE" &&
+	ip -n "$PE1" -4 rule add pref 1000 fwmark "$KMARK" lookup "$KTABLE" &&
+	ip -n "$PE1" -4 route add default encap seg6 mode encap \
+		segs fc00:2::a4 dev c0 table "$KTABLE"
+}
+
+pe1_kencap_start() {
+	PE1_GSO=yes
+	SRV6D_EXP_KERNEL_ENCAP_MARK=$KMARK l3vpn_srv6d_start "$PE1" 1
+}
+
+capture() {	# LABEL [DST]: a short transfer captured at PE1's c0
+	local dst=${2:-fd01:2::2}
+	[ -n "${CAPTURE:-}" ] || return 0
+	mkdir -p "$CAPTURE"
+	nsx "$PE1" ethtool -K c0 tso off gso off tx off >/dev/null
+	nsx "$PE1" tcpdump -i c0 -s 0 -w "$CAPTURE/$1.pcap" -c 3000 \
+		ip6 and not icmp6 >/dev/null 2>&1 &
+	local pid=$!
+	sleep 1
+	l3vpn_iperf "$A2" "$dst" "$A1" 1 >/dev/null
+	sleep 0.5
+	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+	nsx "$PE1" ethtool -K c0 tso on gso on tx on >/dev/null
+}
+
+l3vpn_setup || { say "topology setup failed"; exit 1; }
+if [ "$CORE_MTU" != 1500 ]; then
+	if ! { ip -n "$PE1" link set c0 mtu "$CORE_MTU" &&
+		ip -n "$PE2" link set c0 mtu "$CORE_MTU"; }; then
+		say "core MTU failed"
+		exit 1
+	fi
+fi
+if [ -n "${GRO:-}" ]; then
+	for ns_if in "$A1:e0" "$PE1:ta" "$PE1:c0" "$PE2:c0" "$PE2:ta" "$A2:e0"; do
+		nsx "${ns_if%%:*}" ethtool -K "${ns_if#*:}" gro "$GRO" >/dev/null ||
+			{ say "ethtool -K gro $GRO failed"; exit 1; }
+	done
+fi
+say "host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, ${SECS}s x $RUNS"
+
+say "kernel: seg6 encap + seg6local End.DT6 at both PEs"
+if ! { l3vpn_kernel "$PE1" 1 && l3vpn_kernel "$PE2" 2; }; then
+	say "kernel routes failed"
+	exit 1
+fi
+nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kernel L3VPN does not answer"; exit 1; }
+measure kernel6
+capture kernel6
+kernel_del "$PE1" 1
+
+say "srv6d kencap at PE1, the kernel's End.DT6 at PE2"
+l3vpn_steer "$PE1" 1 || { say "NFQUEUE rules failed"; exit 1; }
+kencap_routes || { say "kencap routes failed"; exit 1; }
+pe1_kencap_start || exit 1
+nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kencap+kernel L3VPN does not answer"; exit 1; }
+measure kencap_k6
+say "PE1: $(pe1_counters)"
+capture kencap_k6
+l3vpn_srv6d_stop
+kernel_del "$PE2" 2
+
+say "srv6d at both PEs, gso no"
+l3vpn_steer "$PE2" 2 || { say "NFQUEUE rules failed"; exit 1; }
+nsx "$PE1" ip sr tunsrc set ::
+PE1_GSO=no
+l3vpn_srv6d_start "$PE1" 1 && l3vpn_srv6d_start "$PE2" 2 || exit 1
+nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "srv6d L3VPN does not answer"; exit 1; }
+measure srv6d6
+measure srv6d4 10.1.2.2
+say "PE1: $(pe1_counters)"
+capture srv6d6
+capture srv6d4 10.1.2.2
+l3vpn_srv6d_stop
+
+say "srv6d kencap at PE1, srv6d gso yes at PE2"
+nsx "$PE1" ip sr tunsrc set fc00:12::1
+PE2_GSO=yes
+pe1_kencap_start && l3vpn_srv6d_start "$PE2" 2 || exit 1
+nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kencap L3VPN does not answer"; exit 1; }
+measure kencap6
+measure kencap4 10.1.2.2
+say "PE1: $(pe1_counters)"
+capture kencap6
+capture kencap4 10.1.2.2
+l3vpn_srv6d_stop
+
+# wire LABEL: a1 -> a2's encapsulated segments in LABEL's capture, counted
+# by their length, outer and inner source, hop limits, traffic classes,
+# SRH (Segments Left, Last Entry, flags, tag), whether the outer Payload
+# Length is the inner packet's + 64 and the outer flow label the inner's,
+# and tshark's TCP checksum status (1 good, 0 bad, 2 not verified);
+# then the frames with TCP analysis flags (retransmission, out of order).
+wire() {
+	local f="$CAPTURE/$1.pcap"
+	echo "  $1: count len src hlim tclass sl,le,flags,tag plen+64 fl= csum"
+	tshark -r "$f" -o tcp.check_checksum:TRUE \
+		-Y "ipv6.dst == fc00:2::a6 && tcp.len > 0" -T fields \
+		-e frame.len -e ipv6.src -e ipv6.hlim -e ipv6.tclass \
+		-e ipv6.routing.segleft -e ipv6.routing.srh.last_entry \
+		-e ipv6.routing.srh.flags -e ipv6.routing.srh.tag -e ipv6.plen \
+		-e ipv6.flow -e tcp.checksum.status 2>/dev/null |
+		awk -F'\t' '{ split($9, p, ","); split($10, l, ",")
+			print $1, $2, $3, $4, $5 "," $6 "," $7 "," $8,
+			p[1] == p[2] + 64, l[1] == l[2], $11 }' |
+		sort | uniq -c | sort -rn | head -6 | sed 's/^/    /'
+	echo "    analysis flags (a1 -> a2): $(tshark -r "$f" \
+		-Y 'ipv6.dst == fc00:2::a6 && tcp.analysis.flags && !tcp.analysis.window_update' \
+		2>/dev/null | wc -l)"
+}
+
+# wire4 LABEL: the same for the IPv4 tenant (segs fc00:2::a4): length,
+# outer source, hop limit, traffic class and flow label, the inner TTL,
+# DSCP/ECN, DF, whether the outer Payload Length is the inner Total
+# Length + 24 (the SRH), the IPv4 header checksum and the TCP checksum
+# status.
+wire4() {
+	local f="$CAPTURE/$1.pcap"
+	echo "  $1: count len src hlim tclass flow ttl dsfield df plen=len+24 ipcsum tcpcsum"
+	tshark -r "$f" -o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE \
+		-Y "ipv6.dst == fc00:2::a4 && tcp.len > 0" -T fields \
+		-e frame.len -e ipv6.src -e ipv6.hlim -e ipv6.tclass \
+		-e ipv6.flow -e ip.ttl -e ip.dsfield -e ip.flags.df \
+		-e ipv6.plen -e ip.len -e ip.checksum.status \
+		-e tcp.checksum.status 2>/dev/null |
+		awk -F'\t' '{ print $1, $2, $3, $4, $5, $6, $7, $8,
+			$9 == $10 + 24, $11, $12 }' |
+		sort | uniq -c | sort -rn | head -4 | sed 's/^/    /'
+	echo "    analysis flags (a1 -> a2): $(tshark -r "$f" \
+		-Y 'ipv6.dst == fc00:2::a4 && tcp.analysis.flags && !tcp.analysis.window_update' \
+		2>/dev/null | wc -l)"
+}
+
+row() {	# LABEL FILE
+	printf '  %-52s %6s Mbit/s  (runs: %s) %s\n' "$1" "$(median <"$TMPD/$2")" \
+		"$(tr '\n' ' ' <"$TMPD/$2")" "$(cat "$TMPD/$2.ctr")"
+}
+echo
+echo "L3VPN TCP (iperf3 a1 -> a2, IPv6 tenant, host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, ${SECS}s, median of $RUNS):"
+row "kernel seg6/seg6local End.DT6" kernel6
+row "srv6d kencap H.Encaps / kernel End.DT6" kencap_k6
+row "srv6d H.Encaps/End.DT6 (gso no)" srv6d6
+row "srv6d kencap H.Encaps / srv6d gso yes End.DT6" kencap6
+row "srv6d H.Encaps/End.DT4 (gso no), IPv4 tenant" srv6d4
+row "srv6d kencap H.Encaps / srv6d gso yes End.DT4, IPv4" kencap4
+k=$(median <"$TMPD/kernel6")
+for m in kencap_k6 srv6d6 kencap6; do
+	v=$(median <"$TMPD/$m")
+	[ "$k" -gt 0 ] && echo "  $m / kernel6 = $(awk -v a="$v" -v b="$k" 'BEGIN { printf "%.2f", a / b }')"
+done
+if [ -n "${CAPTURE:-}" ] && command -v tshark >/dev/null; then
+	echo "On the wire (PE1's c0, segmented and summed in software), $CAPTURE:"
+	for m in kernel6 kencap_k6 srv6d6 kencap6; do wire "$m"; done
+	for m in srv6d4 kencap4; do wire4 "$m"; done
+fi
+exit 0

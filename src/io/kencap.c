@@ -1,0 +1,70 @@
+/* kencap.c - EXPERIMENTAL: the kernel encapsulates srv6d's TCP
+ * super-packets (kencap.h). */
+#include <netinet/in.h>	/* before linux/netfilter.h */
+#include <linux/if_ether.h>
+#include <linux/netfilter.h>
+#include <stdlib.h>
+
+#include "gso.h"
+#include "kencap.h"
+#include "nfq.h"
+#include "pktsock.h"
+#include "rtrules.h"
+
+uint32_t kencap_mark_from_env(void)
+{
+	const char *s = getenv("SRV6D_EXP_KERNEL_ENCAP_MARK");
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return 0;
+	v = strtoul(s, &end, 0);
+	return *end || v > UINT32_MAX ? 0 : (uint32_t)v;
+}
+
+/* The inner header of p: IPv6 or IPv4 in an outer IPv6 header (with or
+ * without an SRH), its version in *ver.  Returns its offset, 0 when p is
+ * not that. */
+static uint32_t kencap_inner_off(const struct pkt *p, unsigned *ver)
+{
+	struct gso_info gi;
+
+	if (gso_parse(p->data, p->len, &gi) < 0 || gi.nlayers != 2 ||
+	    gi.layer_ver[0] != 6 || gi.l4_proto != IPPROTO_TCP)
+		return 0;
+	*ver = gi.layer_ver[1];
+	return gi.layer_off[1];
+}
+
+int kencap_send(struct pkt *p, struct nfq *q, struct pkt_tx *tx,
+		uint32_t dev_ifindex, uint32_t mark, uint16_t gso_size,
+		enum drop_reason *reason)
+{
+	unsigned ver = 0;
+	uint32_t off = kencap_inner_off(p, &ver);
+	uint16_t type = ver == 4 ? ETH_P_IP : ETH_P_IPV6;
+	struct virtio_net_hdr vh;
+	uint8_t *eth;
+
+	nfq_verdict_add(q, p, NF_DROP, false);
+	*reason = DROP_GSO;
+	if (!off)
+		return -1;
+	pkt_pull(p, off);
+	if (gso_vnet_prepare(p->data, p->len, gso_size, ETH_HLEN, &vh) < 0)
+		return -1;
+	*reason = DROP_NO_HEADROOM;
+	eth = pkt_push(p, ETH_HLEN);
+	if (!eth)
+		return -1;
+	rtrules_dev_mac(0, true, eth);
+	rtrules_dev_mac(0, false, eth + ETH_ALEN);
+	eth[12] = (uint8_t)(type >> 8);
+	eth[13] = (uint8_t)type;
+	*reason = DROP_REINJECT;
+	if (!tx || !pkt_tx_is_vnet(tx) || !dev_ifindex)
+		return -1;
+	return pkt_tx_add_vnet_mark(tx, dev_ifindex, &vh, p->data, p->len,
+				    mark, p);
+}
