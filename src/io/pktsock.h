@@ -1,11 +1,14 @@
 /* pktsock.h - the send-only sockets a worker writes results to, besides
- * the TUN device (tun.h).
+ * the verdict.
  *
  * A packet socket (AF_PACKET, SOCK_RAW, send only), one per worker, sends
- * frames out of any device by its ifindex: the inner frames of End.DX2
- * out of their oif, and the IPv4 results of End.DX4/DT4/DT46 into the
- * SID's veth pair (rtrules.h), behind an Ethernet header to the receiving
- * end's address, so that the kernel routes them by that device's rule.
+ * frames out of any device by its ifindex: every result that does not go
+ * as a verdict's payload, into srv6d's reinjection device (a veth pair,
+ * rtrules.h) or a SID's veth pair, behind an Ethernet header to the
+ * receiving end's address so that the kernel routes it by that device's
+ * rule, and the inner frames of End.DX2 out of their oif.  With `gso yes`
+ * it has PACKET_VNET_HDR: super-packets go whole behind a virtio_net_hdr,
+ * plain frames behind an all-zero one, in one batch.
  *
  * A raw IPv4 socket per worker sends the ICMP errors srv6d originates as
  * locally generated packets (reinject.h).
