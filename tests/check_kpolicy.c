@@ -274,6 +274,95 @@ START_TEST(test_unsupported_and_plain)
 }
 END_TEST
 
+/* A copy of the message in buf, for a dump of several (free it). */
+static struct nlmsghdr *msg_dup(const struct nlmsghdr *nlh)
+{
+	struct nlmsghdr *c = malloc(nlh->nlmsg_len);
+
+	ck_assert_ptr_nonnull(c);
+	memcpy(c, nlh, nlh->nlmsg_len);
+	return c;
+}
+
+/* A route of table 254 with `encap seg6 mode mode segs seg`, copied. */
+static struct nlmsghdr *seg6_dup(const char *dst, int mode, const char *seg)
+{
+	struct nlmsghdr *nlh = route_msg(RTM_NEWROUTE, AF_INET6, dst, 64, 254);
+
+	put_seg6(nlh, mode, seg, NULL, 0);
+	return msg_dup(nlh);
+}
+
+static uint64_t unsupported(const struct rtmirror *m)
+{
+	struct rtmirror_stats st;
+
+	rtmirror_get_stats(m, &st);
+	return st.kpol_unsupported;
+}
+
+/* A route srv6d cannot apply (l2encap) is counted once: a resync's dump
+ * that shows it again does not count it again, nor does the next; an
+ * event does (a new route message), and so does a dump that shows it
+ * for the first time or turns a route srv6d applies into one it cannot. */
+START_TEST(test_unsupported_resync)
+{
+	struct rtmirror *m = mirror(1);
+	struct nlmsghdr *dump[2], *turned[2];
+	struct rtmirror_stats st;
+	struct nlmsghdr *nlh;
+
+	dump[0] = seg6_dup("fc00:8::", SEG6_IPTUN_MODE_L2ENCAP, "fc00::a1");
+	dump[1] = seg6_dup("fc00:7::", SEG6_IPTUN_MODE_ENCAP, "fc00::a2");
+	rtmirror_dump_apply(m, (const struct nlmsghdr *const *)dump, 2);
+	ck_assert_uint_eq(unsupported(m), 1);
+	ck_assert_ptr_null(kp6(m, 254, "fc00:8::1"));	/* a plain route */
+	ck_assert_ptr_nonnull(kp6(m, 254, "fc00:7::1"));
+	for (unsigned i = 0; i < 2; i++) {	/* resyncs: the same dump */
+		rtmirror_dump_apply(m, (const struct nlmsghdr *const *)dump, 2);
+		rtmirror_reclaim(m);
+		ck_assert_uint_eq(unsupported(m), 1);
+		ck_assert_ptr_null(kp6(m, 254, "fc00:8::1"));
+		ck_assert_ptr_nonnull(kp6(m, 254, "fc00:7::1"));
+	}
+	rtmirror_get_stats(m, &st);
+	ck_assert_uint_eq(st.resyncs, 3);
+	ck_assert_uint_eq(st.swept, 0);
+	ck_assert_uint_eq(st.errors, 0);
+	ck_assert_uint_eq(kpolicy_count(rtmirror_kpolicies(m)), 1);
+
+	/* an event (`ip route replace`): counted */
+	nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc00:8::", 64, 254);
+	nlh->nlmsg_flags = NLM_F_REPLACE;
+	put_seg6(nlh, SEG6_IPTUN_MODE_L2ENCAP, "fc00::a1", NULL, 0);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	ck_assert_uint_eq(unsupported(m), 2);
+
+	/* fc00:7:: turned l2encap while events were lost: counted, its
+	 * policy gone */
+	turned[0] = dump[0];
+	turned[1] = seg6_dup("fc00:7::", SEG6_IPTUN_MODE_L2ENCAP, "fc00::a2");
+	rtmirror_dump_apply(m, (const struct nlmsghdr *const *)turned, 2);
+	rtmirror_reclaim(m);
+	ck_assert_uint_eq(unsupported(m), 3);
+	ck_assert_ptr_null(kp6(m, 254, "fc00:7::1"));
+	ck_assert_uint_eq(kpolicy_count(rtmirror_kpolicies(m)), 0);
+
+	/* a dump without fc00:8:: sweeps it; the next that shows it again
+	 * shows a new route: counted */
+	rtmirror_dump_apply(m, (const struct nlmsghdr *const *)&dump[1], 1);
+	ck_assert_uint_eq(unsupported(m), 3);
+	ck_assert_uint_eq(fib_count(rtmirror_fib(m), 254, AF_INET6), 1);
+	rtmirror_dump_apply(m, (const struct nlmsghdr *const *)dump, 2);
+	ck_assert_uint_eq(unsupported(m), 4);
+	rtmirror_reclaim(m);
+	free(dump[0]);
+	free(dump[1]);
+	free(turned[1]);
+	rtmirror_free(m);
+}
+END_TEST
+
 /* ---- the steering lookup: srv6d.conf's policies and the kernel's ---- */
 
 static const char conf[] =
@@ -567,6 +656,7 @@ static Suite *kpolicy_suite(void)
 
 	tcase_add_test(tc, test_attach_replace_delete);
 	tcase_add_test(tc, test_unsupported_and_plain);
+	tcase_add_test(tc, test_unsupported_resync);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("steering");
 	tcase_add_test(tc, test_steer_precedence);
