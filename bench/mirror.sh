@@ -6,11 +6,15 @@
 #      a namespace's kernel (tests/ns/mirror-dump).
 # Usage: bench/mirror.sh [BUILDDIR]   (BUILDDIR has bench/fib-bench and
 #        tests/ns/mirror-dump; default: the source tree)
+# The table: $SRV6D_PREFIXES, else bgp-prefixes.txt.gz of ../shared/data
+# beside the clone (tests/prefixes.sh); without it, exit 77.
 set -e
 top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:-$top_srcdir}
-DATA=$top_srcdir/../shared/data/bgp-prefixes.txt.gz
-[ -r "$DATA" ] || { echo "no $DATA"; exit 77; }
+. "$top_srcdir/tests/prefixes.sh"
+prefixes_find "$top_srcdir" ||
+	{ echo "mirror.sh: no bgp-prefixes.txt.gz: looked for $PREFIXES_TRIED"; exit 77; }
+DATA=$PREFIXES
 
 echo "== fib-bench"
 "$B/bench/fib-bench" "$DATA" 100000

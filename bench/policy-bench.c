@@ -5,7 +5,7 @@
  * per family, by destination) and with tenants (the in-interface's table
  * from the route mirror, then that table's LPM).
  *
- *   policy-bench PREFIXES.txt.gz [single|tables|kernel|merged]...
+ *   policy-bench PREFIXES.txt.gz [single|tables|kernel]...
  *
  * single: every prefix in main, looked up as before tenants
  *         (lpm_lookup() of the one LPM: the old process.c).
@@ -13,15 +13,15 @@
  *         with the in-interface of its prefix's tenant (two links whose
  *         `ip rule iif NAME lookup T` the mirror holds): the cost per
  *         packet is rtmirror_iif_table() + config_policy_lookup4/6().
+ *         This is also how srv6d looked the kernel's seg6 routes up when
+ *         config_merge_kernel() merged them into the config (the former
+ *         `merged` mode: the same policies, tables and lookup).
  * kernel: the same tables, the prefixes as the kernel's seg6 routes
  *         (`kernel-routes yes`), fed to a route mirror as the kernel's
  *         RTM_NEWROUTE messages: each route's policy attached to its FIB
  *         route (kpolicy.h), as srv6d keeps them; the cost per packet is
  *         rtmirror_iif_table() + srv6_steer_lookup4/6() (srv6d.conf's
  *         LPM, empty here, and the FIB's).
- * merged: the same policies merged into the config by
- *         config_merge_kernel(), as srv6d did before (one struct policy
- *         per prefix); looked up as `tables`.
  */
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
@@ -280,48 +280,6 @@ static double run_lookups(const struct config *cfg, const struct rtmirror *m,
 	return (double)n / (t1 - t0);
 }
 
-/* The config of `kernel-routes yes` with every prefix a kernel seg6 route
- * of table 101 + i % 2 (seg6route.c's policy) merged in, as srv6d's
- * kroutes_build() made it before the policies moved to the mirror; NULL
- * when it fails. */
-static struct config *merged_config(void)
-{
-	static const char text[] = "queue 0\nencap-source fc00::1\n"
-				   "kernel-routes yes\n";
-	struct config *file = config_parse_buffer("bench.conf", text,
-						  sizeof(text) - 1, err_fn,
-						  NULL);
-	struct policy *kp = calloc(nv, sizeof(*kp));
-	struct config_kroute_result *res = calloc(nv, sizeof(*res));
-	struct config *cfg = NULL;
-	char err[256];
-
-	if (!file || !kp || !res)
-		goto out;
-	for (size_t i = 0; i < nv; i++) {
-		struct policy *p = &kp[i];
-
-		p->family = v[i].family;
-		memcpy(&p->prefix, v[i].dst, v[i].family == AF_INET ? 4 : 16);
-		p->plen = v[i].plen;
-		p->mode = ENCAP_MODE_ENCAP;
-		p->nlists = 1;
-		p->weights[0] = 1;
-		p->lists[0].nsegs = 1;
-		inet_pton(AF_INET6, SEG, &p->lists[0].segs[0]);
-		p->table = p->ktable = 101 + (uint32_t)(i % 2);
-	}
-	cfg = config_merge_kernel(file, NULL, 0, &kp, (unsigned)nv, res, err,
-				  sizeof(err));
-	if (!cfg)
-		fprintf(stderr, "policy-bench: %s\n", err);
-out:
-	free(kp);
-	free(res);
-	config_free(file);
-	return cfg;
-}
-
 /* The steered prefixes of mode's config and mirror. */
 static size_t steered(int mode, const struct config *cfg,
 		      const struct rtmirror *m)
@@ -331,12 +289,11 @@ static size_t steered(int mode, const struct config *cfg,
 	return cfg->npolicies;
 }
 
-/* mode 0: single, 1: tables, 2: kernel, 3: merged. */
+/* mode 0: single, 1: tables, 2: kernel. */
 static void bench(int mode, struct key *keys)
 {
 	static const char *const what[] = { "single (main)",
-		"tables (101, 102)", "kernel (seg6 routes of 101, 102 in the mirror)",
-		"merged (seg6 routes of 101, 102 merged into the config)" };
+		"tables (101, 102)", "kernel (seg6 routes of 101, 102 in the mirror)" };
 	static const char text_kernel[] = "queue 0\nencap-source fc00::1\n"
 					  "kernel-routes yes\n";
 	int tables = mode > 0;
@@ -352,8 +309,6 @@ static void bench(int mode, struct key *keys)
 	t0 = bench_now_s();
 	if (mode < 2)
 		cfg = config_parse_buffer("bench.conf", text, len, err_fn, NULL);
-	else if (mode == 3)
-		cfg = merged_config();
 	else {
 		cfg = config_parse_buffer("bench.conf", text_kernel,
 					  sizeof(text_kernel) - 1, err_fn, NULL);
@@ -369,8 +324,7 @@ static void bench(int mode, struct key *keys)
 	}
 	n = steered(mode, cfg, m);
 	printf("== %s: %zu policies, %s in %.2f s\n", what[mode], n,
-	       mode < 2 ? "parsed" : mode == 2 ? "applied to the mirror" :
-	       "built and merged", t1 - t0);
+	       mode < 2 ? "parsed" : "applied to the mirror", t1 - t0);
 	printf("memory: RSS growth %.1f MiB, %.0f bytes per steered prefix "
 	       "(sizeof(struct policy) %zu%s)\n",
 	       (double)(bench_rss_kib() - rss0) / 1024.0,
@@ -402,7 +356,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: policy-bench PREFIXES.txt.gz "
-			"[single|tables|kernel|merged]...\n");
+			"[single|tables|kernel]...\n");
 		return 2;
 	}
 	v = bench_load_prefixes(argv[1], &nv);
@@ -417,8 +371,6 @@ int main(int argc, char **argv)
 			bench(1, keys);
 		if (mode && !strcmp(mode, "kernel"))
 			bench(2, keys);
-		if (mode && !strcmp(mode, "merged"))
-			bench(3, keys);
 	}
 	rcu_unregister_thread();
 	free(keys);

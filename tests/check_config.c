@@ -1688,7 +1688,7 @@ START_TEST(test_behavior_table)
 }
 END_TEST
 
-/* A kernel route's SID / policy as seg6route.c gives them: line 0. */
+/* A kernel route's SID as seg6route.c gives it: line 0. */
 static struct sid ksid(const char *prefix, unsigned plen, enum behavior b)
 {
 	struct sid s = { .plen = (uint8_t)plen, .behavior = b,
@@ -1700,74 +1700,36 @@ static struct sid ksid(const char *prefix, unsigned plen, enum behavior b)
 	return s;
 }
 
-/* A kernel seg6 route's policy in table `table`, as seg6route.c gives
- * it (table and ktable the route's). */
-static struct policy ktpol(uint32_t table, int family, const char *prefix,
-			   unsigned plen, uint32_t hmac)
-{
-	struct policy p = { .family = family, .plen = (uint8_t)plen,
-			    .mode = ENCAP_MODE_ENCAP, .nlists = 1,
-			    .hmac_keyid = hmac, .table = table,
-			    .ktable = table };
-
-	ck_assert_int_eq(inet_pton(family, prefix, &p.prefix), 1);
-	p.weights[0] = 1;
-	p.lists[0].nsegs = 1;
-	ck_assert_int_eq(inet_pton(AF_INET6, "fc00::a", &p.lists[0].segs[0]), 1);
-	return p;
-}
-
-static struct policy kpol(int family, const char *prefix, unsigned plen,
-			  uint32_t hmac)
-{
-	return ktpol(254, family, prefix, plen, hmac);
-}
-
-/* kp[0..n) malloc'ed, as config_merge_kernel() takes them. */
-static struct policy *kpols_dup(const struct policy *kp, unsigned n)
-{
-	struct policy *a = malloc(n * sizeof(*a));
-
-	ck_assert_ptr_nonnull(a);
-	memcpy(a, kp, n * sizeof(*a));
-	return a;
-}
-
-/* srv6d.conf wins over a kernel route at the same or an overlapping
- * prefix; the first kernel route over a later one; the rest is applied
- * after the file's entries, with its table. */
+/* srv6d.conf wins over a kernel SID at the same or an overlapping
+ * prefix, and over one around or inside its IPv6 policies; the first
+ * kernel SID over a later one; one srv6d cannot apply is refused; the
+ * rest is applied after the file's SIDs, with its table. */
 START_TEST(test_merge_kernel)
 {
 	struct config *file = parse_ok("queue 0\nkernel-routes yes\n"
 		"sid fc00::1/128 action End\n"
 		"route 10.0.0.0/8 encap seg6 mode encap segs fc00::b\n"
-		"route fc05::/16 encap seg6 mode encap segs fc00::b\n");
+		"route fc05::/16 encap seg6 mode encap segs fc00::b\n"
+		"route fc06:1::/32 encap seg6 mode encap segs fc00::b\n");
 	struct sid ks[] = {
 		ksid("fc00::1", 128, BHV_END_X),	/* the file's SID */
 		ksid("fc00:2::", 64, BHV_END),		/* applied */
 		ksid("fc00:2::", 96, BHV_END),		/* inside the one before */
 		ksid("fc05:1::", 64, BHV_END),		/* inside a file route */
 		ksid("fc00:3::1", 128, BHV_END_X),	/* applied */
+		ksid("fc06::", 16, BHV_END),		/* around a file route */
+		ksid("fc00:4::6", 128, BHV_END_DT6),	/* srv6d's table */
 	};
-	struct policy kp[] = {
-		kpol(AF_INET, "10.0.0.0", 8, 0),	/* the file's prefix */
-		kpol(AF_INET, "10.1.0.0", 16, 0),	/* applied */
-		kpol(AF_INET6, "fc00:2::", 80, 0),	/* inside a kernel SID */
-		kpol(AF_INET, "10.2.0.0", 16, 9),	/* no key 9 */
-		kpol(AF_INET, "10.1.0.0", 16, 0),	/* a second metric */
-	};
-	struct config_kroute_result res[10];
-	struct policy *pp;
+	struct config_kroute_result res[7];
 	struct in6_addr a;
 	const struct sid *s;
 	struct config *cfg;
 	char err[256];
 
 	ck_assert(file->kernel_routes);
-	pp = kpols_dup(kp, 5);
-	cfg = config_merge_kernel(file, ks, 5, &pp, 5, res, err, sizeof(err));
+	ks[6].table = CONFIG_DEFAULT_MARK_BASE + 5;
+	cfg = config_merge_kernel(file, ks, 7, res, err, sizeof(err));
 	ck_assert_msg(cfg != NULL, "%s", err);
-	ck_assert_ptr_null(pp);		/* the config's policies now */
 	ck_assert_int_eq(res[0].status, CONFIG_KROUTE_SHADOWED);
 	ck_assert_str_eq(res[0].why, "the same SID is in srv6d.conf");
 	ck_assert_uint_eq(res[0].line, 3);
@@ -1780,16 +1742,10 @@ START_TEST(test_merge_kernel)
 	ck_assert_uint_eq(res[3].line, 5);
 	ck_assert_int_eq(res[4].status, CONFIG_KROUTE_APPLIED);
 	ck_assert_int_eq(res[5].status, CONFIG_KROUTE_SHADOWED);
-	ck_assert_str_eq(res[5].why,
-			 "the same prefix in the same table is a policy of srv6d.conf");
-	ck_assert_int_eq(res[6].status, CONFIG_KROUTE_APPLIED);
-	ck_assert_int_eq(res[7].status, CONFIG_KROUTE_SHADOWED);
-	ck_assert_str_eq(res[7].why, "a policy at or inside a SID");
-	ck_assert_int_eq(res[8].status, CONFIG_KROUTE_REFUSED);
-	ck_assert_str_eq(res[8].why, "its HMAC key id is not in srv6d.conf");
-	ck_assert_int_eq(res[9].status, CONFIG_KROUTE_SHADOWED);
-	ck_assert_str_eq(res[9].why,
-			 "the same prefix in the same table as another kernel route");
+	ck_assert_str_eq(res[5].why, "a SID around a policy of srv6d.conf");
+	ck_assert_uint_eq(res[5].line, 6);
+	ck_assert_int_eq(res[6].status, CONFIG_KROUTE_REFUSED);
+	ck_assert_str_eq(res[6].why, "its table is in the range srv6d owns");
 	/* the file's first, then the kernel's, with marks and tables */
 	ck_assert_uint_eq(cfg->nsids, 3);
 	ck_assert_uint_eq(cfg->sids[0].ktable, 0);
@@ -1799,24 +1755,28 @@ START_TEST(test_merge_kernel)
 	ck_assert_uint_eq(cfg->sids[2].index, 2);
 	ck_assert_uint_eq(cfg->sids[2].mark, cfg->mark_base + 3);
 	ck_assert_uint_eq(cfg->sids[2].route_table, cfg->mark_base + 3);
+	/* the policies are the file's, none the kernel's */
 	ck_assert_uint_eq(cfg->npolicies, 3);
-	ck_assert_uint_eq(cfg->policies[2].ktable, 254);
-	ck_assert_uint_eq(cfg->policies[2].index, 2);
+	for (unsigned i = 0; i < cfg->npolicies; i++) {
+		ck_assert_uint_eq(cfg->policies[i].ktable, 0);
+		ck_assert_uint_eq(cfg->policies[i].line, 4 + i);
+		ck_assert_uint_eq(cfg->policies[i].index, i);
+	}
 	ck_assert_int_eq(inet_pton(AF_INET6, "fc00:2::77", &a), 1);
 	s = lpm_lookup(cfg->sid_table, &a);
 	ck_assert_ptr_eq(s, &cfg->sids[1]);
 	ck_assert(cfg->kernel_routes);
 	/* the file config is untouched */
 	ck_assert_uint_eq(file->nsids, 1);
-	ck_assert_uint_eq(file->npolicies, 2);
+	ck_assert_uint_eq(file->npolicies, 3);
 	config_free(cfg);
 	config_free(file);
 }
 END_TEST
 
-/* Tenants: a policy shadows another at the same prefix in its own table
- * only, file or kernel; a SID is every table's; a policy in a table of
- * srv6d's range is refused.  Each table's lookups find its own. */
+/* Tenants: a SID is every table's, so a kernel SID inside a policy of any
+ * table of srv6d.conf gives way; the merged config's policies and tables
+ * are the file's, each table's lookups finding its own. */
 START_TEST(test_merge_kernel_tables)
 {
 	struct config *file = parse_ok("queue 0\nkernel-routes yes\n"
@@ -1825,71 +1785,32 @@ START_TEST(test_merge_kernel_tables)
 		"route 10.9.0.0/16 encap seg6 mode encap segs fc00::b\n");
 	struct sid ks[] = {
 		ksid("fc00:7::", 48, BHV_END),		/* applied */
+		ksid("fd01:2::5", 128, BHV_END),	/* in table 101's */
 	};
-	struct policy kp[] = {
-		ktpol(101, AF_INET, "10.1.2.0", 24, 0),	 /* the file's, 101 */
-		ktpol(102, AF_INET, "10.1.2.0", 24, 0),	 /* applied */
-		ktpol(102, AF_INET6, "fd01:2::", 64, 0), /* applied */
-		ktpol(101, AF_INET6, "fd01:2::", 64, 0), /* the file's, 101 */
-		ktpol(254, AF_INET, "10.1.2.0", 24, 0),	 /* applied */
-		ktpol(101, AF_INET, "10.9.0.0", 16, 0),	 /* applied: file's is main */
-		ktpol(254, AF_INET, "10.9.0.0", 16, 0),	 /* the file's, main */
-		ktpol(102, AF_INET, "10.1.2.0", 24, 0),	 /* a second metric */
-		ktpol(103, AF_INET6, "fc00:7:0:1::", 64, 0), /* in the SID */
-		ktpol(CONFIG_DEFAULT_MARK_BASE + 5, AF_INET, "10.5.0.0", 16, 0),
-	};
-	enum config_kroute_status want[11] = {
-		CONFIG_KROUTE_APPLIED,
-		CONFIG_KROUTE_SHADOWED, CONFIG_KROUTE_APPLIED,
-		CONFIG_KROUTE_APPLIED, CONFIG_KROUTE_SHADOWED,
-		CONFIG_KROUTE_APPLIED, CONFIG_KROUTE_APPLIED,
-		CONFIG_KROUTE_SHADOWED, CONFIG_KROUTE_SHADOWED,
-		CONFIG_KROUTE_SHADOWED, CONFIG_KROUTE_REFUSED,
-	};
-	struct config_kroute_result res[11];
-	struct policy *pp;
+	struct config_kroute_result res[2];
 	const struct policy *p;
 	struct in6_addr a6;
 	struct in_addr a4;
 	struct config *cfg;
 	char err[256];
 
-	pp = kpols_dup(kp, 10);
-	cfg = config_merge_kernel(file, ks, 1, &pp, 10, res, err, sizeof(err));
+	cfg = config_merge_kernel(file, ks, 2, res, err, sizeof(err));
 	ck_assert_msg(cfg != NULL, "%s", err);
-	ck_assert_ptr_null(pp);
-	for (unsigned i = 0; i < 11; i++)
-		ck_assert_msg(res[i].status == want[i], "route %u: %d (%s)", i,
-			      res[i].status, res[i].why ? res[i].why : "");
-	ck_assert_str_eq(res[1].why,
-			 "the same prefix in the same table is a policy of srv6d.conf");
-	ck_assert_uint_eq(res[1].line, 3);
-	ck_assert_uint_eq(res[4].line, 4);
-	ck_assert_uint_eq(res[7].line, 5);
-	ck_assert_str_eq(res[8].why,
-			 "the same prefix in the same table as another kernel route");
-	ck_assert_uint_eq(res[8].line, 0);
-	ck_assert_str_eq(res[9].why, "a policy at or inside a SID");
-	ck_assert_str_eq(res[10].why, "it is in a table of the range srv6d owns");
+	ck_assert_int_eq(res[0].status, CONFIG_KROUTE_APPLIED);
+	ck_assert_int_eq(res[1].status, CONFIG_KROUTE_SHADOWED);
+	ck_assert_str_eq(res[1].why, "a SID inside a policy of srv6d.conf");
+	ck_assert_uint_eq(res[1].line, 4);
 	ck_assert_uint_eq(cfg->nsids, 1);
-	ck_assert_uint_eq(cfg->npolicies, 3 + 4);
-	ck_assert_uint_eq(cfg->nptables, 3);
-	/* each table's 10.1.2.0/24 is its own */
+	ck_assert_uint_eq(cfg->npolicies, 3);
+	ck_assert_uint_eq(cfg->nptables, 2);
 	ck_assert_int_eq(inet_pton(AF_INET, "10.1.2.7", &a4), 1);
 	p = config_policy_lookup4(cfg, 101, a4);
 	ck_assert_ptr_eq(p, &cfg->policies[0]);
 	ck_assert_uint_eq(p->ktable, 0);
-	p = config_policy_lookup4(cfg, 102, a4);
-	ck_assert_ptr_eq(p, &cfg->policies[3]);
-	ck_assert_uint_eq(p->ktable, 102);
-	p = config_policy_lookup4(cfg, 254, a4);
-	ck_assert_ptr_eq(p, &cfg->policies[5]);
-	ck_assert_uint_eq(p->ktable, 254);
-	ck_assert_ptr_null(config_policy_lookup4(cfg, 103, a4));
+	ck_assert_ptr_null(config_policy_lookup4(cfg, 102, a4));
+	ck_assert_ptr_null(config_policy_lookup4(cfg, 254, a4));
 	ck_assert_int_eq(inet_pton(AF_INET, "10.9.3.4", &a4), 1);
-	p = config_policy_lookup4(cfg, 101, a4);
-	ck_assert_ptr_eq(p, &cfg->policies[6]);
-	ck_assert_uint_eq(p->ktable, 101);
+	ck_assert_ptr_null(config_policy_lookup4(cfg, 101, a4));
 	p = config_policy_lookup4(cfg, 254, a4);
 	ck_assert_ptr_eq(p, &cfg->policies[2]);
 	ck_assert_uint_eq(p->line, 5);
@@ -1897,13 +1818,10 @@ START_TEST(test_merge_kernel_tables)
 	p = config_policy_lookup6(cfg, 101, &a6);
 	ck_assert_ptr_eq(p, &cfg->policies[1]);
 	ck_assert_uint_eq(p->line, 4);
-	p = config_policy_lookup6(cfg, 102, &a6);
-	ck_assert_ptr_eq(p, &cfg->policies[4]);
-	ck_assert_uint_eq(p->ktable, 102);
+	ck_assert_ptr_null(config_policy_lookup6(cfg, 102, &a6));
 	config_free(cfg);
 	/* no kernel route (the daemon's start): the file's config */
-	cfg = config_merge_kernel(file, NULL, 0, NULL, 0, NULL, err,
-				  sizeof(err));
+	cfg = config_merge_kernel(file, NULL, 0, NULL, err, sizeof(err));
 	ck_assert_msg(cfg != NULL, "%s", err);
 	ck_assert_uint_eq(cfg->npolicies, 3);
 	ck_assert_uint_eq(cfg->policies[2].line, 5);

@@ -6,9 +6,7 @@
 #include <check.h>
 #include <libmnl/libmnl.h>
 #include <linux/if_ether.h>
-#include <linux/lwtunnel.h>
 #include <linux/rtnetlink.h>
-#include <linux/seg6.h>
 #include <linux/seg6_iptunnel.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -21,11 +19,10 @@
 #include "ctl_proto.h"
 #include "kpolicy.h"
 #include "process.h"
+#include "routemsg.h"
 #include "rtmirror.h"
 #include "seg6route.h"
 #include "testutil.h"
-
-static uint8_t buf[8192] __attribute__((aligned(4)));
 
 static struct in6_addr a6(const char *s)
 {
@@ -43,60 +40,22 @@ static struct in_addr a4(const char *s)
 	return a;
 }
 
-/* A route message as the kernel sends it (metric 1024, oif 2). */
-static struct nlmsghdr *route_msg(uint16_t type, int family, const char *dst,
-				  unsigned plen, uint32_t table)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
-	uint8_t a[16];
-
-	nlh->nlmsg_type = type;
-	rtm->rtm_family = (uint8_t)family;
-	rtm->rtm_dst_len = (uint8_t)plen;
-	rtm->rtm_table = table < 256 ? (uint8_t)table : RT_TABLE_UNSPEC;
-	rtm->rtm_protocol = RTPROT_BOOT;
-	rtm->rtm_type = RTN_UNICAST;
-	mnl_attr_put_u32(nlh, RTA_TABLE, table);
-	ck_assert_int_eq(inet_pton(family, dst, a), 1);
-	mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, a);
-	mnl_attr_put_u32(nlh, RTA_PRIORITY, 1024);
-	mnl_attr_put_u32(nlh, RTA_OIF, 2);
-	return nlh;
-}
-
 /* `encap seg6 mode M segs S[,T]` (an HMAC TLV with key id hmac when not
- * 0), as iproute2 and the kernel lay it out: segments in reverse. */
+ * 0), as iproute2 and the kernel lay it out. */
 static void put_seg6(struct nlmsghdr *nlh, int mode, const char *s1,
 		     const char *s2, uint32_t hmac)
 {
-	uint8_t tun[256] __attribute__((aligned(4))) = { 0 };
-	struct seg6_iptunnel_encap *t = (struct seg6_iptunnel_encap *)tun;
-	struct ipv6_sr_hdr *srh = t->srh;
-	unsigned n = s2 ? 2 : 1;
-	size_t len = sizeof(*srh) + n * 16 + (hmac ? 40 : 0);
-	struct nlattr *nest;
+	const char *const segs[] = { s1, s2 };
 
-	t->mode = mode;
-	srh->hdrlen = (uint8_t)(len / 8 - 1);
-	srh->type = 4;
-	srh->segments_left = srh->first_segment = (uint8_t)(n - 1);
-	srh->segments[n - 1] = a6(s1);
-	if (s2)
-		srh->segments[0] = a6(s2);
-	if (hmac) {
-		uint8_t *tlv = (uint8_t *)srh + sizeof(*srh) + n * 16;
-		uint32_t id = htonl(hmac);
+	routemsg_put_seg6(nlh, mode, segs, s2 ? 2 : 1, hmac);
+}
 
-		srh->flags = SR6_FLAG1_HMAC;
-		tlv[0] = 5;
-		tlv[1] = 38;
-		memcpy(tlv + 4, &id, 4);
-	}
-	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6);
-	nest = mnl_attr_nest_start(nlh, RTA_ENCAP);
-	mnl_attr_put(nlh, SEG6_IPTUNNEL_SRH, sizeof(*t) + len, t);
-	mnl_attr_nest_end(nlh, nest);
+/* Apply an IPv6 route message with no encapsulation. */
+static void route_apply(struct rtmirror *m, uint16_t type, const char *dst,
+			unsigned plen, uint32_t table)
+{
+	ck_assert_int_eq(rtmirror_apply(m, routemsg_kernel(type, AF_INET6, dst,
+							   plen, table)), 0);
 }
 
 /* Add (or replace) a seg6 encap route. */
@@ -104,8 +63,8 @@ static void seg6_add(struct rtmirror *m, int family, const char *dst,
 		     unsigned plen, uint32_t table, const char *s1,
 		     const char *s2, uint32_t hmac)
 {
-	struct nlmsghdr *nlh = route_msg(RTM_NEWROUTE, family, dst, plen,
-					 table);
+	struct nlmsghdr *nlh = routemsg_kernel(RTM_NEWROUTE, family, dst, plen,
+					       table);
 
 	nlh->nlmsg_flags = NLM_F_REPLACE;
 	put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP, s1, s2, hmac);
@@ -195,7 +154,7 @@ START_TEST(test_attach_replace_delete)
 
 	/* the same route again (a resync's dump, no NLM_F_REPLACE):
 	 * nothing changes */
-	nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc00:9::", 64, 254);
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc00:9::", 64, 254);
 	put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP, "fc00::a1", "fc00::a2", 0);
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
 	rtmirror_reclaim(m);
@@ -220,8 +179,7 @@ START_TEST(test_attach_replace_delete)
 	ck_assert_ptr_eq(kpolicy_at(db, 1), kp2);
 
 	/* delete: the route and its policy gone */
-	ck_assert_int_eq(rtmirror_apply(m, route_msg(RTM_DELROUTE, AF_INET6,
-						     "fc00:9::", 64, 254)), 0);
+	route_apply(m, RTM_DELROUTE, "fc00:9::", 64, 254);
 	rtmirror_reclaim(m);
 	ck_assert_uint_eq(kpolicy_count(db), 0);
 	ck_assert_ptr_null(kpolicy_at(db, 1));
@@ -254,7 +212,7 @@ START_TEST(test_unsupported_and_plain)
 	struct rtmirror_stats st;
 	struct nlmsghdr *nlh;
 
-	nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc00:8::", 64, 254);
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc00:8::", 64, 254);
 	put_seg6(nlh, SEG6_IPTUN_MODE_L2ENCAP, "fc00::a1", NULL, 0);
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
 	ck_assert_ptr_null(kp6(m, 254, "fc00:8::1"));
@@ -264,12 +222,102 @@ START_TEST(test_unsupported_and_plain)
 
 	seg6_add(m, AF_INET6, "fc00:7::", 64, 254, "fc00::a1", NULL, 0);
 	ck_assert_ptr_nonnull(kp6(m, 254, "fc00:7::1"));
-	nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc00:7::", 64, 254);
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc00:7::", 64, 254);
 	nlh->nlmsg_flags = NLM_F_REPLACE;
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
 	ck_assert_ptr_null(kp6(m, 254, "fc00:7::1"));
 	rtmirror_reclaim(m);
 	ck_assert_uint_eq(kpolicy_count(db), 0);
+	rtmirror_free(m);
+}
+END_TEST
+
+/* A copy of a message, for a dump of several (free it). */
+static struct nlmsghdr *msg_dup(const struct nlmsghdr *nlh)
+{
+	struct nlmsghdr *c = malloc(nlh->nlmsg_len);
+
+	ck_assert_ptr_nonnull(c);
+	memcpy(c, nlh, nlh->nlmsg_len);
+	return c;
+}
+
+/* A route of table 254 with `encap seg6 mode mode segs seg`, copied. */
+static struct nlmsghdr *seg6_dup(const char *dst, int mode, const char *seg)
+{
+	struct nlmsghdr *nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, dst, 64,
+					       254);
+
+	put_seg6(nlh, mode, seg, NULL, 0);
+	return msg_dup(nlh);
+}
+
+static uint64_t unsupported(const struct rtmirror *m)
+{
+	struct rtmirror_stats st;
+
+	rtmirror_get_stats(m, &st);
+	return st.kpol_unsupported;
+}
+
+/* A route srv6d cannot apply (l2encap) is counted once: a resync's dump
+ * that shows it again does not count it again, nor does the next; an
+ * event does (a new route message), and so does a dump that shows it
+ * for the first time or turns a route srv6d applies into one it cannot. */
+START_TEST(test_unsupported_resync)
+{
+	struct rtmirror *m = mirror(1);
+	struct nlmsghdr *dump[2], *turned[2];
+	struct rtmirror_stats st;
+	struct nlmsghdr *nlh;
+
+	dump[0] = seg6_dup("fc00:8::", SEG6_IPTUN_MODE_L2ENCAP, "fc00::a1");
+	dump[1] = seg6_dup("fc00:7::", SEG6_IPTUN_MODE_ENCAP, "fc00::a2");
+	rtmirror_dump_apply(m, (const struct nlmsghdr *const *)dump, 2);
+	ck_assert_uint_eq(unsupported(m), 1);
+	ck_assert_ptr_null(kp6(m, 254, "fc00:8::1"));	/* a plain route */
+	ck_assert_ptr_nonnull(kp6(m, 254, "fc00:7::1"));
+	for (unsigned i = 0; i < 2; i++) {	/* resyncs: the same dump */
+		rtmirror_dump_apply(m, (const struct nlmsghdr *const *)dump, 2);
+		rtmirror_reclaim(m);
+		ck_assert_uint_eq(unsupported(m), 1);
+		ck_assert_ptr_null(kp6(m, 254, "fc00:8::1"));
+		ck_assert_ptr_nonnull(kp6(m, 254, "fc00:7::1"));
+	}
+	rtmirror_get_stats(m, &st);
+	ck_assert_uint_eq(st.resyncs, 3);
+	ck_assert_uint_eq(st.swept, 0);
+	ck_assert_uint_eq(st.errors, 0);
+	ck_assert_uint_eq(kpolicy_count(rtmirror_kpolicies(m)), 1);
+
+	/* an event (`ip route replace`): counted */
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc00:8::", 64, 254);
+	nlh->nlmsg_flags = NLM_F_REPLACE;
+	put_seg6(nlh, SEG6_IPTUN_MODE_L2ENCAP, "fc00::a1", NULL, 0);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	ck_assert_uint_eq(unsupported(m), 2);
+
+	/* fc00:7:: turned l2encap while events were lost: counted, its
+	 * policy gone */
+	turned[0] = dump[0];
+	turned[1] = seg6_dup("fc00:7::", SEG6_IPTUN_MODE_L2ENCAP, "fc00::a2");
+	rtmirror_dump_apply(m, (const struct nlmsghdr *const *)turned, 2);
+	rtmirror_reclaim(m);
+	ck_assert_uint_eq(unsupported(m), 3);
+	ck_assert_ptr_null(kp6(m, 254, "fc00:7::1"));
+	ck_assert_uint_eq(kpolicy_count(rtmirror_kpolicies(m)), 0);
+
+	/* a dump without fc00:8:: sweeps it; the next that shows it again
+	 * shows a new route: counted */
+	rtmirror_dump_apply(m, (const struct nlmsghdr *const *)&dump[1], 1);
+	ck_assert_uint_eq(unsupported(m), 3);
+	ck_assert_uint_eq(fib_count(rtmirror_fib(m), 254, AF_INET6), 1);
+	rtmirror_dump_apply(m, (const struct nlmsghdr *const *)dump, 2);
+	ck_assert_uint_eq(unsupported(m), 4);
+	rtmirror_reclaim(m);
+	free(dump[0]);
+	free(dump[1]);
+	free(turned[1]);
 	rtmirror_free(m);
 }
 END_TEST
@@ -306,8 +354,7 @@ static void steer_setup(struct steer *s, const char *text)
 	seg6_add(s->m, AF_INET6, "fc00:9:1::", 64, 254, "fc00::e1", NULL, 0);
 	seg6_add(s->m, AF_INET6, "fc00:9:2::", 64, 254, "fc00::e2", NULL, 0);
 	seg6_add(s->m, AF_INET6, "fc00:9::", 40, 254, "fc00::e3", NULL, 0);
-	ck_assert_int_eq(rtmirror_apply(s->m, route_msg(RTM_NEWROUTE, AF_INET6,
-						"fc00:9:2:0:5::", 80, 254)), 0);
+	route_apply(s->m, RTM_NEWROUTE, "fc00:9:2:0:5::", 80, 254);
 	seg6_add(s->m, AF_INET, "10.9.1.0", 24, 254, "fc00::e6", NULL, 0);
 	seg6_add(s->m, AF_INET6, "fc00:6::", 64, 254, "fc00::e7", NULL, 7);
 	/* table 101 */
@@ -501,8 +548,7 @@ START_TEST(test_steer_packet)
 					kp->pol.index)->packets, 0);
 	ck_assert_uint_eq(ws.unmatched, 0);
 	/* deleted: unmatched, accepted unchanged (the kernel's own route) */
-	ck_assert_int_eq(rtmirror_apply(m, route_msg(RTM_DELROUTE, AF_INET6,
-						     "fc00:100:1::", 64, 254)), 0);
+	route_apply(m, RTM_DELROUTE, "fc00:100:1::", 64, 254);
 	p = test_pkt(&slot, buf, len, ETH_P_IPV6);
 	srv6_process(&ctx, p);
 	ck_assert_int_eq(p->verdict, PKT_ACCEPT);
@@ -567,6 +613,7 @@ static Suite *kpolicy_suite(void)
 
 	tcase_add_test(tc, test_attach_replace_delete);
 	tcase_add_test(tc, test_unsupported_and_plain);
+	tcase_add_test(tc, test_unsupported_resync);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("steering");
 	tcase_add_test(tc, test_steer_precedence);

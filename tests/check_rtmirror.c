@@ -6,7 +6,6 @@
 #include <linux/fib_rules.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
-#include <linux/lwtunnel.h>
 #include <linux/rtnetlink.h>
 #include <linux/seg6_iptunnel.h>
 #include <linux/seg6_local.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "kpolicy.h"
+#include "routemsg.h"
 #include "rtmirror.h"
 #include "seg6route.h"
 
@@ -62,33 +62,12 @@ static struct nlmsghdr *msg_addr(uint16_t type, int ifindex, int family,
 	return nlh;
 }
 
-/* A route message: dst "P/L"; table > 255 goes in RTA_TABLE. */
-static struct nlmsghdr *msg_route(uint16_t type, int family, const char *dst,
-				  unsigned plen, uint32_t table, uint8_t rtype)
+/* Apply a route of the main table with no next hop. */
+static int route_apply(struct rtmirror *m, uint16_t type, int family,
+		       const char *dst, unsigned plen, uint8_t rtype)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
-	uint8_t a[16];
-
-	nlh->nlmsg_type = type;
-	rtm->rtm_family = (uint8_t)family;
-	rtm->rtm_dst_len = (uint8_t)plen;
-	rtm->rtm_table = table < 256 ? (uint8_t)table : RT_TABLE_UNSPEC;
-	rtm->rtm_protocol = RTPROT_STATIC;
-	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
-	rtm->rtm_type = rtype;
-	mnl_attr_put_u32(nlh, RTA_TABLE, table);
-	ck_assert_int_eq(inet_pton(family, dst, a), 1);
-	mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, a);
-	return nlh;
-}
-
-static void put_gw(struct nlmsghdr *nlh, int family, const char *gw)
-{
-	uint8_t a[16];
-
-	ck_assert_int_eq(inet_pton(family, gw, a), 1);
-	mnl_attr_put(nlh, RTA_GATEWAY, family == AF_INET ? 4 : 16, a);
+	return rtmirror_apply(m, routemsg_new(type, family, dst, plen,
+					      RT_TABLE_MAIN, rtype));
 }
 
 static void put_mtu(struct nlmsghdr *nlh, uint32_t mtu)
@@ -103,17 +82,10 @@ static void put_mtu(struct nlmsghdr *nlh, uint32_t mtu)
 static void put_nexthop(struct nlmsghdr *nlh, int family, const char *gw,
 			int oif, unsigned weight)
 {
-	struct rtnexthop *rtnh = mnl_nlmsg_get_payload_tail(nlh);
-	uint8_t a[16];
+	struct rtnexthop *rtnh = routemsg_nexthop_start(nlh, oif, weight);
 
-	memset(rtnh, 0, sizeof(*rtnh));
-	nlh->nlmsg_len += MNL_ALIGN(sizeof(*rtnh));
-	rtnh->rtnh_ifindex = oif;
-	rtnh->rtnh_hops = (uint8_t)(weight - 1);
-	ck_assert_int_eq(inet_pton(family, gw, a), 1);
-	mnl_attr_put(nlh, RTA_GATEWAY, family == AF_INET ? 4 : 16, a);
-	rtnh->rtnh_len = (unsigned short)((uint8_t *)mnl_nlmsg_get_payload_tail(nlh) -
-					  (uint8_t *)rtnh);
+	routemsg_put_addr(nlh, RTA_GATEWAY, family, gw);
+	routemsg_nexthop_end(nlh, rtnh);
 }
 
 static const struct fib_route *get4(struct rtmirror *m, uint32_t table,
@@ -175,8 +147,9 @@ START_TEST(test_add_replace_delete)
 	struct nlmsghdr *nlh;
 	const struct fib_route *r;
 
-	nlh = msg_route(RTM_NEWROUTE, AF_INET, "192.0.2.0", 24, RT_TABLE_MAIN, RTN_UNICAST);
-	put_gw(nlh, AF_INET, "10.0.0.2");
+	nlh = routemsg_new(RTM_NEWROUTE, AF_INET, "192.0.2.0", 24,
+			   RT_TABLE_MAIN, RTN_UNICAST);
+	routemsg_put_addr(nlh, RTA_GATEWAY, AF_INET, "10.0.0.2");
 	mnl_attr_put_u32(nlh, RTA_OIF, 2);
 	put_mtu(nlh, 1400);
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
@@ -191,8 +164,9 @@ START_TEST(test_add_replace_delete)
 	ck_assert_mem_eq(r->fi->nh[0].gw.b, ((uint8_t[]){ 10, 0, 0, 2 }), 4);
 
 	/* Replace: same key, new gateway and link. */
-	nlh = msg_route(RTM_NEWROUTE, AF_INET, "192.0.2.0", 24, RT_TABLE_MAIN, RTN_UNICAST);
-	put_gw(nlh, AF_INET, "10.1.0.2");
+	nlh = routemsg_new(RTM_NEWROUTE, AF_INET, "192.0.2.0", 24,
+			   RT_TABLE_MAIN, RTN_UNICAST);
+	routemsg_put_addr(nlh, RTA_GATEWAY, AF_INET, "10.1.0.2");
 	mnl_attr_put_u32(nlh, RTA_OIF, 3);
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
 	r = get4(m, 0, "192.0.2.200");
@@ -201,21 +175,21 @@ START_TEST(test_add_replace_delete)
 	ck_assert_uint_eq(fib_count(rtmirror_fib(m), 0, AF_INET), 1);
 
 	/* Blackhole, unreachable and prohibit have no next hop. */
-	ck_assert_int_eq(rtmirror_apply(m, msg_route(RTM_NEWROUTE, AF_INET, "192.0.2.128",
-						     25, RT_TABLE_MAIN, RTN_BLACKHOLE)), 0);
-	ck_assert_int_eq(rtmirror_apply(m, msg_route(RTM_NEWROUTE, AF_INET6, "2001:db8::",
-						     32, RT_TABLE_MAIN, RTN_PROHIBIT)), 0);
+	ck_assert_int_eq(route_apply(m, RTM_NEWROUTE, AF_INET, "192.0.2.128", 25,
+				     RTN_BLACKHOLE), 0);
+	ck_assert_int_eq(route_apply(m, RTM_NEWROUTE, AF_INET6, "2001:db8::", 32,
+				     RTN_PROHIBIT), 0);
 	r = get4(m, 0, "192.0.2.200");
 	ck_assert_uint_eq(r->type, RTN_BLACKHOLE);
 	ck_assert_uint_eq(r->fi->nnh, 0);
 	ck_assert_uint_eq(get6(m, 0, "2001:db8::5")->type, RTN_PROHIBIT);
 
 	/* Delete: the /24 shows through again, then nothing. */
-	ck_assert_int_eq(rtmirror_apply(m, msg_route(RTM_DELROUTE, AF_INET, "192.0.2.128",
-						     25, RT_TABLE_MAIN, RTN_BLACKHOLE)), 0);
+	ck_assert_int_eq(route_apply(m, RTM_DELROUTE, AF_INET, "192.0.2.128", 25,
+				     RTN_BLACKHOLE), 0);
 	ck_assert_uint_eq(get4(m, 0, "192.0.2.200")->type, RTN_UNICAST);
-	ck_assert_int_eq(rtmirror_apply(m, msg_route(RTM_DELROUTE, AF_INET, "192.0.2.0",
-						     24, RT_TABLE_MAIN, RTN_UNICAST)), 0);
+	ck_assert_int_eq(route_apply(m, RTM_DELROUTE, AF_INET, "192.0.2.0", 24,
+				     RTN_UNICAST), 0);
 	ck_assert_ptr_null(get4(m, 0, "192.0.2.200"));
 	rtmirror_reclaim(m);
 	rtmirror_free(m);
@@ -227,10 +201,12 @@ START_TEST(test_cloned_ignored)
 	struct rtmirror *m = setup();
 	struct nlmsghdr *nlh;
 
-	nlh = msg_route(RTM_NEWROUTE, AF_INET6, "2001:db8::7", 128, RT_TABLE_MAIN, RTN_UNICAST);
+	nlh = routemsg_new(RTM_NEWROUTE, AF_INET6, "2001:db8::7", 128,
+			   RT_TABLE_MAIN, RTN_UNICAST);
 	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_flags |= RTM_F_CLONED;
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 1);
-	nlh = msg_route(RTM_NEWROUTE, AF_INET6, "2001:db8::8", 128, RT_TABLE_MAIN, RTN_UNICAST);
+	nlh = routemsg_new(RTM_NEWROUTE, AF_INET6, "2001:db8::8", 128,
+			   RT_TABLE_MAIN, RTN_UNICAST);
 	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_protocol = RTPROT_REDIRECT;
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 1);
 	ck_assert_uint_eq(fib_count(rtmirror_fib(m), 0, AF_INET6), 0);
@@ -245,7 +221,8 @@ START_TEST(test_multipath_and_big_table)
 	struct nlattr *mp;
 	const struct fib_route *r;
 
-	nlh = msg_route(RTM_NEWROUTE, AF_INET6, "2001:db8:97::", 48, 100000, RTN_UNICAST);
+	nlh = routemsg_new(RTM_NEWROUTE, AF_INET6, "2001:db8:97::", 48, 100000,
+			   RTN_UNICAST);
 	mp = mnl_attr_nest_start(nlh, RTA_MULTIPATH);
 	put_nexthop(nlh, AF_INET6, "fe80::1", 2, 1);
 	put_nexthop(nlh, AF_INET6, "fe80::2", 3, 5);
@@ -286,15 +263,18 @@ START_TEST(test_link_down_purge_v4)
 	struct nlattr *mp;
 	const struct fib_route *r;
 
-	nlh = msg_route(RTM_NEWROUTE, AF_INET, "192.0.2.0", 24, 1000, RTN_UNICAST);
-	put_gw(nlh, AF_INET, "10.0.0.2");
+	nlh = routemsg_new(RTM_NEWROUTE, AF_INET, "192.0.2.0", 24, 1000,
+			   RTN_UNICAST);
+	routemsg_put_addr(nlh, RTA_GATEWAY, AF_INET, "10.0.0.2");
 	mnl_attr_put_u32(nlh, RTA_OIF, 2);
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
-	nlh = msg_route(RTM_NEWROUTE, AF_INET, "10.0.0.1", 32, RT_TABLE_LOCAL, RTN_LOCAL);
+	nlh = routemsg_new(RTM_NEWROUTE, AF_INET, "10.0.0.1", 32,
+			   RT_TABLE_LOCAL, RTN_LOCAL);
 	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_scope = RT_SCOPE_HOST;
 	mnl_attr_put_u32(nlh, RTA_OIF, 2);
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
-	nlh = msg_route(RTM_NEWROUTE, AF_INET, "198.51.100.0", 24, RT_TABLE_MAIN, RTN_UNICAST);
+	nlh = routemsg_new(RTM_NEWROUTE, AF_INET, "198.51.100.0", 24,
+			   RT_TABLE_MAIN, RTN_UNICAST);
 	mp = mnl_attr_nest_start(nlh, RTA_MULTIPATH);
 	put_nexthop(nlh, AF_INET, "10.0.0.2", 2, 2);
 	put_nexthop(nlh, AF_INET, "10.1.0.2", 3, 3);
@@ -326,14 +306,15 @@ START_TEST(test_addr_removal_prefsrc)
 {
 	struct rtmirror *m = setup();
 	struct nlmsghdr *nlh;
-	uint8_t src[4] = { 10, 0, 0, 1 };
 
 	ck_assert_int_eq(rtmirror_apply(m, msg_addr(RTM_NEWADDR, 2, AF_INET, "10.0.0.9", 24)), 0);
-	nlh = msg_route(RTM_NEWROUTE, AF_INET, "203.0.113.0", 24, RT_TABLE_MAIN, RTN_UNICAST);
+	nlh = routemsg_new(RTM_NEWROUTE, AF_INET, "203.0.113.0", 24,
+			   RT_TABLE_MAIN, RTN_UNICAST);
 	mnl_attr_put_u32(nlh, RTA_OIF, 2);
-	mnl_attr_put(nlh, RTA_PREFSRC, 4, src);
+	routemsg_put_addr(nlh, RTA_PREFSRC, AF_INET, "10.0.0.1");
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
-	nlh = msg_route(RTM_NEWROUTE, AF_INET, "203.0.114.0", 24, RT_TABLE_MAIN, RTN_UNICAST);
+	nlh = routemsg_new(RTM_NEWROUTE, AF_INET, "203.0.114.0", 24,
+			   RT_TABLE_MAIN, RTN_UNICAST);
 	mnl_attr_put_u32(nlh, RTA_OIF, 2);
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
 	ck_assert_ptr_nonnull(get4(m, 0, "203.0.113.1"));
@@ -510,12 +491,10 @@ START_TEST(test_seg6_routes)
 	ck_assert_int_eq(rtmirror_seg6_fd(plain), -1);
 	ck_assert_int_ge(rtmirror_seg6_fd(m), 0);
 	ck_assert_int_lt(read(rtmirror_seg6_fd(m), &v, sizeof(v)), 0);
-	nlh = msg_route(RTM_NEWROUTE, AF_INET6, "fc00:1::1", 128, RT_TABLE_MAIN,
-			RTN_UNICAST);
+	nlh = routemsg_new(RTM_NEWROUTE, AF_INET6, "fc00:1::1", 128,
+			   RT_TABLE_MAIN, RTN_UNICAST);
 	mnl_attr_put_u32(nlh, RTA_OIF, 2);
-	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6_LOCAL);
-	e = mnl_attr_nest_start(nlh, RTA_ENCAP);
-	mnl_attr_put_u32(nlh, SEG6_LOCAL_ACTION, SEG6_LOCAL_ACTION_END);
+	e = routemsg_seg6local_start(nlh, SEG6_LOCAL_ACTION_END);
 	mnl_attr_nest_end(nlh, e);
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
 	ck_assert_int_eq(rtmirror_apply(plain, nlh), 0);
@@ -549,26 +528,17 @@ START_TEST(test_seg6_purge_v4)
 	struct rtmirror_opts o = { .seg6_routes = true };
 	struct rtmirror *m = rtmirror_new(&o);
 	unsigned up = IFF_UP | IFF_LOWER_UP | IFF_RUNNING;
-	uint8_t tun[sizeof(struct seg6_iptunnel_encap) + 8 + 16] = { 0 };
-	struct seg6_iptunnel_encap *t = (struct seg6_iptunnel_encap *)tun;
+	static const char *const segs[] = { "fc00::a" };
 	struct nlmsghdr *nlh, **msgs;
-	struct nlattr *e;
 	uint64_t v;
 
 	ck_assert_ptr_nonnull(m);
 	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "veth0", up, 1500)), 0);
 	ck_assert_int_eq(rtmirror_apply(m, msg_addr(RTM_NEWADDR, 2, AF_INET, "10.0.0.1", 24)), 0);
-	t->mode = SEG6_IPTUN_MODE_ENCAP;
-	t->srh->hdrlen = 2;
-	t->srh->type = 4;
-	ck_assert_int_eq(inet_pton(AF_INET6, "fc00::a", &t->srh->segments[0]), 1);
-	nlh = msg_route(RTM_NEWROUTE, AF_INET, "10.9.0.0", 16, RT_TABLE_MAIN,
-			RTN_UNICAST);
+	nlh = routemsg_new(RTM_NEWROUTE, AF_INET, "10.9.0.0", 16, RT_TABLE_MAIN,
+			   RTN_UNICAST);
 	mnl_attr_put_u32(nlh, RTA_OIF, 2);
-	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6);
-	e = mnl_attr_nest_start(nlh, RTA_ENCAP);
-	mnl_attr_put(nlh, SEG6_IPTUNNEL_SRH, sizeof(tun), tun);
-	mnl_attr_nest_end(nlh, e);
+	routemsg_put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP, segs, 1, 0);
 	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
 	ck_assert_int_lt(read(rtmirror_seg6_fd(m), &v, sizeof(v)), 0);
 	ck_assert_int_eq(rtmirror_seg6_snapshot(m, &msgs), 0);

@@ -7,15 +7,14 @@
 #include <libmnl/libmnl.h>
 #include <linux/lwtunnel.h>
 #include <linux/rtnetlink.h>
-#include <linux/seg6.h>
 #include <linux/seg6_iptunnel.h>
 #include <linux/seg6_local.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "routemsg.h"
 #include "seg6route.h"
 
-static uint8_t buf[8192] __attribute__((aligned(4)));
 static struct seg6route r;
 
 static struct in6_addr a6(const char *s)
@@ -24,84 +23,6 @@ static struct in6_addr a6(const char *s)
 
 	ck_assert_int_eq(inet_pton(AF_INET6, s, &a), 1);
 	return a;
-}
-
-/* A route message as the kernel sends it: rtmsg, RTA_TABLE, RTA_DST,
- * RTA_PRIORITY, RTA_OIF. */
-static struct nlmsghdr *route_msg(uint16_t type, int family, const char *dst,
-				  unsigned plen, uint32_t table)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
-	uint8_t a[16];
-
-	nlh->nlmsg_type = type;
-	rtm->rtm_family = (uint8_t)family;
-	rtm->rtm_dst_len = (uint8_t)plen;
-	rtm->rtm_table = table < 256 ? (uint8_t)table : RT_TABLE_UNSPEC;
-	rtm->rtm_protocol = RTPROT_BOOT;
-	rtm->rtm_type = RTN_UNICAST;
-	mnl_attr_put_u32(nlh, RTA_TABLE, table);
-	ck_assert_int_eq(inet_pton(family, dst, a), 1);
-	mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, a);
-	mnl_attr_put_u32(nlh, RTA_PRIORITY, 1024);
-	mnl_attr_put_u32(nlh, RTA_OIF, 2);
-	return nlh;
-}
-
-/* An SRH as iproute2 builds it: segs in reverse; placeholder: one free
- * slot at segments[0]; hmac: an HMAC TLV with that key id.  Returns its
- * length. */
-static size_t srh_build(uint8_t *p, const char *const *segs, unsigned n,
-			bool placeholder, uint32_t hmac)
-{
-	struct ipv6_sr_hdr *srh = (struct ipv6_sr_hdr *)p;
-	unsigned nseg = n + placeholder;
-	size_t len = sizeof(*srh) + nseg * 16 + (hmac ? 40 : 0);
-
-	memset(p, 0, len);
-	srh->hdrlen = (uint8_t)(len / 8 - 1);
-	srh->type = 4;
-	srh->segments_left = srh->first_segment = (uint8_t)(nseg - 1);
-	for (unsigned i = 0; i < n; i++)
-		srh->segments[nseg - 1 - i] = a6(segs[i]);
-	if (hmac) {
-		uint8_t *t = p + sizeof(*srh) + nseg * 16;
-		uint32_t id = htonl(hmac);
-
-		srh->flags = SR6_FLAG1_HMAC;
-		t[0] = 5;
-		t[1] = 38;
-		memcpy(t + 4, &id, 4);
-	}
-	return len;
-}
-
-static void put_seg6(struct nlmsghdr *nlh, int mode, const char *const *segs,
-		     unsigned n, uint32_t hmac)
-{
-	uint8_t tun[512] __attribute__((aligned(4)));
-	struct seg6_iptunnel_encap *t = (struct seg6_iptunnel_encap *)tun;
-	struct nlattr *nest;
-	size_t len;
-
-	t->mode = mode;
-	len = srh_build((uint8_t *)t->srh, segs, n,
-			mode == SEG6_IPTUN_MODE_INLINE, hmac);
-	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6);
-	nest = mnl_attr_nest_start(nlh, RTA_ENCAP);
-	mnl_attr_put(nlh, SEG6_IPTUNNEL_SRH, sizeof(*t) + len, t);
-	mnl_attr_nest_end(nlh, nest);
-}
-
-static struct nlattr *seg6local_start(struct nlmsghdr *nlh, uint32_t action)
-{
-	struct nlattr *nest;
-
-	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6_LOCAL);
-	nest = mnl_attr_nest_start(nlh, RTA_ENCAP);
-	mnl_attr_put_u32(nlh, SEG6_LOCAL_ACTION, action);
-	return nest;
 }
 
 static const char *const AB[] = { "fc00::a", "fc00::b" };
@@ -117,11 +38,11 @@ static void assert_ab(const struct seglist *sl)
 
 START_TEST(encap_policy)
 {
-	struct nlmsghdr *nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc01::1", 64,
-					 RT_TABLE_MAIN);
+	struct nlmsghdr *nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6,
+					       "fc01::1", 64, RT_TABLE_MAIN);
 	struct in6_addr want = a6("fc01::");
 
-	put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP, AB, 2, 0);
+	routemsg_put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP, AB, 2, 0);
 	ck_assert_int_eq(seg6route_parse(nlh, &r), 1);
 	ck_assert_ptr_null(r.unsupported);
 	ck_assert_int_eq(r.kind, SEG6ROUTE_POLICY);
@@ -145,8 +66,8 @@ START_TEST(encap_modes)
 	struct nlmsghdr *nlh;
 
 	/* inline: iproute2's free slot at segments[0] is not a segment */
-	nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc01::", 64, 100);
-	put_seg6(nlh, SEG6_IPTUN_MODE_INLINE, AB, 2, 0);
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc01::", 64, 100);
+	routemsg_put_seg6(nlh, SEG6_IPTUN_MODE_INLINE, AB, 2, 0);
 	ck_assert_int_eq(seg6route_parse(nlh, &r), 1);
 	ck_assert_ptr_null(r.unsupported);
 	ck_assert_int_eq(r.pol.mode, ENCAP_MODE_INLINE);
@@ -154,8 +75,9 @@ START_TEST(encap_modes)
 	ck_assert_uint_eq(r.pol.ktable, 100);
 	assert_ab(&r.pol.lists[0]);
 
-	nlh = route_msg(RTM_NEWROUTE, AF_INET, "10.1.2.3", 24, RT_TABLE_MAIN);
-	put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP_RED, AB, 2, 0);
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET, "10.1.2.3", 24,
+			      RT_TABLE_MAIN);
+	routemsg_put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP_RED, AB, 2, 0);
 	ck_assert_int_eq(seg6route_parse(nlh, &r), 1);
 	ck_assert_ptr_null(r.unsupported);
 	ck_assert_int_eq(r.pol.family, AF_INET);
@@ -163,8 +85,9 @@ START_TEST(encap_modes)
 	ck_assert_int_eq(r.pol.mode, ENCAP_MODE_ENCAP_RED);
 	assert_ab(&r.pol.lists[0]);
 
-	nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc01::", 64, RT_TABLE_MAIN);
-	put_seg6(nlh, SEG6_IPTUN_MODE_L2ENCAP, AB, 2, 0);
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc01::", 64,
+			      RT_TABLE_MAIN);
+	routemsg_put_seg6(nlh, SEG6_IPTUN_MODE_L2ENCAP, AB, 2, 0);
 	ck_assert_int_eq(seg6route_parse(nlh, &r), 1);
 	ck_assert_str_eq(r.unsupported,
 			 "mode l2encap (srv6d has no L2 encapsulation)");
@@ -173,10 +96,10 @@ END_TEST
 
 START_TEST(encap_hmac)
 {
-	struct nlmsghdr *nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc07::", 64,
-					 RT_TABLE_MAIN);
+	struct nlmsghdr *nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc07::",
+					       64, RT_TABLE_MAIN);
 
-	put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP, AB, 1, 7);
+	routemsg_put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP, AB, 1, 7);
 	ck_assert_int_eq(seg6route_parse(nlh, &r), 1);
 	ck_assert_ptr_null(r.unsupported);
 	ck_assert_uint_eq(r.pol.hmac_keyid, 7);
@@ -187,21 +110,18 @@ END_TEST
 /* Two seg6 next hops, weights 1 and 3 (rtnh_hops 0 and 2). */
 START_TEST(encap_multipath)
 {
-	struct nlmsghdr *nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc01::", 64,
-					 RT_TABLE_MAIN);
+	struct nlmsghdr *nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc01::",
+					       64, RT_TABLE_MAIN);
 	static const char *const C[] = { "fc00::c" };
 	struct nlattr *mp = mnl_attr_nest_start(nlh, RTA_MULTIPATH);
 
 	for (int i = 0; i < 2; i++) {
-		struct rtnexthop *nh = (struct rtnexthop *)mnl_nlmsg_get_payload_tail(nlh);
+		struct rtnexthop *nh = routemsg_nexthop_start(nlh, 2,
+							      1 + i * 2);
 
-		nlh->nlmsg_len += RTNH_ALIGN(sizeof(*nh));
-		memset(nh, 0, sizeof(*nh));
-		nh->rtnh_hops = (uint8_t)(i * 2);
-		nh->rtnh_ifindex = 2;
-		put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP, i ? C : AB, i ? 1 : 2, 0);
-		nh->rtnh_len = (unsigned short)((uint8_t *)mnl_nlmsg_get_payload_tail(nlh) -
-						(uint8_t *)nh);
+		routemsg_put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP, i ? C : AB,
+				  i ? 1 : 2, 0);
+		routemsg_nexthop_end(nlh, nh);
 	}
 	mnl_attr_nest_end(nlh, mp);
 	ck_assert_int_eq(seg6route_parse(nlh, &r), 1);
@@ -216,9 +136,10 @@ END_TEST
 
 START_TEST(local_end_x)
 {
-	struct nlmsghdr *nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc00:1::2", 128,
-					 RT_TABLE_MAIN);
-	struct nlattr *e = seg6local_start(nlh, SEG6_LOCAL_ACTION_END_X), *f;
+	struct nlmsghdr *nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6,
+					       "fc00:1::2", 128, RT_TABLE_MAIN);
+	struct nlattr *e = routemsg_seg6local_start(nlh,
+					SEG6_LOCAL_ACTION_END_X), *f;
 	struct in6_addr nh = a6("fc00:12::2");
 
 	mnl_attr_put(nlh, SEG6_LOCAL_NH6, 16, &nh);
@@ -242,9 +163,10 @@ END_TEST
 
 START_TEST(local_tables_and_csid)
 {
-	struct nlmsghdr *nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc00:1::", 64,
-					 RT_TABLE_MAIN);
-	struct nlattr *e = seg6local_start(nlh, SEG6_LOCAL_ACTION_END_DT6), *f;
+	struct nlmsghdr *nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6,
+					       "fc00:1::", 64, RT_TABLE_MAIN);
+	struct nlattr *e = routemsg_seg6local_start(nlh,
+					SEG6_LOCAL_ACTION_END_DT6), *f;
 
 	mnl_attr_put_u32(nlh, SEG6_LOCAL_VRFTABLE, 100);
 	mnl_attr_put(nlh, SEG6_LOCAL_COUNTERS, 0, NULL);	/* ignored */
@@ -255,8 +177,9 @@ START_TEST(local_tables_and_csid)
 	ck_assert_uint_eq(r.sid.table, 100);
 	ck_assert(r.sid.vrf);
 
-	nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc00:1:2::", 48, RT_TABLE_MAIN);
-	e = seg6local_start(nlh, SEG6_LOCAL_ACTION_END);
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc00:1:2::", 48,
+			      RT_TABLE_MAIN);
+	e = routemsg_seg6local_start(nlh, SEG6_LOCAL_ACTION_END);
 	f = mnl_attr_nest_start(nlh, SEG6_LOCAL_FLAVORS);
 	mnl_attr_put_u32(nlh, SEG6_LOCAL_FLV_OPERATION,
 			 1u << SEG6_LOCAL_FLV_OP_NEXT_CSID);
@@ -271,8 +194,9 @@ START_TEST(local_tables_and_csid)
 	ck_assert_uint_eq(r.sid.nflen, 16);
 
 	/* /40 is shorter than 32 + 16: srv6d refuses it as its config would */
-	nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc00:1::", 40, RT_TABLE_MAIN);
-	e = seg6local_start(nlh, SEG6_LOCAL_ACTION_END);
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc00:1::", 40,
+			      RT_TABLE_MAIN);
+	e = routemsg_seg6local_start(nlh, SEG6_LOCAL_ACTION_END);
 	f = mnl_attr_nest_start(nlh, SEG6_LOCAL_FLAVORS);
 	mnl_attr_put_u32(nlh, SEG6_LOCAL_FLV_OPERATION,
 			 1u << SEG6_LOCAL_FLV_OP_NEXT_CSID);
@@ -285,9 +209,10 @@ END_TEST
 
 START_TEST(local_dx4_dx2)
 {
-	struct nlmsghdr *nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc00:1::4", 128,
-					 RT_TABLE_MAIN);
-	struct nlattr *e = seg6local_start(nlh, SEG6_LOCAL_ACTION_END_DX4);
+	struct nlmsghdr *nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6,
+					       "fc00:1::4", 128, RT_TABLE_MAIN);
+	struct nlattr *e = routemsg_seg6local_start(nlh,
+					SEG6_LOCAL_ACTION_END_DX4);
 	struct in_addr nh4 = { htonl(0x0a000001) };
 
 	mnl_attr_put(nlh, SEG6_LOCAL_NH4, 4, &nh4);
@@ -297,8 +222,9 @@ START_TEST(local_dx4_dx2)
 	ck_assert_int_eq(r.sid.behavior, BHV_END_DX4);
 	ck_assert_uint_eq(r.sid.nh4.s_addr, nh4.s_addr);
 
-	nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc00:1::5", 128, RT_TABLE_MAIN);
-	e = seg6local_start(nlh, SEG6_LOCAL_ACTION_END_DX2);
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc00:1::5", 128,
+			      RT_TABLE_MAIN);
+	e = routemsg_seg6local_start(nlh, SEG6_LOCAL_ACTION_END_DX2);
 	mnl_attr_put_u32(nlh, SEG6_LOCAL_OIF, 9);
 	mnl_attr_nest_end(nlh, e);
 	ck_assert_int_eq(seg6route_parse(nlh, &r), 1);
@@ -310,11 +236,13 @@ END_TEST
 
 START_TEST(local_binding)
 {
-	struct nlmsghdr *nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc00:1::b6", 128,
-					 RT_TABLE_MAIN);
-	struct nlattr *e = seg6local_start(nlh, SEG6_LOCAL_ACTION_END_B6_ENCAP);
+	struct nlmsghdr *nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6,
+					       "fc00:1::b6", 128,
+					       RT_TABLE_MAIN);
+	struct nlattr *e = routemsg_seg6local_start(nlh,
+					SEG6_LOCAL_ACTION_END_B6_ENCAP);
 	uint8_t srh[128];
-	size_t len = srh_build(srh, AB, 2, false, 0);
+	size_t len = routemsg_srh(srh, AB, 2, false, 0);
 
 	mnl_attr_put(nlh, SEG6_LOCAL_SRH, len, srh);
 	mnl_attr_nest_end(nlh, e);
@@ -326,9 +254,10 @@ START_TEST(local_binding)
 	assert_ab(&r.pol.lists[0]);
 
 	/* End.B6 inserts: the SRH has the free slot */
-	nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc00:1::b7", 128, RT_TABLE_MAIN);
-	e = seg6local_start(nlh, SEG6_LOCAL_ACTION_END_B6);
-	len = srh_build(srh, AB, 2, true, 0);
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc00:1::b7", 128,
+			      RT_TABLE_MAIN);
+	e = routemsg_seg6local_start(nlh, SEG6_LOCAL_ACTION_END_B6);
+	len = routemsg_srh(srh, AB, 2, true, 0);
 	mnl_attr_put(nlh, SEG6_LOCAL_SRH, len, srh);
 	mnl_attr_nest_end(nlh, e);
 	ck_assert_int_eq(seg6route_parse(nlh, &r), 1);
@@ -340,17 +269,19 @@ END_TEST
 
 START_TEST(local_unsupported)
 {
-	struct nlmsghdr *nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc00:1::f", 128,
-					 RT_TABLE_MAIN);
-	struct nlattr *e = seg6local_start(nlh, SEG6_LOCAL_ACTION_END_BPF);
+	struct nlmsghdr *nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6,
+					       "fc00:1::f", 128, RT_TABLE_MAIN);
+	struct nlattr *e = routemsg_seg6local_start(nlh,
+					SEG6_LOCAL_ACTION_END_BPF);
 
 	mnl_attr_nest_end(nlh, e);
 	ck_assert_int_eq(seg6route_parse(nlh, &r), 1);
 	ck_assert_str_eq(r.unsupported, "action End.BPF (srv6d runs no BPF)");
 
 	/* End.T takes no NEXT-C-SID in srv6d (RFC 9800: End and End.X) */
-	nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc00:1::", 64, RT_TABLE_MAIN);
-	e = seg6local_start(nlh, SEG6_LOCAL_ACTION_END_T);
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc00:1::", 64,
+			      RT_TABLE_MAIN);
+	e = routemsg_seg6local_start(nlh, SEG6_LOCAL_ACTION_END_T);
 	mnl_attr_put_u32(nlh, SEG6_LOCAL_TABLE, 100);
 	{
 		struct nlattr *f = mnl_attr_nest_start(nlh, SEG6_LOCAL_FLAVORS);
@@ -368,8 +299,8 @@ END_TEST
 
 START_TEST(not_srv6_and_malformed)
 {
-	struct nlmsghdr *nlh = route_msg(RTM_NEWROUTE, AF_INET6, "fc01::", 64,
-					 RT_TABLE_MAIN);
+	struct nlmsghdr *nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc01::",
+					       64, RT_TABLE_MAIN);
 	struct nlattr *e;
 
 	ck_assert_int_eq(seg6route_parse(nlh, &r), 0);
@@ -379,8 +310,9 @@ START_TEST(not_srv6_and_malformed)
 	mnl_attr_nest_end(nlh, e);
 	ck_assert_int_eq(seg6route_parse(nlh, &r), -EINVAL);
 	/* seg6local on IPv4 */
-	nlh = route_msg(RTM_NEWROUTE, AF_INET, "10.0.0.0", 8, RT_TABLE_MAIN);
-	e = seg6local_start(nlh, SEG6_LOCAL_ACTION_END);
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET, "10.0.0.0", 8,
+			      RT_TABLE_MAIN);
+	e = routemsg_seg6local_start(nlh, SEG6_LOCAL_ACTION_END);
 	mnl_attr_nest_end(nlh, e);
 	ck_assert_int_eq(seg6route_parse(nlh, &r), -EINVAL);
 }
@@ -389,10 +321,11 @@ END_TEST
 static struct nlmsghdr *policy_msg(uint16_t type, const char *dst,
 				   const char *const *segs, unsigned n)
 {
-	struct nlmsghdr *nlh = route_msg(type, AF_INET6, dst, 64, RT_TABLE_MAIN);
+	struct nlmsghdr *nlh = routemsg_kernel(type, AF_INET6, dst, 64,
+					       RT_TABLE_MAIN);
 
 	if (segs)
-		put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP, segs, n, 0);
+		routemsg_put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP, segs, n, 0);
 	return nlh;
 }
 

@@ -2254,11 +2254,10 @@ struct merge {
 	const struct config *file;
 	const struct sid *ksids;
 	unsigned nk;
-	const struct policy *kpols;
-	unsigned np;
-	struct config_kroute_result *res;	/* nk + np */
+	struct config_kroute_result *res;	/* nk */
 	struct lpm *sids;			/* file's and kernel's */
-	struct policy_table *ptabs;		/* policies per table, sorted */
+	struct policy_table *ptabs;		/* file's policies per table,
+						 * sorted */
 	unsigned nptabs;
 	bool sid_lens[129], pol_lens[129];
 };
@@ -2266,12 +2265,6 @@ struct merge {
 static bool is_file_sid(const struct merge *m, const struct sid *s)
 {
 	return s >= m->file->sids && s < m->file->sids + m->file->nsids;
-}
-
-static bool is_file_policy(const struct merge *m, const struct policy *p)
-{
-	return p >= m->file->policies &&
-	       p < m->file->policies + m->file->npolicies;
 }
 
 static void kroute_set(struct config_kroute_result *r,
@@ -2290,13 +2283,6 @@ static bool sid_alive(const struct merge *m, const struct sid *s)
 {
 	return s && (is_file_sid(m, s) ||
 		     m->res[s - m->ksids].status == CONFIG_KROUTE_APPLIED);
-}
-
-static bool policy_alive(const struct merge *m, const struct policy *p)
-{
-	return p && (is_file_policy(m, p) ||
-		     m->res[m->nk + (unsigned)(p - m->kpols)].status ==
-		     CONFIG_KROUTE_APPLIED);
 }
 
 /* Every SID into m->sids: a kernel SID at the prefix of one before it is
@@ -2354,9 +2340,8 @@ static void merge_sids_nested(struct merge *m, const struct sid *s)
 	}
 }
 
-/* A policy equal to or inside a live SID (IPv6): the kernel's of the two
- * goes (a packet to the common part would match both); of two kernel
- * routes, the policy. */
+/* A live kernel SID equal to or around the file's IPv6 policy p goes (a
+ * packet to the common part would match both). */
 static void merge_policy_vs_sids(struct merge *m, const struct policy *p)
 {
 	for (unsigned len = 0; len <= p->plen && p->family == AF_INET6; len++) {
@@ -2365,20 +2350,15 @@ static void merge_policy_vs_sids(struct merge *m, const struct policy *p)
 		if (!m->sid_lens[len])
 			continue;
 		s = lpm_get(m->sids, &p->prefix.v6, len);
-		if (!sid_alive(m, s))
-			continue;
-		if (!is_file_policy(m, p))
-			kroute_set(&m->res[m->nk + (unsigned)(p - m->kpols)],
-				   CONFIG_KROUTE_SHADOWED,
-				   "a policy at or inside a SID", s->line);
-		else if (!is_file_sid(m, s))
+		if (sid_alive(m, s) && !is_file_sid(m, s))
 			kroute_set(&m->res[s - m->ksids], CONFIG_KROUTE_SHADOWED,
 				   "a SID around a policy of srv6d.conf",
 				   p->line);
 	}
 }
 
-/* A live SID inside a policy of table t (IPv6). */
+/* Kernel SID s, if live and inside one of the file's policies of table t
+ * (IPv6), goes. */
 static void merge_sid_in_table(struct merge *m, const struct sid *s,
 			       const struct policy_table *t)
 {
@@ -2388,20 +2368,14 @@ static void merge_sid_in_table(struct merge *m, const struct sid *s,
 		if (!m->pol_lens[len])
 			continue;
 		p = lpm_get(t->v6, &s->prefix, len);
-		if (!policy_alive(m, p) || !sid_alive(m, s))
-			continue;
-		if (!is_file_sid(m, s) && is_file_policy(m, p))
+		if (p && sid_alive(m, s))
 			kroute_set(&m->res[s - m->ksids], CONFIG_KROUTE_SHADOWED,
 				   "a SID inside a policy of srv6d.conf",
 				   p->line);
-		else if (!is_file_policy(m, p))
-			kroute_set(&m->res[m->nk + (unsigned)(p - m->kpols)],
-				   CONFIG_KROUTE_SHADOWED,
-				   "a policy around a SID", s->line);
 	}
 }
 
-/* A live SID inside a policy of any table (SIDs are every table's): the
+/* Kernel SID s inside a policy of any table (SIDs are every table's): the
  * same as merge_policy_vs_sids(), from the SID's side. */
 static void merge_sid_in_policies(struct merge *m, const struct sid *s)
 {
@@ -2409,36 +2383,22 @@ static void merge_sid_in_policies(struct merge *m, const struct sid *s)
 		merge_sid_in_table(m, s, &m->ptabs[t]);
 }
 
-/* p into its table's LPM of the merge: a kernel policy (r, its result)
- * at the prefix of one before it in the same table is shadowed.  Returns
- * 0 or -ENOMEM. */
-static int merge_policy_insert(struct merge *m, const struct policy *p,
-			       struct config_kroute_result *r)
+/* The file's policy p into its table's LPM of the merge.  Returns 0 or
+ * -ENOMEM. */
+static int merge_policy_insert(struct merge *m, const struct policy *p)
 {
 	struct policy_table *pt = ptable_get(&m->ptabs, &m->nptabs, p->table);
 	struct in6_addr k;
-	struct lpm *t;
 	unsigned plen;
-	int rc;
 
 	if (!pt)
 		return -ENOMEM;
-	t = p->family == AF_INET6 ? pt->v6 : pt->v4;
 	policy_key(p, &k, &plen);
-	rc = lpm_insert(t, &k, plen, (void *)p);
-	if (rc == -ENOMEM)
-		return rc;
+	if (lpm_insert(p->family == AF_INET6 ? pt->v6 : pt->v4, &k, plen,
+		       (void *)p) == -ENOMEM)
+		return -ENOMEM;
 	if (p->family == AF_INET6)
 		m->pol_lens[p->plen] = true;
-	if (rc == -EEXIST && r) {
-		const struct policy *o = lpm_get(t, &k, plen);
-
-		kroute_set(r, CONFIG_KROUTE_SHADOWED, is_file_policy(m, o) ?
-			   "the same prefix in the same table is a policy of "
-			   "srv6d.conf" :
-			   "the same prefix in the same table as another "
-			   "kernel route", o->line);
-	}
 	return 0;
 }
 
@@ -2449,9 +2409,8 @@ static bool table_is_daemons(const struct config *f, uint32_t table)
 	       table - f->mark_base < CONFIG_MARK_RANGE;
 }
 
-/* What srv6d refuses in a kernel route even alone: an HMAC key srv6d.conf
- * does not have, an End.T/End.DT* table or a policy's table in the
- * daemon's range. */
+/* What srv6d refuses in a kernel SID even alone: an HMAC key srv6d.conf
+ * does not have, an End.T/End.DT* table in the daemon's range. */
 static void merge_refusals(struct merge *m)
 {
 	const struct config *f = m->file;
@@ -2468,16 +2427,6 @@ static void merge_refusals(struct merge *m)
 			kroute_set(&m->res[i], CONFIG_KROUTE_REFUSED,
 				   "its table is in the range srv6d owns", 0);
 	}
-	for (unsigned i = 0; i < m->np; i++) {
-		if (m->kpols[i].hmac_keyid &&
-		    !config_hmac_key(f, m->kpols[i].hmac_keyid))
-			kroute_set(&m->res[m->nk + i], CONFIG_KROUTE_REFUSED,
-				   "its HMAC key id is not in srv6d.conf", 0);
-		if (table_is_daemons(f, m->kpols[i].table))
-			kroute_set(&m->res[m->nk + i], CONFIG_KROUTE_REFUSED,
-				   "it is in a table of the range srv6d owns",
-				   0);
-	}
 }
 
 /* Decide each kernel route's fate into m->res.  Returns 0 or -ENOMEM. */
@@ -2493,59 +2442,20 @@ static int merge_decide(struct merge *m)
 	for (unsigned i = 0; i < m->nk; i++)
 		if (sid_alive(m, &m->ksids[i]))
 			merge_sids_nested(m, &m->ksids[i]);
-	/* a policy shadows another at the same prefix of its own table only
-	 * (each table is a tenant's) */
+	/* a kernel SID gives way to the file's policies, of any table */
 	for (unsigned i = 0; i < f->npolicies; i++)
-		if (merge_policy_insert(m, &f->policies[i], NULL) < 0)
+		if (merge_policy_insert(m, &f->policies[i]) < 0)
 			return -ENOMEM;
-	for (unsigned i = 0; i < m->np; i++)
-		if (policy_alive(m, &m->kpols[i]) &&
-		    merge_policy_insert(m, &m->kpols[i], &m->res[m->nk + i]) < 0)
-			return -ENOMEM;
-	/* the file's policies first: a kernel SID gives way to them */
 	for (unsigned i = 0; i < f->npolicies; i++)
 		merge_policy_vs_sids(m, &f->policies[i]);
 	for (unsigned i = 0; i < m->nk; i++)
 		merge_sid_in_policies(m, &m->ksids[i]);
-	for (unsigned i = 0; i < m->np; i++)
-		if (policy_alive(m, &m->kpols[i]))
-			merge_policy_vs_sids(m, &m->kpols[i]);
-	for (unsigned i = 0; i < f->nsids; i++)
-		merge_sid_in_policies(m, &f->sids[i]);
 	return 0;
 }
 
-/* The policies of the merged config in place in *kpols (np kernel
- * policies, malloc'ed): grown to the file's policies followed by the
- * applied kernel ones, in their order.  *kpols is then that array;
- * returns 0, or -1 when memory runs out (*kpols still the caller's, its
- * contents as they were). */
-static int merge_policies(const struct config *file, const struct merge *m,
-			  struct policy **kpols, unsigned *n)
-{
-	unsigned nf = file->npolicies, k = nf;
-	struct policy *a;
-
-	/* realloc() of a large block remaps its pages: no copy, no second
-	 * set of policies in memory */
-	a = realloc(*kpols, ((size_t)nf + m->np + 1) * sizeof(*a));
-	if (!a)
-		return -1;
-	*kpols = a;
-	memmove(a + nf, a, (size_t)m->np * sizeof(*a));
-	memcpy(a, file->policies, nf * sizeof(*a));
-	for (unsigned i = 0; i < m->np; i++)
-		if (m->res[m->nk + i].status == CONFIG_KROUTE_APPLIED)
-			a[k++] = a[nf + i];	/* k <= nf + i: forward */
-	*n = k;
-	return 0;
-}
-
-/* A copy of file without its arrays and tables, room for nk extra SIDs;
- * its policies are pols[0..npols) (taken).  NULL when memory runs out
- * (pols not taken). */
-static struct config *merge_base(const struct config *file, unsigned nk,
-				 struct policy *pols, unsigned npols)
+/* A copy of file, its tables left to build, room for nk extra SIDs.
+ * NULL when memory runs out. */
+static struct config *merge_base(const struct config *file, unsigned nk)
 {
 	struct config *cfg = config_new(file->path);
 	char *path;
@@ -2560,17 +2470,18 @@ static struct config *merge_base(const struct config *file, unsigned nk,
 	cfg->nptables = 0;
 	cfg->mark_slot = NULL;
 	cfg->nmark_slots = 0;
-	cfg->policies = NULL;
 	cfg->sids = calloc(file->nsids + nk + 1, sizeof(*cfg->sids));
 	cfg->bsid_policies = calloc(file->nbsid_policies + nk + 1,
 				    sizeof(*cfg->bsid_policies));
 	cfg->hmac_keys = calloc(file->nhmac_keys + 1, sizeof(*cfg->hmac_keys));
-	if (!cfg->sids || !cfg->bsid_policies || !cfg->hmac_keys) {
+	cfg->policies = calloc(file->npolicies + 1, sizeof(*cfg->policies));
+	if (!cfg->sids || !cfg->bsid_policies || !cfg->hmac_keys ||
+	    !cfg->policies) {
 		config_free(cfg);
 		return NULL;
 	}
-	cfg->policies = pols;
-	cfg->npolicies = npols;
+	memcpy(cfg->policies, file->policies,
+	       file->npolicies * sizeof(*cfg->policies));
 	memcpy(cfg->sids, file->sids, file->nsids * sizeof(*cfg->sids));
 	memcpy(cfg->bsid_policies, file->bsid_policies,
 	       file->nbsid_policies * sizeof(*cfg->bsid_policies));
@@ -2618,37 +2529,23 @@ static void merge_error(void *arg, const char *file, unsigned line,
 
 struct config *config_merge_kernel(const struct config *file,
 				   const struct sid *ksids, unsigned nk,
-				   struct policy **kpols, unsigned np,
 				   struct config_kroute_result *res,
 				   char *err, size_t errlen)
 {
-	struct policy *none = NULL;
-	struct policy **kp = kpols ? kpols : &none;	/* np 0 */
 	struct merge m = { .file = file, .ksids = ksids, .nk = nk,
-			   .kpols = *kp, .np = np, .res = res };
+			   .res = res };
 	struct merge_err me = { .buf = err, .len = errlen };
 	struct parser p = { .name = file->path, .err = merge_error, .arg = &me };
 	struct config *cfg = NULL;
-	unsigned npols;
 
-	if (nk + np)
-		memset(res, 0, (nk + np) * sizeof(*res));
+	if (nk)
+		memset(res, 0, nk * sizeof(*res));
 	m.sids = lpm_new();
 	if (!m.sids || merge_decide(&m) < 0)
 		goto oom;
-	/* the LPMs of the merge point into *kpols: done with them first */
-	lpm_free(m.sids);
-	ptables_free(m.ptabs, m.nptabs);
-	m.sids = NULL;
-	m.ptabs = NULL;
-	m.nptabs = 0;
-	if (merge_policies(file, &m, kp, &npols) < 0)
-		goto oom;
-	m.kpols = NULL;		/* moved */
-	cfg = merge_base(file, nk, *kp, npols);
+	cfg = merge_base(file, nk);
 	if (!cfg)
 		goto oom;
-	*kp = NULL;
 	merge_append(cfg, &m);
 	p.cfg = cfg;
 	build_tables(&p);
@@ -2660,7 +2557,6 @@ struct config *config_merge_kernel(const struct config *file,
 oom:
 	snprintf(err, errlen, "out of memory");
 out:
-	free(none);		/* grown by merge_policies(), not taken */
 	lpm_free(m.sids);
 	ptables_free(m.ptabs, m.nptabs);
 	return cfg;

@@ -172,8 +172,9 @@ struct config {
 	bool has_control_group;
 	gid_t control_gid;
 	bool kernel_routes;		/* `kernel-routes yes`: the kernel's
-					 * SRv6 routes are policies and SIDs
-					 * too (config_merge_kernel()) */
+					 * seg6local routes are SIDs too
+					 * (config_merge_kernel()), its seg6
+					 * routes policies (kpolicy.h) */
 
 	/* Lookup tables built from the above (lpm.h); values point into
 	 * sids[] / policies[]. */
@@ -246,7 +247,7 @@ const struct sid *config_sid_by_mark(const struct config *cfg, uint32_t mark);
 int config_inherit_marks(struct config *ncfg, const struct config *old,
 			 char *err, size_t errlen);
 
-/* What config_merge_kernel() made of a kernel route. */
+/* What config_merge_kernel() made of a kernel SID. */
 enum config_kroute_status {
 	CONFIG_KROUTE_APPLIED,
 	CONFIG_KROUTE_SHADOWED,	/* srv6d.conf, or a kernel route before it,
@@ -262,22 +263,18 @@ struct config_kroute_result {
 };
 
 /* The config in force with `kernel-routes yes`: a new config with all of
- * file, then the kernel's SIDs ksids[0..nk) (a binding SID's policy at
- * ksids[i].policy) and steering policies (*kpols)[0..np), in that order,
- * where nothing before them has the same or an overlapping prefix (an
- * IPv6 policy must not overlap a SID, nor a SID another; a policy only
- * collides with one of its own table): srv6d.conf wins, then the kernel
- * route that comes first.  *kpols is malloc'ed and becomes the new
- * config's array of policies, the kernel's moved in place (a full table
- * is not held twice): on success *kpols is NULL; on failure it is the
- * caller's to free (it may be NULL then), its contents undefined (kpols
- * itself may be NULL when np is 0).  res[i] (nk + np
- * entries) says what became of each kernel route.  Returns the config
- * (marks as the parser gives them: config_inherit_marks() next), or NULL
- * with a message in err (out of memory). */
+ * file, then the kernel's SIDs (its seg6local routes) ksids[0..nk) (a
+ * binding SID's policy at ksids[i].policy) where nothing before them has
+ * the same or an overlapping prefix (a SID must not overlap another, nor
+ * an IPv6 policy of srv6d.conf of any table): srv6d.conf wins, then the
+ * kernel route that comes first.  The kernel's seg6 encap routes are not
+ * merged: their policies stay in the route mirror's FIB (kpolicy.h).
+ * res[i] (nk entries; NULL when nk is 0) says what became of each kernel
+ * SID.  Returns the config (marks as the parser gives them:
+ * config_inherit_marks() next), or NULL with a message in err (out of
+ * memory). */
 struct config *config_merge_kernel(const struct config *file,
 				   const struct sid *ksids, unsigned nk,
-				   struct policy **kpols, unsigned np,
 				   struct config_kroute_result *res,
 				   char *err, size_t errlen);
 

@@ -836,8 +836,7 @@ static struct config *kroutes_build(struct daemon *d,
 	if (in.oom)
 		goto oom;
 	kroutes_in_bind(&in);
-	ncfg = config_merge_kernel(file, in.sids, in.nsids, NULL, 0, res, err,
-				   errlen);
+	ncfg = config_merge_kernel(file, in.sids, in.nsids, res, err, errlen);
 	if (ncfg)
 		kroutes_results(d, &in, msgs, res);
 	qsort(in.logged, in.nlogged, sizeof(*in.logged), u64_cmp);
@@ -1348,7 +1347,7 @@ static int daemon_start(struct daemon *d)
 		 * copy (the kernel's routes join it: kroutes_start()) */
 		d->rt = runtime_dup(rt, cfg->nsids);
 		d->file = cfg;
-		cfg = config_merge_kernel(d->file, NULL, 0, NULL, 0, NULL, err,
+		cfg = config_merge_kernel(d->file, NULL, 0, NULL, err,
 					  sizeof(err));
 		if (!cfg) {
 			log_msg(LOG_ERR, "%s", err);

@@ -1251,6 +1251,14 @@ static void sweep_links(struct rtmirror *m)
 	STAT_ADD(m, swept, ndrop);
 }
 
+/* A new generation: what the dump now starting does not show is swept. */
+static void dump_begin(struct rtmirror *m)
+{
+	m->gen++;
+	m->dumping = true;
+	m->dump_intr = false;
+}
+
 static int resync_once(struct rtmirror *m)
 {
 	static const struct {
@@ -1266,13 +1274,34 @@ static int resync_once(struct rtmirror *m)
 	};
 	int rc = 0;
 
-	m->gen++;
-	m->dumping = true;
-	m->dump_intr = false;
+	dump_begin(m);
 	for (unsigned i = 0; i < sizeof(dumps) / sizeof(dumps[0]) && !rc; i++)
 		rc = dump_one(m, dumps[i].type, dumps[i].family);
 	m->dumping = false;
 	return rc;
+}
+
+/* After a complete dump: sweep what it did not show, tell of seg6local
+ * changes, and say the mirror is in sync (t0: when the resync began). */
+static void resync_finish(struct rtmirror *m, uint64_t t0)
+{
+	STAT_ADD(m, swept, fib_sweep(m->db, m->gen));
+	sweep_links(m);
+	STAT_ADD(m, swept, rules_sweep(m));
+	if (links_retable(m) < 0)
+		STAT_ADD(m, errors, 1);
+	if (m->seg6) {
+		pthread_mutex_lock(&m->seg6_lock);
+		if (seg6route_set_sweep(m->seg6, m->gen))
+			m->seg6_dirty = true;
+		pthread_mutex_unlock(&m->seg6_lock);
+		if (m->seg6_dirty)
+			seg6_notify(m);
+	}
+	CMM_STORE_SHARED(m->st.last_sync_ns, now_ns() - t0);
+	STAT_ADD(m, resyncs, 1);
+	CMM_STORE_SHARED(m->st.stale, false);
+	CMM_STORE_SHARED(m->st.synced, true);
 }
 
 int rtmirror_resync(struct rtmirror *m)
@@ -1299,24 +1328,20 @@ int rtmirror_resync(struct rtmirror *m)
 		m->resync_pending = true;
 		return rc;
 	}
-	STAT_ADD(m, swept, fib_sweep(m->db, m->gen));
-	sweep_links(m);
-	STAT_ADD(m, swept, rules_sweep(m));
-	if (links_retable(m) < 0)
-		STAT_ADD(m, errors, 1);
-	if (m->seg6) {
-		pthread_mutex_lock(&m->seg6_lock);
-		if (seg6route_set_sweep(m->seg6, m->gen))
-			m->seg6_dirty = true;
-		pthread_mutex_unlock(&m->seg6_lock);
-		if (m->seg6_dirty)
-			seg6_notify(m);
-	}
-	CMM_STORE_SHARED(m->st.last_sync_ns, now_ns() - t0);
-	STAT_ADD(m, resyncs, 1);
-	CMM_STORE_SHARED(m->st.stale, false);
-	CMM_STORE_SHARED(m->st.synced, true);
+	resync_finish(m, t0);
 	return 0;
+}
+
+void rtmirror_dump_apply(struct rtmirror *m,
+			 const struct nlmsghdr *const *msgs, size_t n)
+{
+	uint64_t t0 = now_ns();
+
+	dump_begin(m);
+	for (size_t i = 0; i < n; i++)
+		dump_cb(msgs[i], m);
+	m->dumping = false;
+	resync_finish(m, t0);
 }
 
 /* Lost events: resync now if the rate limit allows, else mark pending. */

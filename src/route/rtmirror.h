@@ -124,6 +124,13 @@ void rtmirror_stop(struct rtmirror *m);
  * Writer side.  Returns 0, 1 if it was ignored on purpose, or -errno. */
 int rtmirror_apply(struct rtmirror *m, const struct nlmsghdr *nlh);
 
+/* Apply msgs[0..n-1] as one complete resync's dump (a new generation,
+ * each message as the dump's, then the sweep of what it did not show):
+ * rtmirror_resync() without a socket, for tests.  Writer side.  What
+ * cannot be applied is counted (stats errors, ignored). */
+void rtmirror_dump_apply(struct rtmirror *m,
+			 const struct nlmsghdr *const *msgs, size_t n);
+
 /* Free what updates retired, after a grace period (writer side; the
  * thread does it after each batch). */
 void rtmirror_reclaim(struct rtmirror *m);

@@ -55,28 +55,16 @@ ns_setup || { fail "topology setup"; ns_finish; }
 ip -n "$GW" route add 10.9.0.0/16 via 203.0.113.2 dev gw2 table 100 ||
 	fail "IPv4 route in table 100"
 nfq_steer6 fc00:100::/32 || fail "NFQUEUE rule"
-# The sinks count (and drop) what arrives for each stream's destination.
-for ns in "$S1" "$S2"; do
-	for d in fc00:9::c1 fc00:9::d1 fc00:9::d6 fc00:100::1; do
-		nsx "$ns" ip6tables -t raw -A PREROUTING -d $d/128 -j DROP ||
-			fail "sink counter rule"
-	done
-	nsx "$ns" iptables -t raw -A PREROUTING -d 10.9.3.1/32 -j DROP ||
-		fail "sink counter rule"
-done
-# cnt NS DST: packets for DST that arrived in NS.
-cnt() {
-	local t=ip6tables
-	case $2 in *.*) t=iptables ;; esac
-	nsx "$1" $t -t raw -L PREROUTING -v -x -n |
-		awk -v d="$2" '/DROP/ && ($8 == d || $9 == d) { print $1; exit }'
-}
+# The sinks count (and drop) what arrives for each stream's destination,
+# and End packets the bypass passed on unprocessed (fc00:100::1).
 DSTS="fc00:9::c1 fc00:9::d1 fc00:9::d6 10.9.3.1"
+# shellcheck disable=SC2086
+sink_count_rules $DSTS fc00:100::1 || fail "sink counter rules"
 # counts: "s1:s2" per stream.
 counts() {
 	local d out=
 	for d in $DSTS; do
-		out="$out $(cnt "$S1" "$d"):$(cnt "$S2" "$d")"
+		out="$out $(sink_count "$S1" "$d"):$(sink_count "$S2" "$d")"
 	done
 	echo "$out"
 }
@@ -127,29 +115,8 @@ sender_stop() {
 	sleep 0.3	# the last packets reach the sinks
 }
 
-kq() { nsx "$GW" cat /proc/net/netfilter/nfnetlink_queue | awk -v f="$1" '$1 == 0 { print $f }'; }
-
-# systemd's side of sd_notify(): one line per message, "TIME MESSAGE"
-# (CLOCK_MONOTONIC seconds, newlines as '|').
-NOTIFY="$TMPD/notify.sock"
-NOTES="$TMPD/notify.log"
-"$PYTHON" - "$NOTIFY" "$NOTES" "$TMPD/notify.stop" <<'PY' &
-import os, socket, sys, time
-path, out, stop = sys.argv[1:4]
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(path)
-s.settimeout(0.2)
-with open(out, "w") as f:
-    while not os.path.exists(stop):
-        try:
-            m = s.recv(4096)
-        except socket.timeout:
-            continue
-        f.write("%.3f %s\n" % (time.monotonic(), m.decode().replace("\n", "|")))
-        f.flush()
-PY
-NOTIFY_PID=$!
-for _ in $(seq 1 50); do [ -S "$NOTIFY" ] && break; sleep 0.05; done
+# systemd's side of sd_notify(), its messages timed.
+notify_start || fail "the sd_notify listener did not start"
 mono() { "$PYTHON" -c 'import time; print("%.3f" % time.monotonic())'; }
 # keepalives FROM [TO]: WATCHDOG=1 times in [FROM, TO).
 keepalives() {
@@ -375,10 +342,10 @@ PY
 		"$(ip -n "$GW" -6 route show table 1567555589 | wc -l)" 0
 	expect_eq "End.X ::3's table (0x5d6f0002) has its route" \
 		"$(ip -n "$GW" -6 route show table 1567555586 | wc -l)" 1
-	if kq 1 >/dev/null && [ "$(kq 3)" = 0 ]; then
+	if [ -n "$(nfq_stat 1)" ] && [ "$(nfq_stat 3)" = 0 ]; then
 		pass "queue 0 bound again, nothing waiting"
 	else
-		fail "queue 0: $(kq 3) packets waiting"
+		fail "queue 0: $(nfq_stat 3) packets waiting"
 	fi
 fi
 
@@ -388,7 +355,7 @@ fi
 # (fc00:9::c1) or bypassed (fc00:100::1); what is neither was lost.
 nsx "$GW" ip6tables -t raw -R PREROUTING 1 ! -i srv6d+ -d fc00:100::/32 \
 	-j NFQUEUE --queue-num 0 --queue-bypass || fail "bypass rule"
-e0=$(cnt "$S1" fc00:9::c1) b0=$(cnt "$S1" fc00:100::1)
+e0=$(sink_count "$S1" fc00:9::c1) b0=$(sink_count "$S1" fc00:100::1)
 sender_start "$TMPD/sent4"
 sleep 1.5
 t0=$(mono)
@@ -400,7 +367,7 @@ SRV6D_PID=
 sleep 0.5
 sender_stop
 read -r total se _ <"$TMPD/sent4"
-e1=$(cnt "$S1" fc00:9::c1) b1=$(cnt "$S1" fc00:100::1)
+e1=$(sink_count "$S1" fc00:9::c1) b1=$(sink_count "$S1" fc00:100::1)
 lost=$((se - (e1 - e0) - (b1 - b0)))
 ms=$(awk "BEGIN { printf \"%.0f\", ($t1 - $t0) * 1000 }")
 say "SIGTERM under load: exit $rc after $ms ms; End: $se sent, $((e1 - e0)) processed, $((b1 - b0)) bypassed after the stop, $lost lost"
@@ -420,6 +387,5 @@ fi
 snapshot >"$TMPD/post"
 expect_same "after SIGTERM, the namespace's rules, routes and links are as before srv6d ran" \
 	"$TMPD/pre" "$TMPD/post"
-: >"$TMPD/notify.stop"
-wait "$NOTIFY_PID"
+notify_stop
 ns_finish

@@ -128,6 +128,10 @@ ns_cleanup() {
 		kill -TERM "$WATCHDOG_PID" 2>/dev/null
 		wait "$WATCHDOG_PID" 2>/dev/null
 	fi
+	if [ -n "$NOTIFY_PID" ]; then	# a test that ended early
+		kill -TERM "$NOTIFY_PID" 2>/dev/null
+		wait "$NOTIFY_PID" 2>/dev/null
+	fi
 	[ -n "$TMPD" ] && rm -rf "$TMPD"
 	exit "$rc"
 }
@@ -331,6 +335,82 @@ def pol(x):
 def drop(d, r):
     return d.get("drops", {}).get(r, 0)
 print(eval(sys.argv[1]))' "$1"
+}
+
+# notify_start: systemd's side of sd_notify() (PID 1 is not always
+# systemd): a datagram socket at $NOTIFY, for the daemon's NOTIFY_SOCKET,
+# that logs each message to $NOTES as one line "TIME MESSAGE" (TIME:
+# CLOCK_MONOTONIC seconds; newlines in MESSAGE as '|') until notify_stop.
+NOTIFY_PID=
+notify_start() {
+	NOTIFY="$TMPD/notify.sock" NOTES="$TMPD/notify.log"
+	rm -f "$TMPD/notify.stop"
+	"$PYTHON" - "$NOTIFY" "$NOTES" "$TMPD/notify.stop" <<'PY' &
+import os, socket, sys, time
+path, out, stop = sys.argv[1:4]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+s.settimeout(0.2)
+with open(out, "w") as f:
+    while not os.path.exists(stop):
+        try:
+            m = s.recv(4096)
+        except socket.timeout:
+            continue
+        f.write("%.3f %s\n" % (time.monotonic(), m.decode().replace("\n", "|")))
+        f.flush()
+PY
+	NOTIFY_PID=$!
+	local _
+	for _ in $(seq 1 50); do [ -S "$NOTIFY" ] && return 0; sleep 0.05; done
+	return 1
+}
+
+# notify_stop: the last messages in, stop logging.
+notify_stop() {
+	[ -n "$NOTIFY_PID" ] || return 0
+	: >"$TMPD/notify.stop"
+	wait "$NOTIFY_PID"
+	NOTIFY_PID=
+}
+
+# notify_messages: the messages logged so far, one a line, without times.
+notify_messages() { cut -d' ' -f2- "$NOTES"; }
+
+# ---- counters ------------------------------------------------------------------
+
+# nfq_stat N: field N of queue 0's line of the gateway's
+# /proc/net/netfilter/nfnetlink_queue: 1 queue number, 2 portid, 3 packets
+# waiting, 4 copy mode, 5 copy range, 6 queue-full drops, 7 socket (user)
+# drops, 8 id of the last packet queued.  Empty if queue 0 is not bound.
+nfq_stat() {
+	nsx "$GW" cat /proc/net/netfilter/nfnetlink_queue |
+		awk -v f="$1" '$1 == 0 { print $f }'
+}
+
+# sink_count_rules DST...: in both sinks, a rule per destination address
+# (IPv6 or IPv4) that drops what arrives for it, counted (sink_count).
+# Returns 1 if a rule is refused.
+sink_count_rules() {
+	local ns d
+	for ns in "$S1" "$S2"; do
+		for d in "$@"; do
+			case $d in
+			*:*) nsx "$ns" ip6tables -t raw -A PREROUTING -d "$d/128" -j DROP ;;
+			*) nsx "$ns" iptables -t raw -A PREROUTING -d "$d/32" -j DROP ;;
+			esac || return 1
+		done
+	done
+}
+
+# sink_count NS DST: the packets for DST that arrived in NS, by the rule of
+# sink_count_rules (empty without one).
+sink_count() {
+	local t=ip6tables
+	case $2 in *.*) t=iptables ;; esac
+	# The destination is field 9, or 8 where ip6tables leaves opt blank.
+	nsx "$1" $t -t raw -L PREROUTING -v -x -n |
+		awk -v d="$2" '/DROP/ && ($8 == d || $9 == d) { print $1; exit }'
 }
 
 # ---- packets -----------------------------------------------------------------

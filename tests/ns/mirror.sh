@@ -1,16 +1,20 @@
 #!/bin/sh
 # mirror.sh - the route mirror against the kernel of a namespace: the full
-# table (../shared/data/bgp-prefixes.txt.gz), then a storm of changes with
-# a receive buffer small enough to force ENOBUFS.  Root only (exit 77).
+# table (bgp-prefixes.txt.gz, ../shared/data beside the clone: see
+# tests/prefixes.sh), then a storm of changes with a receive buffer small
+# enough to force ENOBUFS.  Root only (exit 77; also without the table).
+#   SRV6D_PREFIXES=FILE      the table (default: found by tests/prefixes.sh)
 #   SRV6D_MIRROR_PREFIXES=N  load only the first N prefixes (default: all)
 set -e
 [ "$(id -u)" = 0 ] || { echo "mirror.sh: needs root"; exit 77; }
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 DUMP=${MIRROR_DUMP:-$top_builddir/tests/ns/mirror-dump}
-DATA=$top_srcdir/../shared/data/bgp-prefixes.txt.gz
 [ -x "$DUMP" ] || { echo "mirror.sh: $DUMP not built"; exit 77; }
-[ -r "$DATA" ] || { echo "mirror.sh: $DATA absent"; exit 77; }
+. "$top_srcdir/tests/prefixes.sh"
+prefixes_find "$top_srcdir" ||
+	{ echo "mirror.sh: no bgp-prefixes.txt.gz: looked for $PREFIXES_TRIED"; exit 77; }
+DATA=$PREFIXES
 command -v python3 >/dev/null || exit 77
 
 NS=srv6d-mirror-$$

@@ -66,33 +66,10 @@ nfq_steer6 fc00:100::/32 || fail "NFQUEUE rule"
 # End.X ::11's (sink1), fc00:9::d2 End.X ::12's (sink2; the main table
 # would say sink1), fc00:77::1 End.X ::13's (either sink, by the config in
 # force; the main table has no route to it).
-for ns in "$S1" "$S2"; do
-	for d in fc00:9::c1 fc00:9::d1 fc00:9::d2 fc00:77::1; do
-		nsx "$ns" ip6tables -t raw -A PREROUTING -d $d/128 -j DROP ||
-			fail "sink counter rule"
-	done
-done
-# systemd's side of sd_notify(): a datagram socket that logs every message
-# (one line each, newlines as '|').  WATCHDOG_USEC asks for keepalives.
-NOTIFY="$TMPD/notify.sock"
-NOTES="$TMPD/notify.log"
-"$PYTHON" - "$NOTIFY" "$NOTES" "$TMPD/notify.stop" <<'PY' &
-import os, socket, sys
-path, out, stop = sys.argv[1:4]
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(path)
-s.settimeout(0.2)
-with open(out, "w") as f:
-    while not os.path.exists(stop):
-        try:
-            m = s.recv(4096)
-        except socket.timeout:
-            continue
-        f.write(m.decode().replace("\n", "|") + "\n")
-        f.flush()
-PY
-NOTIFY_PID=$!
-for _ in $(seq 1 50); do [ -S "$NOTIFY" ] && break; sleep 0.05; done
+sink_count_rules fc00:9::c1 fc00:9::d1 fc00:9::d2 fc00:77::1 ||
+	fail "sink counter rules"
+# systemd's side of sd_notify(); WATCHDOG_USEC asks for keepalives.
+notify_start || fail "the sd_notify listener did not start"
 cp "$A" "$CONF"
 NOTIFY_SOCKET=$NOTIFY WATCHDOG_USEC=400000 srv6d_start "$CONF" ||
 	{ fail "srv6d start"; ns_finish; }
@@ -120,12 +97,9 @@ nnp=$(awk '$1 == "NoNewPrivs:" { print $2 }' "/proc/$SRV6D_PID/status")
 expect_eq "no_new_privs is set" "$nnp" 1
 
 # ---- counters before ----------------------------------------------------------
-kq() { nsx "$GW" cat /proc/net/netfilter/nfnetlink_queue | awk -v f="$1" '$1 == 0 { print $f }'; }
 rule_pkts() { nsx "$GW" ip6tables -t raw -L PREROUTING -v -x -n | awk '/NFQUEUE/ { print $1; exit }'; }
-# sink_cnt NS DST: packets to DST that arrived at NS.
-sink_cnt() { nsx "$1" ip6tables -t raw -L PREROUTING -v -x -n | awk -v d="$2" '/DROP/ && $9 == d { print $1; exit }'; }
-sink_pkts() { sink_cnt "$S1" fc00:9::c1; }
-seq0=$(kq 8) qd0=$(kq 6) ud0=$(kq 7) rule0=$(rule_pkts) sink0=$(sink_pkts)
+sink_pkts() { sink_count "$S1" fc00:9::c1; }
+seq0=$(nfq_stat 8) qd0=$(nfq_stat 6) ud0=$(nfq_stat 7) rule0=$(rule_pkts) sink0=$(sink_pkts)
 sidp0=$(ctl_get "sid('fc00:100::1/128')['packets']")
 x1p0=$(ctl_get "sid('fc00:100::11/128')['packets']")
 x2p0=$(ctl_get "sid('fc00:100::12/128')['packets']")
@@ -199,17 +173,17 @@ fi
 # Let the last packets through, then compare.
 waiting=
 for _ in $(seq 1 50); do
-	waiting=$(kq 3)
+	waiting=$(nfq_stat 3)
 	[ "$waiting" = 0 ] && [ "$(sink_pkts)" -ge $((sink0 + sent)) ] &&
-		[ "$(sink_cnt "$S2" fc00:9::d2)" -ge "$sx2" ] && break
+		[ "$(sink_count "$S2" fc00:9::d2)" -ge "$sx2" ] && break
 	sleep 0.1
 done
 expect_eq "queue 0: no packet left waiting for a verdict" "$waiting" 0
 expect_eq "the gateway's NFQUEUE rule saw every packet sent" \
 	"$(($(rule_pkts) - rule0))" "$total"
-expect_eq "the kernel queued every packet (id sequence)" "$(($(kq 8) - seq0))" "$total"
-expect_eq "no kernel queue-full drop" "$(($(kq 6) - qd0))" 0
-expect_eq "no kernel socket (user) drop" "$(($(kq 7) - ud0))" 0
+expect_eq "the kernel queued every packet (id sequence)" "$(($(nfq_stat 8) - seq0))" "$total"
+expect_eq "no kernel queue-full drop" "$(($(nfq_stat 6) - qd0))" 0
+expect_eq "no kernel socket (user) drop" "$(($(nfq_stat 7) - ud0))" 0
 expect_eq "End SID counter kept counting across $RELOADS swaps" \
 	"$(($(ctl_get "sid('fc00:100::1/128')['packets']") - sidp0))" "$sent"
 expect_eq "srv6d gave a verdict to everything it received" \
@@ -220,18 +194,18 @@ expect_eq "no drop at the End SID" "$(ctl_get "sid('fc00:100::1/128')['errors']"
 # every reload: a packet marked by the old config and routed by the new
 # one's rules would leave by the other SID's next hop.
 expect_eq "End.X ::11: every packet left by its next hop (sink1)" \
-	"$(sink_cnt "$S1" fc00:9::d1)" "$sx1"
-expect_eq "End.X ::11: none misrouted to sink2" "$(sink_cnt "$S2" fc00:9::d1)" 0
+	"$(sink_count "$S1" fc00:9::d1)" "$sx1"
+expect_eq "End.X ::11: none misrouted to sink2" "$(sink_count "$S2" fc00:9::d1)" 0
 expect_eq "End.X ::12: every packet left by its next hop (sink2)" \
-	"$(sink_cnt "$S2" fc00:9::d2)" "$sx2"
-expect_eq "End.X ::12: none misrouted to sink1" "$(sink_cnt "$S1" fc00:9::d2)" 0
+	"$(sink_count "$S2" fc00:9::d2)" "$sx2"
+expect_eq "End.X ::12: none misrouted to sink1" "$(sink_count "$S1" fc00:9::d2)" 0
 expect_eq "End.X ::11 and ::12 counted every packet across the swaps" \
 	"$(($(ctl_get "sid('fc00:100::11/128')['packets']") - x1p0)) $(($(ctl_get "sid('fc00:100::12/128')['packets']") - x2p0))" \
 	"$sx1 $sx2"
 # End.X ::13's next hop changes on every reload: a new mark each time;
 # the old one's rule must outlive every packet the old config marked.
 expect_eq "End.X ::13 (next hop changed by every reload): no packet lost" \
-	"$(($(sink_cnt "$S1" fc00:77::1) + $(sink_cnt "$S2" fc00:77::1)))" "$sx3"
+	"$(($(sink_count "$S1" fc00:77::1) + $(sink_count "$S2" fc00:77::1)))" "$sx3"
 
 # The config in force is A (even count): its End.X rule is there, not B's.
 if nsx "$GW" ip -6 rule | grep -q "lookup 100"; then
@@ -320,21 +294,22 @@ expect_eq "SIGTERM: srv6d exits 0" "$rc" 0
 
 # ---- what systemd heard ------------------------------------------------------------
 sleep 0.3
-: >"$TMPD/notify.stop"
-wait "$NOTIFY_PID"
-first=$(head -n 1 "$NOTES")
+notify_stop
+first=$(notify_messages | head -n 1)
 case $first in
 READY=1\|STATUS=*) pass "first notification: READY=1 with a STATUS= line ($first)" ;;
 *) fail "first notification is '$first', want READY=1|STATUS=..." ;;
 esac
 # 100 good reloads and 3 refused ones, each RELOADING=1 then READY=1.
-expect_eq "RELOADING=1 once per reload" "$(grep -c '^RELOADING=1' "$NOTES")" $((RELOADS + 3))
+expect_eq "RELOADING=1 once per reload" \
+	"$(notify_messages | grep -c '^RELOADING=1')" $((RELOADS + 3))
 expect_eq "READY=1 at start and after each reload" \
-	"$(grep -c '^READY=1' "$NOTES")" $((RELOADS + 4))
+	"$(notify_messages | grep -c '^READY=1')" $((RELOADS + 4))
 expect_eq "a STATUS= line for each refused reload" \
-	"$(grep -c '^STATUS=reload of .* failed' "$NOTES")" 3
-expect_eq "STOPPING=1 last" "$(tail -n 1 "$NOTES" | cut -d'|' -f1)" STOPPING=1
-wd=$(grep -c '^WATCHDOG=1$' "$NOTES")
+	"$(notify_messages | grep -c '^STATUS=reload of .* failed')" 3
+expect_eq "STOPPING=1 last" \
+	"$(notify_messages | tail -n 1 | cut -d'|' -f1)" STOPPING=1
+wd=$(notify_messages | grep -c '^WATCHDOG=1$')
 if [ "$wd" -ge 5 ]; then
 	pass "watchdog keepalives while the workers ran ($wd)"
 else
