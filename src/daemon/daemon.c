@@ -33,6 +33,7 @@
 #include "log.h"
 #include "reinject.h"
 #include "rtmirror.h"
+#include "kencap_routes.h"
 #include "rtrules.h"
 #include "kpolicy.h"
 #include "seg6route.h"
@@ -517,6 +518,13 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		config_free(ncfg);
 		return -1;
 	}
+	if (kencap_routes_assign(ncfg, engine_config(d->engine)) < 0) {
+		reload_error(re, "%s: out of memory; keeping the running "
+			     "configuration", what);
+		config_free(ncfg);
+		return -1;
+	}
+	kencap_routes_resolve(ncfg, engine_config(d->engine));
 	if (reuse && sids_unchanged(engine_config(d->engine), ncfg))
 		return daemon_apply_same_sids(d, ncfg, re, what);
 	rtrules_scope_of(ncfg, &nscope);
@@ -1335,6 +1343,11 @@ static int daemon_start(struct daemon *d)
 		goto fail_ctl;
 	}
 	rtrules_scope_of(cfg, &d->scope);
+	if (kencap_routes_assign(cfg, NULL) < 0) {
+		log_msg(LOG_ERR, "out of memory");
+		goto fail_rules;
+	}
+	kencap_routes_resolve(cfg, NULL);
 	if (rtrules_install(cfg, NULL, &rt, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
