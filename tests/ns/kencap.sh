@@ -57,8 +57,8 @@ nstat_get() {	# NS COUNTER: its absolute value
 range_objects() {
 	local f
 	for f in 4 6; do
-		ip -n "$PE1" -$f rule show | sed "s/^/rule$f /"
-		ip -n "$PE1" -$f route show table all | sed "s/^/route$f /"
+		ip -n "$PE1" -"$f" rule show | sed "s/^/rule$f /"
+		ip -n "$PE1" -"$f" route show table all | sed "s/^/route$f /"
 	done | "$PYTHON" -c '
 import sys
 b, out = int(sys.argv[1]), []
@@ -146,18 +146,21 @@ gro_on || skip_test "ethtool -K gro on failed"
 # PE1's c0 cuts and sums in software before tcpdump sees the frames.
 nsx "$PE1" ethtool -K c0 tso off gso off tx off >/dev/null 2>&1 ||
 	skip_test "ethtool -K c0 tso/gso/tx off failed"
-nsx "$PE1" ip6tables -t raw -A PREROUTING -i c0 -d fc00:1::/48 \
-	-j NFQUEUE --queue-num 0 &&
-nsx "$PE1" ip6tables -t raw -A PREROUTING -i ta -d fd01:2::/64 \
-	-j NFQUEUE --queue-num 0 &&
-nsx "$PE1" ip6tables -t raw -A PREROUTING -i tb -d fd02:2::/64 \
-	-j NFQUEUE --queue-num 0 || fail "NFQUEUE rules at PE1"
+if ! { nsx "$PE1" ip6tables -t raw -A PREROUTING -i c0 -d fc00:1::/48 \
+		-j NFQUEUE --queue-num 0 &&
+	nsx "$PE1" ip6tables -t raw -A PREROUTING -i ta -d fd01:2::/64 \
+		-j NFQUEUE --queue-num 0 &&
+	nsx "$PE1" ip6tables -t raw -A PREROUTING -i tb -d fd02:2::/64 \
+		-j NFQUEUE --queue-num 0; }; then
+	fail "NFQUEUE rules at PE1"
+fi
 
 # A crashed instance's leftovers in the range: gone once srv6d starts.
 STALE=$((BASE + 0xfe00))
-ip -n "$PE1" -4 rule add priority $PRIO fwmark $STALE lookup $STALE &&
-ip -n "$PE1" -6 route add default dev lo table $STALE ||
+if ! { ip -n "$PE1" -4 rule add priority $PRIO fwmark $STALE lookup $STALE &&
+	ip -n "$PE1" -6 route add default dev lo table $STALE; }; then
 	fail "stale rule and route"
+fi
 pe1_conf fc00:2::a6 >"$TMPD/pe1.conf"
 pe1_start || { fail "srv6d start on PE1"; ns_finish; }
 nsx "$A2" nstat -n >/dev/null 2>&1
