@@ -157,8 +157,8 @@ fi
 
 # A crashed instance's leftovers in the range: gone once srv6d starts.
 STALE=$((BASE + 0xfe00))
-if ! { ip -n "$PE1" -4 rule add priority $PRIO fwmark $STALE lookup $STALE &&
-	ip -n "$PE1" -6 route add default dev lo table $STALE; }; then
+if ! { ip -n "$PE1" -4 rule add priority "$PRIO" fwmark "$STALE" lookup "$STALE" &&
+	ip -n "$PE1" -6 route add default dev lo table "$STALE"; }; then
 	fail "stale rule and route"
 fi
 pe1_conf fc00:2::a6 >"$TMPD/pe1.conf"
