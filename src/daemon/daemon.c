@@ -534,6 +534,12 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		config_free(ncfg);
 		goto restore;
 	}
+	if (kencap_routes_install(ncfg, err, sizeof(err)) < 0) {
+		reload_error(re, "%s; keeping the running configuration", err);
+		free(rt);
+		config_free(ncfg);
+		goto restore;
+	}
 	if (d->file)
 		kept = runtime_dup(rt, ncfg->nsids);
 	if (engine_swap_config(d->engine, ncfg, rt) != 0) {
@@ -1348,7 +1354,8 @@ static int daemon_start(struct daemon *d)
 		goto fail_rules;
 	}
 	kencap_routes_resolve(cfg, NULL);
-	if (rtrules_install(cfg, NULL, &rt, err, sizeof(err)) < 0) {
+	if (rtrules_install(cfg, NULL, &rt, err, sizeof(err)) < 0 ||
+	    kencap_routes_install(cfg, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}

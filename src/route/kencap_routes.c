@@ -486,14 +486,24 @@ static int kencap_install_one(struct rtnl *nl, const struct config *cfg,
 	return 0;
 }
 
-int kencap_routes_install(struct rtnl *nl, const struct config *cfg,
-			  char *err, size_t errlen)
+int kencap_routes_install(const struct config *cfg, char *err, size_t errlen)
 {
-	if (!cfg->kencap_on)
+	struct rtnl *nl;
+	int ret = 0;
+
+	if (!cfg->kencap_on || !cfg->nkencaps)
 		return 0;
-	for (unsigned i = 0; i < cfg->nkencaps; i++)
-		if (kencap_install_one(nl, cfg, &cfg->kencaps[i], err,
-				       errlen) < 0)
-			return -1;
-	return 0;
+	nl = malloc(sizeof(*nl));
+	if (!nl || rtnl_open(nl, 0) < 0) {
+		snprintf(err, errlen, "kernel-encap: cannot open rtnetlink "
+			 "socket: %s", strerror(errno));
+		free(nl);
+		return -1;
+	}
+	for (unsigned i = 0; i < cfg->nkencaps && !ret; i++)
+		ret = kencap_install_one(nl, cfg, &cfg->kencaps[i], err,
+					 errlen);
+	rtnl_close(nl);
+	free(nl);
+	return ret;
 }

@@ -25,8 +25,8 @@
  * segment's real route needs no copy.  An inner packet whose destination is
  * the first segment would take the throw route too: srv6d cuts it itself.
  * rtrules.c owns the range: it prunes these with the rest (stale ones after
- * a crash, the old ones after a reload) and installs them
- * (kencap_routes_install()).
+ * a crash, the old ones after a reload); kencap_routes_install() adds
+ * them.
  *
  * The outer source is the kernel's netns-wide `ip sr tunsrc`: with
  * `encap-source A`, srv6d sets it to A when it is :: and uses the kernel
@@ -45,7 +45,6 @@
 #include "config.h"
 
 struct nlmsghdr;
-struct rtnl;
 
 #define KENCAP_MSG_SIZE	1024	/* room for a route of 16 segments */
 
@@ -75,10 +74,11 @@ const struct kencap_entry *kencap_routes_find(const struct config *cfg,
  * is installed. */
 void kencap_routes_resolve(struct config *cfg, const struct config *old);
 
-/* Install cfg's rules and routes (above), when cfg->kencap_on, on nl.
- * Returns 0, or -1 with a message in err.  rtrules_install_add()'s. */
-int kencap_routes_install(struct rtnl *nl, const struct config *cfg,
-			  char *err, size_t errlen);
+/* Install cfg's rules and routes (above), when cfg->kencap_on: after
+ * rtrules_install() / rtrules_install_add() (which prunes the range with
+ * them wanted).  Returns 0, or -1 with a message in err (what was added
+ * stays: rtrules_prune() takes it away). */
+int kencap_routes_install(const struct config *cfg, char *err, size_t errlen);
 
 /* Message builders (pure; buf has KENCAP_MSG_SIZE bytes, zeroed here).
  * ip [-6|-4] route replace default encap seg6 mode MODE segs LIST dev oif

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "behavior_table.h"
-#include "kencap_routes.h"
 #include "log.h"
 #include "pktsock.h"
 #include "rtnl.h"
@@ -484,7 +483,8 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 	}
 }
 
-/* kernel-encap's (kencap_routes.h): both families' fwmark rules, and
+/* kernel-encap's (src/route/kencap_routes.h, which installs them): both
+ * families' fwmark rules, and
  * every route in its tables. */
 static void want_kencaps(struct rt_want *w, const struct config *cfg)
 {
@@ -1413,8 +1413,6 @@ int rtrules_install_add(const struct config *cfg, const struct config *keep,
 	for (unsigned i = 0; i < cfg->nsids; i++)
 		if (sid_rule_add(nl, cfg, &cfg->sids[i], err, errlen) < 0)
 			goto out;
-	if (kencap_routes_install(nl, cfg, err, errlen) < 0)
-		goto out;
 	*rt = r;
 	r = NULL;
 	ret = 0;
