@@ -83,6 +83,37 @@ START_TEST(assign_stable)
 }
 END_TEST
 
+/* A rebuild that installs nothing keeps old's decision and only the
+ * encapsulations old installed with the same mark. */
+START_TEST(keep)
+{
+	struct config *old = parse("queue 0\ngso yes\n" POLICIES);
+	struct config *cfg = parse("queue 0\ngso yes\n"
+		"route fd01:6::/64 encap seg6 mode encap segs fc00:2::a6\n"
+		POLICIES);
+
+	ck_assert_int_eq(kencap_routes_assign(old, NULL), 0);
+	old->kencap_on = true;
+	old->kencap_oif = 9;
+	snprintf(old->kencap_why, sizeof(old->kencap_why), "why");
+	ck_assert_int_eq(kencap_routes_assign(cfg, old), 0);
+	ck_assert_uint_eq(cfg->nkencaps, 3);
+	kencap_routes_keep(cfg, old);
+	ck_assert(cfg->kencap_on);
+	ck_assert_uint_eq(cfg->kencap_oif, 9);
+	ck_assert_str_eq(cfg->kencap_why, "why");
+	ck_assert_uint_eq(cfg->nkencaps, 2);	/* not [a6]: no routes */
+	ck_assert_uint_eq(cfg->kencaps[0].mark, BASE + 0xffff);
+	ck_assert_uint_eq(cfg->kencaps[1].mark, BASE + 0xfffe);
+	old->kencap_on = false;
+	kencap_routes_keep(cfg, old);
+	ck_assert(!cfg->kencap_on);
+	ck_assert_uint_eq(cfg->nkencaps, 0);
+	config_free(old);
+	config_free(cfg);
+}
+END_TEST
+
 /* Nothing with kernel-encap no or without gso yes; kernel-encap yes
  * needs gso yes; a bad value is an error at its line. */
 START_TEST(directive)
@@ -170,6 +201,28 @@ START_TEST(throw_route_message)
 		"0800 0f00 ffff6f5d"
 		"1400 0100 fc000009 00000000 00000000 00000001",
 		want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+}
+END_TEST
+
+/* ip -6|-4 route replace blackhole default metric 4294967295 table
+ * 0x5d6fffff: the marked packets' last resort */
+START_TEST(blackhole_route_message)
+{
+	uint8_t buf[KENCAP_MSG_SIZE], want[KENCAP_MSG_SIZE];
+	struct nlmsghdr *nlh;
+	size_t n;
+
+	nlh = kencap_build_blackhole_route(buf, 4, AF_INET6, BASE + 0xffff);
+	n = hex2bin(
+		"2c000000 1800 0505 04000000 00000000"
+		"0a 00 00 00 00 04 00 06 00000000"	/* RTN_BLACKHOLE */
+		"0800 0f00 ffff6f5d"
+		"0800 0600 ffffffff",			/* RTA_PRIORITY */
+		want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+	nlh = kencap_build_blackhole_route(buf, 4, AF_INET, BASE + 0xffff);
+	want[16] = 0x02;
 	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
 }
 END_TEST
@@ -315,10 +368,12 @@ static Suite *kencap_suite(void)
 
 	tcase_add_test(t, assign_marks);
 	tcase_add_test(t, assign_stable);
+	tcase_add_test(t, keep);
 	tcase_add_test(t, directive);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	tcase_add_test(t, encap_route_message);
 	tcase_add_test(t, throw_route_message);
+	tcase_add_test(t, blackhole_route_message);
 	tcase_add_test(t, tunsrc_message);
 #endif
 	tcase_add_test(t, mark_of);

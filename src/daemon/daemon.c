@@ -524,9 +524,12 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		config_free(ncfg);
 		return -1;
 	}
-	kencap_routes_resolve(ncfg, engine_config(d->engine));
-	if (reuse && sids_unchanged(engine_config(d->engine), ncfg))
+	if (reuse && sids_unchanged(engine_config(d->engine), ncfg)) {
+		/* nothing is installed: what is in the kernel stays */
+		kencap_routes_keep(ncfg, engine_config(d->engine));
 		return daemon_apply_same_sids(d, ncfg, re, what);
+	}
+	kencap_routes_resolve(ncfg, engine_config(d->engine));
 	rtrules_scope_of(ncfg, &nscope);
 	if (rtrules_install_add(ncfg, engine_config(d->engine), &d->scope,
 				&rt, err, sizeof(err)) < 0) {

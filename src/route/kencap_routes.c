@@ -229,6 +229,20 @@ struct nlmsghdr *kencap_build_throw_route(void *buf, uint32_t seq,
 	return nlh;
 }
 
+struct nlmsghdr *kencap_build_blackhole_route(void *buf, uint32_t seq,
+					      uint8_t family, uint32_t table)
+{
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+
+	memset(buf, 0, KENCAP_MSG_SIZE);
+	nlh = rtrules_build_route(buf, RTM_NEWROUTE, seq, family, table, NULL,
+				  0, NULL, 0, UINT32_MAX);
+	rtm = mnl_nlmsg_get_payload(nlh);
+	rtm->rtm_type = RTN_BLACKHOLE;
+	return nlh;
+}
+
 struct nlmsghdr *kencap_build_tunsrc(void *buf, uint16_t family,
 				     uint32_t seq, uint8_t cmd,
 				     const struct in6_addr *addr)
@@ -437,6 +451,26 @@ void kencap_routes_resolve(struct config *cfg, const struct config *old)
 		cfg->kencap_why);
 }
 
+void kencap_routes_keep(struct config *cfg, const struct config *old)
+{
+	unsigned k = 0;
+
+	cfg->kencap_on = old && old->kencap_on;
+	snprintf(cfg->kencap_why, sizeof(cfg->kencap_why), "%s",
+		 old ? old->kencap_why : "");
+	cfg->kencap_tunsrc = old ? old->kencap_tunsrc : in6addr_any;
+	cfg->kencap_oif = old ? old->kencap_oif : 0;
+	for (unsigned i = 0; i < cfg->nkencaps; i++) {
+		const struct kencap_entry *o = old && old->nkencaps ?
+			bsearch(&cfg->kencaps[i], old->kencaps, old->nkencaps,
+				sizeof(*o), kencap_entry_cmp) : NULL;
+
+		if (cfg->kencap_on && o && o->mark == cfg->kencaps[i].mark)
+			cfg->kencaps[k++] = cfg->kencaps[i];
+	}
+	cfg->nkencaps = k;
+}
+
 /* A request; "kernel-encap mark M: cannot add WHAT: why" into err. */
 static int kencap_request(struct rtnl *nl, const struct nlmsghdr *nlh,
 			  uint32_t mark, const char *what, char *err,
@@ -473,7 +507,13 @@ static int kencap_install_one(struct rtnl *nl, const struct config *cfg,
 	    kencap_request(nl, kencap_build_throw_route(msg, ++nl->seq,
 							e->mark,
 							&e->sl.segs[0]),
-			   e->mark, "throw route", err, errlen) < 0)
+			   e->mark, "throw route", err, errlen) < 0 ||
+	    kencap_request(nl, kencap_build_blackhole_route(msg, ++nl->seq,
+							    AF_INET6, e->mark),
+			   e->mark, "IPv6 blackhole route", err, errlen) < 0 ||
+	    kencap_request(nl, kencap_build_blackhole_route(msg, ++nl->seq,
+							    AF_INET, e->mark),
+			   e->mark, "IPv4 blackhole route", err, errlen) < 0)
 		return -1;
 	snprintf(name, sizeof(name), "kernel-encap %#x", e->mark);
 	if (rtrules_rule_add_mark(nl, name, AF_INET6, cfg->rule_priority,

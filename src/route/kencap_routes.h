@@ -19,7 +19,12 @@
  *   ip -4 route replace default encap seg6 mode encap|encap.red segs LIST \
  *       dev srv6d0 table M
  *   ip -6 route replace throw FIRST/128 table M
+ *   ip -6 route replace blackhole default metric 4294967295 table M
+ *   ip -4 route replace blackhole default metric 4294967295 table M
  *
+ * (the blackholes: should the encap routes go, with srv6d0 in the hands
+ * of someone else, the marked inner packets are dropped, never routed
+ * unencapsulated by the main table).
  * The encapsulated packet keeps its mark and is looked up in M again: the
  * throw route sends that lookup on to the next rules (main), so the first
  * segment's real route needs no copy.  An inner packet whose destination is
@@ -74,6 +79,11 @@ const struct kencap_entry *kencap_routes_find(const struct config *cfg,
  * is installed. */
 void kencap_routes_resolve(struct config *cfg, const struct config *old);
 
+/* A rebuild that installs nothing (the kernel routes' rebuild with the
+ * same SIDs): cfg takes old's decision, tunsrc and device, and keeps only
+ * the encapsulations old has installed with the same mark.  Pure. */
+void kencap_routes_keep(struct config *cfg, const struct config *old);
+
 /* Install cfg's rules and routes (above), when cfg->kencap_on: after
  * rtrules_install() / rtrules_install_add() (which prunes the range with
  * them wanted).  Returns 0, or -1 with a message in err (what was added
@@ -87,6 +97,11 @@ struct nlmsghdr *kencap_build_encap_route(void *buf, uint32_t seq,
 					  uint8_t family,
 					  const struct kencap_entry *e,
 					  uint32_t oif);
+
+/* ip [-6|-4] route replace blackhole default metric 4294967295 table
+ * table. */
+struct nlmsghdr *kencap_build_blackhole_route(void *buf, uint32_t seq,
+					      uint8_t family, uint32_t table);
 
 /* ip -6 route replace throw dst/128 table table. */
 struct nlmsghdr *kencap_build_throw_route(void *buf, uint32_t seq,

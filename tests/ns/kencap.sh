@@ -20,7 +20,9 @@
 # TcpInCsumErrors at a2; tenant B's transfer cut (kencap fallback hmac); a
 # reload that changes tenant A's list moves it to a new table and empties
 # the old one, the unchanged lists keep theirs; a stale rule and route of
-# the range (a crashed instance's) are gone at start; nothing of the range
+# the range (a crashed instance's) are gone at start; without encap-source
+# (tunsrc ::) the kernel's source is srv6d's and no super-packet falls
+# back for it; nothing of the range
 # is left after srv6d stops.
 T=kencap
 L3VPN_LIB=1
@@ -183,6 +185,8 @@ expect_eq "IPv6 and IPv4 fwmark rules for table $TA" \
 	"$(range_objects | grep -c "^rule[46] $TA $TA\$")" 2
 expect_eq "a throw route for the first segment in table $TA" \
 	"$(ip -n "$PE1" -6 route show table "$TA" | grep -c '^throw fc00:2::a6 ')" 1
+expect_eq "IPv6 and IPv4 blackhole routes last in table $TA" \
+	"$(range_objects | grep -c "^route[46] $TA blackhole default .*metric 4294967295")" 2
 expect_eq "an IPv4 seg6 route for 10.1.2.0/24's list" \
 	"$( [ -n "$TA4" ] && ip -n "$PE1" -4 route show table "$TA4" | grep -c 'encap seg6 mode encap segs 1 \[ fc00:2::a4 \]')" 1
 expect_eq "the kernel's tunsrc is encap-source" \
@@ -310,6 +314,24 @@ if [ "${rate:-0}" -gt 1000000 ] && [ $((k1 - k0)) -gt 10 ]; then
 else
 	fail "after the reload: rate ${rate:-none}, kencap $((k1 - k0))"
 fi
+
+# Without encap-source, tunsrc ::: the kernel picks the source, and it is
+# the one srv6d's own H.Encaps gives (fc00:12::1, c0's).
+l3vpn_srv6d_stop || fail "srv6d exit"
+nsx "$PE1" ip sr tunsrc set ::
+grep -v '^encap-source' "$TMPD/pe1.conf" >"$TMPD/pe1b.conf"
+mv "$TMPD/pe1b.conf" "$TMPD/pe1.conf"
+pe1_start || { fail "srv6d start without encap-source"; ns_finish; }
+expect_eq "without encap-source: active, the kernel picks the source" \
+	"$(pe1_get 's["kernel_encap"]["active"], "picks the source" in s["kernel_encap"]["why"]')" "True True"
+rate=$(l3vpn_iperf "$A2" fd01:2::2 "$A1" 2)
+read -r k1 s1 <<<"$(pe1_get 't["kencap"], t["kencap_fallbacks"]["source"]')"
+if [ "${rate:-0}" -gt 1000000 ] && [ "${k1:-0}" -gt 10 ] && [ "$s1" = 0 ]; then
+	pass "without encap-source: kernel-encapsulated ($k1), no source fallback"
+else
+	fail "without encap-source: rate ${rate:-none}, kencap $k1, source fallbacks $s1"
+fi
+expect_eq "the tunsrc stays ::" "$(nsx "$PE1" ip sr tunsrc show | awk '{ print $NF }')" "::"
 
 l3vpn_srv6d_stop || fail "srv6d exit"
 left=$(range_objects)
