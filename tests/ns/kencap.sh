@@ -107,7 +107,8 @@ pe1_start() {
 	return 1
 }
 
-# pe1_conf SEGS_A6: PE1's config, tenant A's IPv6 list SEGS_A6.
+# pe1_conf SEGS_A6 [MODE]: PE1's config, tenant A's IPv6 list SEGS_A6 in
+# MODE (encap).
 pe1_conf() {
 	cat <<EOF
 queue 0
@@ -116,10 +117,102 @@ gso yes
 hmac 1 sha256 secret-file $TMPD/hmac.key
 sid fc00:1::a6/128 action End.DT6 table 101
 sid fc00:1::b6/128 action End.DT6 table 102
-route fd01:2::/64 table 101 encap seg6 mode encap segs $1
+route fd01:2::/64 table 101 encap seg6 mode ${2:-encap} segs $1
 route 10.1.2.0/24 table 101 encap seg6 mode encap segs fc00:2::a4
 route fd02:2::/64 table 102 encap seg6 mode encap segs fc00:2::b6 hmac 1
 EOF
+}
+
+# wire_case LABEL FIRST: a ping a1 -> a2 (srv6d's own H.Encaps of a small
+# packet) and an iperf3 transfer (super-packets the kernel encapsulates),
+# captured leaving PE1 on c0 towards FIRST (the outer destination); every
+# TCP segment's outer header must be the ping's (source, hop limit, SRH
+# bytes), traffic class and flow label the inner's, checksums good.
+wire_case() {
+	local label=$1 first=$2 tp k0 k1 c0 c1 csum0 csum1 rate wire bad
+	local nping ntcp nbad nbig wsrc whlim wsrh
+	local PCAP_PING="$TMPD/$2-ping.pcap" PCAP_TCP="$TMPD/$2-tcp.pcap"
+	nsx "$PE1" timeout 10 tcpdump -i c0 -Q out -s 200 -w "$PCAP_PING" -c 3 \
+		"ip6 and dst $first" >/dev/null 2>&1 &
+	tp=$!
+	sleep 1
+	nsx "$A1" ping -c 3 -i 0.2 -W 2 fd01:2::2 >/dev/null || fail "ping a1 -> a2"
+	wait "$tp"
+
+	read -r k0 c0 <<<"$(pe1_get 't["kencap"], t["gso_segments"]')"
+	csum0=$(nstat_get "$A2" TcpInCsumErrors)
+	nsx "$PE1" timeout 20 tcpdump -i c0 -Q out -s 0 -w "$PCAP_TCP" -c 3000 \
+		"ip6 and dst $first" >/dev/null 2>&1 &
+	tp=$!
+	sleep 1
+	rate=$(l3vpn_iperf "$A2" fd01:2::2 "$A1" 3)
+	kill -INT "$tp" 2>/dev/null
+	wait "$tp" 2>/dev/null
+	read -r k1 c1 <<<"$(pe1_get 't["kencap"], t["gso_segments"]')"
+	csum1=$(nstat_get "$A2" TcpInCsumErrors)
+	say "$label: $((${rate:-0} / 1000000)) Mbit/s, $((k1 - k0)) super-packets to the kernel, $((c1 - c0)) segments cut"
+	if [ "${rate:-0}" -gt 1000000 ]; then pass "$label: the transfer got through"
+	else fail "$label: transfer: ${rate:-no result}"; fi
+	if [ $((k1 - k0)) -gt 10 ]; then
+		pass "$label: the kernel encapsulated $((k1 - k0)) super-packets"
+	else
+		fail "$label: kencap counter: $((k1 - k0))"
+	fi
+	expect_eq "$label: a2 counted no TCP checksum error" $((csum1 - csum0)) 0
+
+	# The outer headers on the wire: the TCP segments' (the kernel's
+	# encapsulation) against the pings' (srv6d's).
+	wire=$("$PYTHON" - "$PCAP_PING" "$PCAP_TCP" <<'PY'
+import struct, sys
+def frames(path):
+    with open(path, "rb") as f:
+        d = f.read()
+    off = 24
+    while off + 16 <= len(d):
+        incl = struct.unpack("<I", d[off + 8:off + 12])[0]
+        yield d[off + 16:off + 16 + incl]
+        off += 16 + incl
+def outer(fr):
+    ip = fr[14:]
+    if len(ip) < 40 or ip[6] != 43:
+        return None
+    srh = ip[40:40 + 8 + ip[41] * 8]
+    inner = ip[40 + len(srh):]
+    vo = struct.unpack(">I", ip[:4])[0]
+    vi = struct.unpack(">I", inner[:4])[0]
+    return dict(src=ip[8:24].hex(), hlim=ip[7], srh=srh.hex(),
+                tc=(vo >> 20) & 0xff, fl=vo & 0xfffff,
+                itc=(vi >> 20) & 0xff, ifl=vi & 0xfffff, ihlim=inner[7],
+                proto=inner[6], plen=struct.unpack(">H", ip[4:6])[0],
+                iplen=struct.unpack(">H", inner[4:6])[0], flen=len(fr))
+ping = [o for o in map(outer, frames(sys.argv[1])) if o and o["proto"] == 58]
+tcp = [o for o in map(outer, frames(sys.argv[2])) if o and o["proto"] == 6]
+bad = 0
+ref = ping[0] if ping else None
+for o in tcp:
+    same = ref and (o["src"], o["hlim"], o["srh"]) == \
+        (ref["src"], ref["hlim"], ref["srh"])
+    ok = same and o["tc"] == o["itc"] and o["fl"] == o["ifl"] and \
+        o["hlim"] == o["ihlim"] - 1 and o["plen"] == o["iplen"] + 40 + len(o["srh"]) // 2
+    bad += not ok
+for o in ping:
+    bad += not (o["tc"] == o["itc"] and o["fl"] == o["ifl"])
+big = sum(o["plen"] > 1500 + len(o["srh"]) // 2 for o in tcp)
+print(len(ping), len(tcp), bad, big, ref["src"] if ref else "-",
+      ref["hlim"] if ref else "-", ref["srh"] if ref else "-")
+PY
+	)
+	read -r nping ntcp nbad nbig wsrc whlim wsrh <<<"$wire"
+	say "$label wire: $nping pings, $ntcp TCP segments, $nbad differ; outer source $wsrc, hop limit $whlim, SRH $wsrh"
+	if [ "${nping:-0}" -ge 1 ] && [ "${ntcp:-0}" -gt 100 ] && [ "$nbad" = 0 ]; then
+		pass "$label: every TCP segment has the outer header of srv6d's own H.Encaps ($ntcp)"
+	else
+		fail "$label: outer headers: $wire"
+	fi
+	expect_eq "$label: every segment fits the hosts' MTU behind the outer header and SRH" "$nbig" 0
+	bad=$(tshark -r "$PCAP_TCP" -o tcp.check_checksum:TRUE -Y 'tcp.len > 0 and tcp.checksum.status != 1' \
+		2>/dev/null | wc -l)
+	expect_eq "$label: every captured TCP segment's checksum is good" "$bad" 0
 }
 
 l3vpn_setup || { fail "topology setup"; ns_finish; }
@@ -192,89 +285,7 @@ expect_eq "an IPv4 seg6 route for 10.1.2.0/24's list" \
 expect_eq "the kernel's tunsrc is encap-source" \
 	"$(nsx "$PE1" ip sr tunsrc show | awk '{ print $NF }')" fc00:12::1
 
-# a small packet: srv6d's own H.Encaps (no super-packet)
-PCAP_PING="$TMPD/ping.pcap" PCAP_TCP="$TMPD/tcp.pcap"
-nsx "$PE1" timeout 10 tcpdump -i c0 -Q out -s 200 -w "$PCAP_PING" -c 3 \
-	'ip6 and dst fc00:2::a6' >/dev/null 2>&1 &
-tp=$!
-sleep 1
-nsx "$A1" ping -c 3 -i 0.2 -W 2 fd01:2::2 >/dev/null || fail "ping a1 -> a2"
-wait "$tp"
-
-read -r k0 c0 <<<"$(pe1_get 't["kencap"], t["gso_segments"]')"
-csum0=$(nstat_get "$A2" TcpInCsumErrors)
-nsx "$PE1" timeout 20 tcpdump -i c0 -Q out -s 0 -w "$PCAP_TCP" -c 3000 \
-	'ip6 and dst fc00:2::a6' >/dev/null 2>&1 &
-tp=$!
-sleep 1
-rate=$(l3vpn_iperf "$A2" fd01:2::2 "$A1" 3)
-kill -INT "$tp" 2>/dev/null
-wait "$tp" 2>/dev/null
-read -r k1 c1 <<<"$(pe1_get 't["kencap"], t["gso_segments"]')"
-csum1=$(nstat_get "$A2" TcpInCsumErrors)
-say "tenant A: $((${rate:-0} / 1000000)) Mbit/s, $((k1 - k0)) super-packets to the kernel, $((c1 - c0)) segments cut"
-if [ "${rate:-0}" -gt 1000000 ]; then pass "tenant A: the transfer got through"
-else fail "tenant A: transfer: ${rate:-no result}"; fi
-if [ $((k1 - k0)) -gt 10 ]; then
-	pass "the kernel encapsulated $((k1 - k0)) super-packets"
-else
-	fail "kencap counter: $((k1 - k0))"
-fi
-expect_eq "a2 counted no TCP checksum error" $((csum1 - csum0)) 0
-
-# The outer headers on the wire: the TCP segments' (the kernel's
-# encapsulation) against the pings' (srv6d's).
-wire=$("$PYTHON" - "$PCAP_PING" "$PCAP_TCP" <<'PY'
-import struct, sys
-def frames(path):
-    with open(path, "rb") as f:
-        d = f.read()
-    off = 24
-    while off + 16 <= len(d):
-        incl = struct.unpack("<I", d[off + 8:off + 12])[0]
-        yield d[off + 16:off + 16 + incl]
-        off += 16 + incl
-def outer(fr):
-    ip = fr[14:]
-    if len(ip) < 40 or ip[6] != 43:
-        return None
-    srh = ip[40:40 + 8 + ip[41] * 8]
-    inner = ip[40 + len(srh):]
-    vo = struct.unpack(">I", ip[:4])[0]
-    vi = struct.unpack(">I", inner[:4])[0]
-    return dict(src=ip[8:24].hex(), hlim=ip[7], srh=srh.hex(),
-                tc=(vo >> 20) & 0xff, fl=vo & 0xfffff,
-                itc=(vi >> 20) & 0xff, ifl=vi & 0xfffff, ihlim=inner[7],
-                proto=inner[6], plen=struct.unpack(">H", ip[4:6])[0],
-                iplen=struct.unpack(">H", inner[4:6])[0], flen=len(fr))
-ping = [o for o in map(outer, frames(sys.argv[1])) if o and o["proto"] == 58]
-tcp = [o for o in map(outer, frames(sys.argv[2])) if o and o["proto"] == 6]
-bad = 0
-ref = ping[0] if ping else None
-for o in tcp:
-    same = ref and (o["src"], o["hlim"], o["srh"]) == \
-        (ref["src"], ref["hlim"], ref["srh"])
-    ok = same and o["tc"] == o["itc"] and o["fl"] == o["ifl"] and \
-        o["hlim"] == o["ihlim"] - 1 and o["plen"] == o["iplen"] + 40 + 24
-    bad += not ok
-for o in ping:
-    bad += not (o["tc"] == o["itc"] and o["fl"] == o["ifl"])
-big = sum(o["plen"] > 1500 + 24 for o in tcp)
-print(len(ping), len(tcp), bad, big, ref["src"] if ref else "-",
-      ref["hlim"] if ref else "-", ref["srh"] if ref else "-")
-PY
-)
-read -r nping ntcp nbad nbig wsrc whlim wsrh <<<"$wire"
-say "wire: $nping pings, $ntcp TCP segments, $nbad differ; outer source $wsrc, hop limit $whlim, SRH $wsrh"
-if [ "${nping:-0}" -ge 1 ] && [ "${ntcp:-0}" -gt 100 ] && [ "$nbad" = 0 ]; then
-	pass "every TCP segment has the outer header of srv6d's own H.Encaps ($ntcp)"
-else
-	fail "outer headers: $wire"
-fi
-expect_eq "every segment fits the hosts' MTU behind the outer header and SRH" "$nbig" 0
-bad=$(tshark -r "$PCAP_TCP" -o tcp.check_checksum:TRUE -Y 'tcp.len > 0 and tcp.checksum.status != 1' \
-	2>/dev/null | wc -l)
-expect_eq "every captured TCP segment's checksum is good" "$bad" 0
+wire_case "tenant A" fc00:2::a6
 
 # tenant B, `hmac 1`: cut by srv6d
 read -r h0 c0 <<<"$(pe1_get 't["kencap_fallbacks"]["hmac"], t["gso_segments"]')"
@@ -314,6 +325,15 @@ if [ "${rate:-0}" -gt 1000000 ] && [ $((k1 - k0)) -gt 10 ]; then
 else
 	fail "after the reload: rate ${rate:-none}, kencap $((k1 - k0))"
 fi
+
+# H.Encaps.Red of the same list: the kernel's encap.red route leaves the
+# first segment out of the SRH as srv6d does.
+pe1_conf fc00:2::1,fc00:2::a6 encap.red >"$TMPD/pe1.conf"
+timeout 10 "$SRV6CTL" -s "$TMPD/pe1.sock" reload >/dev/null || fail "reload"
+sleep 0.5
+expect_eq "an encap.red route for the list" \
+	"$(range_objects | grep -c '^route6 .* default encap seg6 mode encap.red segs 2 \[ fc00:2::1 fc00:2::a6 \]')" 1
+wire_case "encap.red" fc00:2::1
 
 # Without encap-source, tunsrc ::: the kernel picks the source, and it is
 # the one srv6d's own H.Encaps gives (fc00:12::1, c0's).
