@@ -1,13 +1,12 @@
 #!/bin/bash
 # shellcheck disable=SC2317 # l3vpn.sh returns early when sourced as a library
-# l3vpn-kencap.sh - EXPERIMENTAL (issue 10, src/io/kencap.h): TCP through
-# the L3VPN of tests/ns/l3vpn.sh when the kernel encapsulates srv6d's TCP
-# super-packets.  PE1's srv6d (`gso yes`, SRV6D_EXP_KERNEL_ENCAP_MARK)
-# hands each H.Encaps super-packet back as its inner TCP super-packet,
-# behind a virtio_net_hdr, into srv6d0t with a packet mark; this script
-# installs the rule for the mark and, in its table, the kernel's seg6
-# encap route with the policy's one segment list (what srv6d would
-# install by rtnetlink in a full version).  In one run, tenant A's IPv6
+# l3vpn-kencap.sh - TCP through the L3VPN of tests/ns/l3vpn.sh when the
+# kernel encapsulates srv6d's TCP super-packets (issue 10, `kernel-encap
+# auto`, src/route/kencap_routes.h): PE1's srv6d with `gso yes` hands each
+# H.Encaps super-packet back as its inner TCP super-packet, behind a
+# virtio_net_hdr, into srv6d0t with the mark of the rules and seg6 routes
+# srv6d installed itself, and sets the kernel's tunsrc to its
+# encap-source.  In one run, tenant A's IPv6
 # (a1 -> a2):
 #   kernel6     the kernel's seg6/seg6local at both PEs
 #   srv6d6      srv6d at both PEs (gso no): the project's way today
@@ -31,8 +30,6 @@ L3VPN_LIB=1
 # shellcheck source=tests/ns/l3vpn.sh
 . "$(dirname "$0")/../tests/ns/l3vpn.sh"
 CORE_MTU=${CORE_MTU:-1500}
-KMARK=0x5e00	# outside srv6d's marks (mark-base, default 0x5d6f0000)
-KTABLE=250
 PE1_GSO=no PE2_GSO=no
 
 ns_init $((120 + 10 * RUNS * (SECS + 5)))
@@ -74,8 +71,9 @@ pe1_counters() {
 import json, sys
 t = json.load(sys.stdin)["totals"]
 d = {k: v for k, v in t.get("drops", {}).items() if v}
-print("injected %d gso_vnet %d dropped %d drops %s" % (
-    t["injected"], t["gso_vnet"], t["dropped"], d))'
+fb = {k: v for k, v in t.get("kencap_fallbacks", {}).items() if v}
+print("injected %d gso_vnet %d kencap %d fallbacks %s dropped %d drops %s" % (
+    t["injected"], t["gso_vnet"], t.get("kencap", 0), fb, t["dropped"], d))'
 }
 
 kernel_del() {
@@ -86,29 +84,9 @@ kernel_del() {
 	nsx "$pe" ip sr tunsrc set ::
 }
 
-# The kernel's encapsulation for PE1's policy fd01:2::/64 (tenant A): the
-# mark's rule and the seg6 route of its one segment list, and the route
-# srv6d's own result would take (fc00:2::/48 via fc00:12::2 dev c0) in
-# the same table: the encapsulated packet keeps its mark and is looked up
-# again there (seg6_input), and without it finds the encap route again
-# and loops until lwtunnel_input()'s recursion limit drops it (6.18:
-# "lwtunnel_input(): recursion limit reached on datapath").  The outer
-# source is srv6d's encap-source, through `ip sr tunsrc` (per netns).
-kencap_routes() {
-	nsx "$PE1" ip sr tunsrc set fc00:12::1 &&
-	ip -n "$PE1" -6 rule add pref 1000 fwmark "$KMARK" lookup "$KTABLE" &&
-	ip -n "$PE1" -6 route add default encap seg6 mode encap \
-		segs fc00:2::a6 via fc00:12::2 dev c0 table "$KTABLE" &&
-	ip -n "$PE1" -6 route add fc00:2::/48 via fc00:12::2 dev c0 \
-		table "$KTABLE" &&
-	ip -n "$PE1" -4 rule add pref 1000 fwmark "$KMARK" lookup "$KTABLE" &&
-	ip -n "$PE1" -4 route add default encap seg6 mode encap \
-		segs fc00:2::a4 dev c0 table "$KTABLE"
-}
-
-pe1_kencap_start() {
+pe1_kencap_start() {	# srv6d sets the tunsrc (:: here) to encap-source
 	PE1_GSO=yes
-	SRV6D_EXP_KERNEL_ENCAP_MARK=$KMARK l3vpn_srv6d_start "$PE1" 1
+	nsx "$PE1" ip sr tunsrc set :: && l3vpn_srv6d_start "$PE1" 1
 }
 
 capture() {	# LABEL [DST]: a short transfer captured at PE1's c0
@@ -154,7 +132,6 @@ kernel_del "$PE1" 1
 
 say "srv6d kencap at PE1, the kernel's End.DT6 at PE2"
 l3vpn_steer "$PE1" 1 || { say "NFQUEUE rules failed"; exit 1; }
-kencap_routes || { say "kencap routes failed"; exit 1; }
 pe1_kencap_start || exit 1
 nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kencap+kernel L3VPN does not answer"; exit 1; }
 measure kencap_k6
@@ -177,7 +154,6 @@ capture srv6d4 10.1.2.2
 l3vpn_srv6d_stop
 
 say "srv6d kencap at PE1, srv6d gso yes at PE2"
-nsx "$PE1" ip sr tunsrc set fc00:12::1
 PE2_GSO=yes
 pe1_kencap_start && l3vpn_srv6d_start "$PE2" 2 || exit 1
 nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kencap L3VPN does not answer"; exit 1; }

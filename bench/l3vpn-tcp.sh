@@ -14,13 +14,17 @@
 #   CORE_MTU=N     the PEs' link's MTU (default 1500)
 #   GRO=on|off     GRO at every veth (default: the kernel's, off)
 #   GSO=yes        srv6d with `gso yes` too (issue 10), in the same run:
-#                  PE1's H.Encaps cuts its TCP super-packets into
-#                  segments (REINJECT_SEGMENT), once with the kernel's
+#                  PE1's H.Encaps hands its TCP super-packets to the
+#                  kernel's seg6 whole (`kernel-encap auto`, the default:
+#                  srv6d installs the rules and routes), once with the kernel's
 #                  End.DT6 at PE2 and once with srv6d's at PE2 (`gso no`
 #                  there: a decapsulated super-packet is not given back
 #                  whole yet); and once more with GRO at srv6d0, the
 #                  reinjection device's receiving end (threaded NAPI),
 #                  which coalesces the segments again
+#   KENCAP=no      with GSO=yes: `kernel-encap no` at PE1, whose H.Encaps
+#                  then cuts the super-packets into segments
+#                  (REINJECT_SEGMENT)
 # Prints one line per run and the median of each mode, in Mbit/s.
 T=l3vpnbench
 SECS=${1:-5}
@@ -40,7 +44,8 @@ command -v iperf3 >/dev/null || skip_test "iperf3 not found"
 eval "l3vpn_conf_base() $(declare -f l3vpn_srv6d_conf | tail -n +2)"
 l3vpn_srv6d_conf() {
 	l3vpn_conf_base "$1"
-	[ "$1" = 1 ] && [ "$PE1_GSO" = yes ] && echo "gso yes"
+	[ "$1" = 1 ] && [ "$PE1_GSO" = yes ] &&
+		printf 'gso yes\nkernel-encap %s\n' "${KENCAP:-auto}"
 	return 0
 }
 
@@ -60,12 +65,14 @@ measure() {	# LABEL DST_NS DST SRC_NS: RUNS rates in Mbit/s to $TMPD/LABEL
 	done
 }
 
-pe1_counters() {	# PE1 srv6d's super-packets, segments, refused
+pe1_counters() {	# PE1 srv6d's super-packets, segments, refused, kencap
 	timeout 5 "$SRV6CTL" -s "$TMPD/pe1.sock" -j status | "$PYTHON" -c '
 import json, sys
 t = json.load(sys.stdin)["totals"]
-print("gso_packets %d gso_segments %d gso_refused %d injected %d" % (
-    t["gso_packets"], t["gso_segments"], t["gso_refused"], t["injected"]))'
+fb = {k: v for k, v in t.get("kencap_fallbacks", {}).items() if v}
+print("gso_packets %d gso_segments %d gso_refused %d injected %d kencap %d "
+      "fallbacks %s" % (t["gso_packets"], t["gso_segments"], t["gso_refused"],
+                        t["injected"], t.get("kencap", 0), fb))'
 }
 
 # kernel_routes PE N add|del: the kernel's seg6/seg6local for tenant A and
@@ -92,7 +99,7 @@ if [ -n "${GRO:-}" ]; then
 			{ say "ethtool -K gro $GRO failed"; exit 1; }
 	done
 fi
-say "host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, gso $GSO"
+say "host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, gso $GSO, kernel-encap ${KENCAP:-auto}"
 say "kernel: seg6 encap + seg6local End.DT6 (table) at both PEs, ${SECS}s x $RUNS"
 if ! l3vpn_kernel "$PE1" 1 || ! l3vpn_kernel "$PE2" 2; then
 	say "kernel routes failed"

@@ -153,7 +153,8 @@ START_TEST(status_document)
 	reinject_resolve(cfg);
 	static const char *const keys[] = {
 		"version", "pid", "uptime", "config", "config_loaded",
-		"reloads", "reload_failures", "reinject", "workers", "totals",
+		"reloads", "reload_failures", "reinject", "kernel_encap",
+		"workers", "totals",
 		"sids",
 		"policies", "mirror", "kernel_routes",
 	};
@@ -223,7 +224,9 @@ START_TEST(status_document)
 		"\"recv_errors\":0,\"send_errors\":0,\"tx_full\":0,\"nl_errors\":0,"
 		"\"bad_messages\":2,\"rx_too_long\":0,\"gso_packets\":0,"
 		"\"gso_refused\":0,\"gso_vnet\":0,\"csum_completed\":0,"
-		"\"gso_segments\":0,"
+		"\"gso_segments\":0,\"kencap\":0,"
+		"\"kencap_fallbacks\":{\"off\":0,\"unlisted\":0,\"hmac\":0,"
+		"\"source\":0,\"first_segment\":0,\"shape\":0},"
 		"\"drops\":{\"truncated\":0,\"bad_ip\":0,"
 		"\"bad_srh\":0,\"bad_tlv\":0,"
 		"\"hop_limit\":4,\"upper_layer\":0,\"ext_headers\":0,"

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "gso-vectors.h"
-#include "kencap.h"
 #include "nfq.h"
 #include "pktsock.h"
 #include "reinject.h"
@@ -1069,25 +1068,6 @@ START_TEST(test_pkt_tx_vnet_mark)
 }
 END_TEST
 
-/* SRV6D_EXP_KERNEL_ENCAP_MARK: a number (C base prefixes), else off. */
-START_TEST(test_kencap_mark_from_env)
-{
-	unsetenv("SRV6D_EXP_KERNEL_ENCAP_MARK");
-	ck_assert_uint_eq(kencap_mark_from_env(), 0);
-	setenv("SRV6D_EXP_KERNEL_ENCAP_MARK", "0x5e00", 1);
-	ck_assert_uint_eq(kencap_mark_from_env(), 0x5e00);
-	setenv("SRV6D_EXP_KERNEL_ENCAP_MARK", "24064", 1);
-	ck_assert_uint_eq(kencap_mark_from_env(), 0x5e00);
-	setenv("SRV6D_EXP_KERNEL_ENCAP_MARK", "0x5e00x", 1);
-	ck_assert_uint_eq(kencap_mark_from_env(), 0);
-	setenv("SRV6D_EXP_KERNEL_ENCAP_MARK", "", 1);
-	ck_assert_uint_eq(kencap_mark_from_env(), 0);
-	setenv("SRV6D_EXP_KERNEL_ENCAP_MARK", "0x100000000", 1);
-	ck_assert_uint_eq(kencap_mark_from_env(), 0);
-	unsetenv("SRV6D_EXP_KERNEL_ENCAP_MARK");
-}
-END_TEST
-
 /* The gso_size: the least room any known MTU leaves behind the headers;
  * IPv6's minimum link MTU when none is known. */
 START_TEST(test_reinject_gso_size)
@@ -1191,7 +1171,6 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_reinject_gso_size);
 	tcase_add_test(parser, test_pkt_tx_vnet);
 	tcase_add_test(parser, test_pkt_tx_vnet_mark);
-	tcase_add_test(parser, test_kencap_mark_from_env);
 	tcase_add_test(parser, test_parse_no_packet_hdr);
 	tcase_add_test(parser, test_parse_nlmsg_error);
 	tcase_add_test(parser, test_parse_not_a_packet);

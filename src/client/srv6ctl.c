@@ -295,6 +295,25 @@ static void print_reinject(const json_t *r)
 	       "every result by srv6d's devices");
 }
 
+/* "kernel-encap auto: super-packet encapsulations go to the kernel
+ * (2 encapsulations, ...); 123 so, 4 cut". */
+static void print_kencap(const json_t *k, const json_t *totals)
+{
+	const json_t *fb = json_object_get(totals, "kencap_fallbacks");
+	const char *name;
+	const json_t *v;
+	uint64_t cut = 0;
+
+	if (!json_is_object(k))
+		return;
+	json_object_foreach((json_t *)fb, name, v)
+		cut += json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+	printf("kernel-encap %s: super-packet encapsulations %s (%s); %" PRIu64
+	       " by the kernel, %" PRIu64 " cut by srv6d\n", jstr(k, "mode"),
+	       json_is_true(json_object_get(k, "active")) ? "go to the kernel" :
+	       "are cut by srv6d", jstr(k, "why"), jnum(totals, "kencap"), cut);
+}
+
 /* kernel-routes yes: what became of the kernel's SRv6 routes. */
 static void print_kroutes(const json_t *k)
 {
@@ -324,6 +343,8 @@ static void print_status(const json_t *doc)
 			 (int64_t)jnum(doc, "config_loaded")),
 	       jnum(doc, "reloads"), jnum(doc, "reload_failures"));
 	print_reinject(json_object_get(doc, "reinject"));
+	print_kencap(json_object_get(doc, "kernel_encap"),
+		     json_object_get(doc, "totals"));
 	printf("%zu SIDs, %" PRIu64 " policies\n",
 	       json_array_size(json_object_get(doc, "sids")),
 	       (uint64_t)json_array_size(json_object_get(doc, "policies")) +

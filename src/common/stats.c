@@ -34,3 +34,21 @@ const char *drop_reason_name(enum drop_reason r)
 		return "unknown";
 	return drop_reason_names[r];
 }
+
+static const char *const kencap_fallback_names[KENCAP_FB__COUNT] = {
+	[KENCAP_FB_OFF] = "off",
+	[KENCAP_FB_UNLISTED] = "unlisted",
+	[KENCAP_FB_HMAC] = "hmac",
+	[KENCAP_FB_SOURCE] = "source",
+	[KENCAP_FB_FIRST_SEGMENT] = "first_segment",
+	[KENCAP_FB_SHAPE] = "shape",
+};
+
+/* The fallback reason's stable name (srv6ctl, JSON), "unknown" out of
+ * range. */
+const char *kencap_fallback_name(enum kencap_fallback r)
+{
+	if ((unsigned)r >= KENCAP_FB__COUNT)
+		return "unknown";
+	return kencap_fallback_names[r];
+}

@@ -47,6 +47,23 @@ enum drop_reason {
 
 const char *drop_reason_name(enum drop_reason r);
 
+/* Why an encapsulated super-packet did not go to the kernel's seg6
+ * (`kernel-encap`, src/io/kencap.h) and was cut by srv6d instead. */
+enum kencap_fallback {
+	KENCAP_FB_OFF = 0,	/* kernel encapsulation off (srv6ctl status
+				 * says why) */
+	KENCAP_FB_UNLISTED,	/* no kernel route for its list and mode (a
+				 * kernel route's policy, no mark left) */
+	KENCAP_FB_HMAC,		/* its SRH has TLVs or flags (HMAC) */
+	KENCAP_FB_SOURCE,	/* its outer source is not the kernel's */
+	KENCAP_FB_FIRST_SEGMENT,	/* its inner destination is the first
+					 * segment (the throw route's) */
+	KENCAP_FB_SHAPE,	/* not an outer IPv6 around TCP */
+	KENCAP_FB__COUNT
+};
+
+const char *kencap_fallback_name(enum kencap_fallback r);
+
 /* RFC 8986 section 6 counters, per SID (and per policy), per worker. */
 struct sid_stats {
 	uint64_t packets;	/* processed successfully */
@@ -111,6 +128,10 @@ struct worker_stats {
 				 * packets and handed to the packet socket
 				 * (reinject.h REINJECT_SEGMENT; the super-
 				 * packet is one injected) */
+	uint64_t kencap;	/* of injected: encapsulated super-packets
+				 * handed to the kernel's seg6 whole
+				 * (src/io/kencap.h), also in gso_vnet */
+	uint64_t kencap_fallback[KENCAP_FB__COUNT];	/* cut instead */
 	uint64_t drops[DROP__COUNT];
 } __attribute__((aligned(64)));
 

@@ -1417,6 +1417,24 @@ static int parse_gso(struct parser *p, int argc, char **argv)
 	return parse_yes_no(p, argc, argv, &p->cfg->gso);
 }
 
+static int parse_kernel_encap(struct parser *p, int argc, char **argv)
+{
+	static const char *const names[] = { "auto", "yes", "no" };
+
+	if (check_args(p, argc, argv, 2, "auto, yes or no") < 0)
+		return -1;
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(argv[1], names[i]))
+			continue;
+		p->cfg->kernel_encap = (enum kernel_encap_mode)i;
+		p->cfg->kernel_encap_line = p->line;
+		return 0;
+	}
+	error(p, "kernel-encap: expected auto, yes or no, found '%s'",
+	      quote(p, argv[1]));
+	return -1;
+}
+
 /* ---- lines -------------------------------------------------------------- */
 
 static const struct directive {
@@ -1439,6 +1457,7 @@ static const struct directive {
 	{ "control-group", parse_control_group, true },
 	{ "kernel-routes", parse_kernel_routes, true },
 	{ "gso", parse_gso, true },
+	{ "kernel-encap", parse_kernel_encap, true },
 };
 
 #define NDIRECTIVES	(sizeof(directives) / sizeof(directives[0]))
@@ -1456,7 +1475,7 @@ static void parse_words(struct parser *p, int argc, char **argv)
 		error(p, "unknown directive '%s' (expected queue, encap-source, "
 		      "sid, route, tun-name, reinject, mark-base, rule-priority, "
 		      "icmp-rate, icmp-burst, hmac, hmac-require, control-group, "
-		      "kernel-routes or gso)", quote(p, argv[0]));
+		      "kernel-routes, gso or kernel-encap)", quote(p, argv[0]));
 		return;
 	}
 	if (directives[i].once && p->seen[i]) {
@@ -1524,6 +1543,10 @@ static void check_required(struct parser *p)
 	if (!p->seen[D_QUEUE])
 		error_at(p, 0, "missing 'queue' directive (the NFQUEUE number "
 			 "or range to serve, like 'queue 0-3')");
+	if (p->cfg->kernel_encap == KERNEL_ENCAP_YES && !p->cfg->gso)
+		error_at(p, p->cfg->kernel_encap_line, "kernel-encap yes: the "
+			 "kernel encapsulates super-packets, which need 'gso "
+			 "yes'");
 }
 
 /* SIDs into cfg->sid_table; the same prefix twice, or a SID inside
@@ -2061,6 +2084,7 @@ void config_free(struct config *cfg)
 	free(cfg->policies);
 	free(cfg->bsid_policies);
 	free(cfg->mark_slot);
+	free(cfg->kencaps);
 	if (cfg->hmac_keys)
 		explicit_bzero(cfg->hmac_keys,
 			       cfg->nhmac_keys * sizeof(*cfg->hmac_keys));
@@ -2470,6 +2494,8 @@ static struct config *merge_base(const struct config *file, unsigned nk)
 	cfg->nptables = 0;
 	cfg->mark_slot = NULL;
 	cfg->nmark_slots = 0;
+	cfg->kencaps = NULL;	/* the file's, copied below */
+	cfg->nkencaps = 0;
 	cfg->sids = calloc(file->nsids + nk + 1, sizeof(*cfg->sids));
 	cfg->bsid_policies = calloc(file->nbsid_policies + nk + 1,
 				    sizeof(*cfg->bsid_policies));
@@ -2487,6 +2513,16 @@ static struct config *merge_base(const struct config *file, unsigned nk)
 	       file->nbsid_policies * sizeof(*cfg->bsid_policies));
 	memcpy(cfg->hmac_keys, file->hmac_keys,
 	       file->nhmac_keys * sizeof(*cfg->hmac_keys));
+	if (file->nkencaps) {
+		cfg->kencaps = malloc(file->nkencaps * sizeof(*cfg->kencaps));
+		if (!cfg->kencaps) {
+			config_free(cfg);
+			return NULL;
+		}
+		memcpy(cfg->kencaps, file->kencaps,
+		       file->nkencaps * sizeof(*cfg->kencaps));
+		cfg->nkencaps = file->nkencaps;
+	}
 	return cfg;
 }
 

@@ -127,6 +127,23 @@ enum reinject_mode {
 	REINJECT_MODE_NO_PAYLOAD,	/* no result as a payload (`tun`) */
 };
 
+/* `kernel-encap auto | yes | no` (srv6d.conf(5), src/route/kencap_routes.h):
+ * whether the kernel's seg6 encapsulates srv6d's TCP super-packets. */
+enum kernel_encap_mode {
+	KERNEL_ENCAP_AUTO = 0,	/* with `gso yes`, when the kernel can */
+	KERNEL_ENCAP_YES,	/* the same, and `gso yes` is required */
+	KERNEL_ENCAP_NO,	/* every encapsulated super-packet is cut */
+};
+
+/* One encapsulation the kernel does for srv6d (kencap_routes.h): a
+ * segment list in mode encap or encap.red, with the mark (and table) of
+ * its rules and routes. */
+struct kencap_entry {
+	enum encap_mode mode;	/* ENCAP_MODE_ENCAP or ENCAP_MODE_ENCAP_RED */
+	struct seglist sl;
+	uint32_t mark;		/* its fwmark rules' mark and its table */
+};
+
 /* Which results may go back as their verdict's payload. */
 enum payload_rule {
 	PAYLOAD_ANY = 0,	/* any of the family queued (Linux < 7.2) */
@@ -171,6 +188,21 @@ struct config {
 	 * applies it at start); has_control_group false: root's. */
 	bool has_control_group;
 	gid_t control_gid;
+	enum kernel_encap_mode kernel_encap;	/* `kernel-encap` */
+	unsigned kernel_encap_line;	/* its line, 0 when absent */
+	/* Decided by the daemon before the config is installed
+	 * (kencap_routes_resolve(), src/route/kencap_routes.h), like
+	 * payload: whether super-packet encapsulations go to the kernel,
+	 * why not (kencap_why), the kernel's outer source (:: when it picks
+	 * one per packet), and the encapsulations with their marks, sorted
+	 * by kencap_entry_cmp() (kencaps NULL: none). */
+	bool kencap_on;
+	char kencap_why[192];
+	struct in6_addr kencap_tunsrc;
+	uint32_t kencap_oif;	/* the routes' device: srv6d's reinjection
+				 * device's receiving end */
+	struct kencap_entry *kencaps;
+	unsigned nkencaps;
 	bool kernel_routes;		/* `kernel-routes yes`: the kernel's
 					 * seg6local routes are SIDs too
 					 * (config_merge_kernel()), its seg6

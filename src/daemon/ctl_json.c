@@ -54,6 +54,19 @@ static json_t *drops_json(const uint64_t drops[DROP__COUNT], bool nonzero_only)
 	return jdone(o, ok);
 }
 
+/* {"off": N, "unlisted": N, ...}: super-packets cut instead of
+ * encapsulated by the kernel (kencap.h), by reason. */
+static json_t *kencap_fallbacks_json(const struct worker_stats *ws)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+	for (unsigned r = 0; ok && r < KENCAP_FB__COUNT; r++)
+		jset(o, kencap_fallback_name(r), jcount(ws->kencap_fallback[r]),
+		     &ok);
+	return jdone(o, ok);
+}
+
 #define WORKER_STATS_FIELDS(X)						\
 	X(rx_packets) X(rx_bytes) X(rx_batches) X(verdicts)		\
 	X(verdict_batches) X(accepted) X(forwarded) X(dropped)		\
@@ -61,7 +74,8 @@ static json_t *drops_json(const uint64_t drops[DROP__COUNT], bool nonzero_only)
 	X(icmp_send_errors) X(enobufs) X(recv_errors) X(send_errors)	\
 	X(tx_full)							\
 	X(nl_errors) X(bad_messages) X(rx_too_long) X(gso_packets)	\
-	X(gso_refused) X(gso_vnet) X(csum_completed) X(gso_segments)
+	X(gso_refused) X(gso_vnet) X(csum_completed) X(gso_segments)	\
+	X(kencap)
 
 /* Add the worker_stats fields to o. */
 static void worker_stats_fill(json_t *o, const struct worker_stats *ws,
@@ -70,6 +84,7 @@ static void worker_stats_fill(json_t *o, const struct worker_stats *ws,
 #define X(f) jset(o, #f, jcount(ws->f), ok);
 	WORKER_STATS_FIELDS(X)
 #undef X
+	jset(o, "kencap_fallbacks", kencap_fallbacks_json(ws), ok);
 	jset(o, "drops", drops_json(ws->drops, false), ok);
 }
 
@@ -418,6 +433,32 @@ static json_t *reinject_json(const struct config *cfg)
 	return jdone(o, ok);
 }
 
+/* `kernel-encap` (kencap_routes.h): {"mode", "active", "why",
+ * "encapsulations", "tunsrc"}, or null. */
+static json_t *kencap_json(const struct config *cfg)
+{
+	char a[INET6_ADDRSTRLEN];
+	json_t *o;
+	bool ok;
+
+	if (!cfg)
+		return json_null();
+	o = json_object();
+	ok = o != NULL;
+	if (!ok)
+		return NULL;
+	inet_ntop(AF_INET6, &cfg->kencap_tunsrc, a, sizeof(a));
+	jset(o, "mode", json_string(cfg->kernel_encap == KERNEL_ENCAP_YES ?
+				    "yes" : cfg->kernel_encap ==
+				    KERNEL_ENCAP_NO ? "no" : "auto"), &ok);
+	jset(o, "active", json_boolean(cfg->kencap_on), &ok);
+	jset(o, "why", json_string(cfg->kencap_why), &ok);
+	jset(o, "encapsulations", jcount(cfg->kencap_on ? cfg->nkencaps : 0),
+	     &ok);
+	jset(o, "tunsrc", json_string(a), &ok);
+	return jdone(o, ok);
+}
+
 /* {"enabled", "routes", "applied", "shadowed", "refused", "unsupported",
  * "other_table", "rebuilds", "rebuild_failures", "last_rebuild_us"}, or
  * null. */
@@ -467,6 +508,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "reloads", jcount(src->reloads), &ok);
 	jset(o, "reload_failures", jcount(src->reload_failures), &ok);
 	jset(o, "reinject", reinject_json(src->cfg), &ok);
+	jset(o, "kernel_encap", kencap_json(src->cfg), &ok);
 	jset(o, "workers", workers_json(src, false), &ok);
 	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
 							      : &zero), &ok);

@@ -33,6 +33,7 @@
 #include "log.h"
 #include "reinject.h"
 #include "rtmirror.h"
+#include "kencap_routes.h"
 #include "rtrules.h"
 #include "kpolicy.h"
 #include "seg6route.h"
@@ -517,12 +518,28 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		config_free(ncfg);
 		return -1;
 	}
-	if (reuse && sids_unchanged(engine_config(d->engine), ncfg))
+	if (kencap_routes_assign(ncfg, engine_config(d->engine)) < 0) {
+		reload_error(re, "%s: out of memory; keeping the running "
+			     "configuration", what);
+		config_free(ncfg);
+		return -1;
+	}
+	if (reuse && sids_unchanged(engine_config(d->engine), ncfg)) {
+		/* nothing is installed: what is in the kernel stays */
+		kencap_routes_keep(ncfg, engine_config(d->engine));
 		return daemon_apply_same_sids(d, ncfg, re, what);
+	}
+	kencap_routes_resolve(ncfg, engine_config(d->engine));
 	rtrules_scope_of(ncfg, &nscope);
 	if (rtrules_install_add(ncfg, engine_config(d->engine), &d->scope,
 				&rt, err, sizeof(err)) < 0) {
 		reload_error(re, "%s; keeping the running configuration", err);
+		config_free(ncfg);
+		goto restore;
+	}
+	if (kencap_routes_install(ncfg, err, sizeof(err)) < 0) {
+		reload_error(re, "%s; keeping the running configuration", err);
+		free(rt);
 		config_free(ncfg);
 		goto restore;
 	}
@@ -1334,7 +1351,13 @@ static int daemon_start(struct daemon *d)
 		goto fail_ctl;
 	}
 	rtrules_scope_of(cfg, &d->scope);
-	if (rtrules_install(cfg, NULL, &rt, err, sizeof(err)) < 0) {
+	if (kencap_routes_assign(cfg, NULL) < 0) {
+		log_msg(LOG_ERR, "out of memory");
+		goto fail_rules;
+	}
+	kencap_routes_resolve(cfg, NULL);
+	if (rtrules_install(cfg, NULL, &rt, err, sizeof(err)) < 0 ||
+	    kencap_routes_install(cfg, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}

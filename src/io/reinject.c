@@ -608,13 +608,21 @@ static void reinject_segment(const struct config *cfg,
 	if (!gso_size)
 		gso_size = seg_size_default(p->data, p->len);
 
-	if (io->kencap_mark) {	/* experimental: the kernel encapsulates */
+	/* The headend's super-packet (p->gso_size): the kernel's seg6
+	 * encapsulates it when it can (kencap.h), else it is cut. */
+	if (p->gso && p->gso_size) {
 		enum drop_reason why = DROP_REINJECT;
+		enum kencap_fallback fb;
+		uint32_t kmark = kencap_mark_of(cfg, io->mirror, p, &fb);
 
+		if (!kmark) {
+			st->kencap_fallback[fb]++;
+			goto cut;
+		}
 		/* gso_size judged on the encapsulated result: its outer
 		 * headers count. */
 		if (kencap_send(p, q, io->pkt_fd >= 0 ? io->tx : NULL,
-				io->dev_ifindex, io->kencap_mark,
+				io->dev_ifindex, kmark,
 				reinject_gso_size(io->mirror, cfg, p,
 						  io->dev_ifindex), &why) < 0) {
 			if (why == DROP_GSO)
@@ -623,9 +631,11 @@ static void reinject_segment(const struct config *cfg,
 			return;
 		}
 		st->gso_vnet++;	/* back out if the send fails */
+		st->kencap++;
 		st->injected++;
 		return;
 	}
+cut:
 	nfq_verdict_add(q, p, NF_DROP, false);
 	if (io->pkt_fd < 0 || !io->tx || !io->seg || !ifindex) {
 		reinject_drop(p, st, DROP_REINJECT);

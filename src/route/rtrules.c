@@ -289,9 +289,8 @@ static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 		r.table = 0;
 	if (iif)
 		snprintf(r.iif, sizeof(r.iif), "%s", iif);
-	/* Ours: IPv6 by fwmark (or iif, payload-free results), IPv4 by
-	 * iif. */
-	if (l->family == AF_INET6 ? !tb[FRA_FWMARK] && !iif : !iif)
+	/* Ours: by fwmark (IPv4: kernel-encap's only) or iif. */
+	if (!tb[FRA_FWMARK] && !iif)
 		return MNL_CB_OK;
 	dump_list_add(l, &r);
 	return MNL_CB_OK;
@@ -484,12 +483,29 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 	}
 }
 
+/* kernel-encap's (src/route/kencap_routes.h, which installs them): both
+ * families' fwmark rules, and
+ * every route in its tables. */
+static void want_kencaps(struct rt_want *w, const struct config *cfg)
+{
+	struct rt_rule r = { .priority = cfg->rule_priority,
+			     .fwmask = FWMASK_ALL, .action = FR_ACT_TO_TBL };
+
+	for (unsigned i = 0; cfg->kencap_on && i < cfg->nkencaps; i++) {
+		r.fwmark = r.table = cfg->kencaps[i].mark;
+		w->rules[w->nrules++] = r;
+		w->rules4[w->nrules4++] = r;
+		w->keep_tables[w->nkeep_tables++] = r.table;
+	}
+}
+
 /* Build the sorted sets of what cfg and keep want (either may be NULL:
  * nothing). */
 static int want_build(struct rt_want *w, const struct config *cfg,
 		      const struct config *keep)
 {
-	unsigned n = (cfg ? cfg->nsids : 0) + (keep ? keep->nsids : 0);
+	unsigned n = (cfg ? cfg->nsids + cfg->nkencaps : 0) +
+		     (keep ? keep->nsids + keep->nkencaps : 0);
 
 	memset(w, 0, sizeof(*w));
 	w->rules = calloc(4 * n + 1, sizeof(*w->rules));
@@ -507,6 +523,10 @@ static int want_build(struct rt_want *w, const struct config *cfg,
 		want_sid(w, cfg, &cfg->sids[i]);
 	for (unsigned i = 0; keep && i < keep->nsids; i++)
 		want_sid(w, keep, &keep->sids[i]);
+	if (cfg)
+		want_kencaps(w, cfg);
+	if (keep)
+		want_kencaps(w, keep);
 	qsort(w->rules, w->nrules, sizeof(*w->rules), cmp_rule);
 	qsort(w->rules4, w->nrules4, sizeof(*w->rules4), cmp_rule);
 	qsort(w->route_tables, w->nroute_tables, sizeof(uint32_t), cmp_u32);
@@ -521,9 +541,9 @@ static bool in_range(uint32_t v, uint32_t base)
 	return v >= base && v - base < RTRULES_RANGE;
 }
 
-/* IPv6: our priority, an exact fwmark in range.  IPv4: our priority, an
+/* Our priority, and an exact fwmark in range (IPv4: kernel-encap's) or an
  * in-interface that is one of our devices in range. */
-static bool rule_in_scope(const struct rt_rule *r, uint8_t family,
+static bool rule_in_scope(const struct rt_rule *r,
 			  const struct rtrules_scope *scopes, unsigned nscopes)
 {
 	uint32_t mark;
@@ -531,7 +551,7 @@ static bool rule_in_scope(const struct rt_rule *r, uint8_t family,
 	for (unsigned i = 0; i < nscopes; i++) {
 		if (r->priority != scopes[i].priority)
 			continue;
-		if (family == AF_INET6 && r->fwmask == FWMASK_ALL &&
+		if (r->fwmask == FWMASK_ALL && !r->iif[0] &&
 		    in_range(r->fwmark, scopes[i].mark_base))
 			return true;
 		if (dev_name_mark(r->iif, &mark) &&
@@ -557,7 +577,8 @@ static bool rule_wanted(const struct rt_want *w, uint8_t family,
 
 	if (family == AF_INET6)
 		return bsearch(&k, w->rules, w->nrules, sizeof(k), cmp_rule);
-	k.fwmark = 0;
+	if (k.iif[0])
+		k.fwmark = 0;
 	return bsearch(&k, w->rules4, w->nrules4, sizeof(k), cmp_rule);
 }
 
@@ -688,6 +709,14 @@ static int rule_add(struct rtnl *nl, const char *name, uint8_t family,
 	return 0;
 }
 
+int rtrules_rule_add_mark(struct rtnl *nl, const char *name, uint8_t family,
+			  uint32_t priority, uint32_t mark, uint32_t table,
+			  char *err, size_t errlen)
+{
+	return rule_add(nl, name, family, priority, mark, NULL, table, err,
+			errlen);
+}
+
 /* ip -6 rule add priority P fwmark M lookup T [+ unreachable], and
  * ip -4 rule add priority P iif DEV lookup T [+ unreachable] */
 static int sid_rule_add(struct rtnl *nl, const struct config *cfg,
@@ -741,7 +770,7 @@ static struct nlmsghdr *rule_doomed(const struct prune_ctx *c, const void *e,
 {
 	const struct rt_rule *r = e;
 
-	if (!rule_in_scope(r, c->family, c->scopes, c->nscopes) ||
+	if (!rule_in_scope(r, c->scopes, c->nscopes) ||
 	    rule_wanted(c->w, c->family, r))
 		return NULL;
 	snprintf(what, whatlen, "rule priority %u fwmark %#x iif %s lookup %#x",

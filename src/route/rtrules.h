@@ -29,6 +29,7 @@
  *
  * P is cfg->rule_priority.  The daemon's "scope" is every IPv6 rule at
  * priority P whose fwmark lies in [mark_base, mark_base + RTRULES_RANGE),
+ * every IPv4 rule at priority P with such a fwmark (kencap_routes.h),
  * every rule of either family at priority P whose iif is one of the veth
  * devices of that range, every route of either family in a table of that range, and
  * every veth pair of that range: anything found there that the current
@@ -138,6 +139,15 @@ struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
 				     const void *dst, uint8_t dst_len,
 				     const void *gw, uint32_t oif,
 				     uint32_t metric);
+
+/* Add the rule `priority P fwmark M lookup TABLE` of family on nl
+ * (already there is fine; for kencap_routes.c, whose rules are in the
+ * scope above).  name begins the message.  Returns 0, or -1 with a message
+ * in err. */
+struct rtnl;
+int rtrules_rule_add_mark(struct rtnl *nl, const char *name, uint8_t family,
+			  uint32_t priority, uint32_t mark, uint32_t table,
+			  char *err, size_t errlen);
 
 /* IPv4 rule: priority P iif IIF lookup TABLE (cmd as above). */
 struct nlmsghdr *rtrules_build_rule4_iif(void *buf, uint16_t cmd,

@@ -199,7 +199,9 @@ sid fc00:2::a4/128 action End.DT4 table 101
 route 10.1.1.0/24 table 101 encap seg6 mode encap segs fc00:1::a4
 EOF
 l3vpn_steer "$PE1" 1 || fail "NFQUEUE rules at PE1"
-{ l3vpn_srv6d_conf 1; echo "gso yes"; } >"$TMPD/pe1.conf"
+# kernel-encap no: this test is about srv6d's own cut (kencap.sh has the
+# kernel's encapsulation).
+{ l3vpn_srv6d_conf 1; echo "gso yes"; echo "kernel-encap no"; } >"$TMPD/pe1.conf"
 pe_srv6d_start "$PE1" 1 "$TMPD/pe1.conf" || { fail "srv6d start on PE1"; ns_finish; }
 pe_srv6d_start "$PE2" 2 "$TMPD/pe2.conf" || { fail "srv6d start on PE2"; ns_finish; }
 nsx "$A2" nstat -n >/dev/null 2>&1

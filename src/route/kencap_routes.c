@@ -1,0 +1,549 @@
+/* kencap_routes.c - the rules, routes and tunnel source the kernel's seg6
+ * needs to encapsulate srv6d's super-packets (kencap_routes.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+#include <linux/lwtunnel.h>
+#include <linux/rtnetlink.h>
+#include <linux/seg6.h>
+#include <linux/seg6_genl.h>
+#include <linux/seg6_iptunnel.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kencap_routes.h"
+#include "log.h"
+#include "rtnl.h"
+#include "rtrules.h"
+#include "sysctl.h"
+
+/* ---- the encapsulations and their marks -------------------------------- */
+
+int kencap_entry_cmp(const void *a, const void *b)
+{
+	const struct kencap_entry *x = a, *y = b;
+
+	if (x->mode != y->mode)
+		return x->mode < y->mode ? -1 : 1;
+	if (x->sl.nsegs != y->sl.nsegs)
+		return x->sl.nsegs < y->sl.nsegs ? -1 : 1;
+	return memcmp(x->sl.segs, y->sl.segs,
+		      x->sl.nsegs * sizeof(x->sl.segs[0]));
+}
+
+const struct kencap_entry *kencap_routes_find(const struct config *cfg,
+					      enum encap_mode mode,
+					      const struct seglist *sl)
+{
+	struct kencap_entry k;
+
+	if (!cfg->nkencaps || !sl->nsegs || sl->nsegs > SRV6_MAX_SEGS)
+		return NULL;
+	k.mode = mode;
+	k.sl.nsegs = sl->nsegs;
+	memcpy(k.sl.segs, sl->segs, sl->nsegs * sizeof(sl->segs[0]));
+	return bsearch(&k, cfg->kencaps, cfg->nkencaps, sizeof(k),
+		       kencap_entry_cmp);
+}
+
+/* A policy the kernel's seg6 can apply: srv6d.conf's, encap or encap.red,
+ * no HMAC. */
+static bool policy_expressible(const struct policy *pol)
+{
+	return !pol->ktable && !pol->hmac_keyid &&
+	       (pol->mode == ENCAP_MODE_ENCAP ||
+		pol->mode == ENCAP_MODE_ENCAP_RED);
+}
+
+/* Append pol's lists to v (room for them). */
+static void collect_policy(const struct policy *pol, struct kencap_entry *v,
+			   unsigned *n)
+{
+	if (!policy_expressible(pol))
+		return;
+	for (unsigned l = 0; l < pol->nlists; l++) {
+		if (!pol->lists[l].nsegs ||
+		    pol->lists[l].nsegs > SRV6_MAX_SEGS)
+			continue;
+		memset(&v[*n], 0, sizeof(v[*n]));
+		v[*n].mode = pol->mode;
+		v[*n].sl.nsegs = pol->lists[l].nsegs;
+		memcpy(v[*n].sl.segs, pol->lists[l].segs,
+		       pol->lists[l].nsegs * sizeof(pol->lists[l].segs[0]));
+		(*n)++;
+	}
+}
+
+#define KENCAP_BITS_WORDS	(CONFIG_MARK_RANGE / 64)
+
+static void bit_set(uint64_t *b, uint32_t off)
+{
+	b[off / 64] |= 1ull << (off % 64);
+}
+
+static bool bit_get(const uint64_t *b, uint32_t off)
+{
+	return b[off / 64] & (1ull << (off % 64));
+}
+
+/* The marks of c's SIDs and encapsulations (c may be NULL) into used,
+ * as offsets from base. */
+static void marks_used(const struct config *c, uint32_t base, uint64_t *used)
+{
+	if (!c || c->mark_base != base)
+		return;
+	for (unsigned i = 0; i < c->nsids; i++)
+		if (c->sids[i].mark)
+			bit_set(used, c->sids[i].mark - base);
+	for (unsigned i = 0; i < c->nkencaps; i++)
+		bit_set(used, c->kencaps[i].mark - base);
+}
+
+/* Marks for the n sorted entries of v: old's, else the highest free
+ * ones.  Returns how many entries are left (those without a mark go). */
+static unsigned marks_give(struct kencap_entry *v, unsigned n,
+			   const struct config *cfg, const struct config *old,
+			   uint64_t *used)
+{
+	uint32_t base = cfg->mark_base, next = CONFIG_MARK_RANGE - 1;
+	unsigned k = 0;
+
+	marks_used(cfg, base, used);
+	if (old && old->mark_base == base)
+		marks_used(old, base, used);
+	for (unsigned i = 0; i < n; i++) {
+		const struct kencap_entry *o = NULL;
+
+		if (old && old->mark_base == base && old->nkencaps)
+			o = bsearch(&v[i], old->kencaps, old->nkencaps,
+				    sizeof(v[i]), kencap_entry_cmp);
+		v[i].mark = o ? o->mark : 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (!v[i].mark) {
+			while (next > 0 && bit_get(used, next))
+				next--;
+			if (next == 0)
+				continue;	/* no mark left: cut */
+			bit_set(used, next);
+			v[i].mark = base + next;
+		}
+		v[k++] = v[i];
+	}
+	return k;
+}
+
+int kencap_routes_assign(struct config *cfg, const struct config *old)
+{
+	unsigned n = 0, cap = 0, k = 0;
+	struct kencap_entry *v;
+	uint64_t *used;
+
+	if (cfg->kernel_encap == KERNEL_ENCAP_NO || !cfg->gso) {
+		free(cfg->kencaps);
+		cfg->kencaps = NULL;
+		cfg->nkencaps = 0;
+		return 0;
+	}
+	for (unsigned i = 0; i < cfg->npolicies; i++)
+		cap += cfg->policies[i].nlists;
+	for (unsigned i = 0; i < cfg->nbsid_policies; i++)
+		cap += cfg->bsid_policies[i].nlists;
+	v = calloc(cap + 1, sizeof(*v));
+	used = calloc(KENCAP_BITS_WORDS, sizeof(*used));
+	if (!v || !used) {
+		free(v);
+		free(used);
+		return -1;
+	}
+	for (unsigned i = 0; i < cfg->npolicies; i++)
+		collect_policy(&cfg->policies[i], v, &n);
+	for (unsigned i = 0; i < cfg->nbsid_policies; i++)
+		collect_policy(&cfg->bsid_policies[i], v, &n);
+	qsort(v, n, sizeof(*v), kencap_entry_cmp);
+	for (unsigned i = 0; i < n; i++)	/* distinct ones */
+		if (!k || kencap_entry_cmp(&v[k - 1], &v[i]))
+			v[k++] = v[i];
+	n = marks_give(v, k, cfg, old, used);
+	free(used);
+	free(cfg->kencaps);
+	cfg->kencaps = n ? v : NULL;
+	cfg->nkencaps = n;
+	if (!n)
+		free(v);
+	return 0;
+}
+
+/* ---- message builders -------------------------------------------------- */
+
+struct nlmsghdr *kencap_build_encap_route(void *buf, uint32_t seq,
+					  uint8_t family,
+					  const struct kencap_entry *e,
+					  uint32_t oif)
+{
+	unsigned n = e->sl.nsegs;
+	size_t srhlen = sizeof(struct ipv6_sr_hdr) + n * 16;
+	uint8_t tun[sizeof(struct seg6_iptunnel_encap) +
+		    sizeof(struct ipv6_sr_hdr) + SRV6_MAX_SEGS * 16];
+	struct seg6_iptunnel_encap *t = (struct seg6_iptunnel_encap *)tun;
+	struct ipv6_sr_hdr *srh = t->srh;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	memset(buf, 0, KENCAP_MSG_SIZE);
+	nlh = rtrules_build_route(buf, RTM_NEWROUTE, seq, family, e->mark,
+				  NULL, 0, NULL, oif, 0);
+	memset(tun, 0, sizeof(tun));
+	t->mode = e->mode == ENCAP_MODE_ENCAP_RED ? SEG6_IPTUN_MODE_ENCAP_RED :
+		  SEG6_IPTUN_MODE_ENCAP;
+	/* as iproute2 builds it: segments last first, SL = first segment */
+	srh->hdrlen = (uint8_t)(n * 2);
+	srh->type = 4;	/* the Segment Routing Header */
+	srh->segments_left = (uint8_t)(n - 1);
+	srh->first_segment = (uint8_t)(n - 1);
+	for (unsigned i = 0; i < n; i++)
+		memcpy(&srh->segments[n - 1 - i], &e->sl.segs[i], 16);
+	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6);
+	nest = mnl_attr_nest_start(nlh, RTA_ENCAP);
+	mnl_attr_put(nlh, SEG6_IPTUNNEL_SRH, sizeof(*t) + srhlen, t);
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
+struct nlmsghdr *kencap_build_throw_route(void *buf, uint32_t seq,
+					  uint32_t table,
+					  const struct in6_addr *dst)
+{
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+
+	memset(buf, 0, KENCAP_MSG_SIZE);
+	nlh = rtrules_build_route(buf, RTM_NEWROUTE, seq, AF_INET6, table, dst,
+				  128, NULL, 0, 0);
+	rtm = mnl_nlmsg_get_payload(nlh);
+	rtm->rtm_type = RTN_THROW;
+	return nlh;
+}
+
+struct nlmsghdr *kencap_build_blackhole_route(void *buf, uint32_t seq,
+					      uint8_t family, uint32_t table)
+{
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+
+	memset(buf, 0, KENCAP_MSG_SIZE);
+	nlh = rtrules_build_route(buf, RTM_NEWROUTE, seq, family, table, NULL,
+				  0, NULL, 0, UINT32_MAX);
+	rtm = mnl_nlmsg_get_payload(nlh);
+	rtm->rtm_type = RTN_BLACKHOLE;
+	return nlh;
+}
+
+struct nlmsghdr *kencap_build_tunsrc(void *buf, uint16_t family,
+				     uint32_t seq, uint8_t cmd,
+				     const struct in6_addr *addr)
+{
+	struct nlmsghdr *nlh;
+	struct genlmsghdr *g;
+
+	memset(buf, 0, KENCAP_MSG_SIZE);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = seq;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = SEG6_GENL_VERSION;
+	if (addr)
+		mnl_attr_put(nlh, SEG6_ATTR_DST, sizeof(*addr), addr);
+	return nlh;
+}
+
+/* ---- the kernel's tunnel source (generic netlink SEG6) ------------------ */
+
+struct genl_reply {
+	uint16_t family;
+	struct in6_addr addr;
+	bool got;
+};
+
+static int genl_family_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CTRL_ATTR_MAX + 1] = { NULL };
+	struct genl_reply *r = data;
+
+	rtnl_attrs(nlh, sizeof(struct genlmsghdr), tb, CTRL_ATTR_MAX);
+	if (tb[CTRL_ATTR_FAMILY_ID] &&
+	    mnl_attr_get_payload_len(tb[CTRL_ATTR_FAMILY_ID]) == 2) {
+		r->family = mnl_attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+		r->got = true;
+	}
+	return MNL_CB_OK;
+}
+
+static int genl_tunsrc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[SEG6_ATTR_MAX + 1] = { NULL };
+	struct genl_reply *r = data;
+
+	rtnl_attrs(nlh, sizeof(struct genlmsghdr), tb, SEG6_ATTR_MAX);
+	if (tb[SEG6_ATTR_DST] &&
+	    mnl_attr_get_payload_len(tb[SEG6_ATTR_DST]) == 16) {
+		memcpy(&r->addr, mnl_attr_get_payload(tb[SEG6_ATTR_DST]), 16);
+		r->got = true;
+	}
+	return MNL_CB_OK;
+}
+
+/* Send nlh on s and run its replies through cb until the ack.  Returns 0
+ * or -1 with errno set. */
+static int genl_talk(struct mnl_socket *s, struct nlmsghdr *nlh, mnl_cb_t cb,
+		     void *data)
+{
+	uint8_t buf[8192] __attribute__((aligned(4)));
+	unsigned portid = mnl_socket_get_portid(s);
+	uint32_t seq = nlh->nlmsg_seq;
+	ssize_t n;
+	int rc;
+
+	if (mnl_socket_sendto(s, nlh, nlh->nlmsg_len) < 0)
+		return -1;
+	do {
+		n = mnl_socket_recvfrom(s, buf, sizeof(buf));
+		if (n < 0)
+			return -1;
+		rc = mnl_cb_run(buf, (size_t)n, seq, portid, cb, data);
+	} while (rc > 0);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The kernel's tunsrc into *cur; set to *want first when it is :: and
+ * want is not NULL (*set then true).  Returns 0, or -1 with the reason in
+ * why. */
+static int tunsrc_sync(const struct in6_addr *want, struct in6_addr *cur,
+		       bool *set, char *why, size_t whylen)
+{
+	uint32_t msg[KENCAP_MSG_SIZE / 4];
+	struct mnl_socket *s = mnl_socket_open(NETLINK_GENERIC);
+	struct genl_reply r = { 0 };
+	struct genlmsghdr *g;
+	struct nlmsghdr *nlh;
+	uint32_t seq = (uint32_t)time(NULL);
+	int ret = -1;
+
+	*set = false;
+	if (!s || mnl_socket_bind(s, 0, MNL_SOCKET_AUTOPID) < 0) {
+		snprintf(why, whylen, "generic netlink: %s", strerror(errno));
+		goto out;
+	}
+	memset(msg, 0, sizeof(msg));
+	nlh = mnl_nlmsg_put_header(msg);
+	nlh->nlmsg_type = GENL_ID_CTRL;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = ++seq;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = CTRL_CMD_GETFAMILY;
+	g->version = 1;
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, SEG6_GENL_NAME);
+	if (genl_talk(s, nlh, genl_family_cb, &r) < 0 || !r.got) {
+		snprintf(why, whylen, "no SEG6 generic netlink family (%s)",
+			 strerror(errno));
+		goto out;
+	}
+	r.got = false;
+	nlh = kencap_build_tunsrc(msg, r.family, ++seq, SEG6_CMD_GET_TUNSRC,
+				  NULL);
+	if (genl_talk(s, nlh, genl_tunsrc_cb, &r) < 0 || !r.got) {
+		snprintf(why, whylen, "cannot read the kernel's tunsrc: %s",
+			 strerror(errno));
+		goto out;
+	}
+	if (want && IN6_IS_ADDR_UNSPECIFIED(&r.addr)) {
+		nlh = kencap_build_tunsrc(msg, r.family, ++seq,
+					  SEG6_CMD_SET_TUNSRC, want);
+		if (genl_talk(s, nlh, NULL, NULL) < 0) {
+			snprintf(why, whylen, "cannot set the kernel's tunsrc: "
+				 "%s", strerror(errno));
+			goto out;
+		}
+		r.addr = *want;
+		*set = true;
+	}
+	*cur = r.addr;
+	ret = 0;
+out:
+	if (s)
+		mnl_socket_close(s);
+	return ret;
+}
+
+/* ---- resolve, install --------------------------------------------------- */
+
+/* Can the kernel encapsulate for cfg?  true, or false with why. */
+static bool kencap_possible(struct config *cfg, char *why, size_t whylen)
+{
+	char fl[16] = "0", a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	uint32_t tx = 0, rx = 0;
+	struct in6_addr cur;
+	bool set = false;
+
+	if (cfg->kernel_encap == KERNEL_ENCAP_NO) {
+		snprintf(why, whylen, "kernel-encap no");
+		return false;
+	}
+	if (!cfg->gso) {
+		snprintf(why, whylen, "gso no: no super-packets");
+		return false;
+	}
+	if (sysctl_read("/proc/sys/net/ipv6/seg6_flowlabel", fl,
+			sizeof(fl)) == 0 && strcmp(fl, "0")) {
+		snprintf(why, whylen, "net.ipv6.seg6_flowlabel is %s, srv6d's "
+			 "outer flow label is that of 0", fl);
+		return false;
+	}
+	if (tunsrc_sync(cfg->has_encap_source ? &cfg->encap_source : NULL,
+			&cur, &set, why, whylen) < 0)
+		return false;
+	inet_ntop(AF_INET6, &cur, a, sizeof(a));
+	if (set)
+		log_msg(LOG_INFO, "kernel-encap: set the kernel's tunsrc (ip sr "
+			"tunsrc) to encap-source %s", a);
+	if (cfg->has_encap_source &&
+	    !IN6_ARE_ADDR_EQUAL(&cur, &cfg->encap_source)) {
+		inet_ntop(AF_INET6, &cfg->encap_source, b, sizeof(b));
+		snprintf(why, whylen, "tunsrc %s is not "
+			 "encap-source %s", a, b);
+		return false;
+	}
+	if (rtrules_reinject_dev_open(cfg->tun_name, &tx, &rx, why,
+				      whylen) < 0)
+		return false;
+	cfg->kencap_tunsrc = cur;
+	cfg->kencap_oif = rx;
+	if (!cfg->nkencaps)
+		snprintf(why, whylen, "no policy the kernel can apply");
+	else if (IN6_IS_ADDR_UNSPECIFIED(&cur))
+		snprintf(why, whylen, "%u encapsulations, the kernel picks the "
+			 "source", cfg->nkencaps);
+	else
+		snprintf(why, whylen, "%u encapsulations, tunsrc %s",
+			 cfg->nkencaps, a);
+	return true;
+}
+
+void kencap_routes_resolve(struct config *cfg, const struct config *old)
+{
+	cfg->kencap_on = kencap_possible(cfg, cfg->kencap_why,
+					 sizeof(cfg->kencap_why));
+	if (old && old->kencap_on == cfg->kencap_on &&
+	    !strcmp(old->kencap_why, cfg->kencap_why))
+		return;
+	log_msg(cfg->kencap_on || cfg->kernel_encap != KERNEL_ENCAP_YES ?
+		LOG_INFO : LOG_WARNING, "kernel-encap %s: super-packet "
+		"encapsulations %s (%s)",
+		cfg->kernel_encap == KERNEL_ENCAP_YES ? "yes" :
+		cfg->kernel_encap == KERNEL_ENCAP_NO ? "no" : "auto",
+		cfg->kencap_on ? "go to the kernel" : "are cut by srv6d",
+		cfg->kencap_why);
+}
+
+void kencap_routes_keep(struct config *cfg, const struct config *old)
+{
+	unsigned k = 0;
+
+	cfg->kencap_on = old && old->kencap_on;
+	snprintf(cfg->kencap_why, sizeof(cfg->kencap_why), "%s",
+		 old ? old->kencap_why : "");
+	cfg->kencap_tunsrc = old ? old->kencap_tunsrc : in6addr_any;
+	cfg->kencap_oif = old ? old->kencap_oif : 0;
+	for (unsigned i = 0; i < cfg->nkencaps; i++) {
+		const struct kencap_entry *o = old && old->nkencaps ?
+			bsearch(&cfg->kencaps[i], old->kencaps, old->nkencaps,
+				sizeof(*o), kencap_entry_cmp) : NULL;
+
+		if (cfg->kencap_on && o && o->mark == cfg->kencaps[i].mark)
+			cfg->kencaps[k++] = cfg->kencaps[i];
+	}
+	cfg->nkencaps = k;
+}
+
+/* A request; "kernel-encap mark M: cannot add WHAT: why" into err. */
+static int kencap_request(struct rtnl *nl, const struct nlmsghdr *nlh,
+			  uint32_t mark, const char *what, char *err,
+			  size_t errlen)
+{
+	char why[256];
+	int e = rtnl_request(nl, nlh, why, sizeof(why));
+
+	if (e && e != EEXIST) {
+		snprintf(err, errlen, "kernel-encap mark %#x: cannot add %s: %s",
+			 mark, what, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* One encapsulation's routes (both families' encap routes, the throw
+ * route) and rules. */
+static int kencap_install_one(struct rtnl *nl, const struct config *cfg,
+			      const struct kencap_entry *e, char *err,
+			      size_t errlen)
+{
+	uint32_t msg[KENCAP_MSG_SIZE / 4];
+	char name[32];
+
+	if (kencap_request(nl, kencap_build_encap_route(msg, ++nl->seq,
+							AF_INET6, e,
+							cfg->kencap_oif),
+			   e->mark, "IPv6 seg6 route", err, errlen) < 0 ||
+	    kencap_request(nl, kencap_build_encap_route(msg, ++nl->seq,
+							AF_INET, e,
+							cfg->kencap_oif),
+			   e->mark, "IPv4 seg6 route", err, errlen) < 0 ||
+	    kencap_request(nl, kencap_build_throw_route(msg, ++nl->seq,
+							e->mark,
+							&e->sl.segs[0]),
+			   e->mark, "throw route", err, errlen) < 0 ||
+	    kencap_request(nl, kencap_build_blackhole_route(msg, ++nl->seq,
+							    AF_INET6, e->mark),
+			   e->mark, "IPv6 blackhole route", err, errlen) < 0 ||
+	    kencap_request(nl, kencap_build_blackhole_route(msg, ++nl->seq,
+							    AF_INET, e->mark),
+			   e->mark, "IPv4 blackhole route", err, errlen) < 0)
+		return -1;
+	snprintf(name, sizeof(name), "kernel-encap %#x", e->mark);
+	if (rtrules_rule_add_mark(nl, name, AF_INET6, cfg->rule_priority,
+				  e->mark, e->mark, err, errlen) < 0 ||
+	    rtrules_rule_add_mark(nl, name, AF_INET, cfg->rule_priority,
+				  e->mark, e->mark, err, errlen) < 0)
+		return -1;
+	log_debug("kernel-encap: mark %#x, %s, %u segments", e->mark,
+		  encap_mode_name(e->mode), e->sl.nsegs);
+	return 0;
+}
+
+int kencap_routes_install(const struct config *cfg, char *err, size_t errlen)
+{
+	struct rtnl *nl;
+	int ret = 0;
+
+	if (!cfg->kencap_on || !cfg->nkencaps)
+		return 0;
+	nl = malloc(sizeof(*nl));
+	if (!nl || rtnl_open(nl, 0) < 0) {
+		snprintf(err, errlen, "kernel-encap: cannot open rtnetlink "
+			 "socket: %s", strerror(errno));
+		free(nl);
+		return -1;
+	}
+	for (unsigned i = 0; i < cfg->nkencaps && !ret; i++)
+		ret = kencap_install_one(nl, cfg, &cfg->kencaps[i], err,
+					 errlen);
+	rtnl_close(nl);
+	free(nl);
+	return ret;
+}

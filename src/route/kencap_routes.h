@@ -1,0 +1,117 @@
+/* kencap_routes.h - the kernel's seg6 encapsulates srv6d's TCP
+ * super-packets (`kernel-encap`, srv6d.conf(5); issue 10).
+ *
+ * No userspace interface hands the kernel an IPv6-in-IPv6 super-packet
+ * (virtio_net_hdr has no IPXIP6 gso type).  So an H.Encaps / H.Encaps.Red
+ * (or End.B6.Encaps*) result of a `gso yes` super-packet goes back as its
+ * inner TCP super-packet, whole, with the mark of its encapsulation, into
+ * srv6d's reinjection device (src/io/kencap.h), and the kernel
+ * encapsulates it with rules and routes srv6d owns.  Each distinct
+ * encapsulation of srv6d.conf's policies (a segment list in mode encap or
+ * encap.red, no HMAC) gets a mark M in srv6d's range, from its top down
+ * (the SIDs take it from the bottom, config.h), kept across reloads while
+ * the encapsulation stays, and table M (P: rule-priority):
+ *
+ *   ip -6 rule add priority P fwmark M lookup M
+ *   ip -4 rule add priority P fwmark M lookup M
+ *   ip -6 route replace default encap seg6 mode encap|encap.red segs LIST \
+ *       dev srv6d0 table M
+ *   ip -4 route replace default encap seg6 mode encap|encap.red segs LIST \
+ *       dev srv6d0 table M
+ *   ip -6 route replace throw FIRST/128 table M
+ *   ip -6 route replace blackhole default metric 4294967295 table M
+ *   ip -4 route replace blackhole default metric 4294967295 table M
+ *
+ * (the blackholes: should the encap routes go, with srv6d0 in the hands
+ * of someone else, the marked inner packets are dropped, never routed
+ * unencapsulated by the main table).
+ * The encapsulated packet keeps its mark and is looked up in M again: the
+ * throw route sends that lookup on to the next rules (main), so the first
+ * segment's real route needs no copy.  An inner packet whose destination is
+ * the first segment would take the throw route too: srv6d cuts it itself.
+ * rtrules.c owns the range: it prunes these with the rest (stale ones after
+ * a crash, the old ones after a reload); kencap_routes_install() adds
+ * them.
+ *
+ * The outer source is the kernel's netns-wide `ip sr tunsrc`: with
+ * `encap-source A`, srv6d sets it to A when it is :: and uses the kernel
+ * only when it is A; without, the kernel picks one like egress.h's
+ * egress_source_select() with the reinjection device (no address) as the
+ * link, or uses a tunsrc someone set: each super-packet goes to the kernel
+ * only when the source srv6d gave it is the one the kernel would give.
+ */
+#ifndef SRV6D_KENCAP_ROUTES_H
+#define SRV6D_KENCAP_ROUTES_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+struct nlmsghdr;
+
+#define KENCAP_MSG_SIZE	1024	/* room for a route of 16 segments */
+
+/* Order of cfg->kencaps: mode, number of segments, segments. */
+int kencap_entry_cmp(const void *a, const void *b);
+
+/* Give cfg its encapsulations (cfg->kencaps, sorted): every distinct
+ * (mode, list) of its srv6d.conf policies and binding SIDs the kernel can
+ * do (encap or encap.red, no `hmac`); each keeps old's mark (old may be
+ * NULL), or takes the highest free one in the range that no SID of cfg or
+ * old and no encapsulation of old uses.  One without a free mark is left
+ * out (its packets are cut).  Nothing with `kernel-encap no` or without
+ * `gso yes`.  Returns 0, or -1 out of memory (cfg unchanged).  Pure. */
+int kencap_routes_assign(struct config *cfg, const struct config *old);
+
+/* The encapsulation of cfg for mode and sl, NULL when it has none.  Pure,
+ * for the packet path (a bsearch). */
+const struct kencap_entry *kencap_routes_find(const struct config *cfg,
+					      enum encap_mode mode,
+					      const struct seglist *sl);
+
+/* Decide cfg->kencap_on, kencap_why, kencap_tunsrc and kencap_oif
+ * (config.h) from `kernel-encap`, `gso`, `encap-source`, the kernel's
+ * tunsrc (set to encap-source when it is ::) and
+ * net.ipv6.seg6_flowlabel, opening the reinjection device for the routes'
+ * dev; logged at start (old NULL) and when it changes.  Before the config
+ * is installed. */
+void kencap_routes_resolve(struct config *cfg, const struct config *old);
+
+/* A rebuild that installs nothing (the kernel routes' rebuild with the
+ * same SIDs): cfg takes old's decision, tunsrc and device, and keeps only
+ * the encapsulations old has installed with the same mark.  Pure. */
+void kencap_routes_keep(struct config *cfg, const struct config *old);
+
+/* Install cfg's rules and routes (above), when cfg->kencap_on: after
+ * rtrules_install() / rtrules_install_add() (which prunes the range with
+ * them wanted).  Returns 0, or -1 with a message in err (what was added
+ * stays: rtrules_prune() takes it away). */
+int kencap_routes_install(const struct config *cfg, char *err, size_t errlen);
+
+/* Message builders (pure; buf has KENCAP_MSG_SIZE bytes, zeroed here).
+ * ip [-6|-4] route replace default encap seg6 mode MODE segs LIST dev oif
+ * table e->mark, family AF_INET6 or AF_INET. */
+struct nlmsghdr *kencap_build_encap_route(void *buf, uint32_t seq,
+					  uint8_t family,
+					  const struct kencap_entry *e,
+					  uint32_t oif);
+
+/* ip [-6|-4] route replace blackhole default metric 4294967295 table
+ * table. */
+struct nlmsghdr *kencap_build_blackhole_route(void *buf, uint32_t seq,
+					      uint8_t family, uint32_t table);
+
+/* ip -6 route replace throw dst/128 table table. */
+struct nlmsghdr *kencap_build_throw_route(void *buf, uint32_t seq,
+					  uint32_t table,
+					  const struct in6_addr *dst);
+
+/* A SEG6 generic netlink request of family id `family`: cmd
+ * SEG6_CMD_GET_TUNSRC (addr NULL) or SEG6_CMD_SET_TUNSRC (addr). */
+struct nlmsghdr *kencap_build_tunsrc(void *buf, uint16_t family,
+				     uint32_t seq, uint8_t cmd,
+				     const struct in6_addr *addr);
+
+#endif

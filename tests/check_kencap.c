@@ -1,0 +1,394 @@
+/* check_kencap.c - kernel-encap (kencap_routes.h, kencap.h): the
+ * encapsulations and their marks, the exact bytes of the routes and
+ * generic netlink requests built for them, the `kernel-encap` directive,
+ * and which encapsulated super-packets go to the kernel (and why not). */
+#include <arpa/inet.h>
+#include <check.h>
+#include <linux/netlink.h>
+#include <linux/seg6_genl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "kencap.h"
+#include "kencap_routes.h"
+#include "pkt.h"
+#include "testutil.h"
+
+#define BASE	0x5d6f0000u	/* CONFIG_DEFAULT_MARK_BASE */
+
+static void quiet(void *arg, const char *file, unsigned line, const char *msg)
+{
+	char *first = arg;
+
+	if (first && !first[0])
+		snprintf(first, 256, "%s:%u: %s", file, line, msg);
+}
+
+static struct config *parse(const char *text)
+{
+	char err[256] = "";
+	struct config *cfg = config_parse_buffer("k.conf", text, strlen(text),
+						 quiet, err);
+
+	ck_assert_msg(cfg != NULL, "rejected: %s", err);
+	return cfg;
+}
+
+#define POLICIES \
+	"route fd01:2::/64 encap seg6 mode encap segs fc00:9::1,fc00:2::a6\n" \
+	"route fd01:3::/64 encap seg6 mode encap.red segs fc00:2::b6\n"      \
+	"route fd01:4::/64 encap seg6 mode encap segs fc00:9::1,fc00:2::a6\n" \
+	"route fd01:5::/64 encap seg6 mode inline segs fc00:2::c6\n"
+
+/* One mark per distinct (mode, list), from the top of the range down, in
+ * the sorted order; inline is not the kernel's to do. */
+START_TEST(assign_marks)
+{
+	struct config *cfg = parse("queue 0\ngso yes\n" POLICIES);
+
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	ck_assert_uint_eq(cfg->nkencaps, 2);
+	ck_assert_int_eq(cfg->kencaps[0].mode, ENCAP_MODE_ENCAP);
+	ck_assert_uint_eq(cfg->kencaps[0].sl.nsegs, 2);
+	ck_assert_uint_eq(cfg->kencaps[0].mark, BASE + 0xffff);
+	ck_assert_int_eq(cfg->kencaps[1].mode, ENCAP_MODE_ENCAP_RED);
+	ck_assert_uint_eq(cfg->kencaps[1].mark, BASE + 0xfffe);
+	config_free(cfg);
+}
+END_TEST
+
+/* A reload: the unchanged encapsulations keep their marks, a new one takes
+ * a mark the old config does not use; an HMAC policy gets none. */
+START_TEST(assign_stable)
+{
+	struct config *old = parse("queue 0\ngso yes\n" POLICIES);
+	struct config *cfg = parse("queue 0\ngso yes\n"
+		"route fd01:6::/64 encap seg6 mode encap segs fc00:2::a6\n"
+		"route fd01:7::/64 encap seg6 mode encap segs fc00:2::d6\n"
+		POLICIES);
+
+	ck_assert_int_eq(kencap_routes_assign(old, NULL), 0);
+	cfg->policies[1].hmac_keyid = 1;	/* fd01:7::/64 */
+	ck_assert_int_eq(kencap_routes_assign(cfg, old), 0);
+	ck_assert_uint_eq(cfg->nkencaps, 3);
+	/* sorted: encap [a6], encap [9::1, a6], encap.red [b6] */
+	ck_assert_uint_eq(cfg->kencaps[0].sl.nsegs, 1);
+	ck_assert_uint_eq(cfg->kencaps[0].mark, BASE + 0xfffd);
+	ck_assert_uint_eq(cfg->kencaps[1].mark, BASE + 0xffff);
+	ck_assert_uint_eq(cfg->kencaps[2].mark, BASE + 0xfffe);
+	config_free(old);
+	config_free(cfg);
+}
+END_TEST
+
+/* A rebuild that installs nothing keeps old's decision and only the
+ * encapsulations old installed with the same mark. */
+START_TEST(keep)
+{
+	struct config *old = parse("queue 0\ngso yes\n" POLICIES);
+	struct config *cfg = parse("queue 0\ngso yes\n"
+		"route fd01:6::/64 encap seg6 mode encap segs fc00:2::a6\n"
+		POLICIES);
+
+	ck_assert_int_eq(kencap_routes_assign(old, NULL), 0);
+	old->kencap_on = true;
+	old->kencap_oif = 9;
+	snprintf(old->kencap_why, sizeof(old->kencap_why), "why");
+	ck_assert_int_eq(kencap_routes_assign(cfg, old), 0);
+	ck_assert_uint_eq(cfg->nkencaps, 3);
+	kencap_routes_keep(cfg, old);
+	ck_assert(cfg->kencap_on);
+	ck_assert_uint_eq(cfg->kencap_oif, 9);
+	ck_assert_str_eq(cfg->kencap_why, "why");
+	ck_assert_uint_eq(cfg->nkencaps, 2);	/* not [a6]: no routes */
+	ck_assert_uint_eq(cfg->kencaps[0].mark, BASE + 0xffff);
+	ck_assert_uint_eq(cfg->kencaps[1].mark, BASE + 0xfffe);
+	old->kencap_on = false;
+	kencap_routes_keep(cfg, old);
+	ck_assert(!cfg->kencap_on);
+	ck_assert_uint_eq(cfg->nkencaps, 0);
+	config_free(old);
+	config_free(cfg);
+}
+END_TEST
+
+/* Nothing with kernel-encap no or without gso yes; kernel-encap yes
+ * needs gso yes; a bad value is an error at its line. */
+START_TEST(directive)
+{
+	struct config *cfg = parse("queue 0\ngso yes\nkernel-encap no\n"
+				   POLICIES);
+	char err[256] = "";
+
+	ck_assert_int_eq(cfg->kernel_encap, KERNEL_ENCAP_NO);
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	ck_assert_uint_eq(cfg->nkencaps, 0);
+	config_free(cfg);
+	cfg = parse("queue 0\n" POLICIES);
+	ck_assert_int_eq(cfg->kernel_encap, KERNEL_ENCAP_AUTO);
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	ck_assert_uint_eq(cfg->nkencaps, 0);
+	config_free(cfg);
+	ck_assert_ptr_null(config_parse_buffer("k.conf",
+		"queue 0\nkernel-encap yes\n", 25, quiet, err));
+	ck_assert_str_eq(err, "k.conf:2: kernel-encap yes: the kernel "
+			 "encapsulates super-packets, which need 'gso yes'");
+	err[0] = 0;
+	ck_assert_ptr_null(config_parse_buffer("k.conf",
+		"queue 0\ngso yes\nkernel-encap maybe\n", 35, quiet, err));
+	ck_assert_str_eq(err, "k.conf:3: kernel-encap: expected auto, yes or "
+			 "no, found 'maybe'");
+}
+END_TEST
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* ip -6 route replace default encap seg6 mode encap segs
+ * fc00:9::1,fc00:2::a6 dev 7 table 0x5d6fffff, and its IPv4 twin. */
+START_TEST(encap_route_message)
+{
+	uint8_t buf[KENCAP_MSG_SIZE], want[KENCAP_MSG_SIZE];
+	struct kencap_entry e = { .mode = ENCAP_MODE_ENCAP,
+				  .mark = BASE + 0xffff };
+	struct nlmsghdr *nlh;
+	const char *body =
+		"00 00 00 00 04 00 01 00000000"	/* static, unicast */
+		"0800 0f00 ffff6f5d"			/* RTA_TABLE */
+		"0800 0400 07000000"			/* RTA_OIF */
+		"0600 1500 0500 0000"			/* RTA_ENCAP_TYPE seg6 */
+		"3400 1680"				/* RTA_ENCAP, nested */
+		"3000 0100 01000000"			/* SEG6_IPTUNNEL_SRH, encap */
+		"00 04 04 01 01 00 0000"		/* SRH: SL 1, last 1 */
+		"fc000002 00000000 00000000 000000a6"	/* last segment */
+		"fc000009 00000000 00000000 00000001";	/* first */
+	char hex[512];
+	size_t n;
+
+	e.sl.nsegs = 2;
+	inet_pton(AF_INET6, "fc00:9::1", &e.sl.segs[0]);
+	inet_pton(AF_INET6, "fc00:2::a6", &e.sl.segs[1]);
+	nlh = kencap_build_encap_route(buf, 9, AF_INET6, &e, 7);
+	snprintf(hex, sizeof(hex), "68000000 1800 0505 09000000 00000000 0a %s",
+		 body);
+	n = hex2bin(hex, want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+	nlh = kencap_build_encap_route(buf, 10, AF_INET, &e, 7);
+	snprintf(hex, sizeof(hex), "68000000 1800 0505 0a000000 00000000 02 %s",
+		 body);
+	n = hex2bin(hex, want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+	/* encap.red: mode 3 (SEG6_IPTUN_MODE_ENCAP_RED), the same SRH */
+	e.mode = ENCAP_MODE_ENCAP_RED;
+	nlh = kencap_build_encap_route(buf, 9, AF_INET6, &e, 7);
+	ck_assert_uint_eq(buf[60], 3);
+}
+END_TEST
+
+/* ip -6 route replace throw fc00:9::1/128 table 0x5d6fffff */
+START_TEST(throw_route_message)
+{
+	uint8_t buf[KENCAP_MSG_SIZE], want[KENCAP_MSG_SIZE];
+	struct in6_addr dst;
+	struct nlmsghdr *nlh;
+	size_t n;
+
+	inet_pton(AF_INET6, "fc00:9::1", &dst);
+	nlh = kencap_build_throw_route(buf, 3, BASE + 0xffff, &dst);
+	n = hex2bin(
+		"38000000 1800 0505 03000000 00000000"
+		"0a 80 00 00 00 04 00 09 00000000"	/* /128, RTN_THROW */
+		"0800 0f00 ffff6f5d"
+		"1400 0100 fc000009 00000000 00000000 00000001",
+		want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+}
+END_TEST
+
+/* ip -6|-4 route replace blackhole default metric 4294967295 table
+ * 0x5d6fffff: the marked packets' last resort */
+START_TEST(blackhole_route_message)
+{
+	uint8_t buf[KENCAP_MSG_SIZE], want[KENCAP_MSG_SIZE];
+	struct nlmsghdr *nlh;
+	size_t n;
+
+	nlh = kencap_build_blackhole_route(buf, 4, AF_INET6, BASE + 0xffff);
+	n = hex2bin(
+		"2c000000 1800 0505 04000000 00000000"
+		"0a 00 00 00 00 04 00 06 00000000"	/* RTN_BLACKHOLE */
+		"0800 0f00 ffff6f5d"
+		"0800 0600 ffffffff",			/* RTA_PRIORITY */
+		want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+	nlh = kencap_build_blackhole_route(buf, 4, AF_INET, BASE + 0xffff);
+	want[16] = 0x02;
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+}
+END_TEST
+
+/* SEG6_CMD_GET_TUNSRC and SEG6_CMD_SET_TUNSRC fc00:12::1 */
+START_TEST(tunsrc_message)
+{
+	uint8_t buf[KENCAP_MSG_SIZE], want[KENCAP_MSG_SIZE];
+	struct in6_addr a;
+	struct nlmsghdr *nlh;
+	size_t n;
+
+	nlh = kencap_build_tunsrc(buf, 0x1c, 5, SEG6_CMD_GET_TUNSRC, NULL);
+	n = hex2bin("14000000 1c00 0500 05000000 00000000 04 01 0000",
+		    want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+	inet_pton(AF_INET6, "fc00:12::1", &a);
+	nlh = kencap_build_tunsrc(buf, 0x1c, 6, SEG6_CMD_SET_TUNSRC, &a);
+	n = hex2bin("28000000 1c00 0500 06000000 00000000 03 01 0000"
+		    "1400 0100 fc000012 00000000 00000000 00000001",
+		    want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+}
+END_TEST
+#endif
+
+/* ---- which super-packets go to the kernel ------------------------------- */
+
+static uint8_t slot[2048];
+
+/* An H.Encaps result in slot: outer fc00:12::1 -> fc00:9::1, SRH of
+ * [fc00:9::1, fc00:2::a6] (SL 1), inner IPv6 to inner_dst. */
+static void encaps_pkt(struct pkt *p, const char *inner_dst)
+{
+	size_t n;
+	char hex[1024];
+
+	snprintf(hex, sizeof(hex),
+		 "60000000 00a0 2b 40"
+		 "fc000012 00000000 00000000 00000001"
+		 "fc000009 00000000 00000000 00000001"
+		 "29 04 04 01 01 00 0000"
+		 "fc000002 00000000 00000000 000000a6"
+		 "fc000009 00000000 00000000 00000001"
+		 "60000000 0040 06 40"
+		 "fd010001 00000000 00000000 00000002");
+	n = hex2bin(hex, slot + 512, sizeof(slot) - 512);
+	inet_pton(AF_INET6, inner_dst, slot + 512 + n);
+	memset(p, 0, sizeof(*p));
+	p->head = slot;
+	p->data = slot + 512;
+	p->len = (uint32_t)n + 16 + 20;
+	p->end = slot + sizeof(slot);
+}
+
+static struct config *kcfg(void)
+{
+	struct config *cfg = parse("queue 0\ngso yes\n" POLICIES);
+
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	cfg->kencap_on = true;
+	inet_pton(AF_INET6, "fc00:12::1", &cfg->kencap_tunsrc);
+	return cfg;
+}
+
+START_TEST(mark_of)
+{
+	struct config *cfg = kcfg();
+	enum kencap_fallback why;
+	struct pkt p;
+
+	encaps_pkt(&p, "fd01:2::2");
+	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), BASE + 0xffff);
+	/* the kernel's tunsrc is another source */
+	inet_pton(AF_INET6, "fc00:12::9", &cfg->kencap_tunsrc);
+	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
+	ck_assert_int_eq(why, KENCAP_FB_SOURCE);
+	/* tunsrc :: and no mirror to pick the kernel's: not to the kernel */
+	memset(&cfg->kencap_tunsrc, 0, 16);
+	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
+	ck_assert_int_eq(why, KENCAP_FB_SOURCE);
+	inet_pton(AF_INET6, "fc00:12::1", &cfg->kencap_tunsrc);
+	/* off */
+	cfg->kencap_on = false;
+	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
+	ck_assert_int_eq(why, KENCAP_FB_OFF);
+	cfg->kencap_on = true;
+	/* the inner destination is the first segment: the throw route's */
+	encaps_pkt(&p, "fc00:9::1");
+	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
+	ck_assert_int_eq(why, KENCAP_FB_FIRST_SEGMENT);
+	/* another list */
+	encaps_pkt(&p, "fd01:2::2");
+	p.data[40 + 8 + 15] = 0xa7;
+	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
+	ck_assert_int_eq(why, KENCAP_FB_UNLISTED);
+	/* an SRH with the HMAC flag */
+	encaps_pkt(&p, "fd01:2::2");
+	p.data[40 + 5] = 0x08;
+	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
+	ck_assert_int_eq(why, KENCAP_FB_HMAC);
+	/* SL 0: not a headend's SRH */
+	encaps_pkt(&p, "fd01:2::2");
+	p.data[40 + 3] = 0;
+	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
+	ck_assert_int_eq(why, KENCAP_FB_UNLISTED);
+	config_free(cfg);
+}
+END_TEST
+
+/* H.Encaps.Red of one segment: no SRH, the segment in the destination. */
+START_TEST(mark_of_red)
+{
+	struct config *cfg = kcfg();
+	enum kencap_fallback why;
+	struct pkt p;
+	size_t n;
+
+	n = hex2bin("60000000 0028 29 40"
+		    "fc000012 00000000 00000000 00000001"
+		    "fc000002 00000000 00000000 000000b6"
+		    "60000000 0000 06 40"
+		    "fd010001 00000000 00000000 00000002"
+		    "fd010003 00000000 00000000 00000002",
+		    slot + 512, sizeof(slot) - 512);
+	memset(&p, 0, sizeof(p));
+	p.head = slot;
+	p.data = slot + 512;
+	p.len = (uint32_t)n;
+	p.end = slot + sizeof(slot);
+	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), BASE + 0xfffe);
+	p.data[6] = 17;		/* UDP right behind the outer header */
+	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
+	ck_assert_int_eq(why, KENCAP_FB_SHAPE);
+	config_free(cfg);
+}
+END_TEST
+
+static Suite *kencap_suite(void)
+{
+	Suite *s = suite_create("kencap");
+	TCase *t = tcase_create("core");
+
+	tcase_add_test(t, assign_marks);
+	tcase_add_test(t, assign_stable);
+	tcase_add_test(t, keep);
+	tcase_add_test(t, directive);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	tcase_add_test(t, encap_route_message);
+	tcase_add_test(t, throw_route_message);
+	tcase_add_test(t, blackhole_route_message);
+	tcase_add_test(t, tunsrc_message);
+#endif
+	tcase_add_test(t, mark_of);
+	tcase_add_test(t, mark_of_red);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(kencap_suite());
+	int failed;
+
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,356 @@
+#!/bin/bash
+# shellcheck disable=SC2317 # l3vpn.sh returns early when sourced as a library
+# kencap.sh - `kernel-encap auto` (the default) with `gso yes`: srv6d's
+# H.Encaps of a TCP super-packet goes to the kernel's seg6 whole, through
+# the rules and routes srv6d installs itself (src/route/kencap_routes.h).
+# The L3VPN of tests/ns/l3vpn.sh, hosts at MTU 1500, core at 9000, GRO on
+# at every veth:
+#
+#   a1 --ta-- PE1 (srv6d: H.Encaps, gso yes) ==c0== PE2 (kernel) --ta-- a2
+#   b1 --tb--                                              --tb-- b2
+#
+# PE2 is the kernel's End.DT6 (and End for the reloaded list).  Tenant B's
+# policy has `hmac 1`: its super-packets are cut by srv6d (counted).
+# Checks: srv6d's fwmark rules (both families), seg6 encap routes and
+# throw route in its own range; an iperf3 transfer a1 -> a2 whose
+# super-packets the kernel encapsulates (kencap counter) with the outer
+# header of srv6d's own H.Encaps of a small packet (source, hop limit,
+# traffic class and flow label as the inner's, the SRH's bytes), captured
+# on PE1's c0 with its offloads off (segments summed in software), no
+# TcpInCsumErrors at a2; tenant B's transfer cut (kencap fallback hmac); a
+# reload that changes tenant A's list moves it to a new table and empties
+# the old one, the unchanged lists keep theirs; a stale rule and route of
+# the range (a crashed instance's) are gone at start; without encap-source
+# (tunsrc ::) the kernel's source is srv6d's and no super-packet falls
+# back for it; nothing of the range
+# is left after srv6d stops.
+T=kencap
+L3VPN_LIB=1
+HOST_MTU=1500
+# shellcheck source=tests/ns/l3vpn.sh
+. "$(dirname "$0")/l3vpn.sh"
+
+ns_init 300
+need_srv6d
+for c in iperf3 ethtool nstat tcpdump tshark; do
+	command -v "$c" >/dev/null || skip_test "$c not found"
+done
+BASE=$((0x5d6f0000))	# mark-base's default: the range is BASE..BASE+65535
+PRIO=1000		# rule-priority's default
+
+pe1() { timeout 5 "$SRV6CTL" -s "$TMPD/pe1.sock" -j status; }
+
+# pe1_get EXPR: a Python expression over PE1's status `s` (t: its totals).
+pe1_get() {
+	pe1 | "$PYTHON" -c '
+import json, sys
+s = json.load(sys.stdin)
+t = s["totals"]
+r = eval(sys.argv[1])
+print(*r) if isinstance(r, tuple) else print(r)' "$1"
+}
+
+nstat_get() {	# NS COUNTER: its absolute value
+	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 + 0 }'
+}
+
+# range_objects: PE1's rules and routes of either family in srv6d's range,
+# one a line ("rule6 MARK TABLE", "route6 TABLE ROUTE..."), sorted.
+range_objects() {
+	local f
+	for f in 4 6; do
+		ip -n "$PE1" -"$f" rule show | sed "s/^/rule$f /"
+		ip -n "$PE1" -"$f" route show table all | sed "s/^/route$f /"
+	done | "$PYTHON" -c '
+import sys
+b, out = int(sys.argv[1]), []
+for line in sys.stdin:
+    w = line.split()
+    val = lambda k: w[w.index(k) + 1] if k in w[:-1] else None
+    if w[0].startswith("rule"):
+        m = val("fwmark")
+        if m is not None and b <= int(m, 0) < b + 65536:
+            out.append("%s %d %s" % (w[0], int(m, 0), val("lookup")))
+    else:
+        t = val("table")
+        if t and t.isdigit() and b <= int(t) < b + 65536:
+            out.append("%s %s %s" % (w[0], t, " ".join(w[1:])))
+if out:
+    print("\n".join(sorted(out)))' "$BASE"
+}
+
+# table_of SEGS: the table whose IPv6 seg6 route has segs SEGS ("1 [ a ]").
+table_of() {
+	range_objects | awk -v s="segs $1" '$1 == "route6" && index($0, s) { print $2; exit }'
+}
+
+gro_on() {
+	local ns_if
+	for ns_if in "$A1:e0" "$B1:e0" "$PE1:ta" "$PE1:tb" "$PE1:c0" "$PE2:c0" \
+		"$PE2:ta" "$PE2:tb" "$A2:e0" "$B2:e0"; do
+		nsx "${ns_if%%:*}" ethtool -K "${ns_if#*:}" gro on >/dev/null 2>&1 ||
+			return 1
+	done
+}
+
+pe1_start() {
+	local sock="$TMPD/pe1.sock" pid _
+	ip netns exec "$PE1" "$SRV6D" -c "$TMPD/pe1.conf" -s "$sock" -d \
+		>>"$TMPD/pe1.log" 2>&1 &
+	pid=$!
+	SRV6D_PIDS=("$pid")
+	for _ in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || { cat "$TMPD/pe1.log"; return 1; }
+		[ -S "$sock" ] && pe1 >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# pe1_conf SEGS_A6 [MODE]: PE1's config, tenant A's IPv6 list SEGS_A6 in
+# MODE (encap).
+pe1_conf() {
+	cat <<EOF
+queue 0
+encap-source fc00:12::1
+gso yes
+hmac 1 sha256 secret-file $TMPD/hmac.key
+sid fc00:1::a6/128 action End.DT6 table 101
+sid fc00:1::b6/128 action End.DT6 table 102
+route fd01:2::/64 table 101 encap seg6 mode ${2:-encap} segs $1
+route 10.1.2.0/24 table 101 encap seg6 mode encap segs fc00:2::a4
+route fd02:2::/64 table 102 encap seg6 mode encap segs fc00:2::b6 hmac 1
+EOF
+}
+
+# wire_case LABEL FIRST: a ping a1 -> a2 (srv6d's own H.Encaps of a small
+# packet) and an iperf3 transfer (super-packets the kernel encapsulates),
+# captured leaving PE1 on c0 towards FIRST (the outer destination); every
+# TCP segment's outer header must be the ping's (source, hop limit, SRH
+# bytes), traffic class and flow label the inner's, checksums good.
+wire_case() {
+	local label=$1 first=$2 tp k0 k1 c0 c1 csum0 csum1 rate wire bad
+	local nping ntcp nbad nbig wsrc whlim wsrh
+	local PCAP_PING="$TMPD/$2-ping.pcap" PCAP_TCP="$TMPD/$2-tcp.pcap"
+	nsx "$PE1" timeout 10 tcpdump -i c0 -Q out -s 200 -w "$PCAP_PING" -c 3 \
+		"ip6 and dst $first" >/dev/null 2>&1 &
+	tp=$!
+	sleep 1
+	nsx "$A1" ping -c 3 -i 0.2 -W 2 fd01:2::2 >/dev/null || fail "ping a1 -> a2"
+	wait "$tp"
+
+	read -r k0 c0 <<<"$(pe1_get 't["kencap"], t["gso_segments"]')"
+	csum0=$(nstat_get "$A2" TcpInCsumErrors)
+	nsx "$PE1" timeout 20 tcpdump -i c0 -Q out -s 0 -w "$PCAP_TCP" -c 3000 \
+		"ip6 and dst $first" >/dev/null 2>&1 &
+	tp=$!
+	sleep 1
+	rate=$(l3vpn_iperf "$A2" fd01:2::2 "$A1" 3)
+	kill -INT "$tp" 2>/dev/null
+	wait "$tp" 2>/dev/null
+	read -r k1 c1 <<<"$(pe1_get 't["kencap"], t["gso_segments"]')"
+	csum1=$(nstat_get "$A2" TcpInCsumErrors)
+	say "$label: $((${rate:-0} / 1000000)) Mbit/s, $((k1 - k0)) super-packets to the kernel, $((c1 - c0)) segments cut"
+	if [ "${rate:-0}" -gt 1000000 ]; then pass "$label: the transfer got through"
+	else fail "$label: transfer: ${rate:-no result}"; fi
+	if [ $((k1 - k0)) -gt 10 ]; then
+		pass "$label: the kernel encapsulated $((k1 - k0)) super-packets"
+	else
+		fail "$label: kencap counter: $((k1 - k0))"
+	fi
+	expect_eq "$label: a2 counted no TCP checksum error" $((csum1 - csum0)) 0
+
+	# The outer headers on the wire: the TCP segments' (the kernel's
+	# encapsulation) against the pings' (srv6d's).
+	wire=$("$PYTHON" - "$PCAP_PING" "$PCAP_TCP" <<'PY'
+import struct, sys
+def frames(path):
+    with open(path, "rb") as f:
+        d = f.read()
+    off = 24
+    while off + 16 <= len(d):
+        incl = struct.unpack("<I", d[off + 8:off + 12])[0]
+        yield d[off + 16:off + 16 + incl]
+        off += 16 + incl
+def outer(fr):
+    ip = fr[14:]
+    if len(ip) < 40 or ip[6] != 43:
+        return None
+    srh = ip[40:40 + 8 + ip[41] * 8]
+    inner = ip[40 + len(srh):]
+    vo = struct.unpack(">I", ip[:4])[0]
+    vi = struct.unpack(">I", inner[:4])[0]
+    return dict(src=ip[8:24].hex(), hlim=ip[7], srh=srh.hex(),
+                tc=(vo >> 20) & 0xff, fl=vo & 0xfffff,
+                itc=(vi >> 20) & 0xff, ifl=vi & 0xfffff, ihlim=inner[7],
+                proto=inner[6], plen=struct.unpack(">H", ip[4:6])[0],
+                iplen=struct.unpack(">H", inner[4:6])[0], flen=len(fr))
+ping = [o for o in map(outer, frames(sys.argv[1])) if o and o["proto"] == 58]
+tcp = [o for o in map(outer, frames(sys.argv[2])) if o and o["proto"] == 6]
+bad = 0
+ref = ping[0] if ping else None
+for o in tcp:
+    same = ref and (o["src"], o["hlim"], o["srh"]) == \
+        (ref["src"], ref["hlim"], ref["srh"])
+    ok = same and o["tc"] == o["itc"] and o["fl"] == o["ifl"] and \
+        o["hlim"] == o["ihlim"] - 1 and o["plen"] == o["iplen"] + 40 + len(o["srh"]) // 2
+    bad += not ok
+for o in ping:
+    bad += not (o["tc"] == o["itc"] and o["fl"] == o["ifl"])
+big = sum(o["plen"] > 1500 + len(o["srh"]) // 2 for o in tcp)
+print(len(ping), len(tcp), bad, big, ref["src"] if ref else "-",
+      ref["hlim"] if ref else "-", ref["srh"] if ref else "-")
+PY
+	)
+	read -r nping ntcp nbad nbig wsrc whlim wsrh <<<"$wire"
+	say "$label wire: $nping pings, $ntcp TCP segments, $nbad differ; outer source $wsrc, hop limit $whlim, SRH $wsrh"
+	if [ "${nping:-0}" -ge 1 ] && [ "${ntcp:-0}" -gt 100 ] && [ "$nbad" = 0 ]; then
+		pass "$label: every TCP segment has the outer header of srv6d's own H.Encaps ($ntcp)"
+	else
+		fail "$label: outer headers: $wire"
+	fi
+	expect_eq "$label: every segment fits the hosts' MTU behind the outer header and SRH" "$nbig" 0
+	bad=$(tshark -r "$PCAP_TCP" -o tcp.check_checksum:TRUE -Y 'tcp.len > 0 and tcp.checksum.status != 1' \
+		2>/dev/null | wc -l)
+	expect_eq "$label: every captured TCP segment's checksum is good" "$bad" 0
+}
+
+l3vpn_setup || { fail "topology setup"; ns_finish; }
+printf 'kencap-test-secret' >"$TMPD/hmac.key"
+chmod 600 "$TMPD/hmac.key"
+# PE2: the kernel's End.DT6 for both tenants (HMAC ignored), End for the
+# reloaded list, its own H.Encaps of the replies.
+nsx "$PE2" ip sr tunsrc set fc00:12::2
+nsx "$PE2" sysctl -qw net.ipv6.conf.c0.seg6_require_hmac=-1
+if ! { ip -n "$PE2" -6 route add fc00:2::a6/128 encap seg6local \
+		action End.DT6 table 101 dev ta &&
+	ip -n "$PE2" -6 route add fc00:2::b6/128 encap seg6local \
+		action End.DT6 table 102 dev tb &&
+	ip -n "$PE2" -6 route add fc00:2::1/128 encap seg6local action End \
+		dev c0 &&
+	ip -n "$PE2" -6 route add fd01:1::/64 encap seg6 mode encap \
+		segs fc00:1::a6 dev c0 table 101 &&
+	ip -n "$PE2" -6 route add fd02:1::/64 encap seg6 mode encap \
+		segs fc00:1::b6 dev c0 table 102; }; then
+	fail "PE2's seg6 routes"
+fi
+for pe in "$PE1" "$PE2"; do
+	ip -n "$pe" link set c0 mtu 9000 || fail "core MTU"
+done
+gro_on || skip_test "ethtool -K gro on failed"
+# PE1's c0 cuts and sums in software before tcpdump sees the frames.
+nsx "$PE1" ethtool -K c0 tso off gso off tx off >/dev/null 2>&1 ||
+	skip_test "ethtool -K c0 tso/gso/tx off failed"
+if ! { nsx "$PE1" ip6tables -t raw -A PREROUTING -i c0 -d fc00:1::/48 \
+		-j NFQUEUE --queue-num 0 &&
+	nsx "$PE1" ip6tables -t raw -A PREROUTING -i ta -d fd01:2::/64 \
+		-j NFQUEUE --queue-num 0 &&
+	nsx "$PE1" ip6tables -t raw -A PREROUTING -i tb -d fd02:2::/64 \
+		-j NFQUEUE --queue-num 0; }; then
+	fail "NFQUEUE rules at PE1"
+fi
+
+# A crashed instance's leftovers in the range: gone once srv6d starts.
+STALE=$((BASE + 0xfe00))
+if ! { ip -n "$PE1" -4 rule add priority "$PRIO" fwmark "$STALE" lookup "$STALE" &&
+	ip -n "$PE1" -6 route add default dev lo table "$STALE"; }; then
+	fail "stale rule and route"
+fi
+pe1_conf fc00:2::a6 >"$TMPD/pe1.conf"
+pe1_start || { fail "srv6d start on PE1"; ns_finish; }
+nsx "$A2" nstat -n >/dev/null 2>&1
+
+say "PE1's objects in srv6d's range:"
+range_objects | sed 's/^/    /'
+expect_eq "the stale rule and route are gone" \
+	"$(range_objects | grep -c " $STALE")" 0
+expect_eq "kernel encapsulation active" "$(pe1_get 's["kernel_encap"]["active"]')" True
+expect_eq "two encapsulations (the HMAC policy has none)" \
+	"$(pe1_get 's["kernel_encap"]["encapsulations"]')" 2
+TA=$(table_of "1 [ fc00:2::a6 ]")
+TA4=$(range_objects | awk '$1 == "route4" && index($0, "segs 1 [ fc00:2::a4 ]") { print $2; exit }')
+if [ -n "$TA" ] && [ "$TA" -ge $((BASE + 0xff00)) ]; then
+	pass "tenant A's list has table $TA, at the top of the range"
+else
+	fail "no table for tenant A's list (${TA:-none})"
+fi
+expect_eq "IPv6 and IPv4 fwmark rules for table $TA" \
+	"$(range_objects | grep -c "^rule[46] $TA $TA\$")" 2
+expect_eq "a throw route for the first segment in table $TA" \
+	"$(ip -n "$PE1" -6 route show table "$TA" | grep -c '^throw fc00:2::a6 ')" 1
+expect_eq "IPv6 and IPv4 blackhole routes last in table $TA" \
+	"$(range_objects | grep -c "^route[46] $TA blackhole default .*metric 4294967295")" 2
+expect_eq "an IPv4 seg6 route for 10.1.2.0/24's list" \
+	"$( [ -n "$TA4" ] && ip -n "$PE1" -4 route show table "$TA4" | grep -c 'encap seg6 mode encap segs 1 \[ fc00:2::a4 \]')" 1
+expect_eq "the kernel's tunsrc is encap-source" \
+	"$(nsx "$PE1" ip sr tunsrc show | awk '{ print $NF }')" fc00:12::1
+
+wire_case "tenant A" fc00:2::a6
+
+# tenant B, `hmac 1`: cut by srv6d
+read -r h0 c0 <<<"$(pe1_get 't["kencap_fallbacks"]["hmac"], t["gso_segments"]')"
+rate=$(l3vpn_iperf "$B2" fd02:2::2 "$B1" 2)
+read -r h1 c1 <<<"$(pe1_get 't["kencap_fallbacks"]["hmac"], t["gso_segments"]')"
+say "tenant B (hmac): $((${rate:-0} / 1000000)) Mbit/s, $((h1 - h0)) fallbacks, $((c1 - c0)) segments"
+if [ "${rate:-0}" -gt 1000000 ] && [ $((h1 - h0)) -gt 0 ] && [ $((c1 - c0)) -gt $((h1 - h0)) ]; then
+	pass "tenant B's HMAC super-packets were cut by srv6d ($((h1 - h0)))"
+else
+	fail "tenant B: rate ${rate:-none}, hmac fallbacks $((h1 - h0)), segments $((c1 - c0))"
+fi
+
+# reload: tenant A through End fc00:2::1 at PE2
+pe1_conf fc00:2::1,fc00:2::a6 >"$TMPD/pe1.conf"
+timeout 10 "$SRV6CTL" -s "$TMPD/pe1.sock" reload >/dev/null || fail "reload"
+sleep 0.5
+TA2=$(table_of "2 [ fc00:2::1 fc00:2::a6 ]")
+TA4b=$(range_objects | awk '$1 == "route4" && index($0, "segs 1 [ fc00:2::a4 ]") { print $2; exit }')
+say "after the reload:"
+range_objects | sed 's/^/    /'
+if [ -n "$TA2" ] && [ "$TA2" != "$TA" ]; then
+	pass "the new list has its own table $TA2"
+else
+	fail "the new list's table: ${TA2:-none} (old $TA)"
+fi
+expect_eq "the old list's table $TA is empty" \
+	"$(ip -n "$PE1" -6 route show table "$TA" 2>/dev/null | wc -l)" 0
+expect_eq "no rule looks up $TA" "$(range_objects | grep -c "^rule[46] $TA ")" 0
+expect_eq "the unchanged IPv4 list keeps its table" "$TA4b" "$TA4"
+expect_eq "a throw route for the new first segment" \
+	"$(ip -n "$PE1" -6 route show table "$TA2" | grep -c '^throw fc00:2::1 ')" 1
+read -r k0 <<<"$(pe1_get 't["kencap"]')"
+rate=$(l3vpn_iperf "$A2" fd01:2::2 "$A1" 2)
+read -r k1 <<<"$(pe1_get 't["kencap"]')"
+if [ "${rate:-0}" -gt 1000000 ] && [ $((k1 - k0)) -gt 10 ]; then
+	pass "tenant A through End fc00:2::1: kernel-encapsulated ($((k1 - k0)))"
+else
+	fail "after the reload: rate ${rate:-none}, kencap $((k1 - k0))"
+fi
+
+# H.Encaps.Red of the same list: the kernel's encap.red route leaves the
+# first segment out of the SRH as srv6d does.
+pe1_conf fc00:2::1,fc00:2::a6 encap.red >"$TMPD/pe1.conf"
+timeout 10 "$SRV6CTL" -s "$TMPD/pe1.sock" reload >/dev/null || fail "reload"
+sleep 0.5
+expect_eq "an encap.red route for the list" \
+	"$(range_objects | grep -c '^route6 .* default encap seg6 mode encap.red segs 2 \[ fc00:2::1 fc00:2::a6 \]')" 1
+wire_case "encap.red" fc00:2::1
+
+# Without encap-source, tunsrc ::: the kernel picks the source, and it is
+# the one srv6d's own H.Encaps gives (fc00:12::1, c0's).
+l3vpn_srv6d_stop || fail "srv6d exit"
+nsx "$PE1" ip sr tunsrc set ::
+grep -v '^encap-source' "$TMPD/pe1.conf" >"$TMPD/pe1b.conf"
+mv "$TMPD/pe1b.conf" "$TMPD/pe1.conf"
+pe1_start || { fail "srv6d start without encap-source"; ns_finish; }
+expect_eq "without encap-source: active, the kernel picks the source" \
+	"$(pe1_get 's["kernel_encap"]["active"], "picks the source" in s["kernel_encap"]["why"]')" "True True"
+wire_case "no encap-source" fc00:2::1
+expect_eq "without encap-source: no super-packet fell back for its source" \
+	"$(pe1_get 't["kencap_fallbacks"]["source"]')" 0
+expect_eq "the tunsrc stays ::" "$(nsx "$PE1" ip sr tunsrc show | awk '{ print $NF }')" "::"
+
+l3vpn_srv6d_stop || fail "srv6d exit"
+left=$(range_objects)
+expect_eq "nothing of srv6d's range is left after it stops" "$(echo -n "$left" | grep -c .)" 0
+[ -n "$left" ] && say "left: $left"
+ns_finish
