@@ -13,6 +13,7 @@
 #include "egress.h"
 #include "gso.h"
 #include "kencap.h"
+#include "kend.h"
 #include "log.h"
 #include "reinject.h"
 #include "pktsock.h"
@@ -661,6 +662,14 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 	}
 	if (a == REINJECT_SEGMENT) {
 		reinject_segment(cfg, rt, p, q, io, st);
+		return;
+	}
+	if (a == REINJECT_PAYLOAD && p->gso && io->kend_mark &&
+	    kend_eligible(cfg, p)) {	/* experimental (kend.h) */
+		p->set_mark = true;
+		p->out_mark = io->kend_mark;
+		nfq_verdict_add(q, p, NF_ACCEPT, false);
+		st->forwarded++;
 		return;
 	}
 	if (reinject_send(cfg, rt, p, q, a, io, &reason) < 0) {
