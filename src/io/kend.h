@@ -2,7 +2,10 @@
  * super-packets (issue 10).
  *
  * A `gso yes` queue's super-packet whose result is a transit rewrite goes
- * back as the payload of its verdict: its 64 KiB cross netlink twice and
+ * back as the payload of its verdict (or, where the kernel would segment
+ * it wrongly from a payload or refuses one, by the vnet way, slower
+ * still: packet_snd() copies it into a new skb, which every device then
+ * validates again): its 64 KiB cross netlink twice and
  * nfqnl_mangle() linearizes the skb (skb_ensure_writable() over the whole
  * length: a 128 KiB allocation and a copy) before copying the payload
  * over it, which costs more than the kernel's whole End.  With the

@@ -664,8 +664,10 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		reinject_segment(cfg, rt, p, q, io, st);
 		return;
 	}
-	if (a == REINJECT_PAYLOAD && p->gso && io->kend_mark &&
-	    kend_eligible(cfg, p)) {	/* experimental (kend.h) */
+	/* Experimental (kend.h): a payload or, where the payload may not
+	 * be (an SRH still on its way, Linux 7.2), the vnet way. */
+	if ((a == REINJECT_PAYLOAD || a == REINJECT_VNET_OWN_DEV) && p->gso &&
+	    io->kend_mark && kend_eligible(cfg, p)) {
 		p->set_mark = true;
 		p->out_mark = io->kend_mark;
 		nfq_verdict_add(q, p, NF_ACCEPT, false);
