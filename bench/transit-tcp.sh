@@ -195,22 +195,22 @@ srv6d_mode srv6d-gso-yes yes
 # mark's rule) makes the rewrite: no 64 KiB payload back.  kernel_end is
 # what that route counted (super-packets).
 KEND_MARK=0x5e6d
-srv6d_kend() {
-	wanted srv6d-kend || return 0
+srv6d_kend() {	# LABEL [k72]
+	wanted "$1" || return 0
 	nsx "$GW" ip -6 rule add fwmark $KEND_MARK lookup 177 pref 100 &&
 		nsx "$GW" ip -6 route add fc00:100::1/128 encap seg6local \
 			action End count dev gw1 table 177 ||
-		{ say "srv6d-kend: rule or route failed: skipped"; return 0; }
+		{ say "$1: rule or route failed: skipped"; return 0; }
 	export SRV6D_EXP_KERNEL_END_MARK=$KEND_MARK
-	srv6d_mode srv6d-kend yes
+	srv6d_mode "$1" yes ${2:-}
 	unset SRV6D_EXP_KERNEL_END_MARK
 	echo "kernel_end=$(nsx "$GW" ip -s -6 route show table 177 |
 		awk '{ for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }')" \
-		>>"$TMPD/srv6d-kend.s"
+		>>"$TMPD/$1.s"
 	nsx "$GW" ip -6 route del fc00:100::1/128 table 177
 	nsx "$GW" ip -6 rule del fwmark $KEND_MARK lookup 177 pref 100
 }
-srv6d_kend
+srv6d_kend srv6d-kend
 
 # ---- inline SRH still on its way: the vnet way ----------------------------
 _sysctls "$S1" net.ipv6.conf.all.seg6_enabled=1 net.ipv6.conf.s1.seg6_enabled=1
@@ -233,16 +233,18 @@ fi
 nfq_steer6 fc00:100::/32 || { say "NFQUEUE rule failed"; exit 1; }
 srv6d_mode srv6d-inline-gso-yes yes
 srv6d_mode srv6d-inline-gso-yes-k72 yes k72
+srv6d_kend srv6d-inline-kend
+srv6d_kend srv6d-inline-kend-k72 k72
 
 echo
 echo "Transit End TCP (iperf3 gen -> s1, kernel seg6 headend and End.DT6 (inline: s1's SRH processing), GRO $GRO, ${SECS}s, median of $RUNS):"
-for m in kernel srv6d-gso-no srv6d-gso-yes srv6d-kend kernel-inline srv6d-inline-gso-yes srv6d-inline-gso-yes-k72; do
+for m in kernel srv6d-gso-no srv6d-gso-yes srv6d-kend kernel-inline srv6d-inline-gso-yes srv6d-inline-gso-yes-k72 srv6d-inline-kend srv6d-inline-kend-k72; do
 	[ -s "$TMPD/$m" ] || continue
 	printf '  %-16s %6s Mbit/s  (runs: %s) %s\n' "$m" "$(median <"$TMPD/$m")" \
 		"$(tr '\n' ' ' <"$TMPD/$m")" "$(cat "$TMPD/$m.c")"
 	printf '  %-16s proof: %s %s\n' "" "$(cat "$TMPD/$m.p")" "$(cat "$TMPD/$m.s" 2>/dev/null)"
 done
-for m in kernel srv6d-gso-no srv6d-gso-yes srv6d-kend kernel-inline srv6d-inline-gso-yes srv6d-inline-gso-yes-k72; do
+for m in kernel srv6d-gso-no srv6d-gso-yes srv6d-kend kernel-inline srv6d-inline-gso-yes srv6d-inline-gso-yes-k72 srv6d-inline-kend srv6d-inline-kend-k72; do
 	[ -s "$TMPD/$m.prof" ] || continue
 	echo
 	echo "$m, CPU per 64 KiB moved (perf record -a, ${PROFILE}s):"
