@@ -28,8 +28,10 @@ usage() {
 	usage: $0 [options]
 	  --srv6d PATH      srv6d binary (default \$SRV6D, else $BENCH_DIR/../src/srv6d)
 	  --configs LIST    comma-separated, from: forward,kernel,srv6d,srv6d-2q,
-	                    srv6d-nopayload,naive,floor
+	                    srv6d-nopayload,srv6d-gso,naive,floor
 	                    (srv6d: payload verdicts, reinject verdict;
+	                    srv6d-gso: the same with \`gso yes\` (the queue
+	                    bound with NFQA_CFG_F_GSO);
 	                    srv6d-nopayload: every result back by srv6d's own
 	                    device, reinject no-payload, as on Linux 7.1+ in a
 	                    user namespace; End's results on 7.2 go that way)
@@ -68,7 +70,7 @@ usage() {
 # ---- options ----------------------------------------------------------------
 SRV6D_BIN=${SRV6D:-$BENCH_DIR/../src/srv6d}
 SRV6D_B=
-CONFIGS=forward,kernel,srv6d,srv6d-2q,srv6d-nopayload,naive,floor
+CONFIGS=forward,kernel,srv6d,srv6d-2q,srv6d-nopayload,srv6d-gso,naive,floor
 REPEAT=3
 DURATION=5
 STEPS=6
@@ -171,9 +173,9 @@ RUN_CONFIGS=
 for c in ${CONFIGS//,/ }; do
 	case $c in
 	forward|kernel|naive|floor) ;;
-	srv6d@b|srv6d-2q@b|srv6d-nopayload@b)
+	srv6d@b|srv6d-2q@b|srv6d-nopayload@b|srv6d-gso@b)
 		[ -x "$SRV6D_B" ] || die "$c: no --srv6d-b binary" ;;
-	srv6d|srv6d-2q|srv6d-nopayload)
+	srv6d|srv6d-2q|srv6d-nopayload|srv6d-gso)
 		if [ $have_srv6d = 0 ]; then
 			log "end-rate: no srv6d binary at $SRV6D_BIN: skipping $c"
 			continue
@@ -213,6 +215,8 @@ gateway_up() {
 		srv6d_up 0-1 "--queue-balance 0:1" verdict || return 1 ;;
 	srv6d-nopayload)
 		srv6d_up 0 "--queue-num 0" no-payload || return 1 ;;
+	srv6d-gso)
+		srv6d_up 0 "--queue-num 0" verdict yes || return 1 ;;
 	naive)
 		in_gw ip6tables -t raw -A PREROUTING -d "$BENCH_SID" \
 			-j NFQUEUE --queue-num 0 || return 1
@@ -247,11 +251,11 @@ gateway_down() {
 	return 0
 }
 
-# srv6d_up QUEUES IP6TABLES_QUEUE_ARGS REINJECT
+# srv6d_up QUEUES IP6TABLES_QUEUE_ARGS REINJECT [GSO]
 srv6d_up() {
-	local conf=$OUT/srv6d-$1-$3.conf cpus=$GW_CPU
-	printf 'queue %s\nreinject %s\nsid %s/128 action End\n' "$1" "$3" \
-		"$BENCH_SID" > "$conf"
+	local conf=$OUT/srv6d-$1-$3-gso${4:-no}.conf cpus=$GW_CPU
+	printf 'queue %s\nreinject %s\ngso %s\nsid %s/128 action End\n' "$1" "$3" \
+		"${4:-no}" "$BENCH_SID" > "$conf"
 	"$GW_BIN" -t -c "$conf" >/dev/null 2>>"$OUT/srv6d.log" ||
 		{ log "end-rate: srv6d rejects $conf (see $OUT/srv6d.log)"; return 1; }
 	# Two workers on two cores: the second shares CPU 0 with trafgen.
@@ -563,7 +567,7 @@ counters_delta() {
 
 for cfg in $RUN_CONFIGS; do
 	[ "$PROFILE" != 0 ] || break
-	case ${cfg%@b} in srv6d|srv6d-nopayload|naive|kernel|floor) ;; *) continue ;; esac
+	case ${cfg%@b} in srv6d|srv6d-nopayload|srv6d-gso|naive|kernel|floor) ;; *) continue ;; esac
 	rate=${PROFILE_RATE:-$(med "${MAXR[$cfg]:-0}")}
 	rate=${rate%.*}
 	[ "$rate" -gt 0 ] 2>/dev/null || continue
@@ -635,6 +639,8 @@ pair srv6d naive
 pair naive kernel
 pair srv6d floor
 pair srv6d-nopayload srv6d
+pair srv6d-gso srv6d
+pair srv6d-gso@b srv6d-gso
 pair srv6d-nopayload floor
 pair srv6d@b srv6d
 pair srv6d-nopayload@b srv6d-nopayload

@@ -8,7 +8,8 @@
 #    -> gw (End fc00:100::1: kernel or srv6d)
 #    -> s1 (seg6local End.DT6 fc00:9::d6, iperf3 server on fd00:9::1)
 #
-# Then the same with an inline SRH still on its way after the End (gen:
+# Then (EXPERIMENTAL, srv6d-kend) srv6d with the kernel's End by its mark
+# (src/io/kend.h).  Then the same with an inline SRH still on its way after the End (gen:
 # seg6 inline, segs fc00:100::1,fd00:9::2; s1's kernel takes the last
 # segment): srv6d's result of a super-packet is not a payload the kernel
 # would segment right (the SL 2 -> 1 DA is not the final destination), so
@@ -25,9 +26,16 @@
 # trusting a veth's CHECKSUM_PARTIAL), captured as it leaves gw, every TCP
 # segment's checksum checked by tshark.
 #
+# With PROFILE=S, each mode then runs one more transfer under a system-wide
+# `perf record -a -g` of S seconds, and the CPU time is given per 64 KiB
+# moved, by function group (bench/transit-buckets.py): the kernel's End
+# and srv6d's compared per super-packet.
+#
 # Usage (root): bench/transit-tcp.sh [SECONDS] [RUNS] [gro on|off]
 #   SRV6D=/path/to/srv6d SRV6CTL=/path/to/srv6ctl to use another build;
-#   SRV6D_K72 (default: tests/kernel72/srv6d-k72 beside SRV6D's build).
+#   SRV6D_K72 (default: tests/kernel72/srv6d-k72 beside SRV6D's build);
+#   PROFILE=S (perf record S seconds per mode); MODES="kernel srv6d-gso-yes"
+#   (only these modes, default all).
 T=transitbench
 SECS=${1:-5}
 RUNS=${2:-3}
@@ -39,9 +47,14 @@ ns_init $((180 + 7 * RUNS * (SECS + 5)))
 need_srv6d
 SRV6D_PLAIN=$SRV6D
 SRV6D_K72=${SRV6D_K72:-$(dirname "$SRV6D")/../tests/kernel72/srv6d-k72}
-for c in iperf3 ethtool nstat tcpdump tshark; do
+for c in iperf3 ethtool nstat tcpdump tshark ${PROFILE:+perf}; do
 	command -v "$c" >/dev/null || skip_test "$c not found"
 done
+BUCKETS=$(dirname "$0")/transit-buckets.py
+MODES=${MODES:-}
+wanted() {	# LABEL: is this mode to be run (MODES)?
+	[ -z "$MODES" ] || case " $MODES " in *" $1 "*) ;; *) return 1 ;; esac
+}
 
 median() {	# numbers on stdin
 	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
@@ -90,6 +103,20 @@ measure() {	# LABEL: RUNS rates to $TMPD/LABEL, counters to $TMPD/LABEL.c
 		say "$1 run $i: $((r / 1000000)) Mbit/s"
 	done
 	echo "retrans=$(nstat_get "$GEN" TcpRetransSegs) csumerr=$(nstat_get "$S1" TcpInCsumErrors)" >"$TMPD/$1.c"
+	[ -z "${PROFILE:-}" ] || profile "$1"
+}
+
+profile() {	# LABEL: one more transfer, PROFILE s of it perf-recorded
+	local r pp data="$TMPD/$1.perf"
+	( sleep 1; perf record -a -g -F 997 -o "$data" -- sleep "$PROFILE" \
+		>/dev/null 2>&1 ) &
+	pp=$!
+	r=$(iperf $((PROFILE + 2))) || { wait "$pp"; return 0; }
+	wait "$pp"
+	perf script -i "$data" -F comm,pid,tid,ip,sym,dso 2>/dev/null |
+		"$PYTHON" "$BUCKETS" --bps "$r" --seconds "$PROFILE" \
+			${SRV6D_PID:+--pid "$SRV6D_PID"} >"$TMPD/$1.prof"
+	say "$1 profile: $(head -1 "$TMPD/$1.prof")"
 }
 
 PROOF_DST=fc00:9::d6
@@ -129,17 +156,20 @@ offloads "$GRO"
 nsx "$S1" iperf3 -s -D -B fd00:9::1 >/dev/null 2>&1
 sleep 0.5
 
-say "kernel: seg6local End at gw, GRO $GRO, ${SECS}s x $RUNS"
-nsx "$GW" ip -6 route add fc00:100::1/128 encap seg6local action End dev gw1 ||
-	{ say "seg6local End failed"; exit 1; }
-nsx "$GEN" ping -6 -c 2 -W 2 fd00:9::1 >/dev/null || { say "kernel path does not answer"; exit 1; }
-measure kernel || exit 1
-proof kernel
-nsx "$GW" ip -6 route del fc00:100::1/128
+if wanted kernel; then
+	say "kernel: seg6local End at gw, GRO $GRO, ${SECS}s x $RUNS"
+	nsx "$GW" ip -6 route add fc00:100::1/128 encap seg6local action End dev gw1 ||
+		{ say "seg6local End failed"; exit 1; }
+	nsx "$GEN" ping -6 -c 2 -W 2 fd00:9::1 >/dev/null || { say "kernel path does not answer"; exit 1; }
+	measure kernel || exit 1
+	proof kernel
+	nsx "$GW" ip -6 route del fc00:100::1/128
+fi
 
 nfq_steer6 fc00:100::/32 || { say "NFQUEUE rule failed"; exit 1; }
 # srv6d_mode LABEL GSO [k72]: srv6d's End (gso GSO), measured and proved.
 srv6d_mode() {
+	wanted "$1" || return 0
 	SRV6D=$SRV6D_PLAIN
 	if [ "${3:-}" = k72 ]; then
 		[ -x "$SRV6D_K72" ] || { say "$SRV6D_K72 not built: $1 skipped"; return 0; }
@@ -160,6 +190,28 @@ srv6d_mode() {
 srv6d_mode srv6d-gso-no no
 srv6d_mode srv6d-gso-yes yes
 
+# EXPERIMENTAL (src/io/kend.h): srv6d accepts each super-packet of the End
+# unchanged with a mark, and the kernel's seg6local End (a table of the
+# mark's rule) makes the rewrite: no 64 KiB payload back.  kernel_end is
+# what that route counted (super-packets).
+KEND_MARK=0x5e6d
+srv6d_kend() {	# LABEL [k72]
+	wanted "$1" || return 0
+	nsx "$GW" ip -6 rule add fwmark $KEND_MARK lookup 177 pref 100 &&
+		nsx "$GW" ip -6 route add fc00:100::1/128 encap seg6local \
+			action End count dev gw1 table 177 ||
+		{ say "$1: rule or route failed: skipped"; return 0; }
+	export SRV6D_EXP_KERNEL_END_MARK=$KEND_MARK
+	srv6d_mode "$1" yes ${2:-}
+	unset SRV6D_EXP_KERNEL_END_MARK
+	echo "kernel_end=$(nsx "$GW" ip -s -6 route show table 177 |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }')" \
+		>>"$TMPD/$1.s"
+	nsx "$GW" ip -6 route del fc00:100::1/128 table 177
+	nsx "$GW" ip -6 rule del fwmark $KEND_MARK lookup 177 pref 100
+}
+srv6d_kend srv6d-kend
+
 # ---- inline SRH still on its way: the vnet way ----------------------------
 _sysctls "$S1" net.ipv6.conf.all.seg6_enabled=1 net.ipv6.conf.s1.seg6_enabled=1
 nsx "$S1" ip -6 addr add fd00:9::2/128 dev lo
@@ -170,21 +222,31 @@ nsx "$GEN" ip -6 route replace fd00:9::/64 encap seg6 mode inline \
 	{ say "seg6 inline route failed"; exit 1; }
 PROOF_DST=fd00:9::2
 nsx "$GW" ip6tables -t raw -F PREROUTING
-say "kernel-inline: seg6local End at gw, inline SRH, GRO $GRO, ${SECS}s x $RUNS"
-nsx "$GW" ip -6 route add fc00:100::1/128 encap seg6local action End dev gw1 ||
-	{ say "seg6local End failed"; exit 1; }
-measure kernel-inline || exit 1
-proof kernel-inline
-nsx "$GW" ip -6 route del fc00:100::1/128
+if wanted kernel-inline; then
+	say "kernel-inline: seg6local End at gw, inline SRH, GRO $GRO, ${SECS}s x $RUNS"
+	nsx "$GW" ip -6 route add fc00:100::1/128 encap seg6local action End dev gw1 ||
+		{ say "seg6local End failed"; exit 1; }
+	measure kernel-inline || exit 1
+	proof kernel-inline
+	nsx "$GW" ip -6 route del fc00:100::1/128
+fi
 nfq_steer6 fc00:100::/32 || { say "NFQUEUE rule failed"; exit 1; }
 srv6d_mode srv6d-inline-gso-yes yes
 srv6d_mode srv6d-inline-gso-yes-k72 yes k72
+srv6d_kend srv6d-inline-kend
+srv6d_kend srv6d-inline-kend-k72 k72
 
 echo
 echo "Transit End TCP (iperf3 gen -> s1, kernel seg6 headend and End.DT6 (inline: s1's SRH processing), GRO $GRO, ${SECS}s, median of $RUNS):"
-for m in kernel srv6d-gso-no srv6d-gso-yes kernel-inline srv6d-inline-gso-yes srv6d-inline-gso-yes-k72; do
+for m in kernel srv6d-gso-no srv6d-gso-yes srv6d-kend kernel-inline srv6d-inline-gso-yes srv6d-inline-gso-yes-k72 srv6d-inline-kend srv6d-inline-kend-k72; do
 	[ -s "$TMPD/$m" ] || continue
 	printf '  %-16s %6s Mbit/s  (runs: %s) %s\n' "$m" "$(median <"$TMPD/$m")" \
 		"$(tr '\n' ' ' <"$TMPD/$m")" "$(cat "$TMPD/$m.c")"
 	printf '  %-16s proof: %s %s\n' "" "$(cat "$TMPD/$m.p")" "$(cat "$TMPD/$m.s" 2>/dev/null)"
+done
+for m in kernel srv6d-gso-no srv6d-gso-yes srv6d-kend kernel-inline srv6d-inline-gso-yes srv6d-inline-gso-yes-k72 srv6d-inline-kend srv6d-inline-kend-k72; do
+	[ -s "$TMPD/$m.prof" ] || continue
+	echo
+	echo "$m, CPU per 64 KiB moved (perf record -a, ${PROFILE}s):"
+	cat "$TMPD/$m.prof"
 done

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gso-vectors.h"
+#include "kend.h"
 #include "nfq.h"
 #include "pktsock.h"
 #include "reinject.h"
@@ -1068,6 +1069,95 @@ START_TEST(test_pkt_tx_vnet_mark)
 }
 END_TEST
 
+/* SRV6D_EXP_KERNEL_END_MARK: a number, else off. */
+START_TEST(test_kend_mark_from_env)
+{
+	unsetenv("SRV6D_EXP_KERNEL_END_MARK");
+	ck_assert_uint_eq(kend_mark_from_env(), 0);
+	setenv("SRV6D_EXP_KERNEL_END_MARK", "0x5e6d", 1);
+	ck_assert_uint_eq(kend_mark_from_env(), 0x5e6d);
+	setenv("SRV6D_EXP_KERNEL_END_MARK", "7x", 1);
+	ck_assert_uint_eq(kend_mark_from_env(), 0);
+	unsetenv("SRV6D_EXP_KERNEL_END_MARK");
+}
+END_TEST
+
+static void kend_noerr(void *arg, const char *file, unsigned line,
+		       const char *msg)
+{
+	(void)arg;
+	ck_abort_msg("%s:%u: %s", file, line, msg);
+}
+
+/* An End result: DA segs[sl], SRH SL sl, segments segs (index 0 first,
+ * as on the wire). */
+static struct pkt *kend_pkt(struct test_slot *s, const char *const *segs,
+			    unsigned n, unsigned sl)
+{
+	uint8_t b[40 + 8 + 16 * 4] = { 0x60 };
+
+	b[4] = 0;
+	b[5] = (uint8_t)(8 + 16 * n);	/* payload length: the SRH only */
+	b[6] = 43;			/* routing header */
+	b[7] = 63;
+	inet_pton(AF_INET6, "fc00:1::1", b + 8);
+	inet_pton(AF_INET6, segs[sl], b + 24);
+	b[40] = 59;			/* no next header */
+	b[41] = (uint8_t)(2 * n);
+	b[42] = 4;
+	b[43] = (uint8_t)sl;
+	b[44] = (uint8_t)(n - 1);
+	for (unsigned i = 0; i < n; i++)
+		inet_pton(AF_INET6, segs[i], b + 48 + 16 * i);
+	return test_pkt(s, b, 48 + 16 * n, ETH_P_IPV6);
+}
+
+/* Only the result of one plain End, no chain, no local destination, is
+ * what the kernel's End redoes. */
+START_TEST(test_kend_eligible)
+{
+	static const char conf[] = "queue 0\n"
+		"sid fc00:100::1/128 action End\n"
+		"sid fc00:100::2/128 action End\n"
+		"sid fc00:100::3/128 action End flavors psp\n"
+		"sid fc00:100::4/128 action End.X nh6 fc00:2::2\n";
+	static const char *const end[] = { "fc00:9::d6", "fc00:100::1" };
+	static const char *const foreign[] = { "fc00:9::d6", "fc00:200::1" };
+	static const char *const psp[] = { "fc00:9::d6", "fc00:100::3" };
+	static const char *const endx[] = { "fc00:9::d6", "fc00:100::4" };
+	static const char *const chain[] = { "fc00:9::d6", "fc00:100::2",
+					     "fc00:100::1" };
+	static const char *const before[] = { "fc00:9::d6", "fc00:100::1",
+					      "fc00:8::1" };
+	static const char *const local[] = { "fc00:100::2", "fc00:100::1" };
+	static struct test_slot s;
+	struct config *cfg = config_parse_buffer("t.conf", conf,
+						 sizeof(conf) - 1,
+						 kend_noerr, NULL);
+	struct pkt *p;
+
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert(kend_eligible(cfg, kend_pkt(&s, end, 2, 0)));
+	ck_assert(kend_eligible(cfg, kend_pkt(&s, before, 3, 0)));
+	ck_assert(!kend_eligible(cfg, kend_pkt(&s, foreign, 2, 0)));
+	ck_assert(!kend_eligible(cfg, kend_pkt(&s, psp, 2, 0)));
+	ck_assert(!kend_eligible(cfg, kend_pkt(&s, endx, 2, 0)));
+	ck_assert(!kend_eligible(cfg, kend_pkt(&s, chain, 3, 0)));
+	ck_assert(!kend_eligible(cfg, kend_pkt(&s, local, 2, 0)));
+	/* SL at the last entry: no segment the End came from. */
+	ck_assert(!kend_eligible(cfg, kend_pkt(&s, end, 2, 1)));
+	/* The destination is not segment SL. */
+	p = kend_pkt(&s, end, 2, 0);
+	p->data[39] ^= 1;
+	ck_assert(!kend_eligible(cfg, p));
+	/* Last Entry past the SRH's length. */
+	p = kend_pkt(&s, end, 2, 0);
+	p->data[44] = 2;
+	ck_assert(!kend_eligible(cfg, p));
+	config_free(cfg);
+}
+END_TEST
+
 /* The gso_size: the least room any known MTU leaves behind the headers;
  * IPv6's minimum link MTU when none is known. */
 START_TEST(test_reinject_gso_size)
@@ -1171,6 +1261,8 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_reinject_gso_size);
 	tcase_add_test(parser, test_pkt_tx_vnet);
 	tcase_add_test(parser, test_pkt_tx_vnet_mark);
+	tcase_add_test(parser, test_kend_mark_from_env);
+	tcase_add_test(parser, test_kend_eligible);
 	tcase_add_test(parser, test_parse_no_packet_hdr);
 	tcase_add_test(parser, test_parse_nlmsg_error);
 	tcase_add_test(parser, test_parse_not_a_packet);

@@ -13,6 +13,7 @@
 #include "egress.h"
 #include "gso.h"
 #include "kencap.h"
+#include "kend.h"
 #include "log.h"
 #include "reinject.h"
 #include "pktsock.h"
@@ -671,6 +672,16 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 	}
 	if (a == REINJECT_SEGMENT) {
 		reinject_segment(cfg, rt, p, q, io, st);
+		return;
+	}
+	/* Experimental (kend.h): a payload or, where the payload may not
+	 * be (an SRH still on its way, Linux 7.2), the vnet way. */
+	if ((a == REINJECT_PAYLOAD || a == REINJECT_VNET_OWN_DEV) && p->gso &&
+	    io->kend_mark && kend_eligible(cfg, p)) {
+		p->set_mark = true;
+		p->out_mark = io->kend_mark;
+		nfq_verdict_add(q, p, NF_ACCEPT, false);
+		st->forwarded++;
 		return;
 	}
 	if (reinject_send(cfg, rt, p, q, a, io, &reason) < 0) {
