@@ -7,10 +7,12 @@
 #   bench/worker-cost.sh RATE ROUNDS NAME=BINARY:REINJECT[:SETUP] ...
 #
 # e.g. bench/worker-cost.sh 60000 5 pay=src/srv6d:verdict \
-#          free=src/srv6d:no-payload
+#          free=src/srv6d:no-payload floor=:floor
 # BINARY is an srv6d (or a script that execs one with some environment),
 # REINJECT its `reinject` setting, SETUP a shell command run in gw once it
-# is up (e.g. "ethtool -K srv6d0 gro on").  With PERF=1 each probe's
+# is up (e.g. "ethtool -K srv6d0 gro on").  REINJECT `floor` runs
+# bench/floor-nfq.c instead (built here; BINARY ignored) on plain
+# forwarded frames, as end-rate.sh's floor: what NFQUEUE alone costs.  With PERF=1 each probe's
 # worker thread is also sampled (perf record -g -t, cpu-clock every 100 us)
 # into OUT/NAME-ROUND.perf (OUT: $OUT, else /tmp/srv6d-worker-cost).
 #
@@ -50,6 +52,13 @@ trap 'exit 130' INT TERM
 testbed_down
 testbed_up || die "cannot build the testbed"
 trafgen_cfg "$OUT/end.trafgen" "$BENCH_SID" 1
+trafgen_cfg "$OUT/forward.trafgen" "$BENCH_FINAL" 0
+case " $* " in *:floor\ *|*:floor:*)
+	# shellcheck disable=SC2046 # pkg-config's flags are words
+	gcc -std=gnu11 -O2 -g -Wall -Wextra -o "$OUT/floor-nfq" \
+		"$BENCH_DIR/floor-nfq.c" $(pkg-config --cflags --libs libmnl) ||
+		die "cannot build floor-nfq.c"
+esac
 in_gen tc qdisc replace dev g0 root tbf rate $((RATE * 94 * 8))bit \
 	burst $((94 * 128)) limit $((94 * 256)) || die "tbf"
 
@@ -57,24 +66,37 @@ in_gen tc qdisc replace dev g0 root tbf rate $((RATE * 94 * 8))bit \
 # arrived ns_per_packet".
 probe() {
 	local name=$1 round=$2 bin=$3 mode=$4 setup=$5 conf tid tg
-	local a0 a1 s0 s1 t0 t1
+	local a0 a1 s0 s1 t0 t1 dst=$BENCH_SID frames=$OUT/end.trafgen
 
-	conf=$OUT/$name.conf
-	printf 'queue 0\nreinject %s\nsid %s/128 action End\n' "$mode" \
-		"$BENCH_SID" > "$conf"
-	in_gw ip6tables -t raw -A PREROUTING -d "$BENCH_SID" -j NFQUEUE \
+	if [ "$mode" = floor ]; then
+		dst=$BENCH_FINAL frames=$OUT/forward.trafgen
+	fi
+	in_gw ip6tables -t raw -A PREROUTING -d "$dst" -j NFQUEUE \
 		--queue-num 0 || die "ip6tables"
-	ip netns exec "$NS_GW" nice -n -10 taskset -c "$GW_CPU" "$bin" \
-		-c "$conf" -s "$OUT/srv6d.sock" 2>>"$OUT/srv6d.log" &
-	GW_PID=$!
-	sleep 0.7
+	if [ "$mode" = floor ]; then
+		ip netns exec "$NS_GW" nice -n -10 taskset -c "$GW_CPU" \
+			"$OUT/floor-nfq" -q 0 -r $((8 << 20)) -m 8192 \
+			2>>"$OUT/floor.log" &
+		GW_PID=$!
+		sleep 0.7
+		tid=$GW_PID
+	else
+		conf=$OUT/$name.conf
+		printf 'queue 0\nreinject %s\nsid %s/128 action End\n' \
+			"$mode" "$BENCH_SID" > "$conf"
+		ip netns exec "$NS_GW" nice -n -10 taskset -c "$GW_CPU" \
+			"$bin" -c "$conf" -s "$OUT/srv6d.sock" \
+			2>>"$OUT/srv6d.log" &
+		GW_PID=$!
+		sleep 0.7
+		tid=$(grep -l '^srv6d-q0$' /proc/"$GW_PID"/task/*/comm \
+			2>/dev/null | head -1 | cut -d/ -f5)
+	fi
 	[ -z "$setup" ] || in_gw sh -c "$setup" >>"$OUT/setup.log" 2>&1
-	tid=$(grep -l '^srv6d-q0$' /proc/"$GW_PID"/task/*/comm 2>/dev/null |
-		head -1 | cut -d/ -f5)
 	[ -n "$tid" ] || die "$name: no worker thread (see $OUT/srv6d.log)"
 	timeout -s INT 3 ip netns exec "$NS_GEN" nice -n -10 \
 		taskset -c "$GEN_CPU" trafgen --no-sock-mem -q -t 0 -P 1 \
-		-o g0 -i "$OUT/end.trafgen" >/dev/null 2>&1 &
+		-o g0 -i "$frames" >/dev/null 2>&1 &
 	tg=$!
 	sleep 0.8
 	a0=$(sink_count); s0=$(gen_tx)
@@ -100,7 +122,8 @@ for round in $(seq 1 "$ROUNDS"); do
 		bin=${rest%%:*} rest=${rest#*:}
 		mode=${rest%%:*} setup=
 		[ "$rest" = "$mode" ] || setup=${rest#*:}
-		probe "$name" "$round" "$(readlink -f "$bin")" "$mode" "$setup"
+		probe "$name" "$round" "$(readlink -f "${bin:-/dev/null}")" \
+			"$mode" "$setup"
 	done
 done | tee "$OUT/rounds.txt" | awk '
 	{ printf "%s round %d: sent %d, arrived %d, worker %d ns/pkt\n", $1, $2, $3, $4, $5
