@@ -30,6 +30,7 @@
 set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 : "${BENCH_TAG:=srw$$}"
+# shellcheck source=bench/lib.sh
 . "$BENCH_DIR/lib.sh"
 
 [ $# -ge 3 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
@@ -38,6 +39,7 @@ RATE=$1 ROUNDS=$2
 shift 2
 OUT=${OUT:-/tmp/srv6d-worker-cost}
 mkdir -p "$OUT" || die "cannot create $OUT"
+# shellcheck disable=SC2034 # read by lib.sh's testbed_up
 BENCH_RPS_CPUS=2	# gw's receive processing on CPU 1, as end-rate.sh
 GEN_CPU=0 GW_CPU=1
 GW_PID=
