@@ -39,9 +39,7 @@
  *                               iif rule does what the mark would), NF_DROP
  *   PKT_NEW_BYTES, otherwise, no mark
  *                            -> send it into the reinjection device,
- *                               NF_DROP the original (EXPERIMENTAL, with
- *                               io->raw6_fd: an IPv6 one on the raw IPv6
- *                               socket instead, reinject.c)
+ *                               NF_DROP the original
  *   PKT_NEW_BYTES, other family, other mark
  *                            -> NF_DROP, DROP_FAMILY: the mark (End.X/End.T
  *                               routing) would not survive that device
