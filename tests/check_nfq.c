@@ -2,9 +2,6 @@
  * byte, the verdict batch's bound, the reinjection decision and the
  * watchdog's heartbeat check.  No root; one test sends verdicts on a
  * netlink socket of its own (no queue bound). */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* struct in6_pktinfo */
-#endif
 #include <arpa/inet.h>
 #include <check.h>
 #include <linux/if_ether.h>
@@ -1072,58 +1069,6 @@ START_TEST(test_pkt_tx_vnet_mark)
 }
 END_TEST
 
-/* SRV6D_EXP_LOCAL_OUT's batch: an IPv6 packet addressed to its
- * destination (port 0, no scope), with one IPPROTO_IPV6 IPV6_PKTINFO
- * control message holding its source and ifindex 0 (the kernel's
- * ip6_datagram_send_ctl() layout), the packet itself not copied; no
- * IPv4, nothing short, nothing in a vnet batch. */
-START_TEST(test_pkt_tx_add_ip6)
-{
-	static uint8_t p6[48] = {
-		0x60, 0, 0, 0, 0, 8, 59, 63,
-		0xfc, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x01,
-		0xfc, 0, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02,
-	};
-	static uint8_t p4[40] = { 0x45 };
-	struct pkt_tx *t = pkt_tx_new(), *v = pkt_tx_new_vnet();
-	union {
-		char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
-		struct cmsghdr h;
-	} want;
-	struct in6_pktinfo pi = { .ipi6_ifindex = 0 };
-	struct sockaddr_in6 dst = { .sin6_family = AF_INET6 };
-	const struct iovec *iov;
-	const void *name, *ctl;
-	size_t n, len;
-
-	ck_assert_ptr_nonnull(t);
-	ck_assert_ptr_nonnull(v);
-	memcpy(&pi.ipi6_addr, p6 + 8, 16);
-	memcpy(&dst.sin6_addr, p6 + 24, 16);
-	memset(&want, 0, sizeof(want));
-	want.h.cmsg_len = CMSG_LEN(sizeof(pi));
-	want.h.cmsg_level = IPPROTO_IPV6;
-	want.h.cmsg_type = IPV6_PKTINFO;
-	memcpy(CMSG_DATA(&want.h), &pi, sizeof(pi));
-	ck_assert_int_eq(pkt_tx_add_ip6(t, p6, sizeof(p6), NULL), 0);
-	name = pkt_tx_name(t, 0, &len);
-	ck_assert_bytes(name, len, (const uint8_t *)&dst, sizeof(dst));
-	ctl = pkt_tx_control(t, 0, &len);
-	ck_assert_bytes(ctl, len, (const uint8_t *)want.buf, sizeof(want.buf));
-	iov = pkt_tx_iov(t, 0, &n);
-	ck_assert_uint_eq(n, 1);
-	ck_assert_ptr_eq(iov[0].iov_base, p6);
-	ck_assert_uint_eq(iov[0].iov_len, sizeof(p6));
-	ck_assert_int_eq(pkt_tx_add_ip6(t, p4, sizeof(p4), NULL), -1);
-	ck_assert_int_eq(pkt_tx_add_ip6(t, p6, 39, NULL), -1);
-	ck_assert_int_eq(pkt_tx_add_ip6(v, p6, sizeof(p6), NULL), -1);
-	ck_assert_uint_eq(pkt_tx_count(t), 1);
-	ck_assert_uint_eq(pkt_tx_count(v), 0);
-	pkt_tx_free(t);
-	pkt_tx_free(v);
-}
-END_TEST
-
 /* SRV6D_EXP_KERNEL_ENCAP_MARK: a number (C base prefixes), else off. */
 START_TEST(test_kencap_mark_from_env)
 {
@@ -1246,7 +1191,6 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_reinject_gso_size);
 	tcase_add_test(parser, test_pkt_tx_vnet);
 	tcase_add_test(parser, test_pkt_tx_vnet_mark);
-	tcase_add_test(parser, test_pkt_tx_add_ip6);
 	tcase_add_test(parser, test_kencap_mark_from_env);
 	tcase_add_test(parser, test_parse_no_packet_hdr);
 	tcase_add_test(parser, test_parse_nlmsg_error);

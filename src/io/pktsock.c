@@ -72,13 +72,6 @@ struct pkt_tx {
 	/* Two a frame: its virtio_net_hdr (pkt_tx_add_vnet()) and itself. */
 	struct iovec iov[PKT_TX_MAX][2];
 	struct sockaddr_ll sll[PKT_TX_MAX];
-	/* A batch of pkt_tx_add_ip6(): each packet's destination, and its
-	 * source as an IPV6_PKTINFO control message. */
-	struct sockaddr_in6 sin6[PKT_TX_MAX];
-	union {
-		char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
-		struct cmsghdr align;
-	} ctl6[PKT_TX_MAX];
 	struct virtio_net_hdr vhdr[PKT_TX_MAX];
 	void *cookie[PKT_TX_MAX];	/* the caller's, for a failure */
 	/* An SO_MARK control message (pkt_tx_add_vnet_mark()). */
@@ -196,14 +189,6 @@ const void *pkt_tx_control(const struct pkt_tx *t, unsigned i, size_t *len)
 	return t->msg[i].msg_hdr.msg_control;
 }
 
-const void *pkt_tx_name(const struct pkt_tx *t, unsigned i, size_t *len)
-{
-	if (i >= t->n)
-		return NULL;
-	*len = t->msg[i].msg_hdr.msg_namelen;
-	return t->msg[i].msg_hdr.msg_name;
-}
-
 const struct iovec *pkt_tx_iov(const struct pkt_tx *t, unsigned i,
 			       size_t *niov)
 {
@@ -240,58 +225,6 @@ unsigned pkt_tx_flush(int fd, struct pkt_tx *t, pkt_tx_failed_fn *failed,
 	}
 	t->n = 0;
 	return sent;
-}
-
-int pkt_tx_add_ip6(struct pkt_tx *t, const uint8_t *pkt, size_t len,
-		   void *cookie)
-{
-	unsigned i = t->n;
-	struct in6_pktinfo pi = { .ipi6_ifindex = 0 };
-	struct cmsghdr *c;
-
-	if (t->vnet || i >= PKT_TX_MAX || len < 40 || (pkt[0] >> 4) != 6)
-		return -1;
-	t->sin6[i] = (struct sockaddr_in6){ .sin6_family = AF_INET6 };
-	memcpy(&t->sin6[i].sin6_addr, pkt + 24, 16);	/* the destination */
-	memcpy(&pi.ipi6_addr, pkt + 8, 16);		/* the source */
-	t->iov[i][0] = (struct iovec){ .iov_base = (void *)pkt,
-				       .iov_len = len };
-	t->msg[i] = (struct mmsghdr){ .msg_hdr = {
-		.msg_name = &t->sin6[i],
-		.msg_namelen = sizeof(t->sin6[i]),
-		.msg_iov = t->iov[i],
-		.msg_iovlen = 1,
-		.msg_control = t->ctl6[i].buf,
-		.msg_controllen = sizeof(t->ctl6[i].buf),
-	} };
-	c = CMSG_FIRSTHDR(&t->msg[i].msg_hdr);
-	c->cmsg_level = IPPROTO_IPV6;
-	c->cmsg_type = IPV6_PKTINFO;
-	c->cmsg_len = CMSG_LEN(sizeof(pi));
-	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
-	t->cookie[i] = cookie;
-	t->n = i + 1;
-	return 0;
-}
-
-int raw6_sock_open(void)
-{
-	/* IPPROTO_RAW implies IPV6_HDRINCL; the socket receives nothing. */
-	int fd = socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			IPPROTO_RAW), on = 1, err;
-
-	if (fd < 0)
-		return -1;
-	/* A source that is not this node's (a forwarded packet's) in
-	 * IPV6_PKTINFO: ipv6_can_nonlocal_bind(). */
-	if (setsockopt(fd, IPPROTO_IPV6, IPV6_FREEBIND, &on, sizeof(on)) < 0) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	pkt_sock_sndbuf(fd, PKT_SNDBUF);
-	return fd;
 }
 
 int raw4_sock_open(void)

@@ -100,11 +100,6 @@ int pkt_tx_add_vnet_mark(struct pkt_tx *t, uint32_t ifindex,
  * none (or no frame i).  For tests. */
 const void *pkt_tx_control(const struct pkt_tx *t, unsigned i, size_t *len);
 
-/* The address frame i of t is sent to (*len bytes: a struct sockaddr_ll,
- * or for pkt_tx_add_ip6() a struct sockaddr_in6), NULL when t has no
- * frame i.  For tests. */
-const void *pkt_tx_name(const struct pkt_tx *t, unsigned i, size_t *len);
-
 /* The iovec of frame i of t, *niov parts (2 with a virtio_net_hdr, else
  * 1), as the flush will send it; NULL when t has no frame i.  For the
  * tests. */
@@ -125,24 +120,6 @@ unsigned pkt_tx_flush(int fd, struct pkt_tx *t, pkt_tx_failed_fn *failed,
  * builds as this node's own packets.  Returns the fd, or -1 with errno
  * (EPERM without CAP_NET_RAW). */
 int raw4_sock_open(void);
-
-/* EXPERIMENTAL (SRV6D_EXP_LOCAL_OUT, reinject.h): open a send-only raw
- * IPv6 socket (IPPROTO_RAW: the caller gives the whole IPv6 header) with
- * IPV6_FREEBIND, non-blocking, with the send buffer of pkt_sock_open().
- * What it sends leaves as this node's own packets: routed for their
- * destination and source (no in-interface), through OUTPUT and
- * POSTROUTING, their hop limit as it is.  Returns the fd, or -1 with
- * errno. */
-int raw6_sock_open(void);
-
-/* Add the IPv6 packet (len bytes at pkt, its header first, which must
- * stay there until the flush) to t, a batch of pkt_tx_new() for a socket
- * of raw6_sock_open() (pkt_tx_flush() sends it): addressed to its
- * destination, with its source in IPV6_PKTINFO, so that the kernel's
- * route lookup sees both.  Returns 0, or -1 when t is full or a vnet
- * batch or pkt no IPv6 packet. */
-int pkt_tx_add_ip6(struct pkt_tx *t, const uint8_t *pkt, size_t len,
-		   void *cookie);
 
 /* Send the IPv4 packet (len bytes at pkt, its header included) to its
  * destination address on the raw socket fd; the kernel routes it as a

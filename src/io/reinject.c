@@ -325,8 +325,6 @@ void reinject_flush(const struct reinject_io *io, struct worker_stats *st)
 {
 	if (io->tx && pkt_tx_count(io->tx))
 		pkt_tx_flush(io->pkt_fd, io->tx, reinject_tx_failed, st);
-	if (io->tx6 && pkt_tx_count(io->tx6))
-		pkt_tx_flush(io->raw6_fd, io->tx6, reinject_tx_failed, st);
 	if (io->seg)
 		seg_area_reset(io->seg);
 }
@@ -389,25 +387,6 @@ static void reinject_drop(struct pkt *p, struct worker_stats *st,
 	reinject_charge(p, reason);
 }
 
-/* EXPERIMENTAL (io->raw6_fd, SRV6D_EXP_LOCAL_OUT): an IPv6 result for
- * the reinjection device goes with the batch on the raw IPv6 socket
- * instead, as this node's own packet: no veth, no second receive
- * (backlog, ipv6_rcv, PREROUTING, ip6_forward), but OUTPUT instead of
- * FORWARD, a route lookup without the in-interface, and the hop limit
- * decremented here (what ip6_forward() would do; one that would reach 0
- * goes the device's way, where the kernel answers it).  A result larger
- * than the route's MTU is refused (EMSGSIZE: DROP_TOO_BIG), not answered
- * with a Packet Too Big.  Returns 1 once queued, 0 when p does not go
- * this way, -1 when the batch refused it. */
-static int reinject_local_out(const struct reinject_io *io, struct pkt *p)
-{
-	if (io->raw6_fd < 0 || !io->tx6 || pkt_ip_version(p) != 6 ||
-	    p->len < 40 || p->data[7] <= 1)
-		return 0;
-	p->data[7]--;
-	return pkt_tx_add_ip6(io->tx6, p->data, p->len, p) == 0 ? 1 : -1;
-}
-
 /* REINJECT_L2 / REINJECT_DEV / REINJECT_OWN_DEV: the original is done
  * with either way; the frame goes with the batch (reinject_flush()).
  * Returns 0 once queued, else -1 with the reason. */
@@ -421,13 +400,6 @@ static int reinject_frame(const struct config *cfg,
 	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rt, p);
 
 	nfq_verdict_add(q, p, NF_DROP, false);
-	if (own && !p->set_mark) {
-		int r = reinject_local_out(io, p);
-
-		*reason = DROP_REINJECT;
-		if (r)
-			return r > 0 ? 0 : -1;
-	}
 	if (a != REINJECT_L2 &&
 	    reinject_eth_push(p, own ? 0 : p->out_mark) < 0) {
 		*reason = DROP_NO_HEADROOM;

@@ -212,13 +212,6 @@ struct reinject_io {
 	const struct rtmirror *mirror;	/* MTUs for reinject_gso_size(),
 					 * NULL: none known */
 	uint32_t kencap_mark;	/* experimental (kencap.h), 0: off */
-	/* EXPERIMENTAL (SRV6D_EXP_LOCAL_OUT, srv6d(8)): a raw IPv6 socket
-	 * (raw6_sock_open()), -1 off, and its batch (pkt_tx_add_ip6()):
-	 * the IPv6 results that would go into the reinjection device
-	 * without a mark leave as this node's own packets instead (no
-	 * second receive: reinject_local_out()). */
-	int raw6_fd;
-	struct pkt_tx *tx6;
 };
 
 /* Apply the decision for p: queue its verdict on q, send it on io's raw

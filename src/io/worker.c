@@ -473,9 +473,6 @@ static void engine_destroy(struct engine *e)
 		if (w->io.pkt_fd >= 0)
 			close(w->io.pkt_fd);
 		pkt_tx_free(w->io.tx);
-		if (w->io.raw6_fd >= 0)
-			close(w->io.raw6_fd);
-		pkt_tx_free(w->io.tx6);
 		seg_area_fini(&w->seg);
 		free(w->stats);
 	}
@@ -566,31 +563,6 @@ static void worker_io_open(struct reinject_io *io, unsigned queue, bool gso)
 	io->tx = pkt_tx_new();
 }
 
-/* EXPERIMENTAL: with SRV6D_EXP_LOCAL_OUT set (non-empty), the worker's
- * raw IPv6 socket and batch for the IPv6 results that would go into the
- * reinjection device without a mark (reinject_local_out(), reinject.c).
- * Without the socket they go that device's way.  Returns 0, or -1 out of
- * memory. */
-static int worker_local_out_open(struct reinject_io *io, unsigned queue)
-{
-	const char *s = getenv("SRV6D_EXP_LOCAL_OUT");
-
-	if (!s || !*s)
-		return 0;
-	io->raw6_fd = raw6_sock_open();
-	if (io->raw6_fd < 0) {
-		log_msg(LOG_WARNING, "queue %u: SRV6D_EXP_LOCAL_OUT: cannot "
-			"open a raw IPv6 socket: %s; results go by the "
-			"reinjection device", queue, strerror(errno));
-		return 0;
-	}
-	log_msg(LOG_WARNING, "queue %u: EXPERIMENTAL (SRV6D_EXP_LOCAL_OUT): "
-		"IPv6 results without a mark leave as this node's own "
-		"packets (OUTPUT, not FORWARD)", queue);
-	io->tx6 = pkt_tx_new();
-	return io->tx6 ? 0 : -1;
-}
-
 static int engine_init_worker(struct engine *e, unsigned i, char *err,
 			      size_t errlen)
 {
@@ -609,8 +581,7 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 		w->io.seg = &w->seg;
 	w->io.kencap_mark = kencap_mark_from_env();
 	w->stats = zalloc_lines(sizeof(*w->stats));
-	if (!w->stats || !w->io.tx || (cfg->gso && !w->io.seg) ||
-	    worker_local_out_open(&w->io, w->queue) < 0) {
+	if (!w->stats || !w->io.tx || (cfg->gso && !w->io.seg)) {
 		snprintf(err, errlen, "queue %u: out of memory", w->queue);
 		return -1;
 	}
@@ -662,8 +633,7 @@ struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
 	e->gen = generation_new(cfg, rt, n);
 	e->workers = zalloc_lines(n * sizeof(*e->workers));
 	for (unsigned i = 0; e->workers && i < n; i++)
-		e->workers[i].io.raw_fd = e->workers[i].io.pkt_fd =
-			e->workers[i].io.raw6_fd = -1;
+		e->workers[i].io.raw_fd = e->workers[i].io.pkt_fd = -1;
 	e->base_sids = calloc(nsids + 1, sizeof(*e->base_sids));
 	e->base_pols = calloc(npolicies + 1, sizeof(*e->base_pols));
 	if (!e->gen || !e->workers || !e->base_sids || !e->base_pols) {
