@@ -55,6 +55,10 @@ out=$(pkt_xchg --tag end $S --segs fc00:100::1,fc00:9::c1 $IN6)
 exp=$(pkt_build --tag end $S --segs fc00:100::1,fc00:9::c1 $IN6 --sl 0 --hlim 63)
 expect_frame "End through the reinjection device: to sink1, hop limit 64 -> 63" "$out" s1 "$exp"
 
+out=$(pkt_xchg --tag endhl2 $S --segs fc00:100::1,fc00:9::c1 --hlim 2)
+exp=$(pkt_build --tag endhl2 $S --segs fc00:100::1,fc00:9::c1 --hlim 1 --sl 0)
+expect_frame "End with hop limit 2 leaves with 1 (decremented once)" "$out" s1 "$exp"
+
 # ---- End.X / End.T / End.DX6: the SID's veth pair -------------------------------
 out=$(pkt_xchg --tag endx $S --segs fc00:100::3,fc00:9::c1 $IN6)
 exp=$(pkt_build --tag endx $S --segs fc00:100::3,fc00:9::c1 $IN6 --sl 0 --hlim 63)
@@ -80,8 +84,8 @@ expect_fields "H.Encaps of IPv4 through the reinjection device: to sink1" \
 # ---- counters --------------------------------------------------------------------------
 expect_eq "no verdict carried a payload (forwarded 0)" \
 	"$(ctl_get "s['totals']['forwarded']")" 0
-expect_eq "all 6 results re-entered by the reinjection device or a SID veth pair (injected 6)" \
-	"$(ctl_get "s['totals']['injected']")" 6
+expect_eq "all 7 results re-entered by the reinjection device or a SID veth pair (injected 7)" \
+	"$(ctl_get "s['totals']['injected']")" 7
 expect_eq "nothing dropped" "$(ctl_get "s['totals']['dropped']")" 0
 
 if srv6d_stop; then pass "SIGTERM: srv6d exits 0"; else fail "SIGTERM: srv6d exit status"; fi
