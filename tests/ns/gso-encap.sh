@@ -108,8 +108,8 @@ check_case() {
 	# (outer,inner for IPv6 inside), the inner IPv4 total length, TCP's
 	# header length and payload, its checksum status, the IPv4 header
 	# checksum status, PSH.
-	fields=$(tshark -r "$pcap" -o tcp.check_checksum:TRUE \
-		-o ip.check_checksum:TRUE -Y 'tcp.len > 0' -T fields \
+	# shellcheck disable=SC2086 # TSHARK_OPTS is a list of options
+	fields=$(tshark -r "$pcap" $TSHARK_OPTS -Y 'tcp.len > 0' -T fields \
 		-E separator='|' -E aggregator=, -e frame.len -e ipv6.plen \
 		-e ip.len -e tcp.hdr_len -e tcp.len -e tcp.checksum.status \
 		-e ip.checksum.status -e tcp.flags.push 2>/dev/null)

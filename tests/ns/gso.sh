@@ -100,18 +100,26 @@ capture() {
 	sleep 0.5
 	kill -INT "$tp" 2>/dev/null
 	wait "$tp" 2>/dev/null
-	GOOD=$(tshark -r "$pcap" -o tcp.check_checksum:TRUE \
-		-Y 'tcp.len > 0 && tcp.checksum.status == 1' 2>/dev/null | wc -l)
-	BAD=$(tshark -r "$pcap" -o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE \
-		-Y "$BADF" 2>/dev/null | wc -l)
-	MAXLEN=$(tshark -r "$pcap" -T fields -e frame.len 2>/dev/null | sort -n | tail -1)
+	# One pass: segments with data and a good TCP checksum; segments with
+	# a bad TCP or IPv4 header checksum or that tshark finds malformed;
+	# the largest frame.
+	# shellcheck disable=SC2086 # TSHARK_OPTS is a list of options
+	read -r GOOD BAD MAXLEN <<EOF
+$(tshark -r "$pcap" $TSHARK_OPTS -T fields -E separator='|' -e frame.len \
+	-e tcp.len -e tcp.checksum.status -e ip.checksum.status \
+	-e frame.protocols 2>/dev/null | awk -F'|' '
+	$1 + 0 > max { max = $1 + 0 }
+	$2 > 0 && $3 == 1 { good++ }
+	($3 != "" && $3 != 1) || ($4 != "" && $4 != 1) || $5 ~ /_ws\.malformed/ { bad++ }
+	END { print good + 0, bad + 0, max + 0 }')
+EOF
 	CSUMERR=$(( $(nstat_abs "$rns" TcpInCsumErrors) - csum0 ))
 	RETRANS=$(( $(nstat_abs "$GEN" TcpRetransSegs) - retr0 ))
 	OUTSEGS=$(( $(nstat_abs "$GEN" TcpOutSegs) - out0 ))
 	qd1=$(qdrops)
 	say "$1: ${BYTES} bytes, segments good $GOOD, not good $BAD, largest frame $MAXLEN, receiver TcpInCsumErrors $CSUMERR, gen TcpRetransSegs $RETRANS of TcpOutSegs $OUTSEGS; queue drops (full, send failed) before $qd0, after $qd1; gw's rx drops $(gwdrops)"
-	[ "$BAD" = 0 ] || tshark -r "$pcap" -o tcp.check_checksum:TRUE \
-		-o ip.check_checksum:TRUE -Y "$BADF" -T fields \
+	# shellcheck disable=SC2086
+	[ "$BAD" = 0 ] || tshark -r "$pcap" $TSHARK_OPTS -Y "$BADF" -T fields \
 		-e tcp.checksum.status -e ip.checksum.status -e frame.len \
 		-e tcp.len -e _ws.expert.message 2>/dev/null |
 		sort | uniq -c | sort -rn | head -5

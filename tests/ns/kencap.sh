@@ -210,7 +210,8 @@ PY
 		fail "$label: outer headers: $wire"
 	fi
 	expect_eq "$label: every segment fits the hosts' MTU behind the outer header and SRH" "$nbig" 0
-	bad=$(tshark -r "$PCAP_TCP" -o tcp.check_checksum:TRUE -Y 'tcp.len > 0 and tcp.checksum.status != 1' \
+	# shellcheck disable=SC2086 # TSHARK_OPTS is a list of options
+	bad=$(tshark -r "$PCAP_TCP" $TSHARK_OPTS -Y 'tcp.len > 0 and tcp.checksum.status != 1' \
 		2>/dev/null | wc -l)
 	expect_eq "$label: every captured TCP segment's checksum is good" "$bad" 0
 }

@@ -50,6 +50,11 @@ TMPD=
 
 say() { echo "$T: $*"; }
 
+# tshark's options for the capture checks: checksums verified, and no TCP
+# sequence analysis or reassembly, which the checks do not read and which
+# make a 20,000-segment capture take a minute instead of a second.
+TSHARK_OPTS="-o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE -o tcp.analyze_sequence_numbers:FALSE -o tcp.desegment_tcp_streams:FALSE"
+
 pass() {
 	NPASS=$((NPASS + 1))
 	echo "ok   - $*"
