@@ -588,7 +588,7 @@ START_TEST(test_man_examples)
 			ndl++;
 		}
 	}
-	ck_assert_uint_eq(ndl, 13);
+	ck_assert_uint_eq(ndl, 14);
 	ck_assert_uint_eq(nlit, 23);
 	cfg = parse_ok(lit);
 	ck_assert_uint_eq(cfg->nsids, 15);
