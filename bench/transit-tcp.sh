@@ -8,8 +8,9 @@
 #    -> gw (End fc00:100::1: kernel or srv6d)
 #    -> s1 (seg6local End.DT6 fc00:9::d6, iperf3 server on fd00:9::1)
 #
-# Then (EXPERIMENTAL, srv6d-kend) srv6d with the kernel's End by its mark
-# (src/io/kend.h).  Then the same with an inline SRH still on its way after the End (gen:
+# Then (srv6d-kend) srv6d with `kernel-end auto`, the kernel's End by its
+# SID's mark (src/io/kend.h); the other srv6d modes have `kernel-end no`.
+# Then the same with an inline SRH still on its way after the End (gen:
 # seg6 inline, segs fc00:100::1,fd00:9::2; s1's kernel takes the last
 # segment): srv6d's result of a super-packet is not a payload the kernel
 # would segment right (the SL 2 -> 1 DA is not the final destination), so
@@ -168,7 +169,7 @@ fi
 
 nfq_steer6 fc00:100::/32 || { say "NFQUEUE rule failed"; exit 1; }
 # srv6d_mode LABEL GSO [k72]: srv6d's End (gso GSO), measured and proved.
-srv6d_mode() {
+srv6d_mode() {	# LABEL GSO [k72] [KERNEL_END (no)]
 	wanted "$1" || return 0
 	SRV6D=$SRV6D_PLAIN
 	if [ "${3:-}" = k72 ]; then
@@ -176,39 +177,32 @@ srv6d_mode() {
 		SRV6D=$SRV6D_K72
 		export NFQ72_STATS="$TMPD/$1.k72"
 	fi
-	printf 'queue 0\nsid fc00:100::1/128 action End\ngso %s\n' "$2" >"$TMPD/srv6d.conf"
+	printf 'queue 0\nsid fc00:100::1/128 action End\ngso %s\nkernel-end %s\n' \
+		"$2" "${4:-no}" >"$TMPD/srv6d.conf"
 	srv6d_start "$TMPD/srv6d.conf" || exit 1
-	say "$1: srv6d End, gso $2${3:+ ($3)}, GRO $GRO, ${SECS}s x $RUNS"
+	say "$1: srv6d End, gso $2, kernel-end ${4:-no}${3:+ ($3)}, GRO $GRO, ${SECS}s x $RUNS"
 	nsx "$GEN" ping -6 -c 2 -W 2 fd00:9::1 >/dev/null || { say "srv6d path does not answer"; exit 1; }
 	measure "$1" || exit 1
 	proof "$1"
-	ctl_get "'gso_packets=%d gso_refused=%d gso_vnet=%d csum_completed=%d forwarded=%d injected=%d' % (s['totals']['gso_packets'], s['totals']['gso_refused'], s['totals']['gso_vnet'], s['totals']['csum_completed'], s['totals']['forwarded'], s['totals']['injected'])" \
+	ctl_get "'gso_packets=%d gso_refused=%d gso_vnet=%d csum_completed=%d forwarded=%d injected=%d kend=%d' % (s['totals']['gso_packets'], s['totals']['gso_refused'], s['totals']['gso_vnet'], s['totals']['csum_completed'], s['totals']['forwarded'], s['totals']['injected'], s['totals']['kend'])" \
 		>"$TMPD/$1.s" 2>&1
+	# what srv6d's seg6local End route counted (super-packets)
+	[ "${4:-no}" = no ] || echo "kernel_end=$(nsx "$GW" ip -s -6 route show table all |
+		awk '/seg6local/ { for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }')" \
+		>>"$TMPD/$1.s"
 	srv6d_stop
 	unset NFQ72_STATS
 }
 srv6d_mode srv6d-gso-no no
 srv6d_mode srv6d-gso-yes yes
 
-# EXPERIMENTAL (src/io/kend.h): srv6d accepts each super-packet of the End
-# unchanged with a mark, and the kernel's seg6local End (a table of the
-# mark's rule) makes the rewrite: no 64 KiB payload back.  kernel_end is
-# what that route counted (super-packets).
-KEND_MARK=0x5e6d
+# `kernel-end auto` (the default, src/io/kend.h): srv6d accepts each
+# super-packet of the End unchanged with its SID's mark, and the kernel's
+# seg6local End srv6d installed (a table of the mark's rule) makes the
+# rewrite: no 64 KiB payload back.  kernel_end is what that route counted
+# (super-packets).
 srv6d_kend() {	# LABEL [k72]
-	wanted "$1" || return 0
-	nsx "$GW" ip -6 rule add fwmark $KEND_MARK lookup 177 pref 100 &&
-		nsx "$GW" ip -6 route add fc00:100::1/128 encap seg6local \
-			action End count dev gw1 table 177 ||
-		{ say "$1: rule or route failed: skipped"; return 0; }
-	export SRV6D_EXP_KERNEL_END_MARK=$KEND_MARK
-	srv6d_mode "$1" yes ${2:-}
-	unset SRV6D_EXP_KERNEL_END_MARK
-	echo "kernel_end=$(nsx "$GW" ip -s -6 route show table 177 |
-		awk '{ for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }')" \
-		>>"$TMPD/$1.s"
-	nsx "$GW" ip -6 route del fc00:100::1/128 table 177
-	nsx "$GW" ip -6 rule del fwmark $KEND_MARK lookup 177 pref 100
+	srv6d_mode "$1" yes "${2:-}" auto
 }
 srv6d_kend srv6d-kend
 

@@ -588,7 +588,7 @@ START_TEST(test_man_examples)
 			ndl++;
 		}
 	}
-	ck_assert_uint_eq(ndl, 13);
+	ck_assert_uint_eq(ndl, 14);
 	ck_assert_uint_eq(nlit, 23);
 	cfg = parse_ok(lit);
 	ck_assert_uint_eq(cfg->nsids, 15);
@@ -1183,7 +1183,7 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nqeueu 1\n",
 	    "t.conf:2: unknown directive 'qeueu' (expected queue, encap-source, "
 	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate, "
-	    "icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso or kernel-encap)");
+	    "icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap or kernel-end)");
 	BAD("queue\n",
 	    "t.conf:1: queue: missing argument (expected a queue number or a "
 	    "range like 0-3)");
@@ -1300,7 +1300,7 @@ START_TEST(test_err_addresses)
 	BAD("queue 0\nfoo0123456789012345678901234567890123456789012345678901234\n",
 	    "t.conf:2: unknown directive 'foo012345678901234567890123456789012345"
 	    "678901234...' (expected queue, encap-source, sid, route, tun-name, "
-	    "reinject, mark-base, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso or kernel-encap)");
+	    "reinject, mark-base, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap or kernel-end)");
 }
 END_TEST
 
@@ -1584,7 +1584,7 @@ START_TEST(test_err_lines)
 		"t.conf:2: line is too long (4097 bytes, at most 4096)",
 		"t.conf:3: unknown directive 'foo' (expected queue, encap-source, "
 		"sid, route, tun-name, reinject, mark-base, rule-priority, "
-		"icmp-rate, icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso or kernel-encap)", NULL });
+		"icmp-rate, icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap or kernel-end)", NULL });
 	free(big);
 
 	check_bad_len(nul, sizeof(nul) - 1, (const char *const[]){
@@ -1619,7 +1619,7 @@ START_TEST(test_err_many)
 	    "t.conf:2: duplicate 'queue' directive (first at line 1)",
 	    "t.conf:3: unknown directive 'bogus' (expected queue, encap-source, "
 	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate, "
-	    "icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso or kernel-encap)",
+	    "icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap or kernel-end)",
 	    "t.conf:4: encap-source: expected an IPv6 address, found '10.0.0.1'",
 	    "t.conf:5: sid: fc00:100::1/64 has host bits set past /64 (did you "
 	    "mean fc00:100::/64?)",

@@ -154,6 +154,7 @@ START_TEST(status_document)
 	static const char *const keys[] = {
 		"version", "pid", "uptime", "config", "config_loaded",
 		"reloads", "reload_failures", "reinject", "kernel_encap",
+		"kernel_end",
 		"workers", "totals",
 		"sids",
 		"policies", "mirror", "kernel_routes",
@@ -168,6 +169,7 @@ START_TEST(status_document)
 	w[0].bad_messages = 2;
 	w[0].drops[DROP_HOP_LIMIT] = 4;
 	w[1].rx_packets = 22;
+	w[0].kend = 6;
 	total.rx_packets = 33;
 	total.drops[DROP_FRAGMENT] = 5;
 	sids[0].packets = 7;
@@ -214,6 +216,9 @@ START_TEST(status_document)
 		free(txt);
 	}
 
+	assert_json(json_object_get(doc, "kernel_end"),
+		"{\"mode\":\"auto\",\"active\":false,\"why\":\"\","
+		"\"sids\":0}");
 	/* A worker: queue, every counter by its C name, every drop reason. */
 	assert_json(json_array_get(json_object_get(doc, "workers"), 0),
 		"{\"queue\":3,\"rx_packets\":11,\"rx_bytes\":0,\"rx_batches\":0,"
@@ -224,7 +229,7 @@ START_TEST(status_document)
 		"\"recv_errors\":0,\"send_errors\":0,\"tx_full\":0,\"nl_errors\":0,"
 		"\"bad_messages\":2,\"rx_too_long\":0,\"gso_packets\":0,"
 		"\"gso_refused\":0,\"gso_vnet\":0,\"csum_completed\":0,"
-		"\"gso_segments\":0,\"kencap\":0,"
+		"\"gso_segments\":0,\"kencap\":0,\"kend\":6,"
 		"\"kencap_fallbacks\":{\"off\":0,\"unlisted\":0,\"hmac\":0,"
 		"\"source\":0,\"first_segment\":0,\"shape\":0},"
 		"\"drops\":{\"truncated\":0,\"bad_ip\":0,"

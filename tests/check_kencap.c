@@ -185,6 +185,122 @@ START_TEST(encap_route_message)
 }
 END_TEST
 
+/* kernel-end: the plain End SIDs take marks after the encapsulations',
+ * from the top down; a flavor, another behavior or a kernel route's SID
+ * gets none. */
+START_TEST(kend_assign)
+{
+	struct config *cfg = parse("queue 0\ngso yes\n"
+		"sid fc00:100::1/128 action End\n"
+		"sid fc00:100::2/128 action End flavors psp\n"
+		"sid fc00:100::3/128 action End.X nh6 fc00:2::2\n"
+		"sid fc00:200::/48 action End\n" POLICIES);
+
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	ck_assert_uint_eq(cfg->nkencaps, 2);
+	ck_assert_uint_eq(cfg->kencaps[1].mark, BASE + 0xfffe);
+	ck_assert_uint_eq(cfg->sids[0].kend_mark, BASE + 0xfffd);
+	ck_assert_uint_eq(cfg->sids[1].kend_mark, 0);
+	ck_assert_uint_eq(cfg->sids[2].kend_mark, 0);
+	ck_assert_uint_eq(cfg->sids[3].kend_mark, BASE + 0xfffc);
+	ck_assert_uint_eq(cfg->nkends, 2);
+	/* assigned again (a copy's marks): the same */
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	ck_assert_uint_eq(cfg->sids[0].kend_mark, BASE + 0xfffd);
+	ck_assert_uint_eq(cfg->sids[3].kend_mark, BASE + 0xfffc);
+	config_free(cfg);
+}
+END_TEST
+
+/* A reload: a SID that stays keeps its mark, a new one takes one that
+ * no SID or encapsulation of old has, even where old's order moved. */
+START_TEST(kend_assign_stable)
+{
+	struct config *old = parse("queue 0\ngso yes\n"
+		"sid fc00:100::1/128 action End\n"
+		"sid fc00:100::2/128 action End\n");
+	struct config *cfg = parse("queue 0\ngso yes\n"
+		"sid fc00:100::3/128 action End\n"
+		"sid fc00:100::2/128 action End\n" POLICIES);
+
+	ck_assert_int_eq(kencap_routes_assign(old, NULL), 0);
+	ck_assert_uint_eq(old->sids[0].kend_mark, BASE + 0xffff);
+	ck_assert_uint_eq(old->sids[1].kend_mark, BASE + 0xfffe);
+	ck_assert_int_eq(kencap_routes_assign(cfg, old), 0);
+	ck_assert_uint_eq(cfg->kencaps[0].mark, BASE + 0xfffd);
+	ck_assert_uint_eq(cfg->kencaps[1].mark, BASE + 0xfffc);
+	ck_assert_uint_eq(cfg->sids[0].kend_mark, BASE + 0xfffb);
+	ck_assert_uint_eq(cfg->sids[1].kend_mark, BASE + 0xfffe);
+	/* a rebuild that installs nothing: only what old installed */
+	old->kend_on = true;
+	kencap_routes_keep(cfg, old);
+	ck_assert(cfg->kend_on);
+	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
+	ck_assert_uint_eq(cfg->sids[1].kend_mark, BASE + 0xfffe);
+	ck_assert_uint_eq(cfg->nkends, 1);
+	config_free(old);
+	config_free(cfg);
+}
+END_TEST
+
+/* Nothing with kernel-end no or without gso yes; kernel-end yes needs
+ * gso yes (an error at its line); a bad value is an error. */
+START_TEST(kend_directive)
+{
+	struct config *cfg = parse("queue 0\ngso yes\nkernel-end no\n"
+				   "sid fc00:100::1/128 action End\n");
+	char err[256] = "";
+
+	ck_assert_int_eq(cfg->kernel_end, KERNEL_ENCAP_NO);
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
+	config_free(cfg);
+	cfg = parse("queue 0\nsid fc00:100::1/128 action End\n");
+	ck_assert_int_eq(cfg->kernel_end, KERNEL_ENCAP_AUTO);
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
+	config_free(cfg);
+	ck_assert_ptr_null(config_parse_buffer("k.conf",
+		"queue 0\nkernel-end yes\n", 23, quiet, err));
+	ck_assert_str_eq(err, "k.conf:2: kernel-end yes: the kernel's End "
+			 "rewrites super-packets, which need 'gso yes'");
+	err[0] = 0;
+	ck_assert_ptr_null(config_parse_buffer("k.conf",
+		"queue 0\nkernel-end maybe\n", 25, quiet, err));
+	ck_assert_str_eq(err, "k.conf:2: kernel-end: expected auto, yes or "
+			 "no, found 'maybe'");
+}
+END_TEST
+
+/* ip -6 route replace fc00:100::1/128 encap seg6local action End count
+ * dev (7) table 0x5d6ffffe */
+START_TEST(end_route_message)
+{
+	uint8_t buf[KENCAP_MSG_SIZE], want[KENCAP_MSG_SIZE];
+	struct in6_addr sid;
+	struct nlmsghdr *nlh;
+	size_t n;
+
+	inet_pton(AF_INET6, "fc00:100::1", &sid);
+	nlh = kencap_build_end_route(buf, 5, BASE + 0xfffe, &sid, 128, 7);
+	n = hex2bin(
+		"7c000000 1800 0505 05000000 00000000"
+		"0a 80 00 00 00 04 00 01 00000000"	/* /128, static, unicast */
+		"0800 0f00 feff6f5d"			/* RTA_TABLE */
+		"1400 0100 fc000100 00000000 00000000 00000001"	/* RTA_DST */
+		"0800 0400 07000000"			/* RTA_OIF */
+		"0600 1500 0700 0000"			/* RTA_ENCAP_TYPE seg6local */
+		"3400 1680"				/* RTA_ENCAP, nested */
+		"0800 0100 01000000"			/* ACTION End */
+		"2800 0a80"				/* COUNTERS, nested */
+		"0c00 0200 00000000 00000000"		/* packets 0 */
+		"0c00 0300 00000000 00000000"		/* bytes 0 */
+		"0c00 0400 00000000 00000000",		/* errors 0 */
+		want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+}
+END_TEST
+
 /* ip -6 route replace throw fc00:9::1/128 table 0x5d6fffff */
 START_TEST(throw_route_message)
 {
@@ -370,11 +486,15 @@ static Suite *kencap_suite(void)
 	tcase_add_test(t, assign_stable);
 	tcase_add_test(t, keep);
 	tcase_add_test(t, directive);
+	tcase_add_test(t, kend_assign);
+	tcase_add_test(t, kend_assign_stable);
+	tcase_add_test(t, kend_directive);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	tcase_add_test(t, encap_route_message);
 	tcase_add_test(t, throw_route_message);
 	tcase_add_test(t, blackhole_route_message);
 	tcase_add_test(t, tunsrc_message);
+	tcase_add_test(t, end_route_message);
 #endif
 	tcase_add_test(t, mark_of);
 	tcase_add_test(t, mark_of_red);

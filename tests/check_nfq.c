@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gso-vectors.h"
+#include "kencap_routes.h"
 #include "kend.h"
 #include "nfq.h"
 #include "pktsock.h"
@@ -1069,19 +1070,6 @@ START_TEST(test_pkt_tx_vnet_mark)
 }
 END_TEST
 
-/* SRV6D_EXP_KERNEL_END_MARK: a number, else off. */
-START_TEST(test_kend_mark_from_env)
-{
-	unsetenv("SRV6D_EXP_KERNEL_END_MARK");
-	ck_assert_uint_eq(kend_mark_from_env(), 0);
-	setenv("SRV6D_EXP_KERNEL_END_MARK", "0x5e6d", 1);
-	ck_assert_uint_eq(kend_mark_from_env(), 0x5e6d);
-	setenv("SRV6D_EXP_KERNEL_END_MARK", "7x", 1);
-	ck_assert_uint_eq(kend_mark_from_env(), 0);
-	unsetenv("SRV6D_EXP_KERNEL_END_MARK");
-}
-END_TEST
-
 static void kend_noerr(void *arg, const char *file, unsigned line,
 		       const char *msg)
 {
@@ -1112,11 +1100,12 @@ static struct pkt *kend_pkt(struct test_slot *s, const char *const *segs,
 	return test_pkt(s, b, 48 + 16 * n, ETH_P_IPV6);
 }
 
-/* Only the result of one plain End, no chain, no local destination, is
- * what the kernel's End redoes. */
-START_TEST(test_kend_eligible)
+/* Only the result of one plain End, no chain, no local destination, no
+ * TLV, is what the kernel's End redoes: its SID's mark, from the top of
+ * the range. */
+START_TEST(test_kend_mark_of)
 {
-	static const char conf[] = "queue 0\n"
+	static const char conf[] = "queue 0\ngso yes\n"
 		"sid fc00:100::1/128 action End\n"
 		"sid fc00:100::2/128 action End\n"
 		"sid fc00:100::3/128 action End flavors psp\n"
@@ -1134,26 +1123,48 @@ START_TEST(test_kend_eligible)
 	struct config *cfg = config_parse_buffer("t.conf", conf,
 						 sizeof(conf) - 1,
 						 kend_noerr, NULL);
+	uint32_t m1;
 	struct pkt *p;
 
 	ck_assert_ptr_nonnull(cfg);
-	ck_assert(kend_eligible(cfg, kend_pkt(&s, end, 2, 0)));
-	ck_assert(kend_eligible(cfg, kend_pkt(&s, before, 3, 0)));
-	ck_assert(!kend_eligible(cfg, kend_pkt(&s, foreign, 2, 0)));
-	ck_assert(!kend_eligible(cfg, kend_pkt(&s, psp, 2, 0)));
-	ck_assert(!kend_eligible(cfg, kend_pkt(&s, endx, 2, 0)));
-	ck_assert(!kend_eligible(cfg, kend_pkt(&s, chain, 3, 0)));
-	ck_assert(!kend_eligible(cfg, kend_pkt(&s, local, 2, 0)));
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	m1 = cfg->mark_base + 0xffff;
+	ck_assert_uint_eq(cfg->sids[0].kend_mark, m1);
+	ck_assert_uint_eq(cfg->sids[1].kend_mark, m1 - 1);
+	ck_assert_uint_eq(cfg->sids[2].kend_mark, 0);	/* psp */
+	ck_assert_uint_eq(cfg->sids[3].kend_mark, 0);	/* End.X */
+	ck_assert_uint_eq(cfg->nkends, 2);
+	/* off (kencap_routes_resolve() has not said on) */
+	ck_assert_uint_eq(kend_mark_of(cfg, kend_pkt(&s, end, 2, 0)), 0);
+	cfg->kend_on = true;
+	ck_assert_uint_eq(kend_mark_of(cfg, kend_pkt(&s, end, 2, 0)), m1);
+	ck_assert_uint_eq(kend_mark_of(cfg, kend_pkt(&s, before, 3, 0)), m1);
+	/* A TLV (8 bytes of PadN) after the list: the kernel's End would
+	 * check an HMAC, so srv6d keeps it. */
+	p = kend_pkt(&s, end, 2, 0);
+	ck_assert_uint_eq(kend_mark_of(cfg, p), m1);
+	p->data[5] += 8;	/* payload length */
+	p->data[41] += 1;	/* Hdr Ext Len */
+	memset(p->data + p->len, 0, 8);
+	p->data[p->len] = 4;	/* PadN */
+	p->data[p->len + 1] = 6;
+	p->len += 8;
+	ck_assert_uint_eq(kend_mark_of(cfg, p), 0);
+	ck_assert(!kend_mark_of(cfg, kend_pkt(&s, foreign, 2, 0)));
+	ck_assert(!kend_mark_of(cfg, kend_pkt(&s, psp, 2, 0)));
+	ck_assert(!kend_mark_of(cfg, kend_pkt(&s, endx, 2, 0)));
+	ck_assert(!kend_mark_of(cfg, kend_pkt(&s, chain, 3, 0)));
+	ck_assert(!kend_mark_of(cfg, kend_pkt(&s, local, 2, 0)));
 	/* SL at the last entry: no segment the End came from. */
-	ck_assert(!kend_eligible(cfg, kend_pkt(&s, end, 2, 1)));
+	ck_assert(!kend_mark_of(cfg, kend_pkt(&s, end, 2, 1)));
 	/* The destination is not segment SL. */
 	p = kend_pkt(&s, end, 2, 0);
 	p->data[39] ^= 1;
-	ck_assert(!kend_eligible(cfg, p));
+	ck_assert(!kend_mark_of(cfg, p));
 	/* Last Entry past the SRH's length. */
 	p = kend_pkt(&s, end, 2, 0);
 	p->data[44] = 2;
-	ck_assert(!kend_eligible(cfg, p));
+	ck_assert(!kend_mark_of(cfg, p));
 	config_free(cfg);
 }
 END_TEST
@@ -1261,8 +1272,7 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_reinject_gso_size);
 	tcase_add_test(parser, test_pkt_tx_vnet);
 	tcase_add_test(parser, test_pkt_tx_vnet_mark);
-	tcase_add_test(parser, test_kend_mark_from_env);
-	tcase_add_test(parser, test_kend_eligible);
+	tcase_add_test(parser, test_kend_mark_of);
 	tcase_add_test(parser, test_parse_no_packet_hdr);
 	tcase_add_test(parser, test_parse_nlmsg_error);
 	tcase_add_test(parser, test_parse_not_a_packet);

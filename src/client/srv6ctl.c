@@ -314,6 +314,18 @@ static void print_kencap(const json_t *k, const json_t *totals)
 	       "are cut by srv6d", jstr(k, "why"), jnum(totals, "kencap"), cut);
 }
 
+/* "kernel-end auto: the kernel's End rewrites plain End super-packets
+ * (1 End SIDs); 123 so". */
+static void print_kend(const json_t *k, const json_t *totals)
+{
+	if (!json_is_object(k))
+		return;
+	printf("kernel-end %s: the kernel's End %s (%s); %" PRIu64 " so\n",
+	       jstr(k, "mode"), json_is_true(json_object_get(k, "active")) ?
+	       "rewrites plain End super-packets" : "is not used",
+	       jstr(k, "why"), jnum(totals, "kend"));
+}
+
 /* kernel-routes yes: what became of the kernel's SRv6 routes. */
 static void print_kroutes(const json_t *k)
 {
@@ -345,6 +357,8 @@ static void print_status(const json_t *doc)
 	print_reinject(json_object_get(doc, "reinject"));
 	print_kencap(json_object_get(doc, "kernel_encap"),
 		     json_object_get(doc, "totals"));
+	print_kend(json_object_get(doc, "kernel_end"),
+		   json_object_get(doc, "totals"));
 	printf("%zu SIDs, %" PRIu64 " policies\n",
 	       json_array_size(json_object_get(doc, "sids")),
 	       (uint64_t)json_array_size(json_object_get(doc, "policies")) +

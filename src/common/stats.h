@@ -132,6 +132,9 @@ struct worker_stats {
 				 * handed to the kernel's seg6 whole
 				 * (src/io/kencap.h), also in gso_vnet */
 	uint64_t kencap_fallback[KENCAP_FB__COUNT];	/* cut instead */
+	uint64_t kend;		/* of forwarded: End results handed to the
+				 * kernel's End unchanged with their SID's
+				 * mark (`kernel-end`, src/io/kend.h) */
 	uint64_t drops[DROP__COUNT];
 } __attribute__((aligned(64)));
 

@@ -1417,7 +1417,9 @@ static int parse_gso(struct parser *p, int argc, char **argv)
 	return parse_yes_no(p, argc, argv, &p->cfg->gso);
 }
 
-static int parse_kernel_encap(struct parser *p, int argc, char **argv)
+/* auto|yes|no into *mode and *line (`kernel-encap`, `kernel-end`). */
+static int parse_auto_yes_no(struct parser *p, int argc, char **argv,
+			     enum kernel_encap_mode *mode, unsigned *line)
 {
 	static const char *const names[] = { "auto", "yes", "no" };
 
@@ -1426,13 +1428,25 @@ static int parse_kernel_encap(struct parser *p, int argc, char **argv)
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (strcmp(argv[1], names[i]))
 			continue;
-		p->cfg->kernel_encap = (enum kernel_encap_mode)i;
-		p->cfg->kernel_encap_line = p->line;
+		*mode = (enum kernel_encap_mode)i;
+		*line = p->line;
 		return 0;
 	}
-	error(p, "kernel-encap: expected auto, yes or no, found '%s'",
+	error(p, "%s: expected auto, yes or no, found '%s'", argv[0],
 	      quote(p, argv[1]));
 	return -1;
+}
+
+static int parse_kernel_encap(struct parser *p, int argc, char **argv)
+{
+	return parse_auto_yes_no(p, argc, argv, &p->cfg->kernel_encap,
+				 &p->cfg->kernel_encap_line);
+}
+
+static int parse_kernel_end(struct parser *p, int argc, char **argv)
+{
+	return parse_auto_yes_no(p, argc, argv, &p->cfg->kernel_end,
+				 &p->cfg->kernel_end_line);
 }
 
 /* ---- lines -------------------------------------------------------------- */
@@ -1458,6 +1472,7 @@ static const struct directive {
 	{ "kernel-routes", parse_kernel_routes, true },
 	{ "gso", parse_gso, true },
 	{ "kernel-encap", parse_kernel_encap, true },
+	{ "kernel-end", parse_kernel_end, true },
 };
 
 #define NDIRECTIVES	(sizeof(directives) / sizeof(directives[0]))
@@ -1475,7 +1490,8 @@ static void parse_words(struct parser *p, int argc, char **argv)
 		error(p, "unknown directive '%s' (expected queue, encap-source, "
 		      "sid, route, tun-name, reinject, mark-base, rule-priority, "
 		      "icmp-rate, icmp-burst, hmac, hmac-require, control-group, "
-		      "kernel-routes, gso or kernel-encap)", quote(p, argv[0]));
+		      "kernel-routes, gso, kernel-encap or kernel-end)",
+		      quote(p, argv[0]));
 		return;
 	}
 	if (directives[i].once && p->seen[i]) {
@@ -1546,6 +1562,10 @@ static void check_required(struct parser *p)
 	if (p->cfg->kernel_encap == KERNEL_ENCAP_YES && !p->cfg->gso)
 		error_at(p, p->cfg->kernel_encap_line, "kernel-encap yes: the "
 			 "kernel encapsulates super-packets, which need 'gso "
+			 "yes'");
+	if (p->cfg->kernel_end == KERNEL_ENCAP_YES && !p->cfg->gso)
+		error_at(p, p->cfg->kernel_end_line, "kernel-end yes: the "
+			 "kernel's End rewrites super-packets, which need 'gso "
 			 "yes'");
 }
 

@@ -50,6 +50,9 @@ struct sid {
 	unsigned line;		/* config line, for messages */
 	uint32_t ktable;	/* from a kernel route of this table
 				 * (`kernel-routes yes`); 0: srv6d.conf's */
+	uint32_t kend_mark;	/* `kernel-end`: the mark (and table) of the
+				 * kernel's End for this plain End SID
+				 * (kencap_routes.h), 0 none */
 };
 
 struct seglist {
@@ -203,6 +206,17 @@ struct config {
 				 * device's receiving end */
 	struct kencap_entry *kencaps;
 	unsigned nkencaps;
+	/* `kernel-end auto | yes | no` (the same values), decided like
+	 * kencap_on by kencap_routes_resolve(): whether the kernel's
+	 * seg6local End rewrites the super-packets of the plain End SIDs
+	 * (those with a kend_mark), why (not), the routes' device, and how
+	 * many SIDs. */
+	enum kernel_encap_mode kernel_end;
+	unsigned kernel_end_line;
+	bool kend_on;
+	char kend_why[128];
+	uint32_t kend_oif;
+	unsigned nkends;
 	bool kernel_routes;		/* `kernel-routes yes`: the kernel's
 					 * seg6local routes are SIDs too
 					 * (config_merge_kernel()), its seg6

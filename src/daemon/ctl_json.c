@@ -75,7 +75,7 @@ static json_t *kencap_fallbacks_json(const struct worker_stats *ws)
 	X(tx_full)							\
 	X(nl_errors) X(bad_messages) X(rx_too_long) X(gso_packets)	\
 	X(gso_refused) X(gso_vnet) X(csum_completed) X(gso_segments)	\
-	X(kencap)
+	X(kencap) X(kend)
 
 /* Add the worker_stats fields to o. */
 static void worker_stats_fill(json_t *o, const struct worker_stats *ws,
@@ -459,6 +459,28 @@ static json_t *kencap_json(const struct config *cfg)
 	return jdone(o, ok);
 }
 
+/* `kernel-end` (kencap_routes.h): {"mode", "active", "why", "sids"}, or
+ * null. */
+static json_t *kend_json(const struct config *cfg)
+{
+	json_t *o;
+	bool ok;
+
+	if (!cfg)
+		return json_null();
+	o = json_object();
+	ok = o != NULL;
+	if (!ok)
+		return NULL;
+	jset(o, "mode", json_string(cfg->kernel_end == KERNEL_ENCAP_YES ?
+				    "yes" : cfg->kernel_end ==
+				    KERNEL_ENCAP_NO ? "no" : "auto"), &ok);
+	jset(o, "active", json_boolean(cfg->kend_on), &ok);
+	jset(o, "why", json_string(cfg->kend_why), &ok);
+	jset(o, "sids", jcount(cfg->kend_on ? cfg->nkends : 0), &ok);
+	return jdone(o, ok);
+}
+
 /* {"enabled", "routes", "applied", "shadowed", "refused", "unsupported",
  * "other_table", "rebuilds", "rebuild_failures", "last_rebuild_us"}, or
  * null. */
@@ -509,6 +531,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "reload_failures", jcount(src->reload_failures), &ok);
 	jset(o, "reinject", reinject_json(src->cfg), &ok);
 	jset(o, "kernel_encap", kencap_json(src->cfg), &ok);
+	jset(o, "kernel_end", kend_json(src->cfg), &ok);
 	jset(o, "workers", workers_json(src, false), &ok);
 	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
 							      : &zero), &ok);

@@ -674,15 +674,19 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		reinject_segment(cfg, rt, p, q, io, st);
 		return;
 	}
-	/* Experimental (kend.h): a payload or, where the payload may not
-	 * be (an SRH still on its way, Linux 7.2), the vnet way. */
-	if ((a == REINJECT_PAYLOAD || a == REINJECT_VNET_OWN_DEV) && p->gso &&
-	    io->kend_mark && kend_eligible(cfg, p)) {
-		p->set_mark = true;
-		p->out_mark = io->kend_mark;
-		nfq_verdict_add(q, p, NF_ACCEPT, false);
-		st->forwarded++;
-		return;
+	/* kernel-end (kend.h): instead of a payload or, where the payload
+	 * may not be (an SRH still on its way, Linux 7.2), the vnet way. */
+	if ((a == REINJECT_PAYLOAD || a == REINJECT_VNET_OWN_DEV) && p->gso) {
+		uint32_t kmark = kend_mark_of(cfg, p);
+
+		if (kmark) {
+			p->set_mark = true;
+			p->out_mark = kmark;
+			nfq_verdict_add(q, p, NF_ACCEPT, false);
+			st->forwarded++;
+			st->kend++;
+			return;
+		}
 	}
 	if (reinject_send(cfg, rt, p, q, a, io, &reason) < 0) {
 		if (reason == DROP_GSO)

@@ -211,7 +211,6 @@ struct reinject_io {
 				 * (segment.h); emptied by each flush */
 	const struct rtmirror *mirror;	/* MTUs for reinject_gso_size(),
 					 * NULL: none known */
-	uint32_t kend_mark;	/* experimental (kend.h), 0: off */
 };
 
 /* Apply the decision for p: queue its verdict on q, send it on io's raw

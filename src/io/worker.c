@@ -24,7 +24,6 @@
 
 #include <urcu-qsbr.h>	/* the rcu_* names of the QSBR flavor */
 
-#include "kend.h"
 #include "log.h"
 #include "nfq.h"
 #include "pktsock.h"
@@ -579,7 +578,6 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	/* Segments are cut only with `gso yes` (super-packets queued). */
 	if (cfg->gso && seg_area_init(&w->seg, SEG_AREA_BYTES) == 0)
 		w->io.seg = &w->seg;
-	w->io.kend_mark = kend_mark_from_env();
 	w->stats = zalloc_lines(sizeof(*w->stats));
 	if (!w->stats || !w->io.tx || (cfg->gso && !w->io.seg)) {
 		snprintf(err, errlen, "queue %u: out of memory", w->queue);

@@ -9,6 +9,7 @@
 #include <linux/seg6.h>
 #include <linux/seg6_genl.h>
 #include <linux/seg6_iptunnel.h>
+#include <linux/seg6_local.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,9 +97,12 @@ static void marks_used(const struct config *c, uint32_t base, uint64_t *used)
 {
 	if (!c || c->mark_base != base)
 		return;
-	for (unsigned i = 0; i < c->nsids; i++)
+	for (unsigned i = 0; i < c->nsids; i++) {
 		if (c->sids[i].mark)
 			bit_set(used, c->sids[i].mark - base);
+		if (c->sids[i].kend_mark)
+			bit_set(used, c->sids[i].kend_mark - base);
+	}
 	for (unsigned i = 0; i < c->nkencaps; i++)
 		bit_set(used, c->kencaps[i].mark - base);
 }
@@ -107,14 +111,11 @@ static void marks_used(const struct config *c, uint32_t base, uint64_t *used)
  * ones.  Returns how many entries are left (those without a mark go). */
 static unsigned marks_give(struct kencap_entry *v, unsigned n,
 			   const struct config *cfg, const struct config *old,
-			   uint64_t *used)
+			   uint64_t *used, uint32_t *nextp)
 {
-	uint32_t base = cfg->mark_base, next = CONFIG_MARK_RANGE - 1;
+	uint32_t base = cfg->mark_base, next = *nextp;
 	unsigned k = 0;
 
-	marks_used(cfg, base, used);
-	if (old && old->mark_base == base)
-		marks_used(old, base, used);
 	for (unsigned i = 0; i < n; i++) {
 		const struct kencap_entry *o = NULL;
 
@@ -134,32 +135,29 @@ static unsigned marks_give(struct kencap_entry *v, unsigned n,
 		}
 		v[k++] = v[i];
 	}
+	*nextp = next;
 	return k;
 }
 
-int kencap_routes_assign(struct config *cfg, const struct config *old)
+/* cfg's encapsulations (the marks of cfg and old set in used). */
+static int kencaps_assign(struct config *cfg, const struct config *old,
+			  uint64_t *used, uint32_t *next)
 {
 	unsigned n = 0, cap = 0, k = 0;
 	struct kencap_entry *v;
-	uint64_t *used;
 
-	if (cfg->kernel_encap == KERNEL_ENCAP_NO || !cfg->gso) {
-		free(cfg->kencaps);
-		cfg->kencaps = NULL;
-		cfg->nkencaps = 0;
+	free(cfg->kencaps);
+	cfg->kencaps = NULL;
+	cfg->nkencaps = 0;
+	if (cfg->kernel_encap == KERNEL_ENCAP_NO || !cfg->gso)
 		return 0;
-	}
 	for (unsigned i = 0; i < cfg->npolicies; i++)
 		cap += cfg->policies[i].nlists;
 	for (unsigned i = 0; i < cfg->nbsid_policies; i++)
 		cap += cfg->bsid_policies[i].nlists;
 	v = calloc(cap + 1, sizeof(*v));
-	used = calloc(KENCAP_BITS_WORDS, sizeof(*used));
-	if (!v || !used) {
-		free(v);
-		free(used);
+	if (!v)
 		return -1;
-	}
 	for (unsigned i = 0; i < cfg->npolicies; i++)
 		collect_policy(&cfg->policies[i], v, &n);
 	for (unsigned i = 0; i < cfg->nbsid_policies; i++)
@@ -168,14 +166,79 @@ int kencap_routes_assign(struct config *cfg, const struct config *old)
 	for (unsigned i = 0; i < n; i++)	/* distinct ones */
 		if (!k || kencap_entry_cmp(&v[k - 1], &v[i]))
 			v[k++] = v[i];
-	n = marks_give(v, k, cfg, old, used);
-	free(used);
-	free(cfg->kencaps);
+	n = marks_give(v, k, cfg, old, used, next);
 	cfg->kencaps = n ? v : NULL;
 	cfg->nkencaps = n;
 	if (!n)
 		free(v);
 	return 0;
+}
+
+bool kencap_routes_end_sid(const struct sid *s)
+{
+	return s->behavior == BHV_END && !s->flavors && !s->ktable;
+}
+
+/* The kernel End mark old gave the SID of its prefix, 0 none. */
+static uint32_t kend_old_mark(const struct config *old, const struct sid *s)
+{
+	for (unsigned i = 0; old && i < old->nsids; i++)
+		if (old->sids[i].kend_mark && old->sids[i].plen == s->plen &&
+		    IN6_ARE_ADDR_EQUAL(&old->sids[i].prefix, &s->prefix))
+			return old->sids[i].kend_mark;
+	return 0;
+}
+
+/* cfg's plain End SIDs' marks: old's, else the highest free ones (none
+ * left: that SID's super-packets go back the payload way). */
+static void kends_assign(struct config *cfg, const struct config *old,
+			 uint64_t *used, uint32_t *next)
+{
+	uint32_t base = cfg->mark_base;
+
+	cfg->nkends = 0;
+	if (cfg->kernel_end == KERNEL_ENCAP_NO || !cfg->gso)
+		return;
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		struct sid *s = &cfg->sids[i];
+
+		if (!kencap_routes_end_sid(s))
+			continue;
+		if (old && old->mark_base == base)
+			s->kend_mark = kend_old_mark(old, s);
+		if (!s->kend_mark) {
+			while (*next > 0 && bit_get(used, *next))
+				(*next)--;
+			if (*next == 0)
+				continue;
+			bit_set(used, *next);
+			s->kend_mark = base + *next;
+		}
+		cfg->nkends++;
+	}
+}
+
+int kencap_routes_assign(struct config *cfg, const struct config *old)
+{
+	uint32_t next = CONFIG_MARK_RANGE - 1;
+	uint64_t *used = calloc(KENCAP_BITS_WORDS, sizeof(*used));
+	int ret;
+
+	if (!used)
+		return -1;
+	for (unsigned i = 0; i < cfg->nsids; i++)
+		cfg->sids[i].kend_mark = 0;
+	free(cfg->kencaps);	/* a copy's (config_merge_kernel()) */
+	cfg->kencaps = NULL;
+	cfg->nkencaps = 0;
+	marks_used(cfg, cfg->mark_base, used);
+	if (old && old->mark_base == cfg->mark_base)
+		marks_used(old, cfg->mark_base, used);
+	ret = kencaps_assign(cfg, old, used, &next);
+	if (ret == 0)
+		kends_assign(cfg, old, used, &next);
+	free(used);
+	return ret;
 }
 
 /* ---- message builders -------------------------------------------------- */
@@ -210,6 +273,30 @@ struct nlmsghdr *kencap_build_encap_route(void *buf, uint32_t seq,
 	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6);
 	nest = mnl_attr_nest_start(nlh, RTA_ENCAP);
 	mnl_attr_put(nlh, SEG6_IPTUNNEL_SRH, sizeof(*t) + srhlen, t);
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
+struct nlmsghdr *kencap_build_end_route(void *buf, uint32_t seq,
+					uint32_t table,
+					const struct in6_addr *prefix,
+					uint8_t plen, uint32_t oif)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *nest, *cnt;
+
+	memset(buf, 0, KENCAP_MSG_SIZE);
+	nlh = rtrules_build_route(buf, RTM_NEWROUTE, seq, AF_INET6, table,
+				  prefix, plen, NULL, oif, 0);
+	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6_LOCAL);
+	nest = mnl_attr_nest_start(nlh, RTA_ENCAP);
+	mnl_attr_put_u32(nlh, SEG6_LOCAL_ACTION, SEG6_LOCAL_ACTION_END);
+	/* `count`: as iproute2 asks for them, each counter 0 */
+	cnt = mnl_attr_nest_start(nlh, SEG6_LOCAL_COUNTERS);
+	mnl_attr_put_u64(nlh, SEG6_LOCAL_CNT_PACKETS, 0);
+	mnl_attr_put_u64(nlh, SEG6_LOCAL_CNT_BYTES, 0);
+	mnl_attr_put_u64(nlh, SEG6_LOCAL_CNT_ERRORS, 0);
+	mnl_attr_nest_end(nlh, cnt);
 	mnl_attr_nest_end(nlh, nest);
 	return nlh;
 }
@@ -435,8 +522,56 @@ static bool kencap_possible(struct config *cfg, char *why, size_t whylen)
 	return true;
 }
 
+/* Can the kernel's End take cfg's plain End SIDs?  true, or false with
+ * why (their marks then cleared). */
+static bool kend_possible(struct config *cfg, char *why, size_t whylen)
+{
+	uint32_t tx = 0, rx = 0;
+
+	if (cfg->kernel_end == KERNEL_ENCAP_NO) {
+		snprintf(why, whylen, "kernel-end no");
+		return false;
+	}
+	if (!cfg->gso) {
+		snprintf(why, whylen, "gso no: no super-packets");
+		return false;
+	}
+	if (!cfg->nkends) {
+		snprintf(why, whylen, "no plain End SID");
+		return false;
+	}
+	if (rtrules_reinject_dev_open(cfg->tun_name, &tx, &rx, why,
+				      whylen) < 0)
+		return false;
+	cfg->kend_oif = rx;
+	snprintf(why, whylen, "%u End SIDs", cfg->nkends);
+	return true;
+}
+
+/* kernel-end's half of kencap_routes_resolve(). */
+static void kend_resolve(struct config *cfg, const struct config *old)
+{
+	cfg->kend_on = kend_possible(cfg, cfg->kend_why,
+				     sizeof(cfg->kend_why));
+	if (!cfg->kend_on) {
+		for (unsigned i = 0; i < cfg->nsids; i++)
+			cfg->sids[i].kend_mark = 0;
+		cfg->nkends = 0;
+	}
+	if (old && old->kend_on == cfg->kend_on &&
+	    !strcmp(old->kend_why, cfg->kend_why))
+		return;
+	log_msg(cfg->kend_on || cfg->kernel_end != KERNEL_ENCAP_YES ?
+		LOG_INFO : LOG_WARNING, "kernel-end %s: the kernel's End %s "
+		"(%s)", cfg->kernel_end == KERNEL_ENCAP_YES ? "yes" :
+		cfg->kernel_end == KERNEL_ENCAP_NO ? "no" : "auto",
+		cfg->kend_on ? "rewrites plain End super-packets" :
+		"is not used", cfg->kend_why);
+}
+
 void kencap_routes_resolve(struct config *cfg, const struct config *old)
 {
+	kend_resolve(cfg, old);
 	cfg->kencap_on = kencap_possible(cfg, cfg->kencap_why,
 					 sizeof(cfg->kencap_why));
 	if (old && old->kencap_on == cfg->kencap_on &&
@@ -460,6 +595,20 @@ void kencap_routes_keep(struct config *cfg, const struct config *old)
 		 old ? old->kencap_why : "");
 	cfg->kencap_tunsrc = old ? old->kencap_tunsrc : in6addr_any;
 	cfg->kencap_oif = old ? old->kencap_oif : 0;
+	cfg->kend_on = old && old->kend_on;
+	snprintf(cfg->kend_why, sizeof(cfg->kend_why), "%s",
+		 old ? old->kend_why : "");
+	cfg->kend_oif = old ? old->kend_oif : 0;
+	cfg->nkends = 0;
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		struct sid *s = &cfg->sids[i];
+
+		/* only what old installed stays */
+		if (s->kend_mark && (!cfg->kend_on ||
+				     kend_old_mark(old, s) != s->kend_mark))
+			s->kend_mark = 0;
+		cfg->nkends += s->kend_mark != 0;
+	}
 	for (unsigned i = 0; i < cfg->nkencaps; i++) {
 		const struct kencap_entry *o = old && old->nkencaps ?
 			bsearch(&cfg->kencaps[i], old->kencaps, old->nkencaps,
@@ -526,12 +675,36 @@ static int kencap_install_one(struct rtnl *nl, const struct config *cfg,
 	return 0;
 }
 
+/* The kernel's End for SID s: its route in table s->kend_mark, its
+ * rule. */
+static int kend_install_one(struct rtnl *nl, const struct config *cfg,
+			    const struct sid *s, char *err, size_t errlen)
+{
+	uint32_t msg[KENCAP_MSG_SIZE / 4];
+	char why[256];
+	int e;
+
+	e = rtnl_request(nl, kencap_build_end_route(msg, ++nl->seq,
+						    s->kend_mark, &s->prefix,
+						    s->plen, cfg->kend_oif),
+			 why, sizeof(why));
+	if (e && e != EEXIST) {
+		snprintf(err, errlen, "kernel-end mark %#x: cannot add the "
+			 "seg6local End route: %s", s->kend_mark, why);
+		return -1;
+	}
+	snprintf(why, sizeof(why), "kernel-end %#x", s->kend_mark);
+	return rtrules_rule_add_mark(nl, why, AF_INET6, cfg->rule_priority,
+				     s->kend_mark, s->kend_mark, err, errlen);
+}
+
 int kencap_routes_install(const struct config *cfg, char *err, size_t errlen)
 {
 	struct rtnl *nl;
 	int ret = 0;
 
-	if (!cfg->kencap_on || !cfg->nkencaps)
+	if ((!cfg->kencap_on || !cfg->nkencaps) &&
+	    (!cfg->kend_on || !cfg->nkends))
 		return 0;
 	nl = malloc(sizeof(*nl));
 	if (!nl || rtnl_open(nl, 0) < 0) {
@@ -540,9 +713,13 @@ int kencap_routes_install(const struct config *cfg, char *err, size_t errlen)
 		free(nl);
 		return -1;
 	}
-	for (unsigned i = 0; i < cfg->nkencaps && !ret; i++)
+	for (unsigned i = 0; cfg->kencap_on && i < cfg->nkencaps && !ret; i++)
 		ret = kencap_install_one(nl, cfg, &cfg->kencaps[i], err,
 					 errlen);
+	for (unsigned i = 0; cfg->kend_on && i < cfg->nsids && !ret; i++)
+		if (cfg->sids[i].kend_mark)
+			ret = kend_install_one(nl, cfg, &cfg->sids[i], err,
+					       errlen);
 	rtnl_close(nl);
 	free(nl);
 	return ret;

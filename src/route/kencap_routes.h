@@ -33,6 +33,20 @@
  * a crash, the old ones after a reload); kencap_routes_install() adds
  * them.
  *
+ * `kernel-end` (auto: with `gso yes`): each plain End SID of srv6d.conf
+ * (no flavor) gets a mark M of the same range, taken after the
+ * encapsulations' from the top down and kept across reloads while the
+ * SID stays, and table M:
+ *
+ *   ip -6 rule add priority P fwmark M lookup M
+ *   ip -6 route replace SID/PLEN encap seg6local action End count \
+ *       dev srv6d0 table M
+ *
+ * A super-packet whose result is that SID's End is accepted unchanged
+ * with mark M (src/io/kend.h) and the kernel makes the same rewrite; the
+ * new destination, still marked, finds nothing in table M (no blackhole
+ * there) and is looked up in the next rules (main).
+ *
  * The outer source is the kernel's netns-wide `ip sr tunsrc`: with
  * `encap-source A`, srv6d sets it to A when it is :: and uses the kernel
  * only when it is A; without, the kernel picks one like egress.h's
@@ -53,10 +67,16 @@ struct nlmsghdr;
 
 #define KENCAP_MSG_SIZE	1024	/* room for a route of 16 segments */
 
+/* A SID the kernel's End can stand for: End, no flavor, srv6d.conf's. */
+bool kencap_routes_end_sid(const struct sid *s);
+
 /* Order of cfg->kencaps: mode, number of segments, segments. */
 int kencap_entry_cmp(const void *a, const void *b);
 
-/* Give cfg its encapsulations (cfg->kencaps, sorted): every distinct
+/* Give cfg its encapsulations (cfg->kencaps, sorted) and its plain End
+ * SIDs their kend_mark (kencap_routes_end_sid(); old's mark for the same
+ * prefix, else the highest free one after the encapsulations'; none with
+ * `kernel-end no` or without `gso yes`): every distinct
  * (mode, list) of its srv6d.conf policies and binding SIDs the kernel can
  * do (encap or encap.red, no `hmac`); each keeps old's mark (old may be
  * NULL), or takes the highest free one in the range that no SID of cfg or
@@ -71,7 +91,8 @@ const struct kencap_entry *kencap_routes_find(const struct config *cfg,
 					      enum encap_mode mode,
 					      const struct seglist *sl);
 
-/* Decide cfg->kencap_on, kencap_why, kencap_tunsrc and kencap_oif
+/* Decide cfg->kend_on, kend_why and kend_oif (clearing the SIDs'
+ * kend_mark when off), and cfg->kencap_on, kencap_why, kencap_tunsrc and kencap_oif
  * (config.h) from `kernel-encap`, `gso`, `encap-source`, the kernel's
  * tunsrc (set to encap-source when it is ::) and
  * net.ipv6.seg6_flowlabel, opening the reinjection device for the routes'
@@ -102,6 +123,13 @@ struct nlmsghdr *kencap_build_encap_route(void *buf, uint32_t seq,
  * table. */
 struct nlmsghdr *kencap_build_blackhole_route(void *buf, uint32_t seq,
 					      uint8_t family, uint32_t table);
+
+/* ip -6 route replace prefix/plen encap seg6local action End count dev
+ * oif table table. */
+struct nlmsghdr *kencap_build_end_route(void *buf, uint32_t seq,
+					uint32_t table,
+					const struct in6_addr *prefix,
+					uint8_t plen, uint32_t oif);
 
 /* ip -6 route replace throw dst/128 table table. */
 struct nlmsghdr *kencap_build_throw_route(void *buf, uint32_t seq,

@@ -485,7 +485,7 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 
 /* kernel-encap's (src/route/kencap_routes.h, which installs them): both
  * families' fwmark rules, and
- * every route in its tables. */
+ * every route in its tables; kernel-end's IPv6 rules and tables. */
 static void want_kencaps(struct rt_want *w, const struct config *cfg)
 {
 	struct rt_rule r = { .priority = cfg->rule_priority,
@@ -497,6 +497,13 @@ static void want_kencaps(struct rt_want *w, const struct config *cfg)
 		w->rules4[w->nrules4++] = r;
 		w->keep_tables[w->nkeep_tables++] = r.table;
 	}
+	for (unsigned i = 0; cfg->kend_on && i < cfg->nsids; i++) {
+		if (!cfg->sids[i].kend_mark)
+			continue;
+		r.fwmark = r.table = cfg->sids[i].kend_mark;	/* kernel-end */
+		w->rules[w->nrules++] = r;
+		w->keep_tables[w->nkeep_tables++] = r.table;
+	}
 }
 
 /* Build the sorted sets of what cfg and keep want (either may be NULL:
@@ -504,8 +511,8 @@ static void want_kencaps(struct rt_want *w, const struct config *cfg)
 static int want_build(struct rt_want *w, const struct config *cfg,
 		      const struct config *keep)
 {
-	unsigned n = (cfg ? cfg->nsids + cfg->nkencaps : 0) +
-		     (keep ? keep->nsids + keep->nkencaps : 0);
+	unsigned n = (cfg ? 2 * cfg->nsids + cfg->nkencaps : 0) +
+		     (keep ? 2 * keep->nsids + keep->nkencaps : 0);
 
 	memset(w, 0, sizeof(*w));
 	w->rules = calloc(4 * n + 1, sizeof(*w->rules));

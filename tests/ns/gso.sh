@@ -33,6 +33,8 @@
 #  - H.Insert (srv6d's policy, an SRH inserted into gen's plain TCPv6):
 #    the vnet way too (TCPV6 with a routing header);
 #  - `gso no`: no super-packet reaches srv6d (main's default).
+# With `kernel-end no`: the End's results go back from srv6d (the kernel's
+# End for them is tests/ns/kend.sh's).
 # SRV6D_KERNEL=7.2 (Linux 7.2's payload rule): an End's result changes
 # the chain (SL), so the inline cases go the vnet way there too; the
 # encapsulated End cases are skipped (IP in IP: no virtio_net_hdr type,
@@ -182,6 +184,7 @@ sid fc00:100::6/128 action End.DT6 table 200
 sid fc00:100::7/128 action End.DT4 table 200
 route fd00:9::/64 encap seg6 mode inline segs fd00:9::2
 gso yes
+kernel-end no
 CONF
 srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start"; ns_finish; }
 
