@@ -315,12 +315,13 @@ static void print_kencap(const json_t *k, const json_t *totals)
 }
 
 /* "kernel-end auto: the kernel's End rewrites plain End super-packets
- * (1 End SIDs); 123 so". */
+ * (1 End SIDs); 123 by the kernel". */
 static void print_kend(const json_t *k, const json_t *totals)
 {
 	if (!json_is_object(k))
 		return;
-	printf("kernel-end %s: the kernel's End %s (%s); %" PRIu64 " so\n",
+	printf("kernel-end %s: the kernel's End %s (%s); %" PRIu64
+	       " by the kernel\n",
 	       jstr(k, "mode"), json_is_true(json_object_get(k, "active")) ?
 	       "rewrites plain End super-packets" : "is not used",
 	       jstr(k, "why"), jnum(totals, "kend"));
