@@ -139,7 +139,8 @@ l3vpn_srv6d_stop
 wire() {
 	local f="$CAPTURE/$1.pcap"
 	echo "  $1: count len src hlim tclass sl,le,flags,tag plen+64 fl= csum"
-	tshark -r "$f" -o tcp.check_checksum:TRUE \
+	# shellcheck disable=SC2086 # TSHARK_OPTS is a list of options
+	tshark -r "$f" $TSHARK_OPTS \
 		-Y "ipv6.dst == fc00:2::a6 && tcp.len > 0" -T fields \
 		-e frame.len -e ipv6.src -e ipv6.hlim -e ipv6.tclass \
 		-e ipv6.routing.segleft -e ipv6.routing.srh.last_entry \
@@ -149,6 +150,7 @@ wire() {
 			print $1, $2, $3, $4, $5 "," $6 "," $7 "," $8,
 			p[1] == p[2] + 64, l[1] == l[2], $11 }' |
 		sort | uniq -c | sort -rn | head -6 | sed 's/^/    /'
+	# TCP sequence analysis on (not $TSHARK_OPTS): the flags are its.
 	echo "    analysis flags (a1 -> a2): $(tshark -r "$f" \
 		-Y 'ipv6.dst == fc00:2::a6 && tcp.analysis.flags && !tcp.analysis.window_update' \
 		2>/dev/null | wc -l)"
@@ -162,7 +164,8 @@ wire() {
 wire4() {
 	local f="$CAPTURE/$1.pcap"
 	echo "  $1: count len src hlim tclass flow ttl dsfield df plen=len+24 ipcsum tcpcsum"
-	tshark -r "$f" -o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE \
+	# shellcheck disable=SC2086 # TSHARK_OPTS is a list of options
+	tshark -r "$f" $TSHARK_OPTS \
 		-Y "ipv6.dst == fc00:2::a4 && tcp.len > 0" -T fields \
 		-e frame.len -e ipv6.src -e ipv6.hlim -e ipv6.tclass \
 		-e ipv6.flow -e ip.ttl -e ip.dsfield -e ip.flags.df \

@@ -96,12 +96,20 @@ proof() {	# LABEL: a 2 s transfer captured leaving gw, its tx csum off
 	kill -INT "$tp" 2>/dev/null
 	wait "$tp" 2>/dev/null
 	nsx "$GW" ethtool -K gw1 tx on >/dev/null 2>&1
-	# tcp.checksum.status: 0 bad, 1 good, 2 not verified.
-	good=$(tshark -r "$pcap" -o tcp.check_checksum:TRUE \
-		-Y 'tcp.len > 0 && tcp.checksum.status == 1' 2>/dev/null | wc -l)
-	bad=$(tshark -r "$pcap" -o tcp.check_checksum:TRUE \
-		-Y 'tcp.checksum.status != 1' 2>/dev/null | wc -l)
-	echo "segments_good=$good not_good=$bad maxlen=$(tshark -r "$pcap" -T fields -e frame.len 2>/dev/null | sort -n | tail -1) $(nstat_line)" >"$TMPD/$1.p"
+	# One pass (tests/ns/gso.sh's capture()): the segments with data and
+	# a good TCP checksum, the TCP segments whose checksum is not good
+	# (tcp.checksum.status: 0 bad, 1 good, 2 not verified), the largest
+	# frame ("" when none).
+	# shellcheck disable=SC2086 # TSHARK_OPTS is a list of options
+	read -r good bad maxlen <<-EOF
+	$(tshark -r "$pcap" $TSHARK_OPTS -T fields -E separator='|' -e frame.len \
+		-e tcp.len -e tcp.checksum.status 2>/dev/null | awk -F'|' '
+		NR == 1 || $1 + 0 > max { max = $1 + 0 }
+		$2 > 0 && $3 == 1 { good++ }
+		$3 != "" && $3 != 1 { bad++ }
+		END { print good + 0, bad + 0, (NR ? max : "") }')
+	EOF
+	echo "segments_good=$good not_good=$bad maxlen=$maxlen $(nstat_line)" >"$TMPD/$1.p"
 	say "$1 proof: $(cat "$TMPD/$1.p")"
 }
 
