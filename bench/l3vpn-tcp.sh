@@ -109,23 +109,22 @@ if ! l3vpn_steer "$PE1" 1 || ! l3vpn_steer "$PE2" 2; then
 	say "NFQUEUE rules failed"
 	exit 1
 fi
-PE1_GSO=no
-l3vpn_srv6d_start "$PE1" 1 || exit 1
-l3vpn_srv6d_start "$PE2" 2 || exit 1
-nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "srv6d L3VPN does not answer"; exit 1; }
-measure srv6d6 "$A2" fd01:2::2 "$A1" || exit 1
-measure srv6d4 "$A2" 10.1.2.2 "$A1" || exit 1
-l3vpn_srv6d_stop
-if [ "$GSO" = yes ]; then
-	say "srv6d: the same, gso yes at PE1, ${SECS}s x $RUNS"
-	PE1_GSO=yes
+# srv6d_both GSO LABEL: srv6d at both PEs (`gso GSO` at PE1), tenant A's
+# IPv6 measured as LABEL6 and its IPv4 as LABEL4.
+srv6d_both() {
+	PE1_GSO=$1
 	l3vpn_srv6d_start "$PE1" 1 || exit 1
 	l3vpn_srv6d_start "$PE2" 2 || exit 1
 	nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "srv6d L3VPN does not answer"; exit 1; }
-	measure srv6dgso6 "$A2" fd01:2::2 "$A1" || exit 1
-	measure srv6dgso4 "$A2" 10.1.2.2 "$A1" || exit 1
-	say "PE1: $(pe1_counters)"
+	measure "${2}6" "$A2" fd01:2::2 "$A1" || exit 1
+	measure "${2}4" "$A2" 10.1.2.2 "$A1" || exit 1
+	[ "$1" = no ] || say "PE1: $(pe1_counters)"
 	l3vpn_srv6d_stop
+}
+srv6d_both no srv6d
+if [ "$GSO" = yes ]; then
+	say "srv6d: the same, gso yes at PE1, ${SECS}s x $RUNS"
+	srv6d_both yes srv6dgso
 fi
 
 row() {	# LABEL FILE
