@@ -24,41 +24,15 @@ RUNS=${2:-3}
 GRO=${3:-on}
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/../tests/ns/lib.sh"
+# shellcheck source=bench/tcplib.sh
+. "$(dirname "$0")/tcplib.sh"
 
-ns_init $((180 + 8 * RUNS * (SECS + 5)))
-need_srv6d
-SRV6D_PLAIN=$SRV6D
-SRV6D_K72=${SRV6D_K72:-$(dirname "$SRV6D")/../tests/kernel72/srv6d-k72}
-for c in iperf3 ethtool nstat; do
-	command -v "$c" >/dev/null || skip_test "$c not found"
-done
-
-median() {	# numbers on stdin
-	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
-
-nstat_abs() {	# NS COUNTER (nstat's history is per user: absolute values)
-	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 + 0 }'
-}
-
-iperf() {	# DST SECONDS: bits per second from gen to DST
-	local fam=-6
-	case $1 in *.*) fam=-4 ;; esac
-	nsx "$GEN" timeout $(($2 + 10)) iperf3 "$fam" -c "$1" -t "$2" -J 2>/dev/null |
-		"$PYTHON" -c 'import json,sys; print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]))'
-}
+tcp_bench_init $((180 + 8 * RUNS * (SECS + 5))) iperf3 ethtool nstat
 
 measure() {	# LABEL DST: RUNS rates to $TMPD/LABEL, counters to LABEL.c
-	local i r retr0 csum0
-	: >"$TMPD/$1"
-	retr0=$(nstat_abs "$GEN" TcpRetransSegs)
-	csum0=$(nstat_abs "$S2" TcpInCsumErrors)
-	for i in $(seq 1 "$RUNS"); do
-		r=$(iperf "$2" "$SECS") || { say "$1: iperf3 failed"; return 1; }
-		echo $((r / 1000000)) >>"$TMPD/$1"
-		say "$1 run $i: $((r / 1000000)) Mbit/s"
-	done
-	echo "retrans=$(($(nstat_abs "$GEN" TcpRetransSegs) - retr0)) csumerr=$(($(nstat_abs "$S2" TcpInCsumErrors) - csum0))" >"$TMPD/$1.c"
+	nstat_reset "$GEN" "$S2"
+	tcp_runs "$1" stop iperf "$2" "$SECS" || return 1
+	nstat_line >"$TMPD/$1.c"
 }
 
 ns_setup || { say "topology setup failed"; exit 1; }
@@ -72,10 +46,7 @@ nsx "$GEN" ip -6 route add fd00:a::/64 encap seg6 mode encap segs fc00:100::6 \
 	via fc00:1::2 dev g0 && nsx "$GEN" ip route add 10.10.0.0/16 \
 	encap seg6 mode encap segs fc00:100::7 dev g0 ||
 	{ say "seg6 encap routes failed"; exit 1; }
-for ns_if in "$GEN:g0" "$GW:gw0" "$GW:gw1" "$GW:gw2" "$S1:s1" "$S2:s2"; do
-	nsx "${ns_if%%:*}" ethtool -K "${ns_if#*:}" gro "$GRO" >/dev/null 2>&1 ||
-		say "ethtool -K ${ns_if#*:} gro $GRO failed"
-done
+gro_set "$GRO" "$GEN:g0" "$GW:gw0" "$GW:gw1" "$GW:gw2" "$S1:s1" "$S2:s2"
 nsx "$S2" iperf3 -s -D >/dev/null 2>&1
 sleep 0.5
 
@@ -96,23 +67,15 @@ nsx "$GW" ip -6 route del fc00:100::7/128 2>/dev/null
 nfq_steer6 fc00:100::/32 || { say "NFQUEUE rule failed"; exit 1; }
 # srv6d_mode LABEL GSO [k72]: srv6d's End.DT6 and End.DT4, measured.
 srv6d_mode() {
-	SRV6D=$SRV6D_PLAIN
-	if [ "${3:-}" = k72 ]; then
-		[ -x "$SRV6D_K72" ] || { say "$SRV6D_K72 not built: $1 skipped"; return 0; }
-		SRV6D=$SRV6D_K72
-		export NFQ72_STATS="$TMPD/$1.k72"
-	fi
-	printf 'queue 0\nsid fc00:100::6/128 action End.DT6 table 200\nsid fc00:100::7/128 action End.DT4 table 200\ngso %s\n' \
-		"$2" >"$TMPD/srv6d.conf"
-	srv6d_start "$TMPD/srv6d.conf" || exit 1
+	srv6d_bench_start "$1" "${3:-}" \
+		'queue 0\nsid fc00:100::6/128 action End.DT6 table 200\nsid fc00:100::7/128 action End.DT4 table 200\ngso %s\n' \
+		"$2" || return 0
 	say "$1: srv6d, gso $2${3:+ ($3)}, GRO $GRO, ${SECS}s x $RUNS"
-	nsx "$GEN" ping -6 -c 2 -W 2 fd00:a::1 >/dev/null || { say "srv6d path does not answer"; exit 1; }
+	srv6d_bench_ping fd00:a::1
 	measure "$1-dt6" fd00:a::1 || exit 1
 	measure "$1-dt4" 10.10.0.1 || exit 1
-	ctl_get "'gso_packets=%d gso_refused=%d gso_vnet=%d csum_completed=%d injected=%d dropped=%d' % (s['totals']['gso_packets'], s['totals']['gso_refused'], s['totals']['gso_vnet'], s['totals']['csum_completed'], s['totals']['injected'], s['totals']['dropped'])" \
-		>"$TMPD/$1.s" 2>&1
-	srv6d_stop
-	unset NFQ72_STATS
+	srv6d_bench_counters "$1" gso_packets gso_refused gso_vnet csum_completed injected dropped
+	srv6d_bench_stop
 }
 srv6d_mode srv6d-gso-no no
 srv6d_mode srv6d-gso-yes yes
@@ -123,8 +86,7 @@ echo "Decapsulation TCP (iperf3 gen -> s2, kernel seg6 headend, End.DT6 / End.DT
 for m in kernel-dt6 kernel-dt4 srv6d-gso-no-dt6 srv6d-gso-no-dt4 srv6d-gso-yes-dt6 \
 	srv6d-gso-yes-dt4 srv6d-gso-yes-k72-dt6 srv6d-gso-yes-k72-dt4; do
 	[ -s "$TMPD/$m" ] || continue
-	printf '  %-22s %6s Mbit/s  (runs: %s) %s\n' "$m" "$(median <"$TMPD/$m")" \
-		"$(tr '\n' ' ' <"$TMPD/$m")" "$(cat "$TMPD/$m.c")"
+	rate_row 22 "$m" "$m" "$(cat "$TMPD/$m.c")"
 done
 for m in srv6d-gso-no srv6d-gso-yes srv6d-gso-yes-k72; do
 	[ -s "$TMPD/$m.s" ] && printf '  %-22s %s\n' "$m" "$(cat "$TMPD/$m.s")"

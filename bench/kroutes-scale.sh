@@ -1,7 +1,8 @@
 #!/bin/bash
 # kroutes-scale.sh - `kernel-routes yes` at the scale of a full table (root):
-# for each size N, a fresh namespace gets N prefixes of
-# ../shared/data/bgp-prefixes.txt.gz as the kernel's seg6 encap routes
+# for each size N, a fresh namespace gets N prefixes of the full table
+# (tests/prefixes.sh: $SRV6D_PREFIXES, else bgp-prefixes.txt.gz of
+# ../shared/data beside the clone) as the kernel's seg6 encap routes
 # (bench/kroute-load: half in table 101, half in 102, as two tenants'),
 # then srv6d starts with kernel-routes yes and applies them.  Prints, per N:
 #   - the kernel's load: seconds, the ENOMEM retries it needed (its seg6
@@ -30,10 +31,12 @@ top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:?usage: $0 BUILDDIR [N...]}
 shift
 SIZES=${*:-100000 250000}
-DATA=${KROUTES_DATA:-$top_srcdir/../shared/data/bgp-prefixes.txt.gz}
-[ -r "$DATA" ] || DATA=$top_srcdir/../../shared/data/bgp-prefixes.txt.gz	# a worktree
+# shellcheck source=tests/prefixes.sh
+. "$top_srcdir/tests/prefixes.sh"
+prefixes_find "$top_srcdir" ||
+	{ echo "kroutes-scale.sh: no bgp-prefixes.txt.gz: looked for $PREFIXES_TRIED"; exit 77; }
+DATA=$PREFIXES
 MAX_MIB=${KROUTES_MAX_MIB:-8192}
-[ -r "$DATA" ] || { echo "no $DATA"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "needs root"; exit 77; }
 NS=srv6d-kscale-$$
 TMP=$(mktemp -d)

@@ -29,12 +29,12 @@ RUNS=${2:-3}
 L3VPN_LIB=1
 # shellcheck source=tests/ns/l3vpn.sh
 . "$(dirname "$0")/../tests/ns/l3vpn.sh"
+# shellcheck source=bench/tcplib.sh
+. "$(dirname "$0")/tcplib.sh"
 CORE_MTU=${CORE_MTU:-1500}
 PE1_GSO=no PE2_GSO=no
 
-ns_init $((120 + 10 * RUNS * (SECS + 5)))
-need_srv6d
-command -v iperf3 >/dev/null || skip_test "iperf3 not found"
+tcp_bench_init $((120 + 10 * RUNS * (SECS + 5))) iperf3
 
 eval "l3vpn_conf_base() $(declare -f l3vpn_srv6d_conf | tail -n +2)"
 l3vpn_srv6d_conf() {
@@ -44,25 +44,10 @@ l3vpn_srv6d_conf() {
 	return 0
 }
 
-median() {	# numbers on stdin
-	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
-
-nstat_get() {	# NS COUNTER: its absolute value
-	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 }'
-}
-
 measure() {	# LABEL [DST]: RUNS rates (Mbit/s) to $TMPD/LABEL, counters to LABEL.ctr
-	local i r c0 c1 r0 r1 dst=${2:-fd01:2::2}
-	: >"$TMPD/$1"
-	c0=$(nstat_get "$A2" TcpInCsumErrors) r0=$(nstat_get "$A1" TcpRetransSegs)
-	for i in $(seq 1 "$RUNS"); do
-		r=$(l3vpn_iperf "$A2" "$dst" "$A1" "$SECS") || { say "$1: iperf3 failed"; r=0; }
-		echo $((r / 1000000)) >>"$TMPD/$1"
-		say "$1 run $i: $((r / 1000000)) Mbit/s"
-	done
-	c1=$(nstat_get "$A2" TcpInCsumErrors) r1=$(nstat_get "$A1" TcpRetransSegs)
-	echo "a2 TcpInCsumErrors +$((c1 - c0)), a1 TcpRetransSegs +$((r1 - r0))" >"$TMPD/$1.ctr"
+	nstat_reset "$A1" "$A2"
+	tcp_runs "$1" zero l3vpn_iperf "$A2" "${2:-fd01:2::2}" "$A1" "$SECS"
+	echo "a2 TcpInCsumErrors +$(nstat_get TcpInCsumErrors), a1 TcpRetransSegs +$(nstat_get TcpRetransSegs)" >"$TMPD/$1.ctr"
 	say "$1: $(cat "$TMPD/$1.ctr")"
 }
 
@@ -76,13 +61,6 @@ print("injected %d gso_vnet %d kencap %d fallbacks %s dropped %d drops %s" % (
     t["injected"], t["gso_vnet"], t.get("kencap", 0), fb, t["dropped"], d))'
 }
 
-kernel_del() {
-	local pe=$1 n=$2 r
-	for r in a6 b6; do ip -n "$pe" -6 route del "fc00:$n::$r/128"; done
-	ip -n "$pe" -6 route del "fd01:$((3 - n))::/64" table 101
-	ip -n "$pe" -6 route del "fd02:$((3 - n))::/64" table 102
-	nsx "$pe" ip sr tunsrc set ::
-}
 
 pe1_kencap_start() {	# srv6d sets the tunsrc (:: here) to encap-source
 	PE1_GSO=yes
@@ -105,19 +83,7 @@ capture() {	# LABEL [DST]: a short transfer captured at PE1's c0
 }
 
 l3vpn_setup || { say "topology setup failed"; exit 1; }
-if [ "$CORE_MTU" != 1500 ]; then
-	if ! { ip -n "$PE1" link set c0 mtu "$CORE_MTU" &&
-		ip -n "$PE2" link set c0 mtu "$CORE_MTU"; }; then
-		say "core MTU failed"
-		exit 1
-	fi
-fi
-if [ -n "${GRO:-}" ]; then
-	for ns_if in "$A1:e0" "$PE1:ta" "$PE1:c0" "$PE2:c0" "$PE2:ta" "$A2:e0"; do
-		nsx "${ns_if%%:*}" ethtool -K "${ns_if#*:}" gro "$GRO" >/dev/null ||
-			{ say "ethtool -K gro $GRO failed"; exit 1; }
-	done
-fi
+l3vpn_bench_links
 say "host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, ${SECS}s x $RUNS"
 
 say "kernel: seg6 encap + seg6local End.DT6 at both PEs"
@@ -128,7 +94,7 @@ fi
 nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kernel L3VPN does not answer"; exit 1; }
 measure kernel6
 capture kernel6
-kernel_del "$PE1" 1
+l3vpn_kernel_del "$PE1" 1
 
 say "srv6d kencap at PE1, the kernel's End.DT6 at PE2"
 l3vpn_steer "$PE1" 1 || { say "NFQUEUE rules failed"; exit 1; }
@@ -138,7 +104,7 @@ measure kencap_k6
 say "PE1: $(pe1_counters)"
 capture kencap_k6
 l3vpn_srv6d_stop
-kernel_del "$PE2" 2
+l3vpn_kernel_del "$PE2" 2
 
 say "srv6d at both PEs, gso no"
 l3vpn_steer "$PE2" 2 || { say "NFQUEUE rules failed"; exit 1; }
@@ -173,7 +139,8 @@ l3vpn_srv6d_stop
 wire() {
 	local f="$CAPTURE/$1.pcap"
 	echo "  $1: count len src hlim tclass sl,le,flags,tag plen+64 fl= csum"
-	tshark -r "$f" -o tcp.check_checksum:TRUE \
+	# shellcheck disable=SC2086 # TSHARK_OPTS is a list of options
+	tshark -r "$f" $TSHARK_OPTS \
 		-Y "ipv6.dst == fc00:2::a6 && tcp.len > 0" -T fields \
 		-e frame.len -e ipv6.src -e ipv6.hlim -e ipv6.tclass \
 		-e ipv6.routing.segleft -e ipv6.routing.srh.last_entry \
@@ -183,6 +150,7 @@ wire() {
 			print $1, $2, $3, $4, $5 "," $6 "," $7 "," $8,
 			p[1] == p[2] + 64, l[1] == l[2], $11 }' |
 		sort | uniq -c | sort -rn | head -6 | sed 's/^/    /'
+	# TCP sequence analysis on (not $TSHARK_OPTS): the flags are its.
 	echo "    analysis flags (a1 -> a2): $(tshark -r "$f" \
 		-Y 'ipv6.dst == fc00:2::a6 && tcp.analysis.flags && !tcp.analysis.window_update' \
 		2>/dev/null | wc -l)"
@@ -196,7 +164,8 @@ wire() {
 wire4() {
 	local f="$CAPTURE/$1.pcap"
 	echo "  $1: count len src hlim tclass flow ttl dsfield df plen=len+24 ipcsum tcpcsum"
-	tshark -r "$f" -o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE \
+	# shellcheck disable=SC2086 # TSHARK_OPTS is a list of options
+	tshark -r "$f" $TSHARK_OPTS \
 		-Y "ipv6.dst == fc00:2::a4 && tcp.len > 0" -T fields \
 		-e frame.len -e ipv6.src -e ipv6.hlim -e ipv6.tclass \
 		-e ipv6.flow -e ip.ttl -e ip.dsfield -e ip.flags.df \
@@ -211,8 +180,7 @@ wire4() {
 }
 
 row() {	# LABEL FILE
-	printf '  %-52s %6s Mbit/s  (runs: %s) %s\n' "$1" "$(median <"$TMPD/$2")" \
-		"$(tr '\n' ' ' <"$TMPD/$2")" "$(cat "$TMPD/$2.ctr")"
+	rate_row 52 "$1" "$2" "$(cat "$TMPD/$2.ctr")"
 }
 echo
 echo "L3VPN TCP (iperf3 a1 -> a2, IPv6 tenant, host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, ${SECS}s, median of $RUNS):"

@@ -32,13 +32,13 @@ RUNS=${2:-3}
 L3VPN_LIB=1
 # shellcheck source=tests/ns/l3vpn.sh
 . "$(dirname "$0")/../tests/ns/l3vpn.sh"
+# shellcheck source=bench/tcplib.sh
+. "$(dirname "$0")/tcplib.sh"
 CORE_MTU=${CORE_MTU:-1500}
 GSO=${GSO:-no}
 PE1_GSO=no
 
-ns_init $((90 + 8 * RUNS * (SECS + 5)))
-need_srv6d
-command -v iperf3 >/dev/null || skip_test "iperf3 not found"
+tcp_bench_init $((90 + 8 * RUNS * (SECS + 5))) iperf3
 
 # l3vpn.sh's config, with `gso yes` at PE1 when PE1_GSO=yes.
 eval "l3vpn_conf_base() $(declare -f l3vpn_srv6d_conf | tail -n +2)"
@@ -49,20 +49,10 @@ l3vpn_srv6d_conf() {
 	return 0
 }
 
-median() {	# numbers on stdin
-	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
-
 measure() {	# LABEL DST_NS DST SRC_NS: RUNS rates in Mbit/s to $TMPD/LABEL
-	local i r
-	: >"$TMPD/$1"
-	for i in $(seq 1 "$RUNS"); do
-		# A stalled transfer (the kernel's seg6 at a core MTU of
-		# 1500: it sends itself Packet Too Big) counts as 0.
-		r=$(l3vpn_iperf "$2" "$3" "$4" "$SECS") || { say "$1: iperf3 failed"; r=0; }
-		echo $((r / 1000000)) >>"$TMPD/$1"
-		say "$1 run $i: $((r / 1000000)) Mbit/s"
-	done
+	# A stalled transfer (the kernel's seg6 at a core MTU of 1500: it
+	# sends itself Packet Too Big) counts as 0.
+	tcp_runs "$1" zero l3vpn_iperf "$2" "$3" "$4" "$SECS"
 }
 
 pe1_counters() {	# PE1 srv6d's super-packets, segments, refused, kencap
@@ -75,30 +65,9 @@ print("gso_packets %d gso_segments %d gso_refused %d injected %d kencap %d "
                         t["injected"], t.get("kencap", 0), fb))'
 }
 
-# kernel_routes PE N add|del: the kernel's seg6/seg6local for tenant A and
-# B's IPv6 at PE N (del: and its tunnel source).
-kernel_del() {
-	local pe=$1 n=$2 r
-	for r in a6 b6; do ip -n "$pe" -6 route del "fc00:$n::$r/128"; done
-	ip -n "$pe" -6 route del "fd01:$((3 - n))::/64" table 101
-	ip -n "$pe" -6 route del "fd02:$((3 - n))::/64" table 102
-	nsx "$pe" ip sr tunsrc set ::
-}
 
 l3vpn_setup || { say "topology setup failed"; exit 1; }
-if [ "$CORE_MTU" != 1500 ]; then
-	if ! { ip -n "$PE1" link set c0 mtu "$CORE_MTU" &&
-		ip -n "$PE2" link set c0 mtu "$CORE_MTU"; }; then
-		say "core MTU failed"
-		exit 1
-	fi
-fi
-if [ -n "${GRO:-}" ]; then
-	for ns_if in "$A1:e0" "$PE1:ta" "$PE1:c0" "$PE2:c0" "$PE2:ta" "$A2:e0"; do
-		nsx "${ns_if%%:*}" ethtool -K "${ns_if#*:}" gro "$GRO" >/dev/null ||
-			{ say "ethtool -K gro $GRO failed"; exit 1; }
-	done
-fi
+l3vpn_bench_links
 say "host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, gso $GSO, kernel-encap ${KENCAP:-auto}"
 say "kernel: seg6 encap + seg6local End.DT6 (table) at both PEs, ${SECS}s x $RUNS"
 if ! l3vpn_kernel "$PE1" 1 || ! l3vpn_kernel "$PE2" 2; then
@@ -107,7 +76,7 @@ if ! l3vpn_kernel "$PE1" 1 || ! l3vpn_kernel "$PE2" 2; then
 fi
 nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kernel L3VPN does not answer"; exit 1; }
 measure kernel6 "$A2" fd01:2::2 "$A1" || exit 1
-kernel_del "$PE1" 1
+l3vpn_kernel_del "$PE1" 1
 
 if [ "$GSO" = yes ]; then
 	say "srv6d gso yes at PE1 (H.Encaps, End.DT6), the kernel's End.DT6 at PE2, ${SECS}s x $RUNS"
@@ -133,35 +102,33 @@ if [ "$GSO" = yes ]; then
 	nsx "$PE1" iptables -t raw -F PREROUTING
 	nsx "$PE1" ip6tables -t raw -F PREROUTING
 fi
-kernel_del "$PE2" 2
+l3vpn_kernel_del "$PE2" 2
 
 say "srv6d: H.Encaps + End.DT6/End.DT4 at both PEs (NFQUEUE, 1 queue each), ${SECS}s x $RUNS"
 if ! l3vpn_steer "$PE1" 1 || ! l3vpn_steer "$PE2" 2; then
 	say "NFQUEUE rules failed"
 	exit 1
 fi
-PE1_GSO=no
-l3vpn_srv6d_start "$PE1" 1 || exit 1
-l3vpn_srv6d_start "$PE2" 2 || exit 1
-nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "srv6d L3VPN does not answer"; exit 1; }
-measure srv6d6 "$A2" fd01:2::2 "$A1" || exit 1
-measure srv6d4 "$A2" 10.1.2.2 "$A1" || exit 1
-l3vpn_srv6d_stop
-if [ "$GSO" = yes ]; then
-	say "srv6d: the same, gso yes at PE1, ${SECS}s x $RUNS"
-	PE1_GSO=yes
+# srv6d_both GSO LABEL: srv6d at both PEs (`gso GSO` at PE1), tenant A's
+# IPv6 measured as LABEL6 and its IPv4 as LABEL4.
+srv6d_both() {
+	PE1_GSO=$1
 	l3vpn_srv6d_start "$PE1" 1 || exit 1
 	l3vpn_srv6d_start "$PE2" 2 || exit 1
 	nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "srv6d L3VPN does not answer"; exit 1; }
-	measure srv6dgso6 "$A2" fd01:2::2 "$A1" || exit 1
-	measure srv6dgso4 "$A2" 10.1.2.2 "$A1" || exit 1
-	say "PE1: $(pe1_counters)"
+	measure "${2}6" "$A2" fd01:2::2 "$A1" || exit 1
+	measure "${2}4" "$A2" 10.1.2.2 "$A1" || exit 1
+	[ "$1" = no ] || say "PE1: $(pe1_counters)"
 	l3vpn_srv6d_stop
+}
+srv6d_both no srv6d
+if [ "$GSO" = yes ]; then
+	say "srv6d: the same, gso yes at PE1, ${SECS}s x $RUNS"
+	srv6d_both yes srv6dgso
 fi
 
 row() {	# LABEL FILE
-	printf '  %-58s %6s Mbit/s  (runs: %s)\n' "$1" "$(median <"$TMPD/$2")" \
-		"$(tr '\n' ' ' <"$TMPD/$2")"
+	rate_row 58 "$1" "$2"
 }
 echo
 echo "L3VPN TCP throughput (iperf3, a1 -> a2, host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, ${SECS}s, median of $RUNS):"

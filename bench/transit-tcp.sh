@@ -43,67 +43,27 @@ RUNS=${2:-3}
 GRO=${3:-on}
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/../tests/ns/lib.sh"
+# shellcheck source=bench/tcplib.sh
+. "$(dirname "$0")/tcplib.sh"
 
-ns_init $((180 + 7 * RUNS * (SECS + 5)))
-need_srv6d
-SRV6D_PLAIN=$SRV6D
-SRV6D_K72=${SRV6D_K72:-$(dirname "$SRV6D")/../tests/kernel72/srv6d-k72}
-for c in iperf3 ethtool nstat tcpdump tshark ${PROFILE:+perf}; do
-	command -v "$c" >/dev/null || skip_test "$c not found"
-done
+tcp_bench_init $((180 + 7 * RUNS * (SECS + 5))) iperf3 ethtool nstat tcpdump \
+	tshark ${PROFILE:+perf}
 BUCKETS=$(dirname "$0")/transit-buckets.py
 MODES=${MODES:-}
 wanted() {	# LABEL: is this mode to be run (MODES)?
 	[ -z "$MODES" ] || case " $MODES " in *" $1 "*) ;; *) return 1 ;; esac
 }
 
-median() {	# numbers on stdin
-	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
-
-# nstat's history file is per user, not per namespace: read absolute
-# values (-a) and subtract.
-nstat_abs() {	# NS COUNTER
-	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 + 0 }'
-}
-
-nstat_reset() {	# remember gen's TcpRetransSegs and s1's TcpInCsumErrors
-	RETRANS0=$(nstat_abs "$GEN" TcpRetransSegs)
-	CSUMERR0=$(nstat_abs "$S1" TcpInCsumErrors)
-}
-
-nstat_get() {	# NS COUNTER: its increase since nstat_reset
-	local v
-	v=$(nstat_abs "$1" "$2")
-	case $2 in
-	TcpRetransSegs) echo $((v - RETRANS0)) ;;
-	*) echo $((v - CSUMERR0)) ;;
-	esac
-}
-
-iperf() {	# SECONDS: bits per second from gen to s1's fd00:9::1
-	nsx "$GEN" timeout $(($1 + 10)) iperf3 -6 -c fd00:9::1 -t "$1" -J 2>/dev/null |
-		"$PYTHON" -c 'import json,sys; print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]))'
-}
+DST=fd00:9::1	# s1's iperf3 server
 
 offloads() {	# gro on|off on every veth
-	local ns_if
-	for ns_if in "$GEN:g0" "$GW:gw0" "$GW:gw1" "$S1:s1"; do
-		nsx "${ns_if%%:*}" ethtool -K "${ns_if#*:}" gro "$1" >/dev/null 2>&1 ||
-			say "ethtool -K ${ns_if#*:} gro $1 failed"
-	done
+	gro_set "$1" "$GEN:g0" "$GW:gw0" "$GW:gw1" "$S1:s1"
 }
 
 measure() {	# LABEL: RUNS rates to $TMPD/LABEL, counters to $TMPD/LABEL.c
-	local i r
-	: >"$TMPD/$1"
-	nstat_reset
-	for i in $(seq 1 "$RUNS"); do
-		r=$(iperf "$SECS") || { say "$1: iperf3 failed"; return 1; }
-		echo $((r / 1000000)) >>"$TMPD/$1"
-		say "$1 run $i: $((r / 1000000)) Mbit/s"
-	done
-	echo "retrans=$(nstat_get "$GEN" TcpRetransSegs) csumerr=$(nstat_get "$S1" TcpInCsumErrors)" >"$TMPD/$1.c"
+	nstat_reset "$GEN" "$S1"
+	tcp_runs "$1" stop iperf "$DST" "$SECS" || return 1
+	nstat_line >"$TMPD/$1.c"
 	[ -z "${PROFILE:-}" ] || profile "$1"
 }
 
@@ -112,7 +72,7 @@ profile() {	# LABEL: one more transfer, PROFILE s of it perf-recorded
 	( sleep 1; perf record -a -g -F 997 -o "$data" -- sleep "$PROFILE" \
 		>/dev/null 2>&1 ) &
 	pp=$!
-	r=$(iperf $((PROFILE + 2))) || { wait "$pp"; return 0; }
+	r=$(iperf "$DST" $((PROFILE + 2))) || { wait "$pp"; return 0; }
 	wait "$pp"
 	perf script -i "$data" -F comm,pid,tid,ip,sym,dso 2>/dev/null |
 		"$PYTHON" "$BUCKETS" --bps "$r" --seconds "$PROFILE" \
@@ -124,24 +84,32 @@ PROOF_DST=fc00:9::d6
 proof() {	# LABEL: a 2 s transfer captured leaving gw, its tx csum off
 	local pcap="$TMPD/$1.pcap" good bad
 	nsx "$GW" ethtool -K gw1 tx off >/dev/null 2>&1
-	nstat_reset
+	nstat_reset "$GEN" "$S1"
 	# At gw1's transmit tap: after the kernel's segmentation and software
 	# checksum, what s1 receives.
 	nsx "$GW" timeout 20 tcpdump -i gw1 -Q out -s 0 -w "$pcap" -c 30000 \
 		"ip6 and dst host $PROOF_DST" >/dev/null 2>&1 &
 	local tp=$!
 	sleep 1
-	iperf 2 >/dev/null
+	iperf "$DST" 2 >/dev/null
 	sleep 0.5
 	kill -INT "$tp" 2>/dev/null
 	wait "$tp" 2>/dev/null
 	nsx "$GW" ethtool -K gw1 tx on >/dev/null 2>&1
-	# tcp.checksum.status: 0 bad, 1 good, 2 not verified.
-	good=$(tshark -r "$pcap" -o tcp.check_checksum:TRUE \
-		-Y 'tcp.len > 0 && tcp.checksum.status == 1' 2>/dev/null | wc -l)
-	bad=$(tshark -r "$pcap" -o tcp.check_checksum:TRUE \
-		-Y 'tcp.checksum.status != 1' 2>/dev/null | wc -l)
-	echo "segments_good=$good not_good=$bad maxlen=$(tshark -r "$pcap" -T fields -e frame.len 2>/dev/null | sort -n | tail -1) retrans=$(nstat_get "$GEN" TcpRetransSegs) csumerr=$(nstat_get "$S1" TcpInCsumErrors)" >"$TMPD/$1.p"
+	# One pass (tests/ns/gso.sh's capture()): the segments with data and
+	# a good TCP checksum, the TCP segments whose checksum is not good
+	# (tcp.checksum.status: 0 bad, 1 good, 2 not verified), the largest
+	# frame ("" when none).
+	# shellcheck disable=SC2086 # TSHARK_OPTS is a list of options
+	read -r good bad maxlen <<-EOF
+	$(tshark -r "$pcap" $TSHARK_OPTS -T fields -E separator='|' -e frame.len \
+		-e tcp.len -e tcp.checksum.status 2>/dev/null | awk -F'|' '
+		NR == 1 || $1 + 0 > max { max = $1 + 0 }
+		$2 > 0 && $3 == 1 { good++ }
+		$3 != "" && $3 != 1 { bad++ }
+		END { print good + 0, bad + 0, (NR ? max : "") }')
+	EOF
+	echo "segments_good=$good not_good=$bad maxlen=$maxlen $(nstat_line)" >"$TMPD/$1.p"
 	say "$1 proof: $(cat "$TMPD/$1.p")"
 }
 
@@ -171,27 +139,20 @@ nfq_steer6 fc00:100::/32 || { say "NFQUEUE rule failed"; exit 1; }
 # srv6d_mode LABEL GSO [k72]: srv6d's End (gso GSO), measured and proved.
 srv6d_mode() {	# LABEL GSO [k72] [KERNEL_END (no)]
 	wanted "$1" || return 0
-	SRV6D=$SRV6D_PLAIN
-	if [ "${3:-}" = k72 ]; then
-		[ -x "$SRV6D_K72" ] || { say "$SRV6D_K72 not built: $1 skipped"; return 0; }
-		SRV6D=$SRV6D_K72
-		export NFQ72_STATS="$TMPD/$1.k72"
-	fi
-	printf 'queue 0\nsid fc00:100::1/128 action End\ngso %s\nkernel-end %s\n' \
-		"$2" "${4:-no}" >"$TMPD/srv6d.conf"
-	srv6d_start "$TMPD/srv6d.conf" || exit 1
+	srv6d_bench_start "$1" "${3:-}" \
+		'queue 0\nsid fc00:100::1/128 action End\ngso %s\nkernel-end %s\n' \
+		"$2" "${4:-no}" || return 0
 	say "$1: srv6d End, gso $2, kernel-end ${4:-no}${3:+ ($3)}, GRO $GRO, ${SECS}s x $RUNS"
-	nsx "$GEN" ping -6 -c 2 -W 2 fd00:9::1 >/dev/null || { say "srv6d path does not answer"; exit 1; }
+	srv6d_bench_ping "$DST"
 	measure "$1" || exit 1
 	proof "$1"
-	ctl_get "'gso_packets=%d gso_refused=%d gso_vnet=%d csum_completed=%d forwarded=%d injected=%d kend=%d' % (s['totals']['gso_packets'], s['totals']['gso_refused'], s['totals']['gso_vnet'], s['totals']['csum_completed'], s['totals']['forwarded'], s['totals']['injected'], s['totals']['kend'])" \
-		>"$TMPD/$1.s" 2>&1
+	srv6d_bench_counters "$1" gso_packets gso_refused gso_vnet csum_completed \
+		forwarded injected kend
 	# what srv6d's seg6local End route counted (super-packets)
 	[ "${4:-no}" = no ] || echo "kernel_end=$(nsx "$GW" ip -s -6 route show table all |
 		awk '/seg6local/ { for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }')" \
 		>>"$TMPD/$1.s"
-	srv6d_stop
-	unset NFQ72_STATS
+	srv6d_bench_stop
 }
 srv6d_mode srv6d-gso-no no
 srv6d_mode srv6d-gso-yes yes
@@ -234,8 +195,7 @@ echo
 echo "Transit End TCP (iperf3 gen -> s1, kernel seg6 headend and End.DT6 (inline: s1's SRH processing), GRO $GRO, ${SECS}s, median of $RUNS):"
 for m in kernel srv6d-gso-no srv6d-gso-yes srv6d-kend kernel-inline srv6d-inline-gso-yes srv6d-inline-gso-yes-k72 srv6d-inline-kend srv6d-inline-kend-k72; do
 	[ -s "$TMPD/$m" ] || continue
-	printf '  %-16s %6s Mbit/s  (runs: %s) %s\n' "$m" "$(median <"$TMPD/$m")" \
-		"$(tr '\n' ' ' <"$TMPD/$m")" "$(cat "$TMPD/$m.c")"
+	rate_row 16 "$m" "$m" "$(cat "$TMPD/$m.c")"
 	printf '  %-16s proof: %s %s\n' "" "$(cat "$TMPD/$m.p")" "$(cat "$TMPD/$m.s" 2>/dev/null)"
 done
 for m in kernel srv6d-gso-no srv6d-gso-yes srv6d-kend kernel-inline srv6d-inline-gso-yes srv6d-inline-gso-yes-k72 srv6d-inline-kend srv6d-inline-kend-k72; do

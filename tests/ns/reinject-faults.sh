@@ -44,7 +44,6 @@ nfq_steer6 fc00:100::/32 || fail "NFQUEUE rule"
 srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start"; ns_finish; }
 say "srv6d pid $SRV6D_PID"
 
-kq() { nsx "$GW" awk -v f="$1" '$1 == 0 { print $f }' /proc/net/netfilter/nfnetlink_queue; }
 tot() { ctl_get "s['totals']['$1']"; }
 tdrop() { ctl_get "drop(s['totals'], '$1')"; }
 
@@ -104,7 +103,7 @@ expect_eq "it is counted as too_big (totals)" $(($(tdrop too_big) - tb0)) 1
 expect_eq "and as the End.DX2 SID's too_big" \
 	"$(ctl_get "drop(sid('fc00:100::b/128'), 'too_big')")" 1
 expect_eq "both End.DX2 packets got a verdict" $(($(tot verdicts) - v0)) 2
-expect_eq "nothing waits in the queue" "$(kq 3)" 0
+expect_eq "nothing waits in the queue" "$(nfq_stat 3)" 0
 
 # ---- gone: the SID's veth pair, then the reinjection device, under traffic -----------
 HE=$(pkt_build --tag ge $S --segs fc00:100::1,fc00:9::c1 --ul udp)
@@ -146,12 +145,7 @@ sender_stop() {
 	sleep 0.5	# the last packets get their verdicts
 }
 # sink counters: what arrives for the End (c1) and End.X (d1) streams
-nsx "$S1" ip6tables -t raw -A PREROUTING -d fc00:9::c1/128 -j DROP
-nsx "$S1" ip6tables -t raw -A PREROUTING -d fc00:9::d1/128 -j DROP
-cnt() {
-	nsx "$S1" ip6tables -t raw -L PREROUTING -v -x -n |
-		awk -v d="$1" '/DROP/ && ($8 == d || $9 == d) { print $1; exit }'
-}
+sink_count_rules fc00:9::c1 fc00:9::d1 || fail "sink counting rules"
 
 # ---- full: srv6d0t's queue full (a tbf qdisc at 8 kbit/s, 3000 bytes queued) --------
 tf0=$(tot tx_full); re0=$(tdrop reinject); r0=$(tot rx_packets)
@@ -171,7 +165,7 @@ else
 fi
 expect_eq "every packet got its verdict (verdicts == rx_packets)" \
 	"$(tot verdicts)" "$(tot rx_packets)"
-expect_eq "nothing waits in the queue" "$(kq 3)" 0
+expect_eq "nothing waits in the queue" "$(nfq_stat 3)" 0
 
 sid_dev=$(ip -n "$GW" -br link show | awk '$1 ~ /^srv6d5d6f[0-9a-f]+@/ { sub("@.*", "", $1); print $1 }' |
 	while read -r d; do
@@ -183,21 +177,21 @@ sender_start "$TMPD/sent1"
 sleep 1
 ip -n "$GW" link del "$sid_dev" && say "deleted $sid_dev (End.X's pair)"
 sleep 1
-x_gone=$(cnt fc00:9::d1)
+x_gone=$(sink_count "$S1" fc00:9::d1)
 sleep 1
-x_later=$(cnt fc00:9::d1)
+x_later=$(sink_count "$S1" fc00:9::d1)
 ip -n "$GW" link del srv6d0 && say "deleted srv6d0 (the reinjection device)"
 sleep 0.5
-e_gone=$(cnt fc00:9::c1)
+e_gone=$(sink_count "$S1" fc00:9::c1)
 sleep 1
-e_later=$(cnt fc00:9::c1)
+e_later=$(sink_count "$S1" fc00:9::c1)
 kill -0 "$SRV6D_PID" 2>/dev/null && pass "srv6d runs on without its devices" ||
 	fail "srv6d died when its devices went"
 "$SRV6CTL" -s "$SOCK" reload >/dev/null 2>&1 || fail "srv6ctl reload"
 sleep 1
-x_back=$(cnt fc00:9::d1); e_back=$(cnt fc00:9::c1)
+x_back=$(sink_count "$S1" fc00:9::d1); e_back=$(sink_count "$S1" fc00:9::c1)
 sleep 1
-x_back2=$(cnt fc00:9::d1); e_back2=$(cnt fc00:9::c1)
+x_back2=$(sink_count "$S1" fc00:9::d1); e_back2=$(sink_count "$S1" fc00:9::c1)
 sender_stop
 sent=$(cat "$TMPD/sent1")
 say "sent $sent; End.X at sink1: $x_gone, $x_later (pair gone), $x_back, $x_back2 (after the reload); End: $e_gone, $e_later (srv6d0 gone), $e_back, $e_back2 (after the reload)"
@@ -233,8 +227,8 @@ expect_eq "every packet is injected or dropped (rx == injected + dropped)" \
 	"$(tot rx_packets)" $(($(tot injected) + $(tot dropped)))
 expect_eq "every drop has its reason (dropped == sum of drops)" \
 	"$(tot dropped)" "$(ctl_get "sum(s['totals']['drops'].values())")"
-expect_eq "nothing waits in the queue" "$(kq 3)" 0
-expect_eq "the kernel dropped nothing at the queue" "$(kq 6):$(kq 7)" 0:0
+expect_eq "nothing waits in the queue" "$(nfq_stat 3)" 0
+expect_eq "the kernel dropped nothing at the queue" "$(nfq_stat 6):$(nfq_stat 7)" 0:0
 say "rx $rx during the stream, of which $re reinject drops"
 
 if srv6d_stop; then pass "SIGTERM: srv6d exits 0"; else fail "SIGTERM: srv6d exit status"; fi
