@@ -1,9 +1,13 @@
 /* check_kencap.c - kernel-encap (kencap_routes.h, kencap.h): the
  * encapsulations and their marks, the exact bytes of the routes and
  * generic netlink requests built for them, the `kernel-encap` directive,
- * and which encapsulated super-packets go to the kernel (and why not). */
+ * which encapsulated super-packets go to the kernel (and why not), and
+ * how `auto` falls back when the kernel refuses the install. */
+#define _GNU_SOURCE	/* unshare() */
 #include <arpa/inet.h>
 #include <check.h>
+#include <errno.h>
+#include <sched.h>
 #include <linux/netlink.h>
 #include <linux/seg6_genl.h>
 #include <stdio.h>
@@ -477,6 +481,60 @@ START_TEST(mark_of_red)
 }
 END_TEST
 
+#define NO_DEV	0x7ffffff0u	/* an ifindex no netns has */
+
+/* In a netns of its own (root only; skipped otherwise): a route the kernel
+ * refuses (a device it does not have) turns an `auto` feature off, with
+ * the netlink error as its why and kernel-end's marks cleared; with `yes`
+ * it is an error and the feature stays as it was. */
+START_TEST(install_fallback)
+{
+	struct config *cfg = parse("queue 0\ngso yes\n"
+		"sid fc00:100::1/128 action End\n" POLICIES);
+	char err[512] = "";
+
+	if (unshare(CLONE_NEWNET) < 0) {
+		fprintf(stderr, "install_fallback skipped: unshare: %s\n",
+			strerror(errno));
+		config_free(cfg);
+		return;
+	}
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	ck_assert_uint_eq(cfg->nkends, 1);
+	cfg->kencap_on = cfg->kend_on = true;
+	cfg->kencap_oif = cfg->kend_oif = NO_DEV;
+	cfg->kernel_encap = KERNEL_ENCAP_YES;
+	ck_assert_int_eq(kencap_routes_install(cfg, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "kernel-encap mark 0x5d6fffff: cannot add IPv6 "
+			 "seg6 route: No such device");
+	ck_assert(cfg->kencap_on);
+	cfg->kernel_encap = KERNEL_ENCAP_AUTO;
+	cfg->kernel_end = KERNEL_ENCAP_YES;
+	err[0] = 0;
+	ck_assert_int_eq(kencap_routes_install(cfg, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "kernel-end mark 0x5d6ffffd: cannot add the "
+			 "seg6local End route: No such device");
+	ck_assert(!cfg->kencap_on);
+	ck_assert_str_eq(cfg->kencap_why, "install failed: kernel-encap mark "
+			 "0x5d6fffff: cannot add IPv6 seg6 route: No such "
+			 "device");
+	ck_assert(cfg->kend_on);
+	cfg->kernel_end = KERNEL_ENCAP_AUTO;
+	err[0] = 0;
+	ck_assert_int_eq(kencap_routes_install(cfg, err, sizeof(err)), 1);
+	ck_assert_str_eq(err, "");
+	ck_assert(!cfg->kend_on);
+	ck_assert_str_eq(cfg->kend_why, "install failed: kernel-end mark "
+			 "0x5d6ffffd: cannot add the seg6local End route: No "
+			 "such device");
+	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
+	ck_assert_uint_eq(cfg->nkends, 0);
+	/* both off: nothing more to install */
+	ck_assert_int_eq(kencap_routes_install(cfg, err, sizeof(err)), 0);
+	config_free(cfg);
+}
+END_TEST
+
 static Suite *kencap_suite(void)
 {
 	Suite *s = suite_create("kencap");
@@ -498,6 +556,7 @@ static Suite *kencap_suite(void)
 #endif
 	tcase_add_test(t, mark_of);
 	tcase_add_test(t, mark_of_red);
+	tcase_add_test(t, install_fallback);
 	suite_add_tcase(s, t);
 	return s;
 }

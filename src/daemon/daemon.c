@@ -537,11 +537,20 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		config_free(ncfg);
 		goto restore;
 	}
-	if (kencap_routes_install(ncfg, err, sizeof(err)) < 0) {
+	switch (kencap_routes_install(ncfg, err, sizeof(err))) {
+	case -1:
 		reload_error(re, "%s; keeping the running configuration", err);
 		free(rt);
 		config_free(ncfg);
 		goto restore;
+	case 1:	/* an `auto` fell back: what it added goes */
+		if (rtrules_prune_keep(ncfg, engine_config(d->engine), &nscope,
+				       err2, sizeof(err2)) < 0)
+			log_msg(LOG_WARNING, "reload: removing what "
+				"kernel-encap / kernel-end added: %s", err2);
+		break;
+	default:
+		break;
 	}
 	if (d->file)
 		kept = runtime_dup(rt, ncfg->nsids);
@@ -1356,10 +1365,21 @@ static int daemon_start(struct daemon *d)
 		goto fail_rules;
 	}
 	kencap_routes_resolve(cfg, NULL);
-	if (rtrules_install(cfg, NULL, &rt, err, sizeof(err)) < 0 ||
-	    kencap_routes_install(cfg, err, sizeof(err)) < 0) {
+	if (rtrules_install(cfg, NULL, &rt, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
+	}
+	switch (kencap_routes_install(cfg, err, sizeof(err))) {
+	case -1:
+		log_msg(LOG_ERR, "%s", err);
+		goto fail_rules;
+	case 1:	/* an `auto` fell back: what it added goes */
+		if (rtrules_prune(cfg, &d->scope, err, sizeof(err)) < 0)
+			log_msg(LOG_WARNING, "removing what kernel-encap / "
+				"kernel-end added: %s", err);
+		break;
+	default:
+		break;
 	}
 	if (mirror_start(d, cfg, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);

@@ -89,6 +89,9 @@ struct pkt {
 	 * (reinject.h), not as the verdict.  The worker clears it before
 	 * processing. */
 	bool local_out;
+	/* Its frame went to the kernel's seg6 (kencap_send()): a refused
+	 * send takes back worker_stats.kencap too (reinject_tx_failed()). */
+	bool kencap_sent;
 	/* The outcome of the last SID or policy that processed it (see
 	 * above), the drop reason counted for it, and its counters (NULL
 	 * when none): a drop at reinjection of a success moves the count to

@@ -315,6 +315,8 @@ static void reinject_tx_failed(void *cookie, int err, void *arg)
 		st->injected--;
 		if (p->gso && st->gso_vnet)
 			st->gso_vnet--;
+		if (p->kencap_sent && st->kencap)
+			st->kencap--;
 		st->drops[err == EMSGSIZE ? DROP_TOO_BIG : DROP_REINJECT]++;
 		st->dropped++;
 		reinject_charge(p, err == EMSGSIZE ? DROP_TOO_BIG : DROP_REINJECT);
@@ -631,9 +633,10 @@ static void reinject_segment(const struct config *cfg,
 			reinject_drop(p, st, why);
 			return;
 		}
-		st->gso_vnet++;	/* back out if the send fails */
+		st->gso_vnet++;	/* all three backed out if the send fails */
 		st->kencap++;
 		st->injected++;
+		p->kencap_sent = true;
 		return;
 	}
 cut:

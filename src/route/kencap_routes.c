@@ -698,8 +698,44 @@ static int kend_install_one(struct rtnl *nl, const struct config *cfg,
 				     s->kend_mark, s->kend_mark, err, errlen);
 }
 
-int kencap_routes_install(const struct config *cfg, char *err, size_t errlen)
+/* Turn feature `name` (on, its why) off after its install failed with
+ * err: one log line, why says "install failed: ...". */
+static void kencap_fall_back(const char *name, bool *on, char *why,
+			     size_t whylen, const char *err)
 {
+	*on = false;
+	if (snprintf(why, whylen, "install failed: %s", err) >= (int)whylen &&
+	    whylen > 4)
+		memcpy(why + whylen - 4, "...", 4);
+	log_msg(LOG_WARNING, "%s auto: %s; running without it (a reload "
+		"tries again)", name, why);
+}
+
+/* The kernel-encap half of kencap_routes_install(). */
+static int kencap_install_all(struct rtnl *nl, const struct config *cfg,
+			      char *err, size_t errlen)
+{
+	for (unsigned i = 0; cfg->kencap_on && i < cfg->nkencaps; i++)
+		if (kencap_install_one(nl, cfg, &cfg->kencaps[i], err,
+				       errlen) < 0)
+			return -1;
+	return 0;
+}
+
+/* The kernel-end half of kencap_routes_install(). */
+static int kend_install_all(struct rtnl *nl, const struct config *cfg,
+			    char *err, size_t errlen)
+{
+	for (unsigned i = 0; cfg->kend_on && i < cfg->nsids; i++)
+		if (cfg->sids[i].kend_mark &&
+		    kend_install_one(nl, cfg, &cfg->sids[i], err, errlen) < 0)
+			return -1;
+	return 0;
+}
+
+int kencap_routes_install(struct config *cfg, char *err, size_t errlen)
+{
+	char e2[512];
 	struct rtnl *nl;
 	int ret = 0;
 
@@ -708,19 +744,40 @@ int kencap_routes_install(const struct config *cfg, char *err, size_t errlen)
 		return 0;
 	nl = malloc(sizeof(*nl));
 	if (!nl || rtnl_open(nl, 0) < 0) {
-		snprintf(err, errlen, "kernel-encap: cannot open rtnetlink "
+		snprintf(e2, sizeof(e2), "kernel-encap: cannot open rtnetlink "
 			 "socket: %s", strerror(errno));
 		free(nl);
-		return -1;
+		nl = NULL;
 	}
-	for (unsigned i = 0; cfg->kencap_on && i < cfg->nkencaps && !ret; i++)
-		ret = kencap_install_one(nl, cfg, &cfg->kencaps[i], err,
-					 errlen);
-	for (unsigned i = 0; cfg->kend_on && i < cfg->nsids && !ret; i++)
-		if (cfg->sids[i].kend_mark)
-			ret = kend_install_one(nl, cfg, &cfg->sids[i], err,
-					       errlen);
-	rtnl_close(nl);
-	free(nl);
+	if (cfg->kencap_on && cfg->nkencaps &&
+	    (!nl || kencap_install_all(nl, cfg, e2, sizeof(e2)) < 0)) {
+		if (cfg->kernel_encap == KERNEL_ENCAP_YES) {
+			snprintf(err, errlen, "%s", e2);
+			ret = -1;
+			goto out;
+		}
+		kencap_fall_back("kernel-encap", &cfg->kencap_on,
+				 cfg->kencap_why, sizeof(cfg->kencap_why), e2);
+		ret = 1;
+	}
+	if (cfg->kend_on && cfg->nkends &&
+	    (!nl || kend_install_all(nl, cfg, e2, sizeof(e2)) < 0)) {
+		if (cfg->kernel_end == KERNEL_ENCAP_YES) {
+			snprintf(err, errlen, "%s", e2);
+			ret = -1;
+			goto out;
+		}
+		kencap_fall_back("kernel-end", &cfg->kend_on, cfg->kend_why,
+				 sizeof(cfg->kend_why), e2);
+		for (unsigned i = 0; i < cfg->nsids; i++)
+			cfg->sids[i].kend_mark = 0;
+		cfg->nkends = 0;
+		ret = 1;
+	}
+out:
+	if (nl) {
+		rtnl_close(nl);
+		free(nl);
+	}
 	return ret;
 }

@@ -1430,8 +1430,9 @@ out:
 	return ret;
 }
 
-int rtrules_prune(const struct config *cfg, const struct rtrules_scope *prev,
-		  char *err, size_t errlen)
+int rtrules_prune_keep(const struct config *cfg, const struct config *keep,
+		       const struct rtrules_scope *prev, char *err,
+		       size_t errlen)
 {
 	struct rtrules_scope scopes[2];
 	unsigned nscopes = scopes_of(cfg, prev, scopes);
@@ -1440,9 +1441,15 @@ int rtrules_prune(const struct config *cfg, const struct rtrules_scope *prev,
 
 	if (!nl)
 		return -1;
-	ret = prune(nl, cfg, NULL, scopes, nscopes, err, errlen);
+	ret = prune(nl, cfg, keep, scopes, nscopes, err, errlen);
 	rt_nl_free(nl);
 	return ret;
+}
+
+int rtrules_prune(const struct config *cfg, const struct rtrules_scope *prev,
+		  char *err, size_t errlen)
+{
+	return rtrules_prune_keep(cfg, NULL, prev, err, errlen);
 }
 
 int rtrules_install(const struct config *cfg, const struct rtrules_scope *prev,

@@ -118,6 +118,13 @@ int rtrules_install_add(const struct config *cfg, const struct config *keep,
 int rtrules_prune(const struct config *cfg, const struct rtrules_scope *prev,
 		  char *err, size_t errlen);
 
+/* rtrules_prune() with what keep (may be NULL) wants kept too: a
+ * reload's config whose kernel-encap / kernel-end install fell back
+ * (kencap_routes_install()), the running one keep. */
+int rtrules_prune_keep(const struct config *cfg, const struct config *keep,
+		       const struct rtrules_scope *prev, char *err,
+		       size_t errlen);
+
 /* Delete every rule, route and veth pair in scope s.  Returns 0, or -1 with a message
  * in err (it still tries every entry). */
 int rtrules_remove(const struct rtrules_scope *s, char *err, size_t errlen);

@@ -22,8 +22,11 @@
 # the old one, the unchanged lists keep theirs; a stale rule and route of
 # the range (a crashed instance's) are gone at start; without encap-source
 # (tunsrc ::) the kernel's source is srv6d's and no super-packet falls
-# back for it; nothing of the range
-# is left after srv6d stops.
+# back for it; srv6d0 deleted under srv6d, a reload makes it and the
+# routes again; `auto` falls back (off, why "install failed: ...", nothing
+# of it left) when the kernel refuses its routes, at a reload and at start
+# (srv6d0 at MTU 1000: no IPv6); nothing of the range is left after srv6d
+# stops.
 T=kencap
 L3VPN_LIB=1
 HOST_MTU=1500
@@ -350,7 +353,67 @@ expect_eq "without encap-source: no super-packet fell back for its source" \
 	"$(pe1_get 't["kencap_fallbacks"]["source"]')" 0
 expect_eq "the tunsrc stays ::" "$(nsx "$PE1" ip sr tunsrc show | awk '{ print $NF }')" "::"
 
+# kencap_left: routes of kernel-encap (seg6 encap, throw, blackhole) and
+# rules at its marks (the top of the range) still in PE1.
+kencap_left() {
+	range_objects | awk -v top=$((BASE + 65536 - 64)) '
+		$1 ~ /^route/ && / encap seg6 | throw | blackhole / { n++ }
+		$1 ~ /^rule/ && $2 >= top { n++ }
+		END { print n + 0 }'
+}
+
+# srv6d0 deleted under srv6d: the kernel takes the encap routes with it;
+# a reload makes the device and the routes again.
+ip -n "$PE1" link del srv6d0 && say "deleted srv6d0"
+expect_eq "srv6d0 deleted: no seg6 encap route is left" \
+	"$(range_objects | grep -c ' encap seg6 ')" 0
+timeout 10 "$SRV6CTL" -s "$TMPD/pe1.sock" reload >/dev/null || fail "reload"
+sleep 0.5
+expect_eq "after the reload: srv6d0 is back" \
+	"$(ip -n "$PE1" -o link show srv6d0 2>/dev/null | grep -c .)" 1
+expect_eq "after the reload: the IPv6 seg6 route through srv6d0 is back" \
+	"$(range_objects | grep -c '^route6 .* default encap seg6 mode encap.red segs 2 \[ fc00:2::1 fc00:2::a6 \] dev srv6d0 ')" 1
+wire_case "srv6d0 made again" fc00:2::1
+
+# auto falls back when the kernel refuses the install: srv6d0 at MTU 1000
+# has no IPv6 (the kernel refuses IPv6 routes through it: No such device).
+# A reload: what the running config installed goes, the new one runs
+# with kernel-encap off and says why; the next reload, MTU back, tries
+# again.
+mtu0=$(ip -n "$PE1" -o link show srv6d0 | awk '{ for (i = 1; i < NF; i++) if ($i == "mtu") print $(i + 1) }')
+ip -n "$PE1" link set srv6d0 mtu 1000
+if timeout 10 "$SRV6CTL" -s "$TMPD/pe1.sock" reload >/dev/null; then
+	pass "auto: a reload the kernel refuses kernel-encap's routes for is taken"
+else
+	fail "auto: the reload was refused"
+fi
+sleep 0.5
+expect_eq "auto, install refused: off, why says so" \
+	"$(pe1_get 's["kernel_encap"]["active"], s["kernel_encap"]["why"].startswith("install failed: ") and s["kernel_encap"]["why"].endswith("No such device")')" "False True"
+say "why: $(pe1_get 's["kernel_encap"]["why"]')"
+expect_eq "auto, install refused: nothing of kernel-encap is left" "$(kencap_left)" 0
+[ "$(kencap_left)" = 0 ] || range_objects | sed 's/^/    /'
+expect_eq "auto, install refused: one warning logged" \
+	"$(grep -c 'kernel-encap auto: install failed: .*No such device; running without it' "$TMPD/pe1.log")" 1
+ip -n "$PE1" link set srv6d0 mtu "${mtu0:-65535}"
+timeout 10 "$SRV6CTL" -s "$TMPD/pe1.sock" reload >/dev/null || fail "reload"
+sleep 0.5
+expect_eq "the next reload, srv6d0's MTU back: kernel-encap on again" \
+	"$(pe1_get 's["kernel_encap"]["active"]')" True
 l3vpn_srv6d_stop || fail "srv6d exit"
+
+# The same at start: srv6d starts with kernel-encap off.
+ip -n "$PE1" link add srv6d0 mtu 1000 type veth peer name srv6d0t mtu 1000
+if pe1_start; then
+	pass "auto: srv6d starts though the kernel refuses kernel-encap's routes"
+	expect_eq "at start, install refused: off, why says so" \
+		"$(pe1_get 's["kernel_encap"]["active"], s["kernel_encap"]["why"].startswith("install failed: ")')" "False True"
+	expect_eq "at start, install refused: nothing of kernel-encap is left" "$(kencap_left)" 0
+	l3vpn_srv6d_stop || fail "srv6d exit"
+else
+	fail "auto: srv6d did not start with its install refused"
+fi
+ip -n "$PE1" link del srv6d0 2>/dev/null
 left=$(range_objects)
 expect_eq "nothing of srv6d's range is left after it stops" "$(echo -n "$left" | grep -c .)" 0
 [ -n "$left" ] && say "left: $left"
