@@ -323,6 +323,9 @@ static void reinject_check(const struct pkt *p)
 	case REINJECT_DEV:
 	case REINJECT_L2:
 	case REINJECT_LOCAL:
+	case REINJECT_VNET_OWN_DEV:
+	case REINJECT_VNET_DEV:
+	case REINJECT_SEGMENT:
 	case REINJECT_DROP:
 		return;
 	case REINJECT_DROP_REASON:

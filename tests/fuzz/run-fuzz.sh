@@ -74,7 +74,7 @@ summary=$out/fuzz_summary.txt
 # shellcheck disable=SC2034
 SRC_packet=$(cd "$top_srcdir" && ls src/common/*.c src/config/*.c \
 	src/srv6/*.c src/route/*.c src/io/*.c |
-	grep -v -e '^src/route/rtrules\.c$' -e '^src/io/worker\.c$' \
+	grep -v -e '^src/io/worker\.c$' \
 		-e '^src/common/ctl_proto\.c$' | tr '\n' ' ')
 # shellcheck disable=SC2034
 SRC_config=$SRC_packet
