@@ -337,12 +337,9 @@ struct nlmsghdr *kencap_build_tunsrc(void *buf, uint16_t family,
 	struct nlmsghdr *nlh;
 	struct genlmsghdr *g;
 
-	memset(buf, 0, KENCAP_MSG_SIZE);
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = family;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = seq;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	nlh = rtnl_msg_new(buf, KENCAP_MSG_SIZE, family, NLM_F_ACK, seq,
+			   sizeof(*g));
+	g = mnl_nlmsg_get_payload(nlh);
 	g->cmd = cmd;
 	g->version = SEG6_GENL_VERSION;
 	if (addr)
