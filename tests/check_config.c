@@ -581,14 +581,16 @@ START_TEST(test_man_examples)
 		} else if (!strncmp(l, ".Dl ", 4)) {
 			char one[512];
 
+			/* header-queue's needs gso yes */
 			snprintf(one, sizeof(one), "%s%s\n", !strncmp(l + 4, "queue", 5) ?
-				 "" : "queue 0\n", l + 4);
+				 "" : !strncmp(l + 4, "header-queue", 12) ?
+				 "queue 0\ngso yes\n" : "queue 0\n", l + 4);
 			cfg = parse_ok(one);
 			config_free(cfg);
 			ndl++;
 		}
 	}
-	ck_assert_uint_eq(ndl, 14);
+	ck_assert_uint_eq(ndl, 15);
 	ck_assert_uint_eq(nlit, 23);
 	cfg = parse_ok(lit);
 	ck_assert_uint_eq(cfg->nsids, 15);
@@ -1183,7 +1185,7 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nqeueu 1\n",
 	    "t.conf:2: unknown directive 'qeueu' (expected queue, encap-source, "
 	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate, "
-	    "icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap or kernel-end)");
+	    "icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap, kernel-end or header-queue)");
 	BAD("queue\n",
 	    "t.conf:1: queue: missing argument (expected a queue number or a "
 	    "range like 0-3)");
@@ -1300,7 +1302,7 @@ START_TEST(test_err_addresses)
 	BAD("queue 0\nfoo0123456789012345678901234567890123456789012345678901234\n",
 	    "t.conf:2: unknown directive 'foo012345678901234567890123456789012345"
 	    "678901234...' (expected queue, encap-source, sid, route, tun-name, "
-	    "reinject, mark-base, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap or kernel-end)");
+	    "reinject, mark-base, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap, kernel-end or header-queue)");
 }
 END_TEST
 
@@ -1584,7 +1586,7 @@ START_TEST(test_err_lines)
 		"t.conf:2: line is too long (4097 bytes, at most 4096)",
 		"t.conf:3: unknown directive 'foo' (expected queue, encap-source, "
 		"sid, route, tun-name, reinject, mark-base, rule-priority, "
-		"icmp-rate, icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap or kernel-end)", NULL });
+		"icmp-rate, icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap, kernel-end or header-queue)", NULL });
 	free(big);
 
 	check_bad_len(nul, sizeof(nul) - 1, (const char *const[]){
@@ -1619,7 +1621,7 @@ START_TEST(test_err_many)
 	    "t.conf:2: duplicate 'queue' directive (first at line 1)",
 	    "t.conf:3: unknown directive 'bogus' (expected queue, encap-source, "
 	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate, "
-	    "icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap or kernel-end)",
+	    "icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap, kernel-end or header-queue)",
 	    "t.conf:4: encap-source: expected an IPv6 address, found '10.0.0.1'",
 	    "t.conf:5: sid: fc00:100::1/64 has host bits set past /64 (did you "
 	    "mean fc00:100::/64?)",
@@ -1831,6 +1833,49 @@ START_TEST(test_merge_kernel_tables)
 }
 END_TEST
 
+/* header-queue: one per queue, apart from them, with gso yes; the copy
+ * range within NFQUEUE's. */
+START_TEST(test_header_queue)
+{
+	struct config *cfg = parse_ok("queue 0-1\nheader-queue 4-5\ngso yes\n");
+
+	ck_assert(cfg->has_hqueue);
+	ck_assert_uint_eq(cfg->hqueue_first, 4);
+	ck_assert_uint_eq(cfg->hqueue_last, 5);
+	ck_assert_uint_eq(cfg->hqueue_copy, CONFIG_HQ_COPY_DEFAULT);
+	config_free(cfg);
+	cfg = parse_ok("queue 3\nheader-queue 2 copy 128\ngso yes\n");
+	ck_assert_uint_eq(cfg->hqueue_first, 2);
+	ck_assert_uint_eq(cfg->hqueue_copy, 128);
+	config_free(cfg);
+	cfg = parse_ok("queue 3\ngso yes\n");
+	ck_assert(!cfg->has_hqueue);
+	config_free(cfg);
+	BAD("queue 0-1\nheader-queue 4\ngso yes\n",
+	    "t.conf:2: header-queue: 1 queues, but 'queue' has 2: each worker "
+	    "serves one queue and one header queue");
+	BAD("queue 0-3\nheader-queue 2-5\ngso yes\n",
+	    "t.conf:2: header-queue: 2-5 overlaps the queues 0-3 of 'queue'");
+	BAD("queue 0\nheader-queue 1\ngso no\n",
+	    "t.conf:2: header-queue: only super-packets are cut short there, "
+	    "which need 'gso yes'");
+	BAD("queue 0\nheader-queue 1 copy 127\ngso yes\n",
+	    "t.conf:2: header-queue: copy 127 is out of range (128-65531)");
+	BAD("queue 0\nheader-queue 1 size 512\ngso yes\n",
+	    "t.conf:2: header-queue: expected 'copy BYTES' after the queues, "
+	    "found 'size'");
+	BAD("queue 0\nheader-queue 1 copy\ngso yes\n",
+	    "t.conf:2: header-queue: expected 'copy BYTES' after the queues, "
+	    "found 'copy'");
+	BAD("queue 0\nheader-queue 2-1\ngso yes\n",
+	    "t.conf:2: header-queue: range 2-1 is reversed (the first queue "
+	    "must not be greater than the last)");
+	BAD("queue 0\nheader-queue\ngso yes\n",
+	    "t.conf:2: header-queue: missing argument (expected a queue number "
+	    "or a range like 4-7, then optionally 'copy BYTES')");
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -1876,6 +1921,7 @@ static Suite *config_suite(void)
 	tcase_add_test(bad, test_err_decap);
 	tcase_add_test(bad, test_err_weighted_and_binding);
 	tcase_add_test(bad, test_err_hmac);
+	tcase_add_test(bad, test_header_queue);
 	suite_add_tcase(s, bad);
 	return s;
 }

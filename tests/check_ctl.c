@@ -154,7 +154,7 @@ START_TEST(status_document)
 	static const char *const keys[] = {
 		"version", "pid", "uptime", "config", "config_loaded",
 		"reloads", "reload_failures", "reinject", "kernel_encap",
-		"kernel_end",
+		"kernel_end", "header_queue",
 		"workers", "totals",
 		"sids",
 		"policies", "mirror", "kernel_routes",
@@ -186,6 +186,10 @@ START_TEST(status_document)
 		.nworkers = 2, .queues = queues, .workers = w, .totals = &total,
 		.cfg = cfg, .sids = sids, .pols = pols,
 	};
+	cfg->has_hqueue = true;
+	cfg->hqueue_first = 4;
+	cfg->hqueue_last = 5;
+	cfg->hqueue_copy = 512;
 	doc = ctl_status_json(&src);
 	ck_assert_ptr_nonnull(doc);
 
@@ -219,6 +223,10 @@ START_TEST(status_document)
 	assert_json(json_object_get(doc, "kernel_end"),
 		"{\"mode\":\"auto\",\"active\":false,\"why\":\"\","
 		"\"sids\":0}");
+	/* header-queue 4-5 copy 512, the bounce mark mark-base's. */
+	assert_json(json_object_get(doc, "header_queue"),
+		"{\"first\":4,\"last\":5,\"copy\":512,"
+		"\"bounce_mark\":1567555584}");
 	/* A worker: queue, every counter by its C name, every drop reason. */
 	assert_json(json_array_get(json_object_get(doc, "workers"), 0),
 		"{\"queue\":3,\"rx_packets\":11,\"rx_bytes\":0,\"rx_batches\":0,"
@@ -230,6 +238,7 @@ START_TEST(status_document)
 		"\"bad_messages\":2,\"rx_too_long\":0,\"gso_packets\":0,"
 		"\"gso_refused\":0,\"gso_vnet\":0,\"csum_completed\":0,"
 		"\"gso_segments\":0,\"kencap\":0,\"kend\":6,"
+		"\"hq_truncated\":0,\"bounced\":0,"
 		"\"kencap_fallbacks\":{\"off\":0,\"unlisted\":0,\"hmac\":0,"
 		"\"source\":0,\"first_segment\":0,\"shape\":0},"
 		"\"drops\":{\"truncated\":0,\"bad_ip\":0,"
@@ -239,7 +248,8 @@ START_TEST(status_document)
 		"\"fragment\":0,\"hmac_missing\":0,"
 		"\"hmac_unknown\":0,\"hmac_wrong\":0,\"sid_chain\":0,"
 		"\"no_route\":0,\"nexthop_unreachable\":0,\"no_table\":0,"
-		"\"no_source\":0,\"bad_message\":0,\"gso\":0}}");
+		"\"no_source\":0,\"bad_message\":0,\"gso\":0,"
+		"\"bounce_loop\":0}}");
 	ck_assert_int_eq(json_integer_value(json_object_get(
 		json_array_get(json_object_get(doc, "workers"), 1), "queue")), 4);
 	v = json_object_get(doc, "totals");

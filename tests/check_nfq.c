@@ -189,6 +189,44 @@ START_TEST(test_verdict_drop_runs)
 }
 END_TEST
 
+/* A header queue's verdicts go to it, a bounce (NF_REPEAT) with its
+ * mark; a run of drops never spans two queues, whose ids are their own. */
+START_TEST(test_verdict_header_queue)
+{
+	struct nfq *q = nfq_alloc(3);
+	struct pkt p = { .id = 1, .from_hqueue = true, .set_mark = true,
+			 .out_mark = 0x5d6f0000 };
+	uint8_t got[512], want[512];
+	unsigned nmsgs = 0;
+	size_t wlen = hex2bin(
+		/* id 1 of queue 9: NF_REPEAT with the bounce mark */
+		"28000000 0103 0100 01000000 00000000 00 00 0009"
+		"0c00 0200 00000004 00000001"
+		"0800 0300 5d6f0000"
+		/* id 2 of queue 3: NF_DROP */
+		"20000000 0103 0100 02000000 00000000 00 00 0003"
+		"0c00 0200 00000000 00000002"
+		/* ids 3 and 4 of queue 9: one batch, not queue 3's */
+		"20000000 0303 0100 04000000 00000000 00 00 0009"
+		"0c00 0200 00000000 00000004",
+		want, sizeof(want));
+
+	ck_assert_ptr_nonnull(q);
+	nfq_set_header_queue(q, 9);
+	nfq_verdict_add(q, &p, NF_REPEAT, false);
+	p = (struct pkt){ .id = 2 };
+	nfq_verdict_add(q, &p, NF_DROP, false);
+	p = (struct pkt){ .id = 3, .from_hqueue = true };
+	nfq_verdict_add(q, &p, NF_DROP, false);
+	p.id = 4;
+	nfq_verdict_add(q, &p, NF_DROP, false);
+	ck_assert_bytes(got, nfq_verdict_pending(q, got, sizeof(got), &nmsgs),
+			want, wlen);
+	ck_assert_uint_eq(nmsgs, 3);
+	nfq_socket_close(q);
+}
+END_TEST
+
 /* Ids out of order, or across the 2^32 wrap: a run grows only with an id
  * after its last (serial number order, as the kernel compares them). */
 START_TEST(test_verdict_drop_run_order)
@@ -529,6 +567,64 @@ START_TEST(test_parse_cap_len)
 	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
 	msg_end(&m);
 	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_PACKET);
+}
+END_TEST
+
+/* On the header queue a packet cut short by the copy range is what it is
+ * for: truncated, its whole length kept; from another queue, or parsed
+ * without a header queue, it stays a bad message. */
+START_TEST(test_parse_header_queue)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+	uint16_t res_id = htons(7);
+	uint8_t *b;
+
+	b = msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	memcpy(b + 18, &res_id, 2);
+	msg_packet_hdr(&m, 21, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_u32(&m, NFQA_CAP_LEN, 65000);
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	msg_end(&m);
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(nfq_parse_hq(m.slot, m.slot + sizeof(m.slot),
+				      m.slot + PKT_HEADROOM, m.len, 7, &p, &st),
+			 NFQ_PARSE_PACKET);
+	ck_assert_uint_eq(p.id, 21);
+	ck_assert(p.from_hqueue);
+	ck_assert(p.truncated);
+	ck_assert_uint_eq(p.len, sizeof(ip6_payload));
+	ck_assert_uint_eq(p.orig_len, 65000);
+	ck_assert_ptr_eq(p.data, b + m.len - sizeof(ip6_payload));
+	ck_assert_uint_eq(st.hq_truncated, 1);
+	ck_assert_uint_eq(st.rx_too_long + st.bad_messages, 0);
+
+	/* The socket's other queue (the header queue is 8): whole or bad. */
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(nfq_parse_hq(m.slot, m.slot + sizeof(m.slot),
+				      m.slot + PKT_HEADROOM, m.len, 8, &p, &st),
+			 NFQ_PARSE_BAD_PACKET);
+	ck_assert(!p.from_hqueue);
+	ck_assert(!p.truncated);
+	ck_assert_uint_eq(st.rx_too_long, 1);
+	ck_assert_uint_eq(st.hq_truncated, 0);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_BAD_PACKET);
+	ck_assert_uint_eq(st.rx_too_long, 1);
+
+	/* Whole on the header queue: from it, not truncated. */
+	b = msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	memcpy(b + 18, &res_id, 2);
+	msg_packet_hdr(&m, 22, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	msg_end(&m);
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(nfq_parse_hq(m.slot, m.slot + sizeof(m.slot),
+				      m.slot + PKT_HEADROOM, m.len, 7, &p, &st),
+			 NFQ_PARSE_PACKET);
+	ck_assert(p.from_hqueue);
+	ck_assert(!p.truncated);
+	ck_assert_uint_eq(p.orig_len, sizeof(ip6_payload));
 }
 END_TEST
 
@@ -1169,6 +1265,71 @@ START_TEST(test_kend_mark_of)
 }
 END_TEST
 
+/* The same cases as test_kend_mark_of, as queued (SL one more): a header
+ * queue's packet cut short is processed only when kend_from_headers()
+ * says its End's result goes to the kernel's End; and not when its SRH
+ * goes past the bytes at hand. */
+START_TEST(test_kend_from_headers)
+{
+	static const char conf[] = "queue 0\ngso yes\n"
+		"sid fc00:100::1/128 action End\n"
+		"sid fc00:100::2/128 action End\n"
+		"sid fc00:100::3/128 action End flavors psp\n"
+		"sid fc00:100::4/128 action End.X nh6 fc00:2::2\n";
+	static const char *const end[] = { "fc00:9::d6", "fc00:100::1" };
+	static const char *const foreign[] = { "fc00:9::d6", "fc00:200::1" };
+	static const char *const psp[] = { "fc00:9::d6", "fc00:100::3" };
+	static const char *const endx[] = { "fc00:9::d6", "fc00:100::4" };
+	static const char *const chain[] = { "fc00:9::d6", "fc00:100::2",
+					     "fc00:100::1" };
+	static const char *const after[] = { "fc00:9::d6", "fc00:100::1",
+					     "fc00:100::2" };
+	static const char *const before[] = { "fc00:9::d6", "fc00:100::1",
+					      "fc00:8::1" };
+	static const char *const local[] = { "fc00:100::2", "fc00:100::1" };
+	static struct test_slot s;
+	struct config *cfg = config_parse_buffer("t.conf", conf,
+						 sizeof(conf) - 1,
+						 kend_noerr, NULL);
+	struct pkt *p;
+
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, end, 2, 1)));	/* off */
+	cfg->kend_on = true;
+	ck_assert(kend_from_headers(cfg, kend_pkt(&s, end, 2, 1)));
+	ck_assert(kend_from_headers(cfg, kend_pkt(&s, before, 3, 1)));
+	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, foreign, 2, 1)));
+	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, psp, 2, 1)));
+	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, endx, 2, 1)));
+	/* the next destination local: a chain */
+	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, chain, 3, 2)));
+	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, local, 2, 1)));
+	/* the segment it came from local (srv6d would have run it) */
+	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, after, 3, 1)));
+	/* SL 0: no segment left to go to */
+	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, end, 2, 0)));
+	/* The destination is not segment SL. */
+	p = kend_pkt(&s, end, 2, 1);
+	p->data[39] ^= 1;
+	ck_assert(!kend_from_headers(cfg, p));
+	/* A TLV after the list. */
+	p = kend_pkt(&s, end, 2, 1);
+	p->data[5] += 8;
+	p->data[41] += 1;
+	memset(p->data + p->len, 0, 8);
+	p->data[p->len] = 4;
+	p->data[p->len + 1] = 6;
+	p->len += 8;
+	ck_assert(!kend_from_headers(cfg, p));
+	/* Only part of the SRH at hand (a copy range shorter than it). */
+	p = kend_pkt(&s, end, 2, 1);
+	p->len = 40 + 8 + 16;
+	ck_assert(!kend_from_headers(cfg, p));
+	config_free(cfg);
+}
+END_TEST
+
 /* The gso_size: the least room any known MTU leaves behind the headers;
  * IPv6's minimum link MTU when none is known. */
 START_TEST(test_reinject_gso_size)
@@ -1253,6 +1414,7 @@ static Suite *nfq_suite(void)
 	tcase_add_test(build, test_verdict_payload_padding);
 	tcase_add_test(build, test_verdict_batch_build);
 	tcase_add_test(build, test_verdict_drop_runs);
+	tcase_add_test(build, test_verdict_header_queue);
 	tcase_add_test(build, test_verdict_drop_run_order);
 	tcase_add_test(build, test_verdict_drop_run_counters);
 	suite_add_tcase(s, build);
@@ -1265,6 +1427,7 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_parse_short_mark);
 	tcase_add_test(parser, test_parse_no_payload);
 	tcase_add_test(parser, test_parse_cap_len);
+	tcase_add_test(parser, test_parse_header_queue);
 	tcase_add_test(parser, test_parse_skb_info);
 	tcase_add_test(parser, test_verdict_gso_and_partial);
 	tcase_add_test(parser, test_reinject_decide_gso);
@@ -1273,6 +1436,7 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_pkt_tx_vnet);
 	tcase_add_test(parser, test_pkt_tx_vnet_mark);
 	tcase_add_test(parser, test_kend_mark_of);
+	tcase_add_test(parser, test_kend_from_headers);
 	tcase_add_test(parser, test_parse_no_packet_hdr);
 	tcase_add_test(parser, test_parse_nlmsg_error);
 	tcase_add_test(parser, test_parse_not_a_packet);

@@ -327,6 +327,19 @@ static void print_kend(const json_t *k, const json_t *totals)
 	       jstr(k, "why"), jnum(totals, "kend"));
 }
 
+/* "header queues 4-5 (copy 2112 bytes): 120 cut short, 3 bounced with
+ * mark 0x5d6f0000". */
+static void print_hqueue(const json_t *h, const json_t *totals)
+{
+	if (!json_is_object(h))
+		return;
+	printf("header queues %" PRIu64 "-%" PRIu64 " (copy %" PRIu64
+	       " bytes): %" PRIu64 " cut short, %" PRIu64 " bounced with mark "
+	       "0x%" PRIx64 "\n", jnum(h, "first"), jnum(h, "last"),
+	       jnum(h, "copy"), jnum(totals, "hq_truncated"),
+	       jnum(totals, "bounced"), jnum(h, "bounce_mark"));
+}
+
 /* kernel-routes yes: what became of the kernel's SRv6 routes. */
 static void print_kroutes(const json_t *k)
 {
@@ -360,6 +373,8 @@ static void print_status(const json_t *doc)
 		     json_object_get(doc, "totals"));
 	print_kend(json_object_get(doc, "kernel_end"),
 		   json_object_get(doc, "totals"));
+	print_hqueue(json_object_get(doc, "header_queue"),
+		     json_object_get(doc, "totals"));
 	printf("%zu SIDs, %" PRIu64 " policies\n",
 	       json_array_size(json_object_get(doc, "sids")),
 	       (uint64_t)json_array_size(json_object_get(doc, "policies")) +

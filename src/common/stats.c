@@ -24,6 +24,7 @@ static const char *const drop_reason_names[DROP__COUNT] = {
 	[DROP_NO_SOURCE] = "no_source",
 	[DROP_BAD_MESSAGE] = "bad_message",
 	[DROP_GSO] = "gso",
+	[DROP_BOUNCE_LOOP] = "bounce_loop",
 };
 
 /* Returns the reason's stable name (used by srv6ctl and its JSON), or

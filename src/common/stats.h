@@ -42,6 +42,10 @@ enum drop_reason {
 	DROP_GSO,		/* a super-packet result no way back carries
 				 * whole or segmented (counted in
 				 * gso_refused too) */
+	DROP_BOUNCE_LOOP,	/* a header queue's packet cut short that
+				 * needs its whole bytes came back bounced
+				 * already: the steering rules queue bounced
+				 * packets to a header queue again */
 	DROP__COUNT
 };
 
@@ -135,6 +139,12 @@ struct worker_stats {
 	uint64_t kend;		/* of forwarded: End results handed to the
 				 * kernel's End unchanged with their SID's
 				 * mark (`kernel-end`, src/io/kend.h) */
+	uint64_t hq_truncated;	/* header queue packets cut short by its
+				 * copy range (`header-queue`) */
+	uint64_t bounced;	/* of those, sent back to their hook with
+				 * the bounce mark to be queued whole: the
+				 * fifth of accepted, forwarded, injected,
+				 * dropped (each comes again, counted again) */
 	uint64_t drops[DROP__COUNT];
 } __attribute__((aligned(64)));
 

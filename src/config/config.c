@@ -350,41 +350,78 @@ static int check_args(struct parser *p, int argc, char **argv, int want,
 
 /* ---- daemon settings ---------------------------------------------------- */
 
-static int parse_queue(struct parser *p, int argc, char **argv)
+/* A queue number or a range like 0-3 (of at most SRV6_MAX_QUEUES) of
+ * directive dir into *first and *last. */
+static int get_queue_range(struct parser *p, const char *dir, char *word,
+			   unsigned *firstp, unsigned *lastp)
 {
-	struct config *cfg = p->cfg;
 	uint64_t first, last;
-	char *dash;
+	char *dash = strchr(word, '-');
 
-	if (check_args(p, argc, argv, 2, "a queue number or a range like 0-3") < 0)
-		return -1;
-	dash = strchr(argv[1], '-');
-	if (dash == argv[1] || (dash && (!dash[1] || strchr(dash + 1, '-')))) {
-		error(p, "queue: expected a queue number or a range like 0-3, "
-		      "found '%s'", quote(p, argv[1]));
+	if (dash == word || (dash && (!dash[1] || strchr(dash + 1, '-')))) {
+		error(p, "%s: expected a queue number or a range like 0-3, "
+		      "found '%s'", dir, quote(p, word));
 		return -1;
 	}
 	if (dash)
 		*dash = '\0';
-	if (get_number(p, "queue", NULL, argv[1], 0, 65535, &first) < 0)
+	if (get_number(p, dir, NULL, word, 0, 65535, &first) < 0)
 		return -1;
 	last = first;
-	if (dash && get_number(p, "queue", NULL, dash + 1, 0, 65535, &last) < 0)
+	if (dash && get_number(p, dir, NULL, dash + 1, 0, 65535, &last) < 0)
 		return -1;
 	if (last < first) {
-		error(p, "queue: range %" PRIu64 "-%" PRIu64 " is reversed "
+		error(p, "%s: range %" PRIu64 "-%" PRIu64 " is reversed "
 		      "(the first queue must not be greater than the last)",
-		      first, last);
+		      dir, first, last);
 		return -1;
 	}
 	if (last - first + 1 > SRV6_MAX_QUEUES) {
-		error(p, "queue: range %" PRIu64 "-%" PRIu64 " has %" PRIu64
-		      " queues, at most %d", first, last, last - first + 1,
-		      SRV6_MAX_QUEUES);
+		error(p, "%s: range %" PRIu64 "-%" PRIu64 " has %" PRIu64
+		      " queues, at most %d", dir, first, last,
+		      last - first + 1, SRV6_MAX_QUEUES);
 		return -1;
 	}
-	cfg->queue_first = (unsigned)first;
-	cfg->queue_last = (unsigned)last;
+	*firstp = (unsigned)first;
+	*lastp = (unsigned)last;
+	return 0;
+}
+
+static int parse_queue(struct parser *p, int argc, char **argv)
+{
+	struct config *cfg = p->cfg;
+
+	if (check_args(p, argc, argv, 2, "a queue number or a range like 0-3") < 0)
+		return -1;
+	return get_queue_range(p, "queue", argv[1], &cfg->queue_first,
+			       &cfg->queue_last);
+}
+
+/* header-queue FIRST[-LAST] [copy BYTES] */
+static int parse_header_queue(struct parser *p, int argc, char **argv)
+{
+	struct config *cfg = p->cfg;
+	uint64_t copy = CONFIG_HQ_COPY_DEFAULT;
+
+	if (argc == 4 && strcmp(argv[2], "copy") == 0) {
+		if (get_number(p, "header-queue", "copy", argv[3],
+			       CONFIG_HQ_COPY_MIN, CONFIG_HQ_COPY_MAX,
+			       &copy) < 0)
+			return -1;
+	} else if (argc == 3 || argc == 4) {
+		error(p, "header-queue: expected 'copy BYTES' after the "
+		      "queues, found '%s'", quote(p, argv[2]));
+		return -1;
+	} else if (check_args(p, argc, argv, 2, "a queue number or a range "
+			      "like 4-7, then optionally 'copy BYTES'") < 0) {
+		return -1;
+	}
+	if (get_queue_range(p, "header-queue", argv[1], &cfg->hqueue_first,
+			    &cfg->hqueue_last) < 0)
+		return -1;
+	cfg->has_hqueue = true;
+	cfg->hqueue_copy = (uint32_t)copy;
+	cfg->hqueue_line = p->line;
 	return 0;
 }
 
@@ -1473,6 +1510,7 @@ static const struct directive {
 	{ "gso", parse_gso, true },
 	{ "kernel-encap", parse_kernel_encap, true },
 	{ "kernel-end", parse_kernel_end, true },
+	{ "header-queue", parse_header_queue, true },
 };
 
 #define NDIRECTIVES	(sizeof(directives) / sizeof(directives[0]))
@@ -1490,7 +1528,7 @@ static void parse_words(struct parser *p, int argc, char **argv)
 		error(p, "unknown directive '%s' (expected queue, encap-source, "
 		      "sid, route, tun-name, reinject, mark-base, rule-priority, "
 		      "icmp-rate, icmp-burst, hmac, hmac-require, control-group, "
-		      "kernel-routes, gso, kernel-encap or kernel-end)",
+		      "kernel-routes, gso, kernel-encap, kernel-end or header-queue)",
 		      quote(p, argv[0]));
 		return;
 	}
@@ -1552,6 +1590,30 @@ static void parse_lines(struct parser *p, const char *text, size_t len)
 
 /* ---- whole-file checks and tables --------------------------------------- */
 
+/* header-queue: one header queue per queue (worker i serves both), none
+ * of them a queue of `queue`, and super-packets to cut short. */
+static void check_header_queue(struct parser *p)
+{
+	const struct config *cfg = p->cfg;
+
+	if (!cfg->has_hqueue || !p->seen[D_QUEUE])
+		return;
+	if (cfg->hqueue_last - cfg->hqueue_first !=
+	    cfg->queue_last - cfg->queue_first)
+		error_at(p, cfg->hqueue_line, "header-queue: %u queues, but "
+			 "'queue' has %u: each worker serves one queue and one "
+			 "header queue", cfg->hqueue_last - cfg->hqueue_first + 1,
+			 cfg->queue_last - cfg->queue_first + 1);
+	else if (cfg->hqueue_first <= cfg->queue_last &&
+		 cfg->queue_first <= cfg->hqueue_last)
+		error_at(p, cfg->hqueue_line, "header-queue: %u-%u overlaps "
+			 "the queues %u-%u of 'queue'", cfg->hqueue_first,
+			 cfg->hqueue_last, cfg->queue_first, cfg->queue_last);
+	if (!cfg->gso)
+		error_at(p, cfg->hqueue_line, "header-queue: only super-packets "
+			 "are cut short there, which need 'gso yes'");
+}
+
 /* encap-source is optional: without it the workers pick the outer source
  * per egress from the route mirror (egress.h), as the kernel would. */
 static void check_required(struct parser *p)
@@ -1567,6 +1629,7 @@ static void check_required(struct parser *p)
 		error_at(p, p->cfg->kernel_end_line, "kernel-end yes: the "
 			 "kernel's End rewrites super-packets, which need 'gso "
 			 "yes'");
+	check_header_queue(p);
 }
 
 /* SIDs into cfg->sid_table; the same prefix twice, or a SID inside

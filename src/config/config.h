@@ -160,6 +160,16 @@ enum payload_rule {
 struct config {
 	char *path;			/* file it was read from (or a name) */
 	unsigned queue_first, queue_last;	/* NFQUEUE numbers, inclusive */
+	/* `header-queue FIRST-LAST copy BYTES`: worker i also serves
+	 * hqueue_first + i, bound with a copy range of hqueue_copy bytes
+	 * (nfq.h nfq_bind_header_queue()): a longer packet arrives cut
+	 * short, and only the kernel's End can handle one then (kend.h);
+	 * any other goes back to the hook with the bounce mark (mark_base)
+	 * for the steering rules to queue it whole. */
+	bool has_hqueue;
+	unsigned hqueue_first, hqueue_last;
+	uint32_t hqueue_copy;
+	unsigned hqueue_line;
 	struct in6_addr encap_source;	/* outer source of encapsulations */
 	bool has_encap_source;		/* false: picked per egress (egress.h) */
 	char tun_name[IF_NAMESIZE];	/* reinjection device (rtrules.h) */
@@ -338,6 +348,11 @@ size_t config_flavors_format(unsigned flavors, char *buf, size_t size);
 #define CONFIG_MAX_LINE		4096		/* bytes in a line, newline excluded */
 #define CONFIG_MAX_FILE		(16 << 20)	/* bytes in a file */
 #define CONFIG_ICMP_MAX		1000000u	/* icmp-rate and icmp-burst */
+/* header-queue's copy range: room for an IPv6 header and the largest SRH
+ * (8 + 255 * 8 bytes) by default, at most what NFQUEUE copies. */
+#define CONFIG_HQ_COPY_DEFAULT	2112u
+#define CONFIG_HQ_COPY_MIN	128u
+#define CONFIG_HQ_COPY_MAX	65531u
 
 /* srv6d owns the marks and routing tables mark_base .. mark_base +
  * CONFIG_MARK_RANGE - 1 (rtrules.h's RTRULES_RANGE must be the same): a

@@ -75,7 +75,7 @@ static json_t *kencap_fallbacks_json(const struct worker_stats *ws)
 	X(tx_full)							\
 	X(nl_errors) X(bad_messages) X(rx_too_long) X(gso_packets)	\
 	X(gso_refused) X(gso_vnet) X(csum_completed) X(gso_segments)	\
-	X(kencap) X(kend)
+	X(kencap) X(kend) X(hq_truncated) X(bounced)
 
 /* Add the worker_stats fields to o. */
 static void worker_stats_fill(json_t *o, const struct worker_stats *ws,
@@ -481,6 +481,26 @@ static json_t *kend_json(const struct config *cfg)
 	return jdone(o, ok);
 }
 
+/* `header-queue` (config.h): {"first", "last", "copy", "bounce_mark"},
+ * or null when there is none. */
+static json_t *hqueue_json(const struct config *cfg)
+{
+	json_t *o;
+	bool ok;
+
+	if (!cfg || !cfg->has_hqueue)
+		return json_null();
+	o = json_object();
+	ok = o != NULL;
+	if (!ok)
+		return NULL;
+	jset(o, "first", jcount(cfg->hqueue_first), &ok);
+	jset(o, "last", jcount(cfg->hqueue_last), &ok);
+	jset(o, "copy", jcount(cfg->hqueue_copy), &ok);
+	jset(o, "bounce_mark", jcount(cfg->mark_base), &ok);
+	return jdone(o, ok);
+}
+
 /* {"enabled", "routes", "applied", "shadowed", "refused", "unsupported",
  * "other_table", "rebuilds", "rebuild_failures", "last_rebuild_us"}, or
  * null. */
@@ -532,6 +552,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "reinject", reinject_json(src->cfg), &ok);
 	jset(o, "kernel_encap", kencap_json(src->cfg), &ok);
 	jset(o, "kernel_end", kend_json(src->cfg), &ok);
+	jset(o, "header_queue", hqueue_json(src->cfg), &ok);
 	jset(o, "workers", workers_json(src, false), &ok);
 	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
 							      : &zero), &ok);

@@ -388,6 +388,11 @@ static const char *reload_needs_restart(const struct config *old,
 	if (old->queue_first != ncfg->queue_first ||
 	    old->queue_last != ncfg->queue_last)
 		return "queue";
+	if (old->has_hqueue != ncfg->has_hqueue ||
+	    old->hqueue_first != ncfg->hqueue_first ||
+	    old->hqueue_last != ncfg->hqueue_last ||
+	    old->hqueue_copy != ncfg->hqueue_copy)
+		return "header-queue";
 	if (strcmp(old->tun_name, ncfg->tun_name))
 		return "tun-name";
 	if (old->gso != ncfg->gso)

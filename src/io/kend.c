@@ -20,34 +20,50 @@ static const struct sid *kend_segment_sid(const struct config *cfg,
 	return lpm_lookup(cfg->sid_table, &a);
 }
 
-uint32_t kend_mark_of(const struct config *cfg, struct pkt *p)
+/* The kend_mark of segment k of p's SRH when the End of that SID alone
+ * is what srv6d does with a packet whose destination is segment k - 1
+ * after it (kend_mark_of()) or segment k before it (kend_from_headers()):
+ * its SID a plain End with a kend_mark, the SRH without TLVs, segment
+ * k - 1 (the new destination) no local SID, and segment k + 1 none either
+ * (a chain srv6d ran through sid_chain(), which the kernel's routes may
+ * not redo).  0 otherwise. */
+static uint32_t kend_segment_mark(const struct config *cfg, struct pkt *p,
+				  bool after)
 {
 	struct srh_info si;
 	struct srh_error err;
 	const struct sid *sid;
-	unsigned sl;
+	unsigned sl, k;
 
 	if (!cfg->kend_on || !cfg->sid_table || pkt_ip_version(p) != 6 ||
 	    p->len < IPV6_HDR_LEN ||
 	    srh_find(p->data, p->len, &si, &err) < 0 || !si.srh)
 		return 0;
 	sl = si.srh->segments_left;
-	/* An End's result: the destination is segment sl, moved there from
-	 * segment sl + 1 (srh_validate(): the list fits the SRH, which
-	 * srh_find() checked fits the packet). */
-	/* No TLV (an HMAC the kernel may lack the key of, or refuse). */
-	if (!srh_validate(si.srh) || sl + 1 > si.srh->last_entry ||
+	k = after ? sl + 1 : sl;
+	/* srh_validate(): the list fits the SRH, which srh_find() checked
+	 * fits the bytes at hand.  The destination is segment sl. */
+	if (!srh_validate(si.srh) || k < 1 || k > si.srh->last_entry ||
 	    si.srh->hdrlen != (si.srh->last_entry + 1u) * 2 ||
-	    memcmp(p->data + IP6_DST_OFF, (const uint8_t *)si.srh + sizeof(*si.srh) +
-		   16 * sl, 16) != 0 || kend_segment_sid(cfg, si.srh, sl))
+	    memcmp(p->data + IP6_DST_OFF, (const uint8_t *)si.srh +
+		   sizeof(*si.srh) + 16 * sl, 16) != 0 ||
+	    kend_segment_sid(cfg, si.srh, k - 1))
 		return 0;
-	sid = kend_segment_sid(cfg, si.srh, sl + 1);
+	sid = kend_segment_sid(cfg, si.srh, k);
 	if (!sid || !sid->kend_mark || sid->behavior != BHV_END ||
 	    sid->flavors)
 		return 0;
-	/* The segment before that one local too: maybe a chain srv6d ran
-	 * (sid_chain()), which the kernel's routes may not redo. */
-	if (sl + 2 <= si.srh->last_entry && kend_segment_sid(cfg, si.srh, sl + 2))
+	if (k + 1 <= si.srh->last_entry && kend_segment_sid(cfg, si.srh, k + 1))
 		return 0;
 	return sid->kend_mark;
+}
+
+uint32_t kend_mark_of(const struct config *cfg, struct pkt *p)
+{
+	return kend_segment_mark(cfg, p, true);
+}
+
+bool kend_from_headers(const struct config *cfg, struct pkt *p)
+{
+	return kend_segment_mark(cfg, p, false) != 0;
 }

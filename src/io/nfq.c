@@ -44,6 +44,8 @@ struct nfq {
 	struct mnl_socket *nl;
 	int fd;
 	unsigned queue;
+	bool has_hqueue;		/* also bound: hqueue (header queue) */
+	unsigned hqueue;
 	uint32_t csum_completed;
 	size_t send_limit;		/* largest sendmsg() the socket takes */
 	uint8_t *slots;			/* NFQ_BATCH * NFQ_SLOT_SIZE */
@@ -64,6 +66,7 @@ struct nfq {
 	unsigned vfirst_iov[NFQ_BATCH + 1];	/* message i: viov[vfirst_iov[i]..] */
 	size_t vlen[NFQ_BATCH];
 	uint32_t vid[NFQ_BATCH];	/* message i's id (a batch's highest) */
+	uint16_t vqueue[NFQ_BATCH];	/* message i's queue */
 	unsigned vcount[NFQ_BATCH];	/* packets message i gives a verdict */
 } __attribute__((aligned(64)));
 
@@ -253,13 +256,14 @@ static void nfq_parse_skb_info(struct pkt *p, uint32_t info,
  * received (less than nlmsg_len when the datagram was truncated). */
 static enum nfq_parse_result nfq_parse_packet(uint8_t *slot, uint8_t *slot_end,
 					      const struct nlmsghdr *nlh,
-					      size_t avail, struct pkt *p,
+					      size_t avail, int hqueue,
+					      struct pkt *p,
 					      struct worker_stats *st)
 {
 	const size_t hlen = NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct nfgenmsg));
 	const struct nfgenmsg *nfg = mnl_nlmsg_get_payload(nlh);
 	struct nfq_attrs at = { .bad = avail < nlh->nlmsg_len };
-	uint32_t plen;
+	uint32_t plen, cap = 0;
 
 	if (avail < hlen) {
 		st->bad_messages++;	/* no id: nothing to give a verdict to */
@@ -277,6 +281,7 @@ static enum nfq_parse_result nfq_parse_packet(uint8_t *slot, uint8_t *slot_end,
 	p->id = ntohl(at.hdr->packet_id);
 	p->hw_proto = nfq_family_proto(nfg, ntohs(at.hdr->hw_protocol));
 	p->hook = at.hdr->hook;
+	p->from_hqueue = hqueue >= 0 && ntohs(nfg->res_id) == (unsigned)hqueue;
 	if (at.mark && !at.bad)
 		p->mark = ntohl(mnl_attr_get_u32(at.mark));
 	if (at.indev && !at.bad)
@@ -286,10 +291,19 @@ static enum nfq_parse_result nfq_parse_packet(uint8_t *slot, uint8_t *slot_end,
 	 * longer than 65531 bytes, a BIG TCP super-packet) must not be
 	 * rewritten: the verdict would cut the packet.  Accepting it
 	 * unchanged would pass SRv6 traffic on unprocessed: it is dropped,
-	 * counted in rx_too_long and bad_messages. */
-	if (at.cap_len && !at.bad && ntohl(mnl_attr_get_u32(at.cap_len)) != plen) {
-		st->rx_too_long++;
-		at.bad = true;
+	 * counted in rx_too_long and bad_messages.  On the header queue it
+	 * is what the copy range is for: p->truncated, its whole length in
+	 * orig_len (the worker decides, kend.h). */
+	if (at.cap_len && !at.bad)
+		cap = ntohl(mnl_attr_get_u32(at.cap_len));
+	if (cap && cap != plen) {
+		if (p->from_hqueue && cap > plen && plen) {
+			p->truncated = true;
+			st->hq_truncated++;
+		} else {
+			st->rx_too_long++;
+			at.bad = true;
+		}
 	}
 	if (at.bad || !at.payload) {
 		/* The id is known: the packet is dropped, never passed on
@@ -299,7 +313,8 @@ static enum nfq_parse_result nfq_parse_packet(uint8_t *slot, uint8_t *slot_end,
 		return NFQ_PARSE_BAD_PACKET;
 	}
 	p->data = mnl_attr_get_payload(at.payload);
-	p->len = p->orig_len = plen;
+	p->len = plen;
+	p->orig_len = p->truncated ? cap : plen;
 	p->verdict = PKT_ACCEPT;
 	if (at.skb_info)
 		nfq_parse_skb_info(p, ntohl(mnl_attr_get_u32(at.skb_info)), st);
@@ -321,6 +336,13 @@ enum nfq_parse_result nfq_parse(uint8_t *slot, uint8_t *slot_end,
 				uint8_t *msg, size_t len, struct pkt *p,
 				struct worker_stats *st)
 {
+	return nfq_parse_hq(slot, slot_end, msg, len, -1, p, st);
+}
+
+enum nfq_parse_result nfq_parse_hq(uint8_t *slot, uint8_t *slot_end,
+				   uint8_t *msg, size_t len, int hqueue,
+				   struct pkt *p, struct worker_stats *st)
+{
 	const struct nlmsghdr *nlh = (const struct nlmsghdr *)msg;
 	enum nfq_parse_result res = NFQ_PARSE_NONE;
 	size_t left = len;
@@ -336,7 +358,8 @@ enum nfq_parse_result nfq_parse(uint8_t *slot, uint8_t *slot_end,
 			nfq_parse_error(nlh, avail, st);
 		} else if (nlh->nlmsg_type == NFQ_NLMSG_PACKET &&
 			   res == NFQ_PARSE_NONE) {
-			res = nfq_parse_packet(slot, slot_end, nlh, avail, p, st);
+			res = nfq_parse_packet(slot, slot_end, nlh, avail,
+					       hqueue, p, st);
 		} else if (nlh->nlmsg_type != NLMSG_NOOP) {
 			/* Not ours, or a second packet in one datagram: the
 			 * kernel sends one packet per datagram
@@ -416,22 +439,17 @@ static int nfq_sendv(struct nfq *q, struct iovec *iov, size_t niov)
 
 /* A bare NF_DROP for packet id (config time and the last fallback), or
  * (upto) for every packet still queued up to id. */
-static int nfq_send_drop_msg(struct nfq *q, uint32_t id, bool upto)
+static int nfq_send_drop_msg(struct nfq *q, uint16_t queue, uint32_t id,
+			     bool upto)
 {
 	uint8_t hdr[NFQ_VERDICT_HDR_MAX] __attribute__((aligned(8)));
 	struct iovec iov[NFQ_VERDICT_IOV_MAX];
 	unsigned n;
 
-	n = upto ? nfq_verdict_batch_build(hdr, (uint16_t)q->queue, id,
-					   NF_DROP, iov) :
-		   nfq_verdict_build(hdr, (uint16_t)q->queue, id, NF_DROP,
-				     NULL, NULL, 0, iov);
+	n = upto ? nfq_verdict_batch_build(hdr, queue, id, NF_DROP, iov) :
+		   nfq_verdict_build(hdr, queue, id, NF_DROP, NULL, NULL, 0,
+				     iov);
 	return nfq_sendv(q, iov, n);
-}
-
-static int nfq_send_drop(struct nfq *q, uint32_t id)
-{
-	return nfq_send_drop_msg(q, id, false);
 }
 
 /* While waiting for a config ACK, a packet may already arrive (the queue
@@ -441,12 +459,14 @@ static int nfq_config_data_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct nfq_attrs at = { 0 };
 	const size_t hlen = NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct nfgenmsg));
+	const struct nfgenmsg *nfg = mnl_nlmsg_get_payload(nlh);
 
 	if (nlh->nlmsg_type != NFQ_NLMSG_PACKET || nlh->nlmsg_len < hlen)
 		return MNL_CB_OK;
 	nfq_attrs_parse((const uint8_t *)nlh + hlen, nlh->nlmsg_len - hlen, &at);
 	if (at.hdr)
-		nfq_send_drop(data, ntohl(at.hdr->packet_id));
+		nfq_send_drop_msg(data, ntohs(nfg->res_id),
+				  ntohl(at.hdr->packet_id), false);
 	return MNL_CB_OK;
 }
 
@@ -493,30 +513,31 @@ static const char *nfq_bind_hint(int err)
 	}
 }
 
-static int nfq_bind(struct nfq *q, uint32_t maxlen, unsigned flags, char *err,
-		    size_t errlen)
+/* Bind queue on q's socket, copying up to `copy` bytes of each packet. */
+static int nfq_bind(struct nfq *q, unsigned queue, uint32_t copy,
+		    uint32_t maxlen, unsigned flags, char *err, size_t errlen)
 {
 	uint8_t *buf = malloc(NFQ_SLOT_SIZE);
 	struct nlmsghdr *nlh;
 	int ret = -1;
 
 	if (!buf) {
-		snprintf(err, errlen, "queue %u: %s", q->queue, strerror(errno));
+		snprintf(err, errlen, "queue %u: %s", queue, strerror(errno));
 		return -1;
 	}
-	nlh = nfq_nlmsg_put((char *)buf, NFQNL_MSG_CONFIG, q->queue);
+	nlh = nfq_nlmsg_put((char *)buf, NFQNL_MSG_CONFIG, queue);
 	nlh->nlmsg_seq = 1;
 	nfq_nlmsg_cfg_put_cmd(nlh, AF_UNSPEC, NFQNL_CFG_CMD_BIND);
 	if (nfq_config_request(q, nlh, buf, NFQ_SLOT_SIZE) < 0) {
 		int e = errno;
 
-		snprintf(err, errlen, "queue %u: bind failed: %s%s", q->queue,
+		snprintf(err, errlen, "queue %u: bind failed: %s%s", queue,
 			 strerror(e), nfq_bind_hint(e));
 		goto out;
 	}
-	nlh = nfq_nlmsg_put((char *)buf, NFQNL_MSG_CONFIG, q->queue);
+	nlh = nfq_nlmsg_put((char *)buf, NFQNL_MSG_CONFIG, queue);
 	nlh->nlmsg_seq = 2;
-	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, 0xffff);
+	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, copy);
 	nfq_nlmsg_cfg_put_qmaxlen(nlh, maxlen);
 	/* All flags off but GSO when asked:
 	 * - no FAIL_OPEN: when the queue is full the kernel drops; SRv6
@@ -536,7 +557,7 @@ static int nfq_bind(struct nfq *q, uint32_t maxlen, unsigned flags, char *err,
 			       NFQA_CFG_F_SECCTX));
 	if (nfq_config_request(q, nlh, buf, NFQ_SLOT_SIZE) < 0) {
 		snprintf(err, errlen, "queue %u: configuring copy mode failed: %s",
-			 q->queue, strerror(errno));
+			 queue, strerror(errno));
 		goto out;
 	}
 	ret = 0;
@@ -545,10 +566,10 @@ out:
 	return ret;
 }
 
-static void nfq_unbind(struct nfq *q)
+static void nfq_unbind(struct nfq *q, unsigned queue)
 {
 	char buf[256] __attribute__((aligned(8)));
-	struct nlmsghdr *nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, q->queue);
+	struct nlmsghdr *nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, queue);
 
 	/* The kernel drops whatever is still queued (nfqnl_flush). Closing
 	 * the socket would unbind as well; asking is explicit. */
@@ -622,7 +643,7 @@ struct nfq *nfq_socket_open_flags(unsigned queue, uint32_t maxlen,
 			 queue, strerror(errno));
 		goto fail;
 	}
-	if (nfq_bind(q, maxlen, flags, err, errlen) < 0)
+	if (nfq_bind(q, queue, 0xffff, maxlen, flags, err, errlen) < 0)
 		goto fail;
 	return q;
 fail:
@@ -633,12 +654,35 @@ fail:
 	return NULL;
 }
 
+int nfq_bind_header_queue(struct nfq *q, unsigned hqueue, uint32_t copy,
+			  uint32_t maxlen, unsigned flags, char *err,
+			  size_t errlen)
+{
+	if (hqueue > 0xffff || hqueue == q->queue) {
+		snprintf(err, errlen, "header queue %u: out of range or the "
+			 "queue itself", hqueue);
+		return -1;
+	}
+	if (nfq_bind(q, hqueue, copy, maxlen, flags, err, errlen) < 0)
+		return -1;
+	nfq_set_header_queue(q, hqueue);
+	return 0;
+}
+
+void nfq_set_header_queue(struct nfq *q, unsigned hqueue)
+{
+	q->has_hqueue = true;
+	q->hqueue = hqueue;
+}
+
 void nfq_socket_close(struct nfq *q)
 {
 	if (!q)
 		return;
 	if (q->nl) {
-		nfq_unbind(q);
+		if (q->has_hqueue)
+			nfq_unbind(q, q->hqueue);
+		nfq_unbind(q, q->queue);
 		mnl_socket_close(q->nl);
 	}
 	free(q->slots);
@@ -673,8 +717,10 @@ int nfq_recv_batch(struct nfq *q, bool wait, struct pkt *pkts,
 			st->bad_messages++;
 			continue;
 		}
-		r = nfq_parse(slot, slot + NFQ_SLOT_SIZE, slot + PKT_HEADROOM,
-			      q->rx_msgs[i].msg_len, &pkts[out], st);
+		r = nfq_parse_hq(slot, slot + NFQ_SLOT_SIZE, slot + PKT_HEADROOM,
+				 q->rx_msgs[i].msg_len,
+				 q->has_hqueue ? (int)q->hqueue : -1,
+				 &pkts[out], st);
 		if (r == NFQ_PARSE_NONE)
 			continue;
 		st->rx_packets++;
@@ -739,18 +785,20 @@ static bool nfq_id_after(uint32_t id, uint32_t max)
  *   so such a packet is gone already and no verdict can reach it.
  * NF_ACCEPT runs are not batched: a batch NF_ACCEPT would also accept the
  * stale packets above, unprocessed. */
-static bool nfq_verdict_extend(struct nfq *q, uint32_t id, uint32_t nf_verdict)
+static bool nfq_verdict_extend(struct nfq *q, uint16_t queue, uint32_t id,
+			       uint32_t nf_verdict)
 {
 	unsigned last = q->nverdicts - 1;
 	struct iovec *iov;
 
+	/* Ids are the queue's own: a run never spans two queues. */
 	if (q->nverdicts == 0 || !q->run_open || nf_verdict != NF_DROP ||
-	    q->run_verdict != NF_DROP || !nfq_id_after(id, q->vid[last]))
+	    q->run_verdict != NF_DROP || q->vqueue[last] != queue ||
+	    !nfq_id_after(id, q->vid[last]))
 		return false;
 	iov = &q->viov[q->vfirst_iov[last]];
 	/* Same length as the plain verdict it replaces: one iovec. */
-	nfq_verdict_batch_build(q->vhdr[last], (uint16_t)q->queue, id, NF_DROP,
-				iov);
+	nfq_verdict_batch_build(q->vhdr[last], queue, id, NF_DROP, iov);
 	q->vlen[last] = iov[0].iov_len;
 	q->vid[last] = id;
 	q->vcount[last]++;
@@ -762,6 +810,7 @@ void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
 {
 	unsigned i = q->nverdicts, n;
 	struct iovec *iov = &q->viov[q->niov];
+	uint16_t queue = (uint16_t)(p->from_hqueue ? q->hqueue : q->queue);
 	bool marked;
 
 	if (with_payload && p->csum_partial)
@@ -774,15 +823,18 @@ void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
 	if (q->npackets >= NFQ_BATCH)
 		nfq_verdict_overflow(q);
 	q->npackets++;
-	marked = p->set_mark && nf_verdict == NF_ACCEPT;
-	if (!with_payload && !marked && nfq_verdict_extend(q, p->id, nf_verdict))
+	marked = p->set_mark &&
+		 (nf_verdict == NF_ACCEPT || nf_verdict == NF_REPEAT);
+	if (!with_payload && !marked &&
+	    nfq_verdict_extend(q, queue, p->id, nf_verdict))
 		return;
-	n = nfq_verdict_build(q->vhdr[i], (uint16_t)q->queue, p->id, nf_verdict,
+	n = nfq_verdict_build(q->vhdr[i], queue, p->id, nf_verdict,
 			      marked ? &p->out_mark : NULL,
 			      with_payload ? p->data : NULL,
 			      with_payload ? p->len : 0, iov);
 	q->vfirst_iov[i] = q->niov;
 	q->vid[i] = p->id;
+	q->vqueue[i] = queue;
 	q->vcount[i] = 1;
 	q->vlen[i] = 0;
 	for (unsigned k = 0; k < n; k++)
@@ -833,7 +885,8 @@ static int nfq_verdict_send_each(struct nfq *q, unsigned first, unsigned last,
 		st->send_errors++;
 		/* Still refused: drop it (a run: all of it) rather than leave
 		 * it queued. */
-		if (nfq_send_drop_msg(q, q->vid[i], q->vcount[i] > 1) == 0) {
+		if (nfq_send_drop_msg(q, q->vqueue[i], q->vid[i],
+				      q->vcount[i] > 1) == 0) {
 			st->verdicts += q->vcount[i];
 			continue;
 		}

@@ -47,6 +47,19 @@ struct nfq *nfq_socket_open(unsigned queue, uint32_t maxlen, char *err,
 struct nfq *nfq_socket_open_flags(unsigned queue, uint32_t maxlen,
 				  unsigned flags, char *err, size_t errlen);
 
+/* Also bind hqueue on q's socket, a header queue: packets longer than
+ * `copy` bytes arrive cut short (NFQA_CAP_LEN), as p->truncated with
+ * p->from_hqueue (`header-queue`, srv6d.conf(5)); same maxlen and flags.
+ * Verdicts go to the queue each packet came from.  Returns 0, or -1 with
+ * a message in err. */
+int nfq_bind_header_queue(struct nfq *q, unsigned hqueue, uint32_t copy,
+			  uint32_t maxlen, unsigned flags, char *err,
+			  size_t errlen);
+
+/* Make hqueue q's header queue: nfq_bind_header_queue()'s last step, the
+ * tests' way on a struct nfq from nfq_alloc(). */
+void nfq_set_header_queue(struct nfq *q, unsigned hqueue);
+
 /* The buffers of `queue` without a socket (nfq_socket_open()'s first
  * step; the tests' way to a struct nfq): verdicts can be added, not sent.
  * Returns NULL when memory runs out. */
@@ -65,10 +78,11 @@ void nfq_socket_close(struct nfq *q);
 int nfq_recv_batch(struct nfq *q, bool wait, struct pkt *pkts,
 		   bool *process, struct worker_stats *st);
 
-/* Queue the verdict for one packet of the current batch.  nf_verdict is
- * NF_ACCEPT or NF_DROP; with_payload sends p->data[0..len) back (pointed
- * to, not copied); the mark goes along when p->set_mark and the verdict
- * is NF_ACCEPT.  A payload with a partial checksum (p->csum_partial) is
+/* Queue the verdict for one packet of the current batch (to the header
+ * queue for p->from_hqueue).  nf_verdict is NF_ACCEPT, NF_DROP or
+ * NF_REPEAT; with_payload sends p->data[0..len) back (pointed to, not
+ * copied); the mark goes along when p->set_mark and the verdict is
+ * NF_ACCEPT or NF_REPEAT.  A payload with a partial checksum (p->csum_partial) is
  * completed in place first (counted in csum_completed); a super-packet
  * (p->gso) is given as its payload only where the kernel segments it
  * right (reinject_decide() decides it).
@@ -114,6 +128,14 @@ enum nfq_parse_result {
 enum nfq_parse_result nfq_parse(uint8_t *slot, uint8_t *slot_end,
 				uint8_t *msg, size_t len, struct pkt *p,
 				struct worker_stats *st);
+
+/* nfq_parse() on a socket that also serves header queue hqueue (-1:
+ * none): a packet of that queue is p->from_hqueue, and one cut short by
+ * its copy range is p->truncated (counted in hq_truncated) instead of a
+ * bad message. */
+enum nfq_parse_result nfq_parse_hq(uint8_t *slot, uint8_t *slot_end,
+				   uint8_t *msg, size_t len, int hqueue,
+				   struct pkt *p, struct worker_stats *st);
 
 /* Build the verdict message for packet `id` of `queue` in hdr (at least
  * NFQ_VERDICT_HDR_MAX bytes) and iov[0..NFQ_VERDICT_IOV_MAX): the header,

@@ -23,6 +23,10 @@ enum pkt_verdict {
 	PKT_ACCEPT = 0,	/* give the original back unchanged (NF_ACCEPT) */
 	PKT_NEW_BYTES,	/* give back the new bytes data[0..len) (+ mark) */
 	PKT_DROP,	/* NF_DROP; the reason has been counted */
+	PKT_REPEAT,	/* NF_REPEAT with out_mark: a header queue's packet
+			 * cut short that needs its whole bytes, sent back to
+			 * its hook for the steering rules to queue it whole
+			 * (the bounce, kend.h) */
 };
 
 /* What became of the packet, for the counters (stats.h): set with the
@@ -64,6 +68,14 @@ struct pkt {
 	uint8_t hook;
 	uint32_t mark;		/* NFQA_MARK, 0 when absent */
 	uint32_t indev;		/* NFQA_IFINDEX_INDEV, 0 when absent */
+	/* From the worker's header queue (`header-queue`): its verdict goes
+	 * there (nfq.h). */
+	bool from_hqueue;
+	/* Cut short by the header queue's copy range: data[0..len) are the
+	 * first bytes, orig_len the whole packet's length.  Never given back
+	 * as a payload: only a result the kernel's End redoes from the
+	 * original (kend.h), an accept unchanged or a drop. */
+	bool truncated;
 	/* NFQA_SKB_INFO, on a queue bound with `gso yes` (NFQA_CFG_F_GSO);
 	 * all false otherwise (the kernel segments and completes checksums
 	 * before queueing).  src/srv6/gso.h handles such packets. */

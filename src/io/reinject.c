@@ -659,20 +659,57 @@ cut:
 	reinject_segment_rest(io, p, gso_size, eth, ifindex, st, n, total);
 }
 
+/* A header queue's packet cut short (p->truncated) that was processed
+ * and not dropped: only its headers are here, so it is accepted
+ * unchanged, or, the result of a plain End, accepted with its SID's kend
+ * mark for the kernel's End to redo (worker_headers_suffice() let no
+ * other through; one would be DROP_REINJECT). */
+static void reinject_truncated(const struct config *cfg, struct pkt *p,
+			       struct nfq *q, struct worker_stats *st)
+{
+	uint32_t kmark;
+
+	if (p->verdict == PKT_ACCEPT) {
+		nfq_verdict_add(q, p, NF_ACCEPT, false);
+		st->accepted++;
+		return;
+	}
+	kmark = kend_mark_of(cfg, p);
+	if (!kmark) {
+		nfq_verdict_add(q, p, NF_DROP, false);
+		reinject_drop(p, st, DROP_REINJECT);
+		return;
+	}
+	p->set_mark = true;
+	p->out_mark = kmark;
+	nfq_verdict_add(q, p, NF_ACCEPT, false);
+	st->forwarded++;
+	st->kend++;
+}
+
 void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		     struct pkt *p, struct nfq *q, const struct reinject_io *io,
 		     struct worker_stats *st)
 {
 	enum drop_reason reason = DROP_REINJECT;
-	enum reinject_action a = reinject_decide(cfg, rt, p, &reason);
+	enum reinject_action a;
 
-	reinject_csum_fix(p, a, st);
-
+	if (p->verdict == PKT_REPEAT) {	/* the bounce (worker.c) */
+		nfq_verdict_add(q, p, NF_REPEAT, false);
+		st->bounced++;
+		return;
+	}
+	a = reinject_decide(cfg, rt, p, &reason);
 	if (p->outcome == PKT_OUT_DROP || p->outcome == PKT_OUT_ICMP ||
 	    p->outcome == PKT_OUT_HANDOFF) {
 		reinject_dropped(cfg, rt, p, q, a, io, st);
 		return;
 	}
+	if (p->truncated) {
+		reinject_truncated(cfg, p, q, st);
+		return;
+	}
+	reinject_csum_fix(p, a, st);
 	if (a == REINJECT_SEGMENT) {
 		reinject_segment(cfg, rt, p, q, io, st);
 		return;

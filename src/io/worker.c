@@ -24,6 +24,7 @@
 
 #include <urcu-qsbr.h>	/* the rcu_* names of the QSBR flavor */
 
+#include "kend.h"
 #include "log.h"
 #include "nfq.h"
 #include "pktsock.h"
@@ -90,6 +91,9 @@ struct engine {
 	const struct rtmirror *mirror;	/* read by the workers (QSBR) */
 	char tun_name[IF_NAMESIZE];
 	unsigned queue_first, queue_last;
+	bool has_hqueue;		/* `header-queue`, set once */
+	unsigned hqueue_first;
+	uint32_t hqueue_copy;
 	uint32_t maxlen;
 	uint32_t tun_ifindex;		/* 0: not known */
 	const char *hang_file;		/* ENGINE_HANG_ENV, or NULL (unarmed) */
@@ -349,6 +353,31 @@ static void worker_own_device(struct worker *w, struct pkt *p)
 	w->stats->unmatched++;
 }
 
+/* A header queue's packet cut short (`header-queue`): processed only when
+ * its headers suffice, that is when the kernel's End rewrites the
+ * original (kend_from_headers()).  Any other is given back to its hook
+ * with the bounce mark (mark-base), for the steering rules to queue it
+ * whole: once; one that comes back bounced already is a counted drop (the
+ * rules send bounced packets to a header queue again).  Returns true when
+ * p is to be processed. */
+static bool worker_headers_suffice(const struct config *cfg, struct pkt *p,
+				   struct worker_stats *st)
+{
+	if (kend_from_headers(cfg, p))
+		return true;
+	if (p->mark == cfg->mark_base) {
+		st->drops[DROP_BOUNCE_LOOP]++;
+		p->verdict = PKT_DROP;
+		p->outcome = PKT_OUT_DROP;
+		p->reason = DROP_BOUNCE_LOOP;
+		return false;
+	}
+	p->verdict = PKT_REPEAT;
+	p->set_mark = true;
+	p->out_mark = cfg->mark_base;
+	return false;
+}
+
 /* Process the n packets of the batch just received and send their
  * verdicts.  The worker is online (RCU). */
 static void worker_run_batch(struct worker *w, int n)
@@ -372,7 +401,8 @@ static void worker_run_batch(struct worker *w, int n)
 		if (w->process[i]) {
 			if (generation_own_device(g, p->indev))
 				worker_own_device(w, p);
-			else
+			else if (!p->truncated ||
+				 worker_headers_suffice(g->cfg, p, w->stats))
 				srv6_process(ctx, p);
 		}
 		reinject_packet(g->cfg, g->sid_rt, p, w->q, &w->io, w->stats);
@@ -591,6 +621,11 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->beat.ns = now_ns();
 	w->q = nfq_socket_open_flags(w->queue, e->maxlen,
 				     cfg->gso ? NFQ_OPEN_GSO : 0, err, errlen);
+	if (w->q && cfg->has_hqueue &&
+	    nfq_bind_header_queue(w->q, cfg->hqueue_first + i,
+				  cfg->hqueue_copy, e->maxlen,
+				  cfg->gso ? NFQ_OPEN_GSO : 0, err, errlen) < 0)
+		return -1;	/* engine_destroy() closes w->q */
 	return w->q ? 0 : -1;
 }
 
@@ -621,6 +656,9 @@ struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
 	e->mirror = mirror;
 	e->queue_first = cfg->queue_first;
 	e->queue_last = cfg->queue_last;
+	e->has_hqueue = cfg->has_hqueue;
+	e->hqueue_first = cfg->hqueue_first;
+	e->hqueue_copy = cfg->hqueue_copy;
 	e->maxlen = NFQ_DEFAULT_MAXLEN;
 	snprintf(e->tun_name, sizeof(e->tun_name), "%s", cfg->tun_name);
 	e->hang_file = getenv(ENGINE_HANG_ENV);
@@ -680,6 +718,9 @@ static bool engine_needs_restart(const struct engine *e,
 {
 	return cfg->queue_first != e->queue_first ||
 	       cfg->queue_last != e->queue_last ||
+	       cfg->has_hqueue != e->has_hqueue ||
+	       (cfg->has_hqueue && (cfg->hqueue_first != e->hqueue_first ||
+				    cfg->hqueue_copy != e->hqueue_copy)) ||
 	       strcmp(cfg->tun_name, e->tun_name) != 0;
 }
 

@@ -31,11 +31,14 @@ static int ipv6_sane(struct proc_ctx *ctx, struct pkt *p)
 		proc_drop(ctx, p, NULL, DROP_BAD_IP);
 		return -1;
 	}
-	if (p->len < IPV6_HDR_LEN + plen) {
+	/* A header queue's packet cut short (p->truncated): its whole
+	 * length is orig_len, and the kernel trimmed it already. */
+	if ((p->truncated ? p->orig_len : p->len) < IPV6_HDR_LEN + plen) {
 		proc_drop(ctx, p, NULL, DROP_TRUNCATED);
 		return -1;
 	}
-	pkt_trim(p, IPV6_HDR_LEN + plen);
+	if (!p->truncated)
+		pkt_trim(p, IPV6_HDR_LEN + plen);
 	return 0;
 }
 
