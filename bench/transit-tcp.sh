@@ -9,7 +9,9 @@
 #    -> s1 (seg6local End.DT6 fc00:9::d6, iperf3 server on fd00:9::1)
 #
 # Then (srv6d-kend) srv6d with `kernel-end auto`, the kernel's End by its
-# SID's mark (src/io/kend.h); the other srv6d modes have `kernel-end no`.
+# SID's mark (src/io/kend.h); the other srv6d modes have `kernel-end no`;
+# and (srv6d-kend-hq) the same with a header queue in front
+# (`header-queue`): srv6d reads only the super-packets' first bytes.
 # Then the same with an inline SRH still on its way after the End (gen:
 # seg6 inline, segs fc00:100::1,fd00:9::2; s1's kernel takes the last
 # segment): srv6d's result of a super-packet is not a payload the kernel
@@ -167,6 +169,31 @@ srv6d_kend() {	# LABEL [k72]
 }
 srv6d_kend srv6d-kend
 
+# The same with a header queue (`header-queue 1`, copy 2112 bytes): the End
+# SID's packets are queued there first (nfq_steer6_hq), so srv6d reads
+# only each super-packet's first bytes, enough for the kernel's End; one
+# it cannot hand on that way goes back to the hook with the bounce mark
+# and to queue 0 whole (bounced).
+srv6d_kend_hq() {	# LABEL [k72]
+	wanted "$1" || return 0
+	nfq_steer6_hq fc00:100::/32 || { say "NFQUEUE rule failed"; exit 1; }
+	srv6d_bench_start "$1" "${2:-}" \
+		'queue 0\nheader-queue 1\nsid fc00:100::1/128 action End\ngso yes\nkernel-end auto\n' ||
+		{ nsx "$GW" ip6tables -t raw -D PREROUTING 1; return 0; }
+	say "$1: srv6d End, gso yes, kernel-end auto, header-queue 1${2:+ ($2)}, GRO $GRO, ${SECS}s x $RUNS"
+	srv6d_bench_ping "$DST"
+	measure "$1" || exit 1
+	proof "$1"
+	srv6d_bench_counters "$1" gso_packets hq_truncated bounced forwarded \
+		injected kend
+	echo "kernel_end=$(nsx "$GW" ip -s -6 route show table all |
+		awk '/seg6local/ { for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }')" \
+		>>"$TMPD/$1.s"
+	srv6d_bench_stop
+	nsx "$GW" ip6tables -t raw -D PREROUTING 1
+}
+srv6d_kend_hq srv6d-kend-hq
+
 # ---- inline SRH still on its way: the vnet way ----------------------------
 _sysctls "$S1" net.ipv6.conf.all.seg6_enabled=1 net.ipv6.conf.s1.seg6_enabled=1
 nsx "$S1" ip -6 addr add fd00:9::2/128 dev lo
@@ -193,12 +220,12 @@ srv6d_kend srv6d-inline-kend-k72 k72
 
 echo
 echo "Transit End TCP (iperf3 gen -> s1, kernel seg6 headend and End.DT6 (inline: s1's SRH processing), GRO $GRO, ${SECS}s, median of $RUNS):"
-for m in kernel srv6d-gso-no srv6d-gso-yes srv6d-kend kernel-inline srv6d-inline-gso-yes srv6d-inline-gso-yes-k72 srv6d-inline-kend srv6d-inline-kend-k72; do
+for m in kernel srv6d-gso-no srv6d-gso-yes srv6d-kend srv6d-kend-hq kernel-inline srv6d-inline-gso-yes srv6d-inline-gso-yes-k72 srv6d-inline-kend srv6d-inline-kend-k72; do
 	[ -s "$TMPD/$m" ] || continue
 	rate_row 16 "$m" "$m" "$(cat "$TMPD/$m.c")"
 	printf '  %-16s proof: %s %s\n' "" "$(cat "$TMPD/$m.p")" "$(cat "$TMPD/$m.s" 2>/dev/null)"
 done
-for m in kernel srv6d-gso-no srv6d-gso-yes srv6d-kend kernel-inline srv6d-inline-gso-yes srv6d-inline-gso-yes-k72 srv6d-inline-kend srv6d-inline-kend-k72; do
+for m in kernel srv6d-gso-no srv6d-gso-yes srv6d-kend srv6d-kend-hq kernel-inline srv6d-inline-gso-yes srv6d-inline-gso-yes-k72 srv6d-inline-kend srv6d-inline-kend-k72; do
 	[ -s "$TMPD/$m.prof" ] || continue
 	echo
 	echo "$m, CPU per 64 KiB moved (perf record -a, ${PROFILE}s):"
