@@ -10,18 +10,20 @@
 #
 # Usage (root): bench/l3vpn-tcp.sh [SECONDS] [RUNS]
 #   SRV6D=/path/to/srv6d SRV6CTL=/path/to/srv6ctl to use another build.
-#   HOST_MTU=N     the hosts' MTU (default 1400)
+#   HOST_MTU=N     the hosts' links' MTU, at both ends (default 1400)
 #   CORE_MTU=N     the PEs' link's MTU (default 1500)
 #   GRO=on|off     GRO at every veth (default: the kernel's, off)
-#   GSO=yes        srv6d with `gso yes` too (issue 10), in the same run:
-#                  PE1's H.Encaps hands its TCP super-packets to the
-#                  kernel's seg6 whole (`kernel-encap auto`, the default:
-#                  srv6d installs the rules and routes), once with the kernel's
-#                  End.DT6 at PE2 and once with srv6d's at PE2 (`gso no`
-#                  there: a decapsulated super-packet is not given back
-#                  whole yet); and once more with GRO at srv6d0, the
-#                  reinjection device's receiving end (threaded NAPI),
-#                  which coalesces the segments again
+#   GSO=yes        srv6d with `gso yes` at PE1 too (issue 10), in the
+#                  same run: PE1's H.Encaps hands its TCP super-packets to
+#                  the kernel's seg6 whole (`kernel-encap auto`, the
+#                  default: srv6d installs the rules and routes), with the
+#                  kernel's End.DT6 at PE2, then the same with GRO at
+#                  srv6d0, the reinjection device's receiving end
+#                  (threaded NAPI: it coalesces KENCAP=no's segments
+#                  again); and after the `gso no` rows, with srv6d's
+#                  End.DT6 and End.DT4 at PE2, whose config has no `gso`
+#                  line (the default `gso no`: PE2's NFQUEUE segments what
+#                  it queues; bench/l3vpn-kencap.sh runs PE2 with `gso yes`)
 #   KENCAP=no      with GSO=yes: `kernel-encap no` at PE1, whose H.Encaps
 #                  then cuts the super-packets into segments
 #                  (REINJECT_SEGMENT)
@@ -51,8 +53,17 @@ l3vpn_srv6d_conf() {
 
 measure() {	# LABEL DST_NS DST SRC_NS: RUNS rates in Mbit/s to $TMPD/LABEL
 	# A stalled transfer (the kernel's seg6 at a core MTU of 1500: it
-	# sends itself Packet Too Big) counts as 0.
-	tcp_runs "$1" zero l3vpn_iperf "$2" "$3" "$4" "$SECS"
+	# sends itself Packet Too Big) counts as 0.  Packets the receiving
+	# host's veth dropped (over its MTU) are said.
+	local d0 d1
+	d0=$(rx_dropped "$2")
+	tcp_runs "$1" zero l3vpn_iperf "$2" "$3" "$4" "$SECS" || return 1
+	d1=$(rx_dropped "$2")
+	[ "$d1" = "$d0" ] || say "$1: $2's e0 dropped $((d1 - d0)) packets"
+}
+
+rx_dropped() {	# NS: e0's rx_dropped in NS
+	nsx "$1" cat /sys/class/net/e0/statistics/rx_dropped
 }
 
 pe1_counters() {	# PE1 srv6d's super-packets, segments, refused, kencap
@@ -123,7 +134,7 @@ srv6d_both() {
 }
 srv6d_both no srv6d
 if [ "$GSO" = yes ]; then
-	say "srv6d: the same, gso yes at PE1, ${SECS}s x $RUNS"
+	say "srv6d: the same, gso yes at PE1 (gso no at PE2), ${SECS}s x $RUNS"
 	srv6d_both yes srv6dgso
 fi
 
@@ -140,6 +151,6 @@ fi
 row "srv6d H.Encaps/End.DT6, IPv6 tenant" srv6d6
 row "srv6d H.Encaps/End.DT4, IPv4 tenant" srv6d4
 if [ "$GSO" = yes ]; then
-	row "srv6d gso yes H.Encaps / srv6d End.DT6, IPv6 tenant" srv6dgso6
-	row "srv6d gso yes H.Encaps / srv6d End.DT4, IPv4 tenant" srv6dgso4
+	row "srv6d gso yes H.Encaps / srv6d gso no End.DT6, IPv6 tenant" srv6dgso6
+	row "srv6d gso yes H.Encaps / srv6d gso no End.DT4, IPv4 tenant" srv6dgso4
 fi

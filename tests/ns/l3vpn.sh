@@ -21,11 +21,15 @@
 # srv6d by their in-interface and destination.
 #
 # MTU: H.Encaps adds 64 bytes (IPv6 header + an SRH of one segment) and the
-# core links have MTU 1500; the hosts' interfaces have MTU 1400, so TCP's
-# MSS and every packet fit once encapsulated (Packet Too Big / Fragmentation
-# Needed for oversized packets is another issue's work).
+# core links have MTU 1500; the hosts' links have MTU 1400 (HOST_MTU) at
+# both ends, so TCP's MSS and every packet fit once encapsulated (Packet
+# Too Big / Fragmentation Needed for oversized packets is another issue's
+# work).  Both ends alike: with `gso yes` srv6d cuts a super-packet to the
+# in-interface's MTU (NFQUEUE never tells the sender's segment size), so
+# PE ends at 1500 facing hosts at 1400 would give a2 1436-byte packets
+# (at a core of 1500), which its veth drops.
 #
-# tests/bench/l3vpn-tcp.sh sources this file with L3VPN_LIB=1 for the
+# bench/l3vpn-tcp.sh sources this file with L3VPN_LIB=1 for the
 # topology functions only.
 T=${T:-l3vpn}
 # shellcheck source=tests/ns/lib.sh
@@ -68,7 +72,8 @@ l3vpn_setup() {
 	_wait_up "$PE1" c0 && _wait_up "$PE2" c0
 }
 
-# _l3vpn_site PE HOST IF TENANT SITE TABLE: the host's link, its addresses
+# _l3vpn_site PE HOST IF TENANT SITE TABLE: the host's link (HOST_MTU at
+# both ends), its addresses
 # 10.TENANT.SITE.2 and fdTENANT:SITE::2 (the PE has .1 and ::1), the
 # tenant's table on the PE and the rules that confine IF to it.
 # L3VPN_SAME_ADDRS=1 (l3vpn-overlap.sh): every tenant has 10.1.SITE.0/24
@@ -77,8 +82,8 @@ _l3vpn_site() {
 	local pe=$1 h=$2 dev=$3 t=$4 s=$5 tab=$6 f npr=
 	if [ -n "${L3VPN_SAME_ADDRS:-}" ]; then t=1 npr=noprefixroute; fi
 	ip -n "$pe" link add "$dev" type veth peer name e0 netns "$h" || return 1
-	ip -n "$h" link set e0 mtu "$HOST_MTU" up && ip -n "$pe" link set "$dev" up ||
-		return 1
+	ip -n "$h" link set e0 mtu "$HOST_MTU" up &&
+	ip -n "$pe" link set "$dev" mtu "$HOST_MTU" up || return 1
 	# shellcheck disable=SC2086 # $npr: nothing or one word
 	ip -n "$pe" addr add "10.$t.$s.1/24" dev "$dev" $npr &&
 	ip -n "$pe" -6 addr add "fd0$t:$s::1/64" dev "$dev" nodad $npr &&
@@ -187,8 +192,9 @@ l3vpn_iperf() {
 	sleep 0.3
 	json=$(nsx "$sns" timeout $((secs + 10)) iperf3 -c "$dst" -p 5201 \
 		-t "$secs" -J 2>/dev/null)
+	# iperf3 -1 removes its pid file itself when the test ends
 	if [ -f "$TMPD/iperf.pid" ]; then
-		kill "$(cat "$TMPD/iperf.pid")" 2>/dev/null
+		kill "$(cat "$TMPD/iperf.pid" 2>/dev/null)" 2>/dev/null
 		rm -f "$TMPD/iperf.pid"
 	fi
 	rate=$("$PYTHON" -c 'import json,sys
