@@ -41,6 +41,7 @@ l3vpn_srv6d_conf() {
 	l3vpn_conf_base "$1"
 	[ "$1" = 1 ] && [ "$PE1_GSO" = yes ] && echo "gso yes"
 	[ "$1" = 2 ] && [ "$PE2_GSO" = yes ] && echo "gso yes"
+	[ "$1" = 1 ] && [ "${PE1_HQ:-no}" = yes ] && echo "header-queue 1"
 	return 0
 }
 
@@ -57,8 +58,9 @@ import json, sys
 t = json.load(sys.stdin)["totals"]
 d = {k: v for k, v in t.get("drops", {}).items() if v}
 fb = {k: v for k, v in t.get("kencap_fallbacks", {}).items() if v}
-print("injected %d gso_vnet %d kencap %d fallbacks %s dropped %d drops %s" % (
-    t["injected"], t["gso_vnet"], t.get("kencap", 0), fb, t["dropped"], d))'
+print("injected %d gso_vnet %d kencap %d forwarded %d hq_truncated %d bounced %d fallbacks %s dropped %d drops %s" % (
+    t["injected"], t["gso_vnet"], t.get("kencap", 0), t["forwarded"],
+    t.get("hq_truncated", 0), t.get("bounced", 0), fb, t["dropped"], d))'
 }
 
 
@@ -104,6 +106,25 @@ measure kencap_k6
 say "PE1: $(pe1_counters)"
 capture kencap_k6
 l3vpn_srv6d_stop
+l3vpn_kernel_del "$PE2" 2
+
+# The same with a header queue at PE1 (`header-queue 1`, copy 2112 bytes):
+# tenant A's packets are queued there first, so srv6d reads each
+# super-packet's first bytes only and accepts it with its encapsulation's
+# mark; what needs its bytes is bounced to queue 0.
+say "srv6d kencap at PE1 with a header queue, the kernel's End.DT6 at PE2"
+l3vpn_kernel "$PE2" 2 || { say "kernel routes failed"; exit 1; }
+nsx "$PE1" ip6tables -t raw -I PREROUTING 1 -i ta -d fd01:2::/64 \
+	-m mark ! --mark 0x5d6f0000 -j NFQUEUE --queue-num 1 ||
+	{ say "NFQUEUE rules failed"; exit 1; }
+PE1_HQ=yes
+pe1_kencap_start || exit 1
+nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kencap+kernel L3VPN does not answer"; exit 1; }
+measure kencaphq_k6
+say "PE1: $(pe1_counters)"
+l3vpn_srv6d_stop
+PE1_HQ=no
+nsx "$PE1" ip6tables -t raw -D PREROUTING 1
 l3vpn_kernel_del "$PE2" 2
 
 say "srv6d at both PEs, gso no"
@@ -186,12 +207,13 @@ echo
 echo "L3VPN TCP (iperf3 a1 -> a2, IPv6 tenant, host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, ${SECS}s, median of $RUNS):"
 row "kernel seg6/seg6local End.DT6" kernel6
 row "srv6d kencap H.Encaps / kernel End.DT6" kencap_k6
+row "same, PE1 with a header queue" kencaphq_k6
 row "srv6d H.Encaps/End.DT6 (gso no)" srv6d6
 row "srv6d kencap H.Encaps / srv6d gso yes End.DT6" kencap6
 row "srv6d H.Encaps/End.DT4 (gso no), IPv4 tenant" srv6d4
 row "srv6d kencap H.Encaps / srv6d gso yes End.DT4, IPv4" kencap4
 k=$(median <"$TMPD/kernel6")
-for m in kencap_k6 srv6d6 kencap6; do
+for m in kencap_k6 kencaphq_k6 srv6d6 kencap6; do
 	v=$(median <"$TMPD/$m")
 	[ "$k" -gt 0 ] && echo "  $m / kernel6 = $(awk -v a="$v" -v b="$k" 'BEGIN { printf "%.2f", a / b }')"
 done

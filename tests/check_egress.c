@@ -394,6 +394,25 @@ START_TEST(test_ptb6_gso_segment_size)
 	ck_assert_uint_eq(pols[0].drops[DROP_TOO_BIG], 1);
 	ck_assert_uint_eq(pols[0].packets, 2);
 
+	/* In on a link of MTU 1400: the sender's segments (at most 1340)
+	 * fit the egress with the 80 bytes pushed, gso_size is the
+	 * in-interface's (gso_size_in: the original may go as it came,
+	 * kencap_accept_ok()).  In on one of 1500: cut to 1360 for the
+	 * egress, not the in-interface's. */
+	link_set(6, "in1400", UP, 1400);
+	for (unsigned i = 0; i < 2; i++) {
+		struct pkt *p = packet(IN6_TCP_HDR, 0xab, sizeof(in),
+				       ETH_P_IPV6, in);
+
+		p->gso = true;
+		p->indev = i ? 4 : 6;
+		srv6_process(&ctx, p);
+		ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+		ck_assert_uint_eq(p->gso_size, i ? 1360 : 1340);
+		ck_assert(p->gso_size_in == !i);
+		ck_assert(p->encap_of_original);
+	}
+
 	/* Not a super-packet: judged by its length, as before. */
 	srv6_process(&ctx, packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6,
 				  in));

@@ -454,6 +454,31 @@ START_TEST(mark_of)
 END_TEST
 
 /* H.Encaps.Red of one segment: no SRH, the segment in the destination. */
+/* The original can go with the mark instead of its inner packet only as
+ * the unchanged result of a policy (not End.B6.Encaps*: its inner SRH
+ * changed), of the queued length, in segments that fit the way out. */
+START_TEST(accept_ok)
+{
+	struct pkt p;
+
+	encaps_pkt(&p, "fd01:2::2");
+	p.data[5] = (uint8_t)(p.len - 40);	/* outer payload length */
+	p.data[80 + 5] = 20;			/* inner payload: TCP only */
+	p.data[80 + 40 + 12] = 0x50;		/* TCP data offset 5 */
+	p.queued_len = p.len - 80;		/* the inner as queued */
+	ck_assert(!kencap_accept_ok(&p));
+	p.encap_of_original = true;
+	ck_assert(!kencap_accept_ok(&p));	/* segments cut for the egress */
+	p.gso_size_in = true;
+	ck_assert(kencap_accept_ok(&p));
+	p.queued_len++;				/* not the queued length */
+	ck_assert(!kencap_accept_ok(&p));
+	p.queued_len--;
+	p.data[80 + 6] = 17;			/* UDP: no TCP super-packet */
+	ck_assert(!kencap_accept_ok(&p));
+}
+END_TEST
+
 START_TEST(mark_of_red)
 {
 	struct config *cfg = kcfg();
@@ -556,6 +581,7 @@ static Suite *kencap_suite(void)
 #endif
 	tcase_add_test(t, mark_of);
 	tcase_add_test(t, mark_of_red);
+	tcase_add_test(t, accept_ok);
 	tcase_add_test(t, install_fallback);
 	suite_add_tcase(s, t);
 	return s;

@@ -1330,6 +1330,74 @@ START_TEST(test_kend_from_headers)
 }
 END_TEST
 
+/* A header queue's packet cut short, processed: the End's result is
+ * accepted with its SID's kend mark; any other result is bounced (its
+ * count taken back), dropped once it came back bounced already; the
+ * worker's bounce (PKT_REPEAT) likewise.  All to the header queue. */
+START_TEST(test_reinject_truncated)
+{
+	static const char conf[] = "queue 0\ngso yes\n"
+		"sid fc00:100::1/128 action End\n";
+	static const char *const end[] = { "fc00:9::d6", "fc00:100::1" };
+	static const char *const foreign[] = { "fc00:9::d6", "fc00:200::1" };
+	static struct test_slot s;
+	struct config *cfg = config_parse_buffer("t.conf", conf,
+						 sizeof(conf) - 1,
+						 kend_noerr, NULL);
+	struct reinject_io io = { .pkt_fd = -1, .raw_fd = -1 };
+	struct sid_stats ss = { .packets = 2, .bytes = 140000 };
+	struct worker_stats st = { 0 };
+	struct nfq *q = nfq_alloc(0);
+	uint8_t got[512], want[512];
+	unsigned nmsgs = 0;
+	struct pkt *p;
+	size_t wlen = hex2bin(
+		"28000000 0103 0100 01000000 00000000 00 00 0001"
+		"0c00 0200 00000001 00000001 0800 0300 5d6fffff"
+		"28000000 0103 0100 02000000 00000000 00 00 0001"
+		"0c00 0200 00000004 00000002 0800 0300 5d6f0000"
+		"20000000 0103 0100 03000000 00000000 00 00 0001"
+		"0c00 0200 00000000 00000003"
+		"28000000 0103 0100 04000000 00000000 00 00 0001"
+		"0c00 0200 00000004 00000004 0800 0300 5d6f0000",
+		want, sizeof(want));
+
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	cfg->kend_on = true;
+	nfq_set_header_queue(q, 1);
+	for (uint32_t id = 1; id <= 4; id++) {
+		p = kend_pkt(&s, id == 1 ? end : foreign, 2, 0);
+		p->id = id;
+		p->from_hqueue = p->truncated = true;
+		p->orig_len = 70000;
+		p->verdict = id == 4 ? PKT_REPEAT : PKT_NEW_BYTES;
+		if (id != 4) {
+			p->outcome = PKT_OUT_OK;
+			p->st = &ss;
+		}
+		if (id == 3)
+			p->mark = cfg->mark_base;	/* bounced already */
+		reinject_packet(cfg, NULL, p, q, &io, &st);
+	}
+	ck_assert_bytes(got, nfq_verdict_pending(q, got, sizeof(got), &nmsgs),
+			want, wlen);
+	ck_assert_uint_eq(nmsgs, 4);
+	ck_assert_uint_eq(st.forwarded, 1);
+	ck_assert_uint_eq(st.kend, 1);
+	ck_assert_uint_eq(st.bounced, 2);
+	ck_assert_uint_eq(st.dropped, 1);
+	ck_assert_uint_eq(st.drops[DROP_BOUNCE_LOOP], 1);
+	/* ids 2 and 3 taken back: only the End's count stays */
+	ck_assert_uint_eq(ss.packets, 0);
+	ck_assert_uint_eq(ss.bytes, 0);
+	ck_assert_uint_eq(ss.errors, 0);
+	nfq_socket_close(q);
+	config_free(cfg);
+}
+END_TEST
+
 /* The gso_size: the least room any known MTU leaves behind the headers;
  * IPv6's minimum link MTU when none is known. */
 START_TEST(test_reinject_gso_size)
@@ -1437,6 +1505,7 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_pkt_tx_vnet_mark);
 	tcase_add_test(parser, test_kend_mark_of);
 	tcase_add_test(parser, test_kend_from_headers);
+	tcase_add_test(parser, test_reinject_truncated);
 	tcase_add_test(parser, test_parse_no_packet_hdr);
 	tcase_add_test(parser, test_parse_nlmsg_error);
 	tcase_add_test(parser, test_parse_not_a_packet);

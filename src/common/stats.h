@@ -132,9 +132,11 @@ struct worker_stats {
 				 * packets and handed to the packet socket
 				 * (reinject.h REINJECT_SEGMENT; the super-
 				 * packet is one injected) */
-	uint64_t kencap;	/* of injected: encapsulated super-packets
-				 * handed to the kernel's seg6 whole
-				 * (src/io/kencap.h), also in gso_vnet */
+	uint64_t kencap;	/* encapsulated super-packets handed to the
+				 * kernel's seg6 whole (src/io/kencap.h):
+				 * the original with the mark (of
+				 * forwarded), or the inner packet (of
+				 * injected, also in gso_vnet) */
 	uint64_t kencap_fallback[KENCAP_FB__COUNT];	/* cut instead */
 	uint64_t kend;		/* of forwarded: End results handed to the
 				 * kernel's End unchanged with their SID's

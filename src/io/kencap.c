@@ -11,7 +11,9 @@
 #include "kencap.h"
 #include "kencap_routes.h"
 #include "nfq.h"
+#include "lpm.h"
 #include "pktsock.h"
+#include "process.h"
 #include "rtrules.h"
 #include "srv6.h"
 
@@ -119,6 +121,37 @@ static uint32_t kencap_inner_off(const struct pkt *p, unsigned *ver)
 		return 0;
 	*ver = gi.layer_ver[1];
 	return gi.layer_off[1];
+}
+
+bool kencap_accept_ok(const struct pkt *p)
+{
+	unsigned ver = 0;
+	uint32_t off;
+
+	if (!p->encap_of_original || !p->gso_size_in)
+		return false;
+	off = kencap_inner_off(p, &ver);
+	return off && p->len - off == p->queued_len;
+}
+
+bool kencap_from_headers(const struct proc_ctx *ctx, const struct pkt *p)
+{
+	const struct config *cfg = ctx->cfg;
+	const struct policy *pol;
+	struct sid_stats *st;
+
+	if (!cfg->kencap_on || !p->gso)
+		return false;
+	pol = srv6_steer_policy(ctx, p, &st);
+	if (!pol || pol->binding || pol->hmac_keyid ||
+	    (pol->mode != ENCAP_MODE_ENCAP && pol->mode != ENCAP_MODE_ENCAP_RED))
+		return false;
+	for (unsigned i = 0; i < pol->nlists; i++)
+		if (!kencap_routes_find(cfg, pol->mode, &pol->lists[i]) ||
+		    (cfg->sid_table &&
+		     lpm_lookup(cfg->sid_table, &pol->lists[i].segs[0])))
+			return false;
+	return true;
 }
 
 int kencap_send(struct pkt *p, struct nfq *q, struct pkt_tx *tx,

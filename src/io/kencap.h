@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "ctx.h"
 #include "nfq.h"
 #include "pkt.h"
 #include "pktsock.h"
@@ -34,6 +35,26 @@
  * kernel cannot (then srv6d cuts it).  Pure but for the mirror. */
 uint32_t kencap_mark_of(const struct config *cfg, const struct rtmirror *m,
 			const struct pkt *p, enum kencap_fallback *why);
+
+/* Whether p, whose kencap_mark_of() is a mark, can instead be the
+ * original accepted unchanged with that mark (no bytes back): the result
+ * of a steering policy's H.Encaps* of the packet as queued
+ * (p->encap_of_original, not End.B6.Encaps*, which changes the inner
+ * SRH), its inner packet of the queued length, and its gso_size the
+ * in-interface's (p->gso_size_in: the sender's segments fit the way out
+ * with the outer headers, as the kernel's forwarding checks them; a
+ * smaller egress needs the segments srv6d chooses, kencap_send()). */
+bool kencap_accept_ok(const struct pkt *p);
+
+/* Whether p, a header queue's super-packet cut short, is steered by a
+ * policy whose result kencap_accept_ok() can take: srv6d.conf's (not
+ * HMAC), H.Encaps or H.Encaps.Red, every list of it one of the kernel's
+ * encapsulations and its first segment no local SID (no SID runs after
+ * it).  What the worker needs to process p from its headers; the result
+ * is still checked (the outer source, the inner destination, the
+ * segment size), and one that cannot go by the mark is bounced then
+ * (reinject.c). */
+bool kencap_from_headers(const struct proc_ctx *ctx, const struct pkt *p);
 
 /* The encapsulated TCP super-packet p (an outer IPv6 header, its SRH, an
  * inner IPv6 or IPv4 header): queue NF_DROP for the original on q and add its

@@ -313,7 +313,7 @@ static enum nfq_parse_result nfq_parse_packet(uint8_t *slot, uint8_t *slot_end,
 		return NFQ_PARSE_BAD_PACKET;
 	}
 	p->data = mnl_attr_get_payload(at.payload);
-	p->len = plen;
+	p->len = p->queued_len = plen;
 	p->orig_len = p->truncated ? cap : plen;
 	p->verdict = PKT_ACCEPT;
 	if (at.skb_info)

@@ -50,6 +50,8 @@ struct pkt {
 	uint8_t *end;		/* end of the slot */
 	uint32_t len;		/* bytes of packet at data */
 	uint32_t orig_len;	/* length as queued (for byte counters) */
+	uint32_t queued_len;	/* of it, the bytes queued to us: orig_len,
+				 * fewer when truncated (below) */
 	/* The packet path's SRH parse (proc_srh_find(), src/srv6/ctx.h) is
 	 * of these headers; pkt_push(), pkt_pull() and pkt_trim() clear
 	 * it, srv6_process() too before it starts. */
@@ -91,6 +93,10 @@ struct pkt {
 				 * (headend_seg_size()) */
 	uint16_t gso_l4_off;	/* of a super-packet, where its TCP header
 				 * was when queued (gso_parse()) */
+	/* gso_size is what the in-interface's MTU leaves (the headend did
+	 * not make it smaller for the way out): the sender's segments, with
+	 * the headers pushed, fit the egress too (headend_gso_check()). */
+	bool gso_size_in;
 
 	/* Set by processing. */
 	enum pkt_verdict verdict;
@@ -104,6 +110,10 @@ struct pkt {
 	/* Its frame went to the kernel's seg6 (kencap_send()): a refused
 	 * send takes back worker_stats.kencap too (reinject_tx_failed()). */
 	bool kencap_sent;
+	/* The result is the packet as queued, unchanged, behind the headers
+	 * a steering policy's H.Encaps* pushed in front (steer_apply()): the
+	 * kernel's seg6 makes the same of the original (kencap.h). */
+	bool encap_of_original;
 	/* The outcome of the last SID or policy that processed it (see
 	 * above), the drop reason counted for it, and its counters (NULL
 	 * when none): a drop at reinjection of a success moves the count to

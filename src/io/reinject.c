@@ -622,6 +622,17 @@ static void reinject_segment(const struct config *cfg,
 			st->kencap_fallback[fb]++;
 			goto cut;
 		}
+		if (kencap_accept_ok(p)) {
+			/* The original with the mark: the kernel's seg6
+			 * encapsulates it as it came, in the sender's
+			 * segments. */
+			p->set_mark = true;
+			p->out_mark = kmark;
+			nfq_verdict_add(q, p, NF_ACCEPT, false);
+			st->kencap++;
+			st->forwarded++;
+			return;
+		}
 		/* gso_size judged on the encapsulated result: its outer
 		 * headers count. */
 		if (kencap_send(p, q, io->pkt_fd >= 0 ? io->tx : NULL,
@@ -659,15 +670,38 @@ cut:
 	reinject_segment_rest(io, p, gso_size, eth, ifindex, st, n, total);
 }
 
+/* The bounce of a header queue's packet cut short that needs its whole
+ * bytes: NF_REPEAT with the bounce mark (mark-base's number), so that its
+ * hook's rules run again and queue it whole (`header-queue`).  One that
+ * carries the mark already came back through rules that queue bounced
+ * packets to a header queue again: dropped (DROP_BOUNCE_LOOP). */
+static void reinject_bounce(const struct config *cfg, struct pkt *p,
+			    struct nfq *q, struct worker_stats *st)
+{
+	if (p->mark == cfg->mark_base) {
+		nfq_verdict_add(q, p, NF_DROP, false);
+		reinject_drop(p, st, DROP_BOUNCE_LOOP);
+		return;
+	}
+	p->set_mark = true;
+	p->out_mark = cfg->mark_base;
+	nfq_verdict_add(q, p, NF_REPEAT, false);
+	st->bounced++;
+}
+
 /* A header queue's packet cut short (p->truncated) that was processed
  * and not dropped: only its headers are here, so it is accepted
- * unchanged, or, the result of a plain End, accepted with its SID's kend
- * mark for the kernel's End to redo (worker_headers_suffice() let no
- * other through; one would be DROP_REINJECT). */
+ * unchanged, or accepted with a mark for the kernel to redo its result
+ * from the original: a plain End's (its SID's kend mark) or a policy's
+ * H.Encaps* (its encapsulation's kencap mark, kencap_accept_ok()).  Any
+ * other result (the outer source not the kernel's, segments to cut
+ * smaller, ...) is bounced, its count taken back. */
 static void reinject_truncated(const struct config *cfg, struct pkt *p,
-			       struct nfq *q, struct worker_stats *st)
+			       struct nfq *q, const struct reinject_io *io,
+			       struct worker_stats *st)
 {
-	uint32_t kmark;
+	enum kencap_fallback fb;
+	uint32_t kmark, encap = 0;
 
 	if (p->verdict == PKT_ACCEPT) {
 		nfq_verdict_add(q, p, NF_ACCEPT, false);
@@ -675,16 +709,21 @@ static void reinject_truncated(const struct config *cfg, struct pkt *p,
 		return;
 	}
 	kmark = kend_mark_of(cfg, p);
+	if (!kmark && p->gso && p->gso_size && kencap_accept_ok(p))
+		kmark = encap = kencap_mark_of(cfg, io->mirror, p, &fb);
 	if (!kmark) {
-		nfq_verdict_add(q, p, NF_DROP, false);
-		reinject_drop(p, st, DROP_REINJECT);
+		proc_count_undo(p);
+		reinject_bounce(cfg, p, q, st);
 		return;
 	}
 	p->set_mark = true;
 	p->out_mark = kmark;
 	nfq_verdict_add(q, p, NF_ACCEPT, false);
 	st->forwarded++;
-	st->kend++;
+	if (encap)
+		st->kencap++;
+	else
+		st->kend++;
 }
 
 void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
@@ -695,8 +734,7 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 	enum reinject_action a;
 
 	if (p->verdict == PKT_REPEAT) {	/* the bounce (worker.c) */
-		nfq_verdict_add(q, p, NF_REPEAT, false);
-		st->bounced++;
+		reinject_bounce(cfg, p, q, st);
 		return;
 	}
 	a = reinject_decide(cfg, rt, p, &reason);
@@ -706,7 +744,7 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		return;
 	}
 	if (p->truncated) {
-		reinject_truncated(cfg, p, q, st);
+		reinject_truncated(cfg, p, q, io, st);
 		return;
 	}
 	reinject_csum_fix(p, a, st);

@@ -24,6 +24,7 @@
 
 #include <urcu-qsbr.h>	/* the rcu_* names of the QSBR flavor */
 
+#include "kencap.h"
 #include "kend.h"
 #include "log.h"
 #include "nfq.h"
@@ -354,27 +355,17 @@ static void worker_own_device(struct worker *w, struct pkt *p)
 }
 
 /* A header queue's packet cut short (`header-queue`): processed only when
- * its headers suffice, that is when the kernel's End rewrites the
- * original (kend_from_headers()).  Any other is given back to its hook
- * with the bounce mark (mark-base), for the steering rules to queue it
- * whole: once; one that comes back bounced already is a counted drop (the
- * rules send bounced packets to a header queue again).  Returns true when
- * p is to be processed. */
-static bool worker_headers_suffice(const struct config *cfg, struct pkt *p,
-				   struct worker_stats *st)
+ * its headers suffice, that is when the kernel redoes its result from the
+ * original: a plain End's (kend_from_headers()) or a policy's H.Encaps*
+ * (kencap_from_headers()).  Any other is bounced (PKT_REPEAT:
+ * reinject_bounce() gives it back to its hook with the bounce mark, for
+ * the steering rules to queue it whole).  Returns true when p is to be
+ * processed. */
+static bool worker_headers_suffice(const struct proc_ctx *ctx, struct pkt *p)
 {
-	if (kend_from_headers(cfg, p))
+	if (kend_from_headers(ctx->cfg, p) || kencap_from_headers(ctx, p))
 		return true;
-	if (p->mark == cfg->mark_base) {
-		st->drops[DROP_BOUNCE_LOOP]++;
-		p->verdict = PKT_DROP;
-		p->outcome = PKT_OUT_DROP;
-		p->reason = DROP_BOUNCE_LOOP;
-		return false;
-	}
 	p->verdict = PKT_REPEAT;
-	p->set_mark = true;
-	p->out_mark = cfg->mark_base;
 	return false;
 }
 
@@ -402,7 +393,7 @@ static void worker_run_batch(struct worker *w, int n)
 			if (generation_own_device(g, p->indev))
 				worker_own_device(w, p);
 			else if (!p->truncated ||
-				 worker_headers_suffice(g->cfg, p, w->stats))
+				 worker_headers_suffice(ctx, p))
 				srv6_process(ctx, p);
 		}
 		reinject_packet(g->cfg, g->sid_rt, p, w->q, &w->io, w->stats);

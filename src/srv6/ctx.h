@@ -92,6 +92,18 @@ static inline void proc_count_ok(struct sid_stats *st, struct pkt *p)
 	p->st = st;
 }
 
+/* Take back proc_count_ok()'s count of p (a header queue's packet that is
+ * bounced after all, to be processed and counted again whole). */
+static inline void proc_count_undo(struct pkt *p)
+{
+	if (p->outcome != PKT_OUT_OK || !p->st)
+		return;
+	p->st->packets--;
+	p->st->bytes -= p->orig_len;
+	p->outcome = PKT_OUT_NONE;
+	p->st = NULL;
+}
+
 /* srh_find() of the IPv6 packet p (p->len >= 40), parsed once: later calls
  * return the same result until p's headers move (pkt_push(), pkt_pull(),
  * pkt_trim() clear p->srh_parsed).  An in-place rewrite that keeps the

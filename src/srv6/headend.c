@@ -376,6 +376,7 @@ static int headend_gso_check(struct proc_ctx *ctx, struct pkt *p,
 		return -1;
 	}
 	p->gso_size = headend_seg_size(in ? in->mtu : 0, mtu, push, hdr);
+	p->gso_size_in = in && in->mtu > hdr && p->gso_size == in->mtu - hdr;
 	if (p->gso_size)
 		return 0;
 	too_big(ctx, p, plan->st, mtu ? mtu : HEADEND_MTU_UNKNOWN, push,

@@ -58,11 +58,12 @@ static int ipv4_sane(struct proc_ctx *ctx, struct pkt *p)
 		proc_drop(ctx, p, NULL, DROP_BAD_IP);
 		return -1;
 	}
-	if (p->len < tot) {
+	if ((p->truncated ? p->orig_len : p->len) < tot) {
 		proc_drop(ctx, p, NULL, DROP_TRUNCATED);
 		return -1;
 	}
-	pkt_trim(p, tot);
+	if (!p->truncated)
+		pkt_trim(p, tot);
 	return 0;
 }
 
@@ -116,6 +117,7 @@ static void sid_chain(struct proc_ctx *ctx, struct pkt *p)
 			proc_drop(ctx, p, &ctx->sid_stats[sid->index], DROP_SID_CHAIN);
 			return;
 		}
+		p->encap_of_original = false;	/* a SID's result now */
 		sid_dispatch(ctx, sid, p);
 	}
 }
@@ -197,7 +199,33 @@ static void steer_apply(struct proc_ctx *ctx, const struct policy *pol,
 
 	if (headend_prepare(ctx, pol, p, st, false, &plan) == 0)
 		headend_finish(ctx, &plan, p);
+	p->encap_of_original = p->verdict == PKT_NEW_BYTES &&
+			       (pol->mode == ENCAP_MODE_ENCAP ||
+				pol->mode == ENCAP_MODE_ENCAP_RED);
 	sid_chain(ctx, p);
+}
+
+const struct policy *srv6_steer_policy(const struct proc_ctx *ctx,
+				       const struct pkt *p,
+				       struct sid_stats **st)
+{
+	struct in6_addr d6;
+	struct in_addr d4;
+
+	if (p->hw_proto == ETH_P_IPV6 && p->len >= IPV6_HDR_LEN &&
+	    pkt_ip_version(p) == 6) {
+		memcpy(&d6, p->data + IP6_DST_OFF, sizeof(d6));
+		if (table_lookup(ctx->cfg->sid_table, &d6))
+			return NULL;
+		return srv6_steer_lookup6(ctx, steering_table(ctx, p, AF_INET6),
+					  &d6, st);
+	}
+	if (p->hw_proto == ETH_P_IP && p->len >= 20 && pkt_ip_version(p) == 4) {
+		memcpy(&d4, p->data + IP4_DST_OFF, sizeof(d4));
+		return srv6_steer_lookup4(ctx, steering_table(ctx, p, AF_INET),
+					  d4, st);
+	}
+	return NULL;
 }
 
 static void process_ipv6(struct proc_ctx *ctx, struct pkt *p)

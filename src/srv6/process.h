@@ -38,4 +38,12 @@ const struct policy *srv6_steer_lookup4(const struct proc_ctx *ctx,
 					uint32_t table, struct in_addr dst,
 					struct sid_stats **st);
 
+/* The steering policy srv6_process() would apply to p as queued: the
+ * lookups of process_ipv6() / process_ipv4() (not a local SID's
+ * destination; the table of its in-interface), without processing.
+ * NULL when none would. */
+const struct policy *srv6_steer_policy(const struct proc_ctx *ctx,
+				       const struct pkt *p,
+				       struct sid_stats **st);
+
 #endif

@@ -142,7 +142,7 @@ wire_case() {
 	nsx "$A1" ping -c 3 -i 0.2 -W 2 fd01:2::2 >/dev/null || fail "ping a1 -> a2"
 	wait "$tp"
 
-	read -r k0 c0 <<<"$(pe1_get 't["kencap"], t["gso_segments"]')"
+	read -r k0 c0 v0 <<<"$(pe1_get 't["kencap"], t["gso_segments"], t["gso_vnet"]')"
 	csum0=$(nstat_get "$A2" TcpInCsumErrors)
 	nsx "$PE1" timeout 20 tcpdump -i c0 -Q out -s 0 -w "$PCAP_TCP" -c 3000 \
 		"ip6 and dst $first" >/dev/null 2>&1 &
@@ -151,7 +151,7 @@ wire_case() {
 	rate=$(l3vpn_iperf "$A2" fd01:2::2 "$A1" 3)
 	kill -INT "$tp" 2>/dev/null
 	wait "$tp" 2>/dev/null
-	read -r k1 c1 <<<"$(pe1_get 't["kencap"], t["gso_segments"]')"
+	read -r k1 c1 v1 <<<"$(pe1_get 't["kencap"], t["gso_segments"], t["gso_vnet"]')"
 	csum1=$(nstat_get "$A2" TcpInCsumErrors)
 	say "$label: $((${rate:-0} / 1000000)) Mbit/s, $((k1 - k0)) super-packets to the kernel, $((c1 - c0)) segments cut"
 	if [ "${rate:-0}" -gt 1000000 ]; then pass "$label: the transfer got through"
@@ -162,6 +162,10 @@ wire_case() {
 		fail "$label: kencap counter: $((k1 - k0))"
 	fi
 	expect_eq "$label: a2 counted no TCP checksum error" $((csum1 - csum0)) 0
+	# Core 9000 > host 1500 + the outer headers: the originals accepted
+	# with the mark, none sent through srv6d0 (kencap_accept_ok()).
+	expect_eq "$label: the originals went with the mark, no frame through srv6d0" \
+		$((v1 - v0)) 0
 
 	# The outer headers on the wire: the TCP segments' (the kernel's
 	# encapsulation) against the pings' (srv6d's).
@@ -352,6 +356,45 @@ wire_case "no encap-source" fc00:2::1
 expect_eq "without encap-source: no super-packet fell back for its source" \
 	"$(pe1_get 't["kencap_fallbacks"]["source"]')" 0
 expect_eq "the tunsrc stays ::" "$(nsx "$PE1" ip sr tunsrc show | awk '{ print $NF }')" "::"
+
+# header-queue 1: the tenants' packets are queued there first (copy range
+# 2112 bytes, tests/ns/lib.sh nfq_steer6_hq's rules): tenant A's
+# super-packets go to the kernel's seg6 from their headers only, tenant
+# B's (hmac) are bounced and cut from queue 0 whole.
+l3vpn_srv6d_stop || fail "srv6d exit"
+echo "header-queue 1" >>"$TMPD/pe1.conf"
+for r in "ta fd01:2::/64" "tb fd02:2::/64"; do
+	nsx "$PE1" ip6tables -t raw -I PREROUTING 1 -i "${r% *}" -d "${r#* }" \
+		-m mark ! --mark $BASE -j NFQUEUE --queue-num 1 ||
+		fail "header queue rule for ${r#* }"
+done
+pe1_start || { fail "srv6d start with header-queue"; ns_finish; }
+read -r t0 b0 <<<"$(pe1_get 't["hq_truncated"], t["bounced"]')"
+wire_case "header queue" fc00:2::1
+read -r t1 b1 <<<"$(pe1_get 't["hq_truncated"], t["bounced"]')"
+say "header queue, tenant A: $((t1 - t0)) cut short, $((b1 - b0)) bounced"
+if [ $((t1 - t0)) -gt 10 ] && [ $((b1 - b0)) = 0 ]; then
+	pass "header queue: tenant A's super-packets by their headers only ($((t1 - t0))), none bounced"
+else
+	fail "header queue, tenant A: $((t1 - t0)) cut short, $((b1 - b0)) bounced"
+fi
+read -r b0 h0 <<<"$(pe1_get 't["bounced"], t["kencap_fallbacks"]["hmac"]')"
+rate=$(l3vpn_iperf "$B2" fd02:2::2 "$B1" 2)
+read -r b1 h1 <<<"$(pe1_get 't["bounced"], t["kencap_fallbacks"]["hmac"]')"
+say "header queue, tenant B (hmac): $((${rate:-0} / 1000000)) Mbit/s, $((b1 - b0)) bounced, $((h1 - h0)) cut"
+if [ "${rate:-0}" -gt 1000000 ] && [ $((b1 - b0)) -gt 0 ] && [ $((h1 - h0)) -gt 0 ]; then
+	pass "header queue: tenant B's HMAC super-packets bounced, then cut whole"
+else
+	fail "header queue, tenant B: rate ${rate:-none}, bounced $((b1 - b0)), hmac $((h1 - h0))"
+fi
+expect_eq "header queue: rx_packets = accepted + forwarded + injected + dropped + bounced" \
+	"$(pe1_get 't["accepted"] + t["forwarded"] + t["injected"] + t["dropped"] + t["bounced"] - t["rx_packets"]')" 0
+l3vpn_srv6d_stop || fail "srv6d exit"
+nsx "$PE1" ip6tables -t raw -D PREROUTING 1 && nsx "$PE1" ip6tables -t raw -D PREROUTING 1 ||
+	fail "header queue rules removed"
+grep -v '^header-queue' "$TMPD/pe1.conf" >"$TMPD/pe1b.conf"
+mv "$TMPD/pe1b.conf" "$TMPD/pe1.conf"
+pe1_start || { fail "srv6d start without header-queue"; ns_finish; }
 
 # kencap_left: routes of kernel-encap (seg6 encap, throw, blackhole) and
 # rules at its marks (the top of the range) still in PE1.
