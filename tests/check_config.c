@@ -1857,7 +1857,7 @@ START_TEST(test_header_queue)
 	BAD("queue 0-3\nheader-queue 2-5\ngso yes\n",
 	    "t.conf:2: header-queue: 2-5 overlaps the queues 0-3 of 'queue'");
 	BAD("queue 0\nheader-queue 1\ngso no\n",
-	    "t.conf:2: header-queue: only super-packets are cut short there, "
+	    "t.conf:2: header-queue: a header queue is for super-packets, "
 	    "which need 'gso yes'");
 	BAD("queue 0\nheader-queue 1 copy 127\ngso yes\n",
 	    "t.conf:2: header-queue: copy 127 is out of range (128-65531)");

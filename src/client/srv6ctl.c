@@ -328,16 +328,23 @@ static void print_kend(const json_t *k, const json_t *totals)
 }
 
 /* "header queues 4-5 (copy 2112 bytes): 120 cut short, 3 bounced with
- * mark 0x5d6f0000". */
+ * mark 0x5d6f0000" ("header queue 4" for one). */
 static void print_hqueue(const json_t *h, const json_t *totals)
 {
+	uint64_t first, last;
+
 	if (!json_is_object(h))
 		return;
-	printf("header queues %" PRIu64 "-%" PRIu64 " (copy %" PRIu64
-	       " bytes): %" PRIu64 " cut short, %" PRIu64 " bounced with mark "
-	       "0x%" PRIx64 "\n", jnum(h, "first"), jnum(h, "last"),
-	       jnum(h, "copy"), jnum(totals, "hq_truncated"),
-	       jnum(totals, "bounced"), jnum(h, "bounce_mark"));
+	first = jnum(h, "first");
+	last = jnum(h, "last");
+	if (first == last)
+		printf("header queue %" PRIu64, first);
+	else
+		printf("header queues %" PRIu64 "-%" PRIu64, first, last);
+	printf(" (copy %" PRIu64 " bytes): %" PRIu64 " cut short, %" PRIu64
+	       " bounced with mark 0x%" PRIx64 "\n", jnum(h, "copy"),
+	       jnum(totals, "hq_truncated"), jnum(totals, "bounced"),
+	       jnum(h, "bounce_mark"));
 }
 
 /* kernel-routes yes: what became of the kernel's SRv6 routes. */

@@ -1610,8 +1610,8 @@ static void check_header_queue(struct parser *p)
 			 "the queues %u-%u of 'queue'", cfg->hqueue_first,
 			 cfg->hqueue_last, cfg->queue_first, cfg->queue_last);
 	if (!cfg->gso)
-		error_at(p, cfg->hqueue_line, "header-queue: only super-packets "
-			 "are cut short there, which need 'gso yes'");
+		error_at(p, cfg->hqueue_line, "header-queue: a header queue is "
+			 "for super-packets, which need 'gso yes'");
 }
 
 /* encap-source is optional: without it the workers pick the outer source

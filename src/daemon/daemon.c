@@ -393,6 +393,9 @@ static const char *reload_needs_restart(const struct config *old,
 	    old->hqueue_last != ncfg->hqueue_last ||
 	    old->hqueue_copy != ncfg->hqueue_copy)
 		return "header-queue";
+	/* The bounce mark is mark-base's number, in the steering rules. */
+	if (ncfg->has_hqueue && old->mark_base != ncfg->mark_base)
+		return "mark-base";
 	if (strcmp(old->tun_name, ncfg->tun_name))
 		return "tun-name";
 	if (old->gso != ncfg->gso)

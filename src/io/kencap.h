@@ -46,14 +46,15 @@ uint32_t kencap_mark_of(const struct config *cfg, const struct rtmirror *m,
  * smaller egress needs the segments srv6d chooses, kencap_send()). */
 bool kencap_accept_ok(const struct pkt *p);
 
-/* Whether p, a header queue's super-packet cut short, is steered by a
- * policy whose result kencap_accept_ok() can take: srv6d.conf's (not
- * HMAC), H.Encaps or H.Encaps.Red, every list of it one of the kernel's
+/* Whether p, a header queue's packet, is steered by a policy whose
+ * super-packets kencap_accept_ok() can take: srv6d.conf's (not HMAC),
+ * H.Encaps or H.Encaps.Red, every list of it one of the kernel's
  * encapsulations and its first segment no local SID (no SID runs after
- * it).  What the worker needs to process p from its headers; the result
- * is still checked (the outer source, the inner destination, the
- * segment size), and one that cannot go by the mark is bounced then
- * (reinject.c). */
+ * it); cut short, p must be a super-packet.  What the worker needs to
+ * process p on the header queue (whole, as on any queue; cut short,
+ * from its headers: the result is still checked, the outer source, the
+ * inner destination, the segment size, and one that cannot go by the
+ * mark is bounced then, reinject.c). */
 bool kencap_from_headers(const struct proc_ctx *ctx, const struct pkt *p);
 
 /* The encapsulated TCP super-packet p (an outer IPv6 header, its SRH, an

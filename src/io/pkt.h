@@ -74,9 +74,10 @@ struct pkt {
 	 * there (nfq.h). */
 	bool from_hqueue;
 	/* Cut short by the header queue's copy range: data[0..len) are the
-	 * first bytes, orig_len the whole packet's length.  Never given back
-	 * as a payload: only a result the kernel's End redoes from the
-	 * original (kend.h), an accept unchanged or a drop. */
+	 * first bytes, orig_len the whole packet's length.  Its bytes are
+	 * never given back: only the original, unchanged or with the mark of
+	 * a kernel route that redoes its result (kend.h, kencap.h), a bounce,
+	 * a drop, or an ICMP error built from those first bytes. */
 	bool truncated;
 	/* NFQA_SKB_INFO, on a queue bound with `gso yes` (NFQA_CFG_F_GSO);
 	 * all false otherwise (the kernel segments and completes checksums

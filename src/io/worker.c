@@ -354,13 +354,14 @@ static void worker_own_device(struct worker *w, struct pkt *p)
 	w->stats->unmatched++;
 }
 
-/* A header queue's packet cut short (`header-queue`): processed only when
- * its headers suffice, that is when the kernel redoes its result from the
- * original: a plain End's (kend_from_headers()) or a policy's H.Encaps*
- * (kencap_from_headers()).  Any other is bounced (PKT_REPEAT:
+/* A header queue's packet (`header-queue`): processed only when its
+ * headers would suffice, that is when the kernel redoes its result from
+ * the original: a plain End's (kend_from_headers()) or a policy's
+ * H.Encaps* (kencap_from_headers()).  Any other is bounced (PKT_REPEAT:
  * reinject_bounce() gives it back to its hook with the bounce mark, for
- * the steering rules to queue it whole).  Returns true when p is to be
- * processed. */
+ * the steering rules to queue it whole), cut short or not: so a flow's
+ * packets all take one way, and keep their order.  Returns true when p is
+ * to be processed. */
 static bool worker_headers_suffice(const struct proc_ctx *ctx, struct pkt *p)
 {
 	if (kend_from_headers(ctx->cfg, p) || kencap_from_headers(ctx, p))
@@ -392,7 +393,7 @@ static void worker_run_batch(struct worker *w, int n)
 		if (w->process[i]) {
 			if (generation_own_device(g, p->indev))
 				worker_own_device(w, p);
-			else if (!p->truncated ||
+			else if (!p->from_hqueue ||
 				 worker_headers_suffice(ctx, p))
 				srv6_process(ctx, p);
 		}

@@ -18,13 +18,15 @@
 # counted), none bounced; through the End.X (no kernel End for it), every
 # super-packet cut short is bounced (NF_REPEAT with the mark) and comes
 # back whole on queue 0, where srv6d rewrites it (forwarded); small
-# packets (ping) are whole on the header queue and processed there; every
+# packets (ping) through the End are whole on the header queue and
+# processed there, through the End.X bounced whole (one way for all of a
+# flow's packets: their order kept); every
 # segment leaving gw has valid checksums (gw1's tx checksum off), no
 # TcpInCsumErrors at s1; rx_packets = accepted + forwarded + injected +
 # dropped + bounced; with a rule that sends bounced packets back to the
 # header queue, each such packet is dropped once (bounce_loop), srv6d
-# stays healthy; a reload cannot change header-queue; after srv6d stops,
-# neither queue is bound.
+# stays healthy; a reload cannot change header-queue, nor mark-base (the
+# bounce mark); after srv6d stops, neither queue is bound.
 T=hqueue
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -118,25 +120,30 @@ expect_eq "both queues bound" "$(bound_queues)" "0 1 "
 expect_eq "status: the header queue" \
 	"$(ctl_get "'%d-%d %d %d' % (s['header_queue']['first'], s['header_queue']['last'], s['header_queue']['copy'], s['header_queue']['bounce_mark'])")" \
 	"1-1 2112 $((BOUNCE))"
-if timeout 5 "$SRV6CTL" -s "$SOCK" status | grep -q "^header queues 1-1 (copy 2112 bytes): [0-9]* cut short, [0-9]* bounced with mark 0x5d6f0000"; then
+if timeout 5 "$SRV6CTL" -s "$SOCK" status | grep -q "^header queue 1 (copy 2112 bytes): [0-9]* cut short, [0-9]* bounced with mark 0x5d6f0000"; then
 	pass "srv6ctl status shows the header queue"
 else
 	fail "srv6ctl status: $(timeout 5 "$SRV6CTL" -s "$SOCK" status | grep -i header)"
 fi
 
-# ---- small packets: whole on the header queue ------------------------------
-nsx "$GEN" ip -6 route replace fd00:9::/64 encap seg6 mode encap \
-	segs fc00:100::4,fc00:9::d6 via fc00:1::2 dev g0
-read -r f0 t0 b0 <<<"$(totals forwarded hq_truncated bounced)"
-if nsx "$GEN" ping -6 -c 3 -i 0.2 -W 2 fd00:9::1 >/dev/null; then
-	pass "ping through the End.X on the header queue"
-else
-	fail "ping through the End.X"
-fi
-read -r f1 t1 b1 <<<"$(totals forwarded hq_truncated bounced)"
-expect_eq "pings: processed whole on the header queue (cut short, bounced)" \
-	"$((t1 - t0)) $((b1 - b0))" "0 0"
-[ $((f1 - f0)) -ge 3 ] || fail "pings forwarded: $((f1 - f0))"
+# ---- small packets: whole on the header queue, or bounced whole -----------
+# ping_via SID: 3 pings through SID; prints "forwarded cut-short bounced"
+ping_via() {
+	local f0 t0 b0 f1 t1 b1
+	nsx "$GEN" ip -6 route replace fd00:9::/64 encap seg6 mode encap \
+		segs "$1",fc00:9::d6 via fc00:1::2 dev g0
+	read -r f0 t0 b0 <<<"$(totals forwarded hq_truncated bounced)"
+	nsx "$GEN" ping -6 -c 3 -i 0.2 -W 2 fd00:9::1 >/dev/null ||
+		fail "ping through $1"
+	read -r f1 t1 b1 <<<"$(totals forwarded hq_truncated bounced)"
+	echo "$((f1 - f0)) $((t1 - t0)) $((b1 - b0))"
+}
+expect_eq "pings through the End: processed whole on the header queue (forwarded, cut short, bounced)" \
+	"$(ping_via fc00:100::1)" "3 0 0"
+# End.X: no kernel End; bounced whole too, so a flow's packets keep
+# their order (all by queue 0)
+expect_eq "pings through the End.X: bounced whole, forwarded from queue 0 (forwarded, cut short, bounced)" \
+	"$(ping_via fc00:100::4)" "3 0 3"
 
 # ---- the End: headers only, the kernel's End ---------------------------------
 csum0=$(nstat_abs "$S1" TcpInCsumErrors)
@@ -179,7 +186,12 @@ if [ $((b1 - b0)) -gt 10 ]; then
 else
 	fail "End.X: bounced $((b1 - b0))"
 fi
-expect_eq "End.X: every one cut short was bounced" $((b1 - b0)) $((t1 - t0))
+# bounced: those cut short and the flow's short packets
+if [ $((b1 - b0)) -ge $((t1 - t0)) ]; then
+	pass "End.X: every one cut short was bounced ($((t1 - t0)) of $((b1 - b0)))"
+else
+	fail "End.X: bounced $((b1 - b0)) < cut short $((t1 - t0))"
+fi
 [ $((f1 - f0)) -ge $((b1 - b0)) ] ||
 	fail "End.X: forwarded $((f1 - f0)) < bounced $((b1 - b0)): not all came back whole"
 if [ "$GOOD" -gt 100 ] && [ "$BAD" = 0 ]; then
@@ -226,6 +238,17 @@ elif grep -q "header-queue" "$TMPD/reload.err"; then
 	pass "a reload cannot change header-queue: $(head -1 "$TMPD/reload.err")"
 else
 	fail "reload refused without naming header-queue: $(cat "$TMPD/reload.err")"
+fi
+mv "$TMPD/srv6d.conf.old" "$TMPD/srv6d.conf"
+{ echo "mark-base 0x5d6e0000"; cat "$TMPD/srv6d.conf"; } >"$TMPD/srv6d.conf.new"
+mv "$TMPD/srv6d.conf" "$TMPD/srv6d.conf.old"
+mv "$TMPD/srv6d.conf.new" "$TMPD/srv6d.conf"
+if timeout 10 "$SRV6CTL" -s "$SOCK" reload 2>"$TMPD/reload.err"; then
+	fail "a reload changed mark-base, the bounce mark"
+elif grep -q "'mark-base' changed, which needs a restart" "$TMPD/reload.err"; then
+	pass "a reload cannot change mark-base with a header queue"
+else
+	fail "reload refused without naming mark-base: $(cat "$TMPD/reload.err")"
 fi
 mv "$TMPD/srv6d.conf.old" "$TMPD/srv6d.conf"
 srv6d_stop || fail "srv6d exit"
