@@ -788,6 +788,19 @@ START_TEST(test_reinject_decide)
 	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 5,
 		PKT_NEW_BYTES, false), &r), REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_BAD_IP);
+	/* An ICMP error in place of a super-packet: not the payload of its
+	 * skb, which stays a GSO one (icmp_of_gso); of a single packet: the
+	 * payload. */
+	{
+		struct pkt *p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
+
+		p->outcome = PKT_OUT_ICMP;
+		ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+				 REINJECT_PAYLOAD);
+		p->icmp_of_gso = true;
+		ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+				 REINJECT_OWN_DEV);
+	}
 }
 END_TEST
 

@@ -98,6 +98,12 @@ struct pkt {
 	 * not make it smaller for the way out): the sender's segments, with
 	 * the headers pushed, fit the egress too (headend_gso_check()). */
 	bool gso_size_in;
+	/* An ICMP error built in place of a super-packet (icmp.c): the
+	 * queued skb keeps its GSO state under a verdict's payload
+	 * (nfqnl_mangle() trims and overwrites, nothing more), so such an
+	 * error, as a payload, is lost on its way; it leaves by the
+	 * reinjection device instead (reinject_decide()). */
+	bool icmp_of_gso;
 
 	/* Set by processing. */
 	enum pkt_verdict verdict;

@@ -223,7 +223,13 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	enum reinject_action a = reinject_decide_single(cfg, rt, p, reason);
 
 	/* An ICMP error built in its place is no super-packet (icmp.c
-	 * clears p->gso too). */
+	 * clears p->gso too); but the queued skb it would be the payload of
+	 * keeps its GSO state, and the error would be lost (checked on
+	 * Linux 6.18: no Time Exceeded reached the sender), so it goes by
+	 * the reinjection device. */
+	if (p->outcome == PKT_OUT_ICMP && p->icmp_of_gso &&
+	    a == REINJECT_PAYLOAD)
+		return REINJECT_OWN_DEV;
 	if (!p->gso || p->verdict != PKT_NEW_BYTES ||
 	    p->outcome == PKT_OUT_ICMP)
 		return a;
