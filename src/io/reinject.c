@@ -592,6 +592,19 @@ static void reinject_segment_rest(const struct reinject_io *io,
 	}
 }
 
+/* The original accepted unchanged with the mark of a kernel route that
+ * redoes its result (kernel-end's End, kernel-encap's seg6): forwarded,
+ * and *kind (kend or kencap). */
+static void reinject_by_mark(struct pkt *p, struct nfq *q, uint32_t mark,
+			     struct worker_stats *st, uint64_t *kind)
+{
+	p->set_mark = true;
+	p->out_mark = mark;
+	nfq_verdict_add(q, p, NF_ACCEPT, false);
+	st->forwarded++;
+	(*kind)++;
+}
+
 /* REINJECT_SEGMENT: NF_DROP the original, and queue its segments for the
  * device a frame of it would take (the reinjection device, with a mark
  * its SID's veth pair), sent with the batch (reinject_flush(); a frame
@@ -632,11 +645,7 @@ static void reinject_segment(const struct config *cfg,
 			/* The original with the mark: the kernel's seg6
 			 * encapsulates it as it came, in the sender's
 			 * segments. */
-			p->set_mark = true;
-			p->out_mark = kmark;
-			nfq_verdict_add(q, p, NF_ACCEPT, false);
-			st->kencap++;
-			st->forwarded++;
+			reinject_by_mark(p, q, kmark, st, &st->kencap);
 			return;
 		}
 		/* gso_size judged on the encapsulated result: its outer
@@ -722,14 +731,7 @@ static void reinject_truncated(const struct config *cfg, struct pkt *p,
 		reinject_bounce(cfg, p, q, st);
 		return;
 	}
-	p->set_mark = true;
-	p->out_mark = kmark;
-	nfq_verdict_add(q, p, NF_ACCEPT, false);
-	st->forwarded++;
-	if (encap)
-		st->kencap++;
-	else
-		st->kend++;
+	reinject_by_mark(p, q, kmark, st, encap ? &st->kencap : &st->kend);
 }
 
 void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
@@ -764,11 +766,7 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		uint32_t kmark = kend_mark_of(cfg, p);
 
 		if (kmark) {
-			p->set_mark = true;
-			p->out_mark = kmark;
-			nfq_verdict_add(q, p, NF_ACCEPT, false);
-			st->forwarded++;
-			st->kend++;
+			reinject_by_mark(p, q, kmark, st, &st->kend);
 			return;
 		}
 	}
