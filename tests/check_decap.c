@@ -614,6 +614,7 @@ START_TEST(reinject_packet_drops_charged)
 	p = run(BHV_END_DX2, DX2_SRH_IN);
 	expect_counted_ok(p);
 	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.dropped, 1);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 1);
 	expect_charged(p, DROP_REINJECT);
@@ -624,7 +625,6 @@ START_TEST(reinject_packet_drops_charged)
 	srt[0].ifindex = 0x7ffffff0;
 	expect_counted_ok(p);
 	reinject_packet(cfg, srt, p, q, &io, &ws);
-	ck_assert_uint_eq(ws.injected + ws.dropped, 2);
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.injected, 0);
 	ck_assert_uint_eq(ws.dropped, 2);
@@ -657,12 +657,14 @@ START_TEST(reinject_packet_drops_charged)
 	expect_counted_ok(p);
 	p->len = NFQ_MAX_PAYLOAD + 1;
 	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.drops[DROP_TOO_BIG], 1);
 	ck_assert_uint_eq(ws.dropped, 4);
 	expect_charged(p, DROP_TOO_BIG);
 	/* A result that goes back fine stays a success. */
 	p = run(BHV_END_DX6, DX6_SRH_IN);
 	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	expect_counted_ok(p);
 	if (io.pkt_fd >= 0)
@@ -721,7 +723,7 @@ START_TEST(dt_no_route_counted_once)
 	char err[256];
 	struct nfq *q = nfq_socket_open(65500 + (unsigned)getpid() % 30,
 					NFQ_DEFAULT_MAXLEN, err, sizeof(err));
-	static const struct reinject_io io = { .pkt_fd = -1, .raw_fd = -1 };
+	struct reinject_io io = { .pkt_fd = -1, .raw_fd = -1 };
 	struct pkt *p;
 	uint64_t sum = 0;
 
@@ -732,6 +734,7 @@ START_TEST(dt_no_route_counted_once)
 	p = run(BHV_END_DT6, DX6_SRH_IN);
 	expect_counted_ok(p);
 	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	ck_assert_uint_eq(ws.dropped, 0);
 	/* As behavior_decap.c leaves a table miss (its route check needs
@@ -740,6 +743,7 @@ START_TEST(dt_no_route_counted_once)
 	p = run(BHV_END_DT6, DX6_SRH_IN);
 	proc_count_drop(&ctx, p, &sst[0], DROP_NO_ROUTE, PKT_OUT_HANDOFF);
 	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	ck_assert_uint_eq(ws.dropped, 1);
 	ck_assert_uint_eq(ws.injected, 0);
@@ -751,6 +755,7 @@ START_TEST(dt_no_route_counted_once)
 	srt[0].ifindex = 0x7ffffff0;	/* the send may fail: still once */
 	proc_count_drop(&ctx, p, &sst[0], DROP_NO_ROUTE, PKT_OUT_HANDOFF);
 	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.dropped, 2);
 	ck_assert_uint_eq(ws.injected, 0);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 0);

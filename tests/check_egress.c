@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "kencap_routes.h"
+#include "nfq.h"
 #include "process.h"
 #include "reinject.h"
 #include "rtmirror.h"
@@ -358,46 +360,30 @@ END_TEST
 		    "04d2162e00000001000000005010020000000000"
 
 /* Issue 10: the MTU judges a super-packet (GSO) by its segments (headers
- * + gso_size), not by its length.  Segments of 1400 bytes (1460 + 80 >
- * 1500): Packet Too Big, MTU 1420.  Of 1360 (1420 + 80): it fits, and
- * so does one whose segment size is unknown (NFQUEUE does not say: the
- * headend chooses one that fits, and the way out cuts it so).  Before, each was judged by its 9000
- * bytes: all three got Packet Too Big. */
+ * + gso_size), not by its length.  NFQUEUE never says the sender's
+ * segment size: the headend chooses the largest that fits the egress MTU
+ * with the 80 bytes it pushes (1500 - 80 - 60 = 1360), and the way out
+ * cuts it so.  Judged by its 9000 bytes, it got Packet Too Big. */
 START_TEST(test_ptb6_gso_segment_size)
 {
-	static const uint16_t sizes[3] = { 1400, 1360, 0 };
 	static uint8_t in[9000];
+	struct pkt *sp = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6,
+				in);
 
-	for (unsigned i = 0; i < 3; i++) {
-		struct pkt *p = packet(IN6_TCP_HDR, 0xab, sizeof(in),
-				       ETH_P_IPV6, in);
-
-		p->gso = true;
-		p->gso_size = sizes[i];
-		srv6_process(&ctx, p);
-		ck_assert_msg(p->verdict == PKT_NEW_BYTES,
-			      "segment size %u: verdict %d reason %s",
-			      sizes[i], p->verdict, drop_reason_name(p->reason));
-		if (i > 0) {
-			ck_assert_uint_eq(p->len, 9000 + 80);
-			/* 1360 known: kept; unknown: the largest that fits
-			 * the egress MTU (1500 - 80 - 60), what the
-			 * segments are cut to (headend_seg_size()). */
-			ck_assert_uint_eq(p->gso_size, 1360);
-			continue;
-		}
-		ck_assert_uint_eq(p->data[6], 58);	/* ICMPv6 */
-		ck_assert_uint_eq(p->data[40], 2);	/* Packet Too Big */
-		ck_assert_uint_eq(p->data[46] << 8 | p->data[47], 1420);
-		ck_assert(!p->gso);	/* the error is a packet of its own */
-	}
-	ck_assert_uint_eq(pols[0].drops[DROP_TOO_BIG], 1);
-	ck_assert_uint_eq(pols[0].packets, 2);
+	sp->gso = true;
+	srv6_process(&ctx, sp);
+	ck_assert_msg(sp->verdict == PKT_NEW_BYTES, "verdict %d reason %s",
+		      sp->verdict, drop_reason_name(sp->reason));
+	ck_assert_uint_eq(sp->len, 9000 + 80);
+	ck_assert_uint_eq(sp->facts.gso_size, 1360);
+	ck_assert(!sp->facts.gso_size_in);	/* no in-interface known */
+	ck_assert_uint_eq(pols[0].drops[DROP_TOO_BIG], 0);
+	ck_assert_uint_eq(pols[0].packets, 1);
 
 	/* In on a link of MTU 1400: the sender's segments (at most 1340)
 	 * fit the egress with the 80 bytes pushed, gso_size is the
 	 * in-interface's (gso_size_in: the original may go as it came,
-	 * kencap_accept_ok()).  In on one of 1500: cut to 1360 for the
+	 * headend_kernel_facts()).  In on one of 1500: cut to 1360 for the
 	 * egress, not the in-interface's. */
 	link_set(6, "in1400", UP, 1400);
 	for (unsigned i = 0; i < 2; i++) {
@@ -408,15 +394,14 @@ START_TEST(test_ptb6_gso_segment_size)
 		p->indev = i ? 4 : 6;
 		srv6_process(&ctx, p);
 		ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
-		ck_assert_uint_eq(p->gso_size, i ? 1360 : 1340);
-		ck_assert(p->gso_size_in == !i);
-		ck_assert(p->encap_of_original);
+		ck_assert_uint_eq(p->facts.gso_size, i ? 1360 : 1340);
+		ck_assert(p->facts.gso_size_in == !i);
 	}
 
 	/* Not a super-packet: judged by its length, as before. */
 	srv6_process(&ctx, packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6,
 				  in));
-	ck_assert_uint_eq(pols[0].drops[DROP_TOO_BIG], 2);
+	ck_assert_uint_eq(pols[0].drops[DROP_TOO_BIG], 1);
 }
 END_TEST
 
@@ -851,11 +836,141 @@ static void expect_one_drop(unsigned sid, enum drop_reason reason)
 	expect_counted_once(1);
 }
 
+/* kernel-encap (headend.c's headend_kernel_facts()): an H.Encaps of a
+ * super-packet records the mark of the kernel's seg6 route of its list,
+ * and whether the kernel makes it from the original (the sender's
+ * segments fit the egress: gso_size_in) or from the inner packet; else
+ * why not; reinject_decide() takes it from there, no SRH parsed again. */
+START_TEST(test_kencap_facts)
+{
+	static uint8_t in[9000];
+	const struct kencap_entry *e;
+	enum drop_reason r;
+	struct pkt *p;
+
+	cfg->gso = true;	/* what kencap_routes_assign() needs */
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	ck_assert_uint_ge(cfg->nkencaps, 1);
+	e = config_kencap_find(cfg, ENCAP_MODE_ENCAP, &cfg->policies[0].sl);
+	ck_assert_ptr_nonnull(e);
+	cfg->kencap_on = true;
+	inet_pton(AF_INET6, "fc00:1::2", &cfg->kencap_tunsrc);
+	link_set(6, "in1400", UP, 1400);
+	for (unsigned i = 0; i < 2; i++) {
+		p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);
+		p->gso = true;
+		p->indev = i ? 4 : 6;
+		srv6_process(&ctx, p);
+		ck_assert_msg(p->facts.kernel == PKT_KERNEL_ENCAP, "fallback %d gso %u", p->facts.kencap_fallback, p->facts.gso_size);
+		ck_assert_uint_eq(p->facts.kernel_mark, e->mark);
+		ck_assert(p->facts.kernel_from_original == !i);
+		ck_assert_int_eq(reinject_decide(cfg, NULL, p, &r),
+				 i ? REINJECT_KERNEL_INNER : REINJECT_KERNEL);
+	}
+	/* The kernel's tunsrc is another source: cut, and why. */
+	inet_pton(AF_INET6, "fc00:1::9", &cfg->kencap_tunsrc);
+	p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);
+	p->gso = true;
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_NONE);
+	ck_assert_int_eq(p->facts.kencap_fallback, KENCAP_FB_SOURCE);
+	ck_assert_int_eq(reinject_decide(cfg, NULL, p, &r), REINJECT_SEGMENT);
+	/* Off. */
+	cfg->kencap_on = false;
+	p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);
+	p->gso = true;
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->facts.kencap_fallback, KENCAP_FB_OFF);
+	/* Not a super-packet: no facts at all. */
+	cfg->kencap_on = true;
+	inet_pton(AF_INET6, "fc00:1::2", &cfg->kencap_tunsrc);
+	p = packet(IN6_TCP_HDR, 0xab, 1400, ETH_P_IPV6, in);
+	p->data[4] = (1400 - 40) >> 8;
+	p->data[5] = (1400 - 40) & 0xff;
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_NONE);
+}
+END_TEST
+
+/* Issue 18: a policy whose first segment is a local End.DT6 SID; the
+ * customer's packet is itself SRv6-encapsulated (an SRH with Segments
+ * Left = Last Entry = 40, then IPv6 and TCP), a super-packet.  The SID
+ * that runs after the headend (sid_chain()) starts from no facts: its
+ * decapsulated result is not the headend's encapsulation.  Before, the
+ * headend's gso_size stayed on the packet, the way back took the
+ * decapsulated packet for the headend's and parsed its SRH as one
+ * (kencap_parse()), writing 41 segments into a 16-entry array on the
+ * stack. */
+START_TEST(test_chain_decap_after_headend)
+{
+	static const char text[] =
+		"queue 0\nencap-source fc00:1::2\ngso yes\n"
+		"sid fc00:100::6 action End.DT6 table 100\n"
+		"route 2001:db8:6::/48 encap seg6 mode encap segs fc00:100::6\n";
+	static uint8_t b[9000];
+	struct sid_runtime rt[1] = { { .ifindex = 0x7ffffff0 } };
+	struct reinject_io io = { .pkt_fd = -1, .raw_fd = -1 };
+	struct nfq *q = nfq_alloc(0);
+	uint8_t *srh = b + 40, *in2 = srh + 8 + 41 * 16;
+	uint32_t l2 = sizeof(b) - (uint32_t)(in2 - b);
+	enum drop_reason r;
+	struct pkt *p;
+	uint64_t fb = 0;
+
+	config_free(cfg);
+	cfg = config_parse_buffer("t.conf", text, sizeof(text) - 1, NULL,
+				  NULL);
+	ck_assert_ptr_nonnull(cfg);
+	ctx.cfg = cfg;
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	cfg->kencap_on = true;
+	inet_pton(AF_INET6, "fc00:1::2", &cfg->kencap_tunsrc);
+	memset(b, 0xab, sizeof(b));
+	b[0] = 0x60;
+	b[1] = b[2] = b[3] = 0;
+	b[4] = (sizeof(b) - 40) >> 8;
+	b[5] = (sizeof(b) - 40) & 0xff;
+	b[6] = 43;
+	b[7] = 64;
+	inet_pton(AF_INET6, "fc00:1::1", b + 8);
+	inet_pton(AF_INET6, "2001:db8:6::1", b + 24);
+	srh[0] = 41;
+	srh[1] = 41 * 2;
+	srh[2] = 4;
+	srh[3] = srh[4] = 40;
+	srh[5] = srh[6] = srh[7] = 0;
+	for (unsigned i = 0; i <= 40; i++)
+		memcpy(srh + 8 + 16 * i, b + 24, 16);
+	memcpy(in2, b, 40);
+	in2[4] = (uint8_t)((l2 - 40) >> 8);
+	in2[5] = (uint8_t)((l2 - 40) & 0xff);
+	in2[6] = 6;
+	hex2bin("04d2162e00000001000000005010020000000000", in2 + 40, 20);
+	p = test_pkt(&slot, b, sizeof(b), ETH_P_IPV6);
+	p->gso = true;
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_uint_eq(p->len, sizeof(b));	/* decapsulated again */
+	ck_assert(p->chained);
+	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_NONE);
+	ck_assert_uint_eq(p->facts.gso_size, 0);
+	ck_assert_int_eq(reinject_decide(cfg, rt, p, &r), REINJECT_SEGMENT);
+	reinject_packet(cfg, rt, p, q, &io, &ws);
+	reinject_flush(&io, &ws);
+	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 1);	/* no socket here */
+	for (unsigned i = 0; i < KENCAP_FB__COUNT; i++)
+		fb += ws.kencap_fallback[i];
+	ck_assert_uint_eq(fb, 0);	/* not the headend's to count */
+	nfq_socket_close(q);
+}
+END_TEST
+
 /* Process p and reinject it as the worker does; false when there is no
  * queue socket (not root: skipped). */
 static bool process_and_reinject(struct pkt *p, const char *test)
 {
-	static const struct reinject_io io = { .pkt_fd = -1, .raw_fd = -1 };
+	struct reinject_io io = { .pkt_fd = -1, .raw_fd = -1 };
 	char err[256];
 	struct nfq *q = nfq_socket_open(64000 + (unsigned)getpid() % 500,
 					NFQ_DEFAULT_MAXLEN, err, sizeof(err));
@@ -866,6 +981,7 @@ static bool process_and_reinject(struct pkt *p, const char *test)
 	}
 	srv6_process(&ctx, p);
 	reinject_packet(cfg, NULL, p, q, &io, &ws);
+	reinject_flush(&io, &ws);
 	nfq_socket_close(q);
 	return true;
 }
@@ -953,6 +1069,8 @@ static Suite *egress_suite(void)
 	tcase_add_test(tc, test_ptb6_ecmp);
 	tcase_add_test(tc, test_binding_weighted_mtu);
 	tcase_add_test(tc, test_ptb6_gso_segment_size);
+	tcase_add_test(tc, test_kencap_facts);
+	tcase_add_test(tc, test_chain_decap_after_headend);
 	tcase_add_test(tc, test_chain_no_route_once);
 	tcase_add_test(tc, test_icmp_answered_once);
 	tcase_add_test(tc, test_icmp_ratelimited_once);

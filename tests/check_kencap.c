@@ -369,142 +369,8 @@ START_TEST(tunsrc_message)
 END_TEST
 #endif
 
-/* ---- which super-packets go to the kernel ------------------------------- */
-
-static uint8_t slot[2048];
-
-/* An H.Encaps result in slot: outer fc00:12::1 -> fc00:9::1, SRH of
- * [fc00:9::1, fc00:2::a6] (SL 1), inner IPv6 to inner_dst. */
-static void encaps_pkt(struct pkt *p, const char *inner_dst)
-{
-	size_t n;
-	char hex[1024];
-
-	snprintf(hex, sizeof(hex),
-		 "60000000 00a0 2b 40"
-		 "fc000012 00000000 00000000 00000001"
-		 "fc000009 00000000 00000000 00000001"
-		 "29 04 04 01 01 00 0000"
-		 "fc000002 00000000 00000000 000000a6"
-		 "fc000009 00000000 00000000 00000001"
-		 "60000000 0040 06 40"
-		 "fd010001 00000000 00000000 00000002");
-	n = hex2bin(hex, slot + 512, sizeof(slot) - 512);
-	inet_pton(AF_INET6, inner_dst, slot + 512 + n);
-	memset(p, 0, sizeof(*p));
-	p->head = slot;
-	p->data = slot + 512;
-	p->len = (uint32_t)n + 16 + 20;
-	p->end = slot + sizeof(slot);
-}
-
-static struct config *kcfg(void)
-{
-	struct config *cfg = parse("queue 0\ngso yes\n" POLICIES);
-
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	cfg->kencap_on = true;
-	inet_pton(AF_INET6, "fc00:12::1", &cfg->kencap_tunsrc);
-	return cfg;
-}
-
-START_TEST(mark_of)
-{
-	struct config *cfg = kcfg();
-	enum kencap_fallback why;
-	struct pkt p;
-
-	encaps_pkt(&p, "fd01:2::2");
-	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), BASE + 0xffff);
-	/* the kernel's tunsrc is another source */
-	inet_pton(AF_INET6, "fc00:12::9", &cfg->kencap_tunsrc);
-	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
-	ck_assert_int_eq(why, KENCAP_FB_SOURCE);
-	/* tunsrc :: and no mirror to pick the kernel's: not to the kernel */
-	memset(&cfg->kencap_tunsrc, 0, 16);
-	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
-	ck_assert_int_eq(why, KENCAP_FB_SOURCE);
-	inet_pton(AF_INET6, "fc00:12::1", &cfg->kencap_tunsrc);
-	/* off */
-	cfg->kencap_on = false;
-	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
-	ck_assert_int_eq(why, KENCAP_FB_OFF);
-	cfg->kencap_on = true;
-	/* the inner destination is the first segment: the throw route's */
-	encaps_pkt(&p, "fc00:9::1");
-	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
-	ck_assert_int_eq(why, KENCAP_FB_FIRST_SEGMENT);
-	/* another list */
-	encaps_pkt(&p, "fd01:2::2");
-	p.data[40 + 8 + 15] = 0xa7;
-	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
-	ck_assert_int_eq(why, KENCAP_FB_UNLISTED);
-	/* an SRH with the HMAC flag */
-	encaps_pkt(&p, "fd01:2::2");
-	p.data[40 + 5] = 0x08;
-	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
-	ck_assert_int_eq(why, KENCAP_FB_HMAC);
-	/* SL 0: not a headend's SRH */
-	encaps_pkt(&p, "fd01:2::2");
-	p.data[40 + 3] = 0;
-	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
-	ck_assert_int_eq(why, KENCAP_FB_UNLISTED);
-	config_free(cfg);
-}
-END_TEST
-
-/* H.Encaps.Red of one segment: no SRH, the segment in the destination. */
-/* The original can go with the mark instead of its inner packet only as
- * the unchanged result of a policy (not End.B6.Encaps*: its inner SRH
- * changed), of the queued length, in segments that fit the way out. */
-START_TEST(accept_ok)
-{
-	struct pkt p;
-
-	encaps_pkt(&p, "fd01:2::2");
-	p.data[5] = (uint8_t)(p.len - 40);	/* outer payload length */
-	p.data[80 + 5] = 20;			/* inner payload: TCP only */
-	p.data[80 + 40 + 12] = 0x50;		/* TCP data offset 5 */
-	p.queued_len = p.len - 80;		/* the inner as queued */
-	ck_assert(!kencap_accept_ok(&p));
-	p.encap_of_original = true;
-	ck_assert(!kencap_accept_ok(&p));	/* segments cut for the egress */
-	p.gso_size_in = true;
-	ck_assert(kencap_accept_ok(&p));
-	p.queued_len++;				/* not the queued length */
-	ck_assert(!kencap_accept_ok(&p));
-	p.queued_len--;
-	p.data[80 + 6] = 17;			/* UDP: no TCP super-packet */
-	ck_assert(!kencap_accept_ok(&p));
-}
-END_TEST
-
-START_TEST(mark_of_red)
-{
-	struct config *cfg = kcfg();
-	enum kencap_fallback why;
-	struct pkt p;
-	size_t n;
-
-	n = hex2bin("60000000 0028 29 40"
-		    "fc000012 00000000 00000000 00000001"
-		    "fc000002 00000000 00000000 000000b6"
-		    "60000000 0000 06 40"
-		    "fd010001 00000000 00000000 00000002"
-		    "fd010003 00000000 00000000 00000002",
-		    slot + 512, sizeof(slot) - 512);
-	memset(&p, 0, sizeof(p));
-	p.head = slot;
-	p.data = slot + 512;
-	p.len = (uint32_t)n;
-	p.end = slot + sizeof(slot);
-	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), BASE + 0xfffe);
-	p.data[6] = 17;		/* UDP right behind the outer header */
-	ck_assert_uint_eq(kencap_mark_of(cfg, NULL, &p, &why), 0);
-	ck_assert_int_eq(why, KENCAP_FB_SHAPE);
-	config_free(cfg);
-}
-END_TEST
+/* Which super-packets go to the kernel: the headend records it in
+ * p->facts (check_egress.c test_kencap_facts). */
 
 #define NO_DEV	0x7ffffff0u	/* an ifindex no netns has */
 
@@ -579,9 +445,6 @@ static Suite *kencap_suite(void)
 	tcase_add_test(t, tunsrc_message);
 	tcase_add_test(t, end_route_message);
 #endif
-	tcase_add_test(t, mark_of);
-	tcase_add_test(t, mark_of_red);
-	tcase_add_test(t, accept_ok);
 	tcase_add_test(t, install_fallback);
 	suite_add_tcase(s, t);
 	return s;

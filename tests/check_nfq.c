@@ -21,6 +21,7 @@
 #include "kend.h"
 #include "nfq.h"
 #include "pktsock.h"
+#include "process.h"
 #include "reinject.h"
 #include "testutil.h"
 #include "worker.h"
@@ -644,7 +645,7 @@ START_TEST(test_parse_skb_info)
 	ck_assert(p.gso);
 	ck_assert(p.csum_partial);
 	ck_assert(!p.csum_unverified);
-	ck_assert_uint_eq(p.gso_size, 0);	/* NFQUEUE does not say */
+	ck_assert_uint_eq(p.facts.gso_size, 0);	/* NFQUEUE does not say */
 	ck_assert_uint_eq(p.gso_l4_off, 40 + 8 + 56 + 8);
 	ck_assert_uint_eq(st.gso_packets, 1);
 
@@ -797,7 +798,7 @@ START_TEST(test_reinject_decide)
 		p->outcome = PKT_OUT_ICMP;
 		ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
 				 REINJECT_PAYLOAD);
-		p->icmp_of_gso = true;
+		p->facts.icmp_of_gso = true;
 		ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
 				 REINJECT_OWN_DEV);
 	}
@@ -1209,10 +1210,33 @@ static struct pkt *kend_pkt(struct test_slot *s, const char *const *segs,
 	return test_pkt(s, b, 48 + 16 * n, ETH_P_IPV6);
 }
 
+/* End (behavior_end.c) on super-packet p as queued: its facts, and the
+ * way back reinject_decide() gives them (REINJECT_KERNEL or not). */
+static uint32_t kend_run(const struct config *cfg, struct pkt *p)
+{
+	static struct sid_stats sids[8];
+	struct worker_stats ws = { 0 };
+	struct proc_ctx ctx = { .cfg = cfg, .stats = &ws, .sid_stats = sids };
+	enum drop_reason r;
+	enum reinject_action a;
+
+	p->gso = true;
+	srv6_process(&ctx, p);
+	a = reinject_decide(cfg, NULL, p, &r);
+	if (p->facts.kernel != PKT_KERNEL_END) {
+		ck_assert_int_ne(a, REINJECT_KERNEL);
+		return 0;
+	}
+	ck_assert(p->facts.kernel_from_original);
+	ck_assert_int_eq(a, REINJECT_KERNEL);
+	return p->facts.kernel_mark;
+}
+
 /* Only the result of one plain End, no chain, no local destination, no
- * TLV, is what the kernel's End redoes: its SID's mark, from the top of
- * the range. */
-START_TEST(test_kend_mark_of)
+ * TLV, is what the kernel's End redoes: the End records its SID's mark,
+ * from the top of the range, in p->facts, and the way back is the
+ * original with it.  (The packets as queued: SL one more than after.) */
+START_TEST(test_kend_facts)
 {
 	static const char conf[] = "queue 0\ngso yes\n"
 		"sid fc00:100::1/128 action End\n"
@@ -1244,41 +1268,50 @@ START_TEST(test_kend_mark_of)
 	ck_assert_uint_eq(cfg->sids[3].kend_mark, 0);	/* End.X */
 	ck_assert_uint_eq(cfg->nkends, 2);
 	/* off (kencap_routes_resolve() has not said on) */
-	ck_assert_uint_eq(kend_mark_of(cfg, kend_pkt(&s, end, 2, 0)), 0);
+	ck_assert_uint_eq(kend_run(cfg, kend_pkt(&s, end, 2, 1)), 0);
 	cfg->kend_on = true;
-	ck_assert_uint_eq(kend_mark_of(cfg, kend_pkt(&s, end, 2, 0)), m1);
-	ck_assert_uint_eq(kend_mark_of(cfg, kend_pkt(&s, before, 3, 0)), m1);
+	ck_assert_uint_eq(kend_run(cfg, kend_pkt(&s, end, 2, 1)), m1);
+	ck_assert_uint_eq(kend_run(cfg, kend_pkt(&s, before, 3, 1)), m1);
 	/* A TLV (8 bytes of PadN) after the list: the kernel's End would
 	 * check an HMAC, so srv6d keeps it. */
-	p = kend_pkt(&s, end, 2, 0);
-	ck_assert_uint_eq(kend_mark_of(cfg, p), m1);
+	p = kend_pkt(&s, end, 2, 1);
 	p->data[5] += 8;	/* payload length */
 	p->data[41] += 1;	/* Hdr Ext Len */
 	memset(p->data + p->len, 0, 8);
 	p->data[p->len] = 4;	/* PadN */
 	p->data[p->len + 1] = 6;
 	p->len += 8;
-	ck_assert_uint_eq(kend_mark_of(cfg, p), 0);
-	ck_assert(!kend_mark_of(cfg, kend_pkt(&s, foreign, 2, 0)));
-	ck_assert(!kend_mark_of(cfg, kend_pkt(&s, psp, 2, 0)));
-	ck_assert(!kend_mark_of(cfg, kend_pkt(&s, endx, 2, 0)));
-	ck_assert(!kend_mark_of(cfg, kend_pkt(&s, chain, 3, 0)));
-	ck_assert(!kend_mark_of(cfg, kend_pkt(&s, local, 2, 0)));
-	/* SL at the last entry: no segment the End came from. */
-	ck_assert(!kend_mark_of(cfg, kend_pkt(&s, end, 2, 1)));
-	/* The destination is not segment SL. */
-	p = kend_pkt(&s, end, 2, 0);
-	p->data[39] ^= 1;
-	ck_assert(!kend_mark_of(cfg, p));
-	/* Last Entry past the SRH's length. */
-	p = kend_pkt(&s, end, 2, 0);
-	p->data[44] = 2;
-	ck_assert(!kend_mark_of(cfg, p));
+	ck_assert_uint_eq(kend_run(cfg, p), 0);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);	/* an End all the same */
+	ck_assert(!kend_run(cfg, kend_pkt(&s, foreign, 2, 1)));
+	ck_assert(!kend_run(cfg, kend_pkt(&s, psp, 2, 1)));
+	ck_assert(!kend_run(cfg, kend_pkt(&s, endx, 2, 1)));
+	/* The End of ::1 leads to ::2, whose End srv6d runs next: the
+	 * kernel's route of ::1 does not make that. */
+	p = kend_pkt(&s, chain, 3, 2);
+	ck_assert(!kend_run(cfg, p));
+	ck_assert(p->chained);
+	ck_assert(!kend_run(cfg, kend_pkt(&s, local, 2, 1)));
+	/* Not a super-packet: the End's facts are there, the way back is
+	 * not the kernel's. */
+	p = kend_pkt(&s, end, 2, 1);
+	{
+		static struct sid_stats sids[8];
+		struct worker_stats ws = { 0 };
+		struct proc_ctx ctx = { .cfg = cfg, .stats = &ws,
+					.sid_stats = sids };
+		enum drop_reason r;
+
+		srv6_process(&ctx, p);
+		ck_assert_uint_eq(p->facts.kernel_mark, m1);
+		ck_assert_int_eq(reinject_decide(cfg, NULL, p, &r),
+				 REINJECT_PAYLOAD);
+	}
 	config_free(cfg);
 }
 END_TEST
 
-/* The same cases as test_kend_mark_of, as queued (SL one more): a header
+/* The same cases as test_kend_facts, as queued: a header
  * queue's packet cut short is processed only when kend_from_headers()
  * says its End's result goes to the kernel's End; and not when its SRH
  * goes past the bytes at hand. */
@@ -1353,7 +1386,7 @@ START_TEST(test_reinject_truncated)
 		"sid fc00:100::1/128 action End\n";
 	static const char *const end[] = { "fc00:9::d6", "fc00:100::1" };
 	static const char *const foreign[] = { "fc00:9::d6", "fc00:200::1" };
-	static struct test_slot s;
+	static struct test_slot s[4];
 	struct config *cfg = config_parse_buffer("t.conf", conf,
 						 sizeof(conf) - 1,
 						 kend_noerr, NULL);
@@ -1381,7 +1414,7 @@ START_TEST(test_reinject_truncated)
 	cfg->kend_on = true;
 	nfq_set_header_queue(q, 1);
 	for (uint32_t id = 1; id <= 4; id++) {
-		p = kend_pkt(&s, id == 1 ? end : foreign, 2, 0);
+		p = kend_pkt(&s[id - 1], id == 1 ? end : foreign, 2, 0);
 		p->id = id;
 		p->from_hqueue = p->truncated = true;
 		p->orig_len = 70000;
@@ -1390,10 +1423,17 @@ START_TEST(test_reinject_truncated)
 			p->outcome = PKT_OUT_OK;
 			p->st = &ss;
 		}
+		if (id == 1) {	/* the End's (behavior_end.c) */
+			p->facts.kernel = PKT_KERNEL_END;
+			p->facts.kernel_mark = cfg->sids[0].kend_mark;
+			p->facts.kernel_from_original = true;
+		}
 		if (id == 3)
 			p->mark = cfg->mark_base;	/* bounced already */
 		reinject_packet(cfg, NULL, p, q, &io, &st);
 	}
+	ck_assert_uint_eq(st.forwarded + st.bounced + st.dropped, 0);
+	reinject_flush(&io, &st);	/* counted once their way is known */
 	ck_assert_bytes(got, nfq_verdict_pending(q, got, sizeof(got), &nmsgs),
 			want, wlen);
 	ck_assert_uint_eq(nmsgs, 4);
@@ -1516,7 +1556,7 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_reinject_gso_size);
 	tcase_add_test(parser, test_pkt_tx_vnet);
 	tcase_add_test(parser, test_pkt_tx_vnet_mark);
-	tcase_add_test(parser, test_kend_mark_of);
+	tcase_add_test(parser, test_kend_facts);
 	tcase_add_test(parser, test_kend_from_headers);
 	tcase_add_test(parser, test_reinject_truncated);
 	tcase_add_test(parser, test_parse_no_packet_hdr);

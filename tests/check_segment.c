@@ -311,7 +311,7 @@ START_TEST(segment_sent)
 		p->outcome = PKT_OUT_OK;
 		p->gso = true;
 		p->gso_l4_off = 40;
-		p->gso_size = 10;
+		p->facts.gso_size = 10;
 		p->id = i + 1;
 		if (i == 2)	/* UDP inside (the inner Next Header at
 				 * 40 + 40 + 6): no way carries it

@@ -78,9 +78,10 @@ struct pkt *test_pkt(struct test_slot *s, const uint8_t *bytes, size_t len,
 	memcpy(s->p.data, bytes, len);
 	s->p.len = (uint32_t)len;
 	s->p.orig_len = (uint32_t)len;
+	s->p.queued_len = (uint32_t)len;
 	s->p.hw_proto = hw_proto;
 	s->p.verdict = PKT_ACCEPT;
-	s->p.chain_kept = true;	/* as queued (worker.c) */
+	s->p.chain_kept = true;	/* as queued (pkt_result_reset()) */
 	return &s->p;
 }
 

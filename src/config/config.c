@@ -2680,3 +2680,30 @@ out:
 	ptables_free(m.ptabs, m.nptabs);
 	return cfg;
 }
+
+int config_kencap_cmp(const void *a, const void *b)
+{
+	const struct kencap_entry *x = a, *y = b;
+
+	if (x->mode != y->mode)
+		return x->mode < y->mode ? -1 : 1;
+	if (x->sl.nsegs != y->sl.nsegs)
+		return x->sl.nsegs < y->sl.nsegs ? -1 : 1;
+	return memcmp(x->sl.segs, y->sl.segs,
+		      x->sl.nsegs * sizeof(x->sl.segs[0]));
+}
+
+const struct kencap_entry *config_kencap_find(const struct config *cfg,
+					      enum encap_mode mode,
+					      const struct seglist *sl)
+{
+	struct kencap_entry k;
+
+	if (!cfg->nkencaps || !sl->nsegs || sl->nsegs > SRV6_MAX_SEGS)
+		return NULL;
+	k.mode = mode;
+	k.sl.nsegs = sl->nsegs;
+	memcpy(k.sl.segs, sl->segs, sl->nsegs * sizeof(sl->segs[0]));
+	return bsearch(&k, cfg->kencaps, cfg->nkencaps, sizeof(k),
+		       config_kencap_cmp);
+}

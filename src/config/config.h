@@ -208,7 +208,7 @@ struct config {
 	 * payload: whether super-packet encapsulations go to the kernel,
 	 * why not (kencap_why), the kernel's outer source (:: when it picks
 	 * one per packet), and the encapsulations with their marks, sorted
-	 * by kencap_entry_cmp() (kencaps NULL: none). */
+	 * by config_kencap_cmp() (kencaps NULL: none). */
 	bool kencap_on;
 	char kencap_why[192];
 	struct in6_addr kencap_tunsrc;
@@ -333,6 +333,16 @@ struct config *config_merge_kernel(const struct config *file,
 				   const struct sid *ksids, unsigned nk,
 				   struct config_kroute_result *res,
 				   char *err, size_t errlen);
+
+/* Order of cfg->kencaps: mode, number of segments, segments (qsort). */
+int config_kencap_cmp(const void *a, const void *b);
+
+/* The encapsulation the kernel does for cfg in mode with list sl
+ * (kencap_routes.h), NULL when it has none.  Pure, for the packet path (a
+ * bsearch). */
+const struct kencap_entry *config_kencap_find(const struct config *cfg,
+					      enum encap_mode mode,
+					      const struct seglist *sl);
 
 /* "sha1", "sha256" ("?" otherwise). */
 const char *hmac_alg_name(enum hmac_alg a);

@@ -20,15 +20,13 @@ static const struct sid *kend_segment_sid(const struct config *cfg,
 	return lpm_lookup(cfg->sid_table, &a);
 }
 
-/* The kend_mark of segment k of p's SRH when the End of that SID alone
- * is what srv6d does with a packet whose destination is segment k - 1
- * after it (kend_mark_of()) or segment k before it (kend_from_headers()):
- * its SID a plain End with a kend_mark, the SRH without TLVs, segment
- * k - 1 (the new destination) no local SID, and segment k + 1 none either
- * (a chain srv6d ran through sid_chain(), which the kernel's routes may
- * not redo).  0 otherwise. */
-static uint32_t kend_segment_mark(const struct config *cfg, struct pkt *p,
-				  bool after)
+/* The kend_mark of segment k (Segments Left) of p's SRH, p's
+ * destination, when the End of that SID alone is what srv6d does with p
+ * (what behavior_end.c then records in p->facts): its SID a plain End
+ * with a kend_mark, the SRH without TLVs, segment k - 1 (the new
+ * destination) no local SID (srv6d would run it next, sid_chain()), and
+ * segment k + 1 none either.  0 otherwise. */
+static uint32_t kend_segment_mark(const struct config *cfg, struct pkt *p)
 {
 	struct srh_info si;
 	struct srh_error err;
@@ -40,7 +38,7 @@ static uint32_t kend_segment_mark(const struct config *cfg, struct pkt *p,
 	    srh_find(p->data, p->len, &si, &err) < 0 || !si.srh)
 		return 0;
 	sl = si.srh->segments_left;
-	k = after ? sl + 1 : sl;
+	k = sl;
 	/* srh_validate(): the list fits the SRH, which srh_find() checked
 	 * fits the bytes at hand.  The destination is segment sl. */
 	if (!srh_validate(si.srh) || k < 1 || k > si.srh->last_entry ||
@@ -58,12 +56,7 @@ static uint32_t kend_segment_mark(const struct config *cfg, struct pkt *p,
 	return sid->kend_mark;
 }
 
-uint32_t kend_mark_of(const struct config *cfg, struct pkt *p)
-{
-	return kend_segment_mark(cfg, p, true);
-}
-
 bool kend_from_headers(const struct config *cfg, struct pkt *p)
 {
-	return kend_segment_mark(cfg, p, false) != 0;
+	return kend_segment_mark(cfg, p) != 0;
 }

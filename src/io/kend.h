@@ -21,15 +21,8 @@
 #include "config.h"
 #include "pkt.h"
 
-/* The kend_mark of the SID whose plain End made p's result, when
- * cfg->kend_on, the SRH has no TLV, no other local SID is just before it
- * in the list (a chain srv6d ran through) and the destination is no local
- * SID: what the kernel's End redoes from the original packet.  0
- * otherwise. */
-uint32_t kend_mark_of(const struct config *cfg, struct pkt *p);
-
-/* Whether p, as queued, is a packet whose result kend_mark_of() hands to
- * the kernel: its destination segment SL of its SRH, a plain End SID of
+/* Whether p, as queued, is a packet whose End result the kernel's End
+ * makes from the original (behavior_end.c sets p->facts): its destination segment SL of its SRH, a plain End SID of
  * srv6d.conf with a kend_mark, under the same conditions.  What a header
  * queue's packet needs (`header-queue`): cut short, its headers suffice
  * then, as the kernel rewrites the original.  Any other packet there is

@@ -44,6 +44,52 @@ enum pkt_outcome {
 				 * route: its `unreachable` rule) */
 };
 
+/* A kernel route srv6d installed that makes a result itself, from the
+ * packet as queued (accepted unchanged with its mark) or from the inner
+ * packet of an encapsulation (src/route/kencap_routes.h). */
+enum pkt_kernel {
+	PKT_KERNEL_NONE = 0,
+	PKT_KERNEL_END,		/* `kernel-end`: the SID's seg6local route */
+	PKT_KERNEL_ENCAP,	/* `kernel-encap`: the list's seg6 route */
+};
+
+/* What processing found, for the way back: set by the behavior or the
+ * headend that made the result, reset for each SID of a SID chain
+ * (pkt_facts_reset()). */
+struct pkt_facts {
+	/* The kernel route that makes this result (kend.h, kencap.h):
+	 * its kind and mark, and whether it makes it from the original
+	 * as queued (else, an encapsulation, from the inner packet). */
+	enum pkt_kernel kernel;
+	uint32_t kernel_mark;
+	bool kernel_from_original;
+	/* An encapsulated super-packet's result (H.Encaps*) the kernel
+	 * cannot encapsulate: why (stats.h; counted when it is cut). */
+	enum kencap_fallback kencap_fallback;
+	/* payload bytes per segment a super-packet is cut into, 0 when
+	 * unknown (NFQUEUE never says): what the headend chose for one it
+	 * encapsulated (headend_seg_size()) */
+	uint16_t gso_size;
+	/* gso_size is what the in-interface's MTU leaves (the headend did
+	 * not make it smaller for the way out): the sender's segments, with
+	 * the headers pushed, fit the egress too (headend_gso_check()). */
+	bool gso_size_in;
+	/* An ICMP error built in place of a super-packet (icmp.c): the
+	 * queued skb keeps its GSO state under a verdict's payload
+	 * (nfqnl_mangle() trims and overwrites, nothing more), so such an
+	 * error, as a payload, is lost on its way; it leaves by the
+	 * reinjection device instead (reinject_decide()). */
+	bool icmp_of_gso;
+};
+
+/* How the packet went back (reinject.h), for reinject_count(). */
+struct pkt_way {
+	uint8_t action;		/* enum reinject_action */
+	uint8_t reason;		/* enum drop_reason of a failure */
+	bool failed;		/* it did not go: dropped for `reason` */
+	bool tx_full;		/* a frame refused for a full queue */
+};
+
 struct pkt {
 	uint8_t *head;		/* start of the slot */
 	uint8_t *data;		/* first byte of the packet (IP header) */
@@ -60,7 +106,7 @@ struct pkt {
 	 * the first Next Header; the IPv4 header and its options) is the
 	 * one queued but for addresses, hop limit / TTL, traffic class and
 	 * flow label: what Linux 7.2 lets a verdict's payload change
-	 * (reinject.h).  The worker sets it before processing; pkt_push(),
+	 * (reinject.h).  pkt_result_reset() sets it before processing; pkt_push(),
 	 * pkt_pull(), pkt_trim() and pkt_chain_write() clear it. */
 	bool chain_kept;
 
@@ -88,46 +134,33 @@ struct pkt {
 				 * (NFQA_SKB_CSUMNOTREADY) */
 	bool csum_unverified;	/* no one checked its checksum yet
 				 * (NFQA_SKB_CSUM_NOTVERIFIED) */
-	uint16_t gso_size;	/* payload bytes per segment, 0 when unknown
-				 * (NFQUEUE never says): what srv6d chose
-				 * for a super-packet it encapsulates
-				 * (headend_seg_size()) */
 	uint16_t gso_l4_off;	/* of a super-packet, where its TCP header
 				 * was when queued (gso_parse()) */
-	/* gso_size is what the in-interface's MTU leaves (the headend did
-	 * not make it smaller for the way out): the sender's segments, with
-	 * the headers pushed, fit the egress too (headend_gso_check()). */
-	bool gso_size_in;
-	/* An ICMP error built in place of a super-packet (icmp.c): the
-	 * queued skb keeps its GSO state under a verdict's payload
-	 * (nfqnl_mangle() trims and overwrites, nothing more), so such an
-	 * error, as a payload, is lost on its way; it leaves by the
-	 * reinjection device instead (reinject_decide()). */
-	bool icmp_of_gso;
-
 	/* Set by processing. */
 	enum pkt_verdict verdict;
 	bool set_mark;		/* give `out_mark` with the verdict */
 	uint32_t out_mark;
 	/* The result is a packet this node originates (an ICMP error
 	 * icmp4_error() built): it leaves as a locally generated packet
-	 * (reinject.h), not as the verdict.  The worker clears it before
-	 * processing. */
+	 * (reinject.h), not as the verdict. */
 	bool local_out;
-	/* Its frame went to the kernel's seg6 (kencap_send()): a refused
-	 * send takes back worker_stats.kencap too (reinject_tx_failed()). */
-	bool kencap_sent;
-	/* The result is the packet as queued, unchanged, behind the headers
-	 * a steering policy's H.Encaps* pushed in front (steer_apply()): the
-	 * kernel's seg6 makes the same of the original (kencap.h). */
-	bool encap_of_original;
+	/* A SID ran on the result of another SID of this node
+	 * (sid_chain()): no kernel route makes it from the original. */
+	bool chained;
 	/* The outcome of the last SID or policy that processed it (see
 	 * above), the drop reason counted for it, and its counters (NULL
 	 * when none): a drop at reinjection of a success moves the count to
-	 * their errors (reinject_charge()).  Processing clears them. */
+	 * their errors (reinject_charge()).  pkt_result_reset() clears
+	 * them, sid_dispatch() for each SID of a chain. */
 	enum pkt_outcome outcome;
 	enum drop_reason reason;	/* PKT_OUT_DROP, _ICMP, _HANDOFF */
 	struct sid_stats *st;
+	/* What the behaviors found that the way back needs, so that it
+	 * parses and looks up nothing again (reinject_decide()). */
+	struct pkt_facts facts;
+	/* The way back reinject_decide() chose and how it went, read once
+	 * by reinject_count() when the batch's frames have left. */
+	struct pkt_way way;
 };
 
 /* Bytes of headroom every slot keeps in front of the packet: an outer IPv6
@@ -186,6 +219,30 @@ static inline void pkt_chain_write(struct pkt *p)
 static inline unsigned pkt_ip_version(const struct pkt *p)
 {
 	return p->len ? p->data[0] >> 4 : 0;
+}
+
+/* A SID of a chain starts from no facts: what the one before found is
+ * not of its result (sid_dispatch()). */
+static inline void pkt_facts_reset(struct pkt *p)
+{
+	p->facts = (struct pkt_facts){ 0 };
+}
+
+/* Before processing: nothing decided yet (the one reset of what
+ * processing sets; the rest of struct pkt is nfq.c's parse). */
+static inline void pkt_result_reset(struct pkt *p)
+{
+	p->verdict = PKT_ACCEPT;
+	p->set_mark = false;
+	p->out_mark = 0;
+	p->local_out = false;
+	p->chain_kept = true;
+	p->srh_parsed = false;
+	p->outcome = PKT_OUT_NONE;
+	p->reason = (enum drop_reason)0;
+	p->st = NULL;
+	p->chained = false;
+	pkt_facts_reset(p);
 }
 
 #endif

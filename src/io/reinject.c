@@ -13,7 +13,6 @@
 #include "egress.h"
 #include "gso.h"
 #include "kencap.h"
-#include "kend.h"
 #include "log.h"
 #include "reinject.h"
 #include "pktsock.h"
@@ -215,25 +214,85 @@ static enum reinject_action reinject_decide_gso(const struct config *cfg,
 	return REINJECT_DROP_REASON;
 }
 
+/* The bounce of a header queue's packet (`header-queue`): NF_REPEAT with
+ * the bounce mark, for its hook's rules to queue it whole; one that
+ * carries the mark already came back through rules that queue bounced
+ * packets to a header queue again: DROP_BOUNCE_LOOP. */
+static enum reinject_action reinject_decide_bounce(const struct config *cfg,
+						   const struct pkt *p,
+						   enum drop_reason *reason)
+{
+	if (p->mark == cfg->mark_base) {
+		*reason = DROP_BOUNCE_LOOP;
+		return REINJECT_DROP_REASON;
+	}
+	return REINJECT_BOUNCE;
+}
+
+/* A header queue's packet cut short (p->truncated), processed and not
+ * dropped: only its headers are here, so it is accepted unchanged, or
+ * accepted with the mark of the kernel route that makes its result from
+ * the original (p->facts: a plain End's, a policy's H.Encaps*); any
+ * other is bounced to be processed whole. */
+static enum reinject_action reinject_decide_truncated(const struct config *cfg,
+						      const struct pkt *p,
+						      enum drop_reason *reason)
+{
+	if (p->verdict == PKT_ACCEPT)
+		return REINJECT_ACCEPT;
+	if (p->facts.kernel != PKT_KERNEL_NONE &&
+	    p->facts.kernel_from_original)
+		return REINJECT_KERNEL;
+	return reinject_decide_bounce(cfg, p, reason);
+}
+
+/* Processing dropped p (PKT_OUT_DROP), answered it with an ICMP error
+ * (PKT_OUT_ICMP) or handed it to the kernel (PKT_OUT_HANDOFF: End.DT*
+ * without a route, marked for the `unreachable` rule after its table):
+ * counted dropped, whatever happens to what goes on. */
+static bool reinject_outcome_dropped(const struct pkt *p)
+{
+	return p->outcome == PKT_OUT_DROP || p->outcome == PKT_OUT_ICMP ||
+	       p->outcome == PKT_OUT_HANDOFF;
+}
+
 enum reinject_action reinject_decide(const struct config *cfg,
 				     const struct sid_runtime *rt,
 				     const struct pkt *p,
 				     enum drop_reason *reason)
 {
-	enum reinject_action a = reinject_decide_single(cfg, rt, p, reason);
+	enum reinject_action a;
 
-	/* An ICMP error built in its place is no super-packet (icmp.c
-	 * clears p->gso too); but the queued skb it would be the payload of
-	 * keeps its GSO state, and the error would be lost (checked on
-	 * Linux 6.18: no Time Exceeded reached the sender), so it goes by
-	 * the reinjection device. */
-	if (p->outcome == PKT_OUT_ICMP && p->icmp_of_gso &&
-	    a == REINJECT_PAYLOAD)
-		return REINJECT_OWN_DEV;
-	if (!p->gso || p->verdict != PKT_NEW_BYTES ||
-	    p->outcome == PKT_OUT_ICMP)
+	if (p->verdict == PKT_REPEAT)	/* the worker's bounce */
+		return reinject_decide_bounce(cfg, p, reason);
+	a = reinject_decide_single(cfg, rt, p, reason);
+	if (reinject_outcome_dropped(p)) {
+		if (p->outcome == PKT_OUT_DROP)
+			return REINJECT_DROP;
+		/* An ICMP error built in place of a super-packet: the
+		 * queued skb it would be the payload of keeps its GSO
+		 * state, and the error would be lost (checked on Linux
+		 * 6.18: no Time Exceeded reached the sender). */
+		if (p->facts.icmp_of_gso && a == REINJECT_PAYLOAD)
+			return REINJECT_OWN_DEV;
 		return a;
-	return reinject_decide_gso(cfg, rt, p, a, reason);
+	}
+	if (a == REINJECT_DROP)		/* a message nfq.c could not parse */
+		return a;
+	if (p->truncated)
+		return reinject_decide_truncated(cfg, p, reason);
+	if (!p->gso || p->verdict != PKT_NEW_BYTES)
+		return a;
+	/* The kernel makes the result from the original: no bytes back. */
+	if (p->facts.kernel != PKT_KERNEL_NONE &&
+	    p->facts.kernel_from_original)
+		return REINJECT_KERNEL;
+	a = reinject_decide_gso(cfg, rt, p, a, reason);
+	/* An encapsulation the kernel's seg6 makes from the inner packet:
+	 * not cut, the inner super-packet whole with the mark. */
+	if (a == REINJECT_SEGMENT && p->facts.kernel == PKT_KERNEL_ENCAP)
+		return REINJECT_KERNEL_INNER;
+	return a;
 }
 
 uint32_t reinject_mtu_room(uint32_t mtu, uint32_t hdr_len, uint32_t room)
@@ -301,39 +360,29 @@ uint16_t reinject_gso_size(const struct rtmirror *m, const struct config *cfg,
 	return room > 0xffff ? 0xffff : (uint16_t)room;
 }
 
-/* pkt_tx_failed_fn: the frame of packet `cookie` did not leave. */
+/* ---- carrying the decision out ------------------------------------------ */
+
+/* pkt_tx_failed_fn: a frame of packet `cookie` did not leave: it is a
+ * drop, counted by reinject_count() (the first failure's reason). */
 static void reinject_tx_failed(void *cookie, int err, void *arg)
 {
 	struct pkt *p = cookie;
-	struct worker_stats *st = arg;
 
-	switch (p->outcome) {
-	case PKT_OUT_DROP:
-	case PKT_OUT_ICMP:
-	case PKT_OUT_HANDOFF:
-		/* Counted dropped already (reinject_dropped()). */
-		if (p->outcome == PKT_OUT_ICMP)
-			st->icmp_send_errors++;
+	(void)arg;
+	if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS)
+		p->way.tx_full = true;
+	if (p->way.failed)
 		return;
-	default:
-		if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS)
-			st->tx_full++;
-		st->injected--;
-		if (p->gso && st->gso_vnet)
-			st->gso_vnet--;
-		if (p->kencap_sent && st->kencap)
-			st->kencap--;
-		st->drops[err == EMSGSIZE ? DROP_TOO_BIG : DROP_REINJECT]++;
-		st->dropped++;
-		reinject_charge(p, err == EMSGSIZE ? DROP_TOO_BIG : DROP_REINJECT);
-		return;
-	}
+	p->way.failed = true;
+	p->way.reason = err == EMSGSIZE ? DROP_TOO_BIG : DROP_REINJECT;
 }
 
-void reinject_flush(const struct reinject_io *io, struct worker_stats *st)
+/* Send the frames queued so far (their packets' failures are marked for
+ * reinject_count()) and empty the segment area. */
+static void reinject_tx_send(struct reinject_io *io)
 {
 	if (io->tx && pkt_tx_count(io->tx))
-		pkt_tx_flush(io->pkt_fd, io->tx, reinject_tx_failed, st);
+		pkt_tx_flush(io->pkt_fd, io->tx, reinject_tx_failed, NULL);
 	if (io->seg)
 		seg_area_reset(io->seg);
 }
@@ -344,6 +393,12 @@ uint32_t reinject_ifindex(const struct config *cfg,
 	const struct sid *sid = reinject_sid(cfg, p);
 
 	return sid ? sid_runtime_get(rt, sid).ifindex : 0;
+}
+
+/* The EtherType of the IP packet at p. */
+static uint16_t reinject_eth_type(const struct pkt *p)
+{
+	return pkt_ip_version(p) == 4 ? ETH_P_IP : ETH_P_IPV6;
 }
 
 /* The Ethernet header (ETH_HLEN bytes at eth) of a frame of EtherType
@@ -357,12 +412,12 @@ static void reinject_eth_write(uint8_t *eth, uint32_t mark, uint16_t type)
 	eth[13] = (uint8_t)type;
 }
 
-/* REINJECT_DEV: put an Ethernet header to the receiving end of the SID's
- * veth pair in front of the IPv4 or IPv6 packet (in the headroom the
- * outer headers left).  Returns 0, or -1 without headroom. */
+/* Put an Ethernet header to the receiving end of the reinjection device
+ * (mark 0) or the SID's veth pair in front of the IP packet p (in the
+ * headroom).  Returns 0, or -1 without headroom. */
 static int reinject_eth_push(struct pkt *p, uint32_t mark)
 {
-	uint16_t type = pkt_ip_version(p) == 6 ? ETH_P_IPV6 : ETH_P_IP;
+	uint16_t type = reinject_eth_type(p);
 	uint8_t *eth = pkt_push(p, ETH_HLEN);
 
 	if (!eth)
@@ -386,29 +441,17 @@ void reinject_charge(struct pkt *p, enum drop_reason reason)
 	p->reason = reason;
 }
 
-/* A drop at reinjection of a result processing counted as a success (or
- * did not count): the worker's counters and the SID's/policy's. */
-static void reinject_drop(struct pkt *p, struct worker_stats *st,
-			  enum drop_reason reason)
-{
-	st->drops[reason]++;
-	st->dropped++;
-	reinject_charge(p, reason);
-}
-
-/* REINJECT_L2 / REINJECT_DEV / REINJECT_OWN_DEV: the original is done
- * with either way; the frame goes with the batch (reinject_flush()).
- * Returns 0 once queued, else -1 with the reason. */
+/* REINJECT_L2 / REINJECT_DEV / REINJECT_OWN_DEV: the frame goes with the
+ * batch (reinject_flush()).  Returns 0 once queued, else -1 with the
+ * reason. */
 static int reinject_frame(const struct config *cfg,
 			  const struct sid_runtime *rt, struct pkt *p,
-			  struct nfq *q, enum reinject_action a,
-			  const struct reinject_io *io,
+			  enum reinject_action a, const struct reinject_io *io,
 			  enum drop_reason *reason)
 {
 	bool own = a == REINJECT_OWN_DEV;
 	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rt, p);
 
-	nfq_verdict_add(q, p, NF_DROP, false);
 	if (a != REINJECT_L2 &&
 	    reinject_eth_push(p, own ? 0 : p->out_mark) < 0) {
 		*reason = DROP_NO_HEADROOM;
@@ -417,16 +460,15 @@ static int reinject_frame(const struct config *cfg,
 	*reason = DROP_REINJECT;
 	if (io->pkt_fd < 0 || !io->tx || !ifindex)
 		return -1;
-	/* Sent with the batch (reinject_flush()). */
 	return pkt_tx_add(io->tx, ifindex, p->data, p->len, p);
 }
 
 /* REINJECT_VNET_OWN_DEV / REINJECT_VNET_DEV: the TCP super-packet goes
- * whole, behind its virtio_net_hdr, with the batch (reinject_flush()).
- * Returns 0 once queued, else -1 with the reason. */
+ * whole, behind its virtio_net_hdr, with the batch.  Returns 0 once
+ * queued, else -1 with the reason. */
 static int reinject_vnet_frame(const struct config *cfg,
 			       const struct sid_runtime *rt, struct pkt *p,
-			       struct nfq *q, enum reinject_action a,
+			       enum reinject_action a,
 			       const struct reinject_io *io,
 			       enum drop_reason *reason)
 {
@@ -434,7 +476,6 @@ static int reinject_vnet_frame(const struct config *cfg,
 	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rt, p);
 	struct virtio_net_hdr vh;
 
-	nfq_verdict_add(q, p, NF_DROP, false);
 	*reason = DROP_REINJECT;
 	if (io->pkt_fd < 0 || !io->tx || !pkt_tx_is_vnet(io->tx) || !ifindex)
 		return -1;
@@ -448,71 +489,6 @@ static int reinject_vnet_frame(const struct config *cfg,
 		return -1;
 	*reason = DROP_REINJECT;
 	return pkt_tx_add_vnet(io->tx, ifindex, &vh, p->data, p->len, p);
-}
-
-/* Give p to the kernel as decided: the verdict, and for the ways other
- * than the verdict, the write or send.  Returns 0 once it left (or, for
- * REINJECT_ACCEPT, REINJECT_PAYLOAD, REINJECT_DROP, the verdict is
- * queued), -1 when it did not, with *reason (REINJECT_DROP_REASON: the
- * one reinject_decide() gave). */
-static int reinject_send(const struct config *cfg,
-			 const struct sid_runtime *rt, struct pkt *p,
-			 struct nfq *q, enum reinject_action a,
-			 const struct reinject_io *io, enum drop_reason *reason)
-{
-	switch (a) {
-	case REINJECT_ACCEPT:
-		nfq_verdict_add(q, p, NF_ACCEPT, false);
-		return 0;
-	case REINJECT_PAYLOAD:
-		nfq_verdict_add(q, p, NF_ACCEPT, true);
-		return 0;
-	case REINJECT_L2:
-	case REINJECT_DEV:
-	case REINJECT_OWN_DEV:
-		return reinject_frame(cfg, rt, p, q, a, io, reason);
-	case REINJECT_VNET_OWN_DEV:
-	case REINJECT_VNET_DEV:
-		return reinject_vnet_frame(cfg, rt, p, q, a, io, reason);
-	case REINJECT_LOCAL:
-		/* The original is done with either way; the error leaves as
-		 * this node's own packet (OUTPUT, then routing). */
-		nfq_verdict_add(q, p, NF_DROP, false);
-		*reason = DROP_REINJECT;
-		return io->raw_fd >= 0 &&
-		       raw4_sock_send(io->raw_fd, p->data, p->len) == 0 ? 0 : -1;
-	case REINJECT_DROP_REASON:
-	case REINJECT_SEGMENT:	/* reinject_segment()'s, never here */
-		nfq_verdict_add(q, p, NF_DROP, false);
-		return -1;
-	case REINJECT_DROP:
-	default:
-		nfq_verdict_add(q, p, NF_DROP, false);
-		return 0;
-	}
-}
-
-/* Processing dropped p for its reason (outcome PKT_OUT_DROP), answered it
- * with an ICMP error (PKT_OUT_ICMP: the error goes as decided) or handed
- * it to the kernel to be answered (PKT_OUT_HANDOFF: End.DT* without a
- * route, to the `unreachable` rule after its table, so that the kernel
- * answers with its own bytes).  The reason and the SID's error are
- * counted already: here it is `dropped`, whatever happens to what goes
- * on; an error that does not leave is an icmp_send_errors. */
-static void reinject_dropped(const struct config *cfg,
-			     const struct sid_runtime *rt, struct pkt *p,
-			     struct nfq *q, enum reinject_action a,
-			     const struct reinject_io *io,
-			     struct worker_stats *st)
-{
-	enum drop_reason ignored = DROP_REINJECT;
-
-	if (p->outcome == PKT_OUT_DROP)
-		a = REINJECT_DROP;
-	if (reinject_send(cfg, rt, p, q, a, io, &ignored) < 0 &&
-	    p->outcome == PKT_OUT_ICMP)
-		st->icmp_send_errors++;
-	st->dropped++;
 }
 
 /* A packet that came with a partial checksum (p->csum_partial, `gso yes`)
@@ -534,15 +510,13 @@ static void reinject_csum_fix(struct pkt *p, enum reinject_action a,
 
 /* ---- encapsulated super-packets (REINJECT_SEGMENT) ---------------------- */
 
-/* Queue the first frames of p's segments in io->tx: flush the frames
+/* Queue the first frames of p's segments in io->tx: send the frames
  * before them when the area or the batch is full.  Returns the frames
  * queued and *total (0: p cannot be cut, or one frame does not fit an
  * empty area). */
-static unsigned reinject_segment_first(const struct reinject_io *io,
-				       struct pkt *p, uint16_t gso_size,
-				       const uint8_t *eth, uint32_t ifindex,
-				       struct worker_stats *st,
-				       unsigned *total)
+static unsigned reinject_segment_first(struct reinject_io *io, struct pkt *p,
+				       uint16_t gso_size, const uint8_t *eth,
+				       uint32_t ifindex, unsigned *total)
 {
 	uint8_t *frames[PKT_TX_MAX];
 	uint32_t lens[PKT_TX_MAX];
@@ -554,67 +528,54 @@ static unsigned reinject_segment_first(const struct reinject_io *io,
 			    total);
 		if (n || !*total)
 			break;
-		reinject_flush(io, st);	/* room for it: send the others */
+		reinject_tx_send(io);	/* room for it: send the others */
 	}
 	for (unsigned k = 0; k < n; k++)
 		pkt_tx_add(io->tx, ifindex, frames[k], lens[k], p);
 	return n;
 }
 
-/* Queue the rest of p's segments from segment `first`, flushing the
- * batch whenever it is full (the frames keep their order). */
-static void reinject_segment_rest(const struct reinject_io *io,
-				  struct pkt *p, uint16_t gso_size,
-				  const uint8_t *eth, uint32_t ifindex,
-				  struct worker_stats *st, unsigned first,
-				  unsigned total)
+/* Queue the rest of p's segments from segment `first`, sending the
+ * batch whenever it is full (the frames keep their order).  Returns the
+ * segments queued. */
+static unsigned reinject_segment_rest(struct reinject_io *io, struct pkt *p,
+				      uint16_t gso_size, const uint8_t *eth,
+				      uint32_t ifindex, unsigned first,
+				      unsigned total)
 {
 	uint8_t *frames[PKT_TX_MAX];
 	uint32_t lens[PKT_TX_MAX];
-	unsigned n, all;
-	bool flushed = false;
+	unsigned n, all, queued = 0;
+	bool sent = false;
 
 	while (first < total) {
 		n = seg_cut(io->seg, p->data, p->len, gso_size, eth, first,
 			    PKT_TX_MAX - pkt_tx_count(io->tx), frames, lens,
 			    &all);
-		if (!n && flushed)
-			return;	/* never: its first frame fitted */
-		flushed = !n;
+		if (!n && sent)
+			break;	/* never: its first frame fitted */
+		sent = !n;
 		if (!n) {
-			reinject_flush(io, st);
+			reinject_tx_send(io);
 			continue;
 		}
 		for (unsigned k = 0; k < n; k++)
 			pkt_tx_add(io->tx, ifindex, frames[k], lens[k], p);
-		st->gso_segments += n;
+		queued += n;
 		first += n;
 	}
+	return queued;
 }
 
-/* The original accepted unchanged with the mark of a kernel route that
- * redoes its result (kernel-end's End, kernel-encap's seg6): forwarded,
- * and *kind (kend or kencap). */
-static void reinject_by_mark(struct pkt *p, struct nfq *q, uint32_t mark,
-			     struct worker_stats *st, uint64_t *kind)
-{
-	p->set_mark = true;
-	p->out_mark = mark;
-	nfq_verdict_add(q, p, NF_ACCEPT, false);
-	st->forwarded++;
-	(*kind)++;
-}
-
-/* REINJECT_SEGMENT: NF_DROP the original, and queue its segments for the
- * device a frame of it would take (the reinjection device, with a mark
- * its SID's veth pair), sent with the batch (reinject_flush(); a frame
- * refused there makes p a drop, once).  Counted injected, or dropped:
- * DROP_REINJECT without the device or socket, DROP_TOO_BIG when it cannot
- * be cut (not TCP, or a segment larger than the area). */
-static void reinject_segment(const struct config *cfg,
-			     const struct sid_runtime *rt, struct pkt *p,
-			     struct nfq *q, const struct reinject_io *io,
-			     struct worker_stats *st)
+/* REINJECT_SEGMENT: p's segments for the device a frame of it would take
+ * (the reinjection device, with a mark its SID's veth pair), sent with
+ * the batch; counted in gso_segments here.  Returns 0 once queued, else
+ * -1: DROP_REINJECT without the device or socket, DROP_TOO_BIG when it
+ * cannot be cut (a segment larger than the area). */
+static int reinject_segment(const struct config *cfg,
+			    const struct sid_runtime *rt, struct pkt *p,
+			    struct reinject_io *io, struct worker_stats *st,
+			    enum drop_reason *reason)
 {
 	uint32_t mark = p->set_mark ? p->out_mark : 0;
 	uint32_t ifindex = mark ? reinject_ifindex(cfg, rt, p) :
@@ -622,158 +583,151 @@ static void reinject_segment(const struct config *cfg,
 	/* The headend's choice (headend_seg_size()); for a transit result
 	 * (encapsulated traffic that may not be a payload) what fits the
 	 * MTUs on the way (reinject_gso_size()), else 1280's. */
-	uint16_t gso_size = p->gso_size ? p->gso_size :
+	uint16_t gso_size = p->facts.gso_size ? p->facts.gso_size :
 			    reinject_gso_size(io->mirror, cfg, p, ifindex);
 	uint8_t eth[ETH_HLEN];
 	unsigned n, total = 0;
 
 	if (!gso_size)
 		gso_size = seg_size_default(p->data, p->len);
+	*reason = DROP_REINJECT;
+	if (io->pkt_fd < 0 || !io->tx || !io->seg || !ifindex)
+		return -1;
+	reinject_eth_write(eth, mark, reinject_eth_type(p));
+	n = reinject_segment_first(io, p, gso_size, eth, ifindex, &total);
+	*reason = DROP_TOO_BIG;
+	if (!n)
+		return -1;
+	st->gso_segments += n;
+	st->gso_segments += reinject_segment_rest(io, p, gso_size, eth,
+						  ifindex, n, total);
+	return 0;
+}
 
-	/* The headend's super-packet (p->gso_size): the kernel's seg6
-	 * encapsulates it when it can (kencap.h), else it is cut. */
-	if (p->gso && p->gso_size) {
-		enum drop_reason why = DROP_REINJECT;
-		enum kencap_fallback fb;
-		uint32_t kmark = kencap_mark_of(cfg, io->mirror, p, &fb);
-
-		if (!kmark) {
-			st->kencap_fallback[fb]++;
-			goto cut;
-		}
-		if (kencap_accept_ok(p)) {
-			/* The original with the mark: the kernel's seg6
-			 * encapsulates it as it came, in the sender's
-			 * segments. */
-			reinject_by_mark(p, q, kmark, st, &st->kencap);
-			return;
-		}
+/* Carry out decision a for p: queue its verdict on q and, for the ways
+ * other than the verdict, its frames in io->tx (sent by reinject_flush())
+ * or its send on the raw socket.  Returns 0, or -1 when p does not go,
+ * with *reason (REINJECT_DROP_REASON: the one reinject_decide() gave). */
+static int reinject_carry_out(const struct config *cfg,
+			      const struct sid_runtime *rt, struct pkt *p,
+			      struct nfq *q, enum reinject_action a,
+			      struct reinject_io *io, struct worker_stats *st,
+			      enum drop_reason *reason)
+{
+	switch (a) {
+	case REINJECT_ACCEPT:
+		nfq_verdict_add(q, p, NF_ACCEPT, false);
+		return 0;
+	case REINJECT_PAYLOAD:
+		nfq_verdict_add(q, p, NF_ACCEPT, true);
+		return 0;
+	case REINJECT_KERNEL:
+		/* The original with the kernel route's mark: the kernel
+		 * makes the result (kend.h, kencap.h). */
+		p->set_mark = true;
+		p->out_mark = p->facts.kernel_mark;
+		nfq_verdict_add(q, p, NF_ACCEPT, false);
+		return 0;
+	case REINJECT_BOUNCE:
+		p->set_mark = true;
+		p->out_mark = cfg->mark_base;
+		nfq_verdict_add(q, p, NF_REPEAT, false);
+		return 0;
+	default:
+		break;
+	}
+	/* The original is done with; what goes on goes another way. */
+	nfq_verdict_add(q, p, NF_DROP, false);
+	switch (a) {
+	case REINJECT_L2:
+	case REINJECT_DEV:
+	case REINJECT_OWN_DEV:
+		reinject_csum_fix(p, a, st);
+		return reinject_frame(cfg, rt, p, a, io, reason);
+	case REINJECT_VNET_OWN_DEV:
+	case REINJECT_VNET_DEV:
+		return reinject_vnet_frame(cfg, rt, p, a, io, reason);
+	case REINJECT_KERNEL_INNER:
 		/* gso_size judged on the encapsulated result: its outer
 		 * headers count. */
-		if (kencap_send(p, q, io->pkt_fd >= 0 ? io->tx : NULL,
-				io->dev_ifindex, kmark,
-				reinject_gso_size(io->mirror, cfg, p,
-						  io->dev_ifindex), &why) < 0) {
-			if (why == DROP_GSO)
-				st->gso_refused++;
-			reinject_drop(p, st, why);
-			return;
-		}
-		st->gso_vnet++;	/* all three backed out if the send fails */
-		st->kencap++;
-		st->injected++;
-		p->kencap_sent = true;
-		return;
+		return kencap_send(p, io->pkt_fd >= 0 ? io->tx : NULL,
+				   io->dev_ifindex, p->facts.kernel_mark,
+				   reinject_gso_size(io->mirror, cfg, p,
+						     io->dev_ifindex), reason);
+	case REINJECT_SEGMENT:
+		return reinject_segment(cfg, rt, p, io, st, reason);
+	case REINJECT_LOCAL:
+		/* The error leaves as this node's own packet (OUTPUT, then
+		 * routing). */
+		*reason = DROP_REINJECT;
+		return io->raw_fd >= 0 &&
+		       raw4_sock_send(io->raw_fd, p->data, p->len) == 0 ? 0 : -1;
+	case REINJECT_DROP_REASON:
+		return -1;
+	case REINJECT_DROP:
+	default:
+		return 0;
 	}
-cut:
-	nfq_verdict_add(q, p, NF_DROP, false);
-	if (io->pkt_fd < 0 || !io->tx || !io->seg || !ifindex) {
-		reinject_drop(p, st, DROP_REINJECT);
-		return;
-	}
-	reinject_eth_write(eth, mark, ETH_P_IPV6);
-	n = reinject_segment_first(io, p, gso_size, eth, ifindex, st, &total);
-	if (!n) {
-		reinject_drop(p, st, DROP_TOO_BIG);
-		return;
-	}
-	st->injected++;
-	st->gso_segments += n;
-	/* In flight now are its segments, not a super-packet: a refused one
-	 * (reinject_tx_failed()) is no gso_vnet to take back. */
-	p->gso = false;
-	reinject_segment_rest(io, p, gso_size, eth, ifindex, st, n, total);
-}
-
-/* The bounce of a header queue's packet cut short that needs its whole
- * bytes: NF_REPEAT with the bounce mark (mark-base's number), so that its
- * hook's rules run again and queue it whole (`header-queue`).  One that
- * carries the mark already came back through rules that queue bounced
- * packets to a header queue again: dropped (DROP_BOUNCE_LOOP). */
-static void reinject_bounce(const struct config *cfg, struct pkt *p,
-			    struct nfq *q, struct worker_stats *st)
-{
-	if (p->mark == cfg->mark_base) {
-		nfq_verdict_add(q, p, NF_DROP, false);
-		reinject_drop(p, st, DROP_BOUNCE_LOOP);
-		return;
-	}
-	p->set_mark = true;
-	p->out_mark = cfg->mark_base;
-	nfq_verdict_add(q, p, NF_REPEAT, false);
-	st->bounced++;
-}
-
-/* A header queue's packet cut short (p->truncated) that was processed
- * and not dropped: only its headers are here, so it is accepted
- * unchanged, or accepted with a mark for the kernel to redo its result
- * from the original: a plain End's (its SID's kend mark) or a policy's
- * H.Encaps* (its encapsulation's kencap mark, kencap_accept_ok()).  Any
- * other result (the outer source not the kernel's, segments to cut
- * smaller, ...) is bounced, its count taken back. */
-static void reinject_truncated(const struct config *cfg, struct pkt *p,
-			       struct nfq *q, const struct reinject_io *io,
-			       struct worker_stats *st)
-{
-	enum kencap_fallback fb;
-	uint32_t kmark, encap = 0;
-
-	if (p->verdict == PKT_ACCEPT) {
-		nfq_verdict_add(q, p, NF_ACCEPT, false);
-		st->accepted++;
-		return;
-	}
-	kmark = kend_mark_of(cfg, p);
-	if (!kmark && p->gso && p->gso_size && kencap_accept_ok(p))
-		kmark = encap = kencap_mark_of(cfg, io->mirror, p, &fb);
-	if (!kmark) {
-		proc_count_undo(p);
-		reinject_bounce(cfg, p, q, st);
-		return;
-	}
-	reinject_by_mark(p, q, kmark, st, encap ? &st->kencap : &st->kend);
 }
 
 void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
-		     struct pkt *p, struct nfq *q, const struct reinject_io *io,
+		     struct pkt *p, struct nfq *q, struct reinject_io *io,
 		     struct worker_stats *st)
 {
 	enum drop_reason reason = DROP_REINJECT;
-	enum reinject_action a;
+	enum reinject_action a = reinject_decide(cfg, rt, p, &reason);
 
-	if (p->verdict == PKT_REPEAT) {	/* the bounce (worker.c) */
-		reinject_bounce(cfg, p, q, st);
-		return;
+	p->way = (struct pkt_way){ .action = (uint8_t)a };
+	if (a == REINJECT_BOUNCE || reason == DROP_BOUNCE_LOOP)
+		proc_count_undo(p);	/* counted again when it comes whole */
+	if (reinject_carry_out(cfg, rt, p, q, a, io, st, &reason) < 0) {
+		p->way.failed = true;
+		p->way.reason = (uint8_t)reason;
 	}
-	a = reinject_decide(cfg, rt, p, &reason);
-	if (p->outcome == PKT_OUT_DROP || p->outcome == PKT_OUT_ICMP ||
-	    p->outcome == PKT_OUT_HANDOFF) {
-		reinject_dropped(cfg, rt, p, q, a, io, st);
-		return;
-	}
-	if (p->truncated) {
-		reinject_truncated(cfg, p, q, io, st);
-		return;
-	}
-	reinject_csum_fix(p, a, st);
-	if (a == REINJECT_SEGMENT) {
-		reinject_segment(cfg, rt, p, q, io, st);
-		return;
-	}
-	/* kernel-end (kend.h): instead of a payload or, where the payload
-	 * may not be (an SRH still on its way, Linux 7.2), the vnet way. */
-	if ((a == REINJECT_PAYLOAD || a == REINJECT_VNET_OWN_DEV) && p->gso) {
-		uint32_t kmark = kend_mark_of(cfg, p);
+	if (io->npending < REINJECT_PENDING_MAX)
+		io->pending[io->npending++] = p;
+	else
+		reinject_count(p, st);	/* never: a batch is NFQ_BATCH */
+}
 
-		if (kmark) {
-			reinject_by_mark(p, q, kmark, st, &st->kend);
-			return;
-		}
+/* A drop at reinjection of a result processing counted as a success (or
+ * did not count): the worker's counters and the SID's/policy's. */
+static void reinject_drop(struct pkt *p, struct worker_stats *st,
+			  enum drop_reason reason)
+{
+	if (reason == DROP_GSO)
+		st->gso_refused++;
+	st->drops[reason]++;
+	st->dropped++;
+	reinject_charge(p, reason);
+}
+
+/* What a headend's encapsulated super-packet that the kernel does not
+ * encapsulate is counted under (the cut, or a header queue's bounce). */
+static void reinject_count_fallback(const struct pkt *p,
+				    struct worker_stats *st)
+{
+	if (p->gso && p->facts.gso_size &&
+	    p->facts.kernel == PKT_KERNEL_NONE &&
+	    (unsigned)p->facts.kencap_fallback < KENCAP_FB__COUNT)
+		st->kencap_fallback[p->facts.kencap_fallback]++;
+}
+
+void reinject_count(struct pkt *p, struct worker_stats *st)
+{
+	enum reinject_action a = p->way.action;
+
+	if (p->way.tx_full)
+		st->tx_full++;
+	if (reinject_outcome_dropped(p)) {
+		/* Its reason and its SID's error are counted already. */
+		if (p->way.failed && p->outcome == PKT_OUT_ICMP)
+			st->icmp_send_errors++;
+		st->dropped++;
+		return;
 	}
-	if (reinject_send(cfg, rt, p, q, a, io, &reason) < 0) {
-		if (reason == DROP_GSO)
-			st->gso_refused++;
-		reinject_drop(p, st, reason);
+	if (p->way.failed) {
+		reinject_drop(p, st, p->way.reason);
 		return;
 	}
 	switch (a) {
@@ -783,19 +737,47 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 	case REINJECT_PAYLOAD:
 		st->forwarded++;
 		return;
+	case REINJECT_KERNEL:
+		st->forwarded++;
+		if (p->facts.kernel == PKT_KERNEL_END)
+			st->kend++;
+		else
+			st->kencap++;
+		return;
+	case REINJECT_BOUNCE:
+		reinject_count_fallback(p, st);
+		st->bounced++;
+		return;
 	case REINJECT_DROP:
 		/* not processed: a queue message nfq.c could not parse */
 		reinject_drop(p, st, DROP_BAD_MESSAGE);
 		return;
+	case REINJECT_KERNEL_INNER:
+		st->kencap++;
+		st->gso_vnet++;
+		st->injected++;
+		return;
 	case REINJECT_VNET_OWN_DEV:
 	case REINJECT_VNET_DEV:
-		st->gso_vnet++;	/* back out if the send fails */
+		st->gso_vnet++;
+		st->injected++;
+		return;
+	case REINJECT_SEGMENT:
+		reinject_count_fallback(p, st);
 		st->injected++;
 		return;
 	default:
 		st->injected++;
 		return;
 	}
+}
+
+void reinject_flush(struct reinject_io *io, struct worker_stats *st)
+{
+	reinject_tx_send(io);
+	for (unsigned i = 0; i < io->npending; i++)
+		reinject_count(io->pending[i], st);
+	io->npending = 0;
 }
 
 /* ---- what the running kernel accepts ------------------------------------ */

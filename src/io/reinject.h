@@ -104,6 +104,28 @@
  *                            -> NF_DROP, DROP_GSO
  * A DROP_GSO is also counted in gso_refused; a super-packet the kernel
  * took by the vnet socket in gso_vnet.
+ *
+ * The kernel's own ways, from what the behavior or headend that made the
+ * result recorded (p->facts, pkt.h), before the super-packet ways above:
+ *   a super-packet (or a header queue's packet cut short) whose result a
+ *   kernel route srv6d installed makes from the original (a plain End's
+ *   seg6local route, kend.h; a steering policy's H.Encaps* seg6 route in
+ *   the sender's segments, kencap.h)
+ *                            -> REINJECT_KERNEL: NF_ACCEPT of the
+ *                               original with that route's mark;
+ *                               forwarded, and kend or kencap
+ *   the result the ways above would cut (REINJECT_SEGMENT) when the
+ *   kernel's seg6 route of its list encapsulates its inner packet
+ *                            -> REINJECT_KERNEL_INNER (kencap_send());
+ *                               injected, gso_vnet and kencap
+ *   a header queue's packet cut short whose result no kernel route makes
+ *   from the original, or one the worker did not process (PKT_REPEAT)
+ *                            -> REINJECT_BOUNCE: NF_REPEAT with the
+ *                               bounce mark (its count taken back);
+ *                               bounced; DROP_BOUNCE_LOOP when it carries
+ *                               the mark already
+ * Every packet is counted once by reinject_count(), after the batch's
+ * frames were sent (reinject_flush()): nothing counted is taken back.
  */
 #ifndef SRV6D_REINJECT_H
 #define SRV6D_REINJECT_H
@@ -139,13 +161,28 @@ enum reinject_action {
 				 * segments go as frames the way
 				 * reinject_decide_single() says (reinject_segment(),
 				 * segment.h), NF_DROP */
+	REINJECT_KERNEL,	/* NF_ACCEPT of the original, unchanged, with
+				 * the mark of the kernel route that makes
+				 * its result (p->facts.kernel_mark: the
+				 * kernel's End, kend.h; seg6, kencap.h) */
+	REINJECT_KERNEL_INNER,	/* an encapsulation's inner TCP super-packet
+				 * whole behind a virtio_net_hdr, with the
+				 * mark of the kernel's seg6 route that
+				 * encapsulates it, into the reinjection
+				 * device (kencap_send()), NF_DROP */
+	REINJECT_BOUNCE,	/* NF_REPEAT with the bounce mark: a header
+				 * queue's packet to be queued whole */
 };
 
-/* Decide how p goes back (see above).  *reason is set for
+/* Decide how p goes back (see above): the one function that does, from
+ * p's verdict, outcome and what processing found (p->facts: the kernel
+ * route that makes the result, the segment size; pkt.h), parsing
+ * nothing but a super-packet's headers.  *reason is set for
  * REINJECT_DROP_REASON: DROP_FAMILY (other family with a mark),
  * DROP_BAD_IP (result is neither IPv4 nor IPv6), DROP_TOO_BIG (larger
  * than a verdict can carry), DROP_REINJECT (the SID's device is not set
- * up) or DROP_GSO (a super-packet no way carries).  rt: the SIDs' devices
+ * up), DROP_GSO (a super-packet no way carries) or DROP_BOUNCE_LOOP (a
+ * bounced packet back on a header queue).  rt: the SIDs' devices
  * (rtrules.h) published with cfg, NULL for none.  Pure: no side effect. */
 enum reinject_action reinject_decide(const struct config *cfg,
 				     const struct sid_runtime *rt,
@@ -194,6 +231,10 @@ uint32_t reinject_ifindex(const struct config *cfg,
  * The worker's own counters are reinject_packet()'s business. */
 void reinject_charge(struct pkt *p, enum drop_reason reason);
 
+/* The packets of a batch reinject_packet() handed on, counted by
+ * reinject_flush() once their frames have left. */
+#define REINJECT_PENDING_MAX	64
+
 /* A worker's ways into the kernel other than the verdict, opened by the
  * worker at start (worker.c), never per packet; -1 when one could not be
  * opened (what should go by it is then a counted drop). */
@@ -211,19 +252,26 @@ struct reinject_io {
 				 * (segment.h); emptied by each flush */
 	const struct rtmirror *mirror;	/* MTUs for reinject_gso_size(),
 					 * NULL: none known */
+	struct pkt *pending[REINJECT_PENDING_MAX];	/* to be counted */
+	unsigned npending;
 };
 
-/* Apply the decision for p: queue its verdict on q, send it on io's raw
- * socket when it is local, or add it to io->tx when it goes by a device
- * (the reinjection device or a SID's: sent with the batch's others by
- * reinject_flush(); a failed send is a DROP_REINJECT),
- * and count it in st, once, from p->outcome
- * (see above).  A drop here of a success is also charged to the SID or
- * policy that made the result (reinject_charge()).  Called by the
- * workers only. */
+/* Carry out reinject_decide()'s decision for p: queue its verdict on q,
+ * send it on io's raw socket when it is local, or add its frames to
+ * io->tx when it goes by a device (sent with the batch's others by
+ * reinject_flush()), and keep p in io->pending to be counted there
+ * (p->way).  A bounced packet's count is taken back (proc_count_undo():
+ * it is counted when it comes back whole).  Called by the workers
+ * only. */
 void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
-		     struct pkt *p, struct nfq *q, const struct reinject_io *io,
+		     struct pkt *p, struct nfq *q, struct reinject_io *io,
 		     struct worker_stats *st);
+
+/* Count p in st, once, from p->outcome and p->way (see above): the one
+ * place a packet's way back is counted.  A drop here of a success is
+ * also charged to the SID or policy that made the result
+ * (reinject_charge()). */
+void reinject_count(struct pkt *p, struct worker_stats *st);
 
 /* The payload rule of a kernel of release `release` (uname -r), the
  * process in the initial user namespace or not (above); why (whylen
@@ -251,12 +299,13 @@ const char *reinject_payload_name(enum payload_rule r);
 
 /* Send the frames reinject_packet() collected in io->tx during a batch,
  * in one sendmmsg() (pkt_tx_flush()), before the batch's verdicts are
- * flushed; p stays valid until then.  A frame the kernel refuses moves
- * its packet from injected to dropped, DROP_TOO_BIG when it is larger
- * than the device's MTU, DROP_REINJECT otherwise (the device gone in a
- * reload, its queue full), charged to its SID (reinject_charge()); one
- * that was already counted dropped (an ICMP error, a hand-off) is an
- * icmp_send_errors when it is an error.  Called by the workers only. */
-void reinject_flush(const struct reinject_io *io, struct worker_stats *st);
+ * flushed, then count each packet of io->pending (reinject_count()): a
+ * frame the kernel refuses makes its packet a drop, DROP_TOO_BIG when it
+ * is larger than the device's MTU, DROP_REINJECT otherwise (the device
+ * gone in a reload, its queue full), charged to its SID; one that was a
+ * drop already (an ICMP error, a hand-off) is an icmp_send_errors when it
+ * is an error.  The packets stay valid until then.  Called by the
+ * workers only. */
+void reinject_flush(struct reinject_io *io, struct worker_stats *st);
 
 #endif

@@ -386,10 +386,8 @@ static void worker_run_batch(struct worker *w, int n)
 	for (int i = 0; i < n; i++) {
 		struct pkt *p = &w->pkts[i];
 
-		p->outcome = PKT_OUT_NONE;
-		p->st = NULL;
-		p->local_out = false;
-		p->chain_kept = true;
+		/* nfq.c's parse zeroed p; srv6_process() resets what it
+		 * sets (pkt_result_reset()). */
 		if (w->process[i]) {
 			if (generation_own_device(g, p->indev))
 				worker_own_device(w, p);
@@ -399,8 +397,9 @@ static void worker_run_batch(struct worker *w, int n)
 		}
 		reinject_packet(g->cfg, g->sid_rt, p, w->q, &w->io, w->stats);
 	}
-	/* The results that go by a device first, in one sendmmsg(), then
-	 * the verdicts (the originals' NF_DROP among them). */
+	/* The results that go by a device first, in one sendmmsg(), each
+	 * packet counted once its way is known, then the verdicts (the
+	 * originals' NF_DROP among them). */
 	reinject_flush(&w->io, w->stats);
 	nfq_verdict_flush(w->q, w->stats);
 }

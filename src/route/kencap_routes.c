@@ -24,33 +24,6 @@
 
 /* ---- the encapsulations and their marks -------------------------------- */
 
-int kencap_entry_cmp(const void *a, const void *b)
-{
-	const struct kencap_entry *x = a, *y = b;
-
-	if (x->mode != y->mode)
-		return x->mode < y->mode ? -1 : 1;
-	if (x->sl.nsegs != y->sl.nsegs)
-		return x->sl.nsegs < y->sl.nsegs ? -1 : 1;
-	return memcmp(x->sl.segs, y->sl.segs,
-		      x->sl.nsegs * sizeof(x->sl.segs[0]));
-}
-
-const struct kencap_entry *kencap_routes_find(const struct config *cfg,
-					      enum encap_mode mode,
-					      const struct seglist *sl)
-{
-	struct kencap_entry k;
-
-	if (!cfg->nkencaps || !sl->nsegs || sl->nsegs > SRV6_MAX_SEGS)
-		return NULL;
-	k.mode = mode;
-	k.sl.nsegs = sl->nsegs;
-	memcpy(k.sl.segs, sl->segs, sl->nsegs * sizeof(sl->segs[0]));
-	return bsearch(&k, cfg->kencaps, cfg->nkencaps, sizeof(k),
-		       kencap_entry_cmp);
-}
-
 /* A policy the kernel's seg6 can apply: srv6d.conf's, encap or encap.red,
  * no HMAC. */
 static bool policy_expressible(const struct policy *pol)
@@ -121,7 +94,7 @@ static unsigned marks_give(struct kencap_entry *v, unsigned n,
 
 		if (old && old->mark_base == base && old->nkencaps)
 			o = bsearch(&v[i], old->kencaps, old->nkencaps,
-				    sizeof(v[i]), kencap_entry_cmp);
+				    sizeof(v[i]), config_kencap_cmp);
 		v[i].mark = o ? o->mark : 0;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -162,9 +135,9 @@ static int kencaps_assign(struct config *cfg, const struct config *old,
 		collect_policy(&cfg->policies[i], v, &n);
 	for (unsigned i = 0; i < cfg->nbsid_policies; i++)
 		collect_policy(&cfg->bsid_policies[i], v, &n);
-	qsort(v, n, sizeof(*v), kencap_entry_cmp);
+	qsort(v, n, sizeof(*v), config_kencap_cmp);
 	for (unsigned i = 0; i < n; i++)	/* distinct ones */
-		if (!k || kencap_entry_cmp(&v[k - 1], &v[i]))
+		if (!k || config_kencap_cmp(&v[k - 1], &v[i]))
 			v[k++] = v[i];
 	n = marks_give(v, k, cfg, old, used, next);
 	cfg->kencaps = n ? v : NULL;
@@ -609,7 +582,7 @@ void kencap_routes_keep(struct config *cfg, const struct config *old)
 	for (unsigned i = 0; i < cfg->nkencaps; i++) {
 		const struct kencap_entry *o = old && old->nkencaps ?
 			bsearch(&cfg->kencaps[i], old->kencaps, old->nkencaps,
-				sizeof(*o), kencap_entry_cmp) : NULL;
+				sizeof(*o), config_kencap_cmp) : NULL;
 
 		if (cfg->kencap_on && o && o->mark == cfg->kencaps[i].mark)
 			cfg->kencaps[k++] = cfg->kencaps[i];

@@ -70,9 +70,6 @@ struct nlmsghdr;
 /* A SID the kernel's End can stand for: End, no flavor, srv6d.conf's. */
 bool kencap_routes_end_sid(const struct sid *s);
 
-/* Order of cfg->kencaps: mode, number of segments, segments. */
-int kencap_entry_cmp(const void *a, const void *b);
-
 /* Give cfg its encapsulations (cfg->kencaps, sorted) and its plain End
  * SIDs their kend_mark (kencap_routes_end_sid(); old's mark for the same
  * prefix, else the highest free one after the encapsulations'; none with
@@ -84,12 +81,6 @@ int kencap_entry_cmp(const void *a, const void *b);
  * out (its packets are cut).  Nothing with `kernel-encap no` or without
  * `gso yes`.  Returns 0, or -1 out of memory (cfg unchanged).  Pure. */
 int kencap_routes_assign(struct config *cfg, const struct config *old);
-
-/* The encapsulation of cfg for mode and sl, NULL when it has none.  Pure,
- * for the packet path (a bsearch). */
-const struct kencap_entry *kencap_routes_find(const struct config *cfg,
-					      enum encap_mode mode,
-					      const struct seglist *sl);
 
 /* Decide cfg->kend_on, kend_why and kend_oif (clearing the SIDs'
  * kend_mark when off), and cfg->kencap_on, kencap_why, kencap_tunsrc and kencap_oif

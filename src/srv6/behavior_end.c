@@ -88,6 +88,22 @@ static bool end_route_ok(struct proc_ctx *ctx, const struct sid *sid,
 	return false;
 }
 
+/* `kernel-end` (src/io/kend.h): the kernel's seg6local End of the SID's
+ * table makes this result from the packet as queued: a plain End of
+ * srv6d.conf with its route (kend_mark: no flavor), an SRH without TLVs
+ * (the kernel would check an HMAC it has no key for), and the first SID
+ * to run on the packet (a SID after it in a chain clears the facts). */
+static void end_kernel_facts(const struct proc_ctx *ctx, const struct sid *sid,
+			     const struct srh *srh, struct pkt *p)
+{
+	if (!ctx->cfg->kend_on || !sid->kend_mark || sid->flavors ||
+	    p->chained || srh->hdrlen != (srh->last_entry + 1u) * 2)
+		return;
+	p->facts.kernel = PKT_KERNEL_END;
+	p->facts.kernel_mark = sid->kend_mark;
+	p->facts.kernel_from_original = true;
+}
+
 /* S05-S06: Hop Limit <= 1 gets ICMPv6 Time Exceeded, code 0. */
 static bool end_hop_limit_exceeded(struct proc_ctx *ctx,
 				   const struct sid *sid, struct pkt *p)
@@ -307,6 +323,7 @@ void behavior_end(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p)
 	srh->segments_left--;				/* S13 */
 	memcpy(p->data + IP6_DST_OFF,			/* S14 */
 	       &srh->segments[srh->segments_left], sizeof(struct in6_addr));
+	end_kernel_facts(ctx, sid, srh, p);
 	if ((sid->flavors & FLV_PSP) && srh->segments_left == 0)
 		srh_pop(p, &si);			/* PSP S14.1-S14.5 */
 	end_forward(ctx, sid, p);			/* S15-S16 */

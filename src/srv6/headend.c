@@ -347,15 +347,15 @@ uint16_t headend_seg_size(uint32_t in_mtu, uint32_t out_mtu, uint32_t push,
 }
 
 /* A super-packet (p->gso) is judged by the segments it is cut into on its
- * way out, not by its length.  A segment size known already (p->gso_size)
- * must fit the egress MTU, else Packet Too Big.  Else choose it (p->gso_size,
+ * way out, not by its length: choose their size (p->facts.gso_size,
  * headend_seg_size(): what came in on p's in-interface, what fits the
- * egress MTU, e.mtu, with the push bytes) and tell the source how much
- * room is left only when not even one byte of payload fits (a
- * super-packet can always be cut smaller; its full-size single
- * segments get their Packet Too Big as any other packet).  A super-packet
- * that is not TCP keeps gso_size 0 (reinject.c refuses it, counted).
- * Returns 0, or -1 when it was answered and dropped. */
+ * egress MTU, e.mtu, with the push bytes; NFQUEUE never tells the
+ * sender's) and tell the source how much room is left only when not even
+ * one byte of payload fits (a super-packet can always be cut smaller; its
+ * full-size single segments get their Packet Too Big as any other
+ * packet).  A super-packet that is not TCP keeps gso_size 0 (reinject.c
+ * refuses it, counted).  Returns 0, or -1 when it was answered and
+ * dropped. */
 static int headend_gso_check(struct proc_ctx *ctx, struct pkt *p,
 			     const struct headend_plan *plan, uint32_t push,
 			     bool at_sid)
@@ -367,17 +367,10 @@ static int headend_gso_check(struct proc_ctx *ctx, struct pkt *p,
 
 	if (!hdr)
 		return 0;
-	if (p->gso_size) {
-		/* Known (not from NFQUEUE): the sender's segments, judged
-		 * as the kernel's skb_gso_validate_network_len() does. */
-		if (!mtu || hdr + p->gso_size + push <= mtu)
-			return 0;
-		too_big(ctx, p, plan->st, mtu, push, at_sid);
-		return -1;
-	}
-	p->gso_size = headend_seg_size(in ? in->mtu : 0, mtu, push, hdr);
-	p->gso_size_in = in && in->mtu > hdr && p->gso_size == in->mtu - hdr;
-	if (p->gso_size)
+	p->facts.gso_size = headend_seg_size(in ? in->mtu : 0, mtu, push, hdr);
+	p->facts.gso_size_in = in && in->mtu > hdr &&
+			       p->facts.gso_size == in->mtu - hdr;
+	if (p->facts.gso_size)
 		return 0;
 	too_big(ctx, p, plan->st, mtu ? mtu : HEADEND_MTU_UNKNOWN, push,
 		at_sid);
@@ -393,6 +386,7 @@ int headend_prepare(struct proc_ctx *ctx, const struct policy *pol,
 	memset(plan, 0, sizeof(*plan));
 	plan->pol = pol;
 	plan->st = st;
+	plan->at_sid = at_sid;
 	if (pol->nlists > 1 || ctx->mirror)
 		hash = flowhash_packet(p->data, p->len, p->hw_proto);
 	plan->sl = &pol->lists[pol->nlists > 1 ?
@@ -454,6 +448,89 @@ static enum drop_reason plan_push(const struct headend_plan *plan,
 	return DROP_FAMILY;
 }
 
+/* The outer source the kernel's seg6 gives an encapsulation to first
+ * segment `first`: its `ip sr tunsrc` (cfg->kencap_tunsrc), else the one
+ * it picks with srv6d's reinjection device as the link.  Returns 0, or -1
+ * when it cannot be known (no mirror). */
+static int kernel_tunsrc(const struct proc_ctx *ctx,
+			 const struct in6_addr *first, struct in6_addr *src)
+{
+	*src = ctx->cfg->kencap_tunsrc;
+	if (!IN6_IS_ADDR_UNSPECIFIED(src))
+		return 0;
+	if (!ctx->mirror)
+		return -1;
+	return egress_source_select(ctx->mirror, ctx->cfg->kencap_oif, first,
+				    src) < 0 ? -1 : 0;
+}
+
+/* `kernel-encap` (src/io/kencap.h): why the kernel's seg6 route of
+ * plan's list cannot make this encapsulation of a super-packet (src the
+ * outer source srv6d gave it, to_first: the inner destination is the
+ * first segment), or KENCAP_FB__COUNT when it can: then *mark is the
+ * route's. */
+static enum kencap_fallback kernel_encap_check(const struct proc_ctx *ctx,
+					       const struct headend_plan *plan,
+					       const struct in6_addr *src,
+					       bool to_first, uint32_t *mark)
+{
+	const struct policy *pol = plan->pol;
+	const struct kencap_entry *e;
+	struct in6_addr ksrc;
+
+	if (!ctx->cfg->kencap_on)
+		return KENCAP_FB_OFF;
+	if (pol->mode != ENCAP_MODE_ENCAP && pol->mode != ENCAP_MODE_ENCAP_RED)
+		return KENCAP_FB_SHAPE;
+	if (pol->hmac_keyid)
+		return KENCAP_FB_HMAC;
+	e = config_kencap_find(ctx->cfg, pol->mode, plan->sl);
+	if (!e)
+		return KENCAP_FB_UNLISTED;
+	if (to_first)	/* the throw route's: it would not be encapsulated */
+		return KENCAP_FB_FIRST_SEGMENT;
+	if (kernel_tunsrc(ctx, &plan->sl->segs[0], &ksrc) < 0 ||
+	    memcmp(&ksrc, src, sizeof(ksrc)))
+		return KENCAP_FB_SOURCE;
+	*mark = e->mark;
+	return KENCAP_FB__COUNT;
+}
+
+/* The facts of an encapsulated super-packet p for the way back
+ * (pkt.h): the kernel's seg6 route that makes it, and whether from the
+ * original (a steering policy's encapsulation of the packet as queued,
+ * in the sender's segments: gso_size_in), else from its inner packet;
+ * or why not. */
+static void headend_kernel_facts(const struct proc_ctx *ctx,
+				 const struct headend_plan *plan,
+				 const struct in6_addr *src, bool to_first,
+				 uint32_t inner_len, struct pkt *p)
+{
+	uint32_t mark = 0;
+	enum kencap_fallback fb;
+
+	if (!p->facts.gso_size)	/* not TCP: no way carries it (reinject.c) */
+		return;
+	fb = kernel_encap_check(ctx, plan, src, to_first, &mark);
+	if (fb != KENCAP_FB__COUNT) {
+		p->facts.kencap_fallback = fb;
+		return;
+	}
+	p->facts.kernel = PKT_KERNEL_ENCAP;
+	p->facts.kernel_mark = mark;
+	p->facts.kernel_from_original = !plan->at_sid &&
+					p->facts.gso_size_in &&
+					inner_len == p->queued_len;
+}
+
+/* The inner packet's destination is the first segment of plan's list. */
+static bool inner_to_first(const struct headend_plan *plan,
+			   const struct pkt *p)
+{
+	return pkt_ip_version(p) == 6 && p->len >= IPV6_HDR_LEN &&
+	       !memcmp(p->data + IP6_DST_OFF, &plan->sl->segs[0], 16);
+}
+
 static bool mode_inserts(enum encap_mode mode)
 {
 	return mode == ENCAP_MODE_INLINE || mode == ENCAP_MODE_INLINE_RED;
@@ -466,6 +543,8 @@ void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 	const struct hmac_key *key = NULL;
 	struct in6_addr src = { 0 };
 	enum drop_reason why;
+	uint32_t inner_len;
+	bool to_first;
 
 	if (pol->hmac_keyid) {
 		key = config_hmac_key(ctx->cfg, pol->hmac_keyid);
@@ -479,11 +558,15 @@ void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 		proc_drop(ctx, p, plan->st, DROP_NO_SOURCE);
 		return;
 	}
+	to_first = inner_to_first(plan, p);
+	inner_len = p->len;
 	why = plan_push(plan, key, &src, p);
 	if (why != HEADEND_OK) {
 		proc_drop(ctx, p, plan->st, why);
 		return;
 	}
+	if (p->gso && !mode_inserts(pol->mode))
+		headend_kernel_facts(ctx, plan, &src, to_first, inner_len, p);
 	p->verdict = PKT_NEW_BYTES;
 	proc_count_ok(plan->st, p);
 }

@@ -16,6 +16,8 @@ struct headend_plan {
 	const struct policy *pol;
 	const struct seglist *sl;	/* the list p's flow takes */
 	struct sid_stats *st;		/* where p is counted */
+	bool at_sid;		/* a binding SID's: not of the packet as
+				 * queued */
 	struct egress e;	/* the route to sl's first segment; e.route
 				 * NULL: none in the mirror, the kernel
 				 * decides */

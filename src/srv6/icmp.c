@@ -47,7 +47,7 @@ static void count_error(struct proc_ctx *ctx, struct pkt *p,
 	/* A packet of its own, whole checksums: no more a super-packet
 	 * (nfq_verdict_add() would refuse it as one), but the queued skb
 	 * still is one (reinject_decide()). */
-	p->icmp_of_gso = p->gso;
+	p->facts.icmp_of_gso = p->gso;
 	p->gso = p->csum_partial = false;
 	ctx->stats->icmp_sent++;
 	proc_count_drop(ctx, p, st, reason, PKT_OUT_ICMP);

@@ -76,6 +76,7 @@ static void sid_dispatch(struct proc_ctx *ctx, const struct sid *sid,
 
 	p->outcome = PKT_OUT_NONE;	/* this SID's, not the one before */
 	p->st = NULL;
+	pkt_facts_reset(p);
 	if (!d) {
 		proc_drop(ctx, p, &ctx->sid_stats[sid->index], DROP_FAMILY);
 		return;
@@ -117,7 +118,7 @@ static void sid_chain(struct proc_ctx *ctx, struct pkt *p)
 			proc_drop(ctx, p, &ctx->sid_stats[sid->index], DROP_SID_CHAIN);
 			return;
 		}
-		p->encap_of_original = false;	/* a SID's result now */
+		p->chained = true;	/* not the packet as queued now */
 		sid_dispatch(ctx, sid, p);
 	}
 }
@@ -199,9 +200,6 @@ static void steer_apply(struct proc_ctx *ctx, const struct policy *pol,
 
 	if (headend_prepare(ctx, pol, p, st, false, &plan) == 0)
 		headend_finish(ctx, &plan, p);
-	p->encap_of_original = p->verdict == PKT_NEW_BYTES &&
-			       (pol->mode == ENCAP_MODE_ENCAP ||
-				pol->mode == ENCAP_MODE_ENCAP_RED);
 	sid_chain(ctx, p);
 }
 
@@ -274,12 +272,7 @@ static void process_ipv4(struct proc_ctx *ctx, struct pkt *p)
 
 void srv6_process(struct proc_ctx *ctx, struct pkt *p)
 {
-	p->verdict = PKT_ACCEPT;
-	p->set_mark = false;
-	p->out_mark = 0;
-	p->srh_parsed = false;
-	p->outcome = PKT_OUT_NONE;
-	p->st = NULL;
+	pkt_result_reset(p);
 	switch (p->hw_proto) {
 	case ETH_P_IPV6:
 		process_ipv6(ctx, p);
