@@ -15,13 +15,11 @@ top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top_srcdir/src" || exit 1
 
 # folder:header pairs a lower folder may include from a higher one.
-#   io/pkt.h:   the queued packet, the packet path's unit of work (io
-#               fills it, srv6 rewrites it); it includes nothing of io.
 #   io/pktsock.h: rtrules.c checks, before it sets up a SID's veth pair,
 #               that this process can open the packet socket the workers
 #               will send into it with (a clear error at start, not a
 #               drop per packet later).
-ALLOWED="srv6:io/pkt.h route:io/pktsock.h"
+ALLOWED="route:io/pktsock.h"
 
 rank() {
 	case $1 in
