@@ -117,14 +117,14 @@ circle "$edges" "include each other" || nfail=$((nfail + 1))
 nincludes=$(sort -u "$edges" | wc -l)
 
 # ---- 3: the objects' symbols
-# The object of source src/$1 in the build tree (relative to it), or
+# The object of source src/$1 in the build tree (its path there), or
 # nothing when there is none as new as the source.
 object_of() {
-	d=${1%/*}; b=$(basename "$1" .c)
+	d=$top_builddir/src/${1%/*}; b=$(basename "$1" .c)
 	for o in "$d/$b.o" "$d"/*-"$b.o" "$d"/.libs/*-"$b.o"; do
-		[ -f "$top_builddir/src/$o" ] || continue
-		[ -z "$(find "$1" -newer "$top_builddir/src/$o")" ] || return
-		echo "$o"
+		[ -f "$o" ] || continue
+		[ -z "$(find "$1" -newer "$o")" ] || return
+		echo "${o#"$top_builddir"/}"
 		return
 	done
 }
@@ -134,8 +134,8 @@ object_of() {
 symbols() {
 	while read -r o src; do
 		d=${src%%/*}; n=$(basename "$src" .c); m=$(module "$src")
-		"$NM" -P -g "$1" "$top_builddir/src/$o" >"$tmp/nm" || return 1
-		awk -v d="$d" -v n="$n" -v m="$m" -v o="src/$o" \
+		"$NM" -P -g "$1" "$top_builddir/$o" >"$tmp/nm" || return 1
+		awk -v d="$d" -v n="$n" -v m="$m" -v o="$o" \
 			'{ print $1, d, n, m, o }' "$tmp/nm"
 	done <"$tmp/objects" >"$tmp/symbols" || return 1
 	sort -k1,1 "$tmp/symbols"
