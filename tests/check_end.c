@@ -16,7 +16,9 @@
 #include <string.h>
 
 #include "behavior.h"
+#include "behavior_b6.h"
 #include "config.h"
+#include "dispatch.h"
 #include "icmp.h"
 #include "lpm.h"
 #include "process.h"
@@ -965,6 +967,26 @@ START_TEST(test_srh_parse_once)
 }
 END_TEST
 
+/* Every behavior of the table has its function (dispatch.c), and the ones
+ * that share one share it; nothing out of range. */
+START_TEST(dispatch_every_behavior)
+{
+	for (unsigned b = 0; b < BHV__COUNT; b++) {
+		const struct behavior_desc *d = behavior_desc((enum behavior)b);
+		behavior_fn *fn = dispatch_fn((enum behavior)b);
+
+		ck_assert_ptr_nonnull(fn);
+		if (d->decap != BHV_DECAP_NONE)
+			ck_assert(fn == behavior_decap);
+		else if (!d->binding)
+			ck_assert(fn == behavior_end);
+	}
+	ck_assert(dispatch_fn(BHV_END_B6_ENCAPS_RED) ==
+		  behavior_end_b6_encaps_red);
+	ck_assert(dispatch_fn(BHV__COUNT) == NULL);
+}
+END_TEST
+
 static Suite *end_suite(void)
 {
 	Suite *s = suite_create("end");
@@ -1019,6 +1041,7 @@ static Suite *end_suite(void)
 	suite_add_tcase(s, tn);
 
 	tcase_add_checked_fixture(tp, setup_tables, teardown_tables);
+	tcase_add_test(tp, dispatch_every_behavior);
 	tcase_add_test(tp, process_dispatch_end);
 	tcase_add_test(tp, process_dispatch_csid_prefix);
 	tcase_add_test(tp, process_trims_trailer);

@@ -16,7 +16,6 @@
 static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	[BHV_END] = {			/* RFC 8986 4.1 */
 		.name = "End",
-		.fn = behavior_end,
 		.decap = BHV_DECAP_NONE,
 		.route = BHV_ROUTE_MAIN,
 		.unmarked = true,
@@ -26,7 +25,6 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_X] = {			/* 4.2 */
 		.name = "End.X",
-		.fn = behavior_end,
 		.decap = BHV_DECAP_NONE,
 		.route = BHV_ROUTE_NEXTHOP,
 		.setup = BHV_DEV4_USD | BHV_DEV6_TUN | BHV_RULE6,
@@ -38,7 +36,6 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_T] = {			/* 4.3 */
 		.name = "End.T",
-		.fn = behavior_end,
 		.decap = BHV_DECAP_NONE,
 		.route = BHV_ROUTE_TABLE,
 		.setup = BHV_DEV4_USD | BHV_DEV6_TUN | BHV_RULE6,
@@ -50,7 +47,6 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_DX6] = {		/* 4.4 */
 		.name = "End.DX6",
-		.fn = behavior_decap,
 		.decap = BHV_DECAP_IPV6,
 		.route = BHV_ROUTE_NEXTHOP,
 		.setup = BHV_DEV6_TUN | BHV_RULE6,
@@ -61,7 +57,6 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_DX4] = {		/* 4.5 */
 		.name = "End.DX4",
-		.fn = behavior_decap,
 		.decap = BHV_DECAP_IPV4,
 		.route = BHV_ROUTE_NEXTHOP,
 		.setup = BHV_DEV4,
@@ -72,7 +67,6 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_DT6] = {		/* 4.6 */
 		.name = "End.DT6",
-		.fn = behavior_decap,
 		.decap = BHV_DECAP_IPV6,
 		.route = BHV_ROUTE_TABLE,
 		.setup = BHV_DEV6_TUN | BHV_RULE6 | BHV_RULE_UNREACHABLE,
@@ -83,7 +77,6 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_DT4] = {		/* 4.7 */
 		.name = "End.DT4",
-		.fn = behavior_decap,
 		.decap = BHV_DECAP_IPV4,
 		.route = BHV_ROUTE_TABLE,
 		.setup = BHV_DEV4 | BHV_RULE_UNREACHABLE,
@@ -94,7 +87,6 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_DT46] = {		/* 4.8 */
 		.name = "End.DT46",
-		.fn = behavior_decap,
 		.decap = BHV_DECAP_IP,
 		.route = BHV_ROUTE_TABLE,
 		.setup = BHV_DEV4 | BHV_DEV6_TUN | BHV_RULE6 |
@@ -106,7 +98,6 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_DX2] = {		/* 4.9 */
 		.name = "End.DX2",
-		.fn = behavior_decap,
 		.decap = BHV_DECAP_L2,
 		.route = BHV_ROUTE_L2,
 		.no_route = BHV_NOROUTE_NONE,
@@ -116,7 +107,6 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_B6] = {		/* Linux End.B6 (insertion) */
 		.name = "End.B6",
-		.fn = behavior_end_b6,
 		.decap = BHV_DECAP_NONE,
 		.route = BHV_ROUTE_MAIN,
 		.unmarked = true,
@@ -126,7 +116,6 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_B6_ENCAPS] = {		/* 4.13 */
 		.name = "End.B6.Encaps",
-		.fn = behavior_end_b6_encaps,
 		.decap = BHV_DECAP_NONE,
 		.route = BHV_ROUTE_MAIN,
 		.unmarked = true,
@@ -136,7 +125,6 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	},
 	[BHV_END_B6_ENCAPS_RED] = {	/* 4.14 */
 		.name = "End.B6.Encaps.Red",
-		.fn = behavior_end_b6_encaps_red,
 		.decap = BHV_DECAP_NONE,
 		.route = BHV_ROUTE_MAIN,
 		.unmarked = true,

@@ -1,22 +1,19 @@
 /* behavior_table.h - one row per SID behavior: everything the rest of srv6d
  * needs to know about it, so that nobody else switches on `enum behavior`.
  *
- * The row says what the behavior is called (srv6d.conf(5)), which function
- * runs it (process.c), what comes out of it and how that result is routed
- * back in the kernel (reinject.c), which devices and ip rules the daemon
- * sets up for it (rtrules.c), which attributes its sid line needs and
- * takes (config.c), and what it does when the route mirror has no route
- * for its result.  Adding a behavior is one row in behavior_table.c plus
- * its function.
+ * The row says what the behavior is called (srv6d.conf(5)), what comes
+ * out of it and how that result is routed back in the kernel (reinject.c),
+ * which devices and ip rules the daemon sets up for it (rtrules.c), which
+ * attributes its sid line needs and takes (config.c), and what it does
+ * when the route mirror has no route for its result.  The function that
+ * runs it is the packet path's, above this table (src/srv6/dispatch.c).
+ * Adding a behavior is one row here, its function and its entry in
+ * dispatch.c.
  */
 #ifndef SRV6D_BEHAVIOR_TABLE_H
 #define SRV6D_BEHAVIOR_TABLE_H
 
 #include <stdbool.h>
-
-struct proc_ctx;
-struct pkt;
-struct sid;
 
 enum behavior {
 	BHV_END,
@@ -61,15 +58,6 @@ bool behavior_is_decap(enum behavior b);
 /* A binding SID (the SID carries a policy).  False out of range. */
 bool behavior_is_binding(enum behavior b);
 
-
-/* Run the behavior of SID `sid` on p (behavior.h, behavior_b6.h). */
-typedef void behavior_fn(struct proc_ctx *ctx, const struct sid *sid,
-			 struct pkt *p);
-
-/* The functions the rows name, in the packet path (src/srv6): declared
- * here so that this table, below the packet path, includes none of it. */
-behavior_fn behavior_end, behavior_decap;
-behavior_fn behavior_end_b6, behavior_end_b6_encaps, behavior_end_b6_encaps_red;
 
 /* What the behavior decapsulates to: the upper-layer header it takes
  * (RFC 8986 4.4-4.9); NONE keeps the packet (End, End.X, End.T: only the
@@ -120,7 +108,6 @@ enum behavior_noroute {
 
 struct behavior_desc {
 	const char *name;		/* "End.DT6": srv6d.conf(5) */
-	behavior_fn *fn;
 	enum behavior_decap decap;
 	enum behavior_route route;
 	unsigned setup;			/* BHV_DEV*, BHV_RULE* */

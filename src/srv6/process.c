@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "behavior.h"
-#include "behavior_table.h"
+#include "dispatch.h"
 #include "headend.h"
 #include "hmac.h"
 #include "ip.h"
@@ -67,23 +67,23 @@ static int ipv4_sane(struct proc_ctx *ctx, struct pkt *p)
 	return 0;
 }
 
-/* Run the behavior of local SID `sid` on p, as its row says
- * (behavior_table.h). */
+/* Run the behavior of local SID `sid` on p: its function (dispatch.h),
+ * which does what its row says (behavior_table.h). */
 static void sid_dispatch(struct proc_ctx *ctx, const struct sid *sid,
 			 struct pkt *p)
 {
-	const struct behavior_desc *d = behavior_desc(sid->behavior);
+	behavior_fn *run = dispatch_fn(sid->behavior);
 
 	p->outcome = PKT_OUT_NONE;	/* this SID's, not the one before */
 	p->st = NULL;
 	pkt_facts_reset(p);
-	if (!d) {
+	if (!run) {
 		proc_drop(ctx, p, &ctx->sid_stats[sid->index], DROP_FAMILY);
 		return;
 	}
 	if (hmac_check(ctx, p, sid) < 0)	/* RFC 8754 2.1.2.1 */
 		return;
-	d->fn(ctx, sid, p);
+	run(ctx, sid, p);
 }
 
 static void *table_lookup(const struct lpm *t, const struct in6_addr *key)

@@ -69,15 +69,16 @@ summary=$out/fuzz_summary.txt
 # shellcheck disable=SC2034
 # The packet path: every library source below the daemon (the daemon's
 # rules, the control protocol and the worker threads are not fuzzed here).
-# The config links it too: its checks read the behavior table
-# (src/config/behavior_table.c), whose rows name the behaviors' functions.
 # shellcheck disable=SC2034
 SRC_packet=$(cd "$top_srcdir" && ls src/common/*.c src/config/*.c \
 	src/srv6/*.c src/route/*.c src/io/*.c |
 	grep -v -e '^src/io/worker\.c$' \
 		-e '^src/common/ctl_proto\.c$' | tr '\n' ' ')
+# The config: its own layer and the one below (tests/layers.sh checks
+# that it links nothing higher).
 # shellcheck disable=SC2034
-SRC_config=$SRC_packet
+SRC_config=$(cd "$top_srcdir" && ls src/common/*.c src/config/*.c |
+	grep -v -e '^src/common/ctl_proto\.c$' | tr '\n' ' ')
 
 libs=$(pkg-config --libs libmnl liburcu-qsbr libnetfilter_queue)
 CFLAGS_FUZZ="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"

@@ -1,0 +1,28 @@
+/* dispatch.c - the function of every SID behavior (dispatch.h). */
+#include <stddef.h>
+
+#include "behavior.h"
+#include "behavior_b6.h"
+#include "dispatch.h"
+
+static behavior_fn *const dispatch_table[BHV__COUNT] = {
+	[BHV_END] = behavior_end,		/* RFC 8986 4.1 */
+	[BHV_END_X] = behavior_end,		/* 4.2 */
+	[BHV_END_T] = behavior_end,		/* 4.3 */
+	[BHV_END_DX6] = behavior_decap,		/* 4.4 */
+	[BHV_END_DX4] = behavior_decap,		/* 4.5 */
+	[BHV_END_DT6] = behavior_decap,		/* 4.6 */
+	[BHV_END_DT4] = behavior_decap,		/* 4.7 */
+	[BHV_END_DT46] = behavior_decap,	/* 4.8 */
+	[BHV_END_DX2] = behavior_decap,		/* 4.9 */
+	[BHV_END_B6] = behavior_end_b6,		/* Linux End.B6 (insertion) */
+	[BHV_END_B6_ENCAPS] = behavior_end_b6_encaps,		/* 4.13 */
+	[BHV_END_B6_ENCAPS_RED] = behavior_end_b6_encaps_red,	/* 4.14 */
+};
+
+behavior_fn *dispatch_fn(enum behavior b)
+{
+	if ((unsigned)b >= BHV__COUNT)
+		return NULL;
+	return dispatch_table[b];
+}
