@@ -703,7 +703,7 @@ static void reinject_drop(struct pkt *p, struct worker_stats *st,
 }
 
 /* What a headend's encapsulated super-packet that the kernel does not
- * encapsulate is counted under (the cut, or a header queue's bounce). */
+ * encapsulate, and that is cut, is counted under. */
 static void reinject_count_fallback(const struct pkt *p,
 				    struct worker_stats *st)
 {
@@ -745,7 +745,8 @@ void reinject_count(struct pkt *p, struct worker_stats *st)
 			st->kencap++;
 		return;
 	case REINJECT_BOUNCE:
-		reinject_count_fallback(p, st);
+		/* An encapsulation's fallback reason is counted once, when
+		 * it comes back whole and is cut. */
 		st->bounced++;
 		return;
 	case REINJECT_DROP:
