@@ -70,6 +70,15 @@ struct nlmsghdr;
 /* A SID the kernel's End can stand for: End, no flavor, srv6d.conf's. */
 bool kencap_routes_end_sid(const struct sid *s);
 
+/* A SID the kernel's seg6local decapsulates for as srv6d does: End.DT6
+ * `table T` (not `vrftable`), End.DX6, End.DX4, no flavor, srv6d.conf's.
+ * End.DT4 and End.DT46 need a VRF device in the kernel: not these. */
+bool kencap_routes_decap_sid(const struct sid *s);
+
+/* kencap_routes_end_sid() or kencap_routes_decap_sid(): a SID that gets a
+ * kend_mark with `kernel-end`. */
+bool kencap_routes_kernel_sid(const struct sid *s);
+
 /* Order of cfg->kencaps: mode, number of segments, segments. */
 int kencap_entry_cmp(const void *a, const void *b);
 
@@ -135,6 +144,13 @@ struct nlmsghdr *kencap_build_end_route(void *buf, uint32_t seq,
 					uint32_t table,
 					const struct in6_addr *prefix,
 					uint8_t plen, uint32_t oif);
+
+/* ip -6 route replace SID/PLEN encap seg6local action End.DT6 table T |
+ * End.DX6 nh6 A | End.DX4 nh4 A count dev oif table table, for s
+ * (kencap_routes_decap_sid()); NULL for another behavior. */
+struct nlmsghdr *kencap_build_decap_route(void *buf, uint32_t seq,
+					  uint32_t table, const struct sid *s,
+					  uint32_t oif);
 
 /* ip -6 route replace throw dst/128 table table. */
 struct nlmsghdr *kencap_build_throw_route(void *buf, uint32_t seq,
