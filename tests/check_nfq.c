@@ -1204,9 +1204,14 @@ static struct pkt *kend_pkt(struct test_slot *s, const char *const *segs,
 	b[42] = 4;
 	b[43] = (uint8_t)sl;
 	b[44] = (uint8_t)(n - 1);
+	struct pkt *p;
+
 	for (unsigned i = 0; i < n; i++)
 		inet_pton(AF_INET6, segs[i], b + 48 + 16 * i);
-	return test_pkt(s, b, 48 + 16 * n, ETH_P_IPV6);
+	p = test_pkt(s, b, 48 + 16 * n, ETH_P_IPV6);
+	p->verdict = PKT_NEW_BYTES;	/* a success (kend_mark_of()) */
+	p->outcome = PKT_OUT_OK;
+	return p;
 }
 
 /* Only the result of one plain End, no chain, no local destination, no

@@ -58,9 +58,88 @@ static uint32_t kend_segment_mark(const struct config *cfg, struct pkt *p,
 	return sid->kend_mark;
 }
 
+/* The upper-layer header a kernel decapsulating SID takes (IPPROTO_IPV6,
+ * IPPROTO_IPIP), 0 for another SID. */
+static uint8_t kend_decap_proto(const struct sid *sid)
+{
+	if (sid->flavors)
+		return 0;
+	switch (sid->behavior) {
+	case BHV_END_DT6:
+		return sid->vrf ? 0 : IPPROTO_IPV6;
+	case BHV_END_DX6:
+		return IPPROTO_IPV6;
+	case BHV_END_DX4:
+		return IPPROTO_IPIP;
+	default:
+		return 0;
+	}
+}
+
+/* The length of the outer headers at o (len bytes of a packet of
+ * orig_len) when they are what the kernel's seg6local decapsulation of
+ * sid takes as srv6d does: an IPv6 header to sid, its length orig_len,
+ * then either sid's upper-layer header or an SRH with Segments Left 0,
+ * no TLV (the kernel would check an HMAC it has no key for) and that
+ * header next.  0 otherwise (another extension header, a TLV, SL > 0). */
+static uint32_t kend_decap_outer_len(const struct config *cfg,
+				     const struct sid *sid, const uint8_t *o,
+				     uint32_t len, uint32_t orig_len)
+{
+	const struct srh *srh = (const struct srh *)(o + IPV6_HDR_LEN);
+	uint8_t proto = kend_decap_proto(sid);
+	struct in6_addr dst;
+	uint32_t off;
+
+	if (!proto || len < IPV6_HDR_LEN || (o[0] >> 4) != 6 ||
+	    IPV6_HDR_LEN + ((uint32_t)o[4] << 8 | o[5]) != orig_len)
+		return 0;
+	memcpy(&dst, o + IP6_DST_OFF, sizeof(dst));
+	if (lpm_lookup(cfg->sid_table, &dst) != sid)
+		return 0;
+	if (o[6] == proto)
+		return IPV6_HDR_LEN;
+	if (o[6] != IPPROTO_ROUTING || len < IPV6_HDR_LEN + sizeof(*srh))
+		return 0;
+	off = IPV6_HDR_LEN + 8 + 8u * srh->hdrlen;
+	if (off > len || srh->type != 4 || srh->segments_left != 0 ||
+	    srh->hdrlen != (srh->last_entry + 1u) * 2 ||
+	    srh->nexthdr != proto)
+		return 0;
+	return off;
+}
+
+/* The kend_mark of p's decapsulating SID when its result is that SID's
+ * decapsulation of the packet as queued (kend_mark_of()), 0 otherwise:
+ * that SID named by the destination and run first (p->dst_sid), the
+ * result its own (its mark), nothing trimmed off the end, the outer
+ * headers, still in front of the result at p->orig_data, as
+ * kend_decap_outer_len() wants them. */
+static uint32_t kend_decap_mark(const struct config *cfg, const struct pkt *p)
+{
+	const struct sid *sid = p->dst_sid;
+	uint32_t off;
+
+	if (!sid || !sid->kend_mark || !p->set_mark ||
+	    p->out_mark != sid->mark || !p->orig_data ||
+	    p->orig_data < p->head || p->orig_data > p->data)
+		return 0;
+	off = (uint32_t)(p->data - p->orig_data);
+	if (p->truncated || off + p->len != p->orig_len ||
+	    kend_decap_outer_len(cfg, sid, p->orig_data, off,
+				 p->orig_len) != off)
+		return 0;
+	return sid->kend_mark;
+}
+
 uint32_t kend_mark_of(const struct config *cfg, struct pkt *p)
 {
-	return kend_segment_mark(cfg, p, true);
+	if (!cfg->kend_on || !cfg->sid_table ||
+	    p->verdict != PKT_NEW_BYTES || p->outcome != PKT_OUT_OK)
+		return 0;
+	if (!p->set_mark)	/* an End's result has no mark */
+		return kend_segment_mark(cfg, p, true);
+	return kend_decap_mark(cfg, p);
 }
 
 bool kend_from_headers(const struct config *cfg, struct pkt *p)

@@ -21,11 +21,15 @@
 #include "config.h"
 #include "pkt.h"
 
-/* The kend_mark of the SID whose plain End made p's result, when
- * cfg->kend_on, the SRH has no TLV, no other local SID is just before it
- * in the list (a chain srv6d ran through) and the destination is no local
- * SID: what the kernel's End redoes from the original packet.  0
- * otherwise. */
+/* The kend_mark of the SID whose result the kernel's seg6local redoes
+ * from the original packet, when cfg->kend_on and p is a success with new
+ * bytes; 0 otherwise.  Either a plain End made p's result, the SRH has no
+ * TLV, no other local SID is just before it in the list (a chain srv6d
+ * ran through) and the new destination is no local SID; or an End.DT6
+ * (`table`), End.DX6 or End.DX4 SID decapsulated the packet as queued:
+ * its destination that SID (no SID or policy ran before), no SRH or one
+ * with Segments Left 0 and no TLV, no other extension header, nothing
+ * trimmed (kend.c). */
 uint32_t kend_mark_of(const struct config *cfg, struct pkt *p);
 
 /* Whether p, as queued, is a packet whose result kend_mark_of() hands to

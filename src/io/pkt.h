@@ -18,6 +18,8 @@
 
 #include "stats.h"
 
+struct sid;
+
 /* What the worker does with the packet once processing is over. */
 enum pkt_verdict {
 	PKT_ACCEPT = 0,	/* give the original back unchanged (NF_ACCEPT) */
@@ -128,6 +130,15 @@ struct pkt {
 	enum pkt_outcome outcome;
 	enum drop_reason reason;	/* PKT_OUT_DROP, _ICMP, _HANDOFF */
 	struct sid_stats *st;
+	/* Where data was when processing began: the packet as queued.  A
+	 * behavior that only pulls its outer headers (a decapsulation)
+	 * leaves them intact there, in front of data (kend.h reads them).
+	 * Set by srv6_process(). */
+	const uint8_t *orig_data;
+	/* The SID the packet's own destination named, run first on it
+	 * (before any other SID or policy); NULL when none.  Set by
+	 * srv6_process(). */
+	const struct sid *dst_sid;
 };
 
 /* Bytes of headroom every slot keeps in front of the packet: an outer IPv6

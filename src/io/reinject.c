@@ -761,8 +761,9 @@ void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
 		return;
 	}
 	/* kernel-end (kend.h): instead of a payload or, where the payload
-	 * may not be (an SRH still on its way, Linux 7.2), the vnet way. */
-	if ((a == REINJECT_PAYLOAD || a == REINJECT_VNET_OWN_DEV) && p->gso) {
+	 * may not be (an SRH still on its way, Linux 7.2, a decapsulation),
+	 * the vnet or segment way. */
+	if (p->gso) {
 		uint32_t kmark = kend_mark_of(cfg, p);
 
 		if (kmark) {

@@ -241,6 +241,7 @@ static void process_ipv6(struct proc_ctx *ctx, struct pkt *p)
 	memcpy(&dst, p->data + IP6_DST_OFF, sizeof(dst));
 	sid = table_lookup(cfg->sid_table, &dst);
 	if (sid) {
+		p->dst_sid = sid;
 		sid_dispatch(ctx, sid, p);
 		sid_chain(ctx, p);
 		return;
@@ -280,6 +281,8 @@ void srv6_process(struct proc_ctx *ctx, struct pkt *p)
 	p->srh_parsed = false;
 	p->outcome = PKT_OUT_NONE;
 	p->st = NULL;
+	p->orig_data = p->data;
+	p->dst_sid = NULL;
 	switch (p->hw_proto) {
 	case ETH_P_IPV6:
 		process_ipv6(ctx, p);
