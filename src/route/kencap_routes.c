@@ -802,12 +802,14 @@ static int kend_request(struct rtnl *nl, const struct nlmsghdr *nlh,
 	return 0;
 }
 
-/* End.DX6's and End.DX4's next hop in table s->kend_mark, as srv6d's own
- * table has it (rtrules.c): ip [-6|-4] route replace default via nh6|nh4
- * [dev oif].  The kernel looks the next hop up with the packet's mark, so
- * it finds this route, and the neighbour is the next hop's (with
+/* End.DX6's and End.DX4's next hop in table s->kend_mark, the way srv6d's
+ * own table sends there (rtrules.c): ip [-6|-4] route replace nh/128|32
+ * via nh [dev oif].  The kernel looks the next hop up with the packet's
+ * mark, so it finds this route, and the neighbour is the next hop's (with
  * nothing here, an End.DX4 whose nh4 is on a connected route would ask
- * for the inner destination's).  Returns 0 or -1. */
+ * for the inner destination's).  A host route, not a default one: the
+ * original, should its seg6local route go, is not sent to nh whole but
+ * routed by the next rules, as an End's.  Returns 0 or -1. */
 static int kend_nexthop_route(struct rtnl *nl, const struct sid *s,
 			      char *err, size_t errlen)
 {
@@ -823,10 +825,11 @@ static int kend_nexthop_route(struct rtnl *nl, const struct sid *s,
 	memset(msg, 0, sizeof(msg));
 	return kend_request(nl, v4 ?
 		rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq, AF_INET,
-				    s->kend_mark, NULL, 0, &s->nh4, oif, 0) :
+				    s->kend_mark, &s->nh4, 32, &s->nh4, oif,
+				    0) :
 		rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq, AF_INET6,
-				    s->kend_mark, &in6addr_any, 0, &s->nh6,
-				    oif, 0),
+				    s->kend_mark, &s->nh6, 128, &s->nh6, oif,
+				    0),
 		s->kend_mark, "the next hop's route", err, errlen);
 }
 

@@ -15,8 +15,8 @@
 #            must send to nh4's neighbour)
 #
 # Checks: each decapsulating SID's fwmark rule (End.DX4 an IPv4 one too)
-# and seg6local route in its table (End.DX6/DX4: and the default via the
-# next hop), none for End.DT4 (a VRF's in the kernel); a TCP transfer
+# and seg6local route in its table (End.DX6/DX4: and a host route to the
+# next hop via itself), none for End.DT4 (a VRF's in the kernel); a TCP transfer
 # through each of End.DT6 (SRH with SL 0) and End.DX4 (no SRH): srv6d's
 # kend counts what the route counted, no error there, no TCP checksum
 # error at s2, every segment leaving gw2 (tx checksum off: summed in
@@ -122,15 +122,15 @@ else
 fi
 if [ -n "$MDX4" ] && has "^rule6 $MDX4 $MDX4$" && has "^rule4 $MDX4 $MDX4$" &&
 	has "^route6 $MDX4 fc00:100::4 encap seg6local action End.DX4 nh4 203.0.113.2.* dev srv6d0" &&
-	has "^route4 $MDX4 default via 203.0.113.2 dev gw2"; then
-	pass "End.DX4: both rules, its seg6local route and default via nh4 in table $MDX4"
+	has "^route4 $MDX4 203.0.113.2 via 203.0.113.2 dev gw2"; then
+	pass "End.DX4: both rules, its seg6local route and nh4/32 via nh4 in table $MDX4"
 else
 	fail "End.DX4 (table '$MDX4'): $objs"
 fi
 if [ -n "$MDX6" ] && has "^rule6 $MDX6 $MDX6$" &&
 	has "^route6 $MDX6 fc00:100::5 encap seg6local action End.DX6 nh6 fc00:3::2.* dev srv6d0" &&
-	has "^route6 $MDX6 default via fc00:3::2 dev gw2"; then
-	pass "End.DX6: rule, its seg6local route and default via nh6 dev gw2 in table $MDX6"
+	has "^route6 $MDX6 fc00:3::2 via fc00:3::2 dev gw2"; then
+	pass "End.DX6: rule, its seg6local route and nh6/128 via nh6 dev gw2 in table $MDX6"
 else
 	fail "End.DX6 (table '$MDX6'): $objs"
 fi
