@@ -1,5 +1,5 @@
 /* kend.h - the kernel's End for srv6d's transit super-packets
- * (`kernel-end`, srv6d.conf(5); issue 10).
+ * (`kernel-end`, srv6d.conf(5); issue 10), and its decapsulations (issue 18).
  *
  * A `gso yes` queue's super-packet whose result is a transit rewrite would
  * go back as the payload of its verdict (or by the vnet way, slower
