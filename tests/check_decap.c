@@ -421,6 +421,45 @@ START_TEST(kernel_decap_refused)
 }
 END_TEST
 
+/* A header queue's packet cut short (`header-queue`): processed only when
+ * kend_from_headers() says the kernel redoes its decapsulation, and then
+ * handed to it with the SID's mark; a SID without a kernel mark, or an
+ * SRH with a TLV, stays whole (bounced). */
+static struct pkt *cut_short(const char *in, unsigned more)
+{
+	uint8_t buf[2048];
+	size_t n = hex2bin(in, buf, sizeof(buf));
+	struct pkt *p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	unsigned inner = n - 40 - ((p->data[6] == 43) ? 8 + 8u * p->data[41] : 0);
+
+	/* `more` bytes past the copy range: the outer and inner lengths */
+	p->data[5] += more;
+	p->data[n - inner + 5] += more;
+	p->truncated = true;
+	p->queued_len = (uint32_t)n;
+	p->orig_len = (uint32_t)n + more;
+	return p;
+}
+
+START_TEST(kernel_decap_from_headers)
+{
+	struct pkt *p;
+
+	use_kernel_end("sid fc00:100::5 action End.DT6 table 100\n");
+	p = cut_short(DX6_SRH_IN, 100);
+	ck_assert(kend_from_headers(cfg, p));
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_uint_eq(kend_mark_of(cfg, p), cfg->sids[0].kend_mark);
+	ck_assert(kend_from_headers(cfg, cut_short(DX6_NOSRH_IN, 100)));
+	ck_assert(!kend_from_headers(cfg, cut_short(TLV_IN, 100)));
+	cfg->kend_on = false;
+	ck_assert(!kend_from_headers(cfg, cut_short(DX6_SRH_IN, 100)));
+	use_kernel_end("sid fc00:100::5 action End.DT46 table 100\n");
+	ck_assert(!kend_from_headers(cfg, cut_short(DX6_SRH_IN, 100)));
+}
+END_TEST
+
 /* ---- errors ---------------------------------------------------------- */
 
 /* S02-S04: Segments Left > 0 gets Parameter Problem code 0 pointing at
@@ -974,6 +1013,7 @@ static Suite *decap_suite(void)
 	tcase_add_test(ok, dispatch_by_sid);
 	tcase_add_test(ok, kernel_decap_marks);
 	tcase_add_test(ok, kernel_decap_refused);
+	tcase_add_test(ok, kernel_decap_from_headers);
 	tcase_add_test(err, sl_nonzero_param_problem);
 	tcase_add_test(err, wrong_inner_param_problem);
 	tcase_add_test(err, ping_answered);

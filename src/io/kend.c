@@ -58,6 +58,17 @@ static uint32_t kend_segment_mark(const struct config *cfg, struct pkt *p,
 	return sid->kend_mark;
 }
 
+/* The length an IPv6 or IPv4 header at in (len bytes at hand) gives its
+ * packet; 0 when it is not at hand, or a jumbogram. */
+static uint32_t kend_inner_len(const uint8_t *in, uint32_t len)
+{
+	if (len >= IPV6_HDR_LEN && (in[0] >> 4) == 6 && (in[4] | in[5]))
+		return IPV6_HDR_LEN + ((uint32_t)in[4] << 8 | in[5]);
+	if (len >= 20 && (in[0] >> 4) == 4)
+		return (uint32_t)in[2] << 8 | in[3];
+	return 0;
+}
+
 /* The upper-layer header a kernel decapsulating SID takes (IPPROTO_IPV6,
  * IPPROTO_IPIP), 0 for another SID. */
 static uint8_t kend_decap_proto(const struct sid *sid)
@@ -125,11 +136,34 @@ static uint32_t kend_decap_mark(const struct config *cfg, const struct pkt *p)
 	    p->orig_data < p->head || p->orig_data > p->data)
 		return 0;
 	off = (uint32_t)(p->data - p->orig_data);
-	if (p->truncated || off + p->len != p->orig_len ||
+	if (off + kend_inner_len(p->data, p->len) != p->orig_len ||
 	    kend_decap_outer_len(cfg, sid, p->orig_data, off,
 				 p->orig_len) != off)
 		return 0;
 	return sid->kend_mark;
+}
+
+/* Whether p, as queued, is one whose decapsulation kend_decap_mark()
+ * would hand to the kernel: its destination a decapsulating SID with a
+ * kend_mark, kend_decap_outer_len()'s outer headers, then the inner
+ * header, at hand, whose length ends the packet. */
+static bool kend_decap_from_headers(const struct config *cfg,
+				    const struct pkt *p)
+{
+	const struct sid *sid;
+	struct in6_addr dst;
+	uint32_t off;
+
+	if (!cfg->kend_on || !cfg->sid_table || pkt_ip_version(p) != 6 ||
+	    p->len < IPV6_HDR_LEN)
+		return false;
+	memcpy(&dst, p->data + IP6_DST_OFF, sizeof(dst));
+	sid = lpm_lookup(cfg->sid_table, &dst);
+	if (!sid || !sid->kend_mark)
+		return false;
+	off = kend_decap_outer_len(cfg, sid, p->data, p->len, p->orig_len);
+	return off && off + kend_inner_len(p->data + off, p->len - off) ==
+		      p->orig_len;
 }
 
 uint32_t kend_mark_of(const struct config *cfg, struct pkt *p)
@@ -144,5 +178,6 @@ uint32_t kend_mark_of(const struct config *cfg, struct pkt *p)
 
 bool kend_from_headers(const struct config *cfg, struct pkt *p)
 {
-	return kend_segment_mark(cfg, p, false) != 0;
+	return kend_segment_mark(cfg, p, false) != 0 ||
+	       kend_decap_from_headers(cfg, p);
 }

@@ -34,7 +34,9 @@ uint32_t kend_mark_of(const struct config *cfg, struct pkt *p);
 
 /* Whether p, as queued, is a packet whose result kend_mark_of() hands to
  * the kernel: its destination segment SL of its SRH, a plain End SID of
- * srv6d.conf with a kend_mark, under the same conditions.  What a header
+ * srv6d.conf with a kend_mark, under the same conditions; or its
+ * destination a decapsulating SID with a kend_mark, the outer headers
+ * and the inner one at hand as kend_mark_of() wants them.  What a header
  * queue's packet needs (`header-queue`): cut short, its headers suffice
  * then, as the kernel rewrites the original.  Any other packet there is
  * bounced to be queued whole (the worker). */

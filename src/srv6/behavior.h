@@ -32,8 +32,9 @@ void behavior_upper_layer(struct proc_ctx *ctx, const struct sid *sid,
 /* The inner packet at offset off, of upper-layer type nh (41 IPv6, 4
  * IPv4, 143 Ethernet), before a decapsulation: it must be a whole IPv6
  * (Payload Length > 0) or IPv4 packet, or an Ethernet header; what
- * follows it is cut.  Returns 0, or -1 with DROP_TRUNCATED or DROP_BAD_IP
- * in *reason. */
+ * follows it is cut.  Of a header queue's packet cut short (p->truncated)
+ * its header must be at hand and its length within the whole packet's.
+ * Returns 0, or -1 with DROP_TRUNCATED or DROP_BAD_IP in *reason. */
 int behavior_inner_check(struct pkt *p, uint32_t off, uint8_t nh,
 			 enum drop_reason *reason);
 

@@ -128,6 +128,13 @@ static bool decap_table_ok(struct proc_ctx *ctx, const struct sid *sid,
 		proc_drop(ctx, p, st, why);
 		return false;
 	}
+	if (p->truncated) {
+		/* A header queue's packet cut short (kend.h): its bytes are
+		 * not all here to hand off; bounced, uncounted, to come back
+		 * whole. */
+		p->verdict = PKT_REPEAT;
+		return false;
+	}
 	pkt_pull(p, off);
 	p->verdict = PKT_NEW_BYTES;
 	p->set_mark = true;

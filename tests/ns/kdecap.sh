@@ -23,7 +23,9 @@
 # software) plain TCP with a valid checksum; a reload that removes
 # End.DX4 removes its rules and routes and keeps End.DT6's mark;
 # `kernel-end no` leaves no seg6local route and no rule of the old marks;
-# nothing of the range is left after srv6d stops.
+# nothing of the range is left after srv6d stops; with `header-queue 1`
+# the same transfers cross as their headers only (hq_truncated) and the
+# kernel decapsulates them, kend again the routes' count.
 T=kdecap
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -215,4 +217,29 @@ timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null || fail "reload (back on)"
 [ -n "$(kmark_of fc00:100::4)" ] || fail "kernel-end back on: no End.DX4 route"
 srv6d_stop || fail "srv6d exit"
 expect_eq "nothing of the range is left after srv6d stops" "$(range_objects)" ""
+
+# ---- a header queue (`header-queue 1`) -------------------------------------
+# The super-packets cross into srv6d as their first 2112 bytes only
+# (hq_truncated), are checked, counted and handed to the kernel's
+# decapsulation from their headers (kend_from_headers()); none bounced.
+nfq_steer6_hq fc00:100::/32 || fail "header queue rule"
+{ echo "header-queue 1"; conf; } >"$TMPD/srv6d.conf"
+srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start (header queue)"; ns_finish; }
+MDT6=$(kmark_of fc00:100::6) MDX4=$(kmark_of fc00:100::4)
+hq0=$(ctl_get "s['totals']['hq_truncated']")
+b0=$(ctl_get "s['totals']['bounced']")
+transfer "End.DT6 by headers" -6 fd00:a::1 "$MDT6" \
+	'ipv6.dst == fd00:a::1 && !ipv6.routing && ipv6.nxt == 6 && ipv6.hlim == 63'
+transfer "End.DX4 by headers" -4 10.10.0.1 "$MDX4" \
+	'ip.dst == 10.10.0.1 && ip.proto == 6 && ip.ttl == 63 && !ipv6 && eth.dst == '"$MAC_S2"
+hq1=$(ctl_get "s['totals']['hq_truncated']")
+b1=$(ctl_get "s['totals']['bounced']")
+say "header queue: hq_truncated $((hq1 - hq0)), bounced $((b1 - b0))"
+if [ $((hq1 - hq0)) -gt 10 ]; then
+	pass "the header queue cut $((hq1 - hq0)) super-packets short"
+else
+	fail "hq_truncated: $((hq1 - hq0))"
+fi
+srv6d_stop || fail "srv6d exit (header queue)"
+expect_eq "nothing of the range is left after srv6d stops (header queue)" "$(range_objects)" ""
 ns_finish
