@@ -10,7 +10,7 @@ BUILD="build-essential autoconf automake libtool pkg-config
  libjansson-dev libsystemd-dev nettle-dev check"
 # Tests, fuzzing, man-page lint, demo and benchmarks.
 TEST="iproute2 iptables python3-scapy tcpdump tshark iperf3 netsniff-ng
- clang libclang-rt-dev mandoc valgrind procps kmod iputils-ping"
+ clang libclang-rt-dev mandoc valgrind procps kmod iputils-ping ethtool"
 missing=""
 for p in $BUILD $TEST; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -25,6 +25,8 @@
 
 #include "behavior.h"
 #include "config.h"
+#include "kencap_routes.h"
+#include "kend.h"
 #include "lpm.h"
 #include "process.h"
 #include "pktsock.h"
@@ -306,6 +308,165 @@ START_TEST(trailing_bytes_cut)
 
 	snprintf(in, sizeof(in), "%s%s", DX4_NOSRH_IN, "00000000");
 	expect_decap(BHV_END_DX4, in, INNER4);
+}
+END_TEST
+
+/* ---- the kernel's decapsulation (kernel-end, kend.h) ------------------ */
+
+/* End fc00:100::1 (SL 1) then fc00:100::5: a chain srv6d runs. */
+static const char CHAIN_IN[] =
+	"60000000005d2b4020010db8000000000000000000000001fc00010000000000"
+	"00000000000000012904040101000000fc000100000000000000000000000005"
+	"fc00010000000000000000000000000162812345000d110520010db8000a0000"
+	"000000000000000120010db8000b0000000000000000000104d2162e000d4579"
+	"68656c6c6f";
+
+/* DX6_SRH_IN with a PadN TLV after the list. */
+static const char TLV_IN[] =
+	"6000000000552b4020010db8000000000000000000000001fc00010000000000"
+	"00000000000000052903040000000000fc000100000000000000000000000005"
+	"040600000000000062812345000d110520010db8000a00000000000000000001"
+	"20010db8000b0000000000000000000104d2162e000d457968656c6c6f";
+
+/* A gso yes config of `lines` (mark-base 0x1000) whose kernel-end is on,
+ * as kencap_routes_resolve() would leave it. */
+static void use_kernel_end(const char *lines)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text), "queue 0\ngso yes\nmark-base 0x1000\n%s",
+		 lines);
+	config_free(cfg);
+	cfg = config_parse_buffer("t.conf", text, strlen(text), NULL, NULL);
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	cfg->kend_on = true;
+	ctx.cfg = cfg;
+	memset(srt, 0, sizeof(srt));
+	ctx.sid_rt = srt;
+}
+
+/* The mark of the kernel route srv6_process() recorded in the facts of
+ * the packet in hex (behavior_decap.c, behavior_end.c), 0 for none. */
+static uint32_t kernel_mark_of(const struct pkt *p)
+{
+	if (p->facts.kernel != PKT_KERNEL_END)
+		return 0;
+	ck_assert(p->facts.kernel_from_original);
+	return p->facts.kernel_mark;
+}
+
+/* kernel_mark_of() once srv6_process() has run on the packet in hex. */
+static uint32_t kernel_mark_after(const char *in)
+{
+	uint8_t buf[2048];
+	size_t n = hex2bin(in, buf, sizeof(buf));
+	struct pkt *p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+
+	srv6_process(&ctx, p);
+	return kernel_mark_of(p);
+}
+
+/* The decapsulation of the packet as queued by End.DT6 (table), End.DX6,
+ * End.DX4, with an SRH at SL 0 or none: the SID's kernel mark. */
+START_TEST(kernel_decap_marks)
+{
+	static const struct { const char *line, *in; } c[] = {
+		{ "sid fc00:100::5 action End.DT6 table 100\n", DX6_SRH_IN },
+		{ "sid fc00:100::5 action End.DT6 table 100\n", DX6_NOSRH_IN },
+		{ "sid fc00:100::5 action End.DX6 nh6 fc00:3::2\n", DX6_SRH_IN },
+		{ "sid fc00:100::5 action End.DX6 nh6 fc00:3::2 oif veth9\n",
+		  DX6_NOSRH_IN },
+		{ "sid fc00:100::5 action End.DX4 nh4 10.3.0.2\n", DX4_SRH_IN },
+		{ "sid fc00:100::5 action End.DX4 nh4 10.3.0.2\n", DX4_NOSRH_IN },
+	};
+
+	for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		use_kernel_end(c[i].line);
+		ck_assert_uint_eq(cfg->sids[0].kend_mark, 0x1000 + 0xffff);
+		ck_assert_uint_eq(kernel_mark_after(c[i].in), 0x1000 + 0xffff);
+	}
+	/* kernel-end off (kencap_routes_resolve() said no) */
+	cfg->kend_on = false;
+	ck_assert_uint_eq(kernel_mark_after(DX4_NOSRH_IN), 0);
+}
+END_TEST
+
+/* What the kernel would not redo, or not the same: srv6d's own way. */
+START_TEST(kernel_decap_refused)
+{
+	char in[512];
+
+	use_kernel_end("sid fc00:100::5 action End.DX6 nh6 fc00:3::2\n");
+	ck_assert_uint_ne(kernel_mark_after(DX6_SRH_IN), 0);
+	/* SL 1: srv6d answers Parameter Problem (the kernel drops) */
+	ck_assert_uint_eq(kernel_mark_after(SL1_IN), 0);
+	/* a TLV: the kernel would check an HMAC it has no key for */
+	ck_assert_uint_eq(kernel_mark_after(TLV_IN), 0);
+	/* Destination Options after the SRH */
+	ck_assert_uint_eq(kernel_mark_after(DSTOPT_IN), 0);
+	/* bytes past the outer length (trimmed), or past the inner's */
+	use_kernel_end("sid fc00:100::5 action End.DX4 nh4 10.3.0.2\n");
+	snprintf(in, sizeof(in), "%s%s", DX4_NOSRH_IN, "00000000");
+	ck_assert_uint_eq(kernel_mark_after(in), 0);
+	in[11] = '5';	/* payload length 0x21 -> 0x25: the 4 bytes in it */
+	ck_assert_uint_eq(kernel_mark_after(in), 0);
+	/* an End ran first (a chain): the original's destination is not
+	 * the decapsulating SID */
+	use_kernel_end("sid fc00:100::1 action End\n"
+		       "sid fc00:100::5 action End.DX6 nh6 fc00:3::2\n");
+	ck_assert_uint_ne(cfg->sids[1].kend_mark, 0);
+	ck_assert_uint_eq(kernel_mark_after(CHAIN_IN), 0);
+	ck_assert_uint_eq(kernel_mark_after(DX6_SRH_IN), cfg->sids[1].kend_mark);
+	/* no kernel mark: End.DT6 vrftable, End.DT4, End.DT46 */
+	use_kernel_end("sid fc00:100::5 action End.DT6 vrftable 100\n");
+	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
+	ck_assert_uint_eq(kernel_mark_after(DX6_SRH_IN), 0);
+	use_kernel_end("sid fc00:100::5 action End.DT4 table 100\n");
+	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
+	ck_assert_uint_eq(kernel_mark_after(DX4_SRH_IN), 0);
+	use_kernel_end("sid fc00:100::5 action End.DT46 table 100\n");
+	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
+	ck_assert_uint_eq(kernel_mark_after(DX6_SRH_IN), 0);
+}
+END_TEST
+
+/* A header queue's packet cut short (`header-queue`): processed only when
+ * kend_from_headers() says the kernel redoes its decapsulation, and then
+ * handed to it with the SID's mark; a SID without a kernel mark, or an
+ * SRH with a TLV, stays whole (bounced). */
+static struct pkt *cut_short(const char *in, unsigned more)
+{
+	uint8_t buf[2048];
+	size_t n = hex2bin(in, buf, sizeof(buf));
+	struct pkt *p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	unsigned inner = n - 40 - ((p->data[6] == 43) ? 8 + 8u * p->data[41] : 0);
+
+	/* `more` bytes past the copy range: the outer and inner lengths */
+	p->data[5] += more;
+	p->data[n - inner + 5] += more;
+	p->truncated = true;
+	p->queued_len = (uint32_t)n;
+	p->orig_len = (uint32_t)n + more;
+	return p;
+}
+
+START_TEST(kernel_decap_from_headers)
+{
+	struct pkt *p;
+
+	use_kernel_end("sid fc00:100::5 action End.DT6 table 100\n");
+	p = cut_short(DX6_SRH_IN, 100);
+	ck_assert(kend_from_headers(cfg, p));
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_uint_eq(kernel_mark_of(p), cfg->sids[0].kend_mark);
+	ck_assert(kend_from_headers(cfg, cut_short(DX6_NOSRH_IN, 100)));
+	ck_assert(!kend_from_headers(cfg, cut_short(TLV_IN, 100)));
+	cfg->kend_on = false;
+	ck_assert(!kend_from_headers(cfg, cut_short(DX6_SRH_IN, 100)));
+	use_kernel_end("sid fc00:100::5 action End.DT46 table 100\n");
+	ck_assert(!kend_from_headers(cfg, cut_short(DX6_SRH_IN, 100)));
 }
 END_TEST
 
@@ -865,6 +1026,9 @@ static Suite *decap_suite(void)
 	tcase_add_test(ok, dstopts_after_srh);
 	tcase_add_test(ok, trailing_bytes_cut);
 	tcase_add_test(ok, dispatch_by_sid);
+	tcase_add_test(ok, kernel_decap_marks);
+	tcase_add_test(ok, kernel_decap_refused);
+	tcase_add_test(ok, kernel_decap_from_headers);
 	tcase_add_test(err, sl_nonzero_param_problem);
 	tcase_add_test(err, wrong_inner_param_problem);
 	tcase_add_test(err, ping_answered);

@@ -247,6 +247,62 @@ START_TEST(kend_assign_stable)
 }
 END_TEST
 
+/* kernel-end: End.DT6 (table), End.DX6 and End.DX4 SIDs take marks as
+ * plain End ones do, in the SIDs' order; End.DT6 vrftable, End.DT4 and
+ * End.DT46 (a VRF's in the kernel) get none. */
+START_TEST(kdecap_assign)
+{
+	struct config *cfg = parse("queue 0\ngso yes\n"
+		"sid fc00:100::1/128 action End\n"
+		"sid fc00:100::6/128 action End.DT6 table 200\n"
+		"sid fc00:100::7/128 action End.DT6 vrftable 200\n"
+		"sid fc00:100::8/128 action End.DT4 table 200\n"
+		"sid fc00:100::9/128 action End.DT46 table 200\n"
+		"sid fc00:100::5/128 action End.DX6 nh6 fc00:3::2 oif veth9\n"
+		"sid fc00:100::4/128 action End.DX4 nh4 203.0.113.2\n");
+	static const uint32_t want[] = { 0xffff, 0xfffe, 0, 0, 0, 0xfffd,
+					 0xfffc };
+
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	for (unsigned i = 0; i < cfg->nsids; i++)
+		ck_assert_uint_eq(cfg->sids[i].kend_mark,
+				  want[i] ? BASE + want[i] : 0);
+	ck_assert_uint_eq(cfg->nkends, 4);
+	ck_assert(kencap_routes_decap_sid(&cfg->sids[1]));
+	ck_assert(!kencap_routes_decap_sid(&cfg->sids[0]));
+	ck_assert(kencap_routes_kernel_sid(&cfg->sids[0]));
+	ck_assert(!kencap_routes_kernel_sid(&cfg->sids[3]));
+	config_free(cfg);
+}
+END_TEST
+
+/* A reload keeps a decapsulating SID's mark while its route stays (the
+ * same prefix, behavior, table, next hop and oif); one whose next hop
+ * changed takes a new mark, none of old's. */
+START_TEST(kdecap_assign_stable)
+{
+	struct config *old = parse("queue 0\ngso yes\n"
+		"sid fc00:100::6/128 action End.DT6 table 200\n"
+		"sid fc00:100::4/128 action End.DX4 nh4 203.0.113.2\n"
+		"sid fc00:100::5/128 action End.DX6 nh6 fc00:3::2\n");
+	struct config *cfg = parse("queue 0\ngso yes\n"
+		"sid fc00:100::5/128 action End.DX6 nh6 fc00:3::2 oif veth9\n"
+		"sid fc00:100::4/128 action End.DX4 nh4 203.0.113.9\n"
+		"sid fc00:100::6/128 action End.DT6 table 200\n");
+
+	ck_assert_int_eq(kencap_routes_assign(old, NULL), 0);
+	ck_assert_uint_eq(old->sids[0].kend_mark, BASE + 0xffff);
+	ck_assert_uint_eq(old->sids[1].kend_mark, BASE + 0xfffe);
+	ck_assert_uint_eq(old->sids[2].kend_mark, BASE + 0xfffd);
+	ck_assert_int_eq(kencap_routes_assign(cfg, old), 0);
+	ck_assert_uint_eq(cfg->sids[2].kend_mark, BASE + 0xffff);
+	ck_assert_uint_eq(cfg->sids[0].kend_mark, BASE + 0xfffc);	/* oif */
+	ck_assert_uint_eq(cfg->sids[1].kend_mark, BASE + 0xfffb);	/* nh4 */
+	config_free(old);
+	config_free(cfg);
+}
+END_TEST
+
 /* Nothing with kernel-end no or without gso yes; kernel-end yes needs
  * gso yes (an error at its line); a bad value is an error. */
 START_TEST(kend_directive)
@@ -302,6 +358,77 @@ START_TEST(end_route_message)
 		"0c00 0400 00000000 00000000",		/* errors 0 */
 		want, sizeof(want));
 	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+}
+END_TEST
+
+/* ip -6 route replace fc00:100::6/128 encap seg6local action End.DT6
+ * table 200 count dev (7) table 0x5d6ffffe; End.DX6 nh6 fc00:3::2;
+ * End.DX4 nh4 203.0.113.2; End.DT4: none. */
+START_TEST(decap_route_message)
+{
+	uint8_t buf[KENCAP_MSG_SIZE], want[KENCAP_MSG_SIZE];
+	struct config *cfg = parse("queue 0\ngso yes\n"
+		"sid fc00:100::6/128 action End.DT6 table 200\n"
+		"sid fc00:100::5/128 action End.DX6 nh6 fc00:3::2\n"
+		"sid fc00:100::4/128 action End.DX4 nh4 203.0.113.2\n"
+		"sid fc00:100::7/128 action End.DT4 table 200\n");
+	struct nlmsghdr *nlh;
+	size_t n;
+
+	nlh = kencap_build_decap_route(buf, 5, BASE + 0xfffe, &cfg->sids[0], 7);
+	n = hex2bin(
+		"84000000 1800 0505 05000000 00000000"
+		"0a 80 00 00 00 04 00 01 00000000"
+		"0800 0f00 feff6f5d"			/* RTA_TABLE */
+		"1400 0100 fc000100 00000000 00000000 00000006"	/* RTA_DST */
+		"0800 0400 07000000"			/* RTA_OIF */
+		"0600 1500 0700 0000"			/* seg6local */
+		"3c00 1680"				/* RTA_ENCAP */
+		"0800 0100 07000000"			/* ACTION End.DT6 */
+		"0800 0300 c8000000"			/* TABLE 200 */
+		"2800 0a80"				/* COUNTERS */
+		"0c00 0200 00000000 00000000"
+		"0c00 0300 00000000 00000000"
+		"0c00 0400 00000000 00000000",
+		want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+	nlh = kencap_build_decap_route(buf, 5, BASE + 0xfffe, &cfg->sids[1], 7);
+	n = hex2bin(
+		"90000000 1800 0505 05000000 00000000"
+		"0a 80 00 00 00 04 00 01 00000000"
+		"0800 0f00 feff6f5d"
+		"1400 0100 fc000100 00000000 00000000 00000005"
+		"0800 0400 07000000"
+		"0600 1500 0700 0000"
+		"4800 1680"
+		"0800 0100 05000000"			/* ACTION End.DX6 */
+		"1400 0500 fc000003 00000000 00000000 00000002"	/* NH6 */
+		"2800 0a80"
+		"0c00 0200 00000000 00000000"
+		"0c00 0300 00000000 00000000"
+		"0c00 0400 00000000 00000000",
+		want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+	nlh = kencap_build_decap_route(buf, 5, BASE + 0xfffe, &cfg->sids[2], 7);
+	n = hex2bin(
+		"84000000 1800 0505 05000000 00000000"
+		"0a 80 00 00 00 04 00 01 00000000"
+		"0800 0f00 feff6f5d"
+		"1400 0100 fc000100 00000000 00000000 00000004"
+		"0800 0400 07000000"
+		"0600 1500 0700 0000"
+		"3c00 1680"
+		"0800 0100 06000000"			/* ACTION End.DX4 */
+		"0800 0400 cb007102"			/* NH4 203.0.113.2 */
+		"2800 0a80"
+		"0c00 0200 00000000 00000000"
+		"0c00 0300 00000000 00000000"
+		"0c00 0400 00000000 00000000",
+		want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+	ck_assert_ptr_null(kencap_build_decap_route(buf, 5, BASE + 0xfffe,
+						    &cfg->sids[3], 7));
+	config_free(cfg);
 }
 END_TEST
 
@@ -438,12 +565,15 @@ static Suite *kencap_suite(void)
 	tcase_add_test(t, kend_assign);
 	tcase_add_test(t, kend_assign_stable);
 	tcase_add_test(t, kend_directive);
+	tcase_add_test(t, kdecap_assign);
+	tcase_add_test(t, kdecap_assign_stable);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	tcase_add_test(t, encap_route_message);
 	tcase_add_test(t, throw_route_message);
 	tcase_add_test(t, blackhole_route_message);
 	tcase_add_test(t, tunsrc_message);
 	tcase_add_test(t, end_route_message);
+	tcase_add_test(t, decap_route_message);
 #endif
 	tcase_add_test(t, install_fallback);
 	suite_add_tcase(s, t);

@@ -138,8 +138,9 @@ struct worker_stats {
 				 * forwarded), or the inner packet (of
 				 * injected, also in gso_vnet) */
 	uint64_t kencap_fallback[KENCAP_FB__COUNT];	/* cut instead */
-	uint64_t kend;		/* of forwarded: End results handed to the
-				 * kernel's End unchanged with their SID's
+	uint64_t kend;		/* of forwarded: End, End.DT6, End.DX6 and
+				 * End.DX4 results handed to the kernel's
+				 * seg6local unchanged with their SID's
 				 * mark (`kernel-end`, src/io/kend.h) */
 	uint64_t hq_truncated;	/* header queue packets cut short by its
 				 * copy range (`header-queue`) */

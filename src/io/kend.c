@@ -3,6 +3,7 @@
 #include <netinet/in.h>
 #include <string.h>
 
+#include "behavior.h"
 #include "behavior_table.h"
 #include "ip.h"
 #include "kend.h"
@@ -56,7 +57,32 @@ static uint32_t kend_segment_mark(const struct config *cfg, struct pkt *p)
 	return sid->kend_mark;
 }
 
+/* Whether p, as queued, is one whose decapsulation the kernel's
+ * seg6local makes from the original (behavior_decap.c records it then):
+ * its destination a decapsulating SID with a kend_mark, the outer headers
+ * behavior_decap_kernel_len() wants, then the inner header, at hand,
+ * whose length ends the packet. */
+static bool kend_decap_from_headers(const struct config *cfg,
+				    const struct pkt *p)
+{
+	const struct sid *sid;
+	struct in6_addr dst;
+	uint32_t off;
+
+	if (!cfg->kend_on || !cfg->sid_table || pkt_ip_version(p) != 6 ||
+	    p->len < IPV6_HDR_LEN)
+		return false;
+	memcpy(&dst, p->data + IP6_DST_OFF, sizeof(dst));
+	sid = lpm_lookup(cfg->sid_table, &dst);
+	if (!sid || !sid->kend_mark)
+		return false;
+	off = behavior_decap_kernel_len(sid, p->data, p->len, p->orig_len);
+	return off && off + behavior_inner_len(p->data + off, p->len - off) ==
+		      p->orig_len;
+}
+
 bool kend_from_headers(const struct config *cfg, struct pkt *p)
 {
-	return kend_segment_mark(cfg, p) != 0;
+	return kend_segment_mark(cfg, p) != 0 ||
+	       kend_decap_from_headers(cfg, p);
 }

@@ -1,5 +1,5 @@
 /* kend.h - the kernel's End for srv6d's transit super-packets
- * (`kernel-end`, srv6d.conf(5); issue 10).
+ * (`kernel-end`, srv6d.conf(5); issue 10), and its decapsulations (issue 18).
  *
  * A `gso yes` queue's super-packet whose result is a transit rewrite would
  * go back as the payload of its verdict (or by the vnet way, slower
@@ -21,9 +21,14 @@
 #include "config.h"
 #include "pkt.h"
 
-/* Whether p, as queued, is a packet whose End result the kernel's End
- * makes from the original (behavior_end.c sets p->facts): its destination segment SL of its SRH, a plain End SID of
- * srv6d.conf with a kend_mark, under the same conditions.  What a header
+/* Whether p, as queued, is a packet whose result the kernel's seg6local
+ * makes from the original (the behavior records it in p->facts: End in
+ * behavior_end.c, End.DT6/DX6/DX4 in behavior_decap.c): its destination
+ * segment SL of its SRH, a plain End SID of srv6d.conf with a kend_mark,
+ * no TLV, no local SID just before or after it in the list; or its
+ * destination a decapsulating SID with a kend_mark, the outer headers
+ * behavior_decap_kernel_len() wants and the inner header at hand, whose
+ * length ends the packet.  What a header
  * queue's packet needs (`header-queue`): cut short, its headers suffice
  * then, as the kernel rewrites the original.  Any other packet there is
  * bounced to be queued whole (the worker). */

@@ -10,12 +10,14 @@
 #include <linux/seg6_genl.h>
 #include <linux/seg6_iptunnel.h>
 #include <linux/seg6_local.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "behavior_table.h"
 #include "kencap_routes.h"
 #include "log.h"
 #include "rtnl.h"
@@ -152,18 +154,50 @@ bool kencap_routes_end_sid(const struct sid *s)
 	return s->behavior == BHV_END && !s->flavors && !s->ktable;
 }
 
-/* The kernel End mark old gave the SID of its prefix, 0 none. */
+bool kencap_routes_decap_sid(const struct sid *s)
+{
+	if (s->flavors || s->ktable)
+		return false;
+	switch (s->behavior) {
+	case BHV_END_DT6:
+		return !s->vrf;		/* a VRF's: none here (design.md) */
+	case BHV_END_DX6:
+	case BHV_END_DX4:
+		return true;
+	default:
+		return false;	/* End.DT4, End.DT46: only with a VRF */
+	}
+}
+
+bool kencap_routes_kernel_sid(const struct sid *s)
+{
+	return kencap_routes_end_sid(s) || kencap_routes_decap_sid(s);
+}
+
+/* Whether a and b make the same kernel route: prefix, behavior and its
+ * attributes. */
+static bool kend_same_route(const struct sid *a, const struct sid *b)
+{
+	return a->plen == b->plen &&
+	       IN6_ARE_ADDR_EQUAL(&a->prefix, &b->prefix) &&
+	       a->behavior == b->behavior && a->flavors == b->flavors &&
+	       a->table == b->table && a->vrf == b->vrf &&
+	       IN6_ARE_ADDR_EQUAL(&a->nh6, &b->nh6) &&
+	       a->nh4.s_addr == b->nh4.s_addr && !strcmp(a->oif, b->oif);
+}
+
+/* The kernel mark old gave the SID of the same route as s, 0 none. */
 static uint32_t kend_old_mark(const struct config *old, const struct sid *s)
 {
 	for (unsigned i = 0; old && i < old->nsids; i++)
-		if (old->sids[i].kend_mark && old->sids[i].plen == s->plen &&
-		    IN6_ARE_ADDR_EQUAL(&old->sids[i].prefix, &s->prefix))
+		if (old->sids[i].kend_mark && kend_same_route(&old->sids[i], s))
 			return old->sids[i].kend_mark;
 	return 0;
 }
 
-/* cfg's plain End SIDs' marks: old's, else the highest free ones (none
- * left: that SID's super-packets go back the payload way). */
+/* cfg's plain End and decapsulating SIDs' marks (kencap_routes_kernel_sid()):
+ * old's, else the highest free ones (none left: that SID's super-packets
+ * go srv6d's own way). */
 static void kends_assign(struct config *cfg, const struct config *old,
 			 uint64_t *used, uint32_t *next)
 {
@@ -175,7 +209,7 @@ static void kends_assign(struct config *cfg, const struct config *old,
 	for (unsigned i = 0; i < cfg->nsids; i++) {
 		struct sid *s = &cfg->sids[i];
 
-		if (!kencap_routes_end_sid(s))
+		if (!kencap_routes_kernel_sid(s))
 			continue;
 		if (old && old->mark_base == base)
 			s->kend_mark = kend_old_mark(old, s);
@@ -250,28 +284,84 @@ struct nlmsghdr *kencap_build_encap_route(void *buf, uint32_t seq,
 	return nlh;
 }
 
-struct nlmsghdr *kencap_build_end_route(void *buf, uint32_t seq,
-					uint32_t table,
-					const struct in6_addr *prefix,
-					uint8_t plen, uint32_t oif)
+/* The seg6local route's header and its RTA_ENCAP nest opened with
+ * action `action`; *nest to close (seg6local_route_end()). */
+static struct nlmsghdr *seg6local_route_start(void *buf, uint32_t seq,
+					      uint32_t table,
+					      const struct in6_addr *prefix,
+					      uint8_t plen, uint32_t oif,
+					      uint32_t action,
+					      struct nlattr **nest)
 {
 	struct nlmsghdr *nlh;
-	struct nlattr *nest, *cnt;
 
 	memset(buf, 0, KENCAP_MSG_SIZE);
 	nlh = rtrules_build_route(buf, RTM_NEWROUTE, seq, AF_INET6, table,
 				  prefix, plen, NULL, oif, 0);
 	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6_LOCAL);
-	nest = mnl_attr_nest_start(nlh, RTA_ENCAP);
-	mnl_attr_put_u32(nlh, SEG6_LOCAL_ACTION, SEG6_LOCAL_ACTION_END);
-	/* `count`: as iproute2 asks for them, each counter 0 */
-	cnt = mnl_attr_nest_start(nlh, SEG6_LOCAL_COUNTERS);
+	*nest = mnl_attr_nest_start(nlh, RTA_ENCAP);
+	mnl_attr_put_u32(nlh, SEG6_LOCAL_ACTION, action);
+	return nlh;
+}
+
+/* `count` (as iproute2 asks for them, each counter 0), then the nest
+ * closed; returns nlh. */
+static struct nlmsghdr *seg6local_route_end(struct nlmsghdr *nlh,
+					    struct nlattr *nest)
+{
+	struct nlattr *cnt = mnl_attr_nest_start(nlh, SEG6_LOCAL_COUNTERS);
+
 	mnl_attr_put_u64(nlh, SEG6_LOCAL_CNT_PACKETS, 0);
 	mnl_attr_put_u64(nlh, SEG6_LOCAL_CNT_BYTES, 0);
 	mnl_attr_put_u64(nlh, SEG6_LOCAL_CNT_ERRORS, 0);
 	mnl_attr_nest_end(nlh, cnt);
 	mnl_attr_nest_end(nlh, nest);
 	return nlh;
+}
+
+struct nlmsghdr *kencap_build_end_route(void *buf, uint32_t seq,
+					uint32_t table,
+					const struct in6_addr *prefix,
+					uint8_t plen, uint32_t oif)
+{
+	struct nlattr *nest;
+	struct nlmsghdr *nlh;
+
+	nlh = seg6local_route_start(buf, seq, table, prefix, plen, oif,
+				    SEG6_LOCAL_ACTION_END, &nest);
+	return seg6local_route_end(nlh, nest);
+}
+
+struct nlmsghdr *kencap_build_decap_route(void *buf, uint32_t seq,
+					  uint32_t table, const struct sid *s,
+					  uint32_t oif)
+{
+	struct nlattr *nest;
+	struct nlmsghdr *nlh;
+	uint32_t action;
+
+	switch (s->behavior) {
+	case BHV_END_DT6:
+		action = SEG6_LOCAL_ACTION_END_DT6;
+		break;
+	case BHV_END_DX6:
+		action = SEG6_LOCAL_ACTION_END_DX6;
+		break;
+	case BHV_END_DX4:
+		action = SEG6_LOCAL_ACTION_END_DX4;
+		break;
+	default:
+		return NULL;
+	}
+	nlh = seg6local_route_start(buf, seq, table, &s->prefix, s->plen, oif,
+				    action, &nest);
+	if (s->behavior == BHV_END_DT6)
+		mnl_attr_put_u32(nlh, SEG6_LOCAL_TABLE, s->table);
+	else if (s->behavior == BHV_END_DX6)
+		mnl_attr_put(nlh, SEG6_LOCAL_NH6, sizeof(s->nh6), &s->nh6);
+	else
+		mnl_attr_put(nlh, SEG6_LOCAL_NH4, sizeof(s->nh4), &s->nh4);
+	return seg6local_route_end(nlh, nest);
 }
 
 struct nlmsghdr *kencap_build_throw_route(void *buf, uint32_t seq,
@@ -492,6 +582,28 @@ static bool kencap_possible(struct config *cfg, char *why, size_t whylen)
 	return true;
 }
 
+/* "N End SIDs[, N decapsulating]" into why: cfg's SIDs with a
+ * kend_mark. */
+static void kend_why_count(const struct config *cfg, char *why,
+			   size_t whylen)
+{
+	unsigned ends = 0, decaps = 0;
+
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		if (!cfg->sids[i].kend_mark)
+			continue;
+		if (kencap_routes_end_sid(&cfg->sids[i]))
+			ends++;
+		else
+			decaps++;
+	}
+	if (decaps)
+		snprintf(why, whylen, "%u End SIDs, %u decapsulating", ends,
+			 decaps);
+	else
+		snprintf(why, whylen, "%u End SIDs", ends);
+}
+
 /* Can the kernel's End take cfg's plain End SIDs?  true, or false with
  * why (their marks then cleared). */
 static bool kend_possible(struct config *cfg, char *why, size_t whylen)
@@ -507,14 +619,15 @@ static bool kend_possible(struct config *cfg, char *why, size_t whylen)
 		return false;
 	}
 	if (!cfg->nkends) {
-		snprintf(why, whylen, "no plain End SID");
+		snprintf(why, whylen, "no plain End, End.DT6, End.DX6 or "
+			 "End.DX4 SID");
 		return false;
 	}
 	if (rtrules_reinject_dev_open(cfg->tun_name, &tx, &rx, why,
 				      whylen) < 0)
 		return false;
 	cfg->kend_oif = rx;
-	snprintf(why, whylen, "%u End SIDs", cfg->nkends);
+	kend_why_count(cfg, why, whylen);
 	return true;
 }
 
@@ -645,26 +758,82 @@ static int kencap_install_one(struct rtnl *nl, const struct config *cfg,
 	return 0;
 }
 
-/* The kernel's End for SID s: its route in table s->kend_mark, its
- * rule. */
+/* A kernel-end request; "kernel-end mark M: cannot add WHAT: why" into
+ * err.  Returns 0 or -1. */
+static int kend_request(struct rtnl *nl, const struct nlmsghdr *nlh,
+			uint32_t mark, const char *what, char *err,
+			size_t errlen)
+{
+	char why[256];
+	int e = rtnl_request(nl, nlh, why, sizeof(why));
+
+	if (e && e != EEXIST) {
+		snprintf(err, errlen, "kernel-end mark %#x: cannot add %s: %s",
+			 mark, what, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* End.DX6's and End.DX4's next hop in table s->kend_mark, the way srv6d's
+ * own table sends there (rtrules.c): ip [-6|-4] route replace nh/128|32
+ * via nh [dev oif].  The kernel looks the next hop up with the packet's
+ * mark, so it finds this route, and the neighbour is the next hop's (with
+ * nothing here, an End.DX4 whose nh4 is on a connected route would ask
+ * for the inner destination's).  A host route, not a default one: the
+ * original, should its seg6local route go, is not sent to nh whole but
+ * routed by the next rules, as an End's.  Returns 0 or -1. */
+static int kend_nexthop_route(struct rtnl *nl, const struct sid *s,
+			      char *err, size_t errlen)
+{
+	uint32_t msg[KENCAP_MSG_SIZE / 4];
+	bool v4 = s->behavior == BHV_END_DX4;
+	uint32_t oif = 0;
+
+	if (s->oif[0] && !(oif = if_nametoindex(s->oif))) {
+		snprintf(err, errlen, "kernel-end mark %#x: no interface %s",
+			 s->kend_mark, s->oif);
+		return -1;
+	}
+	memset(msg, 0, sizeof(msg));
+	return kend_request(nl, v4 ?
+		rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq, AF_INET,
+				    s->kend_mark, &s->nh4, 32, &s->nh4, oif,
+				    0) :
+		rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq, AF_INET6,
+				    s->kend_mark, &s->nh6, 128, &s->nh6, oif,
+				    0),
+		s->kend_mark, "the next hop's route", err, errlen);
+}
+
+/* The kernel's End or decapsulation for SID s: its seg6local route in
+ * table s->kend_mark, End.DX6/DX4's next hop there, its rules (IPv4 too
+ * for End.DX4's next hop).  Returns 0 or -1. */
 static int kend_install_one(struct rtnl *nl, const struct config *cfg,
 			    const struct sid *s, char *err, size_t errlen)
 {
 	uint32_t msg[KENCAP_MSG_SIZE / 4];
-	char why[256];
-	int e;
+	char name[48];
 
-	e = rtnl_request(nl, kencap_build_end_route(msg, ++nl->seq,
-						    s->kend_mark, &s->prefix,
-						    s->plen, cfg->kend_oif),
-			 why, sizeof(why));
-	if (e && e != EEXIST) {
-		snprintf(err, errlen, "kernel-end mark %#x: cannot add the "
-			 "seg6local End route: %s", s->kend_mark, why);
+	snprintf(name, sizeof(name), "the seg6local %s route",
+		 behavior_desc(s->behavior)->name);
+	if (kend_request(nl, kencap_routes_end_sid(s) ?
+			 kencap_build_end_route(msg, ++nl->seq, s->kend_mark,
+						&s->prefix, s->plen,
+						cfg->kend_oif) :
+			 kencap_build_decap_route(msg, ++nl->seq, s->kend_mark,
+						  s, cfg->kend_oif),
+			 s->kend_mark, name, err, errlen) < 0)
 		return -1;
-	}
-	snprintf(why, sizeof(why), "kernel-end %#x", s->kend_mark);
-	return rtrules_rule_add_mark(nl, why, AF_INET6, cfg->rule_priority,
+	if ((s->behavior == BHV_END_DX6 || s->behavior == BHV_END_DX4) &&
+	    kend_nexthop_route(nl, s, err, errlen) < 0)
+		return -1;
+	snprintf(name, sizeof(name), "kernel-end %#x", s->kend_mark);
+	if (s->behavior == BHV_END_DX4 &&
+	    rtrules_rule_add_mark(nl, name, AF_INET, cfg->rule_priority,
+				  s->kend_mark, s->kend_mark, err, errlen) < 0)
+		return -1;
+	return rtrules_rule_add_mark(nl, name, AF_INET6, cfg->rule_priority,
 				     s->kend_mark, s->kend_mark, err, errlen);
 }
 

@@ -47,6 +47,23 @@
  * new destination, still marked, finds nothing in table M (no blackhole
  * there) and is looked up in the next rules (main).
  *
+ * So does each End.DT6 `table T` (not vrftable), End.DX6 and End.DX4 SID
+ * without flavors (kencap_routes_decap_sid(); End.DT4 and End.DT46 need a
+ * VRF device in the kernel), table M holding
+ *
+ *   ip -6 route replace SID/PLEN encap seg6local action End.DT6 table T \
+ *       count dev srv6d0 table M
+ *   (End.DX6: action End.DX6 nh6 A, and
+ *    ip -6 route replace A/128 via A [dev OIF] table M)
+ *   (End.DX4: action End.DX4 nh4 A, and
+ *    ip -4 route replace A/32 via A [dev OIF] table M,
+ *    ip -4 rule add priority P fwmark M lookup M)
+ *
+ * The kernel's End.DX6/DX4 look the next hop up with the packet's mark:
+ * the host route makes it leave by OIF to A's neighbour as srv6d's own
+ * table does (End.DX4 would otherwise ARP for the inner destination when A
+ * is on a connected route), and the original never matches it.
+ *
  * The outer source is the kernel's netns-wide `ip sr tunsrc`: with
  * `encap-source A`, srv6d sets it to A when it is :: and uses the kernel
  * only when it is A; without, the kernel picks one like egress.h's
@@ -69,6 +86,15 @@ struct nlmsghdr;
 
 /* A SID the kernel's End can stand for: End, no flavor, srv6d.conf's. */
 bool kencap_routes_end_sid(const struct sid *s);
+
+/* A SID the kernel's seg6local decapsulates for as srv6d does: End.DT6
+ * `table T` (not `vrftable`), End.DX6, End.DX4, no flavor, srv6d.conf's.
+ * End.DT4 and End.DT46 need a VRF device in the kernel: not these. */
+bool kencap_routes_decap_sid(const struct sid *s);
+
+/* kencap_routes_end_sid() or kencap_routes_decap_sid(): a SID that gets a
+ * kend_mark with `kernel-end`. */
+bool kencap_routes_kernel_sid(const struct sid *s);
 
 /* Give cfg its encapsulations (cfg->kencaps, sorted) and its plain End
  * SIDs their kend_mark (kencap_routes_end_sid(); old's mark for the same
@@ -126,6 +152,13 @@ struct nlmsghdr *kencap_build_end_route(void *buf, uint32_t seq,
 					uint32_t table,
 					const struct in6_addr *prefix,
 					uint8_t plen, uint32_t oif);
+
+/* ip -6 route replace SID/PLEN encap seg6local action End.DT6 table T |
+ * End.DX6 nh6 A | End.DX4 nh4 A count dev oif table table, for s
+ * (kencap_routes_decap_sid()); NULL for another behavior. */
+struct nlmsghdr *kencap_build_decap_route(void *buf, uint32_t seq,
+					  uint32_t table, const struct sid *s,
+					  uint32_t oif);
 
 /* ip -6 route replace throw dst/128 table table. */
 struct nlmsghdr *kencap_build_throw_route(void *buf, uint32_t seq,

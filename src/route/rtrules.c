@@ -485,7 +485,8 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 
 /* kernel-encap's (src/route/kencap_routes.h, which installs them): both
  * families' fwmark rules, and
- * every route in its tables; kernel-end's IPv6 rules and tables. */
+ * every route in its tables; kernel-end's IPv6 rules (End.DX4's IPv4 one
+ * too) and tables. */
 static void want_kencaps(struct rt_want *w, const struct config *cfg)
 {
 	struct rt_rule r = { .priority = cfg->rule_priority,
@@ -502,6 +503,8 @@ static void want_kencaps(struct rt_want *w, const struct config *cfg)
 			continue;
 		r.fwmark = r.table = cfg->sids[i].kend_mark;	/* kernel-end */
 		w->rules[w->nrules++] = r;
+		if (cfg->sids[i].behavior == BHV_END_DX4)	/* nh4's */
+			w->rules4[w->nrules4++] = r;
 		w->keep_tables[w->nkeep_tables++] = r.table;
 	}
 }

@@ -32,10 +32,26 @@ void behavior_upper_layer(struct proc_ctx *ctx, const struct sid *sid,
 /* The inner packet at offset off, of upper-layer type nh (41 IPv6, 4
  * IPv4, 143 Ethernet), before a decapsulation: it must be a whole IPv6
  * (Payload Length > 0) or IPv4 packet, or an Ethernet header; what
- * follows it is cut.  Returns 0, or -1 with DROP_TRUNCATED or DROP_BAD_IP
- * in *reason. */
+ * follows it is cut.  Of a header queue's packet cut short (p->truncated)
+ * its header must be at hand and its length within the whole packet's.
+ * Returns 0, or -1 with DROP_TRUNCATED or DROP_BAD_IP in *reason. */
 int behavior_inner_check(struct pkt *p, uint32_t off, uint8_t nh,
 			 enum drop_reason *reason);
+
+/* The length an IPv6 or IPv4 header at in (len bytes at hand) gives its
+ * packet; 0 when it is not at hand, or a jumbogram.  Pure. */
+uint32_t behavior_inner_len(const uint8_t *in, uint32_t len);
+
+/* The length of the outer headers at o (len bytes of a packet of
+ * orig_len bytes) when they are what the kernel's seg6local
+ * decapsulation of sid (End.DT6 `table`, End.DX6, End.DX4, no flavor)
+ * takes as srv6d does: an IPv6 header whose length is orig_len, then
+ * either sid's upper-layer header or an SRH with Segments Left 0, no TLV
+ * (the kernel would check an HMAC it has no key for) and that header
+ * next.  0 otherwise (another extension header, a TLV, SL > 0, another
+ * behavior).  Pure. */
+uint32_t behavior_decap_kernel_len(const struct sid *sid, const uint8_t *o,
+				   uint32_t len, uint32_t orig_len);
 
 /* RFC 8986 4.1-4.3: End, End.X (L3 cross-connect to sid->nh6, through
  * the mark) and End.T (lookup in sid->table, through the mark), which

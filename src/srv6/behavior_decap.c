@@ -128,6 +128,13 @@ static bool decap_table_ok(struct proc_ctx *ctx, const struct sid *sid,
 		proc_drop(ctx, p, st, why);
 		return false;
 	}
+	if (p->truncated) {
+		/* A header queue's packet cut short (kend.h): its bytes are
+		 * not all here to hand off; bounced, uncounted, to come back
+		 * whole. */
+		p->verdict = PKT_REPEAT;
+		return false;
+	}
 	pkt_pull(p, off);
 	p->verdict = PKT_NEW_BYTES;
 	p->set_mark = true;
@@ -164,6 +171,74 @@ static bool decap_route_ok(struct proc_ctx *ctx, const struct sid *sid,
 	}
 }
 
+uint32_t behavior_inner_len(const uint8_t *in, uint32_t len)
+{
+	if (len >= IPV6_HDR_LEN && (in[0] >> 4) == 6 && (in[4] | in[5]))
+		return IPV6_HDR_LEN + ((uint32_t)in[4] << 8 | in[5]);
+	if (len >= 20 && (in[0] >> 4) == 4)
+		return (uint32_t)in[2] << 8 | in[3];
+	return 0;
+}
+
+/* The upper-layer header the kernel's seg6local decapsulation of sid
+ * takes (IPPROTO_IPV6, IPPROTO_IPIP), 0 for a SID it has none for. */
+static uint8_t decap_kernel_proto(const struct sid *sid)
+{
+	if (sid->flavors)
+		return 0;
+	switch (sid->behavior) {
+	case BHV_END_DT6:
+		return sid->vrf ? 0 : IPPROTO_IPV6;
+	case BHV_END_DX6:
+		return IPPROTO_IPV6;
+	case BHV_END_DX4:
+		return IPPROTO_IPIP;
+	default:
+		return 0;
+	}
+}
+
+uint32_t behavior_decap_kernel_len(const struct sid *sid, const uint8_t *o,
+				   uint32_t len, uint32_t orig_len)
+{
+	const struct srh *srh = (const struct srh *)(o + IPV6_HDR_LEN);
+	uint8_t proto = decap_kernel_proto(sid);
+	uint32_t off;
+
+	if (!proto || len < IPV6_HDR_LEN || (o[0] >> 4) != 6 ||
+	    IPV6_HDR_LEN + ((uint32_t)o[4] << 8 | o[5]) != orig_len)
+		return 0;
+	if (o[6] == proto)
+		return IPV6_HDR_LEN;
+	if (o[6] != IPPROTO_ROUTING || len < IPV6_HDR_LEN + sizeof(*srh))
+		return 0;
+	off = IPV6_HDR_LEN + 8 + 8u * srh->hdrlen;
+	if (off > len || srh->type != 4 || srh->segments_left != 0 ||
+	    srh->hdrlen != (srh->last_entry + 1u) * 2 ||
+	    srh->nexthdr != proto)
+		return 0;
+	return off;
+}
+
+/* `kernel-end` (src/io/kend.h): the kernel's seg6local decapsulation of
+ * sid makes this result (the inner packet at off) from the packet as
+ * queued: a SID with its route (kend_mark: End.DT6 `table`, End.DX6,
+ * End.DX4, no flavor), the first to run on the packet (no SID or policy
+ * before it), the outer headers behavior_decap_kernel_len() wants, and
+ * nothing cut off the packet's end. */
+static void decap_kernel_facts(const struct proc_ctx *ctx,
+			       const struct sid *sid, struct pkt *p,
+			       uint32_t off)
+{
+	if (!ctx->cfg->kend_on || !sid->kend_mark || p->chained ||
+	    behavior_decap_kernel_len(sid, p->data, p->len, p->orig_len) != off ||
+	    off + behavior_inner_len(p->data + off, p->len - off) != p->orig_len)
+		return;
+	p->facts.kernel = PKT_KERNEL_END;
+	p->facts.kernel_mark = sid->kend_mark;
+	p->facts.kernel_from_original = true;
+}
+
 /* RFC 8986 4.4-4.9: End.DX6 (to sid->nh6 through the mark's table),
  * End.DX4 (to sid->nh4 through the SID's device), End.DT6, End.DT4 and
  * End.DT46 (lookup in sid->table), End.DX2 (the frame out of sid->oif),
@@ -192,6 +267,7 @@ void behavior_decap(struct proc_ctx *ctx, const struct sid *sid,
 	}
 	if (!decap_route_ok(ctx, sid, d, p, nh, off))	/* S03 */
 		return;
+	decap_kernel_facts(ctx, sid, p, off);
 	pkt_pull(p, off);				/* S02 */
 	p->verdict = PKT_NEW_BYTES;			/* S03 */
 	p->set_mark = true;

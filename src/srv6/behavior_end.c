@@ -163,10 +163,13 @@ int behavior_inner_check(struct pkt *p, uint32_t off, uint8_t nh,
 			 enum drop_reason *reason)
 {
 	const uint8_t *in = p->data + off;
-	uint32_t avail = p->len - off, ilen;
+	/* the bytes at hand; of a header queue's packet cut short, the
+	 * whole packet's for its length (its headers are at hand) */
+	uint32_t have = p->len - off, ilen;
+	uint32_t avail = p->truncated ? p->orig_len - off : have;
 
 	*reason = DROP_TRUNCATED;
-	if (avail == 0)
+	if (have == 0)
 		return -1;
 	if (nh != IPPROTO_ETHERNET_SR &&
 	    (in[0] >> 4) != (nh == IPPROTO_IPV6 ? 6 : 4)) {
@@ -175,9 +178,9 @@ int behavior_inner_check(struct pkt *p, uint32_t off, uint8_t nh,
 	}
 	switch (nh) {
 	case IPPROTO_ETHERNET_SR:
-		return avail >= ETH_HDR_LEN ? 0 : -1;
+		return have >= ETH_HDR_LEN ? 0 : -1;
 	case IPPROTO_IPV6:
-		if (avail < IPV6_HDR_LEN)
+		if (have < IPV6_HDR_LEN)
 			return -1;
 		ilen = IPV6_HDR_LEN + ((uint32_t)in[4] << 8 | in[5]);
 		if (ilen == IPV6_HDR_LEN) {
@@ -186,7 +189,7 @@ int behavior_inner_check(struct pkt *p, uint32_t off, uint8_t nh,
 		}
 		break;
 	default:
-		if (avail < 20)
+		if (have < 20)
 			return -1;
 		ilen = (uint32_t)in[2] << 8 | in[3];
 		if ((in[0] & 0x0f) < 5 || ilen < (uint32_t)(in[0] & 0x0f) * 4) {

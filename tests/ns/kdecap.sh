@@ -1,0 +1,245 @@
+#!/bin/bash
+# kdecap.sh - `kernel-end auto` (the default) with `gso yes` at the
+# egress PE of an L3VPN: the kernel's seg6local End.DT6 / End.DX4
+# decapsulates the TCP super-packets of srv6d's decapsulating SIDs,
+# through the rules and routes srv6d installs for each
+# (src/route/kencap_routes.h, src/io/kend.h), GRO on at every veth:
+#
+#   gen (iperf3 client, kernel seg6: fd00:a::/64 encap segs fc00:100::6,
+#        10.10.0.0/24 encap.red segs fc00:100::4)
+#     -> gw (srv6d End.DT6 fc00:100::6 table 200, End.DX4 fc00:100::4 nh4
+#            203.0.113.2, End.DX6 fc00:100::5 nh6 fc00:3::2 oif gw2,
+#            End.DT4 fc00:100::7 table 200)
+#     -> s2 (iperf3 server on fd00:a::1 and 10.10.0.1; arp_ignore 1, so
+#            an ARP for 10.10.0.1 on the link goes unanswered: End.DX4
+#            must send to nh4's neighbour)
+#
+# Checks: each decapsulating SID's fwmark rule (End.DX4 an IPv4 one too)
+# and seg6local route in its table (End.DX6/DX4: and a host route to the
+# next hop via itself), none for End.DT4 (a VRF's in the kernel); a TCP transfer
+# through each of End.DT6 (SRH with SL 0) and End.DX4 (no SRH): srv6d's
+# kend counts what the route counted, no error there, no TCP checksum
+# error at s2, every segment leaving gw2 (tx checksum off: summed in
+# software) plain TCP with a valid checksum; a reload that removes
+# End.DX4 removes its rules and routes and keeps End.DT6's mark;
+# `kernel-end no` leaves no seg6local route and no rule of the old marks;
+# nothing of the range is left after srv6d stops; with `header-queue 1`
+# the same transfers cross as their headers only (hq_truncated) and the
+# kernel decapsulates them, kend again the routes' count.
+T=kdecap
+# shellcheck source=tests/ns/lib.sh
+. "$(dirname "$0")/lib.sh"
+ns_init 300
+need_srv6d
+[ "${SRV6D_KERNEL:-}" = 7.2 ] && skip_test "SRV6D_KERNEL=7.2: not run under the emulation"
+for c in iperf3 ethtool nstat tcpdump tshark; do
+	command -v "$c" >/dev/null || skip_test "$c not found"
+done
+BASE=$((0x5d6f0000))	# mark-base's default
+
+nstat_abs() {	# NS COUNTER
+	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 + 0 }'
+}
+
+# range_objects: gw's rules and routes in srv6d's range, one a line
+# ("rule6|rule4 MARK TABLE", "route6|route4 TABLE ROUTE..."), sorted.
+range_objects() {
+	{ ip -n "$GW" -6 rule show | sed 's/^/rule6 /'
+	  ip -n "$GW" -4 rule show | sed 's/^/rule4 /'
+	  ip -n "$GW" -6 route show table all | sed 's/^/route6 /'
+	  ip -n "$GW" -4 route show table all | sed 's/^/route4 /'; } | "$PYTHON" -c '
+import sys
+b, out = int(sys.argv[1]), []
+for line in sys.stdin:
+    w = line.split()
+    val = lambda k: w[w.index(k) + 1] if k in w[:-1] else None
+    if w[0].startswith("rule"):
+        m = val("fwmark")
+        if m is not None and b <= int(m, 0) < b + 65536:
+            out.append("%s %d %s" % (w[0], int(m, 0), val("lookup")))
+    else:
+        # the last table is the route one: End.DT6 names another before
+        t = w[len(w) - 1 - w[::-1].index("table") + 1] if "table" in w[:-1] else None
+        if t and t.isdigit() and b <= int(t) < b + 65536:
+            out.append("%s %s %s" % (w[0], t, " ".join(w[1:])))
+if out:
+    print("\n".join(sorted(out)))' "$BASE"
+}
+
+kmark_of() {	# SID: the table of its seg6local route in the range, "" none
+	range_objects | awk -v s="$1" '$1 == "route6" && $3 == s && /seg6local/ { print $2 }'
+}
+
+route_packets() {	# TABLE: what the seg6local route there counted: "PACKETS ERRORS"
+	nsx "$GW" ip -s -6 route show table "$1" | awk '/seg6local/ {
+		for (i = 1; i < NF; i++) {
+			if ($i == "packets") p = $(i + 1)
+			if ($i == "errors") e = $(i + 1)
+		}
+		print p + 0, e + 0 }'
+}
+
+ns_setup || { fail "topology setup"; ns_finish; }
+nsx "$S2" ip -6 addr add fd00:a::1/128 dev lo
+nsx "$S2" ip addr add 10.10.0.1/32 dev lo
+_sysctls "$S2" net.ipv4.conf.all.arp_ignore=1 net.ipv4.conf.s2.arp_ignore=1 ||
+	fail "arp_ignore at s2"
+nsx "$GW" ip -6 route add fd00:a::/64 via fc00:3::2 dev gw2 table 200 ||
+	fail "table 200 at gw"
+nsx "$GEN" ip sr tunsrc set fc00:1::1
+nsx "$GEN" ip -6 route replace fd00:a::/64 encap seg6 mode encap \
+	segs fc00:100::6 via fc00:1::2 dev g0 || fail "seg6 encap route at gen"
+nsx "$GEN" ip route replace 10.10.0.0/24 encap seg6 mode encap.red \
+	segs fc00:100::4 dev g0 || fail "seg6 encap.red route at gen"
+for ns_if in "$GEN:g0" "$GW:gw0" "$GW:gw2" "$S2:s2"; do
+	nsx "${ns_if%%:*}" ethtool -K "${ns_if#*:}" gro on >/dev/null 2>&1 ||
+		skip_test "ethtool -K ${ns_if#*:} gro on failed"
+done
+nsx "$GW" ethtool -K gw2 tx off >/dev/null 2>&1 || skip_test "ethtool -K gw2 tx off failed"
+nsx "$S2" iperf3 -s -D >/dev/null 2>&1
+nfq_steer6 fc00:100::/32 || fail "NFQUEUE rule"
+
+conf() {	# [kernel-end no] [no-dx4]
+	echo "queue 0"
+	echo "gso yes"
+	echo "sid fc00:100::6/128 action End.DT6 table 200"
+	case " $* " in *" no-dx4 "*) ;; *)
+	echo "sid fc00:100::4/128 action End.DX4 nh4 203.0.113.2" ;; esac
+	echo "sid fc00:100::5/128 action End.DX6 nh6 fc00:3::2 oif gw2"
+	echo "sid fc00:100::7/128 action End.DT4 table 200"
+	case " $* " in *" kernel-end no "*) echo "kernel-end no" ;; esac
+}
+conf >"$TMPD/srv6d.conf"
+srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start"; ns_finish; }
+
+objs=$(range_objects)
+say "range at start:"; printf '%s\n' "$objs" | sed "s/^/$T:   /"
+MDT6=$(kmark_of fc00:100::6) MDX4=$(kmark_of fc00:100::4) MDX6=$(kmark_of fc00:100::5)
+has() { printf '%s\n' "$objs" | grep -q -- "$1"; }
+if [ -n "$MDT6" ] && has "^rule6 $MDT6 $MDT6$" &&
+	has "^route6 $MDT6 fc00:100::6 encap seg6local action End.DT6 table 200.* dev srv6d0"; then
+	pass "End.DT6: rule and 'seg6local action End.DT6 table 200 ... dev srv6d0' in table $MDT6"
+else
+	fail "End.DT6 (table '$MDT6'): $objs"
+fi
+if [ -n "$MDX4" ] && has "^rule6 $MDX4 $MDX4$" && has "^rule4 $MDX4 $MDX4$" &&
+	has "^route6 $MDX4 fc00:100::4 encap seg6local action End.DX4 nh4 203.0.113.2.* dev srv6d0" &&
+	has "^route4 $MDX4 203.0.113.2 via 203.0.113.2 dev gw2"; then
+	pass "End.DX4: both rules, its seg6local route and nh4/32 via nh4 in table $MDX4"
+else
+	fail "End.DX4 (table '$MDX4'): $objs"
+fi
+if [ -n "$MDX6" ] && has "^rule6 $MDX6 $MDX6$" &&
+	has "^route6 $MDX6 fc00:100::5 encap seg6local action End.DX6 nh6 fc00:3::2.* dev srv6d0" &&
+	has "^route6 $MDX6 fc00:3::2 via fc00:3::2 dev gw2"; then
+	pass "End.DX6: rule, its seg6local route and nh6/128 via nh6 dev gw2 in table $MDX6"
+else
+	fail "End.DX6 (table '$MDX6'): $objs"
+fi
+if has "fc00:100::7 .*seg6local"; then fail "End.DT4 got a seg6local route"
+else pass "End.DT4 keeps srv6d's own way (no seg6local route)"; fi
+read -r on n <<<"$(ctl_get "'%s %d' % (s['kernel_end']['active'], s['kernel_end']['sids'])")"
+expect_eq "status: kernel-end on, 3 SIDs" "$on $n" "True 3"
+if timeout 5 "$SRV6CTL" -s "$SOCK" status | grep -q "^kernel-end auto: .*(0 End SIDs, 3 decapsulating)"; then
+	pass "srv6ctl status says kernel-end is on for 3 decapsulating SIDs"
+else
+	fail "srv6ctl status: $(timeout 5 "$SRV6CTL" -s "$SOCK" status | grep kernel-end)"
+fi
+
+# ---- transfers -----------------------------------------------------------
+transfer() {	# LABEL FAMILY DST TABLE FILTER
+	local pcap="$TMPD/$1.pcap" kd0 kd1 rp0 re0 rp1 re1 csum0 csum1 tp bytes good bad
+	kd0=$(ctl_get "s['totals']['kend']")
+	read -r rp0 re0 <<<"$(route_packets "$4")"
+	csum0=$(nstat_abs "$S2" TcpInCsumErrors)
+	nsx "$GW" timeout 20 tcpdump -i gw2 -Q out -s 0 -w "$pcap" -c 20000 tcp >/dev/null 2>&1 &
+	tp=$!
+	sleep 1
+	bytes=$(nsx "$GEN" timeout 15 iperf3 "$2" -c "$3" -t 2 -J 2>/dev/null |
+		"$PYTHON" -c 'import json,sys
+try: print(int(json.load(sys.stdin)["end"]["sum_received"]["bytes"]))
+except Exception: print(0)')
+	sleep 0.5
+	kill -INT "$tp" 2>/dev/null
+	wait "$tp" 2>/dev/null
+	kd1=$(ctl_get "s['totals']['kend']")
+	read -r rp1 re1 <<<"$(route_packets "$4")"
+	csum1=$(nstat_abs "$S2" TcpInCsumErrors)
+	say "$1: $bytes bytes, kend $((kd1 - kd0)), the route counted $((rp1 - rp0)) ($((re1 - re0)) errors)"
+	if [ "${bytes:-0}" -gt 1000000 ]; then pass "$1: the transfer got through ($bytes bytes)"
+	else fail "$1: transfer: ${bytes:-0} bytes"; fi
+	if [ $((kd1 - kd0)) -gt 10 ]; then
+		pass "$1: srv6d handed $((kd1 - kd0)) super-packets to the kernel"
+	else
+		fail "$1: kend counter: $((kd1 - kd0))"
+	fi
+	expect_eq "$1: the seg6local route counted what srv6d handed it" $((rp1 - rp0)) $((kd1 - kd0))
+	expect_eq "$1: the seg6local route counted no error" $((re1 - re0)) 0
+	expect_eq "$1: s2 counted no TCP checksum error" $((csum1 - csum0)) 0
+	good=$(tshark -r "$pcap" -o tcp.check_checksum:TRUE \
+		-Y "tcp.len > 0 && tcp.checksum.status == 1 && $5" 2>/dev/null | wc -l)
+	bad=$(tshark -r "$pcap" -o tcp.check_checksum:TRUE \
+		-Y "tcp.len > 0 && (tcp.checksum.status != 1 || !($5) || _ws.malformed)" \
+		2>/dev/null | wc -l)
+	if [ "$good" -gt 100 ] && [ "$bad" = 0 ]; then
+		pass "$1: every segment leaving gw2 is plain TCP with a valid checksum ($good)"
+	else
+		fail "$1: $good good, $bad not good segments leaving gw2"
+	fi
+}
+transfer End.DT6 -6 fd00:a::1 "$MDT6" \
+	'ipv6.dst == fd00:a::1 && !ipv6.routing && ipv6.nxt == 6 && ipv6.hlim == 63'
+transfer End.DX4 -4 10.10.0.1 "$MDX4" \
+	'ip.dst == 10.10.0.1 && ip.proto == 6 && ip.ttl == 63 && !ipv6 && eth.dst == '"$MAC_S2"
+
+# ---- reloads -------------------------------------------------------------
+conf no-dx4 >"$TMPD/srv6d.conf"
+timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null || fail "reload"
+objs=$(range_objects)
+say "range after the reload without End.DX4:"; printf '%s\n' "$objs" | sed "s/^/$T:   /"
+if [ -n "$MDX4" ] && ! has "^[a-z0-9]* $MDX4 " && [ "$(kmark_of fc00:100::6)" = "$MDT6" ]; then
+	pass "the reload removed End.DX4's rules and routes, End.DT6 kept its mark"
+else
+	fail "after the reload: $objs"
+fi
+conf no-dx4 "kernel-end no" >"$TMPD/srv6d.conf"
+timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null || fail "reload (kernel-end no)"
+objs=$(range_objects)
+if ! has seg6local && ! has "^[a-z0-9]* $MDT6 " && ! has "^[a-z0-9]* $MDX6 "; then
+	pass "kernel-end no: no seg6local route, nothing of the kernel marks"
+else
+	fail "kernel-end no: $objs"
+fi
+expect_eq "status: kernel-end off, why" \
+	"$(ctl_get "'%s %s' % (s['kernel_end']['active'], s['kernel_end']['why'])")" "False kernel-end no"
+conf >"$TMPD/srv6d.conf"
+timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null || fail "reload (back on)"
+[ -n "$(kmark_of fc00:100::4)" ] || fail "kernel-end back on: no End.DX4 route"
+srv6d_stop || fail "srv6d exit"
+expect_eq "nothing of the range is left after srv6d stops" "$(range_objects)" ""
+
+# ---- a header queue (`header-queue 1`) -------------------------------------
+# The super-packets cross into srv6d as their first 2112 bytes only
+# (hq_truncated), are checked, counted and handed to the kernel's
+# decapsulation from their headers (kend_from_headers()); none bounced.
+nfq_steer6_hq fc00:100::/32 || fail "header queue rule"
+{ echo "header-queue 1"; conf; } >"$TMPD/srv6d.conf"
+srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start (header queue)"; ns_finish; }
+MDT6=$(kmark_of fc00:100::6) MDX4=$(kmark_of fc00:100::4)
+hq0=$(ctl_get "s['totals']['hq_truncated']")
+b0=$(ctl_get "s['totals']['bounced']")
+transfer "End.DT6 by headers" -6 fd00:a::1 "$MDT6" \
+	'ipv6.dst == fd00:a::1 && !ipv6.routing && ipv6.nxt == 6 && ipv6.hlim == 63'
+transfer "End.DX4 by headers" -4 10.10.0.1 "$MDX4" \
+	'ip.dst == 10.10.0.1 && ip.proto == 6 && ip.ttl == 63 && !ipv6 && eth.dst == '"$MAC_S2"
+hq1=$(ctl_get "s['totals']['hq_truncated']")
+b1=$(ctl_get "s['totals']['bounced']")
+say "header queue: hq_truncated $((hq1 - hq0)), bounced $((b1 - b0))"
+if [ $((hq1 - hq0)) -gt 10 ]; then
+	pass "the header queue cut $((hq1 - hq0)) super-packets short"
+else
+	fail "hq_truncated: $((hq1 - hq0))"
+fi
+srv6d_stop || fail "srv6d exit (header queue)"
+expect_eq "nothing of the range is left after srv6d stops (header queue)" "$(range_objects)" ""
+ns_finish
