@@ -1157,8 +1157,9 @@ static int caps_reduce(char *err, size_t errlen)
 			"rules and verdicts will fail");
 	if (!(eff & (1ull << CAP_NET_RAW)))
 		log_msg(LOG_WARNING, "running without CAP_NET_RAW: End.DX2, "
-			"End.DX4, End.DT4 and End.DT46 SIDs are refused, ICMP "
-			"errors to IPv4 sources are dropped");
+			"End.DX4, End.DT4 and End.DT46 SIDs (with offload yes, "
+			"the default, also End.X, End.T, End.DX6 and End.DT6) "
+			"are refused, ICMP errors to IPv4 sources are dropped");
 	return 0;
 }
 
