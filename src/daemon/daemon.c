@@ -118,7 +118,8 @@ static void config_warning_reload(void *arg, const char *file,
 				  unsigned line, const char *msg)
 {
 	(void)arg;
-	log_msg(LOG_WARNING, "%s:%u: warning: %s", file, line, msg);
+	/* log_msg() puts "warning: " in front */
+	log_msg(LOG_WARNING, "%s:%u: %s", file, line, msg);
 }
 
 /* A reload's errors: logged, and kept for srv6ctl reload. */
