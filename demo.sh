@@ -79,7 +79,7 @@ nsx "$GW" iptables -t raw -S PREROUTING
 step "starting srv6d in $GW"
 srv6d_start "$CONF" || exit 1
 echo "srv6d pid $SRV6D_PID, control socket $SOCK"
-echo "its policy routing (End.X, End.T):"
+echo "its policy routing (End.X, End.T; and, offload being on by default, the kernel's End and seg6 for TCP super-packets):"
 nsx "$GW" ip -6 rule | sed 's/^/    /'
 
 # Capture what leaves the gateway toward the sinks and what comes back to gen.

@@ -39,8 +39,8 @@ tcp_bench_init $((120 + 10 * RUNS * (SECS + 5))) iperf3
 eval "l3vpn_conf_base() $(declare -f l3vpn_srv6d_conf | tail -n +2)"
 l3vpn_srv6d_conf() {
 	l3vpn_conf_base "$1"
-	[ "$1" = 1 ] && [ "$PE1_GSO" = yes ] && echo "gso yes"
-	[ "$1" = 2 ] && [ "$PE2_GSO" = yes ] && echo "gso yes"
+	# offload yes is the default: the `gso no` rows say `offload no`
+	if [ "$1" = 1 ]; then echo "offload $PE1_GSO"; else echo "offload $PE2_GSO"; fi
 	[ "$1" = 1 ] && [ "${PE1_HQ:-no}" = yes ] && echo "header-queue 1"
 	return 0
 }

@@ -21,9 +21,10 @@
 #                  srv6d0, the reinjection device's receiving end
 #                  (threaded NAPI: it coalesces KENCAP=no's segments
 #                  again); and after the `gso no` rows, with srv6d's
-#                  End.DT6 and End.DT4 at PE2, whose config has no `gso`
-#                  line (the default `gso no`: PE2's NFQUEUE segments what
-#                  it queues; bench/l3vpn-kencap.sh runs PE2 with `gso yes`)
+#                  End.DT6 and End.DT4 at PE2, whose config says
+#                  `offload no` (the old default: PE2's NFQUEUE segments
+#                  what it queues; bench/l3vpn-kencap.sh runs PE2 with
+#                  offload)
 #   KENCAP=no      with GSO=yes: `kernel-encap no` at PE1, whose H.Encaps
 #                  then cuts the super-packets into segments
 #                  (REINJECT_SEGMENT)
@@ -42,13 +43,17 @@ PE1_GSO=no
 
 tcp_bench_init $((90 + 8 * RUNS * (SECS + 5))) iperf3
 
-# l3vpn.sh's config, with `gso yes` at PE1 when PE1_GSO=yes.
+# l3vpn.sh's config, with `offload yes` at PE1 when PE1_GSO=yes, else
+# `offload no` (PE2 always: the `gso no` rows of before offload was the
+# default).
 eval "l3vpn_conf_base() $(declare -f l3vpn_srv6d_conf | tail -n +2)"
 l3vpn_srv6d_conf() {
 	l3vpn_conf_base "$1"
-	[ "$1" = 1 ] && [ "$PE1_GSO" = yes ] &&
-		printf 'gso yes\nkernel-encap %s\n' "${KENCAP:-auto}"
-	return 0
+	if [ "$1" = 1 ] && [ "$PE1_GSO" = yes ]; then
+		printf 'offload yes\nkernel-encap %s\n' "${KENCAP:-auto}"
+	else
+		echo "offload no"
+	fi
 }
 
 measure() {	# LABEL DST_NS DST SRC_NS: RUNS rates in Mbit/s to $TMPD/LABEL

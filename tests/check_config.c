@@ -1084,30 +1084,156 @@ START_TEST(test_hmac)
 }
 END_TEST
 
-START_TEST(test_gso)
-{
-	struct config *cfg = parse_ok("queue 0\n");
+/* A parse's errors and warnings (one arg for both callbacks). */
+struct reports {
+	struct errs errors, warnings;
+};
 
-	ck_assert(!cfg->gso);	/* default: main stays as it was */
+static void collect_error(void *arg, const char *file, unsigned line,
+			  const char *msg)
+{
+	collect(&((struct reports *)arg)->errors, file, line, msg);
+}
+
+static void collect_warning(void *arg, const char *file, unsigned line,
+			    const char *msg)
+{
+	collect(&((struct reports *)arg)->warnings, file, line, msg);
+}
+
+/* parse_warn(): the text parses with no error; its warnings in *w. */
+static struct config *parse_warn(const char *text, struct errs *w)
+{
+	struct reports r;
+	struct config *cfg;
+
+	memset(&r, 0, sizeof(r));
+	cfg = config_parse_buffer_warn("t.conf", text, strlen(text),
+				       collect_error, collect_warning, &r);
+	ck_assert_msg(cfg && r.errors.n == 0, "config rejected: %u errors, "
+		      "first: %s", r.errors.n,
+		      r.errors.n ? r.errors.msg[0] : "(none)");
+	*w = r.warnings;
+	return cfg;
+}
+
+/* offload: yes by default (super-packets whole, kernel-encap and
+ * kernel-end at auto), no turns all of it off; no warning for it. */
+START_TEST(test_offload)
+{
+	struct errs w;
+	struct config *cfg = parse_warn("queue 0\n", &w);
+
+	ck_assert(cfg->gso);	/* default: offload yes */
+	ck_assert_int_eq(cfg->kernel_encap, KERNEL_ENCAP_AUTO);
+	ck_assert_int_eq(cfg->kernel_end, KERNEL_ENCAP_AUTO);
+	ck_assert_uint_eq(w.n, 0);
 	config_free(cfg);
-	cfg = parse_ok("queue 0\ngso yes\n");
+	cfg = parse_warn("queue 0\noffload yes\n", &w);
+	ck_assert(cfg->gso);
+	ck_assert_int_eq(cfg->kernel_encap, KERNEL_ENCAP_AUTO);
+	ck_assert_int_eq(cfg->kernel_end, KERNEL_ENCAP_AUTO);
+	ck_assert_uint_eq(w.n, 0);
+	config_free(cfg);
+	cfg = parse_warn("queue 0\noffload no\n", &w);
+	ck_assert(!cfg->gso);
+	ck_assert_uint_eq(w.n, 0);
+	config_free(cfg);
+	BAD("queue 0\noffload maybe\n",
+	    "t.conf:2: offload: expected yes or no, found 'maybe'");
+	BAD("queue 0\noffload\n",
+	    "t.conf:2: offload: missing argument (expected yes or no)");
+	BAD("queue 0\noffload yes\noffload no\n",
+	    "t.conf:3: duplicate 'offload' directive (first at line 2)");
+	/* Super-packets have a way back without payloads (reinject.h). */
+	cfg = parse_ok("queue 0\nreinject no-payload\n");
 	ck_assert(cfg->gso);
 	config_free(cfg);
-	cfg = parse_ok("queue 0\ngso no\n");
+	cfg = parse_ok("queue 0\nreinject no-payload\noffload no\n");
 	ck_assert(!cfg->gso);
+	config_free(cfg);
+}
+END_TEST
+
+/* The old names still parse, as overrides of what offload sets, each
+ * with one warning at its line; the parse does not fail. */
+START_TEST(test_deprecated_names)
+{
+	struct errs w;
+	struct config *cfg = parse_warn("queue 0\ngso no\n", &w);
+
+	ck_assert(!cfg->gso);	/* gso no = offload no */
+	ck_assert_uint_eq(w.n, 1);
+	ck_assert_str_eq(w.msg[0], "t.conf:2: 'gso' is deprecated: use "
+			 "'offload'");
+	config_free(cfg);
+	cfg = parse_warn("queue 0\ngso yes\n", &w);
+	ck_assert(cfg->gso);
+	ck_assert_uint_eq(w.n, 1);
+	config_free(cfg);
+	cfg = parse_warn("queue 0\nkernel-end no\n", &w);
+	ck_assert(cfg->gso);	/* still whole, without the kernel's End */
+	ck_assert_int_eq(cfg->kernel_end, KERNEL_ENCAP_NO);
+	ck_assert_int_eq(cfg->kernel_encap, KERNEL_ENCAP_AUTO);
+	ck_assert_uint_eq(w.n, 1);
+	ck_assert_str_eq(w.msg[0], "t.conf:2: 'kernel-end' is deprecated: "
+			 "'offload' sets it");
+	config_free(cfg);
+	cfg = parse_warn("queue 0\nkernel-encap no\n", &w);
+	ck_assert(cfg->gso);
+	ck_assert_int_eq(cfg->kernel_encap, KERNEL_ENCAP_NO);
+	ck_assert_int_eq(cfg->kernel_end, KERNEL_ENCAP_AUTO);
+	ck_assert_uint_eq(w.n, 1);
+	ck_assert_str_eq(w.msg[0], "t.conf:2: 'kernel-encap' is deprecated: "
+			 "'offload' sets it");
+	config_free(cfg);
+	/* yes no longer needs a gso line: offload is on by default */
+	cfg = parse_warn("queue 0\nkernel-encap yes\nkernel-end yes\n", &w);
+	ck_assert_int_eq(cfg->kernel_encap, KERNEL_ENCAP_YES);
+	ck_assert_int_eq(cfg->kernel_end, KERNEL_ENCAP_YES);
+	ck_assert_uint_eq(w.n, 2);
+	ck_assert_str_eq(w.msg[0], "t.conf:2: 'kernel-encap' is deprecated: "
+			 "'offload' sets it");
+	ck_assert_str_eq(w.msg[1], "t.conf:3: 'kernel-end' is deprecated: "
+			 "'offload' sets it");
+	config_free(cfg);
+	/* the same value as offload: a warning, no error */
+	cfg = parse_warn("queue 0\noffload no\ngso no\nkernel-end no\n", &w);
+	ck_assert(!cfg->gso);
+	ck_assert_uint_eq(w.n, 2);
+	config_free(cfg);
+	/* config_parse_buffer() reports none (nothing on stderr either) */
+	cfg = parse_ok("queue 0\ngso yes\nkernel-end auto\nkernel-encap auto\n");
 	config_free(cfg);
 	BAD("queue 0\ngso maybe\n",
 	    "t.conf:2: gso: expected yes or no, found 'maybe'");
-	BAD("queue 0\ngso\n",
-	    "t.conf:2: gso: missing argument (expected yes or no)");
 	BAD("queue 0\ngso yes\ngso no\n",
 	    "t.conf:3: duplicate 'gso' directive (first at line 2)");
-	/* Super-packets have a way back without payloads (reinject.h). */
-	cfg = parse_ok("queue 0\nreinject no-payload\ngso yes\n");
-	ck_assert(cfg->gso);
-	config_free(cfg);
-	cfg = parse_ok("queue 0\nreinject no-payload\ngso no\n");
-	config_free(cfg);
+}
+END_TEST
+
+/* What cannot hold together: offload against gso, yes without
+ * super-packets. */
+START_TEST(test_err_offload)
+{
+	BAD("queue 0\noffload no\ngso yes\n",
+	    "t.conf:3: gso yes contradicts 'offload no' at line 2");
+	BAD("queue 0\ngso no\noffload yes\n",
+	    "t.conf:2: gso no contradicts 'offload yes' at line 3");
+	BAD("queue 0\noffload no\nkernel-encap yes\n",
+	    "t.conf:3: kernel-encap yes: the kernel encapsulates "
+	    "super-packets, which 'offload no' (line 2) turns off");
+	BAD("queue 0\noffload no\nkernel-end yes\n",
+	    "t.conf:3: kernel-end yes: the kernel's End rewrites "
+	    "super-packets, which 'offload no' (line 2) turns off");
+	BAD("queue 0\nkernel-end yes\ngso no\nkernel-encap yes\n",
+	    "t.conf:4: kernel-encap yes: the kernel encapsulates "
+	    "super-packets, which 'gso no' (line 3) turns off",
+	    "t.conf:2: kernel-end yes: the kernel's End rewrites "
+	    "super-packets, which 'gso no' (line 3) turns off");
+	/* contradicting, one error only (not one more per consequence) */
+	BAD("queue 0\noffload yes\ngso no\nkernel-end yes\nheader-queue 1\n",
+	    "t.conf:3: gso no contradicts 'offload yes' at line 2");
 }
 END_TEST
 
@@ -1185,7 +1311,7 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nqeueu 1\n",
 	    "t.conf:2: unknown directive 'qeueu' (expected queue, encap-source, "
 	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate, "
-	    "icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap, kernel-end or header-queue)");
+	    "icmp-burst, hmac, hmac-require, control-group, kernel-routes, offload or header-queue)");
 	BAD("queue\n",
 	    "t.conf:1: queue: missing argument (expected a queue number or a "
 	    "range like 0-3)");
@@ -1302,7 +1428,7 @@ START_TEST(test_err_addresses)
 	BAD("queue 0\nfoo0123456789012345678901234567890123456789012345678901234\n",
 	    "t.conf:2: unknown directive 'foo012345678901234567890123456789012345"
 	    "678901234...' (expected queue, encap-source, sid, route, tun-name, "
-	    "reinject, mark-base, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap, kernel-end or header-queue)");
+	    "reinject, mark-base, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, control-group, kernel-routes, offload or header-queue)");
 }
 END_TEST
 
@@ -1586,7 +1712,7 @@ START_TEST(test_err_lines)
 		"t.conf:2: line is too long (4097 bytes, at most 4096)",
 		"t.conf:3: unknown directive 'foo' (expected queue, encap-source, "
 		"sid, route, tun-name, reinject, mark-base, rule-priority, "
-		"icmp-rate, icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap, kernel-end or header-queue)", NULL });
+		"icmp-rate, icmp-burst, hmac, hmac-require, control-group, kernel-routes, offload or header-queue)", NULL });
 	free(big);
 
 	check_bad_len(nul, sizeof(nul) - 1, (const char *const[]){
@@ -1621,7 +1747,7 @@ START_TEST(test_err_many)
 	    "t.conf:2: duplicate 'queue' directive (first at line 1)",
 	    "t.conf:3: unknown directive 'bogus' (expected queue, encap-source, "
 	    "sid, route, tun-name, reinject, mark-base, rule-priority, icmp-rate, "
-	    "icmp-burst, hmac, hmac-require, control-group, kernel-routes, gso, kernel-encap, kernel-end or header-queue)",
+	    "icmp-burst, hmac, hmac-require, control-group, kernel-routes, offload or header-queue)",
 	    "t.conf:4: encap-source: expected an IPv6 address, found '10.0.0.1'",
 	    "t.conf:5: sid: fc00:100::1/64 has host bits set past /64 (did you "
 	    "mean fc00:100::/64?)",
@@ -1857,7 +1983,13 @@ START_TEST(test_header_queue)
 	    "t.conf:2: header-queue: 2-5 overlaps the queues 0-3 of 'queue'");
 	BAD("queue 0\nheader-queue 1\ngso no\n",
 	    "t.conf:2: header-queue: a header queue is for super-packets, "
-	    "which need 'gso yes'");
+	    "which 'gso no' (line 3) turns off");
+	BAD("queue 0\noffload no\nheader-queue 1\n",
+	    "t.conf:3: header-queue: a header queue is for super-packets, "
+	    "which 'offload no' (line 2) turns off");
+	cfg = parse_ok("queue 0\nheader-queue 1\n");	/* offload yes */
+	ck_assert(cfg->has_hqueue && cfg->gso);
+	config_free(cfg);
 	BAD("queue 0\nheader-queue 1 copy 127\ngso yes\n",
 	    "t.conf:2: header-queue: copy 127 is out of range (128-65531)");
 	BAD("queue 0\nheader-queue 1 size 512\ngso yes\n",
@@ -1900,7 +2032,8 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_inherit_marks_full);
 	tcase_add_test(good, test_weighted_and_binding);
 	tcase_add_test(good, test_hmac);
-	tcase_add_test(good, test_gso);
+	tcase_add_test(good, test_offload);
+	tcase_add_test(good, test_deprecated_names);
 	tcase_add_test(good, test_control_group);
 	tcase_add_test(good, test_merge_kernel);
 	tcase_add_test(good, test_merge_kernel_tables);
@@ -1921,6 +2054,7 @@ static Suite *config_suite(void)
 	tcase_add_test(bad, test_err_weighted_and_binding);
 	tcase_add_test(bad, test_err_hmac);
 	tcase_add_test(bad, test_header_queue);
+	tcase_add_test(bad, test_err_offload);
 	suite_add_tcase(s, bad);
 	return s;
 }

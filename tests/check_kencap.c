@@ -118,27 +118,32 @@ START_TEST(keep)
 }
 END_TEST
 
-/* Nothing with kernel-encap no or without gso yes; kernel-encap yes
- * needs gso yes; a bad value is an error at its line. */
+/* Nothing with kernel-encap no or offload no; by default (offload yes,
+ * kernel-encap auto) every list; kernel-encap yes needs offload yes; a
+ * bad value is an error at its line. */
 START_TEST(directive)
 {
-	struct config *cfg = parse("queue 0\ngso yes\nkernel-encap no\n"
-				   POLICIES);
+	struct config *cfg = parse("queue 0\nkernel-encap no\n" POLICIES);
 	char err[256] = "";
 
 	ck_assert_int_eq(cfg->kernel_encap, KERNEL_ENCAP_NO);
 	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
 	ck_assert_uint_eq(cfg->nkencaps, 0);
 	config_free(cfg);
-	cfg = parse("queue 0\n" POLICIES);
+	cfg = parse("queue 0\noffload no\n" POLICIES);
 	ck_assert_int_eq(cfg->kernel_encap, KERNEL_ENCAP_AUTO);
 	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
 	ck_assert_uint_eq(cfg->nkencaps, 0);
 	config_free(cfg);
+	cfg = parse("queue 0\n" POLICIES);
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	ck_assert_uint_eq(cfg->nkencaps, 2);
+	config_free(cfg);
 	ck_assert_ptr_null(config_parse_buffer("k.conf",
-		"queue 0\nkernel-encap yes\n", 25, quiet, err));
-	ck_assert_str_eq(err, "k.conf:2: kernel-encap yes: the kernel "
-			 "encapsulates super-packets, which need 'gso yes'");
+		"queue 0\noffload no\nkernel-encap yes\n", 36, quiet, err));
+	ck_assert_str_eq(err, "k.conf:3: kernel-encap yes: the kernel "
+			 "encapsulates super-packets, which 'offload no' (line "
+			 "2) turns off");
 	err[0] = 0;
 	ck_assert_ptr_null(config_parse_buffer("k.conf",
 		"queue 0\ngso yes\nkernel-encap maybe\n", 35, quiet, err));
@@ -303,11 +308,12 @@ START_TEST(kdecap_assign_stable)
 }
 END_TEST
 
-/* Nothing with kernel-end no or without gso yes; kernel-end yes needs
- * gso yes (an error at its line); a bad value is an error. */
+/* Nothing with kernel-end no or offload no; by default a mark; kernel-end
+ * yes needs offload yes (an error at its line); a bad value is an
+ * error. */
 START_TEST(kend_directive)
 {
-	struct config *cfg = parse("queue 0\ngso yes\nkernel-end no\n"
+	struct config *cfg = parse("queue 0\nkernel-end no\n"
 				   "sid fc00:100::1/128 action End\n");
 	char err[256] = "";
 
@@ -315,15 +321,20 @@ START_TEST(kend_directive)
 	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
 	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
 	config_free(cfg);
-	cfg = parse("queue 0\nsid fc00:100::1/128 action End\n");
+	cfg = parse("queue 0\noffload no\nsid fc00:100::1/128 action End\n");
 	ck_assert_int_eq(cfg->kernel_end, KERNEL_ENCAP_AUTO);
 	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
 	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
 	config_free(cfg);
+	cfg = parse("queue 0\nsid fc00:100::1/128 action End\n");
+	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	ck_assert_uint_ne(cfg->sids[0].kend_mark, 0);
+	config_free(cfg);
 	ck_assert_ptr_null(config_parse_buffer("k.conf",
-		"queue 0\nkernel-end yes\n", 23, quiet, err));
-	ck_assert_str_eq(err, "k.conf:2: kernel-end yes: the kernel's End "
-			 "rewrites super-packets, which need 'gso yes'");
+		"queue 0\ngso no\nkernel-end yes\n", 30, quiet, err));
+	ck_assert_str_eq(err, "k.conf:3: kernel-end yes: the kernel's End "
+			 "rewrites super-packets, which 'gso no' (line 2) turns "
+			 "off");
 	err[0] = 0;
 	ck_assert_ptr_null(config_parse_buffer("k.conf",
 		"queue 0\nkernel-end maybe\n", 25, quiet, err));

@@ -33,9 +33,14 @@
 struct parser {
 	const char *name;
 	config_error_fn err;
+	config_error_fn warn;
 	void *arg;
 	unsigned line;
 	unsigned errors;
+	/* `offload` and the deprecated `gso`: their lines (0: absent) and
+	 * values, for check_offload(). */
+	unsigned offload_line, gso_line;
+	bool offload, gso;
 	struct config *cfg;
 	unsigned sids_cap, pols_cap, bsid_cap, hmac_cap;
 	unsigned *seen;			/* per directive: line first seen */
@@ -72,6 +77,22 @@ error_at(struct parser *p, unsigned line, const char *fmt, ...)
 }
 
 #define error(p, ...)	error_at((p), (p)->line, __VA_ARGS__)
+
+/* A warning on the current line: reported through p->warn (none when it
+ * is NULL); the parse goes on and does not fail. */
+static void __attribute__((format(printf, 2, 3)))
+warning(struct parser *p, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!p->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	p->warn(p->arg, p->name, p->line, msg);
+}
 
 static char *next_buf(struct parser *p)
 {
@@ -1448,10 +1469,27 @@ static int parse_hmac_require(struct parser *p, int argc, char **argv)
 	return parse_yes_no(p, argc, argv, &p->cfg->hmac_require);
 }
 
-/* gso yes|no */
+/* offload yes|no: super-packets whole (the queues' NFQA_CFG_F_GSO) with
+ * the kernel's seg6 and End at auto, or none of it. */
+static int parse_offload(struct parser *p, int argc, char **argv)
+{
+	if (parse_yes_no(p, argc, argv, &p->offload) < 0)
+		return -1;
+	p->offload_line = p->line;
+	p->cfg->gso = p->offload;
+	return 0;
+}
+
+/* gso yes|no: the deprecated name of offload's queue binding; `gso no`
+ * is `offload no` (kernel-encap and kernel-end need super-packets). */
 static int parse_gso(struct parser *p, int argc, char **argv)
 {
-	return parse_yes_no(p, argc, argv, &p->cfg->gso);
+	warning(p, "'gso' is deprecated: use 'offload'");
+	if (parse_yes_no(p, argc, argv, &p->gso) < 0)
+		return -1;
+	p->gso_line = p->line;
+	p->cfg->gso = p->gso;
+	return 0;
 }
 
 /* auto|yes|no into *mode and *line (`kernel-encap`, `kernel-end`). */
@@ -1474,14 +1512,19 @@ static int parse_auto_yes_no(struct parser *p, int argc, char **argv,
 	return -1;
 }
 
+/* kernel-encap auto|yes|no: deprecated, an override of what `offload`
+ * sets (auto with offload yes). */
 static int parse_kernel_encap(struct parser *p, int argc, char **argv)
 {
+	warning(p, "'kernel-encap' is deprecated: 'offload' sets it");
 	return parse_auto_yes_no(p, argc, argv, &p->cfg->kernel_encap,
 				 &p->cfg->kernel_encap_line);
 }
 
+/* kernel-end auto|yes|no: deprecated, like kernel-encap. */
 static int parse_kernel_end(struct parser *p, int argc, char **argv)
 {
+	warning(p, "'kernel-end' is deprecated: 'offload' sets it");
 	return parse_auto_yes_no(p, argc, argv, &p->cfg->kernel_end,
 				 &p->cfg->kernel_end_line);
 }
@@ -1507,6 +1550,7 @@ static const struct directive {
 	{ "hmac-require", parse_hmac_require, true },
 	{ "control-group", parse_control_group, true },
 	{ "kernel-routes", parse_kernel_routes, true },
+	{ "offload", parse_offload, true },
 	{ "gso", parse_gso, true },
 	{ "kernel-encap", parse_kernel_encap, true },
 	{ "kernel-end", parse_kernel_end, true },
@@ -1528,7 +1572,7 @@ static void parse_words(struct parser *p, int argc, char **argv)
 		error(p, "unknown directive '%s' (expected queue, encap-source, "
 		      "sid, route, tun-name, reinject, mark-base, rule-priority, "
 		      "icmp-rate, icmp-burst, hmac, hmac-require, control-group, "
-		      "kernel-routes, gso, kernel-encap, kernel-end or header-queue)",
+		      "kernel-routes, offload or header-queue)",
 		      quote(p, argv[0]));
 		return;
 	}
@@ -1590,6 +1634,47 @@ static void parse_lines(struct parser *p, const char *text, size_t len)
 
 /* ---- whole-file checks and tables --------------------------------------- */
 
+/* Which line turned super-packets off, for a message: "'offload no'
+ * (line N)" or "'gso no' (line N)". */
+static const char *offload_off_by(struct parser *p)
+{
+	char *b = next_buf(p);
+
+	if (p->gso_line && !p->gso)
+		snprintf(b, BUF_LEN, "'gso no' (line %u)", p->gso_line);
+	else
+		snprintf(b, BUF_LEN, "'offload no' (line %u)", p->offload_line);
+	return b;
+}
+
+/* `offload` and the deprecated `gso` both given, and different. */
+static bool offload_contradicted(const struct parser *p)
+{
+	return p->offload_line && p->gso_line && p->offload != p->gso;
+}
+
+/* offload and the deprecated gso agree; kernel-encap yes and kernel-end
+ * yes need super-packets. */
+static void check_offload(struct parser *p)
+{
+	const struct config *cfg = p->cfg;
+
+	if (offload_contradicted(p)) {
+		error_at(p, p->gso_line, "gso %s contradicts 'offload %s' at "
+			 "line %u", p->gso ? "yes" : "no",
+			 p->offload ? "yes" : "no", p->offload_line);
+		return;
+	}
+	if (cfg->kernel_encap == KERNEL_ENCAP_YES && !cfg->gso)
+		error_at(p, cfg->kernel_encap_line, "kernel-encap yes: the "
+			 "kernel encapsulates super-packets, which %s turns "
+			 "off", offload_off_by(p));
+	if (cfg->kernel_end == KERNEL_ENCAP_YES && !cfg->gso)
+		error_at(p, cfg->kernel_end_line, "kernel-end yes: the "
+			 "kernel's End rewrites super-packets, which %s turns "
+			 "off", offload_off_by(p));
+}
+
 /* header-queue: one header queue per queue (worker i serves both), none
  * of them a queue of `queue`, and super-packets to cut short. */
 static void check_header_queue(struct parser *p)
@@ -1609,9 +1694,10 @@ static void check_header_queue(struct parser *p)
 		error_at(p, cfg->hqueue_line, "header-queue: %u-%u overlaps "
 			 "the queues %u-%u of 'queue'", cfg->hqueue_first,
 			 cfg->hqueue_last, cfg->queue_first, cfg->queue_last);
-	if (!cfg->gso)
+	if (!cfg->gso && !offload_contradicted(p))
 		error_at(p, cfg->hqueue_line, "header-queue: a header queue is "
-			 "for super-packets, which need 'gso yes'");
+			 "for super-packets, which %s turns off",
+			 offload_off_by(p));
 }
 
 /* encap-source is optional: without it the workers pick the outer source
@@ -1621,14 +1707,7 @@ static void check_required(struct parser *p)
 	if (!p->seen[D_QUEUE])
 		error_at(p, 0, "missing 'queue' directive (the NFQUEUE number "
 			 "or range to serve, like 'queue 0-3')");
-	if (p->cfg->kernel_encap == KERNEL_ENCAP_YES && !p->cfg->gso)
-		error_at(p, p->cfg->kernel_encap_line, "kernel-encap yes: the "
-			 "kernel encapsulates super-packets, which need 'gso "
-			 "yes'");
-	if (p->cfg->kernel_end == KERNEL_ENCAP_YES && !p->cfg->gso)
-		error_at(p, p->cfg->kernel_end_line, "kernel-end yes: the "
-			 "kernel's End rewrites super-packets, which need 'gso "
-			 "yes'");
+	check_offload(p);
 	check_header_queue(p);
 }
 
@@ -2056,18 +2135,21 @@ static struct config *config_new(const char *name)
 	cfg->rule_priority = CONFIG_DEFAULT_RULE_PRIO;
 	cfg->icmp_rate = CONFIG_DEFAULT_ICMP_RATE;
 	cfg->icmp_burst = CONFIG_DEFAULT_ICMP_BURST;
+	cfg->gso = true;	/* `offload yes` */
 	return cfg;
 }
 
 /* Parse and validate len bytes of text; name is used in messages.  Returns
  * the config, or NULL after reporting every error through err (stderr when
- * err is NULL). */
-struct config *config_parse_buffer(const char *name, const char *text,
-				   size_t len, config_error_fn err, void *arg)
+ * err is NULL); warnings go to warn (none when NULL) and do not fail. */
+struct config *config_parse_buffer_warn(const char *name, const char *text,
+					size_t len, config_error_fn err,
+					config_error_fn warn, void *arg)
 {
 	unsigned seen[NDIRECTIVES] = { 0 };
 	struct parser p = {
-		.name = name, .err = err, .arg = arg, .seen = seen,
+		.name = name, .err = err, .warn = warn, .arg = arg,
+		.seen = seen,
 	};
 
 	p.cfg = config_new(name);
@@ -2083,6 +2165,13 @@ struct config *config_parse_buffer(const char *name, const char *text,
 		return NULL;
 	}
 	return p.cfg;
+}
+
+/* config_parse_buffer_warn() without the warnings. */
+struct config *config_parse_buffer(const char *name, const char *text,
+				   size_t len, config_error_fn err, void *arg)
+{
+	return config_parse_buffer_warn(name, text, len, err, NULL, arg);
 }
 
 /* Read the whole file (at most CONFIG_MAX_FILE bytes) into *text. */
@@ -2123,9 +2212,9 @@ static int read_file(FILE *f, char **text, size_t *len)
 	return 0;
 }
 
-/* Parse and validate the file at path (see config_parse_buffer()). */
-struct config *config_parse_file(const char *path, config_error_fn err,
-				 void *arg)
+/* Parse and validate the file at path (see config_parse_buffer_warn()). */
+struct config *config_parse_file_warn(const char *path, config_error_fn err,
+				      config_error_fn warn, void *arg)
 {
 	struct parser p = { .name = path, .err = err, .arg = arg };
 	struct config *cfg;
@@ -2150,9 +2239,16 @@ struct config *config_parse_file(const char *path, config_error_fn err,
 		error_at(&p, 0, "cannot read: %s", strerror(-rc));
 		return NULL;
 	}
-	cfg = config_parse_buffer(path, text, len, err, arg);
+	cfg = config_parse_buffer_warn(path, text, len, err, warn, arg);
 	free(text);
 	return cfg;
+}
+
+/* config_parse_file_warn() without the warnings. */
+struct config *config_parse_file(const char *path, config_error_fn err,
+				 void *arg)
+{
+	return config_parse_file_warn(path, err, NULL, arg);
 }
 
 /* Frees everything the config owns, lookup tables included; NULL is

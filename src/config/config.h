@@ -130,11 +130,12 @@ enum reinject_mode {
 	REINJECT_MODE_NO_PAYLOAD,	/* no result as a payload (`tun`) */
 };
 
-/* `kernel-encap auto | yes | no` (srv6d.conf(5), src/route/kencap_routes.h):
+/* `kernel-encap auto | yes | no` (srv6d.conf(5), src/route/kencap_routes.h;
+ * deprecated: `offload` sets auto or, with `offload no`, nothing to do):
  * whether the kernel's seg6 encapsulates srv6d's TCP super-packets. */
 enum kernel_encap_mode {
-	KERNEL_ENCAP_AUTO = 0,	/* with `gso yes`, when the kernel can */
-	KERNEL_ENCAP_YES,	/* the same, and `gso yes` is required */
+	KERNEL_ENCAP_AUTO = 0,	/* with `offload yes`, when the kernel can */
+	KERNEL_ENCAP_YES,	/* the same, and `offload yes` is required */
 	KERNEL_ENCAP_NO,	/* every encapsulated super-packet is cut */
 };
 
@@ -195,8 +196,10 @@ struct config {
 	struct hmac_key *hmac_keys;
 	unsigned nhmac_keys;
 	bool hmac_require;		/* `hmac-require yes`: SIDs verify */
-	bool gso;			/* `gso yes`: queues take super-packets
-					 * whole (nfq.h NFQ_OPEN_GSO) */
+	bool gso;			/* `offload yes` (the default; or the
+					 * deprecated `gso yes`): queues take
+					 * super-packets whole (nfq.h
+					 * NFQ_OPEN_GSO) */
 	/* `control-group NAME|GID`: the control socket's group (the daemon
 	 * applies it at start); has_control_group false: root's. */
 	bool has_control_group;
@@ -246,16 +249,26 @@ struct config {
 	uint32_t nmark_slots;
 };
 
-/* Called once per error: "file:line: message". line 0: not tied to a line. */
+/* Called once per error (or warning): "file:line: message". line 0: not
+ * tied to a line. */
 typedef void (*config_error_fn)(void *arg, const char *file, unsigned line,
 				const char *msg);
 
 /* Parse and validate `path`. Returns the config, or NULL after reporting
- * every error through `err` (stderr when err is NULL). */
+ * every error through `err` (stderr when err is NULL).  Each warning (a
+ * deprecated directive) goes to `warn` (nowhere when NULL) and does not
+ * fail the parse; arg is passed to both. */
+struct config *config_parse_file_warn(const char *path, config_error_fn err,
+				      config_error_fn warn, void *arg);
+
+/* config_parse_file_warn() with no warnings. */
 struct config *config_parse_file(const char *path, config_error_fn err,
 				 void *arg);
 
 /* Same over a buffer; `name` is used in messages. */
+struct config *config_parse_buffer_warn(const char *name, const char *text,
+					size_t len, config_error_fn err,
+					config_error_fn warn, void *arg);
 struct config *config_parse_buffer(const char *name, const char *text,
 				   size_t len, config_error_fn err, void *arg);
 

@@ -103,6 +103,25 @@ static void config_error_stderr(void *arg, const char *file, unsigned line,
 		fprintf(stderr, "%s: %s\n", file, msg);
 }
 
+/* config_error_fn of a warning (a deprecated directive), at start and
+ * for -t: "file:line: warning: message" on stderr. */
+static void config_warning_stderr(void *arg, const char *file,
+				  unsigned line, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "%s:%u: warning: %s\n", file, line, msg);
+}
+
+/* config_error_fn of a reload's warnings: logged, not kept (the reload
+ * goes on). */
+static void config_warning_reload(void *arg, const char *file,
+				  unsigned line, const char *msg)
+{
+	(void)arg;
+	/* log_msg() puts "warning: " in front */
+	log_msg(LOG_WARNING, "%s:%u: %s", file, line, msg);
+}
+
 /* A reload's errors: logged, and kept for srv6ctl reload. */
 struct reload_errors {
 	json_t *list;		/* array of "file:line: message", or NULL */
@@ -137,7 +156,8 @@ static void config_error_reload(void *arg, const char *file, unsigned line,
 
 int daemon_check_config(const char *path)
 {
-	struct config *cfg = config_parse_file(path, config_error_stderr, NULL);
+	struct config *cfg = config_parse_file_warn(path, config_error_stderr,
+						    config_warning_stderr, NULL);
 
 	if (!cfg)
 		return DAEMON_EXIT_ERROR;
@@ -399,7 +419,7 @@ static const char *reload_needs_restart(const struct config *old,
 	if (strcmp(old->tun_name, ncfg->tun_name))
 		return "tun-name";
 	if (old->gso != ncfg->gso)
-		return "gso";	/* the queues' bind flags */
+		return "offload";	/* the queues' bind flags (or 'gso') */
 	if (old->has_control_group != ncfg->has_control_group ||
 	    old->control_gid != ncfg->control_gid)
 		return "control-group";
@@ -475,7 +495,7 @@ static int daemon_apply_same_sids(struct daemon *d, struct config *ncfg,
 
 /* Decide which results may go as a verdict's payload on this kernel
  * (reinject_resolve()); say it, with the reason, at start (old NULL) and
- * when a reload changes it.  Any rule runs `gso yes`: a super-packet that
+ * when a reload changes it.  Any rule runs `offload yes`: a super-packet that
  * may not go as a payload goes by the vnet socket (reinject.h). */
 static void daemon_resolve_reinject(struct config *cfg,
 				    const struct config *old)
@@ -612,7 +632,8 @@ static int daemon_reload(struct daemon *d, json_t *errors)
 
 	log_msg(LOG_INFO, "reloading %s", path);
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading");
-	fcfg = config_parse_file(path, config_error_reload, &re);
+	fcfg = config_parse_file_warn(path, config_error_reload,
+				      config_warning_reload, &re);
 	if (!fcfg) {
 		reload_error(&re, "%s has errors: keeping the running "
 			     "configuration", path);
@@ -1137,8 +1158,9 @@ static int caps_reduce(char *err, size_t errlen)
 			"rules and verdicts will fail");
 	if (!(eff & (1ull << CAP_NET_RAW)))
 		log_msg(LOG_WARNING, "running without CAP_NET_RAW: End.DX2, "
-			"End.DX4, End.DT4 and End.DT46 SIDs are refused, ICMP "
-			"errors to IPv4 sources are dropped");
+			"End.DX4, End.DT4 and End.DT46 SIDs (with offload yes, "
+			"the default, also End.X, End.T, End.DX6 and End.DT6) "
+			"are refused, ICMP errors to IPv4 sources are dropped");
 	return 0;
 }
 
@@ -1334,7 +1356,8 @@ static int daemon_start(struct daemon *d)
 	d->lockfd = instance_lock();
 	if (d->lockfd < 0)
 		return -1;
-	cfg = config_parse_file(o->config_path, config_error_stderr, NULL);
+	cfg = config_parse_file_warn(o->config_path, config_error_stderr,
+				     config_warning_stderr, NULL);
 	if (!cfg) {
 		log_msg(LOG_ERR, "%s has errors: not starting", o->config_path);
 		goto fail_lock;

@@ -543,7 +543,7 @@ static bool kencap_possible(struct config *cfg, char *why, size_t whylen)
 		return false;
 	}
 	if (!cfg->gso) {
-		snprintf(why, whylen, "gso no: no super-packets");
+		snprintf(why, whylen, "offload no: no super-packets");
 		return false;
 	}
 	if (sysctl_read("/proc/sys/net/ipv6/seg6_flowlabel", fl,
@@ -615,7 +615,7 @@ static bool kend_possible(struct config *cfg, char *why, size_t whylen)
 		return false;
 	}
 	if (!cfg->gso) {
-		snprintf(why, whylen, "gso no: no super-packets");
+		snprintf(why, whylen, "offload no: no super-packets");
 		return false;
 	}
 	if (!cfg->nkends) {

@@ -37,9 +37,14 @@ WD_USEC=2000000			# WatchdogSec=2: a keepalive every second
 CONF="$TMPD/srv6d.conf"
 A="$TMPD/a.conf"
 B="$TMPD/b.conf"
+# offload no: the single-packet way, whose objects (End.DT4's veth pair,
+# the End.X and End.DT6 rules) the sweep checks below count exactly; the
+# offload objects a crashed instance leaves (kernel-end's and
+# kernel-encap's rules and routes) are swept in kend.sh and kencap.sh.
 cat >"$A" <<EOF
 # faults test, config A
 queue 0
+offload no
 encap-source fc00:1::2
 sid fc00:100::1/128 action End
 sid fc00:100::3/128 action End.X nh6 fc00:3::2

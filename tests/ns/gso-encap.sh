@@ -1,14 +1,14 @@
 #!/bin/bash
 # shellcheck disable=SC2317 # l3vpn.sh returns early when sourced as a library
 # gso-encap.sh - TCP super-packets encapsulated by srv6d's H.Encaps with
-# `gso yes` (issue 10): each super-packet result is cut into segments in
+# `offload yes` (the default) and `kernel-encap no` (issue 10): each super-packet result is cut into segments in
 # userspace (REINJECT_SEGMENT, src/io/segment.c) and sent through srv6d's
 # reinjection device.  The L3VPN of tests/ns/l3vpn.sh, hosts at MTU 1500:
 #
-#   a1 --ta-- PE1 (srv6d: H.Encaps, gso yes) ==c0== PE2 --ta-- a2
+#   a1 --ta-- PE1 (srv6d: H.Encaps, kernel-encap no) ==c0== PE2 --ta-- a2
 #
 # PE2 decapsulates with the kernel's seg6local End.DT6 (IPv6 tenant) and
-# with srv6d's End.DT4 (`gso no`; IPv4 tenant: the kernel's End.DT4 needs
+# with srv6d's End.DT4 (`offload no`: single packets; IPv4 tenant: the kernel's End.DT4 needs
 # a VRF device).  For each case (core MTU 9000 and 1500, GRO on and off
 # at every veth, IPv6 and IPv4 inside) a 2-second iperf3 transfer a1 -> a2
 # is captured leaving PE1 on c0, and every frame is checked:
@@ -31,7 +31,7 @@ HOST_MTU=1500
 ns_init 300
 need_srv6d
 [ "${SRV6D_KERNEL:-}" = 7.2 ] &&
-	skip_test "SRV6D_KERNEL=7.2: gso yes needs every payload"
+	skip_test "SRV6D_KERNEL=7.2: this cut needs every payload"
 for c in iperf3 ethtool nstat tcpdump tshark; do
 	command -v "$c" >/dev/null || skip_test "$c not found"
 done
@@ -192,16 +192,19 @@ if ! { nsx "$PE2" ip6tables -t raw -A PREROUTING -i c0 -d fc00:2::a4 \
 		-j NFQUEUE --queue-num 0; }; then
 	fail "NFQUEUE rules at PE2"
 fi
+# offload no at PE2: its End.DT4 takes single packets (the way this test
+# ran before offload became the default); the cut under test is PE1's.
 cat >"$TMPD/pe2.conf" <<EOF
 queue 0
+offload no
 encap-source fc00:12::2
 sid fc00:2::a4/128 action End.DT4 table 101
 route 10.1.1.0/24 table 101 encap seg6 mode encap segs fc00:1::a4
 EOF
 l3vpn_steer "$PE1" 1 || fail "NFQUEUE rules at PE1"
-# kernel-encap no: this test is about srv6d's own cut (kencap.sh has the
-# kernel's encapsulation).
-{ l3vpn_srv6d_conf 1; echo "gso yes"; echo "kernel-encap no"; } >"$TMPD/pe1.conf"
+# offload yes (the default) with kernel-encap no: this test is about
+# srv6d's own cut (kencap.sh has the kernel's encapsulation).
+{ l3vpn_srv6d_conf 1; echo "kernel-encap no"; } >"$TMPD/pe1.conf"
 pe_srv6d_start "$PE1" 1 "$TMPD/pe1.conf" || { fail "srv6d start on PE1"; ns_finish; }
 pe_srv6d_start "$PE2" 2 "$TMPD/pe2.conf" || { fail "srv6d start on PE2"; ns_finish; }
 nsx "$A2" nstat -n >/dev/null 2>&1

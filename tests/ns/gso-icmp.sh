@@ -9,7 +9,7 @@
 #   gen (iperf3 client, kernel seg6 encap: segs fc00:100::1,fc00:9::d6;
 #        ip6tables HL --hl-set 1 on its packets of 3000 bytes and more,
 #        the super-packets)
-#     -> gw (srv6d End fc00:100::1, gso yes)
+#     -> gw (srv6d End fc00:100::1, offload yes: the default)
 #     -> s1 (kernel End.DT6 fc00:9::d6; iperf3 server)
 #
 # Checks, with `kernel-end no` and then with a header queue (the
@@ -64,14 +64,14 @@ errors() {
 	expect_eq "$1: gen received every Time Exceeded srv6d sent" $((g1 - g0)) $((s1 - s0))
 }
 
-printf 'queue 0\ngso yes\nkernel-end no\nicmp-rate 100000\nicmp-burst 100000\nsid fc00:100::1/128 action End\n' \
+printf 'queue 0\nkernel-end no\nicmp-rate 100000\nicmp-burst 100000\nsid fc00:100::1/128 action End\n' \
 	>"$TMPD/srv6d.conf"
 srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start"; ns_finish; }
 errors "whole super-packets"
 srv6d_stop || fail "srv6d exit"
 
 nfq_steer6_hq fc00:100::/32 || fail "header queue rule"
-printf 'queue 0\nheader-queue 1\ngso yes\nicmp-rate 100000\nicmp-burst 100000\nsid fc00:100::1/128 action End\n' \
+printf 'queue 0\nheader-queue 1\nicmp-rate 100000\nicmp-burst 100000\nsid fc00:100::1/128 action End\n' \
 	>"$TMPD/srv6d.conf"
 srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start (header queue)"; ns_finish; }
 errors "cut short on a header queue"

@@ -1,5 +1,6 @@
 #!/bin/bash
-# gso.sh - TCP super-packets through srv6d's End with `gso yes` on the real
+# gso.sh - TCP super-packets through srv6d's End with `offload yes` (the
+# default since issue 18; no directive in the config) on the real
 # kernel (issue 10), GRO on at every veth:
 #
 #   gen (iperf3 client, kernel seg6 headend) -> gw (srv6d End fc00:100::1)
@@ -32,7 +33,8 @@
 #    TcpInCsumErrors 0, gen's TcpRetransSegs small; with GRO on and off;
 #  - H.Insert (srv6d's policy, an SRH inserted into gen's plain TCPv6):
 #    the vnet way too (TCPV6 with a routing header);
-#  - `gso no`: no super-packet reaches srv6d (main's default).
+#  - `offload no`: no super-packet reaches srv6d (the single-packet way,
+#    which was the default before issue 18).
 # With `kernel-end no`: the End's results go back from srv6d (the kernel's
 # End for them is tests/ns/kend.sh's).
 # SRV6D_KERNEL=7.2 (Linux 7.2's payload rule): an End's result changes
@@ -183,7 +185,6 @@ sid fc00:100::4/128 action End.T table 100
 sid fc00:100::6/128 action End.DT6 table 200
 sid fc00:100::7/128 action End.DT4 table 200
 route fd00:9::/64 encap seg6 mode inline segs fd00:9::2
-gso yes
 kernel-end no
 CONF
 srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start"; ns_finish; }
@@ -322,17 +323,17 @@ ctl_get "'drops: %s' % {k: v for k, v in s['totals']['drops'].items() if v}" 2>/
 	sed "s/^/$T: /"
 srv6d_stop || fail "srv6d exit"
 
-# ---- gso no: no super-packet ------------------------------------------------
+# ---- offload no: no super-packet, the single-packet way -------------------
 gen_route encap fc00:100::1,fc00:9::d6
-printf 'queue 0\nsid fc00:100::1/128 action End\n' >"$TMPD/srv6d.conf"
-srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start (gso no)"; ns_finish; }
-capture gso-no
+printf 'queue 0\noffload no\nsid fc00:100::1/128 action End\n' >"$TMPD/srv6d.conf"
+srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start (offload no)"; ns_finish; }
+capture offload-no
 read -r g1 r1 v1 <<<"$(totals)"
 if [ "$BYTES" -gt 1000000 ] && [ "$BAD" = 0 ]; then
-	pass "gso no: through, every checksum valid ($GOOD segments)"
+	pass "offload no: through, every checksum valid ($GOOD segments)"
 else
-	fail "gso no: $BYTES bytes, $BAD not good"
+	fail "offload no: $BYTES bytes, $BAD not good"
 fi
-expect_eq "gso no: no super-packet reached srv6d" "$g1" 0
+expect_eq "offload no: no super-packet reached srv6d" "$g1" 0
 srv6d_stop || fail "srv6d exit"
 ns_finish

@@ -1,7 +1,7 @@
 #!/bin/bash
-# hqueue.sh - `header-queue 1` with `gso yes` and `kernel-end auto`: the
-# SIDs' packets are queued to header queue 1 first (copy range 2112
-# bytes), GRO on at every veth:
+# hqueue.sh - `header-queue 1` with the defaults (offload yes, so kernel-end
+# auto): the SIDs' packets are queued to header queue 1 first (copy range
+# 2112 bytes), GRO on at every veth:
 #
 #   gen (iperf3 client, kernel seg6 encap: segs SID,fc00:9::d6)
 #     -> gw (srv6d: End fc00:100::1, End.X fc00:100::4 via s1)
@@ -111,7 +111,6 @@ nfq_steer6_hq fc00:100::/32 || fail "header queue rule"
 cat >"$TMPD/srv6d.conf" <<EOF
 queue 0
 header-queue 1
-gso yes
 sid fc00:100::1/128 action End
 sid fc00:100::4/128 action End.X nh6 fc00:2::2
 EOF

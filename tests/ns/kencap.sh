@@ -1,12 +1,13 @@
 #!/bin/bash
 # shellcheck disable=SC2317 # l3vpn.sh returns early when sourced as a library
-# kencap.sh - `kernel-encap auto` (the default) with `gso yes`: srv6d's
-# H.Encaps of a TCP super-packet goes to the kernel's seg6 whole, through
-# the rules and routes srv6d installs itself (src/route/kencap_routes.h).
+# kencap.sh - `kernel-encap auto` with `offload yes` (both the default):
+# srv6d's H.Encaps of a TCP super-packet goes to the kernel's seg6 whole,
+# through the rules and routes srv6d installs itself
+# (src/route/kencap_routes.h).
 # The L3VPN of tests/ns/l3vpn.sh, hosts at MTU 1500, core at 9000, GRO on
 # at every veth:
 #
-#   a1 --ta-- PE1 (srv6d: H.Encaps, gso yes) ==c0== PE2 (kernel) --ta-- a2
+#   a1 --ta-- PE1 (srv6d: H.Encaps, offload yes) ==c0== PE2 (kernel) --ta-- a2
 #   b1 --tb--                                              --tb-- b2
 #
 # PE2 is the kernel's End.DT6 (and End for the reloaded list).  Tenant B's
@@ -116,7 +117,6 @@ pe1_conf() {
 	cat <<EOF
 queue 0
 encap-source fc00:12::1
-gso yes
 hmac 1 sha256 secret-file $TMPD/hmac.key
 sid fc00:1::a6/128 action End.DT6 table 101
 sid fc00:1::b6/128 action End.DT6 table 102

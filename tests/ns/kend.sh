@@ -1,5 +1,5 @@
 #!/bin/bash
-# kend.sh - `kernel-end auto` (the default) with `gso yes`: the kernel's
+# kend.sh - `kernel-end auto` with `offload yes` (both the default): the kernel's
 # seg6local End rewrites the TCP super-packets of srv6d's plain End SIDs,
 # through the rule and route srv6d installs itself for each
 # (src/route/kencap_routes.h, src/io/kend.h), GRO on at every veth:
@@ -92,8 +92,7 @@ nsx "$GW" ip -6 rule add priority $PRIO fwmark $((BASE + 0xfff0)) lookup $((BASE
 		dev gw1 table $((BASE + 0xfff0)) || fail "stale rule and route"
 
 conf() {	# SIDS... (the last argument may be "kernel-end no")
-	echo "queue 0"
-	echo "gso yes"
+	echo "queue 0"	# offload yes: the default
 	for a in "$@"; do
 		case $a in
 		kernel-end*) echo "$a" ;;

@@ -24,10 +24,10 @@
 # core links have MTU 1500; the hosts' links have MTU 1400 (HOST_MTU) at
 # both ends, so TCP's MSS and every packet fit once encapsulated (Packet
 # Too Big / Fragmentation Needed for oversized packets is another issue's
-# work).  Both ends alike: with `gso yes` srv6d cuts a super-packet to the
-# in-interface's MTU (NFQUEUE never tells the sender's segment size), so
-# PE ends at 1500 facing hosts at 1400 would give a2 1436-byte packets
-# (at a core of 1500), which its veth drops.
+# work).  Both ends alike: with `offload yes` (the default) srv6d cuts a
+# super-packet to the in-interface's MTU (NFQUEUE never tells the
+# sender's segment size), so PE ends at 1500 facing hosts at 1400 would
+# give a2 1436-byte packets (at a core of 1500), which its veth drops.
 #
 # bench/l3vpn-tcp.sh sources this file with L3VPN_LIB=1 for the
 # topology functions only.

@@ -225,8 +225,10 @@ if grep -q 'cannot set' "$LOG"; then
 else
 	pass "every sysctl written (no 'cannot set' in the log)"
 fi
-expect_eq "the End.DT4 veth pair's receiving end: rp_filter 0, accept_local 1" \
-	"$(veth_sysctls_ok)" 1
+# Two veth pairs: End.DT4's, and with offload yes (the default) End.X's
+# for its super-packets' results.
+expect_eq "the End.DT4 and End.X veth pairs' receiving ends: rp_filter 0, accept_local 1" \
+	"$(veth_sysctls_ok)" 2
 rdev=$(ip -n "$GW" -br link show dev srv6d0 2>/dev/null | awk '{print $2}')
 expect_eq "the reinjection device srv6d0 (a veth end) is up" "$rdev" UP
 expect_eq "srv6ctl status answers: 3 SIDs" "$(ctl_get "len(s['sids'])")" 3
@@ -253,8 +255,8 @@ else
 	fail "srv6ctl reload (a second End.DT4 SID): $rout"
 fi
 expect_eq "srv6ctl status after the reload: 4 SIDs" "$(ctl_get "len(s['sids'])")" 4
-expect_eq "both receiving veth ends: rp_filter 0, accept_local 1" \
-	"$(veth_sysctls_ok)" 2
+expect_eq "the three receiving veth ends: rp_filter 0, accept_local 1" \
+	"$(veth_sysctls_ok)" 3
 out=$(pkt_xchg --tag nrdt4b $S --dst fc00:100::9 $IN4)
 exp=$(pkt_build --tag nrdt4b --v4 --src 192.0.2.1 --dst 10.9.3.1 --hlim 63)
 expect_frame "the reloaded End.DT4: inner IPv4 to sink2" "$out" s2 "$exp"
@@ -272,8 +274,24 @@ expect_eq "its rules and devices removed at the end" \
 	"$(ip -n "$GW" -6 rule show priority 1000; ip -n "$GW" -o link show | grep -c ' srv6d')" 0
 
 # ---- 2. without CAP_NET_RAW ------------------------------------------------------
+# With offload yes (the default) End.X's super-packets go whole by a packet
+# socket into its veth pair: without CAP_NET_RAW the start is refused, and
+# says why.
 as_user +net_admin
-conf "$BASE
+conf "$BASE"
+if srv6d_start "$CONF"; then
+	fail "without CAP_NET_RAW, offload yes: an End.X SID is refused at start"
+	srv6d_stop
+elif grep -q 'End.X fc00:100::3/128: cannot open a packet socket.*(srv6d needs CAP_NET_RAW)' "$LOG"; then
+	pass "without CAP_NET_RAW, offload yes: an End.X SID is refused at start: $(grep -o 'End.X fc00:100::3/128: cannot.*' "$LOG" | head -1)"
+else
+	fail "without CAP_NET_RAW, offload yes: the log says what is missing"
+fi
+# The rest of this section is the single-packet way (`offload no`), where
+# End and End.X need no packet socket.
+SINGLE="$BASE
+offload no"
+conf "$SINGLE
 $DT4"
 if srv6d_start "$CONF"; then
 	fail "without CAP_NET_RAW an End.DT4 SID is refused at start"
@@ -283,7 +301,7 @@ elif grep -q 'End.DT4 fc00:100::8/128: cannot open a packet socket.*(srv6d needs
 else
 	fail "without CAP_NET_RAW: the log says what is missing"
 fi
-conf "$BASE"
+conf "$SINGLE"
 if srv6d_start "$CONF"; then
 	pass "without CAP_NET_RAW, End and End.X only: started"
 	if grep -q 'running without CAP_NET_RAW' "$LOG"; then

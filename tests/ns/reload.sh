@@ -214,15 +214,19 @@ else
 	pass "B's End.T rule removed after the last reload (A)"
 fi
 # What only B used is gone once A is in force: A's 4 End.X rules and
-# tables remain, no more (the mark range starts at 0x5d6f0000).  When
-# results may go payload-free (`reinject auto` on 7.2, srv6ctl status'
-# reinject.payload not "any"), each End.X also has an iif rule for its
-# veth pair, by which those results come in.
+# tables remain, no more (the mark range starts at 0x5d6f0000).  With
+# offload yes (the default), End ::1 (plain End, in A and B) also has the
+# kernel's End for its super-packets (kernel-end auto: one more fwmark
+# rule and table, srv6ctl status' kernel_end.sids), and each End.X a veth
+# pair with an iif rule, by which its super-packets' results come in (as
+# every result that may not be a payload does: reinject.payload not
+# "any", `reinject auto` on 7.2).
 rules=$(nsx "$GW" ip -6 rule show priority 1000)
-niif=0
-[ "$(ctl_get "s['reinject']['payload']")" = any ] || niif=4
-expect_eq "A's 4 End.X fwmark rules at priority 1000" \
-	"$(grep -c fwmark <<<"$rules")" 4
+nkend=$(ctl_get "s['kernel_end']['sids']")
+niif=4
+expect_eq "kernel-end: End ::1's rule and table" "$nkend" 1
+expect_eq "A's 4 End.X fwmark rules (and End ::1's) at priority 1000" \
+	"$(grep -c fwmark <<<"$rules")" $((4 + nkend))
 expect_eq "A's End.X iif rules ($niif) and nothing else at priority 1000" \
 	"$(grep -vc fwmark <<<"$rules") $(grep -c ' iif ' <<<"$rules")" \
 	"$niif $niif"
@@ -230,7 +234,8 @@ tables=$(nsx "$GW" ip -6 route show table all | awk '
 	{ for (i = 1; i < NF; i++) if ($i == "table" && $(i + 1) ~ /^[0-9]+$/ &&
 	      $(i + 1) >= 1567555584 && $(i + 1) < 1567621120) n++ }
 	END { print n + 0 }')
-expect_eq "A's 4 End.X tables and no other table of the daemon's" "$tables" 4
+expect_eq "A's 4 End.X tables (and End ::1's) and no other table of the daemon's" \
+	"$tables" $((4 + nkend))
 
 # ---- a bad file changes nothing -------------------------------------------------
 before=$(ctl_get "[e['sid'] for e in s['sids']]")
