@@ -1,5 +1,5 @@
 #!/bin/bash
-# kdecap.sh - `kernel-end auto` (the default) with `gso yes` at the
+# kdecap.sh - srv6d's default (`offload yes`: kernel-end auto) at the
 # egress PE of an L3VPN: the kernel's seg6local End.DT6 / End.DX4
 # decapsulates the TCP super-packets of srv6d's decapsulating SIDs,
 # through the rules and routes srv6d installs for each
@@ -100,8 +100,7 @@ nsx "$S2" iperf3 -s -D >/dev/null 2>&1
 nfq_steer6 fc00:100::/32 || fail "NFQUEUE rule"
 
 conf() {	# [kernel-end no] [no-dx4]
-	echo "queue 0"
-	echo "gso yes"
+	echo "queue 0"	# the default: offload yes
 	echo "sid fc00:100::6/128 action End.DT6 table 200"
 	case " $* " in *" no-dx4 "*) ;; *)
 	echo "sid fc00:100::4/128 action End.DX4 nh4 203.0.113.2" ;; esac
