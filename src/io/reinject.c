@@ -25,7 +25,8 @@ static const struct sid *reinject_sid(const struct config *cfg,
 	return p->set_mark ? config_sid_by_mark(cfg, p->out_mark) : NULL;
 }
 
-/* An IPv4 result of a SID whose routing is its veth device's rule
+/* An IPv4 result of a SID whose routing is its device's (the
+ * reinjection device with the SID's mark, rtrules.h)
  * (behavior_has_dev4(): End.DX4, End.DT4, End.DT46, and End.X/End.T
  * with USD, an inner IPv4 packet, RFC 8986 4.16.3). */
 static bool reinject_by_dev(const struct sid *sid, const struct pkt *p)
@@ -53,10 +54,9 @@ static bool reinject_payload_ok(const struct config *cfg,
 
 /* An IPv6 result whose mark routes it (End.X, End.DX6: to nh6; End.T,
  * End.DT6, End.DT46: in their table) that may not go as a payload
- * cannot go through the reinjection device either, which routes by the
- * main table (the mark is not sent with it); it
- * enters the kernel through the SID's veth pair (behavior_has_dev6()),
- * whose iif rules do what the mark does. */
+ * enters the kernel through the SID's device (behavior_has_dev6()): the
+ * reinjection device with the mark as SO_MARK (a VRF SID's veth pair,
+ * whose iif rules do what the mark does). */
 static bool reinject_by_dev6(const struct config *cfg, const struct sid *sid,
 			     const struct pkt *p)
 {
@@ -168,9 +168,10 @@ static bool reinject_gso_payload_ok(const struct pkt *p)
 
 /* A super-packet result that may not go as its payload, or one the
  * kernel would segment wrongly from it, that the plain way would send as
- * a payload: into the SID's veth pair when it has a mark (rtrules.c
- * makes one for End.X, End.T, End.DX6, End.DT6, End.DT46 with `gso
- * yes`), else into srv6d's reinjection device. */
+ * a payload: into the SID's device when it has a mark (rtrules.c gives
+ * End.X, End.T, End.DX6, End.DT6, End.DT46 one with `gso yes`: the
+ * reinjection device with the mark), else into srv6d's reinjection
+ * device. */
 static enum reinject_action reinject_gso_unpayload(const struct sid_runtime *rt,
 						   const struct sid *sid,
 						   const struct pkt *p)
@@ -348,7 +349,7 @@ uint32_t reinject_ifindex(const struct config *cfg,
 
 /* The Ethernet header (ETH_HLEN bytes at eth) of a frame of EtherType
  * type sent into the reinjection device (mark 0) or the veth pair of the
- * SID of `mark`, to its receiving end. */
+ * VRF SID of `mark`, to its receiving end. */
 static void reinject_eth_write(uint8_t *eth, uint32_t mark, uint16_t type)
 {
 	rtrules_dev_mac(mark, true, eth);
@@ -357,9 +358,10 @@ static void reinject_eth_write(uint8_t *eth, uint32_t mark, uint16_t type)
 	eth[13] = (uint8_t)type;
 }
 
-/* REINJECT_DEV: put an Ethernet header to the receiving end of the SID's
- * veth pair in front of the IPv4 or IPv6 packet (in the headroom the
- * outer headers left).  Returns 0, or -1 without headroom. */
+/* REINJECT_DEV: put an Ethernet header to the receiving end of the
+ * device (mark as reinject_eth_write()) in front of the IPv4 or IPv6
+ * packet (in the headroom the outer headers left).  Returns 0, or -1
+ * without headroom. */
 static int reinject_eth_push(struct pkt *p, uint32_t mark)
 {
 	uint16_t type = pkt_ip_version(p) == 6 ? ETH_P_IPV6 : ETH_P_IP;
@@ -396,6 +398,22 @@ static void reinject_drop(struct pkt *p, struct worker_stats *st,
 	reinject_charge(p, reason);
 }
 
+/* The marks of a frame of a result with `mark` (0: none) sent into
+ * ifindex: into the reinjection device (io's) it carries the mark as its
+ * SO_MARK (its SID's fwmark rules route it, rtrules.h), to the device's
+ * own address; into a VRF SID's veth pair it goes without, to the pair's
+ * address of the mark.  Returns the SO_MARK (0: none), with the mark of
+ * the Ethernet address in *mac_mark. */
+static uint32_t reinject_frame_mark(const struct reinject_io *io,
+				    uint32_t ifindex, uint32_t mark,
+				    uint32_t *mac_mark)
+{
+	bool shared = ifindex == io->dev_ifindex;
+
+	*mac_mark = shared ? 0 : mark;
+	return shared ? mark : 0;
+}
+
 /* REINJECT_L2 / REINJECT_DEV / REINJECT_OWN_DEV: the original is done
  * with either way; the frame goes with the batch (reinject_flush()).
  * Returns 0 once queued, else -1 with the reason. */
@@ -407,18 +425,22 @@ static int reinject_frame(const struct config *cfg,
 {
 	bool own = a == REINJECT_OWN_DEV;
 	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rt, p);
+	uint32_t mac_mark, so_mark = 0;
 
 	nfq_verdict_add(q, p, NF_DROP, false);
-	if (a != REINJECT_L2 &&
-	    reinject_eth_push(p, own ? 0 : p->out_mark) < 0) {
-		*reason = DROP_NO_HEADROOM;
-		return -1;
+	if (a != REINJECT_L2) {
+		so_mark = reinject_frame_mark(io, ifindex, own ? 0 : p->out_mark,
+					      &mac_mark);
+		if (reinject_eth_push(p, mac_mark) < 0) {
+			*reason = DROP_NO_HEADROOM;
+			return -1;
+		}
 	}
 	*reason = DROP_REINJECT;
 	if (io->pkt_fd < 0 || !io->tx || !ifindex)
 		return -1;
 	/* Sent with the batch (reinject_flush()). */
-	return pkt_tx_add(io->tx, ifindex, p->data, p->len, p);
+	return pkt_tx_add_mark(io->tx, ifindex, p->data, p->len, so_mark, p);
 }
 
 /* REINJECT_VNET_OWN_DEV / REINJECT_VNET_DEV: the TCP super-packet goes
@@ -432,6 +454,9 @@ static int reinject_vnet_frame(const struct config *cfg,
 {
 	bool own = a == REINJECT_VNET_OWN_DEV;
 	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rt, p);
+	uint32_t mac_mark, so_mark = reinject_frame_mark(io, ifindex,
+							 own ? 0 : p->out_mark,
+							 &mac_mark);
 	struct virtio_net_hdr vh;
 
 	nfq_verdict_add(q, p, NF_DROP, false);
@@ -444,10 +469,11 @@ static int reinject_vnet_frame(const struct config *cfg,
 			     ETH_HLEN, &vh) < 0)
 		return -1;
 	*reason = DROP_NO_HEADROOM;
-	if (reinject_eth_push(p, own ? 0 : p->out_mark) < 0)
+	if (reinject_eth_push(p, mac_mark) < 0)
 		return -1;
 	*reason = DROP_REINJECT;
-	return pkt_tx_add_vnet(io->tx, ifindex, &vh, p->data, p->len, p);
+	return pkt_tx_add_vnet_mark(io->tx, ifindex, &vh, p->data, p->len,
+				    so_mark, p);
 }
 
 /* Give p to the kernel as decided: the verdict, and for the ways other
@@ -534,13 +560,14 @@ static void reinject_csum_fix(struct pkt *p, enum reinject_action a,
 
 /* ---- encapsulated super-packets (REINJECT_SEGMENT) ---------------------- */
 
-/* Queue the first frames of p's segments in io->tx: flush the frames
- * before them when the area or the batch is full.  Returns the frames
- * queued and *total (0: p cannot be cut, or one frame does not fit an
- * empty area). */
+/* Queue the first frames of p's segments in io->tx (each with so_mark,
+ * reinject_frame_mark()): flush the frames before them when the area or
+ * the batch is full.  Returns the frames queued and *total (0: p cannot
+ * be cut, or one frame does not fit an empty area). */
 static unsigned reinject_segment_first(const struct reinject_io *io,
 				       struct pkt *p, uint16_t gso_size,
 				       const uint8_t *eth, uint32_t ifindex,
+				       uint32_t so_mark,
 				       struct worker_stats *st,
 				       unsigned *total)
 {
@@ -557,7 +584,8 @@ static unsigned reinject_segment_first(const struct reinject_io *io,
 		reinject_flush(io, st);	/* room for it: send the others */
 	}
 	for (unsigned k = 0; k < n; k++)
-		pkt_tx_add(io->tx, ifindex, frames[k], lens[k], p);
+		pkt_tx_add_mark(io->tx, ifindex, frames[k], lens[k], so_mark,
+				p);
 	return n;
 }
 
@@ -566,8 +594,8 @@ static unsigned reinject_segment_first(const struct reinject_io *io,
 static void reinject_segment_rest(const struct reinject_io *io,
 				  struct pkt *p, uint16_t gso_size,
 				  const uint8_t *eth, uint32_t ifindex,
-				  struct worker_stats *st, unsigned first,
-				  unsigned total)
+				  uint32_t so_mark, struct worker_stats *st,
+				  unsigned first, unsigned total)
 {
 	uint8_t *frames[PKT_TX_MAX];
 	uint32_t lens[PKT_TX_MAX];
@@ -586,7 +614,8 @@ static void reinject_segment_rest(const struct reinject_io *io,
 			continue;
 		}
 		for (unsigned k = 0; k < n; k++)
-			pkt_tx_add(io->tx, ifindex, frames[k], lens[k], p);
+			pkt_tx_add_mark(io->tx, ifindex, frames[k], lens[k],
+					so_mark, p);
 		st->gso_segments += n;
 		first += n;
 	}
@@ -606,8 +635,9 @@ static void reinject_by_mark(struct pkt *p, struct nfq *q, uint32_t mark,
 }
 
 /* REINJECT_SEGMENT: NF_DROP the original, and queue its segments for the
- * device a frame of it would take (the reinjection device, with a mark
- * its SID's veth pair), sent with the batch (reinject_flush(); a frame
+ * device a frame of it would take (the reinjection device, a marked
+ * result's with its mark as SO_MARK; a VRF SID's veth pair), sent with
+ * the batch (reinject_flush(); a frame
  * refused there makes p a drop, once).  Counted injected, or dropped:
  * DROP_REINJECT without the device or socket, DROP_TOO_BIG when it cannot
  * be cut (not TCP, or a segment larger than the area). */
@@ -624,6 +654,8 @@ static void reinject_segment(const struct config *cfg,
 	 * MTUs on the way (reinject_gso_size()), else 1280's. */
 	uint16_t gso_size = p->gso_size ? p->gso_size :
 			    reinject_gso_size(io->mirror, cfg, p, ifindex);
+	uint32_t mac_mark, so_mark = reinject_frame_mark(io, ifindex, mark,
+							 &mac_mark);
 	uint8_t eth[ETH_HLEN];
 	unsigned n, total = 0;
 
@@ -671,8 +703,9 @@ cut:
 		reinject_drop(p, st, DROP_REINJECT);
 		return;
 	}
-	reinject_eth_write(eth, mark, ETH_P_IPV6);
-	n = reinject_segment_first(io, p, gso_size, eth, ifindex, st, &total);
+	reinject_eth_write(eth, mac_mark, ETH_P_IPV6);
+	n = reinject_segment_first(io, p, gso_size, eth, ifindex, so_mark, st,
+				   &total);
 	if (!n) {
 		reinject_drop(p, st, DROP_TOO_BIG);
 		return;
@@ -682,7 +715,8 @@ cut:
 	/* In flight now are its segments, not a super-packet: a refused one
 	 * (reinject_tx_failed()) is no gso_vnet to take back. */
 	p->gso = false;
-	reinject_segment_rest(io, p, gso_size, eth, ifindex, st, n, total);
+	reinject_segment_rest(io, p, gso_size, eth, ifindex, so_mark, st, n,
+			      total);
 }
 
 /* The bounce of a header queue's packet cut short that needs its whole
