@@ -108,7 +108,7 @@ for sid in 6 8 9 c; do
 	expect_frame "fc00:100::$sid without SRH: inner IPv4 to sink2" "$out" s2 "$exp"
 done
 
-# ---- USD on End.X and End.T: an inner IPv4 packet by a veth pair ------------------
+# ---- USD on End.X and End.T: an inner IPv4 packet by its mark ----------------------
 # (RFC 8986 4.16.3) End.X's adjacency (nh6 on sink2's link: an IPv4 route
 # via inet6), End.T's table 100 (sink2); the main table says sink1.
 for sid in d e; do
@@ -130,7 +130,7 @@ expect_eq "End.X with USD: IPv4 default route via inet6 nh6 in its table" \
 
 # ---- IPv4 results are not steered again ------------------------------------------
 # 10.9.0.0/16 is steered to srv6d and has a policy (H.Encaps to sink1 via
-# fc00:9::c1): the decapsulated packet entering on srv6dM must still follow
+# fc00:9::c1): the decapsulated packet entering on srv6d0 must still follow
 # the SID's table or next hop (sink2), the policy must see none of it.
 unm0=$(ctl_get "s['totals']['unmatched']")
 nfq_steer4 10.9.0.0/16 || fail "IPv4 NFQUEUE rule"
@@ -140,7 +140,7 @@ for sid in 8 6; do
 	expect_frame "fc00:100::$sid, 10.9.0.0/16 steered (! -i srv6d+): inner IPv4 to sink2, not re-encapsulated" \
 		"$out" s2 "$exp"
 done
-expect_eq "lib.sh's rule left the results out: nothing queued from srv6dM" \
+expect_eq "lib.sh's rule left the results out: nothing queued from srv6d0" \
 	"$(($(ctl_get "s['totals']['unmatched']") - unm0))" 0
 # The same with a rule that forgets srv6d's devices: srv6d itself must
 # give the result back unchanged (counted as unmatched).
@@ -153,7 +153,7 @@ for sid in 8 6; do
 	expect_frame "fc00:100::$sid, 10.9.0.0/16 steered from every device: inner IPv4 to sink2, accepted unchanged" \
 		"$out" s2 "$exp"
 done
-expect_eq "the results queued from srv6dM were counted as unmatched" \
+expect_eq "the results queued from srv6d0 were counted as unmatched" \
 	"$(($(ctl_get "s['totals']['unmatched']") - unm0))" 2
 expect_eq "the policy for 10.9.0.0/16 took no decapsulated packet" \
 	"$(ctl_get "pol('10.9.0.0/16')['packets']") $(ctl_get "pol('10.9.0.0/16')['errors']")" "0 0"
