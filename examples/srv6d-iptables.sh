@@ -10,8 +10,8 @@ Q="-j NFQUEUE --queue-balance 0:1"
 QB="$Q --queue-bypass"
 # shellcheck disable=SC2086
 {
-# Never what srv6d reinjects through its own devices (srv6d+: the TUN
-# device srv6d0, the SIDs' veth pairs srv6dMMMMMMMM).
+# Never what srv6d reinjects through its own devices (srv6d+: the
+# reinjection device srv6d0, a vrftable SID's veth pair srv6dMMMMMMMM).
 ip6tables -t raw -A PREROUTING ! -i srv6d+ -d fc00:100::/48 $QB  # local SIDs
 ip6tables -t raw -A PREROUTING ! -i srv6d+ -d fc00:9::/32 $Q     # steered IPv6
 iptables -t raw -A PREROUTING ! -i srv6d+ -d 10.9.0.0/16 $Q      # steered IPv4

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "behavior.h"
@@ -835,6 +836,99 @@ START_TEST(reinject_packet_drops_charged)
 }
 END_TEST
 
+/* pkt_tx_failed_fn of expect_frame_marked(): its frame is not sent. */
+static void frame_unsent(void *cookie, int err, void *arg)
+{
+	(void)cookie;
+	(void)arg;
+	ck_assert_int_eq(err, EBADF);
+}
+
+/* The frame a marked result is queued as, sent into the device with
+ * ifindex (the reinjection device's is 0x7ffffff1 here) by
+ * reinject_packet(): its first ETH_HLEN bytes checked against eth, its
+ * SO_MARK control message against `so_mark` (0: none). */
+static void expect_frame_marked(struct nfq *q, struct reinject_io *io,
+				struct pkt *p, uint32_t ifindex,
+				const uint8_t eth[ETH_HLEN], uint32_t so_mark)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr h;
+	} cmsg;
+	size_t orig = p->len, n, len;
+	const struct iovec *iov;
+	const void *ctl;
+
+	srt[0].ifindex = ifindex;
+	reinject_packet(cfg, srt, p, q, io, &ws);
+	ck_assert_uint_eq(pkt_tx_count(io->tx), 1);
+	iov = pkt_tx_iov(io->tx, 0, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(iov[0].iov_len, orig + ETH_HLEN);
+	ck_assert_bytes(iov[0].iov_base, ETH_HLEN, eth, ETH_HLEN);
+	ctl = pkt_tx_control(io->tx, 0, &len);
+	if (!so_mark) {
+		ck_assert_ptr_null(ctl);
+	} else {
+		memset(&cmsg, 0, sizeof(cmsg));
+		cmsg.h.cmsg_len = CMSG_LEN(sizeof(so_mark));
+		cmsg.h.cmsg_level = SOL_SOCKET;
+		cmsg.h.cmsg_type = SO_MARK;
+		memcpy(CMSG_DATA(&cmsg.h), &so_mark, sizeof(so_mark));
+		ck_assert_bytes(ctl, len, (const uint8_t *)cmsg.buf,
+				sizeof(cmsg.buf));
+	}
+	pkt_tx_flush(-1, io->tx, frame_unsent, NULL);	/* none sent */
+}
+
+/* One reinjection device: a marked result (End.DT4's IPv4, End.DX6's
+ * IPv6 that may not be a payload) goes into it to its own address
+ * (02:00:00:00:00:00 from 06:00:00:00:00:00) with its SID's mark as the
+ * frame's SO_MARK, which the SID's fwmark rules route; into a VRF SID's
+ * veth pair (another ifindex) to the pair's address of the mark, with
+ * no mark (the VRF device routes it). */
+START_TEST(reinject_marked_frame_by_device)
+{
+	static const uint8_t dev4[ETH_HLEN] = { 2, 0, 0, 0, 0, 0, 6, 0, 0, 0,
+						0, 0, 0x08, 0x00 };
+	static const uint8_t pair4[ETH_HLEN] = { 2, 0, 0, 0, 0x10, 0x01, 6, 0,
+						 0, 0, 0x10, 0x01, 0x08, 0x00 };
+	static const uint8_t dev6[ETH_HLEN] = { 2, 0, 0, 0, 0, 0, 6, 0, 0, 0,
+						0, 0, 0x86, 0xdd };
+	char err[256];
+	struct nfq *q = nfq_socket_open(65500 + (unsigned)getpid() % 30,
+					NFQ_DEFAULT_MAXLEN, err, sizeof(err));
+	struct reinject_io io = { .dev_ifindex = 0x7ffffff1,
+				  .pkt_fd = pkt_sock_open(), .raw_fd = -1,
+				  .tx = pkt_tx_new() };
+
+	ck_assert_ptr_nonnull(io.tx);
+	if (!q || io.pkt_fd < 0) {
+		fprintf(stderr, "reinject_marked_frame_by_device: skipped "
+			"(%s)\n", q ? strerror(errno) : err);
+		goto out;
+	}
+	expect_frame_marked(q, &io, run(BHV_END_DT4, DX4_SRH_IN), 0x7ffffff1,
+			    dev4, 0x1001);
+	expect_frame_marked(q, &io, run(BHV_END_DT4, DX4_SRH_IN), 0x7ffffff0,
+			    pair4, 0);
+	cfg->payload = PAYLOAD_NONE;
+	{
+		struct pkt *p = run(BHV_END_DX6, DX6_SRH_IN);
+
+		cfg->payload = PAYLOAD_NONE;	/* run() parsed it anew */
+		expect_frame_marked(q, &io, p, 0x7ffffff1, dev6, 0x1001);
+	}
+out:
+	if (io.pkt_fd >= 0)
+		close(io.pkt_fd);
+	pkt_tx_free(io.tx);
+	if (q)
+		nfq_socket_close(q);
+}
+END_TEST
+
 /* The batch's frames go in one sendmmsg(); a refused one is skipped,
  * reported once with its errno, and the others still leave: here frames
  * 1 and 3 are for a device that does not exist, 0 and 2 for lo. */
@@ -1043,6 +1137,7 @@ static Suite *decap_suite(void)
 	tcase_add_test(rj, reinject_usd_ipv4_by_sid_device);
 	tcase_add_test(rj, reinject_drop_charged_to_sid);
 	tcase_add_test(rj, reinject_packet_drops_charged);
+	tcase_add_test(rj, reinject_marked_frame_by_device);
 	tcase_add_test(rj, pkt_tx_flush_skips_refused);
 	tcase_add_test(rj, dt_no_route_counted_once);
 	tcase_add_test(rj, rtrules_ipv4_messages);

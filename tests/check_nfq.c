@@ -1131,6 +1131,47 @@ START_TEST(test_pkt_tx_vnet)
 }
 END_TEST
 
+/* A plain frame with a mark (pkt_tx_add_mark(): a marked SID's result
+ * into the reinjection device): one part, the frame itself, with one
+ * SOL_SOCKET SO_MARK control message holding the mark; mark 0 sends none,
+ * and neither do the frames around it. */
+START_TEST(test_pkt_tx_mark)
+{
+	static uint8_t f[60] = { 2, 0, 0, 0, 0, 0 };
+	struct pkt_tx *t = pkt_tx_new();
+	union {
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr h;
+	} want;
+	uint32_t mark = 0x5d6f0004;
+	const struct iovec *iov;
+	const void *ctl;
+	size_t n, len;
+
+	ck_assert_ptr_nonnull(t);
+	f[12] = 0x08;
+	memset(&want, 0, sizeof(want));
+	want.h.cmsg_len = CMSG_LEN(sizeof(mark));
+	want.h.cmsg_level = SOL_SOCKET;
+	want.h.cmsg_type = SO_MARK;
+	memcpy(CMSG_DATA(&want.h), &mark, sizeof(mark));
+	ck_assert_int_eq(pkt_tx_add(t, 7, f, sizeof(f), NULL), 0);
+	ck_assert_int_eq(pkt_tx_add_mark(t, 7, f, sizeof(f), mark, NULL), 0);
+	ck_assert_int_eq(pkt_tx_add_mark(t, 7, f, sizeof(f), 0, NULL), 0);
+	ck_assert_int_eq(pkt_tx_add_mark(t, 7, f, 13, mark, NULL), -1);
+	ck_assert_uint_eq(pkt_tx_count(t), 3);
+	ck_assert_ptr_null(pkt_tx_control(t, 0, &len));
+	ctl = pkt_tx_control(t, 1, &len);
+	ck_assert_bytes(ctl, len, (const uint8_t *)want.buf, sizeof(want.buf));
+	ck_assert_ptr_null(pkt_tx_control(t, 2, &len));
+	iov = pkt_tx_iov(t, 1, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_ptr_eq(iov[0].iov_base, f);
+	ck_assert_uint_eq(iov[0].iov_len, sizeof(f));
+	pkt_tx_free(t);
+}
+END_TEST
+
 /* A frame with a mark: behind its virtio_net_hdr as any vnet frame, with
  * one SOL_SOCKET SO_MARK control message holding the mark (the kernel's
  * __sock_cmsg_send() layout); the frames before and after have none. */
@@ -1557,6 +1598,7 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_pkt_tx_vnet);
 	tcase_add_test(parser, test_pkt_tx_vnet_mark);
 	tcase_add_test(parser, test_kend_facts);
+	tcase_add_test(parser, test_pkt_tx_mark);
 	tcase_add_test(parser, test_kend_from_headers);
 	tcase_add_test(parser, test_reinject_truncated);
 	tcase_add_test(parser, test_parse_no_packet_hdr);

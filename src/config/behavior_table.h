@@ -84,11 +84,12 @@ enum behavior_route {
 /* Devices and rules the daemon sets up for a SID (rtrules.c), a bit set.
  * A marked result that the verdict cannot carry (an IPv4 result of the
  * IPv6 hook; an IPv6 result that may not go as a payload: cfg->payload)
- * enters the kernel through the SID's veth pair, where an iif rule does
- * what the mark would. */
-#define BHV_DEV4	0x1u	/* a veth pair for its IPv4 results */
+ * enters the kernel through srv6d's reinjection device with the SID's
+ * mark as SO_MARK (a VRF SID's: its own veth pair, where an iif rule does
+ * what the mark would). */
+#define BHV_DEV4	0x1u	/* a device for its IPv4 results */
 #define BHV_DEV4_USD	0x2u	/* the same with the USD flavor */
-#define BHV_DEV6_TUN	0x4u	/* payload-free: a veth pair for its
+#define BHV_DEV6_TUN	0x4u	/* payload-free: a device for its
 				 * IPv6 results */
 #define BHV_RULE6	0x8u	/* an IPv6 fwmark rule to its table */
 #define BHV_RULE_UNREACHABLE	0x10u	/* an `unreachable` rule right after
@@ -133,11 +134,11 @@ const struct behavior_desc *behavior_desc_by_name(const char *name,
 						  enum behavior *b);
 
 /* The IPv4 results of a SID of behavior b with `flavors` enter the
- * kernel through its veth pair (BHV_DEV4, or BHV_DEV4_USD with FLV_USD). */
+ * kernel through a device (BHV_DEV4, or BHV_DEV4_USD with FLV_USD). */
 bool behavior_has_dev4(enum behavior b, unsigned flavors);
 
 /* The payload-free IPv6 results of a SID of behavior b enter the
- * kernel through its veth pair (BHV_DEV6_TUN). */
+ * kernel through a device (BHV_DEV6_TUN). */
 bool behavior_has_dev6(enum behavior b);
 
 /* How results of behavior b are routed (BHV_ROUTE_MAIN out of range). */

@@ -307,7 +307,7 @@ const struct sid *config_sid_by_mark(const struct config *cfg, uint32_t mark);
 /* Before ncfg replaces old on a reload: keep the marks stable.  A SID of
  * ncfg with the same prefix, behavior and routing attributes (nh6, nh4,
  * oif, table, vrftable, the usd flavor) as one of old takes that SID's mark (so its
- * table and veth pair too); every other SID of ncfg gets a mark that no
+ * table, rules and, with vrftable, veth pair too); every other SID of ncfg gets a mark that no
  * SID of old has, so that a packet old marked never meets ncfg's routing
  * for another SID (docs/design.md "Reload").  Nothing changes when old is
  * NULL or mark-base changed.  Returns 0, or -1 with a message in err

@@ -1,6 +1,6 @@
 /* pktsock.c - the send-only sockets a worker writes results to: the packet
- * socket that sends frames out of a device (End.DX2's oif, a SID's veth
- * pair) and the raw IPv4 socket for srv6d's own ICMP errors (see
+ * socket that sends frames out of a device (End.DX2's oif, the
+ * reinjection device, a VRF SID's veth pair) and the raw IPv4 socket for srv6d's own ICMP errors (see
  * pktsock.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* sendmmsg() */
@@ -74,7 +74,8 @@ struct pkt_tx {
 	struct sockaddr_ll sll[PKT_TX_MAX];
 	struct virtio_net_hdr vhdr[PKT_TX_MAX];
 	void *cookie[PKT_TX_MAX];	/* the caller's, for a failure */
-	/* An SO_MARK control message (pkt_tx_add_vnet_mark()). */
+	/* An SO_MARK control message (pkt_tx_add_mark(),
+	 * pkt_tx_add_vnet_mark()). */
 	union {
 		char buf[CMSG_SPACE(sizeof(uint32_t))];
 		struct cmsghdr align;
@@ -160,17 +161,15 @@ int pkt_tx_add_vnet(struct pkt_tx *t, uint32_t ifindex,
 	return 0;
 }
 
-int pkt_tx_add_vnet_mark(struct pkt_tx *t, uint32_t ifindex,
-			 const struct virtio_net_hdr *vh, const uint8_t *frame,
-			 size_t len, uint32_t mark, void *cookie)
+/* Give frame i of t an SO_MARK control message with `mark` (none for 0:
+ * the frame goes with the socket's mark, 0). */
+static void pkt_tx_set_mark(struct pkt_tx *t, unsigned i, uint32_t mark)
 {
-	unsigned i = t->n;
-	struct msghdr *m;
+	struct msghdr *m = &t->msg[i].msg_hdr;
 	struct cmsghdr *c;
 
-	if (pkt_tx_add_vnet(t, ifindex, vh, frame, len, cookie) < 0)
-		return -1;
-	m = &t->msg[i].msg_hdr;
+	if (!mark)
+		return;
 	m->msg_control = t->ctl[i].buf;
 	m->msg_controllen = sizeof(t->ctl[i].buf);
 	c = CMSG_FIRSTHDR(m);
@@ -178,6 +177,28 @@ int pkt_tx_add_vnet_mark(struct pkt_tx *t, uint32_t ifindex,
 	c->cmsg_type = SO_MARK;
 	c->cmsg_len = CMSG_LEN(sizeof(mark));
 	memcpy(CMSG_DATA(c), &mark, sizeof(mark));
+}
+
+int pkt_tx_add_mark(struct pkt_tx *t, uint32_t ifindex, const uint8_t *frame,
+		    size_t len, uint32_t mark, void *cookie)
+{
+	unsigned i = t->n;
+
+	if (pkt_tx_add(t, ifindex, frame, len, cookie) < 0)
+		return -1;
+	pkt_tx_set_mark(t, i, mark);
+	return 0;
+}
+
+int pkt_tx_add_vnet_mark(struct pkt_tx *t, uint32_t ifindex,
+			 const struct virtio_net_hdr *vh, const uint8_t *frame,
+			 size_t len, uint32_t mark, void *cookie)
+{
+	unsigned i = t->n;
+
+	if (pkt_tx_add_vnet(t, ifindex, vh, frame, len, cookie) < 0)
+		return -1;
+	pkt_tx_set_mark(t, i, mark);
 	return 0;
 }
 

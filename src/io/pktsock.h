@@ -4,9 +4,10 @@
  * A packet socket (AF_PACKET, SOCK_RAW, send only), one per worker, sends
  * frames out of any device by its ifindex: every result that does not go
  * as a verdict's payload, into srv6d's reinjection device (a veth pair,
- * rtrules.h) or a SID's veth pair, behind an Ethernet header to the
- * receiving end's address so that the kernel routes it by that device's
- * rule, and the inner frames of End.DX2 out of their oif.  With `gso yes`
+ * rtrules.h; a marked SID's result with its mark as SO_MARK, which its
+ * fwmark rules route) or a VRF SID's veth pair, behind an Ethernet header
+ * to the receiving end's address, and the inner frames of End.DX2 out of
+ * their oif.  With `gso yes`
  * it has PACKET_VNET_HDR: super-packets go whole behind a virtio_net_hdr,
  * plain frames behind an all-zero one, in one batch.
  *
@@ -88,10 +89,18 @@ int pkt_tx_add_vnet(struct pkt_tx *t, uint32_t ifindex,
 		    const struct virtio_net_hdr *vh, const uint8_t *frame,
 		    size_t len, void *cookie);
 
-/* As pkt_tx_add_vnet(), the frame sent with the packet mark `mark` (an
- * SO_MARK control message: the kernel routes it by that mark where the
- * receiving end of the device hands it to IPv6, rules for the mark).
- * Experimental: the kernel's encapsulation (kencap.h). */
+/* As pkt_tx_add(), the frame sent with the packet mark `mark` (an
+ * SO_MARK control message; none for 0): the skb has that mark, which a
+ * veth pair within one namespace keeps, so that the kernel routes it by
+ * the rules for the mark where the receiving end hands it to IP.  How a
+ * marked SID's result goes into the reinjection device (reinject.h).
+ * Returns 0, or -1 as pkt_tx_add(). */
+int pkt_tx_add_mark(struct pkt_tx *t, uint32_t ifindex, const uint8_t *frame,
+		    size_t len, uint32_t mark, void *cookie);
+
+/* As pkt_tx_add_vnet(), the frame sent with the packet mark `mark` as
+ * pkt_tx_add_mark() (a super-packet of a marked SID; the kernel's
+ * encapsulation, kencap.h). */
 int pkt_tx_add_vnet_mark(struct pkt_tx *t, uint32_t ifindex,
 			 const struct virtio_net_hdr *vh, const uint8_t *frame,
 			 size_t len, uint32_t mark, void *cookie);

@@ -24,7 +24,8 @@ static const struct sid *reinject_sid(const struct config *cfg,
 	return p->set_mark ? config_sid_by_mark(cfg, p->out_mark) : NULL;
 }
 
-/* An IPv4 result of a SID whose routing is its veth device's rule
+/* An IPv4 result of a SID whose routing is its device's (the
+ * reinjection device with the SID's mark, rtrules.h)
  * (behavior_has_dev4(): End.DX4, End.DT4, End.DT46, and End.X/End.T
  * with USD, an inner IPv4 packet, RFC 8986 4.16.3). */
 static bool reinject_by_dev(const struct sid *sid, const struct pkt *p)
@@ -52,10 +53,9 @@ static bool reinject_payload_ok(const struct config *cfg,
 
 /* An IPv6 result whose mark routes it (End.X, End.DX6: to nh6; End.T,
  * End.DT6, End.DT46: in their table) that may not go as a payload
- * cannot go through the reinjection device either, which routes by the
- * main table (the mark is not sent with it); it
- * enters the kernel through the SID's veth pair (behavior_has_dev6()),
- * whose iif rules do what the mark does. */
+ * enters the kernel through the SID's device (behavior_has_dev6()): the
+ * reinjection device with the mark as SO_MARK (a VRF SID's veth pair,
+ * whose iif rules do what the mark does). */
 static bool reinject_by_dev6(const struct config *cfg, const struct sid *sid,
 			     const struct pkt *p)
 {
@@ -167,9 +167,10 @@ static bool reinject_gso_payload_ok(const struct pkt *p)
 
 /* A super-packet result that may not go as its payload, or one the
  * kernel would segment wrongly from it, that the plain way would send as
- * a payload: into the SID's veth pair when it has a mark (rtrules.c
- * makes one for End.X, End.T, End.DX6, End.DT6, End.DT46 with `gso
- * yes`), else into srv6d's reinjection device. */
+ * a payload: into the SID's device when it has a mark (rtrules.c gives
+ * End.X, End.T, End.DX6, End.DT6, End.DT46 one with `gso yes`: the
+ * reinjection device with the mark), else into srv6d's reinjection
+ * device. */
 static enum reinject_action reinject_gso_unpayload(const struct sid_runtime *rt,
 						   const struct sid *sid,
 						   const struct pkt *p)
@@ -403,7 +404,7 @@ static uint16_t reinject_eth_type(const struct pkt *p)
 
 /* The Ethernet header (ETH_HLEN bytes at eth) of a frame of EtherType
  * type sent into the reinjection device (mark 0) or the veth pair of the
- * SID of `mark`, to its receiving end. */
+ * VRF SID of `mark`, to its receiving end. */
 static void reinject_eth_write(uint8_t *eth, uint32_t mark, uint16_t type)
 {
 	rtrules_dev_mac(mark, true, eth);
@@ -412,9 +413,10 @@ static void reinject_eth_write(uint8_t *eth, uint32_t mark, uint16_t type)
 	eth[13] = (uint8_t)type;
 }
 
-/* Put an Ethernet header to the receiving end of the reinjection device
- * (mark 0) or the SID's veth pair in front of the IP packet p (in the
- * headroom).  Returns 0, or -1 without headroom. */
+/* REINJECT_DEV: put an Ethernet header to the receiving end of the
+ * device (mark as reinject_eth_write()) in front of the IPv4 or IPv6
+ * packet (in the headroom the outer headers left).  Returns 0, or -1
+ * without headroom. */
 static int reinject_eth_push(struct pkt *p, uint32_t mark)
 {
 	uint16_t type = reinject_eth_type(p);
@@ -441,6 +443,22 @@ void reinject_charge(struct pkt *p, enum drop_reason reason)
 	p->reason = reason;
 }
 
+/* The marks of a frame of a result with `mark` (0: none) sent into
+ * ifindex: into the reinjection device (io's) it carries the mark as its
+ * SO_MARK (its SID's fwmark rules route it, rtrules.h), to the device's
+ * own address; into a VRF SID's veth pair it goes without, to the pair's
+ * address of the mark.  Returns the SO_MARK (0: none), with the mark of
+ * the Ethernet address in *mac_mark. */
+static uint32_t reinject_frame_mark(const struct reinject_io *io,
+				    uint32_t ifindex, uint32_t mark,
+				    uint32_t *mac_mark)
+{
+	bool shared = ifindex == io->dev_ifindex;
+
+	*mac_mark = shared ? 0 : mark;
+	return shared ? mark : 0;
+}
+
 /* REINJECT_L2 / REINJECT_DEV / REINJECT_OWN_DEV: the frame goes with the
  * batch (reinject_flush()).  Returns 0 once queued, else -1 with the
  * reason. */
@@ -451,16 +469,21 @@ static int reinject_frame(const struct config *cfg,
 {
 	bool own = a == REINJECT_OWN_DEV;
 	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rt, p);
+	uint32_t mac_mark, so_mark = 0;
 
-	if (a != REINJECT_L2 &&
-	    reinject_eth_push(p, own ? 0 : p->out_mark) < 0) {
-		*reason = DROP_NO_HEADROOM;
-		return -1;
+	if (a != REINJECT_L2) {
+		so_mark = reinject_frame_mark(io, ifindex, own ? 0 : p->out_mark,
+					      &mac_mark);
+		if (reinject_eth_push(p, mac_mark) < 0) {
+			*reason = DROP_NO_HEADROOM;
+			return -1;
+		}
 	}
 	*reason = DROP_REINJECT;
 	if (io->pkt_fd < 0 || !io->tx || !ifindex)
 		return -1;
-	return pkt_tx_add(io->tx, ifindex, p->data, p->len, p);
+	/* Sent with the batch (reinject_flush()). */
+	return pkt_tx_add_mark(io->tx, ifindex, p->data, p->len, so_mark, p);
 }
 
 /* REINJECT_VNET_OWN_DEV / REINJECT_VNET_DEV: the TCP super-packet goes
@@ -474,6 +497,9 @@ static int reinject_vnet_frame(const struct config *cfg,
 {
 	bool own = a == REINJECT_VNET_OWN_DEV;
 	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rt, p);
+	uint32_t mac_mark, so_mark = reinject_frame_mark(io, ifindex,
+							 own ? 0 : p->out_mark,
+							 &mac_mark);
 	struct virtio_net_hdr vh;
 
 	*reason = DROP_REINJECT;
@@ -485,10 +511,11 @@ static int reinject_vnet_frame(const struct config *cfg,
 			     ETH_HLEN, &vh) < 0)
 		return -1;
 	*reason = DROP_NO_HEADROOM;
-	if (reinject_eth_push(p, own ? 0 : p->out_mark) < 0)
+	if (reinject_eth_push(p, mac_mark) < 0)
 		return -1;
 	*reason = DROP_REINJECT;
-	return pkt_tx_add_vnet(io->tx, ifindex, &vh, p->data, p->len, p);
+	return pkt_tx_add_vnet_mark(io->tx, ifindex, &vh, p->data, p->len,
+				    so_mark, p);
 }
 
 /* A packet that came with a partial checksum (p->csum_partial, `gso yes`)
@@ -511,12 +538,14 @@ static void reinject_csum_fix(struct pkt *p, enum reinject_action a,
 /* ---- encapsulated super-packets (REINJECT_SEGMENT) ---------------------- */
 
 /* Queue the first frames of p's segments in io->tx: send the frames
- * before them when the area or the batch is full.  Returns the frames
+ * before them when the area or the batch is full; each frame with
+ * so_mark (reinject_frame_mark()).  Returns the frames
  * queued and *total (0: p cannot be cut, or one frame does not fit an
  * empty area). */
 static unsigned reinject_segment_first(struct reinject_io *io, struct pkt *p,
 				       uint16_t gso_size, const uint8_t *eth,
-				       uint32_t ifindex, unsigned *total)
+				       uint32_t ifindex, uint32_t so_mark,
+				       unsigned *total)
 {
 	uint8_t *frames[PKT_TX_MAX];
 	uint32_t lens[PKT_TX_MAX];
@@ -531,7 +560,8 @@ static unsigned reinject_segment_first(struct reinject_io *io, struct pkt *p,
 		reinject_tx_send(io);	/* room for it: send the others */
 	}
 	for (unsigned k = 0; k < n; k++)
-		pkt_tx_add(io->tx, ifindex, frames[k], lens[k], p);
+		pkt_tx_add_mark(io->tx, ifindex, frames[k], lens[k], so_mark,
+				p);
 	return n;
 }
 
@@ -540,8 +570,8 @@ static unsigned reinject_segment_first(struct reinject_io *io, struct pkt *p,
  * segments queued. */
 static unsigned reinject_segment_rest(struct reinject_io *io, struct pkt *p,
 				      uint16_t gso_size, const uint8_t *eth,
-				      uint32_t ifindex, unsigned first,
-				      unsigned total)
+				      uint32_t ifindex, uint32_t so_mark,
+				      unsigned first, unsigned total)
 {
 	uint8_t *frames[PKT_TX_MAX];
 	uint32_t lens[PKT_TX_MAX];
@@ -560,7 +590,8 @@ static unsigned reinject_segment_rest(struct reinject_io *io, struct pkt *p,
 			continue;
 		}
 		for (unsigned k = 0; k < n; k++)
-			pkt_tx_add(io->tx, ifindex, frames[k], lens[k], p);
+			pkt_tx_add_mark(io->tx, ifindex, frames[k], lens[k],
+					so_mark, p);
 		queued += n;
 		first += n;
 	}
@@ -568,8 +599,8 @@ static unsigned reinject_segment_rest(struct reinject_io *io, struct pkt *p,
 }
 
 /* REINJECT_SEGMENT: p's segments for the device a frame of it would take
- * (the reinjection device, with a mark its SID's veth pair), sent with
- * the batch; counted in gso_segments here.  Returns 0 once queued, else
+ * (the reinjection device, a marked result's with its mark as SO_MARK; a
+ * VRF SID's veth pair), sent with the batch; counted in gso_segments here.  Returns 0 once queued, else
  * -1: DROP_REINJECT without the device or socket, DROP_TOO_BIG when it
  * cannot be cut (a segment larger than the area). */
 static int reinject_segment(const struct config *cfg,
@@ -585,6 +616,8 @@ static int reinject_segment(const struct config *cfg,
 	 * MTUs on the way (reinject_gso_size()), else 1280's. */
 	uint16_t gso_size = p->facts.gso_size ? p->facts.gso_size :
 			    reinject_gso_size(io->mirror, cfg, p, ifindex);
+	uint32_t mac_mark, so_mark = reinject_frame_mark(io, ifindex, mark,
+							 &mac_mark);
 	uint8_t eth[ETH_HLEN];
 	unsigned n, total = 0;
 
@@ -593,14 +626,15 @@ static int reinject_segment(const struct config *cfg,
 	*reason = DROP_REINJECT;
 	if (io->pkt_fd < 0 || !io->tx || !io->seg || !ifindex)
 		return -1;
-	reinject_eth_write(eth, mark, reinject_eth_type(p));
-	n = reinject_segment_first(io, p, gso_size, eth, ifindex, &total);
+	reinject_eth_write(eth, mac_mark, reinject_eth_type(p));
+	n = reinject_segment_first(io, p, gso_size, eth, ifindex, so_mark,
+				   &total);
 	*reason = DROP_TOO_BIG;
 	if (!n)
 		return -1;
 	st->gso_segments += n;
 	st->gso_segments += reinject_segment_rest(io, p, gso_size, eth,
-						  ifindex, n, total);
+						  ifindex, so_mark, n, total);
 	return 0;
 }
 

@@ -1,11 +1,15 @@
 /* reinject.h - the one place that decides how a processed packet goes back
  * into the kernel (as the verdict's payload, through srv6d's reinjection
- * device (rtrules.h: a veth pair, once a TUN device), a SID's device or
- * the raw socket), and the one place that counts it.
+ * device (rtrules.h: a veth pair, once a TUN device; a marked result
+ * with its SID's mark as SO_MARK), a SID's device or the raw socket), and
+ * the one place that counts it.
  *
  * A verdict cannot change the packet's address family (the kernel drops an
- * IPv4 payload returned to the IPv6 hook), and what srv6d sends into the
- * reinjection device goes without a mark.  A result with a mark names its SID (config_sid_by_mark()).  So:
+ * IPv4 payload returned to the IPv6 hook); what srv6d sends into the
+ * reinjection device keeps its mark only as the frame's SO_MARK, which
+ * the daemon's fwmark rules of the SID act on (rtrules.h; a VRF SID's
+ * results go into its own veth pair, routed by its VRF device).  A
+ * result with a mark names its SID (config_sid_by_mark()).  So:
  *   PKT_ACCEPT               -> NF_ACCEPT, original bytes (mark if set)
  *   PKT_DROP                 -> NF_DROP (reason counted by processing)
  *   PKT_NEW_BYTES, IPv4 with p->local_out (an ICMP error srv6d built)
@@ -18,8 +22,9 @@
  *                               (packet socket), NF_DROP the original
  *   PKT_NEW_BYTES, IPv6 with the mark of an End.X, End.T, End.DX6,
  *     End.DT6 or End.DT46 SID, that may not go as a payload (below)
- *                            -> send it into the SID's veth pair (whose
- *                               IPv6 iif rules do what the mark would),
+ *                            -> send it into the SID's device (the
+ *                               reinjection device with the mark as
+ *                               SO_MARK; vrftable: its veth pair),
  *                               NF_DROP
  *   PKT_NEW_BYTES, a TCP super-packet (p->gso) srv6d encapsulated
  *     (H.Encaps*, End.B6.Encaps*: an IP header more in front of its TCP)
@@ -28,15 +33,15 @@
  *                               what fits 1280 bytes), each sent with the
  *                               batch into the device the result would
  *                               take without a payload (the reinjection
- *                               device; with a mark, its SID's veth
- *                               pair), NF_DROP the original; one that
+ *                               device, a mark as SO_MARK; a VRF SID's
+ *                               veth pair), NF_DROP the original; one that
  *                               cannot be cut is DROP_TOO_BIG
  *   PKT_NEW_BYTES, same family, that may go as a payload (below)
  *                            -> NF_ACCEPT with the new bytes (+ mark)
  *   PKT_NEW_BYTES, IPv4 from the IPv6 hook, mark of an End.DX4, End.DT4 or
  *     End.DT46 SID, or of an End.X or End.T SID with USD
- *                            -> send it into the SID's veth pair (whose
- *                               iif rule does what the mark would), NF_DROP
+ *                            -> send it into the SID's device (as
+ *                               above: its fwmark rule routes it), NF_DROP
  *   PKT_NEW_BYTES, otherwise, no mark
  *                            -> send it into the reinjection device,
  *                               NF_DROP the original
@@ -85,9 +90,9 @@
  *   of it (the kernel keeps the GSO state and segments it right: a
  *   transit rewrite, encapsulated TCP or SL 1 -> 0)
  *                            -> NF_ACCEPT with the new bytes, as above
- *   the way above is a device (srv6d's, the SID's veth pair), or the
- *   payload the kernel would segment wrongly or may not take (then the
- *   SID's veth pair with a mark, srv6d's device without), and the result
+ *   the way above is a device (srv6d's, the SID's), or the payload the
+ *   kernel would segment wrongly or may not take (then the SID's device
+ *   with a mark, srv6d's device without), and the result
  *   is TCP in one IP header (gso_vnet_can_carry(): a decapsulation's
  *   inner packet, H.Insert's IPv6 with an SRH, a transit rewrite of an
  *   inline SRH)
@@ -100,7 +105,7 @@
  *                               segments in userspace and sent as frames
  *                               the way above (reinject_segment());
  *                               until then a DROP_GSO
- *   otherwise (not TCP, End.DX2, a marked result without its veth pair)
+ *   otherwise (not TCP, End.DX2, a marked result without its device)
  *                            -> NF_DROP, DROP_GSO
  * A DROP_GSO is also counted in gso_refused; a super-packet the kernel
  * took by the vnet socket in gso_vnet.
@@ -147,7 +152,9 @@ enum reinject_action {
 	REINJECT_L2,		/* send the frame at p->data out of the SID's
 				 * oif, NF_DROP the original */
 	REINJECT_DEV,		/* send the IPv4 (or payload-free IPv6)
-				 * packet into the SID's veth pair, NF_DROP
+				 * packet into the SID's device (the
+				 * reinjection device with its mark, a VRF
+				 * SID's veth pair), NF_DROP
 				 * the original */
 	REINJECT_LOCAL,		/* send the IPv4 packet on the raw socket,
 				 * NF_DROP the original */
@@ -156,7 +163,7 @@ enum reinject_action {
 	REINJECT_VNET_OWN_DEV,	/* a TCP super-packet, whole, behind a
 				 * virtio_net_hdr into srv6d's reinjection
 				 * device (the vnet socket), NF_DROP */
-	REINJECT_VNET_DEV,	/* the same into the SID's veth pair */
+	REINJECT_VNET_DEV,	/* the same into the SID's device */
 	REINJECT_SEGMENT,	/* an encapsulated TCP super-packet: its
 				 * segments go as frames the way
 				 * reinject_decide_single() says (reinject_segment(),
@@ -240,7 +247,7 @@ void reinject_charge(struct pkt *p, enum drop_reason reason);
  * opened (what should go by it is then a counted drop). */
 struct reinject_io {
 	uint32_t dev_ifindex;	/* the reinjection device's sending end */
-	int pkt_fd;	/* AF_PACKET: End.DX2's oif, a SID's veth pair,
+	int pkt_fd;	/* AF_PACKET: End.DX2's oif, a VRF SID's veth pair,
 			 * the reinjection device; with `gso yes` a socket
 			 * with PACKET_VNET_HDR (pkt_vnet_sock_open()), tx a
 			 * vnet batch (pkt_tx_is_vnet()): super-packets

@@ -45,9 +45,9 @@
 
 /* One configuration generation: the config, what rule installation made
  * for its SIDs (rtrules.h) and, per worker, its counters for the config's
- * SIDs and policies; the ifindexes of srv6d's own devices (the reinjection device,
- * the SIDs' veth pairs' receiving ends: what comes in on them is a result
- * srv6d already made).  Published as a whole. */
+ * SIDs and policies; the ifindexes of srv6d's own devices (the reinjection
+ * device, the VRF SIDs' veth pairs' receiving ends: what comes in on them
+ * is a result srv6d already made).  Published as a whole. */
 struct generation {
 	struct config *cfg;
 	struct sid_runtime *sid_rt;	/* [cfg->nsids] */
@@ -176,10 +176,10 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* g->own_devs: the reinjection device, g's SIDs' veth pairs and, when prev is
- * not NULL, the veth pairs of the config g replaces (results it sent may
- * still come in on them until the daemon removes them).  Returns 0, or -1
- * when memory runs out. */
+/* g->own_devs: the reinjection device, g's VRF SIDs' veth pairs and, when
+ * prev is not NULL, the veth pairs of the config g replaces (results it
+ * sent may still come in on them until the daemon removes them).
+ * Returns 0, or -1 when memory runs out. */
 static int generation_own_devices(struct generation *g, uint32_t tun_ifindex,
 				  const struct generation *prev)
 {
@@ -201,6 +201,18 @@ static int generation_own_devices(struct generation *g, uint32_t tun_ifindex,
 	g->own_devs = v;
 	g->nown_devs = n;
 	return 0;
+}
+
+/* g's reinjection device is the one whose sending end is tx_ifindex:
+ * also the device of every SID whose results go into it with its mark
+ * (sid_runtime's by_mark, rtrules.h), whose ifindex becomes it. */
+static void generation_set_reinject_dev(struct generation *g,
+					uint32_t tx_ifindex)
+{
+	g->dev_tx_ifindex = tx_ifindex;
+	for (unsigned i = 0; g->sid_rt && i < g->cfg->nsids; i++)
+		if (g->sid_rt[i].by_mark)
+			g->sid_rt[i].ifindex = tx_ifindex;
 }
 
 /* The packet came in on one of srv6d's own devices (a binary search of a
@@ -546,7 +558,8 @@ static int worker_raw_open(unsigned queue)
 }
 
 /* The worker's packet socket for the results that enter the kernel
- * through a device (reinject.h: End.DX2's oif, a SID's veth pair):
+ * through a device (reinject.h: End.DX2's oif, the reinjection device,
+ * a VRF SID's veth pair):
  * opened once at start.  Without it srv6d still runs (rtrules_install()
  * refuses a config with such SIDs then); each such result is a
  * DROP_REINJECT.  Returns the fd or -1. */
@@ -675,7 +688,7 @@ struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
 		return NULL;
 	}
 	e->dev_open = true;
-	e->gen->dev_tx_ifindex = e->dev_tx_ifindex;
+	generation_set_reinject_dev(e->gen, e->dev_tx_ifindex);
 	if (generation_own_devices(e->gen, e->tun_ifindex, NULL) < 0) {
 		snprintf(err, errlen, "out of memory");
 		engine_destroy(e);
@@ -716,8 +729,8 @@ static bool engine_needs_restart(const struct engine *e,
 }
 
 /* The reinjection device deleted under srv6d (by hand, or with its
- * namespace's links): a reload makes it again, as it makes a SID's veth
- * pair, so that the results that go by it flow again.  Until then they
+ * namespace's links): a reload makes it again, as it makes a VRF SID's
+ * veth pair, so that the results that go by it flow again.  Until then they
  * are reinject drops (the send fails).  On failure the old ifindexes stay
  * (logged). */
 static void engine_reinject_dev_check(struct engine *e)
@@ -761,7 +774,7 @@ int engine_swap_config(struct engine *e, struct config *newcfg,
 	bp = calloc(newcfg->npolicies + 1, sizeof(*bp));
 	g = generation_new(newcfg, rt, e->nworkers);	/* owns both */
 	if (g)
-		g->dev_tx_ifindex = e->dev_tx_ifindex;
+		generation_set_reinject_dev(g, e->dev_tx_ifindex);
 	if (!g || !bs || !bp ||
 	    generation_own_devices(g, e->tun_ifindex, old) < 0) {
 		log_msg(LOG_ERR, "reload: out of memory");

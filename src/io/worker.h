@@ -5,7 +5,7 @@
  * configuration through an RCU-protected pointer (liburcu QSBR): a swap
  * never stalls them, and the old config is freed after a grace period.
  * With each config the engine publishes the ifindexes of srv6d's own
- * devices (the reinjection device, the SIDs' veth pairs): a packet queued from one
+ * devices (the reinjection device, the VRF SIDs' veth pairs): a packet queued from one
  * of them is a result srv6d made, accepted unchanged and counted as
  * `unmatched`, never processed again.
  */

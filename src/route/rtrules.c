@@ -25,9 +25,8 @@
 
 #define FWMASK_ALL	0xffffffffu
 
-/* A rule or route found in a dump.  IPv6 rules select by fwmark, IPv4
- * rules by the in-interface (the SID's veth device, rtrules.h): the
- * other is 0 / "". */
+/* A rule or route found in a dump.  Rules select by fwmark, or (a VRF
+ * SID's, rtrules.h) by the in-interface: the other is 0 / "". */
 struct rt_rule {
 	uint32_t priority, fwmark, fwmask, table;
 	char iif[IF_NAMESIZE];
@@ -47,7 +46,8 @@ struct rt_route {
 struct rt_want {
 	struct rt_rule *rules;		/* IPv6, by priority, fwmark, table */
 	unsigned nrules;
-	struct rt_rule *rules4;		/* IPv4, by priority, iif, table */
+	struct rt_rule *rules4;		/* IPv4, by priority, fwmark, table,
+					 * iif */
 	unsigned nrules4;
 	uint32_t *route_tables;		/* End.X, End.DX6 tables (default
 					 * route) */
@@ -57,7 +57,7 @@ struct rt_want {
 	uint32_t *keep_tables;		/* End.T, End.DT* targets: never
 					 * flushed */
 	unsigned nkeep_tables;
-	uint32_t *dev_marks;		/* SIDs with a veth pair */
+	uint32_t *dev_marks;		/* SIDs with a veth pair (vrftable) */
 	unsigned ndev_marks;
 };
 
@@ -289,7 +289,7 @@ static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 		r.table = 0;
 	if (iif)
 		snprintf(r.iif, sizeof(r.iif), "%s", iif);
-	/* Ours: by fwmark (IPv4: kernel-encap's only) or iif. */
+	/* Ours: by fwmark or iif (a VRF SID's pair). */
 	if (!tb[FRA_FWMARK] && !iif)
 		return MNL_CB_OK;
 	dump_list_add(l, &r);
@@ -356,7 +356,8 @@ static bool sid_usd(const struct sid *s)
 	return d && (d->setup & BHV_DEV4_USD) && (s->flavors & FLV_USD);
 }
 
-/* A SID whose IPv4 results enter the kernel through its veth pair. */
+/* A SID with IPv4 results (which the IPv6 hook cannot take as a
+ * payload): they go by a device, with the SID's mark. */
 static bool sid_has_dev4(const struct sid *s)
 {
 	return s->mark && behavior_has_dev4(s->behavior, s->flavors);
@@ -373,20 +374,38 @@ static bool sid_has_dev6(const struct config *cfg, const struct sid *s)
 	       behavior_has_dev6(s->behavior);
 }
 
-/* A SID with a veth pair. */
+/* A SID whose results go by a device (the reinjection device with its
+ * mark, or a VRF SID's veth pair). */
 static bool sid_has_dev(const struct config *cfg, const struct sid *s)
 {
 	return sid_has_dev4(s) || sid_has_dev6(cfg, s);
 }
 
-/* The IPv4 iif rule of such a SID: iif its device, lookup its table. */
-static bool sid_rule4(const struct sid *s, struct rt_rule *r)
+/* A SID with a veth pair of its own: an End.DT* with `vrftable` whose
+ * results go by a device.  The kernel routes those by the VRF device the
+ * pair's receiving end is enslaved to (and the iif rules below), not by
+ * the mark; every other SID's go into the reinjection device with its
+ * mark (SO_MARK), routed by its fwmark rules. */
+static bool sid_has_pair(const struct config *cfg, const struct sid *s)
+{
+	return s->vrf && sid_has_dev(cfg, s);
+}
+
+/* The IPv4 rule of a SID with IPv4 results: fwmark its mark (iif its
+ * pair with `vrftable`), lookup its table. */
+static bool sid_rule4(const struct config *cfg, const struct sid *s,
+		      struct rt_rule *r)
 {
 	char tx[IF_NAMESIZE];
 
 	if (!sid_has_dev4(s))
 		return false;
-	rtrules_dev_names(s->mark, r->iif, tx);
+	if (sid_has_pair(cfg, s)) {
+		rtrules_dev_names(s->mark, r->iif, tx);
+	} else {
+		r->fwmark = s->mark;
+		r->fwmask = FWMASK_ALL;
+	}
 	r->table = s->route_table ? s->route_table : s->table;
 	return true;
 }
@@ -436,7 +455,7 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 
 	if (sid_rule(s, &r.fwmark, &r.table)) {
 		w->rules[w->nrules++] = r;
-		if (sid_has_dev6(cfg, s)) {
+		if (sid_has_dev6(cfg, s) && sid_has_pair(cfg, s)) {
 			struct rt_rule ri = r;
 			char tx[IF_NAMESIZE];
 
@@ -455,9 +474,9 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 			w->rules[w->nrules++] = r;
 		}
 	}
-	if (sid_has_dev(cfg, s))
+	if (sid_has_pair(cfg, s))
 		w->dev_marks[w->ndev_marks++] = s->mark;
-	if (sid_rule4(s, &r4)) {
+	if (sid_rule4(cfg, s, &r4)) {
 		w->rules4[w->nrules4++] = r4;
 		if (sid_rule_terminal(s)) {
 			r4.table = 0;
@@ -551,8 +570,9 @@ static bool in_range(uint32_t v, uint32_t base)
 	return v >= base && v - base < RTRULES_RANGE;
 }
 
-/* Our priority, and an exact fwmark in range (IPv4: kernel-encap's) or an
- * in-interface that is one of our devices in range. */
+/* Our priority, and an exact fwmark in range or an in-interface that is
+ * one of our veth pairs in range (a VRF SID's, or an older srv6d's: it
+ * gave every SID with IPv4 results one). */
 static bool rule_in_scope(const struct rt_rule *r,
 			  const struct rtrules_scope *scopes, unsigned nscopes)
 {
@@ -727,8 +747,19 @@ int rtrules_rule_add_mark(struct rtnl *nl, const char *name, uint8_t family,
 			errlen);
 }
 
+/* The IPv4 rule r of a SID (sid_rule4(): by fwmark, or by iif with
+ * `vrftable`), lookup `table` (0: unreachable).  Returns 0 or -1. */
+static int rule4_add(struct rtnl *nl, const char *name, uint32_t prio,
+		     const struct rt_rule *r, uint32_t table, char *err,
+		     size_t errlen)
+{
+	return rule_add(nl, name, AF_INET, prio, r->fwmark,
+			r->iif[0] ? r->iif : NULL, table, err, errlen);
+}
+
 /* ip -6 rule add priority P fwmark M lookup T [+ unreachable], and
- * ip -4 rule add priority P iif DEV lookup T [+ unreachable] */
+ * ip -4 rule add priority P fwmark M (vrftable: iif DEV) lookup T
+ * [+ unreachable] */
 static int sid_rule_add(struct rtnl *nl, const struct config *cfg,
 			const struct sid *s, char *err, size_t errlen)
 {
@@ -744,7 +775,7 @@ static int sid_rule_add(struct rtnl *nl, const struct config *cfg,
 	     (term && rule_add(nl, name, AF_INET6, prio, mark, NULL, 0, err,
 			       errlen) < 0)))
 		return -1;
-	if (sid_has_dev6(cfg, s)) {
+	if (sid_has_dev6(cfg, s) && sid_has_pair(cfg, s)) {
 		char rx[IF_NAMESIZE], tx[IF_NAMESIZE];
 
 		rtrules_dev_names(s->mark, rx, tx);
@@ -754,11 +785,9 @@ static int sid_rule_add(struct rtnl *nl, const struct config *cfg,
 				      errlen) < 0))
 			return -1;
 	}
-	if (sid_rule4(s, &r4) &&
-	    (rule_add(nl, name, AF_INET, prio, 0, r4.iif, r4.table, err,
-		      errlen) < 0 ||
-	     (term && rule_add(nl, name, AF_INET, prio, 0, r4.iif, 0, err,
-			       errlen) < 0)))
+	if (sid_rule4(cfg, s, &r4) &&
+	    (rule4_add(nl, name, prio, &r4, r4.table, err, errlen) < 0 ||
+	     (term && rule4_add(nl, name, prio, &r4, 0, err, errlen) < 0)))
 		return -1;
 	return 0;
 }
@@ -952,10 +981,10 @@ static struct nlmsghdr *build_link_del(void *buf, uint32_t seq,
 	return nlh;
 }
 
-/* Bring the SID's veth pair up (creating it if need be), with the
- * receiving end in the VRF vrf (0: none) and the sysctls its IPv4
- * traffic needs; set r's ifindex to the sending end, its rx_ifindex to
- * the receiving one.  Returns 0 or -1. */
+/* Bring the VRF SID's veth pair up (creating it if need be), with the
+ * receiving end in the VRF vrf and the sysctls its traffic needs (those
+ * of the reinjection device's receiving end); set r's ifindex to the
+ * sending end, its rx_ifindex to the receiving one.  Returns 0 or -1. */
 static int sid_dev_setup(struct rtnl *nl, const struct sid *s,
 			 struct sid_runtime *r, uint32_t vrf, bool v6,
 			 char *err, size_t errlen)
@@ -1062,8 +1091,9 @@ static uint32_t sid_oif_index(const struct config *cfg, const struct sid *s)
 }
 
 /* One SID's devices into r: its VRF device looked up, End.DX2's oif
- * resolved (or the next hop's oif), its veth pair set up.  Returns 0 or
- * -1. */
+ * resolved (or the next hop's oif), a VRF SID's veth pair set up, or
+ * r->by_mark for the SIDs whose results go into the reinjection device.
+ * Returns 0 or -1. */
 static int sid_devices(struct rtnl *nl, const struct config *cfg,
 		       const struct dump_list *l, const struct sid *s,
 		       struct sid_runtime *r, char *err, size_t errlen)
@@ -1093,9 +1123,12 @@ static int sid_devices(struct rtnl *nl, const struct config *cfg,
 	}
 	if (s->oif[0])
 		r->oif_index = sid_oif_index(cfg, s);
-	if (sid_has_dev(cfg, s))
+	if (sid_has_pair(cfg, s))
 		return sid_dev_setup(nl, s, r, vrf, sid_has_dev6(cfg, s), err,
 				     errlen);
+	/* Into the reinjection device with its mark: the engine gives r its
+	 * ifindex when it publishes the generation. */
+	r->by_mark = sid_has_dev(cfg, s);
 	return 0;
 }
 
@@ -1124,7 +1157,8 @@ static bool dev_wanted(const struct rt_want *w, uint32_t mark)
 }
 
 /* The same for a link: one of our veth pairs in scope that w does not
- * want (deleting its receiving end deletes both). */
+ * want (deleting its receiving end deletes both): a VRF SID's gone, or
+ * one an older srv6d made for any SID with IPv4 results. */
 static struct nlmsghdr *dev_doomed(const struct prune_ctx *c, const void *e,
 				   void *msg, uint32_t seq, char *what,
 				   size_t whatlen)

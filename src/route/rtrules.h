@@ -6,36 +6,46 @@
  *                   ip -6 route add default via NH6 [dev OIF] table M
  * End.T, End.DT6 SID with mark M (End.DT46 too, for its IPv6 results):
  *                   ip -6 rule add priority P fwmark M lookup TABLE
- * End.DX4, End.DT4, End.DT46, and End.X/End.T with the usd flavor (their
- * IPv4 results, which cannot carry a mark back into the kernel) get a
- * veth pair srv6dMMMMMMMMt -> srv6dMMMMMMMM
- * (M in 8 hex digits; reinject.c sends the results into the first end):
- *   End.DX4:        ip -4 rule add priority P iif srv6dM lookup M
+ * End.DX4, End.DT4, End.DT46, and End.X/End.T with the usd flavor have
+ * IPv4 results, which the IPv6 hook cannot take as a verdict's payload:
+ * reinject.c sends them into the reinjection device (below) with the
+ * SID's mark as the frame's SO_MARK (the mark survives a veth pair within
+ * one namespace), and IPv4 rules by the same mark route them:
+ *   End.DX4:        ip -4 rule add priority P fwmark M lookup M
  *                   ip -4 route add default via NH4 [dev OIF] table M
- *   End.DT4, DT46:  ip -4 rule add priority P iif srv6dM lookup TABLE
- *   End.X with usd: ip -4 rule add priority P iif srv6dM lookup M
+ *   End.DT4, DT46:  ip -4 rule add priority P fwmark M lookup TABLE
+ *                   ip -4 rule add priority P fwmark M unreachable
+ *   End.X with usd: ip -4 rule add priority P fwmark M lookup M
  *                   ip -4 route add default via inet6 NH6 [dev OIF] table M
- *   End.T with usd: ip -4 rule add priority P iif srv6dM lookup TABLE
- *   `vrftable`:     the receiving end is enslaved to the VRF device of
- *                   TABLE, which must exist.
+ *   End.T with usd: ip -4 rule add priority P fwmark M lookup TABLE
  * When some results cannot go as a verdict's payload (cfg->payload not
- * PAYLOAD_ANY: `reinject no-payload`, or auto on Linux 7.2+), every SID
- * with an IPv6 fwmark rule above gets the veth pair too (IPv6 on, no address, on the
- * receiving end) and the same rules by in-interface, for its IPv6
- * results (reinject.c sends them into the veth pair, no mark):
- *                   ip -6 rule add priority P iif srv6dM lookup M|TABLE
- *                   [ip -6 rule add priority P iif srv6dM unreachable]
+ * PAYLOAD_ANY: `reinject no-payload`, or auto on Linux 7.2+; or `gso
+ * yes`), the IPv6 results of the SIDs with an IPv6 fwmark rule go the
+ * same way: into the reinjection device with the SID's mark, routed by
+ * the fwmark rules above.  Such SIDs have struct sid_runtime's by_mark.
+ *
+ * `vrftable` (End.DT4, End.DT6, End.DT46): the kernel routes by the VRF
+ * device, so such a SID whose results go by a device keeps a veth pair of
+ * its own, srv6dMMMMMMMMt -> srv6dMMMMMMMM (M in 8 hex digits,
+ * rtrules_dev_names(); the receiving end has the MAC address
+ * rtrules_dev_mac() of M and is enslaved to the VRF device of TABLE,
+ * which must exist), and its rules by that in-interface instead of the
+ * mark (IPv4; IPv6 beside the fwmark rules):
+ *                   ip [-6] rule add priority P iif srv6dM lookup TABLE
+ *                   ip [-6] rule add priority P iif srv6dM unreachable
  * End.DX2: OIF is resolved to its struct sid_runtime's ifindex.
  *
- * P is cfg->rule_priority.  The daemon's "scope" is every IPv6 rule at
- * priority P whose fwmark lies in [mark_base, mark_base + RTRULES_RANGE),
- * every IPv4 rule at priority P with such a fwmark (kencap_routes.h),
- * every rule of either family at priority P whose iif is one of the veth
- * devices of that range, every route of either family in a table of that range, and
- * every veth pair of that range: anything found there that the current
- * config does not want (left by a crashed instance, or by the config
- * before a reload) is removed.  On a reload, only once the old config is
- * out of use (rtrules_install_add(), then rtrules_prune()).
+ * P is cfg->rule_priority.  The daemon's "scope" is every rule of either
+ * family at priority P whose fwmark lies in [mark_base, mark_base +
+ * RTRULES_RANGE) (kernel-encap's too, kencap_routes.h), every rule of
+ * either family at priority P whose iif is one of the veth devices of
+ * that range, every route of either family in a table of that range, and
+ * every veth pair srv6dMMMMMMMM of that range: anything found there that
+ * the current config does not want (left by a crashed instance, or an
+ * older srv6d, which gave every SID with IPv4 results a pair and iif
+ * rules, or by the config before a reload) is removed.  On a reload,
+ * only once the old config is out of use (rtrules_install_add(), then
+ * rtrules_prune()).
  */
 #ifndef SRV6D_RTRULES_H
 #define SRV6D_RTRULES_H
@@ -64,15 +74,21 @@ struct rtrules_scope {
  * sid->index, returned by rtrules_install() / rtrules_install_add() and
  * published with its config by the engine (worker.h). */
 struct sid_runtime {
-	/* The interface the decapsulated result leaves by: End.DX2 the
-	 * ifindex of oif; a SID with a veth pair (End.DX4, End.DT4,
-	 * End.DT46, ...) its sending end.  0 unset. */
+	/* The interface the result leaves by: End.DX2 the ifindex of oif;
+	 * a by_mark SID the reinjection device's sending end (set by the
+	 * engine when it publishes the generation, worker.c); a VRF SID
+	 * with a veth pair its sending end.  0 unset. */
 	uint32_t ifindex;
-	/* A SID with a veth pair: the ifindex of its receiving end (where
-	 * its results come back into the kernel, and where a steering rule
-	 * must not queue them again: the workers accept such packets
-	 * unchanged).  0 none. */
+	/* A VRF SID with a veth pair: the ifindex of its receiving end
+	 * (where its results come back into the kernel, and where a
+	 * steering rule must not queue them again: the workers accept such
+	 * packets unchanged).  0 none. */
 	uint32_t rx_ifindex;
+	/* End.X/End.T/End.DX6/End.DT6/End.DT46 (IPv6 results that may
+	 * not be a payload), End.DX4/DT4/DT46 and End.X/End.T with usd
+	 * (IPv4 results), no `vrftable`: the results go into the
+	 * reinjection device with the SID's mark as SO_MARK. */
+	bool by_mark;
 	/* End.X, End.DX6, End.DX4: the ifindex of oif (the next hop's link
 	 * must be up, egress.h); 0 when oif is absent or named no link at
 	 * install. */
@@ -156,13 +172,14 @@ int rtrules_rule_add_mark(struct rtnl *nl, const char *name, uint8_t family,
 			  uint32_t priority, uint32_t mark, uint32_t table,
 			  char *err, size_t errlen);
 
-/* IPv4 rule: priority P iif IIF lookup TABLE (cmd as above). */
+/* IPv4 rule: priority P iif IIF lookup TABLE (cmd as above; a VRF
+ * SID's). */
 struct nlmsghdr *rtrules_build_rule4_iif(void *buf, uint16_t cmd,
 					 uint32_t seq, uint32_t priority,
 					 const char *iif, uint32_t table);
 
-/* The names of the veth pair of the SID with `mark`: rx (where the kernel
- * receives, the rules' iif) "srv6d%08x", tx (where srv6d sends)
+/* The names of the veth pair of the VRF SID with `mark`: rx (where the
+ * kernel receives, the rules' iif) "srv6d%08x", tx (where srv6d sends)
  * "srv6d%08xt". */
 void rtrules_dev_names(uint32_t mark, char rx[IF_NAMESIZE],
 		       char tx[IF_NAMESIZE]);
@@ -172,8 +189,10 @@ void rtrules_dev_names(uint32_t mark, char rx[IF_NAMESIZE],
  * (the receiving end, `tun-name`, default srv6d0: results come in on it
  * as if they had arrived there) and NAMEt (the sending end, where the
  * workers' packet sockets send them, behind an Ethernet header from
- * 06:00:00:00:00:00 to 02:00:00:00:00:00, rtrules_dev_mac() of mark 0).
- * Both have the MTU of RTRULES_REINJECT_MTU: a result is never refused
+ * 06:00:00:00:00:00 to 02:00:00:00:00:00, rtrules_dev_mac() of mark 0;
+ * a marked SID's result with its mark as SO_MARK, routed by the SID's
+ * fwmark rules: the receiving end's sysctls are those its IPv4 and IPv6
+ * results need).  Both have the MTU of RTRULES_REINJECT_MTU: a result is never refused
  * for its size at the device (the kernel applies the egress MTU). */
 #define RTRULES_REINJECT_MTU	65535	/* veth's largest */
 
@@ -192,9 +211,9 @@ int rtrules_reinject_dev_open(const char *name, uint32_t *tx_ifindex,
 /* Remove the pair for `name` (a failure is logged). */
 void rtrules_reinject_dev_close(const char *name);
 
-/* MAC address of the receiving end of the veth pair of the SID with
- * `mark` (02:00 and the mark, big-endian); the sending end has 06:00 and
- * the mark.  Pure. */
+/* MAC address of the receiving end of the veth pair of the (VRF) SID
+ * with `mark` (02:00 and the mark, big-endian), or of the reinjection
+ * device's (mark 0); the sending end has 06:00 and the mark.  Pure. */
 static inline void rtrules_dev_mac(uint32_t mark, bool rx, uint8_t mac[6])
 {
 	mac[0] = rx ? 0x02 : 0x06;	/* locally administered, unicast */

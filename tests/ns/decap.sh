@@ -6,9 +6,11 @@
 # sink1; End.DT6, End.DT4 and End.DT46 look it up in table 100 (sink2);
 # End.DX2's inner Ethernet frame leaves by its oif byte for byte.  Also:
 # the RFC's ICMP errors (SL > 0, a wrong inner header), the counters, the
-# veth devices and rules the daemon sets up and removes, and the error of
-# a vrftable without its VRF device.  A decapsulated IPv4 result comes back
-# on the SID's veth device: a steering rule and a policy for its
+# rules the daemon sets up and removes (no veth pair of a SID's own: every
+# result goes into the one reinjection device, a marked one with its SID's
+# mark), and the error of a vrftable without its VRF device.  A
+# decapsulated IPv4 result comes back on the reinjection device: a
+# steering rule and a policy for its
 # destination must not take it again (not with lib.sh's rules, which leave
 # out srv6d+, nor with a rule that forgets to: srv6d accepts what comes in
 # on its own devices unchanged).
@@ -49,17 +51,15 @@ say "srv6d pid $SRV6D_PID, config:"
 sed 's/^/    /' "$TMPD/srv6d.conf"
 
 # ---- what the daemon set up ---------------------------------------------------
-dev6=srv6d5d6f0002 dev8=srv6d5d6f0004 dev9=srv6d5d6f0005
-for d in $dev6 ${dev6}t $dev8 ${dev8}t $dev9 ${dev9}t; do
-	if ip -n "$GW" -br link show dev "$d" 2>/dev/null | grep -q ' UP '; then
-		pass "veth end $d is up"
-	else
-		fail "veth end $d is up"
-	fi
-done
+# One reinjection device for every SID: no veth pair of a SID's own (only
+# a vrftable SID has one), and the IPv4 results routed by IPv4 rules for
+# their SID's mark (the frame's SO_MARK), not by an in-interface.
+pairs=$(ip -n "$GW" -br link show | grep -c '^srv6d[0-9a-f]\{8\}')
+expect_eq "no srv6dMMMMMMMM veth pair while SIDs of every kind run" "$pairs" 0
 rules4=$(ip -n "$GW" -4 rule show priority 1000)
-for want in "iif $dev6 lookup 1567555586" "iif $dev8 lookup 100" \
-	"iif $dev9 lookup 100"; do
+for want in "fwmark 0x5d6f0002 lookup 1567555586" "fwmark 0x5d6f0004 lookup 100" \
+	"fwmark 0x5d6f0005 lookup 100" "fwmark 0x5d6f0007 lookup 1567555591" \
+	"fwmark 0x5d6f0008 lookup 1567555592" "fwmark 0x5d6f0009 lookup 100"; do
 	if grep -q "$want" <<<"$rules4"; then
 		pass "ip -4 rule $want"
 	else
@@ -67,6 +67,7 @@ for want in "iif $dev6 lookup 1567555586" "iif $dev8 lookup 100" \
 		echo "$rules4"
 	fi
 done
+expect_eq "no IPv4 iif rule at priority 1000" "$(grep -c ' iif ' <<<"$rules4")" 0
 rules6=$(ip -n "$GW" -6 rule show priority 1000)
 for want in "fwmark 0x5d6f0001 lookup 1567555585" \
 	"fwmark 0x5d6f0003 lookup 100" "fwmark 0x5d6f0005 lookup 100"; do
@@ -107,7 +108,7 @@ for sid in 6 8 9 c; do
 	expect_frame "fc00:100::$sid without SRH: inner IPv4 to sink2" "$out" s2 "$exp"
 done
 
-# ---- USD on End.X and End.T: an inner IPv4 packet by a veth pair ------------------
+# ---- USD on End.X and End.T: an inner IPv4 packet by its mark ----------------------
 # (RFC 8986 4.16.3) End.X's adjacency (nh6 on sink2's link: an IPv4 route
 # via inet6), End.T's table 100 (sink2); the main table says sink1.
 for sid in d e; do
@@ -129,7 +130,7 @@ expect_eq "End.X with USD: IPv4 default route via inet6 nh6 in its table" \
 
 # ---- IPv4 results are not steered again ------------------------------------------
 # 10.9.0.0/16 is steered to srv6d and has a policy (H.Encaps to sink1 via
-# fc00:9::c1): the decapsulated packet entering on srv6dM must still follow
+# fc00:9::c1): the decapsulated packet entering on srv6d0 must still follow
 # the SID's table or next hop (sink2), the policy must see none of it.
 unm0=$(ctl_get "s['totals']['unmatched']")
 nfq_steer4 10.9.0.0/16 || fail "IPv4 NFQUEUE rule"
@@ -139,7 +140,7 @@ for sid in 8 6; do
 	expect_frame "fc00:100::$sid, 10.9.0.0/16 steered (! -i srv6d+): inner IPv4 to sink2, not re-encapsulated" \
 		"$out" s2 "$exp"
 done
-expect_eq "lib.sh's rule left the results out: nothing queued from srv6dM" \
+expect_eq "lib.sh's rule left the results out: nothing queued from srv6d0" \
 	"$(($(ctl_get "s['totals']['unmatched']") - unm0))" 0
 # The same with a rule that forgets srv6d's devices: srv6d itself must
 # give the result back unchanged (counted as unmatched).
@@ -152,7 +153,7 @@ for sid in 8 6; do
 	expect_frame "fc00:100::$sid, 10.9.0.0/16 steered from every device: inner IPv4 to sink2, accepted unchanged" \
 		"$out" s2 "$exp"
 done
-expect_eq "the results queued from srv6dM were counted as unmatched" \
+expect_eq "the results queued from srv6d0 were counted as unmatched" \
 	"$(($(ctl_get "s['totals']['unmatched']") - unm0))" 2
 expect_eq "the policy for 10.9.0.0/16 took no decapsulated packet" \
 	"$(ctl_get "pol('10.9.0.0/16')['packets']") $(ctl_get "pol('10.9.0.0/16')['errors']")" "0 0"
@@ -165,10 +166,10 @@ expect_fields "End.DT6, inner destination only in the main table: Destination Un
 out=$(pkt_xchg --tag dt4miss $S --dst fc00:100::8 --inner ipv4 --inner-src 192.0.2.1 --inner-dst 198.51.100.99)
 expect_fields "End.DT4, inner destination only in the main table: ICMP Destination Unreachable, not sink1" \
 	"$out" gen icmp.type=3 in1.ip4.dst=198.51.100.99
-if grep -q "unreachable" <<<"$(ip -n "$GW" -4 rule show priority 1000 iif $dev8)"; then
-	pass "ip -4 rule iif $dev8 unreachable after its lookup"
+if grep -q "unreachable" <<<"$(ip -n "$GW" -4 rule show priority 1000 fwmark 0x5d6f0004)"; then
+	pass "ip -4 rule fwmark 0x5d6f0004 unreachable after its lookup"
 else
-	fail "ip -4 rule iif $dev8 unreachable after its lookup"
+	fail "ip -4 rule fwmark 0x5d6f0004 unreachable after its lookup"
 fi
 
 # ---- End.DX2: the inner frame out of gw2, unchanged ---------------------------------
@@ -257,8 +258,8 @@ expect_eq "worker totals: every verdict is one of accepted, forwarded, dropped, 
 
 # ---- stop: devices and rules go away -------------------------------------------------
 srv6d_stop || fail "srv6d stopped cleanly"
-left=$(ip -n "$GW" -br link show | grep -c '^srv6d5d6f')
-expect_eq "veth pairs removed on exit" "$left" 0
+left=$(ip -n "$GW" -br link show | grep -c '^srv6d')
+expect_eq "srv6d's devices removed on exit" "$left" 0
 expect_eq "IPv4 rules removed on exit" "$(ip -n "$GW" -4 rule show priority 1000 | wc -l)" 0
 expect_eq "IPv6 rules removed on exit" "$(ip -n "$GW" -6 rule show priority 1000 | wc -l)" 0
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # faults.sh - srv6d under the faults of issue 12, while steady streams go
 # through an End, an End.X, an End.DT6 and an End.DT4 SID (the last three
-# route by the daemon's own rules, tables and veth pair: sink2, where the
+# route by the daemon's own rules and tables: sink2, where the
 # main table says sink1):
 #   second   a second srv6d in the same network namespace, with another
 #            control socket, exits 1 at once saying why, and changes
@@ -9,7 +9,8 @@
 #            packet still reaches its own sink.
 #   kill9    kill -9 under load, then a restart with a config without the
 #            End.DT4 SID and a second End.X SID: what the dead one left
-#            (rules, a table's route, a veth pair) is swept, forwarding
+#            (rules of both families, a table's route; and a veth pair
+#            and iif rule as an older srv6d left them) is swept, forwarding
 #            resumes; the time from exec to the first forwarded packet is
 #            printed.
 #   watchdog with WATCHDOG_USEC (systemd's WatchdogSec=2) and a test hook
@@ -52,8 +53,8 @@ sid fc00:100::6/128 action End.DT6 table 100
 sid fc00:100::8/128 action End.DT4 table 100
 sid fc00:100::5/128 action End.X nh6 fc00:2::2
 EOF
-# B: A without End.DT4 and End.X ::5 (their rules, ::5's table, End.DT4's
-# veth pair are then unwanted).
+# B: A without End.DT4 and End.X ::5 (their rules and ::5's table are then
+# unwanted).
 grep -v -e End.DT4 -e fc00:100::5 "$A" >"$B"
 
 ns_setup || { fail "topology setup"; ns_finish; }
@@ -140,7 +141,12 @@ NOTIFY_SOCKET=$NOTIFY WATCHDOG_USEC=$WD_USEC SRV6D_TEST_WORKER_HANG=$HANG \
 pass "srv6d started (pid $SRV6D_PID)"
 snapshot >"$TMPD/s0"
 left=$(ip -n "$GW" -br link show | grep -c '^srv6d[0-9a-f]\{8\}')
-expect_eq "End.DT4's veth pair exists" "$left" 2
+expect_eq "no srv6dMMMMMMMM veth pair (End.DT4 goes by srv6d0 with its mark)" "$left" 0
+if nsx "$GW" ip -4 rule show priority 1000 | grep -q 'fwmark .* lookup 100'; then
+	pass "End.DT4's IPv4 rule is by fwmark"
+else
+	fail "End.DT4's IPv4 rule is by fwmark"
+fi
 
 has() { [[ " $FAULTS " == *" $1 "* ]]; }
 
@@ -204,7 +210,7 @@ if has second; then
 	expect_eq "End.X: none at sink1 (the main table)" "$(delta 2 1)" 0
 	expect_eq "End.DT6: every packet at sink2 (table 100)" "$(delta 3 2)" "$s6"
 	expect_eq "End.DT6: none at sink1 (the main table)" "$(delta 3 1)" 0
-	expect_eq "End.DT4: every packet at sink2 (table 100, by its veth pair)" "$(delta 4 2)" "$s4"
+	expect_eq "End.DT4: every packet at sink2 (table 100, by its mark)" "$(delta 4 2)" "$s4"
 	expect_eq "End.DT4: none at sink1" "$(delta 4 1)" 0
 	if kill -0 "$SRV6D_PID" 2>/dev/null &&
 		[ "$(ctl_get "s['pid']")" = "$SRV6D_PID" ]; then
@@ -275,13 +281,21 @@ if has kill9; then
 	SRV6D_PID=
 	rules=$(nsx "$GW" ip -6 rule show priority 1000 | wc -l)
 	rules4=$(nsx "$GW" ip -4 rule show priority 1000 | wc -l)
-	veths=$(ip -n "$GW" -br link show | grep -c '^srv6d[0-9a-f]\{8\}')
 	tables=$(ip -n "$GW" -6 route show table all | grep -c 'table 156755[5-9]')
-	say "left by kill -9: $rules IPv6 and $rules4 IPv4 rules at priority 1000, $tables routes in its tables, $veths veth ends"
-	if [ "$rules" -gt 0 ] && [ "$veths" -gt 0 ]; then
-		pass "kill -9 left rules and the veth pair behind (as it must: nobody removed them)"
+	say "left by kill -9: $rules IPv6 and $rules4 IPv4 rules at priority 1000, $tables routes in its tables"
+	if [ "$rules" -gt 0 ] && [ "$rules4" -gt 0 ]; then
+		pass "kill -9 left rules of both families behind (as it must: nobody removed them)"
 	else
 		fail "kill -9 left nothing behind: the sweep below tests nothing"
+	fi
+	# What an older srv6d left too: a SID's own veth pair and its iif
+	# rule (it gave every SID with IPv4 results one); the sweep removes
+	# them although this srv6d makes none.
+	if ip -n "$GW" link add srv6d5d6f0004 type veth peer name srv6d5d6f0004t &&
+		nsx "$GW" ip -4 rule add priority 1000 iif srv6d5d6f0004 lookup 100; then
+		pass "an older srv6d's End.DT4 veth pair and iif rule made"
+	else
+		fail "cannot make an older srv6d's veth pair and iif rule"
 	fi
 	expect_eq "kill -9 left End.X ::5's route in its table 0x5d6f0005" \
 		"$(ip -n "$GW" -6 route show table 1567555589 | wc -l)" 1
@@ -337,8 +351,8 @@ PY
 	expect_eq "End.DT4 (not in the new config): nothing forwarded" \
 		"$(($(delta 4 1) + $(delta 4 2)))" 0
 	veths=$(ip -n "$GW" -br link show | grep -c '^srv6d[0-9a-f]\{8\}')
-	expect_eq "the dead one's End.DT4 veth pair was swept" "$veths" 0
-	expect_eq "IPv4 rules at priority 1000 swept (End.DT4's)" \
+	expect_eq "the older srv6d's End.DT4 veth pair was swept" "$veths" 0
+	expect_eq "IPv4 rules at priority 1000 swept (End.DT4's, by fwmark and the older iif one)" \
 		"$(nsx "$GW" ip -4 rule show priority 1000 | wc -l)" 0
 	expect_eq "IPv6 rules at priority 1000: End.X ::3's and End.DT6's (and its unreachable) only" \
 		"$(nsx "$GW" ip -6 rule show priority 1000 | wc -l)" 3

@@ -28,8 +28,8 @@
 #    destination: gso_vnet), every segment's checksum right;
 #  - decapsulation (End.DT6, End.DT4 at srv6d, the kernel's seg6 encap at
 #    gen, the iperf3 server on s2 behind gw2 in table 100): the inner TCP
-#    super-packet goes whole by the vnet socket into the SID's veth pair
-#    (gso_vnet), captured leaving gw2 (tx checksum off), s2's
+#    super-packet goes whole by the vnet socket into the reinjection
+#    device with the SID's mark (gso_vnet), captured leaving gw2 (tx checksum off), s2's
 #    TcpInCsumErrors 0, gen's TcpRetransSegs small; with GRO on and off;
 #  - H.Insert (srv6d's policy, an SRH inserted into gen's plain TCPv6):
 #    the vnet way too (TCPV6 with a routing header);

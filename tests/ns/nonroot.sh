@@ -7,8 +7,8 @@
 # (root:GROUP 0640 in a 0750 directory), its control socket in a
 # directory of its own (RuntimeDirectory=srv6d), the root file system and
 # /proc/sys read-only but that directory and /proc/sys/net/*/conf.  End, End.X and End.DT4
-# SIDs (rules, a veth pair and its sysctls, the TUN device, a packet
-# socket) forward, srv6ctl status answers, a reload that adds a veth pair
+# SIDs (rules, the reinjection device and its sysctls, a packet socket)
+# forward, srv6ctl status answers, a reload that adds an End.DT4 SID
 # works; without CAP_NET_RAW an End.DT4 SID is refused at start with a
 # clear message; a control-group the user is not in fails with what to do,
 # one it is a member of works without CAP_CHOWN.  Where it can (x86_64),
@@ -180,19 +180,14 @@ status_field() {
 		"/proc/$1/status"
 }
 
-# veth_sysctls_ok: every receiving veth end (srv6dXXXXXXXX) has IPv4
-# rp_filter 0 and accept_local 1, as the daemon set them.  Prints their
-# number.
-veth_sysctls_ok() {
-	local d n=0
-	for d in $(ip -n "$GW" -o link show | sed -n \
-		's/^[0-9]*: \(srv6d[0-9a-f]\{8\}\)@.*/\1/p'); do
-		[ "$(nsx "$GW" cat /proc/sys/net/ipv4/conf/$d/rp_filter)" = 0 ] &&
-		[ "$(nsx "$GW" cat /proc/sys/net/ipv4/conf/$d/accept_local)" = 1 ] ||
-			return 1
-		n=$((n + 1))
-	done
-	echo "$n"
+# rx_sysctls: the reinjection device's receiving end (srv6d0), where the
+# End.DT4 results come in with their mark: its IPv4 rp_filter and
+# accept_local (the daemon sets 0 and 1), and the number of SID veth
+# pairs (srv6dXXXXXXXX: none, one device for all).
+rx_sysctls() {
+	echo "$(nsx "$GW" cat /proc/sys/net/ipv4/conf/srv6d0/rp_filter)" \
+		"$(nsx "$GW" cat /proc/sys/net/ipv4/conf/srv6d0/accept_local)" \
+		"$(ip -n "$GW" -br link show | grep -c '^srv6d[0-9a-f]\{8\}')"
 }
 
 # ---- 1. the unit's capabilities: everything works -----------------------------
@@ -225,10 +220,8 @@ if grep -q 'cannot set' "$LOG"; then
 else
 	pass "every sysctl written (no 'cannot set' in the log)"
 fi
-# Two veth pairs: End.DT4's, and with offload yes (the default) End.X's
-# for its super-packets' results.
-expect_eq "the End.DT4 and End.X veth pairs' receiving ends: rp_filter 0, accept_local 1" \
-	"$(veth_sysctls_ok)" 2
+expect_eq "srv6d0 (End.DT4's results): rp_filter 0, accept_local 1; no SID veth pair" \
+	"$(rx_sysctls)" "0 1 0"
 rdev=$(ip -n "$GW" -br link show dev srv6d0 2>/dev/null | awk '{print $2}')
 expect_eq "the reinjection device srv6d0 (a veth end) is up" "$rdev" UP
 expect_eq "srv6ctl status answers: 3 SIDs" "$(ctl_get "len(s['sids'])")" 3
@@ -241,11 +234,11 @@ exp=$(pkt_build --tag nrx $S --segs fc00:100::3,fc00:9::c1 $IN6 --sl 0 --hlim 63
 expect_frame "End.X: to its next hop on sink2 (its ip rule and table)" "$out" s2 "$exp"
 out=$(pkt_xchg --tag nrdt4 $S --dst fc00:100::8 $IN4)
 exp=$(pkt_build --tag nrdt4 --v4 --src 192.0.2.1 --dst 10.9.3.1 --hlim 63)
-expect_frame "End.DT4: inner IPv4 to sink2 by table 100 (veth pair, packet socket)" \
+expect_frame "End.DT4: inner IPv4 to sink2 by table 100 (srv6d0 with its mark, packet socket)" \
 	"$out" s2 "$exp"
 
-# A reload that adds a veth pair, its sysctls and rules: done with the
-# reduced capabilities.
+# A reload that adds an End.DT4 SID and its rules: done with the reduced
+# capabilities.
 conf "$BASE
 $DT4
 $DT4B"
@@ -255,8 +248,8 @@ else
 	fail "srv6ctl reload (a second End.DT4 SID): $rout"
 fi
 expect_eq "srv6ctl status after the reload: 4 SIDs" "$(ctl_get "len(s['sids'])")" 4
-expect_eq "the three receiving veth ends: rp_filter 0, accept_local 1" \
-	"$(veth_sysctls_ok)" 3
+expect_eq "after the reload still: rp_filter 0, accept_local 1 on srv6d0; no SID veth pair" \
+	"$(rx_sysctls)" "0 1 0"
 out=$(pkt_xchg --tag nrdt4b $S --dst fc00:100::9 $IN4)
 exp=$(pkt_build --tag nrdt4b --v4 --src 192.0.2.1 --dst 10.9.3.1 --hlim 63)
 expect_frame "the reloaded End.DT4: inner IPv4 to sink2" "$out" s2 "$exp"

@@ -4,20 +4,20 @@
 # no-payload`: every result is a frame sent by the packet socket, the
 # original an NF_DROP):
 #   jumbo    a 4000-byte End.X result on links of MTU 9000 goes through the
-#            SID's veth pair and arrives (the pair must take any result the
-#            kernel would forward: its MTU is not 1500);
+#            reinjection device with its mark and arrives (the device must
+#            take any result the kernel would forward: its MTU is not 1500);
 #   too big  an End.DX2 frame larger than its oif's MTU is a drop counted
 #            as too_big (the SID's and the worker's), with its verdict;
 #   full     srv6d0t's queue full (a tbf qdisc at 8 kbit/s): the results
 #            refused are reinject drops counted in tx_full, with verdicts;
-#   gone     under a steady stream of End (the reinjection device) and
-#            End.X (its SID's veth pair) packets, the SID's veth pair and
-#            then the reinjection device are deleted: the results that
-#            cannot leave are drops counted as reinject, no packet waits
-#            for a verdict (the queue is empty, verdicts == rx_packets ==
-#            injected + dropped), srv6d keeps running; a reload makes the
-#            SID's pair and the reinjection device again, and End.X and End
-#            results flow again.
+#   gone     under a steady stream of End and End.X packets (both by the
+#            reinjection device, End.X's with its mark), the reinjection
+#            device is deleted: the results that cannot leave are drops
+#            counted as reinject, no packet waits for a verdict (the queue
+#            is empty, verdicts == rx_packets == injected + dropped), srv6d
+#            keeps running; a reload makes the device again, and End.X
+#            (whose SID takes the new device's ifindex) and End results
+#            flow again.
 T=reinject-faults
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -47,12 +47,12 @@ say "srv6d pid $SRV6D_PID"
 tot() { ctl_get "s['totals']['$1']"; }
 tdrop() { ctl_get "drop(s['totals'], '$1')"; }
 
-# ---- jumbo: a 4000-byte End.X result through the SID's veth pair ------------------
+# ---- jumbo: a 4000-byte End.X result through the reinjection device, marked ------
 S="--src fc00:1::1"
 out=$(pkt_xchg --tag jumbo $S --segs fc00:100::3,fc00:9::c1 --ul udp --pad 3900)
 exp=$(pkt_build --tag jumbo $S --segs fc00:100::3,fc00:9::c1 --ul udp --pad 3900 \
 	--sl 0 --hlim 63)
-expect_frame "End.X 4000-byte result through its veth pair: arrives at sink1" \
+expect_frame "End.X 4000-byte result through srv6d0 with its mark: arrives at sink1" \
 	"$out" s1 "$exp"
 expect_eq "no too_big drop for it" "$(tdrop too_big)" 0
 tb0=$(tdrop too_big)
@@ -167,26 +167,18 @@ expect_eq "every packet got its verdict (verdicts == rx_packets)" \
 	"$(tot verdicts)" "$(tot rx_packets)"
 expect_eq "nothing waits in the queue" "$(nfq_stat 3)" 0
 
-sid_dev=$(ip -n "$GW" -br link show | awk '$1 ~ /^srv6d5d6f[0-9a-f]+@/ { sub("@.*", "", $1); print $1 }' |
-	while read -r d; do
-		nsx "$GW" ip -6 rule show | grep -q "iif $d " && echo "$d"
-	done | head -1)
-[ -n "$sid_dev" ] || { fail "End.X's veth pair not found"; ip -n "$GW" -br link; }
+expect_eq "no srv6dMMMMMMMM veth pair: End.X goes by srv6d0 with its mark" \
+	"$(ip -n "$GW" -br link show | grep -c '^srv6d[0-9a-f]\{8\}')" 0
 r0=$(tot rx_packets); re0=$(tdrop reinject)
 sender_start "$TMPD/sent1"
 sleep 1
-ip -n "$GW" link del "$sid_dev" && say "deleted $sid_dev (End.X's pair)"
-sleep 1
-x_gone=$(sink_count "$S1" fc00:9::d1)
-sleep 1
-x_later=$(sink_count "$S1" fc00:9::d1)
 ip -n "$GW" link del srv6d0 && say "deleted srv6d0 (the reinjection device)"
 sleep 0.5
-e_gone=$(sink_count "$S1" fc00:9::c1)
+x_gone=$(sink_count "$S1" fc00:9::d1); e_gone=$(sink_count "$S1" fc00:9::c1)
 sleep 1
-e_later=$(sink_count "$S1" fc00:9::c1)
-kill -0 "$SRV6D_PID" 2>/dev/null && pass "srv6d runs on without its devices" ||
-	fail "srv6d died when its devices went"
+x_later=$(sink_count "$S1" fc00:9::d1); e_later=$(sink_count "$S1" fc00:9::c1)
+kill -0 "$SRV6D_PID" 2>/dev/null && pass "srv6d runs on without its device" ||
+	fail "srv6d died when its device went"
 "$SRV6CTL" -s "$SOCK" reload >/dev/null 2>&1 || fail "srv6ctl reload"
 sleep 1
 x_back=$(sink_count "$S1" fc00:9::d1); e_back=$(sink_count "$S1" fc00:9::c1)
@@ -194,12 +186,13 @@ sleep 1
 x_back2=$(sink_count "$S1" fc00:9::d1); e_back2=$(sink_count "$S1" fc00:9::c1)
 sender_stop
 sent=$(cat "$TMPD/sent1")
-say "sent $sent; End.X at sink1: $x_gone, $x_later (pair gone), $x_back, $x_back2 (after the reload); End: $e_gone, $e_later (srv6d0 gone), $e_back, $e_back2 (after the reload)"
+say "sent $sent; End.X at sink1: $x_gone, $x_later (srv6d0 gone), $x_back, $x_back2 (after the reload); End: $e_gone, $e_later (srv6d0 gone), $e_back, $e_back2 (after the reload)"
 
-expect_eq "End.X: nothing arrives while its pair is gone" "$x_later" "$x_gone"
+expect_eq "End.X: nothing arrives while srv6d0 is gone" "$x_later" "$x_gone"
 expect_eq "End: nothing arrives while srv6d0 is gone" "$e_later" "$e_gone"
+# The new srv6d0t has a new ifindex: the SID's (sid_runtime) must follow.
 if [ "$x_back2" -gt "$x_back" ]; then
-	pass "End.X results flow again after the reload (its pair made again)"
+	pass "End.X results flow again after the reload (srv6d0 made again, its new ifindex the SID's)"
 else
 	fail "End.X results do not flow after the reload ($x_back -> $x_back2)"
 fi

@@ -217,19 +217,18 @@ fi
 # tables remain, no more (the mark range starts at 0x5d6f0000).  With
 # offload yes (the default), End ::1 (plain End, in A and B) also has the
 # kernel's End for its super-packets (kernel-end auto: one more fwmark
-# rule and table, srv6ctl status' kernel_end.sids), and each End.X a veth
-# pair with an iif rule, by which its super-packets' results come in (as
-# every result that may not be a payload does: reinject.payload not
-# "any", `reinject auto` on 7.2).
+# rule and table, srv6ctl status' kernel_end.sids).  Results that go
+# payload-free (`reinject auto` on 7.2, every super-packet result that is
+# not the kernel's) come in on srv6d0 with their mark: no iif rule, with
+# any reinject.payload.
 rules=$(nsx "$GW" ip -6 rule show priority 1000)
 nkend=$(ctl_get "s['kernel_end']['sids']")
-niif=4
 expect_eq "kernel-end: End ::1's rule and table" "$nkend" 1
 expect_eq "A's 4 End.X fwmark rules (and End ::1's) at priority 1000" \
 	"$(grep -c fwmark <<<"$rules")" $((4 + nkend))
-expect_eq "A's End.X iif rules ($niif) and nothing else at priority 1000" \
+expect_eq "nothing else at priority 1000 (no iif rule)" \
 	"$(grep -vc fwmark <<<"$rules") $(grep -c ' iif ' <<<"$rules")" \
-	"$niif $niif"
+	"0 0"
 tables=$(nsx "$GW" ip -6 route show table all | awk '
 	{ for (i = 1; i < NF; i++) if ($i == "table" && $(i + 1) ~ /^[0-9]+$/ &&
 	      $(i + 1) >= 1567555584 && $(i + 1) < 1567621120) n++ }
