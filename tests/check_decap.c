@@ -1005,6 +1005,21 @@ START_TEST(dt_no_route_counted_once)
 	for (unsigned r = 0; r < DROP__COUNT; r++)
 		sum += ws.drops[r];
 	ck_assert_uint_eq(sum, ws.dropped);
+	/* A super-packet's hand-off goes the way super-packet results go,
+	 * never as a payload of another length (the kernel would segment
+	 * it by the queued skb's state): here, not TCP inside, refused. */
+	{
+		enum drop_reason why = DROP__COUNT;
+
+		p = run(BHV_END_DT6, DX6_SRH_IN);
+		proc_count_drop(&ctx, p, &sst[0], DROP_NO_ROUTE,
+				PKT_OUT_HANDOFF);
+		ck_assert_int_eq(reinject_decide(cfg, srt, p, &why),
+				 REINJECT_PAYLOAD);
+		p->gso = true;
+		ck_assert_int_ne(reinject_decide(cfg, srt, p, &why),
+				 REINJECT_PAYLOAD);
+	}
 	/* The same for an IPv4 inner packet into the SID's device. */
 	p = run(BHV_END_DT4, DX4_SRH_IN);
 	srt[0].ifindex = 0x7ffffff0;	/* the send may fail: still once */

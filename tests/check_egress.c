@@ -881,6 +881,20 @@ START_TEST(test_kencap_facts)
 	p->gso = true;
 	srv6_process(&ctx, p);
 	ck_assert_int_eq(p->facts.kencap_fallback, KENCAP_FB_OFF);
+	/* Encapsulated already (IPv6 in IPv6, then TCP): the kernel's seg6
+	 * would take it as no TCP super-packet of its own; cut. */
+	p = packet("6000000023002940fc000001000000000000000000000001"
+		   "fc00000900e100000000000000000001"
+		   "6000000022d80640fc000001000000000000000000000001"
+		   "fc00000900e100000000000000000001"
+		   "04d2162e00000001000000005010020000000000", 0xab,
+		   sizeof(in), ETH_P_IPV6, in);
+	p->gso = true;
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_NONE);
+	ck_assert_int_eq(p->facts.kencap_fallback, KENCAP_FB_SHAPE);
+	ck_assert_int_eq(reinject_decide(cfg, NULL, p, &r), REINJECT_SEGMENT);
 	/* Not a super-packet: no facts at all. */
 	cfg->kencap_on = true;
 	inet_pton(AF_INET6, "fc00:1::2", &cfg->kencap_tunsrc);

@@ -344,6 +344,71 @@ START_TEST(segment_sent)
 }
 END_TEST
 
+/* A cut super-packet that fills the batch's frames (68 segments: 4 left
+ * queued after the one send it needs), then 61 single frames into the
+ * reinjection device: the batch is sent when full, each frame leaves and
+ * each packet is counted injected.  Before, the frames past the 64th
+ * were refused by pkt_tx_add() and their packets dropped for
+ * `reinject`. */
+START_TEST(frames_after_segments)
+{
+	static struct test_slot slots[62];
+	static const uint8_t one[48] = { 0x60, 0, 0, 0, 0, 8, 59, 64,
+					 [8] = 0xfc, [24] = 0xfc, [39] = 1 };
+	struct worker_stats ws = { 0 };
+	struct config cfg = { .payload = PAYLOAD_NONE };
+	char err[256];
+	unsigned lo = private_lo(), sent = 0;
+	struct nfq *q;
+	struct reinject_io io;
+	uint8_t got[2048];
+	int cap, rcvbuf = 4 << 20;
+
+	if (!lo) {
+		fprintf(stderr, "frames_after_segments: skipped (%s)\n",
+			strerror(errno));
+		return;
+	}
+	q = nfq_socket_open(4, NFQ_DEFAULT_MAXLEN, err, sizeof(err));
+	ck_assert_msg(q != NULL, "%s", err);
+	cap = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	ck_assert_int_ge(cap, 0);
+	setsockopt(cap, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	io = (struct reinject_io){ .dev_ifindex = lo, .pkt_fd = pkt_sock_open(),
+				   .raw_fd = -1, .tx = pkt_tx_new(),
+				   .seg = &area };
+	ck_assert_int_ge(io.pkt_fd, 0);
+	for (unsigned i = 0; i < 62; i++) {
+		struct pkt *p = i ? test_pkt(&slots[i], one, sizeof(one),
+					     ETH_P_IPV6) :
+				    test_pkt(&slots[0], vec_encap6_super,
+					     sizeof(vec_encap6_super),
+					     ETH_P_IPV6);
+
+		p->verdict = PKT_NEW_BYTES;
+		p->outcome = PKT_OUT_OK;
+		p->id = i + 1;
+		if (!i) {
+			p->gso = true;
+			p->gso_l4_off = 40;
+			p->facts.gso_size = 10;
+		}
+		reinject_packet(&cfg, NULL, p, q, &io, &ws);
+	}
+	reinject_flush(&io, &ws);
+	ck_assert_uint_eq(ws.gso_segments, 68);
+	ck_assert_uint_eq(ws.dropped, 0);
+	ck_assert_uint_eq(ws.injected, 62);
+	while (next_sent(cap, got, sizeof(got)) > 0)
+		sent++;
+	ck_assert_uint_eq(sent, 68 + 61);
+	close(cap);
+	close(io.pkt_fd);
+	pkt_tx_free(io.tx);
+	nfq_socket_close(q);
+}
+END_TEST
+
 static Suite *segment_suite(void)
 {
 	Suite *s = suite_create("segment");
@@ -360,6 +425,7 @@ static Suite *segment_suite(void)
 	tcase_add_test(tc, headend_size);
 	tcase_add_test(tc, decide_segment);
 	tcase_add_test(tc, segment_sent);
+	tcase_add_test(tc, frames_after_segments);
 	suite_add_tcase(s, tc);
 	return s;
 }

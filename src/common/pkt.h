@@ -31,8 +31,8 @@ enum pkt_verdict {
 
 /* What became of the packet, for the counters (stats.h): set with the
  * verdict by processing, reset for each SID of a SID chain, and read once
- * by reinject_packet(), which counts the packet in exactly one of
- * accepted, forwarded, injected and dropped. */
+ * by reinject_count(), which counts the packet in exactly one of
+ * accepted, forwarded, injected, dropped and bounced. */
 enum pkt_outcome {
 	PKT_OUT_NONE = 0,	/* no SID or policy processed it */
 	PKT_OUT_OK,		/* a success of the SID or policy p->st */

@@ -85,7 +85,7 @@ struct worker_stats {
 	uint64_t verdicts;	/* verdicts sent */
 	uint64_t verdict_batches;	/* sendmsg calls */
 	/* Every packet received is counted in exactly one of accepted,
-	 * forwarded, injected and dropped (reinject_packet()). */
+	 * forwarded, injected, dropped and bounced (reinject_count()). */
 	uint64_t accepted;	/* NF_ACCEPT unchanged */
 	uint64_t forwarded;	/* NF_ACCEPT with new payload */
 	uint64_t dropped;	/* not forwarded, for one of drops[]: NF_DROP,
@@ -110,10 +110,11 @@ struct worker_stats {
 	uint64_t enobufs;	/* ENOBUFS on the queue socket */
 	uint64_t recv_errors;	/* other recv errors */
 	uint64_t send_errors;	/* verdict sendmsg failures */
-	uint64_t tx_full;	/* frames the packet socket refused for want
-				 * of room (EAGAIN: its send buffer;
-				 * ENOBUFS: the device's queue or the
-				 * backlog): of drops[DROP_REINJECT] */
+	uint64_t tx_full;	/* packets a frame of which the packet
+				 * socket refused for want of room
+				 * (EAGAIN: its send buffer; ENOBUFS: the
+				 * device's queue or the backlog): of
+				 * drops[DROP_REINJECT] */
 	uint64_t nl_errors;	/* NLMSG_ERROR messages from the kernel */
 	uint64_t bad_messages;	/* queue messages we could not parse */
 	uint64_t rx_too_long;	/* of bad_messages: packets longer than the

@@ -270,6 +270,12 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	if (reinject_outcome_dropped(p)) {
 		if (p->outcome == PKT_OUT_DROP)
 			return REINJECT_DROP;
+		/* End.DT* without a route: the inner super-packet goes to
+		 * the kernel's `unreachable` rule the way its super-packet
+		 * results go (whole, behind a virtio_net_hdr). */
+		if (p->outcome == PKT_OUT_HANDOFF && p->gso &&
+		    p->verdict == PKT_NEW_BYTES)
+			return reinject_decide_gso(cfg, rt, p, a, reason);
 		/* An ICMP error built in place of a super-packet: the
 		 * queued skb it would be the payload of keeps its GSO
 		 * state, and the error would be lost (checked on Linux
@@ -672,6 +678,10 @@ static int reinject_carry_out(const struct config *cfg,
 	}
 	/* The original is done with; what goes on goes another way. */
 	nfq_verdict_add(q, p, NF_DROP, false);
+	/* A cut super-packet may have filled the batch's frames: send them
+	 * before one more (counting waits for reinject_flush() anyway). */
+	if (io->tx && pkt_tx_count(io->tx) >= PKT_TX_MAX)
+		reinject_tx_send(io);
 	switch (a) {
 	case REINJECT_L2:
 	case REINJECT_DEV:
@@ -751,8 +761,6 @@ void reinject_count(struct pkt *p, struct worker_stats *st)
 {
 	enum reinject_action a = p->way.action;
 
-	if (p->way.tx_full)
-		st->tx_full++;
 	if (reinject_outcome_dropped(p)) {
 		/* Its reason and its SID's error are counted already. */
 		if (p->way.failed && p->outcome == PKT_OUT_ICMP)
@@ -761,6 +769,8 @@ void reinject_count(struct pkt *p, struct worker_stats *st)
 		return;
 	}
 	if (p->way.failed) {
+		if (p->way.tx_full && p->way.reason == DROP_REINJECT)
+			st->tx_full++;
 		reinject_drop(p, st, p->way.reason);
 		return;
 	}

@@ -28,7 +28,7 @@
  *                               NF_DROP
  *   PKT_NEW_BYTES, a TCP super-packet (p->gso) srv6d encapsulated
  *     (H.Encaps*, End.B6.Encaps*: an IP header more in front of its TCP)
- *                            -> cut into segments of p->gso_size (chosen
+ *                            -> cut into segments of p->facts.gso_size (chosen
  *                               by the headend, headend_seg_size(); else
  *                               what fits 1280 bytes), each sent with the
  *                               batch into the device the result would

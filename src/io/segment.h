@@ -42,7 +42,7 @@ static inline void seg_area_reset(struct seg_area *a)
 }
 
 /* The segment size for the TCP super-packet result at pkt when nothing
- * chose one (p->gso_size 0: no route mirror): what fits SEG_MTU_DEFAULT
+ * chose one (p->facts.gso_size 0: no route mirror): what fits SEG_MTU_DEFAULT
  * with its headers.  0 when it is not TCP or its headers alone do not
  * fit.  Pure. */
 uint16_t seg_size_default(const uint8_t *pkt, uint32_t len);

@@ -339,7 +339,10 @@ static void carry_counters(const struct generation *old,
 	free(kn);
 }
 
-_Static_assert(PKT_TX_MAX >= NFQ_BATCH, "a batch's frames fit in pkt_tx");
+/* Every packet of a batch waits in io.pending to be counted; its frames
+ * are sent whenever pkt_tx is full (reinject.c). */
+_Static_assert(REINJECT_PENDING_MAX >= NFQ_BATCH,
+	       "a batch's packets fit in reinject_io.pending");
 
 /* ---- the worker --------------------------------------------------------- */
 
@@ -368,9 +371,10 @@ static void worker_own_device(struct worker *w, struct pkt *p)
 
 /* A header queue's packet (`header-queue`): processed only when its
  * headers would suffice, that is when the kernel redoes its result from
- * the original: a plain End's (kend_from_headers()) or a policy's
- * H.Encaps* (kencap_from_headers()).  Any other is bounced (PKT_REPEAT:
- * reinject_bounce() gives it back to its hook with the bounce mark, for
+ * the original: a plain End's or a decapsulation's (kend_from_headers())
+ * or a policy's H.Encaps* (kencap_from_headers()).  Any other is bounced
+ * (PKT_REPEAT: REINJECT_BOUNCE gives it back to its hook with the bounce
+ * mark, for
  * the steering rules to queue it whole), cut short or not: so a flow's
  * packets all take one way, and keep their order.  Returns true when p is
  * to be processed. */

@@ -56,7 +56,7 @@ struct proc_ctx {
 
 /* p is done with for `reason` (outcome PKT_OUT_DROP, _ICMP or _HANDOFF):
  * the reason is counted per worker and, when st is not NULL, in the SID's
- * or policy's counters (as an error).  reinject_packet() counts it as
+ * or policy's counters (as an error).  reinject_count() counts it as
  * dropped. */
 static inline void proc_count_drop(struct proc_ctx *ctx, struct pkt *p,
 				   struct sid_stats *st,

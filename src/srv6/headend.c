@@ -504,14 +504,18 @@ static enum kencap_fallback kernel_encap_check(const struct proc_ctx *ctx,
 static void headend_kernel_facts(const struct proc_ctx *ctx,
 				 const struct headend_plan *plan,
 				 const struct in6_addr *src, bool to_first,
-				 uint32_t inner_len, struct pkt *p)
+				 bool one_header, uint32_t inner_len,
+				 struct pkt *p)
 {
 	uint32_t mark = 0;
 	enum kencap_fallback fb;
 
 	if (!p->facts.gso_size)	/* not TCP: no way carries it (reinject.c) */
 		return;
-	fb = kernel_encap_check(ctx, plan, src, to_first, &mark);
+	/* TCP in one IP header inside: what the kernel's seg6 takes whole
+	 * (an inner packet encapsulated already would be IP in IP in IP). */
+	fb = one_header ? kernel_encap_check(ctx, plan, src, to_first, &mark) :
+			  KENCAP_FB_SHAPE;
 	if (fb != KENCAP_FB__COUNT) {
 		p->facts.kencap_fallback = fb;
 		return;
@@ -544,7 +548,7 @@ void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 	struct in6_addr src = { 0 };
 	enum drop_reason why;
 	uint32_t inner_len;
-	bool to_first;
+	bool to_first, one_header;
 
 	if (pol->hmac_keyid) {
 		key = config_hmac_key(ctx->cfg, pol->hmac_keyid);
@@ -559,14 +563,16 @@ void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 		return;
 	}
 	to_first = inner_to_first(plan, p);
+	one_header = p->gso && gso_vnet_can_carry(p->data, p->len);
 	inner_len = p->len;
 	why = plan_push(plan, key, &src, p);
 	if (why != HEADEND_OK) {
 		proc_drop(ctx, p, plan->st, why);
 		return;
 	}
-	if (p->gso && !mode_inserts(pol->mode))
-		headend_kernel_facts(ctx, plan, &src, to_first, inner_len, p);
+	if (p->gso)	/* kernel_encap_check(): no insertion */
+		headend_kernel_facts(ctx, plan, &src, to_first, one_header,
+				     inner_len, p);
 	p->verdict = PKT_NEW_BYTES;
 	proc_count_ok(plan->st, p);
 }

@@ -57,7 +57,7 @@ void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 		    struct pkt *p);
 
 /* The segment size (TCP payload bytes) a super-packet is cut into when
- * it leaves encapsulated (p->gso_size, reinject.h): as large as what came
+ * it leaves encapsulated (p->facts.gso_size, reinject.h): as large as what came
  * in on its in-interface (in_mtu minus the packet's own headers, hdr
  * bytes up to the end of TCP's: what the sender's TSO or the in-
  * interface's GRO was given), and no larger than what fits the egress
