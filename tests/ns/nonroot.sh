@@ -183,7 +183,7 @@ status_field() {
 # rx_sysctls: the reinjection device's receiving end (srv6d0), where the
 # End.DT4 results come in with their mark: its IPv4 rp_filter and
 # accept_local (the daemon sets 0 and 1), and the number of SID veth
-# pairs (srv6dXXXXXXXX: none, one device for all).
+# pairs (no srv6dMMMMMMMM pair: every SID shares srv6d0).
 rx_sysctls() {
 	echo "$(nsx "$GW" cat /proc/sys/net/ipv4/conf/srv6d0/rp_filter)" \
 		"$(nsx "$GW" cat /proc/sys/net/ipv4/conf/srv6d0/accept_local)" \
