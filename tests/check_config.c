@@ -12,6 +12,7 @@
 
 #include "behavior_table.h"
 #include "config.h"
+#include "runstate.h"
 #include "lpm.h"
 #include "testutil.h"
 
@@ -120,6 +121,20 @@ static const char full_conf[] =
 	"icmp-rate 0\n"
 	"icmp-burst 7";	/* no final newline */
 
+/* The marks runstate_new() gives SID i of cfg (runstate.h: decided for a
+ * parsed config, not written into it). */
+static struct sid_marks marks_of(const struct config *cfg, unsigned i)
+{
+	struct runstate *rs = runstate_new(cfg);
+	struct sid_marks m;
+
+	ck_assert_ptr_nonnull(rs);
+	ck_assert_uint_lt(i, rs->nsids);
+	m = rs->sids[i];
+	runstate_free(rs);
+	return m;
+}
+
 START_TEST(test_full)
 {
 	struct config *cfg = parse_ok(full_conf);
@@ -133,7 +148,6 @@ START_TEST(test_full)
 	ck_addr6(&cfg->encap_source, "fc00:1::2");
 	ck_assert_str_eq(cfg->tun_name, "srv6gw");
 	ck_assert_int_eq(cfg->reinject, REINJECT_MODE_NO_PAYLOAD);
-	ck_assert_int_eq(cfg->payload, PAYLOAD_NONE);
 	ck_assert_uint_eq(cfg->mark_base, 0x1000);
 	ck_assert_uint_eq(cfg->rule_priority, 900);
 	ck_assert_uint_eq(cfg->icmp_rate, 0);
@@ -148,8 +162,8 @@ START_TEST(test_full)
 	ck_assert_uint_eq(s[0].plen, 128);
 	ck_assert_int_eq(s[0].behavior, BHV_END);
 	ck_assert_uint_eq(s[0].flavors, 0);
-	ck_assert_uint_eq(s[0].mark, 0);
-	ck_assert_uint_eq(s[0].route_table, 0);
+	ck_assert_uint_eq(marks_of(cfg, 0).mark, 0);
+	ck_assert_uint_eq(marks_of(cfg, 0).route_table, 0);
 	ck_assert_uint_eq(s[0].lblen, 0);
 	ck_assert_uint_eq(s[1].plen, 128);	/* no /len: /128 */
 	ck_assert_uint_eq(s[1].flavors, FLV_PSP);
@@ -163,27 +177,27 @@ START_TEST(test_full)
 	ck_assert_int_eq(s[4].behavior, BHV_END_X);
 	ck_addr6(&s[4].nh6, "fc00:3::2");
 	ck_assert_str_eq(s[4].oif, "eth1");
-	ck_assert_uint_eq(s[4].mark, 0x1000 + 1 + 4);
-	ck_assert_uint_eq(s[4].route_table, 0x1000 + 1 + 4);
+	ck_assert_uint_eq(marks_of(cfg, 4).mark, 0x1000 + 1 + 4);
+	ck_assert_uint_eq(marks_of(cfg, 4).route_table, 0x1000 + 1 + 4);
 	ck_assert_int_eq(s[5].behavior, BHV_END_X);
 	ck_addr6(&s[5].nh6, "fe80::1");
 	ck_assert_str_eq(s[5].oif, "v0");
 	ck_assert_uint_eq(s[5].flavors, FLV_PSP | FLV_NEXT_CSID);
 	ck_assert_uint_eq(s[5].lblen, CSID_DEFAULT_LBLEN);	/* defaults */
 	ck_assert_uint_eq(s[5].nflen, CSID_DEFAULT_NFLEN);
-	ck_assert_uint_eq(s[5].mark, 0x1006);
-	ck_assert_uint_eq(s[5].route_table, 0x1006);
+	ck_assert_uint_eq(marks_of(cfg, 5).mark, 0x1006);
+	ck_assert_uint_eq(marks_of(cfg, 5).route_table, 0x1006);
 
 	ck_assert_int_eq(s[6].behavior, BHV_END_T);
 	ck_assert_uint_eq(s[6].table, 100);
 	ck_assert_uint_eq(s[6].flavors, FLV_USD);
-	ck_assert_uint_eq(s[6].mark, 0x1007);
-	ck_assert_uint_eq(s[6].route_table, 0);
+	ck_assert_uint_eq(marks_of(cfg, 6).mark, 0x1007);
+	ck_assert_uint_eq(marks_of(cfg, 6).route_table, 0);
 	ck_assert_uint_eq(s[7].table, 254);	/* main is allowed */
-	ck_assert_uint_eq(s[7].mark, 0x1008);
+	ck_assert_uint_eq(marks_of(cfg, 7).mark, 0x1008);
 	ck_assert_uint_eq(s[8].lblen, 40);
 	ck_assert_uint_eq(s[8].nflen, 24);
-	ck_assert_uint_eq(s[8].mark, 0);
+	ck_assert_uint_eq(marks_of(cfg, 8).mark, 0);
 
 	ck_assert_uint_eq(cfg->npolicies, 8);
 	for (unsigned i = 0; i < cfg->npolicies; i++) {
@@ -297,23 +311,18 @@ START_TEST(test_reinject_spellings)
 	static const struct {
 		const char *text;
 		enum reinject_mode mode;
-		enum payload_rule payload;
 	} t[] = {
-		{ "queue 0\nreinject no-payload\n", REINJECT_MODE_NO_PAYLOAD,
-		  PAYLOAD_NONE },
-		{ "queue 0\nreinject tun\n", REINJECT_MODE_NO_PAYLOAD,
-		  PAYLOAD_NONE },
-		{ "queue 0\nreinject verdict\n", REINJECT_MODE_VERDICT,
-		  PAYLOAD_ANY },
-		{ "queue 0\nreinject auto\n", REINJECT_MODE_AUTO, PAYLOAD_ANY },
-		{ "queue 0\n", REINJECT_MODE_AUTO, PAYLOAD_ANY },
+		{ "queue 0\nreinject no-payload\n", REINJECT_MODE_NO_PAYLOAD },
+		{ "queue 0\nreinject tun\n", REINJECT_MODE_NO_PAYLOAD },
+		{ "queue 0\nreinject verdict\n", REINJECT_MODE_VERDICT },
+		{ "queue 0\nreinject auto\n", REINJECT_MODE_AUTO },
+		{ "queue 0\n", REINJECT_MODE_AUTO },
 	};
 
 	for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		struct config *cfg = parse_ok(t[i].text);
 
 		ck_assert_int_eq(cfg->reinject, t[i].mode);
-		ck_assert_int_eq(cfg->payload, t[i].payload);
 		config_free(cfg);
 	}
 }
@@ -353,20 +362,20 @@ START_TEST(test_marks_default_base)
 		"sid fc00::2 action End.X nh6 fc00:3::2\n"
 		"sid fc00::3 action End.T table 10\n");
 
-	ck_assert_uint_eq(cfg->sids[0].mark, 0);
-	ck_assert_uint_eq(cfg->sids[1].mark, 0x5d6f0002);
-	ck_assert_uint_eq(cfg->sids[1].route_table, 0x5d6f0002);
+	ck_assert_uint_eq(marks_of(cfg, 0).mark, 0);
+	ck_assert_uint_eq(marks_of(cfg, 1).mark, 0x5d6f0002);
+	ck_assert_uint_eq(marks_of(cfg, 1).route_table, 0x5d6f0002);
 	ck_assert_str_eq(cfg->sids[1].oif, "");
-	ck_assert_uint_eq(cfg->sids[2].mark, 0x5d6f0003);
-	ck_assert_uint_eq(cfg->sids[2].route_table, 0);
+	ck_assert_uint_eq(marks_of(cfg, 2).mark, 0x5d6f0003);
+	ck_assert_uint_eq(marks_of(cfg, 2).route_table, 0);
 	config_free(cfg);
 
 	/* End.T tables next to the daemon's range are fine. */
 	cfg = parse_ok("queue 0\nmark-base 1000\n"
 		       "sid fc00::1 action End.T table 999\n"
 		       "sid fc00::2 action End.T table 66536\n");
-	ck_assert_uint_eq(cfg->sids[0].mark, 1001);
-	ck_assert_uint_eq(cfg->sids[1].mark, 1002);
+	ck_assert_uint_eq(marks_of(cfg, 0).mark, 1001);
+	ck_assert_uint_eq(marks_of(cfg, 1).mark, 1002);
 	config_free(cfg);
 }
 END_TEST
@@ -622,25 +631,26 @@ START_TEST(test_decap_sids)
 		"sid fc00:100::c/128 action End.DX6 nh6 fe80::1 oif eth3\n"
 		"sid fc00:100::d/128 action End.DX4 nh4 10.3.0.9 oif eth4\n");
 	const struct sid *s = cfg->sids;
+	struct runstate *rs = runstate_new(cfg);
 	char a4[INET_ADDRSTRLEN];
 
 	ck_assert_uint_eq(cfg->nsids, 8);
 	ck_assert_int_eq(s[0].behavior, BHV_END_DX6);
 	ck_addr6(&s[0].nh6, "fc00:3::2");
 	ck_assert_str_eq(s[0].oif, "eth3");
-	ck_assert_uint_eq(s[0].mark, 0x1001);
-	ck_assert_uint_eq(s[0].route_table, 0x1001);
+	ck_assert_uint_eq(marks_of(cfg, 0).mark, 0x1001);
+	ck_assert_uint_eq(marks_of(cfg, 0).route_table, 0x1001);
 	ck_assert_int_eq(s[1].behavior, BHV_END_DX4);
 	inet_ntop(AF_INET, &s[1].nh4, a4, sizeof(a4));
 	ck_assert_str_eq(a4, "10.3.0.2");
 	ck_assert_str_eq(s[1].oif, "");
-	ck_assert_uint_eq(s[1].mark, 0x1002);
-	ck_assert_uint_eq(s[1].route_table, 0x1002);
+	ck_assert_uint_eq(marks_of(cfg, 1).mark, 0x1002);
+	ck_assert_uint_eq(marks_of(cfg, 1).route_table, 0x1002);
 	ck_assert_int_eq(s[2].behavior, BHV_END_DT6);
 	ck_assert_uint_eq(s[2].table, 100);
 	ck_assert(!s[2].vrf);
-	ck_assert_uint_eq(s[2].route_table, 0);
-	ck_assert_uint_eq(s[2].mark, 0x1003);
+	ck_assert_uint_eq(marks_of(cfg, 2).route_table, 0);
+	ck_assert_uint_eq(marks_of(cfg, 2).mark, 0x1003);
 	ck_assert_int_eq(s[3].behavior, BHV_END_DT4);
 	ck_assert_uint_eq(s[3].table, 101);
 	ck_assert(s[3].vrf);
@@ -648,16 +658,18 @@ START_TEST(test_decap_sids)
 	ck_assert_uint_eq(s[4].table, 102);
 	ck_assert_int_eq(s[5].behavior, BHV_END_DX2);
 	ck_assert_str_eq(s[5].oif, "veth9");
-	ck_assert_uint_eq(s[5].mark, 0x1006);
-	ck_assert_uint_eq(s[5].route_table, 0);
+	ck_assert_uint_eq(marks_of(cfg, 5).mark, 0x1006);
+	ck_assert_uint_eq(marks_of(cfg, 5).route_table, 0);
 	for (unsigned i = 0; i < cfg->nsids; i++) {
 		ck_assert(behavior_is_decap(s[i].behavior));
 		ck_assert_ptr_null(s[i].policy);
-		ck_assert_ptr_eq(config_sid_by_mark(cfg, s[i].mark), &s[i]);
+		ck_assert_ptr_eq(runstate_sid_by_mark(rs, cfg, rs->sids[i].mark),
+				 &s[i]);
 	}
-	ck_assert_ptr_null(config_sid_by_mark(cfg, 0x1000));
-	ck_assert_ptr_null(config_sid_by_mark(cfg, 0x1009));
-	ck_assert_ptr_null(config_sid_by_mark(cfg, 0));
+	ck_assert_ptr_null(runstate_sid_by_mark(rs, cfg, 0x1000));
+	ck_assert_ptr_null(runstate_sid_by_mark(rs, cfg, 0x1009));
+	ck_assert_ptr_null(runstate_sid_by_mark(rs, cfg, 0));
+	runstate_free(rs);
 	ck_assert_str_eq(behavior_name(BHV_END_DT46), "End.DT46");
 	ck_assert_str_eq(behavior_name(BHV_END_B6_ENCAPS_RED),
 			 "End.B6.Encaps.Red");
@@ -665,7 +677,7 @@ START_TEST(test_decap_sids)
 }
 END_TEST
 
-/* ---- marks kept across a reload (config_inherit_marks) ---------------- */
+/* ---- marks kept across a reload (runstate_inherit_marks) ---------------- */
 
 /* The SID of cfg with prefix text (a /128). */
 static const struct sid *sid_of(const struct config *cfg, const char *text)
@@ -680,31 +692,41 @@ static const struct sid *sid_of(const struct config *cfg, const char *text)
 	return NULL;
 }
 
-/* Every mark of cfg names its own SID, once; End.X/DX6/DX4 tables follow
- * their marks. */
-static void check_marks_consistent(const struct config *cfg)
+/* The marks rs gives the SID of cfg with prefix text. */
+static struct sid_marks mk(const struct runstate *rs,
+			   const struct config *cfg, const char *text)
 {
+	return runstate_sid(rs, sid_of(cfg, text));
+}
+
+/* Every mark of rs names its own SID of cfg, once; End.X/DX6/DX4 tables
+ * follow their marks. */
+static void check_marks_consistent(const struct config *cfg,
+				   const struct runstate *rs)
+{
+	ck_assert_uint_eq(rs->nsids, cfg->nsids);
 	for (unsigned i = 0; i < cfg->nsids; i++) {
 		const struct sid *s = &cfg->sids[i];
+		struct sid_marks m = rs->sids[i];
 
 		ck_assert_uint_eq(s->index, i);
-		if (!s->mark)
+		if (!m.mark)
 			continue;
-		ck_assert_uint_gt(s->mark, cfg->mark_base);
-		ck_assert_uint_lt(s->mark - cfg->mark_base, CONFIG_MARK_RANGE);
-		ck_assert_ptr_eq(config_sid_by_mark(cfg, s->mark), s);
+		ck_assert_uint_gt(m.mark, cfg->mark_base);
+		ck_assert_uint_lt(m.mark - cfg->mark_base, CONFIG_MARK_RANGE);
+		ck_assert_ptr_eq(runstate_sid_by_mark(rs, cfg, m.mark), s);
 		if (s->behavior == BHV_END_X || s->behavior == BHV_END_DX6 ||
 		    s->behavior == BHV_END_DX4)
-			ck_assert_uint_eq(s->route_table, s->mark);
+			ck_assert_uint_eq(m.route_table, m.mark);
 		for (unsigned j = 0; j < i; j++)
-			ck_assert_uint_ne(cfg->sids[j].mark, s->mark);
+			ck_assert_uint_ne(rs->sids[j].mark, m.mark);
 	}
 }
 
-static bool mark_in(const struct config *cfg, uint32_t mark)
+static bool mark_in(const struct runstate *rs, uint32_t mark)
 {
-	for (unsigned i = 0; i < cfg->nsids; i++)
-		if (cfg->sids[i].mark == mark)
+	for (unsigned i = 0; i < rs->nsids; i++)
+		if (rs->sids[i].mark == mark)
 			return true;
 	return false;
 }
@@ -731,49 +753,52 @@ START_TEST(test_inherit_marks)
 		"sid fc00:100::13/128 action End.X nh6 fc00:3::2\n"
 		"sid fc00:100::9/128 action End.T table 101\n"
 		"sid fc00:100::15/128 action End.DT4 table 100\n");
-	const struct sid *s;
+	struct runstate *ra = runstate_new(a), *rb = runstate_new(b);
 	char err[256] = "";
 
-	/* As parsed: mark-base + 1 + index, so b's End.X SIDs have marks
+	/* As first given: mark-base + 1 + index, so b's End.X SIDs have marks
 	 * that meant other SIDs in a. */
-	ck_assert_uint_eq(sid_of(b, "fc00:100::12")->mark, 0x1003);
-	ck_assert_uint_eq(sid_of(a, "fc00:100::12")->mark, 0x1003);
-	ck_assert_uint_eq(sid_of(b, "fc00:100::11")->mark, 0x1005);
-	ck_assert_uint_eq(sid_of(a, "fc00:100::8")->mark, 0x1005);
+	ck_assert_uint_eq(mk(rb, b, "fc00:100::12").mark, 0x1003);
+	ck_assert_uint_eq(mk(ra, a, "fc00:100::12").mark, 0x1003);
+	ck_assert_uint_eq(mk(rb, b, "fc00:100::11").mark, 0x1005);
+	ck_assert_uint_eq(mk(ra, a, "fc00:100::8").mark, 0x1005);
 
-	ck_assert_int_eq(config_inherit_marks(b, a, err, sizeof(err)), 0);
-	check_marks_consistent(b);
+	ck_assert_int_eq(runstate_inherit_marks(rb, b, ra, a, err,
+						sizeof(err)), 0);
+	check_marks_consistent(b, rb);
 	/* Same routing (flavors do not route): the same mark and table. */
-	ck_assert_uint_eq(sid_of(b, "fc00:100::11")->mark, 0x1002);
-	ck_assert_uint_eq(sid_of(b, "fc00:100::11")->route_table, 0x1002);
-	ck_assert_uint_eq(sid_of(b, "fc00:100::12")->mark, 0x1003);
-	ck_assert_uint_eq(sid_of(b, "fc00:100::12")->route_table, 0x1003);
+	ck_assert_uint_eq(mk(rb, b, "fc00:100::11").mark, 0x1002);
+	ck_assert_uint_eq(mk(rb, b, "fc00:100::11").route_table, 0x1002);
+	ck_assert_uint_eq(mk(rb, b, "fc00:100::12").mark, 0x1003);
+	ck_assert_uint_eq(mk(rb, b, "fc00:100::12").route_table, 0x1003);
 	/* A changed next hop, a changed table, new SIDs: marks a does not
 	 * use (0x1001 was a's End SID's slot), the lowest free ones, in b's
 	 * order. */
-	ck_assert_uint_eq(sid_of(b, "fc00:100::14")->mark, 0x1001);
-	ck_assert_uint_eq(sid_of(b, "fc00:100::14")->route_table, 0x1001);
-	ck_assert_uint_eq(sid_of(b, "fc00:100::13")->mark, 0x1007);
-	ck_assert_uint_eq(sid_of(b, "fc00:100::13")->route_table, 0x1007);
-	ck_assert_uint_eq(sid_of(b, "fc00:100::9")->mark, 0x1008);
-	ck_assert_uint_eq(sid_of(b, "fc00:100::15")->mark, 0x1009);
-	for (unsigned i = 0; i < b->nsids; i++) {
-		s = &b->sids[i];
-		if (s->mark && s->mark != 0x1002 && s->mark != 0x1003)
-			ck_assert(!mark_in(a, s->mark));
+	ck_assert_uint_eq(mk(rb, b, "fc00:100::14").mark, 0x1001);
+	ck_assert_uint_eq(mk(rb, b, "fc00:100::14").route_table, 0x1001);
+	ck_assert_uint_eq(mk(rb, b, "fc00:100::13").mark, 0x1007);
+	ck_assert_uint_eq(mk(rb, b, "fc00:100::13").route_table, 0x1007);
+	ck_assert_uint_eq(mk(rb, b, "fc00:100::9").mark, 0x1008);
+	ck_assert_uint_eq(mk(rb, b, "fc00:100::15").mark, 0x1009);
+	for (unsigned i = 0; i < rb->nsids; i++) {
+		uint32_t m = rb->sids[i].mark;
+
+		if (m && m != 0x1002 && m != 0x1003)
+			ck_assert(!mark_in(ra, m));
 	}
-	ck_assert_uint_eq(sid_of(b, "fc00:100::1")->mark, 0);
-	ck_assert_uint_eq(sid_of(b, "fc00:100::2")->mark, 0);
+	ck_assert_uint_eq(mk(rb, b, "fc00:100::1").mark, 0);
+	ck_assert_uint_eq(mk(rb, b, "fc00:100::2").mark, 0);
 	/* The marks a gave up are not b's. */
-	ck_assert_ptr_null(config_sid_by_mark(b, 0x1004));
-	ck_assert_ptr_null(config_sid_by_mark(b, 0x1005));
-	ck_assert_ptr_null(config_sid_by_mark(b, 0x1006));
-	ck_assert_ptr_null(config_sid_by_mark(b, 0x100a));
+	ck_assert_ptr_null(runstate_sid_by_mark(rb, b, 0x1004));
+	ck_assert_ptr_null(runstate_sid_by_mark(rb, b, 0x1005));
+	ck_assert_ptr_null(runstate_sid_by_mark(rb, b, 0x1006));
+	ck_assert_ptr_null(runstate_sid_by_mark(rb, b, 0x100a));
 
 	/* Back to a: b's marks are taken now; ::13 and ::9 get their old
 	 * routing back and ::8 returns, under marks b does not use (a's old
 	 * ones are free again). */
 	config_free(a);
+	runstate_free(ra);
 	a = parse_ok(
 		"queue 0\nmark-base 0x1000\n"
 		"sid fc00:100::1/128 action End\n"
@@ -782,18 +807,23 @@ START_TEST(test_inherit_marks)
 		"sid fc00:100::13/128 action End.X nh6 fc00:2::2\n"
 		"sid fc00:100::8/128 action End.DT4 table 100\n"
 		"sid fc00:100::9/128 action End.T table 100\n");
-	ck_assert_int_eq(config_inherit_marks(a, b, err, sizeof(err)), 0);
-	check_marks_consistent(a);
-	ck_assert_uint_eq(sid_of(a, "fc00:100::11")->mark, 0x1002);
-	ck_assert_uint_eq(sid_of(a, "fc00:100::12")->mark, 0x1003);
-	ck_assert_uint_eq(sid_of(a, "fc00:100::13")->mark, 0x1004);
-	ck_assert_uint_eq(sid_of(a, "fc00:100::8")->mark, 0x1005);
-	ck_assert_uint_eq(sid_of(a, "fc00:100::9")->mark, 0x1006);
-	for (unsigned i = 0; i < a->nsids; i++) {
-		s = &a->sids[i];
-		if (s->mark && s->mark != 0x1002 && s->mark != 0x1003)
-			ck_assert(!mark_in(b, s->mark));
+	ra = runstate_new(a);
+	ck_assert_int_eq(runstate_inherit_marks(ra, a, rb, b, err,
+						sizeof(err)), 0);
+	check_marks_consistent(a, ra);
+	ck_assert_uint_eq(mk(ra, a, "fc00:100::11").mark, 0x1002);
+	ck_assert_uint_eq(mk(ra, a, "fc00:100::12").mark, 0x1003);
+	ck_assert_uint_eq(mk(ra, a, "fc00:100::13").mark, 0x1004);
+	ck_assert_uint_eq(mk(ra, a, "fc00:100::8").mark, 0x1005);
+	ck_assert_uint_eq(mk(ra, a, "fc00:100::9").mark, 0x1006);
+	for (unsigned i = 0; i < ra->nsids; i++) {
+		uint32_t m = ra->sids[i].mark;
+
+		if (m && m != 0x1002 && m != 0x1003)
+			ck_assert(!mark_in(rb, m));
 	}
+	runstate_free(ra);
+	runstate_free(rb);
 	config_free(a);
 	config_free(b);
 }
@@ -807,15 +837,20 @@ START_TEST(test_inherit_marks_other_base)
 	struct config *b = parse_ok("queue 0\nmark-base 0x2000\n"
 		"sid fc00:100::12/128 action End.X nh6 fc00:3::2\n"
 		"sid fc00:100::11/128 action End.X nh6 fc00:2::2\n");
+	struct runstate *ra = runstate_new(a), *rb = runstate_new(b);
 	char err[256] = "";
 
 	/* Another range: nothing to keep, nothing to collide with. */
-	ck_assert_int_eq(config_inherit_marks(b, a, err, sizeof(err)), 0);
-	ck_assert_uint_eq(b->sids[0].mark, 0x2001);
-	ck_assert_uint_eq(b->sids[1].mark, 0x2002);
-	check_marks_consistent(b);
-	ck_assert_int_eq(config_inherit_marks(b, NULL, err, sizeof(err)), 0);
-	ck_assert_uint_eq(b->sids[0].mark, 0x2001);
+	ck_assert_int_eq(runstate_inherit_marks(rb, b, ra, a, err,
+						sizeof(err)), 0);
+	ck_assert_uint_eq(rb->sids[0].mark, 0x2001);
+	ck_assert_uint_eq(rb->sids[1].mark, 0x2002);
+	check_marks_consistent(b, rb);
+	ck_assert_int_eq(runstate_inherit_marks(rb, b, NULL, NULL, err,
+						sizeof(err)), 0);
+	ck_assert_uint_eq(rb->sids[0].mark, 0x2001);
+	runstate_free(ra);
+	runstate_free(rb);
 	config_free(a);
 	config_free(b);
 }
@@ -827,6 +862,7 @@ START_TEST(test_inherit_marks_full)
 {
 	size_t cap = (size_t)CONFIG_MAX_SIDS * 64 + 64;
 	char *ta = malloc(cap), *tb = malloc(cap);
+	struct runstate *ra, *rb;
 	struct config *a, *b;
 	char err[256] = "";
 	size_t la, lb;
@@ -844,11 +880,17 @@ START_TEST(test_inherit_marks_full)
 	}
 	a = parse_ok(ta);
 	b = parse_ok(tb);
-	ck_assert_int_eq(config_inherit_marks(b, a, err, sizeof(err)), -1);
+	ra = runstate_new(a);
+	rb = runstate_new(b);
+	ck_assert_int_eq(runstate_inherit_marks(rb, b, ra, a, err,
+						sizeof(err)), -1);
 	ck_assert_msg(strstr(err, "restart srv6d to apply it"), "%s", err);
 	for (unsigned i = 0; i < b->nsids; i++)
-		ck_assert_uint_eq(b->sids[i].mark, b->mark_base + 1 + i);
-	ck_assert_ptr_eq(config_sid_by_mark(b, b->mark_base + 7), &b->sids[6]);
+		ck_assert_uint_eq(rb->sids[i].mark, b->mark_base + 1 + i);
+	ck_assert_ptr_eq(runstate_sid_by_mark(rb, b, b->mark_base + 7),
+			 &b->sids[6]);
+	runstate_free(ra);
+	runstate_free(rb);
 	config_free(a);
 	config_free(b);
 	free(ta);
@@ -951,7 +993,7 @@ START_TEST(test_weighted_and_binding)
 		ck_assert_int_eq(b->family, AF_INET6);
 		ck_assert_mem_eq(&b->prefix.v6, &s[i].prefix, 16);
 		ck_assert_uint_eq(b->plen, 128);
-		ck_assert_uint_eq(s[i].mark, 0);	/* unused: unmarked */
+		ck_assert_uint_eq(marks_of(cfg, i).mark, 0);	/* unused: unmarked */
 		ck_assert(behavior_is_binding(s[i].behavior));
 		ck_assert(!config_policy_lookup6(cfg, 254, &s[i].prefix));
 	}
@@ -1685,7 +1727,7 @@ START_TEST(test_max_sids)
 			      "sid fc00:1::1 action End.T table 7\n");
 	cfg = parse_ok(text);
 	ck_assert_uint_eq(cfg->nsids, CONFIG_MAX_SIDS);
-	ck_assert_uint_eq(cfg->sids[CONFIG_MAX_SIDS - 1].mark, 0xffffffffu);
+	ck_assert_uint_eq(marks_of(cfg, CONFIG_MAX_SIDS - 1).mark, 0xffffffffu);
 	config_free(cfg);
 
 	n += (size_t)snprintf(text + n, cap - n, "sid fc00:1::2 action End\n"
@@ -1880,8 +1922,8 @@ START_TEST(test_merge_kernel)
 	ck_assert_uint_eq(cfg->sids[2].ktable, 254);
 	ck_assert_int_eq(cfg->sids[2].behavior, BHV_END_X);
 	ck_assert_uint_eq(cfg->sids[2].index, 2);
-	ck_assert_uint_eq(cfg->sids[2].mark, cfg->mark_base + 3);
-	ck_assert_uint_eq(cfg->sids[2].route_table, cfg->mark_base + 3);
+	ck_assert_uint_eq(marks_of(cfg, 2).mark, cfg->mark_base + 3);
+	ck_assert_uint_eq(marks_of(cfg, 2).route_table, cfg->mark_base + 3);
 	/* the policies are the file's, none the kernel's */
 	ck_assert_uint_eq(cfg->npolicies, 3);
 	for (unsigned i = 0; i < cfg->npolicies; i++) {

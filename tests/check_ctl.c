@@ -22,6 +22,7 @@
 #include <net/if.h>
 
 #include "config.h"
+#include "runstate.h"
 #include "ctl.h"
 #include "egress.h"
 #include "log.h"
@@ -148,9 +149,13 @@ START_TEST(status_document)
 	json_t *doc, *v;
 	size_t i;
 
+	struct runstate *rs;
+
 	ck_assert_ptr_nonnull(cfg);
 	cfg->reinject = REINJECT_MODE_NO_PAYLOAD;
-	reinject_resolve(cfg);
+	rs = runstate_new(cfg);
+	ck_assert_ptr_nonnull(rs);
+	reinject_resolve(rs, cfg);
 	static const char *const keys[] = {
 		"version", "pid", "uptime", "config", "config_loaded",
 		"reloads", "reload_failures", "reinject", "kernel_encap",
@@ -184,7 +189,7 @@ START_TEST(status_document)
 		.pid = 4242, .uptime = 61, .config_path = "/etc/srv6d/srv6d.conf",
 		.config_loaded = 1796000000, .reloads = 3, .reload_failures = 1,
 		.nworkers = 2, .queues = queues, .workers = w, .totals = &total,
-		.cfg = cfg, .sids = sids, .pols = pols,
+		.cfg = cfg, .rs = rs, .sids = sids, .pols = pols,
 	};
 	cfg->has_hqueue = true;
 	cfg->hqueue_first = 4;
@@ -289,6 +294,7 @@ START_TEST(status_document)
 		"\"lists\":[{\"weight\":1,\"segs\":[\"fc00:9::c3\"]}],\"origin\":\"file\",\"line\":7,\"packets\":9,"
 		"\"bytes\":900,\"errors\":0,\"drops\":{}}");
 	json_decref(doc);
+	runstate_free(rs);
 	config_free(cfg);
 }
 END_TEST
@@ -425,7 +431,8 @@ START_TEST(sid_attributes)
 		"weight 3 segs fc00::c weight 1\n";
 	struct config *cfg = config_parse_buffer("a.conf", conf,
 						 sizeof(conf) - 1, NULL, NULL);
-	struct ctl_status_src src = { .cfg = cfg };
+	struct runstate *rs = runstate_new(cfg);
+	struct ctl_status_src src = { .cfg = cfg, .rs = rs };
 	uint16_t status;
 	json_t *doc;
 
@@ -465,6 +472,7 @@ START_TEST(sid_attributes)
 		"\"kernel_table\":254,"
 		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}]}");
 	json_decref(doc);
+	runstate_free(rs);
 	config_free(cfg);
 }
 END_TEST

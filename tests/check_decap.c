@@ -26,6 +26,7 @@
 
 #include "behavior.h"
 #include "config.h"
+#include "runstate.h"
 #include "kencap_routes.h"
 #include "kend.h"
 #include "lpm.h"
@@ -147,12 +148,22 @@ static const char *const sid_lines[] = {
 };
 
 static struct config *cfg;
+static struct runstate *rs;	/* cfg's (rs_reset()) */
 static struct worker_stats ws;
 static struct sid_stats sst[4];
 static struct sid_runtime srt[4];	/* the daemon's rtrules_install() */
 static struct proc_ctx ctx;
 static struct test_slot slot;
 static uint8_t want[2048];
+
+/* rs anew for cfg, as runstate_new() gives it, in ctx. */
+static void rs_reset(void)
+{
+	runstate_free(rs);
+	rs = runstate_new(cfg);
+	ck_assert_ptr_nonnull(rs);
+	ctx.rs = rs;
+}
 
 static void use_behavior(enum behavior b)
 {
@@ -163,8 +174,9 @@ static void use_behavior(enum behavior b)
 	config_free(cfg);
 	cfg = config_parse_buffer("t.conf", text, strlen(text), NULL, NULL);
 	ck_assert_ptr_nonnull(cfg);
+	rs_reset();
 	ck_assert_int_eq(cfg->sids[0].behavior, b);
-	ck_assert_uint_eq(cfg->sids[0].mark, 0x1001);
+	ck_assert_uint_eq(rs->sids[0].mark, 0x1001);
 	ctx.cfg = cfg;
 	memset(srt, 0, sizeof(srt));	/* a new config: no device yet */
 	ctx.sid_rt = srt;
@@ -173,6 +185,7 @@ static void use_behavior(enum behavior b)
 static void setup(void)
 {
 	cfg = NULL;
+	rs = NULL;
 	memset(&ws, 0, sizeof(ws));
 	memset(sst, 0, sizeof(sst));
 	memset(&ctx, 0, sizeof(ctx));
@@ -186,6 +199,8 @@ static void setup(void)
 
 static void teardown(void)
 {
+	runstate_free(rs);
+	rs = NULL;
 	config_free(cfg);
 	cfg = NULL;
 }
@@ -340,8 +355,9 @@ static void use_kernel_end(const char *lines)
 	config_free(cfg);
 	cfg = config_parse_buffer("t.conf", text, strlen(text), NULL, NULL);
 	ck_assert_ptr_nonnull(cfg);
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	cfg->kend_on = true;
+	rs_reset();
+	ck_assert_int_eq(kencap_routes_assign(rs, cfg, NULL, NULL), 0);
+	rs->kend_on = true;
 	ctx.cfg = cfg;
 	memset(srt, 0, sizeof(srt));
 	ctx.sid_rt = srt;
@@ -384,11 +400,11 @@ START_TEST(kernel_decap_marks)
 
 	for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		use_kernel_end(c[i].line);
-		ck_assert_uint_eq(cfg->sids[0].kend_mark, 0x1000 + 0xffff);
+		ck_assert_uint_eq(rs->sids[0].kend_mark, 0x1000 + 0xffff);
 		ck_assert_uint_eq(kernel_mark_after(c[i].in), 0x1000 + 0xffff);
 	}
 	/* kernel-end off (kencap_routes_resolve() said no) */
-	cfg->kend_on = false;
+	rs->kend_on = false;
 	ck_assert_uint_eq(kernel_mark_after(DX4_NOSRH_IN), 0);
 }
 END_TEST
@@ -416,18 +432,18 @@ START_TEST(kernel_decap_refused)
 	 * the decapsulating SID */
 	use_kernel_end("sid fc00:100::1 action End\n"
 		       "sid fc00:100::5 action End.DX6 nh6 fc00:3::2\n");
-	ck_assert_uint_ne(cfg->sids[1].kend_mark, 0);
+	ck_assert_uint_ne(rs->sids[1].kend_mark, 0);
 	ck_assert_uint_eq(kernel_mark_after(CHAIN_IN), 0);
-	ck_assert_uint_eq(kernel_mark_after(DX6_SRH_IN), cfg->sids[1].kend_mark);
+	ck_assert_uint_eq(kernel_mark_after(DX6_SRH_IN), rs->sids[1].kend_mark);
 	/* no kernel mark: End.DT6 vrftable, End.DT4, End.DT46 */
 	use_kernel_end("sid fc00:100::5 action End.DT6 vrftable 100\n");
-	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
+	ck_assert_uint_eq(rs->sids[0].kend_mark, 0);
 	ck_assert_uint_eq(kernel_mark_after(DX6_SRH_IN), 0);
 	use_kernel_end("sid fc00:100::5 action End.DT4 table 100\n");
-	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
+	ck_assert_uint_eq(rs->sids[0].kend_mark, 0);
 	ck_assert_uint_eq(kernel_mark_after(DX4_SRH_IN), 0);
 	use_kernel_end("sid fc00:100::5 action End.DT46 table 100\n");
-	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
+	ck_assert_uint_eq(rs->sids[0].kend_mark, 0);
 	ck_assert_uint_eq(kernel_mark_after(DX6_SRH_IN), 0);
 }
 END_TEST
@@ -458,16 +474,16 @@ START_TEST(kernel_decap_from_headers)
 
 	use_kernel_end("sid fc00:100::5 action End.DT6 table 100\n");
 	p = cut_short(DX6_SRH_IN, 100);
-	ck_assert(kend_from_headers(cfg, p));
+	ck_assert(kend_from_headers(cfg, rs, p));
 	srv6_process(&ctx, p);
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
-	ck_assert_uint_eq(kernel_mark_of(p), cfg->sids[0].kend_mark);
-	ck_assert(kend_from_headers(cfg, cut_short(DX6_NOSRH_IN, 100)));
-	ck_assert(!kend_from_headers(cfg, cut_short(TLV_IN, 100)));
-	cfg->kend_on = false;
-	ck_assert(!kend_from_headers(cfg, cut_short(DX6_SRH_IN, 100)));
+	ck_assert_uint_eq(kernel_mark_of(p), rs->sids[0].kend_mark);
+	ck_assert(kend_from_headers(cfg, rs, cut_short(DX6_NOSRH_IN, 100)));
+	ck_assert(!kend_from_headers(cfg, rs, cut_short(TLV_IN, 100)));
+	rs->kend_on = false;
+	ck_assert(!kend_from_headers(cfg, rs, cut_short(DX6_SRH_IN, 100)));
 	use_kernel_end("sid fc00:100::5 action End.DT46 table 100\n");
-	ck_assert(!kend_from_headers(cfg, cut_short(DX6_SRH_IN, 100)));
+	ck_assert(!kend_from_headers(cfg, rs, cut_short(DX6_SRH_IN, 100)));
 }
 END_TEST
 
@@ -566,9 +582,9 @@ START_TEST(reinject_ipv6_by_verdict_with_mark)
 	enum drop_reason r = DROP__COUNT;
 	struct pkt *p = run(BHV_END_DX6, DX6_SRH_IN);
 
-	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_PAYLOAD);
 	p = run(BHV_END_DT46, DX6_SRH_IN);
-	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_PAYLOAD);
 	ck_assert_int_eq(r, DROP__COUNT);
 }
 END_TEST
@@ -586,20 +602,20 @@ START_TEST(reinject_tun_ipv6_by_sid_device)
 		enum drop_reason r = DROP__COUNT;
 		struct pkt *p = run(bs[i], DX6_SRH_IN);
 
-		cfg->payload = PAYLOAD_NONE;
+		rs->payload = PAYLOAD_NONE;
 		ck_assert(p->set_mark);
-		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r),
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r),
 				 REINJECT_DROP_REASON);
 		ck_assert_int_eq(r, DROP_REINJECT);
 		srt[0].ifindex = 50 + i;
-		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DEV);
-		ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 50 + i);
-		cfg->payload = PAYLOAD_ANY;	/* the verdict again */
-		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_PAYLOAD);
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_DEV);
+		ck_assert_uint_eq(reinject_ifindex(cfg, rs, srt, p), 50 + i);
+		rs->payload = PAYLOAD_ANY;	/* the verdict again */
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_PAYLOAD);
 		/* an unmarked IPv6 result under `reinject tun`: TUN */
-		cfg->payload = PAYLOAD_NONE;
+		rs->payload = PAYLOAD_NONE;
 		p->set_mark = false;
-		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_OWN_DEV);
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_OWN_DEV);
 	}
 }
 END_TEST
@@ -615,15 +631,15 @@ START_TEST(reinject_ipv4_by_sid_device)
 		enum drop_reason r = DROP__COUNT;
 		struct pkt *p = run(bs[i], DX4_SRH_IN);
 
-		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r),
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r),
 				 REINJECT_DROP_REASON);
 		ck_assert_int_eq(r, DROP_REINJECT);	/* no device yet */
-		ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 0);
+		ck_assert_uint_eq(reinject_ifindex(cfg, rs, srt, p), 0);
 		srt[0].ifindex = 42 + i;
-		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DEV);
-		ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 42 + i);
-		cfg->payload = PAYLOAD_NONE;
-		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DEV);
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_DEV);
+		ck_assert_uint_eq(reinject_ifindex(cfg, rs, srt, p), 42 + i);
+		rs->payload = PAYLOAD_NONE;
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_DEV);
 	}
 }
 END_TEST
@@ -633,11 +649,11 @@ START_TEST(reinject_dx2_by_oif)
 	enum drop_reason r = DROP__COUNT;
 	struct pkt *p = run(BHV_END_DX2, DX2_SRH_IN);
 
-	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_REINJECT);
 	srt[0].ifindex = 7;
-	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_L2);
-	ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 7);
+	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_L2);
+	ck_assert_uint_eq(reinject_ifindex(cfg, rs, srt, p), 7);
 }
 END_TEST
 
@@ -651,11 +667,11 @@ START_TEST(reinject_other_marks)
 
 	srt[0].ifindex = 9;
 	p->out_mark = 0x1002;	/* no such SID */
-	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_FAMILY);
-	ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 0);
+	ck_assert_uint_eq(reinject_ifindex(cfg, rs, srt, p), 0);
 	p->set_mark = false;
-	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_OWN_DEV);
+	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_OWN_DEV);
 }
 END_TEST
 
@@ -676,21 +692,22 @@ START_TEST(reinject_usd_ipv4_by_sid_device)
 	config_free(cfg);
 	cfg = config_parse_buffer("t.conf", text, strlen(text), NULL, NULL);
 	ck_assert_ptr_nonnull(cfg);
+	rs_reset();
 	for (unsigned i = 0; i < 3; i++) {
 		enum drop_reason r = DROP__COUNT;
 		struct pkt *p = test_pkt(&slot, buf, n, ETH_P_IPV6);
 
 		p->verdict = PKT_NEW_BYTES;
 		p->set_mark = true;
-		p->out_mark = cfg->sids[i].mark;
-		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r),
+		p->out_mark = rs->sids[i].mark;
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r),
 				 REINJECT_DROP_REASON);
 		ck_assert_int_eq(r, i < 2 ? DROP_REINJECT : DROP_FAMILY);
 		srt[i].ifindex = 50 + i;
 		r = DROP__COUNT;
-		ck_assert_int_eq(reinject_decide(cfg, srt, p, &r),
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r),
 				 i < 2 ? REINJECT_DEV : REINJECT_DROP_REASON);
-		ck_assert_uint_eq(reinject_ifindex(cfg, srt, p), 50 + i);
+		ck_assert_uint_eq(reinject_ifindex(cfg, rs, srt, p), 50 + i);
 		ck_assert_int_eq(r, i < 2 ? DROP__COUNT : DROP_FAMILY);
 	}
 }
@@ -726,7 +743,7 @@ START_TEST(reinject_drop_charged_to_sid)
 	struct pkt *p = run(BHV_END_DX2, DX2_SRH_IN);
 
 	expect_counted_ok(p);
-	ck_assert_int_eq(reinject_decide(cfg, srt, p, &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_REINJECT);	/* oif not resolved */
 	reinject_charge(p, r);
 	expect_charged(p, DROP_REINJECT);
@@ -775,7 +792,7 @@ START_TEST(reinject_packet_drops_charged)
 	/* End.DX2 whose oif is not resolved: DROP_REINJECT (decided). */
 	p = run(BHV_END_DX2, DX2_SRH_IN);
 	expect_counted_ok(p);
-	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_packet(cfg, rs, srt, p, q, &io, &ws);
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.dropped, 1);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 1);
@@ -786,7 +803,7 @@ START_TEST(reinject_packet_drops_charged)
 	p = run(BHV_END_DT4, DX4_SRH_IN);
 	srt[0].ifindex = 0x7ffffff0;
 	expect_counted_ok(p);
-	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_packet(cfg, rs, srt, p, q, &io, &ws);
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.injected, 0);
 	ck_assert_uint_eq(ws.dropped, 2);
@@ -798,6 +815,7 @@ START_TEST(reinject_packet_drops_charged)
 	cfg = config_parse_buffer("t.conf", usd_text, strlen(usd_text), NULL,
 				  NULL);
 	ck_assert_ptr_nonnull(cfg);
+	rs_reset();
 	ctx.cfg = cfg;
 	{
 		uint8_t buf[256];
@@ -808,7 +826,7 @@ START_TEST(reinject_packet_drops_charged)
 	}
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	expect_counted_ok(p);
-	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_packet(cfg, rs, srt, p, q, &io, &ws);
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.dropped, 3);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 3);
@@ -818,14 +836,14 @@ START_TEST(reinject_packet_drops_charged)
 	p = run(BHV_END_DX6, DX6_SRH_IN);
 	expect_counted_ok(p);
 	p->len = NFQ_MAX_PAYLOAD + 1;
-	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_packet(cfg, rs, srt, p, q, &io, &ws);
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.drops[DROP_TOO_BIG], 1);
 	ck_assert_uint_eq(ws.dropped, 4);
 	expect_charged(p, DROP_TOO_BIG);
 	/* A result that goes back fine stays a success. */
 	p = run(BHV_END_DX6, DX6_SRH_IN);
-	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_packet(cfg, rs, srt, p, q, &io, &ws);
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	expect_counted_ok(p);
@@ -861,7 +879,7 @@ static void expect_frame_marked(struct nfq *q, struct reinject_io *io,
 	const void *ctl;
 
 	srt[0].ifindex = ifindex;
-	reinject_packet(cfg, srt, p, q, io, &ws);
+	reinject_packet(cfg, rs, srt, p, q, io, &ws);
 	ck_assert_uint_eq(pkt_tx_count(io->tx), 1);
 	iov = pkt_tx_iov(io->tx, 0, &n);
 	ck_assert_uint_eq(n, 1);
@@ -913,11 +931,11 @@ START_TEST(reinject_marked_frame_by_device)
 			    dev4, 0x1001);
 	expect_frame_marked(q, &io, run(BHV_END_DT4, DX4_SRH_IN), 0x7ffffff0,
 			    pair4, 0);
-	cfg->payload = PAYLOAD_NONE;
+	rs->payload = PAYLOAD_NONE;
 	{
 		struct pkt *p = run(BHV_END_DX6, DX6_SRH_IN);
 
-		cfg->payload = PAYLOAD_NONE;	/* run() parsed it anew */
+		rs->payload = PAYLOAD_NONE;	/* run() parsed it anew */
 		expect_frame_marked(q, &io, p, 0x7ffffff1, dev6, 0x1001);
 	}
 out:
@@ -988,7 +1006,7 @@ START_TEST(dt_no_route_counted_once)
 	}
 	p = run(BHV_END_DT6, DX6_SRH_IN);
 	expect_counted_ok(p);
-	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_packet(cfg, rs, srt, p, q, &io, &ws);
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	ck_assert_uint_eq(ws.dropped, 0);
@@ -997,7 +1015,7 @@ START_TEST(dt_no_route_counted_once)
 	memset(sst, 0, sizeof(sst));
 	p = run(BHV_END_DT6, DX6_SRH_IN);
 	proc_count_drop(&ctx, p, &sst[0], DROP_NO_ROUTE, PKT_OUT_HANDOFF);
-	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_packet(cfg, rs, srt, p, q, &io, &ws);
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.forwarded, 1);
 	ck_assert_uint_eq(ws.dropped, 1);
@@ -1014,17 +1032,17 @@ START_TEST(dt_no_route_counted_once)
 		p = run(BHV_END_DT6, DX6_SRH_IN);
 		proc_count_drop(&ctx, p, &sst[0], DROP_NO_ROUTE,
 				PKT_OUT_HANDOFF);
-		ck_assert_int_eq(reinject_decide(cfg, srt, p, &why),
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &why),
 				 REINJECT_PAYLOAD);
 		p->gso = true;
-		ck_assert_int_ne(reinject_decide(cfg, srt, p, &why),
+		ck_assert_int_ne(reinject_decide(cfg, rs, srt, p, &why),
 				 REINJECT_PAYLOAD);
 	}
 	/* The same for an IPv4 inner packet into the SID's device. */
 	p = run(BHV_END_DT4, DX4_SRH_IN);
 	srt[0].ifindex = 0x7ffffff0;	/* the send may fail: still once */
 	proc_count_drop(&ctx, p, &sst[0], DROP_NO_ROUTE, PKT_OUT_HANDOFF);
-	reinject_packet(cfg, srt, p, q, &io, &ws);
+	reinject_packet(cfg, rs, srt, p, q, &io, &ws);
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.dropped, 2);
 	ck_assert_uint_eq(ws.injected, 0);
@@ -1049,6 +1067,9 @@ START_TEST(dispatch_by_sid)
 
 	ck_assert_ptr_nonnull(c);
 	ctx.cfg = c;
+	runstate_free(rs);
+	rs = runstate_new(c);
+	ctx.rs = rs;
 	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
 	srv6_process(&ctx, p);
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "runstate.h"
 #include "kencap_routes.h"
 #include "nfq.h"
 #include "process.h"
@@ -51,6 +52,7 @@ static const char conf_nosrc[] =
 	"route fc00:9:e3::/48 encap seg6 mode encap segs fc00:8::c1\n";
 
 static struct config *cfg;
+static struct runstate *rs;	/* cfg's, as runstate_new() gives it */
 static struct rtmirror *m;
 static struct worker_stats ws;
 static struct sid_stats sids[8], pols[8];
@@ -250,12 +252,15 @@ static void setup_with(const char *text, size_t len)
 {
 	cfg = config_parse_buffer("t.conf", text, len, NULL, NULL);
 	ck_assert_ptr_nonnull(cfg);
+	rs = runstate_new(cfg);
+	ck_assert_ptr_nonnull(rs);
 	mirror_build();
 	memset(&ws, 0, sizeof(ws));
 	memset(sids, 0, sizeof(sids));
 	memset(pols, 0, sizeof(pols));
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cfg = cfg;
+	ctx.rs = rs;
 	ctx.mirror = m;
 	ctx.stats = &ws;
 	ctx.sid_stats = sids;
@@ -276,6 +281,7 @@ static void setup_nosrc(void)
 static void teardown(void)
 {
 	rtmirror_free(m);
+	runstate_free(rs);
 	config_free(cfg);
 }
 
@@ -421,7 +427,7 @@ START_TEST(test_frag_needed4)
 	/* From gw's own address: sent as a local packet, never the
 	 * verdict (back from PREROUTING it would be a martian). */
 	ck_assert(p->local_out);
-	ck_assert_int_eq(reinject_decide(ctx.cfg, NULL, p, &r), REINJECT_LOCAL);
+	ck_assert_int_eq(reinject_decide(ctx.cfg, ctx.rs, NULL, p, &r), REINJECT_LOCAL);
 }
 END_TEST
 
@@ -499,7 +505,7 @@ START_TEST(test_end_x_nexthop)
 	srv6_process(&ctx, p);
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert(p->set_mark);
-	ck_assert_uint_eq(p->out_mark, cfg->sids[0].mark);
+	ck_assert_uint_eq(p->out_mark, rs->sids[0].mark);
 	ck_assert_uint_eq(p->data[43], 0);	/* Segments Left 1 -> 0 */
 	ck_assert_uint_eq(sids[0].packets, 1);
 }
@@ -520,9 +526,12 @@ START_TEST(test_end_x_oif_runtime)
 	struct pkt *p;
 
 	config_free(cfg);
+	runstate_free(rs);
 	cfg = config_parse_buffer("t.conf", text, sizeof(text) - 1, NULL, NULL);
 	ck_assert_ptr_nonnull(cfg);
+	rs = runstate_new(cfg);
 	ctx.cfg = cfg;
+	ctx.rs = rs;
 	p = packet(INX, 0, 0, ETH_P_IPV6, in);
 	srv6_process(&ctx, p);			/* ctx.sid_rt NULL */
 	ck_assert_uint_eq(sids[0].drops[DROP_NEXTHOP_UNREACHABLE], 1);
@@ -535,7 +544,7 @@ START_TEST(test_end_x_oif_runtime)
 	srv6_process(&ctx, p);
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert(p->set_mark);
-	ck_assert_uint_eq(p->out_mark, cfg->sids[0].mark);
+	ck_assert_uint_eq(p->out_mark, rs->sids[0].mark);
 	ck_assert_uint_eq(sids[0].packets, 1);
 	link_set(3, "adj", IFF_UP, 1500);	/* no carrier */
 	p = packet(INX, 0, 0, ETH_P_IPV6, in);
@@ -565,7 +574,7 @@ START_TEST(test_end_t_table)
 	p = packet(INT, 0, 0, ETH_P_IPV6, in);
 	srv6_process(&ctx, p);
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
-	ck_assert_uint_eq(p->out_mark, cfg->sids[1].mark);
+	ck_assert_uint_eq(p->out_mark, rs->sids[1].mark);
 }
 END_TEST
 
@@ -585,7 +594,7 @@ START_TEST(test_end_dt6_no_route)
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_bytes(p->data, p->len, in + 40, n - 40);
 	ck_assert(p->set_mark);
-	ck_assert_uint_eq(p->out_mark, cfg->sids[2].mark);
+	ck_assert_uint_eq(p->out_mark, rs->sids[2].mark);
 	ck_assert_uint_eq(sids[2].drops[DROP_NO_ROUTE], 1);
 	ck_assert_uint_eq(sids[2].errors, 1);
 	ck_assert_uint_eq(sids[2].packets, 0);
@@ -849,12 +858,12 @@ START_TEST(test_kencap_facts)
 	struct pkt *p;
 
 	cfg->gso = true;	/* what kencap_routes_assign() needs */
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	ck_assert_uint_ge(cfg->nkencaps, 1);
-	e = config_kencap_find(cfg, ENCAP_MODE_ENCAP, &cfg->policies[0].sl);
+	ck_assert_int_eq(kencap_routes_assign(rs, cfg, NULL, NULL), 0);
+	ck_assert_uint_ge(rs->nkencaps, 1);
+	e = runstate_kencap_find(rs, ENCAP_MODE_ENCAP, &cfg->policies[0].sl);
 	ck_assert_ptr_nonnull(e);
-	cfg->kencap_on = true;
-	inet_pton(AF_INET6, "fc00:1::2", &cfg->kencap_tunsrc);
+	rs->kencap_on = true;
+	inet_pton(AF_INET6, "fc00:1::2", &rs->kencap_tunsrc);
 	link_set(6, "in1400", UP, 1400);
 	for (unsigned i = 0; i < 2; i++) {
 		p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);
@@ -864,19 +873,19 @@ START_TEST(test_kencap_facts)
 		ck_assert_msg(p->facts.kernel == PKT_KERNEL_ENCAP, "fallback %d gso %u", p->facts.kencap_fallback, p->facts.gso_size);
 		ck_assert_uint_eq(p->facts.kernel_mark, e->mark);
 		ck_assert(p->facts.kernel_from_original == !i);
-		ck_assert_int_eq(reinject_decide(cfg, NULL, p, &r),
+		ck_assert_int_eq(reinject_decide(cfg, rs, NULL, p, &r),
 				 i ? REINJECT_KERNEL_INNER : REINJECT_KERNEL);
 	}
 	/* The kernel's tunsrc is another source: cut, and why. */
-	inet_pton(AF_INET6, "fc00:1::9", &cfg->kencap_tunsrc);
+	inet_pton(AF_INET6, "fc00:1::9", &rs->kencap_tunsrc);
 	p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);
 	p->gso = true;
 	srv6_process(&ctx, p);
 	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_NONE);
 	ck_assert_int_eq(p->facts.kencap_fallback, KENCAP_FB_SOURCE);
-	ck_assert_int_eq(reinject_decide(cfg, NULL, p, &r), REINJECT_SEGMENT);
+	ck_assert_int_eq(reinject_decide(cfg, rs, NULL, p, &r), REINJECT_SEGMENT);
 	/* Off. */
-	cfg->kencap_on = false;
+	rs->kencap_on = false;
 	p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);
 	p->gso = true;
 	srv6_process(&ctx, p);
@@ -894,10 +903,10 @@ START_TEST(test_kencap_facts)
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_NONE);
 	ck_assert_int_eq(p->facts.kencap_fallback, KENCAP_FB_SHAPE);
-	ck_assert_int_eq(reinject_decide(cfg, NULL, p, &r), REINJECT_SEGMENT);
+	ck_assert_int_eq(reinject_decide(cfg, rs, NULL, p, &r), REINJECT_SEGMENT);
 	/* Not a super-packet: no facts at all. */
-	cfg->kencap_on = true;
-	inet_pton(AF_INET6, "fc00:1::2", &cfg->kencap_tunsrc);
+	rs->kencap_on = true;
+	inet_pton(AF_INET6, "fc00:1::2", &rs->kencap_tunsrc);
 	p = packet(IN6_TCP_HDR, 0xab, 1400, ETH_P_IPV6, in);
 	p->data[4] = (1400 - 40) >> 8;
 	p->data[5] = (1400 - 40) & 0xff;
@@ -933,13 +942,16 @@ START_TEST(test_chain_decap_after_headend)
 	uint64_t fb = 0;
 
 	config_free(cfg);
+	runstate_free(rs);
 	cfg = config_parse_buffer("t.conf", text, sizeof(text) - 1, NULL,
 				  NULL);
 	ck_assert_ptr_nonnull(cfg);
+	rs = runstate_new(cfg);
 	ctx.cfg = cfg;
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	cfg->kencap_on = true;
-	inet_pton(AF_INET6, "fc00:1::2", &cfg->kencap_tunsrc);
+	ctx.rs = rs;
+	ck_assert_int_eq(kencap_routes_assign(rs, cfg, NULL, NULL), 0);
+	rs->kencap_on = true;
+	inet_pton(AF_INET6, "fc00:1::2", &rs->kencap_tunsrc);
 	memset(b, 0xab, sizeof(b));
 	b[0] = 0x60;
 	b[1] = b[2] = b[3] = 0;
@@ -969,8 +981,8 @@ START_TEST(test_chain_decap_after_headend)
 	ck_assert(p->chained);
 	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_NONE);
 	ck_assert_uint_eq(p->facts.gso_size, 0);
-	ck_assert_int_eq(reinject_decide(cfg, rt, p, &r), REINJECT_SEGMENT);
-	reinject_packet(cfg, rt, p, q, &io, &ws);
+	ck_assert_int_eq(reinject_decide(cfg, rs, rt, p, &r), REINJECT_SEGMENT);
+	reinject_packet(cfg, rs, rt, p, q, &io, &ws);
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 1);	/* no socket here */
 	for (unsigned i = 0; i < KENCAP_FB__COUNT; i++)
@@ -994,7 +1006,7 @@ static bool process_and_reinject(struct pkt *p, const char *test)
 		return false;
 	}
 	srv6_process(&ctx, p);
-	reinject_packet(cfg, NULL, p, q, &io, &ws);
+	reinject_packet(cfg, rs, NULL, p, q, &io, &ws);
 	reinject_flush(&io, &ws);
 	nfq_socket_close(q);
 	return true;
@@ -1017,7 +1029,7 @@ START_TEST(test_chain_no_route_once)
 	if (!process_and_reinject(p, "test_chain_no_route_once"))
 		return;
 	ck_assert_int_eq(p->outcome, PKT_OUT_HANDOFF);
-	ck_assert_uint_eq(p->out_mark, cfg->sids[2].mark);
+	ck_assert_uint_eq(p->out_mark, rs->sids[2].mark);
 	ck_assert_uint_eq(sids[3].packets, 1);
 	ck_assert_uint_eq(sids[3].errors, 0);
 	ck_assert_uint_eq(sids[2].packets, 0);

@@ -18,6 +18,7 @@
 #include "behavior.h"
 #include "behavior_b6.h"
 #include "config.h"
+#include "runstate.h"
 #include "dispatch.h"
 #include "icmp.h"
 #include "lpm.h"
@@ -184,6 +185,8 @@ static struct sid_stats sst[8];
 static struct policy pols[1];
 static struct sid_stats pst[1];
 static struct proc_ctx ctx;
+static struct sid_marks marks[8];
+static struct runstate rs = { .sids = marks, .nsids = 8 };
 static struct test_slot slot;
 static uint8_t want[2048];
 
@@ -198,7 +201,9 @@ static void setup(void)
 	cfg.policies = pols;
 	cfg.npolicies = 0;
 	memset(&ctx, 0, sizeof(ctx));
+	memset(marks, 0, sizeof(marks));
 	ctx.cfg = &cfg;
+	ctx.rs = &rs;
 	ctx.stats = &ws;
 	ctx.sid_stats = sst;
 	ctx.policy_stats = pst;
@@ -213,7 +218,7 @@ static struct sid mksid(enum behavior b, unsigned flavors, unsigned index)
 	s.behavior = b;
 	s.flavors = flavors;
 	s.index = index;
-	s.mark = 0x5d6f0000u + index;
+	marks[index].mark = 0x5d6f0000u + index;	/* the daemon's choice */
 	return s;
 }
 

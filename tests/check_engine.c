@@ -42,7 +42,7 @@ START_TEST(start_generation_oom)
 
 	ck_assert_ptr_nonnull(cfg);
 	fail_at = 2;
-	ck_assert_ptr_null(engine_start(cfg, NULL, NULL, err, sizeof(err)));
+	ck_assert_ptr_null(engine_start(cfg, NULL, NULL, NULL, err, sizeof(err)));
 	fail_at = 0;
 	ck_assert_str_eq(err, "out of memory");
 }
@@ -56,7 +56,7 @@ START_TEST(start_engine_oom)
 
 	ck_assert_ptr_nonnull(cfg);
 	fail_at = 1;
-	ck_assert_ptr_null(engine_start(cfg, NULL, NULL, err, sizeof(err)));
+	ck_assert_ptr_null(engine_start(cfg, NULL, NULL, NULL, err, sizeof(err)));
 	fail_at = 0;
 	ck_assert_str_eq(err, "out of memory");
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "runstate.h"
 #include "kencap.h"
 #include "kencap_routes.h"
 #include "pkt.h"
@@ -28,6 +29,43 @@ static void quiet(void *arg, const char *file, unsigned line, const char *msg)
 
 	if (first && !first[0])
 		snprintf(first, 256, "%s:%u: %s", file, line, msg);
+}
+
+/* The state of each config a test parsed (runstate.h: what the daemon
+ * decides for a config is not written into it), made on first use. */
+static struct {
+	const struct config *cfg;
+	struct runstate *rs;
+} states[8];
+
+static struct runstate *st(const struct config *cfg)
+{
+	unsigned free_slot = 8;
+
+	for (unsigned i = 0; i < 8; i++) {
+		if (states[i].cfg == cfg)
+			return states[i].rs;
+		if (!states[i].cfg && free_slot == 8)
+			free_slot = i;
+	}
+	ck_assert_uint_lt(free_slot, 8);
+	states[free_slot].cfg = cfg;
+	states[free_slot].rs = runstate_new(cfg);
+	ck_assert_ptr_nonnull(states[free_slot].rs);
+	return states[free_slot].rs;
+}
+
+/* config_free() with its state. */
+static void cfree(struct config *cfg)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		if (states[i].cfg != cfg)
+			continue;
+		runstate_free(states[i].rs);
+		states[i].cfg = NULL;
+		states[i].rs = NULL;
+	}
+	config_free(cfg);
 }
 
 static struct config *parse(const char *text)
@@ -52,14 +90,14 @@ START_TEST(assign_marks)
 {
 	struct config *cfg = parse("queue 0\ngso yes\n" POLICIES);
 
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	ck_assert_uint_eq(cfg->nkencaps, 2);
-	ck_assert_int_eq(cfg->kencaps[0].mode, ENCAP_MODE_ENCAP);
-	ck_assert_uint_eq(cfg->kencaps[0].sl.nsegs, 2);
-	ck_assert_uint_eq(cfg->kencaps[0].mark, BASE + 0xffff);
-	ck_assert_int_eq(cfg->kencaps[1].mode, ENCAP_MODE_ENCAP_RED);
-	ck_assert_uint_eq(cfg->kencaps[1].mark, BASE + 0xfffe);
-	config_free(cfg);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(st(cfg)->nkencaps, 2);
+	ck_assert_int_eq(st(cfg)->kencaps[0].mode, ENCAP_MODE_ENCAP);
+	ck_assert_uint_eq(st(cfg)->kencaps[0].sl.nsegs, 2);
+	ck_assert_uint_eq(st(cfg)->kencaps[0].mark, BASE + 0xffff);
+	ck_assert_int_eq(st(cfg)->kencaps[1].mode, ENCAP_MODE_ENCAP_RED);
+	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + 0xfffe);
+	cfree(cfg);
 }
 END_TEST
 
@@ -73,17 +111,17 @@ START_TEST(assign_stable)
 		"route fd01:7::/64 encap seg6 mode encap segs fc00:2::d6\n"
 		POLICIES);
 
-	ck_assert_int_eq(kencap_routes_assign(old, NULL), 0);
+	ck_assert_int_eq(kencap_routes_assign(st(old), old, NULL, NULL), 0);
 	cfg->policies[1].hmac_keyid = 1;	/* fd01:7::/64 */
-	ck_assert_int_eq(kencap_routes_assign(cfg, old), 0);
-	ck_assert_uint_eq(cfg->nkencaps, 3);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, st(old), old), 0);
+	ck_assert_uint_eq(st(cfg)->nkencaps, 3);
 	/* sorted: encap [a6], encap [9::1, a6], encap.red [b6] */
-	ck_assert_uint_eq(cfg->kencaps[0].sl.nsegs, 1);
-	ck_assert_uint_eq(cfg->kencaps[0].mark, BASE + 0xfffd);
-	ck_assert_uint_eq(cfg->kencaps[1].mark, BASE + 0xffff);
-	ck_assert_uint_eq(cfg->kencaps[2].mark, BASE + 0xfffe);
-	config_free(old);
-	config_free(cfg);
+	ck_assert_uint_eq(st(cfg)->kencaps[0].sl.nsegs, 1);
+	ck_assert_uint_eq(st(cfg)->kencaps[0].mark, BASE + 0xfffd);
+	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + 0xffff);
+	ck_assert_uint_eq(st(cfg)->kencaps[2].mark, BASE + 0xfffe);
+	cfree(old);
+	cfree(cfg);
 }
 END_TEST
 
@@ -96,25 +134,25 @@ START_TEST(keep)
 		"route fd01:6::/64 encap seg6 mode encap segs fc00:2::a6\n"
 		POLICIES);
 
-	ck_assert_int_eq(kencap_routes_assign(old, NULL), 0);
-	old->kencap_on = true;
-	old->kencap_oif = 9;
-	snprintf(old->kencap_why, sizeof(old->kencap_why), "why");
-	ck_assert_int_eq(kencap_routes_assign(cfg, old), 0);
-	ck_assert_uint_eq(cfg->nkencaps, 3);
-	kencap_routes_keep(cfg, old);
-	ck_assert(cfg->kencap_on);
-	ck_assert_uint_eq(cfg->kencap_oif, 9);
-	ck_assert_str_eq(cfg->kencap_why, "why");
-	ck_assert_uint_eq(cfg->nkencaps, 2);	/* not [a6]: no routes */
-	ck_assert_uint_eq(cfg->kencaps[0].mark, BASE + 0xffff);
-	ck_assert_uint_eq(cfg->kencaps[1].mark, BASE + 0xfffe);
-	old->kencap_on = false;
-	kencap_routes_keep(cfg, old);
-	ck_assert(!cfg->kencap_on);
-	ck_assert_uint_eq(cfg->nkencaps, 0);
-	config_free(old);
-	config_free(cfg);
+	ck_assert_int_eq(kencap_routes_assign(st(old), old, NULL, NULL), 0);
+	st(old)->kencap_on = true;
+	st(old)->kencap_oif = 9;
+	snprintf(st(old)->kencap_why, sizeof(st(old)->kencap_why), "why");
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, st(old), old), 0);
+	ck_assert_uint_eq(st(cfg)->nkencaps, 3);
+	kencap_routes_keep(st(cfg), cfg, st(old), old);
+	ck_assert(st(cfg)->kencap_on);
+	ck_assert_uint_eq(st(cfg)->kencap_oif, 9);
+	ck_assert_str_eq(st(cfg)->kencap_why, "why");
+	ck_assert_uint_eq(st(cfg)->nkencaps, 2);	/* not [a6]: no routes */
+	ck_assert_uint_eq(st(cfg)->kencaps[0].mark, BASE + 0xffff);
+	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + 0xfffe);
+	st(old)->kencap_on = false;
+	kencap_routes_keep(st(cfg), cfg, st(old), old);
+	ck_assert(!st(cfg)->kencap_on);
+	ck_assert_uint_eq(st(cfg)->nkencaps, 0);
+	cfree(old);
+	cfree(cfg);
 }
 END_TEST
 
@@ -127,18 +165,18 @@ START_TEST(directive)
 	char err[256] = "";
 
 	ck_assert_int_eq(cfg->kernel_encap, KERNEL_ENCAP_NO);
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	ck_assert_uint_eq(cfg->nkencaps, 0);
-	config_free(cfg);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(st(cfg)->nkencaps, 0);
+	cfree(cfg);
 	cfg = parse("queue 0\noffload no\n" POLICIES);
 	ck_assert_int_eq(cfg->kernel_encap, KERNEL_ENCAP_AUTO);
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	ck_assert_uint_eq(cfg->nkencaps, 0);
-	config_free(cfg);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(st(cfg)->nkencaps, 0);
+	cfree(cfg);
 	cfg = parse("queue 0\n" POLICIES);
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	ck_assert_uint_eq(cfg->nkencaps, 2);
-	config_free(cfg);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(st(cfg)->nkencaps, 2);
+	cfree(cfg);
 	ck_assert_ptr_null(config_parse_buffer("k.conf",
 		"queue 0\noffload no\nkernel-encap yes\n", 36, quiet, err));
 	ck_assert_str_eq(err, "k.conf:3: kernel-encap yes: the kernel "
@@ -205,19 +243,19 @@ START_TEST(kend_assign)
 		"sid fc00:100::3/128 action End.X nh6 fc00:2::2\n"
 		"sid fc00:200::/48 action End\n" POLICIES);
 
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	ck_assert_uint_eq(cfg->nkencaps, 2);
-	ck_assert_uint_eq(cfg->kencaps[1].mark, BASE + 0xfffe);
-	ck_assert_uint_eq(cfg->sids[0].kend_mark, BASE + 0xfffd);
-	ck_assert_uint_eq(cfg->sids[1].kend_mark, 0);
-	ck_assert_uint_eq(cfg->sids[2].kend_mark, 0);
-	ck_assert_uint_eq(cfg->sids[3].kend_mark, BASE + 0xfffc);
-	ck_assert_uint_eq(cfg->nkends, 2);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(st(cfg)->nkencaps, 2);
+	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + 0xfffe);
+	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, BASE + 0xfffd);
+	ck_assert_uint_eq(st(cfg)->sids[1].kend_mark, 0);
+	ck_assert_uint_eq(st(cfg)->sids[2].kend_mark, 0);
+	ck_assert_uint_eq(st(cfg)->sids[3].kend_mark, BASE + 0xfffc);
+	ck_assert_uint_eq(st(cfg)->nkends, 2);
 	/* assigned again (a copy's marks): the same */
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	ck_assert_uint_eq(cfg->sids[0].kend_mark, BASE + 0xfffd);
-	ck_assert_uint_eq(cfg->sids[3].kend_mark, BASE + 0xfffc);
-	config_free(cfg);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, BASE + 0xfffd);
+	ck_assert_uint_eq(st(cfg)->sids[3].kend_mark, BASE + 0xfffc);
+	cfree(cfg);
 }
 END_TEST
 
@@ -232,23 +270,23 @@ START_TEST(kend_assign_stable)
 		"sid fc00:100::3/128 action End\n"
 		"sid fc00:100::2/128 action End\n" POLICIES);
 
-	ck_assert_int_eq(kencap_routes_assign(old, NULL), 0);
-	ck_assert_uint_eq(old->sids[0].kend_mark, BASE + 0xffff);
-	ck_assert_uint_eq(old->sids[1].kend_mark, BASE + 0xfffe);
-	ck_assert_int_eq(kencap_routes_assign(cfg, old), 0);
-	ck_assert_uint_eq(cfg->kencaps[0].mark, BASE + 0xfffd);
-	ck_assert_uint_eq(cfg->kencaps[1].mark, BASE + 0xfffc);
-	ck_assert_uint_eq(cfg->sids[0].kend_mark, BASE + 0xfffb);
-	ck_assert_uint_eq(cfg->sids[1].kend_mark, BASE + 0xfffe);
+	ck_assert_int_eq(kencap_routes_assign(st(old), old, NULL, NULL), 0);
+	ck_assert_uint_eq(st(old)->sids[0].kend_mark, BASE + 0xffff);
+	ck_assert_uint_eq(st(old)->sids[1].kend_mark, BASE + 0xfffe);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, st(old), old), 0);
+	ck_assert_uint_eq(st(cfg)->kencaps[0].mark, BASE + 0xfffd);
+	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + 0xfffc);
+	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, BASE + 0xfffb);
+	ck_assert_uint_eq(st(cfg)->sids[1].kend_mark, BASE + 0xfffe);
 	/* a rebuild that installs nothing: only what old installed */
-	old->kend_on = true;
-	kencap_routes_keep(cfg, old);
-	ck_assert(cfg->kend_on);
-	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
-	ck_assert_uint_eq(cfg->sids[1].kend_mark, BASE + 0xfffe);
-	ck_assert_uint_eq(cfg->nkends, 1);
-	config_free(old);
-	config_free(cfg);
+	st(old)->kend_on = true;
+	kencap_routes_keep(st(cfg), cfg, st(old), old);
+	ck_assert(st(cfg)->kend_on);
+	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, 0);
+	ck_assert_uint_eq(st(cfg)->sids[1].kend_mark, BASE + 0xfffe);
+	ck_assert_uint_eq(st(cfg)->nkends, 1);
+	cfree(old);
+	cfree(cfg);
 }
 END_TEST
 
@@ -268,16 +306,16 @@ START_TEST(kdecap_assign)
 	static const uint32_t want[] = { 0xffff, 0xfffe, 0, 0, 0, 0xfffd,
 					 0xfffc };
 
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
 	for (unsigned i = 0; i < cfg->nsids; i++)
-		ck_assert_uint_eq(cfg->sids[i].kend_mark,
+		ck_assert_uint_eq(st(cfg)->sids[i].kend_mark,
 				  want[i] ? BASE + want[i] : 0);
-	ck_assert_uint_eq(cfg->nkends, 4);
+	ck_assert_uint_eq(st(cfg)->nkends, 4);
 	ck_assert(kencap_routes_decap_sid(&cfg->sids[1]));
 	ck_assert(!kencap_routes_decap_sid(&cfg->sids[0]));
 	ck_assert(kencap_routes_kernel_sid(&cfg->sids[0]));
 	ck_assert(!kencap_routes_kernel_sid(&cfg->sids[3]));
-	config_free(cfg);
+	cfree(cfg);
 }
 END_TEST
 
@@ -295,16 +333,16 @@ START_TEST(kdecap_assign_stable)
 		"sid fc00:100::4/128 action End.DX4 nh4 203.0.113.9\n"
 		"sid fc00:100::6/128 action End.DT6 table 200\n");
 
-	ck_assert_int_eq(kencap_routes_assign(old, NULL), 0);
-	ck_assert_uint_eq(old->sids[0].kend_mark, BASE + 0xffff);
-	ck_assert_uint_eq(old->sids[1].kend_mark, BASE + 0xfffe);
-	ck_assert_uint_eq(old->sids[2].kend_mark, BASE + 0xfffd);
-	ck_assert_int_eq(kencap_routes_assign(cfg, old), 0);
-	ck_assert_uint_eq(cfg->sids[2].kend_mark, BASE + 0xffff);
-	ck_assert_uint_eq(cfg->sids[0].kend_mark, BASE + 0xfffc);	/* oif */
-	ck_assert_uint_eq(cfg->sids[1].kend_mark, BASE + 0xfffb);	/* nh4 */
-	config_free(old);
-	config_free(cfg);
+	ck_assert_int_eq(kencap_routes_assign(st(old), old, NULL, NULL), 0);
+	ck_assert_uint_eq(st(old)->sids[0].kend_mark, BASE + 0xffff);
+	ck_assert_uint_eq(st(old)->sids[1].kend_mark, BASE + 0xfffe);
+	ck_assert_uint_eq(st(old)->sids[2].kend_mark, BASE + 0xfffd);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, st(old), old), 0);
+	ck_assert_uint_eq(st(cfg)->sids[2].kend_mark, BASE + 0xffff);
+	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, BASE + 0xfffc);	/* oif */
+	ck_assert_uint_eq(st(cfg)->sids[1].kend_mark, BASE + 0xfffb);	/* nh4 */
+	cfree(old);
+	cfree(cfg);
 }
 END_TEST
 
@@ -318,18 +356,18 @@ START_TEST(kend_directive)
 	char err[256] = "";
 
 	ck_assert_int_eq(cfg->kernel_end, KERNEL_ENCAP_NO);
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
-	config_free(cfg);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, 0);
+	cfree(cfg);
 	cfg = parse("queue 0\noffload no\nsid fc00:100::1/128 action End\n");
 	ck_assert_int_eq(cfg->kernel_end, KERNEL_ENCAP_AUTO);
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
-	config_free(cfg);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, 0);
+	cfree(cfg);
 	cfg = parse("queue 0\nsid fc00:100::1/128 action End\n");
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	ck_assert_uint_ne(cfg->sids[0].kend_mark, 0);
-	config_free(cfg);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
+	ck_assert_uint_ne(st(cfg)->sids[0].kend_mark, 0);
+	cfree(cfg);
 	ck_assert_ptr_null(config_parse_buffer("k.conf",
 		"queue 0\ngso no\nkernel-end yes\n", 30, quiet, err));
 	ck_assert_str_eq(err, "k.conf:3: kernel-end yes: the kernel's End "
@@ -439,7 +477,7 @@ START_TEST(decap_route_message)
 	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
 	ck_assert_ptr_null(kencap_build_decap_route(buf, 5, BASE + 0xfffe,
 						    &cfg->sids[3], 7));
-	config_free(cfg);
+	cfree(cfg);
 }
 END_TEST
 
@@ -525,42 +563,42 @@ START_TEST(install_fallback)
 	if (unshare(CLONE_NEWNET) < 0) {
 		fprintf(stderr, "install_fallback skipped: unshare: %s\n",
 			strerror(errno));
-		config_free(cfg);
+		cfree(cfg);
 		return;
 	}
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	ck_assert_uint_eq(cfg->nkends, 1);
-	cfg->kencap_on = cfg->kend_on = true;
-	cfg->kencap_oif = cfg->kend_oif = NO_DEV;
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(st(cfg)->nkends, 1);
+	st(cfg)->kencap_on = st(cfg)->kend_on = true;
+	st(cfg)->kencap_oif = st(cfg)->kend_oif = NO_DEV;
 	cfg->kernel_encap = KERNEL_ENCAP_YES;
-	ck_assert_int_eq(kencap_routes_install(cfg, err, sizeof(err)), -1);
+	ck_assert_int_eq(kencap_routes_install(st(cfg), cfg, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "kernel-encap mark 0x5d6fffff: cannot add IPv6 "
 			 "seg6 route: No such device");
-	ck_assert(cfg->kencap_on);
+	ck_assert(st(cfg)->kencap_on);
 	cfg->kernel_encap = KERNEL_ENCAP_AUTO;
 	cfg->kernel_end = KERNEL_ENCAP_YES;
 	err[0] = 0;
-	ck_assert_int_eq(kencap_routes_install(cfg, err, sizeof(err)), -1);
+	ck_assert_int_eq(kencap_routes_install(st(cfg), cfg, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "kernel-end mark 0x5d6ffffd: cannot add the "
 			 "seg6local End route: No such device");
-	ck_assert(!cfg->kencap_on);
-	ck_assert_str_eq(cfg->kencap_why, "install failed: kernel-encap mark "
+	ck_assert(!st(cfg)->kencap_on);
+	ck_assert_str_eq(st(cfg)->kencap_why, "install failed: kernel-encap mark "
 			 "0x5d6fffff: cannot add IPv6 seg6 route: No such "
 			 "device");
-	ck_assert(cfg->kend_on);
+	ck_assert(st(cfg)->kend_on);
 	cfg->kernel_end = KERNEL_ENCAP_AUTO;
 	err[0] = 0;
-	ck_assert_int_eq(kencap_routes_install(cfg, err, sizeof(err)), 1);
+	ck_assert_int_eq(kencap_routes_install(st(cfg), cfg, err, sizeof(err)), 1);
 	ck_assert_str_eq(err, "");
-	ck_assert(!cfg->kend_on);
-	ck_assert_str_eq(cfg->kend_why, "install failed: kernel-end mark "
+	ck_assert(!st(cfg)->kend_on);
+	ck_assert_str_eq(st(cfg)->kend_why, "install failed: kernel-end mark "
 			 "0x5d6ffffd: cannot add the seg6local End route: No "
 			 "such device");
-	ck_assert_uint_eq(cfg->sids[0].kend_mark, 0);
-	ck_assert_uint_eq(cfg->nkends, 0);
+	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, 0);
+	ck_assert_uint_eq(st(cfg)->nkends, 0);
 	/* both off: nothing more to install */
-	ck_assert_int_eq(kencap_routes_install(cfg, err, sizeof(err)), 0);
-	config_free(cfg);
+	ck_assert_int_eq(kencap_routes_install(st(cfg), cfg, err, sizeof(err)), 0);
+	cfree(cfg);
 }
 END_TEST
 

@@ -763,30 +763,31 @@ static struct pkt *result(struct test_slot *s, uint16_t hook_proto,
 START_TEST(test_reinject_decide)
 {
 	static struct test_slot s;
-	struct config cfg = { .payload = PAYLOAD_ANY };
+	struct config cfg = { 0 };
+	struct runstate rs = { .payload = PAYLOAD_ANY };
 	enum drop_reason r = DROP__COUNT;
 
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, result(&s, ETH_P_IPV6, 6,
 		PKT_ACCEPT, false), &r), REINJECT_ACCEPT);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, result(&s, ETH_P_IPV6, 6,
 		PKT_DROP, false), &r), REINJECT_DROP);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, result(&s, ETH_P_IPV6, 6,
 		PKT_NEW_BYTES, false), &r), REINJECT_PAYLOAD);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, result(&s, ETH_P_IPV6, 6,
 		PKT_NEW_BYTES, true), &r), REINJECT_PAYLOAD);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IP, 4,
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, result(&s, ETH_P_IP, 4,
 		PKT_NEW_BYTES, false), &r), REINJECT_PAYLOAD);
 	/* Other family: TUN, unless a mark must go along. */
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 4,
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, result(&s, ETH_P_IPV6, 4,
 		PKT_NEW_BYTES, false), &r), REINJECT_OWN_DEV);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IP, 6,
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, result(&s, ETH_P_IP, 6,
 		PKT_NEW_BYTES, false), &r), REINJECT_OWN_DEV);
 	ck_assert_int_eq(r, DROP__COUNT);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 4,
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, result(&s, ETH_P_IPV6, 4,
 		PKT_NEW_BYTES, true), &r), REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_FAMILY);
 	/* Neither IPv4 nor IPv6. */
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 5,
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, result(&s, ETH_P_IPV6, 5,
 		PKT_NEW_BYTES, false), &r), REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_BAD_IP);
 	/* An ICMP error in place of a super-packet: not the payload of its
@@ -796,10 +797,10 @@ START_TEST(test_reinject_decide)
 		struct pkt *p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
 
 		p->outcome = PKT_OUT_ICMP;
-		ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+		ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r),
 				 REINJECT_PAYLOAD);
 		p->facts.icmp_of_gso = true;
-		ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+		ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r),
 				 REINJECT_OWN_DEV);
 	}
 }
@@ -808,18 +809,19 @@ END_TEST
 START_TEST(test_reinject_decide_tun_always)
 {
 	static struct test_slot s;
-	struct config cfg = { .payload = PAYLOAD_NONE };
+	struct config cfg = { 0 };
+	struct runstate rs = { .payload = PAYLOAD_NONE };
 	enum drop_reason r = DROP__COUNT;
 
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, result(&s, ETH_P_IPV6, 6,
 		PKT_NEW_BYTES, false), &r), REINJECT_OWN_DEV);
 	/* TUN carries no mark, and no payload may carry it: a marked
 	 * result of no SID with a device is a counted drop. */
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, result(&s, ETH_P_IPV6, 6,
 		PKT_NEW_BYTES, true), &r), REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_REINJECT);
 	r = DROP__COUNT;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, result(&s, ETH_P_IPV6, 6,
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, result(&s, ETH_P_IPV6, 6,
 		PKT_ACCEPT, false), &r), REINJECT_ACCEPT);
 	ck_assert_int_eq(r, DROP__COUNT);
 }
@@ -832,31 +834,32 @@ END_TEST
 START_TEST(test_reinject_decide_keep_chain)
 {
 	static struct test_slot s;
-	struct config cfg = { .payload = PAYLOAD_KEEP_CHAIN };
+	struct config cfg = { 0 };
+	struct runstate rs = { .payload = PAYLOAD_KEEP_CHAIN };
 	enum drop_reason r = DROP__COUNT;
 	struct pkt *p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
 
 	ck_assert(p->chain_kept);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_PAYLOAD);
 	p->set_mark = true;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_PAYLOAD);
 	ck_assert_ptr_nonnull(pkt_push(p, 8));
 	p->data[0] = 0x60;
 	ck_assert(!p->chain_kept);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r),
 			 REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_REINJECT);
 	p->set_mark = false;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_OWN_DEV);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_OWN_DEV);
 	p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
 	pkt_pull(p, 0);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_OWN_DEV);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_OWN_DEV);
 	p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
 	pkt_chain_write(p);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_OWN_DEV);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_OWN_DEV);
 	p = result(&s, ETH_P_IPV6, 6, PKT_ACCEPT, false);
 	pkt_chain_write(p);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_ACCEPT);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_ACCEPT);
 }
 END_TEST
 
@@ -897,14 +900,15 @@ END_TEST
 START_TEST(test_reinject_decide_too_big)
 {
 	static struct test_slot s;
-	struct config cfg = { .payload = PAYLOAD_ANY };
+	struct config cfg = { 0 };
+	struct runstate rs = { .payload = PAYLOAD_ANY };
 	enum drop_reason r = DROP__COUNT;
 	struct pkt *p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
 
 	p->len = NFQ_MAX_PAYLOAD;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_PAYLOAD);
 	p->len = NFQ_MAX_PAYLOAD + 1;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_DROP_REASON);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_TOO_BIG);
 }
 END_TEST
@@ -915,27 +919,28 @@ END_TEST
 START_TEST(test_reinject_decide_local)
 {
 	static struct test_slot s;
-	struct config cfg = { .payload = PAYLOAD_ANY };
+	struct config cfg = { 0 };
+	struct runstate rs = { .payload = PAYLOAD_ANY };
 	enum drop_reason r = DROP__COUNT;
 	struct pkt *p;
 
 	p = result(&s, ETH_P_IP, 4, PKT_NEW_BYTES, false);
 	p->local_out = true;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_LOCAL);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_LOCAL);
 	p = result(&s, ETH_P_IPV6, 4, PKT_NEW_BYTES, false);
 	p->local_out = true;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_LOCAL);
-	cfg.payload = PAYLOAD_NONE;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_LOCAL);
-	cfg.payload = PAYLOAD_ANY;
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_LOCAL);
+	rs.payload = PAYLOAD_NONE;
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_LOCAL);
+	rs.payload = PAYLOAD_ANY;
 	p = result(&s, ETH_P_IPV6, 6, PKT_NEW_BYTES, false);
 	p->local_out = true;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_PAYLOAD);
 	p = result(&s, ETH_P_IP, 4, PKT_DROP, false);
 	p->local_out = true;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_DROP);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_DROP);
 	p = result(&s, ETH_P_IP, 4, PKT_NEW_BYTES, false);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_PAYLOAD);
 	ck_assert_int_eq(r, DROP__COUNT);
 }
 END_TEST
@@ -1005,7 +1010,8 @@ static struct pkt *super(struct test_slot *s, const uint8_t *b, size_t len,
 START_TEST(test_reinject_decide_gso)
 {
 	static struct test_slot s;
-	struct config cfg = { .payload = PAYLOAD_ANY };
+	struct config cfg = { 0 };
+	struct runstate rs = { .payload = PAYLOAD_ANY };
 	enum drop_reason r = DROP__COUNT;
 	struct pkt *p;
 
@@ -1013,19 +1019,19 @@ START_TEST(test_reinject_decide_gso)
 	 * way (the DA is routed by the main tables: srv6d's device). */
 	p = super(&s, vec_v6ext_super, sizeof(vec_v6ext_super), ETH_P_IPV6,
 		  112);
-	ck_assert_int_eq(reinject_decide_single(&cfg, NULL, p, &r),
+	ck_assert_int_eq(reinject_decide_single(&cfg, &rs, NULL, p, &r),
 			 REINJECT_PAYLOAD);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r),
 			 REINJECT_VNET_OWN_DEV);
 	/* SL 0, same layout: the payload; a new layout: the vnet way. */
 	p->data[48 + 3] = 0;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_PAYLOAD);
 	p->gso_l4_off = 104;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r),
 			 REINJECT_VNET_OWN_DEV);
 	/* Marked, no SID with a veth pair: no way: DROP_GSO. */
 	p->set_mark = true;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r),
 			 REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_GSO);
 	/* Encapsulated TCP (IPv4 in IPv6+SRH): a payload of its length; of
@@ -1033,27 +1039,27 @@ START_TEST(test_reinject_decide_gso)
 	r = DROP__COUNT;
 	p = super(&s, vec_encap4_super, sizeof(vec_encap4_super), ETH_P_IPV6,
 		  100);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_PAYLOAD);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_PAYLOAD);
 	p->orig_len--;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_SEGMENT);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_SEGMENT);
 	/* An IPv4 TCP result of the IPv6 hook (a decapsulation), no mark:
 	 * srv6d's device, by the vnet socket. */
 	p = super(&s, vec_v4_super, sizeof(vec_v4_super), ETH_P_IPV6, 100);
-	ck_assert_int_eq(reinject_decide_single(&cfg, NULL, p, &r),
+	ck_assert_int_eq(reinject_decide_single(&cfg, &rs, NULL, p, &r),
 			 REINJECT_OWN_DEV);
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r),
 			 REINJECT_VNET_OWN_DEV);
 	ck_assert_int_eq(r, DROP__COUNT);
 	/* Not TCP: DROP_GSO. */
 	p->data[9] = IPPROTO_UDP;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r),
 			 REINJECT_DROP_REASON);
 	ck_assert_int_eq(r, DROP_GSO);
 	/* Unchanged, or dropped: as any packet. */
 	p->verdict = PKT_ACCEPT;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_ACCEPT);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_ACCEPT);
 	p->verdict = PKT_DROP;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r), REINJECT_DROP);
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_DROP);
 }
 END_TEST
 
@@ -1066,21 +1072,22 @@ START_TEST(test_reinject_decide_gso_no_payload)
 
 	for (unsigned i = 0; i < 2; i++) {
 		static struct test_slot s;
-		struct config cfg = { .payload = rules[i] };
+		struct config cfg = { 0 };
+		struct runstate rs = { .payload = rules[i] };
 		enum drop_reason r = DROP__COUNT;
 		struct pkt *p;
 
 		p = super(&s, vec_v6ext_super, sizeof(vec_v6ext_super),
 			  ETH_P_IPV6, 112);
 		pkt_chain_write(p);	/* an End: SL changed */
-		ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+		ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r),
 				 REINJECT_VNET_OWN_DEV);
 		p = super(&s, vec_encap4_super, sizeof(vec_encap4_super),
 			  ETH_P_IPV6, 100);
 		pkt_chain_write(p);
-		ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &r),
+		ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r),
 				 REINJECT_SEGMENT);
-		ck_assert_int_eq(reinject_decide_single(&cfg, NULL, p, &r),
+		ck_assert_int_eq(reinject_decide_single(&cfg, &rs, NULL, p, &r),
 				 REINJECT_OWN_DEV);
 		ck_assert_int_eq(r, DROP__COUNT);
 	}
@@ -1253,17 +1260,19 @@ static struct pkt *kend_pkt(struct test_slot *s, const char *const *segs,
 
 /* End (behavior_end.c) on super-packet p as queued: its facts, and the
  * way back reinject_decide() gives them (REINJECT_KERNEL or not). */
-static uint32_t kend_run(const struct config *cfg, struct pkt *p)
+static uint32_t kend_run(const struct config *cfg, const struct runstate *rs,
+			 struct pkt *p)
 {
 	static struct sid_stats sids[8];
 	struct worker_stats ws = { 0 };
-	struct proc_ctx ctx = { .cfg = cfg, .stats = &ws, .sid_stats = sids };
+	struct proc_ctx ctx = { .cfg = cfg, .rs = rs, .stats = &ws,
+				.sid_stats = sids };
 	enum drop_reason r;
 	enum reinject_action a;
 
 	p->gso = true;
 	srv6_process(&ctx, p);
-	a = reinject_decide(cfg, NULL, p, &r);
+	a = reinject_decide(cfg, rs, NULL, p, &r);
 	if (p->facts.kernel != PKT_KERNEL_END) {
 		ck_assert_int_ne(a, REINJECT_KERNEL);
 		return 0;
@@ -1297,22 +1306,23 @@ START_TEST(test_kend_facts)
 	struct config *cfg = config_parse_buffer("t.conf", conf,
 						 sizeof(conf) - 1,
 						 kend_noerr, NULL);
+	struct runstate *rs = cfg ? runstate_new(cfg) : NULL;
 	uint32_t m1;
 	struct pkt *p;
 
 	ck_assert_ptr_nonnull(cfg);
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
+	ck_assert_int_eq(kencap_routes_assign(rs, cfg, NULL, NULL), 0);
 	m1 = cfg->mark_base + 0xffff;
-	ck_assert_uint_eq(cfg->sids[0].kend_mark, m1);
-	ck_assert_uint_eq(cfg->sids[1].kend_mark, m1 - 1);
-	ck_assert_uint_eq(cfg->sids[2].kend_mark, 0);	/* psp */
-	ck_assert_uint_eq(cfg->sids[3].kend_mark, 0);	/* End.X */
-	ck_assert_uint_eq(cfg->nkends, 2);
+	ck_assert_uint_eq(rs->sids[0].kend_mark, m1);
+	ck_assert_uint_eq(rs->sids[1].kend_mark, m1 - 1);
+	ck_assert_uint_eq(rs->sids[2].kend_mark, 0);	/* psp */
+	ck_assert_uint_eq(rs->sids[3].kend_mark, 0);	/* End.X */
+	ck_assert_uint_eq(rs->nkends, 2);
 	/* off (kencap_routes_resolve() has not said on) */
-	ck_assert_uint_eq(kend_run(cfg, kend_pkt(&s, end, 2, 1)), 0);
-	cfg->kend_on = true;
-	ck_assert_uint_eq(kend_run(cfg, kend_pkt(&s, end, 2, 1)), m1);
-	ck_assert_uint_eq(kend_run(cfg, kend_pkt(&s, before, 3, 1)), m1);
+	ck_assert_uint_eq(kend_run(cfg, rs, kend_pkt(&s, end, 2, 1)), 0);
+	rs->kend_on = true;
+	ck_assert_uint_eq(kend_run(cfg, rs, kend_pkt(&s, end, 2, 1)), m1);
+	ck_assert_uint_eq(kend_run(cfg, rs, kend_pkt(&s, before, 3, 1)), m1);
 	/* A TLV (8 bytes of PadN) after the list: the kernel's End would
 	 * check an HMAC, so srv6d keeps it. */
 	p = kend_pkt(&s, end, 2, 1);
@@ -1322,32 +1332,33 @@ START_TEST(test_kend_facts)
 	p->data[p->len] = 4;	/* PadN */
 	p->data[p->len + 1] = 6;
 	p->len += 8;
-	ck_assert_uint_eq(kend_run(cfg, p), 0);
+	ck_assert_uint_eq(kend_run(cfg, rs, p), 0);
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);	/* an End all the same */
-	ck_assert(!kend_run(cfg, kend_pkt(&s, foreign, 2, 1)));
-	ck_assert(!kend_run(cfg, kend_pkt(&s, psp, 2, 1)));
-	ck_assert(!kend_run(cfg, kend_pkt(&s, endx, 2, 1)));
+	ck_assert(!kend_run(cfg, rs, kend_pkt(&s, foreign, 2, 1)));
+	ck_assert(!kend_run(cfg, rs, kend_pkt(&s, psp, 2, 1)));
+	ck_assert(!kend_run(cfg, rs, kend_pkt(&s, endx, 2, 1)));
 	/* The End of ::1 leads to ::2, whose End srv6d runs next: the
 	 * kernel's route of ::1 does not make that. */
 	p = kend_pkt(&s, chain, 3, 2);
-	ck_assert(!kend_run(cfg, p));
+	ck_assert(!kend_run(cfg, rs, p));
 	ck_assert(p->chained);
-	ck_assert(!kend_run(cfg, kend_pkt(&s, local, 2, 1)));
+	ck_assert(!kend_run(cfg, rs, kend_pkt(&s, local, 2, 1)));
 	/* Not a super-packet: the End's facts are there, the way back is
 	 * not the kernel's. */
 	p = kend_pkt(&s, end, 2, 1);
 	{
 		static struct sid_stats sids[8];
 		struct worker_stats ws = { 0 };
-		struct proc_ctx ctx = { .cfg = cfg, .stats = &ws,
+		struct proc_ctx ctx = { .cfg = cfg, .rs = rs, .stats = &ws,
 					.sid_stats = sids };
 		enum drop_reason r;
 
 		srv6_process(&ctx, p);
 		ck_assert_uint_eq(p->facts.kernel_mark, m1);
-		ck_assert_int_eq(reinject_decide(cfg, NULL, p, &r),
+		ck_assert_int_eq(reinject_decide(cfg, rs, NULL, p, &r),
 				 REINJECT_PAYLOAD);
 	}
+	runstate_free(rs);
 	config_free(cfg);
 }
 END_TEST
@@ -1378,28 +1389,29 @@ START_TEST(test_kend_from_headers)
 	struct config *cfg = config_parse_buffer("t.conf", conf,
 						 sizeof(conf) - 1,
 						 kend_noerr, NULL);
+	struct runstate *rs = cfg ? runstate_new(cfg) : NULL;
 	struct pkt *p;
 
 	ck_assert_ptr_nonnull(cfg);
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, end, 2, 1)));	/* off */
-	cfg->kend_on = true;
-	ck_assert(kend_from_headers(cfg, kend_pkt(&s, end, 2, 1)));
-	ck_assert(kend_from_headers(cfg, kend_pkt(&s, before, 3, 1)));
-	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, foreign, 2, 1)));
-	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, psp, 2, 1)));
-	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, endx, 2, 1)));
+	ck_assert_int_eq(kencap_routes_assign(rs, cfg, NULL, NULL), 0);
+	ck_assert(!kend_from_headers(cfg, rs, kend_pkt(&s, end, 2, 1)));	/* off */
+	rs->kend_on = true;
+	ck_assert(kend_from_headers(cfg, rs, kend_pkt(&s, end, 2, 1)));
+	ck_assert(kend_from_headers(cfg, rs, kend_pkt(&s, before, 3, 1)));
+	ck_assert(!kend_from_headers(cfg, rs, kend_pkt(&s, foreign, 2, 1)));
+	ck_assert(!kend_from_headers(cfg, rs, kend_pkt(&s, psp, 2, 1)));
+	ck_assert(!kend_from_headers(cfg, rs, kend_pkt(&s, endx, 2, 1)));
 	/* the next destination local: a chain */
-	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, chain, 3, 2)));
-	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, local, 2, 1)));
+	ck_assert(!kend_from_headers(cfg, rs, kend_pkt(&s, chain, 3, 2)));
+	ck_assert(!kend_from_headers(cfg, rs, kend_pkt(&s, local, 2, 1)));
 	/* the segment it came from local (srv6d would have run it) */
-	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, after, 3, 1)));
+	ck_assert(!kend_from_headers(cfg, rs, kend_pkt(&s, after, 3, 1)));
 	/* SL 0: no segment left to go to */
-	ck_assert(!kend_from_headers(cfg, kend_pkt(&s, end, 2, 0)));
+	ck_assert(!kend_from_headers(cfg, rs, kend_pkt(&s, end, 2, 0)));
 	/* The destination is not segment SL. */
 	p = kend_pkt(&s, end, 2, 1);
 	p->data[39] ^= 1;
-	ck_assert(!kend_from_headers(cfg, p));
+	ck_assert(!kend_from_headers(cfg, rs, p));
 	/* A TLV after the list. */
 	p = kend_pkt(&s, end, 2, 1);
 	p->data[5] += 8;
@@ -1408,11 +1420,12 @@ START_TEST(test_kend_from_headers)
 	p->data[p->len] = 4;
 	p->data[p->len + 1] = 6;
 	p->len += 8;
-	ck_assert(!kend_from_headers(cfg, p));
+	ck_assert(!kend_from_headers(cfg, rs, p));
 	/* Only part of the SRH at hand (a copy range shorter than it). */
 	p = kend_pkt(&s, end, 2, 1);
 	p->len = 40 + 8 + 16;
-	ck_assert(!kend_from_headers(cfg, p));
+	ck_assert(!kend_from_headers(cfg, rs, p));
+	runstate_free(rs);
 	config_free(cfg);
 }
 END_TEST
@@ -1431,6 +1444,7 @@ START_TEST(test_reinject_truncated)
 	struct config *cfg = config_parse_buffer("t.conf", conf,
 						 sizeof(conf) - 1,
 						 kend_noerr, NULL);
+	struct runstate *rs = cfg ? runstate_new(cfg) : NULL;
 	struct reinject_io io = { .pkt_fd = -1, .raw_fd = -1 };
 	struct sid_stats ss = { .packets = 2, .bytes = 140000 };
 	struct worker_stats st = { 0 };
@@ -1451,8 +1465,8 @@ START_TEST(test_reinject_truncated)
 
 	ck_assert_ptr_nonnull(cfg);
 	ck_assert_ptr_nonnull(q);
-	ck_assert_int_eq(kencap_routes_assign(cfg, NULL), 0);
-	cfg->kend_on = true;
+	ck_assert_int_eq(kencap_routes_assign(rs, cfg, NULL, NULL), 0);
+	rs->kend_on = true;
 	nfq_set_header_queue(q, 1);
 	for (uint32_t id = 1; id <= 4; id++) {
 		p = kend_pkt(&s[id - 1], id == 1 ? end : foreign, 2, 0);
@@ -1466,12 +1480,12 @@ START_TEST(test_reinject_truncated)
 		}
 		if (id == 1) {	/* the End's (behavior_end.c) */
 			p->facts.kernel = PKT_KERNEL_END;
-			p->facts.kernel_mark = cfg->sids[0].kend_mark;
+			p->facts.kernel_mark = rs->sids[0].kend_mark;
 			p->facts.kernel_from_original = true;
 		}
 		if (id == 3)
 			p->mark = cfg->mark_base;	/* bounced already */
-		reinject_packet(cfg, NULL, p, q, &io, &st);
+		reinject_packet(cfg, rs, NULL, p, q, &io, &st);
 	}
 	ck_assert_uint_eq(st.forwarded + st.bounced + st.dropped, 0);
 	reinject_flush(&io, &st);	/* counted once their way is known */
@@ -1488,6 +1502,7 @@ START_TEST(test_reinject_truncated)
 	ck_assert_uint_eq(ss.bytes, 0);
 	ck_assert_uint_eq(ss.errors, 0);
 	nfq_socket_close(q);
+	runstate_free(rs);
 	config_free(cfg);
 }
 END_TEST
@@ -1497,7 +1512,8 @@ END_TEST
 START_TEST(test_reinject_gso_size)
 {
 	static struct test_slot s;
-	struct config cfg = { .payload = PAYLOAD_ANY };
+	struct config cfg = { 0 };
+	struct runstate rs = { .payload = PAYLOAD_ANY };
 	struct pkt *p = super(&s, vec_v4_super, sizeof(vec_v4_super),
 			      ETH_P_IPV6, 100);
 
@@ -1506,9 +1522,9 @@ START_TEST(test_reinject_gso_size)
 	ck_assert_uint_eq(reinject_mtu_room(0, 52, 1448), 1448);
 	ck_assert_uint_eq(reinject_mtu_room(40, 52, 1448), 1448);
 	/* No mirror: 1280 - 20 - 32. */
-	ck_assert_uint_eq(reinject_gso_size(NULL, &cfg, p, 7), 1228);
+	ck_assert_uint_eq(reinject_gso_size(NULL, &cfg, &rs, p, 7), 1228);
 	p->data[9] = IPPROTO_UDP;
-	ck_assert_uint_eq(reinject_gso_size(NULL, &cfg, p, 7), 0);
+	ck_assert_uint_eq(reinject_gso_size(NULL, &cfg, &rs, p, 7), 0);
 }
 END_TEST
 

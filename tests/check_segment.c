@@ -196,7 +196,8 @@ END_TEST
 START_TEST(decide_segment)
 {
 	static struct test_slot s;
-	struct config cfg = { .payload = PAYLOAD_ANY };
+	struct config cfg = { 0 };
+	struct runstate rs = { .payload = PAYLOAD_ANY };
 	enum drop_reason why = DROP__COUNT;
 	struct pkt *p = test_pkt(&s, vec_encap6_super, sizeof(vec_encap6_super),
 				 ETH_P_IPV6);
@@ -206,24 +207,24 @@ START_TEST(decide_segment)
 	p->gso = true;
 	/* Queued as the bare inner IPv6 packet: TCP at 40, now at 120. */
 	p->gso_l4_off = 40;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &why),
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &why),
 			 REINJECT_SEGMENT);
-	cfg.payload = PAYLOAD_NONE;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &why),
+	rs.payload = PAYLOAD_NONE;
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &why),
 			 REINJECT_SEGMENT);
 	/* Queued encapsulated already (a transit rewrite): not cut. */
-	cfg.payload = PAYLOAD_ANY;
+	rs.payload = PAYLOAD_ANY;
 	p->gso_l4_off = 120;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &why),
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &why),
 			 REINJECT_PAYLOAD);
 	/* Not a super-packet, or not a success: as any result. */
 	p->gso_l4_off = 40;
 	p->gso = false;
-	ck_assert_int_eq(reinject_decide(&cfg, NULL, p, &why),
+	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &why),
 			 REINJECT_PAYLOAD);
 	p->gso = true;
 	p->outcome = PKT_OUT_ICMP;
-	ck_assert_int_ne(reinject_decide(&cfg, NULL, p, &why),
+	ck_assert_int_ne(reinject_decide(&cfg, &rs, NULL, p, &why),
 			 REINJECT_SEGMENT);
 }
 END_TEST
@@ -275,7 +276,8 @@ START_TEST(segment_sent)
 	uint8_t *wsegs[80];
 	uint32_t wlens[80];
 	struct worker_stats ws = { 0 };
-	struct config cfg = { .payload = PAYLOAD_ANY };
+	struct config cfg = { 0 };
+	struct runstate rs = { .payload = PAYLOAD_ANY };
 	char err[256];
 	unsigned lo = private_lo(), nseg;
 	struct nfq *q;
@@ -317,7 +319,7 @@ START_TEST(segment_sent)
 				 * 40 + 40 + 6): no way carries it
 				 * (reinject_decide_gso()): dropped */
 			p->data[86] = IPPROTO_UDP;
-		reinject_packet(&cfg, NULL, p, q, &io, &ws);
+		reinject_packet(&cfg, &rs, NULL, p, q, &io, &ws);
 	}
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.injected, 2);
@@ -356,7 +358,8 @@ START_TEST(frames_after_segments)
 	static const uint8_t one[48] = { 0x60, 0, 0, 0, 0, 8, 59, 64,
 					 [8] = 0xfc, [24] = 0xfc, [39] = 1 };
 	struct worker_stats ws = { 0 };
-	struct config cfg = { .payload = PAYLOAD_NONE };
+	struct config cfg = { 0 };
+	struct runstate rs = { .payload = PAYLOAD_NONE };
 	char err[256];
 	unsigned lo = private_lo(), sent = 0;
 	struct nfq *q;
@@ -393,7 +396,7 @@ START_TEST(frames_after_segments)
 			p->gso_l4_off = 40;
 			p->facts.gso_size = 10;
 		}
-		reinject_packet(&cfg, NULL, p, q, &io, &ws);
+		reinject_packet(&cfg, &rs, NULL, p, q, &io, &ws);
 	}
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.gso_segments, 68);

@@ -83,7 +83,7 @@ enum behavior_route {
 
 /* Devices and rules the daemon sets up for a SID (rtrules.c), a bit set.
  * A marked result that the verdict cannot carry (an IPv4 result of the
- * IPv6 hook; an IPv6 result that may not go as a payload: cfg->payload)
+ * IPv6 hook; an IPv6 result that may not go as a payload: rs->payload)
  * enters the kernel through srv6d's reinjection device with the SID's
  * mark as SO_MARK (a VRF SID's: its own veth pair, where an iif rule does
  * what the mark would). */

@@ -465,22 +465,19 @@ static int parse_tun_name(struct parser *p, int argc, char **argv)
 }
 
 /* reinject auto | verdict | no-payload (`tun`: its older spelling, still
- * accepted).  auto leaves payload at PAYLOAD_ANY for the daemon to
- * decide. */
+ * accepted).  What each lets be a payload is the daemon's to decide
+ * (reinject_resolve()). */
 static int parse_reinject(struct parser *p, int argc, char **argv)
 {
 	if (check_args(p, argc, argv, 2, "auto, verdict or no-payload") < 0)
 		return -1;
 	if (!strcmp(argv[1], "auto")) {
 		p->cfg->reinject = REINJECT_MODE_AUTO;
-		p->cfg->payload = PAYLOAD_ANY;
 	} else if (!strcmp(argv[1], "verdict")) {
 		p->cfg->reinject = REINJECT_MODE_VERDICT;
-		p->cfg->payload = PAYLOAD_ANY;
 	} else if (!strcmp(argv[1], "no-payload") ||
 		   !strcmp(argv[1], "tun")) {
 		p->cfg->reinject = REINJECT_MODE_NO_PAYLOAD;
-		p->cfg->payload = PAYLOAD_NONE;
 	} else {
 		error(p, "reinject: expected auto, verdict or no-payload, "
 		      "found '%s'", quote(p, argv[1]));
@@ -1977,64 +1974,15 @@ static void check_route_sid_overlap(struct parser *p, const bool *sid_lens,
 	}
 }
 
-/* A SID's mark selects its rule or names it to reinject.c; End's results
- * carry none (its row: unmarked). */
-static bool sid_needs_mark(const struct sid *s)
-{
-	return !behavior_desc(s->behavior)->unmarked;
-}
-
-/* Give a SID its new mark (and its own table, for a behavior that routes
- * to a next hop: End.X, End.DX6, End.DX4). */
-static void sid_set_mark(struct sid *s, uint32_t mark)
-{
-	s->mark = mark;
-	if (behavior_desc(s->behavior)->route == BHV_ROUTE_NEXTHOP)
-		s->route_table = mark;
-}
-
-/* index, mark and route_table of every SID (see config.h): mark-base + 1
- * + index, which fits in 32 bits and stays in the daemon's range since
- * mark-base <= CONFIG_MARK_BASE_MAX and nsids <= CONFIG_MAX_SIDS. */
-static void assign_marks(struct parser *p)
+/* index of every SID and policy (their counters' slots). */
+static void assign_indexes(struct parser *p)
 {
 	struct config *cfg = p->cfg;
 
-	for (unsigned i = 0; i < cfg->nsids; i++) {
-		struct sid *s = &cfg->sids[i];
-
-		s->index = i;
-		s->mark = s->route_table = 0;
-		if (!sid_needs_mark(s))
-			continue;
-		sid_set_mark(s, cfg->mark_base + 1 + i);
-	}
+	for (unsigned i = 0; i < cfg->nsids; i++)
+		cfg->sids[i].index = i;
 	for (unsigned i = 0; i < cfg->npolicies; i++)
 		cfg->policies[i].index = i;
-}
-
-/* cfg->mark_slot (config.h): for each mark from mark_base + 1 to the
- * highest one a SID has, the index + 1 of its SID (0: none), so that
- * config_sid_by_mark() stays O(1) whatever marks the SIDs got.  Returns 0,
- * or -1 when memory runs out (cfg unchanged). */
-static int mark_slots_build(struct config *cfg)
-{
-	uint32_t span = 0, *slot;
-
-	for (unsigned i = 0; i < cfg->nsids; i++)
-		if (cfg->sids[i].mark &&
-		    cfg->sids[i].mark - cfg->mark_base > span)
-			span = cfg->sids[i].mark - cfg->mark_base;
-	slot = calloc(span + 1, sizeof(*slot));
-	if (!slot)
-		return -1;
-	for (unsigned i = 0; i < cfg->nsids; i++)
-		if (cfg->sids[i].mark)
-			slot[cfg->sids[i].mark - cfg->mark_base - 1] = i + 1;
-	free(cfg->mark_slot);
-	cfg->mark_slot = slot;
-	cfg->nmark_slots = span;
-	return 0;
 }
 
 /* sid->policy of every binding SID: its policies were appended to
@@ -2105,11 +2053,7 @@ static int build_tables(struct parser *p)
 	    build_policy_tables(p, route_lens) < 0)
 		return -1;
 	check_route_sid_overlap(p, sid_lens, route_lens);
-	assign_marks(p);
-	if (mark_slots_build(cfg) < 0) {
-		error_at(p, 0, "out of memory");
-		return -1;
-	}
+	assign_indexes(p);
 	bind_policies(p);
 	check_end_t_tables(p);
 	check_hmac_refs(p, cfg->policies, cfg->npolicies, "route");
@@ -2262,8 +2206,6 @@ void config_free(struct config *cfg)
 	free(cfg->sids);
 	free(cfg->policies);
 	free(cfg->bsid_policies);
-	free(cfg->mark_slot);
-	free(cfg->kencaps);
 	if (cfg->hmac_keys)
 		explicit_bzero(cfg->hmac_keys,
 			       cfg->nhmac_keys * sizeof(*cfg->hmac_keys));
@@ -2316,130 +2258,6 @@ const struct hmac_key *config_hmac_key(const struct config *cfg, uint32_t id)
 		if (cfg->hmac_keys[i].id == id)
 			return &cfg->hmac_keys[i];
 	return NULL;
-}
-
-/* The SID whose mark is `mark`, through cfg->mark_slot (O(1)); a config
- * built by hand without it (tests) has the parser's first assignment,
- * mark_base + 1 + index.  NULL when mark is not one of cfg's SIDs'. */
-const struct sid *config_sid_by_mark(const struct config *cfg, uint32_t mark)
-{
-	uint32_t i = mark - cfg->mark_base - 1;
-
-	if (mark <= cfg->mark_base)
-		return NULL;
-	if (cfg->mark_slot) {
-		if (i >= cfg->nmark_slots || !cfg->mark_slot[i])
-			return NULL;
-		i = cfg->mark_slot[i] - 1;
-	}
-	if (i >= cfg->nsids || cfg->sids[i].mark != mark)
-		return NULL;
-	return &cfg->sids[i];
-}
-
-/* What makes the kernel route a SID's results (its mark's rules, table,
- * route and veth pair, rtrules.h): two SIDs that agree on it may share a
- * mark across a reload. */
-static bool sid_same_routing(const struct sid *a, const struct sid *b)
-{
-	return a->plen == b->plen &&
-	       IN6_ARE_ADDR_EQUAL(&a->prefix, &b->prefix) &&
-	       a->behavior == b->behavior &&
-	       IN6_ARE_ADDR_EQUAL(&a->nh6, &b->nh6) &&
-	       a->nh4.s_addr == b->nh4.s_addr &&
-	       !strcmp(a->oif, b->oif) && a->table == b->table &&
-	       a->vrf == b->vrf &&
-	       /* End.X/End.T with USD: a veth pair for IPv4 results */
-	       (a->flavors & FLV_USD) == (b->flavors & FLV_USD);
-}
-
-#define MARK_BITS_WORDS	(CONFIG_MARK_RANGE / 64)
-
-static bool mark_bit_get(const uint64_t *bits, uint32_t off)
-{
-	return bits[off / 64] >> (off % 64) & 1;
-}
-
-static void mark_bit_set(uint64_t *bits, uint32_t off)
-{
-	bits[off / 64] |= 1ull << (off % 64);
-}
-
-/* The lowest mark offset (1..CONFIG_MARK_RANGE - 1) not set in bits, set
- * now; 0 when there is none. */
-static uint32_t mark_bit_take(uint64_t *bits, uint32_t *from)
-{
-	for (uint32_t off = *from; off < CONFIG_MARK_RANGE; off++) {
-		if (!mark_bit_get(bits, off)) {
-			mark_bit_set(bits, off);
-			*from = off + 1;
-			return off;
-		}
-	}
-	*from = CONFIG_MARK_RANGE;
-	return 0;
-}
-
-
-int config_inherit_marks(struct config *ncfg, const struct config *old,
-			 char *err, size_t errlen)
-{
-	uint32_t *saved, from = 1;
-	uint64_t *used;
-	int rc = -1;
-
-	if (!old || old->mark_base != ncfg->mark_base || !old->sid_table)
-		return 0;
-	used = calloc(MARK_BITS_WORDS, sizeof(*used));
-	saved = calloc(ncfg->nsids + 1, sizeof(*saved));
-	if (!used || !saved) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	for (unsigned i = 0; i < old->nsids; i++)
-		if (old->sids[i].mark)
-			mark_bit_set(used, old->sids[i].mark - old->mark_base);
-	/* The same SID routed the same way keeps its mark ... */
-	for (unsigned i = 0; i < ncfg->nsids; i++) {
-		struct sid *s = &ncfg->sids[i];
-		const struct sid *o = lpm_get(old->sid_table, &s->prefix,
-					      s->plen);
-
-		saved[i] = s->mark;
-		if (!s->mark)
-			continue;
-		sid_set_mark(s, o && o->mark && sid_same_routing(s, o) ?
-			     o->mark : 0);
-	}
-	/* ... every other one gets a mark the old config does not use. */
-	for (unsigned i = 0; i < ncfg->nsids; i++) {
-		struct sid *s = &ncfg->sids[i];
-		uint32_t off;
-
-		if (s->mark || !saved[i])
-			continue;
-		off = mark_bit_take(used, &from);
-		if (!off) {
-			snprintf(err, errlen, "%u SIDs in force and %u in %s "
-				 "need more than the %u marks from mark-base on: "
-				 "restart srv6d to apply it", old->nsids,
-				 ncfg->nsids, ncfg->path, CONFIG_MARK_RANGE - 1);
-			goto undo;
-		}
-		sid_set_mark(s, ncfg->mark_base + off);
-	}
-	if (mark_slots_build(ncfg) == 0) {
-		rc = 0;
-		goto out;
-	}
-	snprintf(err, errlen, "out of memory");
-undo:
-	for (unsigned i = 0; i < ncfg->nsids; i++)
-		sid_set_mark(&ncfg->sids[i], saved[i]);
-out:
-	free(used);
-	free(saved);
-	return rc;
 }
 
 /* "sha1", "sha256"; "?" otherwise. */
@@ -2671,10 +2489,6 @@ static struct config *merge_base(const struct config *file, unsigned nk)
 	cfg->sid_table = NULL;
 	cfg->ptables = NULL;
 	cfg->nptables = 0;
-	cfg->mark_slot = NULL;
-	cfg->nmark_slots = 0;
-	cfg->kencaps = NULL;	/* the file's, copied below */
-	cfg->nkencaps = 0;
 	cfg->sids = calloc(file->nsids + nk + 1, sizeof(*cfg->sids));
 	cfg->bsid_policies = calloc(file->nbsid_policies + nk + 1,
 				    sizeof(*cfg->bsid_policies));
@@ -2692,16 +2506,6 @@ static struct config *merge_base(const struct config *file, unsigned nk)
 	       file->nbsid_policies * sizeof(*cfg->bsid_policies));
 	memcpy(cfg->hmac_keys, file->hmac_keys,
 	       file->nhmac_keys * sizeof(*cfg->hmac_keys));
-	if (file->nkencaps) {
-		cfg->kencaps = malloc(file->nkencaps * sizeof(*cfg->kencaps));
-		if (!cfg->kencaps) {
-			config_free(cfg);
-			return NULL;
-		}
-		memcpy(cfg->kencaps, file->kencaps,
-		       file->nkencaps * sizeof(*cfg->kencaps));
-		cfg->nkencaps = file->nkencaps;
-	}
 	return cfg;
 }
 
@@ -2777,29 +2581,3 @@ out:
 	return cfg;
 }
 
-int config_kencap_cmp(const void *a, const void *b)
-{
-	const struct kencap_entry *x = a, *y = b;
-
-	if (x->mode != y->mode)
-		return x->mode < y->mode ? -1 : 1;
-	if (x->sl.nsegs != y->sl.nsegs)
-		return x->sl.nsegs < y->sl.nsegs ? -1 : 1;
-	return memcmp(x->sl.segs, y->sl.segs,
-		      x->sl.nsegs * sizeof(x->sl.segs[0]));
-}
-
-const struct kencap_entry *config_kencap_find(const struct config *cfg,
-					      enum encap_mode mode,
-					      const struct seglist *sl)
-{
-	struct kencap_entry k;
-
-	if (!cfg->nkencaps || !sl->nsegs || sl->nsegs > SRV6_MAX_SEGS)
-		return NULL;
-	k.mode = mode;
-	k.sl.nsegs = sl->nsegs;
-	memcpy(k.sl.segs, sl->segs, sl->nsegs * sizeof(sl->segs[0]));
-	return bsearch(&k, cfg->kencaps, cfg->nkencaps, sizeof(k),
-		       config_kencap_cmp);
-}

@@ -1,8 +1,10 @@
 /* config.h - srv6d's configuration: parsed once, then read-only.
  *
  * A `struct config` is built by config_parse_*(), fully validated, and only
- * then handed to the workers.  Workers never write it; a reload builds a new
- * one and swaps the pointer (see docs/design.md).
+ * then handed to the workers.  Nothing writes it after the parse: what the
+ * daemon decides for it on the running kernel (marks, payloads, the
+ * kernel's routes) is its struct runstate (runstate.h).  A reload builds a
+ * new pair and swaps the pointer (see docs/design.md).
  */
 #ifndef SRV6D_CONFIG_H
 #define SRV6D_CONFIG_H
@@ -37,11 +39,6 @@ struct sid {
 				 * required; "" when absent */
 	uint32_t table;		/* End.T, End.DT6, End.DT4, End.DT46 */
 	bool vrf;		/* End.DT*: `vrftable` (table is a VRF device's) */
-	uint32_t mark;		/* verdict mark selecting our ip rule; 0 none:
-				 * mark_base + 1 + index when parsed, kept
-				 * across reloads (config_inherit_marks()) */
-	uint32_t route_table;	/* End.X, End.DX6, End.DX4: the daemon's own
-				 * table for the next hop */
 	/* Binding SIDs (End.B6, End.B6.Encaps, End.B6.Encaps.Red): the
 	 * policy, owned by the config (config->bsid_policies), not in the
 	 * steering tables; its counters are this SID's.  NULL otherwise. */
@@ -50,9 +47,6 @@ struct sid {
 	unsigned line;		/* config line, for messages */
 	uint32_t ktable;	/* from a kernel route of this table
 				 * (`kernel-routes yes`); 0: srv6d.conf's */
-	uint32_t kend_mark;	/* `kernel-end`: the mark (and table) of the
-				 * kernel's End for this plain End SID
-				 * (kencap_routes.h), 0 none */
 };
 
 struct seglist {
@@ -139,25 +133,6 @@ enum kernel_encap_mode {
 	KERNEL_ENCAP_NO,	/* every encapsulated super-packet is cut */
 };
 
-/* One encapsulation the kernel does for srv6d (kencap_routes.h): a
- * segment list in mode encap or encap.red, with the mark (and table) of
- * its rules and routes. */
-struct kencap_entry {
-	enum encap_mode mode;	/* ENCAP_MODE_ENCAP or ENCAP_MODE_ENCAP_RED */
-	struct seglist sl;
-	uint32_t mark;		/* its fwmark rules' mark and its table */
-};
-
-/* Which results may go back as their verdict's payload. */
-enum payload_rule {
-	PAYLOAD_ANY = 0,	/* any of the family queued (Linux < 7.2) */
-	PAYLOAD_KEEP_CHAIN,	/* only one whose IP header chain is the
-				 * original's but for addresses, hop limit,
-				 * traffic class and flow label (7.2+) */
-	PAYLOAD_NONE,		/* none (7.1+ outside the initial user
-				 * namespace, or `reinject no-payload`) */
-};
-
 struct config {
 	char *path;			/* file it was read from (or a name) */
 	unsigned queue_first, queue_last;	/* NFQUEUE numbers, inclusive */
@@ -175,13 +150,6 @@ struct config {
 	bool has_encap_source;		/* false: picked per egress (egress.h) */
 	char tun_name[IF_NAMESIZE];	/* reinjection device (rtrules.h) */
 	enum reinject_mode reinject;	/* `reinject` as configured */
-	/* What the kernel takes as a verdict's payload: from `reinject`
-	 * (verdict: any, no-payload: none) and, for auto, the running
-	 * kernel, decided by the daemon before the config is installed
-	 * (reinject_resolve(), src/io/reinject.h); PAYLOAD_ANY until then.
-	 * payload_why says why, for the log and srv6ctl status. */
-	enum payload_rule payload;
-	char payload_why[128];
 	uint32_t mark_base;		/* first mark/table the daemon owns */
 	uint32_t rule_priority;		/* priority of the daemon's ip rules */
 	unsigned icmp_rate;		/* ICMP errors per second per worker */
@@ -206,30 +174,10 @@ struct config {
 	gid_t control_gid;
 	enum kernel_encap_mode kernel_encap;	/* `kernel-encap` */
 	unsigned kernel_encap_line;	/* its line, 0 when absent */
-	/* Decided by the daemon before the config is installed
-	 * (kencap_routes_resolve(), src/route/kencap_routes.h), like
-	 * payload: whether super-packet encapsulations go to the kernel,
-	 * why not (kencap_why), the kernel's outer source (:: when it picks
-	 * one per packet), and the encapsulations with their marks, sorted
-	 * by config_kencap_cmp() (kencaps NULL: none). */
-	bool kencap_on;
-	char kencap_why[192];
-	struct in6_addr kencap_tunsrc;
-	uint32_t kencap_oif;	/* the routes' device: srv6d's reinjection
-				 * device's receiving end */
-	struct kencap_entry *kencaps;
-	unsigned nkencaps;
-	/* `kernel-end auto | yes | no` (the same values), decided like
-	 * kencap_on by kencap_routes_resolve(): whether the kernel's
-	 * seg6local End rewrites the super-packets of the plain End SIDs
-	 * (those with a kend_mark), why (not), the routes' device, and how
-	 * many SIDs. */
+	/* `kernel-end auto | yes | no` (the same values; what the daemon
+	 * made of it: runstate.h). */
 	enum kernel_encap_mode kernel_end;
 	unsigned kernel_end_line;
-	bool kend_on;
-	char kend_why[128];
-	uint32_t kend_oif;
-	unsigned nkends;
 	bool kernel_routes;		/* `kernel-routes yes`: the kernel's
 					 * seg6local routes are SIDs too
 					 * (config_merge_kernel()), its seg6
@@ -242,11 +190,6 @@ struct config {
 	 * sorted by table number (config_policy_insert()). */
 	struct policy_table *ptables;
 	unsigned nptables;
-	/* config_sid_by_mark()'s index: mark_slot[M - mark_base - 1] is the
-	 * index + 1 of the SID with mark M (0: none), for the nmark_slots
-	 * marks from mark_base + 1 on.  NULL in a config built by hand. */
-	uint32_t *mark_slot;
-	uint32_t nmark_slots;
 };
 
 /* Called once per error (or warning): "file:line: message". line 0: not
@@ -301,21 +244,6 @@ const struct policy *config_policy_lookup4(const struct config *cfg,
 int config_policy_insert(struct config *cfg, struct policy *pol,
 			 const struct policy **dup);
 
-/* The SID whose verdict mark is `mark`, or NULL. */
-const struct sid *config_sid_by_mark(const struct config *cfg, uint32_t mark);
-
-/* Before ncfg replaces old on a reload: keep the marks stable.  A SID of
- * ncfg with the same prefix, behavior and routing attributes (nh6, nh4,
- * oif, table, vrftable, the usd flavor) as one of old takes that SID's mark (so its
- * table, rules and, with vrftable, veth pair too); every other SID of ncfg gets a mark that no
- * SID of old has, so that a packet old marked never meets ncfg's routing
- * for another SID (docs/design.md "Reload").  Nothing changes when old is
- * NULL or mark-base changed.  Returns 0, or -1 with a message in err
- * (out of memory, or old and ncfg together need more than the range's
- * marks: a restart applies ncfg), ncfg unchanged. */
-int config_inherit_marks(struct config *ncfg, const struct config *old,
-			 char *err, size_t errlen);
-
 /* What config_merge_kernel() made of a kernel SID. */
 enum config_kroute_status {
 	CONFIG_KROUTE_APPLIED,
@@ -339,23 +267,12 @@ struct config_kroute_result {
  * kernel route that comes first.  The kernel's seg6 encap routes are not
  * merged: their policies stay in the route mirror's FIB (kpolicy.h).
  * res[i] (nk entries; NULL when nk is 0) says what became of each kernel
- * SID.  Returns the config (marks as the parser gives them:
- * config_inherit_marks() next), or NULL with a message in err (out of
+ * SID.  Returns the config, or NULL with a message in err (out of
  * memory). */
 struct config *config_merge_kernel(const struct config *file,
 				   const struct sid *ksids, unsigned nk,
 				   struct config_kroute_result *res,
 				   char *err, size_t errlen);
-
-/* Order of cfg->kencaps: mode, number of segments, segments (qsort). */
-int config_kencap_cmp(const void *a, const void *b);
-
-/* The encapsulation the kernel does for cfg in mode with list sl
- * (kencap_routes.h), NULL when it has none.  Pure, for the packet path (a
- * bsearch). */
-const struct kencap_entry *config_kencap_find(const struct config *cfg,
-					      enum encap_mode mode,
-					      const struct seglist *sl);
 
 /* "sha1", "sha256" ("?" otherwise). */
 const char *hmac_alg_name(enum hmac_alg a);
@@ -382,7 +299,7 @@ size_t config_flavors_format(unsigned flavors, char *buf, size_t size);
  * SID's mark is mark_base + 1 + index, so there are at most
  * CONFIG_MARK_RANGE - 1 SIDs, and mark-base keeps the range clear of the
  * kernel's tables 253-255 and within 32 bits.  (After a reload a SID may
- * hold any mark of the range: config_inherit_marks().) */
+ * hold any mark of the range: runstate_inherit_marks().) */
 #define CONFIG_MARK_RANGE	65536u
 #define CONFIG_MAX_SIDS		(CONFIG_MARK_RANGE - 1)
 #define CONFIG_MARK_BASE_MIN	256u

@@ -221,7 +221,8 @@ static void origin_fill(json_t *o, unsigned line, uint32_t ktable, bool *ok)
 /* A SID's attributes that are set: nh6, nh4, oif, table (or vrftable),
  * lblen/nflen (with next-csid), a binding SID's policy, mark,
  * route_table; then its config line. */
-static void sid_attrs_fill(json_t *o, const struct sid *s, bool *ok)
+static void sid_attrs_fill(json_t *o, const struct sid *s,
+			   struct sid_marks m, bool *ok)
 {
 	if (!IN6_IS_ADDR_UNSPECIFIED(&s->nh6))
 		jset(o, "nh6", addr6_json(&s->nh6), ok);
@@ -237,14 +238,15 @@ static void sid_attrs_fill(json_t *o, const struct sid *s, bool *ok)
 	}
 	if (s->policy)
 		jset(o, "policy", bsid_policy_json(s->policy), ok);
-	if (s->mark)
-		jset(o, "mark", jcount(s->mark), ok);
-	if (s->route_table)
-		jset(o, "route_table", jcount(s->route_table), ok);
+	if (m.mark)
+		jset(o, "mark", jcount(m.mark), ok);
+	if (m.route_table)
+		jset(o, "route_table", jcount(m.route_table), ok);
 	origin_fill(o, s->line, s->ktable, ok);
 }
 
-static json_t *sid_json(const struct sid *s, const struct sid_stats *st)
+static json_t *sid_json(const struct sid *s, struct sid_marks m,
+			const struct sid_stats *st)
 {
 	json_t *o = json_object();
 	bool ok = o != NULL;
@@ -254,7 +256,7 @@ static json_t *sid_json(const struct sid *s, const struct sid_stats *st)
 		jset(o, "behavior", json_string(behavior_name(s->behavior)),
 		     &ok);
 		jset(o, "flavors", flavors_json(s->flavors), &ok);
-		sid_attrs_fill(o, s, &ok);
+		sid_attrs_fill(o, s, m, &ok);
 		sid_stats_fill(o, st, &ok);
 	}
 	return jdone(o, ok);
@@ -341,7 +343,10 @@ static json_t *entries_json(const struct ctl_status_src *src, bool policies)
 	for (unsigned i = 0; ok && i < n; i++)
 		jappend(a, policies ? policy_json(&cfg->policies[i],
 						  st ? &st[i] : NULL)
-				    : sid_json(&cfg->sids[i], st ? &st[i] : NULL),
+				    : sid_json(&cfg->sids[i],
+					       runstate_sid(src->rs,
+							    &cfg->sids[i]),
+					       st ? &st[i] : NULL),
 			&ok);
 	return jdone(a, ok);
 }
@@ -415,45 +420,47 @@ static void policies_set(json_t *o, const struct ctl_status_src *src,
 
 /* How results go back (reinject.h): `reinject` as configured, which
  * results may be a verdict's payload, and why. */
-static json_t *reinject_json(const struct config *cfg)
+static json_t *reinject_json(const struct config *cfg,
+			     const struct runstate *rs)
 {
 	json_t *o;
 	bool ok;
 
-	if (!cfg)
+	if (!cfg || !rs)
 		return json_null();
 	o = json_object();
 	ok = o != NULL;
 	if (!ok)
 		return NULL;
 	jset(o, "mode", json_string(reinject_mode_name(cfg->reinject)), &ok);
-	jset(o, "payload", json_string(reinject_payload_name(cfg->payload)),
+	jset(o, "payload", json_string(reinject_payload_name(rs->payload)),
 	     &ok);
-	jset(o, "why", json_string(cfg->payload_why), &ok);
+	jset(o, "why", json_string(rs->payload_why), &ok);
 	return jdone(o, ok);
 }
 
 /* `kernel-encap` (kencap_routes.h): {"mode", "active", "why",
  * "encapsulations", "tunsrc"}, or null. */
-static json_t *kencap_json(const struct config *cfg)
+static json_t *kencap_json(const struct config *cfg,
+			   const struct runstate *rs)
 {
 	char a[INET6_ADDRSTRLEN];
 	json_t *o;
 	bool ok;
 
-	if (!cfg)
+	if (!cfg || !rs)
 		return json_null();
 	o = json_object();
 	ok = o != NULL;
 	if (!ok)
 		return NULL;
-	inet_ntop(AF_INET6, &cfg->kencap_tunsrc, a, sizeof(a));
+	inet_ntop(AF_INET6, &rs->kencap_tunsrc, a, sizeof(a));
 	jset(o, "mode", json_string(cfg->kernel_encap == KERNEL_ENCAP_YES ?
 				    "yes" : cfg->kernel_encap ==
 				    KERNEL_ENCAP_NO ? "no" : "auto"), &ok);
-	jset(o, "active", json_boolean(cfg->kencap_on), &ok);
-	jset(o, "why", json_string(cfg->kencap_why), &ok);
-	jset(o, "encapsulations", jcount(cfg->kencap_on ? cfg->nkencaps : 0),
+	jset(o, "active", json_boolean(rs->kencap_on), &ok);
+	jset(o, "why", json_string(rs->kencap_why), &ok);
+	jset(o, "encapsulations", jcount(rs->kencap_on ? rs->nkencaps : 0),
 	     &ok);
 	jset(o, "tunsrc", json_string(a), &ok);
 	return jdone(o, ok);
@@ -461,12 +468,13 @@ static json_t *kencap_json(const struct config *cfg)
 
 /* `kernel-end` (kencap_routes.h): {"mode", "active", "why", "sids"}, or
  * null. */
-static json_t *kend_json(const struct config *cfg)
+static json_t *kend_json(const struct config *cfg,
+			 const struct runstate *rs)
 {
 	json_t *o;
 	bool ok;
 
-	if (!cfg)
+	if (!cfg || !rs)
 		return json_null();
 	o = json_object();
 	ok = o != NULL;
@@ -475,9 +483,9 @@ static json_t *kend_json(const struct config *cfg)
 	jset(o, "mode", json_string(cfg->kernel_end == KERNEL_ENCAP_YES ?
 				    "yes" : cfg->kernel_end ==
 				    KERNEL_ENCAP_NO ? "no" : "auto"), &ok);
-	jset(o, "active", json_boolean(cfg->kend_on), &ok);
-	jset(o, "why", json_string(cfg->kend_why), &ok);
-	jset(o, "sids", jcount(cfg->kend_on ? cfg->nkends : 0), &ok);
+	jset(o, "active", json_boolean(rs->kend_on), &ok);
+	jset(o, "why", json_string(rs->kend_why), &ok);
+	jset(o, "sids", jcount(rs->kend_on ? rs->nkends : 0), &ok);
 	return jdone(o, ok);
 }
 
@@ -549,9 +557,9 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "config_loaded", json_integer(src->config_loaded), &ok);
 	jset(o, "reloads", jcount(src->reloads), &ok);
 	jset(o, "reload_failures", jcount(src->reload_failures), &ok);
-	jset(o, "reinject", reinject_json(src->cfg), &ok);
-	jset(o, "kernel_encap", kencap_json(src->cfg), &ok);
-	jset(o, "kernel_end", kend_json(src->cfg), &ok);
+	jset(o, "reinject", reinject_json(src->cfg, src->rs), &ok);
+	jset(o, "kernel_encap", kencap_json(src->cfg, src->rs), &ok);
+	jset(o, "kernel_end", kend_json(src->cfg, src->rs), &ok);
 	jset(o, "header_queue", hqueue_json(src->cfg), &ok);
 	jset(o, "workers", workers_json(src, false), &ok);
 	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
@@ -892,6 +900,7 @@ json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
 	a = json_array();
 	if (a)
 		jappend(a, sid_json(&cfg->sids[i],
+				    runstate_sid(src->rs, &cfg->sids[i]),
 				    src->sids ? &src->sids[i] : NULL), &ok);
 	return wrap("sids", jdone(a, ok));
 }

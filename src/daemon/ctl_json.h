@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "config.h"
+#include "runstate.h"
 #include "ctl_proto.h"
 #include "rtmirror.h"
 #include "stats.h"
@@ -63,6 +64,8 @@ struct ctl_status_src {
 	const struct worker_stats *workers;	/* nworkers entries */
 	const struct worker_stats *totals;
 	const struct config *cfg;
+	const struct runstate *rs;	/* cfg's (NULL: marks, payload and
+					 * the kernel's part not shown) */
 	const struct sid_stats *sids;	/* cfg->nsids entries */
 	const struct sid_stats *pols;	/* cfg->npolicies entries */
 	/* The route mirror (NULL: none; "mirror" is null).  The documents

@@ -32,6 +32,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "reinject.h"
+#include "resolve.h"
 #include "rtmirror.h"
 #include "kencap_routes.h"
 #include "rtrules.h"
@@ -256,6 +257,7 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 		.reload_failures = d->reload_failures,
 		.nworkers = n,
 		.cfg = cfg,
+		.rs = engine_runstate(d->engine),
 	};
 	ds->workers = aligned_alloc(64, (n + 1) * sizeof(*ds->workers));
 	ds->queues = calloc(n + 1, sizeof(*ds->queues));
@@ -428,29 +430,6 @@ static const char *reload_needs_restart(const struct config *old,
 	return NULL;
 }
 
-/* old and ncfg have the same SIDs, in the same order, with the same
- * marks and routing: the kernel's rules, routes and devices for them are
- * what they were (a policy needs none). */
-static bool sids_unchanged(const struct config *old, const struct config *ncfg)
-{
-	if (old->nsids != ncfg->nsids)
-		return false;
-	for (unsigned i = 0; i < ncfg->nsids; i++) {
-		const struct sid *a = &old->sids[i], *b = &ncfg->sids[i];
-
-		if (a->plen != b->plen ||
-		    !IN6_ARE_ADDR_EQUAL(&a->prefix, &b->prefix) ||
-		    a->behavior != b->behavior || a->flavors != b->flavors ||
-		    a->lblen != b->lblen || a->nflen != b->nflen ||
-		    !IN6_ARE_ADDR_EQUAL(&a->nh6, &b->nh6) ||
-		    a->nh4.s_addr != b->nh4.s_addr || strcmp(a->oif, b->oif) ||
-		    a->table != b->table || a->vrf != b->vrf ||
-		    a->mark != b->mark || a->route_table != b->route_table)
-			return false;
-	}
-	return true;
-}
-
 /* A copy of rt (n entries), or NULL (none, or out of memory: the next
  * rebuild then takes the full path). */
 static struct sid_runtime *runtime_dup(const struct sid_runtime *rt,
@@ -468,12 +447,14 @@ static struct sid_runtime *runtime_dup(const struct sid_runtime *rt,
  * of the runtime in force; the rules, routes and devices stay (no dump
  * of the kernel's routes: with a full table that would take a second). */
 static int daemon_apply_same_sids(struct daemon *d, struct config *ncfg,
+				  struct runstate *rs,
 				  struct reload_errors *re, const char *what)
 {
 	struct sid_runtime *rt = NULL;
 
 	if (ncfg->nsids && !d->rt) {
 		reload_error(re, "%s: no runtime to reuse", what);
+		runstate_free(rs);
 		config_free(ncfg);
 		return -1;
 	}
@@ -481,11 +462,12 @@ static int daemon_apply_same_sids(struct daemon *d, struct config *ncfg,
 		rt = runtime_dup(d->rt, ncfg->nsids);
 		if (!rt) {
 			reload_error(re, "%s: out of memory", what);
+			runstate_free(rs);
 			config_free(ncfg);
 			return -1;
 		}
 	}
-	if (engine_swap_config(d->engine, ncfg, rt) != 0) {
+	if (engine_swap_config(d->engine, ncfg, rs, rt) != 0) {
 		reload_error(re, "the engine refused %s: keeping the running "
 			     "configuration", what);
 		return -1;
@@ -493,36 +475,9 @@ static int daemon_apply_same_sids(struct daemon *d, struct config *ncfg,
 	return 0;
 }
 
-/* Decide which results may go as a verdict's payload on this kernel
- * (reinject_resolve()); say it, with the reason, at start (old NULL) and
- * when a reload changes it.  Any rule runs `offload yes`: a super-packet that
- * may not go as a payload goes by the vnet socket (reinject.h). */
-static void daemon_resolve_reinject(struct config *cfg,
-				    const struct config *old)
-{
-	reinject_resolve(cfg);
-	if (old && old->payload == cfg->payload &&
-	    old->reinject == cfg->reinject)
-		return;
-	log_msg(LOG_INFO, "reinject %s: %s payloads (%s)%s",
-		reinject_mode_name(cfg->reinject),
-		reinject_payload_name(cfg->payload), cfg->payload_why,
-		cfg->payload == PAYLOAD_ANY ? "" :
-		cfg->payload == PAYLOAD_KEEP_CHAIN ?
-		"; other results re-enter by srv6d's devices" :
-		"; every result re-enters by srv6d's devices");
-	if (cfg->reinject == REINJECT_MODE_VERDICT) {
-		char why[128];
-
-		if (reinject_running_kernel(why, sizeof(why)) != PAYLOAD_ANY)
-			log_msg(LOG_WARNING, "reinject verdict: %s: such "
-				"results will be lost (reinject auto avoids it)",
-				why);
-	}
-}
-
-/* Put ncfg in force (docs/design.md "Reload"): the SIDs keep their marks
- * where their routing is unchanged (config_inherit_marks()), ncfg's
+/* Put ncfg in force (docs/design.md "Reload"): its state resolved
+ * (resolve_state(): the SIDs keep their marks where their routing is
+ * unchanged), ncfg's
  * rules, routes and devices are added without touching the old one's,
  * the engine's pointer is swapped, and only then is what the old config
  * alone used removed; reuse (a kernel routes rebuild): when ncfg's SIDs
@@ -533,46 +488,40 @@ static void daemon_resolve_reinject(struct config *cfg,
 static int daemon_apply(struct daemon *d, struct config *ncfg,
 			struct reload_errors *re, const char *what, bool reuse)
 {
+	const struct config *old = engine_config(d->engine);
+	const struct runstate *ors = engine_runstate(d->engine);
 	struct rtrules_scope nscope, oscope;
 	struct sid_runtime *rt, *kept = NULL;
 	char err[512], err2[512];
+	struct runstate *rs;
+	bool same;
 
-	/* what may be a payload decides which devices the SIDs get */
-	daemon_resolve_reinject(ncfg, engine_config(d->engine));
-	if (config_inherit_marks(ncfg, engine_config(d->engine), err,
-				 sizeof(err)) < 0) {
+	rs = resolve_state(ncfg, old, ors, reuse, &same, err, sizeof(err));
+	if (!rs) {
 		reload_error(re, "%s: %s; keeping the running configuration",
 			     what, err);
 		config_free(ncfg);
 		return -1;
 	}
-	if (kencap_routes_assign(ncfg, engine_config(d->engine)) < 0) {
-		reload_error(re, "%s: out of memory; keeping the running "
-			     "configuration", what);
-		config_free(ncfg);
-		return -1;
-	}
-	if (reuse && sids_unchanged(engine_config(d->engine), ncfg)) {
-		/* nothing is installed: what is in the kernel stays */
-		kencap_routes_keep(ncfg, engine_config(d->engine));
-		return daemon_apply_same_sids(d, ncfg, re, what);
-	}
-	kencap_routes_resolve(ncfg, engine_config(d->engine));
+	if (same)
+		return daemon_apply_same_sids(d, ncfg, rs, re, what);
 	rtrules_scope_of(ncfg, &nscope);
-	if (rtrules_install_add(ncfg, engine_config(d->engine), &d->scope,
-				&rt, err, sizeof(err)) < 0) {
+	if (rtrules_install_add(ncfg, rs, old, ors, &d->scope, &rt, err,
+				sizeof(err)) < 0) {
 		reload_error(re, "%s; keeping the running configuration", err);
+		runstate_free(rs);
 		config_free(ncfg);
 		goto restore;
 	}
-	switch (kencap_routes_install(ncfg, err, sizeof(err))) {
+	switch (kencap_routes_install(rs, ncfg, err, sizeof(err))) {
 	case -1:
 		reload_error(re, "%s; keeping the running configuration", err);
 		free(rt);
+		runstate_free(rs);
 		config_free(ncfg);
 		goto restore;
 	case 1:	/* an `auto` fell back: what it added goes */
-		if (rtrules_prune_keep(ncfg, engine_config(d->engine), &nscope,
+		if (rtrules_prune_keep(ncfg, rs, old, ors, &nscope,
 				       err2, sizeof(err2)) < 0)
 			log_msg(LOG_WARNING, "reload: removing what "
 				"kernel-encap / kernel-end added: %s", err2);
@@ -582,9 +531,9 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 	}
 	if (d->file)
 		kept = runtime_dup(rt, ncfg->nsids);
-	if (engine_swap_config(d->engine, ncfg, rt) != 0) {
-		/* The engine keeps the old config (and disposes of ncfg
-		 * and rt). */
+	if (engine_swap_config(d->engine, ncfg, rs, rt) != 0) {
+		/* The engine keeps the old config (and disposes of ncfg,
+		 * rs and rt). */
 		reload_error(re, "the engine refused %s: keeping the running "
 			     "configuration", what);
 		free(kept);
@@ -597,15 +546,15 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 	/* No worker uses the old config now: what it alone needed goes. */
 	oscope = d->scope;
 	d->scope = nscope;
-	if (rtrules_prune(engine_config(d->engine), &oscope, err2,
-			  sizeof(err2)) < 0)
+	if (rtrules_prune(engine_config(d->engine), engine_runstate(d->engine),
+			  &oscope, err2, sizeof(err2)) < 0)
 		log_msg(LOG_WARNING, "reload: removing the previous "
 			"configuration's rules: %s (the next reload or the "
 			"exit tries again)", err2);
 	return 0;
 restore:
-	if (rtrules_prune(engine_config(d->engine), &nscope, err2,
-			  sizeof(err2)) < 0)
+	if (rtrules_prune(engine_config(d->engine), engine_runstate(d->engine),
+			  &nscope, err2, sizeof(err2)) < 0)
 		reload_error(re, "removing the refused configuration's "
 			     "rules: %s", err2);
 	return -1;
@@ -1350,8 +1299,10 @@ static int daemon_start(struct daemon *d)
 {
 	const struct daemon_opts *o = d->opts;
 	struct sid_runtime *rt = NULL;
+	struct runstate *rs = NULL;
 	struct config *cfg;
 	char err[512];
+	bool same;
 
 	d->lockfd = instance_lock();
 	if (d->lockfd < 0)
@@ -1363,7 +1314,6 @@ static int daemon_start(struct daemon *d)
 		goto fail_lock;
 	}
 	d->config_loaded = time(NULL);
-	daemon_resolve_reinject(cfg, NULL);
 	if (single_instance_check(o->ctl_path) < 0)
 		goto fail_cfg;
 	if (runtime_dir_create(o->ctl_path) < 0) {
@@ -1391,21 +1341,21 @@ static int daemon_start(struct daemon *d)
 		goto fail_ctl;
 	}
 	rtrules_scope_of(cfg, &d->scope);
-	if (kencap_routes_assign(cfg, NULL) < 0) {
-		log_msg(LOG_ERR, "out of memory");
-		goto fail_rules;
-	}
-	kencap_routes_resolve(cfg, NULL);
-	if (rtrules_install(cfg, NULL, &rt, err, sizeof(err)) < 0) {
+	rs = resolve_state(cfg, NULL, NULL, false, &same, err, sizeof(err));
+	if (!rs) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}
-	switch (kencap_routes_install(cfg, err, sizeof(err))) {
+	if (rtrules_install(cfg, rs, NULL, &rt, err, sizeof(err)) < 0) {
+		log_msg(LOG_ERR, "%s", err);
+		goto fail_rules;
+	}
+	switch (kencap_routes_install(rs, cfg, err, sizeof(err))) {
 	case -1:
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	case 1:	/* an `auto` fell back: what it added goes */
-		if (rtrules_prune(cfg, &d->scope, err, sizeof(err)) < 0)
+		if (rtrules_prune(cfg, rs, &d->scope, err, sizeof(err)) < 0)
 			log_msg(LOG_WARNING, "removing what kernel-encap / "
 				"kernel-end added: %s", err);
 		break;
@@ -1418,7 +1368,8 @@ static int daemon_start(struct daemon *d)
 	}
 	if (cfg->kernel_routes) {
 		/* the file's config stays the daemon's, the engine runs a
-		 * copy (the kernel's routes join it: kroutes_start()) */
+		 * copy (the kernel's routes join it: kroutes_start()) with
+		 * the same SIDs, so the same state rs */
 		d->rt = runtime_dup(rt, cfg->nsids);
 		d->file = cfg;
 		cfg = config_merge_kernel(d->file, NULL, 0, NULL, err,
@@ -1433,13 +1384,13 @@ static int daemon_start(struct daemon *d)
 			goto fail_rules;
 		}
 	}
-	d->engine = engine_start(cfg, rt, d->mirror, err, sizeof(err));
+	d->engine = engine_start(cfg, rs, rt, d->mirror, err, sizeof(err));
 	if (!d->engine) {
 		config_free(d->file);
 		d->file = NULL;
 		free(d->rt);
 		d->rt = NULL;
-		/* engine_start() owns cfg and rt, even when it fails. */
+		/* engine_start() owns cfg, rs and rt, even when it fails. */
 		log_msg(LOG_ERR, "%s", err);
 		rtmirror_free(d->mirror);
 		rules_remove(&d->scope);
@@ -1450,6 +1401,7 @@ static int daemon_start(struct daemon *d)
 	return 0;
 fail_rules:
 	free(rt);
+	runstate_free(rs);
 	rules_remove(&d->scope);
 fail_ctl:
 	ctl_server_close(d->ctl);

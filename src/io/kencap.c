@@ -32,14 +32,14 @@ bool kencap_from_headers(const struct proc_ctx *ctx, const struct pkt *p)
 	const struct policy *pol;
 	struct sid_stats *st;
 
-	if (!cfg->kencap_on || (p->truncated && !p->gso))
+	if (!ctx->rs || !ctx->rs->kencap_on || (p->truncated && !p->gso))
 		return false;
 	pol = srv6_steer_policy(ctx, p, &st);
 	if (!pol || pol->binding || pol->hmac_keyid ||
 	    (pol->mode != ENCAP_MODE_ENCAP && pol->mode != ENCAP_MODE_ENCAP_RED))
 		return false;
 	for (unsigned i = 0; i < pol->nlists; i++)
-		if (!config_kencap_find(cfg, pol->mode, &pol->lists[i]) ||
+		if (!runstate_kencap_find(ctx->rs, pol->mode, &pol->lists[i]) ||
 		    (cfg->sid_table &&
 		     lpm_lookup(cfg->sid_table, &pol->lists[i].segs[0])))
 			return false;

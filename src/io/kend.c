@@ -27,15 +27,16 @@ static const struct sid *kend_segment_sid(const struct config *cfg,
  * with a kend_mark, the SRH without TLVs, segment k - 1 (the new
  * destination) no local SID (srv6d would run it next, sid_chain()), and
  * segment k + 1 none either.  0 otherwise. */
-static uint32_t kend_segment_mark(const struct config *cfg, struct pkt *p)
+static uint32_t kend_segment_mark(const struct config *cfg,
+				  const struct runstate *rs, struct pkt *p)
 {
 	struct srh_info si;
 	struct srh_error err;
 	const struct sid *sid;
 	unsigned sl, k;
 
-	if (!cfg->kend_on || !cfg->sid_table || pkt_ip_version(p) != 6 ||
-	    p->len < IPV6_HDR_LEN ||
+	if (!rs || !rs->kend_on || !cfg->sid_table ||
+	    pkt_ip_version(p) != 6 || p->len < IPV6_HDR_LEN ||
 	    srh_find(p->data, p->len, &si, &err) < 0 || !si.srh)
 		return 0;
 	sl = si.srh->segments_left;
@@ -49,12 +50,12 @@ static uint32_t kend_segment_mark(const struct config *cfg, struct pkt *p)
 	    kend_segment_sid(cfg, si.srh, k - 1))
 		return 0;
 	sid = kend_segment_sid(cfg, si.srh, k);
-	if (!sid || !sid->kend_mark || sid->behavior != BHV_END ||
-	    sid->flavors)
+	if (!sid || !runstate_sid(rs, sid).kend_mark ||
+	    sid->behavior != BHV_END || sid->flavors)
 		return 0;
 	if (k + 1 <= si.srh->last_entry && kend_segment_sid(cfg, si.srh, k + 1))
 		return 0;
-	return sid->kend_mark;
+	return runstate_sid(rs, sid).kend_mark;
 }
 
 /* Whether p, as queued, is one whose decapsulation the kernel's
@@ -63,26 +64,28 @@ static uint32_t kend_segment_mark(const struct config *cfg, struct pkt *p)
  * behavior_decap_kernel_len() wants, then the inner header, at hand,
  * whose length ends the packet. */
 static bool kend_decap_from_headers(const struct config *cfg,
+				    const struct runstate *rs,
 				    const struct pkt *p)
 {
 	const struct sid *sid;
 	struct in6_addr dst;
 	uint32_t off;
 
-	if (!cfg->kend_on || !cfg->sid_table || pkt_ip_version(p) != 6 ||
-	    p->len < IPV6_HDR_LEN)
+	if (!rs || !rs->kend_on || !cfg->sid_table ||
+	    pkt_ip_version(p) != 6 || p->len < IPV6_HDR_LEN)
 		return false;
 	memcpy(&dst, p->data + IP6_DST_OFF, sizeof(dst));
 	sid = lpm_lookup(cfg->sid_table, &dst);
-	if (!sid || !sid->kend_mark)
+	if (!sid || !runstate_sid(rs, sid).kend_mark)
 		return false;
 	off = behavior_decap_kernel_len(sid, p->data, p->len, p->orig_len);
 	return off && off + behavior_inner_len(p->data + off, p->len - off) ==
 		      p->orig_len;
 }
 
-bool kend_from_headers(const struct config *cfg, struct pkt *p)
+bool kend_from_headers(const struct config *cfg, const struct runstate *rs,
+		       struct pkt *p)
 {
-	return kend_segment_mark(cfg, p) != 0 ||
-	       kend_decap_from_headers(cfg, p);
+	return kend_segment_mark(cfg, rs, p) != 0 ||
+	       kend_decap_from_headers(cfg, rs, p);
 }

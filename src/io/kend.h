@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "runstate.h"
 #include "pkt.h"
 
 /* Whether p, as queued, is a packet whose result the kernel's seg6local
@@ -32,6 +33,7 @@
  * queue's packet needs (`header-queue`): cut short, its headers suffice
  * then, as the kernel rewrites the original.  Any other packet there is
  * bounced to be queued whole (the worker). */
-bool kend_from_headers(const struct config *cfg, struct pkt *p);
+bool kend_from_headers(const struct config *cfg, const struct runstate *rs,
+		       struct pkt *p);
 
 #endif

@@ -19,9 +19,10 @@
 
 /* The SID a marked result belongs to, or NULL. */
 static const struct sid *reinject_sid(const struct config *cfg,
+				      const struct runstate *rs,
 				      const struct pkt *p)
 {
-	return p->set_mark ? config_sid_by_mark(cfg, p->out_mark) : NULL;
+	return p->set_mark ? runstate_sid_by_mark(rs, cfg, p->out_mark) : NULL;
 }
 
 /* An IPv4 result of a SID whose routing is its device's (the
@@ -35,12 +36,13 @@ static bool reinject_by_dev(const struct sid *sid, const struct pkt *p)
 }
 
 /* The running kernel takes p's new bytes as its verdict's payload
- * (cfg->payload): any, only a result that keeps the header chain
+ * (rs->payload): any, only a result that keeps the header chain
  * (p->chain_kept, pkt.h), or none. */
 static bool reinject_payload_ok(const struct config *cfg,
+				const struct runstate *rs,
 				const struct pkt *p)
 {
-	switch (cfg->payload) {
+	switch (rs ? rs->payload : PAYLOAD_ANY) {
 	case PAYLOAD_ANY:
 		return true;
 	case PAYLOAD_KEEP_CHAIN:
@@ -56,10 +58,11 @@ static bool reinject_payload_ok(const struct config *cfg,
  * enters the kernel through the SID's device (behavior_has_dev6()): the
  * reinjection device with the mark as SO_MARK (a VRF SID's veth pair,
  * whose iif rules do what the mark does). */
-static bool reinject_by_dev6(const struct config *cfg, const struct sid *sid,
+static bool reinject_by_dev6(const struct config *cfg,
+			     const struct runstate *rs, const struct sid *sid,
 			     const struct pkt *p)
 {
-	return sid && pkt_ip_version(p) == 6 && !reinject_payload_ok(cfg, p) &&
+	return sid && pkt_ip_version(p) == 6 && !reinject_payload_ok(cfg, rs, p) &&
 	       behavior_has_dev6(sid->behavior);
 }
 
@@ -87,6 +90,7 @@ static bool reinject_same_family(const struct pkt *p)
 }
 
 enum reinject_action reinject_decide_single(const struct config *cfg,
+					    const struct runstate *rs,
 					    const struct sid_runtime *rt,
 					    const struct pkt *p,
 					    enum drop_reason *reason)
@@ -105,7 +109,7 @@ enum reinject_action reinject_decide_single(const struct config *cfg,
 	}
 	if (p->local_out && version == 4)
 		return REINJECT_LOCAL;
-	sid = reinject_sid(cfg, p);
+	sid = reinject_sid(cfg, rs, p);
 	if (reinject_by_l2(sid)) {
 		if (!sid_runtime_get(rt, sid).ifindex) {
 			*reason = DROP_REINJECT;
@@ -117,14 +121,14 @@ enum reinject_action reinject_decide_single(const struct config *cfg,
 		*reason = DROP_BAD_IP;
 		return REINJECT_DROP_REASON;
 	}
-	if (reinject_by_dev6(cfg, sid, p)) {
+	if (reinject_by_dev6(cfg, rs, sid, p)) {
 		if (!sid_runtime_get(rt, sid).ifindex) {
 			*reason = DROP_REINJECT;
 			return REINJECT_DROP_REASON;
 		}
 		return REINJECT_DEV;
 	}
-	if (reinject_same_family(p) && reinject_payload_ok(cfg, p)) {
+	if (reinject_same_family(p) && reinject_payload_ok(cfg, rs, p)) {
 		if (p->len > NFQ_MAX_PAYLOAD) {
 			*reason = DROP_TOO_BIG;
 			return REINJECT_DROP_REASON;
@@ -186,6 +190,7 @@ static enum reinject_action reinject_gso_unpayload(const struct sid_runtime *rt,
 /* The way a super-packet result goes, from the way `a` its segments would
  * go one by one (reinject_decide_single()). */
 static enum reinject_action reinject_decide_gso(const struct config *cfg,
+						const struct runstate *rs,
 						const struct sid_runtime *rt,
 						const struct pkt *p,
 						enum reinject_action a,
@@ -196,7 +201,7 @@ static enum reinject_action reinject_decide_gso(const struct config *cfg,
 	if (a == REINJECT_PAYLOAD) {
 		if (reinject_gso_payload_ok(p))
 			return REINJECT_PAYLOAD;
-		a = reinject_gso_unpayload(rt, reinject_sid(cfg, p), p);
+		a = reinject_gso_unpayload(rt, reinject_sid(cfg, rs, p), p);
 	}
 	if (a != REINJECT_DEV && a != REINJECT_OWN_DEV) {
 		if (a == REINJECT_L2 || a == REINJECT_DROP_REASON) {
@@ -220,6 +225,7 @@ static enum reinject_action reinject_decide_gso(const struct config *cfg,
  * carries the mark already came back through rules that queue bounced
  * packets to a header queue again: DROP_BOUNCE_LOOP. */
 static enum reinject_action reinject_decide_bounce(const struct config *cfg,
+						   const struct runstate *rs,
 						   const struct pkt *p,
 						   enum drop_reason *reason)
 {
@@ -236,6 +242,7 @@ static enum reinject_action reinject_decide_bounce(const struct config *cfg,
  * the original (p->facts: a plain End's, a policy's H.Encaps*); any
  * other is bounced to be processed whole. */
 static enum reinject_action reinject_decide_truncated(const struct config *cfg,
+						      const struct runstate *rs,
 						      const struct pkt *p,
 						      enum drop_reason *reason)
 {
@@ -244,7 +251,7 @@ static enum reinject_action reinject_decide_truncated(const struct config *cfg,
 	if (p->facts.kernel != PKT_KERNEL_NONE &&
 	    p->facts.kernel_from_original)
 		return REINJECT_KERNEL;
-	return reinject_decide_bounce(cfg, p, reason);
+	return reinject_decide_bounce(cfg, rs, p, reason);
 }
 
 /* Processing dropped p (PKT_OUT_DROP), answered it with an ICMP error
@@ -258,6 +265,7 @@ static bool reinject_outcome_dropped(const struct pkt *p)
 }
 
 enum reinject_action reinject_decide(const struct config *cfg,
+				     const struct runstate *rs,
 				     const struct sid_runtime *rt,
 				     const struct pkt *p,
 				     enum drop_reason *reason)
@@ -265,8 +273,8 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	enum reinject_action a;
 
 	if (p->verdict == PKT_REPEAT)	/* the worker's bounce */
-		return reinject_decide_bounce(cfg, p, reason);
-	a = reinject_decide_single(cfg, rt, p, reason);
+		return reinject_decide_bounce(cfg, rs, p, reason);
+	a = reinject_decide_single(cfg, rs, rt, p, reason);
 	if (reinject_outcome_dropped(p)) {
 		if (p->outcome == PKT_OUT_DROP)
 			return REINJECT_DROP;
@@ -275,7 +283,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		 * results go (whole, behind a virtio_net_hdr). */
 		if (p->outcome == PKT_OUT_HANDOFF && p->gso &&
 		    p->verdict == PKT_NEW_BYTES)
-			return reinject_decide_gso(cfg, rt, p, a, reason);
+			return reinject_decide_gso(cfg, rs, rt, p, a, reason);
 		/* An ICMP error built in place of a super-packet: the
 		 * queued skb it would be the payload of keeps its GSO
 		 * state, and the error would be lost (checked on Linux
@@ -287,14 +295,14 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	if (a == REINJECT_DROP)		/* a message nfq.c could not parse */
 		return a;
 	if (p->truncated)
-		return reinject_decide_truncated(cfg, p, reason);
+		return reinject_decide_truncated(cfg, rs, p, reason);
 	if (!p->gso || p->verdict != PKT_NEW_BYTES)
 		return a;
 	/* The kernel makes the result from the original: no bytes back. */
 	if (p->facts.kernel != PKT_KERNEL_NONE &&
 	    p->facts.kernel_from_original)
 		return REINJECT_KERNEL;
-	a = reinject_decide_gso(cfg, rt, p, a, reason);
+	a = reinject_decide_gso(cfg, rs, rt, p, a, reason);
 	/* An encapsulation the kernel's seg6 makes from the inner packet:
 	 * not cut, the inner super-packet whole with the mark. */
 	if (a == REINJECT_SEGMENT && p->facts.kernel == PKT_KERNEL_ENCAP)
@@ -313,9 +321,10 @@ uint32_t reinject_mtu_room(uint32_t mtu, uint32_t hdr_len, uint32_t room)
  * next hop, its table, or the main tables for its destination); 0 when
  * unknown (no mirror, no route, a local route). */
 static uint32_t reinject_route_mtu(const struct rtmirror *m,
-				   const struct config *cfg, const struct pkt *p)
+				   const struct config *cfg,
+				   const struct runstate *rs, const struct pkt *p)
 {
-	const struct sid *sid = reinject_sid(cfg, p);
+	const struct sid *sid = reinject_sid(cfg, rs, p);
 	const struct behavior_desc *d = sid ? behavior_desc(sid->behavior) :
 					      NULL;
 	unsigned v = pkt_ip_version(p);
@@ -342,6 +351,7 @@ static uint32_t reinject_route_mtu(const struct rtmirror *m,
 }
 
 uint16_t reinject_gso_size(const struct rtmirror *m, const struct config *cfg,
+			   const struct runstate *rs,
 			   const struct pkt *p, uint32_t dev_ifindex)
 {
 	const struct rtmirror_link *in = m ? rtmirror_link_get(m, p->indev) :
@@ -359,7 +369,7 @@ uint16_t reinject_gso_size(const struct rtmirror *m, const struct config *cfg,
 		room = reinject_mtu_room(in->mtu, queued_hdr, room);
 	if (dev)
 		room = reinject_mtu_room(dev->mtu, gi.hdr_len, room);
-	room = reinject_mtu_room(reinject_route_mtu(m, cfg, p), gi.hdr_len,
+	room = reinject_mtu_room(reinject_route_mtu(m, cfg, rs, p), gi.hdr_len,
 				 room);
 	if (room == UINT32_MAX)	/* nothing known: IPv6's minimum MTU */
 		room = REINJECT_GSO_MIN_MTU > gi.hdr_len ?
@@ -395,9 +405,10 @@ static void reinject_tx_send(struct reinject_io *io)
 }
 
 uint32_t reinject_ifindex(const struct config *cfg,
+			  const struct runstate *rs,
 			  const struct sid_runtime *rt, const struct pkt *p)
 {
-	const struct sid *sid = reinject_sid(cfg, p);
+	const struct sid *sid = reinject_sid(cfg, rs, p);
 
 	return sid ? sid_runtime_get(rt, sid).ifindex : 0;
 }
@@ -469,12 +480,13 @@ static uint32_t reinject_frame_mark(const struct reinject_io *io,
  * batch (reinject_flush()).  Returns 0 once queued, else -1 with the
  * reason. */
 static int reinject_frame(const struct config *cfg,
+			  const struct runstate *rs,
 			  const struct sid_runtime *rt, struct pkt *p,
 			  enum reinject_action a, const struct reinject_io *io,
 			  enum drop_reason *reason)
 {
 	bool own = a == REINJECT_OWN_DEV;
-	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rt, p);
+	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rs, rt, p);
 	uint32_t mac_mark, so_mark = 0;
 
 	if (a != REINJECT_L2) {
@@ -496,13 +508,14 @@ static int reinject_frame(const struct config *cfg,
  * whole, behind its virtio_net_hdr, with the batch.  Returns 0 once
  * queued, else -1 with the reason. */
 static int reinject_vnet_frame(const struct config *cfg,
+			       const struct runstate *rs,
 			       const struct sid_runtime *rt, struct pkt *p,
 			       enum reinject_action a,
 			       const struct reinject_io *io,
 			       enum drop_reason *reason)
 {
 	bool own = a == REINJECT_VNET_OWN_DEV;
-	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rt, p);
+	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rs, rt, p);
 	uint32_t mac_mark, so_mark = reinject_frame_mark(io, ifindex,
 							 own ? 0 : p->out_mark,
 							 &mac_mark);
@@ -513,7 +526,7 @@ static int reinject_vnet_frame(const struct config *cfg,
 		return -1;
 	*reason = DROP_GSO;
 	if (gso_vnet_prepare(p->data, p->len,
-			     reinject_gso_size(io->mirror, cfg, p, ifindex),
+			     reinject_gso_size(io->mirror, cfg, rs, p, ifindex),
 			     ETH_HLEN, &vh) < 0)
 		return -1;
 	*reason = DROP_NO_HEADROOM;
@@ -610,18 +623,19 @@ static unsigned reinject_segment_rest(struct reinject_io *io, struct pkt *p,
  * -1: DROP_REINJECT without the device or socket, DROP_TOO_BIG when it
  * cannot be cut (a segment larger than the area). */
 static int reinject_segment(const struct config *cfg,
+			    const struct runstate *rs,
 			    const struct sid_runtime *rt, struct pkt *p,
 			    struct reinject_io *io, struct worker_stats *st,
 			    enum drop_reason *reason)
 {
 	uint32_t mark = p->set_mark ? p->out_mark : 0;
-	uint32_t ifindex = mark ? reinject_ifindex(cfg, rt, p) :
+	uint32_t ifindex = mark ? reinject_ifindex(cfg, rs, rt, p) :
 				  io->dev_ifindex;
 	/* The headend's choice (headend_seg_size()); for a transit result
 	 * (encapsulated traffic that may not be a payload) what fits the
 	 * MTUs on the way (reinject_gso_size()), else 1280's. */
 	uint16_t gso_size = p->facts.gso_size ? p->facts.gso_size :
-			    reinject_gso_size(io->mirror, cfg, p, ifindex);
+			    reinject_gso_size(io->mirror, cfg, rs, p, ifindex);
 	uint32_t mac_mark, so_mark = reinject_frame_mark(io, ifindex, mark,
 							 &mac_mark);
 	uint8_t eth[ETH_HLEN];
@@ -649,6 +663,7 @@ static int reinject_segment(const struct config *cfg,
  * or its send on the raw socket.  Returns 0, or -1 when p does not go,
  * with *reason (REINJECT_DROP_REASON: the one reinject_decide() gave). */
 static int reinject_carry_out(const struct config *cfg,
+			      const struct runstate *rs,
 			      const struct sid_runtime *rt, struct pkt *p,
 			      struct nfq *q, enum reinject_action a,
 			      struct reinject_io *io, struct worker_stats *st,
@@ -687,19 +702,19 @@ static int reinject_carry_out(const struct config *cfg,
 	case REINJECT_DEV:
 	case REINJECT_OWN_DEV:
 		reinject_csum_fix(p, a, st);
-		return reinject_frame(cfg, rt, p, a, io, reason);
+		return reinject_frame(cfg, rs, rt, p, a, io, reason);
 	case REINJECT_VNET_OWN_DEV:
 	case REINJECT_VNET_DEV:
-		return reinject_vnet_frame(cfg, rt, p, a, io, reason);
+		return reinject_vnet_frame(cfg, rs, rt, p, a, io, reason);
 	case REINJECT_KERNEL_INNER:
 		/* gso_size judged on the encapsulated result: its outer
 		 * headers count. */
 		return kencap_send(p, io->pkt_fd >= 0 ? io->tx : NULL,
 				   io->dev_ifindex, p->facts.kernel_mark,
-				   reinject_gso_size(io->mirror, cfg, p,
+				   reinject_gso_size(io->mirror, cfg, rs, p,
 						     io->dev_ifindex), reason);
 	case REINJECT_SEGMENT:
-		return reinject_segment(cfg, rt, p, io, st, reason);
+		return reinject_segment(cfg, rs, rt, p, io, st, reason);
 	case REINJECT_LOCAL:
 		/* The error leaves as this node's own packet (OUTPUT, then
 		 * routing). */
@@ -714,17 +729,18 @@ static int reinject_carry_out(const struct config *cfg,
 	}
 }
 
-void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
+void reinject_packet(const struct config *cfg, const struct runstate *rs,
+		     const struct sid_runtime *rt,
 		     struct pkt *p, struct nfq *q, struct reinject_io *io,
 		     struct worker_stats *st)
 {
 	enum drop_reason reason = DROP_REINJECT;
-	enum reinject_action a = reinject_decide(cfg, rt, p, &reason);
+	enum reinject_action a = reinject_decide(cfg, rs, rt, p, &reason);
 
 	p->way = (struct pkt_way){ .action = (uint8_t)a };
 	if (a == REINJECT_BOUNCE || reason == DROP_BOUNCE_LOOP)
 		proc_count_undo(p);	/* counted again when it comes whole */
-	if (reinject_carry_out(cfg, rt, p, q, a, io, st, &reason) < 0) {
+	if (reinject_carry_out(cfg, rs, rt, p, q, a, io, st, &reason) < 0) {
 		p->way.failed = true;
 		p->way.reason = (uint8_t)reason;
 	}
@@ -896,25 +912,25 @@ enum payload_rule reinject_running_kernel(char *why, size_t whylen)
 				    whylen);
 }
 
-void reinject_resolve(struct config *cfg)
+void reinject_resolve(struct runstate *rs, const struct config *cfg)
 {
 	switch (cfg->reinject) {
 	case REINJECT_MODE_VERDICT:
-		cfg->payload = PAYLOAD_ANY;
-		snprintf(cfg->payload_why, sizeof(cfg->payload_why),
+		rs->payload = PAYLOAD_ANY;
+		snprintf(rs->payload_why, sizeof(rs->payload_why),
 			 "reinject verdict");
 		return;
 	case REINJECT_MODE_NO_PAYLOAD:
-		cfg->payload = PAYLOAD_NONE;
-		snprintf(cfg->payload_why, sizeof(cfg->payload_why),
+		rs->payload = PAYLOAD_NONE;
+		snprintf(rs->payload_why, sizeof(rs->payload_why),
 			 "reinject no-payload");
 		return;
 	case REINJECT_MODE_AUTO:
 	default:
 		break;
 	}
-	cfg->payload = reinject_running_kernel(cfg->payload_why,
-					       sizeof(cfg->payload_why));
+	rs->payload = reinject_running_kernel(rs->payload_why,
+					      sizeof(rs->payload_why));
 }
 
 const char *reinject_mode_name(enum reinject_mode m)

@@ -9,7 +9,7 @@
  * reinjection device keeps its mark only as the frame's SO_MARK, which
  * the daemon's fwmark rules of the SID act on (rtrules.h; a VRF SID's
  * results go into its own veth pair, routed by its VRF device).  A
- * result with a mark names its SID (config_sid_by_mark()).  So:
+ * result with a mark names its SID (runstate_sid_by_mark()).  So:
  *   PKT_ACCEPT               -> NF_ACCEPT, original bytes (mark if set)
  *   PKT_DROP                 -> NF_DROP (reason counted by processing)
  *   PKT_NEW_BYTES, IPv4 with p->local_out (an ICMP error srv6d built)
@@ -52,7 +52,7 @@
  *   a SID device not set up (its sid_runtime ifindex 0, rtrules.h)
  *                            -> NF_DROP, DROP_REINJECT
  *
- * Which results may go as a payload is cfg->payload (config.h), decided
+ * Which results may go as a payload is rs->payload (runstate.h), decided
  * once per config by reinject_resolve() from `reinject` and, for auto
  * (the default), from the running kernel:
  *   Linux < 7.2                       -> PAYLOAD_ANY: every result
@@ -136,6 +136,7 @@
 #define SRV6D_REINJECT_H
 
 #include "config.h"
+#include "runstate.h"
 #include "nfq.h"
 #include "pkt.h"
 #include "pktsock.h"
@@ -192,6 +193,7 @@ enum reinject_action {
  * bounced packet back on a header queue).  rt: the SIDs' devices
  * (rtrules.h) published with cfg, NULL for none.  Pure: no side effect. */
 enum reinject_action reinject_decide(const struct config *cfg,
+				     const struct runstate *rs,
 				     const struct sid_runtime *rt,
 				     const struct pkt *p,
 				     enum drop_reason *reason);
@@ -200,6 +202,7 @@ enum reinject_action reinject_decide(const struct config *cfg,
  * super-packet part): the way the segments of a REINJECT_SEGMENT result
  * go (never REINJECT_VNET_* or REINJECT_SEGMENT).  Pure. */
 enum reinject_action reinject_decide_single(const struct config *cfg,
+					    const struct runstate *rs,
 					    const struct sid_runtime *rt,
 					    const struct pkt *p,
 					    enum drop_reason *reason);
@@ -224,11 +227,13 @@ uint32_t reinject_mtu_room(uint32_t mtu, uint32_t hdr_len, uint32_t room);
  * m does not know is left out; with none known, REINJECT_GSO_MIN_MTU.  0
  * when p is not TCP or its headers leave no room.  Reader of m (QSBR). */
 uint16_t reinject_gso_size(const struct rtmirror *m, const struct config *cfg,
+			   const struct runstate *rs,
 			   const struct pkt *p, uint32_t dev_ifindex);
 
 /* The device p leaves by when reinject_decide() says REINJECT_L2 or
  * REINJECT_DEV: its SID's ifindex in rt (0 otherwise).  Pure. */
 uint32_t reinject_ifindex(const struct config *cfg,
+			  const struct runstate *rs,
 			  const struct sid_runtime *rt, const struct pkt *p);
 
 /* p could not be reinjected for `reason`: when processing counted it as a
@@ -270,7 +275,7 @@ struct reinject_io {
  * (p->way).  A bounced packet's count is taken back (proc_count_undo():
  * it is counted when it comes back whole).  Called by the workers
  * only. */
-void reinject_packet(const struct config *cfg, const struct sid_runtime *rt,
+void reinject_packet(const struct config *cfg, const struct runstate *rs, const struct sid_runtime *rt,
 		     struct pkt *p, struct nfq *q, struct reinject_io *io,
 		     struct worker_stats *st);
 
@@ -295,10 +300,10 @@ bool reinject_uid_map_initial(const char *map);
  * why as above. */
 enum payload_rule reinject_running_kernel(char *why, size_t whylen);
 
-/* Set cfg->payload and cfg->payload_why from cfg->reinject and, for
+/* Set rs->payload and rs->payload_why from cfg->reinject and, for
  * auto, the running kernel (reinject_running_kernel()): before the
  * config's rules and devices are installed (they depend on it). */
-void reinject_resolve(struct config *cfg);
+void reinject_resolve(struct runstate *rs, const struct config *cfg);
 
 /* "auto", "verdict", "no-payload"; "any", "keep-chain", "none". */
 const char *reinject_mode_name(enum reinject_mode m);

@@ -43,13 +43,15 @@
 #define ENGINE_HANG_ENV		"SRV6D_TEST_WORKER_HANG"
 #define ENGINE_HANG_POLL_NS	10000000L
 
-/* One configuration generation: the config, what rule installation made
+/* One configuration generation: the config, what the daemon decided for
+ * it (runstate.h), what rule installation made
  * for its SIDs (rtrules.h) and, per worker, its counters for the config's
  * SIDs and policies; the ifindexes of srv6d's own devices (the reinjection
  * device, the VRF SIDs' veth pairs' receiving ends: what comes in on them
  * is a result srv6d already made).  Published as a whole. */
 struct generation {
 	struct config *cfg;
+	struct runstate *rs;		/* what the daemon decided for cfg */
 	struct sid_runtime *sid_rt;	/* [cfg->nsids] */
 	unsigned nworkers;
 	struct sid_stats **sids;	/* [nworkers][cfg->nsids] */
@@ -165,6 +167,7 @@ static void generation_free(struct generation *g)
 	free(g->sids);
 	free(g->pols);
 	free(g->own_devs);
+	runstate_free(g->rs);
 	config_free(g->cfg);
 	free(g);
 }
@@ -234,9 +237,10 @@ static bool generation_own_device(const struct generation *g, uint32_t indev)
 	return false;
 }
 
-/* A generation for cfg and its SIDs' rt (both owned from now on, even on
- * failure: NULL). */
+/* A generation for cfg, its state rs and its SIDs' rt (all owned from
+ * now on, even on failure: NULL). */
 static struct generation *generation_new(struct config *cfg,
+					 struct runstate *rs,
 					 struct sid_runtime *rt,
 					 unsigned nworkers)
 {
@@ -244,10 +248,12 @@ static struct generation *generation_new(struct config *cfg,
 
 	if (!g) {
 		free(rt);
+		runstate_free(rs);
 		config_free(cfg);
 		return NULL;
 	}
 	g->cfg = cfg;
+	g->rs = rs;
 	g->sid_rt = rt;
 	g->nworkers = nworkers;
 	g->sids = calloc(nworkers, sizeof(*g->sids));
@@ -380,7 +386,7 @@ static void worker_own_device(struct worker *w, struct pkt *p)
  * to be processed. */
 static bool worker_headers_suffice(const struct proc_ctx *ctx, struct pkt *p)
 {
-	if (kend_from_headers(ctx->cfg, p) || kencap_from_headers(ctx, p))
+	if (kend_from_headers(ctx->cfg, ctx->rs, p) || kencap_from_headers(ctx, p))
 		return true;
 	p->verdict = PKT_REPEAT;
 	return false;
@@ -394,6 +400,7 @@ static void worker_run_batch(struct worker *w, int n)
 	struct proc_ctx *ctx = &w->ctx;
 
 	ctx->cfg = g->cfg;
+	ctx->rs = g->rs;
 	ctx->sid_rt = g->sid_rt;
 	ctx->sid_stats = g->sids[w->index];
 	ctx->policy_stats = g->pols[w->index];
@@ -411,7 +418,8 @@ static void worker_run_batch(struct worker *w, int n)
 				 worker_headers_suffice(ctx, p))
 				srv6_process(ctx, p);
 		}
-		reinject_packet(g->cfg, g->sid_rt, p, w->q, &w->io, w->stats);
+		reinject_packet(g->cfg, g->rs, g->sid_rt, p, w->q, &w->io,
+				w->stats);
 	}
 	/* The results that go by a device first, in one sendmmsg(), each
 	 * packet counted once its way is known, then the verdicts (the
@@ -637,7 +645,8 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	return w->q ? 0 : -1;
 }
 
-struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
+struct engine *engine_start(struct config *cfg, struct runstate *rs,
+			    struct sid_runtime *rt,
 			    const struct rtmirror *mirror, char *err,
 			    size_t errlen)
 {
@@ -649,6 +658,7 @@ struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
 		snprintf(err, errlen, "queues %u-%u: need 1 to %u queues",
 			 cfg->queue_first, cfg->queue_last, SRV6_MAX_QUEUES);
 		free(rt);
+		runstate_free(rs);
 		config_free(cfg);
 		return NULL;
 	}
@@ -657,6 +667,7 @@ struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
 	if (!e) {
 		snprintf(err, errlen, "out of memory");
 		free(rt);
+		runstate_free(rs);
 		config_free(cfg);
 		return NULL;
 	}
@@ -674,7 +685,7 @@ struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
 		log_msg(LOG_WARNING, "test hook armed: the workers hang while "
 			"%s exists", e->hang_file);
 	/* generation_new() owns cfg (freed on failure): not read after it. */
-	e->gen = generation_new(cfg, rt, n);
+	e->gen = generation_new(cfg, rs, rt, n);
 	e->workers = zalloc_lines(n * sizeof(*e->workers));
 	for (unsigned i = 0; e->workers && i < n; i++)
 		e->workers[i].io.raw_fd = e->workers[i].io.pkt_fd = -1;
@@ -760,7 +771,7 @@ static void engine_reinject_dev_check(struct engine *e)
 }
 
 int engine_swap_config(struct engine *e, struct config *newcfg,
-		       struct sid_runtime *rt)
+		       struct runstate *rs, struct sid_runtime *rt)
 {
 	struct generation *old = e->gen, *g;
 	struct sid_stats *bs, *bp;
@@ -770,13 +781,14 @@ int engine_swap_config(struct engine *e, struct config *newcfg,
 			"on reload: restart srv6d to apply them",
 			e->queue_first, e->queue_last, e->tun_name);
 		free(rt);
+		runstate_free(rs);
 		config_free(newcfg);
 		return -1;
 	}
 	engine_reinject_dev_check(e);
 	bs = calloc(newcfg->nsids + 1, sizeof(*bs));
 	bp = calloc(newcfg->npolicies + 1, sizeof(*bp));
-	g = generation_new(newcfg, rt, e->nworkers);	/* owns both */
+	g = generation_new(newcfg, rs, rt, e->nworkers);	/* owns them */
 	if (g)
 		generation_set_reinject_dev(g, e->dev_tx_ifindex);
 	if (!g || !bs || !bp ||
@@ -804,6 +816,11 @@ int engine_swap_config(struct engine *e, struct config *newcfg,
 const struct config *engine_config(const struct engine *e)
 {
 	return e->gen->cfg;
+}
+
+const struct runstate *engine_runstate(const struct engine *e)
+{
+	return e->gen->rs;
 }
 
 unsigned engine_nworkers(const struct engine *e)

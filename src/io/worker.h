@@ -21,16 +21,20 @@
 
 struct engine;
 struct rtmirror;
+struct runstate;
 struct sid_runtime;
 
-/* Bind every queue of cfg, create the reinjection device (rtrules.h), start the workers.  cfg and
- * rt (its SIDs' devices, rtrules_install(); may be NULL: none) are owned
+/* Bind every queue of cfg, create the reinjection device (rtrules.h),
+ * start the workers.  cfg, rs (what the daemon decided for it,
+ * runstate.h) and rt (its SIDs' devices, rtrules_install(); may be NULL:
+ * none) are owned
  * by the engine from now on, even when this fails (they are freed).
  * mirror (may be NULL: no route checks) is the route mirror every
  * worker's proc_ctx reads; it must outlive the engine.  Returns the
  * running engine once every queue is bound (the daemon may then report
  * READY), or NULL with a message in err, everything undone. */
-struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
+struct engine *engine_start(struct config *cfg, struct runstate *rs,
+			    struct sid_runtime *rt,
 			    const struct rtmirror *mirror, char *err,
 			    size_t errlen);
 
@@ -38,18 +42,20 @@ struct engine *engine_start(struct config *cfg, struct sid_runtime *rt,
  * unbinds, and exits; the reinjection device is removed; the config freed. */
 void engine_stop(struct engine *e);
 
-/* Publish newcfg with rt (its SIDs' devices, rtrules_install_add(); may be
- * NULL) to the workers, wait for a grace period, free the old ones.
+/* Publish newcfg with rs (its state) and rt (its SIDs' devices,
+ * rtrules_install_add(); may be NULL) to the workers, wait for a grace period, free the old ones.
  * Counters of SIDs/policies present in both (same prefix) keep counting.
- * newcfg and rt are owned by the engine from now on.  Returns 0, or -1
- * (both freed, the old config still in force, the reason logged) when newcfg
+ * newcfg, rs and rt are owned by the engine from now on.  Returns 0, or
+ * -1 (all freed, the old config still in force, the reason logged) when newcfg
  * changes the queues or the reinjection device (a restart applies those) or
  * memory runs out. */
 int engine_swap_config(struct engine *e, struct config *newcfg,
-		       struct sid_runtime *rt);
+		       struct runstate *rs, struct sid_runtime *rt);
 
-/* The config in force (control thread only; valid until the next swap). */
+/* The config in force and its state (control thread only; valid until
+ * the next swap). */
 const struct config *engine_config(const struct engine *e);
+const struct runstate *engine_runstate(const struct engine *e);
 
 unsigned engine_nworkers(const struct engine *e);
 unsigned engine_worker_queue(const struct engine *e, unsigned i);

@@ -66,37 +66,39 @@ static bool bit_get(const uint64_t *b, uint32_t off)
 	return b[off / 64] & (1ull << (off % 64));
 }
 
-/* The marks of c's SIDs and encapsulations (c may be NULL) into used,
+/* The marks of rs's SIDs and encapsulations (rs may be NULL) into used,
  * as offsets from base. */
-static void marks_used(const struct config *c, uint32_t base, uint64_t *used)
+static void marks_used(const struct runstate *rs, uint32_t base,
+		       uint64_t *used)
 {
-	if (!c || c->mark_base != base)
+	if (!rs || rs->mark_base != base)
 		return;
-	for (unsigned i = 0; i < c->nsids; i++) {
-		if (c->sids[i].mark)
-			bit_set(used, c->sids[i].mark - base);
-		if (c->sids[i].kend_mark)
-			bit_set(used, c->sids[i].kend_mark - base);
+	for (unsigned i = 0; i < rs->nsids; i++) {
+		if (rs->sids[i].mark)
+			bit_set(used, rs->sids[i].mark - base);
+		if (rs->sids[i].kend_mark)
+			bit_set(used, rs->sids[i].kend_mark - base);
 	}
-	for (unsigned i = 0; i < c->nkencaps; i++)
-		bit_set(used, c->kencaps[i].mark - base);
+	for (unsigned i = 0; i < rs->nkencaps; i++)
+		bit_set(used, rs->kencaps[i].mark - base);
 }
 
 /* Marks for the n sorted entries of v: old's, else the highest free
  * ones.  Returns how many entries are left (those without a mark go). */
 static unsigned marks_give(struct kencap_entry *v, unsigned n,
-			   const struct config *cfg, const struct config *old,
+			   const struct runstate *rs,
+			   const struct runstate *ors,
 			   uint64_t *used, uint32_t *nextp)
 {
-	uint32_t base = cfg->mark_base, next = *nextp;
+	uint32_t base = rs->mark_base, next = *nextp;
 	unsigned k = 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		const struct kencap_entry *o = NULL;
 
-		if (old && old->mark_base == base && old->nkencaps)
-			o = bsearch(&v[i], old->kencaps, old->nkencaps,
-				    sizeof(v[i]), config_kencap_cmp);
+		if (ors && ors->mark_base == base && ors->nkencaps)
+			o = bsearch(&v[i], ors->kencaps, ors->nkencaps,
+				    sizeof(v[i]), runstate_kencap_cmp);
 		v[i].mark = o ? o->mark : 0;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -114,16 +116,17 @@ static unsigned marks_give(struct kencap_entry *v, unsigned n,
 	return k;
 }
 
-/* cfg's encapsulations (the marks of cfg and old set in used). */
-static int kencaps_assign(struct config *cfg, const struct config *old,
-			  uint64_t *used, uint32_t *next)
+/* cfg's encapsulations into rs (the marks of rs and ors set in used). */
+static int kencaps_assign(struct runstate *rs, const struct config *cfg,
+			  const struct runstate *ors, uint64_t *used,
+			  uint32_t *next)
 {
 	unsigned n = 0, cap = 0, k = 0;
 	struct kencap_entry *v;
 
-	free(cfg->kencaps);
-	cfg->kencaps = NULL;
-	cfg->nkencaps = 0;
+	free(rs->kencaps);
+	rs->kencaps = NULL;
+	rs->nkencaps = 0;
 	if (cfg->kernel_encap == KERNEL_ENCAP_NO || !cfg->gso)
 		return 0;
 	for (unsigned i = 0; i < cfg->npolicies; i++)
@@ -137,13 +140,13 @@ static int kencaps_assign(struct config *cfg, const struct config *old,
 		collect_policy(&cfg->policies[i], v, &n);
 	for (unsigned i = 0; i < cfg->nbsid_policies; i++)
 		collect_policy(&cfg->bsid_policies[i], v, &n);
-	qsort(v, n, sizeof(*v), config_kencap_cmp);
+	qsort(v, n, sizeof(*v), runstate_kencap_cmp);
 	for (unsigned i = 0; i < n; i++)	/* distinct ones */
-		if (!k || config_kencap_cmp(&v[k - 1], &v[i]))
+		if (!k || runstate_kencap_cmp(&v[k - 1], &v[i]))
 			v[k++] = v[i];
-	n = marks_give(v, k, cfg, old, used, next);
-	cfg->kencaps = n ? v : NULL;
-	cfg->nkencaps = n;
+	n = marks_give(v, k, rs, ors, used, next);
+	rs->kencaps = n ? v : NULL;
+	rs->nkencaps = n;
 	if (!n)
 		free(v);
 	return 0;
@@ -186,46 +189,52 @@ static bool kend_same_route(const struct sid *a, const struct sid *b)
 	       a->nh4.s_addr == b->nh4.s_addr && !strcmp(a->oif, b->oif);
 }
 
-/* The kernel mark old gave the SID of the same route as s, 0 none. */
-static uint32_t kend_old_mark(const struct config *old, const struct sid *s)
+/* The kernel mark old (its state ors) gave the SID of the same route as
+ * s, 0 none. */
+static uint32_t kend_old_mark(const struct config *old,
+			      const struct runstate *ors, const struct sid *s)
 {
-	for (unsigned i = 0; old && i < old->nsids; i++)
-		if (old->sids[i].kend_mark && kend_same_route(&old->sids[i], s))
-			return old->sids[i].kend_mark;
+	for (unsigned i = 0; old && ors && i < old->nsids && i < ors->nsids;
+	     i++)
+		if (ors->sids[i].kend_mark && kend_same_route(&old->sids[i], s))
+			return ors->sids[i].kend_mark;
 	return 0;
 }
 
 /* cfg's plain End and decapsulating SIDs' marks (kencap_routes_kernel_sid()):
  * old's, else the highest free ones (none left: that SID's super-packets
  * go srv6d's own way). */
-static void kends_assign(struct config *cfg, const struct config *old,
+static void kends_assign(struct runstate *rs, const struct config *cfg,
+			 const struct config *old, const struct runstate *ors,
 			 uint64_t *used, uint32_t *next)
 {
 	uint32_t base = cfg->mark_base;
 
-	cfg->nkends = 0;
+	rs->nkends = 0;
 	if (cfg->kernel_end == KERNEL_ENCAP_NO || !cfg->gso)
 		return;
 	for (unsigned i = 0; i < cfg->nsids; i++) {
-		struct sid *s = &cfg->sids[i];
+		const struct sid *s = &cfg->sids[i];
+		uint32_t *m = &rs->sids[i].kend_mark;
 
 		if (!kencap_routes_kernel_sid(s))
 			continue;
 		if (old && old->mark_base == base)
-			s->kend_mark = kend_old_mark(old, s);
-		if (!s->kend_mark) {
+			*m = kend_old_mark(old, ors, s);
+		if (!*m) {
 			while (*next > 0 && bit_get(used, *next))
 				(*next)--;
 			if (*next == 0)
 				continue;
 			bit_set(used, *next);
-			s->kend_mark = base + *next;
+			*m = base + *next;
 		}
-		cfg->nkends++;
+		rs->nkends++;
 	}
 }
 
-int kencap_routes_assign(struct config *cfg, const struct config *old)
+int kencap_routes_assign(struct runstate *rs, const struct config *cfg,
+			 const struct runstate *ors, const struct config *old)
 {
 	uint32_t next = CONFIG_MARK_RANGE - 1;
 	uint64_t *used = calloc(KENCAP_BITS_WORDS, sizeof(*used));
@@ -234,16 +243,16 @@ int kencap_routes_assign(struct config *cfg, const struct config *old)
 	if (!used)
 		return -1;
 	for (unsigned i = 0; i < cfg->nsids; i++)
-		cfg->sids[i].kend_mark = 0;
-	free(cfg->kencaps);	/* a copy's (config_merge_kernel()) */
-	cfg->kencaps = NULL;
-	cfg->nkencaps = 0;
-	marks_used(cfg, cfg->mark_base, used);
+		rs->sids[i].kend_mark = 0;
+	free(rs->kencaps);	/* a copy's (config_merge_kernel()) */
+	rs->kencaps = NULL;
+	rs->nkencaps = 0;
+	marks_used(rs, cfg->mark_base, used);
 	if (old && old->mark_base == cfg->mark_base)
-		marks_used(old, cfg->mark_base, used);
-	ret = kencaps_assign(cfg, old, used, &next);
+		marks_used(ors, cfg->mark_base, used);
+	ret = kencaps_assign(rs, cfg, ors, used, &next);
 	if (ret == 0)
-		kends_assign(cfg, old, used, &next);
+		kends_assign(rs, cfg, old, ors, used, &next);
 	free(used);
 	return ret;
 }
@@ -531,7 +540,8 @@ out:
 /* ---- resolve, install --------------------------------------------------- */
 
 /* Can the kernel encapsulate for cfg?  true, or false with why. */
-static bool kencap_possible(struct config *cfg, char *why, size_t whylen)
+static bool kencap_possible(struct runstate *rs, const struct config *cfg,
+			    char *why, size_t whylen)
 {
 	char fl[16] = "0", a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 	uint32_t tx = 0, rx = 0;
@@ -569,28 +579,29 @@ static bool kencap_possible(struct config *cfg, char *why, size_t whylen)
 	if (rtrules_reinject_dev_open(cfg->tun_name, &tx, &rx, why,
 				      whylen) < 0)
 		return false;
-	cfg->kencap_tunsrc = cur;
-	cfg->kencap_oif = rx;
-	if (!cfg->nkencaps)
+	rs->kencap_tunsrc = cur;
+	rs->kencap_oif = rx;
+	if (!rs->nkencaps)
 		snprintf(why, whylen, "no policy the kernel can apply");
 	else if (IN6_IS_ADDR_UNSPECIFIED(&cur))
 		snprintf(why, whylen, "%u encapsulations, the kernel picks the "
-			 "source", cfg->nkencaps);
+			 "source", rs->nkencaps);
 	else
 		snprintf(why, whylen, "%u encapsulations, tunsrc %s",
-			 cfg->nkencaps, a);
+			 rs->nkencaps, a);
 	return true;
 }
 
 /* "N End SIDs[, N decapsulating]" into why: cfg's SIDs with a
  * kend_mark. */
-static void kend_why_count(const struct config *cfg, char *why,
+static void kend_why_count(const struct runstate *rs,
+			   const struct config *cfg, char *why,
 			   size_t whylen)
 {
 	unsigned ends = 0, decaps = 0;
 
 	for (unsigned i = 0; i < cfg->nsids; i++) {
-		if (!cfg->sids[i].kend_mark)
+		if (!rs->sids[i].kend_mark)
 			continue;
 		if (kencap_routes_end_sid(&cfg->sids[i]))
 			ends++;
@@ -606,7 +617,8 @@ static void kend_why_count(const struct config *cfg, char *why,
 
 /* Can the kernel's End take cfg's plain End SIDs?  true, or false with
  * why (their marks then cleared). */
-static bool kend_possible(struct config *cfg, char *why, size_t whylen)
+static bool kend_possible(struct runstate *rs, const struct config *cfg,
+			  char *why, size_t whylen)
 {
 	uint32_t tx = 0, rx = 0;
 
@@ -618,7 +630,7 @@ static bool kend_possible(struct config *cfg, char *why, size_t whylen)
 		snprintf(why, whylen, "offload no: no super-packets");
 		return false;
 	}
-	if (!cfg->nkends) {
+	if (!rs->nkends) {
 		snprintf(why, whylen, "no plain End, End.DT6, End.DX6 or "
 			 "End.DX4 SID");
 		return false;
@@ -626,81 +638,84 @@ static bool kend_possible(struct config *cfg, char *why, size_t whylen)
 	if (rtrules_reinject_dev_open(cfg->tun_name, &tx, &rx, why,
 				      whylen) < 0)
 		return false;
-	cfg->kend_oif = rx;
-	kend_why_count(cfg, why, whylen);
+	rs->kend_oif = rx;
+	kend_why_count(rs, cfg, why, whylen);
 	return true;
 }
 
 /* kernel-end's half of kencap_routes_resolve(). */
-static void kend_resolve(struct config *cfg, const struct config *old)
+static void kend_resolve(struct runstate *rs, const struct config *cfg,
+			 const struct runstate *ors)
 {
-	cfg->kend_on = kend_possible(cfg, cfg->kend_why,
-				     sizeof(cfg->kend_why));
-	if (!cfg->kend_on) {
+	rs->kend_on = kend_possible(rs, cfg, rs->kend_why,
+				     sizeof(rs->kend_why));
+	if (!rs->kend_on) {
 		for (unsigned i = 0; i < cfg->nsids; i++)
-			cfg->sids[i].kend_mark = 0;
-		cfg->nkends = 0;
+			rs->sids[i].kend_mark = 0;
+		rs->nkends = 0;
 	}
-	if (old && old->kend_on == cfg->kend_on &&
-	    !strcmp(old->kend_why, cfg->kend_why))
+	if (ors && ors->kend_on == rs->kend_on &&
+	    !strcmp(ors->kend_why, rs->kend_why))
 		return;
-	log_msg(cfg->kend_on || cfg->kernel_end != KERNEL_ENCAP_YES ?
+	log_msg(rs->kend_on || cfg->kernel_end != KERNEL_ENCAP_YES ?
 		LOG_INFO : LOG_WARNING, "kernel-end %s: the kernel's End %s "
 		"(%s)", cfg->kernel_end == KERNEL_ENCAP_YES ? "yes" :
 		cfg->kernel_end == KERNEL_ENCAP_NO ? "no" : "auto",
-		cfg->kend_on ? "rewrites plain End super-packets" :
-		"is not used", cfg->kend_why);
+		rs->kend_on ? "rewrites plain End super-packets" :
+		"is not used", rs->kend_why);
 }
 
-void kencap_routes_resolve(struct config *cfg, const struct config *old)
+void kencap_routes_resolve(struct runstate *rs, const struct config *cfg,
+			   const struct runstate *ors)
 {
-	kend_resolve(cfg, old);
-	cfg->kencap_on = kencap_possible(cfg, cfg->kencap_why,
-					 sizeof(cfg->kencap_why));
-	if (old && old->kencap_on == cfg->kencap_on &&
-	    !strcmp(old->kencap_why, cfg->kencap_why))
+	kend_resolve(rs, cfg, ors);
+	rs->kencap_on = kencap_possible(rs, cfg, rs->kencap_why,
+					 sizeof(rs->kencap_why));
+	if (ors && ors->kencap_on == rs->kencap_on &&
+	    !strcmp(ors->kencap_why, rs->kencap_why))
 		return;
-	log_msg(cfg->kencap_on || cfg->kernel_encap != KERNEL_ENCAP_YES ?
+	log_msg(rs->kencap_on || cfg->kernel_encap != KERNEL_ENCAP_YES ?
 		LOG_INFO : LOG_WARNING, "kernel-encap %s: super-packet "
 		"encapsulations %s (%s)",
 		cfg->kernel_encap == KERNEL_ENCAP_YES ? "yes" :
 		cfg->kernel_encap == KERNEL_ENCAP_NO ? "no" : "auto",
-		cfg->kencap_on ? "go to the kernel" : "are cut by srv6d",
-		cfg->kencap_why);
+		rs->kencap_on ? "go to the kernel" : "are cut by srv6d",
+		rs->kencap_why);
 }
 
-void kencap_routes_keep(struct config *cfg, const struct config *old)
+void kencap_routes_keep(struct runstate *rs, const struct config *cfg,
+			const struct runstate *ors, const struct config *old)
 {
 	unsigned k = 0;
 
-	cfg->kencap_on = old && old->kencap_on;
-	snprintf(cfg->kencap_why, sizeof(cfg->kencap_why), "%s",
-		 old ? old->kencap_why : "");
-	cfg->kencap_tunsrc = old ? old->kencap_tunsrc : in6addr_any;
-	cfg->kencap_oif = old ? old->kencap_oif : 0;
-	cfg->kend_on = old && old->kend_on;
-	snprintf(cfg->kend_why, sizeof(cfg->kend_why), "%s",
-		 old ? old->kend_why : "");
-	cfg->kend_oif = old ? old->kend_oif : 0;
-	cfg->nkends = 0;
+	rs->kencap_on = ors && ors->kencap_on;
+	snprintf(rs->kencap_why, sizeof(rs->kencap_why), "%s",
+		 ors ? ors->kencap_why : "");
+	rs->kencap_tunsrc = ors ? ors->kencap_tunsrc : in6addr_any;
+	rs->kencap_oif = ors ? ors->kencap_oif : 0;
+	rs->kend_on = ors && ors->kend_on;
+	snprintf(rs->kend_why, sizeof(rs->kend_why), "%s",
+		 ors ? ors->kend_why : "");
+	rs->kend_oif = ors ? ors->kend_oif : 0;
+	rs->nkends = 0;
 	for (unsigned i = 0; i < cfg->nsids; i++) {
-		struct sid *s = &cfg->sids[i];
+		uint32_t *m = &rs->sids[i].kend_mark;
 
 		/* only what old installed stays */
-		if (s->kend_mark && (!cfg->kend_on ||
-				     kend_old_mark(old, s) != s->kend_mark))
-			s->kend_mark = 0;
-		cfg->nkends += s->kend_mark != 0;
+		if (*m && (!rs->kend_on ||
+			   kend_old_mark(old, ors, &cfg->sids[i]) != *m))
+			*m = 0;
+		rs->nkends += *m != 0;
 	}
-	for (unsigned i = 0; i < cfg->nkencaps; i++) {
-		const struct kencap_entry *o = old && old->nkencaps ?
-			bsearch(&cfg->kencaps[i], old->kencaps, old->nkencaps,
-				sizeof(*o), config_kencap_cmp) : NULL;
+	for (unsigned i = 0; i < rs->nkencaps; i++) {
+		const struct kencap_entry *o = ors && ors->nkencaps ?
+			bsearch(&rs->kencaps[i], ors->kencaps, ors->nkencaps,
+				sizeof(*o), runstate_kencap_cmp) : NULL;
 
-		if (cfg->kencap_on && o && o->mark == cfg->kencaps[i].mark)
-			cfg->kencaps[k++] = cfg->kencaps[i];
+		if (rs->kencap_on && o && o->mark == rs->kencaps[i].mark)
+			rs->kencaps[k++] = rs->kencaps[i];
 	}
-	cfg->nkencaps = k;
+	rs->nkencaps = k;
 }
 
 /* A request; "kernel-encap mark M: cannot add WHAT: why" into err. */
@@ -722,6 +737,7 @@ static int kencap_request(struct rtnl *nl, const struct nlmsghdr *nlh,
 /* One encapsulation's routes (both families' encap routes, the throw
  * route) and rules. */
 static int kencap_install_one(struct rtnl *nl, const struct config *cfg,
+			      const struct runstate *rs,
 			      const struct kencap_entry *e, char *err,
 			      size_t errlen)
 {
@@ -730,11 +746,11 @@ static int kencap_install_one(struct rtnl *nl, const struct config *cfg,
 
 	if (kencap_request(nl, kencap_build_encap_route(msg, ++nl->seq,
 							AF_INET6, e,
-							cfg->kencap_oif),
+							rs->kencap_oif),
 			   e->mark, "IPv6 seg6 route", err, errlen) < 0 ||
 	    kencap_request(nl, kencap_build_encap_route(msg, ++nl->seq,
 							AF_INET, e,
-							cfg->kencap_oif),
+							rs->kencap_oif),
 			   e->mark, "IPv4 seg6 route", err, errlen) < 0 ||
 	    kencap_request(nl, kencap_build_throw_route(msg, ++nl->seq,
 							e->mark,
@@ -775,7 +791,7 @@ static int kend_request(struct rtnl *nl, const struct nlmsghdr *nlh,
 	return 0;
 }
 
-/* End.DX6's and End.DX4's next hop in table s->kend_mark, the way srv6d's
+/* End.DX6's and End.DX4's next hop in table mark (s's kend_mark), the way srv6d's
  * own table sends there (rtrules.c): ip [-6|-4] route replace nh/128|32
  * via nh [dev oif].  The kernel looks the next hop up with the packet's
  * mark, so it finds this route, and the neighbour is the next hop's (with
@@ -784,7 +800,7 @@ static int kend_request(struct rtnl *nl, const struct nlmsghdr *nlh,
  * original, should its seg6local route go, is not sent to nh whole but
  * routed by the next rules, as an End's.  Returns 0 or -1. */
 static int kend_nexthop_route(struct rtnl *nl, const struct sid *s,
-			      char *err, size_t errlen)
+			      uint32_t mark, char *err, size_t errlen)
 {
 	uint32_t msg[KENCAP_MSG_SIZE / 4];
 	bool v4 = s->behavior == BHV_END_DX4;
@@ -792,49 +808,51 @@ static int kend_nexthop_route(struct rtnl *nl, const struct sid *s,
 
 	if (s->oif[0] && !(oif = if_nametoindex(s->oif))) {
 		snprintf(err, errlen, "kernel-end mark %#x: no interface %s",
-			 s->kend_mark, s->oif);
+			 mark, s->oif);
 		return -1;
 	}
 	memset(msg, 0, sizeof(msg));
 	return kend_request(nl, v4 ?
 		rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq, AF_INET,
-				    s->kend_mark, &s->nh4, 32, &s->nh4, oif,
+				    mark, &s->nh4, 32, &s->nh4, oif,
 				    0) :
 		rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq, AF_INET6,
-				    s->kend_mark, &s->nh6, 128, &s->nh6, oif,
+				    mark, &s->nh6, 128, &s->nh6, oif,
 				    0),
-		s->kend_mark, "the next hop's route", err, errlen);
+		mark, "the next hop's route", err, errlen);
 }
 
 /* The kernel's End or decapsulation for SID s: its seg6local route in
- * table s->kend_mark, End.DX6/DX4's next hop there, its rules (IPv4 too
+ * table of its kend_mark, End.DX6/DX4's next hop there, its rules (IPv4 too
  * for End.DX4's next hop).  Returns 0 or -1. */
 static int kend_install_one(struct rtnl *nl, const struct config *cfg,
-			    const struct sid *s, char *err, size_t errlen)
+			    const struct runstate *rs, const struct sid *s,
+			    char *err, size_t errlen)
 {
+	uint32_t mark = runstate_sid(rs, s).kend_mark;
 	uint32_t msg[KENCAP_MSG_SIZE / 4];
 	char name[48];
 
 	snprintf(name, sizeof(name), "the seg6local %s route",
 		 behavior_desc(s->behavior)->name);
 	if (kend_request(nl, kencap_routes_end_sid(s) ?
-			 kencap_build_end_route(msg, ++nl->seq, s->kend_mark,
+			 kencap_build_end_route(msg, ++nl->seq, mark,
 						&s->prefix, s->plen,
-						cfg->kend_oif) :
-			 kencap_build_decap_route(msg, ++nl->seq, s->kend_mark,
-						  s, cfg->kend_oif),
-			 s->kend_mark, name, err, errlen) < 0)
+						rs->kend_oif) :
+			 kencap_build_decap_route(msg, ++nl->seq, mark,
+						  s, rs->kend_oif),
+			 mark, name, err, errlen) < 0)
 		return -1;
 	if ((s->behavior == BHV_END_DX6 || s->behavior == BHV_END_DX4) &&
-	    kend_nexthop_route(nl, s, err, errlen) < 0)
+	    kend_nexthop_route(nl, s, mark, err, errlen) < 0)
 		return -1;
-	snprintf(name, sizeof(name), "kernel-end %#x", s->kend_mark);
+	snprintf(name, sizeof(name), "kernel-end %#x", mark);
 	if (s->behavior == BHV_END_DX4 &&
 	    rtrules_rule_add_mark(nl, name, AF_INET, cfg->rule_priority,
-				  s->kend_mark, s->kend_mark, err, errlen) < 0)
+				  mark, mark, err, errlen) < 0)
 		return -1;
 	return rtrules_rule_add_mark(nl, name, AF_INET6, cfg->rule_priority,
-				     s->kend_mark, s->kend_mark, err, errlen);
+				     mark, mark, err, errlen);
 }
 
 /* Turn feature `name` (on, its why) off after its install failed with
@@ -852,10 +870,11 @@ static void kencap_fall_back(const char *name, bool *on, char *why,
 
 /* The kernel-encap half of kencap_routes_install(). */
 static int kencap_install_all(struct rtnl *nl, const struct config *cfg,
-			      char *err, size_t errlen)
+			      const struct runstate *rs, char *err,
+			      size_t errlen)
 {
-	for (unsigned i = 0; cfg->kencap_on && i < cfg->nkencaps; i++)
-		if (kencap_install_one(nl, cfg, &cfg->kencaps[i], err,
+	for (unsigned i = 0; rs->kencap_on && i < rs->nkencaps; i++)
+		if (kencap_install_one(nl, cfg, rs, &rs->kencaps[i], err,
 				       errlen) < 0)
 			return -1;
 	return 0;
@@ -863,23 +882,25 @@ static int kencap_install_all(struct rtnl *nl, const struct config *cfg,
 
 /* The kernel-end half of kencap_routes_install(). */
 static int kend_install_all(struct rtnl *nl, const struct config *cfg,
-			    char *err, size_t errlen)
+			    const struct runstate *rs, char *err, size_t errlen)
 {
-	for (unsigned i = 0; cfg->kend_on && i < cfg->nsids; i++)
-		if (cfg->sids[i].kend_mark &&
-		    kend_install_one(nl, cfg, &cfg->sids[i], err, errlen) < 0)
+	for (unsigned i = 0; rs->kend_on && i < cfg->nsids; i++)
+		if (rs->sids[i].kend_mark &&
+		    kend_install_one(nl, cfg, rs, &cfg->sids[i], err,
+				     errlen) < 0)
 			return -1;
 	return 0;
 }
 
-int kencap_routes_install(struct config *cfg, char *err, size_t errlen)
+int kencap_routes_install(struct runstate *rs, const struct config *cfg,
+			  char *err, size_t errlen)
 {
 	char e2[512];
 	struct rtnl *nl;
 	int ret = 0;
 
-	if ((!cfg->kencap_on || !cfg->nkencaps) &&
-	    (!cfg->kend_on || !cfg->nkends))
+	if ((!rs->kencap_on || !rs->nkencaps) &&
+	    (!rs->kend_on || !rs->nkends))
 		return 0;
 	nl = malloc(sizeof(*nl));
 	if (!nl || rtnl_open(nl, 0) < 0) {
@@ -888,29 +909,29 @@ int kencap_routes_install(struct config *cfg, char *err, size_t errlen)
 		free(nl);
 		nl = NULL;
 	}
-	if (cfg->kencap_on && cfg->nkencaps &&
-	    (!nl || kencap_install_all(nl, cfg, e2, sizeof(e2)) < 0)) {
+	if (rs->kencap_on && rs->nkencaps &&
+	    (!nl || kencap_install_all(nl, cfg, rs, e2, sizeof(e2)) < 0)) {
 		if (cfg->kernel_encap == KERNEL_ENCAP_YES) {
 			snprintf(err, errlen, "%s", e2);
 			ret = -1;
 			goto out;
 		}
-		kencap_fall_back("kernel-encap", &cfg->kencap_on,
-				 cfg->kencap_why, sizeof(cfg->kencap_why), e2);
+		kencap_fall_back("kernel-encap", &rs->kencap_on,
+				 rs->kencap_why, sizeof(rs->kencap_why), e2);
 		ret = 1;
 	}
-	if (cfg->kend_on && cfg->nkends &&
-	    (!nl || kend_install_all(nl, cfg, e2, sizeof(e2)) < 0)) {
+	if (rs->kend_on && rs->nkends &&
+	    (!nl || kend_install_all(nl, cfg, rs, e2, sizeof(e2)) < 0)) {
 		if (cfg->kernel_end == KERNEL_ENCAP_YES) {
 			snprintf(err, errlen, "%s", e2);
 			ret = -1;
 			goto out;
 		}
-		kencap_fall_back("kernel-end", &cfg->kend_on, cfg->kend_why,
-				 sizeof(cfg->kend_why), e2);
+		kencap_fall_back("kernel-end", &rs->kend_on, rs->kend_why,
+				 sizeof(rs->kend_why), e2);
 		for (unsigned i = 0; i < cfg->nsids; i++)
-			cfg->sids[i].kend_mark = 0;
-		cfg->nkends = 0;
+			rs->sids[i].kend_mark = 0;
+		rs->nkends = 0;
 		ret = 1;
 	}
 out:

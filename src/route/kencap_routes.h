@@ -79,6 +79,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "runstate.h"
 
 struct nlmsghdr;
 
@@ -96,8 +97,9 @@ bool kencap_routes_decap_sid(const struct sid *s);
  * kend_mark with `kernel-end`. */
 bool kencap_routes_kernel_sid(const struct sid *s);
 
-/* Give cfg its encapsulations (cfg->kencaps, sorted) and its plain End
- * SIDs their kend_mark (kencap_routes_end_sid(); old's mark for the same
+/* Give rs (cfg's state, runstate.h) cfg's encapsulations (rs->kencaps,
+ * sorted) and its plain End and decapsulating SIDs their kend_mark
+ * (kencap_routes_kernel_sid(); old's (in ors) mark for the same
  * prefix, else the highest free one after the encapsulations'; none with
  * `kernel-end no` or without `gso yes`): every distinct
  * (mode, list) of its srv6d.conf policies and binding SIDs the kernel can
@@ -105,33 +107,38 @@ bool kencap_routes_kernel_sid(const struct sid *s);
  * NULL), or takes the highest free one in the range that no SID of cfg or
  * old and no encapsulation of old uses.  One without a free mark is left
  * out (its packets are cut).  Nothing with `kernel-encap no` or without
- * `gso yes`.  Returns 0, or -1 out of memory (cfg unchanged).  Pure. */
-int kencap_routes_assign(struct config *cfg, const struct config *old);
+ * `gso yes`.  Returns 0, or -1 out of memory.  Pure. */
+int kencap_routes_assign(struct runstate *rs, const struct config *cfg,
+			 const struct runstate *ors, const struct config *old);
 
-/* Decide cfg->kend_on, kend_why and kend_oif (clearing the SIDs'
- * kend_mark when off), and cfg->kencap_on, kencap_why, kencap_tunsrc and kencap_oif
- * (config.h) from `kernel-encap`, `gso`, `encap-source`, the kernel's
+/* Decide rs->kend_on, kend_why and kend_oif (clearing the SIDs'
+ * kend_mark when off), and rs->kencap_on, kencap_why, kencap_tunsrc and
+ * kencap_oif (runstate.h) from `kernel-encap`, `gso`, `encap-source`, the
+ * kernel's
  * tunsrc (set to encap-source when it is ::) and
  * net.ipv6.seg6_flowlabel, opening the reinjection device for the routes'
- * dev; logged at start (old NULL) and when it changes.  Before the config
- * is installed. */
-void kencap_routes_resolve(struct config *cfg, const struct config *old);
+ * dev; logged at start (ors, the state in force, NULL) and when it
+ * changes.  Before the config is installed. */
+void kencap_routes_resolve(struct runstate *rs, const struct config *cfg,
+			   const struct runstate *ors);
 
 /* A rebuild that installs nothing (the kernel routes' rebuild with the
- * same SIDs): cfg takes old's decision, tunsrc and device, and keeps only
+ * same SIDs): rs takes ors's decision, tunsrc and device, and keeps only
  * the encapsulations old has installed with the same mark.  Pure. */
-void kencap_routes_keep(struct config *cfg, const struct config *old);
+void kencap_routes_keep(struct runstate *rs, const struct config *cfg,
+			const struct runstate *ors, const struct config *old);
 
-/* Install cfg's rules and routes (above), when cfg->kencap_on /
+/* Install cfg's rules and routes (above), when rs->kencap_on /
  * kend_on: after rtrules_install() / rtrules_install_add() (which prunes
  * the range with them wanted).  A feature at `auto` whose install fails
- * is turned off in cfg (kencap_on or kend_on false, its why "install
+ * is turned off in rs (kencap_on or kend_on false, its why "install
  * failed: ERROR", kernel-end's marks cleared; one log line) and the rest
  * goes on.  Returns 0, 1 when something fell back (what it had added
  * stays: rtrules_prune_keep() with cfg takes it away), or -1 when a
  * feature at `yes` failed, with a message in err (what was added stays:
  * rtrules_prune() takes it away). */
-int kencap_routes_install(struct config *cfg, char *err, size_t errlen);
+int kencap_routes_install(struct runstate *rs, const struct config *cfg,
+			  char *err, size_t errlen);
 
 /* Message builders (pure; buf has KENCAP_MSG_SIZE bytes, zeroed here).
  * ip [-6|-4] route replace default encap seg6 mode MODE segs LIST dev oif

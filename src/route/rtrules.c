@@ -324,14 +324,16 @@ static int route_dump_cb(const struct nlmsghdr *nlh, void *data)
 /* The IPv6 fwmark rule a SID needs (BHV_RULE6 in its row: End.X, End.T,
  * End.DX6, End.DT6 and End.DT46, its IPv6 results): true with mark and
  * its table (its own one for a next hop, else sid->table). */
-static bool sid_rule(const struct sid *s, uint32_t *mark, uint32_t *table)
+static bool sid_rule(const struct runstate *rs, const struct sid *s,
+		     uint32_t *mark, uint32_t *table)
 {
 	const struct behavior_desc *d = behavior_desc(s->behavior);
+	struct sid_marks m = runstate_sid(rs, s);
 
-	if (!s->mark || !d || !(d->setup & BHV_RULE6))
+	if (!m.mark || !d || !(d->setup & BHV_RULE6))
 		return false;
-	*table = d->route == BHV_ROUTE_NEXTHOP ? s->route_table : s->table;
-	*mark = s->mark;
+	*table = d->route == BHV_ROUTE_NEXTHOP ? m.route_table : s->table;
+	*mark = m.mark;
 	return true;
 }
 
@@ -358,27 +360,30 @@ static bool sid_usd(const struct sid *s)
 
 /* A SID with IPv4 results (which the IPv6 hook cannot take as a
  * payload): they go by a device, with the SID's mark. */
-static bool sid_has_dev4(const struct sid *s)
+static bool sid_has_dev4(const struct runstate *rs, const struct sid *s)
 {
-	return s->mark && behavior_has_dev4(s->behavior, s->flavors);
+	return runstate_sid(rs, s).mark && behavior_has_dev4(s->behavior, s->flavors);
 }
 
-/* When results may not all go as verdict payloads (cfg->payload), or
+/* When results may not all go as verdict payloads (rs->payload), or
  * with `gso yes` (a super-packet result the kernel would segment wrongly
  * from a payload: reinject.h), a SID whose IPv6 results are routed by its
  * mark (an IPv6 fwmark rule) has those that cannot enter the kernel
  * through its veth pair, where an iif rule does what the mark does. */
-static bool sid_has_dev6(const struct config *cfg, const struct sid *s)
+static bool sid_has_dev6(const struct config *cfg, const struct runstate *rs,
+			 const struct sid *s)
 {
-	return (cfg->payload != PAYLOAD_ANY || cfg->gso) && s->mark &&
+	return (rs->payload != PAYLOAD_ANY || cfg->gso) &&
+	       runstate_sid(rs, s).mark &&
 	       behavior_has_dev6(s->behavior);
 }
 
 /* A SID whose results go by a device (the reinjection device with its
  * mark, or a VRF SID's veth pair). */
-static bool sid_has_dev(const struct config *cfg, const struct sid *s)
+static bool sid_has_dev(const struct config *cfg, const struct runstate *rs,
+			const struct sid *s)
 {
-	return sid_has_dev4(s) || sid_has_dev6(cfg, s);
+	return sid_has_dev4(rs, s) || sid_has_dev6(cfg, rs, s);
 }
 
 /* A SID with a veth pair of its own: an End.DT* with `vrftable` whose
@@ -386,27 +391,29 @@ static bool sid_has_dev(const struct config *cfg, const struct sid *s)
  * pair's receiving end is enslaved to (and the iif rules below), not by
  * the mark; every other SID's go into the reinjection device with its
  * mark (SO_MARK), routed by its fwmark rules. */
-static bool sid_has_pair(const struct config *cfg, const struct sid *s)
+static bool sid_has_pair(const struct config *cfg, const struct runstate *rs,
+			 const struct sid *s)
 {
-	return s->vrf && sid_has_dev(cfg, s);
+	return s->vrf && sid_has_dev(cfg, rs, s);
 }
 
 /* The IPv4 rule of a SID with IPv4 results: fwmark its mark (iif its
  * pair with `vrftable`), lookup its table. */
-static bool sid_rule4(const struct config *cfg, const struct sid *s,
-		      struct rt_rule *r)
+static bool sid_rule4(const struct config *cfg, const struct runstate *rs,
+		      const struct sid *s, struct rt_rule *r)
 {
+	struct sid_marks m = runstate_sid(rs, s);
 	char tx[IF_NAMESIZE];
 
-	if (!sid_has_dev4(s))
+	if (!sid_has_dev4(rs, s))
 		return false;
-	if (sid_has_pair(cfg, s)) {
-		rtrules_dev_names(s->mark, r->iif, tx);
+	if (sid_has_pair(cfg, rs, s)) {
+		rtrules_dev_names(m.mark, r->iif, tx);
 	} else {
-		r->fwmark = s->mark;
+		r->fwmark = m.mark;
 		r->fwmask = FWMASK_ALL;
 	}
-	r->table = s->route_table ? s->route_table : s->table;
+	r->table = m.route_table ? m.route_table : s->table;
 	return true;
 }
 
@@ -446,21 +453,22 @@ static void want_free(struct rt_want *w)
 
 /* One SID's wishes into w. */
 static void want_sid(struct rt_want *w, const struct config *cfg,
-		     const struct sid *s)
+		     const struct runstate *rs, const struct sid *s)
 {
+	struct sid_marks m = runstate_sid(rs, s);
 	struct rt_rule r = { .priority = cfg->rule_priority,
 			     .fwmask = FWMASK_ALL, .action = FR_ACT_TO_TBL };
 	struct rt_rule r4 = { .priority = cfg->rule_priority,
 			      .action = FR_ACT_TO_TBL };
 
-	if (sid_rule(s, &r.fwmark, &r.table)) {
+	if (sid_rule(rs, s, &r.fwmark, &r.table)) {
 		w->rules[w->nrules++] = r;
-		if (sid_has_dev6(cfg, s) && sid_has_pair(cfg, s)) {
+		if (sid_has_dev6(cfg, rs, s) && sid_has_pair(cfg, rs, s)) {
 			struct rt_rule ri = r;
 			char tx[IF_NAMESIZE];
 
 			ri.fwmark = ri.fwmask = 0;
-			rtrules_dev_names(s->mark, ri.iif, tx);
+			rtrules_dev_names(m.mark, ri.iif, tx);
 			w->rules[w->nrules++] = ri;
 			if (sid_rule_terminal(s)) {
 				ri.table = 0;
@@ -474,9 +482,9 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 			w->rules[w->nrules++] = r;
 		}
 	}
-	if (sid_has_pair(cfg, s))
-		w->dev_marks[w->ndev_marks++] = s->mark;
-	if (sid_rule4(cfg, s, &r4)) {
+	if (sid_has_pair(cfg, rs, s))
+		w->dev_marks[w->ndev_marks++] = m.mark;
+	if (sid_rule4(cfg, rs, s, &r4)) {
 		w->rules4[w->nrules4++] = r4;
 		if (sid_rule_terminal(s)) {
 			r4.table = 0;
@@ -487,12 +495,12 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 	switch (behavior_route_of(s->behavior)) {
 	case BHV_ROUTE_NEXTHOP:	/* its own table with a route via nh */
 		if (behavior_nexthop_is_v4(s->behavior)) {
-			w->route_tables4[w->nroute_tables4++] = s->route_table;
+			w->route_tables4[w->nroute_tables4++] = m.route_table;
 			break;
 		}
-		w->route_tables[w->nroute_tables++] = s->route_table;
+		w->route_tables[w->nroute_tables++] = m.route_table;
 		if (sid_usd(s))
-			w->route_tables4[w->nroute_tables4++] = s->route_table;
+			w->route_tables4[w->nroute_tables4++] = m.route_table;
 		break;
 	case BHV_ROUTE_TABLE:	/* the operator's table: never pruned */
 		w->keep_tables[w->nkeep_tables++] = s->table;
@@ -506,21 +514,22 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
  * families' fwmark rules, and
  * every route in its tables; kernel-end's IPv6 rules (End.DX4's IPv4 one
  * too) and tables. */
-static void want_kencaps(struct rt_want *w, const struct config *cfg)
+static void want_kencaps(struct rt_want *w, const struct config *cfg,
+			 const struct runstate *rs)
 {
 	struct rt_rule r = { .priority = cfg->rule_priority,
 			     .fwmask = FWMASK_ALL, .action = FR_ACT_TO_TBL };
 
-	for (unsigned i = 0; cfg->kencap_on && i < cfg->nkencaps; i++) {
-		r.fwmark = r.table = cfg->kencaps[i].mark;
+	for (unsigned i = 0; rs->kencap_on && i < rs->nkencaps; i++) {
+		r.fwmark = r.table = rs->kencaps[i].mark;
 		w->rules[w->nrules++] = r;
 		w->rules4[w->nrules4++] = r;
 		w->keep_tables[w->nkeep_tables++] = r.table;
 	}
-	for (unsigned i = 0; cfg->kend_on && i < cfg->nsids; i++) {
-		if (!cfg->sids[i].kend_mark)
+	for (unsigned i = 0; rs->kend_on && i < rs->nsids; i++) {
+		if (!rs->sids[i].kend_mark)
 			continue;
-		r.fwmark = r.table = cfg->sids[i].kend_mark;	/* kernel-end */
+		r.fwmark = r.table = rs->sids[i].kend_mark;	/* kernel-end */
 		w->rules[w->nrules++] = r;
 		if (cfg->sids[i].behavior == BHV_END_DX4)	/* nh4's */
 			w->rules4[w->nrules4++] = r;
@@ -531,10 +540,11 @@ static void want_kencaps(struct rt_want *w, const struct config *cfg)
 /* Build the sorted sets of what cfg and keep want (either may be NULL:
  * nothing). */
 static int want_build(struct rt_want *w, const struct config *cfg,
-		      const struct config *keep)
+		      const struct runstate *rs, const struct config *keep,
+		      const struct runstate *keep_rs)
 {
-	unsigned n = (cfg ? 2 * cfg->nsids + cfg->nkencaps : 0) +
-		     (keep ? 2 * keep->nsids + keep->nkencaps : 0);
+	unsigned n = (cfg ? 2 * cfg->nsids + rs->nkencaps : 0) +
+		     (keep ? 2 * keep->nsids + keep_rs->nkencaps : 0);
 
 	memset(w, 0, sizeof(*w));
 	w->rules = calloc(4 * n + 1, sizeof(*w->rules));
@@ -549,13 +559,13 @@ static int want_build(struct rt_want *w, const struct config *cfg,
 		return -1;
 	}
 	for (unsigned i = 0; cfg && i < cfg->nsids; i++)
-		want_sid(w, cfg, &cfg->sids[i]);
+		want_sid(w, cfg, rs, &cfg->sids[i]);
 	for (unsigned i = 0; keep && i < keep->nsids; i++)
-		want_sid(w, keep, &keep->sids[i]);
+		want_sid(w, keep, keep_rs, &keep->sids[i]);
 	if (cfg)
-		want_kencaps(w, cfg);
+		want_kencaps(w, cfg, rs);
 	if (keep)
-		want_kencaps(w, keep);
+		want_kencaps(w, keep, keep_rs);
 	qsort(w->rules, w->nrules, sizeof(*w->rules), cmp_rule);
 	qsort(w->rules4, w->nrules4, sizeof(*w->rules4), cmp_rule);
 	qsort(w->route_tables, w->nroute_tables, sizeof(uint32_t), cmp_u32);
@@ -658,9 +668,10 @@ static struct nlmsghdr *build_route4_via6(void *buf, uint32_t seq,
 
 /* ip [-6] route replace default via nh [dev oif] table M (End.X, End.DX6:
  * nh6; End.DX4: nh4) */
-static int sid_route_add(struct rtnl *nl, const struct sid *s, char *err,
-			 size_t errlen)
+static int sid_route_add(struct rtnl *nl, const struct runstate *rs,
+			 const struct sid *s, char *err, size_t errlen)
 {
+	uint32_t table = runstate_sid(rs, s).route_table;
 	uint32_t msg[RTRULES_MSG_SIZE / 4];	/* aligned for nlmsghdr */
 	bool v4 = behavior_nexthop_is_v4(s->behavior);
 	char name[80], gw[INET6_ADDRSTRLEN];
@@ -681,33 +692,33 @@ static int sid_route_add(struct rtnl *nl, const struct sid *s, char *err,
 			set_err(err, errlen,
 				"%s: cannot add route via %s%s in table %#x: "
 				"no such interface", name, gw, dev,
-				s->route_table);
+				table);
 			return -1;
 		}
 	}
 	if (v4)
 		nlh = rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq,
-					  AF_INET, s->route_table, NULL, 0,
+					  AF_INET, table, NULL, 0,
 					  &s->nh4, oif, 0);
 	else
 		nlh = rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq,
-					  AF_INET6, s->route_table,
+					  AF_INET6, table,
 					  &in6addr_any, 0, &s->nh6, oif, 0);
 	e = rtnl_request(nl, nlh, why, sizeof(why));
 	if (!e && sid_usd(s)) {
 		/* End.X with USD: its IPv4 results to the same adjacency */
-		nlh = build_route4_via6(msg, ++nl->seq, s->route_table, &s->nh6,
+		nlh = build_route4_via6(msg, ++nl->seq, table, &s->nh6,
 					oif);
 		e = rtnl_request(nl, nlh, why, sizeof(why));
 	}
 	if (e) {
 		set_err(err, errlen, "%s: cannot add %sroute via %s%s in table "
 			"%#x: %s", name, sid_usd(s) ? "IPv4 " : "", gw, dev,
-			s->route_table, why);
+			table, why);
 		return -1;
 	}
 	log_debug("%s: route via %s%s in table %#x", name, gw, dev,
-		  s->route_table);
+		  table);
 	return 0;
 }
 
@@ -761,7 +772,8 @@ static int rule4_add(struct rtnl *nl, const char *name, uint32_t prio,
  * ip -4 rule add priority P fwmark M (vrftable: iif DEV) lookup T
  * [+ unreachable] */
 static int sid_rule_add(struct rtnl *nl, const struct config *cfg,
-			const struct sid *s, char *err, size_t errlen)
+			const struct runstate *rs, const struct sid *s,
+			char *err, size_t errlen)
 {
 	struct rt_rule r4 = { .priority = 0 };
 	uint32_t prio = cfg->rule_priority, mark = 0, table = 0;
@@ -769,23 +781,23 @@ static int sid_rule_add(struct rtnl *nl, const struct config *cfg,
 	char name[80];
 
 	sid_name(s, name, sizeof(name));
-	if (sid_rule(s, &mark, &table) &&
+	if (sid_rule(rs, s, &mark, &table) &&
 	    (rule_add(nl, name, AF_INET6, prio, mark, NULL, table, err,
 		      errlen) < 0 ||
 	     (term && rule_add(nl, name, AF_INET6, prio, mark, NULL, 0, err,
 			       errlen) < 0)))
 		return -1;
-	if (sid_has_dev6(cfg, s) && sid_has_pair(cfg, s)) {
+	if (sid_has_dev6(cfg, rs, s) && sid_has_pair(cfg, rs, s)) {
 		char rx[IF_NAMESIZE], tx[IF_NAMESIZE];
 
-		rtrules_dev_names(s->mark, rx, tx);
+		rtrules_dev_names(runstate_sid(rs, s).mark, rx, tx);
 		if (rule_add(nl, name, AF_INET6, prio, 0, rx, table, err,
 			     errlen) < 0 ||
 		    (term && rule_add(nl, name, AF_INET6, prio, 0, rx, 0, err,
 				      errlen) < 0))
 			return -1;
 	}
-	if (sid_rule4(cfg, s, &r4) &&
+	if (sid_rule4(cfg, rs, s, &r4) &&
 	    (rule4_add(nl, name, prio, &r4, r4.table, err, errlen) < 0 ||
 	     (term && rule4_add(nl, name, prio, &r4, 0, err, errlen) < 0)))
 		return -1;
@@ -985,18 +997,19 @@ static struct nlmsghdr *build_link_del(void *buf, uint32_t seq,
  * receiving end in the VRF vrf and the sysctls its traffic needs (those
  * of the reinjection device's receiving end); set r's ifindex to the
  * sending end, its rx_ifindex to the receiving one.  Returns 0 or -1. */
-static int sid_dev_setup(struct rtnl *nl, const struct sid *s,
-			 struct sid_runtime *r, uint32_t vrf, bool v6,
-			 char *err, size_t errlen)
+static int sid_dev_setup(struct rtnl *nl, const struct runstate *rs,
+			 const struct sid *s, struct sid_runtime *r,
+			 uint32_t vrf, bool v6, char *err, size_t errlen)
 {
+	uint32_t mark = runstate_sid(rs, s).mark;
 	uint32_t msg[RTRULES_MSG_SIZE / 4];
 	char rx[IF_NAMESIZE], tx[IF_NAMESIZE], name[80], why[256];
 	uint32_t rxi, txi;
 	int e;
 
 	sid_name(s, name, sizeof(name));
-	rtrules_dev_names(s->mark, rx, tx);
-	e = rtnl_request(nl, build_veth(msg, ++nl->seq, s->mark), why,
+	rtrules_dev_names(mark, rx, tx);
+	e = rtnl_request(nl, build_veth(msg, ++nl->seq, mark), why,
 			  sizeof(why));
 	if (e && e != EEXIST) {
 		set_err(err, errlen, "%s: cannot create veth pair %s/%s: %s",
@@ -1012,7 +1025,7 @@ static int sid_dev_setup(struct rtnl *nl, const struct sid *s,
 		return -1;
 	}
 	/* No IPv6 on them (no DAD, no router solicitations), unless IPv6
-	 * results come in on the receiving end (cfg->payload): then
+	 * results come in on the receiving end (rs->payload): then
 	 * IPv6 without addresses, forwarding as all/forwarding; IPv4 from
 	 * anywhere may come in on the receiving end. */
 	sysctl_dev_write("ipv6", tx, "disable_ipv6", "1");
@@ -1050,7 +1063,8 @@ static int sid_dev_setup(struct rtnl *nl, const struct sid *s,
 /* The workers send End.DX2 frames and the IPv4 results of End.DX4, DT4
  * and DT46 on packet sockets (reinject.h), which need CAP_NET_RAW: say so
  * at start rather than drop every such packet.  Returns 0 or -1. */
-static int sids_need_pkt_sock(const struct config *cfg, char *err,
+static int sids_need_pkt_sock(const struct config *cfg,
+			      const struct runstate *rs, char *err,
 			      size_t errlen)
 {
 	char name[80];
@@ -1060,7 +1074,7 @@ static int sids_need_pkt_sock(const struct config *cfg, char *err,
 		const struct sid *s = &cfg->sids[i];
 
 		if (behavior_route_of(s->behavior) != BHV_ROUTE_L2 &&
-		    !sid_has_dev(cfg, s))
+		    !sid_has_dev(cfg, rs, s))
 			continue;
 		fd = pkt_sock_open();
 		if (fd >= 0) {
@@ -1095,7 +1109,8 @@ static uint32_t sid_oif_index(const struct config *cfg, const struct sid *s)
  * r->by_mark for the SIDs whose results go into the reinjection device.
  * Returns 0 or -1. */
 static int sid_devices(struct rtnl *nl, const struct config *cfg,
-		       const struct dump_list *l, const struct sid *s,
+		       const struct runstate *rs, const struct dump_list *l,
+		       const struct sid *s,
 		       struct sid_runtime *r, char *err, size_t errlen)
 {
 	uint32_t vrf = 0;
@@ -1123,28 +1138,29 @@ static int sid_devices(struct rtnl *nl, const struct config *cfg,
 	}
 	if (s->oif[0])
 		r->oif_index = sid_oif_index(cfg, s);
-	if (sid_has_pair(cfg, s))
-		return sid_dev_setup(nl, s, r, vrf, sid_has_dev6(cfg, s), err,
-				     errlen);
+	if (sid_has_pair(cfg, rs, s))
+		return sid_dev_setup(nl, rs, s, r, vrf, sid_has_dev6(cfg, rs, s),
+				     err, errlen);
 	/* Into the reinjection device with its mark: the engine gives r its
 	 * ifindex when it publishes the generation. */
-	r->by_mark = sid_has_dev(cfg, s);
+	r->by_mark = sid_has_dev(cfg, rs, s);
 	return 0;
 }
 
 /* The devices of every SID into rt (cfg->nsids entries, zeroed).
  * Returns 0 or -1. */
 static int sids_devices(struct rtnl *nl, const struct config *cfg,
-			struct sid_runtime *rt, char *err, size_t errlen)
+			const struct runstate *rs, struct sid_runtime *rt,
+			char *err, size_t errlen)
 {
 	struct dump_list l;
 	int ret = 0;
 
-	if (sids_need_pkt_sock(cfg, err, errlen) < 0 ||
+	if (sids_need_pkt_sock(cfg, rs, err, errlen) < 0 ||
 	    links_dump(nl, &l, err, errlen) < 0)
 		return -1;
 	for (unsigned i = 0; i < cfg->nsids && !ret; i++)
-		ret = sid_devices(nl, cfg, &l, &cfg->sids[i], &rt[i], err,
+		ret = sid_devices(nl, cfg, rs, &l, &cfg->sids[i], &rt[i], err,
 				  errlen);
 	free(l.v);
 	return ret;
@@ -1249,13 +1265,15 @@ static const struct {
  * routes (a rule never points at a table we emptied while it still
  * exists), then devices.  Returns 0 or -1 (first error in err). */
 static int prune(struct rtnl *nl, const struct config *cfg,
-		 const struct config *keep, const struct rtrules_scope *scopes,
-		 unsigned nscopes, char *err, size_t errlen)
+		 const struct runstate *rs, const struct config *keep,
+		 const struct runstate *keep_rs,
+		 const struct rtrules_scope *scopes, unsigned nscopes,
+		 char *err, size_t errlen)
 {
 	struct rt_want w;
 	int ret = 0;
 
-	if (want_build(&w, cfg, keep) < 0) {
+	if (want_build(&w, cfg, rs, keep, keep_rs) < 0) {
 		set_err(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
@@ -1272,9 +1290,9 @@ static int prune(struct rtnl *nl, const struct config *cfg,
 	return ret;
 }
 
-static bool sid_has_route(const struct sid *s)
+static bool sid_has_route(const struct runstate *rs, const struct sid *s)
 {
-	return s->mark && behavior_route_of(s->behavior) == BHV_ROUTE_NEXTHOP;
+	return runstate_sid(rs, s).mark && behavior_route_of(s->behavior) == BHV_ROUTE_NEXTHOP;
 }
 
 /* An rtnetlink socket for one install or prune (never per packet). */
@@ -1426,7 +1444,9 @@ static unsigned scopes_of(const struct config *cfg,
 	return n;
 }
 
-int rtrules_install_add(const struct config *cfg, const struct config *keep,
+int rtrules_install_add(const struct config *cfg, const struct runstate *rs,
+			const struct config *keep,
+			const struct runstate *keep_rs,
 			const struct rtrules_scope *prev,
 			struct sid_runtime **rt, char *err, size_t errlen)
 {
@@ -1443,19 +1463,19 @@ int rtrules_install_add(const struct config *cfg, const struct config *keep,
 		goto out;
 	/* Leftovers neither config wants first (a crashed instance's, a
 	 * failed reload's): a mark cfg takes may still have a stale rule. */
-	if (prune(nl, cfg, keep, scopes, nscopes, err, errlen) < 0)
+	if (prune(nl, cfg, rs, keep, keep_rs, scopes, nscopes, err, errlen) < 0)
 		goto out;
 	/* Devices and routes first, so that no rule ever points at an
 	 * empty table or a missing device.  What cfg shares with keep
-	 * (the same mark: config_inherit_marks()) is the same already. */
-	if (sids_devices(nl, cfg, r, err, errlen) < 0)
+	 * (the same mark: runstate_inherit_marks()) is the same already. */
+	if (sids_devices(nl, cfg, rs, r, err, errlen) < 0)
 		goto out;
 	for (unsigned i = 0; i < cfg->nsids; i++)
-		if (sid_has_route(&cfg->sids[i]) &&
-		    sid_route_add(nl, &cfg->sids[i], err, errlen) < 0)
+		if (sid_has_route(rs, &cfg->sids[i]) &&
+		    sid_route_add(nl, rs, &cfg->sids[i], err, errlen) < 0)
 			goto out;
 	for (unsigned i = 0; i < cfg->nsids; i++)
-		if (sid_rule_add(nl, cfg, &cfg->sids[i], err, errlen) < 0)
+		if (sid_rule_add(nl, cfg, rs, &cfg->sids[i], err, errlen) < 0)
 			goto out;
 	*rt = r;
 	r = NULL;
@@ -1467,7 +1487,9 @@ out:
 	return ret;
 }
 
-int rtrules_prune_keep(const struct config *cfg, const struct config *keep,
+int rtrules_prune_keep(const struct config *cfg, const struct runstate *rs,
+		       const struct config *keep,
+		       const struct runstate *keep_rs,
 		       const struct rtrules_scope *prev, char *err,
 		       size_t errlen)
 {
@@ -1478,21 +1500,23 @@ int rtrules_prune_keep(const struct config *cfg, const struct config *keep,
 
 	if (!nl)
 		return -1;
-	ret = prune(nl, cfg, keep, scopes, nscopes, err, errlen);
+	ret = prune(nl, cfg, rs, keep, keep_rs, scopes, nscopes, err, errlen);
 	rt_nl_free(nl);
 	return ret;
 }
 
-int rtrules_prune(const struct config *cfg, const struct rtrules_scope *prev,
-		  char *err, size_t errlen)
+int rtrules_prune(const struct config *cfg, const struct runstate *rs,
+		  const struct rtrules_scope *prev, char *err, size_t errlen)
 {
-	return rtrules_prune_keep(cfg, NULL, prev, err, errlen);
+	return rtrules_prune_keep(cfg, rs, NULL, NULL, prev, err, errlen);
 }
 
-int rtrules_install(const struct config *cfg, const struct rtrules_scope *prev,
+int rtrules_install(const struct config *cfg, const struct runstate *rs,
+		    const struct rtrules_scope *prev,
 		    struct sid_runtime **rt, char *err, size_t errlen)
 {
-	return rtrules_install_add(cfg, NULL, prev, rt, err, errlen);
+	return rtrules_install_add(cfg, rs, NULL, NULL, prev, rt, err,
+				   errlen);
 }
 
 int rtrules_remove(const struct rtrules_scope *s, char *err, size_t errlen)
@@ -1502,7 +1526,7 @@ int rtrules_remove(const struct rtrules_scope *s, char *err, size_t errlen)
 
 	if (!nl)
 		return -1;
-	ret = prune(nl, NULL, NULL, s, 1, err, errlen);
+	ret = prune(nl, NULL, NULL, NULL, NULL, s, 1, err, errlen);
 	rt_nl_free(nl);
 	return ret;
 }

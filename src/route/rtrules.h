@@ -18,7 +18,7 @@
  *   End.X with usd: ip -4 rule add priority P fwmark M lookup M
  *                   ip -4 route add default via inet6 NH6 [dev OIF] table M
  *   End.T with usd: ip -4 rule add priority P fwmark M lookup TABLE
- * When some results cannot go as a verdict's payload (cfg->payload not
+ * When some results cannot go as a verdict's payload (rs->payload not
  * PAYLOAD_ANY: `reinject no-payload`, or auto on Linux 7.2+; or `gso
  * yes`), the IPv6 results of the SIDs with an IPv6 fwmark rule go the
  * same way: into the reinjection device with the SID's mark, routed by
@@ -57,6 +57,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "runstate.h"
 
 #define RTRULES_RANGE	65536u	/* marks/tables owned above mark_base */
 #define RTRULES_MSG_SIZE	256	/* room for any message built below */
@@ -112,17 +113,20 @@ void rtrules_scope_of(const struct config *cfg, struct rtrules_scope *s);
  * the caller's to free() or publish with cfg), or -1 with a message in err
  * at the first failure (a vrftable without its VRF device, an End.DX2 oif
  * that does not exist, ...) and *rt NULL. */
-int rtrules_install(const struct config *cfg, const struct rtrules_scope *prev,
+int rtrules_install(const struct config *cfg, const struct runstate *rs,
+		    const struct rtrules_scope *prev,
 		    struct sid_runtime **rt, char *err, size_t errlen);
 
 /* A reload, step 1, while keep (the config in force, scope *prev) still
  * marks packets: add what cfg wants (devices, routes, rules) and delete
  * only what neither cfg nor keep wants, so that nothing keep's packets
- * rely on changes (with config_inherit_marks(), a mark means the same in
+ * rely on changes (with runstate_inherit_marks(), a mark means the same in
  * both).  Returns 0 with *rt as rtrules_install(), or -1 with a message in
  * err at the first failure and *rt NULL (what was added stays:
  * rtrules_prune(keep, ...) takes it away). */
-int rtrules_install_add(const struct config *cfg, const struct config *keep,
+int rtrules_install_add(const struct config *cfg, const struct runstate *rs,
+			const struct config *keep,
+			const struct runstate *keep_rs,
 			const struct rtrules_scope *prev,
 			struct sid_runtime **rt, char *err, size_t errlen);
 
@@ -131,13 +135,15 @@ int rtrules_install_add(const struct config *cfg, const struct config *keep,
  * *prev's (may be NULL) cfg does not want.  Also how a failed reload goes
  * back (cfg: the config in force, prev: the refused one's scope).
  * Returns 0, or -1 with a message in err (it still tries every entry). */
-int rtrules_prune(const struct config *cfg, const struct rtrules_scope *prev,
-		  char *err, size_t errlen);
+int rtrules_prune(const struct config *cfg, const struct runstate *rs,
+		  const struct rtrules_scope *prev, char *err, size_t errlen);
 
 /* rtrules_prune() with what keep (may be NULL) wants kept too: a
  * reload's config whose kernel-encap / kernel-end install fell back
  * (kencap_routes_install()), the running one keep. */
-int rtrules_prune_keep(const struct config *cfg, const struct config *keep,
+int rtrules_prune_keep(const struct config *cfg, const struct runstate *rs,
+		       const struct config *keep,
+		       const struct runstate *keep_rs,
 		       const struct rtrules_scope *prev, char *err,
 		       size_t errlen);
 

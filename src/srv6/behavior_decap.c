@@ -138,7 +138,7 @@ static bool decap_table_ok(struct proc_ctx *ctx, const struct sid *sid,
 	pkt_pull(p, off);
 	p->verdict = PKT_NEW_BYTES;
 	p->set_mark = true;
-	p->out_mark = sid->mark;
+	p->out_mark = runstate_sid(ctx->rs, sid).mark;
 	proc_count_drop(ctx, p, st, why, PKT_OUT_HANDOFF);
 	return false;
 }
@@ -230,12 +230,14 @@ static void decap_kernel_facts(const struct proc_ctx *ctx,
 			       const struct sid *sid, struct pkt *p,
 			       uint32_t off)
 {
-	if (!ctx->cfg->kend_on || !sid->kend_mark || p->chained ||
+	uint32_t mark = runstate_sid(ctx->rs, sid).kend_mark;
+
+	if (!ctx->rs || !ctx->rs->kend_on || !mark || p->chained ||
 	    behavior_decap_kernel_len(sid, p->data, p->len, p->orig_len) != off ||
 	    off + behavior_inner_len(p->data + off, p->len - off) != p->orig_len)
 		return;
 	p->facts.kernel = PKT_KERNEL_END;
-	p->facts.kernel_mark = sid->kend_mark;
+	p->facts.kernel_mark = mark;
 	p->facts.kernel_from_original = true;
 }
 
@@ -271,6 +273,6 @@ void behavior_decap(struct proc_ctx *ctx, const struct sid *sid,
 	pkt_pull(p, off);				/* S02 */
 	p->verdict = PKT_NEW_BYTES;			/* S03 */
 	p->set_mark = true;
-	p->out_mark = sid->mark;
+	p->out_mark = runstate_sid(ctx->rs, sid).mark;
 	proc_count_ok(behavior_stats(ctx, sid), p);
 }

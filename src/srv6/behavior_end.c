@@ -40,7 +40,7 @@ static void end_forward(struct proc_ctx *ctx, const struct sid *sid,
 	p->verdict = PKT_NEW_BYTES;
 	if (behavior_routes_by_mark(behavior_desc(sid->behavior))) {
 		p->set_mark = true;
-		p->out_mark = sid->mark;
+		p->out_mark = runstate_sid(ctx->rs, sid).mark;
 	}
 	proc_count_ok(behavior_stats(ctx, sid), p);
 }
@@ -96,11 +96,13 @@ static bool end_route_ok(struct proc_ctx *ctx, const struct sid *sid,
 static void end_kernel_facts(const struct proc_ctx *ctx, const struct sid *sid,
 			     const struct srh *srh, struct pkt *p)
 {
-	if (!ctx->cfg->kend_on || !sid->kend_mark || sid->flavors ||
+	uint32_t mark = runstate_sid(ctx->rs, sid).kend_mark;
+
+	if (!ctx->rs || !ctx->rs->kend_on || !mark || sid->flavors ||
 	    p->chained || srh->hdrlen != (srh->last_entry + 1u) * 2)
 		return;
 	p->facts.kernel = PKT_KERNEL_END;
-	p->facts.kernel_mark = sid->kend_mark;
+	p->facts.kernel_mark = mark;
 	p->facts.kernel_from_original = true;
 }
 

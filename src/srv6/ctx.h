@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "runstate.h"
 #include "pkt.h"
 #include "srccache.h"
 #include "srh.h"
@@ -37,6 +38,10 @@ struct sid_runtime;
 /* Everything a behavior may touch, owned by one worker. */
 struct proc_ctx {
 	const struct config *cfg;
+	/* What the daemon decided for cfg (runstate.h), published with it;
+	 * NULL: nothing decided (unit tests): no SID has a mark, no kernel
+	 * help, any payload. */
+	const struct runstate *rs;
 	/* What rule installation made for cfg's SIDs (rtrules.h), published
 	 * with it; NULL: none (unit tests), every SID's entry 0. */
 	const struct sid_runtime *sid_rt;

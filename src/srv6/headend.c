@@ -449,18 +449,18 @@ static enum drop_reason plan_push(const struct headend_plan *plan,
 }
 
 /* The outer source the kernel's seg6 gives an encapsulation to first
- * segment `first`: its `ip sr tunsrc` (cfg->kencap_tunsrc), else the one
+ * segment `first`: its `ip sr tunsrc` (rs->kencap_tunsrc), else the one
  * it picks with srv6d's reinjection device as the link.  Returns 0, or -1
  * when it cannot be known (no mirror). */
 static int kernel_tunsrc(const struct proc_ctx *ctx,
 			 const struct in6_addr *first, struct in6_addr *src)
 {
-	*src = ctx->cfg->kencap_tunsrc;
+	*src = ctx->rs->kencap_tunsrc;
 	if (!IN6_IS_ADDR_UNSPECIFIED(src))
 		return 0;
 	if (!ctx->mirror)
 		return -1;
-	return egress_source_select(ctx->mirror, ctx->cfg->kencap_oif, first,
+	return egress_source_select(ctx->mirror, ctx->rs->kencap_oif, first,
 				    src) < 0 ? -1 : 0;
 }
 
@@ -478,13 +478,13 @@ static enum kencap_fallback kernel_encap_check(const struct proc_ctx *ctx,
 	const struct kencap_entry *e;
 	struct in6_addr ksrc;
 
-	if (!ctx->cfg->kencap_on)
+	if (!ctx->rs || !ctx->rs->kencap_on)
 		return KENCAP_FB_OFF;
 	if (pol->mode != ENCAP_MODE_ENCAP && pol->mode != ENCAP_MODE_ENCAP_RED)
 		return KENCAP_FB_SHAPE;
 	if (pol->hmac_keyid)
 		return KENCAP_FB_HMAC;
-	e = config_kencap_find(ctx->cfg, pol->mode, plan->sl);
+	e = runstate_kencap_find(ctx->rs, pol->mode, plan->sl);
 	if (!e)
 		return KENCAP_FB_UNLISTED;
 	if (to_first)	/* the throw route's: it would not be encapsulated */

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "lpm.h"
+#include "runstate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,6 +24,10 @@ static void discard(void *arg, const char *file, unsigned line,
 
 static void check_invariants(const struct config *cfg)
 {
+	struct runstate *rs = runstate_new(cfg);
+
+	if (!rs)
+		return;	/* out of memory: nothing to check */
 	if (cfg->queue_first > cfg->queue_last ||
 	    cfg->queue_last - cfg->queue_first >= SRV6_MAX_QUEUES)
 		__builtin_trap();
@@ -33,7 +38,7 @@ static void check_invariants(const struct config *cfg)
 		    lpm_get(cfg->sid_table, &s->prefix, s->plen) != s ||
 		    lpm_lookup(cfg->sid_table, &s->prefix) != s)
 			__builtin_trap();
-		if ((s->behavior == BHV_END) != (s->mark == 0))
+		if ((s->behavior == BHV_END) != (rs->sids[i].mark == 0))
 			__builtin_trap();
 		if ((s->flavors & FLV_NEXT_CSID) &&
 		    (s->lblen + s->nflen > s->plen || s->lblen % 8 || s->nflen % 8))
@@ -60,6 +65,7 @@ static void check_invariants(const struct config *cfg)
 				__builtin_trap();
 		}
 	}
+	runstate_free(rs);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -88,6 +88,7 @@ static const char conf_fmt[] =
 	"route 192.0.2.0/24 encap seg6 mode encap segs fc00:66::1\n";
 
 static struct config *cfg;
+static struct runstate *rs;
 static struct rtmirror *mirror;
 static struct worker_stats ws;
 static struct sid_stats *sid_st, *pol_st;
@@ -270,8 +271,11 @@ static void setup(void)
 				  NULL);
 	if (!cfg)
 		abort();
-	/* What the daemon resolves before publishing: the SIDs' devices
-	 * and oif indexes (adj is 3, down0 5). */
+	/* What the daemon resolves before publishing: the SIDs' marks
+	 * (runstate.h), devices and oif indexes (adj is 3, down0 5). */
+	rs = runstate_new(cfg);
+	if (!rs)
+		abort();
 	sid_rt = calloc(cfg->nsids + 1, sizeof(*sid_rt));
 	if (!sid_rt)
 		abort();
@@ -288,6 +292,7 @@ static void setup(void)
 	if (!sid_st || !pol_st)
 		abort();
 	ctx.cfg = cfg;
+	ctx.rs = rs;
 	ctx.sid_rt = sid_rt;
 	ctx.mirror = mirror;
 	ctx.stats = &ws;
@@ -316,7 +321,7 @@ static void reinject_check(const struct pkt *p)
 {
 	enum drop_reason why = DROP__COUNT;
 
-	switch (reinject_decide(cfg, sid_rt, p, &why)) {
+	switch (reinject_decide(cfg, rs, sid_rt, p, &why)) {
 	case REINJECT_ACCEPT:
 	case REINJECT_PAYLOAD:
 	case REINJECT_OWN_DEV:

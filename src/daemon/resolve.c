@@ -1,0 +1,99 @@
+/* resolve.c - the one resolver (resolve.h). */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kencap_routes.h"
+#include "log.h"
+#include "reinject.h"
+#include "resolve.h"
+
+/* Which results may go as a verdict's payload on this kernel
+ * (reinject_resolve()); said, with the reason, at start (ors NULL) and
+ * when a reload changes it.  Any rule runs `offload yes`: a super-packet
+ * that may not go as a payload goes by the vnet socket (reinject.h). */
+static void resolve_payload(struct runstate *rs, const struct config *cfg,
+			    const struct config *old,
+			    const struct runstate *ors)
+{
+	reinject_resolve(rs, cfg);
+	if (ors && old && ors->payload == rs->payload &&
+	    old->reinject == cfg->reinject)
+		return;
+	log_msg(LOG_INFO, "reinject %s: %s payloads (%s)%s",
+		reinject_mode_name(cfg->reinject),
+		reinject_payload_name(rs->payload), rs->payload_why,
+		rs->payload == PAYLOAD_ANY ? "" :
+		rs->payload == PAYLOAD_KEEP_CHAIN ?
+		"; other results re-enter by srv6d's devices" :
+		"; every result re-enters by srv6d's devices");
+	if (cfg->reinject == REINJECT_MODE_VERDICT) {
+		char why[128];
+
+		if (reinject_running_kernel(why, sizeof(why)) != PAYLOAD_ANY)
+			log_msg(LOG_WARNING, "reinject verdict: %s: such "
+				"results will be lost (reinject auto avoids it)",
+				why);
+	}
+}
+
+/* old and cfg have the same SIDs, in the same order, with the same
+ * marks and routing: the kernel's rules, routes and devices for them are
+ * what they were (a policy needs none). */
+static bool sids_unchanged(const struct config *old,
+			   const struct runstate *ors,
+			   const struct config *cfg,
+			   const struct runstate *rs)
+{
+	if (old->nsids != cfg->nsids)
+		return false;
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		const struct sid *a = &old->sids[i], *b = &cfg->sids[i];
+		struct sid_marks ma = runstate_sid(ors, a);
+		struct sid_marks mb = runstate_sid(rs, b);
+
+		if (a->plen != b->plen ||
+		    !IN6_ARE_ADDR_EQUAL(&a->prefix, &b->prefix) ||
+		    a->behavior != b->behavior || a->flavors != b->flavors ||
+		    a->lblen != b->lblen || a->nflen != b->nflen ||
+		    !IN6_ARE_ADDR_EQUAL(&a->nh6, &b->nh6) ||
+		    a->nh4.s_addr != b->nh4.s_addr || strcmp(a->oif, b->oif) ||
+		    a->table != b->table || a->vrf != b->vrf ||
+		    ma.mark != mb.mark || ma.route_table != mb.route_table)
+			return false;
+	}
+	return true;
+}
+
+struct runstate *resolve_state(const struct config *cfg,
+			       const struct config *old,
+			       const struct runstate *ors, bool reuse,
+			       bool *same_sids, char *err, size_t errlen)
+{
+	struct runstate *rs = runstate_new(cfg);
+
+	*same_sids = false;
+	if (!rs) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	/* what may be a payload decides which devices the SIDs get */
+	resolve_payload(rs, cfg, old, ors);
+	if (runstate_inherit_marks(rs, cfg, ors, old, err, errlen) < 0)
+		goto fail;
+	if (kencap_routes_assign(rs, cfg, ors, old) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (reuse && old && ors && sids_unchanged(old, ors, cfg, rs)) {
+		/* nothing is installed: what is in the kernel stays */
+		kencap_routes_keep(rs, cfg, ors, old);
+		*same_sids = true;
+		return rs;
+	}
+	kencap_routes_resolve(rs, cfg, ors);
+	return rs;
+fail:
+	runstate_free(rs);
+	return NULL;
+}
