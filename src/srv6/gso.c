@@ -119,10 +119,17 @@ static int gso_l4(const uint8_t *pkt, uint32_t len, uint32_t off,
 	return 0;
 }
 
+#ifdef SRV6D_GSO_PARSE_COUNT
+unsigned long gso_parse_count;
+#endif
+
 int gso_parse(const uint8_t *pkt, uint32_t len, struct gso_info *gi)
 {
 	uint32_t off = 0;
 
+#ifdef SRV6D_GSO_PARSE_COUNT
+	gso_parse_count++;
+#endif
 	memset(gi, 0, sizeof(*gi));
 	if (len > 0xffff)
 		return -1;

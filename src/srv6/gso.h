@@ -41,6 +41,12 @@ struct gso_info {
  * (a fragment, another protocol, truncated or too deep). */
 int gso_parse(const uint8_t *pkt, uint32_t len, struct gso_info *gi);
 
+#ifdef SRV6D_GSO_PARSE_COUNT
+/* A test build of gso.c (tests/check_egress.c's, Makefile.am) counts
+ * every gso_parse() here, wherever it is called from. */
+extern unsigned long gso_parse_count;
+#endif
+
 /* The length of each segment of a super-packet cut at gso_size bytes of
  * payload: its headers plus gso_size.  0 when pkt is not TCP. */
 uint32_t gso_segment_len(const uint8_t *pkt, uint32_t len, uint16_t gso_size);
