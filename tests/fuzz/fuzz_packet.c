@@ -312,7 +312,7 @@ static uint64_t outcomes(void)
 
 /* reinject_decide() on the result: a valid action, and a valid reason
  * when it says drop with one. */
-static void reinject_check(const struct pkt *p)
+static void reinject_check(struct pkt *p)
 {
 	enum drop_reason why = DROP__COUNT;
 
