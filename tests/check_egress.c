@@ -1085,6 +1085,7 @@ static const char conf_parses[] =
 	"gso yes\n"
 	"sid fc00:100::8 action End\n"
 	"sid fc00:100::6 action End.DT6 table 100\n"
+	"sid fc00:100::b action End.B6.Encaps srh segs fc00:9::a1\n"
 	"route fc00:9:e1::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n"
 	"route fc00:9:e2::/48 encap seg6 mode inline segs fc00:9::c1\n";
 
@@ -1223,6 +1224,12 @@ static unsigned long parses(const char *hex, uint32_t indev,
 	"6000000022d80640fc000001000000000000000000000001" \
 	"20010db8000600000000000000000001" \
 	"04d2162e00000001000000005010020000000000"
+/* End.B6.Encaps: SL 1 (fc00:9::c2, the SID). */
+#define B6_IN "6000000023002b40fc000001000000000000000000000001" \
+	"fc00010000000000000000000000000b" \
+	"0604040101000000fc0000090000000000000000000000c2" \
+	"fc00010000000000000000000000000b" \
+	"04d2162e00000001000000005010020000000000"
 /* Steered to the inline policy. */
 #define INSERT_IN "6000000023000640fc000001000000000000000000000001" \
 	"fc00000900e200000000000000000001" \
@@ -1230,10 +1237,10 @@ static unsigned long parses(const char *hex, uint32_t indev,
 
 /* Each super-packet is parsed once, at receipt (nfq.c), and once more
  * only where a behavior rewrote its header chain in place (End's
- * Segments Left, H.Insert's SRH) and the way back needs the result's
- * headers.  Decapsulation (pkt_pull()) and encapsulation (headend.c)
- * carry the parse over.  Before the parse was kept on the packet (issue
- * 18): 7, 3, 5, 7, 7, 3 and 9. */
+ * Segments Left, End.B6.Encaps' before it encapsulates, H.Insert's SRH)
+ * and the way back needs the result's headers.  Decapsulation
+ * (pkt_pull()) and encapsulation (headend.c) carry the parse over.  Before the parse was kept on the packet (issue
+ * 18): 7, 3, 5, 7, 7, 7, 3 and 9. */
 START_TEST(test_gso_parses)
 {
 	struct sid_runtime rt[2] = { { 0 }, { .ifindex = 0x7ffffff0 } };
@@ -1249,6 +1256,9 @@ START_TEST(test_gso_parses)
 			  2);
 	/* H.Encaps, cut in userspace (7 segments of 1360 bytes). */
 	ck_assert_uint_eq(parses(IN6_TCP_HDR, 4, NULL, REINJECT_SEGMENT), 1);
+	/* End.B6.Encaps: its Segments Left write ends the parse before
+	 * the encapsulation, the result is parsed once more (cut). */
+	ck_assert_uint_eq(parses(B6_IN, 4, NULL, REINJECT_SEGMENT), 2);
 	/* H.Encaps by the kernel's seg6: the original with the mark (in
 	 * on the link of MTU 1400), the inner packet whole (in on the
 	 * one of 1500: smaller segments than the sender's). */
