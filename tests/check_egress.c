@@ -5,9 +5,11 @@
  * built with scapy (checksums included). */
 #include <arpa/inet.h>
 #include <check.h>
+#include <fcntl.h>
 #include <libmnl/libmnl.h>
 #include <linux/if_addr.h>
 #include <linux/if_ether.h>
+#include <linux/netfilter/nfnetlink_queue.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -15,12 +17,15 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "gso.h"
 #include "runstate.h"
 #include "kencap_routes.h"
 #include "nfq.h"
+#include "pktsock.h"
 #include "process.h"
 #include "reinject.h"
 #include "rtmirror.h"
+#include "segment.h"
 #include "testutil.h"
 
 #ifndef IFF_LOWER_UP
@@ -1078,11 +1083,212 @@ START_TEST(test_icmp_ratelimited_once)
 }
 END_TEST
 
+/* ---- GSO parses per super-packet ------------------------------------------ */
+
+/* This program's gso.c counts every gso_parse() (gso_parse_count,
+ * Makefile.am): a super-packet received as NFQUEUE queues it
+ * (NFQA_SKB_GSO), processed and sent on as the worker does, by each of
+ * the ways a super-packet goes, and the parses it took, wherever they
+ * were made (nfq.c, the behavior or the headend, reinject.c, kencap.c,
+ * segment.c, gso.c's own). */
+static const char conf_parses[] =
+	"queue 0\n"
+	"encap-source fc00:1::2\n"
+	"gso yes\n"
+	"sid fc00:100::8 action End\n"
+	"sid fc00:100::6 action End.DT6 table 100\n"
+	"sid fc00:100::b action End.B6.Encaps srh segs fc00:9::a1\n"
+	"route fc00:9:e1::/48 encap seg6 mode encap segs fc00:9::c1,fc00:9::c2\n"
+	"route fc00:9:e2::/48 encap seg6 mode inline segs fc00:9::c1\n";
+
+static uint8_t rx_slot[NFQ_SLOT_SIZE];
+static struct pkt rx_pkt;
+static struct seg_area rx_area;
+static struct reinject_io rx_io;
+static struct nfq *rx_q;
+
+static void setup_parses(void)
+{
+	setup_with(conf_parses, sizeof(conf_parses) - 1);
+	link_set(6, "in1400", UP, 1400);
+	ck_assert_int_eq(seg_area_init(&rx_area, SEG_AREA_BYTES), 0);
+	/* Frames are queued, then refused by the flush: what is counted
+	 * here is the parses, not the sends. */
+	rx_io = (struct reinject_io){ .dev_ifindex = 1,
+				      .pkt_fd = open("/dev/null", O_WRONLY),
+				      .raw_fd = -1, .tx = pkt_tx_new_vnet(),
+				      .seg = &rx_area, .mirror = m };
+	ck_assert_int_ge(rx_io.pkt_fd, 0);
+	ck_assert_ptr_nonnull(rx_io.tx);
+	rx_q = nfq_alloc(0);
+	ck_assert_ptr_nonnull(rx_q);
+}
+
+static void teardown_parses(void)
+{
+	nfq_socket_close(rx_q);
+	pkt_tx_free(rx_io.tx);
+	close(rx_io.pkt_fd);
+	seg_area_fini(&rx_area);
+	teardown();
+}
+
+/* hex + 0xab up to 9000 bytes, queued from the IPv6 hook as a
+ * super-packet in from indev, parsed by nfq_parse(). */
+static struct pkt *receive(const char *hex, uint32_t indev)
+{
+	static uint8_t bytes[9000];
+	struct nfqnl_msg_packet_hdr ph = { .packet_id = htonl(1),
+					   .hw_protocol = htons(ETH_P_IPV6) };
+	size_t n = hex2bin(hex, bytes, sizeof(bytes));
+	struct worker_stats st = { 0 };
+	struct nlmsghdr *nlh;
+	struct nfgenmsg *nfg;
+
+	memset(bytes + n, 0xab, sizeof(bytes) - n);
+	nlh = mnl_nlmsg_put_header(rx_slot + PKT_HEADROOM);
+	nlh->nlmsg_type = (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = AF_INET6;
+	mnl_attr_put(nlh, NFQA_PACKET_HDR, sizeof(ph), &ph);
+	mnl_attr_put_u32(nlh, NFQA_IFINDEX_INDEV, htonl(indev));
+	mnl_attr_put_u32(nlh, NFQA_SKB_INFO, htonl(NFQA_SKB_GSO));
+	mnl_attr_put(nlh, NFQA_PAYLOAD, sizeof(bytes), bytes);
+	ck_assert_int_eq(nfq_parse(rx_slot, rx_slot + sizeof(rx_slot),
+				   rx_slot + PKT_HEADROOM, nlh->nlmsg_len,
+				   &rx_pkt, &st), NFQ_PARSE_PACKET);
+	ck_assert(rx_pkt.gso);
+	return &rx_pkt;
+}
+
+/* The parse p keeps, when it keeps one, is what gso_parse() finds in
+ * its bytes now (this parse not counted): what an encapsulation or a
+ * decapsulation carried over is right. */
+static void cache_true(const struct pkt *p)
+{
+	unsigned long n = gso_parse_count;
+	const struct gso_info *c = &p->gso_cache.info;
+	struct gso_info gi;
+	int rc;
+
+	if (!p->gso_cache.valid)
+		return;
+	rc = gso_parse(p->data, p->len, &gi);
+	gso_parse_count = n;
+	ck_assert_int_eq(rc == 0, p->gso_cache.ok);
+	if (rc < 0)
+		return;
+	ck_assert_uint_eq(c->nlayers, gi.nlayers);
+	for (unsigned i = 0; i < GSO_MAX_LAYERS; i++) {
+		ck_assert_uint_eq(c->layer_off[i], gi.layer_off[i]);
+		ck_assert_uint_eq(c->layer_ver[i], gi.layer_ver[i]);
+	}
+	ck_assert_uint_eq(c->l4_off, gi.l4_off);
+	ck_assert_uint_eq(c->l4_proto, gi.l4_proto);
+	ck_assert_uint_eq(c->hdr_len, gi.hdr_len);
+	ck_assert_uint_eq(c->rh_pending, gi.rh_pending);
+	ck_assert_uint_eq(c->final_dst_off, gi.final_dst_off);
+}
+
+/* The super-packet hex (from indev) received, processed and sent on its
+ * way, which must be `way`: the gso_parse() calls it took. */
+static unsigned long parses(const char *hex, uint32_t indev,
+			    const struct sid_runtime *rt,
+			    enum reinject_action way)
+{
+	struct worker_stats st = { 0 };
+	unsigned long n;
+	struct pkt *p;
+
+	gso_parse_count = 0;
+	p = receive(hex, indev);
+	srv6_process(&ctx, p);
+	ck_assert_msg(p->verdict == PKT_NEW_BYTES, "verdict %d reason %s",
+		      p->verdict, drop_reason_name(p->reason));
+	cache_true(p);
+	reinject_packet(cfg, rs, rt, p, rx_q, &rx_io, &st);
+	ck_assert_int_eq(p->way.action, way);
+	ck_assert_msg(!p->way.failed || p->way.reason == DROP_REINJECT,
+		      "failed for %s", drop_reason_name(p->way.reason));
+	n = gso_parse_count;
+	reinject_flush(&rx_io, &st);
+	nfq_verdict_flush(rx_q, &st);
+	return n;
+}
+
+/* End on a packet with an SRH, TCP after it: 9000 bytes from fc00:1::1
+ * to the End SID, Segments Left 2 (fc00:9::c3, fc00:9::c2, the SID) and
+ * Segments Left 1 (fc00:9::c2, the SID). */
+#define END_SL2 "6000000023002b40fc000001000000000000000000000001" \
+	"fc000100000000000000000000000008" \
+	"0606040202000000fc0000090000000000000000000000c3" \
+	"fc0000090000000000000000000000c2fc000100000000000000000000000008" \
+	"04d2162e00000001000000005010020000000000"
+#define END_SL1 "6000000023002b40fc000001000000000000000000000001" \
+	"fc000100000000000000000000000008" \
+	"0604040101000000fc0000090000000000000000000000c2" \
+	"fc000100000000000000000000000008" \
+	"04d2162e00000001000000005010020000000000"
+/* End.DT6: IPv6 in IPv6 (no SRH) to the SID, the inner packet to
+ * 2001:db8:6::1 (table 100's). */
+#define DT6_IN "6000000023002940fc000001000000000000000000000001" \
+	"fc000100000000000000000000000006" \
+	"6000000022d80640fc000001000000000000000000000001" \
+	"20010db8000600000000000000000001" \
+	"04d2162e00000001000000005010020000000000"
+/* End.B6.Encaps: SL 1 (fc00:9::c2, the SID). */
+#define B6_IN "6000000023002b40fc000001000000000000000000000001" \
+	"fc00010000000000000000000000000b" \
+	"0604040101000000fc0000090000000000000000000000c2" \
+	"fc00010000000000000000000000000b" \
+	"04d2162e00000001000000005010020000000000"
+/* Steered to the inline policy. */
+#define INSERT_IN "6000000023000640fc000001000000000000000000000001" \
+	"fc00000900e200000000000000000001" \
+	"04d2162e00000001000000005010020000000000"
+
+/* Each super-packet is parsed once, at receipt (nfq.c), and once more
+ * only where a behavior rewrote its header chain in place (End's
+ * Segments Left, End.B6.Encaps' before it encapsulates, H.Insert's SRH)
+ * and the way back needs the result's headers.  Decapsulation
+ * (pkt_pull()) and encapsulation (headend.c) carry the parse over.  Before the parse was kept on the packet (issue
+ * 18): 7, 3, 5, 7, 7, 7, 3 and 9. */
+START_TEST(test_gso_parses)
+{
+	struct sid_runtime rt[2] = { { 0 }, { .ifindex = 0x7ffffff0 } };
+
+	/* End, the result still on its way (SL 1): the vnet way. */
+	ck_assert_uint_eq(parses(END_SL2, 4, NULL, REINJECT_VNET_OWN_DEV), 2);
+	/* End, SL 0 after it: the payload, segmented by the kernel. */
+	ck_assert_uint_eq(parses(END_SL1, 4, NULL, REINJECT_PAYLOAD), 2);
+	/* End.DT6: the inner super-packet into the SID's device. */
+	ck_assert_uint_eq(parses(DT6_IN, 4, rt, REINJECT_VNET_DEV), 1);
+	/* H.Insert: one IPv6 header still, the vnet way. */
+	ck_assert_uint_eq(parses(INSERT_IN, 4, NULL, REINJECT_VNET_OWN_DEV),
+			  2);
+	/* H.Encaps, cut in userspace (7 segments of 1360 bytes). */
+	ck_assert_uint_eq(parses(IN6_TCP_HDR, 4, NULL, REINJECT_SEGMENT), 1);
+	/* End.B6.Encaps: its Segments Left write ends the parse before
+	 * the encapsulation, the result is parsed once more (cut). */
+	ck_assert_uint_eq(parses(B6_IN, 4, NULL, REINJECT_SEGMENT), 2);
+	/* H.Encaps by the kernel's seg6: the original with the mark (in
+	 * on the link of MTU 1400), the inner packet whole (in on the
+	 * one of 1500: smaller segments than the sender's). */
+	ck_assert_int_eq(kencap_routes_assign(rs, cfg, NULL, NULL), 0);
+	rs->kencap_on = true;
+	inet_pton(AF_INET6, "fc00:1::2", &rs->kencap_tunsrc);
+	ck_assert_uint_eq(parses(IN6_TCP_HDR, 6, NULL, REINJECT_KERNEL), 1);
+	ck_assert_uint_eq(parses(IN6_TCP_HDR, 4, NULL, REINJECT_KERNEL_INNER),
+			  1);
+}
+END_TEST
+
 static Suite *egress_suite(void)
 {
 	Suite *s = suite_create("egress");
 	TCase *tc = tcase_create("mirror");
 	TCase *ns = tcase_create("no encap-source");
+	TCase *gp = tcase_create("gso parses");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_ptb6);
@@ -1106,6 +1312,9 @@ static Suite *egress_suite(void)
 	tcase_add_test(ns, test_source_ecmp);
 	tcase_add_test(ns, test_insert_unspecified_source);
 	suite_add_tcase(s, ns);
+	tcase_add_checked_fixture(gp, setup_parses, teardown_parses);
+	tcase_add_test(gp, test_gso_parses);
+	suite_add_tcase(s, gp);
 	return s;
 }
 

@@ -1023,7 +1023,10 @@ START_TEST(test_reinject_decide_gso)
 			 REINJECT_PAYLOAD);
 	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r),
 			 REINJECT_VNET_OWN_DEV);
-	/* SL 0, same layout: the payload; a new layout: the vnet way. */
+	/* SL 0, same layout: the payload; a new layout: the vnet way.  (A
+	 * rewrite of the chain in place says so: the GSO parse the last
+	 * decision kept on p ends, pkt_chain_write().) */
+	pkt_chain_write(p);
 	p->data[48 + 3] = 0;
 	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r), REINJECT_PAYLOAD);
 	p->gso_l4_off = 104;
@@ -1051,6 +1054,7 @@ START_TEST(test_reinject_decide_gso)
 			 REINJECT_VNET_OWN_DEV);
 	ck_assert_int_eq(r, DROP__COUNT);
 	/* Not TCP: DROP_GSO. */
+	pkt_chain_write(p);
 	p->data[9] = IPPROTO_UDP;
 	ck_assert_int_eq(reinject_decide(&cfg, &rs, NULL, p, &r),
 			 REINJECT_DROP_REASON);
@@ -1523,6 +1527,7 @@ START_TEST(test_reinject_gso_size)
 	ck_assert_uint_eq(reinject_mtu_room(40, 52, 1448), 1448);
 	/* No mirror: 1280 - 20 - 32. */
 	ck_assert_uint_eq(reinject_gso_size(NULL, &cfg, &rs, p, 7), 1228);
+	pkt_chain_write(p);	/* the parse kept on p ends */
 	p->data[9] = IPPROTO_UDP;
 	ck_assert_uint_eq(reinject_gso_size(NULL, &cfg, &rs, p, 7), 0);
 }

@@ -36,6 +36,15 @@ static const uint8_t eth[ETH_HLEN] = {
 	0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x86, 0xdd,
 };
 
+/* gso_parse() of the len bytes at b, NULL when it fails: the facts
+ * seg_cut() takes (a packet's gso_pkt_info()). */
+static const struct gso_info *facts(const uint8_t *b, uint32_t len)
+{
+	static struct gso_info gi;
+
+	return gso_parse(b, len, &gi) == 0 ? &gi : NULL;
+}
+
 static void setup(void)
 {
 	ck_assert_int_eq(seg_area_init(&area, SEG_AREA_BYTES), 0);
@@ -64,6 +73,7 @@ START_TEST(cut_encap6)
 	 * first only, the full checksum whatever the super-packet held. */
 	unsigned total = 0;
 	unsigned n = seg_cut(&area, vec_encap6_super, sizeof(vec_encap6_super),
+			     facts(vec_encap6_super, sizeof(vec_encap6_super)),
 			     GSO_VEC_SIZE, eth, 0, 8, frames, lens, &total);
 
 	ck_assert_uint_eq(total, GSO_VEC_NSEGS);
@@ -80,6 +90,7 @@ START_TEST(cut_encap4)
 	 * checksum too. */
 	unsigned total = 0;
 	unsigned n = seg_cut(&area, vec_encap4_super, sizeof(vec_encap4_super),
+			     facts(vec_encap4_super, sizeof(vec_encap4_super)),
 			     GSO_VEC_SIZE, eth, 0, 8, frames, lens, &total);
 
 	ck_assert_uint_eq(n, GSO_VEC_NSEGS);
@@ -94,8 +105,10 @@ START_TEST(cut_encap_red)
 	 * front of the IPv4 packet. */
 	unsigned total = 0;
 	unsigned n = seg_cut(&area, vec_encap4red_super,
-			     sizeof(vec_encap4red_super), GSO_VEC_SIZE, eth, 0,
-			     8, frames, lens, &total);
+			     sizeof(vec_encap4red_super),
+			     facts(vec_encap4red_super,
+				   sizeof(vec_encap4red_super)),
+			     GSO_VEC_SIZE, eth, 0, 8, frames, lens, &total);
 
 	ck_assert_uint_eq(n, GSO_VEC_NSEGS);
 	for (unsigned k = 0; k < n; k++)
@@ -106,24 +119,27 @@ END_TEST
 START_TEST(cut_in_parts)
 {
 	/* An area of two frames: two, then nothing until it is emptied
-	 * (the flush), then the last two, the same bytes as in one go. */
+	 * (the flush), then the last two, the same bytes as in one go,
+	 * from one parse. */
+	const struct gso_info *gi = facts(vec_encap6_super,
+					  sizeof(vec_encap6_super));
 	unsigned total = 0, n;
 
 	seg_area_fini(&area);
 	ck_assert_int_eq(seg_area_init(&area, 2 * 512), 0);
-	n = seg_cut(&area, vec_encap6_super, sizeof(vec_encap6_super),
+	n = seg_cut(&area, vec_encap6_super, sizeof(vec_encap6_super), gi,
 		    GSO_VEC_SIZE, eth, 0, 8, frames, lens, &total);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(total, GSO_VEC_NSEGS);
 	check_frame(0, vec_encap6_segs[0], vec_encap6_lens[0]);
 	check_frame(1, vec_encap6_segs[1], vec_encap6_lens[1]);
 	total = 0;
-	n = seg_cut(&area, vec_encap6_super, sizeof(vec_encap6_super),
+	n = seg_cut(&area, vec_encap6_super, sizeof(vec_encap6_super), gi,
 		    GSO_VEC_SIZE, eth, 2, 8, frames, lens, &total);
 	ck_assert_uint_eq(n, 0);
 	ck_assert_uint_eq(total, GSO_VEC_NSEGS);	/* no room, not refused */
 	seg_area_reset(&area);
-	n = seg_cut(&area, vec_encap6_super, sizeof(vec_encap6_super),
+	n = seg_cut(&area, vec_encap6_super, sizeof(vec_encap6_super), gi,
 		    GSO_VEC_SIZE, eth, 2, 8, frames, lens, &total);
 	ck_assert_uint_eq(n, 2);
 	check_frame(0, vec_encap6_segs[2], vec_encap6_lens[2]);
@@ -136,6 +152,7 @@ START_TEST(cut_max)
 	/* At most max frames (what the batch has room for), from `first`. */
 	unsigned total = 0;
 	unsigned n = seg_cut(&area, vec_encap4_super, sizeof(vec_encap4_super),
+			     facts(vec_encap4_super, sizeof(vec_encap4_super)),
 			     GSO_VEC_SIZE, eth, 1, 1, frames, lens, &total);
 
 	ck_assert_uint_eq(n, 1);
@@ -150,12 +167,15 @@ START_TEST(cut_refused)
 	/* Not TCP (a truncated header), or no segment size: *total 0. */
 	unsigned total = 7;
 
-	ck_assert_uint_eq(seg_cut(&area, vec_encap6_super, 100, GSO_VEC_SIZE,
+	ck_assert_uint_eq(seg_cut(&area, vec_encap6_super, 100,
+				  facts(vec_encap6_super, 100), GSO_VEC_SIZE,
 				  eth, 0, 8, frames, lens, &total), 0);
 	ck_assert_uint_eq(total, 0);
 	total = 7;
 	ck_assert_uint_eq(seg_cut(&area, vec_encap6_super,
-				  sizeof(vec_encap6_super), 0, eth, 0, 8,
+				  sizeof(vec_encap6_super),
+				  facts(vec_encap6_super,
+					sizeof(vec_encap6_super)), 0, eth, 0, 8,
 				  frames, lens, &total), 0);
 	ck_assert_uint_eq(total, 0);
 	ck_assert_uint_eq(area.used, 0);
@@ -166,9 +186,10 @@ START_TEST(size_default)
 {
 	/* 40 + 8 + 32 (outer, SRH) + 40 + 32 (inner IPv6, TCP with
 	 * timestamps) = 152 bytes of headers: 1128 fit 1280. */
-	ck_assert_uint_eq(seg_size_default(vec_encap6_super,
-					   sizeof(vec_encap6_super)), 1128);
-	ck_assert_uint_eq(seg_size_default(vec_encap6_super, 100), 0);
+	ck_assert_uint_eq(seg_size_default(facts(vec_encap6_super,
+						 sizeof(vec_encap6_super))),
+			  1128);
+	ck_assert_uint_eq(seg_size_default(facts(vec_encap6_super, 100)), 0);
 }
 END_TEST
 

@@ -118,10 +118,13 @@ nincludes=$(sort -u "$edges" | wc -l)
 
 # ---- 3: the objects' symbols
 # The object of source src/$1 in the build tree (its path there), or
-# nothing when there is none as new as the source.
+# nothing when there is none as new as the source: the program's, else
+# libsrv6d.la's, else another target's (a test that compiles a source
+# again, such as check_egress's counting gso.c).
 object_of() {
 	d=$top_builddir/src/${1%/*}; b=$(basename "$1" .c)
-	for o in "$d/$b.o" "$d"/*-"$b.o" "$d"/.libs/*-"$b.o"; do
+	for o in "$d/$b.o" "$d/libsrv6d_la-$b.o" "$d/.libs/libsrv6d_la-$b.o" \
+		 "$d"/*-"$b.o" "$d"/.libs/*-"$b.o"; do
 		[ -f "$o" ] || continue
 		[ -z "$(find "$1" -newer "$o")" ] || return
 		echo "${o#"$top_builddir"/}"

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gso_info.h"
 #include "stats.h"
 
 /* What the worker does with the packet once processing is over. */
@@ -136,6 +137,15 @@ struct pkt {
 				 * (NFQA_SKB_CSUM_NOTVERIFIED) */
 	uint16_t gso_l4_off;	/* of a super-packet, where its TCP header
 				 * was when queued (gso_parse()) */
+	/* gso_parse() of data[0..len) (gso_pkt_info(), src/srv6/gso.h):
+	 * made once, by nfq.c on receipt of a super-packet (or on first
+	 * use), for as long as the headers stay.  pkt_push(), pkt_trim()
+	 * (but of bytes past the headers) and pkt_chain_write() end it;
+	 * pkt_pull() of whole outer IP headers keeps it, shifted, as the
+	 * headend does for the header it puts in front (gso_info.h).  Not
+	 * a result of processing: pkt_result_reset() keeps it (nfq.c's
+	 * memset of each message starts it). */
+	struct gso_cache gso_cache;
 	/* Set by processing. */
 	enum pkt_verdict verdict;
 	bool set_mark;		/* give `out_mark` with the verdict */
@@ -182,16 +192,20 @@ static inline uint8_t *pkt_push(struct pkt *p, uint32_t n)
 		return NULL;
 	p->srh_parsed = false;
 	p->chain_kept = false;
+	p->gso_cache.valid = false;
 	p->data -= n;
 	p->len += n;
 	return p->data;
 }
 
-/* Remove n bytes from the front (n <= len). */
+/* Remove n bytes from the front (n <= len).  Of a packet parsed for GSO
+ * (gso_cache), n the offset of one of its inner IP headers: the parse
+ * follows. */
 static inline uint8_t *pkt_pull(struct pkt *p, uint32_t n)
 {
 	p->srh_parsed = false;
 	p->chain_kept = false;
+	gso_cache_pull(&p->gso_cache, n);
 	p->data += n;
 	p->len -= n;
 	return p->data;
@@ -204,6 +218,7 @@ static inline void pkt_trim(struct pkt *p, uint32_t len)
 		p->len = len;
 		p->srh_parsed = false;
 		p->chain_kept = false;
+		gso_cache_trim(&p->gso_cache, len);
 	}
 }
 
@@ -213,6 +228,7 @@ static inline void pkt_trim(struct pkt *p, uint32_t len)
 static inline void pkt_chain_write(struct pkt *p)
 {
 	p->chain_kept = false;
+	p->gso_cache.valid = false;	/* a Segments Left, a Next Header */
 }
 
 /* IP version of the bytes at data (4, 6, or 0 when empty). */

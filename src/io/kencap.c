@@ -15,15 +15,15 @@
 /* The inner header of p: IPv6 or IPv4 in an outer IPv6 header (with or
  * without an SRH), its version in *ver.  Returns its offset, 0 when p is
  * not that. */
-static uint32_t kencap_inner_off(const struct pkt *p, unsigned *ver)
+static uint32_t kencap_inner_off(struct pkt *p, unsigned *ver)
 {
-	struct gso_info gi;
+	const struct gso_info *gi = gso_pkt_info(p);
 
-	if (gso_parse(p->data, p->len, &gi) < 0 || gi.nlayers != 2 ||
-	    gi.layer_ver[0] != 6 || gi.l4_proto != IPPROTO_TCP)
+	if (!gi || gi->nlayers != 2 || gi->layer_ver[0] != 6 ||
+	    gi->l4_proto != IPPROTO_TCP)
 		return 0;
-	*ver = gi.layer_ver[1];
-	return gi.layer_off[1];
+	*ver = gi->layer_ver[1];
+	return gi->layer_off[1];
 }
 
 bool kencap_from_headers(const struct proc_ctx *ctx, const struct pkt *p)
@@ -58,8 +58,9 @@ int kencap_send(struct pkt *p, struct pkt_tx *tx, uint32_t dev_ifindex,
 	*reason = DROP_GSO;
 	if (!off)
 		return -1;
-	pkt_pull(p, off);
-	if (gso_vnet_prepare(p->data, p->len, gso_size, ETH_HLEN, &vh) < 0)
+	pkt_pull(p, off);	/* the parse follows: the inner packet's */
+	if (gso_vnet_prepare(p->data, p->len, gso_pkt_info(p), gso_size,
+			     ETH_HLEN, &vh) < 0)
 		return -1;
 	*reason = DROP_NO_HEADROOM;
 	eth = pkt_push(p, ETH_HLEN);

@@ -236,11 +236,13 @@ static uint16_t nfq_family_proto(const struct nfgenmsg *nfg, uint16_t hw)
 
 /* NFQA_SKB_INFO (nfqnl_put_packet_info()): only on a queue bound with
  * NFQA_CFG_F_GSO can a packet be a super-packet or have a partial
- * checksum; without it the kernel segments and completes before queueing. */
+ * checksum; without it the kernel segments and completes before queueing.
+ * A super-packet's headers are parsed here, once (gso_pkt_info(): the
+ * parse stays on p for the steps after). */
 static void nfq_parse_skb_info(struct pkt *p, uint32_t info,
 			       struct worker_stats *st)
 {
-	struct gso_info gi;
+	const struct gso_info *gi;
 
 	p->csum_partial = info & NFQA_SKB_CSUMNOTREADY;
 	p->csum_unverified = info & NFQA_SKB_CSUM_NOTVERIFIED;
@@ -248,8 +250,9 @@ static void nfq_parse_skb_info(struct pkt *p, uint32_t info,
 		return;
 	p->gso = true;
 	st->gso_packets++;
-	if (gso_parse(p->data, p->len, &gi) == 0)
-		p->gso_l4_off = gi.l4_off;
+	gi = gso_pkt_info(p);
+	if (gi)
+		p->gso_l4_off = gi->l4_off;
 }
 
 /* Fill p from one NFQNL_MSG_PACKET message of which `avail` bytes were

@@ -160,13 +160,14 @@ enum reinject_action reinject_decide_single(const struct config *cfg,
  * tcp_gso_segment() sums the pseudo header of the IP header in front of
  * TCP.  Right only for a result of the same length and layout (a
  * transit rewrite) whose TCP's final destination is that header's. */
-static bool reinject_gso_payload_ok(const struct pkt *p)
+static bool reinject_gso_payload_ok(struct pkt *p)
 {
-	struct gso_info gi;
+	const struct gso_info *gi;
 
-	return p->len == p->orig_len && gso_parse(p->data, p->len, &gi) == 0 &&
-	       gi.l4_off == p->gso_l4_off &&
-	       gso_kernel_can_segment(p->data, p->len);
+	if (p->len != p->orig_len)
+		return false;
+	gi = gso_pkt_info(p);
+	return gi && gi->l4_off == p->gso_l4_off && gso_kernel_can_segment(gi);
 }
 
 /* A super-packet result that may not go as its payload, or one the
@@ -192,11 +193,11 @@ static enum reinject_action reinject_gso_unpayload(const struct sid_runtime *rt,
 static enum reinject_action reinject_decide_gso(const struct config *cfg,
 						const struct runstate *rs,
 						const struct sid_runtime *rt,
-						const struct pkt *p,
+						struct pkt *p,
 						enum reinject_action a,
 						enum drop_reason *reason)
 {
-	struct gso_info gi;
+	const struct gso_info *gi;
 
 	if (a == REINJECT_PAYLOAD) {
 		if (reinject_gso_payload_ok(p))
@@ -210,11 +211,11 @@ static enum reinject_action reinject_decide_gso(const struct config *cfg,
 		}
 		return a;	/* accepted, dropped, local */
 	}
-	if (gso_vnet_can_carry(p->data, p->len))
+	gi = gso_pkt_info(p);
+	if (gso_vnet_can_carry(gi))
 		return a == REINJECT_DEV ? REINJECT_VNET_DEV :
 					   REINJECT_VNET_OWN_DEV;
-	if (gso_parse(p->data, p->len, &gi) == 0 &&
-	    gi.l4_proto == IPPROTO_TCP)
+	if (gi && gi->l4_proto == IPPROTO_TCP)
 		return REINJECT_SEGMENT;	/* IP in IP */
 	*reason = DROP_GSO;			/* not TCP */
 	return REINJECT_DROP_REASON;
@@ -267,7 +268,7 @@ static bool reinject_outcome_dropped(const struct pkt *p)
 enum reinject_action reinject_decide(const struct config *cfg,
 				     const struct runstate *rs,
 				     const struct sid_runtime *rt,
-				     const struct pkt *p,
+				     struct pkt *p,
 				     enum drop_reason *reason)
 {
 	enum reinject_action a;
@@ -352,28 +353,28 @@ static uint32_t reinject_route_mtu(const struct rtmirror *m,
 
 uint16_t reinject_gso_size(const struct rtmirror *m, const struct config *cfg,
 			   const struct runstate *rs,
-			   const struct pkt *p, uint32_t dev_ifindex)
+			   struct pkt *p, uint32_t dev_ifindex)
 {
 	const struct rtmirror_link *in = m ? rtmirror_link_get(m, p->indev) :
 					     NULL;
 	const struct rtmirror_link *dev = m ? rtmirror_link_get(m, dev_ifindex) :
 					      NULL;
+	const struct gso_info *gi = gso_pkt_info(p);
 	uint32_t room = UINT32_MAX, tcp_len, queued_hdr;
-	struct gso_info gi;
 
-	if (gso_parse(p->data, p->len, &gi) < 0 || gi.l4_proto != IPPROTO_TCP)
+	if (!gi || gi->l4_proto != IPPROTO_TCP)
 		return 0;
-	tcp_len = (uint32_t)gi.hdr_len - gi.l4_off;
+	tcp_len = (uint32_t)gi->hdr_len - gi->l4_off;
 	queued_hdr = (uint32_t)p->gso_l4_off + tcp_len;
 	if (in)
 		room = reinject_mtu_room(in->mtu, queued_hdr, room);
 	if (dev)
-		room = reinject_mtu_room(dev->mtu, gi.hdr_len, room);
-	room = reinject_mtu_room(reinject_route_mtu(m, cfg, rs, p), gi.hdr_len,
+		room = reinject_mtu_room(dev->mtu, gi->hdr_len, room);
+	room = reinject_mtu_room(reinject_route_mtu(m, cfg, rs, p), gi->hdr_len,
 				 room);
 	if (room == UINT32_MAX)	/* nothing known: IPv6's minimum MTU */
-		room = REINJECT_GSO_MIN_MTU > gi.hdr_len ?
-		       REINJECT_GSO_MIN_MTU - gi.hdr_len : 0;
+		room = REINJECT_GSO_MIN_MTU > gi->hdr_len ?
+		       REINJECT_GSO_MIN_MTU - gi->hdr_len : 0;
 	return room > 0xffff ? 0xffff : (uint16_t)room;
 }
 
@@ -525,7 +526,7 @@ static int reinject_vnet_frame(const struct config *cfg,
 	if (io->pkt_fd < 0 || !io->tx || !pkt_tx_is_vnet(io->tx) || !ifindex)
 		return -1;
 	*reason = DROP_GSO;
-	if (gso_vnet_prepare(p->data, p->len,
+	if (gso_vnet_prepare(p->data, p->len, gso_pkt_info(p),
 			     reinject_gso_size(io->mirror, cfg, rs, p, ifindex),
 			     ETH_HLEN, &vh) < 0)
 		return -1;
@@ -571,7 +572,8 @@ static unsigned reinject_segment_first(struct reinject_io *io, struct pkt *p,
 	unsigned n;
 
 	for (int tries = 0; tries < 2; tries++) {
-		n = seg_cut(io->seg, p->data, p->len, gso_size, eth, 0,
+		n = seg_cut(io->seg, p->data, p->len, gso_pkt_info(p),
+			    gso_size, eth, 0,
 			    PKT_TX_MAX - pkt_tx_count(io->tx), frames, lens,
 			    total);
 		if (n || !*total)
@@ -598,7 +600,8 @@ static unsigned reinject_segment_rest(struct reinject_io *io, struct pkt *p,
 	bool sent = false;
 
 	while (first < total) {
-		n = seg_cut(io->seg, p->data, p->len, gso_size, eth, first,
+		n = seg_cut(io->seg, p->data, p->len, gso_pkt_info(p),
+			    gso_size, eth, first,
 			    PKT_TX_MAX - pkt_tx_count(io->tx), frames, lens,
 			    &all);
 		if (!n && sent)
@@ -642,7 +645,7 @@ static int reinject_segment(const struct config *cfg,
 	unsigned n, total = 0;
 
 	if (!gso_size)
-		gso_size = seg_size_default(p->data, p->len);
+		gso_size = seg_size_default(gso_pkt_info(p));
 	*reason = DROP_REINJECT;
 	if (io->pkt_fd < 0 || !io->tx || !io->seg || !ifindex)
 		return -1;

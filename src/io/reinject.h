@@ -191,11 +191,13 @@ enum reinject_action {
  * than a verdict can carry), DROP_REINJECT (the SID's device is not set
  * up), DROP_GSO (a super-packet no way carries) or DROP_BOUNCE_LOOP (a
  * bounced packet back on a header queue).  rt: the SIDs' devices
- * (rtrules.h) published with cfg, NULL for none.  Pure: no side effect. */
+ * (rtrules.h) published with cfg, NULL for none.  Pure but for the GSO
+ * parse of a super-packet's result, which it makes once and keeps on p
+ * for the way out (gso_pkt_info()): no other side effect. */
 enum reinject_action reinject_decide(const struct config *cfg,
 				     const struct runstate *rs,
 				     const struct sid_runtime *rt,
-				     const struct pkt *p,
+				     struct pkt *p,
 				     enum drop_reason *reason);
 
 /* The same for p taken as one packet (the table above without its
@@ -225,10 +227,11 @@ uint32_t reinject_mtu_room(uint32_t mtu, uint32_t hdr_len, uint32_t room);
  * destination's in the main tables: the route's mtu metric or its
  * link's), each less the result's own headers.  An MTU the route mirror
  * m does not know is left out; with none known, REINJECT_GSO_MIN_MTU.  0
- * when p is not TCP or its headers leave no room.  Reader of m (QSBR). */
+ * when p is not TCP or its headers leave no room.  Reader of m (QSBR);
+ * p's headers from its GSO parse (gso_pkt_info()). */
 uint16_t reinject_gso_size(const struct rtmirror *m, const struct config *cfg,
 			   const struct runstate *rs,
-			   const struct pkt *p, uint32_t dev_ifindex);
+			   struct pkt *p, uint32_t dev_ifindex);
 
 /* The device p leaves by when reinject_decide() says REINJECT_L2 or
  * REINJECT_DEV: its SID's ifindex in rt (0 otherwise).  Pure. */

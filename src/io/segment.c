@@ -27,9 +27,9 @@ void seg_area_fini(struct seg_area *a)
 	a->size = a->used = 0;
 }
 
-uint16_t seg_size_default(const uint8_t *pkt, uint32_t len)
+uint16_t seg_size_default(const struct gso_info *gi)
 {
-	uint32_t hdr = gso_segment_len(pkt, len, 0);
+	uint32_t hdr = gso_segment_len(gi, 0);
 
 	if (!hdr || hdr >= SEG_MTU_DEFAULT)
 		return 0;
@@ -37,16 +37,16 @@ uint16_t seg_size_default(const uint8_t *pkt, uint32_t len)
 }
 
 unsigned seg_cut(struct seg_area *a, const uint8_t *pkt, uint32_t len,
-		 uint16_t gso_size, const uint8_t *eth, unsigned first,
-		 unsigned max, uint8_t **frames, uint32_t *lens,
-		 unsigned *total)
+		 const struct gso_info *gi, uint16_t gso_size,
+		 const uint8_t *eth, unsigned first, unsigned max,
+		 uint8_t **frames, uint32_t *lens, unsigned *total)
 {
 	uint8_t *segs[SEG_BATCH_MAX];
-	uint32_t hdr = gso_segment_len(pkt, len, 0), room, stride;
+	uint32_t hdr = gso_segment_len(gi, 0), room, stride;
 	unsigned fit, n;
 
 	*total = 0;
-	if (!hdr || !gso_size)
+	if (!hdr || !gso_size || hdr > len)
 		return 0;
 	/* Every segment but the last has gso_size bytes of payload; a
 	 * frame's slot holds the largest. */
@@ -61,8 +61,8 @@ unsigned seg_cut(struct seg_area *a, const uint8_t *pkt, uint32_t len,
 		frames[k] = a->buf + a->used + k * stride;
 		segs[k] = frames[k] + ETH_HLEN;
 	}
-	n = gso_segment_part(pkt, len, gso_size, first, segs, room, lens, max,
-			     total);
+	n = gso_segment_part(pkt, len, gi, gso_size, first, segs, room, lens,
+			     max, total);
 	if (!*total)
 		return 0;
 	/* max 0 (no room): n 0, *total still says how many there are. */

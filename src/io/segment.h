@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "gso_info.h"
+
 /* Bytes of a worker's area: 64 frames (PKT_TX_MAX, one flush) of a
  * 9000-byte MTU with their Ethernet headers and more. */
 #define SEG_AREA_BYTES	(1u << 20)
@@ -41,14 +43,15 @@ static inline void seg_area_reset(struct seg_area *a)
 	a->used = 0;
 }
 
-/* The segment size for the TCP super-packet result at pkt when nothing
- * chose one (p->facts.gso_size 0: no route mirror): what fits SEG_MTU_DEFAULT
- * with its headers.  0 when it is not TCP or its headers alone do not
- * fit.  Pure. */
-uint16_t seg_size_default(const uint8_t *pkt, uint32_t len);
+/* The segment size for the TCP super-packet result of facts gi
+ * (gso_pkt_info()) when nothing chose one (p->facts.gso_size 0: no route
+ * mirror): what fits SEG_MTU_DEFAULT with its headers.  0 when gi is NULL
+ * or not TCP's, or its headers alone do not fit.  Pure. */
+uint16_t seg_size_default(const struct gso_info *gi);
 
-/* Cut the TCP super-packet at pkt (len bytes) into segments of gso_size
- * payload bytes from segment number `first` on, as many as fit a's room
+/* Cut the TCP super-packet at pkt (len bytes, facts gi: its GSO parse,
+ * gso_pkt_info(); NULL: none) into segments of gso_size payload bytes
+ * from segment number `first` on, as many as fit a's room
  * and at most max: frames[k] gets the address of the k-th frame in a,
  * lens[k] its length, each the 14 bytes at eth (an Ethernet header) then
  * the segment (gso_segment_part()).  *total is the number of segments of
@@ -56,8 +59,8 @@ uint16_t seg_size_default(const uint8_t *pkt, uint32_t len);
  * or too deep).  Returns the frames written: 0 with *total > first when
  * a has no room for one more (flush and call again). */
 unsigned seg_cut(struct seg_area *a, const uint8_t *pkt, uint32_t len,
-		 uint16_t gso_size, const uint8_t *eth, unsigned first,
-		 unsigned max, uint8_t **frames, uint32_t *lens,
-		 unsigned *total);
+		 const struct gso_info *gi, uint16_t gso_size,
+		 const uint8_t *eth, unsigned first, unsigned max,
+		 uint8_t **frames, uint32_t *lens, unsigned *total);
 
 #endif

@@ -8,6 +8,7 @@
 #include "checksum.h"
 #include "gso.h"
 #include "ip.h"
+#include "pkt.h"
 
 #define TCP_SEQ_OFF	4
 #define TCP_FLAGS_OFF	13
@@ -119,10 +120,17 @@ static int gso_l4(const uint8_t *pkt, uint32_t len, uint32_t off,
 	return 0;
 }
 
+#ifdef SRV6D_GSO_PARSE_COUNT
+unsigned long gso_parse_count;
+#endif
+
 int gso_parse(const uint8_t *pkt, uint32_t len, struct gso_info *gi)
 {
 	uint32_t off = 0;
 
+#ifdef SRV6D_GSO_PARSE_COUNT
+	gso_parse_count++;
+#endif
 	memset(gi, 0, sizeof(*gi));
 	if (len > 0xffff)
 		return -1;
@@ -138,6 +146,7 @@ int gso_parse(const uint8_t *pkt, uint32_t len, struct gso_info *gi)
 			next = gso_walk_ipv6(pkt, len, off, &nh, gi);
 		else if (ver == 4) {
 			gi->rh_pending = false;
+			gi->final_dst_off = 0;
 			next = gso_walk_ipv4(pkt, len, off, &nh);
 		}
 		else
@@ -153,13 +162,22 @@ int gso_parse(const uint8_t *pkt, uint32_t len, struct gso_info *gi)
 	return -1;
 }
 
-uint32_t gso_segment_len(const uint8_t *pkt, uint32_t len, uint16_t gso_size)
+const struct gso_info *gso_pkt_info(struct pkt *p)
 {
-	struct gso_info gi;
+	struct gso_cache *c = &p->gso_cache;
 
-	if (gso_parse(pkt, len, &gi) < 0 || gi.l4_proto != IPPROTO_TCP)
+	if (!c->valid) {
+		c->ok = gso_parse(p->data, p->len, &c->info) == 0;
+		c->valid = true;
+	}
+	return c->ok ? &c->info : NULL;
+}
+
+uint32_t gso_segment_len(const struct gso_info *gi, uint16_t gso_size)
+{
+	if (!gi || gi->l4_proto != IPPROTO_TCP)
 		return 0;
-	return (uint32_t)gi.hdr_len + gso_size;
+	return (uint32_t)gi->hdr_len + gso_size;
 }
 
 /* The transport checksum's pseudo-header sum for seg (innermost layer:
@@ -227,33 +245,35 @@ unsigned gso_segment(const uint8_t *pkt, uint32_t len, uint16_t gso_size,
 		     uint8_t *const *segs, uint32_t seg_room,
 		     uint32_t *seg_lens, unsigned nsegs)
 {
+	struct gso_info gi;
+	const struct gso_info *g = gso_parse(pkt, len, &gi) == 0 ? &gi : NULL;
 	unsigned total = 0;
 
 	/* Count first: nothing is written when they do not all fit. */
-	gso_segment_part(pkt, len, gso_size, 0, segs, seg_room, seg_lens, 0,
-			 &total);
+	gso_segment_part(pkt, len, g, gso_size, 0, segs, seg_room, seg_lens,
+			 0, &total);
 	if (!total || total > nsegs)
 		return 0;
-	return gso_segment_part(pkt, len, gso_size, 0, segs, seg_room,
+	return gso_segment_part(pkt, len, g, gso_size, 0, segs, seg_room,
 				seg_lens, nsegs, &total);
 }
 
-unsigned gso_segment_part(const uint8_t *pkt, uint32_t len, uint16_t gso_size,
+unsigned gso_segment_part(const uint8_t *pkt, uint32_t len,
+			  const struct gso_info *gi, uint16_t gso_size,
 			  unsigned first, uint8_t *const *segs,
 			  uint32_t seg_room, uint32_t *seg_lens,
 			  unsigned nsegs, unsigned *total)
 {
-	struct gso_info gi;
 	uint32_t payload, n;
 
 	*total = 0;
-	if (!gso_size || gso_parse(pkt, len, &gi) < 0 ||
-	    gi.l4_proto != IPPROTO_TCP)
+	if (!gso_size || !gi || gi->l4_proto != IPPROTO_TCP ||
+	    gi->hdr_len > len)
 		return 0;
-	payload = len - gi.hdr_len;
+	payload = len - gi->hdr_len;
 	n = payload ? (payload + gso_size - 1) / gso_size : 1;
 	if (first >= n ||
-	    (uint32_t)gi.hdr_len + (payload < gso_size ? payload : gso_size) >
+	    (uint32_t)gi->hdr_len + (payload < gso_size ? payload : gso_size) >
 	    seg_room)
 		return 0;
 	*total = n;
@@ -264,7 +284,7 @@ unsigned gso_segment_part(const uint8_t *pkt, uint32_t len, uint16_t gso_size,
 		uint32_t plen = payload - poff < gso_size ? payload - poff :
 							    gso_size;
 
-		seg_lens[k] = gso_write_segment(pkt, &gi, gi.hdr_len + poff,
+		seg_lens[k] = gso_write_segment(pkt, gi, gi->hdr_len + poff,
 						plen, i, i + 1 == n, gso_size,
 						segs[k]);
 	}
@@ -290,65 +310,58 @@ int gso_csum_complete(uint8_t *pkt, uint32_t len)
 	return 0;
 }
 
+/* gso_csum_seed() of the packet of facts gi. */
+static void gso_csum_seed_at(uint8_t *pkt, uint32_t len,
+			     const struct gso_info *gi)
+{
+	uint32_t l4len = len - gi->l4_off;
+
+	/* csum_fold() complements: complement again for the plain sum. */
+	wr16(pkt + gi->l4_off + (gi->l4_proto == IPPROTO_TCP ? TCP_CSUM_OFF :
+						       UDP_CSUM_OFF),
+	     (uint16_t)~csum_fold(gso_pseudo(pkt, gi, l4len)));
+}
+
 int gso_csum_seed(uint8_t *pkt, uint32_t len)
 {
 	struct gso_info gi;
-	uint32_t l4len;
 
 	if (gso_parse(pkt, len, &gi) < 0)
 		return -1;
-	l4len = len - gi.l4_off;
-	/* csum_fold() complements: complement again for the plain sum. */
-	wr16(pkt + gi.l4_off + (gi.l4_proto == IPPROTO_TCP ? TCP_CSUM_OFF :
-						     UDP_CSUM_OFF),
-	     (uint16_t)~csum_fold(gso_pseudo(pkt, &gi, l4len)));
+	gso_csum_seed_at(pkt, len, &gi);
 	return 0;
 }
 
-bool gso_kernel_can_segment(const uint8_t *pkt, uint32_t len)
+bool gso_kernel_can_segment(const struct gso_info *gi)
 {
-	struct gso_info gi;
-
-	return gso_parse(pkt, len, &gi) == 0 && gi.l4_proto == IPPROTO_TCP &&
-	       !gi.rh_pending;
+	return gi && gi->l4_proto == IPPROTO_TCP && !gi->rh_pending;
 }
 
-/* The TCP header of pkt in one IP header, in *gi; -1 otherwise. */
-static int gso_vnet_parse(const uint8_t *pkt, uint32_t len,
-			  struct gso_info *gi)
+bool gso_vnet_can_carry(const struct gso_info *gi)
 {
-	if (gso_parse(pkt, len, gi) < 0 || gi->l4_proto != IPPROTO_TCP ||
-	    gi->nlayers != 1)
-		return -1;
-	return 0;
+	return gi && gi->l4_proto == IPPROTO_TCP && gi->nlayers == 1;
 }
 
-bool gso_vnet_can_carry(const uint8_t *pkt, uint32_t len)
+int gso_vnet_prepare(uint8_t *pkt, uint32_t len, const struct gso_info *gi,
+		     uint16_t gso_size, uint16_t l2_len,
+		     struct virtio_net_hdr *vh)
 {
-	struct gso_info gi;
-
-	return gso_vnet_parse(pkt, len, &gi) == 0;
-}
-
-int gso_vnet_prepare(uint8_t *pkt, uint32_t len, uint16_t gso_size,
-		     uint16_t l2_len, struct virtio_net_hdr *vh)
-{
-	struct gso_info gi;
 	uint8_t type;
 
-	if (!gso_size || gso_vnet_parse(pkt, len, &gi) < 0)
+	if (!gso_size || !gso_vnet_can_carry(gi) || gi->hdr_len > len)
 		return -1;
-	type = gi.layer_ver[0] == 6 ? VIRTIO_NET_HDR_GSO_TCPV6 :
-				      VIRTIO_NET_HDR_GSO_TCPV4;
-	if (pkt[gi.l4_off + TCP_FLAGS_OFF] & TCP_F_CWR)
+	type = gi->layer_ver[0] == 6 ? VIRTIO_NET_HDR_GSO_TCPV6 :
+				       VIRTIO_NET_HDR_GSO_TCPV4;
+	if (pkt[gi->l4_off + TCP_FLAGS_OFF] & TCP_F_CWR)
 		type |= VIRTIO_NET_HDR_GSO_ECN;
 	*vh = (struct virtio_net_hdr){
 		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
 		.gso_type = type,
-		.hdr_len = (uint16_t)(l2_len + gi.hdr_len),
+		.hdr_len = (uint16_t)(l2_len + gi->hdr_len),
 		.gso_size = gso_size,
-		.csum_start = (uint16_t)(l2_len + gi.l4_off),
+		.csum_start = (uint16_t)(l2_len + gi->l4_off),
 		.csum_offset = TCP_CSUM_OFF,
 	};
-	return gso_csum_seed(pkt, len);
+	gso_csum_seed_at(pkt, len, gi);
+	return 0;
 }

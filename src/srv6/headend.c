@@ -169,6 +169,7 @@ static enum drop_reason headend_encap(const struct in6_addr *src,
 {
 	struct srh_shape sh = srh_shape_of(sl, reduced, false, key != NULL);
 	uint32_t srhlen = srh_shape_bytes(&sh);
+	struct gso_cache inner = p->gso_cache;	/* pkt_push() ends it */
 	enum drop_reason why;
 	uint32_t vtcfl = 0;
 	uint8_t hlim = 0, proto = 0;
@@ -184,13 +185,18 @@ static enum drop_reason headend_encap(const struct in6_addr *src,
 		return DROP_NO_HEADROOM;
 	ip6_hdr_write(h, vtcfl, p->len - IPV6_HDR_LEN,
 		      srhlen ? IPPROTO_SRH : proto, hlim, src, &sl->segs[0]);
-	if (!srhlen)
-		return HEADEND_OK;
-	srh_write(h + IPV6_HDR_LEN, proto, sl, NULL, &sh);
-	why = srh_sign(h + IPV6_HDR_LEN, &sh, key, h + IP6_SRC_OFF);
-	if (why != HEADEND_OK)
-		pkt_pull(p, IPV6_HDR_LEN + srhlen);
-	return why;
+	if (srhlen) {
+		srh_write(h + IPV6_HDR_LEN, proto, sl, NULL, &sh);
+		why = srh_sign(h + IPV6_HDR_LEN, &sh, key, h + IP6_SRC_OFF);
+		if (why != HEADEND_OK) {
+			pkt_pull(p, IPV6_HDR_LEN + srhlen);
+			return why;
+		}
+	}
+	/* The inner packet's GSO parse, behind the new outer header: the
+	 * result's, not parsed again. */
+	p->gso_cache = gso_cache_encap(inner, IPV6_HDR_LEN + srhlen, p->len);
+	return HEADEND_OK;
 }
 
 /* H.Insert / H.Insert.Red (Linux "inline"): insert an SRH right after the
@@ -363,7 +369,7 @@ static int headend_gso_check(struct proc_ctx *ctx, struct pkt *p,
 	const struct rtmirror_link *in = p->indev ?
 		rtmirror_link_get(ctx->mirror, p->indev) : NULL;
 	uint32_t mtu = plan->e.route ? plan->e.mtu : 0;
-	uint32_t hdr = gso_segment_len(p->data, p->len, 0);
+	uint32_t hdr = gso_segment_len(gso_pkt_info(p), 0);
 
 	if (!hdr)
 		return 0;
@@ -392,6 +398,7 @@ int headend_prepare(struct proc_ctx *ctx, const struct policy *pol,
 	plan->sl = &pol->lists[pol->nlists > 1 ?
 			       flowhash_pick(hash, pol->weights, pol->nlists) :
 			       0];
+	plan->one_header = p->gso && gso_vnet_can_carry(gso_pkt_info(p));
 	if (!ctx->mirror)
 		return 0;
 	push = list_push_len(pol, plan->sl, p->hw_proto);
@@ -504,8 +511,7 @@ static enum kencap_fallback kernel_encap_check(const struct proc_ctx *ctx,
 static void headend_kernel_facts(const struct proc_ctx *ctx,
 				 const struct headend_plan *plan,
 				 const struct in6_addr *src, bool to_first,
-				 bool one_header, uint32_t inner_len,
-				 struct pkt *p)
+				 uint32_t inner_len, struct pkt *p)
 {
 	uint32_t mark = 0;
 	enum kencap_fallback fb;
@@ -514,8 +520,9 @@ static void headend_kernel_facts(const struct proc_ctx *ctx,
 		return;
 	/* TCP in one IP header inside: what the kernel's seg6 takes whole
 	 * (an inner packet encapsulated already would be IP in IP in IP). */
-	fb = one_header ? kernel_encap_check(ctx, plan, src, to_first, &mark) :
-			  KENCAP_FB_SHAPE;
+	fb = plan->one_header ?
+	     kernel_encap_check(ctx, plan, src, to_first, &mark) :
+	     KENCAP_FB_SHAPE;
 	if (fb != KENCAP_FB__COUNT) {
 		p->facts.kencap_fallback = fb;
 		return;
@@ -548,7 +555,7 @@ void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 	struct in6_addr src = { 0 };
 	enum drop_reason why;
 	uint32_t inner_len;
-	bool to_first, one_header;
+	bool to_first;
 
 	if (pol->hmac_keyid) {
 		key = config_hmac_key(ctx->cfg, pol->hmac_keyid);
@@ -563,7 +570,6 @@ void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 		return;
 	}
 	to_first = inner_to_first(plan, p);
-	one_header = p->gso && gso_vnet_can_carry(p->data, p->len);
 	inner_len = p->len;
 	why = plan_push(plan, key, &src, p);
 	if (why != HEADEND_OK) {
@@ -571,8 +577,7 @@ void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 		return;
 	}
 	if (p->gso)	/* kernel_encap_check(): no insertion */
-		headend_kernel_facts(ctx, plan, &src, to_first, one_header,
-				     inner_len, p);
+		headend_kernel_facts(ctx, plan, &src, to_first, inner_len, p);
 	p->verdict = PKT_NEW_BYTES;
 	proc_count_ok(plan->st, p);
 }

@@ -18,6 +18,9 @@ struct headend_plan {
 	struct sid_stats *st;		/* where p is counted */
 	bool at_sid;		/* a binding SID's: not of the packet as
 				 * queued */
+	bool one_header;	/* a super-packet of TCP in one IP header
+				 * (gso_vnet_can_carry()): what the kernel's
+				 * seg6 takes whole */
 	struct egress e;	/* the route to sl's first segment; e.route
 				 * NULL: none in the mirror, the kernel
 				 * decides */

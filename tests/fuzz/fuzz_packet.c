@@ -317,7 +317,7 @@ static uint64_t outcomes(void)
 
 /* reinject_decide() on the result: a valid action, and a valid reason
  * when it says drop with one. */
-static void reinject_check(const struct pkt *p)
+static void reinject_check(struct pkt *p)
 {
 	enum drop_reason why = DROP__COUNT;
 
@@ -331,6 +331,9 @@ static void reinject_check(const struct pkt *p)
 	case REINJECT_VNET_OWN_DEV:
 	case REINJECT_VNET_DEV:
 	case REINJECT_SEGMENT:
+	case REINJECT_KERNEL:
+	case REINJECT_KERNEL_INNER:
+	case REINJECT_BOUNCE:
 	case REINJECT_DROP:
 		return;
 	case REINJECT_DROP_REASON:
