@@ -354,6 +354,34 @@ START_TEST(test_defaults)
 }
 END_TEST
 
+/* A context without a state (built by hand): no SID has a mark, no
+ * lookup finds anything, nothing crashes. */
+START_TEST(test_runstate_none)
+{
+	struct config *cfg = parse_ok(
+		"queue 0\nmark-base 0x1000\n"
+		"sid fc00::2 action End.X nh6 fc00:3::2\n"
+		"route fd00::/64 encap seg6 mode encap segs fc00::9\n");
+	struct runstate *rs = runstate_new(cfg);
+
+	ck_assert_uint_eq(runstate_sid(NULL, &cfg->sids[0]).mark, 0);
+	ck_assert_uint_eq(runstate_sid(NULL, &cfg->sids[0]).kend_mark, 0);
+	ck_assert_ptr_null(runstate_sid_by_mark(NULL, cfg, 0x1001));
+	ck_assert_ptr_null(runstate_kencap_find(NULL, ENCAP_MODE_ENCAP,
+						&cfg->policies[0].sl));
+	/* a new state: the mark, no kernel help, any payload */
+	ck_assert_uint_eq(runstate_sid(rs, &cfg->sids[0]).mark, 0x1001);
+	ck_assert_ptr_eq(runstate_sid_by_mark(rs, cfg, 0x1001), &cfg->sids[0]);
+	ck_assert_ptr_null(runstate_kencap_find(rs, ENCAP_MODE_ENCAP,
+						&cfg->policies[0].sl));
+	ck_assert(!rs->kencap_on && !rs->kend_on);
+	ck_assert_int_eq(rs->payload, PAYLOAD_ANY);
+	runstate_free(rs);
+	runstate_free(NULL);
+	config_free(cfg);
+}
+END_TEST
+
 START_TEST(test_marks_default_base)
 {
 	struct config *cfg = parse_ok(
@@ -2062,6 +2090,7 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_defaults);
 	tcase_add_test(good, test_reinject_spellings);
 	tcase_add_test(good, test_no_encap_source);
+	tcase_add_test(good, test_runstate_none);
 	tcase_add_test(good, test_marks_default_base);
 	tcase_add_test(good, test_syntax_variants);
 	tcase_add_test(good, test_names);

@@ -86,8 +86,11 @@ const struct sid *runstate_sid_by_mark(const struct runstate *rs,
 				       const struct config *cfg,
 				       uint32_t mark)
 {
-	uint32_t i = mark - rs->mark_base - 1;
+	uint32_t i;
 
+	if (!rs)
+		return NULL;
+	i = mark - rs->mark_base - 1;
 	if (mark <= rs->mark_base || i >= rs->nmark_slots ||
 	    !rs->mark_slot[i])
 		return NULL;

@@ -114,8 +114,8 @@ static inline struct sid_marks runstate_sid(const struct runstate *rs,
 					    (struct sid_marks){ 0 };
 }
 
-/* The SID of cfg (rs's config) whose verdict mark is `mark`, or NULL.
- * O(1). */
+/* The SID of cfg (rs's config) whose verdict mark is `mark`, or NULL
+ * (also when rs is NULL).  O(1). */
 const struct sid *runstate_sid_by_mark(const struct runstate *rs,
 				       const struct config *cfg,
 				       uint32_t mark);
