@@ -42,7 +42,10 @@ l3vpn_kernel_del "$PE1" 1
 l3vpn_kernel_del "$PE2" 2
 
 say "srv6d at both PEs, default config"
-l3vpn_steer "$PE1" 1 && l3vpn_steer "$PE2" 2 || { say "NFQUEUE rules failed"; exit 1; }
+if ! { l3vpn_steer "$PE1" 1 && l3vpn_steer "$PE2" 2; }; then
+	say "NFQUEUE rules failed"
+	exit 1
+fi
 nsx "$PE1" ip sr tunsrc set ::
 l3vpn_srv6d_start "$PE1" 1 && l3vpn_srv6d_start "$PE2" 2 || exit 1
 l3vpn_bench_ping srv6d

@@ -334,7 +334,7 @@ l3vpn_srv6d_stop || fail "srv6d exit"
 echo "header-queue 1" >>"$TMPD/pe1.conf"
 for r in "ta fd01:2::/64" "tb fd02:2::/64"; do
 	nsx "$PE1" ip6tables -t raw -I PREROUTING 1 -i "${r% *}" -d "${r#* }" \
-		-m mark ! --mark $BASE -j NFQUEUE --queue-num 1 ||
+		-m mark ! --mark "$BASE" -j NFQUEUE --queue-num 1 ||
 		fail "header queue rule for ${r#* }"
 done
 pe1_start || { fail "srv6d start with header-queue"; ns_finish; }
@@ -359,8 +359,10 @@ fi
 expect_eq "header queue: rx_packets = accepted + forwarded + injected + dropped + bounced" \
 	"$(pe1_get 't["accepted"] + t["forwarded"] + t["injected"] + t["dropped"] + t["bounced"] - t["rx_packets"]')" 0
 l3vpn_srv6d_stop || fail "srv6d exit"
-nsx "$PE1" ip6tables -t raw -D PREROUTING 1 && nsx "$PE1" ip6tables -t raw -D PREROUTING 1 ||
+if ! { nsx "$PE1" ip6tables -t raw -D PREROUTING 1 &&
+	nsx "$PE1" ip6tables -t raw -D PREROUTING 1; }; then
 	fail "header queue rules removed"
+fi
 grep -v '^header-queue' "$TMPD/pe1.conf" >"$TMPD/pe1b.conf"
 mv "$TMPD/pe1b.conf" "$TMPD/pe1.conf"
 pe1_start || { fail "srv6d start without header-queue"; ns_finish; }

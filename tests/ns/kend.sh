@@ -35,9 +35,11 @@ tcp_end_setup
 tcp_end_via fc00:100::1 || fail "seg6 encap route at gen"
 
 # A crashed instance's leftovers in the range.
-nsx "$GW" ip -6 rule add priority $PRIO fwmark $((BASE + 0xfff0)) lookup $((BASE + 0xfff0)) &&
+if ! { nsx "$GW" ip -6 rule add priority $PRIO fwmark $((BASE + 0xfff0)) lookup $((BASE + 0xfff0)) &&
 	nsx "$GW" ip -6 route add fc00:100::9/128 encap seg6local action End \
-		dev gw1 table $((BASE + 0xfff0)) || fail "stale rule and route"
+		dev gw1 table $((BASE + 0xfff0)); }; then
+	fail "stale rule and route"
+fi
 
 conf() {	# SIDS... (the last argument may be "kernel-end no")
 	echo "queue 0"	# offload yes: the default

@@ -53,6 +53,7 @@ say() { echo "$T: $*"; }
 # tshark's options for the capture checks: checksums verified, and no TCP
 # sequence analysis or reassembly, which the checks do not read and which
 # make a 20,000-segment capture take a minute instead of a second.
+# shellcheck disable=SC2034 # for the tests that source this file
 TSHARK_OPTS="-o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE -o tcp.analyze_sequence_numbers:FALSE -o tcp.desegment_tcp_streams:FALSE"
 
 pass() {
@@ -639,14 +640,14 @@ pkt_xchg() {
 # Returns once the first frame is about to leave.
 PACED=
 pkt_paced_start() {
-	local out=$1 rate=$2 max=$3 i
+	local out=$1 rate=$2 max=$3 _
 	shift 3
 	rm -f "$TMPD/paced.stop" "$TMPD/paced.started"
 	"$PYTHON" "$PKTPY" paced --send "$GEN:g0" --dmac "$MAC_GW0" \
 		--rate "$rate" --max "$max" --stop "$TMPD/paced.stop" \
 		--started "$TMPD/paced.started" "$@" >"$out" &
 	PACED=$!
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ -e "$TMPD/paced.started" ] && return 0
 		kill -0 "$PACED" 2>/dev/null || return 1
 		sleep 0.1
