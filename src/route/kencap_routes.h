@@ -3,7 +3,7 @@
  *
  * No userspace interface hands the kernel an IPv6-in-IPv6 super-packet
  * (virtio_net_hdr has no IPXIP6 gso type).  So an H.Encaps / H.Encaps.Red
- * (or End.B6.Encaps*) result of a `gso yes` super-packet goes back as its
+ * (or End.B6.Encaps*) result of an `offload yes` super-packet goes back as its
  * inner TCP super-packet, whole, with the mark of its encapsulation, into
  * srv6d's reinjection device (src/io/kencap.h), and the kernel
  * encapsulates it with rules and routes srv6d owns.  Each distinct
@@ -33,7 +33,7 @@
  * a crash, the old ones after a reload); kencap_routes_install() adds
  * them.
  *
- * `kernel-end` (auto: with `gso yes`): each plain End SID of srv6d.conf
+ * `kernel-end` (auto: with `offload yes`): each plain End SID of srv6d.conf
  * (no flavor) gets a mark M of the same range, taken after the
  * encapsulations' from the top down and kept across reloads while the
  * SID stays, and table M:
@@ -99,19 +99,19 @@ bool kencap_routes_kernel_sid(const struct sid *s);
 /* Give cfg its encapsulations (cfg->kencaps, sorted) and its plain End
  * SIDs their kend_mark (kencap_routes_end_sid(); old's mark for the same
  * prefix, else the highest free one after the encapsulations'; none with
- * `kernel-end no` or without `gso yes`): every distinct
+ * `kernel-end no` or with `offload no`): every distinct
  * (mode, list) of its srv6d.conf policies and binding SIDs the kernel can
  * do (encap or encap.red, no `hmac`); each keeps old's mark (old may be
  * NULL), or takes the highest free one in the range that no SID of cfg or
  * old and no encapsulation of old uses.  One without a free mark is left
- * out (its packets are cut).  Nothing with `kernel-encap no` or without
- * `gso yes`.  Returns 0, or -1 out of memory (cfg unchanged).  Pure. */
+ * out (its packets are cut).  Nothing with `kernel-encap no` or with
+ * `offload no`.  Returns 0, or -1 out of memory (cfg unchanged).  Pure. */
 int kencap_routes_assign(struct config *cfg, const struct config *old);
 
 /* Decide cfg->kend_on, kend_why and kend_oif (clearing the SIDs'
  * kend_mark when off), and cfg->kencap_on, kencap_why, kencap_tunsrc and kencap_oif
- * (config.h) from `kernel-encap`, `gso`, `encap-source`, the kernel's
- * tunsrc (set to encap-source when it is ::) and
+ * (config.h) from `kernel-encap`, `kernel-end`, `offload`, `encap-source`,
+ * the kernel's tunsrc (set to encap-source when it is ::) and
  * net.ipv6.seg6_flowlabel, opening the reinjection device for the routes'
  * dev; logged at start (old NULL) and when it changes.  Before the config
  * is installed. */

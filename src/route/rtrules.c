@@ -364,10 +364,11 @@ static bool sid_has_dev4(const struct sid *s)
 }
 
 /* When results may not all go as verdict payloads (cfg->payload), or
- * with `gso yes` (a super-packet result the kernel would segment wrongly
- * from a payload: reinject.h), a SID whose IPv6 results are routed by its
- * mark (an IPv6 fwmark rule) has those that cannot enter the kernel
- * through its veth pair, where an iif rule does what the mark does. */
+ * with `offload yes`, the default (a super-packet result the kernel would
+ * segment wrongly from a payload: reinject.h), a SID whose IPv6 results
+ * are routed by its mark (an IPv6 fwmark rule) sends those that cannot go
+ * as a payload by a device: the reinjection device with its mark, or its
+ * own veth pair with `vrftable` (sid_has_pair()). */
 static bool sid_has_dev6(const struct config *cfg, const struct sid *s)
 {
 	return (cfg->payload != PAYLOAD_ANY || cfg->gso) && s->mark &&

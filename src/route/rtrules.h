@@ -19,7 +19,7 @@
  *                   ip -4 route add default via inet6 NH6 [dev OIF] table M
  *   End.T with usd: ip -4 rule add priority P fwmark M lookup TABLE
  * When some results cannot go as a verdict's payload (cfg->payload not
- * PAYLOAD_ANY: `reinject no-payload`, or auto on Linux 7.2+; or `gso
+ * PAYLOAD_ANY: `reinject no-payload`, or auto on Linux 7.2+; or `offload
  * yes`), the IPv6 results of the SIDs with an IPv6 fwmark rule go the
  * same way: into the reinjection device with the SID's mark, routed by
  * the fwmark rules above.  Such SIDs have struct sid_runtime's by_mark.
