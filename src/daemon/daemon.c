@@ -36,6 +36,7 @@
 #include "kencap_routes.h"
 #include "rtrules.h"
 #include "kpolicy.h"
+#include "pktsock.h"
 #include "seg6route.h"
 #include "worker.h"
 
@@ -521,6 +522,33 @@ static void daemon_resolve_reinject(struct config *cfg,
 	}
 }
 
+/* The workers send End.DX2's frames and the results that go by a device
+ * on packet sockets (reinject.h, rtrules_sid_by_device()), which need
+ * CAP_NET_RAW: check that srv6d can open one before cfg's rules and
+ * devices are installed, a clear error at start or at a reload rather
+ * than a drop per packet later.  Returns 0, or -1 with a message in err. */
+static int daemon_pkt_sock_check(const struct config *cfg, char *err,
+				 size_t errlen)
+{
+	const struct sid *s = rtrules_sid_by_device(cfg);
+	char a[INET6_ADDRSTRLEN];
+	int fd, e;
+
+	if (!s)
+		return 0;
+	fd = pkt_sock_open();
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	e = errno;
+	inet_ntop(AF_INET6, &s->prefix, a, sizeof(a));
+	snprintf(err, errlen, "%s %s/%u: cannot open a packet socket to send "
+		 "its results: %s%s", behavior_name(s->behavior), a, s->plen,
+		 strerror(e), e == EPERM ? " (srv6d needs CAP_NET_RAW)" : "");
+	return -1;
+}
+
 /* Put ncfg in force (docs/design.md "Reload"): the SIDs keep their marks
  * where their routing is unchanged (config_inherit_marks()), ncfg's
  * rules, routes and devices are added without touching the old one's,
@@ -559,7 +587,8 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 	}
 	kencap_routes_resolve(ncfg, engine_config(d->engine));
 	rtrules_scope_of(ncfg, &nscope);
-	if (rtrules_install_add(ncfg, engine_config(d->engine), &d->scope,
+	if (daemon_pkt_sock_check(ncfg, err, sizeof(err)) < 0 ||
+	    rtrules_install_add(ncfg, engine_config(d->engine), &d->scope,
 				&rt, err, sizeof(err)) < 0) {
 		reload_error(re, "%s; keeping the running configuration", err);
 		config_free(ncfg);
@@ -1396,7 +1425,8 @@ static int daemon_start(struct daemon *d)
 		goto fail_rules;
 	}
 	kencap_routes_resolve(cfg, NULL);
-	if (rtrules_install(cfg, NULL, &rt, err, sizeof(err)) < 0) {
+	if (daemon_pkt_sock_check(cfg, err, sizeof(err)) < 0 ||
+	    rtrules_install(cfg, NULL, &rt, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}

@@ -105,6 +105,13 @@ static inline struct sid_runtime sid_runtime_get(const struct sid_runtime *rt,
 /* The scope of cfg. */
 void rtrules_scope_of(const struct config *cfg, struct rtrules_scope *s);
 
+/* The first SID of cfg whose results the workers send on a packet socket
+ * (End.DX2's frames; a SID's results that go by a device: its veth pair,
+ * or the reinjection device with its mark), or NULL when there is none.
+ * Such a socket needs CAP_NET_RAW: the daemon checks that it can open one
+ * (pktsock.h) before rtrules_install() sets the devices up.  Pure. */
+const struct sid *rtrules_sid_by_device(const struct config *cfg);
+
 /* Make the kernel's rules, routes and devices in cfg's scope (and in
  * *prev's, when prev is not NULL) exactly what cfg wants: delete the rest,
  * add the wanted ones.  For the start, when no packet is in flight.
