@@ -36,54 +36,30 @@ l3vpn_srv6d_conf() {	# the README's PE config; `offload no` for off6
 	return 0
 }
 
-measure() {	# LABEL [DST]: RUNS rates (Mbit/s) to $TMPD/LABEL, counters to LABEL.ctr
-	nstat_reset "$A1" "$A2"
-	tcp_runs "$1" zero l3vpn_iperf "$A2" "${2:-fd01:2::2}" "$A1" "$SECS"
-	echo "a2 TcpInCsumErrors +$(nstat_get TcpInCsumErrors), a1 TcpRetransSegs +$(nstat_get TcpRetransSegs)" >"$TMPD/$1.ctr"
-	say "$1: $(cat "$TMPD/$1.ctr")"
-}
-
-pe_counters() {	# N: PE N's srv6d, how its packets went back
-	timeout 5 "$SRV6CTL" -s "$TMPD/pe$1.sock" -j status | "$PYTHON" -c '
-import json, sys
-t = json.load(sys.stdin)["totals"]
-d = {k: v for k, v in t.get("drops", {}).items() if v}
-fb = {k: v for k, v in t.get("kencap_fallbacks", {}).items() if v}
-print("forwarded %d (kend %d kencap %d) injected %d (gso_vnet %d) fallbacks %s dropped %d %s" % (
-    t["forwarded"], t.get("kend", 0), t.get("kencap", 0), t["injected"],
-    t["gso_vnet"], fb, t["dropped"], d))'
-}
-
-l3vpn_setup || { say "topology setup failed"; exit 1; }
-l3vpn_bench_links
-say "host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, ${SECS}s x $RUNS"
-
-say "kernel: seg6 encap + seg6local End.DT6 at both PEs"
-if ! { l3vpn_kernel "$PE1" 1 && l3vpn_kernel "$PE2" 2; }; then
-	say "kernel routes failed"
-	exit 1
-fi
-nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kernel L3VPN does not answer"; exit 1; }
-measure kernel6
+l3vpn_bench_setup
+l3vpn_bench_kernel kernel6
 l3vpn_kernel_del "$PE1" 1
 l3vpn_kernel_del "$PE2" 2
 
 say "srv6d at both PEs, default config"
-l3vpn_steer "$PE1" 1 && l3vpn_steer "$PE2" 2 || { say "NFQUEUE rules failed"; exit 1; }
+if ! { l3vpn_steer "$PE1" 1 && l3vpn_steer "$PE2" 2; }; then
+	say "NFQUEUE rules failed"
+	exit 1
+fi
 nsx "$PE1" ip sr tunsrc set ::
 l3vpn_srv6d_start "$PE1" 1 && l3vpn_srv6d_start "$PE2" 2 || exit 1
-nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "srv6d L3VPN does not answer"; exit 1; }
-measure default6
-measure default4 10.1.2.2
-say "PE1: $(pe_counters 1)"
-say "PE2: $(pe_counters 2)"
+l3vpn_bench_ping srv6d
+l3vpn_measure default6
+l3vpn_measure default4 10.1.2.2
+say "PE1: $(l3vpn_pe_counters 1)"
+say "PE2: $(l3vpn_pe_counters 2)"
 l3vpn_srv6d_stop
 
 say "srv6d at both PEs, offload no"
 OFFLOAD=no
 nsx "$PE1" ip sr tunsrc set ::
 l3vpn_srv6d_start "$PE1" 1 && l3vpn_srv6d_start "$PE2" 2 || exit 1
-measure off6
+l3vpn_measure off6
 l3vpn_srv6d_stop
 
 row() {	# LABEL FILE

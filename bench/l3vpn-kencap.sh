@@ -45,25 +45,6 @@ l3vpn_srv6d_conf() {
 	return 0
 }
 
-measure() {	# LABEL [DST]: RUNS rates (Mbit/s) to $TMPD/LABEL, counters to LABEL.ctr
-	nstat_reset "$A1" "$A2"
-	tcp_runs "$1" zero l3vpn_iperf "$A2" "${2:-fd01:2::2}" "$A1" "$SECS"
-	echo "a2 TcpInCsumErrors +$(nstat_get TcpInCsumErrors), a1 TcpRetransSegs +$(nstat_get TcpRetransSegs)" >"$TMPD/$1.ctr"
-	say "$1: $(cat "$TMPD/$1.ctr")"
-}
-
-pe1_counters() {
-	timeout 5 "$SRV6CTL" -s "$TMPD/pe1.sock" -j status | "$PYTHON" -c '
-import json, sys
-t = json.load(sys.stdin)["totals"]
-d = {k: v for k, v in t.get("drops", {}).items() if v}
-fb = {k: v for k, v in t.get("kencap_fallbacks", {}).items() if v}
-print("injected %d gso_vnet %d kencap %d forwarded %d hq_truncated %d bounced %d fallbacks %s dropped %d drops %s" % (
-    t["injected"], t["gso_vnet"], t.get("kencap", 0), t["forwarded"],
-    t.get("hq_truncated", 0), t.get("bounced", 0), fb, t["dropped"], d))'
-}
-
-
 pe1_kencap_start() {	# srv6d sets the tunsrc (:: here) to encap-source
 	PE1_GSO=yes
 	nsx "$PE1" ip sr tunsrc set :: && l3vpn_srv6d_start "$PE1" 1
@@ -84,26 +65,17 @@ capture() {	# LABEL [DST]: a short transfer captured at PE1's c0
 	nsx "$PE1" ethtool -K c0 tso on gso on tx on >/dev/null
 }
 
-l3vpn_setup || { say "topology setup failed"; exit 1; }
-l3vpn_bench_links
-say "host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, ${SECS}s x $RUNS"
-
-say "kernel: seg6 encap + seg6local End.DT6 at both PEs"
-if ! { l3vpn_kernel "$PE1" 1 && l3vpn_kernel "$PE2" 2; }; then
-	say "kernel routes failed"
-	exit 1
-fi
-nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kernel L3VPN does not answer"; exit 1; }
-measure kernel6
+l3vpn_bench_setup
+l3vpn_bench_kernel kernel6
 capture kernel6
 l3vpn_kernel_del "$PE1" 1
 
 say "srv6d kencap at PE1, the kernel's End.DT6 at PE2"
 l3vpn_steer "$PE1" 1 || { say "NFQUEUE rules failed"; exit 1; }
 pe1_kencap_start || exit 1
-nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kencap+kernel L3VPN does not answer"; exit 1; }
-measure kencap_k6
-say "PE1: $(pe1_counters)"
+l3vpn_bench_ping kencap+kernel
+l3vpn_measure kencap_k6
+say "PE1: $(l3vpn_pe_counters 1)"
 capture kencap_k6
 l3vpn_srv6d_stop
 l3vpn_kernel_del "$PE2" 2
@@ -119,9 +91,9 @@ nsx "$PE1" ip6tables -t raw -I PREROUTING 1 -i ta -d fd01:2::/64 \
 	{ say "NFQUEUE rules failed"; exit 1; }
 PE1_HQ=yes
 pe1_kencap_start || exit 1
-nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kencap+kernel L3VPN does not answer"; exit 1; }
-measure kencaphq_k6
-say "PE1: $(pe1_counters)"
+l3vpn_bench_ping kencap+kernel
+l3vpn_measure kencaphq_k6
+say "PE1: $(l3vpn_pe_counters 1)"
 l3vpn_srv6d_stop
 PE1_HQ=no
 nsx "$PE1" ip6tables -t raw -D PREROUTING 1
@@ -132,10 +104,10 @@ l3vpn_steer "$PE2" 2 || { say "NFQUEUE rules failed"; exit 1; }
 nsx "$PE1" ip sr tunsrc set ::
 PE1_GSO=no
 l3vpn_srv6d_start "$PE1" 1 && l3vpn_srv6d_start "$PE2" 2 || exit 1
-nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "srv6d L3VPN does not answer"; exit 1; }
-measure srv6d6
-measure srv6d4 10.1.2.2
-say "PE1: $(pe1_counters)"
+l3vpn_bench_ping srv6d
+l3vpn_measure srv6d6
+l3vpn_measure srv6d4 10.1.2.2
+say "PE1: $(l3vpn_pe_counters 1)"
 capture srv6d6
 capture srv6d4 10.1.2.2
 l3vpn_srv6d_stop
@@ -143,10 +115,10 @@ l3vpn_srv6d_stop
 say "srv6d kencap at PE1, srv6d gso yes at PE2"
 PE2_GSO=yes
 pe1_kencap_start && l3vpn_srv6d_start "$PE2" 2 || exit 1
-nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "kencap L3VPN does not answer"; exit 1; }
-measure kencap6
-measure kencap4 10.1.2.2
-say "PE1: $(pe1_counters)"
+l3vpn_bench_ping kencap
+l3vpn_measure kencap6
+l3vpn_measure kencap4 10.1.2.2
+say "PE1: $(l3vpn_pe_counters 1)"
 capture kencap6
 capture kencap4 10.1.2.2
 l3vpn_srv6d_stop

@@ -1,38 +1,30 @@
 # shellcheck shell=bash
 # tcplib.sh - what the TCP benchmarks share (bench/decap-tcp.sh,
-# transit-tcp.sh, l3vpn-tcp.sh, l3vpn-kencap.sh): their prologue, iperf3
-# rates, nstat counters, GRO settings, srv6d's modes and the result rows.
+# transit-tcp.sh, l3vpn-tcp.sh, l3vpn-kencap.sh, l3vpn-default.sh): their
+# prologue, iperf3 rates, nstat counters, GRO settings, srv6d's modes,
+# the result rows and the L3VPN's measurements.
 #
 # Sourced, not run, after tests/ns/lib.sh (or tests/ns/l3vpn.sh, which
 # sources it): it uses nsx, say, skip_test, ns_init, need_srv6d,
-# srv6d_start, srv6d_stop, ctl_get, $GEN, $TMPD, $PYTHON, and the
-# benchmark's $SECS and $RUNS.
+# need_tools, srv6d_start, srv6d_stop, ctl_get, nstat_abs, $GEN, $TMPD,
+# $PYTHON, and the benchmark's $SECS and $RUNS.
 
 # tcp_bench_init TIMEOUT TOOL...: ns_init TIMEOUT, need_srv6d, SRV6D_PLAIN
 # (srv6d) and SRV6D_K72 (the 7.2 emulation's, default beside SRV6D's
 # build); skip the benchmark when a TOOL is not found.
 tcp_bench_init() {
-	local c
 	ns_init "$1"
 	shift
 	need_srv6d
 	SRV6D_PLAIN=$SRV6D
 	SRV6D_K72=${SRV6D_K72:-$(dirname "$SRV6D")/../tests/kernel72/srv6d-k72}
-	for c in "$@"; do
-		command -v "$c" >/dev/null || skip_test "$c not found"
-	done
+	need_tools "$@"
 }
 
 # median: read numbers, one a line; print their median (of an even count,
 # the lower of the middle two).  Not bench/lib.sh's, which averages them.
 median() {
 	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
-
-# nstat_abs NS COUNTER: COUNTER's absolute value in NS (nstat's history
-# file is per user, not per namespace: read absolute values and subtract).
-nstat_abs() {
-	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 + 0 }'
 }
 
 # nstat_reset SENDER RECEIVER: remember SENDER's TcpRetransSegs and
@@ -173,4 +165,59 @@ l3vpn_kernel_del() {
 	ip -n "$pe" -6 route del "fd01:$((3 - n))::/64" table 101
 	ip -n "$pe" -6 route del "fd02:$((3 - n))::/64" table 102
 	nsx "$pe" ip sr tunsrc set ::
+}
+
+# l3vpn_measure LABEL [DST]: RUNS transfers of SECS seconds from a1 to DST
+# (a2's fd01:2::2), their rates in Mbit/s to $TMPD/LABEL (tcp_runs, a
+# failed one 0); a2's TcpInCsumErrors and a1's TcpRetransSegs increases
+# to $TMPD/LABEL.ctr, and said.
+l3vpn_measure() {
+	nstat_reset "$A1" "$A2"
+	tcp_runs "$1" zero l3vpn_iperf "$A2" "${2:-fd01:2::2}" "$A1" "$SECS"
+	echo "a2 TcpInCsumErrors +$(nstat_get TcpInCsumErrors), a1 TcpRetransSegs +$(nstat_get TcpRetransSegs)" >"$TMPD/$1.ctr"
+	say "$1: $(cat "$TMPD/$1.ctr")"
+}
+
+# l3vpn_pe_counters N: how PE N's srv6d gave its packets back (its status
+# at $TMPD/peN.sock): its totals forwarded, injected, kend, kencap,
+# gso_vnet, hq_truncated (cut short by a header queue), bounced and
+# dropped, the kernel-encap fallbacks and the drops that are not 0.
+# Prints nothing when srv6ctl fails.
+l3vpn_pe_counters() {
+	timeout 5 "$SRV6CTL" -s "$TMPD/pe$1.sock" -j status | "$PYTHON" -c '
+import json, sys
+t = json.load(sys.stdin)["totals"]
+d = {k: v for k, v in t.get("drops", {}).items() if v}
+fb = {k: v for k, v in t.get("kencap_fallbacks", {}).items() if v}
+print("forwarded %d injected %d kend %d kencap %d gso_vnet %d hq_truncated %d bounced %d fallbacks %s dropped %d drops %s" % (
+    t["forwarded"], t["injected"], t.get("kend", 0), t.get("kencap", 0),
+    t["gso_vnet"], t.get("hq_truncated", 0), t.get("bounced", 0), fb,
+    t["dropped"], d))'
+}
+
+# l3vpn_bench_setup: the L3VPN (l3vpn_setup) with l3vpn_bench_links' MTU
+# and GRO, its settings said; exits when refused.
+l3vpn_bench_setup() {
+	l3vpn_setup || { say "topology setup failed"; exit 1; }
+	l3vpn_bench_links
+	say "host MTU $HOST_MTU, core MTU $CORE_MTU, GRO ${GRO:-default}, ${SECS}s x $RUNS"
+}
+
+# l3vpn_bench_ping WHAT: exit, saying "WHAT L3VPN does not answer", unless
+# a2 answers a1's ping.
+l3vpn_bench_ping() {
+	nsx "$A1" ping -c 2 -W 2 fd01:2::2 >/dev/null || { say "$1 L3VPN does not answer"; exit 1; }
+}
+
+# l3vpn_bench_kernel LABEL: the kernel's seg6 encap and seg6local End.DT6
+# at both PEs (l3vpn_kernel), answering, measured as LABEL (l3vpn_measure);
+# exits when refused.  The caller deletes them (l3vpn_kernel_del).
+l3vpn_bench_kernel() {
+	say "kernel: seg6 encap + seg6local End.DT6 at both PEs"
+	if ! { l3vpn_kernel "$PE1" 1 && l3vpn_kernel "$PE2" 2; }; then
+		say "kernel routes failed"
+		exit 1
+	fi
+	l3vpn_bench_ping kernel
+	l3vpn_measure "$1"
 }

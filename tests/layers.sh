@@ -39,12 +39,8 @@ cd "$top_srcdir/src" || exit 1
 #               FIB's lookups; the kernel's seg6 routes' policies); the
 #               rest of route (the rules and routes srv6d owns) is not
 #               the packet path's, and route uses nothing of srv6.
-#   route:io/pktsock: rtrules.c checks, before it sets up a SID's veth
-#               pair, that this process can open the packet socket the
-#               workers will send into it with (a clear error at start,
-#               not a drop per packet later).
 ALLOWED="srv6:route/egress srv6:route/rtmirror srv6:route/fib \
-srv6:route/kpolicy route:io/pktsock"
+srv6:route/kpolicy"
 
 rank() {
 	case $1 in
@@ -100,6 +96,7 @@ edges=$tmp/include-edges
 for f in $(find . -name '*.[ch]' | sed 's|^\./||' | sort); do
 	from=$(module "$f")
 	dir=${f%%/*}
+	# shellcheck disable=SC2013 # an include's name is one word
 	for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
 		h=$(where "$inc")
 		[ -n "$h" ] || continue

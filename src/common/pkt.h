@@ -126,7 +126,7 @@ struct pkt {
 	 * a kernel route that redoes its result (kend.h, kencap.h), a bounce,
 	 * a drop, or an ICMP error built from those first bytes. */
 	bool truncated;
-	/* NFQA_SKB_INFO, on a queue bound with `gso yes` (NFQA_CFG_F_GSO);
+	/* NFQA_SKB_INFO, on a queue bound with `offload yes` (NFQA_CFG_F_GSO);
 	 * all false otherwise (the kernel segments and completes checksums
 	 * before queueing).  src/srv6/gso.h handles such packets. */
 	bool gso;		/* a GSO/GRO super-packet (NFQA_SKB_GSO) */

@@ -120,7 +120,7 @@ struct worker_stats {
 	uint64_t rx_too_long;	/* of bad_messages: packets longer than the
 				 * copy range (NFQA_CAP_LEN), never
 				 * rewritten: dropped */
-	uint64_t gso_packets;	/* super-packets received (`gso yes`) */
+	uint64_t gso_packets;	/* super-packets received (`offload yes`) */
 	uint64_t gso_refused;	/* of dropped: super-packet results no way
 				 * back carries (drops[DROP_GSO],
 				 * reinject_decide()) */

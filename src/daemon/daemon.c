@@ -37,6 +37,7 @@
 #include "kencap_routes.h"
 #include "rtrules.h"
 #include "kpolicy.h"
+#include "pktsock.h"
 #include "seg6route.h"
 #include "worker.h"
 
@@ -475,6 +476,34 @@ static int daemon_apply_same_sids(struct daemon *d, struct config *ncfg,
 	return 0;
 }
 
+/* The workers send End.DX2's frames and the results that go by a device
+ * on packet sockets (reinject.h, rtrules_sid_by_device()), which need
+ * CAP_NET_RAW: check that srv6d can open one before cfg's rules and
+ * devices are installed, a clear error at start or at a reload rather
+ * than a drop per packet later.  Returns 0, or -1 with a message in err. */
+static int daemon_pkt_sock_check(const struct config *cfg,
+				 const struct runstate *rs, char *err,
+				 size_t errlen)
+{
+	const struct sid *s = rtrules_sid_by_device(cfg, rs);
+	char a[INET6_ADDRSTRLEN];
+	int fd, e;
+
+	if (!s)
+		return 0;
+	fd = pkt_sock_open();
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	e = errno;
+	inet_ntop(AF_INET6, &s->prefix, a, sizeof(a));
+	snprintf(err, errlen, "%s %s/%u: cannot open a packet socket to send "
+		 "its results: %s%s", behavior_name(s->behavior), a, s->plen,
+		 strerror(e), e == EPERM ? " (srv6d needs CAP_NET_RAW)" : "");
+	return -1;
+}
+
 /* Put ncfg in force (docs/design.md "Reload"): its state resolved
  * (resolve_state(): the SIDs keep their marks where their routing is
  * unchanged), ncfg's
@@ -506,7 +535,8 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 	if (same)
 		return daemon_apply_same_sids(d, ncfg, rs, re, what);
 	rtrules_scope_of(ncfg, &nscope);
-	if (rtrules_install_add(ncfg, rs, old, ors, &d->scope, &rt, err,
+	if (daemon_pkt_sock_check(ncfg, rs, err, sizeof(err)) < 0 ||
+	    rtrules_install_add(ncfg, rs, old, ors, &d->scope, &rt, err,
 				sizeof(err)) < 0) {
 		reload_error(re, "%s; keeping the running configuration", err);
 		runstate_free(rs);
@@ -1346,7 +1376,8 @@ static int daemon_start(struct daemon *d)
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}
-	if (rtrules_install(cfg, rs, NULL, &rt, err, sizeof(err)) < 0) {
+	if (daemon_pkt_sock_check(cfg, rs, err, sizeof(err)) < 0 ||
+	    rtrules_install(cfg, rs, NULL, &rt, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}

@@ -3,7 +3,7 @@
  *
  * No userspace interface hands the kernel an IPv6-in-IPv6 super-packet
  * (virtio_net_hdr has no IPXIP6 gso type), so an H.Encaps result of a
- * `gso yes` queue's super-packet is, without this, cut into segments
+ * super-packet (`offload yes`) is, without this, cut into segments
  * (REINJECT_SEGMENT).  When its outer header and SRH are one of the
  * config's encapsulations with kernel routes (kencap_routes.h), such a
  * result goes back as its inner TCP super-packet instead, whole behind a

@@ -1,7 +1,7 @@
 /* kend.h - the kernel's End for srv6d's transit super-packets
  * (`kernel-end`, srv6d.conf(5); issue 10), and its decapsulations (issue 18).
  *
- * A `gso yes` queue's super-packet whose result is a transit rewrite would
+ * A super-packet (`offload yes`) whose result is a transit rewrite would
  * go back as the payload of its verdict (or by the vnet way, slower
  * still): its 64 KiB cross netlink twice and nfqnl_mangle() linearizes
  * the skb before copying the payload over it, which costs more than the

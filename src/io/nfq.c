@@ -542,10 +542,10 @@ static int nfq_bind(struct nfq *q, unsigned queue, uint32_t copy,
 	nlh->nlmsg_seq = 2;
 	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, copy);
 	nfq_nlmsg_cfg_put_qmaxlen(nlh, maxlen);
-	/* All flags off but GSO when asked:
+	/* All flags off but GSO, asked by `offload yes` (the default):
 	 * - no FAIL_OPEN: when the queue is full the kernel drops; SRv6
 	 *   traffic passed on unprocessed would be worse than lost;
-	 * - GSO (`gso yes`): super-packets are queued whole (up to the
+	 * - GSO: super-packets are queued whole (up to the
 	 *   65531-byte copy range: longer ones arrive truncated and are
 	 *   dropped), and any packet may keep a partial checksum
 	 *   (NFQA_SKB_INFO); without it the kernel segments (and completes

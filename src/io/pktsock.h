@@ -7,7 +7,7 @@
  * rtrules.h; a marked SID's result with its mark as SO_MARK, which its
  * fwmark rules route) or a VRF SID's veth pair, behind an Ethernet header
  * to the receiving end's address, and the inner frames of End.DX2 out of
- * their oif.  With `gso yes`
+ * their oif.  With `offload yes` (the default)
  * it has PACKET_VNET_HDR: super-packets go whole behind a virtio_net_hdr,
  * plain frames behind an all-zero one, in one batch.
  *

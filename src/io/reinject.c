@@ -152,7 +152,7 @@ enum reinject_action reinject_decide_single(const struct config *cfg,
 	return REINJECT_OWN_DEV;
 }
 
-/* ---- super-packets (`gso yes`) ------------------------------------------ */
+/* ---- super-packets (`offload yes`) -------------------------------------- */
 
 /* A super-packet's result given as the payload of a verdict keeps the
  * skb's GSO state and header offsets, and gets CHECKSUM_NONE
@@ -173,7 +173,7 @@ static bool reinject_gso_payload_ok(struct pkt *p)
 /* A super-packet result that may not go as its payload, or one the
  * kernel would segment wrongly from it, that the plain way would send as
  * a payload: into the SID's device when it has a mark (rtrules.c gives
- * End.X, End.T, End.DX6, End.DT6, End.DT46 one with `gso yes`: the
+ * End.X, End.T, End.DX6, End.DT6, End.DT46 one with `offload yes`: the
  * reinjection device with the mark), else into srv6d's reinjection
  * device. */
 static enum reinject_action reinject_gso_unpayload(const struct sid_runtime *rt,
@@ -538,7 +538,7 @@ static int reinject_vnet_frame(const struct config *cfg,
 				    so_mark, p);
 }
 
-/* A packet that came with a partial checksum (p->csum_partial, `gso yes`)
+/* A packet that came with a partial checksum (p->csum_partial, `offload yes`)
  * and leaves as a plain frame (a device, not a payload nor the vnet
  * socket) would enter the kernel with only its pseudo-header sum in the
  * checksum field (the packet socket sends it as it is, CHECKSUM_NONE):

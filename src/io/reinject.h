@@ -83,7 +83,7 @@
  * So a worker's drops add up to its dropped, and a SID's or policy's to
  * its errors.
  *
- * Super-packets (p->gso, `gso yes`), decided in the same place
+ * Super-packets (p->gso, `offload yes`), decided in the same place
  * (reinject_decide_gso() after the ways above):
  *   the way above is the payload, and the result has the queued length
  *   and layout and its TCP's final destination in the IP header in front
@@ -256,7 +256,7 @@ void reinject_charge(struct pkt *p, enum drop_reason reason);
 struct reinject_io {
 	uint32_t dev_ifindex;	/* the reinjection device's sending end */
 	int pkt_fd;	/* AF_PACKET: End.DX2's oif, a VRF SID's veth pair,
-			 * the reinjection device; with `gso yes` a socket
+			 * the reinjection device; with `offload yes` a socket
 			 * with PACKET_VNET_HDR (pkt_vnet_sock_open()), tx a
 			 * vnet batch (pkt_tx_is_vnet()): super-packets
 			 * (REINJECT_VNET_*) and plain frames in one batch,

@@ -587,11 +587,12 @@ static int worker_pkt_open(unsigned queue)
 	return fd;
 }
 
-/* With `gso yes`, the worker's packet socket sends super-packets whole
- * behind a virtio_net_hdr too (reinject.h), and every frame goes behind
- * one: its batch is a vnet batch.  Without PACKET_VNET_HDR the plain
- * socket (worker_pkt_open()) does, and each super-packet that does not go
- * back as a verdict is a DROP_REINJECT.  Sets io->pkt_fd and io->tx. */
+/* With `offload yes` (the default), the worker's packet socket sends
+ * super-packets whole behind a virtio_net_hdr too (reinject.h), and every
+ * frame goes behind one: its batch is a vnet batch.  Without
+ * PACKET_VNET_HDR the plain socket (worker_pkt_open()) does, and each
+ * super-packet that does not go back as a verdict is a DROP_REINJECT.
+ * Sets io->pkt_fd and io->tx. */
 static void worker_io_open(struct reinject_io *io, unsigned queue, bool gso)
 {
 	io->pkt_fd = gso ? pkt_vnet_sock_open() : -1;
@@ -621,7 +622,7 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->io.raw_fd = worker_raw_open(w->queue);
 	worker_io_open(&w->io, w->queue, cfg->gso);
 	w->io.mirror = e->mirror;
-	/* Segments are cut only with `gso yes` (super-packets queued). */
+	/* Segments are cut only with `offload yes` (super-packets queued). */
 	if (cfg->gso && seg_area_init(&w->seg, SEG_AREA_BYTES) == 0)
 		w->io.seg = &w->seg;
 	w->stats = zalloc_lines(sizeof(*w->stats));

@@ -3,7 +3,7 @@
  *
  * No userspace interface hands the kernel an IPv6-in-IPv6 super-packet
  * (virtio_net_hdr has no IPXIP6 gso type).  So an H.Encaps / H.Encaps.Red
- * (or End.B6.Encaps*) result of a `gso yes` super-packet goes back as its
+ * (or End.B6.Encaps*) result of an `offload yes` super-packet goes back as its
  * inner TCP super-packet, whole, with the mark of its encapsulation, into
  * srv6d's reinjection device (src/io/kencap.h), and the kernel
  * encapsulates it with rules and routes srv6d owns.  Each distinct
@@ -33,7 +33,7 @@
  * a crash, the old ones after a reload); kencap_routes_install() adds
  * them.
  *
- * `kernel-end` (auto: with `gso yes`): each plain End SID of srv6d.conf
+ * `kernel-end` (auto: with `offload yes`): each plain End SID of srv6d.conf
  * (no flavor) gets a mark M of the same range, taken after the
  * encapsulations' from the top down and kept across reloads while the
  * SID stays, and table M:
@@ -101,13 +101,13 @@ bool kencap_routes_kernel_sid(const struct sid *s);
  * sorted) and its plain End and decapsulating SIDs their kend_mark
  * (kencap_routes_kernel_sid(); old's (in ors) mark for the same
  * prefix, else the highest free one after the encapsulations'; none with
- * `kernel-end no` or without `gso yes`): every distinct
+ * `kernel-end no` or with `offload no`): every distinct
  * (mode, list) of its srv6d.conf policies and binding SIDs the kernel can
  * do (encap or encap.red, no `hmac`); each keeps old's mark (old may be
  * NULL), or takes the highest free one in the range that no SID of cfg or
  * old and no encapsulation of old uses.  One without a free mark is left
- * out (its packets are cut).  Nothing with `kernel-encap no` or without
- * `gso yes`.  Returns 0, or -1 out of memory.  Pure. */
+ * out (its packets are cut).  Nothing with `kernel-encap no` or with
+ * `offload no`.  Returns 0, or -1 out of memory.  Pure. */
 int kencap_routes_assign(struct runstate *rs, const struct config *cfg,
 			 const struct runstate *ors, const struct config *old);
 

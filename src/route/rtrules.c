@@ -14,11 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "behavior_table.h"
 #include "log.h"
-#include "pktsock.h"
 #include "rtnl.h"
 #include "rtrules.h"
 #include "sysctl.h"
@@ -366,10 +364,11 @@ static bool sid_has_dev4(const struct runstate *rs, const struct sid *s)
 }
 
 /* When results may not all go as verdict payloads (rs->payload), or
- * with `gso yes` (a super-packet result the kernel would segment wrongly
- * from a payload: reinject.h), a SID whose IPv6 results are routed by its
- * mark (an IPv6 fwmark rule) has those that cannot enter the kernel
- * through its veth pair, where an iif rule does what the mark does. */
+ * with `offload yes`, the default (a super-packet result the kernel would
+ * segment wrongly from a payload: reinject.h), a SID whose IPv6 results
+ * are routed by its mark (an IPv6 fwmark rule) sends those that cannot go
+ * as a payload by a device: the reinjection device with its mark, or its
+ * own veth pair with `vrftable` (sid_has_pair()). */
 static bool sid_has_dev6(const struct config *cfg, const struct runstate *rs,
 			 const struct sid *s)
 {
@@ -1060,34 +1059,17 @@ static int sid_dev_setup(struct rtnl *nl, const struct runstate *rs,
 	return 0;
 }
 
-/* The workers send End.DX2 frames and the IPv4 results of End.DX4, DT4
- * and DT46 on packet sockets (reinject.h), which need CAP_NET_RAW: say so
- * at start rather than drop every such packet.  Returns 0 or -1. */
-static int sids_need_pkt_sock(const struct config *cfg,
-			      const struct runstate *rs, char *err,
-			      size_t errlen)
+const struct sid *rtrules_sid_by_device(const struct config *cfg,
+					 const struct runstate *rs)
 {
-	char name[80];
-	int fd;
-
 	for (unsigned i = 0; i < cfg->nsids; i++) {
 		const struct sid *s = &cfg->sids[i];
 
-		if (behavior_route_of(s->behavior) != BHV_ROUTE_L2 &&
-		    !sid_has_dev(cfg, rs, s))
-			continue;
-		fd = pkt_sock_open();
-		if (fd >= 0) {
-			close(fd);
-			return 0;
-		}
-		sid_name(s, name, sizeof(name));
-		set_err(err, errlen, "%s: cannot open a packet socket to send "
-			"its results: %s%s", name, strerror(errno),
-			errno == EPERM ? " (srv6d needs CAP_NET_RAW)" : "");
-		return -1;
+		if (behavior_route_of(s->behavior) == BHV_ROUTE_L2 ||
+		    sid_has_dev(cfg, rs, s))
+			return &cfg->sids[i];
 	}
-	return 0;
+	return NULL;
 }
 
 /* The ifindex of an End.X / End.DX6 / End.DX4 oif, which the workers
@@ -1156,8 +1138,7 @@ static int sids_devices(struct rtnl *nl, const struct config *cfg,
 	struct dump_list l;
 	int ret = 0;
 
-	if (sids_need_pkt_sock(cfg, rs, err, errlen) < 0 ||
-	    links_dump(nl, &l, err, errlen) < 0)
+	if (links_dump(nl, &l, err, errlen) < 0)
 		return -1;
 	for (unsigned i = 0; i < cfg->nsids && !ret; i++)
 		ret = sid_devices(nl, cfg, rs, &l, &cfg->sids[i], &rt[i], err,

@@ -19,7 +19,7 @@
  *                   ip -4 route add default via inet6 NH6 [dev OIF] table M
  *   End.T with usd: ip -4 rule add priority P fwmark M lookup TABLE
  * When some results cannot go as a verdict's payload (rs->payload not
- * PAYLOAD_ANY: `reinject no-payload`, or auto on Linux 7.2+; or `gso
+ * PAYLOAD_ANY: `reinject no-payload`, or auto on Linux 7.2+; or `offload
  * yes`), the IPv6 results of the SIDs with an IPv6 fwmark rule go the
  * same way: into the reinjection device with the SID's mark, routed by
  * the fwmark rules above.  Such SIDs have struct sid_runtime's by_mark.
@@ -105,6 +105,14 @@ static inline struct sid_runtime sid_runtime_get(const struct sid_runtime *rt,
 
 /* The scope of cfg. */
 void rtrules_scope_of(const struct config *cfg, struct rtrules_scope *s);
+
+/* The first SID of cfg whose results the workers send on a packet socket
+ * (End.DX2's frames; a SID's results that go by a device: its veth pair,
+ * or the reinjection device with its mark), or NULL when there is none.
+ * Such a socket needs CAP_NET_RAW: the daemon checks that it can open one
+ * (pktsock.h) before rtrules_install() sets the devices up.  Pure. */
+const struct sid *rtrules_sid_by_device(const struct config *cfg,
+					 const struct runstate *rs);
 
 /* Make the kernel's rules, routes and devices in cfg's scope (and in
  * *prev's, when prev is not NULL) exactly what cfg wants: delete the rest,

@@ -33,21 +33,9 @@ T=hqueue
 ns_init 300
 need_srv6d
 # (runs under SRV6D_KERNEL=7.2 too: the kernel ways are no payload)
-for c in iperf3 ethtool nstat tcpdump tshark; do
-	command -v "$c" >/dev/null || skip_test "$c not found"
-done
+need_tools iperf3 ethtool nstat tcpdump tshark
 BOUNCE=0x5d6f0000	# mark-base's default: the bounce mark
 M1=$((0x5d6f0000 + 0xffff))	# fc00:100::1's kend mark (the first from the top)
-
-nstat_abs() {	# NS COUNTER
-	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 + 0 }'
-}
-
-route_packets() {	# TABLE: what the seg6local route there counted
-	nsx "$GW" ip -s -6 route show table "$1" | awk '/seg6local/ {
-		for (i = 1; i < NF; i++) if ($i == "packets") p = $(i + 1)
-		print p + 0 }'
-}
 
 totals() {	# FIELD...: srv6d's totals, blank-separated
 	local f expr=''
@@ -65,20 +53,9 @@ bound_queues() {	# the queues gw has a program bound to (nfnetlink_queue)
 # transfer SID LABEL: a 2 s iperf3 through SID, captured leaving gw; sets
 # BYTES, GOOD and BAD (segments with a good / not good checksum).
 transfer() {
-	local pcap="$TMPD/$2.pcap" tp
-	nsx "$GEN" ip -6 route replace fd00:9::/64 encap seg6 mode encap \
-		segs "$1",fc00:9::d6 via fc00:1::2 dev g0 || fail "seg6 encap route via $1"
-	nsx "$GW" timeout 20 tcpdump -i gw1 -Q out -s 0 -w "$pcap" -c 20000 \
-		ip6 >/dev/null 2>&1 &
-	tp=$!
-	sleep 1
-	BYTES=$(nsx "$GEN" timeout 15 iperf3 -6 -c fd00:9::1 -t 2 -J 2>/dev/null |
-		"$PYTHON" -c 'import json,sys
-try: print(int(json.load(sys.stdin)["end"]["sum_received"]["bytes"]))
-except Exception: print(0)')
-	sleep 0.5
-	kill -INT "$tp" 2>/dev/null
-	wait "$tp" 2>/dev/null
+	local pcap="$TMPD/$2.pcap"
+	tcp_end_via "$1" || fail "seg6 encap route via $1"
+	BYTES=$(tcp_transfer "$pcap" gw1 ip6 -6 fd00:9::1)
 	# shellcheck disable=SC2086 # TSHARK_OPTS is a list of options
 	read -r GOOD BAD <<-EOF
 	$(tshark -r "$pcap" $TSHARK_OPTS -o tcp.check_checksum:TRUE -T fields \
@@ -92,20 +69,7 @@ except Exception: print(0)')
 }
 
 ns_setup || { fail "topology setup"; ns_finish; }
-_sysctls "$S1" net.ipv6.conf.all.seg6_enabled=1 net.ipv6.conf.s1.seg6_enabled=1 ||
-	fail "seg6_enabled at s1"
-nsx "$S1" ip -6 addr add fd00:9::1/128 dev lo
-nsx "$S1" ip -6 route add fc00:9::d6/128 encap seg6local action End.DT6 table 255 dev s1 ||
-	fail "End.DT6 at s1"
-nsx "$GEN" ip sr tunsrc set fc00:1::1
-nsx "$GW" ip -6 route add fc00:9::d6/128 via fc00:2::2 dev gw1 || fail "route at gw"
-for ns_if in "$GEN:g0" "$GW:gw0" "$GW:gw1" "$S1:s1"; do
-	nsx "${ns_if%%:*}" ethtool -K "${ns_if#*:}" gro on >/dev/null 2>&1 ||
-		skip_test "ethtool -K ${ns_if#*:} gro on failed"
-done
-nsx "$GW" ethtool -K gw1 tx off >/dev/null 2>&1 || skip_test "ethtool -K gw1 tx off failed"
-nsx "$S1" iperf3 -s -D -B fd00:9::1 >/dev/null 2>&1
-nfq_steer6 fc00:100::/32 || fail "NFQUEUE rule"
+tcp_end_setup
 nfq_steer6_hq fc00:100::/32 || fail "header queue rule"
 
 cat >"$TMPD/srv6d.conf" <<EOF
@@ -131,8 +95,7 @@ fi
 # (by srv6d's device: Linux 7.2's rule, SRV6D_KERNEL=7.2)
 ping_via() {
 	local f0 i0 t0 b0 f1 i1 t1 b1
-	nsx "$GEN" ip -6 route replace fd00:9::/64 encap seg6 mode encap \
-		segs "$1",fc00:9::d6 via fc00:1::2 dev g0
+	tcp_end_via "$1"
 	read -r f0 i0 t0 b0 <<<"$(totals forwarded injected hq_truncated bounced)"
 	nsx "$GEN" ping -6 -c 3 -i 0.2 -W 2 fd00:9::1 >/dev/null ||
 		fail "ping through $1"
@@ -149,10 +112,10 @@ expect_eq "pings through the End.X: bounced whole, back from queue 0 (back, cut 
 # ---- the End: headers only, the kernel's End ---------------------------------
 csum0=$(nstat_abs "$S1" TcpInCsumErrors)
 read -r t0 b0 k0 <<<"$(totals hq_truncated bounced kend)"
-rp0=$(route_packets $M1)
+read -r rp0 _ <<<"$(route_packets $M1)"
 transfer fc00:100::1 end
 read -r t1 b1 k1 <<<"$(totals hq_truncated bounced kend)"
-rp1=$(route_packets $M1)
+read -r rp1 _ <<<"$(route_packets $M1)"
 say "End: cut short $((t1 - t0)), bounced $((b1 - b0)), kend $((k1 - k0)), the route counted $((rp1 - rp0))"
 if [ "${BYTES:-0}" -gt 1000000 ]; then pass "End: the transfer got through ($BYTES bytes)"
 else fail "End transfer: ${BYTES:-0} bytes"; fi

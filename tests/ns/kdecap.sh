@@ -32,51 +32,10 @@ T=kdecap
 ns_init 300
 need_srv6d
 # (runs under SRV6D_KERNEL=7.2 too: the kernel ways are no payload)
-for c in iperf3 ethtool nstat tcpdump tshark; do
-	command -v "$c" >/dev/null || skip_test "$c not found"
-done
-BASE=$((0x5d6f0000))	# mark-base's default
-
-nstat_abs() {	# NS COUNTER
-	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 + 0 }'
-}
-
-# range_objects: gw's rules and routes in srv6d's range, one a line
-# ("rule6|rule4 MARK TABLE", "route6|route4 TABLE ROUTE..."), sorted.
-range_objects() {
-	{ ip -n "$GW" -6 rule show | sed 's/^/rule6 /'
-	  ip -n "$GW" -4 rule show | sed 's/^/rule4 /'
-	  ip -n "$GW" -6 route show table all | sed 's/^/route6 /'
-	  ip -n "$GW" -4 route show table all | sed 's/^/route4 /'; } | "$PYTHON" -c '
-import sys
-b, out = int(sys.argv[1]), []
-for line in sys.stdin:
-    w = line.split()
-    val = lambda k: w[w.index(k) + 1] if k in w[:-1] else None
-    if w[0].startswith("rule"):
-        m = val("fwmark")
-        if m is not None and b <= int(m, 0) < b + 65536:
-            out.append("%s %d %s" % (w[0], int(m, 0), val("lookup")))
-    else:
-        # the last table is the route one: End.DT6 names another before
-        t = w[len(w) - 1 - w[::-1].index("table") + 1] if "table" in w[:-1] else None
-        if t and t.isdigit() and b <= int(t) < b + 65536:
-            out.append("%s %s %s" % (w[0], t, " ".join(w[1:])))
-if out:
-    print("\n".join(sorted(out)))' "$BASE"
-}
+need_tools iperf3 ethtool nstat tcpdump tshark
 
 kmark_of() {	# SID: the table of its seg6local route in the range, "" none
-	range_objects | awk -v s="$1" '$1 == "route6" && $3 == s && /seg6local/ { print $2 }'
-}
-
-route_packets() {	# TABLE: what the seg6local route there counted: "PACKETS ERRORS"
-	nsx "$GW" ip -s -6 route show table "$1" | awk '/seg6local/ {
-		for (i = 1; i < NF; i++) {
-			if ($i == "packets") p = $(i + 1)
-			if ($i == "errors") e = $(i + 1)
-		}
-		print p + 0, e + 0 }'
+	range_objects "$GW" | awk -v s="$1" '$1 == "route6" && $3 == s && /seg6local/ { print $2 }'
 }
 
 ns_setup || { fail "topology setup"; ns_finish; }
@@ -91,11 +50,7 @@ nsx "$GEN" ip -6 route replace fd00:a::/64 encap seg6 mode encap \
 	segs fc00:100::6 via fc00:1::2 dev g0 || fail "seg6 encap route at gen"
 nsx "$GEN" ip route replace 10.10.0.0/24 encap seg6 mode encap.red \
 	segs fc00:100::4 dev g0 || fail "seg6 encap.red route at gen"
-for ns_if in "$GEN:g0" "$GW:gw0" "$GW:gw2" "$S2:s2"; do
-	nsx "${ns_if%%:*}" ethtool -K "${ns_if#*:}" gro on >/dev/null 2>&1 ||
-		skip_test "ethtool -K ${ns_if#*:} gro on failed"
-done
-nsx "$GW" ethtool -K gw2 tx off >/dev/null 2>&1 || skip_test "ethtool -K gw2 tx off failed"
+tcp_path_offloads gw2
 nsx "$S2" iperf3 -s -D >/dev/null 2>&1
 nfq_steer6 fc00:100::/32 || fail "NFQUEUE rule"
 
@@ -111,7 +66,7 @@ conf() {	# [kernel-end no] [no-dx4]
 conf >"$TMPD/srv6d.conf"
 srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start"; ns_finish; }
 
-objs=$(range_objects)
+objs=$(range_objects "$GW")
 say "range at start:"; printf '%s\n' "$objs" | sed "s/^/$T:   /"
 MDT6=$(kmark_of fc00:100::6) MDX4=$(kmark_of fc00:100::4) MDX6=$(kmark_of fc00:100::5)
 has() { printf '%s\n' "$objs" | grep -q -- "$1"; }
@@ -137,49 +92,15 @@ else
 fi
 if has "fc00:100::7 .*seg6local"; then fail "End.DT4 got a seg6local route"
 else pass "End.DT4 keeps srv6d's own way (no seg6local route)"; fi
-read -r on n <<<"$(ctl_get "'%s %d' % (s['kernel_end']['active'], s['kernel_end']['sids'])")"
-expect_eq "status: kernel-end on, 3 SIDs" "$on $n" "True 3"
-if timeout 5 "$SRV6CTL" -s "$SOCK" status | grep -q "^kernel-end auto: .*(0 End SIDs, 3 decapsulating)"; then
-	pass "srv6ctl status says kernel-end is on for 3 decapsulating SIDs"
-else
-	fail "srv6ctl status: $(timeout 5 "$SRV6CTL" -s "$SOCK" status | grep kernel-end)"
-fi
+kernel_end_status_expect 3 "kernel-end auto: .*(0 End SIDs, 3 decapsulating)"
 
 # ---- transfers -----------------------------------------------------------
 transfer() {	# LABEL FAMILY DST TABLE FILTER
-	local pcap="$TMPD/$1.pcap" kd0 kd1 rp0 re0 rp1 re1 csum0 csum1 tp bytes good bad
-	kd0=$(ctl_get "s['totals']['kend']")
-	read -r rp0 re0 <<<"$(route_packets "$4")"
-	csum0=$(nstat_abs "$S2" TcpInCsumErrors)
-	nsx "$GW" timeout 20 tcpdump -i gw2 -Q out -s 0 -w "$pcap" -c 20000 tcp >/dev/null 2>&1 &
-	tp=$!
-	sleep 1
-	bytes=$(nsx "$GEN" timeout 15 iperf3 "$2" -c "$3" -t 2 -J 2>/dev/null |
-		"$PYTHON" -c 'import json,sys
-try: print(int(json.load(sys.stdin)["end"]["sum_received"]["bytes"]))
-except Exception: print(0)')
-	sleep 0.5
-	kill -INT "$tp" 2>/dev/null
-	wait "$tp" 2>/dev/null
-	kd1=$(ctl_get "s['totals']['kend']")
-	read -r rp1 re1 <<<"$(route_packets "$4")"
-	csum1=$(nstat_abs "$S2" TcpInCsumErrors)
-	say "$1: $bytes bytes, kend $((kd1 - kd0)), the route counted $((rp1 - rp0)) ($((re1 - re0)) errors)"
-	if [ "${bytes:-0}" -gt 1000000 ]; then pass "$1: the transfer got through ($bytes bytes)"
-	else fail "$1: transfer: ${bytes:-0} bytes"; fi
-	if [ $((kd1 - kd0)) -gt 10 ]; then
-		pass "$1: srv6d handed $((kd1 - kd0)) super-packets to the kernel"
-	else
-		fail "$1: kend counter: $((kd1 - kd0))"
-	fi
-	expect_eq "$1: the seg6local route counted what srv6d handed it" $((rp1 - rp0)) $((kd1 - kd0))
-	expect_eq "$1: the seg6local route counted no error" $((re1 - re0)) 0
-	expect_eq "$1: s2 counted no TCP checksum error" $((csum1 - csum0)) 0
-	good=$(tshark -r "$pcap" -o tcp.check_checksum:TRUE \
-		-Y "tcp.len > 0 && tcp.checksum.status == 1 && $5" 2>/dev/null | wc -l)
-	bad=$(tshark -r "$pcap" -o tcp.check_checksum:TRUE \
-		-Y "tcp.len > 0 && (tcp.checksum.status != 1 || !($5) || _ws.malformed)" \
-		2>/dev/null | wc -l)
+	local pcap="$TMPD/$1.pcap" bytes good bad
+	kernel_end_reset "$4" "$S2"
+	bytes=$(tcp_transfer "$pcap" gw2 tcp "$2" "$3")
+	kernel_end_expect "$1" "$bytes"
+	read -r good bad <<<"$(tcp_segments_checked "$pcap" "$5" "!($5)")"
 	if [ "$good" -gt 100 ] && [ "$bad" = 0 ]; then
 		pass "$1: every segment leaving gw2 is plain TCP with a valid checksum ($good)"
 	else
@@ -194,7 +115,7 @@ transfer End.DX4 -4 10.10.0.1 "$MDX4" \
 # ---- reloads -------------------------------------------------------------
 conf no-dx4 >"$TMPD/srv6d.conf"
 timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null || fail "reload"
-objs=$(range_objects)
+objs=$(range_objects "$GW")
 say "range after the reload without End.DX4:"; printf '%s\n' "$objs" | sed "s/^/$T:   /"
 if [ -n "$MDX4" ] && ! has "^[a-z0-9]* $MDX4 " && [ "$(kmark_of fc00:100::6)" = "$MDT6" ]; then
 	pass "the reload removed End.DX4's rules and routes, End.DT6 kept its mark"
@@ -203,7 +124,7 @@ else
 fi
 conf no-dx4 "kernel-end no" >"$TMPD/srv6d.conf"
 timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null || fail "reload (kernel-end no)"
-objs=$(range_objects)
+objs=$(range_objects "$GW")
 if ! has seg6local && ! has "^[a-z0-9]* $MDT6 " && ! has "^[a-z0-9]* $MDX6 "; then
 	pass "kernel-end no: no seg6local route, nothing of the kernel marks"
 else
@@ -215,7 +136,7 @@ conf >"$TMPD/srv6d.conf"
 timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null || fail "reload (back on)"
 [ -n "$(kmark_of fc00:100::4)" ] || fail "kernel-end back on: no End.DX4 route"
 srv6d_stop || fail "srv6d exit"
-expect_eq "nothing of the range is left after srv6d stops" "$(range_objects)" ""
+expect_eq "nothing of the range is left after srv6d stops" "$(range_objects "$GW")" ""
 
 # ---- a header queue (`header-queue 1`) -------------------------------------
 # The super-packets cross into srv6d as their first 2112 bytes only
@@ -240,5 +161,5 @@ else
 	fail "hq_truncated: $((hq1 - hq0))"
 fi
 srv6d_stop || fail "srv6d exit (header queue)"
-expect_eq "nothing of the range is left after srv6d stops (header queue)" "$(range_objects)" ""
+expect_eq "nothing of the range is left after srv6d stops (header queue)" "$(range_objects "$GW")" ""
 ns_finish

@@ -36,10 +36,8 @@ HOST_MTU=1500
 
 ns_init 300
 need_srv6d
-for c in iperf3 ethtool nstat tcpdump tshark; do
-	command -v "$c" >/dev/null || skip_test "$c not found"
-done
-BASE=$((0x5d6f0000))	# mark-base's default: the range is BASE..BASE+65535
+need_tools iperf3 ethtool nstat tcpdump tshark
+BASE=$MARK_BASE	# mark-base's default: the range is BASE..BASE+65535
 PRIO=1000		# rule-priority's default
 
 pe1() { timeout 5 "$SRV6CTL" -s "$TMPD/pe1.sock" -j status; }
@@ -54,38 +52,9 @@ r = eval(sys.argv[1])
 print(*r) if isinstance(r, tuple) else print(r)' "$1"
 }
 
-nstat_get() {	# NS COUNTER: its absolute value
-	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 + 0 }'
-}
-
-# range_objects: PE1's rules and routes of either family in srv6d's range,
-# one a line ("rule6 MARK TABLE", "route6 TABLE ROUTE..."), sorted.
-range_objects() {
-	local f
-	for f in 4 6; do
-		ip -n "$PE1" -"$f" rule show | sed "s/^/rule$f /"
-		ip -n "$PE1" -"$f" route show table all | sed "s/^/route$f /"
-	done | "$PYTHON" -c '
-import sys
-b, out = int(sys.argv[1]), []
-for line in sys.stdin:
-    w = line.split()
-    val = lambda k: w[w.index(k) + 1] if k in w[:-1] else None
-    if w[0].startswith("rule"):
-        m = val("fwmark")
-        if m is not None and b <= int(m, 0) < b + 65536:
-            out.append("%s %d %s" % (w[0], int(m, 0), val("lookup")))
-    else:
-        t = val("table")
-        if t and t.isdigit() and b <= int(t) < b + 65536:
-            out.append("%s %s %s" % (w[0], t, " ".join(w[1:])))
-if out:
-    print("\n".join(sorted(out)))' "$BASE"
-}
-
 # table_of SEGS: the table whose IPv6 seg6 route has segs SEGS ("1 [ a ]").
 table_of() {
-	range_objects | awk -v s="segs $1" '$1 == "route6" && index($0, s) { print $2; exit }'
+	range_objects "$PE1" | awk -v s="segs $1" '$1 == "route6" && index($0, s) { print $2; exit }'
 }
 
 gro_on() {
@@ -143,7 +112,7 @@ wire_case() {
 	wait "$tp"
 
 	read -r k0 c0 v0 <<<"$(pe1_get 't["kencap"], t["gso_segments"], t["gso_vnet"]')"
-	csum0=$(nstat_get "$A2" TcpInCsumErrors)
+	csum0=$(nstat_abs "$A2" TcpInCsumErrors)
 	nsx "$PE1" timeout 20 tcpdump -i c0 -Q out -s 0 -w "$PCAP_TCP" -c 3000 \
 		"ip6 and dst $first" >/dev/null 2>&1 &
 	tp=$!
@@ -152,7 +121,7 @@ wire_case() {
 	kill -INT "$tp" 2>/dev/null
 	wait "$tp" 2>/dev/null
 	read -r k1 c1 v1 <<<"$(pe1_get 't["kencap"], t["gso_segments"], t["gso_vnet"]')"
-	csum1=$(nstat_get "$A2" TcpInCsumErrors)
+	csum1=$(nstat_abs "$A2" TcpInCsumErrors)
 	say "$label: $((${rate:-0} / 1000000)) Mbit/s, $((k1 - k0)) super-packets to the kernel, $((c1 - c0)) segments cut"
 	if [ "${rate:-0}" -gt 1000000 ]; then pass "$label: the transfer got through"
 	else fail "$label: transfer: ${rate:-no result}"; fi
@@ -269,25 +238,25 @@ pe1_start || { fail "srv6d start on PE1"; ns_finish; }
 nsx "$A2" nstat -n >/dev/null 2>&1
 
 say "PE1's objects in srv6d's range:"
-range_objects | sed 's/^/    /'
+range_objects "$PE1" | sed 's/^/    /'
 expect_eq "the stale rule and route are gone" \
-	"$(range_objects | grep -c " $STALE")" 0
+	"$(range_objects "$PE1" | grep -c " $STALE")" 0
 expect_eq "kernel encapsulation active" "$(pe1_get 's["kernel_encap"]["active"]')" True
 expect_eq "two encapsulations (the HMAC policy has none)" \
 	"$(pe1_get 's["kernel_encap"]["encapsulations"]')" 2
 TA=$(table_of "1 [ fc00:2::a6 ]")
-TA4=$(range_objects | awk '$1 == "route4" && index($0, "segs 1 [ fc00:2::a4 ]") { print $2; exit }')
+TA4=$(range_objects "$PE1" | awk '$1 == "route4" && index($0, "segs 1 [ fc00:2::a4 ]") { print $2; exit }')
 if [ -n "$TA" ] && [ "$TA" -ge $((BASE + 0xff00)) ]; then
 	pass "tenant A's list has table $TA, at the top of the range"
 else
 	fail "no table for tenant A's list (${TA:-none})"
 fi
 expect_eq "IPv6 and IPv4 fwmark rules for table $TA" \
-	"$(range_objects | grep -c "^rule[46] $TA $TA\$")" 2
+	"$(range_objects "$PE1" | grep -c "^rule[46] $TA $TA\$")" 2
 expect_eq "a throw route for the first segment in table $TA" \
 	"$(ip -n "$PE1" -6 route show table "$TA" | grep -c '^throw fc00:2::a6 ')" 1
 expect_eq "IPv6 and IPv4 blackhole routes last in table $TA" \
-	"$(range_objects | grep -c "^route[46] $TA blackhole default .*metric 4294967295")" 2
+	"$(range_objects "$PE1" | grep -c "^route[46] $TA blackhole default .*metric 4294967295")" 2
 expect_eq "an IPv4 seg6 route for 10.1.2.0/24's list" \
 	"$( [ -n "$TA4" ] && ip -n "$PE1" -4 route show table "$TA4" | grep -c 'encap seg6 mode encap segs 1 \[ fc00:2::a4 \]')" 1
 expect_eq "the kernel's tunsrc is encap-source" \
@@ -311,9 +280,9 @@ pe1_conf fc00:2::1,fc00:2::a6 >"$TMPD/pe1.conf"
 timeout 10 "$SRV6CTL" -s "$TMPD/pe1.sock" reload >/dev/null || fail "reload"
 sleep 0.5
 TA2=$(table_of "2 [ fc00:2::1 fc00:2::a6 ]")
-TA4b=$(range_objects | awk '$1 == "route4" && index($0, "segs 1 [ fc00:2::a4 ]") { print $2; exit }')
+TA4b=$(range_objects "$PE1" | awk '$1 == "route4" && index($0, "segs 1 [ fc00:2::a4 ]") { print $2; exit }')
 say "after the reload:"
-range_objects | sed 's/^/    /'
+range_objects "$PE1" | sed 's/^/    /'
 if [ -n "$TA2" ] && [ "$TA2" != "$TA" ]; then
 	pass "the new list has its own table $TA2"
 else
@@ -321,7 +290,7 @@ else
 fi
 expect_eq "the old list's table $TA is empty" \
 	"$(ip -n "$PE1" -6 route show table "$TA" 2>/dev/null | wc -l)" 0
-expect_eq "no rule looks up $TA" "$(range_objects | grep -c "^rule[46] $TA ")" 0
+expect_eq "no rule looks up $TA" "$(range_objects "$PE1" | grep -c "^rule[46] $TA ")" 0
 expect_eq "the unchanged IPv4 list keeps its table" "$TA4b" "$TA4"
 expect_eq "a throw route for the new first segment" \
 	"$(ip -n "$PE1" -6 route show table "$TA2" | grep -c '^throw fc00:2::1 ')" 1
@@ -340,7 +309,7 @@ pe1_conf fc00:2::1,fc00:2::a6 encap.red >"$TMPD/pe1.conf"
 timeout 10 "$SRV6CTL" -s "$TMPD/pe1.sock" reload >/dev/null || fail "reload"
 sleep 0.5
 expect_eq "an encap.red route for the list" \
-	"$(range_objects | grep -c '^route6 .* default encap seg6 mode encap.red segs 2 \[ fc00:2::1 fc00:2::a6 \]')" 1
+	"$(range_objects "$PE1" | grep -c '^route6 .* default encap seg6 mode encap.red segs 2 \[ fc00:2::1 fc00:2::a6 \]')" 1
 wire_case "encap.red" fc00:2::1
 
 # Without encap-source, tunsrc ::: the kernel picks the source, and it is
@@ -365,7 +334,7 @@ l3vpn_srv6d_stop || fail "srv6d exit"
 echo "header-queue 1" >>"$TMPD/pe1.conf"
 for r in "ta fd01:2::/64" "tb fd02:2::/64"; do
 	nsx "$PE1" ip6tables -t raw -I PREROUTING 1 -i "${r% *}" -d "${r#* }" \
-		-m mark ! --mark $BASE -j NFQUEUE --queue-num 1 ||
+		-m mark ! --mark "$BASE" -j NFQUEUE --queue-num 1 ||
 		fail "header queue rule for ${r#* }"
 done
 pe1_start || { fail "srv6d start with header-queue"; ns_finish; }
@@ -390,8 +359,10 @@ fi
 expect_eq "header queue: rx_packets = accepted + forwarded + injected + dropped + bounced" \
 	"$(pe1_get 't["accepted"] + t["forwarded"] + t["injected"] + t["dropped"] + t["bounced"] - t["rx_packets"]')" 0
 l3vpn_srv6d_stop || fail "srv6d exit"
-nsx "$PE1" ip6tables -t raw -D PREROUTING 1 && nsx "$PE1" ip6tables -t raw -D PREROUTING 1 ||
+if ! { nsx "$PE1" ip6tables -t raw -D PREROUTING 1 &&
+	nsx "$PE1" ip6tables -t raw -D PREROUTING 1; }; then
 	fail "header queue rules removed"
+fi
 grep -v '^header-queue' "$TMPD/pe1.conf" >"$TMPD/pe1b.conf"
 mv "$TMPD/pe1b.conf" "$TMPD/pe1.conf"
 pe1_start || { fail "srv6d start without header-queue"; ns_finish; }
@@ -399,7 +370,7 @@ pe1_start || { fail "srv6d start without header-queue"; ns_finish; }
 # kencap_left: routes of kernel-encap (seg6 encap, throw, blackhole) and
 # rules at its marks (the top of the range) still in PE1.
 kencap_left() {
-	range_objects | awk -v top=$((BASE + 65536 - 64)) '
+	range_objects "$PE1" | awk -v top=$((BASE + 65536 - 64)) '
 		$1 ~ /^route/ && / encap seg6 | throw | blackhole / { n++ }
 		$1 ~ /^rule/ && $2 >= top { n++ }
 		END { print n + 0 }'
@@ -409,13 +380,13 @@ kencap_left() {
 # a reload makes the device and the routes again.
 ip -n "$PE1" link del srv6d0 && say "deleted srv6d0"
 expect_eq "srv6d0 deleted: no seg6 encap route is left" \
-	"$(range_objects | grep -c ' encap seg6 ')" 0
+	"$(range_objects "$PE1" | grep -c ' encap seg6 ')" 0
 timeout 10 "$SRV6CTL" -s "$TMPD/pe1.sock" reload >/dev/null || fail "reload"
 sleep 0.5
 expect_eq "after the reload: srv6d0 is back" \
 	"$(ip -n "$PE1" -o link show srv6d0 2>/dev/null | grep -c .)" 1
 expect_eq "after the reload: the IPv6 seg6 route through srv6d0 is back" \
-	"$(range_objects | grep -c '^route6 .* default encap seg6 mode encap.red segs 2 \[ fc00:2::1 fc00:2::a6 \] dev srv6d0 ')" 1
+	"$(range_objects "$PE1" | grep -c '^route6 .* default encap seg6 mode encap.red segs 2 \[ fc00:2::1 fc00:2::a6 \] dev srv6d0 ')" 1
 wire_case "srv6d0 made again" fc00:2::1
 
 # auto falls back when the kernel refuses the install: srv6d0 at MTU 1000
@@ -435,7 +406,7 @@ expect_eq "auto, install refused: off, why says so" \
 	"$(pe1_get 's["kernel_encap"]["active"], s["kernel_encap"]["why"].startswith("install failed: ") and s["kernel_encap"]["why"].endswith("No such device")')" "False True"
 say "why: $(pe1_get 's["kernel_encap"]["why"]')"
 expect_eq "auto, install refused: nothing of kernel-encap is left" "$(kencap_left)" 0
-[ "$(kencap_left)" = 0 ] || range_objects | sed 's/^/    /'
+[ "$(kencap_left)" = 0 ] || range_objects "$PE1" | sed 's/^/    /'
 expect_eq "auto, install refused: one warning logged" \
 	"$(grep -c 'kernel-encap auto: install failed: .*No such device; running without it' "$TMPD/pe1.log")" 1
 ip -n "$PE1" link set srv6d0 mtu "${mtu0:-65535}"
@@ -457,7 +428,7 @@ else
 	fail "auto: srv6d did not start with its install refused"
 fi
 ip -n "$PE1" link del srv6d0 2>/dev/null
-left=$(range_objects)
+left=$(range_objects "$PE1")
 expect_eq "nothing of srv6d's range is left after it stops" "$(echo -n "$left" | grep -c .)" 0
 [ -n "$left" ] && say "left: $left"
 ns_finish

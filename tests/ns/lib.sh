@@ -53,6 +53,7 @@ say() { echo "$T: $*"; }
 # tshark's options for the capture checks: checksums verified, and no TCP
 # sequence analysis or reassembly, which the checks do not read and which
 # make a 20,000-segment capture take a minute instead of a second.
+# shellcheck disable=SC2034 # for the tests that source this file
 TSHARK_OPTS="-o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE -o tcp.analyze_sequence_numbers:FALSE -o tcp.desegment_tcp_streams:FALSE"
 
 pass() {
@@ -108,6 +109,14 @@ ns_init() {
 need_srv6d() {
 	[ -x "$SRV6D" ] || skip_test "$SRV6D not built"
 	[ -x "$SRV6CTL" ] || skip_test "$SRV6CTL not built"
+}
+
+# need_tools TOOL...: skip the test when a TOOL is not found.
+need_tools() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null || skip_test "$c not found"
+	done
 }
 
 ns_cleanup() {
@@ -406,6 +415,55 @@ nfq_stat() {
 		awk -v f="$1" '$1 == 0 { print $f }'
 }
 
+# nstat_abs NS COUNTER: COUNTER's absolute value in NS (nstat's history
+# file is per user, not per namespace: read absolute values and subtract).
+nstat_abs() {
+	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 + 0 }'
+}
+
+# srv6d.conf's mark-base by default: srv6d's marks and tables are
+# MARK_BASE .. MARK_BASE + 65535 (its range).
+MARK_BASE=$((0x5d6f0000))
+
+# range_objects NS: NS's rules and routes of either family in srv6d's
+# range, one a line, sorted: "rule6|rule4 MARK TABLE" for a rule at a
+# fwmark of the range, "route6|route4 TABLE ROUTE..." for a route in a
+# table of it.  Empty when there is none.
+range_objects() {
+	local f
+	for f in 6 4; do
+		ip -n "$1" -"$f" rule show | sed "s/^/rule$f /"
+		ip -n "$1" -"$f" route show table all | sed "s/^/route$f /"
+	done | "$PYTHON" -c '
+import sys
+b, out = int(sys.argv[1]), []
+for line in sys.stdin:
+    w = line.split()
+    val = lambda k: w[w.index(k) + 1] if k in w[:-1] else None
+    if w[0].startswith("rule"):
+        m = val("fwmark")
+        if m is not None and b <= int(m, 0) < b + 65536:
+            out.append("%s %d %s" % (w[0], int(m, 0), val("lookup")))
+    else:
+        # the last table is the route one: End.DT6 names another before
+        t = w[len(w) - 1 - w[::-1].index("table") + 1] if "table" in w[:-1] else None
+        if t and t.isdigit() and b <= int(t) < b + 65536:
+            out.append("%s %s %s" % (w[0], t, " ".join(w[1:])))
+if out:
+    print("\n".join(sorted(out)))' "$MARK_BASE"
+}
+
+# route_packets TABLE: what the seg6local route in the gateway's TABLE
+# counted (ip -s): "PACKETS ERRORS".
+route_packets() {
+	nsx "$GW" ip -s -6 route show table "$1" | awk '/seg6local/ {
+		for (i = 1; i < NF; i++) {
+			if ($i == "packets") p = $(i + 1)
+			if ($i == "errors") e = $(i + 1)
+		}
+		print p + 0, e + 0 }'
+}
+
 # sink_count_rules DST...: in both sinks, a rule per destination address
 # (IPv6 or IPv4) that drops what arrives for it, counted (sink_count).
 # Returns 1 if a rule is refused.
@@ -429,6 +487,132 @@ sink_count() {
 	# The destination is field 9, or 8 where ip6tables leaves opt blank.
 	nsx "$1" $t -t raw -L PREROUTING -v -x -n |
 		awk -v d="$2" '/DROP/ && ($8 == d || $9 == d) { print $1; exit }'
+}
+
+# ---- TCP through the gateway -----------------------------------------------
+# iperf3 from gen through srv6d's SIDs (fc00:100::/32) in the gateway to
+# an iperf3 server behind a sink (kend.sh, kdecap.sh, hqueue.sh).
+
+# tcp_path_offloads OUT: GRO on at every veth from gen to the sink behind
+# the gateway's OUT (gw1: sink1, gw2: sink2), and OUT's tx checksum off
+# (segments summed in software, so a capture on OUT sees their checksums).
+# Skips the test when ethtool refuses.
+tcp_path_offloads() {
+	local out=$1 sink="$S1:s1" ns_if
+	[ "$out" = gw2 ] && sink="$S2:s2"
+	for ns_if in "$GEN:g0" "$GW:gw0" "$GW:$out" "$sink"; do
+		nsx "${ns_if%%:*}" ethtool -K "${ns_if#*:}" gro on >/dev/null 2>&1 ||
+			skip_test "ethtool -K ${ns_if#*:} gro on failed"
+	done
+	nsx "$GW" ethtool -K "$out" tx off >/dev/null 2>&1 ||
+		skip_test "ethtool -K $out tx off failed"
+}
+
+# tcp_end_setup: after ns_setup, the way through an End of srv6d's to
+# sink1: sink1 is the kernel's End.DT6 fc00:9::d6 (table 255) in front of
+# an iperf3 server at fd00:9::1, the gateway routes fc00:9::d6 to sink1,
+# gen's tunnel source is fc00:1::1, the offloads of tcp_path_offloads gw1,
+# fc00:100::/32 steered to queue 0.  Counts what fails (fail).
+tcp_end_setup() {
+	_sysctls "$S1" net.ipv6.conf.all.seg6_enabled=1 net.ipv6.conf.s1.seg6_enabled=1 ||
+		fail "seg6_enabled at s1"
+	nsx "$S1" ip -6 addr add fd00:9::1/128 dev lo
+	nsx "$S1" ip -6 route add fc00:9::d6/128 encap seg6local action End.DT6 table 255 dev s1 ||
+		fail "End.DT6 at s1"
+	nsx "$GEN" ip sr tunsrc set fc00:1::1
+	nsx "$GW" ip -6 route add fc00:9::d6/128 via fc00:2::2 dev gw1 || fail "route at gw"
+	tcp_path_offloads gw1
+	nsx "$S1" iperf3 -s -D -B fd00:9::1 >/dev/null 2>&1
+	nfq_steer6 fc00:100::/32 || fail "NFQUEUE rule"
+}
+
+# tcp_end_via SID: gen's kernel seg6 tunnel to fd00:9::/64 (tcp_end_setup's
+# server) by segments SID, fc00:9::d6.  Returns ip's status.
+tcp_end_via() {
+	nsx "$GEN" ip -6 route replace fd00:9::/64 encap seg6 mode encap \
+		segs "$1",fc00:9::d6 via fc00:1::2 dev g0
+}
+
+# tcp_transfer PCAP OUT FILTER FAMILY DST: a 2 s iperf3 transfer from gen
+# to DST (FAMILY -6 or -4), captured leaving the gateway on OUT (tcpdump
+# FILTER, 20,000 frames at most) into PCAP.  Prints the bytes received, 0
+# when iperf3 fails.
+tcp_transfer() {
+	local tp bytes
+	nsx "$GW" timeout 20 tcpdump -i "$2" -Q out -s 0 -w "$1" -c 20000 "$3" \
+		>/dev/null 2>&1 &
+	tp=$!
+	sleep 1
+	bytes=$(nsx "$GEN" timeout 15 iperf3 "$4" -c "$5" -t 2 -J 2>/dev/null |
+		"$PYTHON" -c 'import json,sys
+try: print(int(json.load(sys.stdin)["end"]["sum_received"]["bytes"]))
+except Exception: print(0)')
+	sleep 0.5
+	kill -INT "$tp" 2>/dev/null
+	wait "$tp" 2>/dev/null
+	echo "$bytes"
+}
+
+# tcp_segments_checked PCAP GOOD BAD: "NGOOD NBAD", of the TCP segments
+# with data in PCAP: NGOOD those with a valid checksum that match the
+# display filter GOOD, NBAD those with another checksum status, or that
+# match BAD, or malformed.
+tcp_segments_checked() {
+	local good bad
+	good=$(tshark -r "$1" -o tcp.check_checksum:TRUE \
+		-Y "tcp.len > 0 && tcp.checksum.status == 1 && $2" 2>/dev/null | wc -l)
+	bad=$(tshark -r "$1" -o tcp.check_checksum:TRUE \
+		-Y "tcp.len > 0 && (tcp.checksum.status != 1 || $3 || _ws.malformed)" \
+		2>/dev/null | wc -l)
+	echo "$good $bad"
+}
+
+# kernel_end_reset TABLE SINK: remember srv6d's kend total, what the
+# seg6local route in the gateway's TABLE counted (route_packets) and
+# SINK's TcpInCsumErrors, for kernel_end_expect.
+kernel_end_reset() {
+	KEND_TABLE=$1 KEND_SINK=$2
+	KEND0=$(ctl_get "s['totals']['kend']")
+	read -r KEND_RP0 KEND_RE0 <<<"$(route_packets "$1")"
+	KEND_CSUM0=$(nstat_abs "$2" TcpInCsumErrors)
+}
+
+# kernel_end_expect LABEL BYTES: the checks of a transfer of BYTES, since
+# kernel_end_reset, whose super-packets srv6d hands to the kernel's
+# seg6local route (kernel-end): more than 1 MB through, more than 10
+# super-packets handed (kend), the route counted as many and no error, the
+# sink no TCP checksum error.
+kernel_end_expect() {
+	local label=$1 bytes=${2:-0} kd rp re csum
+	kd=$(($(ctl_get "s['totals']['kend']") - KEND0))
+	read -r rp re <<<"$(route_packets "$KEND_TABLE")"
+	rp=$((rp - KEND_RP0)) re=$((re - KEND_RE0))
+	csum=$(($(nstat_abs "$KEND_SINK" TcpInCsumErrors) - KEND_CSUM0))
+	say "$label: $bytes bytes, kend $kd, the route counted $rp ($re errors)"
+	if [ "$bytes" -gt 1000000 ]; then pass "$label: the transfer got through ($bytes bytes)"
+	else fail "$label: transfer: $bytes bytes"; fi
+	if [ "$kd" -gt 10 ]; then
+		pass "$label: srv6d handed $kd super-packets to the kernel"
+	else
+		fail "$label: kend counter: $kd"
+	fi
+	expect_eq "$label: the seg6local route counted what srv6d handed it" "$rp" "$kd"
+	expect_eq "$label: the seg6local route counted no error" "$re" 0
+	expect_eq "$label: ${KEND_SINK##*-} counted no TCP checksum error" "$csum" 0
+}
+
+# kernel_end_status_expect N LINE: srv6d's status says kernel-end is on
+# for N SIDs, and srv6ctl's plain status has a line that begins with LINE
+# (a grep pattern).
+kernel_end_status_expect() {
+	local on n
+	read -r on n <<<"$(ctl_get "'%s %d' % (s['kernel_end']['active'], s['kernel_end']['sids'])")"
+	expect_eq "status: kernel-end on, $1 SIDs" "$on $n" "True $1"
+	if timeout 5 "$SRV6CTL" -s "$SOCK" status | grep -q "^$2"; then
+		pass "srv6ctl status says kernel-end is on ($1 SIDs)"
+	else
+		fail "srv6ctl status: $(timeout 5 "$SRV6CTL" -s "$SOCK" status | grep kernel-end)"
+	fi
 }
 
 # ---- packets -----------------------------------------------------------------
@@ -456,14 +640,14 @@ pkt_xchg() {
 # Returns once the first frame is about to leave.
 PACED=
 pkt_paced_start() {
-	local out=$1 rate=$2 max=$3 i
+	local out=$1 rate=$2 max=$3 _
 	shift 3
 	rm -f "$TMPD/paced.stop" "$TMPD/paced.started"
 	"$PYTHON" "$PKTPY" paced --send "$GEN:g0" --dmac "$MAC_GW0" \
 		--rate "$rate" --max "$max" --stop "$TMPD/paced.stop" \
 		--started "$TMPD/paced.started" "$@" >"$out" &
 	PACED=$!
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ -e "$TMPD/paced.started" ] && return 0
 		kill -0 "$PACED" 2>/dev/null || return 1
 		sleep 0.1
