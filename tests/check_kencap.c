@@ -162,7 +162,7 @@ START_TEST(encap_route_message)
 				  .mark = BASE + 0xffff };
 	struct nlmsghdr *nlh;
 	const char *body =
-		"00 00 00 00 04 00 01 00000000"	/* static, unicast */
+		"00 00 00 00 5d 00 01 00000000"	/* srv6d's, unicast */
 		"0800 0f00 ffff6f5d"			/* RTA_TABLE */
 		"0800 0400 07000000"			/* RTA_OIF */
 		"0600 1500 0500 0000"			/* RTA_ENCAP_TYPE seg6 */
@@ -356,7 +356,7 @@ START_TEST(end_route_message)
 	nlh = kencap_build_end_route(buf, 5, BASE + 0xfffe, &sid, 128, 7);
 	n = hex2bin(
 		"7c000000 1800 0505 05000000 00000000"
-		"0a 80 00 00 00 04 00 01 00000000"	/* /128, static, unicast */
+		"0a 80 00 00 00 5d 00 01 00000000"	/* /128, srv6d's, unicast */
 		"0800 0f00 feff6f5d"			/* RTA_TABLE */
 		"1400 0100 fc000100 00000000 00000000 00000001"	/* RTA_DST */
 		"0800 0400 07000000"			/* RTA_OIF */
@@ -389,7 +389,7 @@ START_TEST(decap_route_message)
 	nlh = kencap_build_decap_route(buf, 5, BASE + 0xfffe, &cfg->sids[0], 7);
 	n = hex2bin(
 		"84000000 1800 0505 05000000 00000000"
-		"0a 80 00 00 00 04 00 01 00000000"
+		"0a 80 00 00 00 5d 00 01 00000000"
 		"0800 0f00 feff6f5d"			/* RTA_TABLE */
 		"1400 0100 fc000100 00000000 00000000 00000006"	/* RTA_DST */
 		"0800 0400 07000000"			/* RTA_OIF */
@@ -406,7 +406,7 @@ START_TEST(decap_route_message)
 	nlh = kencap_build_decap_route(buf, 5, BASE + 0xfffe, &cfg->sids[1], 7);
 	n = hex2bin(
 		"90000000 1800 0505 05000000 00000000"
-		"0a 80 00 00 00 04 00 01 00000000"
+		"0a 80 00 00 00 5d 00 01 00000000"
 		"0800 0f00 feff6f5d"
 		"1400 0100 fc000100 00000000 00000000 00000005"
 		"0800 0400 07000000"
@@ -423,7 +423,7 @@ START_TEST(decap_route_message)
 	nlh = kencap_build_decap_route(buf, 5, BASE + 0xfffe, &cfg->sids[2], 7);
 	n = hex2bin(
 		"84000000 1800 0505 05000000 00000000"
-		"0a 80 00 00 00 04 00 01 00000000"
+		"0a 80 00 00 00 5d 00 01 00000000"
 		"0800 0f00 feff6f5d"
 		"1400 0100 fc000100 00000000 00000000 00000004"
 		"0800 0400 07000000"
@@ -455,7 +455,7 @@ START_TEST(throw_route_message)
 	nlh = kencap_build_throw_route(buf, 3, BASE + 0xffff, &dst);
 	n = hex2bin(
 		"38000000 1800 0505 03000000 00000000"
-		"0a 80 00 00 00 04 00 09 00000000"	/* /128, RTN_THROW */
+		"0a 80 00 00 00 5d 00 09 00000000"	/* /128, RTN_THROW */
 		"0800 0f00 ffff6f5d"
 		"1400 0100 fc000009 00000000 00000000 00000001",
 		want, sizeof(want));
@@ -474,7 +474,7 @@ START_TEST(blackhole_route_message)
 	nlh = kencap_build_blackhole_route(buf, 4, AF_INET6, BASE + 0xffff);
 	n = hex2bin(
 		"2c000000 1800 0505 04000000 00000000"
-		"0a 00 00 00 00 04 00 06 00000000"	/* RTN_BLACKHOLE */
+		"0a 00 00 00 00 5d 00 06 00000000"	/* RTN_BLACKHOLE */
 		"0800 0f00 ffff6f5d"
 		"0800 0600 ffffffff",			/* RTA_PRIORITY */
 		want, sizeof(want));

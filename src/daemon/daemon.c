@@ -64,7 +64,6 @@ struct daemon {
 	uint64_t started_ms;
 	time_t config_loaded;		/* wall clock of the last good load */
 	uint64_t reloads, reload_failures;
-	struct rtrules_scope scope;	/* of the config in force */
 	/* kernel-routes yes: srv6d.conf's config, which every config in
 	 * force is built from (with the kernel's routes); NULL otherwise
 	 * (the engine's config is the file's). */
@@ -533,7 +532,6 @@ static void daemon_resolve_reinject(struct config *cfg,
 static int daemon_apply(struct daemon *d, struct config *ncfg,
 			struct reload_errors *re, const char *what, bool reuse)
 {
-	struct rtrules_scope nscope, oscope;
 	struct sid_runtime *rt, *kept = NULL;
 	char err[512], err2[512];
 
@@ -558,9 +556,8 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		return daemon_apply_same_sids(d, ncfg, re, what);
 	}
 	kencap_routes_resolve(ncfg, engine_config(d->engine));
-	rtrules_scope_of(ncfg, &nscope);
-	if (rtrules_install_add(ncfg, engine_config(d->engine), &d->scope,
-				&rt, err, sizeof(err)) < 0) {
+	if (rtrules_install_add(ncfg, engine_config(d->engine), &rt, err,
+				sizeof(err)) < 0) {
 		reload_error(re, "%s; keeping the running configuration", err);
 		config_free(ncfg);
 		goto restore;
@@ -572,8 +569,8 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		config_free(ncfg);
 		goto restore;
 	case 1:	/* an `auto` fell back: what it added goes */
-		if (rtrules_prune_keep(ncfg, engine_config(d->engine), &nscope,
-				       err2, sizeof(err2)) < 0)
+		if (rtrules_prune_keep(ncfg, engine_config(d->engine), err2,
+				       sizeof(err2)) < 0)
 			log_msg(LOG_WARNING, "reload: removing what "
 				"kernel-encap / kernel-end added: %s", err2);
 		break;
@@ -595,17 +592,13 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		d->rt = kept;
 	}
 	/* No worker uses the old config now: what it alone needed goes. */
-	oscope = d->scope;
-	d->scope = nscope;
-	if (rtrules_prune(engine_config(d->engine), &oscope, err2,
-			  sizeof(err2)) < 0)
+	if (rtrules_prune(engine_config(d->engine), err2, sizeof(err2)) < 0)
 		log_msg(LOG_WARNING, "reload: removing the previous "
 			"configuration's rules: %s (the next reload or the "
 			"exit tries again)", err2);
 	return 0;
 restore:
-	if (rtrules_prune(engine_config(d->engine), &nscope, err2,
-			  sizeof(err2)) < 0)
+	if (rtrules_prune(engine_config(d->engine), err2, sizeof(err2)) < 0)
 		reload_error(re, "removing the refused configuration's "
 			     "rules: %s", err2);
 	return -1;
@@ -1276,11 +1269,11 @@ static int single_instance_check(const char *sock)
 	return r == 0 ? 0 : -1;
 }
 
-static void rules_remove(const struct rtrules_scope *scope)
+static void rules_remove(void)
 {
 	char err[512];
 
-	if (rtrules_remove(scope, err, sizeof(err)) < 0)
+	if (rtrules_remove(err, sizeof(err)) < 0)
 		log_msg(LOG_ERR, "removing policy routing: %s", err);
 }
 
@@ -1390,13 +1383,12 @@ static int daemon_start(struct daemon *d)
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_ctl;
 	}
-	rtrules_scope_of(cfg, &d->scope);
 	if (kencap_routes_assign(cfg, NULL) < 0) {
 		log_msg(LOG_ERR, "out of memory");
 		goto fail_rules;
 	}
 	kencap_routes_resolve(cfg, NULL);
-	if (rtrules_install(cfg, NULL, &rt, err, sizeof(err)) < 0) {
+	if (rtrules_install(cfg, &rt, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}
@@ -1405,7 +1397,7 @@ static int daemon_start(struct daemon *d)
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	case 1:	/* an `auto` fell back: what it added goes */
-		if (rtrules_prune(cfg, &d->scope, err, sizeof(err)) < 0)
+		if (rtrules_prune(cfg, err, sizeof(err)) < 0)
 			log_msg(LOG_WARNING, "removing what kernel-encap / "
 				"kernel-end added: %s", err);
 		break;
@@ -1442,7 +1434,7 @@ static int daemon_start(struct daemon *d)
 		/* engine_start() owns cfg and rt, even when it fails. */
 		log_msg(LOG_ERR, "%s", err);
 		rtmirror_free(d->mirror);
-		rules_remove(&d->scope);
+		rules_remove();
 		ctl_server_close(d->ctl);
 		close(d->lockfd);
 		return -1;
@@ -1450,7 +1442,7 @@ static int daemon_start(struct daemon *d)
 	return 0;
 fail_rules:
 	free(rt);
-	rules_remove(&d->scope);
+	rules_remove();
 fail_ctl:
 	ctl_server_close(d->ctl);
 fail_cfg:
@@ -1492,7 +1484,7 @@ static void daemon_stop(struct daemon *d)
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping: draining the queues");
 	engine_stop(d->engine);		/* every queued packet gets a verdict */
 	rtmirror_free(d->mirror);	/* no worker reads it any more */
-	rules_remove(&d->scope);
+	rules_remove();
 	ctl_server_close(d->ctl);	/* unlinks the socket */
 	close(d->lockfd);		/* last: the next srv6d may start */
 	config_free(d->file);

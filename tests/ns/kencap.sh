@@ -258,10 +258,11 @@ if ! { nsx "$PE1" ip6tables -t raw -A PREROUTING -i c0 -d fc00:1::/48 \
 	fail "NFQUEUE rules at PE1"
 fi
 
-# A crashed instance's leftovers in the range: gone once srv6d starts.
+# A crashed instance's leftovers in the range (srv6d's: protocol 93,
+# RTPROT_SRV6D): gone once srv6d starts.
 STALE=$((BASE + 0xfe00))
-if ! { ip -n "$PE1" -4 rule add priority "$PRIO" fwmark "$STALE" lookup "$STALE" &&
-	ip -n "$PE1" -6 route add default dev lo table "$STALE"; }; then
+if ! { ip -n "$PE1" -4 rule add priority "$PRIO" fwmark "$STALE" lookup "$STALE" protocol 93 &&
+	ip -n "$PE1" -6 route add default dev lo table "$STALE" proto 93; }; then
 	fail "stale rule and route"
 fi
 pe1_conf fc00:2::a6 >"$TMPD/pe1.conf"

@@ -86,10 +86,11 @@ nsx "$GW" ethtool -K gw1 tx off >/dev/null 2>&1 || skip_test "ethtool -K gw1 tx 
 nsx "$S1" iperf3 -s -D -B fd00:9::1 >/dev/null 2>&1
 nfq_steer6 fc00:100::/32 || fail "NFQUEUE rule"
 
-# A crashed instance's leftovers in the range.
-nsx "$GW" ip -6 rule add priority $PRIO fwmark $((BASE + 0xfff0)) lookup $((BASE + 0xfff0)) &&
+# A crashed instance's leftovers in the range (srv6d's: protocol 93,
+# RTPROT_SRV6D).
+nsx "$GW" ip -6 rule add priority $PRIO fwmark $((BASE + 0xfff0)) lookup $((BASE + 0xfff0)) protocol 93 &&
 	nsx "$GW" ip -6 route add fc00:100::9/128 encap seg6local action End \
-		dev gw1 table $((BASE + 0xfff0)) || fail "stale rule and route"
+		dev gw1 table $((BASE + 0xfff0)) proto 93 || fail "stale rule and route"
 
 conf() {	# SIDS... (the last argument may be "kernel-end no")
 	echo "queue 0"	# offload yes: the default
