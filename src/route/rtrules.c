@@ -1609,11 +1609,10 @@ int rtrules_install_add(const struct config *cfg, const struct config *keep,
 	 * replace it, or route by it.  Refused, untouched. */
 	if (conflict.what[0]) {
 		set_err(err, errlen, "%s: srv6d installs its own routes there "
-			"(mark-base %#x + 1 ... %#x: its SIDs' and kernel-encap's "
-			"marks and tables) and changes no route it did not make: "
-			"remove that route, or choose another mark-base",
-			conflict.what, cfg->mark_base,
-			cfg->mark_base + RTRULES_RANGE - 1);
+			"(its marks and tables lie from mark-base %#x to %#x) "
+			"and changes no route it did not make: remove that "
+			"route, or choose another mark-base", conflict.what,
+			cfg->mark_base, cfg->mark_base + RTRULES_RANGE - 1);
 		goto out;
 	}
 	/* Devices and routes first, so that no rule ever points at an
