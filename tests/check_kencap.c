@@ -160,6 +160,7 @@ START_TEST(encap_route_message)
 	uint8_t buf[KENCAP_MSG_SIZE], want[KENCAP_MSG_SIZE];
 	struct kencap_entry e = { .mode = ENCAP_MODE_ENCAP,
 				  .mark = BASE + 0xffff };
+	struct in6_addr src;
 	struct nlmsghdr *nlh;
 	const char *body =
 		"00 00 00 00 5d 00 01 00000000"	/* srv6d's, unicast */
@@ -177,20 +178,30 @@ START_TEST(encap_route_message)
 	e.sl.nsegs = 2;
 	inet_pton(AF_INET6, "fc00:9::1", &e.sl.segs[0]);
 	inet_pton(AF_INET6, "fc00:2::a6", &e.sl.segs[1]);
-	nlh = kencap_build_encap_route(buf, 9, AF_INET6, &e, 7);
+	nlh = kencap_build_encap_route(buf, 9, AF_INET6, &e, 7, NULL);
 	snprintf(hex, sizeof(hex), "68000000 1800 0505 09000000 00000000 0a %s",
 		 body);
 	n = hex2bin(hex, want, sizeof(want));
 	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
-	nlh = kencap_build_encap_route(buf, 10, AF_INET, &e, 7);
+	nlh = kencap_build_encap_route(buf, 10, AF_INET, &e, 7, NULL);
 	snprintf(hex, sizeof(hex), "68000000 1800 0505 0a000000 00000000 02 %s",
 		 body);
 	n = hex2bin(hex, want, sizeof(want));
 	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
 	/* encap.red: mode 3 (SEG6_IPTUN_MODE_ENCAP_RED), the same SRH */
 	e.mode = ENCAP_MODE_ENCAP_RED;
-	nlh = kencap_build_encap_route(buf, 9, AF_INET6, &e, 7);
+	nlh = kencap_build_encap_route(buf, 9, AF_INET6, &e, 7, NULL);
 	ck_assert_uint_eq(buf[60], 3);
+	/* a source of the route's own: SEG6_IPTUNNEL_SRC after the SRH, in
+	 * the RTA_ENCAP nest (20 bytes longer) */
+	e.mode = ENCAP_MODE_ENCAP;
+	inet_pton(AF_INET6, "fc00:1::2", &src);
+	nlh = kencap_build_encap_route(buf, 9, AF_INET6, &e, 7, &src);
+	ck_assert_uint_eq(nlh->nlmsg_len, 0x68 + 20);
+	ck_assert_uint_eq(buf[52] | buf[53] << 8, 0x34 + 20);	/* RTA_ENCAP */
+	n = hex2bin("1400 0200 fc000001 00000000 00000000 00000002", want,
+		    sizeof(want));
+	ck_assert_bytes(buf + nlh->nlmsg_len - 20, 20, want, n);
 }
 END_TEST
 

@@ -53,6 +53,12 @@
 /* One srv6d per network namespace: the abstract AF_UNIX name it holds
  * (srv6d(8) "One instance per network namespace"). */
 #define INSTANCE_LOCK_NAME	"srv6d/instance"
+/* kernel-encap by the kernel's tunsrc: how often it is read (a change
+ * under srv6d holds the encapsulations back within this). */
+#define TUNSRC_POLL_MS		500
+/* The file beside the control socket where srv6d records the tunsrc it
+ * set (kencap_routes.h struct kencap_tunsrc). */
+#define TUNSRC_STATE_NAME	"tunsrc"
 
 struct daemon {
 	const struct daemon_opts *opts;
@@ -77,6 +83,13 @@ struct daemon {
 	 * in force (its nsids entries), for a rebuild that leaves every SID
 	 * as it is (daemon_apply()). */
 	struct sid_runtime *rt;
+	/* The kernel's tunsrc as srv6d holds it, and as last polled
+	 * (tunsrc_tick()): the encapsulations are held back while it is not
+	 * the config's kencap_tunsrc. */
+	struct kencap_tunsrc tunsrc;
+	struct in6_addr kernel_tunsrc;
+	bool kencap_held;
+	uint64_t tunsrc_next_ms;
 	uint64_t wd_interval_ms;	/* 0: no systemd watchdog */
 	uint64_t wd_next_ms;
 	bool stop;
@@ -204,14 +217,65 @@ static void watchdog_tick(struct daemon *d)
 				"withholding the watchdog keepalive");
 }
 
-/* Milliseconds poll() may sleep: until the watchdog's keepalive or a
- * pending kernel routes rebuild is due. */
+/* Whether the outer source of the kernel's encapsulations is the
+ * kernel's tunsrc, which someone may change under srv6d (not when
+ * srv6d's routes carry their own: kencap_route_src). */
+static bool tunsrc_matters(const struct config *cfg)
+{
+	return cfg->kencap_on && cfg->nkencaps && !cfg->kencap_route_src;
+}
+
+/* Read the kernel's tunsrc (every TUNSRC_POLL_MS, or now when due is 0):
+ * while it is not what the config in force was resolved with, the
+ * kernel's encapsulations are held back (the workers cut them, fallback
+ * `source`, engine_set_kencap_held()); logged when that starts and ends,
+ * shown by srv6ctl status. */
+static void tunsrc_tick(struct daemon *d)
+{
+	const struct config *cfg = engine_config(d->engine);
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], why[128];
+	uint64_t now = now_ms();
+	struct in6_addr cur;
+	bool held = false;
+
+	if (now < d->tunsrc_next_ms)
+		return;
+	d->tunsrc_next_ms = now + TUNSRC_POLL_MS;
+	if (tunsrc_matters(cfg)) {
+		if (kencap_tunsrc_read(&cur, why, sizeof(why)) < 0) {
+			log_debug("kernel-encap: %s", why);
+			return;
+		}
+		d->kernel_tunsrc = cur;
+		held = !IN6_ARE_ADDR_EQUAL(&cur, &cfg->kencap_tunsrc);
+	}
+	if (held == d->kencap_held)
+		return;
+	d->kencap_held = held;
+	engine_set_kencap_held(d->engine, held);
+	inet_ntop(AF_INET6, &d->kernel_tunsrc, a, sizeof(a));
+	inet_ntop(AF_INET6, &cfg->kencap_tunsrc, b, sizeof(b));
+	if (held)
+		log_msg(LOG_WARNING, "kernel-encap: the kernel's tunsrc (ip sr "
+			"tunsrc) changed under srv6d to %s (it was %s): "
+			"super-packet encapsulations are cut by srv6d until it "
+			"is %s again or a reload", a, b, b);
+	else if (tunsrc_matters(cfg))
+		log_msg(LOG_INFO, "kernel-encap: the kernel's tunsrc is %s "
+			"again: encapsulations go to the kernel", b);
+}
+
+/* Milliseconds poll() may sleep: until the watchdog's keepalive, a
+ * pending kernel routes rebuild or the tunsrc's poll is due. */
 static int poll_timeout(const struct daemon *d)
 {
 	uint64_t now = now_ms(), next = now + POLL_MAX_MS;
 
 	if (d->wd_interval_ms && d->wd_next_ms < next)
 		next = d->wd_next_ms;
+	if (tunsrc_matters(engine_config(d->engine)) &&
+	    d->tunsrc_next_ms < next)
+		next = d->tunsrc_next_ms;
 	if (d->kr_due_ms && d->kr_due_ms < next)
 		next = d->kr_due_ms;
 	return next <= now ? 0 : (int)(next - now);
@@ -276,6 +340,8 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	ds->src.pols = ds->pols;
 	ds->src.mirror = d->mirror;
 	ds->src.kroutes = &d->kr;
+	ds->src.kencap_held = d->kencap_held;
+	ds->src.kernel_tunsrc = d->kernel_tunsrc;
 	if (with_kernel) {
 		int nk = ctl_nfq_read(CTL_NFQ_PROC, ds->kq,
 				      sizeof(ds->kq) / sizeof(ds->kq[0]));
@@ -555,7 +621,7 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		kencap_routes_keep(ncfg, engine_config(d->engine));
 		return daemon_apply_same_sids(d, ncfg, re, what);
 	}
-	kencap_routes_resolve(ncfg, engine_config(d->engine));
+	kencap_routes_resolve(ncfg, engine_config(d->engine), &d->tunsrc);
 	if (rtrules_install_add(ncfg, engine_config(d->engine), &rt, err,
 				sizeof(err)) < 0) {
 		reload_error(re, "%s; keeping the running configuration", err);
@@ -596,6 +662,8 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		log_msg(LOG_WARNING, "reload: removing the previous "
 			"configuration's rules: %s (the next reload or the "
 			"exit tries again)", err2);
+	d->tunsrc_next_ms = 0;	/* the new config's tunsrc: held back? */
+	tunsrc_tick(d);
 	return 0;
 restore:
 	if (rtrules_prune(engine_config(d->engine), err2, sizeof(err2)) < 0)
@@ -1047,6 +1115,7 @@ static void daemon_loop(struct daemon *d)
 			ctl_server_dispatch(d->ctl, fds + 3, n - 3);
 		}
 		kroutes_tick(d);
+		tunsrc_tick(d);
 		watchdog_tick(d);
 	}
 }
@@ -1269,12 +1338,31 @@ static int single_instance_check(const char *sock)
 	return r == 0 ? 0 : -1;
 }
 
-static void rules_remove(void)
+/* Everything of srv6d's in the kernel goes: its rules, routes and
+ * devices (rtrules_remove()), and the tunsrc it set is given back. */
+static void owned_remove(struct daemon *d)
 {
 	char err[512];
 
 	if (rtrules_remove(err, sizeof(err)) < 0)
 		log_msg(LOG_ERR, "removing policy routing: %s", err);
+	kencap_tunsrc_restore(&d->tunsrc);
+}
+
+/* d->tunsrc with its state file beside the control socket at ctl_path
+ * (what a crashed srv6d recorded there is read). */
+static void tunsrc_open(struct daemon *d, const char *ctl_path)
+{
+	char path[sizeof(d->tunsrc.path)];
+	const char *slash = strrchr(ctl_path, '/');
+	int n = slash ? (int)(slash - ctl_path) : 1;
+
+	if (snprintf(path, sizeof(path), "%.*s/%s", n, slash ? ctl_path : ".",
+		     TUNSRC_STATE_NAME) >= (int)sizeof(path)) {
+		kencap_tunsrc_open(&d->tunsrc, NULL);
+		return;
+	}
+	kencap_tunsrc_open(&d->tunsrc, path);
 }
 
 /* The control socket's group: `control-group` when the config names one,
@@ -1364,6 +1452,7 @@ static int daemon_start(struct daemon *d)
 			o->ctl_path, strerror(errno));
 		goto fail_cfg;
 	}
+	tunsrc_open(d, o->ctl_path);
 	/* The socket first: giving it its group may need CAP_CHOWN.  Clients
 	 * wait in the backlog until the loop runs. */
 	d->ctl = ctl_server_open(o->ctl_path, control_gid(cfg),
@@ -1387,7 +1476,7 @@ static int daemon_start(struct daemon *d)
 		log_msg(LOG_ERR, "out of memory");
 		goto fail_rules;
 	}
-	kencap_routes_resolve(cfg, NULL);
+	kencap_routes_resolve(cfg, NULL, &d->tunsrc);
 	if (rtrules_install(cfg, &rt, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
@@ -1434,7 +1523,7 @@ static int daemon_start(struct daemon *d)
 		/* engine_start() owns cfg and rt, even when it fails. */
 		log_msg(LOG_ERR, "%s", err);
 		rtmirror_free(d->mirror);
-		rules_remove();
+		owned_remove(d);
 		ctl_server_close(d->ctl);
 		close(d->lockfd);
 		return -1;
@@ -1442,7 +1531,7 @@ static int daemon_start(struct daemon *d)
 	return 0;
 fail_rules:
 	free(rt);
-	rules_remove();
+	owned_remove(d);
 fail_ctl:
 	ctl_server_close(d->ctl);
 fail_cfg:
@@ -1484,7 +1573,7 @@ static void daemon_stop(struct daemon *d)
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping: draining the queues");
 	engine_stop(d->engine);		/* every queued packet gets a verdict */
 	rtmirror_free(d->mirror);	/* no worker reads it any more */
-	rules_remove();
+	owned_remove(d);
 	ctl_server_close(d->ctl);	/* unlinks the socket */
 	close(d->lockfd);		/* last: the next srv6d may start */
 	config_free(d->file);

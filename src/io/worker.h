@@ -49,6 +49,14 @@ int engine_swap_config(struct engine *e, struct config *newcfg,
 		       struct sid_runtime *rt);
 
 /* The config in force (control thread only; valid until the next swap). */
+/* Hold the kernel's seg6 encapsulations back (held: every super-packet
+ * encapsulation is cut by srv6d, kencap fallback `source`), or let them
+ * go to the kernel again; the control thread's, read by the workers at
+ * once.  The daemon holds them while the kernel's tunsrc is not the one
+ * the config in force was resolved with (cfg->kencap_tunsrc). */
+void engine_set_kencap_held(struct engine *e, bool held);
+bool engine_kencap_held(const struct engine *e);
+
 const struct config *engine_config(const struct engine *e);
 
 unsigned engine_nworkers(const struct engine *e);
