@@ -446,8 +446,10 @@ expect_eq "the next reload, srv6d0's MTU back: kernel-encap on again" \
 	"$(pe1_get 's["kernel_encap"]["active"]')" True
 l3vpn_srv6d_stop || fail "srv6d exit"
 
-# The same at start: srv6d starts with kernel-encap off.
-ip -n "$PE1" link add srv6d0 mtu 1000 type veth peer name srv6d0t mtu 1000
+# The same at start: srv6d starts with kernel-encap off (srv6d0 as a
+# crashed srv6d leaves it, srv6d's MAC addresses: taken over, not refused).
+ip -n "$PE1" link add srv6d0 mtu 1000 address 02:00:00:00:00:00 type veth \
+	peer name srv6d0t mtu 1000 address 06:00:00:00:00:00
 if pe1_start; then
 	pass "auto: srv6d starts though the kernel refuses kernel-encap's routes"
 	expect_eq "at start, install refused: off, why says so" \
