@@ -56,9 +56,10 @@
 /* kernel-encap by the kernel's tunsrc: how often it is read (a change
  * under srv6d holds the encapsulations back within this). */
 #define TUNSRC_POLL_MS		500
-/* The file beside the control socket where srv6d records the tunsrc it
- * set (kencap_routes.h struct kencap_tunsrc). */
-#define TUNSRC_STATE_NAME	"tunsrc"
+/* The file where srv6d records the tunsrc it set (kencap_routes.h struct
+ * kencap_tunsrc): the control socket's path, its ".sock" replaced by
+ * this (one file per instance, as the socket is). */
+#define TUNSRC_STATE_SUFFIX	".tunsrc"
 
 struct daemon {
 	const struct daemon_opts *opts;
@@ -1350,15 +1351,17 @@ static void owned_remove(struct daemon *d)
 }
 
 /* d->tunsrc with its state file beside the control socket at ctl_path
- * (what a crashed srv6d recorded there is read). */
+ * (srv6d.sock: srv6d.tunsrc; what a crashed srv6d recorded there is
+ * read). */
 static void tunsrc_open(struct daemon *d, const char *ctl_path)
 {
 	char path[sizeof(d->tunsrc.path)];
-	const char *slash = strrchr(ctl_path, '/');
-	int n = slash ? (int)(slash - ctl_path) : 1;
+	size_t n = strlen(ctl_path);
 
-	if (snprintf(path, sizeof(path), "%.*s/%s", n, slash ? ctl_path : ".",
-		     TUNSRC_STATE_NAME) >= (int)sizeof(path)) {
+	if (n >= 5 && !strcmp(ctl_path + n - 5, ".sock"))
+		n -= 5;
+	if (snprintf(path, sizeof(path), "%.*s%s", (int)n, ctl_path,
+		     TUNSRC_STATE_SUFFIX) >= (int)sizeof(path)) {
 		kencap_tunsrc_open(&d->tunsrc, NULL);
 		return;
 	}

@@ -155,7 +155,7 @@ else
 	expect_eq "the kernel's seg6 routes take no source: the tunsrc is encap-source" \
 		"$(nsx "$GW" ip sr tunsrc show)" "tunsrc addr fc00:1::2"
 	expect_eq "recorded beside the control socket" \
-		"$(grep -v '^#' "$TMPD/tunsrc" 2>/dev/null | tr '\n' ' ')" "orig :: set fc00:1::2 "
+		"$(grep -v '^#' "$TMPD/srv6d.tunsrc" 2>/dev/null | tr '\n' ' ')" "orig :: set fc00:1::2 "
 	expect_eq "encapsulations not held back" "$(ctl_get 's["kernel_encap"]["held"]')" False
 	nsx "$GW" ip sr tunsrc set fc00:1::77
 	t0=$(date +%s%N)
@@ -210,7 +210,7 @@ else
 	fail "after the stop, not as before:"
 	diff <(echo "$S0") <(echo "$S1") | sed "s/^/$T:   /"
 fi
-[ -e "$TMPD/tunsrc" ] && fail "the tunsrc record is left after the stop"
+[ -e "$TMPD/srv6d.tunsrc" ] && fail "the tunsrc record is left after the stop"
 
 # ---- kill -9, a start with another mark-base, priority and encap-source ----------
 conf 0x5d6f0000 1000 fc00:1::2 fc00:3::2 >"$TMPD/a.conf"
