@@ -900,9 +900,11 @@ static void link_vrf(const struct nlattr *linkinfo, struct rt_link *k)
 
 /* Whether k is one of srv6d's veth ends: its alias RTRULES_LINK_ALIAS
  * (set once the pair is made), or, for a pair a crash left before that
- * (or an older srv6d made), the MAC address srv6d gives that end
+ * (or an older srv6d made), a name of srv6d's (srv6d...: the default
+ * tun-name's, a VRF SID's) with the MAC address srv6d gives that end
  * (rtrules_dev_mac() of the mark in a VRF SID's name, of 0 for the
- * reinjection device's): a veth no one else makes by chance. */
+ * reinjection device's): a veth no one else makes by chance.  (A
+ * tun-name of another form is known by its alias only.) */
 static bool link_mark_ours(const struct rt_link *k)
 {
 	uint8_t rx[6], tx[6];
@@ -912,7 +914,7 @@ static bool link_mark_ours(const struct rt_link *k)
 		return false;
 	if (!strcmp(k->alias, RTRULES_LINK_ALIAS))
 		return true;
-	if (!k->has_mac)
+	if (!k->has_mac || strncmp(k->name, "srv6d", 5))
 		return false;
 	if (!dev_name_mark(k->name, &mark))
 		mark = 0;
