@@ -726,7 +726,8 @@ static int src_probe_cb(const struct nlmsghdr *nlh, void *data)
  * (SEG6_IPTUNNEL_SRC: a newer kernel than 6.18, which takes the
  * attribute and ignores it): a route with src as both its segment and
  * its source in table `table` (srv6d's, which no rule leads to: the
- * bounce mark's), read back from the kernel (NLM_F_ECHO) and deleted.
+ * bounce mark's), added only where none is (NLM_F_EXCL), read back from
+ * the kernel (NLM_F_ECHO) and deleted (srv6d's protocol: only it).
  * The kernel does not change under srv6d: asked once. */
 static bool route_src_supported(uint32_t table, uint32_t oif,
 				const struct in6_addr *src)
@@ -750,7 +751,9 @@ static bool route_src_supported(uint32_t table, uint32_t oif,
 	e.sl.nsegs = 1;
 	e.sl.segs[0] = *src;
 	nlh = kencap_build_encap_route(msg, ++nl->seq, AF_INET6, &e, oif, src);
-	nlh->nlmsg_flags |= NLM_F_ECHO;
+	/* never in place of a route there (EEXIST: not known this time) */
+	nlh->nlmsg_flags = (uint16_t)((nlh->nlmsg_flags & ~NLM_F_REPLACE) |
+				      NLM_F_EXCL | NLM_F_ECHO);
 	rc = rtnl_request_cb(nl, nlh, src_probe_cb, &p, why, sizeof(why));
 	if (!rc) {
 		memset(msg, 0, sizeof(msg));

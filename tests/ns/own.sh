@@ -9,7 +9,9 @@
 # srv6d's range: an IPv6 rule at srv6d's priority with a fwmark in the
 # range, a `not fwmark` rule, an IPv4 rule with a `from` selector, a rule
 # identical to one srv6d makes, a `default via` (both families) in a
-# table of the range, and a veth pair named as srv6d names a VRF SID's.
+# table of the range (also in mark-base's own, where srv6d probes whether
+# seg6 routes keep a source), and a veth pair named as srv6d names a VRF
+# SID's.
 # Checks:
 # - with a config of End, End.X, End.DT6, End.DT4, a kernel-encap policy
 #   (encap-source) and `kernel-routes yes`: every rule and route srv6d
@@ -78,6 +80,7 @@ op_ok=true
   nsx "$GW" ip -6 rule add priority 1000 fwmark $MDT6 lookup 100 &&
   nsx "$GW" ip -6 route add default via fc00:2::2 dev gw1 table $OPT &&
   nsx "$GW" ip -4 route add default via 198.51.100.2 dev gw1 table $OPT &&
+  nsx "$GW" ip -6 route add default via fc00:3::2 dev gw2 table $BASE &&
   ip -n "$GW" link add srv6d5d6f0030 type veth peer name srv6d5d6f0030t; } ||
 	op_ok=false
 if $op_ok; then
@@ -101,6 +104,7 @@ operator_objects() {
 	ip -n "$GW" -4 rule show priority 1000 | grep -v "proto \($PROTO\|srv6d\)"
 	ip -n "$GW" -6 route show table $OPT
 	ip -n "$GW" -4 route show table $OPT
+	ip -n "$GW" -6 route show table $BASE
 	ip -n "$GW" -br link show | awk '$1 ~ /^srv6d5d6f0030/ { print $1 }'
 }
 # added_untagged BEFORE: rules and routes now present that were not in the
@@ -231,7 +235,8 @@ expect_eq "no rule left at the old priority 1000 but the operator's" \
 	"$(printf '%s\n' "$OP0" | grep '^1000:')"
 old_routes=$( { ip -n "$GW" -6 route show table all; ip -n "$GW" -4 route show table all; } |
 	awk -v b="$BASE" '{ for (i = 1; i < NF; i++) if ($i == "table" && $(i + 1) ~ /^[0-9]+$/ &&
-		$(i + 1) >= b && $(i + 1) < b + 65536) print }' | grep -v "table $OPT ")
+		$(i + 1) >= b && $(i + 1) < b + 65536) print }' |
+	grep -v "table \($OPT\|$BASE\) ")
 expect_eq "no route left in the old range's tables but the operator's" "$old_routes" ""
 expect_eq "new rules at priority 2000" \
 	"$(ip -n "$GW" -6 rule show priority 2000 | grep -c "fwmark 0x6d6f")" \
