@@ -40,8 +40,8 @@
  * kernel-end's too, kencap_routes.h) carries its protocol number
  * RTPROT_SRV6D (rtnl.h; `proto srv6d` with iproute2's rt_protos.d
  * entry), and every veth end it makes its alias RTRULES_LINK_ALIAS
- * (or, made before the alias could be set, its MAC address,
- * rtrules_dev_mac()).  Whatever of those the current config does not
+ * (or, made before the alias could be set, a name srv6d... with its MAC
+ * address, rtrules_dev_mac()).  Whatever of those the current config does not
  * want (left by a crashed instance, whatever mark-base, rule-priority
  * or tun-name it had; by an older srv6d, which gave every SID with IPv4
  * results a pair and iif rules; by the config before a reload) is
