@@ -1314,19 +1314,21 @@ START_TEST(rule_message)
 		"0800 0a00 01006f5d"			/* FRA_FWMARK */
 		"0800 1000 ffffffff"			/* FRA_FWMASK */
 		"0800 0f00 01006f5d"			/* FRA_TABLE */
-		"0500 1500 04 000000",			/* FRA_PROTOCOL static */
+		"0500 1500 5d 000000",			/* FRA_PROTOCOL srv6d */
 		want, sizeof(want));
 	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
 
-	/* Delete: no CREATE|EXCL, no protocol; a table < 256 in the header. */
+	/* Delete: no CREATE|EXCL; a table < 256 in the header; the protocol
+	 * too, so that the kernel deletes srv6d's rule and no other. */
 	nlh = rtrules_build_rule(buf, RTM_DELRULE, 8, 1000, 0x5d6f0002, 100);
 	n = hex2bin(
-		"3c000000 2100 0500 08000000 00000000"
+		"44000000 2100 0500 08000000 00000000"
 		"0a 00 00 00 64 00 00 01 00000000"
 		"0800 0600 e8030000"
 		"0800 0a00 02006f5d"
 		"0800 1000 ffffffff"
-		"0800 0f00 64000000",
+		"0800 0f00 64000000"
+		"0500 1500 5d 000000",
 		want, sizeof(want));
 	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
 }
@@ -1344,7 +1346,7 @@ START_TEST(route_message)
 				  &in6addr_any, 0, &gw, 3, 0);
 	n = hex2bin(
 		"40000000 1800 0505 09000000 00000000"	/* CREATE|REPLACE */
-		"0a 00 00 00 00 04 00 01 00000000"	/* static, unicast */
+		"0a 00 00 00 00 5d 00 01 00000000"	/* srv6d's, unicast */
 		"0800 0f00 01006f5d"			/* RTA_TABLE */
 		"1400 0500 fc000003 00000000 00000000 00000002" /* RTA_GATEWAY */
 		"0800 0400 03000000",			/* RTA_OIF */
@@ -1356,7 +1358,7 @@ START_TEST(route_message)
 				  &dst, 64, NULL, 0, 1024);
 	n = hex2bin(
 		"40000000 1900 0500 01000000 00000000"
-		"0a 40 00 00 00 00 ff 00 00000000"	/* scope nowhere */
+		"0a 40 00 00 00 5d ff 00 00000000"	/* srv6d's, scope nowhere */
 		"0800 0f00 02006f5d"
 		"1400 0100 fc000001 00000000 00000000 00000000" /* RTA_DST */
 		"0800 0600 00040000",			/* RTA_PRIORITY */

@@ -858,6 +858,7 @@ static void expect_one_drop(unsigned sid, enum drop_reason reason)
 START_TEST(test_kencap_facts)
 {
 	static uint8_t in[9000];
+	bool held = true;
 	const struct kencap_entry *e;
 	enum drop_reason r;
 	struct pkt *p;
@@ -889,6 +890,21 @@ START_TEST(test_kencap_facts)
 	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_NONE);
 	ck_assert_int_eq(p->facts.kencap_fallback, KENCAP_FB_SOURCE);
 	ck_assert_int_eq(reinject_decide(cfg, rs, NULL, p, &r), REINJECT_SEGMENT);
+	/* The same source again, but held back (the daemon saw the kernel's
+	 * tunsrc change under srv6d: engine_set_kencap_held()): cut. */
+	inet_pton(AF_INET6, "fc00:1::2", &rs->kencap_tunsrc);
+	ctx.kencap_held = &held;
+	p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);
+	p->gso = true;
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_NONE);
+	ck_assert_int_eq(p->facts.kencap_fallback, KENCAP_FB_SOURCE);
+	held = false;	/* let go: to the kernel again */
+	p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);
+	p->gso = true;
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_ENCAP);
+	ctx.kencap_held = NULL;
 	/* Off. */
 	rs->kencap_on = false;
 	p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);

@@ -198,9 +198,10 @@ START_TEST(encap_route_message)
 	uint8_t buf[KENCAP_MSG_SIZE], want[KENCAP_MSG_SIZE];
 	struct kencap_entry e = { .mode = ENCAP_MODE_ENCAP,
 				  .mark = BASE + 0xffff };
+	struct in6_addr src;
 	struct nlmsghdr *nlh;
 	const char *body =
-		"00 00 00 00 04 00 01 00000000"	/* static, unicast */
+		"00 00 00 00 5d 00 01 00000000"	/* srv6d's, unicast */
 		"0800 0f00 ffff6f5d"			/* RTA_TABLE */
 		"0800 0400 07000000"			/* RTA_OIF */
 		"0600 1500 0500 0000"			/* RTA_ENCAP_TYPE seg6 */
@@ -215,20 +216,30 @@ START_TEST(encap_route_message)
 	e.sl.nsegs = 2;
 	inet_pton(AF_INET6, "fc00:9::1", &e.sl.segs[0]);
 	inet_pton(AF_INET6, "fc00:2::a6", &e.sl.segs[1]);
-	nlh = kencap_build_encap_route(buf, 9, AF_INET6, &e, 7);
+	nlh = kencap_build_encap_route(buf, 9, AF_INET6, &e, 7, NULL);
 	snprintf(hex, sizeof(hex), "68000000 1800 0505 09000000 00000000 0a %s",
 		 body);
 	n = hex2bin(hex, want, sizeof(want));
 	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
-	nlh = kencap_build_encap_route(buf, 10, AF_INET, &e, 7);
+	nlh = kencap_build_encap_route(buf, 10, AF_INET, &e, 7, NULL);
 	snprintf(hex, sizeof(hex), "68000000 1800 0505 0a000000 00000000 02 %s",
 		 body);
 	n = hex2bin(hex, want, sizeof(want));
 	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
 	/* encap.red: mode 3 (SEG6_IPTUN_MODE_ENCAP_RED), the same SRH */
 	e.mode = ENCAP_MODE_ENCAP_RED;
-	nlh = kencap_build_encap_route(buf, 9, AF_INET6, &e, 7);
+	nlh = kencap_build_encap_route(buf, 9, AF_INET6, &e, 7, NULL);
 	ck_assert_uint_eq(buf[60], 3);
+	/* a source of the route's own: SEG6_IPTUNNEL_SRC after the SRH, in
+	 * the RTA_ENCAP nest (20 bytes longer) */
+	e.mode = ENCAP_MODE_ENCAP;
+	inet_pton(AF_INET6, "fc00:1::2", &src);
+	nlh = kencap_build_encap_route(buf, 9, AF_INET6, &e, 7, &src);
+	ck_assert_uint_eq(nlh->nlmsg_len, 0x68 + 20);
+	ck_assert_uint_eq(buf[52] | buf[53] << 8, 0x34 + 20);	/* RTA_ENCAP */
+	n = hex2bin("1400 0200 fc000001 00000000 00000000 00000002", want,
+		    sizeof(want));
+	ck_assert_bytes(buf + nlh->nlmsg_len - 20, 20, want, n);
 }
 END_TEST
 
@@ -394,7 +405,7 @@ START_TEST(end_route_message)
 	nlh = kencap_build_end_route(buf, 5, BASE + 0xfffe, &sid, 128, 7);
 	n = hex2bin(
 		"7c000000 1800 0505 05000000 00000000"
-		"0a 80 00 00 00 04 00 01 00000000"	/* /128, static, unicast */
+		"0a 80 00 00 00 5d 00 01 00000000"	/* /128, srv6d's, unicast */
 		"0800 0f00 feff6f5d"			/* RTA_TABLE */
 		"1400 0100 fc000100 00000000 00000000 00000001"	/* RTA_DST */
 		"0800 0400 07000000"			/* RTA_OIF */
@@ -427,7 +438,7 @@ START_TEST(decap_route_message)
 	nlh = kencap_build_decap_route(buf, 5, BASE + 0xfffe, &cfg->sids[0], 7);
 	n = hex2bin(
 		"84000000 1800 0505 05000000 00000000"
-		"0a 80 00 00 00 04 00 01 00000000"
+		"0a 80 00 00 00 5d 00 01 00000000"
 		"0800 0f00 feff6f5d"			/* RTA_TABLE */
 		"1400 0100 fc000100 00000000 00000000 00000006"	/* RTA_DST */
 		"0800 0400 07000000"			/* RTA_OIF */
@@ -444,7 +455,7 @@ START_TEST(decap_route_message)
 	nlh = kencap_build_decap_route(buf, 5, BASE + 0xfffe, &cfg->sids[1], 7);
 	n = hex2bin(
 		"90000000 1800 0505 05000000 00000000"
-		"0a 80 00 00 00 04 00 01 00000000"
+		"0a 80 00 00 00 5d 00 01 00000000"
 		"0800 0f00 feff6f5d"
 		"1400 0100 fc000100 00000000 00000000 00000005"
 		"0800 0400 07000000"
@@ -461,7 +472,7 @@ START_TEST(decap_route_message)
 	nlh = kencap_build_decap_route(buf, 5, BASE + 0xfffe, &cfg->sids[2], 7);
 	n = hex2bin(
 		"84000000 1800 0505 05000000 00000000"
-		"0a 80 00 00 00 04 00 01 00000000"
+		"0a 80 00 00 00 5d 00 01 00000000"
 		"0800 0f00 feff6f5d"
 		"1400 0100 fc000100 00000000 00000000 00000004"
 		"0800 0400 07000000"
@@ -493,7 +504,7 @@ START_TEST(throw_route_message)
 	nlh = kencap_build_throw_route(buf, 3, BASE + 0xffff, &dst);
 	n = hex2bin(
 		"38000000 1800 0505 03000000 00000000"
-		"0a 80 00 00 00 04 00 09 00000000"	/* /128, RTN_THROW */
+		"0a 80 00 00 00 5d 00 09 00000000"	/* /128, RTN_THROW */
 		"0800 0f00 ffff6f5d"
 		"1400 0100 fc000009 00000000 00000000 00000001",
 		want, sizeof(want));
@@ -512,7 +523,7 @@ START_TEST(blackhole_route_message)
 	nlh = kencap_build_blackhole_route(buf, 4, AF_INET6, BASE + 0xffff);
 	n = hex2bin(
 		"2c000000 1800 0505 04000000 00000000"
-		"0a 00 00 00 00 04 00 06 00000000"	/* RTN_BLACKHOLE */
+		"0a 00 00 00 00 5d 00 06 00000000"	/* RTN_BLACKHOLE */
 		"0800 0f00 ffff6f5d"
 		"0800 0600 ffffffff",			/* RTA_PRIORITY */
 		want, sizeof(want));

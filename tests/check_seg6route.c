@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "routemsg.h"
+#include "rtnl.h"
 #include "seg6route.h"
 
 static struct seg6route r;
@@ -318,6 +319,38 @@ START_TEST(not_srv6_and_malformed)
 }
 END_TEST
 
+/* srv6d's own routes (protocol RTPROT_SRV6D: kernel-end's seg6local End
+ * in its table, kernel-encap's seg6) are not SRv6 routes to take in: not
+ * parsed, and a route that becomes srv6d's leaves the set. */
+START_TEST(own_routes_left_out)
+{
+	struct seg6route_set *set = seg6route_set_new();
+	struct nlmsghdr *nlh;
+	struct nlattr *e;
+
+	ck_assert_ptr_nonnull(set);
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "fc00:100::1", 128,
+			      0x5d6fffff);
+	e = routemsg_seg6local_start(nlh, SEG6_LOCAL_ACTION_END);
+	mnl_attr_nest_end(nlh, e);
+	ck_assert_int_eq(seg6route_parse(nlh, &r), 1);	/* proto boot */
+	ck_assert_int_eq(seg6route_set_apply(set, nlh, 1), 1);
+	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_protocol =
+		RTPROT_SRV6D;
+	ck_assert_int_eq(seg6route_parse(nlh, &r), 0);
+	ck_assert_int_eq(seg6route_set_apply(set, nlh, 1), 1);	/* removed */
+	ck_assert_uint_eq(seg6route_set_count(set), 0);
+	ck_assert_int_eq(seg6route_set_apply(set, nlh, 2), 0);
+	nlh = routemsg_kernel(RTM_NEWROUTE, AF_INET6, "::", 0, 0x5d6ffffe);
+	routemsg_put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP, AB, 2, 0);
+	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_protocol =
+		RTPROT_SRV6D;
+	ck_assert_int_eq(seg6route_parse(nlh, &r), 0);
+	ck_assert_int_eq(seg6route_set_apply(set, nlh, 2), 0);
+	seg6route_set_free(set);
+}
+END_TEST
+
 static struct nlmsghdr *policy_msg(uint16_t type, const char *dst,
 				   const char *const *segs, unsigned n)
 {
@@ -399,6 +432,7 @@ static Suite *seg6route_suite(void)
 	tcase_add_test(tc, local_unsupported);
 	tcase_add_test(tc, not_srv6_and_malformed);
 	tcase_add_test(tc, set_changes);
+	tcase_add_test(tc, own_routes_left_out);
 	suite_add_tcase(s, tc);
 	return s;
 }

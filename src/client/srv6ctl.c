@@ -308,6 +308,14 @@ static void print_kencap(const json_t *k, const json_t *totals)
 		return;
 	json_object_foreach((json_t *)fb, name, v)
 		cut += json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+	if (json_is_true(json_object_get(k, "held"))) {
+		printf("kernel-encap %s: super-packet encapsulations are cut by "
+		       "srv6d (the kernel's tunsrc changed under srv6d to %s, "
+		       "not %s); %" PRIu64 " by the kernel, %" PRIu64 " cut by "
+		       "srv6d\n", jstr(k, "mode"), jstr(k, "kernel_tunsrc"),
+		       jstr(k, "tunsrc"), jnum(totals, "kencap"), cut);
+		return;
+	}
 	printf("kernel-encap %s: super-packet encapsulations %s (%s); %" PRIu64
 	       " by the kernel, %" PRIu64 " cut by srv6d\n", jstr(k, "mode"),
 	       json_is_true(json_object_get(k, "active")) ? "go to the kernel" :

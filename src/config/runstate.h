@@ -85,6 +85,10 @@ struct runstate {
 	bool kencap_on;
 	char kencap_why[192];
 	struct in6_addr kencap_tunsrc;
+	/* kencap_tunsrc (encap-source) is on srv6d's seg6 routes
+	 * (SEG6_IPTUNNEL_SRC): the kernel's netns-wide tunsrc does not
+	 * matter */
+	bool kencap_route_src;
 	uint32_t kencap_oif;
 	struct kencap_entry *kencaps;
 	unsigned nkencaps;

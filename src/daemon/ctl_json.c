@@ -440,11 +440,13 @@ static json_t *reinject_json(const struct config *cfg,
 }
 
 /* `kernel-encap` (kencap_routes.h): {"mode", "active", "why",
- * "encapsulations", "tunsrc"}, or null. */
-static json_t *kencap_json(const struct config *cfg,
-			   const struct runstate *rs)
+ * "encapsulations", "tunsrc", "source", "held", "kernel_tunsrc"}, or
+ * null. */
+static json_t *kencap_json(const struct ctl_status_src *src)
 {
-	char a[INET6_ADDRSTRLEN];
+	const struct config *cfg = src->cfg;
+	const struct runstate *rs = src->rs;
+	char a[INET6_ADDRSTRLEN], k[INET6_ADDRSTRLEN];
 	json_t *o;
 	bool ok;
 
@@ -463,6 +465,14 @@ static json_t *kencap_json(const struct config *cfg,
 	jset(o, "encapsulations", jcount(rs->kencap_on ? rs->nkencaps : 0),
 	     &ok);
 	jset(o, "tunsrc", json_string(a), &ok);
+	/* where the kernel takes the outer source from: srv6d's routes, or
+	 * the netns-wide tunsrc (which srv6d polls) */
+	jset(o, "source", json_string(rs->kencap_route_src ? "route" :
+				      "tunsrc"), &ok);
+	jset(o, "held", json_boolean(src->kencap_held), &ok);
+	inet_ntop(AF_INET6, &src->kernel_tunsrc, k, sizeof(k));
+	jset(o, "kernel_tunsrc", src->kencap_held ? json_string(k) :
+	     json_null(), &ok);
 	return jdone(o, ok);
 }
 
@@ -558,7 +568,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "reloads", jcount(src->reloads), &ok);
 	jset(o, "reload_failures", jcount(src->reload_failures), &ok);
 	jset(o, "reinject", reinject_json(src->cfg, src->rs), &ok);
-	jset(o, "kernel_encap", kencap_json(src->cfg, src->rs), &ok);
+	jset(o, "kernel_encap", kencap_json(src), &ok);
 	jset(o, "kernel_end", kend_json(src->cfg, src->rs), &ok);
 	jset(o, "header_queue", hqueue_json(src->cfg), &ok);
 	jset(o, "workers", workers_json(src, false), &ok);

@@ -72,6 +72,10 @@ struct ctl_status_src {
 	 * that read it must be built by an online QSBR reader thread. */
 	const struct rtmirror *mirror;
 	const struct ctl_kroutes *kroutes;	/* NULL: "kernel_routes" null */
+	/* kernel-encap by the kernel's tunsrc: the encapsulations held back
+	 * because it changed under srv6d, and what it is (last polled). */
+	bool kencap_held;
+	struct in6_addr kernel_tunsrc;
 	/* STATS only: the kernel's queues (NULL: not readable). */
 	const struct ctl_nfq_queue *kq;
 	unsigned nkq;

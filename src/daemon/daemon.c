@@ -55,6 +55,13 @@
 /* One srv6d per network namespace: the abstract AF_UNIX name it holds
  * (srv6d(8) "One instance per network namespace"). */
 #define INSTANCE_LOCK_NAME	"srv6d/instance"
+/* kernel-encap by the kernel's tunsrc: how often it is read (a change
+ * under srv6d holds the encapsulations back within this). */
+#define TUNSRC_POLL_MS		500
+/* The file where srv6d records the tunsrc it set (kencap_routes.h struct
+ * kencap_tunsrc): the control socket's path, its ".sock" replaced by
+ * this (one file per instance, as the socket is). */
+#define TUNSRC_STATE_SUFFIX	".tunsrc"
 
 struct daemon {
 	const struct daemon_opts *opts;
@@ -66,7 +73,6 @@ struct daemon {
 	uint64_t started_ms;
 	time_t config_loaded;		/* wall clock of the last good load */
 	uint64_t reloads, reload_failures;
-	struct rtrules_scope scope;	/* of the config in force */
 	/* kernel-routes yes: srv6d.conf's config, which every config in
 	 * force is built from (with the kernel's routes); NULL otherwise
 	 * (the engine's config is the file's). */
@@ -80,6 +86,13 @@ struct daemon {
 	 * in force (its nsids entries), for a rebuild that leaves every SID
 	 * as it is (daemon_apply()). */
 	struct sid_runtime *rt;
+	/* The kernel's tunsrc as srv6d holds it, and as last polled
+	 * (tunsrc_tick()): the encapsulations are held back while it is not
+	 * the config's kencap_tunsrc. */
+	struct kencap_tunsrc tunsrc;
+	struct in6_addr kernel_tunsrc;
+	bool kencap_held;
+	uint64_t tunsrc_next_ms;
 	uint64_t wd_interval_ms;	/* 0: no systemd watchdog */
 	uint64_t wd_next_ms;
 	bool stop;
@@ -207,14 +220,65 @@ static void watchdog_tick(struct daemon *d)
 				"withholding the watchdog keepalive");
 }
 
-/* Milliseconds poll() may sleep: until the watchdog's keepalive or a
- * pending kernel routes rebuild is due. */
+/* Whether the outer source of the kernel's encapsulations is the
+ * kernel's tunsrc, which someone may change under srv6d (not when
+ * srv6d's routes carry their own: kencap_route_src). */
+static bool tunsrc_matters(const struct runstate *rs)
+{
+	return rs->kencap_on && rs->nkencaps && !rs->kencap_route_src;
+}
+
+/* Read the kernel's tunsrc (every TUNSRC_POLL_MS, or now when due is 0):
+ * while it is not what the config in force was resolved with, the
+ * kernel's encapsulations are held back (the workers cut them, fallback
+ * `source`, engine_set_kencap_held()); logged when that starts and ends,
+ * shown by srv6ctl status. */
+static void tunsrc_tick(struct daemon *d)
+{
+	const struct runstate *rs = engine_runstate(d->engine);
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], why[128];
+	uint64_t now = now_ms();
+	struct in6_addr cur;
+	bool held = false;
+
+	if (now < d->tunsrc_next_ms)
+		return;
+	d->tunsrc_next_ms = now + TUNSRC_POLL_MS;
+	if (tunsrc_matters(rs)) {
+		if (kencap_tunsrc_read(&cur, why, sizeof(why)) < 0) {
+			log_debug("kernel-encap: %s", why);
+			return;
+		}
+		d->kernel_tunsrc = cur;
+		held = !IN6_ARE_ADDR_EQUAL(&cur, &rs->kencap_tunsrc);
+	}
+	if (held == d->kencap_held)
+		return;
+	d->kencap_held = held;
+	engine_set_kencap_held(d->engine, held);
+	inet_ntop(AF_INET6, &d->kernel_tunsrc, a, sizeof(a));
+	inet_ntop(AF_INET6, &rs->kencap_tunsrc, b, sizeof(b));
+	if (held)
+		log_msg(LOG_WARNING, "kernel-encap: the kernel's tunsrc (ip sr "
+			"tunsrc) changed under srv6d to %s (it was %s): "
+			"super-packet encapsulations are cut by srv6d until it "
+			"is %s again or a reload", a, b, b);
+	else if (tunsrc_matters(rs))
+		log_msg(LOG_INFO, "kernel-encap: the kernel's tunsrc is %s "
+			"again: encapsulations go to the kernel", b);
+}
+
+/* Milliseconds poll() may sleep: until the watchdog's keepalive, a
+ * pending kernel routes rebuild or the tunsrc's poll is due. */
 static int poll_timeout(const struct daemon *d)
 {
 	uint64_t now = now_ms(), next = now + POLL_MAX_MS;
 
 	if (d->wd_interval_ms && d->wd_next_ms < next)
 		next = d->wd_next_ms;
+	if (tunsrc_matters(engine_runstate(d->engine)) &&
+	    d->tunsrc_next_ms < next)
+		next = d->tunsrc_next_ms;
 	if (d->kr_due_ms && d->kr_due_ms < next)
 		next = d->kr_due_ms;
 	return next <= now ? 0 : (int)(next - now);
@@ -280,6 +344,8 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	ds->src.pols = ds->pols;
 	ds->src.mirror = d->mirror;
 	ds->src.kroutes = &d->kr;
+	ds->src.kencap_held = d->kencap_held;
+	ds->src.kernel_tunsrc = d->kernel_tunsrc;
 	if (with_kernel) {
 		int nk = ctl_nfq_read(CTL_NFQ_PROC, ds->kq,
 				      sizeof(ds->kq) / sizeof(ds->kq[0]));
@@ -519,13 +585,13 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 {
 	const struct config *old = engine_config(d->engine);
 	const struct runstate *ors = engine_runstate(d->engine);
-	struct rtrules_scope nscope, oscope;
 	struct sid_runtime *rt, *kept = NULL;
 	char err[512], err2[512];
 	struct runstate *rs;
 	bool same;
 
-	rs = resolve_state(ncfg, old, ors, reuse, &same, err, sizeof(err));
+	rs = resolve_state(ncfg, old, ors, reuse, &d->tunsrc, &same, err,
+			   sizeof(err));
 	if (!rs) {
 		reload_error(re, "%s: %s; keeping the running configuration",
 			     what, err);
@@ -534,9 +600,8 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 	}
 	if (same)
 		return daemon_apply_same_sids(d, ncfg, rs, re, what);
-	rtrules_scope_of(ncfg, &nscope);
 	if (daemon_pkt_sock_check(ncfg, rs, err, sizeof(err)) < 0 ||
-	    rtrules_install_add(ncfg, rs, old, ors, &d->scope, &rt, err,
+	    rtrules_install_add(ncfg, rs, old, ors, &rt, err,
 				sizeof(err)) < 0) {
 		reload_error(re, "%s; keeping the running configuration", err);
 		runstate_free(rs);
@@ -551,8 +616,8 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		config_free(ncfg);
 		goto restore;
 	case 1:	/* an `auto` fell back: what it added goes */
-		if (rtrules_prune_keep(ncfg, rs, old, ors, &nscope,
-				       err2, sizeof(err2)) < 0)
+		if (rtrules_prune_keep(ncfg, rs, old, ors, err2,
+				       sizeof(err2)) < 0)
 			log_msg(LOG_WARNING, "reload: removing what "
 				"kernel-encap / kernel-end added: %s", err2);
 		break;
@@ -574,17 +639,17 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		d->rt = kept;
 	}
 	/* No worker uses the old config now: what it alone needed goes. */
-	oscope = d->scope;
-	d->scope = nscope;
 	if (rtrules_prune(engine_config(d->engine), engine_runstate(d->engine),
-			  &oscope, err2, sizeof(err2)) < 0)
+			  err2, sizeof(err2)) < 0)
 		log_msg(LOG_WARNING, "reload: removing the previous "
 			"configuration's rules: %s (the next reload or the "
 			"exit tries again)", err2);
+	d->tunsrc_next_ms = 0;	/* the new config's tunsrc: held back? */
+	tunsrc_tick(d);
 	return 0;
 restore:
 	if (rtrules_prune(engine_config(d->engine), engine_runstate(d->engine),
-			  &nscope, err2, sizeof(err2)) < 0)
+			  err2, sizeof(err2)) < 0)
 		reload_error(re, "removing the refused configuration's "
 			     "rules: %s", err2);
 	return -1;
@@ -1033,6 +1098,7 @@ static void daemon_loop(struct daemon *d)
 			ctl_server_dispatch(d->ctl, fds + 3, n - 3);
 		}
 		kroutes_tick(d);
+		tunsrc_tick(d);
 		watchdog_tick(d);
 	}
 }
@@ -1255,12 +1321,33 @@ static int single_instance_check(const char *sock)
 	return r == 0 ? 0 : -1;
 }
 
-static void rules_remove(const struct rtrules_scope *scope)
+/* Everything of srv6d's in the kernel goes: its rules, routes and
+ * devices (rtrules_remove()), and the tunsrc it set is given back. */
+static void owned_remove(struct daemon *d)
 {
 	char err[512];
 
-	if (rtrules_remove(scope, err, sizeof(err)) < 0)
+	if (rtrules_remove(err, sizeof(err)) < 0)
 		log_msg(LOG_ERR, "removing policy routing: %s", err);
+	kencap_tunsrc_restore(&d->tunsrc);
+}
+
+/* d->tunsrc with its state file beside the control socket at ctl_path
+ * (srv6d.sock: srv6d.tunsrc; what a crashed srv6d recorded there is
+ * read). */
+static void tunsrc_open(struct daemon *d, const char *ctl_path)
+{
+	char path[sizeof(d->tunsrc.path)];
+	size_t n = strlen(ctl_path);
+
+	if (n >= 5 && !strcmp(ctl_path + n - 5, ".sock"))
+		n -= 5;
+	if (snprintf(path, sizeof(path), "%.*s%s", (int)n, ctl_path,
+		     TUNSRC_STATE_SUFFIX) >= (int)sizeof(path)) {
+		kencap_tunsrc_open(&d->tunsrc, NULL);
+		return;
+	}
+	kencap_tunsrc_open(&d->tunsrc, path);
 }
 
 /* The control socket's group: `control-group` when the config names one,
@@ -1351,6 +1438,7 @@ static int daemon_start(struct daemon *d)
 			o->ctl_path, strerror(errno));
 		goto fail_cfg;
 	}
+	tunsrc_open(d, o->ctl_path);
 	/* The socket first: giving it its group may need CAP_CHOWN.  Clients
 	 * wait in the backlog until the loop runs. */
 	d->ctl = ctl_server_open(o->ctl_path, control_gid(cfg),
@@ -1370,14 +1458,14 @@ static int daemon_start(struct daemon *d)
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_ctl;
 	}
-	rtrules_scope_of(cfg, &d->scope);
-	rs = resolve_state(cfg, NULL, NULL, false, &same, err, sizeof(err));
+	rs = resolve_state(cfg, NULL, NULL, false, &d->tunsrc, &same, err,
+			   sizeof(err));
 	if (!rs) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}
 	if (daemon_pkt_sock_check(cfg, rs, err, sizeof(err)) < 0 ||
-	    rtrules_install(cfg, rs, NULL, &rt, err, sizeof(err)) < 0) {
+	    rtrules_install(cfg, rs, &rt, err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}
@@ -1386,7 +1474,7 @@ static int daemon_start(struct daemon *d)
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	case 1:	/* an `auto` fell back: what it added goes */
-		if (rtrules_prune(cfg, rs, &d->scope, err, sizeof(err)) < 0)
+		if (rtrules_prune(cfg, rs, err, sizeof(err)) < 0)
 			log_msg(LOG_WARNING, "removing what kernel-encap / "
 				"kernel-end added: %s", err);
 		break;
@@ -1424,7 +1512,7 @@ static int daemon_start(struct daemon *d)
 		/* engine_start() owns cfg, rs and rt, even when it fails. */
 		log_msg(LOG_ERR, "%s", err);
 		rtmirror_free(d->mirror);
-		rules_remove(&d->scope);
+		owned_remove(d);
 		ctl_server_close(d->ctl);
 		close(d->lockfd);
 		return -1;
@@ -1433,7 +1521,7 @@ static int daemon_start(struct daemon *d)
 fail_rules:
 	free(rt);
 	runstate_free(rs);
-	rules_remove(&d->scope);
+	owned_remove(d);
 fail_ctl:
 	ctl_server_close(d->ctl);
 fail_cfg:
@@ -1475,7 +1563,7 @@ static void daemon_stop(struct daemon *d)
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping: draining the queues");
 	engine_stop(d->engine);		/* every queued packet gets a verdict */
 	rtmirror_free(d->mirror);	/* no worker reads it any more */
-	rules_remove(&d->scope);
+	owned_remove(d);
 	ctl_server_close(d->ctl);	/* unlinks the socket */
 	close(d->lockfd);		/* last: the next srv6d may start */
 	config_free(d->file);

@@ -68,7 +68,8 @@ static bool sids_unchanged(const struct config *old,
 struct runstate *resolve_state(const struct config *cfg,
 			       const struct config *old,
 			       const struct runstate *ors, bool reuse,
-			       bool *same_sids, char *err, size_t errlen)
+			       struct kencap_tunsrc *t, bool *same_sids,
+			       char *err, size_t errlen)
 {
 	struct runstate *rs = runstate_new(cfg);
 
@@ -91,7 +92,7 @@ struct runstate *resolve_state(const struct config *cfg,
 		*same_sids = true;
 		return rs;
 	}
-	kencap_routes_resolve(rs, cfg, ors);
+	kencap_routes_resolve(rs, cfg, ors, t);
 	return rs;
 fail:
 	runstate_free(rs);

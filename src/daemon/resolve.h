@@ -19,10 +19,12 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "kencap_routes.h"
 #include "runstate.h"
 
 /* cfg's state, against old (the config in force) and ors (its state);
- * both NULL at start.  With reuse (a kernel routes rebuild), when cfg's
+ * both NULL at start; t: the kernel's tunsrc as srv6d holds it
+ * (kencap_routes.h).  With reuse (a kernel routes rebuild), when cfg's
  * SIDs are old's with the same marks and routing, the kernel's objects
  * stay as they are: the state then takes ors's kernel decisions and
  * *same_sids is true (nothing to install); otherwise *same_sids is false
@@ -32,6 +34,7 @@
 struct runstate *resolve_state(const struct config *cfg,
 			       const struct config *old,
 			       const struct runstate *ors, bool reuse,
-			       bool *same_sids, char *err, size_t errlen);
+			       struct kencap_tunsrc *t, bool *same_sids,
+			       char *err, size_t errlen);
 
 #endif

@@ -32,7 +32,8 @@ bool kencap_from_headers(const struct proc_ctx *ctx, const struct pkt *p)
 	const struct policy *pol;
 	struct sid_stats *st;
 
-	if (!ctx->rs || !ctx->rs->kencap_on || (p->truncated && !p->gso))
+	if (!ctx->rs || !ctx->rs->kencap_on || proc_kencap_held(ctx) ||
+	    (p->truncated && !p->gso))
 		return false;
 	pol = srv6_steer_policy(ctx, p, &st);
 	if (!pol || pol->binding || pol->hmac_keyid ||

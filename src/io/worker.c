@@ -99,6 +99,10 @@ struct engine {
 	uint32_t hqueue_copy;
 	uint32_t maxlen;
 	uint32_t tun_ifindex;		/* 0: not known */
+	/* Set by the control thread (engine_set_kencap_held()), read by
+	 * the workers (struct proc_ctx kencap_held): the kernel's tunsrc
+	 * is not what the config's encapsulations were resolved with. */
+	bool kencap_held;
 	const char *hang_file;		/* ENGINE_HANG_ENV, or NULL (unarmed) */
 	/* Control thread only: totals of earlier generations. */
 	struct sid_stats *base_sids;	/* [gen->cfg->nsids] */
@@ -632,6 +636,7 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	}
 	w->ctx.stats = w->stats;
 	w->ctx.mirror = e->mirror;
+	w->ctx.kencap_held = &e->kencap_held;
 	w->ctx.worker = i;
 	w->ctx.icmp_rl.last_ns = now_ns();
 	w->ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
@@ -723,6 +728,16 @@ struct engine *engine_start(struct config *cfg, struct runstate *rs,
 		return NULL;
 	}
 	return e;
+}
+
+void engine_set_kencap_held(struct engine *e, bool held)
+{
+	__atomic_store_n(&e->kencap_held, held, __ATOMIC_RELAXED);
+}
+
+bool engine_kencap_held(const struct engine *e)
+{
+	return __atomic_load_n(&e->kencap_held, __ATOMIC_RELAXED);
 }
 
 void engine_stop(struct engine *e)

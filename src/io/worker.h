@@ -54,6 +54,14 @@ int engine_swap_config(struct engine *e, struct config *newcfg,
 
 /* The config in force and its state (control thread only; valid until
  * the next swap). */
+/* Hold the kernel's seg6 encapsulations back (held: every super-packet
+ * encapsulation is cut by srv6d, kencap fallback `source`), or let them
+ * go to the kernel again; the control thread's, read by the workers at
+ * once.  The daemon holds them while the kernel's tunsrc is not the one
+ * the config in force was resolved with (rs->kencap_tunsrc). */
+void engine_set_kencap_held(struct engine *e, bool held);
+bool engine_kencap_held(const struct engine *e);
+
 const struct config *engine_config(const struct engine *e);
 const struct runstate *engine_runstate(const struct engine *e);
 

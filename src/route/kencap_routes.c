@@ -24,6 +24,10 @@
 #include "rtrules.h"
 #include "sysctl.h"
 
+#ifndef SEG6_IPTUNNEL_SRC
+#define SEG6_IPTUNNEL_SRC	2	/* a seg6 route's own outer source */
+#endif
+
 /* ---- the encapsulations and their marks -------------------------------- */
 
 /* A policy the kernel's seg6 can apply: srv6d.conf's, encap or encap.red,
@@ -262,7 +266,8 @@ int kencap_routes_assign(struct runstate *rs, const struct config *cfg,
 struct nlmsghdr *kencap_build_encap_route(void *buf, uint32_t seq,
 					  uint8_t family,
 					  const struct kencap_entry *e,
-					  uint32_t oif)
+					  uint32_t oif,
+					  const struct in6_addr *src)
 {
 	unsigned n = e->sl.nsegs;
 	size_t srhlen = sizeof(struct ipv6_sr_hdr) + n * 16;
@@ -289,6 +294,8 @@ struct nlmsghdr *kencap_build_encap_route(void *buf, uint32_t seq,
 	mnl_attr_put_u16(nlh, RTA_ENCAP_TYPE, LWTUNNEL_ENCAP_SEG6);
 	nest = mnl_attr_nest_start(nlh, RTA_ENCAP);
 	mnl_attr_put(nlh, SEG6_IPTUNNEL_SRH, sizeof(*t) + srhlen, t);
+	if (src)
+		mnl_attr_put(nlh, SEG6_IPTUNNEL_SRC, sizeof(*src), src);
 	mnl_attr_nest_end(nlh, nest);
 	return nlh;
 }
@@ -477,30 +484,26 @@ static int genl_talk(struct mnl_socket *s, struct nlmsghdr *nlh, mnl_cb_t cb,
 	return rc < 0 ? -1 : 0;
 }
 
-/* The kernel's tunsrc into *cur; set to *want first when it is :: and
- * want is not NULL (*set then true).  Returns 0, or -1 with the reason in
- * why. */
-static int tunsrc_sync(const struct in6_addr *want, struct in6_addr *cur,
-		       bool *set, char *why, size_t whylen)
+/* A SEG6 generic netlink socket and the family's id.  Returns it, or NULL
+ * with the reason in why. */
+static struct mnl_socket *seg6_genl_open(uint16_t *family, uint32_t *seq,
+					 char *why, size_t whylen)
 {
 	uint32_t msg[KENCAP_MSG_SIZE / 4];
 	struct mnl_socket *s = mnl_socket_open(NETLINK_GENERIC);
 	struct genl_reply r = { 0 };
 	struct genlmsghdr *g;
 	struct nlmsghdr *nlh;
-	uint32_t seq = (uint32_t)time(NULL);
-	int ret = -1;
 
-	*set = false;
 	if (!s || mnl_socket_bind(s, 0, MNL_SOCKET_AUTOPID) < 0) {
 		snprintf(why, whylen, "generic netlink: %s", strerror(errno));
-		goto out;
+		goto fail;
 	}
 	memset(msg, 0, sizeof(msg));
 	nlh = mnl_nlmsg_put_header(msg);
 	nlh->nlmsg_type = GENL_ID_CTRL;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = ++seq;
+	nlh->nlmsg_seq = ++*seq;
 	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
 	g->cmd = CTRL_CMD_GETFAMILY;
 	g->version = 1;
@@ -508,46 +511,327 @@ static int tunsrc_sync(const struct in6_addr *want, struct in6_addr *cur,
 	if (genl_talk(s, nlh, genl_family_cb, &r) < 0 || !r.got) {
 		snprintf(why, whylen, "no SEG6 generic netlink family (%s)",
 			 strerror(errno));
-		goto out;
+		goto fail;
 	}
-	r.got = false;
-	nlh = kencap_build_tunsrc(msg, r.family, ++seq, SEG6_CMD_GET_TUNSRC,
+	*family = r.family;
+	return s;
+fail:
+	if (s)
+		mnl_socket_close(s);
+	return NULL;
+}
+
+/* The kernel's tunsrc into *cur, then (set not NULL) set it to *set.
+ * Returns 0, or -1 with the reason in why. */
+static int tunsrc_talk(struct in6_addr *cur, const struct in6_addr *set,
+		       char *why, size_t whylen)
+{
+	uint32_t msg[KENCAP_MSG_SIZE / 4];
+	uint32_t seq = (uint32_t)time(NULL);
+	struct genl_reply r = { 0 };
+	struct mnl_socket *s;
+	struct nlmsghdr *nlh;
+	uint16_t family;
+	int ret = -1;
+
+	s = seg6_genl_open(&family, &seq, why, whylen);
+	if (!s)
+		return -1;
+	nlh = kencap_build_tunsrc(msg, family, ++seq, SEG6_CMD_GET_TUNSRC,
 				  NULL);
 	if (genl_talk(s, nlh, genl_tunsrc_cb, &r) < 0 || !r.got) {
 		snprintf(why, whylen, "cannot read the kernel's tunsrc: %s",
 			 strerror(errno));
 		goto out;
 	}
-	if (want && IN6_IS_ADDR_UNSPECIFIED(&r.addr)) {
-		nlh = kencap_build_tunsrc(msg, r.family, ++seq,
-					  SEG6_CMD_SET_TUNSRC, want);
+	*cur = r.addr;
+	if (set) {
+		nlh = kencap_build_tunsrc(msg, family, ++seq,
+					  SEG6_CMD_SET_TUNSRC, set);
 		if (genl_talk(s, nlh, NULL, NULL) < 0) {
 			snprintf(why, whylen, "cannot set the kernel's tunsrc: "
 				 "%s", strerror(errno));
 			goto out;
 		}
-		r.addr = *want;
-		*set = true;
 	}
-	*cur = r.addr;
 	ret = 0;
 out:
-	if (s)
-		mnl_socket_close(s);
+	mnl_socket_close(s);
 	return ret;
+}
+
+int kencap_tunsrc_read(struct in6_addr *cur, char *why, size_t whylen)
+{
+	return tunsrc_talk(cur, NULL, why, whylen);
+}
+
+/* ---- the tunsrc srv6d holds: its state file ----------------------------- */
+
+/* Write t's record (orig, set) to its state file, or remove the file when
+ * srv6d holds nothing.  A failure is logged: the stop still restores. */
+static void tunsrc_save(const struct kencap_tunsrc *t)
+{
+	char o[INET6_ADDRSTRLEN], a[INET6_ADDRSTRLEN], tmp[sizeof(t->path) + 8];
+	FILE *f;
+
+	if (!t->path[0])
+		return;
+	if (!t->held) {
+		if (unlink(t->path) < 0 && errno != ENOENT)
+			log_msg(LOG_WARNING, "%s: %s", t->path, strerror(errno));
+		return;
+	}
+	inet_ntop(AF_INET6, &t->orig, o, sizeof(o));
+	inet_ntop(AF_INET6, &t->set, a, sizeof(a));
+	snprintf(tmp, sizeof(tmp), "%s.new", t->path);
+	f = fopen(tmp, "w");
+	if (f) {
+		bool ok = fprintf(f, "# srv6d set the kernel's tunsrc (ip sr "
+				  "tunsrc) to set, from orig: restored at "
+				  "stop\norig %s\nset %s\n", o, a) > 0;
+
+		if (fclose(f) == 0 && ok && rename(tmp, t->path) == 0)
+			return;
+		unlink(tmp);
+	}
+	log_msg(LOG_WARNING, "kernel-encap: cannot record the kernel's tunsrc "
+		"in %s: %s (a restart after a crash will take %s for the "
+		"operator's)", t->path, strerror(errno), a);
+}
+
+/* One "KEY ADDR" line of the state file into *a when its key is key. */
+static bool tunsrc_line(const char *line, const char *key,
+			struct in6_addr *a)
+{
+	char k[8], v[INET6_ADDRSTRLEN];
+
+	return sscanf(line, "%7s %45s", k, v) == 2 && !strcmp(k, key) &&
+	       inet_pton(AF_INET6, v, a) == 1;
+}
+
+void kencap_tunsrc_open(struct kencap_tunsrc *t, const char *path)
+{
+	bool got_orig = false, got_set = false;
+	char line[128];
+	FILE *f;
+
+	memset(t, 0, sizeof(*t));
+	if (!path || snprintf(t->path, sizeof(t->path), "%s", path) >=
+	    (int)sizeof(t->path)) {
+		t->path[0] = '\0';
+		return;
+	}
+	f = fopen(t->path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		got_orig |= tunsrc_line(line, "orig", &t->orig);
+		got_set |= tunsrc_line(line, "set", &t->set);
+	}
+	fclose(f);
+	/* Trusted while the kernel still has `set` (tunsrc_sync()). */
+	t->held = got_orig && got_set;
+}
+
+/* The kernel's tunsrc as srv6d leaves it for cfg into *cur: with want (an
+ * encap-source) and the operator's value :: (the kernel's now, or what it
+ * was before srv6d set it, t's record), set to *want and recorded in t;
+ * without want, srv6d's earlier setting given back.  What someone else
+ * set since (the kernel's value is not t->set) is theirs: t lets go.
+ * *set says srv6d changed it.  Returns 0, or -1 with the reason in why. */
+static int tunsrc_sync(struct kencap_tunsrc *t, const struct in6_addr *want,
+		       struct in6_addr *cur, bool *set, char *why,
+		       size_t whylen)
+{
+	struct in6_addr now, theirs, dummy;
+
+	*set = false;
+	if (kencap_tunsrc_read(&now, why, whylen) < 0)
+		return -1;
+	if (t->held && !IN6_ARE_ADDR_EQUAL(&now, &t->set)) {
+		t->held = false;	/* changed since: not srv6d's now */
+		tunsrc_save(t);
+	}
+	theirs = t->held ? t->orig : now;
+	*cur = now;
+	if (want && IN6_IS_ADDR_UNSPECIFIED(&theirs)) {
+		t->orig = theirs;
+		t->set = *want;
+		t->held = true;
+		tunsrc_save(t);	/* first: a crash then leaves a record */
+		if (IN6_ARE_ADDR_EQUAL(&now, want))
+			return 0;
+		if (tunsrc_talk(&dummy, want, why, whylen) < 0)
+			return -1;
+		*cur = *want;
+		*set = true;
+		return 0;
+	}
+	if (!t->held)
+		return 0;
+	/* srv6d's value, no longer wanted (no encap-source now) */
+	if (tunsrc_talk(&dummy, &t->orig, why, whylen) < 0)
+		return -1;
+	*cur = t->orig;
+	*set = true;
+	t->held = false;
+	tunsrc_save(t);
+	return 0;
+}
+
+void kencap_tunsrc_restore(struct kencap_tunsrc *t)
+{
+	char a[INET6_ADDRSTRLEN], o[INET6_ADDRSTRLEN], why[128];
+	struct in6_addr now, dummy;
+
+	if (!t->held)
+		return;
+	inet_ntop(AF_INET6, &t->set, a, sizeof(a));
+	inet_ntop(AF_INET6, &t->orig, o, sizeof(o));
+	if (kencap_tunsrc_read(&now, why, sizeof(why)) < 0) {
+		log_msg(LOG_WARNING, "kernel-encap: the kernel's tunsrc: %s; "
+			"not restored to %s", why, o);
+		return;
+	}
+	if (!IN6_ARE_ADDR_EQUAL(&now, &t->set))
+		log_msg(LOG_INFO, "kernel-encap: the kernel's tunsrc is not "
+			"srv6d's %s any more: left as it is", a);
+	else if (tunsrc_talk(&dummy, &t->orig, why, sizeof(why)) < 0)
+		log_msg(LOG_WARNING, "kernel-encap: %s; the kernel's tunsrc "
+			"stays %s (it was %s)", why, a, o);
+	else
+		log_msg(LOG_INFO, "kernel-encap: the kernel's tunsrc (ip sr "
+			"tunsrc) restored to %s", o);
+	t->held = false;
+	tunsrc_save(t);
+}
+
+/* ---- a seg6 route's own source (SEG6_IPTUNNEL_SRC) ---------------------- */
+
+struct src_probe {
+	bool seen;	/* the echo came */
+	bool src;	/* with SEG6_IPTUNNEL_SRC */
+};
+
+static int src_probe_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[RTA_MAX + 1] = { NULL };
+	const struct nlattr *et[SEG6_IPTUNNEL_SRC + 1] = { NULL };
+	struct src_probe *p = data;
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE)
+		return MNL_CB_OK;
+	p->seen = true;
+	rtnl_attrs(nlh, sizeof(struct rtmsg), tb, RTA_MAX);
+	if (tb[RTA_ENCAP] &&
+	    mnl_attr_validate(tb[RTA_ENCAP], MNL_TYPE_NESTED) == 0)
+		rtnl_attrs_nested(tb[RTA_ENCAP], et, SEG6_IPTUNNEL_SRC);
+	p->src = et[SEG6_IPTUNNEL_SRC] &&
+		 mnl_attr_get_payload_len(et[SEG6_IPTUNNEL_SRC]) == 16;
+	return MNL_CB_OK;
+}
+
+/* Whether the kernel's seg6 routes keep a source of their own
+ * (SEG6_IPTUNNEL_SRC: a newer kernel than 6.18, which takes the
+ * attribute and ignores it): a route with src as both its segment and
+ * its source in table `table` (srv6d's, which no rule leads to: the
+ * bounce mark's), added only where none is (NLM_F_EXCL), read back from
+ * the kernel (NLM_F_ECHO) and deleted (srv6d's protocol: only it).
+ * The kernel does not change under srv6d: asked once. */
+static bool route_src_supported(uint32_t table, uint32_t oif,
+				const struct in6_addr *src)
+{
+	static int known = -1;
+	uint32_t msg[KENCAP_MSG_SIZE / 4];
+	struct kencap_entry e = { .mode = ENCAP_MODE_ENCAP, .mark = table };
+	struct src_probe p = { false, false };
+	struct nlmsghdr *nlh;
+	struct rtnl *nl;
+	char why[256];
+	int rc;
+
+	if (known >= 0)
+		return known;
+	nl = malloc(sizeof(*nl));
+	if (!nl || rtnl_open(nl, 0) < 0) {
+		free(nl);
+		return false;	/* asked again next time */
+	}
+	e.sl.nsegs = 1;
+	e.sl.segs[0] = *src;
+	nlh = kencap_build_encap_route(msg, ++nl->seq, AF_INET6, &e, oif, src);
+	/* never in place of a route there (EEXIST: not known this time) */
+	nlh->nlmsg_flags = (uint16_t)((nlh->nlmsg_flags & ~NLM_F_REPLACE) |
+				      NLM_F_EXCL | NLM_F_ECHO);
+	rc = rtnl_request_cb(nl, nlh, src_probe_cb, &p, why, sizeof(why));
+	if (!rc) {
+		memset(msg, 0, sizeof(msg));
+		rtnl_request(nl, rtrules_build_route(msg, RTM_DELROUTE,
+						     ++nl->seq, AF_INET6, table,
+						     NULL, 0, NULL, 0, 0),
+			     why, sizeof(why));
+	}
+	rtnl_close(nl);
+	free(nl);
+	if (rc || !p.seen) {
+		log_debug("kernel-encap: no per-route source probe (%s)",
+			  rc ? why : "no echo");
+		return false;
+	}
+	known = p.src;
+	log_msg(LOG_INFO, "kernel-encap: the kernel's seg6 routes %s",
+		known ? "take a source of their own (SEG6_IPTUNNEL_SRC): "
+		"encap-source goes on srv6d's routes, ip sr tunsrc is not "
+		"touched" : "take no source of their own (SEG6_IPTUNNEL_SRC "
+		"ignored): the outer source is ip sr tunsrc's");
+	return known;
 }
 
 /* ---- resolve, install --------------------------------------------------- */
 
+/* The outer source the kernel gives cfg's encapsulations into *cur, and
+ * whether its routes carry it themselves (rs->kencap_route_src): with
+ * encap-source on a kernel whose seg6 routes keep a source of their own,
+ * encap-source on srv6d's routes and the kernel's tunsrc untouched (what
+ * srv6d held of it given back); else the kernel's tunsrc, set to
+ * encap-source when it is :: (tunsrc_sync()).  Returns 0, or -1 with the
+ * reason in why. */
+static int kencap_source(struct runstate *rs, const struct config *cfg,
+			 struct kencap_tunsrc *t, uint32_t oif,
+			 struct in6_addr *cur, char *why, size_t whylen)
+{
+	char a[INET6_ADDRSTRLEN];
+	bool set = false;
+
+	rs->kencap_route_src = cfg->has_encap_source &&
+		route_src_supported(cfg->mark_base, oif, &cfg->encap_source);
+	if (rs->kencap_route_src) {
+		kencap_tunsrc_restore(t);
+		*cur = cfg->encap_source;
+		return 0;
+	}
+	if (tunsrc_sync(t, cfg->has_encap_source ? &cfg->encap_source : NULL,
+			cur, &set, why, whylen) < 0)
+		return -1;
+	inet_ntop(AF_INET6, cur, a, sizeof(a));
+	if (set)
+		log_msg(LOG_INFO, "kernel-encap: set the kernel's tunsrc (ip sr "
+			"tunsrc) to %s%s", a, cfg->has_encap_source ?
+			" (encap-source), restored at stop" :
+			", as it was before srv6d");
+	return 0;
+}
+
 /* Can the kernel encapsulate for cfg?  true, or false with why. */
 static bool kencap_possible(struct runstate *rs, const struct config *cfg,
-			    char *why, size_t whylen)
+			    struct kencap_tunsrc *t, char *why,
+			    size_t whylen)
 {
 	char fl[16] = "0", a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 	uint32_t tx = 0, rx = 0;
 	struct in6_addr cur;
-	bool set = false;
 
+	rs->kencap_route_src = false;
 	if (cfg->kernel_encap == KERNEL_ENCAP_NO) {
 		snprintf(why, whylen, "kernel-encap no");
 		return false;
@@ -562,13 +846,11 @@ static bool kencap_possible(struct runstate *rs, const struct config *cfg,
 			 "outer flow label is that of 0", fl);
 		return false;
 	}
-	if (tunsrc_sync(cfg->has_encap_source ? &cfg->encap_source : NULL,
-			&cur, &set, why, whylen) < 0)
+	if (rtrules_reinject_dev_open(cfg->tun_name, &tx, &rx, why,
+				      whylen) < 0 ||
+	    kencap_source(rs, cfg, t, rx, &cur, why, whylen) < 0)
 		return false;
 	inet_ntop(AF_INET6, &cur, a, sizeof(a));
-	if (set)
-		log_msg(LOG_INFO, "kernel-encap: set the kernel's tunsrc (ip sr "
-			"tunsrc) to encap-source %s", a);
 	if (cfg->has_encap_source &&
 	    !IN6_ARE_ADDR_EQUAL(&cur, &cfg->encap_source)) {
 		inet_ntop(AF_INET6, &cfg->encap_source, b, sizeof(b));
@@ -576,13 +858,13 @@ static bool kencap_possible(struct runstate *rs, const struct config *cfg,
 			 "encap-source %s", a, b);
 		return false;
 	}
-	if (rtrules_reinject_dev_open(cfg->tun_name, &tx, &rx, why,
-				      whylen) < 0)
-		return false;
 	rs->kencap_tunsrc = cur;
 	rs->kencap_oif = rx;
 	if (!rs->nkencaps)
 		snprintf(why, whylen, "no policy the kernel can apply");
+	else if (rs->kencap_route_src)
+		snprintf(why, whylen, "%u encapsulations, source %s on the "
+			 "routes", rs->nkencaps, a);
 	else if (IN6_IS_ADDR_UNSPECIFIED(&cur))
 		snprintf(why, whylen, "%u encapsulations, the kernel picks the "
 			 "source", rs->nkencaps);
@@ -666,11 +948,13 @@ static void kend_resolve(struct runstate *rs, const struct config *cfg,
 }
 
 void kencap_routes_resolve(struct runstate *rs, const struct config *cfg,
-			   const struct runstate *ors)
+			   const struct runstate *ors, struct kencap_tunsrc *t)
 {
 	kend_resolve(rs, cfg, ors);
-	rs->kencap_on = kencap_possible(rs, cfg, rs->kencap_why,
-					 sizeof(rs->kencap_why));
+	rs->kencap_on = kencap_possible(rs, cfg, t, rs->kencap_why,
+					sizeof(rs->kencap_why));
+	if (!rs->kencap_on)
+		kencap_tunsrc_restore(t);	/* not needed now */
 	if (ors && ors->kencap_on == rs->kencap_on &&
 	    !strcmp(ors->kencap_why, rs->kencap_why))
 		return;
@@ -692,6 +976,7 @@ void kencap_routes_keep(struct runstate *rs, const struct config *cfg,
 	snprintf(rs->kencap_why, sizeof(rs->kencap_why), "%s",
 		 ors ? ors->kencap_why : "");
 	rs->kencap_tunsrc = ors ? ors->kencap_tunsrc : in6addr_any;
+	rs->kencap_route_src = ors && ors->kencap_route_src;
 	rs->kencap_oif = ors ? ors->kencap_oif : 0;
 	rs->kend_on = ors && ors->kend_on;
 	snprintf(rs->kend_why, sizeof(rs->kend_why), "%s",
@@ -741,16 +1026,18 @@ static int kencap_install_one(struct rtnl *nl, const struct config *cfg,
 			      const struct kencap_entry *e, char *err,
 			      size_t errlen)
 {
+	const struct in6_addr *src = rs->kencap_route_src ?
+				     &cfg->encap_source : NULL;
 	uint32_t msg[KENCAP_MSG_SIZE / 4];
 	char name[32];
 
 	if (kencap_request(nl, kencap_build_encap_route(msg, ++nl->seq,
 							AF_INET6, e,
-							rs->kencap_oif),
+							rs->kencap_oif, src),
 			   e->mark, "IPv6 seg6 route", err, errlen) < 0 ||
 	    kencap_request(nl, kencap_build_encap_route(msg, ++nl->seq,
 							AF_INET, e,
-							rs->kencap_oif),
+							rs->kencap_oif, src),
 			   e->mark, "IPv4 seg6 route", err, errlen) < 0 ||
 	    kencap_request(nl, kencap_build_throw_route(msg, ++nl->seq,
 							e->mark,

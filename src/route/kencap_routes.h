@@ -64,12 +64,19 @@
  * table does (End.DX4 would otherwise ARP for the inner destination when A
  * is on a connected route), and the original never matches it.
  *
- * The outer source is the kernel's netns-wide `ip sr tunsrc`: with
- * `encap-source A`, srv6d sets it to A when it is :: and uses the kernel
- * only when it is A; without, the kernel picks one like egress.h's
+ * The outer source: with `encap-source A` on a kernel whose seg6 routes
+ * keep a source of their own (SEG6_IPTUNNEL_SRC: newer than 6.18, probed
+ * once, route_src_supported()), A goes on srv6d's encap routes and the
+ * netns-wide `ip sr tunsrc` is never touched.  Elsewhere it is the
+ * kernel's tunsrc: with `encap-source A`, srv6d sets it to A when it is
+ * :: (struct kencap_tunsrc: recorded in a state file, put back at stop,
+ * also by the next start after a crash) and uses the kernel only when
+ * it is A; without, the kernel picks one like egress.h's
  * egress_source_select() with the reinjection device (no address) as the
- * link, or uses a tunsrc someone set: each super-packet goes to the kernel
- * only when the source srv6d gave it is the one the kernel would give.
+ * link, or uses a tunsrc someone set.  Each super-packet goes to the
+ * kernel only when the source srv6d gave it is the one the kernel would
+ * give; the daemon polls the tunsrc (kencap_tunsrc_read()) and takes the
+ * encapsulations back to userspace while it is not what it was.
  */
 #ifndef SRV6D_KENCAP_ROUTES_H
 #define SRV6D_KENCAP_ROUTES_H
@@ -111,16 +118,40 @@ bool kencap_routes_kernel_sid(const struct sid *s);
 int kencap_routes_assign(struct runstate *rs, const struct config *cfg,
 			 const struct runstate *ors, const struct config *old);
 
+/* The kernel's netns-wide tunsrc as srv6d holds it (on a kernel whose
+ * seg6 routes keep no source of their own): srv6d set it to `set` from
+ * `orig`, recorded in the file `path` ("orig ADDR" and "set ADDR" lines)
+ * so that a start after a crash knows `set` for srv6d's, not the
+ * operator's, while the kernel still has it. */
+struct kencap_tunsrc {
+	char path[512];		/* "": no file */
+	bool held;
+	struct in6_addr orig;
+	struct in6_addr set;
+};
+
+/* t for the state file path (NULL: none), with what a crashed srv6d
+ * recorded there. */
+void kencap_tunsrc_open(struct kencap_tunsrc *t, const char *path);
+
+/* Give the kernel's tunsrc back (the stop, or when srv6d no longer needs
+ * it): to t->orig when it is still srv6d's t->set, else left as someone
+ * set it; the record removed.  Logged. */
+void kencap_tunsrc_restore(struct kencap_tunsrc *t);
+
+/* The kernel's tunsrc now into *cur (the daemon's poll).  Returns 0, or -1
+ * with the reason in why. */
+int kencap_tunsrc_read(struct in6_addr *cur, char *why, size_t whylen);
+
 /* Decide rs->kend_on, kend_why and kend_oif (clearing the SIDs'
- * kend_mark when off), and rs->kencap_on, kencap_why, kencap_tunsrc and
- * kencap_oif (runstate.h) from `kernel-encap`, `gso`, `encap-source`, the
- * kernel's
- * tunsrc (set to encap-source when it is ::) and
- * net.ipv6.seg6_flowlabel, opening the reinjection device for the routes'
- * dev; logged at start (ors, the state in force, NULL) and when it
- * changes.  Before the config is installed. */
+ * kend_mark when off), and rs->kencap_on, kencap_why, kencap_tunsrc,
+ * kencap_route_src and kencap_oif (runstate.h) from `kernel-encap`,
+ * `offload`, `encap-source`, whether the kernel's seg6 routes keep a
+ * source, its tunsrc (through t) and net.ipv6.seg6_flowlabel, opening the
+ * reinjection device for the routes' dev; logged at start (ors, the state
+ * in force, NULL) and when it changes.  Before the config is installed. */
 void kencap_routes_resolve(struct runstate *rs, const struct config *cfg,
-			   const struct runstate *ors);
+			   const struct runstate *ors, struct kencap_tunsrc *t);
 
 /* A rebuild that installs nothing (the kernel routes' rebuild with the
  * same SIDs): rs takes ors's decision, tunsrc and device, and keeps only
@@ -141,12 +172,14 @@ int kencap_routes_install(struct runstate *rs, const struct config *cfg,
 			  char *err, size_t errlen);
 
 /* Message builders (pure; buf has KENCAP_MSG_SIZE bytes, zeroed here).
- * ip [-6|-4] route replace default encap seg6 mode MODE segs LIST dev oif
- * table e->mark, family AF_INET6 or AF_INET. */
+ * ip [-6|-4] route replace default encap seg6 mode MODE segs LIST
+ * [tunsrc SRC] dev oif table e->mark, family AF_INET6 or AF_INET (src
+ * NULL: none, SEG6_IPTUNNEL_SRC otherwise). */
 struct nlmsghdr *kencap_build_encap_route(void *buf, uint32_t seq,
 					  uint8_t family,
 					  const struct kencap_entry *e,
-					  uint32_t oif);
+					  uint32_t oif,
+					  const struct in6_addr *src);
 
 /* ip [-6|-4] route replace blackhole default metric 4294967295 table
  * table. */

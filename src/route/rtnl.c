@@ -95,6 +95,12 @@ static int rtnl_ack_parse(const struct nlmsghdr *nlh, char *why,
 int rtnl_request(struct rtnl *nl, const struct nlmsghdr *nlh, char *why,
 		 size_t whylen)
 {
+	return rtnl_request_cb(nl, nlh, NULL, NULL, why, whylen);
+}
+
+int rtnl_request_cb(struct rtnl *nl, const struct nlmsghdr *nlh, mnl_cb_t cb,
+		    void *data, char *why, size_t whylen)
+{
 	uint32_t seq = nlh->nlmsg_seq;
 
 	snprintf(why, whylen, "no answer from the kernel");
@@ -113,9 +119,12 @@ int rtnl_request(struct rtnl *nl, const struct nlmsghdr *nlh, char *why,
 			return errno;
 		}
 		for (; mnl_nlmsg_ok(r, len); r = mnl_nlmsg_next(r, &len)) {
-			if (r->nlmsg_seq != seq || r->nlmsg_type != NLMSG_ERROR)
+			if (r->nlmsg_seq != seq)
 				continue;
-			return rtnl_ack_parse(r, why, whylen);
+			if (r->nlmsg_type == NLMSG_ERROR)
+				return rtnl_ack_parse(r, why, whylen);
+			if (cb)
+				cb(r, data);
 		}
 	}
 }

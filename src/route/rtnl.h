@@ -13,6 +13,17 @@
 
 #define RTNL_BUF_SIZE	65536	/* > any message the kernel sends */
 
+/* srv6d's routing protocol number: the FRA_PROTOCOL of every rule and the
+ * rtm_protocol of every route srv6d installs, and what it goes by to know
+ * them again (a sweep deletes what carries it and nothing else; the
+ * route mirror leaves it out of `kernel-routes yes`).  `ip rule` and `ip
+ * route` print it as "srv6d" with /etc/iproute2/rt_protos.d/srv6d.conf
+ * (make install).  93 (0x5d, as in mark-base 0x5d6f0000): none of the
+ * kernel's RTPROT_* (0-18, 42 babel, 84 ovn, 99 openr, 186-192), nor
+ * iproute2's rt_protos, nor FRR's (11 zebra, 186-198), bird's (12),
+ * keepalived's (18) or Calico's (80). */
+#define RTPROT_SRV6D	93
+
 /* One NETLINK_ROUTE socket, its sequence numbers and receive buffer. */
 struct rtnl {
 	struct mnl_socket *sock;	/* NULL: closed */
@@ -43,6 +54,11 @@ struct nlmsghdr *rtnl_msg_new(void *buf, size_t len, uint16_t type,
  * why. */
 int rtnl_request(struct rtnl *nl, const struct nlmsghdr *nlh, char *why,
 		 size_t whylen);
+
+/* rtnl_request() whose replies other than the ack (a RTM_GETLINK's
+ * answer, an NLM_F_ECHO's copy) go to cb(message, data) first. */
+int rtnl_request_cb(struct rtnl *nl, const struct nlmsghdr *nlh, mnl_cb_t cb,
+		    void *data, char *why, size_t whylen);
 
 /* Dump every object of `type` (RTM_GETLINK, RTM_GETADDR, RTM_GETROUTE or
  * RTM_GETRULE) of `family` (AF_UNSPEC: all), calling cb(message, data) on

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "behavior_table.h"
 #include "log.h"
@@ -24,7 +25,8 @@
 #define FWMASK_ALL	0xffffffffu
 
 /* A rule or route found in a dump.  Rules select by fwmark, or (a VRF
- * SID's, rtrules.h) by the in-interface: the other is 0 / "". */
+ * SID's, rtrules.h) by the in-interface: the other is 0 / "".  The
+ * dump keeps only srv6d's own rules (FRA_PROTOCOL RTPROT_SRV6D). */
 struct rt_rule {
 	uint32_t priority, fwmark, fwmask, table;
 	char iif[IF_NAMESIZE];
@@ -32,11 +34,14 @@ struct rt_rule {
 				 * (table 0) after an End.DT* lookup */
 };
 
+/* Every route of the family: srv6d's own (protocol RTPROT_SRV6D) may
+ * go, the others are looked at only to refuse a table they occupy. */
 struct rt_route {
 	uint32_t table, metric;
 	struct in6_addr dst;	/* an IPv4 one in its first 4 bytes */
 	uint8_t dst_len;
 	uint8_t family;
+	uint8_t protocol;
 };
 
 /* What the config wants (the new one and, during a reload, the one still
@@ -52,11 +57,19 @@ struct rt_want {
 	unsigned nroute_tables;
 	uint32_t *route_tables4;	/* End.DX4 tables */
 	unsigned nroute_tables4;
-	uint32_t *keep_tables;		/* End.T, End.DT* targets: never
-					 * flushed */
+	uint32_t *keep_tables;		/* kernel-encap, kernel-end tables:
+					 * every route of srv6d's there */
 	unsigned nkeep_tables;
 	uint32_t *dev_marks;		/* SIDs with a veth pair (vrftable) */
 	unsigned ndev_marks;
+	/* The reinjection devices' names (cfg's tun-name, keep's): the
+	 * receiving and the sending end of each. */
+	char reinject_names[4][IF_NAMESIZE];
+	unsigned nreinject_names;
+	/* The tables cfg (not keep) fills with routes: a route there that
+	 * is not srv6d's makes the install fail (tables_check()). */
+	uint32_t *fill_tables;
+	unsigned nfill_tables;
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -75,12 +88,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- message builders ------------------------------------------------ */
 
-void rtrules_scope_of(const struct config *cfg, struct rtrules_scope *s)
-{
-	s->priority = cfg->rule_priority;
-	s->mark_base = cfg->mark_base;
-}
-
 /* A request of RTRULES_MSG_SIZE bytes in buf, its ack asked for (and
  * create_flags with RTM_NEWRULE / RTM_NEWROUTE), with a family header of
  * hdrlen bytes. */
@@ -94,12 +101,15 @@ static struct nlmsghdr *msg_new(void *buf, uint16_t cmd, uint16_t create_flags,
 			    hdrlen);
 }
 
-/* A rule of `family`: IPv6 by fwmark, IPv4 by in-interface; `lookup
- * TABLE`, or `unreachable` when table is 0. */
+/* A rule of `family` by fwmark (under fwmask) or by in-interface;
+ * `lookup TABLE`, or `unreachable` when table is 0; srv6d's protocol, in
+ * a delete too, so that the kernel deletes only srv6d's rule (a rule of
+ * another protocol that matches the same is not touched: rule_find()
+ * compares FRA_PROTOCOL when it is given). */
 static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
 				   uint8_t family, uint32_t priority,
-				   uint32_t fwmark, const char *iif,
-				   uint32_t table)
+				   uint32_t fwmark, uint32_t fwmask,
+				   const char *iif, uint32_t table)
 {
 	struct nlmsghdr *nlh = msg_new(buf, cmd, NLM_F_CREATE | NLM_F_EXCL, seq,
 				       sizeof(struct fib_rule_hdr));
@@ -113,12 +123,11 @@ static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
 		mnl_attr_put_strz(nlh, FRA_IIFNAME, iif);
 	} else {
 		mnl_attr_put_u32(nlh, FRA_FWMARK, fwmark);
-		mnl_attr_put_u32(nlh, FRA_FWMASK, FWMASK_ALL);
+		mnl_attr_put_u32(nlh, FRA_FWMASK, fwmask);
 	}
 	if (table)
 		mnl_attr_put_u32(nlh, FRA_TABLE, table);
-	if (cmd == RTM_NEWRULE)
-		mnl_attr_put_u8(nlh, FRA_PROTOCOL, RTPROT_STATIC);
+	mnl_attr_put_u8(nlh, FRA_PROTOCOL, RTPROT_SRV6D);
 	return nlh;
 }
 
@@ -126,15 +135,15 @@ struct nlmsghdr *rtrules_build_rule(void *buf, uint16_t cmd, uint32_t seq,
 				    uint32_t priority, uint32_t fwmark,
 				    uint32_t table)
 {
-	return build_rule(buf, cmd, seq, AF_INET6, priority, fwmark, NULL,
-			  table);
+	return build_rule(buf, cmd, seq, AF_INET6, priority, fwmark,
+			  FWMASK_ALL, NULL, table);
 }
 
 struct nlmsghdr *rtrules_build_rule4_iif(void *buf, uint16_t cmd,
 					 uint32_t seq, uint32_t priority,
 					 const char *iif, uint32_t table)
 {
-	return build_rule(buf, cmd, seq, AF_INET, priority, 0, iif, table);
+	return build_rule(buf, cmd, seq, AF_INET, priority, 0, 0, iif, table);
 }
 
 struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
@@ -151,8 +160,10 @@ struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
 	rtm->rtm_family = family;
 	rtm->rtm_dst_len = dst_len;
 	rtm->rtm_table = table < 256 ? table : RT_TABLE_UNSPEC;
+	/* srv6d's, in a delete too: the kernel then deletes only a route of
+	 * that protocol (fib_table_delete(), ip6_route_del()). */
+	rtm->rtm_protocol = RTPROT_SRV6D;
 	if (cmd == RTM_NEWROUTE) {
-		rtm->rtm_protocol = RTPROT_STATIC;
 		rtm->rtm_scope = RT_SCOPE_UNIVERSE;
 		rtm->rtm_type = RTN_UNICAST;
 	} else {
@@ -274,6 +285,11 @@ static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 	if (frh->family != l->family)
 		return MNL_CB_OK;
 	rtnl_attrs(nlh, sizeof(*frh), tb, FRA_MAX);
+	/* srv6d's own only: whatever its priority, mark or table */
+	if (!tb[FRA_PROTOCOL] ||
+	    mnl_attr_validate(tb[FRA_PROTOCOL], MNL_TYPE_U8) < 0 ||
+	    mnl_attr_get_u8(tb[FRA_PROTOCOL]) != RTPROT_SRV6D)
+		return MNL_CB_OK;
 	iif = rtnl_attr_str(tb[FRA_IIFNAME]);
 	memset(&r, 0, sizeof(r));
 	r.priority = rtnl_attr_u32(tb[FRA_PRIORITY], 0);
@@ -287,7 +303,7 @@ static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 		r.table = 0;
 	if (iif)
 		snprintf(r.iif, sizeof(r.iif), "%s", iif);
-	/* Ours: by fwmark or iif (a VRF SID's pair). */
+	/* by fwmark or iif (a VRF SID's pair): what srv6d makes */
 	if (!tb[FRA_FWMARK] && !iif)
 		return MNL_CB_OK;
 	dump_list_add(l, &r);
@@ -306,6 +322,7 @@ static int route_dump_cb(const struct nlmsghdr *nlh, void *data)
 	rtnl_attrs(nlh, sizeof(*rtm), tb, RTA_MAX);
 	memset(&r, 0, sizeof(r));
 	r.family = rtm->rtm_family;
+	r.protocol = rtm->rtm_protocol;
 	r.table = rtnl_attr_u32(tb[RTA_TABLE], rtm->rtm_table);
 	r.metric = rtnl_attr_u32(tb[RTA_PRIORITY], 0);
 	r.dst_len = rtm->rtm_dst_len;
@@ -325,8 +342,8 @@ static int route_dump_cb(const struct nlmsghdr *nlh, void *data)
 static bool sid_rule(const struct runstate *rs, const struct sid *s,
 		     uint32_t *mark, uint32_t *table)
 {
-	const struct behavior_desc *d = behavior_desc(s->behavior);
 	struct sid_marks m = runstate_sid(rs, s);
+	const struct behavior_desc *d = behavior_desc(s->behavior);
 
 	if (!m.mark || !d || !(d->setup & BHV_RULE6))
 		return false;
@@ -360,21 +377,20 @@ static bool sid_usd(const struct sid *s)
  * payload): they go by a device, with the SID's mark. */
 static bool sid_has_dev4(const struct runstate *rs, const struct sid *s)
 {
-	return runstate_sid(rs, s).mark && behavior_has_dev4(s->behavior, s->flavors);
+	return runstate_sid(rs, s).mark && behavior_has_dev4(s->behavior,
+							     s->flavors);
 }
 
 /* When results may not all go as verdict payloads (rs->payload), or
- * with `offload yes`, the default (a super-packet result the kernel would
- * segment wrongly from a payload: reinject.h), a SID whose IPv6 results
- * are routed by its mark (an IPv6 fwmark rule) sends those that cannot go
- * as a payload by a device: the reinjection device with its mark, or its
- * own veth pair with `vrftable` (sid_has_pair()). */
+ * with `gso yes` (a super-packet result the kernel would segment wrongly
+ * from a payload: reinject.h), a SID whose IPv6 results are routed by its
+ * mark (an IPv6 fwmark rule) has those that cannot enter the kernel
+ * through its veth pair, where an iif rule does what the mark does. */
 static bool sid_has_dev6(const struct config *cfg, const struct runstate *rs,
 			 const struct sid *s)
 {
 	return (rs->payload != PAYLOAD_ANY || cfg->gso) &&
-	       runstate_sid(rs, s).mark &&
-	       behavior_has_dev6(s->behavior);
+	       runstate_sid(rs, s).mark && behavior_has_dev6(s->behavior);
 }
 
 /* A SID whose results go by a device (the reinjection device with its
@@ -399,7 +415,8 @@ static bool sid_has_pair(const struct config *cfg, const struct runstate *rs,
 /* The IPv4 rule of a SID with IPv4 results: fwmark its mark (iif its
  * pair with `vrftable`), lookup its table. */
 static bool sid_rule4(const struct config *cfg, const struct runstate *rs,
-		      const struct sid *s, struct rt_rule *r)
+		      const struct sid *s,
+		      struct rt_rule *r)
 {
 	struct sid_marks m = runstate_sid(rs, s);
 	char tx[IF_NAMESIZE];
@@ -448,11 +465,14 @@ static void want_free(struct rt_want *w)
 	free(w->route_tables4);
 	free(w->keep_tables);
 	free(w->dev_marks);
+	free(w->fill_tables);
 }
 
-/* One SID's wishes into w. */
+/* One SID's wishes into w (fill: cfg is the config being installed, whose
+ * tables must hold only srv6d's routes). */
 static void want_sid(struct rt_want *w, const struct config *cfg,
-		     const struct runstate *rs, const struct sid *s)
+		     const struct runstate *rs,
+		     const struct sid *s, bool fill)
 {
 	struct sid_marks m = runstate_sid(rs, s);
 	struct rt_rule r = { .priority = cfg->rule_priority,
@@ -491,22 +511,18 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 			w->rules4[w->nrules4++] = r4;
 		}
 	}
-	switch (behavior_route_of(s->behavior)) {
-	case BHV_ROUTE_NEXTHOP:	/* its own table with a route via nh */
-		if (behavior_nexthop_is_v4(s->behavior)) {
-			w->route_tables4[w->nroute_tables4++] = m.route_table;
-			break;
-		}
-		w->route_tables[w->nroute_tables++] = m.route_table;
-		if (sid_usd(s))
-			w->route_tables4[w->nroute_tables4++] = m.route_table;
-		break;
-	case BHV_ROUTE_TABLE:	/* the operator's table: never pruned */
-		w->keep_tables[w->nkeep_tables++] = s->table;
-		break;
-	default:
-		break;
+	if (behavior_route_of(s->behavior) != BHV_ROUTE_NEXTHOP || !m.mark)
+		return;	/* End.T, End.DT*: the operator's table, not srv6d's */
+	if (fill)
+		w->fill_tables[w->nfill_tables++] = m.route_table;
+	/* its own table with a route via nh */
+	if (behavior_nexthop_is_v4(s->behavior)) {
+		w->route_tables4[w->nroute_tables4++] = m.route_table;
+		return;
 	}
+	w->route_tables[w->nroute_tables++] = m.route_table;
+	if (sid_usd(s))
+		w->route_tables4[w->nroute_tables4++] = m.route_table;
 }
 
 /* kernel-encap's (src/route/kencap_routes.h, which installs them): both
@@ -514,7 +530,8 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
  * every route in its tables; kernel-end's IPv6 rules (End.DX4's IPv4 one
  * too) and tables. */
 static void want_kencaps(struct rt_want *w, const struct config *cfg,
-			 const struct runstate *rs)
+			 const struct runstate *rs,
+			 bool fill)
 {
 	struct rt_rule r = { .priority = cfg->rule_priority,
 			     .fwmask = FWMASK_ALL, .action = FR_ACT_TO_TBL };
@@ -524,8 +541,10 @@ static void want_kencaps(struct rt_want *w, const struct config *cfg,
 		w->rules[w->nrules++] = r;
 		w->rules4[w->nrules4++] = r;
 		w->keep_tables[w->nkeep_tables++] = r.table;
+		if (fill)
+			w->fill_tables[w->nfill_tables++] = r.table;
 	}
-	for (unsigned i = 0; rs->kend_on && i < rs->nsids; i++) {
+	for (unsigned i = 0; rs->kend_on && i < cfg->nsids; i++) {
 		if (!rs->sids[i].kend_mark)
 			continue;
 		r.fwmark = r.table = rs->sids[i].kend_mark;	/* kernel-end */
@@ -533,14 +552,27 @@ static void want_kencaps(struct rt_want *w, const struct config *cfg,
 		if (cfg->sids[i].behavior == BHV_END_DX4)	/* nh4's */
 			w->rules4[w->nrules4++] = r;
 		w->keep_tables[w->nkeep_tables++] = r.table;
+		if (fill)
+			w->fill_tables[w->nfill_tables++] = r.table;
 	}
+}
+
+/* The reinjection device of cfg (both ends' names) into w. */
+static void want_reinject_dev(struct rt_want *w, const struct config *cfg)
+{
+	if (w->nreinject_names + 2 > 4)
+		return;
+	rtrules_reinject_dev_names(cfg->tun_name,
+				   w->reinject_names[w->nreinject_names],
+				   w->reinject_names[w->nreinject_names + 1]);
+	w->nreinject_names += 2;
 }
 
 /* Build the sorted sets of what cfg and keep want (either may be NULL:
  * nothing). */
 static int want_build(struct rt_want *w, const struct config *cfg,
-		      const struct runstate *rs, const struct config *keep,
-		      const struct runstate *keep_rs)
+		      const struct runstate *rs,
+		      const struct config *keep, const struct runstate *keep_rs)
 {
 	unsigned n = (cfg ? 2 * cfg->nsids + rs->nkencaps : 0) +
 		     (keep ? 2 * keep->nsids + keep_rs->nkencaps : 0);
@@ -552,61 +584,32 @@ static int want_build(struct rt_want *w, const struct config *cfg,
 	w->route_tables4 = calloc(n + 1, sizeof(uint32_t));
 	w->keep_tables = calloc(n + 1, sizeof(uint32_t));
 	w->dev_marks = calloc(n + 1, sizeof(uint32_t));
+	w->fill_tables = calloc(n + 1, sizeof(uint32_t));
 	if (!w->rules || !w->rules4 || !w->route_tables || !w->route_tables4 ||
-	    !w->keep_tables || !w->dev_marks) {
+	    !w->keep_tables || !w->dev_marks || !w->fill_tables) {
 		want_free(w);
 		return -1;
 	}
 	for (unsigned i = 0; cfg && i < cfg->nsids; i++)
-		want_sid(w, cfg, rs, &cfg->sids[i]);
+		want_sid(w, cfg, rs, &cfg->sids[i], true);
 	for (unsigned i = 0; keep && i < keep->nsids; i++)
-		want_sid(w, keep, keep_rs, &keep->sids[i]);
-	if (cfg)
-		want_kencaps(w, cfg, rs);
-	if (keep)
-		want_kencaps(w, keep, keep_rs);
+		want_sid(w, keep, keep_rs, &keep->sids[i], false);
+	if (cfg) {
+		want_kencaps(w, cfg, rs, true);
+		want_reinject_dev(w, cfg);
+	}
+	if (keep) {
+		want_kencaps(w, keep, keep_rs, false);
+		want_reinject_dev(w, keep);
+	}
 	qsort(w->rules, w->nrules, sizeof(*w->rules), cmp_rule);
 	qsort(w->rules4, w->nrules4, sizeof(*w->rules4), cmp_rule);
 	qsort(w->route_tables, w->nroute_tables, sizeof(uint32_t), cmp_u32);
 	qsort(w->route_tables4, w->nroute_tables4, sizeof(uint32_t), cmp_u32);
 	qsort(w->keep_tables, w->nkeep_tables, sizeof(uint32_t), cmp_u32);
 	qsort(w->dev_marks, w->ndev_marks, sizeof(uint32_t), cmp_u32);
+	qsort(w->fill_tables, w->nfill_tables, sizeof(uint32_t), cmp_u32);
 	return 0;
-}
-
-static bool in_range(uint32_t v, uint32_t base)
-{
-	return v >= base && v - base < RTRULES_RANGE;
-}
-
-/* Our priority, and an exact fwmark in range or an in-interface that is
- * one of our veth pairs in range (a VRF SID's, or an older srv6d's: it
- * gave every SID with IPv4 results one). */
-static bool rule_in_scope(const struct rt_rule *r,
-			  const struct rtrules_scope *scopes, unsigned nscopes)
-{
-	uint32_t mark;
-
-	for (unsigned i = 0; i < nscopes; i++) {
-		if (r->priority != scopes[i].priority)
-			continue;
-		if (r->fwmask == FWMASK_ALL && !r->iif[0] &&
-		    in_range(r->fwmark, scopes[i].mark_base))
-			return true;
-		if (dev_name_mark(r->iif, &mark) &&
-		    in_range(mark, scopes[i].mark_base))
-			return true;
-	}
-	return false;
-}
-
-static bool route_in_scope(const struct rt_route *r,
-			   const struct rtrules_scope *scopes, unsigned nscopes)
-{
-	for (unsigned i = 0; i < nscopes; i++)
-		if (in_range(r->table, scopes[i].mark_base))
-			return true;
-	return false;
 }
 
 static bool rule_wanted(const struct rt_want *w, uint8_t family,
@@ -668,9 +671,10 @@ static struct nlmsghdr *build_route4_via6(void *buf, uint32_t seq,
 /* ip [-6] route replace default via nh [dev oif] table M (End.X, End.DX6:
  * nh6; End.DX4: nh4) */
 static int sid_route_add(struct rtnl *nl, const struct runstate *rs,
-			 const struct sid *s, char *err, size_t errlen)
+			 const struct sid *s, char *err,
+			 size_t errlen)
 {
-	uint32_t table = runstate_sid(rs, s).route_table;
+	struct sid_marks m = runstate_sid(rs, s);
 	uint32_t msg[RTRULES_MSG_SIZE / 4];	/* aligned for nlmsghdr */
 	bool v4 = behavior_nexthop_is_v4(s->behavior);
 	char name[80], gw[INET6_ADDRSTRLEN];
@@ -691,33 +695,33 @@ static int sid_route_add(struct rtnl *nl, const struct runstate *rs,
 			set_err(err, errlen,
 				"%s: cannot add route via %s%s in table %#x: "
 				"no such interface", name, gw, dev,
-				table);
+				m.route_table);
 			return -1;
 		}
 	}
 	if (v4)
 		nlh = rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq,
-					  AF_INET, table, NULL, 0,
+					  AF_INET, m.route_table, NULL, 0,
 					  &s->nh4, oif, 0);
 	else
 		nlh = rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq,
-					  AF_INET6, table,
+					  AF_INET6, m.route_table,
 					  &in6addr_any, 0, &s->nh6, oif, 0);
 	e = rtnl_request(nl, nlh, why, sizeof(why));
 	if (!e && sid_usd(s)) {
 		/* End.X with USD: its IPv4 results to the same adjacency */
-		nlh = build_route4_via6(msg, ++nl->seq, table, &s->nh6,
+		nlh = build_route4_via6(msg, ++nl->seq, m.route_table, &s->nh6,
 					oif);
 		e = rtnl_request(nl, nlh, why, sizeof(why));
 	}
 	if (e) {
 		set_err(err, errlen, "%s: cannot add %sroute via %s%s in table "
 			"%#x: %s", name, sid_usd(s) ? "IPv4 " : "", gw, dev,
-			table, why);
+			m.route_table, why);
 		return -1;
 	}
 	log_debug("%s: route via %s%s in table %#x", name, gw, dev,
-		  table);
+		  m.route_table);
 	return 0;
 }
 
@@ -736,10 +740,11 @@ static int rule_add(struct rtnl *nl, const char *name, uint8_t family,
 	else
 		snprintf(what, sizeof(what), "fwmark %#x", mark);
 	e = rtnl_request(nl, build_rule(msg, RTM_NEWRULE, ++nl->seq, family,
-					 prio, mark, iif, table),
+					 prio, mark, FWMASK_ALL, iif, table),
 			  why, sizeof(why));
 	if (e && e != EEXIST) {
-		set_err(err, errlen, "%s: cannot add rule priority %u %s %s%#x: "
+		set_err(err, errlen,
+			"%s: cannot add rule priority %u %s %s%#x: "
 			"%s", name, prio, what, table ? "lookup " : "unreachable ",
 			table, why);
 		return -1;
@@ -771,8 +776,8 @@ static int rule4_add(struct rtnl *nl, const char *name, uint32_t prio,
  * ip -4 rule add priority P fwmark M (vrftable: iif DEV) lookup T
  * [+ unreachable] */
 static int sid_rule_add(struct rtnl *nl, const struct config *cfg,
-			const struct runstate *rs, const struct sid *s,
-			char *err, size_t errlen)
+			const struct runstate *rs,
+			const struct sid *s, char *err, size_t errlen)
 {
 	struct rt_rule r4 = { .priority = 0 };
 	uint32_t prio = cfg->rule_priority, mark = 0, table = 0;
@@ -803,33 +808,56 @@ static int sid_rule_add(struct rtnl *nl, const struct config *cfg,
 	return 0;
 }
 
+/* The first route found in a table the config fills that is not
+ * srv6d's (tables_check()): "" none. */
+struct prune_conflict {
+	char what[192];
+};
+
 /* What one prune pass looks at: the wishes, the family (of rules and
- * routes; links: AF_UNSPEC) and the scopes. */
+ * routes; links: AF_UNSPEC), and where to say that a table cfg fills
+ * holds another's route (NULL: not asked). */
 struct prune_ctx {
 	const struct rt_want *w;
 	uint8_t family;
-	const struct rtrules_scope *scopes;
-	unsigned nscopes;
+	struct prune_conflict *conflict;
 };
 
-/* A rule in scope that w does not want: its delete request in msg, its
- * name in what.  NULL for a rule that stays. */
+/* One of srv6d's rules (the dump keeps no other) that w does not want:
+ * its delete request in msg, its name in what.  NULL for a rule that
+ * stays. */
 static struct nlmsghdr *rule_doomed(const struct prune_ctx *c, const void *e,
 				    void *msg, uint32_t seq, char *what,
 				    size_t whatlen)
 {
 	const struct rt_rule *r = e;
 
-	if (!rule_in_scope(r, c->scopes, c->nscopes) ||
-	    rule_wanted(c->w, c->family, r))
+	if (rule_wanted(c->w, c->family, r))
 		return NULL;
 	snprintf(what, whatlen, "rule priority %u fwmark %#x iif %s lookup %#x",
 		 r->priority, r->fwmark, r->iif, r->table);
 	return build_rule(msg, RTM_DELRULE, seq, c->family, r->priority,
-			  r->fwmark, r->iif, r->table);
+			  r->fwmark, r->fwmask, r->iif, r->table);
 }
 
-/* The same for a route. */
+/* A route that is not srv6d's in a table c's config fills: said in
+ * c->conflict (the first one), never touched. */
+static void route_conflict(const struct prune_ctx *c, const struct rt_route *r)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (!c->conflict || c->conflict->what[0] ||
+	    !bsearch(&r->table, c->w->fill_tables, c->w->nfill_tables,
+		     sizeof(uint32_t), cmp_u32))
+		return;
+	inet_ntop(c->family, &r->dst, a, sizeof(a));
+	snprintf(c->conflict->what, sizeof(c->conflict->what), "table %u "
+		 "(%#x) holds the IPv%c route %s/%u (proto %u), which srv6d "
+		 "did not make", r->table, r->table,
+		 c->family == AF_INET ? '4' : '6', a, r->dst_len, r->protocol);
+}
+
+/* The same for a route: only srv6d's go (whatever their table). */
 static struct nlmsghdr *route_doomed(const struct prune_ctx *c,
 				     const void *e, void *msg, uint32_t seq,
 				     char *what, size_t whatlen)
@@ -837,7 +865,11 @@ static struct nlmsghdr *route_doomed(const struct prune_ctx *c,
 	const struct rt_route *r = e;
 	char a[INET6_ADDRSTRLEN];
 
-	if (!route_in_scope(r, c->scopes, c->nscopes) || route_wanted(c->w, r))
+	if (r->protocol != RTPROT_SRV6D) {
+		route_conflict(c, r);
+		return NULL;
+	}
+	if (route_wanted(c->w, r))
 		return NULL;
 	inet_ntop(c->family, &r->dst, a, sizeof(a));
 	snprintf(what, whatlen, "route %s/%u in table %#x", a, r->dst_len,
@@ -855,9 +887,14 @@ struct rt_link {
 	char name[IF_NAMESIZE];
 	bool vrf;
 	uint32_t vrf_table;
+	bool veth;
+	bool ours;	/* srv6d's veth (link_mark_ours()) */
+	char alias[64];
+	uint8_t mac[6];
+	bool has_mac;
 };
 
-/* Is the link a VRF device, and of which table? */
+/* Is the link a VRF device, and of which table?  A veth? */
 static void link_vrf(const struct nlattr *linkinfo, struct rt_link *k)
 {
 	const struct nlattr *tb[IFLA_INFO_MAX + 1] = { NULL };
@@ -866,6 +903,7 @@ static void link_vrf(const struct nlattr *linkinfo, struct rt_link *k)
 
 	rtnl_attrs_nested(linkinfo, tb, IFLA_INFO_MAX);
 	kind = rtnl_attr_str(tb[IFLA_INFO_KIND]);
+	k->veth = kind && !strcmp(kind, "veth");
 	if (!kind || strcmp(kind, "vrf"))
 		return;
 	k->vrf = true;
@@ -875,23 +913,66 @@ static void link_vrf(const struct nlattr *linkinfo, struct rt_link *k)
 	k->vrf_table = rtnl_attr_u32(vrf[IFLA_VRF_TABLE], 0);
 }
 
-static int link_dump_cb(const struct nlmsghdr *nlh, void *data)
+/* Whether k is one of srv6d's veth ends: its alias RTRULES_LINK_ALIAS
+ * (set once the pair is made), or, for a pair a crash left before that
+ * (or an older srv6d made), a name of srv6d's (srv6d...: the default
+ * tun-name's, a VRF SID's) with the MAC address srv6d gives that end
+ * (rtrules_dev_mac() of the mark in a VRF SID's name, of 0 for the
+ * reinjection device's): a veth no one else makes by chance.  (A
+ * tun-name of another form is known by its alias only.) */
+static bool link_mark_ours(const struct rt_link *k)
+{
+	uint8_t rx[6], tx[6];
+	uint32_t mark = 0;
+
+	if (!k->veth)
+		return false;
+	if (!strcmp(k->alias, RTRULES_LINK_ALIAS))
+		return true;
+	if (!k->has_mac || strncmp(k->name, "srv6d", 5))
+		return false;
+	if (!dev_name_mark(k->name, &mark))
+		mark = 0;
+	rtrules_dev_mac(mark, true, rx);
+	rtrules_dev_mac(mark, false, tx);
+	return !memcmp(k->mac, rx, 6) || !memcmp(k->mac, tx, 6);
+}
+
+/* A link message into k.  Returns 0, or -1 without a name. */
+static int link_parse(const struct nlmsghdr *nlh, struct rt_link *k)
 {
 	const struct nlattr *tb[IFLA_MAX + 1] = { NULL };
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	struct dump_list *l = data;
-	struct rt_link k = { .index = (uint32_t)ifi->ifi_index };
-	const char *name;
+	const char *name, *alias;
 
+	memset(k, 0, sizeof(*k));
+	k->index = (uint32_t)ifi->ifi_index;
 	rtnl_attrs(nlh, sizeof(*ifi), tb, IFLA_MAX);
 	name = rtnl_attr_str(tb[IFLA_IFNAME]);
 	if (!name)
-		return MNL_CB_OK;
-	snprintf(k.name, sizeof(k.name), "%s", name);
+		return -1;
+	snprintf(k->name, sizeof(k->name), "%s", name);
+	alias = rtnl_attr_str(tb[IFLA_IFALIAS]);
+	if (alias)
+		snprintf(k->alias, sizeof(k->alias), "%s", alias);
+	if (tb[IFLA_ADDRESS] && mnl_attr_get_payload_len(tb[IFLA_ADDRESS]) == 6) {
+		memcpy(k->mac, mnl_attr_get_payload(tb[IFLA_ADDRESS]), 6);
+		k->has_mac = true;
+	}
 	if (tb[IFLA_LINKINFO] &&
 	    mnl_attr_validate(tb[IFLA_LINKINFO], MNL_TYPE_NESTED) == 0)
-		link_vrf(tb[IFLA_LINKINFO], &k);
-	dump_list_add(l, &k);
+		link_vrf(tb[IFLA_LINKINFO], k);
+	k->ours = link_mark_ours(k);
+	return 0;
+}
+
+static int link_dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_list *l = data;
+	struct rt_link k;
+
+	if (nlh->nlmsg_type == RTM_NEWLINK && link_parse(nlh, &k) == 0)
+		dump_list_add(l, &k);
 	return MNL_CB_OK;
 }
 
@@ -992,29 +1073,115 @@ static struct nlmsghdr *build_link_del(void *buf, uint32_t seq,
 	return nlh;
 }
 
+/* ip link set NAME alias RTRULES_LINK_ALIAS (a veth's alias cannot be
+ * given when it is made). */
+static struct nlmsghdr *build_link_alias(void *buf, uint32_t seq,
+					 const char *name)
+{
+	struct nlmsghdr *nlh = rtnl_msg_new(buf, RTRULES_MSG_SIZE, RTM_NEWLINK,
+					    NLM_F_ACK, seq,
+					    sizeof(struct ifinfomsg));
+
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	mnl_attr_put_strz(nlh, IFLA_IFALIAS, RTRULES_LINK_ALIAS);
+	return nlh;
+}
+
+static int link_get_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct rt_link *k = data;
+
+	if (nlh->nlmsg_type == RTM_NEWLINK)
+		link_parse(nlh, k);
+	return MNL_CB_OK;
+}
+
+/* The link called name into *k.  Returns 0, ENODEV when there is none,
+ * or another errno. */
+static int link_get(struct rtnl *nl, const char *name, struct rt_link *k)
+{
+	uint32_t msg[RTRULES_MSG_SIZE / 4];
+	struct nlmsghdr *nlh = rtnl_msg_new(msg, sizeof(msg), RTM_GETLINK,
+					    NLM_F_ACK, ++nl->seq,
+					    sizeof(struct ifinfomsg));
+	char why[128];
+	int e;
+
+	memset(k, 0, sizeof(*k));
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	e = rtnl_request_cb(nl, nlh, link_get_cb, k, why, sizeof(why));
+	if (!e && !k->name[0])
+		e = ENODEV;
+	return e;
+}
+
+/* The veth pair rx/tx that srv6d has just made, or found made (EEXIST):
+ * each end that exists must be srv6d's (link_mark_ours()), and gets
+ * srv6d's alias.  Returns 0, or -1 with "WHAT: NAME is not srv6d's ..."
+ * in err. */
+static int pair_claim(struct rtnl *nl, const char *what, const char *rx,
+		      const char *tx, const char *other, char *err,
+		      size_t errlen)
+{
+	uint32_t msg[RTRULES_MSG_SIZE / 4];
+	const char *end[2] = { rx, tx };
+	struct rt_link k;
+	char why[256];
+	int e;
+
+	for (unsigned i = 0; i < 2; i++) {
+		e = link_get(nl, end[i], &k);
+		if (e == ENODEV)
+			continue;
+		if (e || !k.ours) {
+			set_err(err, errlen, "%s: %s exists and is not srv6d's "
+				"(%s; srv6d's veth ends have the alias \"%s\"): "
+				"srv6d does not take over or delete another's "
+				"link: remove it, or choose another %s", what,
+				end[i], e ? strerror(e) : k.veth ?
+				"a veth without srv6d's alias" :
+				"not a veth", RTRULES_LINK_ALIAS, other);
+			return -1;
+		}
+		if (!strcmp(k.alias, RTRULES_LINK_ALIAS))
+			continue;
+		e = rtnl_request(nl, build_link_alias(msg, ++nl->seq, end[i]),
+				 why, sizeof(why));
+		if (e) {
+			set_err(err, errlen, "%s: cannot give %s the alias "
+				"%s: %s", what, end[i], RTRULES_LINK_ALIAS, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Bring the VRF SID's veth pair up (creating it if need be), with the
  * receiving end in the VRF vrf and the sysctls its traffic needs (those
  * of the reinjection device's receiving end); set r's ifindex to the
  * sending end, its rx_ifindex to the receiving one.  Returns 0 or -1. */
 static int sid_dev_setup(struct rtnl *nl, const struct runstate *rs,
-			 const struct sid *s, struct sid_runtime *r,
-			 uint32_t vrf, bool v6, char *err, size_t errlen)
+			 const struct sid *s,
+			 struct sid_runtime *r, uint32_t vrf, bool v6,
+			 char *err, size_t errlen)
 {
-	uint32_t mark = runstate_sid(rs, s).mark;
+	struct sid_marks m = runstate_sid(rs, s);
 	uint32_t msg[RTRULES_MSG_SIZE / 4];
 	char rx[IF_NAMESIZE], tx[IF_NAMESIZE], name[80], why[256];
 	uint32_t rxi, txi;
 	int e;
 
 	sid_name(s, name, sizeof(name));
-	rtrules_dev_names(mark, rx, tx);
-	e = rtnl_request(nl, build_veth(msg, ++nl->seq, mark), why,
+	rtrules_dev_names(m.mark, rx, tx);
+	e = rtnl_request(nl, build_veth(msg, ++nl->seq, m.mark), why,
 			  sizeof(why));
 	if (e && e != EEXIST) {
 		set_err(err, errlen, "%s: cannot create veth pair %s/%s: %s",
 			name, rx, tx, why);
 		return -1;
 	}
+	if (pair_claim(nl, name, rx, tx, "mark-base", err, errlen) < 0)
+		return -1;
 	rxi = if_nametoindex(rx);
 	txi = if_nametoindex(tx);
 	if (!rxi || !txi) {
@@ -1049,7 +1216,8 @@ static int sid_dev_setup(struct rtnl *nl, const struct runstate *rs,
 		e = rtnl_request(nl, build_link_up(msg, ++nl->seq, txi, -1),
 				  why, sizeof(why));
 	if (e) {
-		set_err(err, errlen, "%s: cannot bring %s/%s up%s: %s", name, rx,
+		set_err(err, errlen, "%s: cannot bring %s/%s up%s: %s", name,
+			rx,
 			tx, vrf ? " in its VRF" : "", why);
 		return -1;
 	}
@@ -1091,8 +1259,8 @@ static uint32_t sid_oif_index(const struct config *cfg, const struct sid *s)
  * r->by_mark for the SIDs whose results go into the reinjection device.
  * Returns 0 or -1. */
 static int sid_devices(struct rtnl *nl, const struct config *cfg,
-		       const struct runstate *rs, const struct dump_list *l,
-		       const struct sid *s,
+		       const struct runstate *rs,
+		       const struct dump_list *l, const struct sid *s,
 		       struct sid_runtime *r, char *err, size_t errlen)
 {
 	uint32_t vrf = 0;
@@ -1121,8 +1289,9 @@ static int sid_devices(struct rtnl *nl, const struct config *cfg,
 	if (s->oif[0])
 		r->oif_index = sid_oif_index(cfg, s);
 	if (sid_has_pair(cfg, rs, s))
-		return sid_dev_setup(nl, rs, s, r, vrf, sid_has_dev6(cfg, rs, s),
-				     err, errlen);
+		return sid_dev_setup(nl, rs, s, r, vrf, sid_has_dev6(cfg, rs,
+								     s), err,
+				     errlen);
 	/* Into the reinjection device with its mark: the engine gives r its
 	 * ifindex when it publishes the generation. */
 	r->by_mark = sid_has_dev(cfg, rs, s);
@@ -1132,8 +1301,8 @@ static int sid_devices(struct rtnl *nl, const struct config *cfg,
 /* The devices of every SID into rt (cfg->nsids entries, zeroed).
  * Returns 0 or -1. */
 static int sids_devices(struct rtnl *nl, const struct config *cfg,
-			const struct runstate *rs, struct sid_runtime *rt,
-			char *err, size_t errlen)
+			const struct runstate *rs,
+			struct sid_runtime *rt, char *err, size_t errlen)
 {
 	struct dump_list l;
 	int ret = 0;
@@ -1147,31 +1316,35 @@ static int sids_devices(struct rtnl *nl, const struct config *cfg,
 	return ret;
 }
 
-static bool dev_wanted(const struct rt_want *w, uint32_t mark)
+/* Whether w wants the link called name: a VRF SID's pair end, or the
+ * reinjection device's. */
+static bool dev_wanted(const struct rt_want *w, const char *name)
 {
-	return bsearch(&mark, w->dev_marks, w->ndev_marks, sizeof(uint32_t),
+	uint32_t mark;
+
+	for (unsigned i = 0; i < w->nreinject_names; i++)
+		if (!strcmp(name, w->reinject_names[i]))
+			return true;
+	return dev_name_mark(name, &mark) &&
+	       bsearch(&mark, w->dev_marks, w->ndev_marks, sizeof(uint32_t),
 		       cmp_u32);
 }
 
-/* The same for a link: one of our veth pairs in scope that w does not
- * want (deleting its receiving end deletes both): a VRF SID's gone, or
- * one an older srv6d made for any SID with IPv4 results. */
+/* The same for a link: one of srv6d's veth ends (link_mark_ours(),
+ * whatever its mark or name) that w does not want: a VRF SID's pair gone,
+ * one an older srv6d made for any SID with IPv4 results, a reinjection
+ * device of another tun-name.  Deleting one end deletes both (the other's
+ * delete then finds it gone). */
 static struct nlmsghdr *dev_doomed(const struct prune_ctx *c, const void *e,
 				   void *msg, uint32_t seq, char *what,
 				   size_t whatlen)
 {
-	const char *n = ((const struct rt_link *)e)->name;
-	bool in_scope = false;
-	uint32_t mark;
+	const struct rt_link *k = e;
 
-	if (!dev_name_mark(n, &mark) || n[13] == 't' || dev_wanted(c->w, mark))
+	if (!k->ours || dev_wanted(c->w, k->name))
 		return NULL;
-	for (unsigned k = 0; k < c->nscopes; k++)
-		in_scope |= in_range(mark, c->scopes[k].mark_base);
-	if (!in_scope)
-		return NULL;
-	snprintf(what, whatlen, "veth pair %s", n);
-	return build_link_del(msg, seq, n);
+	snprintf(what, whatlen, "veth pair %s", k->name);
+	return build_link_del(msg, seq, k->name);
 }
 
 /* One kind of object a prune deletes: how to dump it, what its entries
@@ -1242,13 +1415,16 @@ static const struct {
 	{ &prune_devs, AF_UNSPEC },
 };
 
-/* Remove what neither cfg nor keep wants (both may be NULL): rules, then
- * routes (a rule never points at a table we emptied while it still
- * exists), then devices.  Returns 0 or -1 (first error in err). */
+/* Remove what of srv6d's (RTPROT_SRV6D, link_mark_ours()) neither cfg
+ * nor keep wants (both may be NULL): rules, then routes (a rule never
+ * points at a table we emptied while it still exists), then devices.
+ * Nothing else is touched.  conflict (may be NULL) gets the first route
+ * not srv6d's in a table cfg fills.  Returns 0 or -1 (first error in
+ * err). */
 static int prune(struct rtnl *nl, const struct config *cfg,
-		 const struct runstate *rs, const struct config *keep,
-		 const struct runstate *keep_rs,
-		 const struct rtrules_scope *scopes, unsigned nscopes,
+		 const struct runstate *rs,
+		 const struct config *keep, const struct runstate *keep_rs,
+		 struct prune_conflict *conflict,
 		 char *err, size_t errlen)
 {
 	struct rt_want w;
@@ -1260,8 +1436,7 @@ static int prune(struct rtnl *nl, const struct config *cfg,
 	}
 	for (unsigned i = 0; i < sizeof(prune_passes) / sizeof(prune_passes[0]);
 	     i++) {
-		struct prune_ctx c = { &w, prune_passes[i].family, scopes,
-				       nscopes };
+		struct prune_ctx c = { &w, prune_passes[i].family, conflict };
 
 		if (prune_kind(nl, prune_passes[i].k, &c, ret ? NULL : err,
 			       ret ? 0 : errlen) < 0)
@@ -1273,7 +1448,8 @@ static int prune(struct rtnl *nl, const struct config *cfg,
 
 static bool sid_has_route(const struct runstate *rs, const struct sid *s)
 {
-	return runstate_sid(rs, s).mark && behavior_route_of(s->behavior) == BHV_ROUTE_NEXTHOP;
+	return runstate_sid(rs, s).mark &&
+	       behavior_route_of(s->behavior) == BHV_ROUTE_NEXTHOP;
 }
 
 /* An rtnetlink socket for one install or prune (never per packet). */
@@ -1362,6 +1538,11 @@ int rtrules_reinject_dev_open(const char *name, uint32_t *tx_ifindex,
 			"%s/%s: %s", rx, tx, why);
 		goto out;
 	}
+	/* A pair made before (a crash's leftover: taken over) must be
+	 * srv6d's. */
+	if (pair_claim(nl, "the reinjection device", rx, tx, "tun-name", err,
+		       errlen) < 0)
+		goto out;
 	rxi = if_nametoindex(rx);
 	txi = if_nametoindex(tx);
 	if (!rxi || !txi) {
@@ -1395,6 +1576,7 @@ void rtrules_reinject_dev_close(const char *name)
 	uint32_t msg[RTRULES_MSG_SIZE / 4];
 	char rx[IF_NAMESIZE], tx[IF_NAMESIZE], why[256], err[256];
 	struct rtnl *nl = rt_nl_new(err, sizeof(err));
+	struct rt_link k;
 	int e;
 
 	if (!nl) {
@@ -1403,6 +1585,10 @@ void rtrules_reinject_dev_close(const char *name)
 		return;
 	}
 	rtrules_reinject_dev_names(name, rx, tx);
+	if (link_get(nl, rx, &k) != 0 || !k.ours) {
+		rt_nl_free(nl);	/* gone, or another's now: not srv6d's to delete */
+		return;
+	}
 	e = rtnl_request(nl, build_link_del(msg, ++nl->seq, rx), why,
 			 sizeof(why));
 	if (e && e != ENODEV)
@@ -1411,30 +1597,13 @@ void rtrules_reinject_dev_close(const char *name)
 	rt_nl_free(nl);
 }
 
-/* The scopes of cfg and prev (when it differs).  Returns their number. */
-static unsigned scopes_of(const struct config *cfg,
-			  const struct rtrules_scope *prev,
-			  struct rtrules_scope scopes[2])
-{
-	unsigned n = 1;
-
-	rtrules_scope_of(cfg, &scopes[0]);
-	if (prev && (prev->priority != scopes[0].priority ||
-		     prev->mark_base != scopes[0].mark_base))
-		scopes[n++] = *prev;
-	return n;
-}
-
 int rtrules_install_add(const struct config *cfg, const struct runstate *rs,
-			const struct config *keep,
-			const struct runstate *keep_rs,
-			const struct rtrules_scope *prev,
+			const struct config *keep, const struct runstate *keep_rs,
 			struct sid_runtime **rt, char *err, size_t errlen)
 {
-	struct rtrules_scope scopes[2];
-	unsigned nscopes = scopes_of(cfg, prev, scopes);
 	struct sid_runtime *r = calloc(cfg->nsids + 1, sizeof(*r));
 	struct rtnl *nl = r ? rt_nl_new(err, errlen) : NULL;
+	struct prune_conflict conflict = { "" };
 	int ret = -1;
 
 	*rt = NULL;
@@ -1444,11 +1613,21 @@ int rtrules_install_add(const struct config *cfg, const struct runstate *rs,
 		goto out;
 	/* Leftovers neither config wants first (a crashed instance's, a
 	 * failed reload's): a mark cfg takes may still have a stale rule. */
-	if (prune(nl, cfg, rs, keep, keep_rs, scopes, nscopes, err, errlen) < 0)
+	if (prune(nl, cfg, rs, keep, keep_rs, &conflict, err, errlen) < 0)
 		goto out;
+	/* A route of another's where cfg installs its own: srv6d would
+	 * replace it, or route by it.  Refused, untouched. */
+	if (conflict.what[0]) {
+		set_err(err, errlen, "%s: srv6d installs its own routes there "
+			"(its marks and tables lie from mark-base %#x to %#x) "
+			"and changes no route it did not make: remove that "
+			"route, or choose another mark-base", conflict.what,
+			cfg->mark_base, cfg->mark_base + RTRULES_RANGE - 1);
+		goto out;
+	}
 	/* Devices and routes first, so that no rule ever points at an
 	 * empty table or a missing device.  What cfg shares with keep
-	 * (the same mark: runstate_inherit_marks()) is the same already. */
+	 * (the same mark: config_inherit_marks()) is the same already. */
 	if (sids_devices(nl, cfg, rs, r, err, errlen) < 0)
 		goto out;
 	for (unsigned i = 0; i < cfg->nsids; i++)
@@ -1469,45 +1648,33 @@ out:
 }
 
 int rtrules_prune_keep(const struct config *cfg, const struct runstate *rs,
-		       const struct config *keep,
-		       const struct runstate *keep_rs,
-		       const struct rtrules_scope *prev, char *err,
-		       size_t errlen)
+		       const struct config *keep, const struct runstate *keep_rs,
+		       char *err, size_t errlen)
 {
-	struct rtrules_scope scopes[2];
-	unsigned nscopes = scopes_of(cfg, prev, scopes);
 	struct rtnl *nl = rt_nl_new(err, errlen);
 	int ret;
 
 	if (!nl)
 		return -1;
-	ret = prune(nl, cfg, rs, keep, keep_rs, scopes, nscopes, err, errlen);
+	ret = prune(nl, cfg, rs, keep, keep_rs, NULL, err, errlen);
 	rt_nl_free(nl);
 	return ret;
 }
 
 int rtrules_prune(const struct config *cfg, const struct runstate *rs,
-		  const struct rtrules_scope *prev, char *err, size_t errlen)
+		  char *err, size_t errlen)
 {
-	return rtrules_prune_keep(cfg, rs, NULL, NULL, prev, err, errlen);
+	return rtrules_prune_keep(cfg, rs, NULL, NULL, err, errlen);
 }
 
 int rtrules_install(const struct config *cfg, const struct runstate *rs,
-		    const struct rtrules_scope *prev,
-		    struct sid_runtime **rt, char *err, size_t errlen)
+		    struct sid_runtime **rt,
+		    char *err, size_t errlen)
 {
-	return rtrules_install_add(cfg, rs, NULL, NULL, prev, rt, err,
-				   errlen);
+	return rtrules_install_add(cfg, rs, NULL, NULL, rt, err, errlen);
 }
 
-int rtrules_remove(const struct rtrules_scope *s, char *err, size_t errlen)
+int rtrules_remove(char *err, size_t errlen)
 {
-	struct rtnl *nl = rt_nl_new(err, errlen);
-	int ret;
-
-	if (!nl)
-		return -1;
-	ret = prune(nl, NULL, NULL, NULL, NULL, s, 1, err, errlen);
-	rt_nl_free(nl);
-	return ret;
+	return rtrules_prune(NULL, NULL, err, errlen);
 }

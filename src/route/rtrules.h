@@ -19,7 +19,7 @@
  *                   ip -4 route add default via inet6 NH6 [dev OIF] table M
  *   End.T with usd: ip -4 rule add priority P fwmark M lookup TABLE
  * When some results cannot go as a verdict's payload (rs->payload not
- * PAYLOAD_ANY: `reinject no-payload`, or auto on Linux 7.2+; or `offload
+ * PAYLOAD_ANY: `reinject no-payload`, or auto on Linux 7.2+; or `gso
  * yes`), the IPv6 results of the SIDs with an IPv6 fwmark rule go the
  * same way: into the reinjection device with the SID's mark, routed by
  * the fwmark rules above.  Such SIDs have struct sid_runtime's by_mark.
@@ -35,17 +35,23 @@
  *                   ip [-6] rule add priority P iif srv6dM unreachable
  * End.DX2: OIF is resolved to its struct sid_runtime's ifindex.
  *
- * P is cfg->rule_priority.  The daemon's "scope" is every rule of either
- * family at priority P whose fwmark lies in [mark_base, mark_base +
- * RTRULES_RANGE) (kernel-encap's too, kencap_routes.h), every rule of
- * either family at priority P whose iif is one of the veth devices of
- * that range, every route of either family in a table of that range, and
- * every veth pair srv6dMMMMMMMM of that range: anything found there that
- * the current config does not want (left by a crashed instance, or an
- * older srv6d, which gave every SID with IPv4 results a pair and iif
- * rules, or by the config before a reload) is removed.  On a reload,
- * only once the old config is out of use (rtrules_install_add(), then
- * rtrules_prune()).
+ * P is cfg->rule_priority.  What srv6d owns it knows by a tag, not by a
+ * range: every rule and route it installs (kernel-encap's and
+ * kernel-end's too, kencap_routes.h) carries its protocol number
+ * RTPROT_SRV6D (rtnl.h; `proto srv6d` with iproute2's rt_protos.d
+ * entry), and every veth end it makes its alias RTRULES_LINK_ALIAS
+ * (or, made before the alias could be set, a name srv6d... with its MAC
+ * address, rtrules_dev_mac()).  Whatever of those the current config does not
+ * want (left by a crashed instance, whatever mark-base, rule-priority
+ * or tun-name it had; by an older srv6d, which gave every SID with IPv4
+ * results a pair and iif rules; by the config before a reload) is
+ * removed, and nothing else ever is: an operator's rule with a mark in
+ * the range, or one identical to srv6d's, stays (the deletes carry the
+ * tag too, so the kernel matches no other).  A table srv6d fills with
+ * routes (a next hop's, kernel-encap's, kernel-end's) that holds a route
+ * of another protocol makes the install fail with the reason: srv6d
+ * would otherwise replace it or route by it.  On a reload, only once the
+ * old config is out of use (rtrules_install_add(), then rtrules_prune()).
  */
 #ifndef SRV6D_RTRULES_H
 #define SRV6D_RTRULES_H
@@ -59,16 +65,11 @@
 #include "config.h"
 #include "runstate.h"
 
-#define RTRULES_RANGE	65536u	/* marks/tables owned above mark_base */
+#define RTRULES_RANGE	65536u	/* marks/tables srv6d takes above mark_base */
 #define RTRULES_MSG_SIZE	256	/* room for any message built below */
+#define RTRULES_LINK_ALIAS	"srv6d"	/* the alias of srv6d's veth ends */
 
 struct nlmsghdr;
-
-/* What the daemon owns in the kernel: rule priority and mark/table range. */
-struct rtrules_scope {
-	uint32_t priority;
-	uint32_t mark_base;
-};
 
 /* What rule installation found or made for one SID, kept apart from the
  * config (which stays read-only after its parse): an array indexed by
@@ -103,26 +104,14 @@ static inline struct sid_runtime sid_runtime_get(const struct sid_runtime *rt,
 	return rt ? rt[s->index] : (struct sid_runtime){ 0 };
 }
 
-/* The scope of cfg. */
-void rtrules_scope_of(const struct config *cfg, struct rtrules_scope *s);
-
-/* The first SID of cfg whose results the workers send on a packet socket
- * (End.DX2's frames; a SID's results that go by a device: its veth pair,
- * or the reinjection device with its mark), or NULL when there is none.
- * Such a socket needs CAP_NET_RAW: the daemon checks that it can open one
- * (pktsock.h) before rtrules_install() sets the devices up.  Pure. */
-const struct sid *rtrules_sid_by_device(const struct config *cfg,
-					 const struct runstate *rs);
-
-/* Make the kernel's rules, routes and devices in cfg's scope (and in
- * *prev's, when prev is not NULL) exactly what cfg wants: delete the rest,
- * add the wanted ones.  For the start, when no packet is in flight.
- * Returns 0 with *rt the SIDs' struct sid_runtime (cfg->nsids entries,
- * the caller's to free() or publish with cfg), or -1 with a message in err
- * at the first failure (a vrftable without its VRF device, an End.DX2 oif
- * that does not exist, ...) and *rt NULL. */
+/* Make srv6d's rules, routes and devices in the kernel exactly what cfg
+ * wants: delete the rest of srv6d's, add the wanted ones.  For the start,
+ * when no packet is in flight.  Returns 0 with *rt the SIDs' struct
+ * sid_runtime (cfg->nsids entries, the caller's to free() or publish with
+ * cfg), or -1 with a message in err at the first failure (a table cfg
+ * fills holding another's route, a vrftable without its VRF device, an
+ * End.DX2 oif that does not exist, ...) and *rt NULL. */
 int rtrules_install(const struct config *cfg, const struct runstate *rs,
-		    const struct rtrules_scope *prev,
 		    struct sid_runtime **rt, char *err, size_t errlen);
 
 /* A reload, step 1, while keep (the config in force, scope *prev) still
@@ -135,38 +124,45 @@ int rtrules_install(const struct config *cfg, const struct runstate *rs,
 int rtrules_install_add(const struct config *cfg, const struct runstate *rs,
 			const struct config *keep,
 			const struct runstate *keep_rs,
-			const struct rtrules_scope *prev,
 			struct sid_runtime **rt, char *err, size_t errlen);
 
 /* A reload, step 2, once no worker uses the old config (after
- * engine_swap_config()'s grace period): delete whatever in cfg's scope and
- * *prev's (may be NULL) cfg does not want.  Also how a failed reload goes
- * back (cfg: the config in force, prev: the refused one's scope).
- * Returns 0, or -1 with a message in err (it still tries every entry). */
+ * engine_swap_config()'s grace period): delete whatever of srv6d's cfg
+ * does not want.  Also how a failed reload goes back (cfg: the config in
+ * force).  Returns 0, or -1 with a message in err (it still tries every
+ * entry). */
 int rtrules_prune(const struct config *cfg, const struct runstate *rs,
-		  const struct rtrules_scope *prev, char *err, size_t errlen);
+		  char *err, size_t errlen);
 
 /* rtrules_prune() with what keep (may be NULL) wants kept too: a
  * reload's config whose kernel-encap / kernel-end install fell back
  * (kencap_routes_install()), the running one keep. */
 int rtrules_prune_keep(const struct config *cfg, const struct runstate *rs,
 		       const struct config *keep,
-		       const struct runstate *keep_rs,
-		       const struct rtrules_scope *prev, char *err,
+		       const struct runstate *keep_rs, char *err,
 		       size_t errlen);
 
-/* Delete every rule, route and veth pair in scope s.  Returns 0, or -1 with a message
- * in err (it still tries every entry). */
-int rtrules_remove(const struct rtrules_scope *s, char *err, size_t errlen);
+/* The first SID of cfg whose results the workers send on a packet socket
+ * (End.DX2's frames; a SID's results that go by a device: its veth pair,
+ * or the reinjection device with its mark), or NULL when there is none.
+ * Such a socket needs CAP_NET_RAW: the daemon checks that it can open one
+ * (pktsock.h) before rtrules_install() sets the devices up.  Pure. */
+const struct sid *rtrules_sid_by_device(const struct config *cfg,
+					 const struct runstate *rs);
+
+/* Delete every rule, route and veth pair of srv6d's (the stop).  Returns
+ * 0, or -1 with a message in err (it still tries every entry). */
+int rtrules_remove(char *err, size_t errlen);
 
 /* Message builders (pure; buf has RTRULES_MSG_SIZE bytes, zeroed here).
- * cmd: RTM_NEWRULE / RTM_DELRULE.  A new rule is NLM_F_CREATE|NLM_F_EXCL.
- * Returns the message in buf. */
+ * cmd: RTM_NEWRULE / RTM_DELRULE.  A new rule is NLM_F_CREATE|NLM_F_EXCL;
+ * both carry FRA_PROTOCOL RTPROT_SRV6D.  Returns the message in buf. */
 struct nlmsghdr *rtrules_build_rule(void *buf, uint16_t cmd, uint32_t seq,
 				    uint32_t priority, uint32_t fwmark,
 				    uint32_t table);
 
-/* cmd: RTM_NEWROUTE (NLM_F_CREATE|NLM_F_REPLACE) / RTM_DELROUTE.  A route
+/* cmd: RTM_NEWROUTE (NLM_F_CREATE|NLM_F_REPLACE) / RTM_DELROUTE, protocol
+ * RTPROT_SRV6D (a delete then matches only srv6d's route).  A route
  * of family (AF_INET6: dst and gw are struct in6_addr, AF_INET: struct
  * in_addr) dst/dst_len in table; dst may be NULL when dst_len is 0, gw
  * NULL, oif 0 for none; metric 0 for the kernel's default (and "any" in a
@@ -215,14 +211,15 @@ void rtrules_dev_names(uint32_t mark, char rx[IF_NAMESIZE],
 void rtrules_reinject_dev_names(const char *name, char rx[IF_NAMESIZE],
 				char tx[IF_NAMESIZE]);
 
-/* Create (or take over, after a crash) the pair for `name`, set its
- * sysctls (rx: IPv6 on without addresses, forwarding as all/forwarding,
+/* Create (or take over, after a crash, when it is srv6d's: alias or MAC,
+ * rtrules.c link_mark_ours()) the pair for `name`, give both ends srv6d's
+ * alias, set its sysctls (rx: IPv6 on without addresses, forwarding as all/forwarding,
  * rp_filter 0, accept_local 1; tx: no IPv6), bring both up, and give
  * their ifindexes.  Returns 0, or -1 with a message in err. */
 int rtrules_reinject_dev_open(const char *name, uint32_t *tx_ifindex,
 			      uint32_t *rx_ifindex, char *err, size_t errlen);
 
-/* Remove the pair for `name` (a failure is logged). */
+/* Remove the pair for `name` when it is srv6d's (a failure is logged). */
 void rtrules_reinject_dev_close(const char *name);
 
 /* MAC address of the receiving end of the veth pair of the (VRF) SID

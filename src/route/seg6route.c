@@ -514,6 +514,10 @@ int seg6route_parse(const struct nlmsghdr *nlh, struct seg6route *r)
 	rtm = mnl_nlmsg_get_payload(nlh);
 	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
 		return 0;
+	/* srv6d's own (kernel-encap's seg6, kernel-end's seg6local routes):
+	 * the kernel doing srv6d's work, not an SRv6 route to take in */
+	if (rtm->rtm_protocol == RTPROT_SRV6D)
+		return 0;
 	if (rtnl_attrs(nlh, sizeof(*rtm), tb, ROUTE_ATTR_MAX) < 0)
 		return -EINVAL;
 	type = route_encap_type(tb);

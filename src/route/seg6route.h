@@ -50,7 +50,9 @@ struct seg6route {
 
 /* Parse an RTM_NEWROUTE / RTM_DELROUTE message.  Returns 1 when the route
  * is an SRv6 one (r filled, r->unsupported set when srv6d cannot apply
- * it), 0 when it is not (no seg6 or seg6local encapsulation), -EINVAL
+ * it), 0 when it is not (no seg6 or seg6local encapsulation) or is
+ * srv6d's own (protocol RTPROT_SRV6D: kernel-encap's and kernel-end's
+ * routes, which `kernel-routes yes` neither takes in nor reports), -EINVAL
  * when the message is malformed. */
 int seg6route_parse(const struct nlmsghdr *nlh, struct seg6route *r);
 

@@ -50,6 +50,9 @@ struct proc_ctx {
 	const struct rtmirror *mirror;
 	unsigned worker;		/* its index: the kernel policies'
 					 * counters it writes (kpolicy.h) */
+	/* The engine's flag (worker.h engine_set_kencap_held()): true
+	 * while the kernel's encapsulations are held back; NULL: never. */
+	const bool *kencap_held;
 	struct srccache src_cache;
 	struct worker_stats *stats;
 	struct sid_stats *sid_stats;	/* cfg->nsids entries, this worker's */
@@ -58,6 +61,15 @@ struct proc_ctx {
 	uint64_t now_ns;		/* CLOCK_MONOTONIC at batch start */
 	struct proc_srh srh;
 };
+
+/* Whether the kernel's seg6 encapsulations are held back now (the
+ * kernel's tunsrc changed under srv6d): a relaxed load of the flag the
+ * control thread sets. */
+static inline bool proc_kencap_held(const struct proc_ctx *ctx)
+{
+	return ctx->kencap_held &&
+	       __atomic_load_n(ctx->kencap_held, __ATOMIC_RELAXED);
+}
 
 /* p is done with for `reason` (outcome PKT_OUT_DROP, _ICMP or _HANDOFF):
  * the reason is counted per worker and, when st is not NULL, in the SID's

@@ -456,8 +456,10 @@ static enum drop_reason plan_push(const struct headend_plan *plan,
 }
 
 /* The outer source the kernel's seg6 gives an encapsulation to first
- * segment `first`: its `ip sr tunsrc` (rs->kencap_tunsrc), else the one
- * it picks with srv6d's reinjection device as the link.  Returns 0, or -1
+ * segment `first`: encap-source on srv6d's routes (kencap_route_src) or
+ * its `ip sr tunsrc` (rs->kencap_tunsrc: while the kernel's tunsrc is
+ * another, kernel_encap_check() holds back first), else the one it
+ * picks with srv6d's reinjection device as the link.  Returns 0, or -1
  * when it cannot be known (no mirror). */
 static int kernel_tunsrc(const struct proc_ctx *ctx,
 			 const struct in6_addr *first, struct in6_addr *src)
@@ -487,6 +489,8 @@ static enum kencap_fallback kernel_encap_check(const struct proc_ctx *ctx,
 
 	if (!ctx->rs || !ctx->rs->kencap_on)
 		return KENCAP_FB_OFF;
+	if (proc_kencap_held(ctx))	/* the kernel's tunsrc changed */
+		return KENCAP_FB_SOURCE;
 	if (pol->mode != ENCAP_MODE_ENCAP && pol->mode != ENCAP_MODE_ENCAP_RED)
 		return KENCAP_FB_SHAPE;
 	if (pol->hmac_keyid)

@@ -79,11 +79,11 @@ for want in "fwmark 0x5d6f0001 lookup 1567555585" \
 	fi
 done
 expect_eq "End.DX4 table holds default via nh4" \
-	"$(ip -n "$GW" -4 route show table 0x5d6f0002 | tr -s ' ')" \
-	"default via 203.0.113.2 dev gw2 proto static "
+	"$(ip -n "$GW" -4 route show table 0x5d6f0002 | tr -s ' ' | sed 's/proto srv6d /proto 93 /')" \
+	"default via 203.0.113.2 dev gw2 proto 93 "
 expect_eq "End.DX6 table holds default via nh6" \
-	"$(ip -n "$GW" -6 route show table 0x5d6f0001 | sed 's/ metric.*//' | tr -s ' ')" \
-	"default via fc00:3::2 dev gw2 proto static"
+	"$(ip -n "$GW" -6 route show table 0x5d6f0001 | sed 's/ metric.*//; s/proto srv6d/proto 93/' | tr -s ' ')" \
+	"default via fc00:3::2 dev gw2 proto 93"
 
 # ---- End.DX6 / End.DT6 / End.DT46 (IPv6 inner) ------------------------------------
 for sid in 5 7 9; do
@@ -125,8 +125,8 @@ expect_eq "End.X/End.T USD: 2 packets counted each, no error" \
 	"$(ctl_get "[sid('fc00:100::d/128')[k] for k in ('packets', 'errors')] + [sid('fc00:100::e/128')[k] for k in ('packets', 'errors')]")" \
 	"[2, 0, 2, 0]"
 expect_eq "End.X with USD: IPv4 default route via inet6 nh6 in its table" \
-	"$(ip -n "$GW" -4 route show table 0x5d6f0008 | tr -s ' ')" \
-	"default via inet6 fc00:3::2 dev gw2 proto static "
+	"$(ip -n "$GW" -4 route show table 0x5d6f0008 | tr -s ' ' | sed 's/proto srv6d /proto 93 /')" \
+	"default via inet6 fc00:3::2 dev gw2 proto 93 "
 
 # ---- IPv4 results are not steered again ------------------------------------------
 # 10.9.0.0/16 is steered to srv6d and has a policy (H.Encaps to sink1 via

@@ -288,11 +288,13 @@ if has kill9; then
 	else
 		fail "kill -9 left nothing behind: the sweep below tests nothing"
 	fi
-	# What an older srv6d left too: a SID's own veth pair and its iif
-	# rule (it gave every SID with IPv4 results one); the sweep removes
+	# What an srv6d that gave every SID with IPv4 results a veth pair
+	# left too: the SID's own pair (srv6d's MAC addresses, as it made
+	# them) and its iif rule (srv6d's protocol, 93); the sweep removes
 	# them although this srv6d makes none.
-	if ip -n "$GW" link add srv6d5d6f0004 type veth peer name srv6d5d6f0004t &&
-		nsx "$GW" ip -4 rule add priority 1000 iif srv6d5d6f0004 lookup 100; then
+	if ip -n "$GW" link add srv6d5d6f0004 address 02:00:5d:6f:00:04 type veth \
+		peer name srv6d5d6f0004t address 06:00:5d:6f:00:04 &&
+		nsx "$GW" ip -4 rule add priority 1000 iif srv6d5d6f0004 lookup 100 protocol 93; then
 		pass "an older srv6d's End.DT4 veth pair and iif rule made"
 	else
 		fail "cannot make an older srv6d's veth pair and iif rule"

@@ -227,10 +227,11 @@ if ! { nsx "$PE1" ip6tables -t raw -A PREROUTING -i c0 -d fc00:1::/48 \
 	fail "NFQUEUE rules at PE1"
 fi
 
-# A crashed instance's leftovers in the range: gone once srv6d starts.
+# A crashed instance's leftovers in the range (srv6d's: protocol 93,
+# RTPROT_SRV6D): gone once srv6d starts.
 STALE=$((BASE + 0xfe00))
-if ! { ip -n "$PE1" -4 rule add priority "$PRIO" fwmark "$STALE" lookup "$STALE" &&
-	ip -n "$PE1" -6 route add default dev lo table "$STALE"; }; then
+if ! { ip -n "$PE1" -4 rule add priority "$PRIO" fwmark "$STALE" lookup "$STALE" protocol 93 &&
+	ip -n "$PE1" -6 route add default dev lo table "$STALE" proto 93; }; then
 	fail "stale rule and route"
 fi
 pe1_conf fc00:2::a6 >"$TMPD/pe1.conf"
@@ -416,8 +417,10 @@ expect_eq "the next reload, srv6d0's MTU back: kernel-encap on again" \
 	"$(pe1_get 's["kernel_encap"]["active"]')" True
 l3vpn_srv6d_stop || fail "srv6d exit"
 
-# The same at start: srv6d starts with kernel-encap off.
-ip -n "$PE1" link add srv6d0 mtu 1000 type veth peer name srv6d0t mtu 1000
+# The same at start: srv6d starts with kernel-encap off (srv6d0 as a
+# crashed srv6d leaves it, srv6d's MAC addresses: taken over, not refused).
+ip -n "$PE1" link add srv6d0 mtu 1000 address 02:00:00:00:00:00 type veth \
+	peer name srv6d0t mtu 1000 address 06:00:00:00:00:00
 if pe1_start; then
 	pass "auto: srv6d starts though the kernel refuses kernel-encap's routes"
 	expect_eq "at start, install refused: off, why says so" \

@@ -34,10 +34,11 @@ ns_setup || { fail "topology setup"; ns_finish; }
 tcp_end_setup
 tcp_end_via fc00:100::1 || fail "seg6 encap route at gen"
 
-# A crashed instance's leftovers in the range.
-if ! { nsx "$GW" ip -6 rule add priority $PRIO fwmark $((BASE + 0xfff0)) lookup $((BASE + 0xfff0)) &&
+# A crashed instance's leftovers in the range (srv6d's: protocol 93,
+# RTPROT_SRV6D).
+if ! { nsx "$GW" ip -6 rule add priority $PRIO fwmark $((BASE + 0xfff0)) lookup $((BASE + 0xfff0)) protocol 93 &&
 	nsx "$GW" ip -6 route add fc00:100::9/128 encap seg6local action End \
-		dev gw1 table $((BASE + 0xfff0)); }; then
+		dev gw1 table $((BASE + 0xfff0)) proto 93; }; then
 	fail "stale rule and route"
 fi
 
