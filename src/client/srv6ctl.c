@@ -40,6 +40,7 @@ static void usage(FILE *f)
 		"  stats             every counter and drop reason, and the\n"
 		"                    kernel's view of each queue\n"
 		"  reload            re-read the configuration (root only)\n"
+		"  clear             count from zero from now on (root only)\n"
 		"  route [table N]   the route mirror: routes per table\n"
 		"  route get ADDR [table N]\n"
 		"                    the mirror's route to ADDR, as ip route get\n"
@@ -232,31 +233,39 @@ static const char *timestamp(char *buf, size_t len, int64_t when)
 	return buf;
 }
 
-/* A row of the status table: label, queue, then o's counters. */
+/* A row of the status table: label, queue, rx, then o's outcomes
+ * (stats.h: every packet received is in exactly one, so that they add up
+ * to rx packets) and unmatched (of accepted). */
 static void queue_row(struct table *t, const char *label, const char *queue,
 		      const json_t *o)
 {
-	static const char *const keys[6] = {
-		"rx_packets", "rx_bytes", "forwarded", "accepted", "dropped",
-		"unmatched",
-	};
-	char b[6][NUMBUF];
+	char rx[2][NUMBUF], out[WORKER_OUT__COUNT][NUMBUF], unm[NUMBUF];
 
-	for (size_t i = 0; i < 6; i++)
-		num(b[i], jnum(o, keys[i]));
-	table_row(t, label, queue, b[0], b[1], b[2], b[3], b[4], b[5]);
+	_Static_assert(WORKER_OUT__COUNT == 5, "a column for each outcome");
+	num(rx[0], jnum(o, "rx_packets"));
+	num(rx[1], jnum(o, "rx_bytes"));
+	for (unsigned i = 0; i < WORKER_OUT__COUNT; i++)
+		num(out[i], jnum(o, worker_outcome_name(i)));
+	num(unm, jnum(o, "unmatched"));
+	table_row(t, label, queue, rx[0], rx[1], out[0], out[1], out[2],
+		  out[3], out[4], unm);
 }
 
 static void print_queues(const json_t *doc)
 {
 	const json_t *workers = json_object_get(doc, "workers");
-	char w_no[NUMBUF], q_no[NUMBUF];
+	char w_no[NUMBUF], q_no[NUMBUF], spec[256];
 	struct table t;
-	size_t i;
+	size_t i, off;
 	json_t *w;
 
-	table_init(&t, "worker<|queue<|rx packets>|rx bytes>|forwarded>|"
-		   "accepted>|dropped>|unmatched>");
+	off = (size_t)snprintf(spec, sizeof(spec),
+			       "worker<|queue<|rx packets>|rx bytes>");
+	for (unsigned o = 0; o < WORKER_OUT__COUNT; o++)
+		off += (size_t)snprintf(spec + off, sizeof(spec) - off, "|%s>",
+					worker_outcome_name(o));
+	snprintf(spec + off, sizeof(spec) - off, "|unmatched>");
+	table_init(&t, spec);
 	json_array_foreach((json_t *)workers, i, w)
 		queue_row(&t, num(w_no, i), num(q_no, jnum(w, "queue")), w);
 	queue_row(&t, "total", "", json_object_get(doc, "totals"));
@@ -375,6 +384,9 @@ static void print_status(const json_t *doc)
 	       timestamp(when, sizeof(when),
 			 (int64_t)jnum(doc, "config_loaded")),
 	       jnum(doc, "reloads"), jnum(doc, "reload_failures"));
+	if (jnum(doc, "counters_cleared"))
+		printf("counters cleared %s\n", timestamp(when, sizeof(when),
+		       (int64_t)jnum(doc, "counters_cleared")));
 	print_reinject(json_object_get(doc, "reinject"));
 	print_kencap(json_object_get(doc, "kernel_encap"),
 		     json_object_get(doc, "totals"));
@@ -625,10 +637,28 @@ static void print_counter_table(const json_t *doc)
 	table_print(&t);
 }
 
+/* A row of the kernel's view: the queue's label and its line k (not an
+ * object: the kernel has no such queue bound). */
+static void kernel_row(struct table *t, const char *label, const json_t *k)
+{
+	char b[5][NUMBUF];
+
+	if (!json_is_object(k)) {
+		table_row(t, label, "-", "-", "-", "-", "-");
+		return;
+	}
+	table_row(t, label, num(b[0], jnum(k, "portid")),
+		  num(b[1], jnum(k, "waiting")),
+		  num(b[2], jnum(k, "queue_dropped")),
+		  num(b[3], jnum(k, "user_dropped")),
+		  num(b[4], jnum(k, "id_sequence")));
+}
+
+/* Each worker's queue, then its header queue ("4 (header)") if any. */
 static void print_kernel_table(const json_t *doc)
 {
 	const json_t *workers = json_object_get(doc, "workers");
-	char b[6][NUMBUF];
+	char label[NUMBUF + 16];
 	struct table t;
 	size_t i;
 	json_t *w;
@@ -636,19 +666,15 @@ static void print_kernel_table(const json_t *doc)
 	table_init(&t, "queue<|portid>|waiting>|queue dropped>|"
 		   "user dropped>|id sequence>");
 	json_array_foreach((json_t *)workers, i, w) {
-		const json_t *k = json_object_get(w, "kernel");
-
-		if (!json_is_object(k)) {
-			table_row(&t, num(b[0], jnum(w, "queue")), "-", "-",
-				  "-", "-", "-");
+		snprintf(label, sizeof(label), "%" PRIu64, jnum(w, "queue"));
+		kernel_row(&t, label, json_object_get(w, "kernel"));
+	}
+	json_array_foreach((json_t *)workers, i, w) {
+		if (!json_object_get(w, "header_queue"))
 			continue;
-		}
-		table_row(&t, num(b[0], jnum(w, "queue")),
-			  num(b[1], jnum(k, "portid")),
-			  num(b[2], jnum(k, "waiting")),
-			  num(b[3], jnum(k, "queue_dropped")),
-			  num(b[4], jnum(k, "user_dropped")),
-			  num(b[5], jnum(k, "id_sequence")));
+		snprintf(label, sizeof(label), "%" PRIu64 " (header)",
+			 jnum(w, "header_queue"));
+		kernel_row(&t, label, json_object_get(w, "kernel_header"));
 	}
 	table_print(&t);
 }
@@ -776,6 +802,14 @@ static void print_reload(const json_t *doc)
 	       jnum(doc, "sids"), jnum(doc, "policies"));
 }
 
+static void print_clear(const json_t *doc)
+{
+	char when[64];
+
+	printf("counters cleared %s\n", timestamp(when, sizeof(when),
+	       (int64_t)jnum(doc, "cleared")));
+}
+
 static void print_version(const json_t *doc)
 {
 	printf("srv6ctl %s\nsrv6d %s (control protocol %" PRIu64 ")\n",
@@ -796,9 +830,10 @@ static const struct command {
 	{ "policy", "show", true, CTL_REQ_POLICIES, print_policies },
 	{ "stats", NULL, false, CTL_REQ_STATS, print_stats },
 	{ "reload", NULL, false, CTL_REQ_RELOAD, print_reload },
+	{ "clear", NULL, false, CTL_REQ_CLEAR, print_clear },
 	{ "version", NULL, false, CTL_REQ_VERSION, print_version },
 	{ "route", "table", true, CTL_REQ_ROUTES, print_routes },
-#define ROUTE_GET_CMD	7	/* not found by name: route_get_parse() */
+#define ROUTE_GET_CMD	8	/* not found by name: route_get_parse() */
 	{ "route", "get", true, CTL_REQ_ROUTE_GET, print_route_get },
 };
 

@@ -307,7 +307,17 @@ static json_t *nfq_queue_json(const struct ctl_nfq_queue *q)
 	return jdone(o, ok);
 }
 
-/* One object per worker: queue, its counters; with_kernel: "kernel". */
+/* Worker i's header queue (`header-queue`: one beside each queue), or
+ * -1 when there is none. */
+static long header_queue_of(const struct ctl_status_src *src, unsigned i)
+{
+	const struct config *cfg = src->cfg;
+
+	return cfg && cfg->has_hqueue ? (long)cfg->hqueue_first + i : -1;
+}
+
+/* One object per worker: queue, its counters; with_kernel: "kernel", and
+ * "header_queue" with "kernel_header" (its line) when it has one. */
 static json_t *workers_json(const struct ctl_status_src *src, bool with_kernel)
 {
 	json_t *a = json_array();
@@ -325,6 +335,13 @@ static json_t *workers_json(const struct ctl_status_src *src, bool with_kernel)
 		if (with_kernel)
 			jset(w, "kernel", nfq_queue_json(kernel_queue(src,
 						src->queues[i])), &ok);
+		if (with_kernel && header_queue_of(src, i) >= 0) {
+			unsigned hq = (unsigned)header_queue_of(src, i);
+
+			jset(w, "header_queue", jcount(hq), &ok);
+			jset(w, "kernel_header",
+			     nfq_queue_json(kernel_queue(src, hq)), &ok);
+		}
 		jappend(a, w, &ok);
 	}
 	return jdone(a, ok);
@@ -557,6 +574,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "config_loaded", json_integer(src->config_loaded), &ok);
 	jset(o, "reloads", jcount(src->reloads), &ok);
 	jset(o, "reload_failures", jcount(src->reload_failures), &ok);
+	jset(o, "counters_cleared", json_integer(src->cleared), &ok);
 	jset(o, "reinject", reinject_json(src->cfg, src->rs), &ok);
 	jset(o, "kernel_encap", kencap_json(src->cfg, src->rs), &ok);
 	jset(o, "kernel_end", kend_json(src->cfg, src->rs), &ok);
@@ -1041,6 +1059,7 @@ json_t *ctl_stats_json(const struct ctl_status_src *src)
 
 	if (!ok)
 		return NULL;
+	jset(o, "counters_cleared", json_integer(src->cleared), &ok);
 	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
 							      : &zero), &ok);
 	jset(o, "workers", workers_json(src, true), &ok);

@@ -59,6 +59,7 @@ struct ctl_status_src {
 	int64_t config_loaded;		/* Unix time of the last good load */
 	uint64_t reloads;		/* successful reloads */
 	uint64_t reload_failures;	/* refused reloads */
+	int64_t cleared;		/* Unix time of srv6ctl clear, 0: never */
 	unsigned nworkers;
 	const unsigned *queues;		/* queue number of worker i */
 	const struct worker_stats *workers;	/* nworkers entries */

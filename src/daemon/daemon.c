@@ -79,6 +79,11 @@ struct daemon {
 	 * in force (its nsids entries), for a rebuild that leaves every SID
 	 * as it is (daemon_apply()). */
 	struct sid_runtime *rt;
+	/* srv6ctl clear: when, and the kernel's queue drops then (the
+	 * readings shown are less these). */
+	time_t cleared;
+	struct ctl_nfq_queue kq_base[SRV6_MAX_QUEUES * 4];
+	unsigned nkq_base;
 	uint64_t wd_interval_ms;	/* 0: no systemd watchdog */
 	uint64_t wd_next_ms;
 	bool stop;
@@ -239,6 +244,37 @@ static void daemon_source_free(struct daemon_source *ds)
 	free(ds->pols);
 }
 
+/* The kernel's drops of q less those at the last srv6ctl clear (a queue
+ * bound again since counts from its own zero). */
+static void kq_less_base(const struct daemon *d, struct ctl_nfq_queue *q)
+{
+	for (unsigned i = 0; i < d->nkq_base; i++) {
+		const struct ctl_nfq_queue *b = &d->kq_base[i];
+
+		if (b->queue != q->queue || b->portid != q->portid ||
+		    b->queue_dropped > q->queue_dropped ||
+		    b->user_dropped > q->user_dropped)
+			continue;
+		q->queue_dropped -= b->queue_dropped;
+		q->user_dropped -= b->user_dropped;
+	}
+}
+
+/* CLEAR: the counters shown start from zero (engine_clear_stats(); the
+ * kernel's queue drops by a baseline kept here). */
+static json_t *daemon_clear(struct daemon *d, const struct ctl_request *req)
+{
+	int nk = ctl_nfq_read(CTL_NFQ_PROC, d->kq_base,
+			      sizeof(d->kq_base) / sizeof(d->kq_base[0]));
+
+	d->nkq_base = nk > 0 ? (unsigned)nk : 0;
+	engine_clear_stats(d->engine);
+	d->cleared = time(NULL);
+	log_msg(LOG_INFO, "counters cleared by pid %d (uid %u)", (int)req->pid,
+		(unsigned)req->uid);
+	return json_pack("{s:I}", "cleared", (json_int_t)d->cleared);
+}
+
 /* Read every counter.  with_kernel: the kernel's queues too.  Returns 0,
  * or -1 when memory runs out. */
 static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
@@ -255,6 +291,7 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 		.config_loaded = d->config_loaded,
 		.reloads = d->reloads,
 		.reload_failures = d->reload_failures,
+		.cleared = d->cleared,
 		.nworkers = n,
 		.cfg = cfg,
 		.rs = engine_runstate(d->engine),
@@ -283,6 +320,8 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 		int nk = ctl_nfq_read(CTL_NFQ_PROC, ds->kq,
 				      sizeof(ds->kq) / sizeof(ds->kq[0]));
 
+		for (int i = 0; i < nk; i++)
+			kq_less_base(d, &ds->kq[i]);
 		if (nk > 0) {
 			ds->src.kq = ds->kq;
 			ds->src.nkq = (unsigned)nk;
@@ -369,6 +408,8 @@ static json_t *daemon_ctl_request(void *arg, const struct ctl_request *req,
 	case CTL_REQ_ROUTES:
 	case CTL_REQ_ROUTE_GET:
 		return daemon_query(d, req, status);
+	case CTL_REQ_CLEAR:
+		return daemon_clear(d, req);
 	case CTL_REQ_VERSION:
 		return json_pack("{s:s,s:i}", "version", SRV6D_VERSION,
 				 "protocol", CTL_PROTO_VERSION);

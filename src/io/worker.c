@@ -100,9 +100,13 @@ struct engine {
 	uint32_t maxlen;
 	uint32_t tun_ifindex;		/* 0: not known */
 	const char *hang_file;		/* ENGINE_HANG_ENV, or NULL (unarmed) */
-	/* Control thread only: totals of earlier generations. */
+	/* Control thread only: totals of earlier generations, less what
+	 * engine_clear_stats() took away (unsigned: a base may wrap, its
+	 * sum with the workers' counts does not). */
 	struct sid_stats *base_sids;	/* [gen->cfg->nsids] */
 	struct sid_stats *base_pols;	/* [gen->cfg->npolicies] */
+	struct worker_stats *base_workers;	/* [nworkers]: 0, or minus
+						 * the counts at a clear */
 };
 
 static uint64_t now_ns(void)
@@ -525,6 +529,7 @@ static void engine_destroy(struct engine *e)
 	generation_free(e->gen);
 	free(e->base_sids);
 	free(e->base_pols);
+	free(e->base_workers);
 	free(e->workers);
 	free(e);
 }
@@ -691,7 +696,9 @@ struct engine *engine_start(struct config *cfg, struct runstate *rs,
 		e->workers[i].io.raw_fd = e->workers[i].io.pkt_fd = -1;
 	e->base_sids = calloc(nsids + 1, sizeof(*e->base_sids));
 	e->base_pols = calloc(npolicies + 1, sizeof(*e->base_pols));
-	if (!e->gen || !e->workers || !e->base_sids || !e->base_pols) {
+	e->base_workers = zalloc_lines(n * sizeof(*e->base_workers));
+	if (!e->gen || !e->workers || !e->base_sids || !e->base_pols ||
+	    !e->base_workers) {
 		snprintf(err, errlen, "out of memory");
 		e->nworkers = e->workers ? n : 0;
 		engine_destroy(e);
@@ -859,10 +866,14 @@ void engine_read_stats(const struct engine *e, struct worker_stats *total,
 		       struct sid_stats *sids, struct sid_stats *pols)
 {
 	const struct generation *g = e->gen;
+	struct worker_stats ws;
 
 	memset(total, 0, sizeof(*total));
-	for (unsigned w = 0; w < e->nworkers; w++)
-		worker_stats_add(total, e->workers[w].stats);
+	for (unsigned w = 0; w < e->nworkers; w++) {
+		engine_read_worker_stats(e, w, &ws);
+		counters_add((uint64_t *)total, (const uint64_t *)&ws,
+			     WORKER_STATS_WORDS);
+	}
 	for (unsigned j = 0; sids && j < g->cfg->nsids; j++) {
 		sids[j] = e->base_sids[j];
 		for (unsigned w = 0; w < e->nworkers; w++)
@@ -878,6 +889,41 @@ void engine_read_stats(const struct engine *e, struct worker_stats *total,
 void engine_read_worker_stats(const struct engine *e, unsigned i,
 			      struct worker_stats *out)
 {
-	memset(out, 0, sizeof(*out));
+	*out = e->base_workers[i];
 	worker_stats_add(out, e->workers[i].stats);
+}
+
+/* dst = -src, word by word: the base that makes a reading of src zero. */
+static void counters_negate(uint64_t *dst, const uint64_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (uint64_t)0 - src[i];
+}
+
+void engine_clear_stats(struct engine *e)
+{
+	const struct generation *g = e->gen;
+	struct worker_stats ws;
+	struct sid_stats st;
+
+	for (unsigned w = 0; w < e->nworkers; w++) {
+		memset(&ws, 0, sizeof(ws));
+		worker_stats_add(&ws, e->workers[w].stats);
+		counters_negate((uint64_t *)&e->base_workers[w],
+				(const uint64_t *)&ws, WORKER_STATS_WORDS);
+	}
+	for (unsigned j = 0; j < g->cfg->nsids; j++) {
+		memset(&st, 0, sizeof(st));
+		for (unsigned w = 0; w < e->nworkers; w++)
+			sid_stats_add(&st, &g->sids[w][j]);
+		counters_negate((uint64_t *)&e->base_sids[j],
+				(const uint64_t *)&st, SID_STATS_WORDS);
+	}
+	for (unsigned j = 0; j < g->cfg->npolicies; j++) {
+		memset(&st, 0, sizeof(st));
+		for (unsigned w = 0; w < e->nworkers; w++)
+			sid_stats_add(&st, &g->pols[w][j]);
+		counters_negate((uint64_t *)&e->base_pols[j],
+				(const uint64_t *)&st, SID_STATS_WORDS);
+	}
 }

@@ -77,4 +77,10 @@ void engine_read_stats(const struct engine *e, struct worker_stats *total,
 void engine_read_worker_stats(const struct engine *e, unsigned i,
 			      struct worker_stats *out);
 
+/* `srv6ctl clear` (control thread only): from now on the readings above
+ * count from zero.  The workers' counters are not written: the engine's
+ * bases (its own, which a reload carries over with the SIDs and policies
+ * they are of) become minus what the workers counted so far. */
+void engine_clear_stats(struct engine *e);
+
 #endif
