@@ -31,6 +31,8 @@
 #include "ctl.h"
 #include "daemon.h"
 #include "log.h"
+#include "metrics.h"
+#include "metrics_http.h"
 #include "reinject.h"
 #include "resolve.h"
 #include "rtmirror.h"
@@ -60,6 +62,7 @@ struct daemon {
 	struct engine *engine;
 	struct rtmirror *mirror;	/* the kernel's routes, for the workers */
 	struct ctl_server *ctl;
+	struct metrics_http *metrics;	/* `metrics-listen`, or NULL */
 	int sigfd;
 	int lockfd;			/* instance_lock(), held to the end */
 	uint64_t started_ms;
@@ -221,6 +224,9 @@ static int poll_timeout(const struct daemon *d)
 		next = d->wd_next_ms;
 	if (d->kr_due_ms && d->kr_due_ms < next)
 		next = d->kr_due_ms;
+	if (metrics_http_timeout_ms(d->metrics) >= 0 &&
+	    now + (uint64_t)metrics_http_timeout_ms(d->metrics) < next)
+		next = now + (uint64_t)metrics_http_timeout_ms(d->metrics);
 	return next <= now ? 0 : (int)(next - now);
 }
 
@@ -328,6 +334,23 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 		}
 	}
 	return 0;
+}
+
+/* A scrape of `metrics-listen` (metrics_http.h): the metrics of fresh
+ * counters, as daemon_query() reads them. */
+static char *daemon_metrics(void *arg, size_t *len)
+{
+	const struct daemon *d = arg;
+	struct daemon_source ds;
+	char *text;
+
+	if (daemon_source_read(d, &ds, true) < 0)
+		return NULL;
+	rcu_thread_online();
+	text = metrics_text(&ds.src, len);
+	rcu_thread_offline();
+	daemon_source_free(&ds);
+	return text;
 }
 
 /* ROUTES: the payload is "" or a table id. */
@@ -468,6 +491,13 @@ static const char *reload_needs_restart(const struct config *old,
 		return "control-group";
 	if (old->kernel_routes != ncfg->kernel_routes)
 		return "kernel-routes";	/* the mirror keeps them or not */
+	if (old->has_metrics != ncfg->has_metrics ||
+	    old->metrics_family != ncfg->metrics_family ||
+	    memcmp(&old->metrics_addr, &ncfg->metrics_addr,
+		   sizeof(old->metrics_addr)) ||
+	    old->metrics_port != ncfg->metrics_port)
+		return "metrics-listen";	/* bound once, before the
+						 * capabilities go */
 	return NULL;
 }
 
@@ -1014,7 +1044,7 @@ static void instance_lock_serve(int lockfd)
 
 static void daemon_loop(struct daemon *d)
 {
-	struct pollfd fds[3 + CTL_MAX_CLIENTS];
+	struct pollfd fds[4 + CTL_MAX_CLIENTS];
 
 	while (!d->stop) {
 		unsigned n;
@@ -1025,8 +1055,11 @@ static void daemon_loop(struct daemon *d)
 		/* -1 (kernel-routes no): poll() leaves it out */
 		fds[2] = (struct pollfd){ .fd = rtmirror_seg6_fd(d->mirror),
 					  .events = POLLIN };
-		n = 3 + ctl_server_pollfds(d->ctl, fds + 3,
-					   sizeof(fds) / sizeof(fds[0]) - 3);
+		/* -1 without metrics-listen */
+		fds[3] = (struct pollfd){ .fd = metrics_http_fd(d->metrics),
+					  .events = POLLIN };
+		n = 4 + ctl_server_pollfds(d->ctl, fds + 4,
+					   sizeof(fds) / sizeof(fds[0]) - 4);
 		r = poll(fds, n, poll_timeout(d));
 		if (r < 0 && errno != EINTR) {
 			log_msg(LOG_ERR, "poll: %s", strerror(errno));
@@ -1041,7 +1074,8 @@ static void daemon_loop(struct daemon *d)
 			if (fds[2].revents & POLLIN)
 				kroutes_changed(d);
 			/* also on a timeout: idle clients are closed */
-			ctl_server_dispatch(d->ctl, fds + 3, n - 3);
+			ctl_server_dispatch(d->ctl, fds + 4, n - 4);
+			metrics_http_run(d->metrics);
 		}
 		kroutes_tick(d);
 		watchdog_tick(d);
@@ -1377,6 +1411,13 @@ static int daemon_start(struct daemon *d)
 			"SystemCallFilter=@chown: see srv6d(8) SECURITY)" : "");
 		goto fail_cfg;
 	}
+	/* Its port too, before the capabilities go (no thread: the loop
+	 * drives it). */
+	if (cfg->has_metrics && !(d->metrics = metrics_http_open(cfg,
+			daemon_metrics, d, err, sizeof(err)))) {
+		log_msg(LOG_ERR, "%s", err);
+		goto fail_ctl;
+	}
 	if (caps_reduce(err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_ctl;
@@ -1435,6 +1476,7 @@ static int daemon_start(struct daemon *d)
 		log_msg(LOG_ERR, "%s", err);
 		rtmirror_free(d->mirror);
 		rules_remove(&d->scope);
+		metrics_http_close(d->metrics);
 		ctl_server_close(d->ctl);
 		close(d->lockfd);
 		return -1;
@@ -1445,6 +1487,8 @@ fail_rules:
 	runstate_free(rs);
 	rules_remove(&d->scope);
 fail_ctl:
+	metrics_http_close(d->metrics);
+	d->metrics = NULL;
 	ctl_server_close(d->ctl);
 fail_cfg:
 	config_free(cfg);
@@ -1486,6 +1530,7 @@ static void daemon_stop(struct daemon *d)
 	engine_stop(d->engine);		/* every queued packet gets a verdict */
 	rtmirror_free(d->mirror);	/* no worker reads it any more */
 	rules_remove(&d->scope);
+	metrics_http_close(d->metrics);
 	ctl_server_close(d->ctl);	/* unlinks the socket */
 	close(d->lockfd);		/* last: the next srv6d may start */
 	config_free(d->file);
