@@ -4,7 +4,8 @@
  * outcomes srv6ctl status shows as columns add up to rx_packets, in the
  * worker_stats, in the STATUS document's workers and totals, and in the
  * STATS document's; the STATS document shows the header queues' kernel
- * lines. */
+ * lines; reinject_outcome(), what a trace shows, is what reinject_count()
+ * counted. */
 #include <check.h>
 #include <string.h>
 
@@ -28,10 +29,28 @@ static void count_one(struct worker_stats *ws, enum pkt_outcome o,
 	p.st = o == PKT_OUT_OK ? &st : NULL;
 	p.way = (struct pkt_way){ .action = (uint8_t)a, .failed = failed,
 				  .reason = (uint8_t)reason };
+	struct worker_stats before;
+	enum drop_reason r1 = DROP__COUNT, r2 = DROP__COUNT;
+	enum worker_outcome want;
+
 	ws->rx_packets++;
 	if (o == PKT_OUT_DROP || o == PKT_OUT_ICMP || o == PKT_OUT_HANDOFF)
 		ws->drops[p.reason]++;	/* proc_count_drop() */
+	before = *ws;
+	want = reinject_outcome(&p, &r1);
 	reinject_count(&p, ws);
+	/* what a trace shows is what was counted, before and after */
+	ck_assert_int_eq(reinject_outcome(&p, &r2), want);
+	for (unsigned i = 0; i < WORKER_OUT__COUNT; i++)
+		ck_assert_uint_eq(worker_outcome_count(ws, i) -
+				  worker_outcome_count(&before, i), i == want);
+	if (want == WORKER_OUT_DROPPED) {
+		ck_assert_int_eq(r1, r2);
+		ck_assert_uint_lt(r1, DROP__COUNT);
+		ck_assert_uint_eq(ws->drops[r1] - before.drops[r1],
+				  o == PKT_OUT_DROP || o == PKT_OUT_ICMP ||
+				  o == PKT_OUT_HANDOFF ? 0 : 1);
+	}
 }
 
 /* Every outcome by every way, each failing too. */

@@ -895,6 +895,11 @@ static int sid_find(const struct config *cfg, const char *want)
 	return slash ? -1 : best;
 }
 
+int ctl_sid_lookup(const struct config *cfg, const char *want)
+{
+	return sid_find(cfg, want);
+}
+
 json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
 		      uint16_t *status)
 {
@@ -998,6 +1003,22 @@ static bool policy_is(const struct policy *p, const struct policy_key *k)
 {
 	return p->family == k->family && p->plen == k->plen &&
 	       !memcmp(&p->prefix, k->a, k->family == AF_INET6 ? 16 : 4);
+}
+
+int ctl_policy_lookup(const struct config *cfg, const char *want,
+		      int *family, uint8_t prefix[16], unsigned *plen)
+{
+	struct policy_key k;
+
+	if (policy_key_parse(want, &k) < 0)
+		return -2;
+	*family = k.family;
+	memcpy(prefix, k.a, 16);
+	*plen = k.plen;
+	for (unsigned i = 0; cfg && i < cfg->npolicies; i++)
+		if (policy_is(&cfg->policies[i], &k))
+			return (int)i;
+	return -1;
 }
 
 /* The policies with prefix k, of every table: srv6d.conf's, then the

@@ -40,6 +40,7 @@
 #include "rtrules.h"
 #include "kpolicy.h"
 #include "seg6route.h"
+#include "trace.h"
 #include "worker.h"
 
 #define POLL_MAX_MS	1000	/* control clients' timeouts are checked */
@@ -63,6 +64,7 @@ struct daemon {
 	struct rtmirror *mirror;	/* the kernel's routes, for the workers */
 	struct ctl_server *ctl;
 	struct metrics_http *metrics;	/* `metrics-listen`, or NULL */
+	struct trace_session trace;	/* srv6ctl trace, capture */
 	int sigfd;
 	int lockfd;			/* instance_lock(), held to the end */
 	uint64_t started_ms;
@@ -433,6 +435,8 @@ static json_t *daemon_ctl_request(void *arg, const struct ctl_request *req,
 		return daemon_query(d, req, status);
 	case CTL_REQ_CLEAR:
 		return daemon_clear(d, req);
+	case CTL_REQ_TRACE:
+		return trace_request(&d->trace, d->engine, req, status);
 	case CTL_REQ_VERSION:
 		return json_pack("{s:s,s:i}", "version", SRV6D_VERSION,
 				 "protocol", CTL_PROTO_VERSION);
@@ -1078,6 +1082,7 @@ static void daemon_loop(struct daemon *d)
 			metrics_http_run(d->metrics);
 		}
 		kroutes_tick(d);
+		trace_tick(&d->trace, d->engine);
 		watchdog_tick(d);
 	}
 }
@@ -1527,6 +1532,7 @@ static void kroutes_start(struct daemon *d)
 static void daemon_stop(struct daemon *d)
 {
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping: draining the queues");
+	trace_session_end(&d->trace, d->engine);
 	engine_stop(d->engine);		/* every queued packet gets a verdict */
 	rtmirror_free(d->mirror);	/* no worker reads it any more */
 	rules_remove(&d->scope);
