@@ -967,6 +967,7 @@ struct trace_run {
 	FILE *out;		/* capture: the open file */
 	bool json;
 	uint64_t got, overflow;
+	bool started;		/* the daemon took the start request */
 	bool done;
 };
 
@@ -1029,6 +1030,7 @@ static int trace_loop(int fd, const char *sock, struct trace_run *t)
 	if (!doc)
 		return rc;
 	json_decref(doc);
+	t->started = true;
 	trace_signals();
 	while (!t->done && !trace_interrupted) {
 		nanosleep(&pause, NULL);
@@ -1082,8 +1084,11 @@ static int run_trace(const char *sock, struct trace_run *t)
 				strerror(errno));
 			rc = EXIT_DAEMON_ERROR;
 		}
-		fprintf(stderr, "srv6ctl: %" PRIu64 " dropped packets written "
-			"to %s\n", t->got, t->file);
+		if (!t->started)	/* refused: no capture to keep */
+			unlink(t->file);
+		else
+			fprintf(stderr, "srv6ctl: %" PRIu64 " dropped packets "
+				"written to %s\n", t->got, t->file);
 	}
 	if (t->overflow)
 		fprintf(stderr, "srv6ctl: %" PRIu64 " packets not traced: the "

@@ -7,18 +7,80 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
+#include "log.h"
 #include "metrics.h"
 #include "metrics_http.h"
+
+/* A connection's socket and when it was accepted, for the deadline. */
+struct metrics_conn {
+	int fd;			/* -1: a free slot */
+	uint64_t since_ms;	/* monotonic */
+};
 
 struct metrics_http {
 	struct MHD_Daemon *mhd;
 	int fd;			/* its epoll set */
 	metrics_fill_fn fn;
 	void *arg;
+	struct metrics_conn conns[METRICS_HTTP_MAX_CLIENTS];
 };
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* libmicrohttpd's connection notice: note when a socket was accepted, and
+ * forget it when it is closed.  *socket_context is its slot. */
+static void metrics_conn_notice(void *cls, struct MHD_Connection *c,
+				void **socket_context,
+				enum MHD_ConnectionNotificationCode what)
+{
+	struct metrics_http *h = cls;
+	struct metrics_conn *slot = *socket_context;
+	const union MHD_ConnectionInfo *info;
+
+	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (slot)
+			slot->fd = -1;
+		*socket_context = NULL;
+		return;
+	}
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	for (unsigned i = 0; info && i < METRICS_HTTP_MAX_CLIENTS; i++) {
+		if (h->conns[i].fd < 0) {
+			h->conns[i].fd = info->connect_fd;
+			h->conns[i].since_ms = now_ms();
+			*socket_context = &h->conns[i];
+			return;
+		}
+	}
+}
+
+/* A connection older than METRICS_HTTP_DEADLINE, however busy (a client
+ * that trickles a byte a second is never idle): its socket is shut down,
+ * which libmicrohttpd sees at its next run and closes. */
+static void metrics_deadlines(struct metrics_http *h)
+{
+	uint64_t now = now_ms();
+
+	for (unsigned i = 0; i < METRICS_HTTP_MAX_CLIENTS; i++) {
+		struct metrics_conn *c = &h->conns[i];
+
+		if (c->fd >= 0 && now - c->since_ms >
+		    METRICS_HTTP_DEADLINE * 1000u) {
+			shutdown(c->fd, SHUT_RDWR);
+			c->since_ms = now;	/* once a deadline */
+		}
+	}
+}
 
 /* Queue a response of text (static) with status code. */
 static enum MHD_Result respond_static(struct MHD_Connection *c,
@@ -146,6 +208,8 @@ struct metrics_http *metrics_http_open(const struct config *cfg,
 	}
 	h->fn = fn;
 	h->arg = arg;
+	for (unsigned i = 0; i < METRICS_HTTP_MAX_CLIENTS; i++)
+		h->conns[i].fd = -1;
 	errno = 0;
 	h->mhd = MHD_start_daemon(flags, cfg->metrics_port, NULL, NULL,
 				  metrics_answer, h,
@@ -157,6 +221,8 @@ struct metrics_http *metrics_http_open(const struct config *cfg,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 				  (size_t)METRICS_HTTP_MEMORY,
 				  MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
+				  MHD_OPTION_NOTIFY_CONNECTION,
+				  metrics_conn_notice, h,
 				  MHD_OPTION_END);
 	info = h->mhd ? MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_EPOLL_FD)
 		      : NULL;
@@ -169,6 +235,7 @@ struct metrics_http *metrics_http_open(const struct config *cfg,
 		return NULL;
 	}
 	h->fd = info->epoll_fd;
+	log_msg(LOG_INFO, "metrics at http://%s/metrics", where);
 	return h;
 }
 
@@ -188,8 +255,10 @@ int metrics_http_timeout_ms(const struct metrics_http *h)
 
 void metrics_http_run(struct metrics_http *h)
 {
-	if (h)
-		MHD_run(h->mhd);
+	if (!h)
+		return;
+	MHD_run(h->mhd);
+	metrics_deadlines(h);
 }
 
 void metrics_http_close(struct metrics_http *h)

@@ -7,10 +7,12 @@
  * GET or HEAD of /metrics is answered with metrics.h's document; another
  * path gets 404, another method 405 (Allow: GET, HEAD).  A client cannot
  * hold the daemon: every socket is non-blocking, at most
- * METRICS_HTTP_MAX_CLIENTS are connected at once (others are refused), a
- * connection idle for METRICS_HTTP_TIMEOUT seconds is closed, and a
- * request's headers are at most METRICS_HTTP_MEMORY bytes (a bigger one
- * gets an error and is closed; a body is never read).
+ * METRICS_HTTP_MAX_CLIENTS are connected at once (others wait in the
+ * listen backlog), a connection idle for METRICS_HTTP_TIMEOUT seconds is
+ * closed, and so is any connection METRICS_HTTP_DEADLINE seconds after it
+ * was accepted (a client that trickles), and a request's headers are at
+ * most METRICS_HTTP_MEMORY bytes (a bigger one gets an error and is
+ * closed; a body is never read).
  */
 #ifndef SRV6D_METRICS_HTTP_H
 #define SRV6D_METRICS_HTTP_H
@@ -21,6 +23,7 @@
 
 #define METRICS_HTTP_MAX_CLIENTS	16
 #define METRICS_HTTP_TIMEOUT		10	/* seconds idle */
+#define METRICS_HTTP_DEADLINE		15	/* seconds in all */
 #define METRICS_HTTP_MEMORY		16384	/* bytes per connection */
 
 /* The document of a scrape: a new text of *len bytes (free()d by the

@@ -8,7 +8,8 @@
 # check metrics` and say the same numbers (per worker, SID, policy and
 # reason); bad requests get 404 and 405; idle clients holding every
 # connection do not hold up the daemon and are closed after 10 s; a huge
-# request is refused; `srv6ctl clear` counts from zero, in the status,
+# request is refused; a client that trickles is closed after 15 s;
+# `srv6ctl clear` counts from zero, in the status,
 # the SIDs and the metrics, and the sum still adds up after more traffic.
 T=status-metrics
 # shellcheck source=tests/ns/lib.sh
@@ -20,7 +21,7 @@ command -v curl >/dev/null 2>&1 || skip_test "curl not found"
 N=${STATUS_METRICS_N:-50}	# packets of each kind
 S="--src fc00:1::1"
 URL="http://[::1]:9586/metrics"
-MAX_CLIENTS=16 IDLE_TIMEOUT=10	# metrics_http.h
+MAX_CLIENTS=16 IDLE_TIMEOUT=10 DEADLINE=15	# metrics_http.h
 
 cat >"$TMPD/srv6d.conf" <<EOF
 queue 0
@@ -171,34 +172,46 @@ case $code in
 *) fail "a 100 kB header: $code" ;;
 esac
 
-# MAX_CLIENTS idle connections (and more): the daemon answers srv6ctl at
-# once, and closes them after IDLE_TIMEOUT seconds.
+# MAX_CLIENTS idle connections (and more), one of them trickling a byte
+# every 2 s (never idle): the daemon answers srv6ctl at once, closes the
+# idle ones after IDLE_TIMEOUT seconds and the trickler after DEADLINE.
 ip netns exec "$GW" "$PYTHON" - "$((MAX_CLIENTS + 4))" >"$TMPD/idle.txt" 2>&1 <<'EOF' &
-import socket, sys, time
+import socket, sys, threading, time
 n = int(sys.argv[1])
-socks = []
-for _ in range(n):
-    s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-    s.settimeout(20)
-    try:
-        s.connect(("::1", 9586))
-        s.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")	# never ends
-        socks.append(s)
-    except OSError:
-        pass
 t0 = time.time()
-closed, when = 0, []
-for s in socks:
+def conn():
+    s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    s.settimeout(40)
+    s.connect(("::1", 9586))
+    s.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")	# never ends
+    return s
+def wait_closed(s):
     try:
         while s.recv(4096):
             pass
-        closed += 1
     except OSError:
-        closed += 1
-    when.append(time.time() - t0)
-# the first n - 4 were served at once, the others waited for a slot
-print("held %d closed %d first %.1f all %.1f" %
-      (len(socks), closed, when[n - 5], when[-1]))
+        pass
+    return time.time() - t0
+trickle = conn()
+def trickler():
+    try:
+        while True:
+            time.sleep(2)
+            trickle.send(b"X")
+    except OSError:
+        pass
+threading.Thread(target=trickler, daemon=True).start()
+closed = []
+watcher = threading.Thread(target=lambda: closed.append(wait_closed(trickle)))
+watcher.start()
+socks = [conn() for _ in range(n - 1)]
+when = sorted(wait_closed(s) for s in socks)
+watcher.join()
+t_trickle = closed[0]
+# the first n - 5 (a slot is the trickler's) were served at once, the
+# others waited for a slot
+print("held %d first %.1f all %.1f trickler %.1f" %
+      (n, when[n - 6], when[-1], t_trickle))
 EOF
 idle_pid=$!
 sleep 1
@@ -212,11 +225,16 @@ else
 	fail "idle HTTP clients: srv6ctl status rc $rc after $ms ms"
 fi
 wait "$idle_pid"
-read -r _ held _ closed _ first _ all <"$TMPD/idle.txt"
-if [ "${closed:-0}" = "${held:-x}" ] && "$PYTHON" -c "import sys; sys.exit(not (float('${first:-99}') < $IDLE_TIMEOUT + 3 and float('${all:-99}') < 2 * $IDLE_TIMEOUT + 5))"; then
+read -r _ held _ first _ all _ trickler <"$TMPD/idle.txt"
+if [ -n "${held:-}" ] && "$PYTHON" -c "import sys; sys.exit(not (float('${first:-99}') < $IDLE_TIMEOUT + 3 and float('${all:-99}') < 2 * $IDLE_TIMEOUT + 5))"; then
 	pass "idle HTTP clients closed after $IDLE_TIMEOUT s, those past $MAX_CLIENTS after a slot was free ($(cat "$TMPD/idle.txt"))"
 else
 	fail "idle HTTP clients: $(cat "$TMPD/idle.txt")"
+fi
+if [ -n "${trickler:-}" ] && "$PYTHON" -c "import sys; t = float('$trickler'); sys.exit(not ($DEADLINE - 1 < t < $DEADLINE + 4))"; then
+	pass "a client trickling a byte every 2 s closed after $DEADLINE s ($trickler s)"
+else
+	fail "the trickling client: $(cat "$TMPD/idle.txt")"
 fi
 expect_eq "a scrape after them" "$(scrape "$TMPD/m2.txt")" 200
 
