@@ -70,8 +70,10 @@ send 3 --tag other $S --segs fc00:100::2,fc00:9::c1
 send 4 --tag mine $S --segs fc00:100::1,fc00:9::c1
 bg_wait $pid 10
 expect_eq "trace 4 sid fc00:100::1/128: exit status" "$?" 0
-expect_eq "four lines, all of that SID, forwarded" \
-	"$(grep -c ': sid fc00:100::1/128 (End): forwarded (way ' "$TMPD/t1.txt")" 4
+# forwarded as a verdict's payload, or injected by srv6d's device where
+# the kernel takes no payload (SRV6D_KERNEL=7.2)
+expect_eq "four lines, all of that SID, forwarded or injected" \
+	"$(grep -cE ': sid fc00:100::1/128 \(End\): (forwarded|injected) \(way ' "$TMPD/t1.txt")" 4
 expect_eq "none of the other SID" "$(grep -c 'fc00:100::2/128' "$TMPD/t1.txt")" 0
 if grep -q '^[0-9:.]* queue 0 fc00:1::1 > fc00:100::1 len [0-9]*: ' "$TMPD/t1.txt"; then
 	pass "a line has the time, queue, addresses and length: $(head -1 "$TMPD/t1.txt")"
@@ -91,11 +93,11 @@ got=$("$PYTHON" - "$TMPD/t2.json" <<'EOF'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 r = recs[0]
-print(len(recs), r["sid"], r["behavior"], r["outcome"], r["reason"], r["answer"], r["way"], r["src"], r["dst"])
+print(len(recs), r["sid"], r["behavior"], r["outcome"], r["reason"], r["answer"], r["src"], r["dst"])
 EOF
 )
-expect_eq "a hop-limit drop: the SID, the behavior, dropped, its reason, the ICMP error, its way" \
-	"$got" "2 fc00:100::1/128 End dropped hop_limit icmp payload fc00:1::1 fc00:100::1"
+expect_eq "a hop-limit drop: the SID, the behavior, dropped, its reason, the ICMP error" \
+	"$got" "2 fc00:100::1/128 End dropped hop_limit icmp fc00:1::1 fc00:100::1"
 
 # ---- a policy ------------------------------------------------------------------------
 "$SRV6CTL" -s "$SOCK" trace 2 policy fc00:9:1::/48 >"$TMPD/t3.txt" 2>&1 &
@@ -121,9 +123,10 @@ expect_eq "capture FILE 3: exit status" "$?" 0
 tshark -r "$TMPD/drops.pcapng" -T fields -E separator='|' -e frame.comment \
 	-e ipv6.dst -e ipv6.hlim -e ipv6.routing.segleft >"$TMPD/c.fields" 2>"$TMPD/c.err"
 expect_eq "tshark reads three packets" "$(wc -l <"$TMPD/c.fields")" 3
+# (the way the ICMP error goes depends on the kernel: SRV6D_KERNEL=7.2)
 expect_eq "each the packet as queued (hop limit 1, SL 1), its reason as the comment" \
-	"$(sort -u "$TMPD/c.fields")" \
-	"srv6d: dropped hop_limit, ICMP error sent (way payload, verdict new-bytes); sid fc00:100::1/128 (End); queue 0|fc00:100::1|1|1"
+	"$(sed 's/ (way [^)]*)//' "$TMPD/c.fields" | sort -u)" \
+	"srv6d: dropped hop_limit, ICMP error sent; sid fc00:100::1/128 (End); queue 0|fc00:100::1|1|1"
 expect_eq "tshark said nothing else" "$(grep -v 'Running as user' "$TMPD/c.err")" ""
 
 # ---- an interrupted trace -------------------------------------------------------------
