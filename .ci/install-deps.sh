@@ -7,10 +7,11 @@ export DEBIAN_FRONTEND=noninteractive
 # Build: autotools and the libraries (see README "Dependencies").
 BUILD="build-essential autoconf automake libtool pkg-config
  libnetfilter-queue-dev libnfnetlink-dev libmnl-dev liburcu-dev
- libjansson-dev libsystemd-dev nettle-dev check"
+ libjansson-dev libsystemd-dev nettle-dev libmicrohttpd-dev check"
 # Tests, fuzzing, man-page lint, demo and benchmarks.
 TEST="iproute2 iptables python3-scapy tcpdump tshark iperf3 netsniff-ng
- clang libclang-rt-dev mandoc valgrind procps kmod iputils-ping ethtool"
+ clang libclang-rt-dev mandoc valgrind procps kmod iputils-ping ethtool
+ prometheus curl"
 missing=""
 for p in $BUILD $TEST; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -22,4 +23,12 @@ if [ -n "$missing" ]; then
 	echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
 	# shellcheck disable=SC2086
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	# prometheus: only its promtool is used (tests/promtool.sh); the
+	# server its package may have started is not wanted.
+	case " $missing " in
+	*" prometheus "*)
+		if command -v systemctl >/dev/null 2>&1; then
+			systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+		fi ;;
+	esac
 fi

@@ -585,6 +585,45 @@ START_TEST(test_control_group)
 }
 END_TEST
 
+/* metrics-listen: off by default; [IPv6]:port or IPv4:port, numeric. */
+START_TEST(test_metrics_listen)
+{
+	struct config *cfg = parse_ok("queue 0\n");
+	struct in6_addr lo6 = IN6ADDR_LOOPBACK_INIT;
+
+	ck_assert(!cfg->has_metrics);
+	config_free(cfg);
+	cfg = parse_ok("queue 0\nmetrics-listen [::1]:9586\n");
+	ck_assert(cfg->has_metrics);
+	ck_assert_int_eq(cfg->metrics_family, AF_INET6);
+	ck_assert(!memcmp(&cfg->metrics_addr.v6, &lo6, sizeof(lo6)));
+	ck_assert_uint_eq(cfg->metrics_port, 9586);
+	config_free(cfg);
+	cfg = parse_ok("queue 0\nmetrics-listen 127.0.0.1:80\n");
+	ck_assert_int_eq(cfg->metrics_family, AF_INET);
+	ck_assert_uint_eq(ntohl(cfg->metrics_addr.v4.s_addr), 0x7f000001);
+	ck_assert_uint_eq(cfg->metrics_port, 80);
+	config_free(cfg);
+	BAD("queue 0\nmetrics-listen ::1:9586\n",
+	    "t.conf:2: metrics-listen: '::1' is not an IPv4 address (an "
+	    "IPv6 one goes in brackets)");
+	BAD("queue 0\nmetrics-listen [::1]\n",
+	    "t.conf:2: metrics-listen: expected an address and port like "
+	    "[::1]:9586 or 127.0.0.1:9586, found '[::1]'");
+	BAD("queue 0\nmetrics-listen 127.0.0.1:0\n",
+	    "t.conf:2: metrics-listen: expected an address and port like "
+	    "[::1]:9586 or 127.0.0.1:9586, found '127.0.0.1:0'");
+	BAD("queue 0\nmetrics-listen 127.0.0.1:65536\n",
+	    "t.conf:2: metrics-listen: expected an address and port like "
+	    "[::1]:9586 or 127.0.0.1:9586, found '127.0.0.1:65536'");
+	BAD("queue 0\nmetrics-listen localhost:9586\n",
+	    "t.conf:2: metrics-listen: 'localhost' is not an IPv4 address (an "
+	    "IPv6 one goes in brackets)");
+	BAD("queue 0\nmetrics-listen [::1]:9586\nmetrics-listen [::1]:9587\n",
+	    "t.conf:3: duplicate 'metrics-listen' directive (first at line 2)");
+}
+END_TEST
+
 START_TEST(test_man_examples)
 {
 	size_t len, nlit = 0, ndl = 0;
@@ -627,7 +666,7 @@ START_TEST(test_man_examples)
 			ndl++;
 		}
 	}
-	ck_assert_uint_eq(ndl, 15);
+	ck_assert_uint_eq(ndl, 16);
 	ck_assert_uint_eq(nlit, 23);
 	cfg = parse_ok(lit);
 	ck_assert_uint_eq(cfg->nsids, 15);
@@ -2106,6 +2145,7 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_offload);
 	tcase_add_test(good, test_deprecated_names);
 	tcase_add_test(good, test_control_group);
+	tcase_add_test(good, test_metrics_listen);
 	tcase_add_test(good, test_merge_kernel);
 	tcase_add_test(good, test_merge_kernel_tables);
 	suite_add_tcase(s, good);

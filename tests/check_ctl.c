@@ -93,13 +93,17 @@ START_TEST(types)
 	ck_assert(ctl_type_known(CTL_REQ_STATS, &w));
 	ck_assert(!w);
 	ck_assert(ctl_type_known(CTL_REQ_RELOAD, &w));
-	ck_assert(w);		/* the only request that changes anything */
+	ck_assert(w);		/* changes the config */
+	ck_assert(ctl_type_known(CTL_REQ_CLEAR, &w));
+	ck_assert(w);		/* changes what others read */
+	ck_assert(ctl_type_known(CTL_REQ_TRACE, &w));
+	ck_assert(w);		/* shows packets' bytes */
 	ck_assert(ctl_type_known(CTL_REQ_ROUTES, &w));
 	ck_assert(!w);
 	ck_assert(ctl_type_known(CTL_REQ_ROUTE_GET, &w));
 	ck_assert(!w);
 	ck_assert(!ctl_type_known(0, &w));
-	ck_assert(!ctl_type_known(9, &w));
+	ck_assert(!ctl_type_known(11, &w));
 	ck_assert(!ctl_type_known(0xffff, &w));
 	ck_assert_str_eq(ctl_status_name(CTL_OK), "ok");
 	ck_assert_str_eq(ctl_status_name(CTL_ERR_UNKNOWN), "unknown request");
@@ -158,7 +162,8 @@ START_TEST(status_document)
 	reinject_resolve(rs, cfg);
 	static const char *const keys[] = {
 		"version", "pid", "uptime", "config", "config_loaded",
-		"reloads", "reload_failures", "reinject", "kernel_encap",
+		"reloads", "reload_failures", "counters_cleared", "reinject",
+		"kernel_encap",
 		"kernel_end", "header_queue",
 		"workers", "totals",
 		"sids",
@@ -612,7 +617,9 @@ START_TEST(stats_document)
 	f.src.nkq = 2;
 	doc = ctl_stats_json(&f.src);
 	ck_assert_ptr_nonnull(doc);
-	ck_assert_uint_eq(json_object_size(doc), 2);
+	ck_assert_uint_eq(json_object_size(doc), 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(doc,
+		"counters_cleared")), 0);
 	/* Totals: every counter and every drop reason, zero or not. */
 	w = json_object_get(doc, "totals");
 	ck_assert_int_eq(json_integer_value(json_object_get(w, "enobufs")), 1);

@@ -1,6 +1,7 @@
 /* srv6ctl.c - look at a running srv6d over its control socket. */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "ctl_proto.h"
 #include "config.h"
+#include "pcapng.h"
 #include "stats.h"
 
 /* Exit status (srv6ctl(8) EXIT STATUS). */
@@ -23,6 +25,10 @@
 #define EXIT_BUSY		5	/* refused: too many clients; try again */
 
 #define CALL_TIMEOUT_MS		30000	/* a reload of a big file takes time */
+#define TRACE_POLL_MS		100	/* between a trace's reads */
+#define TRACE_DEFAULT_N		10	/* trace.h TRACE_DEFAULT_COUNT */
+#define TRACE_MAX_N		100000	/* trace.h TRACE_MAX_COUNT */
+#define CAPTURE_SNAP		256	/* pkt_trace.h PKT_TRACE_SNAP */
 #define TABLE_MAX_COLS		12
 
 static void usage(FILE *f)
@@ -40,6 +46,12 @@ static void usage(FILE *f)
 		"  stats             every counter and drop reason, and the\n"
 		"                    kernel's view of each queue\n"
 		"  reload            re-read the configuration (root only)\n"
+		"  clear             count from zero from now on (root only)\n"
+		"  trace [N] [sid SID | policy PREFIX/LEN]\n"
+		"                    what srv6d decides for the next N packets\n"
+		"                    (default 10; root only)\n"
+		"  capture FILE [N]  the next N dropped packets into a pcapng\n"
+		"                    file, each with its reason (root only)\n"
 		"  route [table N]   the route mirror: routes per table\n"
 		"  route get ADDR [table N]\n"
 		"                    the mirror's route to ADDR, as ip route get\n"
@@ -232,31 +244,39 @@ static const char *timestamp(char *buf, size_t len, int64_t when)
 	return buf;
 }
 
-/* A row of the status table: label, queue, then o's counters. */
+/* A row of the status table: label, queue, rx, then o's outcomes
+ * (stats.h: every packet received is in exactly one, so that they add up
+ * to rx packets) and unmatched (of accepted). */
 static void queue_row(struct table *t, const char *label, const char *queue,
 		      const json_t *o)
 {
-	static const char *const keys[6] = {
-		"rx_packets", "rx_bytes", "forwarded", "accepted", "dropped",
-		"unmatched",
-	};
-	char b[6][NUMBUF];
+	char rx[2][NUMBUF], out[WORKER_OUT__COUNT][NUMBUF], unm[NUMBUF];
 
-	for (size_t i = 0; i < 6; i++)
-		num(b[i], jnum(o, keys[i]));
-	table_row(t, label, queue, b[0], b[1], b[2], b[3], b[4], b[5]);
+	_Static_assert(WORKER_OUT__COUNT == 5, "a column for each outcome");
+	num(rx[0], jnum(o, "rx_packets"));
+	num(rx[1], jnum(o, "rx_bytes"));
+	for (unsigned i = 0; i < WORKER_OUT__COUNT; i++)
+		num(out[i], jnum(o, worker_outcome_name(i)));
+	num(unm, jnum(o, "unmatched"));
+	table_row(t, label, queue, rx[0], rx[1], out[0], out[1], out[2],
+		  out[3], out[4], unm);
 }
 
 static void print_queues(const json_t *doc)
 {
 	const json_t *workers = json_object_get(doc, "workers");
-	char w_no[NUMBUF], q_no[NUMBUF];
+	char w_no[NUMBUF], q_no[NUMBUF], spec[256];
 	struct table t;
-	size_t i;
+	size_t i, off;
 	json_t *w;
 
-	table_init(&t, "worker<|queue<|rx packets>|rx bytes>|forwarded>|"
-		   "accepted>|dropped>|unmatched>");
+	off = (size_t)snprintf(spec, sizeof(spec),
+			       "worker<|queue<|rx packets>|rx bytes>");
+	for (unsigned o = 0; o < WORKER_OUT__COUNT; o++)
+		off += (size_t)snprintf(spec + off, sizeof(spec) - off, "|%s>",
+					worker_outcome_name(o));
+	snprintf(spec + off, sizeof(spec) - off, "|unmatched>");
+	table_init(&t, spec);
 	json_array_foreach((json_t *)workers, i, w)
 		queue_row(&t, num(w_no, i), num(q_no, jnum(w, "queue")), w);
 	queue_row(&t, "total", "", json_object_get(doc, "totals"));
@@ -383,6 +403,9 @@ static void print_status(const json_t *doc)
 	       timestamp(when, sizeof(when),
 			 (int64_t)jnum(doc, "config_loaded")),
 	       jnum(doc, "reloads"), jnum(doc, "reload_failures"));
+	if (jnum(doc, "counters_cleared"))
+		printf("counters cleared %s\n", timestamp(when, sizeof(when),
+		       (int64_t)jnum(doc, "counters_cleared")));
 	print_reinject(json_object_get(doc, "reinject"));
 	print_kencap(json_object_get(doc, "kernel_encap"),
 		     json_object_get(doc, "totals"));
@@ -633,10 +656,28 @@ static void print_counter_table(const json_t *doc)
 	table_print(&t);
 }
 
+/* A row of the kernel's view: the queue's label and its line k (not an
+ * object: the kernel has no such queue bound). */
+static void kernel_row(struct table *t, const char *label, const json_t *k)
+{
+	char b[5][NUMBUF];
+
+	if (!json_is_object(k)) {
+		table_row(t, label, "-", "-", "-", "-", "-");
+		return;
+	}
+	table_row(t, label, num(b[0], jnum(k, "portid")),
+		  num(b[1], jnum(k, "waiting")),
+		  num(b[2], jnum(k, "queue_dropped")),
+		  num(b[3], jnum(k, "user_dropped")),
+		  num(b[4], jnum(k, "id_sequence")));
+}
+
+/* Each worker's queue, then its header queue ("4 (header)") if any. */
 static void print_kernel_table(const json_t *doc)
 {
 	const json_t *workers = json_object_get(doc, "workers");
-	char b[6][NUMBUF];
+	char label[NUMBUF + 16];
 	struct table t;
 	size_t i;
 	json_t *w;
@@ -644,19 +685,15 @@ static void print_kernel_table(const json_t *doc)
 	table_init(&t, "queue<|portid>|waiting>|queue dropped>|"
 		   "user dropped>|id sequence>");
 	json_array_foreach((json_t *)workers, i, w) {
-		const json_t *k = json_object_get(w, "kernel");
-
-		if (!json_is_object(k)) {
-			table_row(&t, num(b[0], jnum(w, "queue")), "-", "-",
-				  "-", "-", "-");
+		snprintf(label, sizeof(label), "%" PRIu64, jnum(w, "queue"));
+		kernel_row(&t, label, json_object_get(w, "kernel"));
+	}
+	json_array_foreach((json_t *)workers, i, w) {
+		if (!json_object_get(w, "header_queue"))
 			continue;
-		}
-		table_row(&t, num(b[0], jnum(w, "queue")),
-			  num(b[1], jnum(k, "portid")),
-			  num(b[2], jnum(k, "waiting")),
-			  num(b[3], jnum(k, "queue_dropped")),
-			  num(b[4], jnum(k, "user_dropped")),
-			  num(b[5], jnum(k, "id_sequence")));
+		snprintf(label, sizeof(label), "%" PRIu64 " (header)",
+			 jnum(w, "header_queue"));
+		kernel_row(&t, label, json_object_get(w, "kernel_header"));
 	}
 	table_print(&t);
 }
@@ -784,10 +821,342 @@ static void print_reload(const json_t *doc)
 	       jnum(doc, "sids"), jnum(doc, "policies"));
 }
 
+static void print_clear(const json_t *doc)
+{
+	char when[64];
+
+	printf("counters cleared %s\n", timestamp(when, sizeof(when),
+	       (int64_t)jnum(doc, "cleared")));
+}
+
 static void print_version(const json_t *doc)
 {
 	printf("srv6ctl %s\nsrv6d %s (control protocol %" PRIu64 ")\n",
 	       SRV6D_VERSION, jstr(doc, "version"), jnum(doc, "protocol"));
+}
+
+/* ---- trace, capture ----------------------------------------------------- */
+
+static int report_error(uint16_t status, const json_t *doc);
+
+static volatile sig_atomic_t trace_interrupted;
+
+static void trace_signal(int sig)
+{
+	(void)sig;
+	trace_interrupted = 1;
+}
+
+/* SIGINT, SIGTERM and SIGHUP end a trace (its stop is sent). */
+static void trace_signals(void)
+{
+	struct sigaction sa = { .sa_handler = trace_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* "03:04:05.123456" of a time in microseconds since the Epoch. */
+static const char *time_us_text(char *buf, size_t len, uint64_t us)
+{
+	time_t t = (time_t)(us / 1000000);
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf + strlen(buf), len - strlen(buf), ".%06u",
+			 (unsigned)(us % 1000000));
+	return buf;
+}
+
+/* "sid P (End)", "policy P table T", "kernel policy", or "no SID or
+ * policy". */
+static void trace_who(const json_t *r, char *buf, size_t len)
+{
+	if (json_object_get(r, "sid"))
+		snprintf(buf, len, "sid %s (%s)", jstr(r, "sid"),
+			 jstr(r, "behavior"));
+	else if (json_object_get(r, "policy"))
+		snprintf(buf, len, "policy %s table %" PRIu64, jstr(r, "policy"),
+			 jnum(r, "table"));
+	else if (json_is_true(json_object_get(r, "kernel_policy")))
+		snprintf(buf, len, "kernel policy");
+	else
+		snprintf(buf, len, "no SID or policy");
+}
+
+/* "dropped hop_limit, ICMP error sent" or "forwarded", then the way and
+ * the verdict. */
+static void trace_what(const json_t *r, char *buf, size_t len)
+{
+	const char *answer = json_string_value(json_object_get(r, "answer"));
+	int n = snprintf(buf, len, "%s%s%s%s (way %s%s, verdict %s",
+			 jstr(r, "outcome"), json_object_get(r, "reason") ?
+			 " " : "", json_object_get(r, "reason") ?
+			 jstr(r, "reason") : "", !answer ? "" :
+			 !strcmp(answer, "icmp") ? ", ICMP error sent" :
+			 ", handed to the kernel", jstr(r, "way"),
+			 json_is_true(json_object_get(r, "failed")) ?
+			 " failed" : "", jstr(r, "verdict"));
+
+	if (n > 0 && (size_t)n < len && json_object_get(r, "mark"))
+		n += snprintf(buf + n, len - (size_t)n, ", mark 0x%" PRIx64,
+			      jnum(r, "mark"));
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ")");
+}
+
+/* One record as a line: time, queue, addresses, length, who, what. */
+static void trace_print(const json_t *r)
+{
+	char when[32], who[128], what[256];
+
+	trace_who(r, who, sizeof(who));
+	trace_what(r, what, sizeof(what));
+	printf("%s queue %" PRIu64 " %s > %s len %" PRIu64 ": %s: %s\n",
+	       time_us_text(when, sizeof(when), jnum(r, "time_us")),
+	       jnum(r, "queue"), jstr(r, "src"), jstr(r, "dst"),
+	       jnum(r, "len"), who, what);
+}
+
+/* Bytes of the hex string s into out (at most max); returns how many. */
+static uint32_t hex_bytes(const char *s, uint8_t *out, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (; s[0] && s[1] && n < max; s += 2) {
+		unsigned v;
+
+		if (sscanf(s, "%2x", &v) != 1)
+			break;
+		out[n++] = (uint8_t)v;
+	}
+	return n;
+}
+
+/* Append the record's packet to the capture f, its decision as the
+ * comment.  Returns 0, or -1 when the write fails. */
+static int capture_write(FILE *f, const json_t *r)
+{
+	uint8_t data[CAPTURE_SNAP], block[CAPTURE_SNAP + 512];
+	char who[128], what[256], comment[420];
+	uint32_t caplen = hex_bytes(jstr(r, "data"), data, sizeof(data));
+	uint32_t origlen = (uint32_t)jnum(r, "len");
+	size_t n;
+
+	trace_who(r, who, sizeof(who));
+	trace_what(r, what, sizeof(what));
+	snprintf(comment, sizeof(comment), "srv6d: %s; %s; queue %" PRIu64,
+		 what, who, jnum(r, "queue"));
+	n = pcapng_epb(block, sizeof(block), 0, jnum(r, "time_us"), data,
+		       caplen, origlen < caplen ? caplen : origlen, comment);
+	return n && fwrite(block, 1, n, f) == n ? 0 : -1;
+}
+
+/* The capture file's header: the SHB and the one interface (raw IP). */
+static int capture_open(FILE *f)
+{
+	uint8_t block[256];
+	size_t n = pcapng_shb(block, sizeof(block), "srv6ctl " SRV6D_VERSION);
+
+	if (!n || fwrite(block, 1, n, f) != n)
+		return -1;
+	n = pcapng_idb(block, sizeof(block), PCAPNG_LINKTYPE_RAW,
+		       CAPTURE_SNAP, "srv6d");
+	return n && fwrite(block, 1, n, f) == n ? 0 : -1;
+}
+
+struct trace_run {
+	const char *start;	/* the start request */
+	const char *file;	/* capture: the file; NULL: print */
+	FILE *out;		/* capture: the open file */
+	bool json;
+	uint64_t got, overflow;
+	bool started;		/* the daemon took the start request */
+	bool done;
+};
+
+/* The records of a read reply: printed, or written to the capture. */
+static int trace_records(struct trace_run *t, const json_t *doc)
+{
+	const json_t *recs = json_object_get(doc, "records");
+	size_t i;
+	json_t *r;
+
+	json_array_foreach((json_t *)recs, i, r) {
+		if (t->out && capture_write(t->out, r) < 0) {
+			fprintf(stderr, "srv6ctl: %s: %s\n", t->file,
+				strerror(errno));
+			return -1;
+		}
+		if (!t->out && t->json) {
+			json_dumpf(r, stdout, JSON_COMPACT);
+			putchar('\n');
+		} else if (!t->out) {
+			trace_print(r);
+		}
+		t->got++;
+	}
+	t->overflow = jnum(doc, "overflow");
+	t->done = json_is_true(json_object_get(doc, "done"));
+	fflush(stdout);
+	return 0;
+}
+
+/* One request of the trace on fd: its reply document, or NULL after a
+ * message (*rc set). */
+static json_t *trace_call(int fd, const char *sock, const char *req, int *rc)
+{
+	char err[512];
+	uint16_t status;
+	json_t *doc;
+
+	if (ctl_call(fd, CTL_REQ_TRACE, req, (uint32_t)strlen(req),
+		     CALL_TIMEOUT_MS, &status, &doc, err, sizeof(err)) < 0) {
+		fprintf(stderr, "srv6ctl: %s: %s\n", sock, err);
+		*rc = EXIT_DAEMON_ERROR;
+		return NULL;
+	}
+	if (status != CTL_OK) {
+		*rc = report_error(status, doc);
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+/* Start, read every TRACE_POLL_MS until done or a signal, stop. */
+static int trace_loop(int fd, const char *sock, struct trace_run *t)
+{
+	struct timespec pause = { .tv_nsec = TRACE_POLL_MS * 1000000L };
+	int rc = EXIT_SUCCESS;
+	json_t *doc = trace_call(fd, sock, t->start, &rc);
+
+	if (!doc)
+		return rc;
+	json_decref(doc);
+	t->started = true;
+	trace_signals();
+	while (!t->done && !trace_interrupted) {
+		nanosleep(&pause, NULL);
+		doc = trace_call(fd, sock, "read", &rc);
+		if (!doc)
+			return rc;
+		rc = trace_records(t, doc) < 0 ? EXIT_DAEMON_ERROR : rc;
+		json_decref(doc);
+		if (rc != EXIT_SUCCESS)
+			break;
+	}
+	if (!t->done) {
+		doc = trace_call(fd, sock, "stop", &rc);
+		json_decref(doc);
+	}
+	return rc;
+}
+
+static int run_trace(const char *sock, struct trace_run *t)
+{
+	int fd, rc;
+
+	if (t->file) {
+		t->out = fopen(t->file, "wb");
+		if (!t->out || capture_open(t->out) < 0) {
+			fprintf(stderr, "srv6ctl: %s: %s\n", t->file,
+				strerror(errno));
+			if (t->out)
+				fclose(t->out);
+			return EXIT_DAEMON_ERROR;
+		}
+	}
+	fd = ctl_connect(sock);
+	if (fd < 0) {
+		int e = errno;
+
+		fprintf(stderr, "srv6ctl: cannot connect to %s: %s\n", sock,
+			strerror(e));
+		if (t->out) {
+			fclose(t->out);
+			unlink(t->file);
+		}
+		return e == EACCES || e == EPERM ? EXIT_PERMISSION
+						 : EXIT_NO_DAEMON;
+	}
+	rc = trace_loop(fd, sock, t);
+	close(fd);
+	if (t->out) {
+		if (fclose(t->out) != 0 && rc == EXIT_SUCCESS) {
+			fprintf(stderr, "srv6ctl: %s: %s\n", t->file,
+				strerror(errno));
+			rc = EXIT_DAEMON_ERROR;
+		}
+		if (!t->started)	/* refused: no capture to keep */
+			unlink(t->file);
+		else
+			fprintf(stderr, "srv6ctl: %" PRIu64 " dropped packets "
+				"written to %s\n", t->got, t->file);
+	}
+	if (t->overflow)
+		fprintf(stderr, "srv6ctl: %" PRIu64 " packets not traced: the "
+			"workers' trace rings were full\n", t->overflow);
+	return rc;
+}
+
+/* A count argument 1..TRACE_MAX_N into *n; false (after a message) when
+ * it is not one. */
+static bool trace_count(const char *cmd, const char *arg, unsigned long *n)
+{
+	char *end;
+
+	errno = 0;
+	*n = strtoul(arg, &end, 10);
+	if (arg[0] >= '0' && arg[0] <= '9' && !*end && !errno && *n >= 1 &&
+	    *n <= TRACE_MAX_N)
+		return true;
+	fprintf(stderr, "srv6ctl: %s: '%s' is not a count from 1 to %u\n",
+		cmd, arg, TRACE_MAX_N);
+	return false;
+}
+
+/* trace [N] [sid SID | policy PREFIX/LEN], capture FILE [N]: the start
+ * request into req.  Returns false (after a message) on a bad line. */
+static bool trace_parse(int argc, char **argv, char *req, size_t len,
+			const char **file)
+{
+	bool capture = !strcmp(argv[0], "capture");
+	unsigned long n = TRACE_DEFAULT_N;
+	int i = 1;
+
+	*file = NULL;
+	if (capture) {
+		if (argc < 2 || argc > 3) {
+			fprintf(stderr, "srv6ctl: capture: expected FILE [N]\n");
+			return false;
+		}
+		*file = argv[1];
+		if (argc == 3 && !trace_count("capture", argv[2], &n))
+			return false;
+		snprintf(req, len, "start count %lu drops bytes", n);
+		return true;
+	}
+	if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9' &&
+	    !trace_count("trace", argv[i++], &n))
+		return false;
+	snprintf(req, len, "start count %lu", n);
+	if (i + 2 == argc && (!strcmp(argv[i], "sid") ||
+			      !strcmp(argv[i], "policy")) &&
+	    !strchr(argv[i + 1], ' ') && strlen(argv[i + 1]) < 100) {
+		snprintf(req + strlen(req), len - strlen(req), " %s %s",
+			 argv[i], argv[i + 1]);
+		return true;
+	}
+	if (i == argc)
+		return true;
+	fprintf(stderr, "srv6ctl: trace: expected [N] [sid SID | policy "
+		"PREFIX/LEN]\n");
+	return false;
 }
 
 /* ---- main ----------------------------------------------------------- */
@@ -804,9 +1173,13 @@ static const struct command {
 	{ "policy", "show", true, CTL_REQ_POLICIES, print_policies },
 	{ "stats", NULL, false, CTL_REQ_STATS, print_stats },
 	{ "reload", NULL, false, CTL_REQ_RELOAD, print_reload },
+	{ "clear", NULL, false, CTL_REQ_CLEAR, print_clear },
+	/* trace and capture: trace_parse() and run_trace() */
+	{ "trace", NULL, true, CTL_REQ_TRACE, NULL },
+	{ "capture", NULL, true, CTL_REQ_TRACE, NULL },
 	{ "version", NULL, false, CTL_REQ_VERSION, print_version },
 	{ "route", "table", true, CTL_REQ_ROUTES, print_routes },
-#define ROUTE_GET_CMD	7	/* not found by name: route_get_parse() */
+#define ROUTE_GET_CMD	10	/* not found by name: route_get_parse() */
 	{ "route", "get", true, CTL_REQ_ROUTE_GET, print_route_get },
 };
 
@@ -958,6 +1331,18 @@ int main(int argc, char **argv)
 	if (optind >= argc) {
 		usage(stderr);
 		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[optind], "trace") || !strcmp(argv[optind], "capture")) {
+		struct trace_run t = { .json = json };
+		char req[256];
+
+		if (!trace_parse(argc - optind, argv + optind, req, sizeof(req),
+				 &t.file)) {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		t.start = req;
+		return run_trace(sock, &t);
 	}
 	cmd = command_parse(argc - optind, argv + optind, &arg);
 	if (!cmd) {

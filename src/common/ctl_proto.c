@@ -52,6 +52,8 @@ bool ctl_type_known(uint16_t type, bool *write_req)
 	case CTL_REQ_ROUTE_GET:
 		return true;
 	case CTL_REQ_RELOAD:
+	case CTL_REQ_CLEAR:
+	case CTL_REQ_TRACE:	/* packets' bytes and addresses */
 		*write_req = true;
 		return true;
 	default:

@@ -55,6 +55,10 @@ enum ctl_req_type {
 				 * or a table id */
 	CTL_REQ_ROUTE_GET = 8,	/* one route as `ip route get`; payload:
 				 * "ADDR" or "ADDR TABLE" */
+	CTL_REQ_CLEAR = 9,	/* counters shown from zero (root only) */
+	CTL_REQ_TRACE = 10,	/* the workers' decisions, packet by packet
+				 * (root only); payload: "start ...",
+				 * "read" or "stop" (srv6ctl(8) trace) */
 };
 
 /* Reply status. */

@@ -1,4 +1,4 @@
-/* stats.c - drop reason names. */
+/* stats.c - drop reason and outcome names; the outcomes' sum. */
 #include "stats.h"
 
 static const char *const drop_reason_names[DROP__COUNT] = {
@@ -52,4 +52,47 @@ const char *kencap_fallback_name(enum kencap_fallback r)
 	if ((unsigned)r >= KENCAP_FB__COUNT)
 		return "unknown";
 	return kencap_fallback_names[r];
+}
+
+static const char *const worker_outcome_names[WORKER_OUT__COUNT] = {
+	[WORKER_OUT_FORWARDED] = "forwarded",
+	[WORKER_OUT_ACCEPTED] = "accepted",
+	[WORKER_OUT_INJECTED] = "injected",
+	[WORKER_OUT_BOUNCED] = "bounced",
+	[WORKER_OUT_DROPPED] = "dropped",
+};
+
+const char *worker_outcome_name(enum worker_outcome o)
+{
+	if ((unsigned)o >= WORKER_OUT__COUNT)
+		return "unknown";
+	return worker_outcome_names[o];
+}
+
+uint64_t worker_outcome_count(const struct worker_stats *ws,
+			      enum worker_outcome o)
+{
+	switch (o) {
+	case WORKER_OUT_FORWARDED:
+		return ws->forwarded;
+	case WORKER_OUT_ACCEPTED:
+		return ws->accepted;
+	case WORKER_OUT_INJECTED:
+		return ws->injected;
+	case WORKER_OUT_BOUNCED:
+		return ws->bounced;
+	case WORKER_OUT_DROPPED:
+		return ws->dropped;
+	default:
+		return 0;
+	}
+}
+
+uint64_t worker_stats_outcomes(const struct worker_stats *ws)
+{
+	uint64_t n = 0;
+
+	for (unsigned o = 0; o < WORKER_OUT__COUNT; o++)
+		n += worker_outcome_count(ws, (enum worker_outcome)o);
+	return n;
 }

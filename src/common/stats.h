@@ -152,4 +152,28 @@ struct worker_stats {
 	uint64_t drops[DROP__COUNT];
 } __attribute__((aligned(64)));
 
+/* What became of a packet received: reinject_count() counts each in
+ * exactly one of these worker_stats fields, so that rx_packets is their
+ * sum (worker_stats_outcomes()).  srv6ctl status has a column for each,
+ * in this order; the metrics' outcome label takes their names. */
+enum worker_outcome {
+	WORKER_OUT_FORWARDED,
+	WORKER_OUT_ACCEPTED,
+	WORKER_OUT_INJECTED,
+	WORKER_OUT_BOUNCED,
+	WORKER_OUT_DROPPED,
+	WORKER_OUT__COUNT
+};
+
+/* The outcome's name, that of its worker_stats field ("forwarded", ...),
+ * or "unknown" out of range. */
+const char *worker_outcome_name(enum worker_outcome o);
+
+/* ws's count of outcome o (0 out of range). */
+uint64_t worker_outcome_count(const struct worker_stats *ws,
+			      enum worker_outcome o);
+
+/* The sum of ws's outcomes: its rx_packets, for a reading at rest. */
+uint64_t worker_stats_outcomes(const struct worker_stats *ws);
+
 #endif

@@ -1429,6 +1429,53 @@ static int parse_control_group(struct parser *p, int argc, char **argv)
 	return 0;
 }
 
+/* metrics-listen ADDRESS:PORT: "[IPV6]:PORT" or "IPV4:PORT", numeric
+ * (no name is looked up). */
+static int parse_metrics_listen(struct parser *p, int argc, char **argv)
+{
+	const char *w = argv[1], *colon, *port;
+	char addr[INET6_ADDRSTRLEN + 1], *end;
+	struct config *cfg = p->cfg;
+	unsigned long n;
+	size_t len;
+
+	if (check_args(p, argc, argv, 2, "an address and port like "
+		       "[::1]:9586 or 127.0.0.1:9586") < 0)
+		return -1;
+	colon = strrchr(w, ':');
+	if (w[0] == '[') {
+		const char *close = strchr(w, ']');
+
+		colon = close && close[1] == ':' ? close + 1 : NULL;
+		len = close ? (size_t)(close - w - 1) : 0;
+		w++;
+		cfg->metrics_family = AF_INET6;
+	} else {
+		len = colon ? (size_t)(colon - w) : 0;
+		cfg->metrics_family = AF_INET;
+	}
+	port = colon ? colon + 1 : "";
+	errno = 0;
+	n = strtoul(port, &end, 10);
+	if (!colon || !len || len >= sizeof(addr) || *end || !*port ||
+	    *port < '0' || *port > '9' || errno || n == 0 || n > 65535) {
+		error(p, "metrics-listen: expected an address and port like "
+		      "[::1]:9586 or 127.0.0.1:9586, found '%s'",
+		      quote(p, argv[1]));
+		return -1;
+	}
+	snprintf(addr, sizeof(addr), "%.*s", (int)len, w);
+	if (inet_pton(cfg->metrics_family, addr, &cfg->metrics_addr) != 1) {
+		error(p, "metrics-listen: '%s' is not an IPv%c address (an "
+		      "IPv6 one goes in brackets)", quote(p, addr),
+		      cfg->metrics_family == AF_INET6 ? '6' : '4');
+		return -1;
+	}
+	cfg->metrics_port = (uint16_t)n;
+	cfg->has_metrics = true;
+	return 0;
+}
+
 /* DIRECTIVE yes|no into *val. */
 static int parse_yes_no(struct parser *p, int argc, char **argv, bool *val)
 {
@@ -1552,6 +1599,7 @@ static const struct directive {
 	{ "kernel-encap", parse_kernel_encap, true },
 	{ "kernel-end", parse_kernel_end, true },
 	{ "header-queue", parse_header_queue, true },
+	{ "metrics-listen", parse_metrics_listen, true },
 };
 
 #define NDIRECTIVES	(sizeof(directives) / sizeof(directives[0]))

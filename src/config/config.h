@@ -172,6 +172,16 @@ struct config {
 	 * applies it at start); has_control_group false: root's. */
 	bool has_control_group;
 	gid_t control_gid;
+	/* `metrics-listen ADDRESS:PORT`: where srv6d serves its metrics
+	 * over HTTP (src/daemon/metrics_http.h); has_metrics false:
+	 * nowhere, the default. */
+	bool has_metrics;
+	int metrics_family;		/* AF_INET or AF_INET6 */
+	union {
+		struct in_addr v4;
+		struct in6_addr v6;
+	} metrics_addr;
+	uint16_t metrics_port;
 	enum kernel_encap_mode kernel_encap;	/* `kernel-encap` */
 	unsigned kernel_encap_line;	/* its line, 0 when absent */
 	/* `kernel-end auto | yes | no` (the same values; what the daemon

@@ -307,7 +307,17 @@ static json_t *nfq_queue_json(const struct ctl_nfq_queue *q)
 	return jdone(o, ok);
 }
 
-/* One object per worker: queue, its counters; with_kernel: "kernel". */
+/* Worker i's header queue (`header-queue`: one beside each queue), or
+ * -1 when there is none. */
+static long header_queue_of(const struct ctl_status_src *src, unsigned i)
+{
+	const struct config *cfg = src->cfg;
+
+	return cfg && cfg->has_hqueue ? (long)cfg->hqueue_first + i : -1;
+}
+
+/* One object per worker: queue, its counters; with_kernel: "kernel", and
+ * "header_queue" with "kernel_header" (its line) when it has one. */
 static json_t *workers_json(const struct ctl_status_src *src, bool with_kernel)
 {
 	json_t *a = json_array();
@@ -325,6 +335,13 @@ static json_t *workers_json(const struct ctl_status_src *src, bool with_kernel)
 		if (with_kernel)
 			jset(w, "kernel", nfq_queue_json(kernel_queue(src,
 						src->queues[i])), &ok);
+		if (with_kernel && header_queue_of(src, i) >= 0) {
+			unsigned hq = (unsigned)header_queue_of(src, i);
+
+			jset(w, "header_queue", jcount(hq), &ok);
+			jset(w, "kernel_header",
+			     nfq_queue_json(kernel_queue(src, hq)), &ok);
+		}
 		jappend(a, w, &ok);
 	}
 	return jdone(a, ok);
@@ -567,6 +584,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "config_loaded", json_integer(src->config_loaded), &ok);
 	jset(o, "reloads", jcount(src->reloads), &ok);
 	jset(o, "reload_failures", jcount(src->reload_failures), &ok);
+	jset(o, "counters_cleared", json_integer(src->cleared), &ok);
 	jset(o, "reinject", reinject_json(src->cfg, src->rs), &ok);
 	jset(o, "kernel_encap", kencap_json(src), &ok);
 	jset(o, "kernel_end", kend_json(src->cfg, src->rs), &ok);
@@ -887,6 +905,11 @@ static int sid_find(const struct config *cfg, const char *want)
 	return slash ? -1 : best;
 }
 
+int ctl_sid_lookup(const struct config *cfg, const char *want)
+{
+	return sid_find(cfg, want);
+}
+
 json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
 		      uint16_t *status)
 {
@@ -992,6 +1015,22 @@ static bool policy_is(const struct policy *p, const struct policy_key *k)
 	       !memcmp(&p->prefix, k->a, k->family == AF_INET6 ? 16 : 4);
 }
 
+int ctl_policy_lookup(const struct config *cfg, const char *want,
+		      int *family, uint8_t prefix[16], unsigned *plen)
+{
+	struct policy_key k;
+
+	if (policy_key_parse(want, &k) < 0)
+		return -2;
+	*family = k.family;
+	memcpy(prefix, k.a, 16);
+	*plen = k.plen;
+	for (unsigned i = 0; cfg && i < cfg->npolicies; i++)
+		if (policy_is(&cfg->policies[i], &k))
+			return (int)i;
+	return -1;
+}
+
 /* The policies with prefix k, of every table: srv6d.conf's, then the
  * kernel's (a scan of the mirror's slots: a few ms at a full table). */
 static json_t *policies_find(const struct ctl_status_src *src,
@@ -1051,6 +1090,7 @@ json_t *ctl_stats_json(const struct ctl_status_src *src)
 
 	if (!ok)
 		return NULL;
+	jset(o, "counters_cleared", json_integer(src->cleared), &ok);
 	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
 							      : &zero), &ok);
 	jset(o, "workers", workers_json(src, true), &ok);

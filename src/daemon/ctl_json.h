@@ -59,6 +59,7 @@ struct ctl_status_src {
 	int64_t config_loaded;		/* Unix time of the last good load */
 	uint64_t reloads;		/* successful reloads */
 	uint64_t reload_failures;	/* refused reloads */
+	int64_t cleared;		/* Unix time of srv6ctl clear, 0: never */
 	unsigned nworkers;
 	const unsigned *queues;		/* queue number of worker i */
 	const struct worker_stats *workers;	/* nworkers entries */
@@ -96,6 +97,18 @@ json_t *ctl_status_json(const struct ctl_status_src *src);
  * NULL on allocation failure. */
 json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
 		      uint16_t *status);
+
+/* The index in cfg->sids of the SID `want` names, as ctl_sids_json()
+ * finds it; -1 when none, -2 when want is neither a prefix nor an
+ * address. */
+int ctl_sid_lookup(const struct config *cfg, const char *want);
+
+/* want as a policy prefix ("P/L", IPv6 or IPv4, masked) into *family,
+ * prefix (16 bytes; an IPv4 one in the first 4) and *plen.  Returns the
+ * index of the first of cfg's policies with that prefix, -1 when none
+ * has it, -2 when want is not a prefix/length. */
+int ctl_policy_lookup(const struct config *cfg, const char *want,
+		      int *family, uint8_t prefix[16], unsigned *plen);
 
 /* Kernel seg6 routes' policies the STATUS and POLICIES documents list
  * at most (a full table of them would be hundreds of MiB of JSON): the

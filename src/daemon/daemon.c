@@ -31,6 +31,8 @@
 #include "ctl.h"
 #include "daemon.h"
 #include "log.h"
+#include "metrics.h"
+#include "metrics_http.h"
 #include "reinject.h"
 #include "resolve.h"
 #include "rtmirror.h"
@@ -39,6 +41,7 @@
 #include "kpolicy.h"
 #include "pktsock.h"
 #include "seg6route.h"
+#include "trace.h"
 #include "worker.h"
 
 #define POLL_MAX_MS	1000	/* control clients' timeouts are checked */
@@ -68,6 +71,8 @@ struct daemon {
 	struct engine *engine;
 	struct rtmirror *mirror;	/* the kernel's routes, for the workers */
 	struct ctl_server *ctl;
+	struct metrics_http *metrics;	/* `metrics-listen`, or NULL */
+	struct trace_session trace;	/* srv6ctl trace, capture */
 	int sigfd;
 	int lockfd;			/* instance_lock(), held to the end */
 	uint64_t started_ms;
@@ -93,6 +98,11 @@ struct daemon {
 	struct in6_addr kernel_tunsrc;
 	bool kencap_held;
 	uint64_t tunsrc_next_ms;
+	/* srv6ctl clear: when, and the kernel's queue drops then (the
+	 * readings shown are less these). */
+	time_t cleared;
+	struct ctl_nfq_queue kq_base[SRV6_MAX_QUEUES * 4];
+	unsigned nkq_base;
 	uint64_t wd_interval_ms;	/* 0: no systemd watchdog */
 	uint64_t wd_next_ms;
 	bool stop;
@@ -281,6 +291,9 @@ static int poll_timeout(const struct daemon *d)
 		next = d->tunsrc_next_ms;
 	if (d->kr_due_ms && d->kr_due_ms < next)
 		next = d->kr_due_ms;
+	if (metrics_http_timeout_ms(d->metrics) >= 0 &&
+	    now + (uint64_t)metrics_http_timeout_ms(d->metrics) < next)
+		next = now + (uint64_t)metrics_http_timeout_ms(d->metrics);
 	return next <= now ? 0 : (int)(next - now);
 }
 
@@ -304,6 +317,37 @@ static void daemon_source_free(struct daemon_source *ds)
 	free(ds->pols);
 }
 
+/* The kernel's drops of q less those at the last srv6ctl clear (a queue
+ * bound again since counts from its own zero). */
+static void kq_less_base(const struct daemon *d, struct ctl_nfq_queue *q)
+{
+	for (unsigned i = 0; i < d->nkq_base; i++) {
+		const struct ctl_nfq_queue *b = &d->kq_base[i];
+
+		if (b->queue != q->queue || b->portid != q->portid ||
+		    b->queue_dropped > q->queue_dropped ||
+		    b->user_dropped > q->user_dropped)
+			continue;
+		q->queue_dropped -= b->queue_dropped;
+		q->user_dropped -= b->user_dropped;
+	}
+}
+
+/* CLEAR: the counters shown start from zero (engine_clear_stats(); the
+ * kernel's queue drops by a baseline kept here). */
+static json_t *daemon_clear(struct daemon *d, const struct ctl_request *req)
+{
+	int nk = ctl_nfq_read(CTL_NFQ_PROC, d->kq_base,
+			      sizeof(d->kq_base) / sizeof(d->kq_base[0]));
+
+	d->nkq_base = nk > 0 ? (unsigned)nk : 0;
+	engine_clear_stats(d->engine);
+	d->cleared = time(NULL);
+	log_msg(LOG_INFO, "counters cleared by pid %d (uid %u)", (int)req->pid,
+		(unsigned)req->uid);
+	return json_pack("{s:I}", "cleared", (json_int_t)d->cleared);
+}
+
 /* Read every counter.  with_kernel: the kernel's queues too.  Returns 0,
  * or -1 when memory runs out. */
 static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
@@ -320,6 +364,7 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 		.config_loaded = d->config_loaded,
 		.reloads = d->reloads,
 		.reload_failures = d->reload_failures,
+		.cleared = d->cleared,
 		.nworkers = n,
 		.cfg = cfg,
 		.rs = engine_runstate(d->engine),
@@ -350,12 +395,31 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 		int nk = ctl_nfq_read(CTL_NFQ_PROC, ds->kq,
 				      sizeof(ds->kq) / sizeof(ds->kq[0]));
 
+		for (int i = 0; i < nk; i++)
+			kq_less_base(d, &ds->kq[i]);
 		if (nk > 0) {
 			ds->src.kq = ds->kq;
 			ds->src.nkq = (unsigned)nk;
 		}
 	}
 	return 0;
+}
+
+/* A scrape of `metrics-listen` (metrics_http.h): the metrics of fresh
+ * counters, as daemon_query() reads them. */
+static char *daemon_metrics(void *arg, size_t *len)
+{
+	const struct daemon *d = arg;
+	struct daemon_source ds;
+	char *text;
+
+	if (daemon_source_read(d, &ds, true) < 0)
+		return NULL;
+	rcu_thread_online();
+	text = metrics_text(&ds.src, len);
+	rcu_thread_offline();
+	daemon_source_free(&ds);
+	return text;
 }
 
 /* ROUTES: the payload is "" or a table id. */
@@ -436,6 +500,10 @@ static json_t *daemon_ctl_request(void *arg, const struct ctl_request *req,
 	case CTL_REQ_ROUTES:
 	case CTL_REQ_ROUTE_GET:
 		return daemon_query(d, req, status);
+	case CTL_REQ_CLEAR:
+		return daemon_clear(d, req);
+	case CTL_REQ_TRACE:
+		return trace_request(&d->trace, d->engine, req, status);
 	case CTL_REQ_VERSION:
 		return json_pack("{s:s,s:i}", "version", SRV6D_VERSION,
 				 "protocol", CTL_PROTO_VERSION);
@@ -494,6 +562,13 @@ static const char *reload_needs_restart(const struct config *old,
 		return "control-group";
 	if (old->kernel_routes != ncfg->kernel_routes)
 		return "kernel-routes";	/* the mirror keeps them or not */
+	if (old->has_metrics != ncfg->has_metrics ||
+	    old->metrics_family != ncfg->metrics_family ||
+	    memcmp(&old->metrics_addr, &ncfg->metrics_addr,
+		   sizeof(old->metrics_addr)) ||
+	    old->metrics_port != ncfg->metrics_port)
+		return "metrics-listen";	/* bound once, before the
+						 * capabilities go */
 	return NULL;
 }
 
@@ -1068,7 +1143,7 @@ static void instance_lock_serve(int lockfd)
 
 static void daemon_loop(struct daemon *d)
 {
-	struct pollfd fds[3 + CTL_MAX_CLIENTS];
+	struct pollfd fds[4 + CTL_MAX_CLIENTS];
 
 	while (!d->stop) {
 		unsigned n;
@@ -1079,8 +1154,11 @@ static void daemon_loop(struct daemon *d)
 		/* -1 (kernel-routes no): poll() leaves it out */
 		fds[2] = (struct pollfd){ .fd = rtmirror_seg6_fd(d->mirror),
 					  .events = POLLIN };
-		n = 3 + ctl_server_pollfds(d->ctl, fds + 3,
-					   sizeof(fds) / sizeof(fds[0]) - 3);
+		/* -1 without metrics-listen */
+		fds[3] = (struct pollfd){ .fd = metrics_http_fd(d->metrics),
+					  .events = POLLIN };
+		n = 4 + ctl_server_pollfds(d->ctl, fds + 4,
+					   sizeof(fds) / sizeof(fds[0]) - 4);
 		r = poll(fds, n, poll_timeout(d));
 		if (r < 0 && errno != EINTR) {
 			log_msg(LOG_ERR, "poll: %s", strerror(errno));
@@ -1095,10 +1173,12 @@ static void daemon_loop(struct daemon *d)
 			if (fds[2].revents & POLLIN)
 				kroutes_changed(d);
 			/* also on a timeout: idle clients are closed */
-			ctl_server_dispatch(d->ctl, fds + 3, n - 3);
+			ctl_server_dispatch(d->ctl, fds + 4, n - 4);
+			metrics_http_run(d->metrics);
 		}
 		kroutes_tick(d);
 		tunsrc_tick(d);
+		trace_tick(&d->trace, d->engine);
 		watchdog_tick(d);
 	}
 }
@@ -1454,6 +1534,13 @@ static int daemon_start(struct daemon *d)
 			"SystemCallFilter=@chown: see srv6d(8) SECURITY)" : "");
 		goto fail_cfg;
 	}
+	/* Its port too, before the capabilities go (no thread: the loop
+	 * drives it). */
+	if (cfg->has_metrics && !(d->metrics = metrics_http_open(cfg,
+			daemon_metrics, d, err, sizeof(err)))) {
+		log_msg(LOG_ERR, "%s", err);
+		goto fail_ctl;
+	}
 	if (caps_reduce(err, sizeof(err)) < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_ctl;
@@ -1513,6 +1600,7 @@ static int daemon_start(struct daemon *d)
 		log_msg(LOG_ERR, "%s", err);
 		rtmirror_free(d->mirror);
 		owned_remove(d);
+		metrics_http_close(d->metrics);
 		ctl_server_close(d->ctl);
 		close(d->lockfd);
 		return -1;
@@ -1523,6 +1611,8 @@ fail_rules:
 	runstate_free(rs);
 	owned_remove(d);
 fail_ctl:
+	metrics_http_close(d->metrics);
+	d->metrics = NULL;
 	ctl_server_close(d->ctl);
 fail_cfg:
 	config_free(cfg);
@@ -1561,9 +1651,11 @@ static void kroutes_start(struct daemon *d)
 static void daemon_stop(struct daemon *d)
 {
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping: draining the queues");
+	trace_session_end(&d->trace, d->engine);
 	engine_stop(d->engine);		/* every queued packet gets a verdict */
 	rtmirror_free(d->mirror);	/* no worker reads it any more */
 	owned_remove(d);
+	metrics_http_close(d->metrics);
 	ctl_server_close(d->ctl);	/* unlinks the socket */
 	close(d->lockfd);		/* last: the next srv6d may start */
 	config_free(d->file);

@@ -836,6 +836,57 @@ void reinject_count(struct pkt *p, struct worker_stats *st)
 	}
 }
 
+enum worker_outcome reinject_outcome(const struct pkt *p,
+				     enum drop_reason *reason)
+{
+	if (reinject_outcome_dropped(p)) {
+		*reason = p->reason;
+		return WORKER_OUT_DROPPED;
+	}
+	if (p->way.failed) {
+		*reason = (enum drop_reason)p->way.reason;
+		return WORKER_OUT_DROPPED;
+	}
+	switch ((enum reinject_action)p->way.action) {
+	case REINJECT_ACCEPT:
+		return WORKER_OUT_ACCEPTED;
+	case REINJECT_PAYLOAD:
+	case REINJECT_KERNEL:
+		return WORKER_OUT_FORWARDED;
+	case REINJECT_BOUNCE:
+		return WORKER_OUT_BOUNCED;
+	case REINJECT_DROP:
+		*reason = DROP_BAD_MESSAGE;
+		return WORKER_OUT_DROPPED;
+	default:
+		return WORKER_OUT_INJECTED;
+	}
+}
+
+const char *reinject_action_name(enum reinject_action a)
+{
+	static const char *const names[] = {
+		[REINJECT_ACCEPT] = "accept",
+		[REINJECT_PAYLOAD] = "payload",
+		[REINJECT_OWN_DEV] = "own-dev",
+		[REINJECT_L2] = "l2",
+		[REINJECT_DEV] = "dev",
+		[REINJECT_LOCAL] = "local",
+		[REINJECT_DROP] = "drop",
+		[REINJECT_DROP_REASON] = "drop",
+		[REINJECT_VNET_OWN_DEV] = "vnet-own-dev",
+		[REINJECT_VNET_DEV] = "vnet-dev",
+		[REINJECT_SEGMENT] = "segment",
+		[REINJECT_KERNEL] = "kernel",
+		[REINJECT_KERNEL_INNER] = "kernel-inner",
+		[REINJECT_BOUNCE] = "bounce",
+	};
+
+	if ((unsigned)a >= sizeof(names) / sizeof(names[0]) || !names[a])
+		return "unknown";
+	return names[a];
+}
+
 void reinject_flush(struct reinject_io *io, struct worker_stats *st)
 {
 	reinject_tx_send(io);

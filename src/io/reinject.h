@@ -288,6 +288,16 @@ void reinject_packet(const struct config *cfg, const struct runstate *rs, const 
  * (reinject_charge()). */
 void reinject_count(struct pkt *p, struct worker_stats *st);
 
+/* The outcome reinject_count() counts (or counted) p under, and for
+ * WORKER_OUT_DROPPED its reason in *reason: what a trace shows
+ * (pkt_trace.h).  Pure; the same before and after the count. */
+enum worker_outcome reinject_outcome(const struct pkt *p,
+				     enum drop_reason *reason);
+
+/* The way's short name for a trace ("payload", "kernel", "own-dev",
+ * "bounce", ...), "unknown" out of range. */
+const char *reinject_action_name(enum reinject_action a);
+
 /* The payload rule of a kernel of release `release` (uname -r), the
  * process in the initial user namespace or not (above); why (whylen
  * bytes) says why in a line for the log and srv6ctl status.  Pure. */

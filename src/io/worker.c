@@ -28,6 +28,7 @@
 #include "kend.h"
 #include "log.h"
 #include "nfq.h"
+#include "pkt_trace.h"
 #include "pktsock.h"
 #include "process.h"
 #include "reinject.h"
@@ -82,6 +83,13 @@ struct worker {
 	struct proc_ctx ctx;
 	struct pkt pkts[NFQ_BATCH];
 	bool process[NFQ_BATCH];
+	/* A trace (pkt_trace.h): the ring, and for the batch being traced
+	 * the counters each packet's processing left in p->st (before a
+	 * failed way back clears them) and its first bytes as queued. */
+	struct pkt_trace_ring *trace;
+	const struct sid_stats *trace_st[NFQ_BATCH];
+	uint16_t trace_len[NFQ_BATCH];
+	uint8_t (*trace_snap)[PKT_TRACE_SNAP];	/* [NFQ_BATCH] */
 };
 
 struct engine {
@@ -104,9 +112,13 @@ struct engine {
 	 * is not what the config's encapsulations were resolved with. */
 	bool kencap_held;
 	const char *hang_file;		/* ENGINE_HANG_ENV, or NULL (unarmed) */
-	/* Control thread only: totals of earlier generations. */
+	/* Control thread only: totals of earlier generations, less what
+	 * engine_clear_stats() took away (unsigned: a base may wrap, its
+	 * sum with the workers' counts does not). */
 	struct sid_stats *base_sids;	/* [gen->cfg->nsids] */
 	struct sid_stats *base_pols;	/* [gen->cfg->npolicies] */
+	struct worker_stats *base_workers;	/* [nworkers]: 0, or minus
+						 * the counts at a clear */
 };
 
 static uint64_t now_ns(void)
@@ -396,13 +408,126 @@ static bool worker_headers_suffice(const struct proc_ctx *ctx, struct pkt *p)
 	return false;
 }
 
+/* ---- a trace (pkt_trace.h): only while one is on -------------------------- */
+
+/* The first bytes of each packet of the batch, as queued. */
+static void worker_trace_snap(struct worker *w, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct pkt *p = &w->pkts[i];
+		uint32_t len = p->len < PKT_TRACE_SNAP ? p->len : PKT_TRACE_SNAP;
+
+		w->trace_len[i] = (uint16_t)len;
+		if (len)
+			memcpy(w->trace_snap[i], p->data, len);
+	}
+}
+
+/* st inside a[0..n)? */
+static bool stats_in(const struct sid_stats *st, const struct sid_stats *a,
+		     unsigned n)
+{
+	return a && (uintptr_t)st >= (uintptr_t)a &&
+	       (uintptr_t)st < (uintptr_t)(a + n);
+}
+
+/* What processed the packet whose counters were st: its kind, and its
+ * prefix into rec. */
+static void worker_trace_who(const struct proc_ctx *ctx,
+			     const struct sid_stats *st,
+			     struct pkt_trace_record *rec)
+{
+	const struct config *cfg = ctx->cfg;
+
+	rec->kind = PKT_TRACE_NONE;
+	if (!st)
+		return;
+	if (stats_in(st, ctx->sid_stats, cfg->nsids)) {
+		const struct sid *s = &cfg->sids[st - ctx->sid_stats];
+
+		rec->kind = PKT_TRACE_SID;
+		rec->family = AF_INET6;
+		memcpy(rec->prefix, &s->prefix, 16);
+		rec->plen = s->plen;
+		rec->behavior = (uint8_t)s->behavior;
+	} else if (stats_in(st, ctx->policy_stats, cfg->npolicies)) {
+		const struct policy *pol =
+			&cfg->policies[st - ctx->policy_stats];
+
+		rec->kind = PKT_TRACE_POLICY;
+		rec->family = (uint8_t)pol->family;
+		memset(rec->prefix, 0, 16);
+		memcpy(rec->prefix, &pol->prefix,
+		       pol->family == AF_INET ? 4 : 16);
+		rec->plen = pol->plen;
+		rec->table = pol->table;
+	} else {
+		rec->kind = PKT_TRACE_KPOLICY;
+	}
+}
+
+static bool worker_trace_keep(const struct pkt_trace_filter *f,
+			      const struct pkt_trace_record *rec)
+{
+	if (f->drops_only && rec->outcome != WORKER_OUT_DROPPED)
+		return false;
+	if (f->kind == PKT_TRACE_NONE)
+		return true;
+	return rec->kind == f->kind && rec->family == f->family &&
+	       rec->plen == f->plen &&
+	       !memcmp(rec->prefix, f->prefix, f->family == AF_INET ? 4 : 16);
+}
+
+/* After the batch's verdicts: a record of each packet the filter keeps. */
+static void worker_trace_batch(struct worker *w, int n)
+{
+	struct pkt_trace_ring *r = w->trace;
+	struct pkt_trace_record rec;
+
+	for (int i = 0; i < n; i++) {
+		const struct pkt *p = &w->pkts[i];
+		enum drop_reason reason = (enum drop_reason)0;
+		struct pkt_trace_record *slot;
+
+		memset(&rec, 0, offsetof(struct pkt_trace_record, data));
+		rec.outcome = (uint8_t)reinject_outcome(p, &reason);
+		rec.reason = (uint8_t)reason;
+		worker_trace_who(&w->ctx, w->trace_st[i], &rec);
+		if (!worker_trace_keep(&r->filter, &rec))
+			continue;
+		slot = pkt_trace_slot(r);
+		if (!slot)
+			continue;
+		rec.mono_ns = w->ctx.now_ns;
+		rec.queue = p->from_hqueue && w->e->has_hqueue ?
+			    w->e->hqueue_first + w->index : w->queue;
+		rec.orig_len = p->orig_len;
+		rec.caplen = w->trace_len[i];
+		rec.action = p->way.action;
+		rec.verdict = (uint8_t)p->verdict;
+		rec.pkt_outcome = (uint8_t)p->outcome;
+		rec.failed = p->way.failed;
+		rec.set_mark = p->set_mark;
+		rec.mark = p->out_mark;
+		memcpy(slot, &rec, offsetof(struct pkt_trace_record, data));
+		memcpy(slot->data, w->trace_snap[i], rec.caplen);
+		pkt_trace_commit(r);
+	}
+}
+
 /* Process the n packets of the batch just received and send their
- * verdicts.  The worker is online (RCU). */
+ * verdicts.  The worker is online (RCU).  A trace costs the load of
+ * `on` when off. */
 static void worker_run_batch(struct worker *w, int n)
 {
 	struct generation *g = rcu_dereference(w->e->gen);
 	struct proc_ctx *ctx = &w->ctx;
+	bool tracing = CMM_LOAD_SHARED(w->trace->on);
 
+	if (tracing) {
+		cmm_smp_rmb();	/* the filter, set before `on` */
+		worker_trace_snap(w, n);
+	}
 	ctx->cfg = g->cfg;
 	ctx->rs = g->rs;
 	ctx->sid_rt = g->sid_rt;
@@ -422,6 +547,8 @@ static void worker_run_batch(struct worker *w, int n)
 				 worker_headers_suffice(ctx, p))
 				srv6_process(ctx, p);
 		}
+		if (tracing)
+			w->trace_st[i] = p->st;
 		reinject_packet(g->cfg, g->rs, g->sid_rt, p, w->q, &w->io,
 				w->stats);
 	}
@@ -430,6 +557,8 @@ static void worker_run_batch(struct worker *w, int n)
 	 * originals' NF_DROP among them). */
 	reinject_flush(&w->io, w->stats);
 	nfq_verdict_flush(w->q, w->stats);
+	if (tracing)
+		worker_trace_batch(w, n);
 }
 
 /* After a stop: give a verdict to everything already queued (bounded, in
@@ -523,12 +652,15 @@ static void engine_destroy(struct engine *e)
 		pkt_tx_free(w->io.tx);
 		seg_area_fini(&w->seg);
 		free(w->stats);
+		free(w->trace);
+		free(w->trace_snap);
 	}
 	if (e->dev_open)
 		rtrules_reinject_dev_close(e->tun_name);
 	generation_free(e->gen);
 	free(e->base_sids);
 	free(e->base_pols);
+	free(e->base_workers);
 	free(e->workers);
 	free(e);
 }
@@ -630,7 +762,10 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	if (cfg->gso && seg_area_init(&w->seg, SEG_AREA_BYTES) == 0)
 		w->io.seg = &w->seg;
 	w->stats = zalloc_lines(sizeof(*w->stats));
-	if (!w->stats || !w->io.tx || (cfg->gso && !w->io.seg)) {
+	w->trace = pkt_trace_ring_new();
+	w->trace_snap = zalloc_lines(NFQ_BATCH * sizeof(*w->trace_snap));
+	if (!w->stats || !w->io.tx || (cfg->gso && !w->io.seg) || !w->trace ||
+	    !w->trace_snap) {
 		snprintf(err, errlen, "queue %u: out of memory", w->queue);
 		return -1;
 	}
@@ -697,7 +832,9 @@ struct engine *engine_start(struct config *cfg, struct runstate *rs,
 		e->workers[i].io.raw_fd = e->workers[i].io.pkt_fd = -1;
 	e->base_sids = calloc(nsids + 1, sizeof(*e->base_sids));
 	e->base_pols = calloc(npolicies + 1, sizeof(*e->base_pols));
-	if (!e->gen || !e->workers || !e->base_sids || !e->base_pols) {
+	e->base_workers = zalloc_lines(n * sizeof(*e->base_workers));
+	if (!e->gen || !e->workers || !e->base_sids || !e->base_pols ||
+	    !e->base_workers) {
 		snprintf(err, errlen, "out of memory");
 		e->nworkers = e->workers ? n : 0;
 		engine_destroy(e);
@@ -875,10 +1012,14 @@ void engine_read_stats(const struct engine *e, struct worker_stats *total,
 		       struct sid_stats *sids, struct sid_stats *pols)
 {
 	const struct generation *g = e->gen;
+	struct worker_stats ws;
 
 	memset(total, 0, sizeof(*total));
-	for (unsigned w = 0; w < e->nworkers; w++)
-		worker_stats_add(total, e->workers[w].stats);
+	for (unsigned w = 0; w < e->nworkers; w++) {
+		engine_read_worker_stats(e, w, &ws);
+		counters_add((uint64_t *)total, (const uint64_t *)&ws,
+			     WORKER_STATS_WORDS);
+	}
 	for (unsigned j = 0; sids && j < g->cfg->nsids; j++) {
 		sids[j] = e->base_sids[j];
 		for (unsigned w = 0; w < e->nworkers; w++)
@@ -894,6 +1035,76 @@ void engine_read_stats(const struct engine *e, struct worker_stats *total,
 void engine_read_worker_stats(const struct engine *e, unsigned i,
 			      struct worker_stats *out)
 {
-	memset(out, 0, sizeof(*out));
+	*out = e->base_workers[i];
 	worker_stats_add(out, e->workers[i].stats);
+}
+
+/* dst = -src, word by word: the base that makes a reading of src zero. */
+static void counters_negate(uint64_t *dst, const uint64_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (uint64_t)0 - src[i];
+}
+
+void engine_clear_stats(struct engine *e)
+{
+	const struct generation *g = e->gen;
+	struct worker_stats ws;
+	struct sid_stats st;
+
+	for (unsigned w = 0; w < e->nworkers; w++) {
+		memset(&ws, 0, sizeof(ws));
+		worker_stats_add(&ws, e->workers[w].stats);
+		counters_negate((uint64_t *)&e->base_workers[w],
+				(const uint64_t *)&ws, WORKER_STATS_WORDS);
+	}
+	for (unsigned j = 0; j < g->cfg->nsids; j++) {
+		memset(&st, 0, sizeof(st));
+		for (unsigned w = 0; w < e->nworkers; w++)
+			sid_stats_add(&st, &g->sids[w][j]);
+		counters_negate((uint64_t *)&e->base_sids[j],
+				(const uint64_t *)&st, SID_STATS_WORDS);
+	}
+	for (unsigned j = 0; j < g->cfg->npolicies; j++) {
+		memset(&st, 0, sizeof(st));
+		for (unsigned w = 0; w < e->nworkers; w++)
+			sid_stats_add(&st, &g->pols[w][j]);
+		counters_negate((uint64_t *)&e->base_pols[j],
+				(const uint64_t *)&st, SID_STATS_WORDS);
+	}
+}
+
+/* ---- traces (pkt_trace.h) ------------------------------------------------ */
+
+void engine_trace_start(struct engine *e, const struct pkt_trace_filter *f)
+{
+	engine_trace_stop(e);
+	/* No worker is inside a batch that read `on` any more. */
+	synchronize_rcu();
+	for (unsigned i = 0; i < e->nworkers; i++)
+		pkt_trace_reset(e->workers[i].trace, f);
+	cmm_smp_wmb();	/* the filter before `on` */
+	for (unsigned i = 0; i < e->nworkers; i++)
+		CMM_STORE_SHARED(e->workers[i].trace->on, true);
+}
+
+void engine_trace_stop(struct engine *e)
+{
+	for (unsigned i = 0; i < e->nworkers; i++)
+		CMM_STORE_SHARED(e->workers[i].trace->on, false);
+}
+
+unsigned engine_trace_drain(struct engine *e, struct pkt_trace_record *out,
+			    unsigned max, uint64_t *overflow)
+{
+	unsigned n = 0;
+
+	*overflow = 0;
+	for (unsigned i = 0; i < e->nworkers; i++) {
+		struct pkt_trace_ring *r = e->workers[i].trace;
+
+		n += pkt_trace_drain(r, out + n, max - n);
+		*overflow += CMM_LOAD_SHARED(r->overflow);
+	}
+	return n;
 }

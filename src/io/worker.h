@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "pkt_trace.h"
 #include "stats.h"
 
 struct engine;
@@ -84,5 +85,25 @@ void engine_read_stats(const struct engine *e, struct worker_stats *total,
 /* One worker's totals (per-queue view). */
 void engine_read_worker_stats(const struct engine *e, unsigned i,
 			      struct worker_stats *out);
+
+/* `srv6ctl clear` (control thread only): from now on the readings above
+ * count from zero.  The workers' counters are not written: the engine's
+ * bases (its own, which a reload carries over with the SIDs and policies
+ * they are of) become minus what the workers counted so far. */
+void engine_clear_stats(struct engine *e);
+
+/* A trace (pkt_trace.h), control thread only, offline (RCU): stop any,
+ * wait for the workers' batches in flight, empty the rings, give them f
+ * and turn them on.  Each worker writes at most f->budget records. */
+void engine_trace_start(struct engine *e, const struct pkt_trace_filter *f);
+
+/* Turn the trace off (what the rings hold can still be drained). */
+void engine_trace_stop(struct engine *e);
+
+/* Move at most max records out of the workers' rings into out (worker
+ * by worker, each in its order).  *overflow: the records lost so far in
+ * this trace (rings full).  Returns how many. */
+unsigned engine_trace_drain(struct engine *e, struct pkt_trace_record *out,
+			    unsigned max, uint64_t *overflow);
 
 #endif
