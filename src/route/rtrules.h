@@ -33,7 +33,8 @@
  * mark (IPv4; IPv6 beside the fwmark rules):
  *                   ip [-6] rule add priority P iif srv6dM lookup TABLE
  *                   ip [-6] rule add priority P iif srv6dM unreachable
- * End.DX2: OIF is resolved to its struct sid_runtime's ifindex.
+ * End.DX2: OIF is resolved to its struct sid_runtime's ifindex (rs's
+ * oif_index: 0 while no such link exists, its frames dropped).
  *
  * P is cfg->rule_priority.  The daemon's "scope" is every rule of either
  * family at priority P whose fwmark lies in [mark_base, mark_base +
@@ -111,8 +112,9 @@ void rtrules_scope_of(const struct config *cfg, struct rtrules_scope *s);
  * add the wanted ones.  For the start, when no packet is in flight.
  * Returns 0 with *rt the SIDs' struct sid_runtime (cfg->nsids entries,
  * the caller's to free() or publish with cfg), or -1 with a message in err
- * at the first failure (a vrftable without its VRF device, an End.DX2 oif
- * that does not exist, ...) and *rt NULL. */
+ * at the first failure (a vrftable without its VRF device, ...) and *rt
+ * NULL.  A SID whose oif is no link yet (rs's oif_index 0) is no failure:
+ * it gets no route and its struct sid_runtime no ifindex. */
 int rtrules_install(const struct config *cfg, const struct runstate *rs,
 		    const struct rtrules_scope *prev,
 		    struct sid_runtime **rt, char *err, size_t errlen);
@@ -161,8 +163,9 @@ struct nlmsghdr *rtrules_build_rule(void *buf, uint16_t cmd, uint32_t seq,
 /* cmd: RTM_NEWROUTE (NLM_F_CREATE|NLM_F_REPLACE) / RTM_DELROUTE.  A route
  * of family (AF_INET6: dst and gw are struct in6_addr, AF_INET: struct
  * in_addr) dst/dst_len in table; dst may be NULL when dst_len is 0, gw
- * NULL, oif 0 for none; metric 0 for the kernel's default (and "any" in a
- * delete).  Returns the message. */
+ * NULL, oif 0 for none (both: the next hop is on that link, onlink);
+ * metric 0 for the kernel's default (and "any" in a delete).  Returns the
+ * message. */
 struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
 				     uint8_t family, uint32_t table,
 				     const void *dst, uint8_t dst_len,
