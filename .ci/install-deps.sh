@@ -12,8 +12,11 @@ BUILD="build-essential autoconf automake libtool pkg-config
 TEST="iproute2 iptables python3-scapy tcpdump tshark iperf3 netsniff-ng
  clang libclang-rt-dev mandoc valgrind procps kmod iputils-ping ethtool
  prometheus curl"
+# The Debian package (.ci/deb.sh; debian/control's Build-Depends are BUILD
+# and systemd, whose systemd.pc names the unit directory).
+PKG="debhelper dpkg-dev lintian systemd"
 missing=""
-for p in $BUILD $TEST; do
+for p in $BUILD $TEST $PKG; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then

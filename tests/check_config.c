@@ -627,7 +627,7 @@ END_TEST
 START_TEST(test_man_examples)
 {
 	size_t len, nlit = 0, ndl = 0;
-	char *man = read_src("man/srv6d.conf.5", &len);
+	char *man = read_src("man/srv6d.conf.5.in", &len);
 	char *lit = calloc(1, len + 64), *whole = calloc(1, len + 1);
 	bool in_lit = false, in_examples = false;
 	char *save = NULL;

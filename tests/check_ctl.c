@@ -1353,7 +1353,7 @@ START_TEST(route_message)
 				  &in6addr_any, 0, &gw, 3, 0);
 	n = hex2bin(
 		"40000000 1800 0505 09000000 00000000"	/* CREATE|REPLACE */
-		"0a 00 00 00 00 5d 00 01 00000000"	/* srv6d's, unicast */
+		"0a 00 00 00 00 5d 00 01 04000000"	/* srv6d's, unicast, onlink */
 		"0800 0f00 01006f5d"			/* RTA_TABLE */
 		"1400 0500 fc000003 00000000 00000000 00000002" /* RTA_GATEWAY */
 		"0800 0400 03000000",			/* RTA_OIF */

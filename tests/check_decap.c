@@ -356,6 +356,9 @@ static void use_kernel_end(const char *lines)
 	cfg = config_parse_buffer("t.conf", text, strlen(text), NULL, NULL);
 	ck_assert_ptr_nonnull(cfg);
 	rs_reset();
+	/* every oif names a link (resolve.c's resolve_links()) */
+	for (unsigned i = 0; i < cfg->nsids; i++)
+		rs->sids[i].oif_index = cfg->sids[i].oif[0] ? 9 : 0;
 	ck_assert_int_eq(kencap_routes_assign(rs, cfg, NULL, NULL), 0);
 	rs->kend_on = true;
 	ctx.cfg = cfg;
@@ -406,6 +409,12 @@ START_TEST(kernel_decap_marks)
 	/* kernel-end off (kencap_routes_resolve() said no) */
 	rs->kend_on = false;
 	ck_assert_uint_eq(kernel_mark_after(DX4_NOSRH_IN), 0);
+	/* an oif that is no link yet: no kernel route to make, no mark */
+	use_kernel_end("sid fc00:100::5 action End.DX6 nh6 fc00:3::2 oif veth9\n");
+	rs->sids[0].oif_index = 0;
+	ck_assert_int_eq(kencap_routes_assign(rs, cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(rs->sids[0].kend_mark, 0);
+	ck_assert_uint_eq(kernel_mark_after(DX6_NOSRH_IN), 0);
 }
 END_TEST
 
@@ -649,8 +658,9 @@ START_TEST(reinject_dx2_by_oif)
 	enum drop_reason r = DROP__COUNT;
 	struct pkt *p = run(BHV_END_DX2, DX2_SRH_IN);
 
+	/* no ifindex: its oif is no link (yet) */
 	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_DROP_REASON);
-	ck_assert_int_eq(r, DROP_REINJECT);
+	ck_assert_int_eq(r, DROP_NEXTHOP_UNREACHABLE);
 	srt[0].ifindex = 7;
 	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_L2);
 	ck_assert_uint_eq(reinject_ifindex(cfg, rs, srt, p), 7);
@@ -744,9 +754,10 @@ START_TEST(reinject_drop_charged_to_sid)
 
 	expect_counted_ok(p);
 	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_DROP_REASON);
-	ck_assert_int_eq(r, DROP_REINJECT);	/* oif not resolved */
+	/* oif not resolved: no such link (yet) */
+	ck_assert_int_eq(r, DROP_NEXTHOP_UNREACHABLE);
 	reinject_charge(p, r);
-	expect_charged(p, DROP_REINJECT);
+	expect_charged(p, DROP_NEXTHOP_UNREACHABLE);
 	/* A packet no SID or policy counted as a success: nothing moves. */
 	p = run(BHV_END_DX6, SL1_IN);
 	ck_assert_int_eq(p->outcome, PKT_OUT_ICMP);
@@ -789,14 +800,15 @@ START_TEST(reinject_packet_drops_charged)
 		pkt_tx_free(io.tx);
 		return;
 	}
-	/* End.DX2 whose oif is not resolved: DROP_REINJECT (decided). */
+	/* End.DX2 whose oif is not resolved (no such link yet):
+	 * DROP_NEXTHOP_UNREACHABLE (decided). */
 	p = run(BHV_END_DX2, DX2_SRH_IN);
 	expect_counted_ok(p);
 	reinject_packet(cfg, rs, srt, p, q, &io, &ws);
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.dropped, 1);
-	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 1);
-	expect_charged(p, DROP_REINJECT);
+	ck_assert_uint_eq(ws.drops[DROP_NEXTHOP_UNREACHABLE], 1);
+	expect_charged(p, DROP_NEXTHOP_UNREACHABLE);
 	/* End.DT4 into a device that does not exist (gone in a reload):
 	 * the batch's send fails for it at the flush (or the socket cannot
 	 * be opened: at once); it moves from injected to dropped. */
@@ -807,7 +819,7 @@ START_TEST(reinject_packet_drops_charged)
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.injected, 0);
 	ck_assert_uint_eq(ws.dropped, 2);
-	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 2);
+	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 1);
 	expect_charged(p, DROP_REINJECT);
 	/* End with USD, IPv4 inner: into the reinjection device, which
 	 * does not exist here: the send fails at the flush. */
@@ -829,7 +841,7 @@ START_TEST(reinject_packet_drops_charged)
 	reinject_packet(cfg, rs, srt, p, q, &io, &ws);
 	reinject_flush(&io, &ws);
 	ck_assert_uint_eq(ws.dropped, 3);
-	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 3);
+	ck_assert_uint_eq(ws.drops[DROP_REINJECT], 2);
 	ck_assert_uint_eq(ws.injected, 0);
 	expect_charged(p, DROP_REINJECT);
 	/* A verdict too large to carry: DROP_TOO_BIG. */
@@ -1092,8 +1104,8 @@ static const char RULE4_UNREACH_DEL[] =	/* ... iif srv6d5d6f0004 unreachable */
 	"4000000021000500080000000000000002000000000000070000000008000600"
 	"e80300001200030073727636643564366630303034000000"
 	"050015005d000000";			/* only srv6d's */
-static const char ROUTE4_DEFAULT[] =	/* default via 203.0.113.2 dev 5 table 0x5d6f0002 */
-	"3400000018000505090000000000000002000000005d00010000000008000f00"
+static const char ROUTE4_DEFAULT[] =	/* default via 203.0.113.2 dev 5 onlink table 0x5d6f0002 */
+	"3400000018000505090000000000000002000000005d00010400000008000f00"
 	"02006f5d08000500cb0071020800040005000000";
 
 START_TEST(rtrules_ipv4_messages)

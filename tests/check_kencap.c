@@ -52,6 +52,10 @@ static struct runstate *st(const struct config *cfg)
 	states[free_slot].cfg = cfg;
 	states[free_slot].rs = runstate_new(cfg);
 	ck_assert_ptr_nonnull(states[free_slot].rs);
+	/* every oif names a link (resolve.c's resolve_links()) */
+	for (unsigned i = 0; i < cfg->nsids; i++)
+		states[free_slot].rs->sids[i].oif_index =
+			cfg->sids[i].oif[0] ? 9 : 0;
 	return states[free_slot].rs;
 }
 
@@ -326,6 +330,12 @@ START_TEST(kdecap_assign)
 	ck_assert(!kencap_routes_decap_sid(&cfg->sids[0]));
 	ck_assert(kencap_routes_kernel_sid(&cfg->sids[0]));
 	ck_assert(!kencap_routes_kernel_sid(&cfg->sids[3]));
+	/* End.DX6's oif is no link yet: no mark (no route to make) */
+	st(cfg)->sids[5].oif_index = 0;
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(st(cfg)->sids[5].kend_mark, 0);
+	ck_assert_uint_eq(st(cfg)->sids[6].kend_mark, BASE + 0xfffd);
+	ck_assert_uint_eq(st(cfg)->nkends, 3);
 	cfree(cfg);
 }
 END_TEST

@@ -141,6 +141,49 @@ START_TEST(test_links_and_addrs)
 }
 END_TEST
 
+/* The count waiting on rtmirror_links_fd() (read and cleared). */
+static uint64_t links_notices(struct rtmirror *m)
+{
+	uint64_t v = 0;
+
+	if (read(rtmirror_links_fd(m), &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+/* rtmirror_links_fd() tells of a link that appears, goes, is set up or
+ * down, or is renamed (what a SID's oif waits for), not of its carrier,
+ * MTU or addresses. */
+START_TEST(test_links_fd)
+{
+	struct rtmirror *m = rtmirror_new(NULL);
+	unsigned carrier = IFF_UP | IFF_LOWER_UP | IFF_RUNNING;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_ge(rtmirror_links_fd(m), 0);
+	ck_assert_uint_eq(links_notices(m), 0);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "eth1", 0, 1500)), 0);
+	ck_assert_uint_eq(links_notices(m), 1);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "eth1", IFF_UP, 1500)), 0);
+	ck_assert_uint_eq(links_notices(m), 1);
+	/* carrier, another MTU, an address: nothing a SID waits for */
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "eth1", carrier, 9000)), 0);
+	ck_assert_int_eq(rtmirror_apply(m, msg_addr(RTM_NEWADDR, 2, AF_INET, "10.0.0.1", 24)), 0);
+	ck_assert_uint_eq(links_notices(m), 0);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "eth9", carrier, 9000)), 0);
+	ck_assert_uint_eq(links_notices(m), 1);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_NEWLINK, 2, "eth9", 0, 9000)), 0);
+	ck_assert_uint_eq(links_notices(m), 1);
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_DELLINK, 2, "eth9", 0, 9000)), 0);
+	ck_assert_uint_eq(links_notices(m), 1);
+	/* a link it never knew goes: nothing changed */
+	ck_assert_int_eq(rtmirror_apply(m, msg_link(RTM_DELLINK, 5, "eth5", 0, 1500)), 0);
+	ck_assert_uint_eq(links_notices(m), 0);
+	rtmirror_reclaim(m);
+	rtmirror_free(m);
+}
+END_TEST
+
 START_TEST(test_add_replace_delete)
 {
 	struct rtmirror *m = setup();
@@ -560,6 +603,7 @@ static Suite *rtmirror_suite(void)
 	TCase *tc = tcase_create("events");
 
 	tcase_add_test(tc, test_links_and_addrs);
+	tcase_add_test(tc, test_links_fd);
 	tcase_add_test(tc, test_add_replace_delete);
 	tcase_add_test(tc, test_cloned_ignored);
 	tcase_add_test(tc, test_multipath_and_big_table);

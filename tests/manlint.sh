@@ -11,17 +11,30 @@
 #     signal srv6d handles, every config directive, SID attribute and
 #     behavior (config.c's tables), every drop reason (stats.c) and every
 #     worker counter of the JSON documents (ctl_json.c).
-#  3. Every examples/*.conf parses (srv6d -t), when srv6d is built.
+#  3. Every examples/*.conf and the default config (etc/srv6d.conf, as
+#     make fills it in) parse (srv6d -t), when srv6d is built.
+#  4. The pages name no file of the source tree: what they cite is
+#     installed (README.md and BENCHMARKS.md by their path in docdir).
 #
-# Exit 77 (skipped) when mandoc is not installed.
+# The pages are those of the build tree (man/*.[58], filled in from their
+# .in by make with the configured paths).  Exit 77 (skipped) when mandoc
+# is not installed or the pages are not made.
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
 cd "$top_srcdir" || exit 1
 MANDOC=${MANDOC:-mandoc}
 command -v "$MANDOC" >/dev/null 2>&1 || {
 	echo "manlint.sh: SKIP: mandoc not found (apt-get install mandoc)"
 	exit 77
 }
+MAN=$top_builddir/man
+for page in srv6d.8 srv6ctl.8 srv6d.conf.5; do
+	[ -f "$MAN/$page" ] || {
+		echo "manlint.sh: SKIP: $MAN/$page not made (make)"
+		exit 77
+	}
+done
 
 npass=0
 nfail=0
@@ -31,9 +44,9 @@ bad() {
 	echo "FAIL - $*"
 }
 
-SRV6D8=man/srv6d.8
-SRV6CTL8=man/srv6ctl.8
-CONF5=man/srv6d.conf.5
+SRV6D8=$MAN/srv6d.8
+SRV6CTL8=$MAN/srv6ctl.8
+CONF5=$MAN/srv6d.conf.5
 
 # ---- 1. mandoc -Tlint --------------------------------------------------------
 for page in "$SRV6D8" "$SRV6CTL8" "$CONF5"; do
@@ -49,7 +62,7 @@ done
 for page in "$SRV6D8" "$SRV6CTL8" "$CONF5"; do
 	grep -o '^\.Xr srv6[a-z.]* [0-9]' "$page" | sort -u |
 	while read -r _ name sec; do
-		[ -f "man/$name.$sec" ] || echo "$page: .Xr $name $sec"
+		[ -f "$MAN/$name.$sec" ] || echo "$page: .Xr $name $sec"
 	done >"${TMPDIR:-/tmp}/manlint.$$"
 	if [ -s "${TMPDIR:-/tmp}/manlint.$$" ]; then
 		bad "cross-references to missing pages:"
@@ -158,7 +171,7 @@ done
 # ---- 3. the example configurations parse --------------------------------------
 SRV6D=${top_builddir:-$top_srcdir}/src/srv6d
 if [ -x "$SRV6D" ]; then
-	for f in examples/*.conf; do
+	for f in examples/*.conf "$top_builddir/etc/srv6d.conf"; do
 		if out=$("$SRV6D" -t -c "$f" 2>&1); then
 			ok
 		else
@@ -169,6 +182,23 @@ if [ -x "$SRV6D" ]; then
 else
 	echo "manlint.sh: $SRV6D not built: examples not parsed"
 fi
+
+# ---- 4. no file of the source tree cited ----------------------------------------
+for page in "$SRV6D8" "$SRV6CTL8" "$CONF5"; do
+	cites=$(grep -nE '(^|[ (])(README|BENCHMARKS)\.md|(^|[ (])(docs|tests|bench|src|examples)/' \
+		"$page")
+	if [ -n "$cites" ]; then
+		bad "$page cites files that are not installed:"
+		echo "$cites" | sed 's/^/     /'
+	else
+		ok
+	fi
+	if grep -n '@[a-z]*@' "$page"; then
+		bad "$page: placeholders left"
+	else
+		ok
+	fi
+done
 
 echo "manlint.sh: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

@@ -28,6 +28,8 @@
 
 #include <jansson.h>
 
+#include "paths.h"		/* RUNSTATEDIR: made by make (Makefile.am) */
+
 #ifndef SRV6D_VERSION
 #define SRV6D_VERSION	"0.1.0"	/* AC_INIT's version in configure.ac */
 #endif

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "behavior_table.h"
+#include "paths.h"		/* SYSCONFDIR: made by make (Makefile.am) */
 
 #define SRV6_MAX_SEGS	16	/* segments in a policy's SRH */
 #define SRV6_MAX_QUEUES	64

@@ -28,7 +28,7 @@
 
 #include "config.h"
 
-/* One SID's marks (runstate->sids[sid->index]). */
+/* One SID's marks (runstate->sids[sid->index]), and the link it names. */
 struct sid_marks {
 	uint32_t mark;		/* verdict mark selecting its ip rule; 0 none:
 				 * mark_base + 1 + index from runstate_new(),
@@ -38,6 +38,13 @@ struct sid_marks {
 	uint32_t kend_mark;	/* `kernel-end`: the mark (and table) of the
 				 * kernel's seg6local route that makes this
 				 * SID's result (kencap_routes.h), 0 none */
+	uint32_t oif_index;	/* the ifindex of its oif (End.X, End.DX6,
+				 * End.DX4 with one; End.DX2) when resolved
+				 * (resolve.c); 0: no oif, or no such link
+				 * or one down: then no route and no
+				 * kend_mark, its packets are dropped
+				 * (counted) and the daemon puts the config
+				 * in force again when the link is up */
 };
 
 /* What the kernel takes as a verdict's payload. */

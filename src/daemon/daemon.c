@@ -1091,6 +1091,64 @@ static void kroutes_tick(struct daemon *d)
 	kroutes_rebuild(d);
 }
 
+/* ---- links named by SIDs ------------------------------------------------ */
+
+/* The first SID whose oif is not the link it was resolved to (struct
+ * sid_marks' oif_index, resolve_link_index()): one that was missing or
+ * down is up now, or one went down, was deleted, made again or renamed;
+ * NULL when none.  *appeared: it was missing or down. */
+static const struct sid *links_moved(const struct daemon *d, bool *appeared)
+{
+	const struct config *cfg = engine_config(d->engine);
+	const struct runstate *rs = engine_runstate(d->engine);
+	bool exists;
+
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		const struct sid *s = &cfg->sids[i];
+		uint32_t was = runstate_sid(rs, s).oif_index;
+
+		if (s->oif[0] && resolve_link_index(s->oif, &exists) != was) {
+			*appeared = !was;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* The mirror saw a link appear, go, go up or down, or be renamed: when
+ * it is one a SID names, the config in force is put in force again (as a
+ * reload does, the file not read), so that a SID that waited for its oif
+ * gets its route and its packets go.  A failure keeps the running config
+ * (logged); the next link change tries again. */
+static void links_changed(struct daemon *d)
+{
+	struct reload_errors re = { .list = NULL };
+	const struct sid *s;
+	struct config *ncfg;
+	bool appeared;
+	char err[512];
+	uint64_t v;
+
+	while (read(rtmirror_links_fd(d->mirror), &v, sizeof(v)) > 0)
+		;
+	s = links_moved(d, &appeared);
+	if (!s)
+		return;
+	log_msg(LOG_INFO, "oif %s %s: putting the configuration in force "
+		"again", s->oif, appeared ? "is up now" : "changed");
+	if (d->file) {		/* kernel-routes yes */
+		kroutes_rebuild(d);
+		return;
+	}
+	ncfg = config_merge_kernel(engine_config(d->engine), NULL, 0, NULL,
+				   err, sizeof(err));
+	if (!ncfg)
+		log_msg(LOG_ERR, "the links: %s; keeping the running "
+			"configuration", err);
+	else
+		daemon_apply(d, ncfg, &re, "the links", false);
+}
+
 /* ---- signals and the loop -------------------------------------------- */
 
 /* Block the signals we handle (before any thread starts, so that workers
@@ -1143,7 +1201,7 @@ static void instance_lock_serve(int lockfd)
 
 static void daemon_loop(struct daemon *d)
 {
-	struct pollfd fds[4 + CTL_MAX_CLIENTS];
+	struct pollfd fds[5 + CTL_MAX_CLIENTS];
 
 	while (!d->stop) {
 		unsigned n;
@@ -1157,8 +1215,10 @@ static void daemon_loop(struct daemon *d)
 		/* -1 without metrics-listen */
 		fds[3] = (struct pollfd){ .fd = metrics_http_fd(d->metrics),
 					  .events = POLLIN };
-		n = 4 + ctl_server_pollfds(d->ctl, fds + 4,
-					   sizeof(fds) / sizeof(fds[0]) - 4);
+		fds[4] = (struct pollfd){ .fd = rtmirror_links_fd(d->mirror),
+					  .events = POLLIN };
+		n = 5 + ctl_server_pollfds(d->ctl, fds + 5,
+					   sizeof(fds) / sizeof(fds[0]) - 5);
 		r = poll(fds, n, poll_timeout(d));
 		if (r < 0 && errno != EINTR) {
 			log_msg(LOG_ERR, "poll: %s", strerror(errno));
@@ -1172,8 +1232,10 @@ static void daemon_loop(struct daemon *d)
 				instance_lock_serve(d->lockfd);
 			if (fds[2].revents & POLLIN)
 				kroutes_changed(d);
+			if (fds[4].revents & POLLIN)
+				links_changed(d);
 			/* also on a timeout: idle clients are closed */
-			ctl_server_dispatch(d->ctl, fds + 4, n - 4);
+			ctl_server_dispatch(d->ctl, fds + 5, n - 5);
 			metrics_http_run(d->metrics);
 		}
 		kroutes_tick(d);

@@ -2,8 +2,9 @@
  * force with its state, to the new config's running state (runstate.h).
  *
  * In order: which results may be a verdict's payload on this kernel
- * (reinject_resolve()), the SIDs' marks (kept from the config in force
- * where their routing is the same: runstate_inherit_marks()), the marks
+ * (reinject_resolve()), the ifindex of each SID's oif (0: no such link,
+ * or down, which the SID waits for), the SIDs' marks (kept from the config in
+ * force where their routing is the same: runstate_inherit_marks()), the marks
  * of what the kernel's seg6/seg6local do for srv6d (kencap_routes_assign())
  * and whether the kernel can do it (kencap_routes_resolve(), which probes
  * the kernel: tunsrc, sysctls, the reinjection device), or, when nothing
@@ -36,5 +37,10 @@ struct runstate *resolve_state(const struct config *cfg,
 			       const struct runstate *ors, bool reuse,
 			       struct kencap_tunsrc *t, bool *same_sids,
 			       char *err, size_t errlen);
+
+/* The ifindex of link `name` when it exists and is up, else 0 (*exists
+ * says whether it exists): a SID's oif as resolve_state() resolves it
+ * (struct sid_marks' oif_index). */
+uint32_t resolve_link_index(const char *name, bool *exists);
 
 #endif

@@ -112,7 +112,8 @@ enum reinject_action reinject_decide_single(const struct config *cfg,
 	sid = reinject_sid(cfg, rs, p);
 	if (reinject_by_l2(sid)) {
 		if (!sid_runtime_get(rt, sid).ifindex) {
-			*reason = DROP_REINJECT;
+			/* its oif is no link (yet): struct sid_marks */
+			*reason = DROP_NEXTHOP_UNREACHABLE;
 			return REINJECT_DROP_REASON;
 		}
 		return REINJECT_L2;

@@ -221,7 +221,9 @@ static void kends_assign(struct runstate *rs, const struct config *cfg,
 		const struct sid *s = &cfg->sids[i];
 		uint32_t *m = &rs->sids[i].kend_mark;
 
-		if (!kencap_routes_kernel_sid(s))
+		/* an oif that is no link yet: no next hop route to make */
+		if (!kencap_routes_kernel_sid(s) ||
+		    (s->oif[0] && !rs->sids[i].oif_index))
 			continue;
 		if (old && old->mark_base == base)
 			*m = kend_old_mark(old, ors, s);

@@ -88,6 +88,7 @@ struct rtmirror {
 	 * their FIB routes (kpolicy.h) */
 	struct kpolicy_db *kpols;
 	struct log_ratelimit kpol_rl;
+	int links_fd;			/* rtmirror_links_fd() */
 };
 
 static uint64_t now_ns(void)
@@ -180,6 +181,17 @@ uint32_t rtmirror_iif_table(const struct rtmirror *m, uint32_t ifindex,
 	return family == AF_INET ? l->table4 : l->table6;
 }
 
+/* Tell the daemon a link appeared, went, went up or down or was renamed
+ * (rtmirror_links_fd()). */
+static void links_notify(struct rtmirror *m)
+{
+	uint64_t one = 1;
+
+	if (m->links_fd >= 0 &&
+	    write(m->links_fd, &one, sizeof(one)) != sizeof(one))
+		set_error(m, errno);	/* EAGAIN: a notice is pending */
+}
+
 /* Publish a copy of the link table where ifindex maps to nl (NULL:
  * removed).  The replaced link object is retired.  Returns 0 or -ENOMEM. */
 static int link_publish(struct rtmirror *m, uint32_t ifindex,
@@ -213,6 +225,9 @@ static int link_publish(struct rtmirror *m, uint32_t ifindex,
 		t->n++;
 	}
 	rcu_assign_pointer(m->links, t);
+	if (!prev != !nl || (prev && (strcmp(prev->name, nl->name) ||
+				      ((prev->flags ^ nl->flags) & IFF_UP))))
+		links_notify(m);
 	retire(m, old);
 	retire(m, prev);
 	return 0;
@@ -1089,6 +1104,11 @@ struct rtmirror *rtmirror_new(const struct rtmirror_opts *opts)
 	m->stopfd = -1;
 	m->seg6_fd = -1;
 	m->gen = 1;
+	m->links_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (m->links_fd < 0) {
+		rtmirror_free(m);
+		return NULL;
+	}
 	if (m->opts.seg6_routes && seg6_open(m) < 0) {
 		rtmirror_free(m);
 		return NULL;
@@ -1119,6 +1139,8 @@ void rtmirror_free(struct rtmirror *m)
 		pthread_mutex_destroy(&m->seg6_lock);
 	if (m->seg6_fd >= 0)
 		close(m->seg6_fd);
+	if (m->links_fd >= 0)
+		close(m->links_fd);
 	free(m);
 }
 
@@ -1130,6 +1152,11 @@ const struct kpolicy_db *rtmirror_kpolicies(const struct rtmirror *m)
 int rtmirror_seg6_fd(const struct rtmirror *m)
 {
 	return m->seg6_fd;
+}
+
+int rtmirror_links_fd(const struct rtmirror *m)
+{
+	return m->links_fd;
 }
 
 long rtmirror_seg6_snapshot(struct rtmirror *m, struct nlmsghdr ***msgs)

@@ -179,6 +179,13 @@ const struct kpolicy_db *rtmirror_kpolicies(const struct rtmirror *m);
  * (seg6route.h) has changed; -1 without. */
 int rtmirror_seg6_fd(const struct rtmirror *m);
 
+/* An eventfd that becomes readable (a count to read and discard)
+ * whenever a link appears, goes, is set up or down (IFF_UP) or changes
+ * its name (not when its carrier, MTU or addresses change), from the
+ * first dump on: the daemon then looks again for the links its SIDs name
+ * (struct sid_marks' oif_index). */
+int rtmirror_links_fd(const struct rtmirror *m);
+
 /* Any thread: a copy of the kernel's seg6local route messages now (seg6
  * encap routes are not in it: rtmirror_kpolicies()), in route
  * key order (seg6route_set_snapshot(); free with

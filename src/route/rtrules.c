@@ -176,6 +176,10 @@ struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
 		mnl_attr_put(nlh, RTA_GATEWAY, alen, gw);
 	if (oif)
 		mnl_attr_put_u32(nlh, RTA_OIF, oif);
+	/* a next hop by its link is an adjacency: no route to it needed
+	 * (an address on the link may come later than the link) */
+	if (gw && oif && cmd == RTM_NEWROUTE)
+		rtm->rtm_flags |= RTNH_F_ONLINK;
 	if (metric)
 		mnl_attr_put_u32(nlh, RTA_PRIORITY, metric);
 	return nlh;
@@ -665,6 +669,9 @@ static struct nlmsghdr *build_route4_via6(void *buf, uint32_t seq,
 	} __attribute__((packed)) via = { .family = AF_INET6, .addr = *nh6 };
 
 	mnl_attr_put(nlh, RTA_VIA, sizeof(via), &via);
+	if (oif)	/* as rtrules_build_route() */
+		((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_flags |=
+			RTNH_F_ONLINK;
 	return nlh;
 }
 
@@ -689,15 +696,8 @@ static int sid_route_add(struct rtnl *nl, const struct runstate *rs,
 	else
 		inet_ntop(AF_INET6, &s->nh6, gw, sizeof(gw));
 	if (s->oif[0]) {
-		oif = if_nametoindex(s->oif);
+		oif = runstate_sid(rs, s).oif_index;	/* sid_has_route() */
 		snprintf(dev, sizeof(dev), " dev %s", s->oif);
-		if (!oif) {
-			set_err(err, errlen,
-				"%s: cannot add route via %s%s in table %#x: "
-				"no such interface", name, gw, dev,
-				m.route_table);
-			return -1;
-		}
 	}
 	if (v4)
 		nlh = rtrules_build_route(msg, RTM_NEWROUTE, ++nl->seq,
@@ -1240,20 +1240,6 @@ const struct sid *rtrules_sid_by_device(const struct config *cfg,
 	return NULL;
 }
 
-/* The ifindex of an End.X / End.DX6 / End.DX4 oif, which the workers
- * check is up (egress.h).  A name that is no link now stays 0: such a SID
- * drops its packets as nexthop_unreachable until a reload finds it. */
-static uint32_t sid_oif_index(const struct config *cfg, const struct sid *s)
-{
-	uint32_t index = if_nametoindex(s->oif);
-
-	if (!index)
-		log_msg(LOG_WARNING, "%s:%u: oif %s: no such link now: the SID "
-			"drops its packets until it exists and srv6d is "
-			"reloaded", cfg->path, s->line, s->oif);
-	return index;
-}
-
 /* One SID's devices into r: its VRF device looked up, End.DX2's oif
  * resolved (or the next hop's oif), a VRF SID's veth pair set up, or
  * r->by_mark for the SIDs whose results go into the reinjection device.
@@ -1277,17 +1263,16 @@ static int sid_devices(struct rtnl *nl, const struct config *cfg,
 			return -1;
 		}
 	}
+	/* The oif as resolved (struct sid_marks' oif_index; 0: no such
+	 * link yet, the SID drops its packets until the daemon puts the
+	 * config in force again): End.DX2's frames leave by it, the
+	 * workers check a next hop's is up (egress.h). */
 	if (behavior_route_of(s->behavior) == BHV_ROUTE_L2) {
-		r->ifindex = if_nametoindex(s->oif);
-		if (!r->ifindex) {
-			set_err(err, errlen, "%s: oif %s: no such interface",
-				name, s->oif);
-			return -1;
-		}
+		r->ifindex = runstate_sid(rs, s).oif_index;
 		return 0;
 	}
 	if (s->oif[0])
-		r->oif_index = sid_oif_index(cfg, s);
+		r->oif_index = runstate_sid(rs, s).oif_index;
 	if (sid_has_pair(cfg, rs, s))
 		return sid_dev_setup(nl, rs, s, r, vrf, sid_has_dev6(cfg, rs,
 								     s), err,
@@ -1446,10 +1431,13 @@ static int prune(struct rtnl *nl, const struct config *cfg,
 	return ret;
 }
 
+/* Its own table's route to the next hop, but not via an oif that is no
+ * link yet (the SID drops its packets until then). */
 static bool sid_has_route(const struct runstate *rs, const struct sid *s)
 {
 	return runstate_sid(rs, s).mark &&
-	       behavior_route_of(s->behavior) == BHV_ROUTE_NEXTHOP;
+	       behavior_route_of(s->behavior) == BHV_ROUTE_NEXTHOP &&
+	       (!s->oif[0] || runstate_sid(rs, s).oif_index);
 }
 
 /* An rtnetlink socket for one install or prune (never per packet). */

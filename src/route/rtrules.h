@@ -33,7 +33,8 @@
  * mark (IPv4; IPv6 beside the fwmark rules):
  *                   ip [-6] rule add priority P iif srv6dM lookup TABLE
  *                   ip [-6] rule add priority P iif srv6dM unreachable
- * End.DX2: OIF is resolved to its struct sid_runtime's ifindex.
+ * End.DX2: OIF is resolved to its struct sid_runtime's ifindex (rs's
+ * oif_index: 0 while no such link exists, its frames dropped).
  *
  * P is cfg->rule_priority.  What srv6d owns it knows by a tag, not by a
  * range: every rule and route it installs (kernel-encap's and
@@ -110,7 +111,8 @@ static inline struct sid_runtime sid_runtime_get(const struct sid_runtime *rt,
  * sid_runtime (cfg->nsids entries, the caller's to free() or publish with
  * cfg), or -1 with a message in err at the first failure (a table cfg
  * fills holding another's route, a vrftable without its VRF device, an
- * End.DX2 oif that does not exist, ...) and *rt NULL. */
+ * End.DX2 oif that does not exist, ...) and *rt NULL.  A SID whose oif is
+ * no link yet (its oif_index 0) is no failure: it gets no route. */
 int rtrules_install(const struct config *cfg, const struct runstate *rs,
 		    struct sid_runtime **rt, char *err, size_t errlen);
 
@@ -165,8 +167,9 @@ struct nlmsghdr *rtrules_build_rule(void *buf, uint16_t cmd, uint32_t seq,
  * RTPROT_SRV6D (a delete then matches only srv6d's route).  A route
  * of family (AF_INET6: dst and gw are struct in6_addr, AF_INET: struct
  * in_addr) dst/dst_len in table; dst may be NULL when dst_len is 0, gw
- * NULL, oif 0 for none; metric 0 for the kernel's default (and "any" in a
- * delete).  Returns the message. */
+ * NULL, oif 0 for none (both: the next hop is on that link, onlink);
+ * metric 0 for the kernel's default (and "any" in a delete).  Returns the
+ * message. */
 struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
 				     uint8_t family, uint32_t table,
 				     const void *dst, uint8_t dst_len,

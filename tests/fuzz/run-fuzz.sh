@@ -113,15 +113,14 @@ build() {	# build NAME -> $out/fuzz_NAME
 		files="$files $top_srcdir/$s"
 	done
 	echo "build fuzz_$name"
-	# srv6d's folders before the build tree: src/config/config.h is
-	# srv6d's config header, the build tree's config.h is autoconf's.
+	# srv6d's folders, then the build tree's paths.h (the configured
+	# paths, made by make).
 	incs=
 	for d in common config srv6 route io daemon; do
 		incs="$incs -I$top_srcdir/src/$d"
 	done
 	# shellcheck disable=SC2086
 	$CLANG $CFLAGS_FUZZ $incs -I"$top_builddir" \
-		-DSYSCONFDIR='"/etc"' -DRUNSTATEDIR='"/run"' \
 		-o "$out/fuzz_$name" "$top_srcdir/tests/fuzz/fuzz_$name.c" $files \
 		-lnettle $libs -pthread
 }

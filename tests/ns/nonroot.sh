@@ -70,7 +70,14 @@ CONF="$TMPD/etc/srv6d.conf"
 printf '%s\n' "srv6d-nonroot-secret" >"$TMPD/etc/hmac7.key"
 chown "root:$GRP" "$TMPD/etc/hmac7.key"
 chmod 0640 "$TMPD/etc/hmac7.key"
-SRV6D_BIN=$SRV6D
+# What the user runs, copied where it may read it: a checkout under a
+# directory only root may enter (/root, a mktemp -d) is out of its reach.
+# (With SRV6D_KERNEL=7.2 the wrapper copied still names the build tree's
+# srv6d and shim.)
+install -d -m 0755 "$TMPD/bin"
+install -m 0755 "$SRV6D" "$TMPD/bin/srv6d"
+install -m 0644 "$top_srcdir/tests/ns/seccomp-deny.py" "$TMPD/bin/"
+SRV6D_BIN=$TMPD/bin/srv6d
 SRV6D="$TMPD/srv6d-as-user"
 # /dev/net/tun is 0666 where udev runs (its default rule); a bare devtmpfs
 # (a container) has it 0600 root.  Then the daemon gets a node of its own
@@ -144,9 +151,11 @@ as_user() {
 $TUN_BIND
 $TUNABLES
 $STRICT
+# the unit's working directory (the test's may be out of the user's reach)
+cd / || exit 1
 exec ${NONROOT_STRACE:+strace -f -qq -o "$NONROOT_STRACE.\$\$"} setpriv --reuid="$USR" --regid="$GRP" --init-groups \\
 	--bounding-set=-all,$1 --inh-caps=-all,$1 --ambient-caps=-all,$1 \\
-	--no-new-privs ${FILTER:+"$PYTHON" "$top_srcdir/tests/ns/seccomp-deny.py" "$FILTER"} \
+	--no-new-privs ${FILTER:+"$PYTHON" "$TMPD/bin/seccomp-deny.py" "$FILTER"} \
 	"$SRV6D_BIN" "\$@"
 EOF
 	chmod 0755 "$SRV6D"
