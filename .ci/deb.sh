@@ -72,9 +72,11 @@ done
 # Its control part: dpkg-deb -I.
 dpkg-deb -I "$deb" | sed -n 's/^ \(Package\|Version\|Architecture\|Depends\): //p' |
 	sed 's/^/     /'
-conffiles=$(dpkg-deb -I "$deb" conffiles)
-if [ "$conffiles" = /etc/srv6d/srv6d.conf ]; then
-	good "conffiles: /etc/srv6d/srv6d.conf, alone"
+# The files under /etc: srv6d's config and the name of its routing
+# protocol for iproute2 (rt_protos.d), nothing else.
+conffiles=$(dpkg-deb -I "$deb" conffiles | sort | tr '\n' ' ')
+if [ "$conffiles" = "/etc/iproute2/rt_protos.d/srv6d.conf /etc/srv6d/srv6d.conf " ]; then
+	good "conffiles: /etc/srv6d/srv6d.conf and /etc/iproute2/rt_protos.d/srv6d.conf, alone"
 else
 	bad "conffiles: '$conffiles'"
 fi
