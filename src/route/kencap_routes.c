@@ -250,7 +250,7 @@ int kencap_routes_assign(struct runstate *rs, const struct config *cfg,
 		return -1;
 	for (unsigned i = 0; i < cfg->nsids; i++)
 		rs->sids[i].kend_mark = 0;
-	free(rs->kencaps);	/* a copy's (config_merge_kernel()) */
+	free(rs->kencaps);	/* an earlier assignment's: its marks are not used */
 	rs->kencaps = NULL;
 	rs->nkencaps = 0;
 	marks_used(rs, cfg->mark_base, used);

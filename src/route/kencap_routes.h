@@ -9,7 +9,7 @@
  * encapsulates it with rules and routes srv6d owns.  Each distinct
  * encapsulation of srv6d.conf's policies (a segment list in mode encap or
  * encap.red, no HMAC) gets a mark M in srv6d's range, from its top down
- * (the SIDs take it from the bottom, config.h), kept across reloads while
+ * (the SIDs take it from the bottom, runstate.h), kept across reloads while
  * the encapsulation stays, and table M (P: rule-priority):
  *
  *   ip -6 rule add priority P fwmark M lookup M
