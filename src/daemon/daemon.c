@@ -39,6 +39,7 @@
 #include "kencap_routes.h"
 #include "rtrules.h"
 #include "kpolicy.h"
+#include "egress.h"
 #include "pktsock.h"
 #include "seg6route.h"
 #include "trace.h"
@@ -98,6 +99,7 @@ struct daemon {
 	struct in6_addr kernel_tunsrc;
 	bool kencap_held;
 	uint64_t tunsrc_next_ms;
+	uint64_t nexthops_next_ms;	/* nexthops_tick() */
 	/* srv6ctl clear: when, and the kernel's queue drops then (the
 	 * readings shown are less these). */
 	time_t cleared;
@@ -1115,18 +1117,40 @@ static const struct sid *links_moved(const struct daemon *d, bool *appeared)
 	return NULL;
 }
 
-/* The mirror saw a link appear, go, go up or down, or be renamed: when
- * it is one a SID names, the config in force is put in force again (as a
- * reload does, the file not read), so that a SID that waited for its oif
- * gets its route and its packets go.  A failure keeps the running config
- * (logged); the next link change tries again. */
-static void links_changed(struct daemon *d)
+/* Put the config in force again (as a reload does, the file not read),
+ * because of `why`: a SID that waited for its oif or its next hop's
+ * route gets its route.  With kernel-routes yes and `reuse`, as a
+ * rebuild of the kernel's routes does (the SIDs' runtime kept when they
+ * resolve the same); else everything is installed again.  A failure
+ * keeps the running config (logged); the next change tries again. */
+static void daemon_reapply(struct daemon *d, const char *why, bool reuse)
 {
 	struct reload_errors re = { .list = NULL };
-	const struct sid *s;
 	struct config *ncfg;
-	bool appeared;
 	char err[512];
+
+	if (d->file && reuse) {
+		kroutes_rebuild(d);
+		return;
+	}
+	if (d->file)
+		ncfg = kroutes_build(d, d->file, err, sizeof(err));
+	else
+		ncfg = config_merge_kernel(engine_config(d->engine), NULL, 0,
+					   NULL, err, sizeof(err));
+	if (!ncfg)
+		log_msg(LOG_ERR, "%s: %s; keeping the running configuration",
+			why, err);
+	else
+		daemon_apply(d, ncfg, &re, why, false);
+}
+
+/* The mirror saw a link appear, go, go up or down, or be renamed: when
+ * it is one a SID names, the config in force is put in force again. */
+static void links_changed(struct daemon *d)
+{
+	const struct sid *s;
+	bool appeared;
 	uint64_t v;
 
 	while (read(rtmirror_links_fd(d->mirror), &v, sizeof(v)) > 0)
@@ -1136,17 +1160,39 @@ static void links_changed(struct daemon *d)
 		return;
 	log_msg(LOG_INFO, "oif %s %s: putting the configuration in force "
 		"again", s->oif, appeared ? "is up now" : "changed");
-	if (d->file) {		/* kernel-routes yes */
-		kroutes_rebuild(d);
+	daemon_reapply(d, "the links", true);
+}
+
+/* A SID without oif whose next hop had no route at install
+ * (sid_runtime's route_pending, rtrules.c sid_route_add()): once a
+ * second, when the route mirror has a route to it now, the config in
+ * force is put in force again, which installs the SID's route (a next
+ * hop reached only through a gateway stays pending: the kernel takes
+ * none such). */
+static void nexthops_tick(struct daemon *d)
+{
+	const struct sid_runtime *rt = engine_sid_runtime(d->engine);
+	const struct config *cfg = engine_config(d->engine);
+	uint64_t now = now_ms();
+
+	if (!rt || now < d->nexthops_next_ms)
 		return;
+	d->nexthops_next_ms = now + 1000;
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		const struct sid *s = &cfg->sids[i];
+
+		if (rt[i].route_pending &&
+		    egress_nexthop_connected(d->mirror, s)) {
+			char a[INET6_ADDRSTRLEN];
+
+			inet_ntop(AF_INET6, &s->prefix, a, sizeof(a));
+			log_msg(LOG_INFO, "%s %s/%u: its next hop has a route "
+				"now: putting the configuration in force again",
+				behavior_name(s->behavior), a, s->plen);
+			daemon_reapply(d, "the next hops", false);
+			return;
+		}
 	}
-	ncfg = config_merge_kernel(engine_config(d->engine), NULL, 0, NULL,
-				   err, sizeof(err));
-	if (!ncfg)
-		log_msg(LOG_ERR, "the links: %s; keeping the running "
-			"configuration", err);
-	else
-		daemon_apply(d, ncfg, &re, "the links", false);
 }
 
 /* ---- signals and the loop -------------------------------------------- */
@@ -1240,6 +1286,7 @@ static void daemon_loop(struct daemon *d)
 		}
 		kroutes_tick(d);
 		tunsrc_tick(d);
+		nexthops_tick(d);
 		trace_tick(&d->trace, d->engine);
 		watchdog_tick(d);
 	}

@@ -976,6 +976,11 @@ const struct runstate *engine_runstate(const struct engine *e)
 	return e->gen->rs;
 }
 
+const struct sid_runtime *engine_sid_runtime(const struct engine *e)
+{
+	return e->gen->sid_rt;
+}
+
 unsigned engine_nworkers(const struct engine *e)
 {
 	return e->nworkers;

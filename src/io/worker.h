@@ -65,6 +65,8 @@ bool engine_kencap_held(const struct engine *e);
 
 const struct config *engine_config(const struct engine *e);
 const struct runstate *engine_runstate(const struct engine *e);
+/* The SIDs' struct sid_runtime in force (cfg->nsids entries, or NULL). */
+const struct sid_runtime *engine_sid_runtime(const struct engine *e);
 
 unsigned engine_nworkers(const struct engine *e);
 unsigned engine_worker_queue(const struct engine *e, unsigned i);

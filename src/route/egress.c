@@ -65,16 +65,30 @@ enum drop_reason egress_nexthop_check(const struct rtmirror *m,
 				      const struct sid *sid,
 				      const struct sid_runtime *rt)
 {
-	uint32_t oif_index = sid_runtime_get(rt, sid).oif_index;
+	struct sid_runtime r = sid_runtime_get(rt, sid);
 	struct egress e;
 
 	if (sid->oif[0])
-		return oif_index && rtmirror_link_usable(m, oif_index)
+		return r.oif_index && rtmirror_link_usable(m, r.oif_index)
 			       ? EGRESS_OK : DROP_NEXTHOP_UNREACHABLE;
+	if (r.route_pending)
+		return DROP_NO_ROUTE;
 	if (behavior_nexthop_is_v4(sid->behavior))
 		return egress_route(m, AF_INET, FIB_TABLE_UNSPEC, &sid->nh4, 0,
 				    &e);
 	return egress_route(m, AF_INET6, FIB_TABLE_UNSPEC, &sid->nh6, 0, &e);
+}
+
+bool egress_nexthop_connected(const struct rtmirror *m,
+			      const struct sid *sid)
+{
+	bool v4 = behavior_nexthop_is_v4(sid->behavior);
+	struct egress e;
+
+	return egress_route(m, v4 ? AF_INET : AF_INET6, FIB_TABLE_UNSPEC,
+			    v4 ? (const void *)&sid->nh4 : &sid->nh6, 0,
+			    &e) == EGRESS_OK &&
+	       e.nh && e.nh->gw_family == AF_UNSPEC;
 }
 
 /* ---- source selection ---------------------------------------------------- */

@@ -53,11 +53,20 @@ enum drop_reason egress_route(const struct rtmirror *m, int family,
 /* The next hop of End.X / End.DX6 / End.DX4 `sid` (nh6 or nh4): with an
  * oif, that link (its oif_index in rt, the SIDs' struct sid_runtime,
  * rtrules.h; NULL: unknown) must be up with carrier; without, the main
- * tables' route to the next hop must exist and its link be usable.
+ * tables' route to the next hop must exist and its link be usable, and
+ * the SID's own route must not wait for one (its route_pending: no route
+ * to the next hop when it was installed; DROP_NO_ROUTE meanwhile).
  * Returns EGRESS_OK or the drop reason as egress_route(). */
 enum drop_reason egress_nexthop_check(const struct rtmirror *m,
 				      const struct sid *sid,
 				      const struct sid_runtime *rt);
+
+/* Whether the kernel would take the next hop of End.X / End.DX6 /
+ * End.DX4 `sid` without oif as a gateway now: the main tables reach it
+ * by a usable route without a gateway of its own (a connected one; the
+ * kernel resolves no gateway through another). */
+bool egress_nexthop_connected(const struct rtmirror *m,
+			      const struct sid *sid);
 
 /* RFC 6724 source selection, reduced to what matters for an SRv6 outer
  * header: among the IPv6 addresses of every link (not tentative, not

@@ -676,10 +676,11 @@ static struct nlmsghdr *build_route4_via6(void *buf, uint32_t seq,
 }
 
 /* ip [-6] route replace default via nh [dev oif] table M (End.X, End.DX6:
- * nh6; End.DX4: nh4) */
+ * nh6; End.DX4: nh4).  Without oif, a next hop the kernel has no route
+ * to yet is no failure: the route waits (rt->route_pending, logged). */
 static int sid_route_add(struct rtnl *nl, const struct runstate *rs,
-			 const struct sid *s, char *err,
-			 size_t errlen)
+			 const struct sid *s, struct sid_runtime *rt,
+			 char *err, size_t errlen)
 {
 	struct sid_marks m = runstate_sid(rs, s);
 	uint32_t msg[RTRULES_MSG_SIZE / 4];	/* aligned for nlmsghdr */
@@ -713,6 +714,13 @@ static int sid_route_add(struct rtnl *nl, const struct runstate *rs,
 		nlh = build_route4_via6(msg, ++nl->seq, m.route_table, &s->nh6,
 					oif);
 		e = rtnl_request(nl, nlh, why, sizeof(why));
+	}
+	if ((e == EHOSTUNREACH || e == ENETUNREACH) && !s->oif[0]) {
+		log_msg(LOG_WARNING, "%s: next hop %s has no route now (%s): "
+			"the SID drops its packets (no_route) until it has one",
+			name, gw, why);
+		rt->route_pending = true;
+		return 0;
 	}
 	if (e) {
 		set_err(err, errlen, "%s: cannot add %sroute via %s%s in table "
@@ -1620,7 +1628,8 @@ int rtrules_install_add(const struct config *cfg, const struct runstate *rs,
 		goto out;
 	for (unsigned i = 0; i < cfg->nsids; i++)
 		if (sid_has_route(rs, &cfg->sids[i]) &&
-		    sid_route_add(nl, rs, &cfg->sids[i], err, errlen) < 0)
+		    sid_route_add(nl, rs, &cfg->sids[i], &r[i], err,
+				  errlen) < 0)
 			goto out;
 	for (unsigned i = 0; i < cfg->nsids; i++)
 		if (sid_rule_add(nl, cfg, rs, &cfg->sids[i], err, errlen) < 0)

@@ -96,6 +96,12 @@ struct sid_runtime {
 	 * must be up, egress.h); 0 when oif is absent or named no link at
 	 * install. */
 	uint32_t oif_index;
+	/* End.X, End.DX6, End.DX4 without oif whose next hop had no route
+	 * at install (EHOSTUNREACH, ENETUNREACH): its own table got no
+	 * route.  The packet path drops its packets meanwhile (egress.c,
+	 * no route to the next hop); the daemon installs again once the
+	 * route mirror has a route to it (daemon.c nexthops_tick()). */
+	bool route_pending;
 };
 
 /* The entry of s in rt (NULL: no table, every field 0). */
@@ -112,7 +118,9 @@ static inline struct sid_runtime sid_runtime_get(const struct sid_runtime *rt,
  * cfg), or -1 with a message in err at the first failure (a table cfg
  * fills holding another's route, a vrftable without its VRF device, an
  * End.DX2 oif that does not exist, ...) and *rt NULL.  A SID whose oif is
- * no link yet (its oif_index 0) is no failure: it gets no route. */
+ * no link yet (its oif_index 0) is no failure: it gets no route; nor
+ * is one without oif whose next hop has no route yet (its
+ * route_pending). */
 int rtrules_install(const struct config *cfg, const struct runstate *rs,
 		    struct sid_runtime **rt, char *err, size_t errlen);
 

@@ -9,6 +9,11 @@
 # deletes the routes by it) and up again, and is deleted and made again
 # (another ifindex): the SIDs follow it each time.
 #
+# An End.X without oif whose next hop has no route at start is waited
+# for too: the start succeeds, the SID drops its packets as no_route,
+# and within about a second of a route to the next hop appearing, the
+# daemon installs the SID's route (no link event is involved).
+#
 # gw2 (the gateway's link to sink2) is deleted before srv6d starts; End.X,
 # End.DX6 and End.DX2 SIDs name it.
 T=oif-wait
@@ -26,9 +31,11 @@ encap-source fc00:1::2
 sid fc00:100::3/128 action End.X nh6 fc00:3::2 oif gw2
 sid fc00:100::5/128 action End.DX6 nh6 fc00:3::2 oif gw2
 sid fc00:100::b/128 action End.DX2 oif gw2
+sid fc00:100::7/128 action End.X nh6 fc00:7::2
 EOF
 # End.X's own table: mark-base + 1 + its index (srv6d(8), Policy routing)
 ENDX_TABLE=$((0x5d6f0001))
+ENDX7_TABLE=$((0x5d6f0004))
 
 # gw2 and sink2's end of it, as ns_setup makes them.
 link_make() {
@@ -101,7 +108,18 @@ else
 	pass "no route in End.X's table while gw2 does not exist"
 fi
 
+if grep -q "End.X fc00:100::7/128: next hop fc00:7::2 has no route now" "$LOG"; then
+	pass "the start warns that End.X fc00:100::7 waits for a route to its next hop"
+else
+	fail "the start warns that End.X fc00:100::7 waits for a route to its next hop"
+fi
+
 # ---- while gw2 is missing: drops, counted ---------------------------------------------
+out=$(xchg_no_s2 --tag n1 $S --segs fc00:100::7,fc00:9::c1 $IN6)
+expect_fields "End.X whose next hop has no route: Destination Unreachable code 0" \
+	"$out" gen icmp6.type=1 icmp6.code=0 ip6.dst=fc00:1::1
+expect_eq "End.X fc00:100::7 counted its drop as no_route" \
+	"$(ctl_get "drop(sid('fc00:100::7/128'), 'no_route')")" 1
 out=$(xchg_no_s2 --tag x1 $S --segs fc00:100::3,fc00:9::c1 $IN6)
 expect_fields "End.X without its oif: Destination Unreachable code 3 to the sender" \
 	"$out" gen icmp6.type=1 icmp6.code=3 ip6.dst=fc00:1::1
@@ -142,6 +160,40 @@ if grep -q "oif gw2 is up now: putting the configuration in force again" "$LOG";
 else
 	fail "the log says gw2 was seen"
 fi
+
+# ---- a route to End.X fc00:100::7's next hop appears: its route, no reload --------
+if nsx "$GW" ip -6 route show table $ENDX7_TABLE 2>/dev/null | grep -q .; then
+	fail "no route in End.X fc00:100::7's table while fc00:7::2 has none"
+else
+	pass "no route in End.X fc00:100::7's table while fc00:7::2 has none"
+fi
+# A route through a gateway is not enough (the kernel resolves no
+# gateway through another): the SID still waits, and drops.
+nsx "$GW" ip -6 route add fc00:7::/64 via fc00:3::2 dev gw2
+sleep 1.5
+out=$(pkt_xchg --tag n3 $S --segs fc00:100::7,fc00:9::c1 $IN6)
+expect_fields "End.X fc00:100::7 via a gatewayed route only: still Destination Unreachable code 0" \
+	"$out" gen icmp6.type=1 icmp6.code=0 ip6.dst=fc00:1::1
+# fc00:7::2 on gw2's link now: a connected route.
+nsx "$GW" ip -6 route del fc00:7::/64 via fc00:3::2 dev gw2
+nsx "$S2" ip -6 addr add fc00:7::2/64 dev s2 nodad
+nsx "$GW" ip -6 addr add fc00:7::1/64 dev gw2 nodad
+_neigh "$GW" gw2 fc00:7::2 $MAC_S2
+ok=
+for _ in $(seq 1 30); do
+	nsx "$GW" ip -6 route show table $ENDX7_TABLE 2>/dev/null |
+		grep -q "via fc00:7::2" && { ok=1; break; }
+	sleep 0.1
+done
+if [ -n "$ok" ]; then
+	pass "End.X fc00:100::7's route installed within 3 s of its next hop's connected route"
+else
+	fail "End.X fc00:100::7's route installed within 3 s of its next hop's connected route"
+fi
+out=$(pkt_xchg --tag n2 $S --segs fc00:100::7,fc00:9::c1 $IN6)
+exp=$(pkt_build --tag n2 $S --segs fc00:100::7,fc00:9::c1 $IN6 --sl 0 --hlim 63)
+expect_frame "End.X fc00:100::7 leaves by gw2 toward sink2" "$out" s2 "$exp"
+expect_eq "no reload for the next hop's route" "$(ctl_get "s['reloads']")" 0
 
 # ---- gw2 down, then up again --------------------------------------------------------------
 nsx "$GW" ip link set gw2 down
