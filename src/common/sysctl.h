@@ -1,5 +1,5 @@
 /* sysctl.h - reading and writing /proc/sys values (never on the packet
- * path): the sysctls srv6d sets on its own devices, the TUN device and
+ * path): the sysctls srv6d sets on its own devices, the reinjection veth and
  * the SIDs' veth pairs.
  */
 #ifndef SRV6D_SYSCTL_H

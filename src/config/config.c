@@ -1614,11 +1614,16 @@ static void parse_words(struct parser *p, int argc, char **argv)
 		if (!strcmp(argv[0], directives[i].name))
 			break;
 	if (i == NDIRECTIVES) {
-		error(p, "unknown directive '%s' (expected queue, encap-source, "
-		      "sid, route, tun-name, reinject, mark-base, rule-priority, "
-		      "icmp-rate, icmp-burst, hmac, hmac-require, control-group, "
-		      "kernel-routes, offload or header-queue)",
-		      quote(p, argv[0]));
+		char list[512];
+		size_t n = 0;
+
+		/* every directive of the table, so the message stays true */
+		for (unsigned j = 0; j < NDIRECTIVES && n < sizeof(list); j++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+					      !j ? "" : j + 1 < NDIRECTIVES ?
+					      ", " : " or ", directives[j].name);
+		error(p, "unknown directive '%s' (expected %s)",
+		      quote(p, argv[0]), list);
 		return;
 	}
 	if (directives[i].once && p->seen[i]) {

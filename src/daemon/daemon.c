@@ -1458,7 +1458,7 @@ static pid_t instance_lock_holder(void)
 
 /* Take the lock of this network namespace before anything else: one srv6d
  * per network namespace, whatever its control socket or queues, since the
- * policy routing it sweeps at start and removes at exit (its TUN device,
+ * policy routing it sweeps at start and removes at exit (its reinjection veth,
  * veth pairs, rules at its priority, tables of its mark range) belongs to
  * the namespace.  An abstract socket name is per network namespace and
  * goes away with the process, even on kill -9: nothing stale to clean.

@@ -248,7 +248,7 @@ ns_setup() {
 }
 
 # Steer prefixes to queue 0 in the gateway: nfq_steer6 P..., nfq_steer4 P...
-# Never what comes in on srv6d's own devices (srv6d+: the TUN device
+# Never what comes in on srv6d's own devices (srv6d+: the reinjection veth
 # srv6d0 and the SIDs' veth pairs srv6dMMMMMMMM): those are its results.
 nfq_steer6() {
 	local p
