@@ -73,7 +73,7 @@ struct runstate {
 	 * running kernel (reinject_resolve(), src/io/reinject.h).
 	 * payload_why says why, for the log and srv6ctl status. */
 	enum payload_rule payload;
-	char payload_why[128];
+	char payload_why[512];
 
 	struct sid_marks *sids;		/* [nsids], by sid->index */
 	unsigned nsids;
@@ -90,7 +90,7 @@ struct runstate {
 	 * encapsulations with their marks, sorted by runstate_kencap_cmp()
 	 * (kencaps NULL: none). */
 	bool kencap_on;
-	char kencap_why[192];
+	char kencap_why[512];
 	struct in6_addr kencap_tunsrc;
 	/* kencap_tunsrc (encap-source) is on srv6d's seg6 routes
 	 * (SEG6_IPTUNNEL_SRC): the kernel's netns-wide tunsrc does not
@@ -103,7 +103,7 @@ struct runstate {
 	 * rewrites the super-packets of the SIDs with a kend_mark, why
 	 * (not), the routes' device, and how many SIDs. */
 	bool kend_on;
-	char kend_why[128];
+	char kend_why[512];
 	uint32_t kend_oif;
 	unsigned nkends;
 };
