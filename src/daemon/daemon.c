@@ -721,6 +721,7 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		log_msg(LOG_WARNING, "reload: removing the previous "
 			"configuration's rules: %s (the next reload or the "
 			"exit tries again)", err2);
+	kencap_tunsrc_settle(engine_runstate(d->engine), &d->tunsrc);
 	d->tunsrc_next_ms = 0;	/* the new config's tunsrc: held back? */
 	tunsrc_tick(d);
 	return 0;
@@ -1714,6 +1715,7 @@ static int daemon_start(struct daemon *d)
 		close(d->lockfd);
 		return -1;
 	}
+	kencap_tunsrc_settle(engine_runstate(d->engine), &d->tunsrc);
 	return 0;
 fail_rules:
 	free(rt);

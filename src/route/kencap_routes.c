@@ -708,6 +708,13 @@ void kencap_tunsrc_restore(struct kencap_tunsrc *t)
 	tunsrc_save(t);
 }
 
+void kencap_tunsrc_settle(const struct runstate *rs,
+			  struct kencap_tunsrc *t)
+{
+	if (!rs->kencap_on || rs->kencap_route_src)
+		kencap_tunsrc_restore(t);
+}
+
 /* ---- a seg6 route's own source (SEG6_IPTUNNEL_SRC) ---------------------- */
 
 struct src_probe {
@@ -807,8 +814,7 @@ static int kencap_source(struct runstate *rs, const struct config *cfg,
 
 	rs->kencap_route_src = cfg->has_encap_source &&
 		route_src_supported(cfg->mark_base, oif, &cfg->encap_source);
-	if (rs->kencap_route_src) {
-		kencap_tunsrc_restore(t);
+	if (rs->kencap_route_src) {	/* t given back: settle() */
 		*cur = cfg->encap_source;
 		return 0;
 	}
@@ -955,8 +961,7 @@ void kencap_routes_resolve(struct runstate *rs, const struct config *cfg,
 	kend_resolve(rs, cfg, ors);
 	rs->kencap_on = kencap_possible(rs, cfg, t, rs->kencap_why,
 					sizeof(rs->kencap_why));
-	if (!rs->kencap_on)
-		kencap_tunsrc_restore(t);	/* not needed now */
+	/* not needed now: given back once rs is in force (settle()) */
 	if (ors && ors->kencap_on == rs->kencap_on &&
 	    !strcmp(ors->kencap_why, rs->kencap_why))
 		return;

@@ -139,6 +139,15 @@ void kencap_tunsrc_open(struct kencap_tunsrc *t, const char *path);
  * set it; the record removed.  Logged. */
 void kencap_tunsrc_restore(struct kencap_tunsrc *t);
 
+/* Once the config whose state is rs is in force (published, so no
+ * worker hands the kernel an encapsulation of the config before): give
+ * the kernel's tunsrc back when rs does not need it (kernel-encap off,
+ * on from the start or after an install fell back, or its routes carry
+ * their own source).  Not earlier: a reload refused after its resolve
+ * keeps a config that still needs it. */
+void kencap_tunsrc_settle(const struct runstate *rs,
+			  struct kencap_tunsrc *t);
+
 /* The kernel's tunsrc now into *cur (the daemon's poll).  Returns 0, or -1
  * with the reason in why. */
 int kencap_tunsrc_read(struct in6_addr *cur, char *why, size_t whylen);

@@ -193,6 +193,26 @@ else
 	expect_eq "tunsrc back: the encapsulations go to the kernel again" "$held" False
 fi
 
+# ---- a refused reload that would turn kernel-encap off ------------------------
+# Its resolve no longer needs the tunsrc, but its install fails (a
+# vrftable without its VRF device): the running config, which still
+# hands encapsulations to the kernel, keeps srv6d's tunsrc.
+if [ "$src_kind" != route ]; then
+	cp "$TMPD/a.conf" "$TMPD/a.keep"
+	{ cat "$TMPD/a.keep"; echo "kernel-encap no"
+	  echo "sid fc00:100::9/128 action End.DT6 vrftable 999"; } >"$TMPD/a.conf"
+	if timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null 2>&1; then
+		fail "a reload with a vrftable without its VRF device is refused"
+	else
+		pass "a reload with a vrftable without its VRF device is refused"
+	fi
+	expect_eq "the refused reload leaves srv6d's tunsrc to the running config" \
+		"$(nsx "$GW" ip sr tunsrc show)" "tunsrc addr fc00:1::2"
+	expect_eq "kernel-encap still active after the refused reload" \
+		"$(ctl_get 's["kernel_encap"]["active"]')" True
+	cp "$TMPD/a.keep" "$TMPD/a.conf"
+fi
+
 # ---- reload --------------------------------------------------------------------
 cp "$TMPD/a2.conf" "$TMPD/a.conf"
 if timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null; then
