@@ -4,7 +4,7 @@ FRR 9 and 10's zebra sends the kernel for SRv6, byte for byte.
 
 FRR cannot run here (Debian 12 ships FRR 8.4.4), so its messages are
 rebuilt from its source, FRRouting/frr, read at the tags frr-9.0, frr-9.1,
-frr-10.0, frr-10.2 and frr-10.5.0:
+frr-10.0, frr-10.2, frr-10.3, frr-10.4.0 and frr-10.5.0:
 
   zebra/rt_netlink.c  netlink_route_multipath_msg_encode()   the route
                       _netlink_route_build_singlepath()      its next hop
@@ -54,8 +54,9 @@ What every version (9.0 .. 10.5) writes, in this order:
 
 Versions: SEG6_LOCAL_FLAVORS from 9.1 (9.0 has no flavor code).  The
 SEG6_IPTUNNEL_SRH mode is always SEG6_IPTUN_MODE_ENCAP up to 10.2
-(fill_seg6ipt_encap()); from 10.3 it follows the headend behaviour,
-encap.red for staticd's H.Encaps.Red (bgpd stays H.Encaps).  No version
+(fill_seg6ipt_encap()); from 10.4 it follows the headend behaviour,
+encap.red for staticd's H.Encaps.Red (bgpd stays H.Encaps).  SRv6 in
+isisd (End, End.X, uN, uA) is from 9.1; staticd's SIDs from 10.3.  No version
 sends SEG6_IPTUNNEL_SRC nor SEG6_LOCAL_OIF: from 10.0 the
 encapsulation source (`srv6 encapsulation source-address`) is the
 kernel's one tunsrc, set by generic netlink SEG6_CMD_SET_TUNSRC

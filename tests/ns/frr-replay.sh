@@ -40,15 +40,20 @@ ns_setup || { fail "topology setup"; ns_finish; }
 # wants a dummy; this kernel has no dummy module, so a veth.  Not lo: the
 # kernel makes an IPv6 route on lo a reject route (fib6_is_reject()), and
 # its own seg6local would answer "no route".
-nsx "$GW" ip link add sr0 type veth peer name sr0p &&
-	nsx "$GW" ip link set sr0 up && nsx "$GW" ip link set sr0p up ||
+if ! { nsx "$GW" ip link add sr0 type veth peer name sr0p &&
+	nsx "$GW" ip link set sr0 up && nsx "$GW" ip link set sr0p up; }; then
 	fail "sr0"
+fi
 # Table 10 is the VRF's (FRR: the table of `vrf A` ... `ip route` in bgpd's
 # VRF instance); what comes in on gw0 looks it up first.
-nsx "$GW" ip -6 rule add pref 2000 iif gw0 lookup 10 &&
-	nsx "$GW" ip -4 rule add pref 2000 iif gw0 lookup 10 || fail "ip rule"
-nfq_steer6 fc00:100::/32 fc00:9:a::/64 fc00:9:b::/64 fc00:9:f9::/64 &&
-	nfq_steer4 10.10.0.0/24 || fail "NFQUEUE rules"
+if ! { nsx "$GW" ip -6 rule add pref 2000 iif gw0 lookup 10 &&
+	nsx "$GW" ip -4 rule add pref 2000 iif gw0 lookup 10; }; then
+	fail "ip rule"
+fi
+if ! { nfq_steer6 fc00:100::/32 fc00:9:a::/64 fc00:9:b::/64 fc00:9:f9::/64 &&
+	nfq_steer4 10.10.0.0/24; }; then
+	fail "NFQUEUE rules"
+fi
 
 # replay CASE...: send the cases' messages; each line "CASE MSG ok|error".
 replay() {
@@ -213,9 +218,11 @@ else
 fi
 
 # ---- next-hop objects ---------------------------------------------------------
-nsx "$GW" ip -6 nexthop add id 990 encap seg6 mode encap segs fc00:9::f9 \
-	via fc00:2::2 dev gw1 &&
-	nsx "$GW" ip -6 route add fc00:9:f9::/64 nhid 990 || fail "probe route"
+if ! { nsx "$GW" ip -6 nexthop add id 990 encap seg6 mode encap \
+	segs fc00:9::f9 via fc00:2::2 dev gw1 &&
+	nsx "$GW" ip -6 route add fc00:9:f9::/64 nhid 990; }; then
+	fail "probe route"
+fi
 NHOBJ=${FRR_REPLAY_NHOBJ:-}
 if [ -z "$NHOBJ" ]; then
 	if wait_for "any(e['prefix'] == 'fc00:9:f9::/64' for e in s['policies'])"; then
