@@ -266,15 +266,22 @@ CASES = {
     # isisd isis_zebra_srv6_adj_sid_install(): End.X, nh6 the neighbour
     "endx": dict(dst="fc00:100::e2/128", action="End.X", nh6="fc00:3::2",
                  proto=RTPROT_ISIS, oif="x"),
-    # bgpd (9.0+) zclient_send_localsid() from bgp_zebra.c's
-    # vpn_leak_zebra_vrf_sid_update_per_vrf(): End.DT6 SEG6_LOCAL_TABLE,
-    # End.DT4 / End.DT46 SEG6_LOCAL_VRFTABLE, on the VRF's device
+    # bgpd zclient_send_localsid() from bgp_mplsvpn.c's
+    # vpn_leak_zebra_vrf_sid_update_per_af() (`sid vpn export`: End.DT6
+    # SEG6_LOCAL_TABLE, End.DT4 SEG6_LOCAL_VRFTABLE) and _per_vrf()
+    # (`sid vpn per-vrf export`: End.DT46 SEG6_LOCAL_VRFTABLE); table the
+    # VRF's, on the VRF's device (if_get_vrf_loopback(bgp->vrf_id))
     "dt6": dict(dst="fc00:100::d6/128", action="End.DT6", table=100,
                 proto=RTPROT_BGP, oif="sr"),
     "dt4": dict(dst="fc00:100::d4/128", action="End.DT4", table=100,
                 proto=RTPROT_BGP, oif="sr"),
     "dt46": dict(dst="fc00:100::46/128", action="End.DT46", table=100,
                  proto=RTPROT_BGP, oif="sr"),
+    # bgpd 10.4+ on a usid locator (bgp_mplsvpn.c, SRV6_LOCATOR_USID):
+    # End.DT6 with the NEXT-C-SID operation and no lengths (ctx.flv's
+    # lcblock_len / lcnode_func_len left 0, so not written)
+    "udt6": dict(dst="fc00:100::c6/128", action="End.DT6", table=100,
+                 lblen=0, nflen=0, proto=RTPROT_BGP, oif="sr"),
     # isisd (9.1+) uN: End NEXT-C-SID, locator block 32 node 16 (the
     # usid-f3216 format): prefix /48, lcblock 32, lcnode_func 16
     "un": dict(dst="fc00:100:1::/48", action="End", lblen=32, nflen=16,
@@ -293,8 +300,8 @@ CASES = {
     "l3vpn4": dict(dst="10.10.0.0/24", table_id=10, segs=["fc00:9::a4"],
                    gw="core", proto=RTPROT_BGP, oif="core"),
     # `zebra nexthop kernel enable` (the default): the same next hops as
-    # objects, the route carries RTA_NH_ID.  zebra's ids start at
-    # 1 << 28 for its own (zebra_nhg.c id_counter); any id will do here.
+    # objects, the route carries RTA_NH_ID.  zebra numbers its own from 1
+    # (zebra_nhg.c id_counter, below ZEBRA_NHG_PROTO_LOWER); any id will do.
     "nh-end": dict(dst="fc00:100::f1/128", action="End", proto=RTPROT_ISIS,
                    oif="sr", nhid=1001),
     "nh-dt6": dict(dst="fc00:100::f6/128", action="End.DT6", table=100,

@@ -9,6 +9,7 @@
 # flushed: the kernel's frame is compared with srv6d's).  Cases:
 #   end endx dt6             isisd / bgpd seg6local SIDs, before srv6d starts
 #   un ua                    isisd uN / uA (NEXT-C-SID) locator SIDs
+#   udt6                     bgpd 10.4+'s uDT6 (End.DT6 + NEXT-C-SID)
 #   l3vpn6 l3vpn4            bgpd L3VPN routes in VRF table 10 (seg6 encap)
 #   dt4 dt46                 bgpd End.DT4/DT46 (SEG6_LOCAL_VRFTABLE)
 #   nh-end nh-dt6 nh-un nh-l3vpn6   the same with next-hop objects
@@ -81,6 +82,14 @@ wait_for() {
 	return 1
 }
 
+# expect_route DESC WANT IPARGS...: iproute2's reading of what the kernel
+# made of the message (spaces squeezed): the bytes meant what FRR means.
+expect_route() {
+	local desc=$1 want=$2
+	shift 2
+	expect_eq "$desc" "$(nsx "$GW" ip "$@" | tr -s ' ' | sed 's/ $//')" "$want"
+}
+
 # The SID's fields: behavior, origin, kernel table, then those set.
 SIDF="[e.get(k) for k in ('behavior', 'origin', 'kernel_table', 'nh6', 'table', 'vrftable', 'flavors', 'lblen', 'nflen')]"
 sid_fields() {
@@ -119,6 +128,12 @@ replay_ok end endx dt6
 srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start"; ns_finish; }
 say "srv6d pid $SRV6D_PID"
 
+expect_route "end: the kernel's route" \
+	"fc00:100::e1 encap seg6local action End dev sr0 proto isis metric 20 pref medium" \
+	-6 route show fc00:100::e1
+expect_route "dt6: the kernel's route" \
+	"fc00:100::d6 encap seg6local action End.DT6 table 100 dev sr0 proto bgp metric 20 pref medium" \
+	-6 route show fc00:100::d6
 expect_sid "end (isisd End, proto isis)" fc00:100::e1/128 \
 	"['End', 'kernel', 254, None, None, None, [], None, None]"
 expect_sid "endx (isisd End.X, nh6)" fc00:100::e2/128 \
@@ -137,9 +152,19 @@ expect_fields "dt6: decapsulated, the inner packet looked up in table 100 (sink2
 	"$out" s2 ip6.src=fc00:1::1 ip6.dst=fc00:9::99 ip6.hlim=63 ip6.nh=17
 
 # ---- at run time: uN, uA, the L3VPN routes -----------------------------------
-replay_ok un ua l3vpn6 l3vpn4
+replay_ok un ua l3vpn6 l3vpn4 udt6
+expect_route "ua: the kernel's route" \
+	"fc00:100:1:e000::/64 encap seg6local action End.X nh6 fc00:3::2 flavors next-csid lblen 32 nflen 16 dev gw2 proto isis metric 20 pref medium" \
+	-6 route show fc00:100:1:e000::/64
+expect_route "l3vpn4: the kernel's route" \
+	"10.10.0.0/24 encap seg6 mode encap segs 1 [ fc00:9::a4 ] via 169.254.0.1 dev gw1 proto bgp metric 20 onlink" \
+	-4 route show 10.10.0.0/24 table 10
 expect_sid "un (isisd uN: End NEXT-C-SID)" fc00:100:1::/48 \
 	"['End', 'kernel', 254, None, None, None, ['next-csid'], 32, 16]"
+# bgpd 10.4+'s uDT6: End.DT6 with the NEXT-C-SID operation, no lengths;
+# the kernel keeps no flavor for End.DT6 (its dump has none).
+expect_sid "udt6 (bgpd 10.4+ uDT6: End.DT6 + NEXT-C-SID, no lengths)" fc00:100::c6/128 \
+	"['End.DT6', 'kernel', 254, None, 100, None, [], None, None]"
 expect_pol "l3vpn6 (bgpd, VRF table 10)" fc00:9:a::/64 \
 	"[10, 'kernel', 10, [['fc00:9::a6']]]"
 expect_pol "l3vpn4 (bgpd, IPv4 over an IPv6 next hop)" 10.10.0.0/24 \
@@ -170,8 +195,11 @@ out=$(xchg l3vpn4 --v4 --src 192.0.2.1 --dst 10.10.0.1)
 expect_fields "l3vpn4: an IPv4 tenant packet encapsulated toward fc00:9::a4 (sink1)" \
 	"$out" s1 ip6.src=fc00:1::2 ip6.dst=fc00:9::a4 srh.segs=fc00:9::a4 \
 	in1.ip4.dst=10.10.0.1
+out=$(xchg udt6 $S --segs fc00:100::c6 $IN6)
+expect_fields "udt6: decapsulated into table 100 (sink2)" "$out" s2 \
+	ip6.src=fc00:1::1 ip6.dst=fc00:9::99 ip6.hlim=63
 for c in fc00:100::e1/128 fc00:100::e2/128 fc00:100::d6/128 \
-	fc00:100:1::/48; do
+	fc00:100:1::/48 fc00:100::c6/128; do
 	expect_eq "srv6d ran the packet to $c (its count)" "$(sid_packets $c)" 1
 done
 for c in fc00:9:a::/64 10.10.0.0/24; do
