@@ -68,7 +68,9 @@ End.DT*, sr0) do not exist on this kernel (no vrf, no dummy module): the
 `--sr-dev` argument stands for them.
 
 Usage: frr-replay.py [--sr-dev IF] [--core-dev IF] [--core-gw ADDR6]
-       [--x-dev IF] [--del] [--hex] CASE...   (--list: the cases)
+       [--x-dev IF] [--del] [--hex] [--seq N] CASE...   (--list: the cases)
+--hex prints the bytes instead of sending them (a device named lo is
+index 0 there, so that the bytes do not depend on the host).
 Prints one line per message: CASE MSG ok | CASE MSG error ERRNO (text).
 Exit 0 when the kernel took every message, 2 when it refused one.
 """
@@ -356,6 +358,8 @@ def main():
                     help="send zebra's delete messages instead")
     ap.add_argument("--hex", action="store_true",
                     help="print the bytes, send nothing")
+    ap.add_argument("--seq", type=int,
+                    help="the first nlmsg_seq (default: from the pid)")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("cases", nargs="*")
     a = ap.parse_args()
@@ -373,13 +377,14 @@ def main():
                            socket.NETLINK_ROUTE)
         sk.bind((0, 0))
     rc = 0
-    seq = os.getpid() & 0xffff
+    seq = a.seq if a.seq is not None else os.getpid() & 0xffff
     for name in a.cases:
         if name not in CASES:
             print("unknown case %s" % name, file=sys.stderr)
             return 1
-        for what, msg in messages(name, CASES[name], dev, a.delete, seq):
-            seq += 2
+        msgs = messages(name, CASES[name], dev, a.delete, seq)
+        seq += 2
+        for what, msg in msgs:
             if a.hex:
                 print(name, what, msg.hex())
                 continue

@@ -36,6 +36,50 @@ kernel-routes yes
 offload no
 EOF
 
+# ---- the bytes, checked by hand against zebra/rt_netlink.c -------------------
+# (--hex: devices named lo are index 0, --seq 1: the first message's seq)
+# uN: nlmsghdr len 112, RTM_NEWROUTE, REQUEST|ACK|CREATE (no REPLACE: IPv6
+# without next-hop objects), seq 2 | rtmsg AF_INET6 /48, table 254, proto
+# isis 187, scope universe, RTN_UNICAST | RTA_DST | RTA_PRIORITY 20 |
+# RTA_ENCAP_TYPE 7 | RTA_ENCAP|NESTED {ACTION End, FLAVORS|NESTED
+# {OPERATION 1<<4, LCBLOCK 32, LCNODE_FN 16}} | RTA_OIF
+want_un="70000000 1800 0504 02000000 00000000
+0a 30 00 00 fe bb 00 01 00000000
+1400 0100 fc000100000100000000000000000000
+0800 0600 14000000
+0600 1500 0700 0000
+2800 1680 0800 0100 01000000
+1c00 0b80 0800 0100 10000000 0500 0200 20000000 0500 0300 10000000
+0800 0400 00000000"
+# nh-l3vpn6's object: RTM_NEWNEXTHOP, REQUEST|ACK|CREATE|REPLACE, seq 3 |
+# nhmsg AF_INET6, proto bgp 186 | NHA_ID 1004 | NHA_GATEWAY fc00:2::2 |
+# NHA_OIF | NHA_ENCAP_TYPE 5 | NHA_ENCAP|NESTED {SEG6_IPTUNNEL_SRH: mode
+# encap 1, SRH nh 0 hdrlen 2 type 4 SL 0 LE 0 flags 0 tag 0, fc00:9::b6}
+want_nh="68000000 6800 0505 03000000 00000000
+0a 00 ba 00 00000000
+0800 0100 ec030000
+1400 0600 fc000002000000000000000000000002
+0800 0500 00000000
+0600 0700 0500 0000
+2400 0880 2000 0100 01000000 00 02 04 00 00 00 0000
+fc0000090000000000000000000000b6"
+# and its route: REPLACE (next-hop objects), table 10 in rtm_table,
+# RTA_DST, RTA_PRIORITY, RTA_NH_ID 1004 only
+want_nhr="40000000 1800 0505 04000000 00000000
+0a 40 00 00 0a ba 00 01 00000000
+1400 0100 fc000009000b00000000000000000000
+0800 0600 14000000
+0800 1e00 ec030000"
+hex=$($PYTHON "$top_srcdir/tests/ns/frr-replay.py" --hex --seq 1 \
+	--core-gw fc00:2::2 un nh-l3vpn6)
+expect_eq "un: zebra's RTM_NEWROUTE bytes" \
+	"$(awk '$1 == "un" { print $3 }' <<<"$hex")" "$(tr -d ' \n' <<<"$want_un")"
+expect_eq "nh-l3vpn6: zebra's RTM_NEWNEXTHOP bytes" \
+	"$(awk '$2 == "nexthop" { print $3 }' <<<"$hex")" "$(tr -d ' \n' <<<"$want_nh")"
+expect_eq "nh-l3vpn6: zebra's RTM_NEWROUTE with RTA_NH_ID bytes" \
+	"$(awk '$1 == "nh-l3vpn6" && $2 == "route" { print $3 }' <<<"$hex")" \
+	"$(tr -d ' \n' <<<"$want_nhr")"
+
 ns_setup || { fail "topology setup"; ns_finish; }
 # sr0: isisd's srv6_ifname and, for bgpd's End.DT*, the VRF's device.  FRR
 # wants a dummy; this kernel has no dummy module, so a veth.  Not lo: the
@@ -293,6 +337,9 @@ else
 	done
 	expect_eq "none of them is a SID or policy" \
 		"$(ctl_get "[e['sid'] for e in s['sids'] if e['sid'] in ('fc00:100::f1/128', 'fc00:100::f6/128', 'fc00:100:2::/48')] + [e['prefix'] for e in s['policies'] if e['prefix'] == 'fc00:9:b::/64']")" "[]"
+	expect_eq "counted: seg6local unsupported 3, seg6 policies_unsupported 2 (nh-l3vpn6, the probe)" \
+		"$(ctl_get "(s['kernel_routes']['unsupported'], s['kernel_routes']['policies_unsupported'])")" \
+		"(3, 2)"
 	skip_case "nh-end nh-dt6 nh-un nh-l3vpn6: kernel-routes does not follow next-hop objects (counted unsupported); FRR_REPLAY_NHOBJ=yes or the nhobj work turns them on"
 fi
 say "status kernel_routes: $(ctl_get "s['kernel_routes']")"
