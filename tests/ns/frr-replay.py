@@ -32,8 +32,11 @@ frr-10.0, frr-10.2, frr-10.3, frr-10.4.0 and frr-10.5.0:
 What every version (9.0 .. 10.5) writes, in this order:
 
   nlmsghdr   RTM_NEWROUTE, NLM_F_REQUEST|NLM_F_CREATE, and NLM_F_REPLACE
-             when the route is IPv4, or zebra uses kernel next-hop objects,
-             or runs with --v6-rr-semantics (zrouter.v6_rr_semantics)
+             when the route is IPv4, or runs with --v6-rr-semantics
+             (zrouter.v6_rr_semantics), or (10.0 and later only:
+             kernel_nexthops_supported()) zebra uses next-hop objects:
+             the one difference of the bytes between 9.x and 10.x here
+             (--version)
   rtmsg      family, dst_len, src_len 0, tos 0, table (RT_TABLE_UNSPEC and
              RTA_TABLE when >= 256), protocol zebra2proto(daemon),
              scope RT_SCOPE_UNIVERSE, type RTN_UNICAST (DELROUTE: 0),
@@ -52,7 +55,9 @@ What every version (9.0 .. 10.5) writes, in this order:
   or RTA_ENCAP{SEG6_IPTUNNEL_SRH: seg6_iptunnel_encap mode + SRH},
   [RTA_GATEWAY], RTA_OIF.
 
-Versions: SEG6_LOCAL_FLAVORS from 9.1 (9.0 has no flavor code).  The
+Versions: SEG6_LOCAL_FLAVORS from 9.1 (9.0 has no flavor code); 9.0's
+fill_seg6ipt_encap() writes a single segment (all cases here have one);
+End.DX6 in the route path from 10.0.  The
 SEG6_IPTUNNEL_SRH mode is always SEG6_IPTUN_MODE_ENCAP up to 10.2
 (fill_seg6ipt_encap()); from 10.4 it follows the headend behaviour,
 encap.red for staticd's H.Encaps.Red (bgpd stays H.Encaps).  SRv6 in
@@ -68,7 +73,8 @@ End.DT*, sr0) do not exist on this kernel (no vrf, no dummy module): the
 `--sr-dev` argument stands for them.
 
 Usage: frr-replay.py [--sr-dev IF] [--core-dev IF] [--core-gw ADDR6]
-       [--x-dev IF] [--del] [--hex] [--seq N] CASE...   (--list: the cases)
+       [--x-dev IF] [--del] [--hex] [--seq N] [--version 9|10] CASE...
+       (--list: the cases)
 --hex prints the bytes instead of sending them (a device named lo is
 index 0 there, so that the bytes do not depend on the host).
 Prints one line per message: CASE MSG ok | CASE MSG error ERRNO (text).
@@ -203,12 +209,16 @@ def prefix(c):
     return fam, socket.inet_pton(fam, p), int(plen)
 
 
+VERSION = 10
+
+
 def route_msg(c, dev, cmd, seq):
     """netlink_route_multipath_msg_encode(), a single next hop."""
     fam, dst, plen = prefix(c)
     nhobj = "nhid" in c
     flags = NLM_F_REQUEST | NLM_F_CREATE
-    if cmd == RTM_NEWROUTE and (fam == socket.AF_INET or nhobj):
+    if cmd == RTM_NEWROUTE and (fam == socket.AF_INET or
+                                (nhobj and VERSION >= 10)):
         flags |= NLM_F_REPLACE
     table = c.get("table_id", RT_TABLE_MAIN)
     rflags = 0
@@ -360,9 +370,14 @@ def main():
                     help="print the bytes, send nothing")
     ap.add_argument("--seq", type=int,
                     help="the first nlmsg_seq (default: from the pid)")
+    ap.add_argument("--version", type=int, choices=(9, 10), default=10,
+                    help="FRR's major version (9: no NLM_F_REPLACE on an "
+                    "IPv6 route with RTA_NH_ID)")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("cases", nargs="*")
     a = ap.parse_args()
+    global VERSION
+    VERSION = a.version
     if a.list:
         for k, v in CASES.items():
             print(k, v)

@@ -79,6 +79,14 @@ expect_eq "nh-l3vpn6: zebra's RTM_NEWNEXTHOP bytes" \
 expect_eq "nh-l3vpn6: zebra's RTM_NEWROUTE with RTA_NH_ID bytes" \
 	"$(awk '$1 == "nh-l3vpn6" && $2 == "route" { print $3 }' <<<"$hex")" \
 	"$(tr -d ' \n' <<<"$want_nhr")"
+# FRR 9.x: the same route without NLM_F_REPLACE (9.x sets it for IPv6
+# only with --v6-rr-semantics; 10.x also with next-hop objects).  Alone,
+# the case has seq 2: want_nhr with flags 0x405 and seq 2.
+hex9=$($PYTHON "$top_srcdir/tests/ns/frr-replay.py" --hex --seq 1 \
+	--version 9 --core-gw fc00:2::2 nh-l3vpn6)
+expect_eq "nh-l3vpn6, FRR 9.x: the route's flags REQUEST|ACK|CREATE" \
+	"$(awk '$2 == "route" { print $3 }' <<<"$hex9")" \
+	"$(tr -d ' \n' <<<"$want_nhr" | sed 's/^400000001800050504/400000001800050402/')"
 
 ns_setup || { fail "topology setup"; ns_finish; }
 # sr0: isisd's srv6_ifname and, for bgpd's End.DT*, the VRF's device.  FRR
