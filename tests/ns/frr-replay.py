@@ -62,7 +62,10 @@ SEG6_IPTUNNEL_SRH mode is always SEG6_IPTUN_MODE_ENCAP up to 10.2
 (fill_seg6ipt_encap()); from 10.4 it follows the headend behaviour,
 encap.red for staticd's H.Encaps.Red (bgpd stays H.Encaps).  SRv6 in
 isisd (End, End.X, uN, uA) is from 9.1; staticd's SIDs from 10.3.  No version
-sends SEG6_IPTUNNEL_SRC nor SEG6_LOCAL_OIF: from 10.0 the
+sends SEG6_IPTUNNEL_SRC; before 10.6.0 none sends SEG6_LOCAL_OIF (isisd's
+End.X/uA nh6 is the neighbour's link-local address, isis_srv6.c
+adj->ll_ipv6_addrs[0]; 10.6.0 adds SEG6_LOCAL_OIF, commit 85ed407320,
+case endx-ll-oif).  From 10.0 the
 encapsulation source (`srv6 encapsulation source-address`) is the
 kernel's one tunsrc, set by generic netlink SEG6_CMD_SET_TUNSRC
 (zebra/ge_netlink.c), not a route attribute; 9.x does not set it.
@@ -106,6 +109,7 @@ RTNH_F_ONLINK = 4
 LWTUNNEL_ENCAP_SEG6, LWTUNNEL_ENCAP_SEG6_LOCAL = 5, 7
 # <linux/seg6_local.h>
 SEG6_LOCAL_ACTION, SEG6_LOCAL_TABLE, SEG6_LOCAL_NH4 = 1, 3, 4
+SEG6_LOCAL_OIF = 7
 SEG6_LOCAL_NH6, SEG6_LOCAL_VRFTABLE, SEG6_LOCAL_FLAVORS = 5, 9, 11
 SEG6_LOCAL_FLV_OPERATION, SEG6_LOCAL_FLV_LCBLOCK_BITS = 1, 2
 SEG6_LOCAL_FLV_LCNODE_FN_BITS = 3
@@ -162,6 +166,11 @@ def seg6local(sid):
     out = [u32(SEG6_LOCAL_ACTION, ACTIONS[act])]
     if act in ("End.X", "End.DX6"):
         out.append(a6(SEG6_LOCAL_NH6, sid["nh6"]))
+        if act == "End.X" and "seg6_oif" in sid:
+            # 10.6.0 and later (commit 85ed407320, "Provide interface when
+            # installing/uninstalling SRv6 uA SIDs"): SEG6_LOCAL_OIF
+            # after NH6, ctx->ifindex the adjacency's circuit
+            out.append(u32(SEG6_LOCAL_OIF, sid["seg6_oif"]))
     elif act in ("End.T", "End.DT6"):
         out.append(u32(SEG6_LOCAL_TABLE, sid["table"]))
     elif act in ("End.DT4", "End.DT46"):
@@ -278,6 +287,16 @@ CASES = {
     # isisd isis_zebra_srv6_adj_sid_install(): End.X, nh6 the neighbour
     "endx": dict(dst="fc00:100::e2/128", action="End.X", nh6="fc00:3::2",
                  proto=RTPROT_ISIS, oif="x"),
+    # ... as isisd writes it: nh6 the adjacency's link-local address
+    # (isis_srv6.c srv6_endx_sid_add_single(): adj->ll_ipv6_addrs[0]), no
+    # SEG6_LOCAL_OIF, the route's RTA_OIF the circuit (--x-ll ADDR)
+    "endx-ll": dict(dst="fc00:100::e3/128", action="End.X", nh6="x_ll",
+                    proto=RTPROT_ISIS, oif="x"),
+    # FRR 10.6+: the same with SEG6_LOCAL_OIF (isis_zebra.c
+    # ctx.ifindex = sra->adj->circuit->interface->ifindex)
+    "endx-ll-oif": dict(dst="fc00:100::e4/128", action="End.X",
+                        nh6="x_ll", seg6_oif="x", proto=RTPROT_ISIS,
+                        oif="x"),
     # bgpd zclient_send_localsid() from bgp_mplsvpn.c's
     # vpn_leak_zebra_vrf_sid_update_per_af() (`sid vpn export`: End.DT6
     # SEG6_LOCAL_TABLE, End.DT4 SEG6_LOCAL_VRFTABLE) and _per_vrf()
@@ -332,6 +351,10 @@ def messages(name, c, dev, delete, seq):
     c = dict(c)
     if c.get("gw") == "core":
         c["gw"] = dev["core_gw"]
+    if c.get("nh6") == "x_ll":
+        c["nh6"] = dev["x_ll"]
+    if "seg6_oif" in c:
+        c["seg6_oif"] = dev[c["seg6_oif"]]
     out = []
     if delete:
         out.append(("route", route_msg(c, dev, RTM_DELROUTE, seq)))
@@ -364,6 +387,8 @@ def main():
     ap.add_argument("--x-dev", default="lo")
     ap.add_argument("--core-dev", default="lo")
     ap.add_argument("--core-gw", default="::1")
+    ap.add_argument("--x-ll", default="fe80::1",
+                    help="the adjacency's link-local address (endx-ll)")
     ap.add_argument("--del", dest="delete", action="store_true",
                     help="send zebra's delete messages instead")
     ap.add_argument("--hex", action="store_true",
@@ -382,7 +407,7 @@ def main():
         for k, v in CASES.items():
             print(k, v)
         return 0
-    dev = {"core_gw": a.core_gw}
+    dev = {"core_gw": a.core_gw, "x_ll": a.x_ll}
     for role, name in (("sr", a.sr_dev), ("x", a.x_dev),
                        ("core", a.core_dev)):
         dev[role] = 0 if a.hex and name == "lo" else socket.if_nametoindex(name)

@@ -8,6 +8,8 @@
 # (every packet is sent again with srv6d stopped and its queue rules
 # flushed: the kernel's frame is compared with srv6d's).  Cases:
 #   end endx dt6             isisd / bgpd seg6local SIDs, before srv6d starts
+#   endx-ll endx-ll-oif      isisd's End.X to a link-local neighbour, before
+#                            10.6 and from 10.6 (SEG6_LOCAL_OIF)
 #   un ua                    isisd uN / uA (NEXT-C-SID) locator SIDs
 #   udt6                     bgpd 10.4+'s uDT6 (End.DT6 + NEXT-C-SID)
 #   l3vpn6 l3vpn4            bgpd L3VPN routes in VRF table 10 (seg6 encap)
@@ -272,6 +274,35 @@ expect_eq "srv6d ran the packet to fc00:100:1:e000::/64 (its count)" \
 	"$(sid_packets fc00:100:1:e000::/64)" 1
 replay un >/dev/null || fail "un: re-add refused"
 
+# isisd's End.X as it writes it: nh6 the neighbour's link-local address,
+# the route on the circuit (gw2).  Before FRR 10.6 without SEG6_LOCAL_OIF,
+# which the kernel's End.X needs to pick the interface (FRR's commit
+# 85ed407320): srv6d does not apply that one; from 10.6 with it.
+S2LL=$(nsx "$S2" ip -6 -o addr show dev s2 scope link | awk '{ sub("/.*", "", $4); print $4 }')
+say "sink2's link-local address: $S2LL"
+if [ -z "$S2LL" ]; then
+	fail "endx-ll: sink2 has no link-local address"
+else
+	nsx "$GW" $REPLAY --x-ll "$S2LL" endx-ll endx-ll-oif \
+		>"$TMPD/replay.out" 2>&1 || fail "endx-ll: $(cat "$TMPD/replay.out")"
+	expect_sid "endx-ll-oif (isisd 10.6+ End.X, link-local nh6, SEG6_LOCAL_OIF)" \
+		fc00:100::e4/128 \
+		"['End.X', 'kernel', 254, '$S2LL', None, None, [], None, None]"
+	expect_eq "endx-ll-oif: srv6d's SID has SEG6_LOCAL_OIF's interface" \
+		"$(ctl_get "sid('fc00:100::e4/128').get('oif')")" gw2
+	out=$(xchg endxll $S --segs fc00:100::e4,fc00:9::c1 $IN6)
+	exp=$(pkt_build --tag endxll $S --segs fc00:100::e4,fc00:9::c1 $IN6 --sl 0 --hlim 63)
+	expect_frame "endx-ll-oif: srv6d's End.X, to the link-local neighbour (sink2)" "$out" s2 "$exp"
+	if grep -q "kernel route seg6local fc00:100::e3/128 (table 254) not applied: a link-local nh6 without oif" "$LOG"; then
+		pass "endx-ll (FRR before 10.6: no SEG6_LOCAL_OIF): logged 'not applied: a link-local nh6 without oif'"
+	else
+		fail "endx-ll: no 'not applied' log line"
+	fi
+	expect_eq "endx-ll is no SID of srv6d's" \
+		"$(ctl_get "any(e['sid'] == 'fc00:100::e3/128' for e in s['sids'])")" False
+	skip_case "endx-ll: srv6d does not run FRR < 10.6's End.X to a link-local neighbour (no SEG6_LOCAL_OIF)"
+fi
+
 # ---- zebra's deletes ---------------------------------------------------------
 replay --del end l3vpn6 >/dev/null || fail "zebra's RTM_DELROUTE refused"
 if wait_for "not any(e['sid'] == 'fc00:100::e1/128' for e in s['sids']) and not any(e['prefix'] == 'fc00:9:a::/64' for e in s['policies'])"; then
@@ -345,9 +376,9 @@ else
 	done
 	expect_eq "none of them is a SID or policy" \
 		"$(ctl_get "[e['sid'] for e in s['sids'] if e['sid'] in ('fc00:100::f1/128', 'fc00:100::f6/128', 'fc00:100:2::/48')] + [e['prefix'] for e in s['policies'] if e['prefix'] == 'fc00:9:b::/64']")" "[]"
-	expect_eq "counted: seg6local unsupported 3, seg6 policies_unsupported 2 (nh-l3vpn6, the probe)" \
+	expect_eq "counted: seg6local unsupported 4 (the 3 and endx-ll), seg6 policies_unsupported 2 (nh-l3vpn6, the probe)" \
 		"$(ctl_get "(s['kernel_routes']['unsupported'], s['kernel_routes']['policies_unsupported'])")" \
-		"(3, 2)"
+		"(4, 2)"
 	skip_case "nh-end nh-dt6 nh-un nh-l3vpn6: kernel-routes does not follow next-hop objects (counted unsupported); FRR_REPLAY_NHOBJ=yes or the nhobj work turns them on"
 fi
 say "status kernel_routes: $(ctl_get "s['kernel_routes']")"
