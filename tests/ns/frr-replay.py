@@ -4,7 +4,8 @@ FRR 9 and 10's zebra sends the kernel for SRv6, byte for byte.
 
 FRR cannot run here (Debian 12 ships FRR 8.4.4), so its messages are
 rebuilt from its source, FRRouting/frr, read at the tags frr-9.0, frr-9.1,
-frr-10.0, frr-10.2, frr-10.3, frr-10.4.0 and frr-10.5.0:
+frr-10.0, frr-10.2, frr-10.3, frr-10.4.0, frr-10.5.0, frr-10.6.0 and
+frr-10.7.0:
 
   zebra/rt_netlink.c  netlink_route_multipath_msg_encode()   the route
                       _netlink_route_build_singlepath()      its next hop
@@ -69,6 +70,11 @@ case endx-ll-oif).  From 10.0 the
 encapsulation source (`srv6 encapsulation source-address`) is the
 kernel's one tunsrc, set by generic netlink SEG6_CMD_SET_TUNSRC
 (zebra/ge_netlink.c), not a route attribute; 9.x does not set it.
+
+Not replayed: End.B6.Encaps (SEG6_LOCAL_SRH, a bare SRH): zebra writes
+it from 10.4 in next-hop objects (netlink_nexthop_msg_encode_end_b6_encaps())
+and from 10.7 in routes too, but no daemon of 10.4's tree (bgpd, isisd,
+staticd, pathd) asks for it; End.DX4/DX6/End.T, which no daemon sends.
 
 What the replay adds: NLM_F_ACK, to read the kernel's answer; nlmsg_seq
 and nlmsg_pid are its own.  The devices FRR would name (the VRF device for
