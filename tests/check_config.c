@@ -1695,21 +1695,37 @@ START_TEST(test_err_overlaps)
 {
 	BAD("queue 0\nsid fc00::1 action End\nsid fc00::1/128 action End.T table 3\n",
 	    "t.conf:3: sid fc00::1/128 is already defined at line 2");
-	BAD("queue 0\nsid fc00:1::/48 action End flavors next-csid\n"
-	    "sid fc00:1:0:5::/64 action End\n",
-	    "t.conf:3: sid fc00:1:0:5::/64 is inside sid fc00:1::/48 at line 2 "
-	    "(a SID must not contain another)");
-	BAD("queue 0\nsid fc00:1:0:5::/64 action End\n"
-	    "sid fc00:1::/48 action End flavors next-csid\n",
-	    "t.conf:3: sid fc00:1::/48 contains sid fc00:1:0:5::/64 at line 2 "
-	    "(a SID must not contain another)");
-	/* Disjoint neighbours are fine; ::/0 contains everything. */
-	BAD("queue 0\nsid fc00:1::/48 action End\nsid fc00:2::/48 action End\n"
-	    "sid ::/0 action End\n",
-	    "t.conf:4: sid ::/0 contains sid fc00:1::/48 at line 2 (a SID must "
-	    "not contain another)",
-	    "t.conf:4: sid ::/0 contains sid fc00:2::/48 at line 3 (a SID must "
-	    "not contain another)");
+	/* A SID inside another is no error: the longest prefix covering
+	 * a destination takes the packet, as the kernel's seg6local routes
+	 * (an FRR uA inside its node's uN locator), whichever comes first. */
+	{
+		const char *const files[] = {
+			"queue 0\nsid fc00:1::/48 action End flavors next-csid\n"
+			"sid fc00:1:0:5::/64 action End.X nh6 fc00:12::2\n"
+			"sid ::/0 action End\n",
+			"queue 0\nsid ::/0 action End\n"
+			"sid fc00:1:0:5::/64 action End.X nh6 fc00:12::2\n"
+			"sid fc00:1::/48 action End flavors next-csid\n",
+		};
+		for (unsigned f = 0; f < 2; f++) {
+			struct config *c = parse_ok(files[f]);
+			struct in6_addr a;
+			const struct sid *s;
+
+			ck_assert_int_eq(inet_pton(AF_INET6, "fc00:1:0:5::9", &a), 1);
+			s = lpm_lookup(c->sid_table, &a);
+			ck_assert_int_eq(s->behavior, BHV_END_X);
+			ck_assert_uint_eq(s->plen, 64);
+			ck_assert_int_eq(inet_pton(AF_INET6, "fc00:1:0:6::9", &a), 1);
+			s = lpm_lookup(c->sid_table, &a);
+			ck_assert_int_eq(s->behavior, BHV_END);
+			ck_assert_uint_eq(s->plen, 48);
+			ck_assert_int_eq(inet_pton(AF_INET6, "fc00:2::9", &a), 1);
+			s = lpm_lookup(c->sid_table, &a);
+			ck_assert_uint_eq(s->plen, 0);
+			config_free(c);
+		}
+	}
 	BAD("queue 0\nencap-source fc00::1\n"
 	    "route 10.0.0.0/8 encap seg6 mode encap segs fc00::2\n"
 	    "route fc00:9::/32 encap seg6 mode encap segs fc00::2\n"
@@ -1952,7 +1968,7 @@ START_TEST(test_merge_kernel)
 	struct sid ks[] = {
 		ksid("fc00::1", 128, BHV_END_X),	/* the file's SID */
 		ksid("fc00:2::", 64, BHV_END),		/* applied */
-		ksid("fc00:2::", 96, BHV_END),		/* inside the one before */
+		ksid("fc00:2::", 96, BHV_END),		/* inside it: applied */
 		ksid("fc05:1::", 64, BHV_END),		/* inside a file route */
 		ksid("fc00:3::1", 128, BHV_END_X),	/* applied */
 		ksid("fc06::", 16, BHV_END),		/* around a file route */
@@ -1972,9 +1988,7 @@ START_TEST(test_merge_kernel)
 	ck_assert_str_eq(res[0].why, "the same SID is in srv6d.conf");
 	ck_assert_uint_eq(res[0].line, 3);
 	ck_assert_int_eq(res[1].status, CONFIG_KROUTE_APPLIED);
-	ck_assert_int_eq(res[2].status, CONFIG_KROUTE_SHADOWED);
-	ck_assert_str_eq(res[2].why,
-			 "a SID inside or around another kernel route's");
+	ck_assert_int_eq(res[2].status, CONFIG_KROUTE_APPLIED);
 	ck_assert_int_eq(res[3].status, CONFIG_KROUTE_SHADOWED);
 	ck_assert_str_eq(res[3].why, "a SID inside a policy of srv6d.conf");
 	ck_assert_uint_eq(res[3].line, 5);
@@ -1985,14 +1999,14 @@ START_TEST(test_merge_kernel)
 	ck_assert_int_eq(res[6].status, CONFIG_KROUTE_REFUSED);
 	ck_assert_str_eq(res[6].why, "its table is in the range srv6d owns");
 	/* the file's first, then the kernel's, with marks and tables */
-	ck_assert_uint_eq(cfg->nsids, 3);
+	ck_assert_uint_eq(cfg->nsids, 4);
 	ck_assert_uint_eq(cfg->sids[0].ktable, 0);
 	ck_assert_uint_eq(cfg->sids[0].line, 3);
-	ck_assert_uint_eq(cfg->sids[2].ktable, 254);
-	ck_assert_int_eq(cfg->sids[2].behavior, BHV_END_X);
-	ck_assert_uint_eq(cfg->sids[2].index, 2);
-	ck_assert_uint_eq(marks_of(cfg, 2).mark, cfg->mark_base + 3);
-	ck_assert_uint_eq(marks_of(cfg, 2).route_table, cfg->mark_base + 3);
+	ck_assert_uint_eq(cfg->sids[3].ktable, 254);
+	ck_assert_int_eq(cfg->sids[3].behavior, BHV_END_X);
+	ck_assert_uint_eq(cfg->sids[3].index, 3);
+	ck_assert_uint_eq(marks_of(cfg, 3).mark, cfg->mark_base + 4);
+	ck_assert_uint_eq(marks_of(cfg, 3).route_table, cfg->mark_base + 4);
 	/* the policies are the file's, none the kernel's */
 	ck_assert_uint_eq(cfg->npolicies, 3);
 	for (unsigned i = 0; i < cfg->npolicies; i++) {
@@ -2000,7 +2014,11 @@ START_TEST(test_merge_kernel)
 		ck_assert_uint_eq(cfg->policies[i].line, 4 + i);
 		ck_assert_uint_eq(cfg->policies[i].index, i);
 	}
+	/* the longest of the nested kernel SIDs */
 	ck_assert_int_eq(inet_pton(AF_INET6, "fc00:2::77", &a), 1);
+	s = lpm_lookup(cfg->sid_table, &a);
+	ck_assert_ptr_eq(s, &cfg->sids[2]);
+	ck_assert_int_eq(inet_pton(AF_INET6, "fc00:2::1:0:77", &a), 1);
 	s = lpm_lookup(cfg->sid_table, &a);
 	ck_assert_ptr_eq(s, &cfg->sids[1]);
 	ck_assert(cfg->kernel_routes);

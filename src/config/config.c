@@ -1761,8 +1761,10 @@ static void check_required(struct parser *p)
 	check_header_queue(p);
 }
 
-/* SIDs into cfg->sid_table; the same prefix twice, or a SID inside
- * another, is an error (a packet to it would be ambiguous). */
+/* SIDs into cfg->sid_table; the same prefix twice is an error.  A SID
+ * inside another is not: a packet goes by the longest SID prefix that
+ * covers its destination (lpm_lookup()), as with the kernel's seg6local
+ * routes (FRR's uA SIDs lie inside their node's uN locator). */
 static int build_sid_table(struct parser *p, bool *lens)
 {
 	struct config *cfg = p->cfg;
@@ -1782,29 +1784,6 @@ static int build_sid_table(struct parser *p, bool *lens)
 				 fmt_prefix6(p, &s->prefix, s->plen), o->line);
 		}
 		lens[s->plen] = true;
-	}
-	for (unsigned i = 0; i < cfg->nsids; i++) {
-		const struct sid *s = &cfg->sids[i], *o;
-
-		if (lpm_get(cfg->sid_table, &s->prefix, s->plen) != s)
-			continue;	/* a duplicate, reported */
-		for (unsigned len = 0; len < s->plen; len++) {
-			if (!lens[len])
-				continue;
-			o = lpm_get(cfg->sid_table, &s->prefix, len);
-			if (!o)
-				continue;
-			if (s->line > o->line)
-				error_at(p, s->line, "sid %s is inside sid %s at "
-					 "line %u (a SID must not contain another)",
-					 fmt_prefix6(p, &s->prefix, s->plen),
-					 fmt_prefix6(p, &o->prefix, o->plen), o->line);
-			else
-				error_at(p, o->line, "sid %s contains sid %s at "
-					 "line %u (a SID must not contain another)",
-					 fmt_prefix6(p, &o->prefix, o->plen),
-					 fmt_prefix6(p, &s->prefix, s->plen), s->line);
-		}
 	}
 	return 0;
 }
@@ -2387,33 +2366,6 @@ static int merge_sids_insert(struct merge *m)
 	return 0;
 }
 
-/* A SID inside another: the kernel's one of the two is shadowed (of two
- * kernel SIDs, the later). */
-static void merge_sids_nested(struct merge *m, const struct sid *s)
-{
-	for (unsigned len = 0; len < s->plen; len++) {
-		const struct sid *o;
-		const struct sid *loser;
-
-		if (!m->sid_lens[len])
-			continue;
-		o = lpm_get(m->sids, &s->prefix, len);
-		if (!sid_alive(m, o))
-			continue;
-		if (is_file_sid(m, o) || (!is_file_sid(m, s) && o < s))
-			loser = s;
-		else
-			loser = o;
-		if (is_file_sid(m, loser))
-			continue;	/* two of the file's: it refused them */
-		kroute_set(&m->res[loser - m->ksids], CONFIG_KROUTE_SHADOWED,
-			   is_file_sid(m, loser == s ? o : s) ?
-			   "a SID inside or around one of srv6d.conf" :
-			   "a SID inside or around another kernel route's",
-			   (loser == s ? o : s)->line);
-	}
-}
-
 /* A live kernel SID equal to or around the file's IPv6 policy p goes (a
  * packet to the common part would match both). */
 static void merge_policy_vs_sids(struct merge *m, const struct policy *p)
@@ -2511,11 +2463,6 @@ static int merge_decide(struct merge *m)
 	merge_refusals(m);
 	if (merge_sids_insert(m) < 0)
 		return -ENOMEM;
-	for (unsigned i = 0; i < f->nsids; i++)
-		merge_sids_nested(m, &f->sids[i]);
-	for (unsigned i = 0; i < m->nk; i++)
-		if (sid_alive(m, &m->ksids[i]))
-			merge_sids_nested(m, &m->ksids[i]);
 	/* a kernel SID gives way to the file's policies, of any table */
 	for (unsigned i = 0; i < f->npolicies; i++)
 		if (merge_policy_insert(m, &f->policies[i]) < 0)

@@ -228,19 +228,17 @@ out=$(xchg un $S --dst fc00:100:1:9::)
 expect_fields "un: the next C-SID shifted in, fc00:100:9:: (sink1)" "$out" s1 \
 	ip6.dst=fc00:100:9:: ip6.hlim=63
 # FRR's uA is inside its node's uN locator (isisd allocates both from the
-# locator: fc00:100:1::/48 and fc00:100:1:e000::/64).  srv6d's SIDs never
-# nest (srv6d.conf(5)): the later kernel SID, the uA, is shadowed, logged
-# and counted, and srv6d's uN takes its packets, where the kernel's
-# longest match gives them to the uA's End.X.
-if grep -q "kernel route seg6local fc00:100:1:e000::/64 (table 254) not applied: a SID inside or around another kernel route's" "$LOG"; then
-	pass "ua inside un's /48: logged 'not applied: a SID inside or around another kernel route's'"
-else
-	fail "ua: no 'not applied' log line"
-fi
-expect_eq "ua is no SID of srv6d's, and counted shadowed" \
-	"$(ctl_get "(any(e['sid'] == 'fc00:100:1:e000::/64' for e in s['sids']), s['kernel_routes']['shadowed'])")" \
-	"(False, 1)"
-skip_case "ua: srv6d cannot run FRR's uA inside its uN locator (nested SIDs); its packets get srv6d's uN, the kernel's would get End.X"
+# locator: fc00:100:1::/48 and fc00:100:1:e000::/64).  As with the
+# kernel's routes, the longest SID prefix takes a packet: the uA's End.X
+# takes those to its /64, the uN the rest of the /48.
+expect_sid "ua inside un's /48 (isisd uA: End.X NEXT-C-SID)" fc00:100:1:e000::/64 \
+	"['End.X', 'kernel', 254, 'fc00:3::2', None, None, ['next-csid'], 32, 16]"
+expect_eq "no kernel SID shadowed" "$(ctl_get "s['kernel_routes']['shadowed']")" 0
+out=$(xchg ua $S --dst fc00:100:1:e000:9::)
+expect_fields "ua inside un: End.X shifted by nflen 16 (fc00:100:e000:9::), toward nh6 (sink2)" \
+	"$out" s2 ip6.dst=fc00:100:e000:9:: ip6.hlim=63
+expect_eq "srv6d ran the packet to the uA fc00:100:1:e000::/64, not the uN" \
+	"$(sid_packets fc00:100:1:e000::/64)" 1
 out=$(xchg l3vpn6 $S --dst fc00:9:a::1)
 expect_fields "l3vpn6: a tenant packet encapsulated toward fc00:9::a6 (sink1)" \
 	"$out" s1 ip6.src=fc00:1::2 ip6.dst=fc00:9::a6 srh.segs=fc00:9::a6 \
@@ -260,7 +258,7 @@ for c in fc00:9:a::/64 10.10.0.0/24; do
 	expect_eq "srv6d ran the packet to $c (its count)" "$(pol_packets $c)" 1
 done
 
-# The uA alone (zebra deletes the uN: RTM_DELROUTE): srv6d applies it.
+# The uA alone (zebra deletes the uN: RTM_DELROUTE): srv6d keeps it.
 # FRR's uA is a /64 whose lcnode_func is the node's 16 bits only, so the
 # kernel (and srv6d) take the function e000 for the next C-SID: the DA
 # shifts by 16 bits.
@@ -271,7 +269,7 @@ out=$(xchg ua $S --dst fc00:100:1:e000:9::)
 expect_fields "ua: shifted by nflen 16 (fc00:100:e000:9::), toward nh6 (sink2)" \
 	"$out" s2 ip6.dst=fc00:100:e000:9:: ip6.hlim=63
 expect_eq "srv6d ran the packet to fc00:100:1:e000::/64 (its count)" \
-	"$(sid_packets fc00:100:1:e000::/64)" 1
+	"$(sid_packets fc00:100:1:e000::/64)" 2
 replay un >/dev/null || fail "un: re-add refused"
 
 # isisd's End.X as it writes it: nh6 the neighbour's link-local address,
