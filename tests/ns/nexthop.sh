@@ -126,6 +126,7 @@ expect_eq "srv6ctl route get fc00:7::99: group 16's members" \
 sink_count_rules 10.9.3.1 || fail "sink counter rules"
 H4=$(pkt_build --tag st4 $S --segs fc00:100::8 --sl 0 --inner ipv4 \
 	--inner-src 192.0.2.1 --inner-dst 10.9.3.1 --ul udp)
+n0=$(dt_drops fc00:100::8/128)
 pkt_paced_start "$TMPD/sent" $RATE 0 "$H4" || fail "the sender did not start"
 sleep 1
 g ip nexthop replace id 1 via 198.51.100.2 dev gw1 || fail "nexthop replace"
@@ -140,6 +141,11 @@ if [ "${c1:-0}" -gt 0 ] && [ "${c2:-0}" -gt 0 ] && [ $((c1 + c2)) -eq "$sent" ];
 else
 	fail "object 1 replaced: sent $sent, sink1 $c1, sink2 $c2"
 fi
+# The kernel routes End.DT4's result by the SID's mark whatever srv6d
+# found: what shows that srv6d's mirror followed is that no packet of the
+# stream was a no_route (before, during or after the replace).
+expect_eq "the stream's End.DT4 lookups all found the route: no no_route drop" \
+	"$(($(dt_drops fc00:100::8/128) - n0))" 0
 out=$(pkt_xchg --tag grp1 $S --segs fc00:100::8 --sl 0 --inner ipv4 \
 	--inner-src 192.0.2.1 --inner-dst 10.8.3.1)
 if grep -q '^s[12] ' <<<"$out"; then
