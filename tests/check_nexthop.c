@@ -406,6 +406,46 @@ START_TEST(test_seg6_in_object)
 }
 END_TEST
 
+/* A group of objects that each hold a seg6 encapsulation: one policy
+ * with a weighted segment list per member, as a multipath seg6 route. */
+START_TEST(test_seg6_group)
+{
+	struct rtmirror_opts o = { .seg6_routes = true };
+	struct rtmirror *m = setup(&o);
+	static const char *const sa[] = { "fc00::a" };
+	static const char *const sb[] = { "fc00::b" };
+	static uint32_t rt[256];
+	const struct kpolicy *kp;
+	struct nlmsghdr *nlh;
+	const struct fib_route *r;
+
+	for (unsigned i = 0; i < 2; i++) {
+		nlh = routemsg_new(RTM_NEWROUTE, AF_INET, "0.0.0.0", 0, 100,
+				   RTN_UNICAST);
+		routemsg_put_seg6(nlh, SEG6_IPTUN_MODE_ENCAP, i ? sb : sa, 1, 0);
+		memcpy(rt, nlh, nlh->nlmsg_len);
+		nlh = msg_nh(RTM_NEWNEXTHOP, AF_INET, 40 + i);
+		mnl_attr_put_u32(nlh, NHA_OIF, 2 + i);
+		nh_put_encap_of(nlh, (struct nlmsghdr *)rt);
+		ck_assert_int_eq(apply(m, nlh), 0);
+	}
+	ck_assert_int_eq(apply(m, msg_nh_group(42, 40, 2, 41, 1)), 0);
+	ck_assert_int_eq(apply(m, msg_route(RTM_NEWROUTE, AF_INET, "10.10.0.0", 16, 42)), 0);
+	r = get(m, AF_INET, "10.10.1.1");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->fi->nnh, 2);
+	ck_assert_ptr_nonnull(r->encap);
+	kp = r->encap;
+	ck_assert_uint_eq(kp->pol.nlists, 2);
+	ck_assert_uint_eq(kp->pol.weights[0], 2);
+	ck_assert_uint_eq(kp->pol.weights[1], 1);
+	ck_assert_uint_eq(kp->pol.lists[0].segs[0].s6_addr[15], 0xa);
+	ck_assert_uint_eq(kp->pol.lists[1].segs[0].s6_addr[15], 0xb);
+	rtmirror_reclaim(m);
+	rtmirror_free(m);
+}
+END_TEST
+
 static Suite *nexthop_suite(void)
 {
 	Suite *s = suite_create("nexthop");
@@ -417,6 +457,7 @@ static Suite *nexthop_suite(void)
 	tcase_add_test(tc, test_v6_and_link_flush);
 	tcase_add_test(tc, test_resync_sweep);
 	tcase_add_test(tc, test_seg6_in_object);
+	tcase_add_test(tc, test_seg6_group);
 	suite_add_tcase(s, tc);
 	return s;
 }
