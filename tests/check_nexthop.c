@@ -12,6 +12,7 @@
 #include <linux/seg6_iptunnel.h>
 #include <linux/seg6_local.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,6 +260,36 @@ START_TEST(test_change_and_delete)
 }
 END_TEST
 
+/* More groups than one table scan takes (NH_BATCH, 64) share a member
+ * that goes: every one of their routes loses it. */
+START_TEST(test_many_groups)
+{
+	struct rtmirror *m = setup(NULL);
+	struct rtmirror_stats st;
+	char dst[32];
+
+	for (unsigned i = 0; i < 100; i++) {
+		ck_assert_int_eq(apply(m, msg_nh_group(1000 + i, 10, 1, 11, 1)), 0);
+		snprintf(dst, sizeof(dst), "10.%u.0.0", 100 + i);
+		ck_assert_int_eq(apply(m, msg_route(RTM_NEWROUTE, AF_INET, dst, 16, 1000 + i)), 0);
+	}
+	ck_assert_int_eq(apply(m, msg_nh(RTM_DELNEXTHOP, AF_INET, 11)), 0);
+	for (unsigned i = 0; i < 100; i++) {
+		const struct fib_route *r;
+
+		snprintf(dst, sizeof(dst), "10.%u.1.1", 100 + i);
+		r = get(m, AF_INET, dst);
+		ck_assert_ptr_nonnull(r);
+		ck_assert_uint_eq(r->fi->nnh, 1);
+		check_nh(&r->fi->nh[0], AF_INET, "10.0.0.2", 2, 1);
+	}
+	rtmirror_get_stats(m, &st);
+	ck_assert_uint_eq(st.errors, 0);
+	rtmirror_reclaim(m);
+	rtmirror_free(m);
+}
+END_TEST
+
 /* IPv6: the oif of a single next hop is in the route's key; an object
  * moved to another link leaves one route, not two.  A link losing its
  * carrier takes its objects and their routes (nexthop_flush_dev(), no
@@ -454,6 +485,7 @@ static Suite *nexthop_suite(void)
 	tcase_add_test(tc, test_expand_group_bytes);
 	tcase_add_test(tc, test_resolve);
 	tcase_add_test(tc, test_change_and_delete);
+	tcase_add_test(tc, test_many_groups);
 	tcase_add_test(tc, test_v6_and_link_flush);
 	tcase_add_test(tc, test_resync_sweep);
 	tcase_add_test(tc, test_seg6_in_object);

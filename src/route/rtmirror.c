@@ -930,6 +930,7 @@ struct nhroute {
 	struct nhroute *next;
 	struct nhroute_key key;
 	uint32_t gen;
+	bool dirty;		/* to resolve again (nhroutes_mark()) */
 	struct nlmsghdr *applied;
 	uint32_t msg[];		/* struct nlmsghdr */
 };
@@ -1136,6 +1137,7 @@ static int nhroute_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 	memcpy(r->msg, nlh, nlh->nlmsg_len);
 	r->key = k;
 	r->gen = m->gen;
+	r->dirty = false;
 	r->applied = NULL;
 	if (*pe) {		/* the same route again: in its place */
 		r->applied = (*pe)->applied;
@@ -1152,9 +1154,19 @@ static int nhroute_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 	return rc;
 }
 
-/* Resolve again every route that depends on object id (it changed, or
- * went: then its routes go too, as the kernel deletes them). */
-static void nhroutes_refresh(struct rtmirror *m, uint32_t id)
+/* Mark every route that depends on object id as the table is now
+ * (nexthop_depends()): to resolve again once it has changed. */
+static void nhroutes_mark(struct rtmirror *m, uint32_t id)
+{
+	for (size_t b = 0; m->nhroutes && b < m->nhroutes_nbuckets; b++)
+		for (struct nhroute *r = m->nhroutes[b]; r; r = r->next)
+			if (nexthop_depends(m->nexthops, r->key.nhid, id))
+				r->dirty = true;
+}
+
+/* Resolve the marked routes again; those whose object went are
+ * withdrawn and forgotten (the kernel deleted them). */
+static void nhroutes_resolve_marked(struct rtmirror *m)
 {
 	for (size_t b = 0; m->nhroutes && b < m->nhroutes_nbuckets; b++) {
 		struct nhroute **pe = &m->nhroutes[b];
@@ -1162,10 +1174,11 @@ static void nhroutes_refresh(struct rtmirror *m, uint32_t id)
 		while (*pe) {
 			int rc;
 
-			if (!nexthop_depends(m->nexthops, (*pe)->key.nhid, id)) {
+			if (!(*pe)->dirty) {
 				pe = &(*pe)->next;
 				continue;
 			}
+			(*pe)->dirty = false;
 			rc = nhroute_resolve(m, *pe, NLM_F_REPLACE);
 			if (rc == -ENOENT) {
 				nhroute_unlink(m, pe, true);
@@ -1178,34 +1191,19 @@ static void nhroutes_refresh(struct rtmirror *m, uint32_t id)
 	}
 }
 
-static bool group_has(const struct nexthop_obj *o, void *arg)
-{
-	uint32_t id = *(const uint32_t *)arg;
-
-	for (unsigned i = 0; i < o->ngroup; i++)
-		if (o->group[i].id == id)
-			return true;
-	return false;
-}
-
 #define NH_BATCH	64	/* objects handled per table scan */
 
 /* Object id is gone (a message, or the kernel's silent flush): out of
- * its groups (an empty group goes), and every route that used it
- * resolved again or withdrawn. */
+ * its groups (an empty group goes), and every route that used it,
+ * directly or through a group, resolved again or withdrawn. */
 static void nexthop_gone(struct rtmirror *m, uint32_t id)
 {
-	uint32_t groups[NH_BATCH];
-	size_t n = nexthop_table_select(m->nexthops, group_has, &id, groups,
-					NH_BATCH);
-
+	if (!m->dumping)	/* else the dump's routes follow */
+		nhroutes_mark(m, id);
 	nexthop_table_remove(m->nexthops, id);
 	nexthop_table_unlink_member(m->nexthops, id);
-	if (m->dumping)
-		return;		/* the dump's routes follow */
-	nhroutes_refresh(m, id);
-	for (size_t i = 0; i < n && i < NH_BATCH; i++)
-		nhroutes_refresh(m, groups[i]);
+	if (!m->dumping)
+		nhroutes_resolve_marked(m);
 }
 
 static int nexthop_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
@@ -1221,14 +1219,9 @@ static int nexthop_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 		return 0;
 	}
 	rc = nexthop_table_apply(m->nexthops, nlh, m->gen, &id);
-	if (rc > 0 && !m->dumping) {
-		uint32_t groups[NH_BATCH];
-		size_t n = nexthop_table_select(m->nexthops, group_has, &id,
-						groups, NH_BATCH);
-
-		nhroutes_refresh(m, id);
-		for (size_t i = 0; i < n && i < NH_BATCH; i++)
-			nhroutes_refresh(m, groups[i]);
+	if (rc > 0 && !m->dumping) {	/* its routes and its groups' */
+		nhroutes_mark(m, id);
+		nhroutes_resolve_marked(m);
 	}
 	return rc < 0 ? rc : 0;
 }

@@ -238,5 +238,8 @@ if [ "$sl" = 1 ]; then
 	fi
 fi
 
+expect_eq "the route mirror: no message it could not apply" \
+	"$(ctl_get "(s['mirror']['errors'], s['mirror']['last_error'])")" "(0, None)"
+
 srv6d_stop || fail "srv6d stop"
 ns_finish
