@@ -188,6 +188,22 @@ expect_none "object 6 deleted: End.DT6 to fc00:8::98 reaches no sink" \
 	"$(grep '^s[12] ' <<<"$out")"
 expect_eq "... counted no_route" "$(($(dt_drops fc00:100::7/128) - n0))" 1
 
+# gw2 set down: the kernel removes the objects on gw2 (3, 7), so groups
+# 12 and 16 and their routes, with no message (nexthop_flush_dev(); a
+# carrier loss does the same: check_nexthop).  Nothing after this uses
+# gw2.
+n4=$(dt_drops fc00:100::8/128) n6=$(dt_drops fc00:100::7/128)
+g ip link set gw2 down
+sleep 0.3
+expect_eq "gw2 down: the kernel has no object left on it" \
+	"$(g ip nexthop show | grep -c 'dev gw2\|group')" 0
+out=$(pkt_xchg --tag fl4 $S --segs fc00:100::8 --sl 0 --inner ipv4 \
+	--inner-src 192.0.2.1 --inner-dst 10.8.3.4)
+out6=$(pkt_xchg --tag fl6 $S --segs fc00:100::7 --sl 0 --inner ipv6 \
+	--inner-src fc00:1::1 --inner-dst fc00:7::94)
+expect_eq "... nor does the mirror: End.DT4 to 10.8.3.4 and End.DT6 to fc00:7::94 are no_route" \
+	"$(($(dt_drops fc00:100::8/128) - n4)) $(($(dt_drops fc00:100::7/128) - n6))" "1 1"
+
 # ---- kernel-routes: seg6 and seg6local held in an object --------------------------
 g ip -6 nexthop add id 50 encap seg6 mode encap segs fc00:9::d1 dev gw1 &&
 	g ip -6 route add fc00:9:5::/64 nhid 50 || fail "seg6 encap in object 50"
