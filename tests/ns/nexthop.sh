@@ -1,5 +1,5 @@
 #!/bin/bash
-# shellcheck disable=SC2086 # packet arguments are word lists on purpose
+# shellcheck disable=SC2086,SC2015 # word lists on purpose; a && b || fail
 # nexthop.sh - routes through the kernel's next-hop objects (`ip nexthop`,
 # `ip route ... nhid N`: what FRR's zebra writes by default).  End.DT4 and
 # End.DT6 look their inner destinations up in table 100, whose routes use
@@ -201,6 +201,8 @@ out=$(pkt_xchg --tag fl4 $S --segs fc00:100::8 --sl 0 --inner ipv4 \
 	--inner-src 192.0.2.1 --inner-dst 10.8.3.4)
 out6=$(pkt_xchg --tag fl6 $S --segs fc00:100::7 --sl 0 --inner ipv6 \
 	--inner-src fc00:1::1 --inner-dst fc00:7::94)
+expect_none "gw2 down: End.DT4 to 10.8.3.4 and End.DT6 to fc00:7::94 reach no sink" \
+	"$(grep -h '^s[12] ' <<<"$out$out6")"
 expect_eq "... nor does the mirror: End.DT4 to 10.8.3.4 and End.DT6 to fc00:7::94 are no_route" \
 	"$(($(dt_drops fc00:100::8/128) - n4)) $(($(dt_drops fc00:100::7/128) - n6))" "1 1"
 
