@@ -219,6 +219,18 @@ START_TEST(test_resolve)
 	ck_assert_uint_eq(r->type, RTN_BLACKHOLE);
 	ck_assert_uint_eq(r->fi->nnh, 0);
 	ck_assert_uint_eq(fib_count(rtmirror_fib(m), 100, AF_INET), 3);
+	/* an MPLS route naming an object: not the mirror's */
+	{
+		static uint32_t b[64];
+		struct nlmsghdr *nlh = mnl_nlmsg_put_header(b);
+		struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+
+		nlh->nlmsg_type = RTM_NEWROUTE;
+		rtm->rtm_family = AF_MPLS;
+		rtm->rtm_type = RTN_UNICAST;
+		mnl_attr_put_u32(nlh, RTA_NH_ID, 10);
+		ck_assert_int_eq(apply(m, nlh), 1);
+	}
 	/* the kernel's delete of a route */
 	ck_assert_int_eq(apply(m, msg_route(RTM_DELROUTE, AF_INET, "203.0.113.0", 24, 30)), 0);
 	ck_assert_ptr_null(get(m, AF_INET, "203.0.113.9"));

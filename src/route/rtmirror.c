@@ -1300,9 +1300,12 @@ static void nhroutes_free(struct rtmirror *m)
  * expansion, any other as it is. */
 static int route_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 {
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 	struct nhroute_key k;
 
-	if (nexthop_route_id(nlh))
+	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
+		return route_apply(m, nlh);	/* MPLS, multicast: left out */
+	if (nexthop_route_id(nlh) && !(rtm->rtm_flags & RTM_F_CLONED))
 		return nhroute_msg(m, nlh);
 	if (nlh->nlmsg_type == RTM_NEWROUTE && m->nhroutes &&
 	    nhroute_key_of(nlh, &k) == 0)
