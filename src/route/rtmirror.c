@@ -13,6 +13,7 @@
 #include <linux/fib_rules.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <linux/nexthop.h>
 #include <linux/rtnetlink.h>
 #include <poll.h>
 #include <pthread.h>
@@ -26,6 +27,7 @@
 
 #include "kpolicy.h"
 #include "log.h"
+#include "nexthop.h"
 #include "rtmirror.h"
 #include "rtnl.h"
 #include "seg6route.h"
@@ -89,6 +91,11 @@ struct rtmirror {
 	struct kpolicy_db *kpols;
 	struct log_ratelimit kpol_rl;
 	int links_fd;			/* rtmirror_links_fd() */
+	/* The kernel's next-hop objects, and the routes that name one
+	 * (nexthop.h): each such route is in the FIB as its expansion. */
+	struct nexthop_table *nexthops;
+	struct nhroute **nhroutes;	/* buckets by route key */
+	size_t nhroutes_nbuckets, nhroutes_n;
 };
 
 static uint64_t now_ns(void)
@@ -536,6 +543,8 @@ static void link_kind(struct rtmirror_link *l, const struct nlattr *info)
 		l->vrf_table = vrf_table_of(data);
 }
 
+static void nexthops_flush_link(struct rtmirror *m, uint32_t ifindex);
+
 static int link_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 {
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
@@ -549,6 +558,7 @@ static int link_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 
 		if (!old)
 			return 0;
+		nexthops_flush_link(m, idx);
 		purge_link(m, PURGE_FORCE, idx);
 		if (link_publish(m, idx, NULL) < 0)
 			return -ENOMEM;
@@ -578,6 +588,10 @@ static int link_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 	if (!strcmp(l->kind, "vrf") && !m->dumping &&
 	    (!old || old->vrf_table != l->vrf_table) && links_retable(m) < 0)
 		return -ENOMEM;
+	/* The kernel's nexthop_flush_dev() on NETDEV_DOWN and on a
+	 * NETDEV_CHANGE that leaves neither IFF_RUNNING nor IFF_LOWER_UP */
+	if (!(l->flags & IFF_UP) || !(l->flags & (IFF_RUNNING | IFF_LOWER_UP)))
+		nexthops_flush_link(m, idx);
 	if (old && (old->flags & IFF_UP) && !(l->flags & IFF_UP))
 		purge_link(m, PURGE_DOWN, idx);
 	else if (old && !(old->flags & IFF_UP) && (l->flags & IFF_UP))
@@ -733,7 +747,7 @@ static int route_parse(const struct nlmsghdr *nlh, struct fib_route_spec *s)
 	if (rtnl_attrs(nlh, sizeof(*rtm), tb, ATTR_MAX) < 0)
 		return -EINVAL;
 	if (tb[RTA_NH_ID])
-		return 1;	/* nexthop objects: not mirrored */
+		return 1;	/* route_msg() expands it first */
 	s->family = rtm->rtm_family;
 	s->plen = rtm->rtm_dst_len;
 	s->tos = rtm->rtm_tos;
@@ -864,7 +878,9 @@ static struct kpolicy *seg6_msg(struct rtmirror *m, const struct nlmsghdr *nlh,
 	return seg6_policy(m, &r, s);
 }
 
-static int route_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
+/* A route message with its next hops in it (no RTA_NH_ID) into the FIB
+ * and, with opts.seg6_routes, the SRv6 sets. */
+static int route_apply(struct rtmirror *m, const struct nlmsghdr *nlh)
 {
 	static struct fib_route_spec s;	/* writer thread only */
 	struct kpolicy *kp = NULL;
@@ -892,6 +908,409 @@ static int route_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 out:
 	kpolicy_put(m->kpols, kp);	/* the route holds its own */
 	return rc;
+}
+
+/* ---- routes through next-hop objects ---- */
+
+/* What the kernel keys a route by, and the object it names. */
+struct nhroute_key {
+	uint32_t table;
+	uint32_t priority;
+	uint32_t nhid;
+	uint8_t family;
+	uint8_t plen;
+	uint8_t tos;
+	uint8_t pad;
+	uint8_t dst[16];
+};
+
+/* A route that names a next-hop object: the message as the kernel sent
+ * it, and its expansion now in the FIB (NULL: none). */
+struct nhroute {
+	struct nhroute *next;
+	struct nhroute_key key;
+	uint32_t gen;
+	bool dirty;		/* to resolve again (nhroutes_mark()) */
+	struct nlmsghdr *applied;
+	uint32_t msg[];		/* struct nlmsghdr */
+};
+
+static int nhroute_key_of(const struct nlmsghdr *nlh, struct nhroute_key *k)
+{
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[ATTR_MAX + 1] = { 0 };
+	unsigned alen = rtm->rtm_family == AF_INET ? 4 : 16;
+
+	if (rtnl_attrs(nlh, sizeof(*rtm), tb, ATTR_MAX) < 0 ||
+	    rtm->rtm_dst_len > alen * 8)
+		return -EINVAL;
+	memset(k, 0, sizeof(*k));
+	k->family = rtm->rtm_family;
+	k->plen = rtm->rtm_dst_len;
+	k->tos = rtm->rtm_tos;
+	k->table = tb[RTA_TABLE] ? mnl_attr_get_u32(tb[RTA_TABLE])
+				 : rtm->rtm_table;
+	k->priority = rtnl_attr_u32(tb[RTA_PRIORITY], 0);
+	k->nhid = rtnl_attr_u32(tb[RTA_NH_ID], 0);
+	if (tb[RTA_DST]) {
+		if (mnl_attr_get_payload_len(tb[RTA_DST]) != alen)
+			return -EINVAL;
+		memcpy(k->dst, mnl_attr_get_payload(tb[RTA_DST]), alen);
+	}
+	for (unsigned i = 0; i < alen; i++) {
+		unsigned keep = k->plen > i * 8 ? k->plen - i * 8 : 0;
+
+		if (keep < 8)
+			k->dst[i] &= (uint8_t)(0xff00u >> keep);
+	}
+	return 0;
+}
+
+/* The route key without the object: routes that replace each other. */
+static bool nhroute_same_route(const struct nhroute_key *a,
+			       const struct nhroute_key *b)
+{
+	return a->table == b->table && a->priority == b->priority &&
+	       a->family == b->family && a->plen == b->plen &&
+	       a->tos == b->tos && !memcmp(a->dst, b->dst, sizeof(a->dst));
+}
+
+static size_t nhroute_bucket(const struct rtmirror *m,
+			     const struct nhroute_key *k)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a of the key without nhid */
+	const uint8_t *p = k->dst;
+
+	for (unsigned i = 0; i < sizeof(k->dst); i++)
+		h = (h ^ p[i]) * 16777619u;
+	h = (h ^ k->table ^ (k->priority << 7) ^ ((uint32_t)k->plen << 24) ^
+	     k->family ^ ((uint32_t)k->tos << 16)) * 16777619u;
+	return h & (m->nhroutes_nbuckets - 1);
+}
+
+/* Room for more routes: twice the buckets once they are more than the
+ * buckets (a failed allocation keeps the longer chains). */
+static void nhroutes_grow(struct rtmirror *m)
+{
+	struct nhroute **old = m->nhroutes;
+	size_t n = m->nhroutes_nbuckets;
+
+	if (old && m->nhroutes_n < n)
+		return;
+	m->nhroutes_nbuckets = n ? n * 2 : 256;
+	m->nhroutes = calloc(m->nhroutes_nbuckets, sizeof(*m->nhroutes));
+	if (!m->nhroutes) {
+		m->nhroutes = old;
+		m->nhroutes_nbuckets = n;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct nhroute *r = old[i], *next;
+
+		for (; r; r = next) {
+			size_t b = nhroute_bucket(m, &r->key);
+
+			next = r->next;
+			r->next = m->nhroutes[b];
+			m->nhroutes[b] = r;
+		}
+	}
+	free(old);
+}
+
+static struct nlmsghdr *msg_copy(const struct nlmsghdr *nlh)
+{
+	struct nlmsghdr *c = malloc(nlh->nlmsg_len);
+
+	if (c)
+		memcpy(c, nlh, nlh->nlmsg_len);
+	return c;
+}
+
+/* Take r's expansion out of the FIB (and the SRv6 sets). */
+static void nhroute_withdraw(struct rtmirror *m, struct nhroute *r)
+{
+	if (!r->applied)
+		return;
+	r->applied->nlmsg_type = RTM_DELROUTE;
+	if (route_apply(m, r->applied) < 0)
+		STAT_ADD(m, errors, 1);
+	free(r->applied);
+	r->applied = NULL;
+}
+
+/* Unlink and free the route *pe (its FIB route withdrawn if withdraw). */
+static void nhroute_unlink(struct rtmirror *m, struct nhroute **pe,
+			   bool withdraw)
+{
+	struct nhroute *r = *pe;
+
+	if (withdraw)
+		nhroute_withdraw(m, r);
+	free(r->applied);
+	*pe = r->next;
+	free(r);
+	m->nhroutes_n--;
+}
+
+/* Resolve r against the objects now and put the result in force, with
+ * extra nlmsg_flags.  Returns 0, or -ENOENT when its object is gone
+ * (the route must go: the kernel deleted it), or another -errno. */
+static int nhroute_resolve(struct rtmirror *m, struct nhroute *r,
+			   uint16_t flags)
+{
+	static uint32_t buf[RTNL_BUF_SIZE / 4];	/* the writer's */
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)r->msg;
+	struct nlmsghdr *x, *c;
+	int rc;
+
+	x = nexthop_route_expand(m->nexthops, nlh, buf, sizeof(buf), &rc);
+	if (!x)
+		return rc;
+	x->nlmsg_type = RTM_NEWROUTE;
+	x->nlmsg_flags |= flags;
+	rc = route_apply(m, x);
+	if (rc < 0)
+		return rc;
+	c = msg_copy(x);
+	if (!c)
+		return -ENOMEM;
+	free(r->applied);
+	r->applied = c;
+	return 0;
+}
+
+/* Free the routes of key k naming another object than k->nhid (the
+ * route replaced them in the FIB already); keep routes of other oifs of
+ * an IPv6 key unless replace. */
+static void nhroutes_drop_replaced(struct rtmirror *m,
+				   const struct nhroute_key *k, bool replace)
+{
+	struct nhroute **pe;
+
+	if (!m->nhroutes || (k->family == AF_INET6 && !replace))
+		return;
+	pe = &m->nhroutes[nhroute_bucket(m, k)];
+	while (*pe) {
+		if (nhroute_same_route(&(*pe)->key, k) &&
+		    (*pe)->key.nhid != k->nhid)
+			nhroute_unlink(m, pe, false);
+		else
+			pe = &(*pe)->next;
+	}
+}
+
+static struct nhroute **nhroute_find(struct rtmirror *m,
+				     const struct nhroute_key *k)
+{
+	struct nhroute **pe = &m->nhroutes[nhroute_bucket(m, k)];
+
+	while (*pe && ((*pe)->key.nhid != k->nhid ||
+		       !nhroute_same_route(&(*pe)->key, k)))
+		pe = &(*pe)->next;
+	return pe;
+}
+
+/* A route message naming a next-hop object.  Returns 0 or -errno. */
+static int nhroute_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
+{
+	struct nhroute_key k;
+	struct nhroute **pe, *r;
+	int rc;
+
+	if (nhroute_key_of(nlh, &k) < 0)
+		return -EINVAL;
+	nhroutes_grow(m);
+	if (!m->nhroutes)
+		return -ENOMEM;
+	pe = nhroute_find(m, &k);
+	if (nlh->nlmsg_type == RTM_DELROUTE) {
+		if (*pe)
+			nhroute_unlink(m, pe, true);
+		return 0;
+	}
+	nhroutes_drop_replaced(m, &k, nlh->nlmsg_flags & NLM_F_REPLACE);
+	pe = nhroute_find(m, &k);
+	r = malloc(sizeof(*r) + nlh->nlmsg_len);
+	if (!r)
+		return -ENOMEM;
+	memcpy(r->msg, nlh, nlh->nlmsg_len);
+	r->key = k;
+	r->gen = m->gen;
+	r->dirty = false;
+	r->applied = NULL;
+	if (*pe) {		/* the same route again: in its place */
+		r->applied = (*pe)->applied;
+		r->next = (*pe)->next;
+		free(*pe);
+	} else {
+		r->next = NULL;
+		m->nhroutes_n++;
+	}
+	*pe = r;
+	rc = nhroute_resolve(m, r, nlh->nlmsg_flags & NLM_F_REPLACE);
+	if (rc == -ENOENT)	/* an object we do not have (yet) */
+		nhroute_unlink(m, pe, true);
+	return rc;
+}
+
+/* Mark every route that depends on object id as the table is now
+ * (nexthop_depends()): to resolve again once it has changed. */
+static void nhroutes_mark(struct rtmirror *m, uint32_t id)
+{
+	for (size_t b = 0; m->nhroutes && b < m->nhroutes_nbuckets; b++)
+		for (struct nhroute *r = m->nhroutes[b]; r; r = r->next)
+			if (nexthop_depends(m->nexthops, r->key.nhid, id))
+				r->dirty = true;
+}
+
+/* Resolve the marked routes again; those whose object went are
+ * withdrawn and forgotten (the kernel deleted them). */
+static void nhroutes_resolve_marked(struct rtmirror *m)
+{
+	for (size_t b = 0; m->nhroutes && b < m->nhroutes_nbuckets; b++) {
+		struct nhroute **pe = &m->nhroutes[b];
+
+		while (*pe) {
+			int rc;
+
+			if (!(*pe)->dirty) {
+				pe = &(*pe)->next;
+				continue;
+			}
+			(*pe)->dirty = false;
+			rc = nhroute_resolve(m, *pe, NLM_F_REPLACE);
+			if (rc == -ENOENT) {
+				nhroute_unlink(m, pe, true);
+				continue;
+			}
+			if (rc < 0)
+				STAT_ADD(m, errors, 1);
+			pe = &(*pe)->next;
+		}
+	}
+}
+
+#define NH_BATCH	64	/* objects handled per table scan */
+
+/* Object id is gone (a message, or the kernel's silent flush): out of
+ * its groups (an empty group goes), and every route that used it,
+ * directly or through a group, resolved again or withdrawn. */
+static void nexthop_gone(struct rtmirror *m, uint32_t id)
+{
+	if (!m->dumping)	/* else the dump's routes follow */
+		nhroutes_mark(m, id);
+	nexthop_table_remove(m->nexthops, id);
+	nexthop_table_unlink_member(m->nexthops, id);
+	if (!m->dumping)
+		nhroutes_resolve_marked(m);
+}
+
+static int nexthop_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
+{
+	struct nexthop_obj o;
+	uint32_t id;
+	int rc;
+
+	if (nlh->nlmsg_type == RTM_DELNEXTHOP) {
+		if (nexthop_parse(nlh, &o) < 0)
+			return -EINVAL;
+		nexthop_gone(m, o.id);
+		return 0;
+	}
+	rc = nexthop_table_apply(m->nexthops, nlh, m->gen, &id);
+	if (rc > 0 && !m->dumping) {	/* its routes and its groups' */
+		nhroutes_mark(m, id);
+		nhroutes_resolve_marked(m);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+struct oif_match {
+	uint32_t ifindex;
+};
+
+static bool nexthop_on_link(const struct nexthop_obj *o, void *arg)
+{
+	return !o->ngroup && !o->fdb &&
+	       o->oif == ((const struct oif_match *)arg)->ifindex;
+}
+
+/* The kernel removes the objects of a link that goes down, loses its
+ * carrier or goes (nexthop_flush_dev()), without a message. */
+static void nexthops_flush_link(struct rtmirror *m, uint32_t ifindex)
+{
+	struct oif_match om = { ifindex };
+	uint32_t ids[NH_BATCH];
+	size_t n;
+
+	if (m->dumping)
+		return;
+	do {
+		n = nexthop_table_select(m->nexthops, nexthop_on_link, &om,
+					 ids, NH_BATCH);
+		for (size_t i = 0; i < n && i < NH_BATCH; i++)
+			nexthop_gone(m, ids[i]);
+	} while (n > NH_BATCH);
+}
+
+static bool nexthop_stale(const struct nexthop_obj *o, void *arg)
+{
+	return o->gen != *(const uint32_t *)arg;
+}
+
+/* After a full dump: the objects and routes it did not show. */
+static uint64_t nexthops_sweep(struct rtmirror *m)
+{
+	uint32_t ids[NH_BATCH];
+	uint64_t swept = 0;
+	size_t n;
+
+	do {
+		n = nexthop_table_select(m->nexthops, nexthop_stale, &m->gen,
+					 ids, NH_BATCH);
+		for (size_t i = 0; i < n && i < NH_BATCH; i++)
+			swept += (uint64_t)nexthop_table_remove(m->nexthops,
+								ids[i]);
+	} while (n > NH_BATCH);
+	for (size_t b = 0; m->nhroutes && b < m->nhroutes_nbuckets; b++) {
+		struct nhroute **pe = &m->nhroutes[b];
+
+		while (*pe) {
+			if ((*pe)->gen == m->gen) {
+				pe = &(*pe)->next;
+				continue;
+			}
+			nhroute_unlink(m, pe, false);	/* fib_sweep()'s */
+			swept++;
+		}
+	}
+	return swept;
+}
+
+static void nhroutes_free(struct rtmirror *m)
+{
+	for (size_t b = 0; m->nhroutes && b < m->nhroutes_nbuckets; b++)
+		while (m->nhroutes[b])
+			nhroute_unlink(m, &m->nhroutes[b], false);
+	free(m->nhroutes);
+}
+
+/* A route message: one that names a next-hop object through its
+ * expansion, any other as it is. */
+static int route_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
+{
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	struct nhroute_key k;
+
+	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
+		return route_apply(m, nlh);	/* MPLS, multicast: left out */
+	if (nexthop_route_id(nlh) && !(rtm->rtm_flags & RTM_F_CLONED))
+		return nhroute_msg(m, nlh);
+	if (nlh->nlmsg_type == RTM_NEWROUTE && m->nhroutes &&
+	    nhroute_key_of(nlh, &k) == 0)
+		nhroutes_drop_replaced(m, &k, nlh->nlmsg_flags & NLM_F_REPLACE);
+	return route_apply(m, nlh);
 }
 
 /* The attributes a plain `ip rule add [priority P] iif NAME lookup T`
@@ -1032,11 +1451,17 @@ int rtmirror_apply(struct rtmirror *m, const struct nlmsghdr *nlh)
 	case RTM_DELRULE:
 		need = sizeof(struct fib_rule_hdr);
 		break;
+	case RTM_NEWNEXTHOP:
+	case RTM_DELNEXTHOP:
+		need = sizeof(struct nhmsg);
+		break;
 	default:
 		return 1;
 	}
 	if (nlh->nlmsg_len < NLMSG_LENGTH(need))
 		return -EINVAL;
+	if (nlh->nlmsg_type >= RTM_NEWNEXTHOP)
+		return nexthop_msg(m, nlh);
 	if (nlh->nlmsg_type <= RTM_DELLINK)
 		return link_msg(m, nlh);
 	if (nlh->nlmsg_type <= RTM_DELADDR)
@@ -1105,7 +1530,8 @@ struct rtmirror *rtmirror_new(const struct rtmirror_opts *opts)
 	m->seg6_fd = -1;
 	m->gen = 1;
 	m->links_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (m->links_fd < 0) {
+	m->nexthops = nexthop_table_new();
+	if (m->links_fd < 0 || !m->nexthops) {
 		rtmirror_free(m);
 		return NULL;
 	}
@@ -1131,6 +1557,8 @@ void rtmirror_free(struct rtmirror *m)
 			free(m->links->slot[i]);
 		free(m->links);
 	}
+	nhroutes_free(m);
+	nexthop_table_free(m->nexthops);
 	fib_db_free(m->db);
 	kpolicy_db_free(m->kpols);	/* after: the routes held them */
 	free(m->rules);
@@ -1205,11 +1633,15 @@ int rtmirror_open(struct rtmirror *m)
 	unsigned groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
 			  RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE |
 			  RTMGRP_IPV4_RULE | 1u << (RTNLGRP_IPV6_RULE - 1);
-	int fd;
+	int fd, nhgrp = RTNLGRP_NEXTHOP;
 
 	/* Subscribe first: what changes during the dump is queued here. */
 	if (rtnl_open(&m->ev, groups) < 0 || rtnl_open(&m->dump, 0) < 0)
 		return -errno;
+	/* Next-hop objects (group 32: beyond the bind() mask).  A kernel
+	 * without them (before 5.3) has none to tell of. */
+	mnl_socket_setsockopt(m->ev.sock, NETLINK_ADD_MEMBERSHIP, &nhgrp,
+			      sizeof(nhgrp));
 	fd = rtnl_fd(&m->ev);
 	set_rcvbuf(fd, m->opts.rcvbuf);
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
@@ -1234,10 +1666,15 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* One dump into the mirror.  Returns 0 or -errno. */
+/* One dump into the mirror.  Returns 0 or -errno (none for next-hop
+ * objects on a kernel without them). */
 static int dump_one(struct rtmirror *m, uint16_t type, uint8_t family)
 {
-	return rtnl_dump(&m->dump, type, family, dump_cb, m) < 0 ? -errno : 0;
+	if (rtnl_dump(&m->dump, type, family, dump_cb, m) == 0)
+		return 0;
+	if (type == RTM_GETNEXTHOP && (errno == EOPNOTSUPP || errno == EINVAL))
+		return 0;
+	return -errno;
 }
 
 static void sweep_links(struct rtmirror *m)
@@ -1294,6 +1731,7 @@ static int resync_once(struct rtmirror *m)
 	} dumps[] = {
 		{ RTM_GETLINK, AF_UNSPEC },
 		{ RTM_GETADDR, AF_UNSPEC },
+		{ RTM_GETNEXTHOP, AF_UNSPEC },	/* before the routes naming them */
 		{ RTM_GETROUTE, AF_INET },
 		{ RTM_GETROUTE, AF_INET6 },
 		{ RTM_GETRULE, AF_INET },
@@ -1313,6 +1751,7 @@ static int resync_once(struct rtmirror *m)
 static void resync_finish(struct rtmirror *m, uint64_t t0)
 {
 	STAT_ADD(m, swept, fib_sweep(m->db, m->gen));
+	STAT_ADD(m, swept, nexthops_sweep(m));
 	sweep_links(m);
 	STAT_ADD(m, swept, rules_sweep(m));
 	if (links_retable(m) < 0)

@@ -2,8 +2,15 @@
  * rtnetlink into a struct fib_db that packet workers read without locks.
  *
  * One thread (rtmirror_start) owns the mirror: it subscribes to the link,
- * address, route and rule groups, then dumps everything, then applies
- * events.  Of the rules it keeps only `iif NAME lookup T` ones, to give
+ * address, route, rule and next-hop object groups, then dumps everything
+ * (objects before routes), then applies events.  A route that names a
+ * next-hop object (RTA_NH_ID) is kept as its object's expansion
+ * (nexthop.h): a single next hop, a group's members with their weights,
+ * a blackhole route, the object's encapsulation; when an object changes
+ * or goes, every route using it is resolved again here (the kernel does
+ * not tell of them with nexthop_compat_mode 0, nor of IPv4 routes it
+ * deletes with their object), and a link that goes down or loses its
+ * carrier takes its objects as the kernel's nexthop_flush_dev() does.  Of the rules it keeps only `iif NAME lookup T` ones, to give
  * each link the table a packet it receives is looked up in.
  * A resync (start, ENOBUFS, an interrupted dump) marks every entry with a
  * new generation and sweeps those the dump did not refresh.  Resyncs are
@@ -80,8 +87,8 @@ struct rtmirror_stats {
 	uint64_t dump_restarts;	/* dumps interrupted (NLM_F_DUMP_INTR) */
 	uint64_t purged;	/* routes removed or changed without a message */
 	uint64_t swept;		/* entries removed by resync sweeps */
-	uint64_t ignored;	/* cloned, redirect, nexthop-object routes,
-				 * rules that are not `iif NAME lookup T` */
+	uint64_t ignored;	/* cloned, redirect routes, rules that
+				 * are not `iif NAME lookup T` */
 	uint64_t errors;	/* messages we could not apply */
 	uint64_t kpol_unsupported;	/* seg6 encap routes srv6d cannot
 					 * apply (the kernel's applies) */
@@ -103,7 +110,8 @@ void rtmirror_free(struct rtmirror *m);
  * from now on.  Call rtmirror_resync() next.  Returns 0 or -errno. */
 int rtmirror_open(struct rtmirror *m);
 
-/* Dump links, addresses and routes and sweep what the dump did not show.
+/* Dump links, addresses, next-hop objects, routes and rules and sweep
+ * what the dump did not show.
  * Returns 0 or -errno (the mirror stays stale). */
 int rtmirror_resync(struct rtmirror *m);
 
@@ -119,9 +127,10 @@ int rtmirror_start(struct rtmirror *m);
 /* Stop and join the thread (the mirror keeps its last state). */
 void rtmirror_stop(struct rtmirror *m);
 
-/* Apply one rtnetlink message (RTM_NEW/DEL LINK, ADDR, ROUTE, RULE) as an
- * event.
- * Writer side.  Returns 0, 1 if it was ignored on purpose, or -errno. */
+/* Apply one rtnetlink message (RTM_NEW/DEL LINK, ADDR, ROUTE, RULE,
+ * NEXTHOP) as an event.
+ * Writer side.  Returns 0, 1 if it was ignored on purpose, or -errno
+ * (-ENOENT: a route naming an object the mirror does not have). */
 int rtmirror_apply(struct rtmirror *m, const struct nlmsghdr *nlh);
 
 /* Apply msgs[0..n-1] as one complete resync's dump (a new generation,

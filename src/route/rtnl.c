@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <linux/fib_rules.h>
 #include <linux/netlink.h>
+#include <linux/nexthop.h>
 #include <linux/rtnetlink.h>
 #include <stdio.h>
 #include <string.h>
@@ -139,6 +140,8 @@ static size_t rtnl_family_hdrlen(uint16_t type)
 		return sizeof(struct ifaddrmsg);
 	case RTM_GETRULE:
 		return sizeof(struct fib_rule_hdr);
+	case RTM_GETNEXTHOP:
+		return sizeof(struct nhmsg);
 	default:
 		return sizeof(struct rtmsg);
 	}
@@ -154,8 +157,8 @@ int rtnl_dump(struct rtnl *nl, uint16_t type, uint8_t family, mnl_cb_t cb,
 
 	nlh = rtnl_msg_new(req, sizeof(req), type, NLM_F_DUMP, ++nl->seq,
 			   rtnl_family_hdrlen(type));
-	/* ifinfomsg, ifaddrmsg, rtmsg and fib_rule_hdr all start with their
-	 * family. */
+	/* ifinfomsg, ifaddrmsg, rtmsg, fib_rule_hdr and nhmsg all start
+	 * with their family. */
 	fam = mnl_nlmsg_get_payload(nlh);
 	*fam = family;
 	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)

@@ -60,8 +60,9 @@ int rtnl_request(struct rtnl *nl, const struct nlmsghdr *nlh, char *why,
 int rtnl_request_cb(struct rtnl *nl, const struct nlmsghdr *nlh, mnl_cb_t cb,
 		    void *data, char *why, size_t whylen);
 
-/* Dump every object of `type` (RTM_GETLINK, RTM_GETADDR, RTM_GETROUTE or
- * RTM_GETRULE) of `family` (AF_UNSPEC: all), calling cb(message, data) on
+/* Dump every object of `type` (RTM_GETLINK, RTM_GETADDR, RTM_GETROUTE,
+ * RTM_GETRULE or RTM_GETNEXTHOP) of `family` (AF_UNSPEC: all), calling
+ * cb(message, data) on
  * each until the dump ends or cb returns MNL_CB_STOP.  Returns 0, or -1
  * with errno set (a callback's MNL_CB_ERROR too). */
 int rtnl_dump(struct rtnl *nl, uint16_t type, uint8_t family, mnl_cb_t cb,

@@ -540,6 +540,9 @@ int seg6route_parse(const struct nlmsghdr *nlh, struct seg6route *r)
 	if (!r->unsupported && r->kind == SEG6ROUTE_POLICY &&
 	    r->family == AF_INET && r->pol.mode == ENCAP_MODE_INLINE)
 		r->unsupported = "mode inline on an IPv4 route";
+	/* The route mirror expands a route naming an object into its next
+	 * hops and encapsulation first (nexthop.h): this is a message
+	 * nothing resolved. */
 	if (!r->unsupported && tb[RTA_NH_ID])
 		r->unsupported = "a next-hop object";
 	return 1;
