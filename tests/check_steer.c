@@ -192,6 +192,78 @@ START_TEST(test_directive)
 }
 END_TEST
 
+/* rule i of plan with backend be, as libnftnl prints it. */
+static void expect_rule(const struct steer_plan *plan, unsigned i,
+			enum steer_backend be, const char *want)
+{
+	char buf[2048];
+
+	ck_assert_int_gt(steer_rule_format(&plan->rules[i], be, buf,
+					   sizeof(buf)), 0);
+	ck_assert_str_eq(buf, want);
+}
+
+/* The expressions of each kind of rule, as the kernel gets them (what
+ * `nft --debug=netlink list ruleset` shows): the iifname prefix compared
+ * on its 5 bytes, the mark range in network order, a /63 masked on its
+ * last byte, the bounce mark left out, the queue as the nft expression
+ * or the xtables target, never a bypass. */
+START_TEST(test_expressions)
+{
+	struct steer_plan plan;
+	char *text = plan_text("queue 0-1\nheader-queue 2-3\n"
+			       "sid fc00:1::/64 action End\n"
+			       "route fd01:3::/63 encap seg6 mode encap "
+			       "segs fc00:2::a6\n"
+			       "route 10.1.2.0/24 encap seg6 mode encap "
+			       "segs fc00:2::a4\n", &plan);
+
+	free(text);
+	ck_assert_uint_eq(plan.nrules, 9);
+	expect_rule(&plan, 0, STEER_BACKEND_XT_NFQUEUE,
+		"ip6 srv6d prerouting\n"
+		"  [ meta load iifname => reg 1 ]\n"
+		"  [ cmp eq reg 1 0x36767273 0x00000064 ]\n"
+		"  [ immediate reg 0 accept ]\n");
+	expect_rule(&plan, 1, STEER_BACKEND_XT_NFQUEUE,
+		"ip6 srv6d prerouting\n"
+		"  [ meta load mark => reg 1 ]\n"
+		"  [ byteorder reg 1 = hton(reg 1, 4, 4) ]\n"
+		"  [ range eq reg 1 0x01006f5d 0xffff6f5d ]\n"
+		"  [ immediate reg 0 accept ]\n");
+	expect_rule(&plan, 3, STEER_BACKEND_XT_NFQUEUE,
+		"ip6 srv6d prerouting\n"
+		"  [ payload load 8b @ network header + 24 => reg 1 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0xffffffff 0xfeffffff ) ^ "
+		"0x00000000 0x00000000 ]\n"
+		"  [ cmp eq reg 1 0x030001fd 0x00000000 ]\n"
+		"  [ meta load mark => reg 1 ]\n"
+		"  [ cmp neq reg 1 0x5d6f0000 ]\n"
+		"  [ target name NFQUEUE rev 3 ]\n");
+	expect_rule(&plan, 3, STEER_BACKEND_NFT_QUEUE,
+		"ip6 srv6d prerouting\n"
+		"  [ payload load 8b @ network header + 24 => reg 1 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0xffffffff 0xfeffffff ) ^ "
+		"0x00000000 0x00000000 ]\n"
+		"  [ cmp eq reg 1 0x030001fd 0x00000000 ]\n"
+		"  [ meta load mark => reg 1 ]\n"
+		"  [ cmp neq reg 1 0x5d6f0000 ]\n"
+		"  [ queue num 2-3 fanout ]\n");
+	expect_rule(&plan, 4, STEER_BACKEND_NFT_QUEUE,
+		"ip6 srv6d prerouting\n"
+		"  [ payload load 8b @ network header + 24 => reg 1 ]\n"
+		"  [ cmp eq reg 1 0x010000fc 0x00000000 ]\n"
+		"  [ queue num 0-1 fanout ]\n");
+	/* IPv4: the destination at offset 16, 3 bytes for a /24 */
+	expect_rule(&plan, 8, STEER_BACKEND_NFT_QUEUE,
+		"ip srv6d prerouting\n"
+		"  [ payload load 3b @ network header + 16 => reg 1 ]\n"
+		"  [ cmp eq reg 1 0x0002010a ]\n"
+		"  [ queue num 0-1 fanout ]\n");
+	steer_plan_free(&plan);
+}
+END_TEST
+
 static Suite *steer_suite(void)
 {
 	Suite *s = suite_create("steer");
@@ -200,6 +272,7 @@ static Suite *steer_suite(void)
 	tcase_add_test(tc, test_two_tenants);
 	tcase_add_test(tc, test_one_queue);
 	tcase_add_test(tc, test_directive);
+	tcase_add_test(tc, test_expressions);
 	suite_add_tcase(s, tc);
 	return s;
 }

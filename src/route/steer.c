@@ -474,6 +474,19 @@ static struct nftnl_rule *rule_build(const struct steer_rule *r,
 	return nr;
 }
 
+int steer_rule_format(const struct steer_rule *r, enum steer_backend be,
+		      char *buf, size_t size)
+{
+	struct nftnl_rule *nr = rule_build(r, be);
+	int n;
+
+	if (!nr)
+		return -1;
+	n = nftnl_rule_snprintf(buf, size, nr, NFTNL_OUTPUT_DEFAULT, 0);
+	nftnl_rule_free(nr);
+	return n;
+}
+
 /* ---- batches ----------------------------------------------------------- */
 
 struct batch {

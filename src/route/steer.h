@@ -91,6 +91,12 @@ enum steer_backend {
 	STEER_BACKEND_XT_NFQUEUE,	/* xtables NFQUEUE rev 3 (nft_compat) */
 };
 
+/* Writes rule r's nf_tables expressions as libnftnl prints them (what
+ * `nft --debug=netlink` shows) into buf, with backend be.  Returns the
+ * length, -1 when memory runs out.  For the tests. */
+int steer_rule_format(const struct steer_rule *r, enum steer_backend be,
+		      char *buf, size_t size);
+
 /* "none", "nft-queue", "xt-NFQUEUE". */
 const char *steer_backend_name(enum steer_backend b);
 
