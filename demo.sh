@@ -69,16 +69,15 @@ step "srv6d config ($CONF)"
 cat "$CONF"
 "$SRV6D" -t -c "$CONF" && echo "(srv6d -t: config OK)"
 
-step "steering traffic to NFQUEUE 0 in the gateway"
-if ! nfq_steer6 fc00:100::/32 fc00:9:e0::/44 || ! nfq_steer4 10.9.0.0/16; then
-	exit 1
-fi
-nsx "$GW" ip6tables -t raw -S PREROUTING
-nsx "$GW" iptables -t raw -S PREROUTING
-
 step "starting srv6d in $GW"
+# srv6d steers its traffic itself (steering auto, the default): no
+# firewall rule is written here.
+STEERING=auto
 srv6d_start "$CONF" || exit 1
 echo "srv6d pid $SRV6D_PID, control socket $SOCK"
+echo "the rules it installed to queue its SIDs and policies' prefixes to itself:"
+nsx "$GW" nft list table ip6 srv6d 2>/dev/null | sed 's/^/    /'
+nsx "$GW" nft list table ip srv6d 2>/dev/null | sed 's/^/    /'
 echo "its policy routing (End.X, End.T; and, offload being on by default, the kernel's End and seg6 for TCP super-packets):"
 nsx "$GW" ip -6 rule | sed 's/^/    /'
 

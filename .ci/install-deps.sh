@@ -6,10 +6,10 @@ set -e
 export DEBIAN_FRONTEND=noninteractive
 # Build: autotools and the libraries (see README "Dependencies").
 BUILD="build-essential autoconf automake libtool pkg-config
- libnetfilter-queue-dev libnfnetlink-dev libmnl-dev liburcu-dev
+ libnetfilter-queue-dev libnfnetlink-dev libmnl-dev libnftnl-dev liburcu-dev
  libjansson-dev libsystemd-dev nettle-dev libmicrohttpd-dev check"
 # Tests, fuzzing, man-page lint, demo and benchmarks.
-TEST="iproute2 iptables python3-scapy tcpdump tshark iperf3 netsniff-ng
+TEST="iproute2 iptables nftables python3-scapy tcpdump tshark iperf3 netsniff-ng
  clang libclang-rt-dev mandoc valgrind procps kmod iputils-ping ethtool
  prometheus curl"
 # The Debian package (.ci/deb.sh; debian/control's Build-Depends are BUILD

@@ -256,6 +256,11 @@ srv6d_up() {
 	local conf=$OUT/srv6d-$1-$3-gso${4:-no}.conf cpus=$GW_CPU
 	printf 'queue %s\nreinject %s\ngso %s\nsid %s/128 action End\n' "$1" "$3" \
 		"${4:-no}" "$BENCH_SID" > "$conf"
+	# this bench writes its own rule: srv6d's (steering auto, from the
+	# srv6d that has -p) would queue the packets twice
+	if "$GW_BIN" -h 2>&1 | grep -q -- '^  -p '; then
+		echo "steering no" >>"$conf"
+	fi
 	"$GW_BIN" -t -c "$conf" >/dev/null 2>>"$OUT/srv6d.log" ||
 		{ log "end-rate: srv6d rejects $conf (see $OUT/srv6d.log)"; return 1; }
 	# Two workers on two cores: the second shares CPU 0 with trafgen.

@@ -1405,6 +1405,12 @@ START_TEST(test_err_hmac)
 	    "secret-file PATH')");
 	BAD("queue 0\nhmac-require yes\nhmac-require no\n",
 	    "t.conf:3: duplicate 'hmac-require' directive (first at line 2)");
+	BAD("queue 0\nsteering yes\n",
+	    "t.conf:2: steering: expected auto or no, found 'yes'");
+	BAD("queue 0\nsteering\n",
+	    "t.conf:2: steering: missing argument (expected auto or no)");
+	BAD("queue 0\nsteering no\nsteering auto\n",
+	    "t.conf:3: duplicate 'steering' directive (first at line 2)");
 	unlink(ok);
 	unlink(open_r);
 	unlink(open_w);

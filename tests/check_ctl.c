@@ -167,7 +167,12 @@ START_TEST(status_document)
 		"kernel_end", "header_queue",
 		"workers", "totals",
 		"sids",
-		"policies", "mirror", "kernel_routes",
+		"policies", "mirror", "kernel_routes", "steering",
+	};
+	struct steer_status steering = {
+		.enabled = true, .installed = true,
+		.backend = STEER_BACKEND_XT_NFQUEUE, .rules = 12, .batches = 5,
+		.repairs = 2, .changed = 1796000100,
 	};
 
 	ck_assert_ptr_nonnull(cfg);
@@ -195,6 +200,7 @@ START_TEST(status_document)
 		.config_loaded = 1796000000, .reloads = 3, .reload_failures = 1,
 		.nworkers = 2, .queues = queues, .workers = w, .totals = &total,
 		.cfg = cfg, .rs = rs, .sids = sids, .pols = pols,
+		.steering = &steering,
 	};
 	cfg->has_hqueue = true;
 	cfg->hqueue_first = 4;
@@ -233,6 +239,11 @@ START_TEST(status_document)
 	assert_json(json_object_get(doc, "kernel_end"),
 		"{\"mode\":\"auto\",\"active\":false,\"why\":\"\","
 		"\"sids\":0}");
+	/* srv6d's own rules (steer.h) */
+	assert_json(json_object_get(doc, "steering"),
+		"{\"mode\":\"auto\",\"state\":\"installed\","
+		"\"backend\":\"xt-NFQUEUE\",\"rules\":12,\"batches\":5,"
+		"\"repairs\":2,\"changed\":1796000100,\"error\":\"\"}");
 	/* header-queue 4-5 copy 512, the bounce mark mark-base's. */
 	assert_json(json_object_get(doc, "header_queue"),
 		"{\"first\":4,\"last\":5,\"copy\":512,"

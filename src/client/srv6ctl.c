@@ -392,6 +392,26 @@ static void print_kroutes(const json_t *k)
 	       jnum(k, "rebuilds"), jnum(k, "rebuild_failures"));
 }
 
+/* "steering auto: installed (xt-NFQUEUE), 12 rules, 5 batches, 2
+ * repairs", or "steering no: the operator's rules". */
+static void print_steering(const json_t *s)
+{
+	const char *err;
+
+	if (!json_is_object(s))
+		return;
+	if (strcmp(jstr(s, "mode"), "auto")) {
+		printf("steering no: the operator's rules\n");
+		return;
+	}
+	printf("steering auto: %s (%s), %" PRIu64 " rules, %" PRIu64
+	       " batches, %" PRIu64 " repairs", jstr(s, "state"),
+	       jstr(s, "backend"), jnum(s, "rules"), jnum(s, "batches"),
+	       jnum(s, "repairs"));
+	err = jstr(s, "error");
+	printf(*err ? ": %s\n" : "\n", err);
+}
+
 static void print_status(const json_t *doc)
 {
 	char when[64];
@@ -408,6 +428,7 @@ static void print_status(const json_t *doc)
 		printf("counters cleared %s\n", timestamp(when, sizeof(when),
 		       (int64_t)jnum(doc, "counters_cleared")));
 	print_reinject(json_object_get(doc, "reinject"));
+	print_steering(json_object_get(doc, "steering"));
 	print_kencap(json_object_get(doc, "kernel_encap"),
 		     json_object_get(doc, "totals"));
 	print_kend(json_object_get(doc, "kernel_end"),

@@ -1507,6 +1507,20 @@ static int parse_kernel_routes(struct parser *p, int argc, char **argv)
 	return 0;
 }
 
+/* steering auto|no: srv6d's own queue rules (steer.h), or none. */
+static int parse_steering(struct parser *p, int argc, char **argv)
+{
+	if (check_args(p, argc, argv, 2, "auto or no") < 0)
+		return -1;
+	if (strcmp(argv[1], "auto") && strcmp(argv[1], "no")) {
+		error(p, "steering: expected auto or no, found '%s'",
+		      quote(p, argv[1]));
+		return -1;
+	}
+	p->cfg->steering = !strcmp(argv[1], "auto");
+	return 0;
+}
+
 /* hmac-require yes|no */
 static int parse_hmac_require(struct parser *p, int argc, char **argv)
 {
@@ -1600,6 +1614,7 @@ static const struct directive {
 	{ "kernel-end", parse_kernel_end, true },
 	{ "header-queue", parse_header_queue, true },
 	{ "metrics-listen", parse_metrics_listen, true },
+	{ "steering", parse_steering, true },
 };
 
 #define NDIRECTIVES	(sizeof(directives) / sizeof(directives[0]))
@@ -2112,6 +2127,7 @@ static struct config *config_new(const char *name)
 	cfg->icmp_rate = CONFIG_DEFAULT_ICMP_RATE;
 	cfg->icmp_burst = CONFIG_DEFAULT_ICMP_BURST;
 	cfg->gso = true;	/* `offload yes` */
+	cfg->steering = true;	/* `steering auto` */
 	return cfg;
 }
 

@@ -183,6 +183,9 @@ struct config {
 		struct in6_addr v6;
 	} metrics_addr;
 	uint16_t metrics_port;
+	bool steering;			/* `steering auto` (the default):
+					 * srv6d installs its queue rules
+					 * (src/route/steer.h); `no`: none */
 	enum kernel_encap_mode kernel_encap;	/* `kernel-encap` */
 	unsigned kernel_encap_line;	/* its line, 0 when absent */
 	/* `kernel-end auto | yes | no` (the same values; what the daemon

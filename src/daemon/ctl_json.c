@@ -568,6 +568,29 @@ static json_t *kroutes_json(const struct ctl_kroutes *k,
 	return jdone(o, ok);
 }
 
+/* {"mode": "auto"|"no", "state": "installed"|"off"|"failed", "backend",
+ * "rules", "batches", "repairs", "changed", "error"}, or null. */
+static json_t *steering_json(const struct steer_status *st)
+{
+	json_t *o;
+	bool ok;
+
+	if (!st)
+		return json_null();
+	o = json_object();
+	ok = o != NULL;
+	jset(o, "mode", json_string(st->enabled ? "auto" : "no"), &ok);
+	jset(o, "state", json_string(st->failed ? "failed" :
+				     st->installed ? "installed" : "off"), &ok);
+	jset(o, "backend", json_string(steer_backend_name(st->backend)), &ok);
+	jset(o, "rules", jcount(st->rules), &ok);
+	jset(o, "batches", jcount(st->batches), &ok);
+	jset(o, "repairs", jcount(st->repairs), &ok);
+	jset(o, "changed", json_integer(st->changed), &ok);
+	jset(o, "error", json_string(st->why), &ok);
+	return jdone(o, ok);
+}
+
 json_t *ctl_status_json(const struct ctl_status_src *src)
 {
 	static const struct worker_stats zero;
@@ -597,6 +620,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "mirror", src->mirror ? ctl_mirror_json(src->mirror)
 				      : json_null(), &ok);
 	jset(o, "kernel_routes", kroutes_json(src->kroutes, src->mirror), &ok);
+	jset(o, "steering", steering_json(src->steering), &ok);
 	return jdone(o, ok);
 }
 

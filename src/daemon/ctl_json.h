@@ -17,6 +17,7 @@
 #include "ctl_proto.h"
 #include "rtmirror.h"
 #include "stats.h"
+#include "steer.h"
 
 /* A line of /proc/net/netfilter/nfnetlink_queue (the kernel's
  * nfnetlink_queue.c seq_show(): "%5u %6u %5u %1u %5u %5u %5u %8u %2d"). */
@@ -73,6 +74,7 @@ struct ctl_status_src {
 	 * that read it must be built by an online QSBR reader thread. */
 	const struct rtmirror *mirror;
 	const struct ctl_kroutes *kroutes;	/* NULL: "kernel_routes" null */
+	const struct steer_status *steering;	/* NULL: "steering" null */
 	/* kernel-encap by the kernel's tunsrc: the encapsulations held back
 	 * because it changed under srv6d, and what it is (last polled). */
 	bool kencap_held;

@@ -38,6 +38,7 @@
 #include "rtmirror.h"
 #include "kencap_routes.h"
 #include "rtrules.h"
+#include "steer.h"
 #include "kpolicy.h"
 #include "egress.h"
 #include "pktsock.h"
@@ -72,6 +73,7 @@ struct daemon {
 	struct engine *engine;
 	struct rtmirror *mirror;	/* the kernel's routes, for the workers */
 	struct ctl_server *ctl;
+	struct steer *steer;		/* srv6d's queue rules (steer.h) */
 	struct metrics_http *metrics;	/* `metrics-listen`, or NULL */
 	struct trace_session trace;	/* srv6ctl trace, capture */
 	int sigfd;
@@ -193,6 +195,28 @@ int daemon_check_config(const char *path)
 	return DAEMON_EXIT_OK;
 }
 
+int daemon_print_steering(const char *path)
+{
+	struct config *cfg = config_parse_file_warn(path, config_error_stderr,
+						    config_warning_stderr, NULL);
+	struct steer_plan plan;
+
+	if (!cfg)
+		return DAEMON_EXIT_ERROR;
+	if (steer_plan_build(cfg, &plan) < 0) {
+		fprintf(stderr, "srv6d: out of memory\n");
+		config_free(cfg);
+		return DAEMON_EXIT_ERROR;
+	}
+	if (!cfg->steering)
+		printf("# %s has 'steering no': srv6d installs none of "
+		       "these\n", path);
+	steer_plan_print(&plan, stdout);
+	steer_plan_free(&plan);
+	config_free(cfg);
+	return DAEMON_EXIT_OK;
+}
+
 /* ---- systemd -------------------------------------------------------- */
 
 static void notify_status(const struct daemon *d, const char *state)
@@ -308,6 +332,7 @@ struct daemon_source {
 	struct worker_stats total, *workers;
 	struct sid_stats *sids, *pols;
 	unsigned *queues;
+	struct steer_status steering;
 	struct ctl_nfq_queue kq[SRV6_MAX_QUEUES * 4];
 };
 
@@ -391,6 +416,8 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	ds->src.pols = ds->pols;
 	ds->src.mirror = d->mirror;
 	ds->src.kroutes = &d->kr;
+	steer_get_status(d->steer, &ds->steering);
+	ds->src.steering = &ds->steering;
 	ds->src.kencap_held = d->kencap_held;
 	ds->src.kernel_tunsrc = d->kernel_tunsrc;
 	if (with_kernel) {
@@ -657,6 +684,17 @@ static int daemon_pkt_sock_check(const struct config *cfg,
  * names ncfg in messages.  Returns 0 when
  * ncfg is in force, -1 when the old config is kept (ncfg freed, the
  * errors in re). */
+/* The config in force's queue rules in force (steer.h: one batch, none
+ * when they did not change); a failure keeps the previous ones. */
+static void steering_update(struct daemon *d)
+{
+	char err[256];
+
+	if (steer_update(d->steer, engine_config(d->engine), err,
+			 sizeof(err)) < 0)
+		log_msg(LOG_ERR, "%s (the previous rules stay)", err);
+}
+
 static int daemon_apply(struct daemon *d, struct config *ncfg,
 			struct reload_errors *re, const char *what, bool reuse)
 {
@@ -675,8 +713,12 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		config_free(ncfg);
 		return -1;
 	}
-	if (same)
-		return daemon_apply_same_sids(d, ncfg, rs, re, what);
+	if (same) {
+		if (daemon_apply_same_sids(d, ncfg, rs, re, what) < 0)
+			return -1;
+		steering_update(d);
+		return 0;
+	}
 	if (daemon_pkt_sock_check(ncfg, rs, err, sizeof(err)) < 0 ||
 	    rtrules_install_add(ncfg, rs, old, ors, &rt, err,
 				sizeof(err)) < 0) {
@@ -715,6 +757,7 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		free(d->rt);
 		d->rt = kept;
 	}
+	steering_update(d);
 	/* No worker uses the old config now: what it alone needed goes. */
 	if (rtrules_prune(engine_config(d->engine), engine_runstate(d->engine),
 			  err2, sizeof(err2)) < 0)
@@ -1246,9 +1289,22 @@ static void instance_lock_serve(int lockfd)
 		close(fd);
 }
 
+/* Someone changed nf_tables: srv6d's tables back if they lost rules. */
+static void steering_repair(struct daemon *d)
+{
+	char err[256];
+
+	if (steer_event(d->steer, err, sizeof(err)) < 0)
+		log_msg(LOG_ERR, "%s", err);
+}
+
 static void daemon_loop(struct daemon *d)
 {
-	struct pollfd fds[5 + CTL_MAX_CLIENTS];
+	/* [0] signals [1] instance lock [2] seg6 routes [3] metrics
+	 * [4] links [5] steering's nf_tables watch, the control clients
+	 * from CTL_FD_FIRST on */
+	enum { CTL_FD_FIRST = 6 };
+	struct pollfd fds[CTL_FD_FIRST + CTL_MAX_CLIENTS];
 
 	while (!d->stop) {
 		unsigned n;
@@ -1264,8 +1320,12 @@ static void daemon_loop(struct daemon *d)
 					  .events = POLLIN };
 		fds[4] = (struct pollfd){ .fd = rtmirror_links_fd(d->mirror),
 					  .events = POLLIN };
-		n = 5 + ctl_server_pollfds(d->ctl, fds + 5,
-					   sizeof(fds) / sizeof(fds[0]) - 5);
+		/* -1 with steering no */
+		fds[5] = (struct pollfd){ .fd = steer_fd(d->steer),
+					  .events = POLLIN };
+		n = CTL_FD_FIRST + ctl_server_pollfds(d->ctl,
+				fds + CTL_FD_FIRST,
+				sizeof(fds) / sizeof(fds[0]) - CTL_FD_FIRST);
 		r = poll(fds, n, poll_timeout(d));
 		if (r < 0 && errno != EINTR) {
 			log_msg(LOG_ERR, "poll: %s", strerror(errno));
@@ -1281,8 +1341,11 @@ static void daemon_loop(struct daemon *d)
 				kroutes_changed(d);
 			if (fds[4].revents & POLLIN)
 				links_changed(d);
+			if (fds[5].revents & POLLIN)
+				steering_repair(d);
 			/* also on a timeout: idle clients are closed */
-			ctl_server_dispatch(d->ctl, fds + 5, n - 5);
+			ctl_server_dispatch(d->ctl, fds + CTL_FD_FIRST,
+					    n - CTL_FD_FIRST);
 			metrics_http_run(d->metrics);
 		}
 		kroutes_tick(d);
@@ -1602,6 +1665,20 @@ fail:
 }
 
 /* Everything up to the loop.  Returns 0, or -1 (logged, undone). */
+/* srv6d's queue rules in force (steering auto), once the queues are
+ * bound.  A failure is logged and shown in srv6ctl status; srv6d runs on
+ * (a reload or a repair tries again; the operator's rules may steer). */
+static void steering_start(struct daemon *d)
+{
+	char err[256];
+	bool ok;
+
+	d->steer = steer_open(engine_config(d->engine), &ok, err, sizeof(err));
+	if (!ok)
+		log_msg(LOG_ERR, "%s", d->steer ? err :
+			"steering: out of memory");
+}
+
 static int daemon_start(struct daemon *d)
 {
 	const struct daemon_opts *o = d->opts;
@@ -1716,6 +1793,7 @@ static int daemon_start(struct daemon *d)
 		return -1;
 	}
 	kencap_tunsrc_settle(engine_runstate(d->engine), &d->tunsrc);
+	steering_start(d);
 	return 0;
 fail_rules:
 	free(rt);
@@ -1763,6 +1841,7 @@ static void daemon_stop(struct daemon *d)
 {
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping: draining the queues");
 	trace_session_end(&d->trace, d->engine);
+	steer_close(d->steer, true);	/* clean stop: srv6d's rules go */
 	engine_stop(d->engine);		/* every queued packet gets a verdict */
 	rtmirror_free(d->mirror);	/* no worker reads it any more */
 	owned_remove(d);

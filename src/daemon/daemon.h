@@ -20,6 +20,10 @@ struct daemon_opts {
  * error as "PATH:LINE: message" on stderr.  Returns the exit status. */
 int daemon_check_config(const char *path);
 
+/* srv6d -p: prints the steering rules path's config needs (steer.h), in
+ * nft syntax and as iptables commands.  Returns an exit status. */
+int daemon_print_steering(const char *path);
+
 /* Run the daemon in the foreground until SIGTERM/SIGINT.  Returns the exit
  * status: DAEMON_EXIT_OK after a clean stop, DAEMON_EXIT_ERROR when it
  * could not start (the reason is logged). */

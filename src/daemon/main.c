@@ -10,10 +10,11 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: srv6d [-dhtV] [-c file] [-s socket]\n"
+		"usage: srv6d [-dhptV] [-c file] [-s socket]\n"
 		"  -c file    configuration file (default %s)\n"
 		"  -s socket  control socket (default %s)\n"
 		"  -t         check the configuration and exit\n"
+		"  -p         print the steering rules srv6d installs and exit\n"
 		"  -d         debug: log debug messages, also to stderr\n"
 		"  -V         print the version and exit\n"
 		"  -h         print this help and exit\n",
@@ -26,10 +27,10 @@ int main(int argc, char **argv)
 		.config_path = CONFIG_DEFAULT_PATH,
 		.ctl_path = CTL_DEFAULT_PATH,
 	};
-	bool check = false;
+	bool check = false, print = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "c:s:tdVh")) != -1) {
+	while ((c = getopt(argc, argv, "c:s:tpdVh")) != -1) {
 		switch (c) {
 		case 'c':
 			o.config_path = optarg;
@@ -39,6 +40,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			check = true;
+			break;
+		case 'p':
+			print = true;
 			break;
 		case 'd':
 			o.debug = true;
@@ -61,5 +65,7 @@ int main(int argc, char **argv)
 	}
 	if (check)
 		return daemon_check_config(o.config_path);
+	if (print)
+		return daemon_print_steering(o.config_path);
 	return daemon_run(&o);
 }

@@ -39,6 +39,7 @@ done
 # pe_srv6d_start PE N CONF: srv6d in PE with CONF, socket $TMPD/peN.sock.
 pe_srv6d_start() {
 	local pe=$1 n=$2 sock="$TMPD/pe$2.sock" pid _
+	steering_no "$3"
 	ip netns exec "$pe" "$SRV6D" -c "$3" -s "$sock" -d \
 		>"$TMPD/pe$n.log" 2>&1 &
 	pid=$!

@@ -68,6 +68,7 @@ gro_on() {
 
 pe1_start() {
 	local sock="$TMPD/pe1.sock" pid _
+	steering_no "$TMPD/pe1.conf"
 	ip netns exec "$PE1" "$SRV6D" -c "$TMPD/pe1.conf" -s "$sock" -d \
 		>>"$TMPD/pe1.log" 2>&1 &
 	pid=$!

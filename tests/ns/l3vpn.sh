@@ -141,6 +141,7 @@ l3vpn_steer() {
 l3vpn_srv6d_start() {
 	local pe=$1 n=$2 sock="$TMPD/pe$2.sock" pid _
 	l3vpn_srv6d_conf "$n" >"$TMPD/pe$n.conf"
+	steering_no "$TMPD/pe$n.conf"
 	ip netns exec "$pe" "$SRV6D" -c "$TMPD/pe$n.conf" -s "$sock" -d \
 		>"$TMPD/pe$n.log" 2>&1 &
 	pid=$!

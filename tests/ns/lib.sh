@@ -299,8 +299,20 @@ srv6d_dump() {
 	cat "/proc/net/netfilter/nfnetlink_queue" 2>/dev/null
 }
 
+# steering_no CONF: `steering no` added to CONF unless it has a
+# `steering` line or the test wants srv6d's own rules (STEERING=auto):
+# the tests write their own NFQUEUE rules (nfq_steer6 ...), and with
+# srv6d's as well a packet would be queued twice.  A reload's config
+# without it keeps `no` (srv6d.conf(5): auto needs a restart).
+steering_no() {
+	[ "${STEERING:-no}" = auto ] && return 0
+	grep -q '^[[:space:]]*steering[[:space:]]' "$1" 2>/dev/null ||
+		printf '\nsteering no\n' >>"$1"
+}
+
 # srv6d_start CONF: run the daemon in the gateway, wait for its socket.
 srv6d_start() {
+	steering_no "$1"
 	rm -f "$SOCK"
 	# Not through nsx: $! must be srv6d itself (ip netns exec execs it).
 	ip netns exec "$GW" "$SRV6D" -c "$1" -s "$SOCK" -d >"$LOG" 2>&1 &

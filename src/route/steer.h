@@ -1,0 +1,150 @@
+/* steer.h - srv6d's own steering: the nft rules that queue to srv6d what
+ * its config says must reach it (`steering auto`, srv6d.conf(5)).
+ *
+ * srv6d owns two tables by name, `table ip6 srv6d` and `table ip srv6d`,
+ * each with one base chain `prerouting` (filter, priority -290: after
+ * raw, before conntrack and mangle).  The rules, in order:
+ *
+ *   1. accept what comes in on srv6d's own devices (`srv6d*`, and the
+ *      tun-name when it does not start so);
+ *   2. accept what carries one of srv6d's marks (mark-base + 1 to the end
+ *      of its range): the kernel's second pass over a result;
+ *   3. with header-queue: the plain End SIDs and the prefixes of policies
+ *      without hmac, unless they carry the bounce mark (mark-base), to the
+ *      header queues;
+ *   4. every SID's prefix and every policy's prefix (of any table) to the
+ *      queues.
+ *
+ * The queue rules never bypass: with srv6d gone and the rules left (kill
+ * -9, a crash, SIGSTOP) NFQUEUE drops what nobody listens for, so no
+ * tenant packet crosses the core natively and no SID packet loops (fail
+ * closed, docs/design.md "Steering").  Several queues are spread per CPU
+ * (fanout).  On kernels without the nft `queue` expression
+ * (CONFIG_NFT_QUEUE) the rules use the xtables NFQUEUE target (revision
+ * 3) through nft_compat, as `ip6tables-nft -j NFQUEUE` does.
+ *
+ * A change is one nfnetlink batch (one transaction): the tables are
+ * deleted and added again in it, so there is no moment without rules.
+ *
+ * A plan (steer_plan_build()) is pure and printable (`srv6d -p`); struct
+ * steer carries it out and keeps it: installs, replaces, removes, and
+ * puts it back when someone else removes it (steer_event()).
+ */
+#ifndef SRV6D_STEER_H
+#define SRV6D_STEER_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "config.h"
+
+#define STEER_TABLE		"srv6d"
+#define STEER_CHAIN		"prerouting"
+#define STEER_PRIORITY		(-290)
+
+enum steer_action {
+	STEER_ACCEPT,
+	STEER_QUEUE,
+};
+
+/* One rule: every match that is set must hold. */
+struct steer_rule {
+	int family;			/* AF_INET6 (table ip6) or AF_INET */
+	char iifname[IF_NAMESIZE];	/* "" none */
+	bool iif_wildcard;		/* iifname is a prefix ("srv6d*") */
+	bool has_mark_range;		/* meta mark FROM-TO */
+	uint32_t mark_from, mark_to;
+	bool has_mark_not;		/* meta mark != MARK */
+	uint32_t mark_not;
+	uint8_t plen;			/* daddr prefix length; 0: no match */
+	uint8_t addr[16];		/* its bytes (4 for AF_INET), masked */
+	enum steer_action action;
+	uint16_t queue_first, queue_total;	/* STEER_QUEUE */
+};
+
+struct steer_plan {
+	struct steer_rule *rules;
+	unsigned nrules;
+	unsigned nrules6;		/* the first nrules6 are ip6's */
+};
+
+/* The rules cfg needs, IPv6's first (plan->nrules6 of them), then IPv4's.
+ * Returns 0, -1 when memory runs out (*plan then empty). */
+int steer_plan_build(const struct config *cfg, struct steer_plan *plan);
+
+void steer_plan_free(struct steer_plan *plan);
+
+/* Whether a and b are the same rules. */
+bool steer_plan_equal(const struct steer_plan *a, const struct steer_plan *b);
+
+/* Writes plan in nft syntax (an `nft -f` file), then as ip6tables /
+ * iptables commands (kernels without the nft queue expression). */
+void steer_plan_print(const struct steer_plan *plan, FILE *f);
+
+/* How the queue rules are written. */
+enum steer_backend {
+	STEER_BACKEND_NONE = 0,		/* nothing installed yet */
+	STEER_BACKEND_NFT_QUEUE,	/* the nft queue expression */
+	STEER_BACKEND_XT_NFQUEUE,	/* xtables NFQUEUE rev 3 (nft_compat) */
+};
+
+/* Writes rule r's nf_tables expressions as libnftnl prints them (what
+ * `nft --debug=netlink` shows) into buf, with backend be.  Returns the
+ * length, -1 when memory runs out.  For the tests. */
+int steer_rule_format(const struct steer_rule *r, enum steer_backend be,
+		      char *buf, size_t size);
+
+/* "none", "nft-queue", "xt-NFQUEUE". */
+const char *steer_backend_name(enum steer_backend b);
+
+/* What srv6ctl status shows. */
+struct steer_status {
+	bool enabled;			/* steering auto */
+	bool installed;			/* srv6d's tables are in force */
+	bool failed;			/* the last install failed */
+	enum steer_backend backend;
+	unsigned rules;
+	uint64_t batches;		/* transactions sent (each install,
+					 * replace, repair or removal) */
+	uint64_t repairs;		/* re-installed after someone else
+					 * removed them */
+	time_t changed;			/* wall clock of the last batch, 0 */
+	char why[160];			/* the last failure, "" none */
+};
+
+struct steer;
+
+/* srv6d's steering for cfg: with `steering auto`, its rules installed
+ * (replacing what an earlier srv6d left), and a watch on nf_tables
+ * changes opened; with `steering no`, a leftover srv6d table removed and
+ * nothing else.  Returns the object (NULL when memory runs out); an
+ * install that failed is in steer_get_status() and err (logged by the
+ * caller), and the object is still returned (the next reload or repair
+ * tries again): *ok says whether it is in force. */
+struct steer *steer_open(const struct config *cfg, bool *ok, char *err,
+			 size_t errlen);
+
+/* After a reload: cfg's rules in force, in one batch (nothing sent when
+ * they are those in force).  Returns 0, -1 with a message in err (the
+ * previous rules stay: a batch is all or nothing). */
+int steer_update(struct steer *st, const struct config *cfg, char *err,
+		 size_t errlen);
+
+/* The watch's descriptor for poll() (-1 with `steering no`). */
+int steer_fd(const struct steer *st);
+
+/* The watch is readable: reads its messages; if one removed something of
+ * srv6d's tables (a table, chain or rule deleted, `nft flush ruleset`),
+ * checks the tables and installs the rules again.  Returns 1 when it did,
+ * 0 when nothing was missing, -1 when the repair failed (err). */
+int steer_event(struct steer *st, char *err, size_t errlen);
+
+void steer_get_status(const struct steer *st, struct steer_status *out);
+
+/* At a clean stop: removes srv6d's tables (remove true) and frees st. */
+void steer_close(struct steer *st, bool remove);
+
+#endif

@@ -1,0 +1,289 @@
+/* check_steer.c - srv6d's own steering rules (steer.h): the plan a config
+ * makes, exactly, in nft text and as iptables commands. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "steer.h"
+
+static struct config *parse(const char *text)
+{
+	struct config *cfg = config_parse_buffer("t.conf", text, strlen(text),
+						 NULL, NULL);
+
+	ck_assert_ptr_nonnull(cfg);
+	return cfg;
+}
+
+/* plan_text: what steer_plan_print() writes for text's config. */
+static char *plan_text(const char *text, struct steer_plan *plan)
+{
+	struct config *cfg = parse(text);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_int_eq(steer_plan_build(cfg, plan), 0);
+	steer_plan_print(plan, f);
+	fclose(f);
+	config_free(cfg);
+	return buf;
+}
+
+/* Two tenants, End and DT SIDs, a header queue: every rule and its
+ * order. */
+static const char two_tenants[] =
+	"queue 0-1\n"
+	"header-queue 2-3\n"
+	"sid fc00:1::/64 action End\n"
+	"sid fc00:1:0:1::/64 action End flavors psp\n"
+	"sid fc00:1:0:a::a4/128 action End.DT4 table 101\n"
+	"sid fc00:1:0:a::a6/128 action End.DT6 table 101\n"
+	"sid fc00:1:0:a::b6/128 action End.DT6 table 102\n"
+	"hmac 5 sha256 secret-file %s\n"
+	"route fd01:1::/64 table 101 encap seg6 mode encap segs fc00:2::a6\n"
+	"route fd01:1::/64 table 102 encap seg6 mode encap segs fc00:2::b6\n"
+	"route fd01:3::/63 table 102 encap seg6 mode encap segs fc00:2::b6 hmac 5\n"
+	"route 10.1.2.0/23 table 101 encap seg6 mode encap segs fc00:2::a4\n";
+
+static const char two_tenants_plan[] =
+	"# srv6d's steering (steering auto), in nft syntax: kernels with the nft queue\n"
+	"# expression (CONFIG_NFT_QUEUE)\n"
+	"table ip6 srv6d {\n"
+	"\tchain prerouting {\n"
+	"\t\ttype filter hook prerouting priority -290; policy accept;\n"
+	"\t\tiifname \"srv6d*\" accept\n"
+	"\t\tmeta mark 0x5d6f0001-0x5d6fffff accept\n"
+	"\t\tip6 daddr fc00:1::/64 meta mark != 0x5d6f0000 queue num 2-3 fanout\n"
+	"\t\tip6 daddr fd01:1::/64 meta mark != 0x5d6f0000 queue num 2-3 fanout\n"
+	"\t\tip6 daddr fc00:1::/64 queue num 0-1 fanout\n"
+	"\t\tip6 daddr fc00:1:0:1::/64 queue num 0-1 fanout\n"
+	"\t\tip6 daddr fc00:1:0:a::a4/128 queue num 0-1 fanout\n"
+	"\t\tip6 daddr fc00:1:0:a::a6/128 queue num 0-1 fanout\n"
+	"\t\tip6 daddr fc00:1:0:a::b6/128 queue num 0-1 fanout\n"
+	"\t\tip6 daddr fd01:1::/64 queue num 0-1 fanout\n"
+	"\t\tip6 daddr fd01:3::/63 queue num 0-1 fanout\n"
+	"\t}\n"
+	"}\n"
+	"table ip srv6d {\n"
+	"\tchain prerouting {\n"
+	"\t\ttype filter hook prerouting priority -290; policy accept;\n"
+	"\t\tiifname \"srv6d*\" accept\n"
+	"\t\tmeta mark 0x5d6f0001-0x5d6fffff accept\n"
+	"\t\tip daddr 10.1.2.0/23 queue num 0-1 fanout\n"
+	"\t}\n"
+	"}\n"
+	"# the same with iptables (kernels without the nft queue expression)\n"
+	"ip6tables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
+	"ip6tables -t raw -A PREROUTING -m mark ! --mark 0x5d6f0000 -m mark --mark 0x5d6f0000/0xffff0000 -j ACCEPT\n"
+	"ip6tables -t raw -A PREROUTING -d fc00:1::/64 -m mark ! --mark 0x5d6f0000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
+	"ip6tables -t raw -A PREROUTING -d fd01:1::/64 -m mark ! --mark 0x5d6f0000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
+	"ip6tables -t raw -A PREROUTING -d fc00:1::/64 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
+	"ip6tables -t raw -A PREROUTING -d fc00:1:0:1::/64 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
+	"ip6tables -t raw -A PREROUTING -d fc00:1:0:a::a4/128 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
+	"ip6tables -t raw -A PREROUTING -d fc00:1:0:a::a6/128 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
+	"ip6tables -t raw -A PREROUTING -d fc00:1:0:a::b6/128 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
+	"ip6tables -t raw -A PREROUTING -d fd01:1::/64 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
+	"ip6tables -t raw -A PREROUTING -d fd01:3::/63 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
+	"iptables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
+	"iptables -t raw -A PREROUTING -m mark ! --mark 0x5d6f0000 -m mark --mark 0x5d6f0000/0xffff0000 -j ACCEPT\n"
+	"iptables -t raw -A PREROUTING -d 10.1.2.0/23 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n";
+
+START_TEST(test_two_tenants)
+{
+	struct steer_plan plan;
+	char key[] = "/tmp/check_steer.XXXXXX", conf[2048];
+	int fd = mkstemp(key);
+	char *text;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "s3cret", 6), 6);
+	close(fd);
+	snprintf(conf, sizeof(conf), two_tenants, key);
+	text = plan_text(conf, &plan);
+	unlink(key);
+
+	ck_assert_str_eq(text, two_tenants_plan);
+	ck_assert_uint_eq(plan.nrules, 14);
+	ck_assert_uint_eq(plan.nrules6, 11);
+	/* the /63's last byte is masked: 0xfd 0x01 0x00 0x02 */
+	ck_assert_uint_eq(plan.rules[10].plen, 63);
+	ck_assert_uint_eq(plan.rules[10].queue_total, 2);
+	steer_plan_free(&plan);
+	free(text);
+}
+END_TEST
+
+/* One queue: no fanout; a tun-name of another prefix accepted too; a
+ * mark-base that is not a multiple of 65536 has no iptables range. */
+START_TEST(test_one_queue)
+{
+	struct steer_plan plan, again;
+	struct config *cfg;
+	char *text = plan_text("queue 7\ntun-name vpn0\nmark-base 0x10100\n"
+			       "sid fc00:9::/48 action End\n", &plan);
+
+	ck_assert_str_eq(text,
+		"# srv6d's steering (steering auto), in nft syntax: kernels with the nft queue\n"
+		"# expression (CONFIG_NFT_QUEUE)\n"
+		"table ip6 srv6d {\n"
+		"\tchain prerouting {\n"
+		"\t\ttype filter hook prerouting priority -290; policy accept;\n"
+		"\t\tiifname \"srv6d*\" accept\n"
+		"\t\tiifname \"vpn0\" accept\n"
+		"\t\tmeta mark 0x00010101-0x000200ff accept\n"
+		"\t\tip6 daddr fc00:9::/48 queue num 7\n"
+		"\t}\n"
+		"}\n"
+		"table ip srv6d {\n"
+		"\tchain prerouting {\n"
+		"\t\ttype filter hook prerouting priority -290; policy accept;\n"
+		"\t\tiifname \"srv6d*\" accept\n"
+		"\t\tiifname \"vpn0\" accept\n"
+		"\t\tmeta mark 0x00010101-0x000200ff accept\n"
+		"\t}\n"
+		"}\n"
+		"# the same with iptables (kernels without the nft queue expression)\n"
+		"ip6tables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
+		"ip6tables -t raw -A PREROUTING -i vpn0 -j ACCEPT\n"
+		"ip6tables -t raw -A PREROUTING -m mark --mark 0x00010101-0x000200ff (no iptables match: use nft) -j ACCEPT\n"
+		"ip6tables -t raw -A PREROUTING -d fc00:9::/48 -j NFQUEUE --queue-num 7\n"
+		"iptables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
+		"iptables -t raw -A PREROUTING -i vpn0 -j ACCEPT\n"
+		"iptables -t raw -A PREROUTING -m mark --mark 0x00010101-0x000200ff (no iptables match: use nft) -j ACCEPT\n");
+	ck_assert(!plan.rules[1].iif_wildcard);
+	ck_assert(plan.rules[0].iif_wildcard);
+	ck_assert_uint_eq(plan.rules[3].queue_total, 1);
+	/* the same config, the same plan: a reload sends nothing */
+	cfg = parse("queue 7\ntun-name vpn0\nmark-base 0x10100\n"
+		    "sid fc00:9::/48 action End\n");
+	ck_assert_int_eq(steer_plan_build(cfg, &again), 0);
+	ck_assert(steer_plan_equal(&plan, &again));
+	steer_plan_free(&again);
+	config_free(cfg);
+	cfg = parse("queue 7\ntun-name vpn0\nmark-base 0x10100\n"
+		    "sid fc00:9::/47 action End\n");
+	ck_assert_int_eq(steer_plan_build(cfg, &again), 0);
+	ck_assert(!steer_plan_equal(&plan, &again));
+	steer_plan_free(&again);
+	config_free(cfg);
+	steer_plan_free(&plan);
+	free(text);
+}
+END_TEST
+
+/* `steering no` and `steering auto` (the default) parse; anything else
+ * is refused with its line. */
+START_TEST(test_directive)
+{
+	struct config *cfg = parse("queue 0\n");
+
+	ck_assert(cfg->steering);
+	config_free(cfg);
+	cfg = parse("queue 0\nsteering no\n");
+	ck_assert(!cfg->steering);
+	config_free(cfg);
+	cfg = parse("queue 0\nsteering auto\n");
+	ck_assert(cfg->steering);
+	config_free(cfg);
+}
+END_TEST
+
+/* rule i of plan with backend be, as libnftnl prints it. */
+static void expect_rule(const struct steer_plan *plan, unsigned i,
+			enum steer_backend be, const char *want)
+{
+	char buf[2048];
+
+	ck_assert_int_gt(steer_rule_format(&plan->rules[i], be, buf,
+					   sizeof(buf)), 0);
+	ck_assert_str_eq(buf, want);
+}
+
+/* The expressions of each kind of rule, as the kernel gets them (what
+ * `nft --debug=netlink list ruleset` shows): the iifname prefix compared
+ * on its 5 bytes, the mark range in network order, a /63 masked on its
+ * last byte, the bounce mark left out, the queue as the nft expression
+ * or the xtables target, never a bypass. */
+START_TEST(test_expressions)
+{
+	struct steer_plan plan;
+	char *text = plan_text("queue 0-1\nheader-queue 2-3\n"
+			       "sid fc00:1::/64 action End\n"
+			       "route fd01:3::/63 encap seg6 mode encap "
+			       "segs fc00:2::a6\n"
+			       "route 10.1.2.0/24 encap seg6 mode encap "
+			       "segs fc00:2::a4\n", &plan);
+
+	free(text);
+	ck_assert_uint_eq(plan.nrules, 9);
+	expect_rule(&plan, 0, STEER_BACKEND_XT_NFQUEUE,
+		"ip6 srv6d prerouting\n"
+		"  [ meta load iifname => reg 1 ]\n"
+		"  [ cmp eq reg 1 0x36767273 0x00000064 ]\n"
+		"  [ immediate reg 0 accept ]\n");
+	expect_rule(&plan, 1, STEER_BACKEND_XT_NFQUEUE,
+		"ip6 srv6d prerouting\n"
+		"  [ meta load mark => reg 1 ]\n"
+		"  [ byteorder reg 1 = hton(reg 1, 4, 4) ]\n"
+		"  [ range eq reg 1 0x01006f5d 0xffff6f5d ]\n"
+		"  [ immediate reg 0 accept ]\n");
+	expect_rule(&plan, 3, STEER_BACKEND_XT_NFQUEUE,
+		"ip6 srv6d prerouting\n"
+		"  [ payload load 8b @ network header + 24 => reg 1 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0xffffffff 0xfeffffff ) ^ "
+		"0x00000000 0x00000000 ]\n"
+		"  [ cmp eq reg 1 0x030001fd 0x00000000 ]\n"
+		"  [ meta load mark => reg 1 ]\n"
+		"  [ cmp neq reg 1 0x5d6f0000 ]\n"
+		"  [ target name NFQUEUE rev 3 ]\n");
+	expect_rule(&plan, 3, STEER_BACKEND_NFT_QUEUE,
+		"ip6 srv6d prerouting\n"
+		"  [ payload load 8b @ network header + 24 => reg 1 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0xffffffff 0xfeffffff ) ^ "
+		"0x00000000 0x00000000 ]\n"
+		"  [ cmp eq reg 1 0x030001fd 0x00000000 ]\n"
+		"  [ meta load mark => reg 1 ]\n"
+		"  [ cmp neq reg 1 0x5d6f0000 ]\n"
+		"  [ queue num 2-3 fanout ]\n");
+	expect_rule(&plan, 4, STEER_BACKEND_NFT_QUEUE,
+		"ip6 srv6d prerouting\n"
+		"  [ payload load 8b @ network header + 24 => reg 1 ]\n"
+		"  [ cmp eq reg 1 0x010000fc 0x00000000 ]\n"
+		"  [ queue num 0-1 fanout ]\n");
+	/* IPv4: the destination at offset 16, 3 bytes for a /24 */
+	expect_rule(&plan, 8, STEER_BACKEND_NFT_QUEUE,
+		"ip srv6d prerouting\n"
+		"  [ payload load 3b @ network header + 16 => reg 1 ]\n"
+		"  [ cmp eq reg 1 0x0002010a ]\n"
+		"  [ queue num 0-1 fanout ]\n");
+	steer_plan_free(&plan);
+}
+END_TEST
+
+static Suite *steer_suite(void)
+{
+	Suite *s = suite_create("steer");
+	TCase *tc = tcase_create("plan");
+
+	tcase_add_test(tc, test_two_tenants);
+	tcase_add_test(tc, test_one_queue);
+	tcase_add_test(tc, test_directive);
+	tcase_add_test(tc, test_expressions);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(steer_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
