@@ -1425,7 +1425,7 @@ END_TEST
 	"queue, encap-source, sid, route, tun-name, reinject, mark-base, "	\
 	"rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, "	\
 	"control-group, kernel-routes, offload, gso, kernel-encap, "	\
-	"kernel-end, header-queue or metrics-listen"
+	"kernel-end, header-queue, metrics-listen or steering"
 
 /* ---- errors, one class at a time ---------------------------------------- */
 
