@@ -2,7 +2,8 @@
 # shellcheck disable=SC2317 # l3vpn.sh returns early when sourced as a library
 # l3vpn-default.sh - what a user gets: TCP through the L3VPN of
 # tests/ns/l3vpn.sh with srv6d at both PEs and srv6d.conf as the README
-# writes it (no offload directive at all), side by side with the
+# writes it (no offload, steering or header-queue directive at all: srv6d
+# installs its own rules, with header queues), side by side with the
 # kernel's own seg6/seg6local at both PEs, in one run (issue 18's goals).
 # Rows, tenant A (a1 -> a2):
 #   kernel6     the kernel's seg6 encap + seg6local End.DT6 at both PEs
@@ -41,11 +42,8 @@ l3vpn_bench_kernel kernel6
 l3vpn_kernel_del "$PE1" 1
 l3vpn_kernel_del "$PE2" 2
 
-say "srv6d at both PEs, default config"
-if ! { l3vpn_steer "$PE1" 1 && l3vpn_steer "$PE2" 2; }; then
-	say "NFQUEUE rules failed"
-	exit 1
-fi
+say "srv6d at both PEs, default config (its own steering, header queues auto)"
+STEERING=auto	# lib.sh steering_no: the default, no rule written here
 nsx "$PE1" ip sr tunsrc set ::
 l3vpn_srv6d_start "$PE1" 1 && l3vpn_srv6d_start "$PE2" 2 || exit 1
 l3vpn_bench_ping srv6d

@@ -2108,7 +2108,29 @@ START_TEST(test_header_queue)
 	ck_assert_uint_eq(cfg->hqueue_first, 2);
 	ck_assert_uint_eq(cfg->hqueue_copy, 128);
 	config_free(cfg);
+	/* header-queue auto, the default: the queues after queue's */
 	cfg = parse_ok("queue 3\ngso yes\n");
+	ck_assert(cfg->has_hqueue && cfg->hqueue_auto);
+	ck_assert_uint_eq(cfg->hqueue_first, 4);
+	ck_assert_uint_eq(cfg->hqueue_last, 4);
+	ck_assert_uint_eq(cfg->hqueue_copy, CONFIG_HQ_COPY_DEFAULT);
+	ck_assert_uint_eq(cfg->hqueue_line, 0);
+	config_free(cfg);
+	cfg = parse_ok("queue 0-1\nheader-queue auto\n");
+	ck_assert(cfg->has_hqueue);
+	ck_assert_uint_eq(cfg->hqueue_first, 2);
+	ck_assert_uint_eq(cfg->hqueue_last, 3);
+	config_free(cfg);
+	cfg = parse_ok("queue 65535\n");	/* no queue after it */
+	ck_assert(!cfg->has_hqueue);
+	config_free(cfg);
+	cfg = parse_ok("queue 3\nheader-queue no\n");
+	ck_assert(!cfg->has_hqueue && !cfg->hqueue_auto);
+	config_free(cfg);
+	cfg = parse_ok("queue 3\nsteering no\n");
+	ck_assert(!cfg->has_hqueue);
+	config_free(cfg);
+	cfg = parse_ok("queue 3\noffload no\n");	/* no error: auto */
 	ck_assert(!cfg->has_hqueue);
 	config_free(cfg);
 	BAD("queue 0-1\nheader-queue 4\ngso yes\n",
@@ -2137,8 +2159,8 @@ START_TEST(test_header_queue)
 	    "t.conf:2: header-queue: range 2-1 is reversed (the first queue "
 	    "must not be greater than the last)");
 	BAD("queue 0\nheader-queue\ngso yes\n",
-	    "t.conf:2: header-queue: missing argument (expected a queue number "
-	    "or a range like 4-7, then optionally 'copy BYTES')");
+	    "t.conf:2: header-queue: missing argument (expected auto, no, or a "
+	    "queue number or a range like 4-7, then optionally 'copy BYTES')");
 }
 END_TEST
 

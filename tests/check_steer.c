@@ -26,7 +26,7 @@ static char *plan_text(const char *text, struct steer_plan *plan)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	ck_assert_int_eq(steer_plan_build(cfg, plan), 0);
+	ck_assert_int_eq(steer_plan_build(cfg, NULL, plan), 0);
 	steer_plan_print(plan, f);
 	fclose(f);
 	config_free(cfg);
@@ -124,6 +124,7 @@ START_TEST(test_one_queue)
 	struct steer_plan plan, again;
 	struct config *cfg;
 	char *text = plan_text("queue 7\ntun-name vpn0\nmark-base 0x10100\n"
+			       "header-queue no\n"
 			       "sid fc00:9::/48 action End\n", &plan);
 
 	ck_assert_str_eq(text,
@@ -159,14 +160,14 @@ START_TEST(test_one_queue)
 	ck_assert_uint_eq(plan.rules[3].queue_total, 1);
 	/* the same config, the same plan: a reload sends nothing */
 	cfg = parse("queue 7\ntun-name vpn0\nmark-base 0x10100\n"
-		    "sid fc00:9::/48 action End\n");
-	ck_assert_int_eq(steer_plan_build(cfg, &again), 0);
+		    "header-queue no\nsid fc00:9::/48 action End\n");
+	ck_assert_int_eq(steer_plan_build(cfg, NULL, &again), 0);
 	ck_assert(steer_plan_equal(&plan, &again));
 	steer_plan_free(&again);
 	config_free(cfg);
 	cfg = parse("queue 7\ntun-name vpn0\nmark-base 0x10100\n"
-		    "sid fc00:9::/47 action End\n");
-	ck_assert_int_eq(steer_plan_build(cfg, &again), 0);
+		    "header-queue no\nsid fc00:9::/47 action End\n");
+	ck_assert_int_eq(steer_plan_build(cfg, NULL, &again), 0);
 	ck_assert(!steer_plan_equal(&plan, &again));
 	steer_plan_free(&again);
 	config_free(cfg);
@@ -264,6 +265,80 @@ START_TEST(test_expressions)
 }
 END_TEST
 
+/* header-queue auto (the default): the queues after `queue`'s; without
+ * a state (srv6d -p) the candidates get the header rule, with one only
+ * what the kernel redoes: a SID with a kernel-end mark, a policy the
+ * kernel encapsulates. */
+static const char hq_auto[] =
+	"queue 0-1\n"
+	"sid fc00:9::/48 action End\n"
+	"sid fc00:9:1::a6/128 action End.DT6 table 100\n"
+	"route fd01::/64 encap seg6 mode encap segs fc00:2::a6\n";
+#define HQ(p)	"\t\tip6 daddr " p " meta mark != 0x5d6f0000 queue num 2-3 fanout\n"
+
+static char *plan_text_rs(const struct config *cfg, const struct runstate *rs)
+{
+	struct steer_plan plan;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_int_eq(steer_plan_build(cfg, rs, &plan), 0);
+	steer_plan_print(&plan, f);
+	fclose(f);
+	steer_plan_free(&plan);
+	return buf;
+}
+
+START_TEST(test_hqueue_auto)
+{
+	struct config *cfg = parse(hq_auto);
+	struct runstate *rs = runstate_new(cfg);
+	struct kencap_entry ke = { .mode = ENCAP_MODE_ENCAP, .mark = 0x5d6fffff };
+	char *text;
+
+	ck_assert(cfg->has_hqueue && cfg->hqueue_auto);
+	ck_assert_uint_eq(cfg->hqueue_first, 2);
+	ck_assert_uint_eq(cfg->hqueue_last, 3);
+	text = plan_text_rs(cfg, NULL);
+	ck_assert_ptr_nonnull(strstr(text, HQ("fc00:9::/48")));
+	ck_assert_ptr_nonnull(strstr(text, HQ("fd01::/64")));
+	ck_assert_ptr_null(strstr(text, HQ("fc00:9:1::a6/128")));
+	free(text);
+	/* the kernel redoes nothing: no header rule */
+	ck_assert_ptr_nonnull(rs);
+	text = plan_text_rs(cfg, rs);
+	ck_assert_ptr_null(strstr(text, "queue num 2-3"));
+	ck_assert_ptr_nonnull(strstr(text,
+		"\t\tip6 daddr fc00:9::/48 queue num 0-1 fanout\n"));
+	free(text);
+	/* kernel-end for the End.DT6 only, kernel-encap for the policy */
+	rs->sids[1].kend_mark = 0x5d6ffffb;
+	ke.sl = cfg->policies[0].lists[0];
+	rs->kencap_on = true;
+	rs->kencaps = &ke;
+	rs->nkencaps = 1;
+	text = plan_text_rs(cfg, rs);
+	ck_assert_ptr_null(strstr(text, HQ("fc00:9::/48")));
+	ck_assert_ptr_nonnull(strstr(text, HQ("fc00:9:1::a6/128")));
+	ck_assert_ptr_nonnull(strstr(text, HQ("fd01::/64")));
+	free(text);
+	rs->kencaps = NULL;
+	runstate_free(rs);
+	config_free(cfg);
+	/* steering no, header-queue no, offload no: none */
+	cfg = parse("queue 0-1\nsteering no\n");
+	ck_assert(!cfg->has_hqueue);
+	config_free(cfg);
+	cfg = parse("queue 0-1\nheader-queue no\n");
+	ck_assert(!cfg->has_hqueue);
+	config_free(cfg);
+	cfg = parse("queue 0-1\noffload no\n");
+	ck_assert(!cfg->has_hqueue);
+	config_free(cfg);
+}
+END_TEST
+
 static Suite *steer_suite(void)
 {
 	Suite *s = suite_create("steer");
@@ -271,6 +346,7 @@ static Suite *steer_suite(void)
 
 	tcase_add_test(tc, test_two_tenants);
 	tcase_add_test(tc, test_one_queue);
+	tcase_add_test(tc, test_hqueue_auto);
 	tcase_add_test(tc, test_directive);
 	tcase_add_test(tc, test_expressions);
 	suite_add_tcase(s, tc);

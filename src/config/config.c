@@ -424,6 +424,10 @@ static int parse_header_queue(struct parser *p, int argc, char **argv)
 	struct config *cfg = p->cfg;
 	uint64_t copy = CONFIG_HQ_COPY_DEFAULT;
 
+	if (argc == 2 && (!strcmp(argv[1], "auto") || !strcmp(argv[1], "no"))) {
+		cfg->hqueue_auto = !strcmp(argv[1], "auto");
+		return 0;
+	}
 	if (argc == 4 && strcmp(argv[2], "copy") == 0) {
 		if (get_number(p, "header-queue", "copy", argv[3],
 			       CONFIG_HQ_COPY_MIN, CONFIG_HQ_COPY_MAX,
@@ -433,14 +437,16 @@ static int parse_header_queue(struct parser *p, int argc, char **argv)
 		error(p, "header-queue: expected 'copy BYTES' after the "
 		      "queues, found '%s'", quote(p, argv[2]));
 		return -1;
-	} else if (check_args(p, argc, argv, 2, "a queue number or a range "
-			      "like 4-7, then optionally 'copy BYTES'") < 0) {
+	} else if (check_args(p, argc, argv, 2, "auto, no, or a queue number "
+			      "or a range like 4-7, then optionally "
+			      "'copy BYTES'") < 0) {
 		return -1;
 	}
 	if (get_queue_range(p, "header-queue", argv[1], &cfg->hqueue_first,
 			    &cfg->hqueue_last) < 0)
 		return -1;
 	cfg->has_hqueue = true;
+	cfg->hqueue_auto = false;
 	cfg->hqueue_copy = (uint32_t)copy;
 	cfg->hqueue_line = p->line;
 	return 0;
@@ -1742,11 +1748,30 @@ static void check_offload(struct parser *p)
 
 /* header-queue: one header queue per queue (worker i serves both), none
  * of them a queue of `queue`, and super-packets to cut short. */
+/* `header-queue auto`: the queues after those of `queue`, when srv6d
+ * installs the rules that feed them (steering auto) and super-packets
+ * come (offload on); else none. */
+static void header_queue_auto(struct config *cfg)
+{
+	unsigned n = cfg->queue_last - cfg->queue_first + 1;
+
+	if (!cfg->hqueue_auto || !cfg->steering || !cfg->gso ||
+	    cfg->queue_last + n > 65535)	/* NFQUEUE numbers: 16 bits */
+		return;
+	cfg->has_hqueue = true;
+	cfg->hqueue_first = cfg->queue_last + 1;
+	cfg->hqueue_last = cfg->queue_last + n;
+	cfg->hqueue_copy = CONFIG_HQ_COPY_DEFAULT;
+}
+
 static void check_header_queue(struct parser *p)
 {
-	const struct config *cfg = p->cfg;
+	struct config *cfg = p->cfg;
 
-	if (!cfg->has_hqueue || !p->seen[D_QUEUE])
+	if (!p->seen[D_QUEUE])
+		return;
+	header_queue_auto(cfg);
+	if (!cfg->has_hqueue || cfg->hqueue_auto)
 		return;
 	if (cfg->hqueue_last - cfg->hqueue_first !=
 	    cfg->queue_last - cfg->queue_first)
@@ -2128,6 +2153,7 @@ static struct config *config_new(const char *name)
 	cfg->icmp_burst = CONFIG_DEFAULT_ICMP_BURST;
 	cfg->gso = true;	/* `offload yes` */
 	cfg->steering = true;	/* `steering auto` */
+	cfg->hqueue_auto = true;	/* `header-queue auto` */
 	return cfg;
 }
 

@@ -147,6 +147,12 @@ struct config {
 	unsigned hqueue_first, hqueue_last;
 	uint32_t hqueue_copy;
 	unsigned hqueue_line;
+	/* `header-queue auto` (the default): with `steering auto` and
+	 * offload on, the header queues are the queues right after those
+	 * of `queue` (has_hqueue set at the parse's end, hqueue_line 0);
+	 * srv6d's rules send them only what the kernel redoes (steer.c).
+	 * `header-queue no`: none. */
+	bool hqueue_auto;
 	struct in6_addr encap_source;	/* outer source of encapsulations */
 	bool has_encap_source;		/* false: picked per egress (egress.h) */
 	char tun_name[IF_NAMESIZE];	/* reinjection device (rtrules.h) */

@@ -238,6 +238,21 @@ static int kencap_key_cmp(const void *a, const void *b)
 		      x->sl->nsegs * sizeof(x->sl->segs[0]));
 }
 
+bool runstate_policy_kencap(const struct runstate *rs,
+			    const struct config *cfg,
+			    const struct policy *pol)
+{
+	if (!rs || !rs->kencap_on || pol->binding || pol->hmac_keyid ||
+	    (pol->mode != ENCAP_MODE_ENCAP && pol->mode != ENCAP_MODE_ENCAP_RED))
+		return false;
+	for (unsigned i = 0; i < pol->nlists; i++)
+		if (!runstate_kencap_find(rs, pol->mode, &pol->lists[i]) ||
+		    (cfg->sid_table &&
+		     lpm_lookup(cfg->sid_table, &pol->lists[i].segs[0])))
+			return false;
+	return true;
+}
+
 const struct kencap_entry *runstate_kencap_find(const struct runstate *rs,
 						enum encap_mode mode,
 						const struct seglist *sl)

@@ -155,4 +155,12 @@ const struct kencap_entry *runstate_kencap_find(const struct runstate *rs,
 						enum encap_mode mode,
 						const struct seglist *sl);
 
+/* Whether the kernel encapsulates the super-packets policy pol of cfg
+ * steers, from the original (kernel-encap on in rs): an encap or
+ * encap.red policy, no binding SID's, without hmac, each of its lists
+ * one of rs->kencaps whose first segment is no local SID of cfg.  Pure. */
+bool runstate_policy_kencap(const struct runstate *rs,
+			    const struct config *cfg,
+			    const struct policy *pol);
+
 #endif

@@ -203,7 +203,7 @@ int daemon_print_steering(const char *path)
 
 	if (!cfg)
 		return DAEMON_EXIT_ERROR;
-	if (steer_plan_build(cfg, &plan) < 0) {
+	if (steer_plan_build(cfg, NULL, &plan) < 0) {
 		fprintf(stderr, "srv6d: out of memory\n");
 		config_free(cfg);
 		return DAEMON_EXIT_ERROR;
@@ -690,7 +690,8 @@ static void steering_update(struct daemon *d)
 {
 	char err[256];
 
-	if (steer_update(d->steer, engine_config(d->engine), err,
+	if (steer_update(d->steer, engine_config(d->engine),
+			 engine_runstate(d->engine), err,
 			 sizeof(err)) < 0)
 		log_msg(LOG_ERR, "%s (the previous rules stay)", err);
 }
@@ -1673,7 +1674,8 @@ static void steering_start(struct daemon *d)
 	char err[256];
 	bool ok;
 
-	d->steer = steer_open(engine_config(d->engine), &ok, err, sizeof(err));
+	d->steer = steer_open(engine_config(d->engine),
+			      engine_runstate(d->engine), &ok, err, sizeof(err));
 	if (!ok)
 		log_msg(LOG_ERR, "%s", d->steer ? err :
 			"steering: out of memory");

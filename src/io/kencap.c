@@ -28,7 +28,6 @@ static uint32_t kencap_inner_off(struct pkt *p, unsigned *ver)
 
 bool kencap_from_headers(const struct proc_ctx *ctx, const struct pkt *p)
 {
-	const struct config *cfg = ctx->cfg;
 	const struct policy *pol;
 	struct sid_stats *st;
 
@@ -36,15 +35,7 @@ bool kencap_from_headers(const struct proc_ctx *ctx, const struct pkt *p)
 	    (p->truncated && !p->gso))
 		return false;
 	pol = srv6_steer_policy(ctx, p, &st);
-	if (!pol || pol->binding || pol->hmac_keyid ||
-	    (pol->mode != ENCAP_MODE_ENCAP && pol->mode != ENCAP_MODE_ENCAP_RED))
-		return false;
-	for (unsigned i = 0; i < pol->nlists; i++)
-		if (!runstate_kencap_find(ctx->rs, pol->mode, &pol->lists[i]) ||
-		    (cfg->sid_table &&
-		     lpm_lookup(cfg->sid_table, &pol->lists[i].segs[0])))
-			return false;
-	return true;
+	return pol && runstate_policy_kencap(ctx->rs, ctx->cfg, pol);
 }
 
 int kencap_send(struct pkt *p, struct pkt_tx *tx, uint32_t dev_ifindex,

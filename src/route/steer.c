@@ -120,21 +120,39 @@ static void plan_queue(struct plan_builder *b, unsigned from, int family,
 		b->plan->nrules--;
 }
 
-/* Whether the header queues are worth it for s (srv6d.conf(5)
- * header-queue: the plain End SIDs) or pol (a policy without hmac). */
-static bool hq_sid(const struct sid *s)
+/* Whether the header queues are worth it for s or pol (srv6d.conf(5)
+ * header-queue): where the kernel redoes the result of a super-packet
+ * from its headers, which rs (the config's state, runstate.h) says: the
+ * SIDs with a kernel-end mark, the policies the kernel encapsulates.
+ * Without rs (srv6d -p: no kernel asked), the candidates: the plain End
+ * SIDs and the encap and encap.red policies without hmac. */
+static bool hq_sid(const struct runstate *rs, const struct sid *s)
 {
+	if (rs)
+		return runstate_sid(rs, s).kend_mark != 0;
 	return s->behavior == BHV_END && !s->flavors;
 }
 
-static void plan_family6(struct plan_builder *b, const struct config *cfg)
+static bool hq_policy(const struct runstate *rs, const struct config *cfg,
+		      const struct policy *p)
+{
+	if (p->family != AF_INET6)
+		return false;
+	if (rs)
+		return runstate_policy_kencap(rs, cfg, p);
+	return !p->hmac_keyid && !p->binding &&
+	       (p->mode == ENCAP_MODE_ENCAP || p->mode == ENCAP_MODE_ENCAP_RED);
+}
+
+static void plan_family6(struct plan_builder *b, const struct config *cfg,
+			 const struct runstate *rs)
 {
 	unsigned from = b->plan->nrules;
 
 	plan_accepts(b, cfg, AF_INET6);
 	if (cfg->has_hqueue) {
 		for (unsigned i = 0; i < cfg->nsids; i++)
-			if (hq_sid(&cfg->sids[i]))
+			if (hq_sid(rs, &cfg->sids[i]))
 				plan_queue(b, from, AF_INET6,
 					   &cfg->sids[i].prefix, 16,
 					   cfg->sids[i].plen,
@@ -143,7 +161,7 @@ static void plan_family6(struct plan_builder *b, const struct config *cfg)
 		for (unsigned i = 0; i < cfg->npolicies; i++) {
 			const struct policy *p = &cfg->policies[i];
 
-			if (p->family == AF_INET6 && !p->hmac_keyid)
+			if (hq_policy(rs, cfg, p))
 				plan_queue(b, from, AF_INET6, &p->prefix.v6,
 					   16, p->plen, cfg->hqueue_first,
 					   cfg->hqueue_last, &cfg->mark_base);
@@ -178,12 +196,13 @@ static void plan_family4(struct plan_builder *b, const struct config *cfg)
 	}
 }
 
-int steer_plan_build(const struct config *cfg, struct steer_plan *plan)
+int steer_plan_build(const struct config *cfg, const struct runstate *rs,
+		     struct steer_plan *plan)
 {
 	struct plan_builder b = { .plan = plan };
 
 	memset(plan, 0, sizeof(*plan));
-	plan_family6(&b, cfg);
+	plan_family6(&b, cfg, rs);
 	plan->nrules6 = plan->nrules;
 	plan_family4(&b, cfg);
 	if (b.failed) {
@@ -755,8 +774,8 @@ static int steer_install(struct steer *st, const struct steer_plan *plan,
 	return 0;
 }
 
-struct steer *steer_open(const struct config *cfg, bool *ok, char *err,
-			 size_t errlen)
+struct steer *steer_open(const struct config *cfg, const struct runstate *rs,
+			 bool *ok, char *err, size_t errlen)
 {
 	struct steer *st = calloc(1, sizeof(*st));
 	struct steer_plan plan;
@@ -784,7 +803,7 @@ struct steer *steer_open(const struct config *cfg, bool *ok, char *err,
 		return st;
 	}
 	st->watch = nl_open(1u << (NFNLGRP_NFTABLES - 1));
-	if (steer_plan_build(cfg, &plan) < 0) {
+	if (steer_plan_build(cfg, rs, &plan) < 0) {
 		snprintf(err, errlen, "steering: out of memory");
 		return st;
 	}
@@ -797,8 +816,8 @@ struct steer *steer_open(const struct config *cfg, bool *ok, char *err,
 	return st;
 }
 
-int steer_update(struct steer *st, const struct config *cfg, char *err,
-		 size_t errlen)
+int steer_update(struct steer *st, const struct config *cfg,
+		 const struct runstate *rs, char *err, size_t errlen)
 {
 	struct steer_plan plan;
 
@@ -817,7 +836,7 @@ int steer_update(struct steer *st, const struct config *cfg, char *err,
 		steer_plan_free(&st->plan);
 		return 0;
 	}
-	if (steer_plan_build(cfg, &plan) < 0) {
+	if (steer_plan_build(cfg, rs, &plan) < 0) {
 		snprintf(err, errlen, "steering: out of memory");
 		return -1;
 	}

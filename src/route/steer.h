@@ -40,6 +40,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "runstate.h"
 
 #define STEER_TABLE		"srv6d"
 #define STEER_CHAIN		"prerouting"
@@ -73,7 +74,8 @@ struct steer_plan {
 
 /* The rules cfg needs, IPv6's first (plan->nrules6 of them), then IPv4's.
  * Returns 0, -1 when memory runs out (*plan then empty). */
-int steer_plan_build(const struct config *cfg, struct steer_plan *plan);
+int steer_plan_build(const struct config *cfg, const struct runstate *rs,
+		     struct steer_plan *plan);
 
 void steer_plan_free(struct steer_plan *plan);
 
@@ -124,14 +126,14 @@ struct steer;
  * install that failed is in steer_get_status() and err (logged by the
  * caller), and the object is still returned (the next reload or repair
  * tries again): *ok says whether it is in force. */
-struct steer *steer_open(const struct config *cfg, bool *ok, char *err,
-			 size_t errlen);
+struct steer *steer_open(const struct config *cfg, const struct runstate *rs,
+			 bool *ok, char *err, size_t errlen);
 
 /* After a reload: cfg's rules in force, in one batch (nothing sent when
  * they are those in force).  Returns 0, -1 with a message in err (the
  * previous rules stay: a batch is all or nothing). */
-int steer_update(struct steer *st, const struct config *cfg, char *err,
-		 size_t errlen);
+int steer_update(struct steer *st, const struct config *cfg,
+		 const struct runstate *rs, char *err, size_t errlen);
 
 /* The watch's descriptor for poll() (-1 with `steering no`). */
 int steer_fd(const struct steer *st);
