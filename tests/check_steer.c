@@ -73,6 +73,7 @@ static const char two_tenants_plan[] =
 	"\t\ttype filter hook prerouting priority -290; policy accept;\n"
 	"\t\tiifname \"srv6d*\" accept\n"
 	"\t\tmeta mark 0x5d6f0001-0x5d6fffff accept\n"
+	"\t\tip daddr 10.1.2.0/23 meta mark != 0x5d6f0000 queue num 2-3 fanout\n"
 	"\t\tip daddr 10.1.2.0/23 queue num 0-1 fanout\n"
 	"\t}\n"
 	"}\n"
@@ -90,6 +91,7 @@ static const char two_tenants_plan[] =
 	"ip6tables -t raw -A PREROUTING -d fd01:3::/63 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
 	"iptables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
 	"iptables -t raw -A PREROUTING -m mark ! --mark 0x5d6f0000 -m mark --mark 0x5d6f0000/0xffff0000 -j ACCEPT\n"
+	"iptables -t raw -A PREROUTING -d 10.1.2.0/23 -m mark ! --mark 0x5d6f0000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
 	"iptables -t raw -A PREROUTING -d 10.1.2.0/23 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n";
 
 START_TEST(test_two_tenants)
@@ -107,7 +109,7 @@ START_TEST(test_two_tenants)
 	unlink(key);
 
 	ck_assert_str_eq(text, two_tenants_plan);
-	ck_assert_uint_eq(plan.nrules, 14);
+	ck_assert_uint_eq(plan.nrules, 15);
 	ck_assert_uint_eq(plan.nrules6, 11);
 	/* the /63's last byte is masked: 0xfd 0x01 0x00 0x02 */
 	ck_assert_uint_eq(plan.rules[10].plen, 63);
@@ -220,7 +222,7 @@ START_TEST(test_expressions)
 			       "segs fc00:2::a4\n", &plan);
 
 	free(text);
-	ck_assert_uint_eq(plan.nrules, 9);
+	ck_assert_uint_eq(plan.nrules, 10);
 	expect_rule(&plan, 0, STEER_BACKEND_XT_NFQUEUE,
 		"ip6 srv6d prerouting\n"
 		"  [ meta load iifname => reg 1 ]\n"
@@ -255,8 +257,9 @@ START_TEST(test_expressions)
 		"  [ payload load 8b @ network header + 24 => reg 1 ]\n"
 		"  [ cmp eq reg 1 0x010000fc 0x00000000 ]\n"
 		"  [ queue num 0-1 fanout ]\n");
-	/* IPv4: the destination at offset 16, 3 bytes for a /24 */
-	expect_rule(&plan, 8, STEER_BACKEND_NFT_QUEUE,
+	/* IPv4: the destination at offset 16, 3 bytes for a /24 (rule 8:
+	 * its header queue rule) */
+	expect_rule(&plan, 9, STEER_BACKEND_NFT_QUEUE,
 		"ip srv6d prerouting\n"
 		"  [ payload load 3b @ network header + 16 => reg 1 ]\n"
 		"  [ cmp eq reg 1 0x0002010a ]\n"

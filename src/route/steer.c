@@ -136,8 +136,6 @@ static bool hq_sid(const struct runstate *rs, const struct sid *s)
 static bool hq_policy(const struct runstate *rs, const struct config *cfg,
 		      const struct policy *p)
 {
-	if (p->family != AF_INET6)
-		return false;
 	if (rs)
 		return runstate_policy_kencap(rs, cfg, p);
 	return !p->hmac_keyid && !p->binding &&
@@ -161,7 +159,7 @@ static void plan_family6(struct plan_builder *b, const struct config *cfg,
 		for (unsigned i = 0; i < cfg->npolicies; i++) {
 			const struct policy *p = &cfg->policies[i];
 
-			if (hq_policy(rs, cfg, p))
+			if (p->family == AF_INET6 && hq_policy(rs, cfg, p))
 				plan_queue(b, from, AF_INET6, &p->prefix.v6,
 					   16, p->plen, cfg->hqueue_first,
 					   cfg->hqueue_last, &cfg->mark_base);
@@ -181,11 +179,20 @@ static void plan_family6(struct plan_builder *b, const struct config *cfg,
 	}
 }
 
-static void plan_family4(struct plan_builder *b, const struct config *cfg)
+static void plan_family4(struct plan_builder *b, const struct config *cfg,
+			 const struct runstate *rs)
 {
 	unsigned from = b->plan->nrules;
 
 	plan_accepts(b, cfg, AF_INET);
+	for (unsigned i = 0; cfg->has_hqueue && i < cfg->npolicies; i++) {
+		const struct policy *p = &cfg->policies[i];
+
+		if (p->family == AF_INET && hq_policy(rs, cfg, p))
+			plan_queue(b, from, AF_INET, &p->prefix.v4, 4,
+				   p->plen, cfg->hqueue_first,
+				   cfg->hqueue_last, &cfg->mark_base);
+	}
 	for (unsigned i = 0; i < cfg->npolicies; i++) {
 		const struct policy *p = &cfg->policies[i];
 
@@ -204,7 +211,7 @@ int steer_plan_build(const struct config *cfg, const struct runstate *rs,
 	memset(plan, 0, sizeof(*plan));
 	plan_family6(&b, cfg, rs);
 	plan->nrules6 = plan->nrules;
-	plan_family4(&b, cfg);
+	plan_family4(&b, cfg, rs);
 	if (b.failed) {
 		steer_plan_free(plan);
 		return -1;
