@@ -670,9 +670,9 @@ START_TEST(test_man_examples)
 		}
 	}
 	ck_assert_uint_eq(ndl, 16);
-	ck_assert_uint_eq(nlit, 23);
+	ck_assert_uint_eq(nlit, 24);
 	cfg = parse_ok(lit);
-	ck_assert_uint_eq(cfg->nsids, 15);
+	ck_assert_uint_eq(cfg->nsids, 16);
 	config_free(cfg);
 	cfg = parse_ok(whole);
 	ck_assert_uint_eq(cfg->nsids, 4);
