@@ -813,6 +813,20 @@ START_TEST(rcsid_default_lengths)
 }
 END_TEST
 
+/* 4.2.3 End.T with REPLACE-C-SID: the same bytes, routed in the SID's
+ * table by its mark (S29). */
+START_TEST(rcsid_end_t)
+{
+	struct sid s = rsid(BHV_END_T, 0, 2);
+	struct pkt *p = run(&s, RCSIDNX_IN);
+
+	expect_bytes(p, RCSIDNX_OUT);
+	ck_assert(p->set_mark);
+	ck_assert_uint_eq(p->out_mark, 0x5d6f0002u);
+	ck_assert_uint_eq(sst[2].packets, 1);
+}
+END_TEST
+
 /* S20-S25, S28: index 0, Segments Left decremented, the next container's
  * C-SID 3 with DA.Arg.Index 3. */
 START_TEST(rcsid_next_container)
@@ -1268,6 +1282,7 @@ static Suite *end_suite(void)
 	tcase_add_test(tn, rcsid_within_container);
 	tcase_add_test(tn, rcsid_default_lengths);
 	tcase_add_test(tn, rcsid_next_container);
+	tcase_add_test(tn, rcsid_end_t);
 	tcase_add_test(tn, rcsid_zero_csid_full_sid);
 	tcase_add_test(tn, rcsid_last_container);
 	tcase_add_test(tn, rcsid_last_container_psp);
