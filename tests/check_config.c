@@ -478,6 +478,9 @@ START_TEST(test_names)
 	ck_assert_uint_eq(config_flavors_format(FLV_PSP | FLV_USP | FLV_USD |
 						FLV_NEXT_CSID, buf, sizeof(buf)), 21);
 	ck_assert_str_eq(buf, "psp,usp,usd,next-csid");
+	ck_assert_uint_eq(config_flavors_format(FLV_PSP | FLV_REPLACE_CSID, buf,
+						sizeof(buf)), 16);
+	ck_assert_str_eq(buf, "psp,replace-csid");
 	ck_assert_uint_eq(config_flavors_format(FLV_PSP | FLV_USP, buf, 5), 7);
 	ck_assert_str_eq(buf, "psp,");	/* truncated, terminated */
 }
@@ -667,9 +670,9 @@ START_TEST(test_man_examples)
 		}
 	}
 	ck_assert_uint_eq(ndl, 16);
-	ck_assert_uint_eq(nlit, 23);
+	ck_assert_uint_eq(nlit, 24);
 	cfg = parse_ok(lit);
-	ck_assert_uint_eq(cfg->nsids, 15);
+	ck_assert_uint_eq(cfg->nsids, 16);
 	config_free(cfg);
 	cfg = parse_ok(whole);
 	ck_assert_uint_eq(cfg->nsids, 4);
@@ -1631,9 +1634,28 @@ START_TEST(test_err_combinations)
 	    "t.conf:2: sid: flavor next-csid is only valid with End and End.X, "
 	    "not with End.T");
 	BAD("queue 0\nsid fc00::1 action End lblen 32\n",
-	    "t.conf:2: sid: 'lblen' is only valid with flavor next-csid");
+	    "t.conf:2: sid: 'lblen' is only valid with flavor next-csid or "
+	    "replace-csid");
 	BAD("queue 0\nsid fc00::1 action End flavors psp nflen 16\n",
-	    "t.conf:2: sid: 'nflen' is only valid with flavor next-csid");
+	    "t.conf:2: sid: 'nflen' is only valid with flavor next-csid or "
+	    "replace-csid");
+	/* REPLACE-C-SID (RFC 9800 4.2, 5.1). */
+	BAD("queue 0\nsid fc00::/64 action End flavors replace-csid nflen 24\n",
+	    "t.conf:2: sid: nflen 24: a replace-csid C-SID is 16 or 32 bits "
+	    "(RFC 9800 5.1)");
+	BAD("queue 0\nsid fc00::/64 action End flavors replace-csid,next-csid\n",
+	    "t.conf:2: sid: flavors next-csid and replace-csid exclude each "
+	    "other (RFC 9800 4: one C-SID flavor per SID)");
+	BAD("queue 0\nsid fc00::/128 action End flavors replace-csid lblen 96 "
+	    "nflen 32\n",
+	    "t.conf:2: sid: lblen 96 + nflen 32 leaves no room for the "
+	    "replace-csid index");
+	BAD("queue 0\nsid fc00::/64 action End flavors replace-csid\n",
+	    "t.conf:2: sid: prefix length /64 is shorter than lblen 48 + nflen 32 "
+	    "(a NEXT-C-SID prefix covers both)");
+	BAD("queue 0\nsid fc00::/80 action End.DT6 table 9 flavors replace-csid\n",
+	    "t.conf:2: sid: 'flavors' is only valid with End, End.X or End.T, "
+	    "not with End.DT6");
 	BAD("queue 0\nsid fc00::/64 action End flavors next-csid lblen 36\n",
 	    "t.conf:2: sid: lblen 36 is not a multiple of 8");
 	BAD("queue 0\nsid fc00::/64 action End flavors next-csid nflen 0\n",
@@ -1648,10 +1670,10 @@ START_TEST(test_err_combinations)
 	BAD("queue 0\nsid fc00::/64 action End flavors psp,psp\n",
 	    "t.conf:2: sid: flavor psp listed twice");
 	BAD("queue 0\nsid fc00::/64 action End flavors PSP,reduced\n",
-	    "t.conf:2: sid: unknown flavor 'PSP' (expected psp, usp, usd or "
-	    "next-csid)",
-	    "t.conf:2: sid: unknown flavor 'reduced' (expected psp, usp, usd or "
-	    "next-csid)");
+	    "t.conf:2: sid: unknown flavor 'PSP' (expected psp, usp, usd, "
+	    "next-csid or replace-csid)",
+	    "t.conf:2: sid: unknown flavor 'reduced' (expected psp, usp, usd, "
+	    "next-csid or replace-csid)");
 	BAD("queue 0\nencap-source fc00::1\n"
 	    "route 10.9.0.0/16 encap seg6 mode inline segs fc00::2\n"
 	    "route 10.8.0.0/16 encap seg6 mode inline.red segs fc00::2\n",
@@ -1908,6 +1930,33 @@ END_TEST
 /* The behavior table: a row for every behavior, names unique and found
  * again, and the columns that must agree do (rtrules.c and reinject.c
  * read different ones for the same SID). */
+/* REPLACE-C-SID (RFC 9800 4.2) on End, End.X and End.T, the lengths
+ * given or the 5.1/5.2 defaults (48-bit block, 32-bit C-SIDs). */
+START_TEST(test_replace_csid)
+{
+	struct config *cfg = parse_ok(
+		"queue 0\n"
+		"sid 2001:db8:0:1::/80 action End flavors replace-csid\n"
+		"sid 2001:db8:0:2::/64 action End.X nh6 fe80::1 oif v0 "
+		"flavors psp,replace-csid lblen 48 nflen 16\n"
+		"sid 2001:db8:0:3::/80 action End.T table 9 flavors "
+		"replace-csid,usd\n");
+	const struct sid *s = cfg->sids;
+
+	ck_assert_uint_eq(s[0].flavors, FLV_REPLACE_CSID);
+	ck_assert_uint_eq(s[0].lblen, RCSID_DEFAULT_LBLEN);
+	ck_assert_uint_eq(s[0].nflen, RCSID_DEFAULT_NFLEN);
+	ck_assert_uint_eq(s[0].lblen, 48);
+	ck_assert_uint_eq(s[0].nflen, 32);
+	ck_assert_uint_eq(s[1].flavors, FLV_PSP | FLV_REPLACE_CSID);
+	ck_assert_uint_eq(s[1].lblen, 48);
+	ck_assert_uint_eq(s[1].nflen, 16);
+	ck_assert_int_eq(s[2].behavior, BHV_END_T);
+	ck_assert_uint_eq(s[2].flavors, FLV_REPLACE_CSID | FLV_USD);
+	config_free(cfg);
+}
+END_TEST
+
 START_TEST(test_behavior_table)
 {
 	for (unsigned b = 0; b < BHV__COUNT; b++) {
@@ -2172,6 +2221,7 @@ static Suite *config_suite(void)
 
 	tcase_add_test(good, test_full);
 	tcase_add_test(good, test_behavior_table);
+	tcase_add_test(good, test_replace_csid);
 	tcase_add_test(good, test_lookups);
 	tcase_add_test(good, test_route_tables);
 	tcase_add_test(good, test_defaults);

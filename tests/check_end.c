@@ -153,6 +153,68 @@ static const char CSIDFB_OUT[] =
 	"00000000000000001104040001000000fc000000030004000000000000000000"
 	"fc00000001000000000000000000000004d2162e000d123468656c6c6f";
 
+/* REPLACE-C-SID (RFC 9800 4.2): built by tests/rcsid-vectors.py from the
+ * RFC's rules (no kernel implements the flavor).  Block 2001:db8:0::/48,
+ * 32-bit C-SIDs, DA.Arg.Index in the last 2 bits. */
+static const char RCSID_IN[] =
+	"6000000000352b4020010db800000000000000000000000120010db800000000"
+	"0101000000000003110404010100000000000000000002020000020100000200"
+	"0000010400000103000001020000010104d2162e000d123468656c6c6f";
+
+static const char RCSID_OUT[] =
+	"6000000000352b4020010db800000000000000000000000120010db800000000"
+	"0102000000000002110404010100000000000000000002020000020100000200"
+	"0000010400000103000001020000010104d2162e000d123468656c6c6f";
+
+static const char RCSIDNX_IN[] =
+	"6000000000352b4020010db800000000000000000000000120010db800000000"
+	"0104000000000000110404010100000000000000000002020000020100000200"
+	"0000010400000103000001020000010104d2162e000d123468656c6c6f";
+
+static const char RCSIDNX_OUT[] =
+	"6000000000352b4020010db800000000000000000000000120010db800000000"
+	"0200000000000003110404000100000000000000000002020000020100000200"
+	"0000010400000103000001020000010104d2162e000d123468656c6c6f";
+
+static const char RCSIDFULL_IN[] =
+	"6000000000352b4020010db800000000000000000000000120010db800000000"
+	"0302000000000002110404010100000020010db800000000000000000000000f"
+	"0000000000000000000003020000030104d2162e000d123468656c6c6f";
+
+static const char RCSIDFULL_OUT[] =
+	"6000000000352b4020010db800000000000000000000000120010db800000000"
+	"000000000000000f110404000100000020010db800000000000000000000000f"
+	"0000000000000000000003020000030104d2162e000d123468656c6c6f";
+
+static const char RCSIDLAST_IN[] =
+	"6000000000352b4020010db800000000000000000000000120010db800000000"
+	"0201000000000002110404000100000000000000000002020000020100000200"
+	"0000010400000103000001020000010104d2162e000d123468656c6c6f";
+
+static const char RCSIDLAST_OUT[] =
+	"6000000000352b4020010db800000000000000000000000120010db800000000"
+	"0202000000000001110404000100000000000000000002020000020100000200"
+	"0000010400000103000001020000010104d2162e000d123468656c6c6f";
+
+static const char RCSIDPSP_OUT[] =
+	"60000000000d114020010db800000000000000000000000120010db800000000"
+	"020200000000000104d2162e000d123468656c6c6f";
+
+static const char RCSIDEND_IN[] =
+	"6000000000352b4020010db800000000000000000000000120010db800000000"
+	"0202000000000001110404000100000000000000000002020000020100000200"
+	"0000010400000103000001020000010104d2162e000d123468656c6c6f";
+
+static const char RCSIDBAD_IN[] =
+	"6000000000352b4020010db800000000000000000000000120010db800000000"
+	"0101000000000003110404020100000000000000000002020000020100000200"
+	"0000010400000103000001020000010104d2162e000d123468656c6c6f";
+
+static const char RCSIDBAD0_IN[] =
+	"6000000000352b4020010db800000000000000000000000120010db800000000"
+	"0101000000000000110404030100000000000000000002020000020100000200"
+	"0000010400000103000001020000010104d2162e000d123468656c6c6f";
+
 static const char V4_IN[] =
 	"450000300077400040114e0ac0000201c633640700010002001c222278787878"
 	"78787878787878787878787878787878";
@@ -716,6 +778,180 @@ START_TEST(csid_hop_limit)
 }
 END_TEST
 
+/* ---- REPLACE-C-SID (RFC 9800 4.2) ------------------------------------ */
+
+static struct sid rsid(enum behavior b, unsigned flavors, unsigned index)
+{
+	struct sid s = mksid(b, FLV_REPLACE_CSID | flavors, index);
+
+	s.lblen = 48;
+	s.nflen = 32;
+	return s;
+}
+
+/* 4.2.1 S09, S13, S28: the next C-SID of the same container; only the
+ * destination changes. */
+START_TEST(rcsid_within_container)
+{
+	struct sid s = rsid(BHV_END, 0, 0);
+	struct pkt *p = run(&s, RCSID_IN);
+
+	expect_bytes(p, RCSID_OUT);
+	ck_assert(p->chain_kept);
+	ck_assert_uint_eq(sst[0].packets, 1);
+}
+END_TEST
+
+/* The RFC 9800 5.1/5.2 defaults are the same lengths: 48 and 32. */
+START_TEST(rcsid_default_lengths)
+{
+	struct sid s = mksid(BHV_END_X, FLV_REPLACE_CSID, 1);
+	struct pkt *p = run(&s, RCSID_IN);
+
+	expect_bytes(p, RCSID_OUT);
+	ck_assert(p->set_mark);
+}
+END_TEST
+
+/* 4.2.3 End.T with REPLACE-C-SID: the same bytes, routed in the SID's
+ * table by its mark (S29). */
+START_TEST(rcsid_end_t)
+{
+	struct sid s = rsid(BHV_END_T, 0, 2);
+	struct pkt *p = run(&s, RCSIDNX_IN);
+
+	expect_bytes(p, RCSIDNX_OUT);
+	ck_assert(p->set_mark);
+	ck_assert_uint_eq(p->out_mark, 0x5d6f0002u);
+	ck_assert_uint_eq(sst[2].packets, 1);
+}
+END_TEST
+
+/* S20-S25, S28: index 0, Segments Left decremented, the next container's
+ * C-SID 3 with DA.Arg.Index 3. */
+START_TEST(rcsid_next_container)
+{
+	struct sid s = rsid(BHV_END, 0, 0);
+	struct pkt *p = run(&s, RCSIDNX_IN);
+
+	expect_bytes(p, RCSIDNX_OUT);
+	ck_assert(!p->chain_kept);	/* Segments Left */
+}
+END_TEST
+
+/* S14-S17: a 0 C-SID ends the container: the next entry, a whole SID. */
+START_TEST(rcsid_zero_csid_full_sid)
+{
+	struct sid s = rsid(BHV_END, 0, 0);
+	struct pkt *p = run(&s, RCSIDFULL_IN);
+
+	expect_bytes(p, RCSIDFULL_OUT);
+}
+END_TEST
+
+/* S02 passes with Segments Left 0 while the last container has C-SIDs. */
+START_TEST(rcsid_last_container)
+{
+	struct sid s = rsid(BHV_END, 0, 0);
+	struct pkt *p = run(&s, RCSIDLAST_IN);
+
+	expect_bytes(p, RCSIDLAST_OUT);
+	ck_assert(p->chain_kept);
+}
+END_TEST
+
+/* 4.2.4 PSP, S28.1: the last C-SID in the destination, the SRH removed. */
+START_TEST(rcsid_last_container_psp)
+{
+	struct sid s = rsid(BHV_END, FLV_PSP, 0);
+	struct pkt *p = run(&s, RCSIDLAST_IN);
+
+	expect_bytes(p, RCSIDPSP_OUT);
+}
+END_TEST
+
+/* S02-S04: Segments Left 0 and C-SID index-1 of Segment List[0] is 0:
+ * the upper layer (UDP at End: RFC 8986 4.1.1 Parameter Problem). */
+START_TEST(rcsid_end_of_list)
+{
+	struct sid s = rsid(BHV_END, 0, 0);
+	struct pkt *p = run(&s, RCSIDEND_IN);
+
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_uint_eq(p->data[40], ICMP6_T_PARAM_PROB);
+	ck_assert_uint_eq(p->data[41], ICMP6_C_SR_UPPER_LAYER);
+	ck_assert_uint_eq(p->data[47], 80);	/* 40 + SRH of 40 */
+}
+END_TEST
+
+/* S10-S11: index != 0 with Segments Left > Last Entry (which RFC 8986's
+ * check would let through); S21-S22: index 0 with Segments Left > Last
+ * Entry + 1.  Parameter Problem code 0 at Segments Left (40 + 3). */
+START_TEST(rcsid_bad_segments_left)
+{
+	const char *in[] = { RCSIDBAD_IN, RCSIDBAD0_IN };
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct sid s = rsid(BHV_END, 0, 0);
+		struct pkt *p = run(&s, in[i]);
+
+		ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+		ck_assert_uint_eq(p->data[40], ICMP6_T_PARAM_PROB);
+		ck_assert_uint_eq(p->data[41], ICMP6_C_HDR_FIELD);
+		ck_assert_uint_eq(p->data[47], 43);
+		ck_assert_uint_eq(sst[0].drops[DROP_BAD_SRH], i + 1);
+	}
+}
+END_TEST
+
+/* S05-S07: Hop Limit 1: Time Exceeded, the packet quoted. */
+START_TEST(rcsid_hop_limit)
+{
+	struct sid s = rsid(BHV_END, 0, 0);
+	uint8_t buf[256];
+	size_t n = hex2bin(RCSID_IN, buf, sizeof(buf));
+	struct pkt *p;
+
+	buf[7] = 1;
+	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	behavior_end(&ctx, &s, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_uint_eq(p->data[40], ICMP6_T_TIME_EXCEEDED);
+	ck_assert_bytes(p->data + 48, n, buf, n);
+	ck_assert_uint_eq(ws.drops[DROP_HOP_LIMIT], 1);
+}
+END_TEST
+
+/* 16-bit C-SIDs: 8 a container, the index in 3 bits.  DA index 7 in
+ * 2001:db8:0:0011::7 -> C-SID 6 of the container (0x0022), index 6. */
+START_TEST(rcsid_16bit)
+{
+	static const uint8_t cont[16] = {
+		0, 0x88, 0, 0x77, 0, 0x66, 0, 0x55,
+		0, 0x44, 0, 0x33, 0, 0x22, 0, 0x11,
+	};
+	struct sid s = rsid(BHV_END, 0, 0);
+	uint8_t buf[256], exp[256];
+	size_t n = hex2bin(RCSID_IN, buf, sizeof(buf));
+	struct pkt *p;
+
+	s.nflen = 16;
+	memset(buf + 30, 0, 10);	/* DA after the block */
+	buf[30] = 0x00;
+	buf[31] = 0x11;
+	buf[39] = 7;
+	memcpy(buf + 48 + 16, cont, 16);	/* Segment List[1] */
+	memcpy(exp, buf, n);
+	exp[31] = 0x22;
+	exp[39] = 6;
+	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	behavior_end(&ctx, &s, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_uint_eq(p->len, n);
+	ck_assert_bytes(p->data, n, exp, n);
+}
+END_TEST
+
 /* ---- srv6_process(): sanity checks and dispatch ------------------------ */
 
 static struct sid psids[2];
@@ -1043,6 +1279,17 @@ static Suite *end_suite(void)
 	tcase_add_test(tn, csid_default_lengths);
 	tcase_add_test(tn, csid_fallback_to_srh);
 	tcase_add_test(tn, csid_hop_limit);
+	tcase_add_test(tn, rcsid_within_container);
+	tcase_add_test(tn, rcsid_default_lengths);
+	tcase_add_test(tn, rcsid_next_container);
+	tcase_add_test(tn, rcsid_end_t);
+	tcase_add_test(tn, rcsid_zero_csid_full_sid);
+	tcase_add_test(tn, rcsid_last_container);
+	tcase_add_test(tn, rcsid_last_container_psp);
+	tcase_add_test(tn, rcsid_end_of_list);
+	tcase_add_test(tn, rcsid_bad_segments_left);
+	tcase_add_test(tn, rcsid_hop_limit);
+	tcase_add_test(tn, rcsid_16bit);
 	suite_add_tcase(s, tn);
 
 	tcase_add_checked_fixture(tp, setup_tables, teardown_tables);

@@ -4,9 +4,11 @@
 #include "behavior_table.h"
 
 /* Flavors of End, End.X (RFC 8986 4.16, RFC 9800) and of End.T (no
- * NEXT-C-SID: RFC 9800 defines it for End and End.X only). */
-#define FLV_ALL		(FLV_PSP | FLV_USP | FLV_USD | FLV_NEXT_CSID)
-#define FLV_NO_CSID	(FLV_PSP | FLV_USP | FLV_USD)
+ * NEXT-C-SID: RFC 9800 defines it for End and End.X only; REPLACE-C-SID
+ * for End, End.X and End.T, 4.2.1-4.2.3). */
+#define FLV_ALL		(FLV_PSP | FLV_USP | FLV_USD | FLV_NEXT_CSID | \
+			 FLV_REPLACE_CSID)
+#define FLV_NO_CSID	(FLV_PSP | FLV_USP | FLV_USD | FLV_REPLACE_CSID)
 #define ATTR_FLAVORS	(SA_BIT(SA_FLAVORS) | SA_BIT(SA_LBLEN) | \
 			 SA_BIT(SA_NFLEN))
 #define ATTR_TABLES	(SA_BIT(SA_TABLE) | SA_BIT(SA_VRFTABLE))

@@ -43,6 +43,7 @@ enum sid_attr { SA_FLAVORS, SA_LBLEN, SA_NFLEN, SA_NH6, SA_NH4, SA_OIF,
 #define FLV_USP		0x2u
 #define FLV_USD		0x4u
 #define FLV_NEXT_CSID	0x8u
+#define FLV_REPLACE_CSID	0x10u	/* RFC 9800 4.2 */
 
 enum encap_mode {
 	ENCAP_MODE_ENCAP,	/* H.Encaps */

@@ -598,6 +598,7 @@ static const struct {
 	{ "usp", FLV_USP },
 	{ "usd", FLV_USD },
 	{ "next-csid", FLV_NEXT_CSID },
+	{ "replace-csid", FLV_REPLACE_CSID },	/* RFC 9800 4.2 */
 };
 
 #define NFLAVORS	(sizeof(flavor_names) / sizeof(flavor_names[0]))
@@ -622,7 +623,7 @@ static int get_flavors(struct parser *p, char *list, unsigned *flv)
 				break;
 		if (i == NFLAVORS) {
 			error(p, "sid: unknown flavor '%s' (expected psp, usp, "
-			      "usd or next-csid)", quote(p, tok));
+			      "usd, next-csid or replace-csid)", quote(p, tok));
 			rc = -1;
 		} else if (*flv & flavor_names[i].flag) {
 			error(p, "sid: flavor %s listed twice", tok);
@@ -772,7 +773,8 @@ static int sid_check_required(struct parser *p, struct sid *s,
 static int sid_check_flavors(struct parser *p, struct sid *s, const bool *has)
 {
 	const struct behavior_desc *d = behavior_desc(s->behavior);
-	bool csid = s->flavors & FLV_NEXT_CSID;
+	bool csid = s->flavors & (FLV_NEXT_CSID | FLV_REPLACE_CSID);
+	bool rcsid = s->flavors & FLV_REPLACE_CSID;
 	char list[128];
 	int rc = 0;
 
@@ -788,13 +790,36 @@ static int sid_check_flavors(struct parser *p, struct sid *s, const bool *has)
 	}
 	for (unsigned a = SA_LBLEN; a <= SA_NFLEN; a++) {
 		if (has[a] && !csid) {
-			error(p, "sid: '%s' is only valid with flavor next-csid",
-			      sid_attr_names[a]);
+			error(p, "sid: '%s' is only valid with flavor next-csid "
+			      "or replace-csid", sid_attr_names[a]);
 			rc = -1;
 		}
 	}
 	if (rc < 0 || !csid)
 		return rc;
+	if (rcsid && (s->flavors & FLV_NEXT_CSID)) {
+		error(p, "sid: flavors next-csid and replace-csid exclude each "
+		      "other (RFC 9800 4: one C-SID flavor per SID)");
+		return -1;
+	}
+	if (rcsid) {
+		/* RFC 9800 5.1: REPLACE-C-SID C-SIDs are 16 or 32 bits. */
+		if (!s->lblen)
+			s->lblen = RCSID_DEFAULT_LBLEN;
+		if (!s->nflen)
+			s->nflen = RCSID_DEFAULT_NFLEN;
+		if (s->nflen != 16 && s->nflen != 32) {
+			error(p, "sid: nflen %u: a replace-csid C-SID is 16 or "
+			      "32 bits (RFC 9800 5.1)", s->nflen);
+			return -1;
+		}
+		/* The argument holds DA.Arg.Index, 3 or 2 bits (4.2). */
+		if (s->lblen + s->nflen + (s->nflen == 16 ? 3 : 2) > 128) {
+			error(p, "sid: lblen %u + nflen %u leaves no room for "
+			      "the replace-csid index", s->lblen, s->nflen);
+			return -1;
+		}
+	}
 	if (!s->lblen)
 		s->lblen = CSID_DEFAULT_LBLEN;
 	if (!s->nflen)

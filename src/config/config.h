@@ -25,6 +25,10 @@
 /* NEXT-C-SID defaults (RFC 9800 section 4.1 / Linux): LBL 32, LNFL 16. */
 #define CSID_DEFAULT_LBLEN	32
 #define CSID_DEFAULT_NFLEN	16
+/* REPLACE-C-SID: RFC 9800 5.1 recommends 32-bit C-SIDs, 5.2 a block of
+ * 48 to 80 bits. */
+#define RCSID_DEFAULT_LBLEN	48
+#define RCSID_DEFAULT_NFLEN	32
 
 struct policy;
 
@@ -33,7 +37,7 @@ struct sid {
 	uint8_t plen;
 	enum behavior behavior;
 	unsigned flavors;	/* FLV_* */
-	uint8_t lblen, nflen;	/* NEXT-C-SID locator block / node function */
+	uint8_t lblen, nflen;	/* C-SID flavors: locator block / C-SID length */
 	struct in6_addr nh6;	/* End.X, End.DX6 */
 	struct in_addr nh4;	/* End.DX4 */
 	char oif[IF_NAMESIZE];	/* End.X, End.DX6, End.DX4 optional, End.DX2

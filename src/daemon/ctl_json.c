@@ -139,6 +139,7 @@ static json_t *flavors_json(unsigned flavors)
 		{ FLV_USP, "usp" },
 		{ FLV_USD, "usd" },
 		{ FLV_NEXT_CSID, "next-csid" },
+		{ FLV_REPLACE_CSID, "replace-csid" },
 	};
 	json_t *a = json_array();
 	bool ok = a != NULL;
@@ -232,7 +233,7 @@ static void sid_attrs_fill(json_t *o, const struct sid *s,
 		jset(o, "oif", json_string(s->oif), ok);
 	if (s->table)
 		jset(o, s->vrf ? "vrftable" : "table", jcount(s->table), ok);
-	if (s->flavors & FLV_NEXT_CSID) {
+	if (s->flavors & (FLV_NEXT_CSID | FLV_REPLACE_CSID)) {
 		jset(o, "lblen", jcount(s->lblen), ok);
 		jset(o, "nflen", jcount(s->nflen), ok);
 	}

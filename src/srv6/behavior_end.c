@@ -1,5 +1,6 @@
 /* behavior_end.c - End, End.X and End.T (RFC 8986 4.1-4.3) with the PSP,
- * USP and USD flavors (RFC 8986 4.16) and NEXT-C-SID (RFC 9800 4.1).
+ * USP and USD flavors (RFC 8986 4.16), NEXT-C-SID (RFC 9800 4.1) and
+ * REPLACE-C-SID (RFC 9800 4.2).
  *
  * The S-numbers in the comments are the lines of the RFC's pseudocode.
  *
@@ -294,6 +295,120 @@ static bool end_next_csid(struct proc_ctx *ctx, const struct sid *sid,
 	return true;
 }
 
+/* PSP after S17 and S28 of RFC 9800 4.2.1 (4.2.4: S28.1 If (Segments Left
+ * == 0 and (DA.Arg.Index == 0 or Segment List[0][DA.Arg.Index-1] == 0))):
+ * the SRH is removed once its last C-SID is in the destination. */
+static void rcsid_psp(const struct sid *sid, struct pkt *p,
+		      const struct srh_info *si, bool last)
+{
+	if ((sid->flavors & FLV_PSP) && last)
+		srh_pop(p, si);
+}
+
+/* Segment List[i] (the SRH is packed: copied, not pointed to). */
+static void rcsid_seg(const struct srh *srh, unsigned i, struct in6_addr *a)
+{
+	memcpy(a, (const uint8_t *)srh->segments + i * sizeof(*a), sizeof(*a));
+}
+
+/* C-SID j of Segment List[i]. */
+static uint32_t rcsid_at(const struct srh *srh, unsigned i, unsigned nflen,
+			 unsigned j)
+{
+	struct in6_addr c;
+
+	rcsid_seg(srh, i, &c);
+	return rcsid_get(&c, nflen, j);
+}
+
+/* RFC 9800 4.2.1 End with REPLACE-C-SID (4.2.2 End.X and 4.2.3 End.T
+ * differ only in S18 and S29: the SID's row says how the result is
+ * routed).  The S-numbers are those of RFC 9800 4.2.1, which replaces
+ * S02 and S09-S16 of RFC 8986 4.1. */
+static void behavior_end_rcsid(struct proc_ctx *ctx, const struct sid *sid,
+			       struct pkt *p)
+{
+	unsigned lblen, nflen, idx, nidx;
+	struct in6_addr da;
+	struct srh_error err;
+	struct srh_info si;
+	struct srh *srh;
+	bool last;
+	uint32_t c;
+
+	rcsid_lengths(sid, &lblen, &nflen);
+	if (proc_srh_find(ctx, p, &si, &err) < 0) {
+		end_srh_error(ctx, sid, p, &err);
+		return;
+	}
+	srh = si.srh;
+	memcpy(&da, p->data + IP6_DST_OFF, sizeof(da));
+	idx = rcsid_index(&da, nflen);
+	if (!srh || (srh->segments_left == 0 &&		/* S02-S04 */
+		     (idx == 0 || rcsid_at(srh, 0, nflen, idx - 1) == 0))) {
+		end_sl_zero(ctx, sid, p, &si);
+		return;
+	}
+	if (end_hop_limit_exceeded(ctx, sid, p))	/* S05-S07 */
+		return;
+	if (idx != 0) {					/* S09 */
+		/* S10-S12: Segments Left > Last Entry is refused here. */
+		if (!srh_validate(srh) ||
+		    srh->segments_left > srh->last_entry) {
+			end_bad_srh(ctx, sid, p, &si);
+			return;
+		}
+		nidx = idx - 1;				/* S13 */
+		c = rcsid_at(srh, srh->segments_left, nflen, nidx);
+		if (c == 0) {				/* S14 */
+			/* S02 let no Segments Left 0 through to here: the
+			 * container's next C-SID would be 0 at S02. */
+			struct in6_addr next;
+
+			rcsid_seg(srh, srh->segments_left - 1u, &next);
+			if (!end_route_ok(ctx, sid, p, AF_INET6, &next))
+				return;			/* S18 */
+			pkt_chain_write(p);
+			srh->segments_left--;		/* S15 */
+			/* S16 (Hop Limit): the kernel, on forwarding. */
+			memcpy(p->data + IP6_DST_OFF, &next,	/* S17 */
+			       sizeof(struct in6_addr));
+			rcsid_psp(sid, p, &si, srh->segments_left == 0);
+			end_forward(ctx, sid, p);	/* S18 */
+			return;
+		}
+		rcsid_write(&da, lblen, nflen, c, nidx);	/* S28 */
+		if (!end_route_ok(ctx, sid, p, AF_INET6, &da))
+			return;				/* S29 */
+		/* The SRH is left as it is: only the DA changes. */
+		memcpy(p->data + IP6_DST_OFF, &da, sizeof(da));
+		last = srh->segments_left == 0 &&
+		       (nidx == 0 ||
+			rcsid_at(srh, 0, nflen, nidx - 1) == 0);
+		rcsid_psp(sid, p, &si, last);
+		/* S27 (Hop Limit): the kernel, on forwarding. */
+		end_forward(ctx, sid, p);		/* S29 */
+		return;
+	}
+	if (!srh_validate(srh)) {			/* S21-S23 */
+		end_bad_srh(ctx, sid, p, &si);
+		return;
+	}
+	nidx = 128 / nflen - 1;				/* S25 */
+	c = rcsid_at(srh, srh->segments_left - 1u, nflen, nidx);
+	rcsid_write(&da, lblen, nflen, c, nidx);	/* S28 */
+	if (!end_route_ok(ctx, sid, p, AF_INET6, &da))
+		return;					/* S29 */
+	pkt_chain_write(p);
+	srh->segments_left--;				/* S24 */
+	memcpy(p->data + IP6_DST_OFF, &da, sizeof(da));
+	last = srh->segments_left == 0 &&
+	       rcsid_at(srh, 0, nflen, nidx - 1) == 0;
+	rcsid_psp(sid, p, &si, last);
+	/* S27 (Hop Limit): the kernel, on forwarding. */
+	end_forward(ctx, sid, p);			/* S29 */
+}
+
 /* RFC 8986 4.1 (and 4.2, 4.3, which differ only in S15: the SID's row
  * says how its result is routed). */
 void behavior_end(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p)
@@ -305,6 +420,10 @@ void behavior_end(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p)
 
 	if ((sid->flavors & FLV_NEXT_CSID) && end_next_csid(ctx, sid, p))
 		return;
+	if (sid->flavors & FLV_REPLACE_CSID) {
+		behavior_end_rcsid(ctx, sid, p);
+		return;
+	}
 	if (proc_srh_find(ctx, p, &si, &err) < 0) {
 		end_srh_error(ctx, sid, p, &err);
 		return;

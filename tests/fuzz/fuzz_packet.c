@@ -69,6 +69,8 @@ static const char conf_fmt[] =
 	"sid fc00:0:100::/48 action End flavors next-csid lblen 32 nflen 16\n"
 	"sid fc00:5:0:100::/64 action End.X nh6 fc00:3::2 flavors next-csid,psp lblen 48 nflen 16\n"
 	"sid fc00:8::/32 action End flavors next-csid,usd lblen 16 nflen 16\n"
+	"sid fc00:a:0:1::/80 action End flavors replace-csid,psp\n"
+	"sid fc00:a:0:2::/64 action End.T table 100 flavors replace-csid,usp lblen 48 nflen 16\n"
 	"sid fc00:6::1/128 action End.DX6 nh6 fc00:3::2\n"
 	"sid fc00:6::2/128 action End.DX4 nh4 10.0.0.1\n"
 	"sid fc00:6::3/128 action End.DT6 table 100\n"
