@@ -38,6 +38,7 @@
 #include "rtmirror.h"
 #include "kencap_routes.h"
 #include "rtrules.h"
+#include "rtwatch.h"
 #include "kpolicy.h"
 #include "pktsock.h"
 #include "seg6route.h"
@@ -103,10 +104,20 @@ struct daemon {
 	time_t cleared;
 	struct ctl_nfq_queue kq_base[SRV6_MAX_QUEUES * 4];
 	unsigned nkq_base;
+	/* What srv6d owns in the kernel, watched (rtwatch.h): a kind of
+	 * object gone makes the config in force be put in force again at
+	 * repair_due_ms (0: nothing pending); the repairs of each kind, and
+	 * when the last repair was logged (one a second at most). */
+	struct rtwatch *watch;
+	unsigned repair_kinds;
+	uint64_t repair_due_ms, repair_logged_ms, repair_unlogged;
+	uint64_t repairs[RTWATCH_NKINDS], repair_failures, last_repair_us;
 	uint64_t wd_interval_ms;	/* 0: no systemd watchdog */
 	uint64_t wd_next_ms;
 	bool stop;
 };
+
+static void repair_forget(struct daemon *d);
 
 static uint64_t now_ms(void)
 {
@@ -291,6 +302,8 @@ static int poll_timeout(const struct daemon *d)
 		next = d->tunsrc_next_ms;
 	if (d->kr_due_ms && d->kr_due_ms < next)
 		next = d->kr_due_ms;
+	if (d->repair_due_ms && d->repair_due_ms < next)
+		next = d->repair_due_ms;
 	if (metrics_http_timeout_ms(d->metrics) >= 0 &&
 	    now + (uint64_t)metrics_http_timeout_ms(d->metrics) < next)
 		next = now + (uint64_t)metrics_http_timeout_ms(d->metrics);
@@ -389,6 +402,9 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	ds->src.pols = ds->pols;
 	ds->src.mirror = d->mirror;
 	ds->src.kroutes = &d->kr;
+	ds->src.repairs = d->repairs;
+	ds->src.repair_failures = d->repair_failures;
+	ds->src.last_repair_us = d->last_repair_us;
 	ds->src.kencap_held = d->kencap_held;
 	ds->src.kernel_tunsrc = d->kernel_tunsrc;
 	if (with_kernel) {
@@ -721,6 +737,7 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 			"exit tries again)", err2);
 	d->tunsrc_next_ms = 0;	/* the new config's tunsrc: held back? */
 	tunsrc_tick(d);
+	repair_forget(d);
 	return 0;
 restore:
 	if (rtrules_prune(engine_config(d->engine), engine_runstate(d->engine),
@@ -1149,6 +1166,101 @@ static void links_changed(struct daemon *d)
 		daemon_apply(d, ncfg, &re, "the links", false);
 }
 
+/* ---- watch and repair (issue 19 item 4) ------------------------------- */
+
+/* REPAIR_DELAY_MS after the first event that says one of srv6d's objects
+ * went away, the config in force is put in force again: the events of
+ * one deletion (a device takes its routes with it) come together. */
+#define REPAIR_DELAY_MS		5
+#define REPAIR_LOG_MS		1000	/* one repair logged a second */
+
+/* What the watcher holds now came from srv6d's own changes (an apply
+ * adds, replaces and prunes its objects): not repairs. */
+static void repair_forget(struct daemon *d)
+{
+	if (d->watch)
+		rtwatch_read(d->watch);
+	d->repair_kinds = 0;
+	d->repair_due_ms = 0;
+}
+
+static void repair_changed(struct daemon *d)
+{
+	unsigned k = rtwatch_read(d->watch);
+
+	if (!k)
+		return;
+	d->repair_kinds |= k;
+	if (!d->repair_due_ms)
+		d->repair_due_ms = now_ms() + REPAIR_DELAY_MS;
+}
+
+/* "rule, kernel-end route" into buf: the kinds in bits. */
+static void repair_kind_list(unsigned kinds, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (unsigned k = 0; k < RTWATCH_NKINDS && o < len; k++)
+		if (kinds & 1u << k)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s",
+					      o ? ", " : "",
+					      rtwatch_kind_name(k));
+	if (kinds & RTWATCH_OVERRUN && o < len)
+		snprintf(buf + o, len - o, "%sevents lost", o ? ", " : "");
+}
+
+/* The config in force, put in force again (as links_changed() does):
+ * what went away is made again, the rest stays. */
+static void repair_tick(struct daemon *d)
+{
+	struct reload_errors re = { .list = NULL };
+	unsigned kinds = d->repair_kinds;
+	uint64_t t0 = now_us(), now = now_ms();
+	struct config *ncfg;
+	char err[512], what[128];
+	int rc = -1;
+
+	if (!d->repair_due_ms || now < d->repair_due_ms)
+		return;
+	for (unsigned k = 0; k < RTWATCH_NKINDS; k++)
+		if (kinds & 1u << k)
+			d->repairs[k]++;
+	repair_kind_list(kinds, what, sizeof(what));
+	if (d->file) {		/* kernel-routes yes */
+		uint64_t ok = d->kr.rebuilds;
+
+		kroutes_rebuild(d);
+		rc = d->kr.rebuilds > ok ? 0 : -1;
+	} else {
+		ncfg = config_merge_kernel(engine_config(d->engine), NULL, 0,
+					   NULL, err, sizeof(err));
+		if (!ncfg)
+			log_msg(LOG_ERR, "repair: %s", err);
+		else
+			rc = daemon_apply(d, ncfg, &re, "the repair", false);
+	}
+	repair_forget(d);
+	d->last_repair_us = now_us() - t0;
+	if (rc < 0) {
+		d->repair_failures++;
+		log_msg(LOG_ERR, "srv6d's %s went away; putting the "
+			"configuration in force again failed (the next event "
+			"tries again)", what);
+		return;
+	}
+	if (now < d->repair_logged_ms + REPAIR_LOG_MS) {
+		d->repair_unlogged++;
+		return;
+	}
+	log_msg(LOG_WARNING, "srv6d's %s went away: made again in %llu us"
+		"%s", what, (unsigned long long)d->last_repair_us,
+		d->repair_unlogged ? " (and repairs not logged since the "
+		"last message)" : "");
+	d->repair_logged_ms = now;
+	d->repair_unlogged = 0;
+}
+
 /* ---- signals and the loop -------------------------------------------- */
 
 /* Block the signals we handle (before any thread starts, so that workers
@@ -1201,7 +1313,7 @@ static void instance_lock_serve(int lockfd)
 
 static void daemon_loop(struct daemon *d)
 {
-	struct pollfd fds[5 + CTL_MAX_CLIENTS];
+	struct pollfd fds[6 + CTL_MAX_CLIENTS];
 
 	while (!d->stop) {
 		unsigned n;
@@ -1217,8 +1329,11 @@ static void daemon_loop(struct daemon *d)
 					  .events = POLLIN };
 		fds[4] = (struct pollfd){ .fd = rtmirror_links_fd(d->mirror),
 					  .events = POLLIN };
-		n = 5 + ctl_server_pollfds(d->ctl, fds + 5,
-					   sizeof(fds) / sizeof(fds[0]) - 5);
+		/* -1 when the watcher could not be opened */
+		fds[5] = (struct pollfd){ .fd = rtwatch_fd(d->watch),
+					  .events = POLLIN };
+		n = 6 + ctl_server_pollfds(d->ctl, fds + 6,
+					   sizeof(fds) / sizeof(fds[0]) - 6);
 		r = poll(fds, n, poll_timeout(d));
 		if (r < 0 && errno != EINTR) {
 			log_msg(LOG_ERR, "poll: %s", strerror(errno));
@@ -1234,11 +1349,14 @@ static void daemon_loop(struct daemon *d)
 				kroutes_changed(d);
 			if (fds[4].revents & POLLIN)
 				links_changed(d);
+			if (fds[5].revents & POLLIN)
+				repair_changed(d);
 			/* also on a timeout: idle clients are closed */
-			ctl_server_dispatch(d->ctl, fds + 5, n - 5);
+			ctl_server_dispatch(d->ctl, fds + 6, n - 6);
 			metrics_http_run(d->metrics);
 		}
 		kroutes_tick(d);
+		repair_tick(d);
 		tunsrc_tick(d);
 		trace_tick(&d->trace, d->engine);
 		watchdog_tick(d);
@@ -1716,6 +1834,8 @@ static void daemon_stop(struct daemon *d)
 	trace_session_end(&d->trace, d->engine);
 	engine_stop(d->engine);		/* every queued packet gets a verdict */
 	rtmirror_free(d->mirror);	/* no worker reads it any more */
+	rtwatch_close(d->watch);	/* what goes now is srv6d's doing */
+	d->watch = NULL;
 	owned_remove(d);
 	metrics_http_close(d->metrics);
 	ctl_server_close(d->ctl);	/* unlinks the socket */
@@ -1753,7 +1873,13 @@ int daemon_run(const struct daemon_opts *opts)
 		opts->ctl_path);
 	log_stderr(false);
 	watchdog_init(&d);
+	d.watch = rtwatch_open(engine_config(d.engine)->tun_name);
+	if (!d.watch)
+		log_msg(LOG_WARNING, "watching srv6d's rules, routes and "
+			"devices: %s (what goes away is made again only by a "
+			"reload)", strerror(errno));
 	kroutes_start(&d);
+	repair_forget(&d);
 	notify_ready(&d);
 	daemon_loop(&d);
 	daemon_stop(&d);
