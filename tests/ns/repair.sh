@@ -14,7 +14,7 @@
 # Checks:
 # - each object is back within 100 ms (the time printed), without a
 #   reload; status counts a repair of each kind (rule, kernel-end route,
-#   device) and the log says so;
+#   kernel-encap route, device) and the log says so;
 # - the transfer during the disturbances got through, and a transfer
 #   after them goes to the kernel's End again (kend counts, the route
 #   counts as many);
@@ -29,7 +29,6 @@ need_srv6d
 need_tools iperf3 ethtool nstat tcpdump tshark
 BASE=$MARK_BASE
 PRIO=1000
-M1=$((BASE + 0xffff))	# fc00:100::1's mark
 OPM=$((BASE + 0xfff0))	# the operator's mark, inside the range
 
 ns_setup || { fail "topology setup"; ns_finish; }
@@ -39,13 +38,21 @@ tcp_end_via fc00:100::1 || fail "seg6 encap route at gen"
 nsx "$GW" ip -6 route replace fc00:100::/32 via fc00:3::2 dev gw2 || fail "leak route"
 sink_count_rules fc00:100::1 || fail "sink rule"
 
-echo "queue 0" >"$TMPD/srv6d.conf"
-echo "sid fc00:100::1/128 action End" >>"$TMPD/srv6d.conf"
+cat >"$TMPD/srv6d.conf" <<EOF
+queue 0
+encap-source fc00:3::1
+sid fc00:100::1/128 action End
+route fd09:1::/64 encap seg6 mode encap segs fc00:3::2
+EOF
 srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start"; ns_finish; }
 nsx "$GW" ip -6 rule add priority 900 fwmark $OPM lookup main ||
 	fail "operator rule"
 
-rule_there() { nsx "$GW" ip -6 rule show priority $PRIO | grep -q "fwmark $(printf '%#x' $M1) .*proto srv6d\|fwmark $(printf '%#x' $M1) .*proto 93"; }
+# the End SID's mark: its seg6local route's table
+M1=$(nsx "$GW" ip -6 route show table all | awk '/^fc00:100::1 .*seg6local/ { for (i = 1; i < NF; i++) if ($i == "table") print $(i + 1) }' | head -1)
+[ -n "$M1" ] || fail "no seg6local route at start"
+say "kernel-encap: $(ctl_get "s['kernel_encap']['why']")"
+rule_there() { nsx "$GW" ip -6 rule show priority $PRIO | grep -q "fwmark $(printf '%#x' "$M1") .*proto srv6d\|fwmark $(printf '%#x' "$M1") .*proto 93"; }
 route_there() { nsx "$GW" ip -6 route show table $M1 | grep -q seg6local; }
 dev_there() { nsx "$GW" ip link show srv6d0 2>/dev/null | grep -q "state UP\|,UP"; }
 
@@ -72,6 +79,10 @@ repaired() {
 
 rule_there || fail "no srv6d rule at start: $(nsx "$GW" ip -6 rule)"
 route_there || fail "no seg6local route at start"
+# kernel-encap's seg6 route, in a table of its own
+KT=$(nsx "$GW" ip -6 route show table all | awk '/^default .*encap seg6 / { for (i = 1; i < NF; i++) if ($i == "table") print $(i + 1) }' | head -1)
+kencap_there() { nsx "$GW" ip -6 route show table "$KT" 2>/dev/null | grep -q "encap seg6 "; }
+[ -n "$KT" ] && kencap_there || fail "no kernel-encap route at start: $(nsx "$GW" ip -6 route show table all | grep seg6)"
 
 # ---- under a transfer ------------------------------------------------------
 nsx "$GEN" timeout 20 iperf3 -6 -c fd00:9::1 -t 5 -J >"$TMPD/iperf.json" 2>/dev/null &
@@ -82,6 +93,8 @@ repaired "a deleted fwmark rule" rule_there
 sleep 0.5
 nsx "$GW" ip -6 route del fc00:100::1/128 table $M1
 repaired "a deleted seg6local route" route_there
+nsx "$GW" ip -6 route del default table "$KT" metric 1024
+repaired "a deleted kernel-encap seg6 route" kencap_there
 sleep 0.5
 nsx "$GW" ip link set srv6d0 down
 repaired "srv6d0 set down (up again, its routes back)" "eval dev_there && route_there"
@@ -98,8 +111,9 @@ say "the transfer under the disturbances: $bytes bytes"
 LEAK=$(sink_count "$S2" fc00:100::1)
 say "packets leaked to the main table's next hop (sink2): $LEAK"
 
-read -r rr rk rd <<<"$(ctl_get "'%d %d %d' % (s['repairs']['rule'], s['repairs']['kernel_end_route'], s['repairs']['device'])")"
-say "repairs: rule $rr, kernel-end route $rk, device $rd"
+read -r rr rk rd re <<<"$(ctl_get "'%d %d %d %d' % (s['repairs']['rule'], s['repairs']['kernel_end_route'], s['repairs']['device'], s['repairs']['kernel_encap_route'])")"
+say "repairs: rule $rr, kernel-end route $rk, device $rd, kernel-encap route $re"
+[ "$re" -ge 1 ] && pass "status counts the kernel-encap route's repair ($re)" || fail "repairs kernel_encap_route: $re"
 [ "$rr" -ge 1 ] && pass "status counts the rule's repair ($rr)" || fail "repairs rule: $rr"
 [ "$rk" -ge 1 ] && pass "status counts the route's repairs ($rk)" || fail "repairs kernel_end_route: $rk"
 [ "$rd" -ge 2 ] && pass "status counts the device's repairs ($rd)" || fail "repairs device: $rd"
