@@ -544,6 +544,28 @@ START_TEST(blackhole_route_message)
 }
 END_TEST
 
+/* ip -6 route replace blackhole fc00:100::/64 metric 4294967295 table
+ * 0x5d6fffff: a kernel-end SID's packets with its route gone */
+START_TEST(blackhole_sid_route_message)
+{
+	uint8_t buf[KENCAP_MSG_SIZE], want[KENCAP_MSG_SIZE];
+	struct in6_addr p;
+	struct nlmsghdr *nlh;
+	size_t n;
+
+	inet_pton(AF_INET6, "fc00:100::", &p);
+	nlh = kencap_build_blackhole_sid_route(buf, 4, BASE + 0xffff, &p, 64);
+	n = hex2bin(
+		"40000000 1800 0505 04000000 00000000"
+		"0a 40 00 00 00 5d 00 06 00000000"	/* RTN_BLACKHOLE */
+		"0800 0f00 ffff6f5d"
+		"1400 0100 fc000100000000000000000000000000"	/* RTA_DST */
+		"0800 0600 ffffffff",			/* RTA_PRIORITY */
+		want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+}
+END_TEST
+
 /* SEG6_CMD_GET_TUNSRC and SEG6_CMD_SET_TUNSRC fc00:12::1 */
 START_TEST(tunsrc_message)
 {
@@ -641,6 +663,7 @@ static Suite *kencap_suite(void)
 	tcase_add_test(t, encap_route_message);
 	tcase_add_test(t, throw_route_message);
 	tcase_add_test(t, blackhole_route_message);
+	tcase_add_test(t, blackhole_sid_route_message);
 	tcase_add_test(t, tunsrc_message);
 	tcase_add_test(t, end_route_message);
 	tcase_add_test(t, decap_route_message);

@@ -8,10 +8,12 @@
 #
 # The gateway's main table sends the SID prefix to sink2 (s2): a packet
 # that misses srv6d's rule or route there leaves un-rewritten, counted
-# (the leaks are printed: between the deletion and the repair, a few ms,
-# a marked packet still finds the main table; item 3's catch-all is not
-# built).
+# (the leaks are printed, for each disturbance: a kernel-end SID's table
+# ends in a blackhole of the SID, so its route gone or srv6d0 down drops
+# the marked packets; its rule gone, for the few ms until the repair, they
+# still find the main table: item 3's catch-all is not built).
 # Checks:
+# - no packet leaked while a route was gone or srv6d0 down or deleted;
 # - each object is back within 100 ms (the time printed), without a
 #   reload; status counts a repair of each kind (rule, kernel-end route,
 #   kernel-encap route, device) and the log says so;
@@ -56,9 +58,11 @@ rule_there() { nsx "$GW" ip -6 rule show priority $PRIO | grep -q "fwmark $(prin
 route_there() { nsx "$GW" ip -6 route show table $M1 | grep -q seg6local; }
 dev_there() { nsx "$GW" ip link show srv6d0 2>/dev/null | grep -q "state UP\|,UP"; }
 
-# repaired LABEL CHECK: wait (2 s at most) for CHECK to hold, print ms.
+# repaired LABEL CHECK: wait (2 s at most) for CHECK to hold, print ms
+# and what leaked to sink2 since the last call (0.2 s after the repair).
+LEAKED=0
 repaired() {
-	local t0 t1 ms
+	local t0 t1 ms l
 	t0=$(date +%s%N)
 	while ! $2; do
 		t1=$(date +%s%N)
@@ -75,6 +79,12 @@ repaired() {
 	else
 		fail "$1: made again in $ms ms (> 100)"
 	fi
+	sleep 0.2
+	l=$(sink_count "$S2" fc00:100::1)
+	say "$1: $((l - LEAKED)) packets leaked to the main table's next hop"
+	# CLOSED: the blackhole behind the route must have caught them
+	[ -z "$3" ] || expect_eq "$1: no packet leaked (the blackhole caught them)" "$((l - LEAKED))" 0
+	LEAKED=$l
 }
 
 rule_there || fail "no srv6d rule at start: $(nsx "$GW" ip -6 rule)"
@@ -92,15 +102,15 @@ nsx "$GW" ip -6 rule del priority $PRIO fwmark $M1 lookup $M1 protocol 93
 repaired "a deleted fwmark rule" rule_there
 sleep 0.5
 nsx "$GW" ip -6 route del fc00:100::1/128 table $M1
-repaired "a deleted seg6local route" route_there
+repaired "a deleted seg6local route" route_there closed
 nsx "$GW" ip -6 route del default table "$KT" metric 1024
-repaired "a deleted kernel-encap seg6 route" kencap_there
+repaired "a deleted kernel-encap seg6 route" kencap_there closed
 sleep 0.5
 nsx "$GW" ip link set srv6d0 down
-repaired "srv6d0 set down (up again, its routes back)" "eval dev_there && route_there"
+repaired "srv6d0 set down (up again, its routes back)" "eval dev_there && route_there" closed
 sleep 0.5
 nsx "$GW" ip link del srv6d0
-repaired "srv6d0 deleted (made again, its routes back)" "eval dev_there && route_there"
+repaired "srv6d0 deleted (made again, its routes back)" "eval dev_there && route_there" closed
 wait $IPERF
 bytes=$("$PYTHON" -c 'import json,sys
 try: print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bytes"]))
