@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include <linux/netlink.h>
+
 /* The kinds of srv6d's objects, each with its repairs counter. */
 enum rtwatch_kind {
 	RTWATCH_RULE,		/* an ip rule (fwmark, iif) */
