@@ -1055,8 +1055,10 @@ static uint64_t now_us(void)
 
 /* The kernel's SRv6 routes changed: srv6d.conf's config with them in
  * force, as a reload puts a new file in force.  A failure keeps the
- * running config (logged, counted); the next change tries again. */
-static void kroutes_rebuild(struct daemon *d)
+ * running config (logged, counted); the next change tries again.
+ * reuse: SIDs unchanged, nothing is installed (daemon_apply()); a repair
+ * passes false, so that what went missing is installed again. */
+static void kroutes_rebuild(struct daemon *d, bool reuse)
 {
 	struct reload_errors re = { .list = NULL };
 	uint64_t t0 = now_us();
@@ -1070,7 +1072,7 @@ static void kroutes_rebuild(struct daemon *d)
 		d->kr.rebuild_failures++;
 		return;
 	}
-	if (daemon_apply(d, ncfg, &re, "the kernel's routes", true) < 0) {
+	if (daemon_apply(d, ncfg, &re, "the kernel's routes", reuse) < 0) {
 		d->kr.rebuild_failures++;
 		return;
 	}
@@ -1105,7 +1107,7 @@ static void kroutes_tick(struct daemon *d)
 	if (!d->kr_due_ms || now_ms() < d->kr_due_ms)
 		return;
 	d->kr_due_ms = d->kr_first_ms = 0;
-	kroutes_rebuild(d);
+	kroutes_rebuild(d, true);
 }
 
 /* ---- links named by SIDs ------------------------------------------------ */
@@ -1154,7 +1156,7 @@ static void links_changed(struct daemon *d)
 	log_msg(LOG_INFO, "oif %s %s: putting the configuration in force "
 		"again", s->oif, appeared ? "is up now" : "changed");
 	if (d->file) {		/* kernel-routes yes */
-		kroutes_rebuild(d);
+		kroutes_rebuild(d, true);
 		return;
 	}
 	ncfg = config_merge_kernel(engine_config(d->engine), NULL, 0, NULL,
@@ -1230,7 +1232,7 @@ static void repair_tick(struct daemon *d)
 	if (d->file) {		/* kernel-routes yes */
 		uint64_t ok = d->kr.rebuilds;
 
-		kroutes_rebuild(d);
+		kroutes_rebuild(d, false);	/* install what is missing */
 		rc = d->kr.rebuilds > ok ? 0 : -1;
 	} else {
 		ncfg = config_merge_kernel(engine_config(d->engine), NULL, 0,
@@ -1813,7 +1815,7 @@ static void kroutes_start(struct daemon *d)
 	d->kr.enabled = true;
 	while (read(rtmirror_seg6_fd(d->mirror), &v, sizeof(v)) > 0)
 		;
-	kroutes_rebuild(d);
+	kroutes_rebuild(d, true);
 	rtmirror_get_stats(d->mirror, &st);
 	log_msg(LOG_INFO, "kernel routes: %llu seg6local routes, %llu applied, "
 		"%llu shadowed, %llu refused, %llu unsupported, %llu outside "

@@ -20,6 +20,7 @@
 # - the transfer during the disturbances got through, and a transfer
 #   after them goes to the kernel's End again (kend counts, the route
 #   counts as many);
+# - with `kernel-routes yes` too (its rebuilds keep what is installed);
 # - an operator's rule with a fwmark in srv6d's range (not srv6d's tag)
 #   deleted and made again by the operator is left alone: srv6d counts no
 #   repair for it and does not re-create it after the operator deletes it.
@@ -146,4 +147,14 @@ expect_eq "no repair for the operator's rule" \
 	"$(ctl_get "sum(s['repairs'].values()) - s['repairs']['last_us']")" "$before"
 srv6d_stop || fail "srv6d exit"
 expect_eq "nothing of the range is left after srv6d stops" "$(range_objects "$GW")" ""
+
+# ---- kernel-routes yes: the repair installs, though the SIDs are the same -
+echo "kernel-routes yes" >>"$TMPD/srv6d.conf"
+srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start (kernel-routes yes)"; ns_finish; }
+M1=$(nsx "$GW" ip -6 route show table all | awk '/^fc00:100::1 .*seg6local/ { for (i = 1; i < NF; i++) if ($i == "table") print $(i + 1) }' | head -1)
+nsx "$GW" ip -6 rule del priority $PRIO fwmark "$M1" lookup "$M1" protocol 93
+repaired "kernel-routes yes: a deleted fwmark rule" rule_there
+nsx "$GW" ip -6 route del fc00:100::1/128 table "$M1" metric 1024
+repaired "kernel-routes yes: a deleted seg6local route" route_there
+srv6d_stop || fail "srv6d exit"
 ns_finish
