@@ -149,6 +149,7 @@ START_TEST(status_document)
 	struct sid_stats sids[3], pols[2];
 	unsigned queues[2] = { 3, 4 };
 	struct ctl_status_src src;
+	static const uint64_t repairs[5] = { 1, 0, 2, 3, 4 };
 	const char *key;
 	json_t *doc, *v;
 	size_t i;
@@ -168,6 +169,7 @@ START_TEST(status_document)
 		"workers", "totals",
 		"sids",
 		"policies", "mirror", "kernel_routes", "steering",
+		"repairs",
 	};
 	struct steer_status steering = {
 		.enabled = true, .installed = true,
@@ -201,6 +203,7 @@ START_TEST(status_document)
 		.nworkers = 2, .queues = queues, .workers = w, .totals = &total,
 		.cfg = cfg, .rs = rs, .sids = sids, .pols = pols,
 		.steering = &steering,
+		.repairs = repairs, .repair_failures = 1, .last_repair_us = 1300,
 	};
 	cfg->has_hqueue = true;
 	cfg->hqueue_first = 4;
@@ -219,6 +222,16 @@ START_TEST(status_document)
 	ck_assert_uint_eq(i, sizeof(keys) / sizeof(keys[0]));
 	ck_assert_str_eq(json_string_value(json_object_get(doc, "version")),
 			 SRV6D_VERSION);
+	{	/* srv6d's objects made again, by kind */
+		char *r = json_dumps(json_object_get(doc, "repairs"),
+				     JSON_COMPACT);
+
+		ck_assert_str_eq(r, "{\"rule\":1,\"route\":0,"
+				 "\"kernel_encap_route\":2,"
+				 "\"kernel_end_route\":3,\"device\":4,"
+				 "\"failures\":1,\"last_us\":1300}");
+		free(r);
+	}
 	ck_assert_int_eq(json_integer_value(json_object_get(doc, "pid")), 4242);
 	ck_assert_int_eq(json_integer_value(json_object_get(doc, "uptime")), 61);
 	ck_assert_int_eq(json_integer_value(json_object_get(doc,

@@ -8,7 +8,11 @@
 #include <check.h>
 #include <errno.h>
 #include <sched.h>
+#include <linux/if_link.h>
 #include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <libmnl/libmnl.h>
+#include <net/if.h>
 #include <linux/seg6_genl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +22,8 @@
 #include "runstate.h"
 #include "kencap.h"
 #include "kencap_routes.h"
+#include "rtrules.h"
+#include "rtwatch.h"
 #include "pkt.h"
 #include "testutil.h"
 
@@ -544,6 +550,92 @@ START_TEST(blackhole_route_message)
 }
 END_TEST
 
+/* ip -6 route replace blackhole fc00:100::/64 metric 4294967295 table
+ * 0x5d6fffff: a kernel-end SID's packets with its route gone */
+START_TEST(blackhole_sid_route_message)
+{
+	uint8_t buf[KENCAP_MSG_SIZE], want[KENCAP_MSG_SIZE];
+	struct in6_addr p;
+	struct nlmsghdr *nlh;
+	size_t n;
+
+	inet_pton(AF_INET6, "fc00:100::", &p);
+	nlh = kencap_build_blackhole_sid_route(buf, 4, BASE + 0xffff, &p, 64);
+	n = hex2bin(
+		"40000000 1800 0505 04000000 00000000"
+		"0a 40 00 00 00 5d 00 06 00000000"	/* RTN_BLACKHOLE */
+		"0800 0f00 ffff6f5d"
+		"1400 0100 fc000100000000000000000000000000"	/* RTA_DST */
+		"0800 0600 ffffffff",			/* RTA_PRIORITY */
+		want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+}
+END_TEST
+
+/* A link message for rtwatch_event(): type, name, alias (or NULL), flags. */
+static struct nlmsghdr *link_msg(void *buf, uint16_t type, const char *name,
+				 const char *alias, unsigned flags)
+{
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifi;
+
+	memset(buf, 0, KENCAP_MSG_SIZE);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = type;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_flags = flags;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	if (alias)
+		mnl_attr_put_strz(nlh, IFLA_IFALIAS, alias);
+	return nlh;
+}
+
+/* Which of srv6d's objects an event says went away: its deleted rules and
+ * routes by their protocol (the kind by the encap), its devices deleted
+ * or down; nothing for an added one, another protocol's, another link. */
+START_TEST(watch_events)
+{
+	uint8_t buf[KENCAP_MSG_SIZE];
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	struct in6_addr p;
+
+	inet_pton(AF_INET6, "fc00:100::1", &p);
+	nlh = rtrules_build_rule(buf, RTM_DELRULE, 1, 1000, BASE + 0xffff,
+				 BASE + 0xffff);
+	ck_assert_uint_eq(rtwatch_event(nlh, "srv6d0"), 1u << RTWATCH_RULE);
+	nlh = rtrules_build_rule(buf, RTM_NEWRULE, 1, 1000, BASE + 0xffff,
+				 BASE + 0xffff);
+	ck_assert_uint_eq(rtwatch_event(nlh, "srv6d0"), 0);
+
+	nlh = kencap_build_end_route(buf, 1, BASE + 0xffff, &p, 128, 6);
+	nlh->nlmsg_type = RTM_DELROUTE;
+	ck_assert_uint_eq(rtwatch_event(nlh, "srv6d0"), 1u << RTWATCH_KEND);
+	rtm = mnl_nlmsg_get_payload(nlh);
+	rtm->rtm_protocol = RTPROT_BOOT;	/* the operator's */
+	ck_assert_uint_eq(rtwatch_event(nlh, "srv6d0"), 0);
+	nlh = kencap_build_blackhole_sid_route(buf, 1, BASE + 0xffff, &p, 128);
+	nlh->nlmsg_type = RTM_DELROUTE;
+	ck_assert_uint_eq(rtwatch_event(nlh, "srv6d0"), 1u << RTWATCH_ROUTE);
+	nlh->nlmsg_type = RTM_NEWROUTE;
+	ck_assert_uint_eq(rtwatch_event(nlh, "srv6d0"), 0);
+
+	nlh = link_msg(buf, RTM_DELLINK, "srv6d0", NULL, 0);
+	ck_assert_uint_eq(rtwatch_event(nlh, "srv6d0"), 1u << RTWATCH_LINK);
+	nlh = link_msg(buf, RTM_NEWLINK, "srv6d0t", NULL, 0);	/* down */
+	ck_assert_uint_eq(rtwatch_event(nlh, "srv6d0"), 1u << RTWATCH_LINK);
+	nlh = link_msg(buf, RTM_NEWLINK, "srv6d0t", NULL, IFF_UP);
+	ck_assert_uint_eq(rtwatch_event(nlh, "srv6d0"), 0);
+	nlh = link_msg(buf, RTM_DELLINK, "srv6d5d6fffff", "srv6d", 0);
+	ck_assert_uint_eq(rtwatch_event(nlh, "srv6d0"), 1u << RTWATCH_LINK);
+	nlh = link_msg(buf, RTM_DELLINK, "eth0", NULL, 0);
+	ck_assert_uint_eq(rtwatch_event(nlh, "srv6d0"), 0);
+	nlh = link_msg(buf, RTM_DELLINK, "srv6d0", NULL, 0);
+	ck_assert_uint_eq(rtwatch_event(nlh, "other0"), 0);
+}
+END_TEST
+
 /* SEG6_CMD_GET_TUNSRC and SEG6_CMD_SET_TUNSRC fc00:12::1 */
 START_TEST(tunsrc_message)
 {
@@ -641,6 +733,8 @@ static Suite *kencap_suite(void)
 	tcase_add_test(t, encap_route_message);
 	tcase_add_test(t, throw_route_message);
 	tcase_add_test(t, blackhole_route_message);
+	tcase_add_test(t, blackhole_sid_route_message);
+	tcase_add_test(t, watch_events);
 	tcase_add_test(t, tunsrc_message);
 	tcase_add_test(t, end_route_message);
 	tcase_add_test(t, decap_route_message);

@@ -412,6 +412,19 @@ static void print_steering(const json_t *s)
 	printf(*err ? ": %s\n" : "\n", err);
 }
 
+/* srv6d's rules, routes and devices made again after they went away. */
+static void print_repairs(const json_t *r)
+{
+	if (!json_is_object(r))
+		return;
+	printf("repairs: %" PRIu64 " rules, %" PRIu64 " routes, %" PRIu64
+	       " kernel-encap routes, %" PRIu64 " kernel-end routes, %" PRIu64
+	       " devices (%" PRIu64 " failed, the last in %" PRIu64 " us)\n",
+	       jnum(r, "rule"), jnum(r, "route"), jnum(r, "kernel_encap_route"),
+	       jnum(r, "kernel_end_route"), jnum(r, "device"),
+	       jnum(r, "failures"), jnum(r, "last_us"));
+}
+
 static void print_status(const json_t *doc)
 {
 	char when[64];
@@ -441,6 +454,7 @@ static void print_status(const json_t *doc)
 	       jnum(doc, "policies_unlisted"));
 	print_mirror(json_object_get(doc, "mirror"));
 	print_kroutes(json_object_get(doc, "kernel_routes"));
+	print_repairs(json_object_get(doc, "repairs"));
 	putchar('\n');
 	print_queues(doc);
 }

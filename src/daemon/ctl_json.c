@@ -8,6 +8,7 @@
 #include <urcu-qsbr.h>
 
 #include "ctl_json.h"
+#include "rtwatch.h"
 #include "egress.h"
 #include "kpolicy.h"
 #include "reinject.h"
@@ -592,6 +593,28 @@ static json_t *steering_json(const struct steer_status *st)
 	return jdone(o, ok);
 }
 
+/* {"rule", "route", "kernel_encap_route", "kernel_end_route", "device",
+ * "failures", "last_us"}: srv6d's objects made again, or null. */
+static json_t *repairs_json(const struct ctl_status_src *src)
+{
+	static const char *const keys[RTWATCH_NKINDS] = {
+		"rule", "route", "kernel_encap_route", "kernel_end_route",
+		"device",
+	};
+	json_t *o;
+	bool ok;
+
+	if (!src->repairs)
+		return json_null();
+	o = json_object();
+	ok = o != NULL;
+	for (unsigned k = 0; k < RTWATCH_NKINDS; k++)
+		jset(o, keys[k], jcount(src->repairs[k]), &ok);
+	jset(o, "failures", jcount(src->repair_failures), &ok);
+	jset(o, "last_us", jcount(src->last_repair_us), &ok);
+	return jdone(o, ok);
+}
+
 json_t *ctl_status_json(const struct ctl_status_src *src)
 {
 	static const struct worker_stats zero;
@@ -622,6 +645,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 				      : json_null(), &ok);
 	jset(o, "kernel_routes", kroutes_json(src->kroutes, src->mirror), &ok);
 	jset(o, "steering", steering_json(src->steering), &ok);
+	jset(o, "repairs", repairs_json(src), &ok);
 	return jdone(o, ok);
 }
 

@@ -75,6 +75,10 @@ struct ctl_status_src {
 	const struct rtmirror *mirror;
 	const struct ctl_kroutes *kroutes;	/* NULL: "kernel_routes" null */
 	const struct steer_status *steering;	/* NULL: "steering" null */
+	/* srv6d's objects made again after they went away (rtwatch.h's
+	 * RTWATCH_NKINDS entries; NULL: "repairs" null). */
+	const uint64_t *repairs;
+	uint64_t repair_failures, last_repair_us;
 	/* kernel-encap by the kernel's tunsrc: the encapsulations held back
 	 * because it changed under srv6d, and what it is (last polled). */
 	bool kencap_held;

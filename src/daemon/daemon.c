@@ -39,6 +39,7 @@
 #include "kencap_routes.h"
 #include "rtrules.h"
 #include "steer.h"
+#include "rtwatch.h"
 #include "kpolicy.h"
 #include "egress.h"
 #include "pktsock.h"
@@ -107,10 +108,20 @@ struct daemon {
 	time_t cleared;
 	struct ctl_nfq_queue kq_base[SRV6_MAX_QUEUES * 4];
 	unsigned nkq_base;
+	/* What srv6d owns in the kernel, watched (rtwatch.h): a kind of
+	 * object gone makes the config in force be put in force again at
+	 * repair_due_ms (0: nothing pending); the repairs of each kind, and
+	 * when the last repair was logged (one a second at most). */
+	struct rtwatch *watch;
+	unsigned repair_kinds;
+	uint64_t repair_due_ms, repair_logged_ms, repair_unlogged;
+	uint64_t repairs[RTWATCH_NKINDS], repair_failures, last_repair_us;
 	uint64_t wd_interval_ms;	/* 0: no systemd watchdog */
 	uint64_t wd_next_ms;
 	bool stop;
 };
+
+static void repair_forget(struct daemon *d);
 
 static uint64_t now_ms(void)
 {
@@ -317,6 +328,8 @@ static int poll_timeout(const struct daemon *d)
 		next = d->tunsrc_next_ms;
 	if (d->kr_due_ms && d->kr_due_ms < next)
 		next = d->kr_due_ms;
+	if (d->repair_due_ms && d->repair_due_ms < next)
+		next = d->repair_due_ms;
 	if (metrics_http_timeout_ms(d->metrics) >= 0 &&
 	    now + (uint64_t)metrics_http_timeout_ms(d->metrics) < next)
 		next = now + (uint64_t)metrics_http_timeout_ms(d->metrics);
@@ -418,6 +431,9 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	ds->src.kroutes = &d->kr;
 	steer_get_status(d->steer, &ds->steering);
 	ds->src.steering = &ds->steering;
+	ds->src.repairs = d->repairs;
+	ds->src.repair_failures = d->repair_failures;
+	ds->src.last_repair_us = d->last_repair_us;
 	ds->src.kencap_held = d->kencap_held;
 	ds->src.kernel_tunsrc = d->kernel_tunsrc;
 	if (with_kernel) {
@@ -768,6 +784,7 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 	kencap_tunsrc_settle(engine_runstate(d->engine), &d->tunsrc);
 	d->tunsrc_next_ms = 0;	/* the new config's tunsrc: held back? */
 	tunsrc_tick(d);
+	repair_forget(d);
 	return 0;
 restore:
 	if (rtrules_prune(engine_config(d->engine), engine_runstate(d->engine),
@@ -1085,8 +1102,10 @@ static uint64_t now_us(void)
 
 /* The kernel's SRv6 routes changed: srv6d.conf's config with them in
  * force, as a reload puts a new file in force.  A failure keeps the
- * running config (logged, counted); the next change tries again. */
-static void kroutes_rebuild(struct daemon *d)
+ * running config (logged, counted); the next change tries again.
+ * reuse: SIDs unchanged, nothing is installed (daemon_apply()); a repair
+ * passes false, so that what went missing is installed again. */
+static void kroutes_rebuild(struct daemon *d, bool reuse)
 {
 	struct reload_errors re = { .list = NULL };
 	uint64_t t0 = now_us();
@@ -1100,7 +1119,7 @@ static void kroutes_rebuild(struct daemon *d)
 		d->kr.rebuild_failures++;
 		return;
 	}
-	if (daemon_apply(d, ncfg, &re, "the kernel's routes", true) < 0) {
+	if (daemon_apply(d, ncfg, &re, "the kernel's routes", reuse) < 0) {
 		d->kr.rebuild_failures++;
 		return;
 	}
@@ -1135,7 +1154,7 @@ static void kroutes_tick(struct daemon *d)
 	if (!d->kr_due_ms || now_ms() < d->kr_due_ms)
 		return;
 	d->kr_due_ms = d->kr_first_ms = 0;
-	kroutes_rebuild(d);
+	kroutes_rebuild(d, true);
 }
 
 /* ---- links named by SIDs ------------------------------------------------ */
@@ -1164,30 +1183,32 @@ static const struct sid *links_moved(const struct daemon *d, bool *appeared)
 
 /* Put the config in force again (as a reload does, the file not read),
  * because of `why`: a SID that waited for its oif or its next hop's
- * route gets its route.  With kernel-routes yes and `reuse`, as a
- * rebuild of the kernel's routes does (the SIDs' runtime kept when they
- * resolve the same); else everything is installed again.  A failure
- * keeps the running config (logged); the next change tries again. */
-static void daemon_reapply(struct daemon *d, const char *why, bool reuse)
+ * route gets its route, an object of srv6d's that went away is made
+ * again.  With kernel-routes yes, a rebuild of the kernel's routes
+ * (`reuse`: the SIDs' runtime kept when they resolve the same, nothing
+ * installed; else everything installed again).  Returns 0, or -1 when
+ * it failed and the running config stays (logged); the next change
+ * tries again. */
+static int daemon_reapply(struct daemon *d, const char *why, bool reuse)
 {
 	struct reload_errors re = { .list = NULL };
 	struct config *ncfg;
 	char err[512];
 
-	if (d->file && reuse) {
-		kroutes_rebuild(d);
-		return;
+	if (d->file) {		/* kernel-routes yes */
+		uint64_t ok = d->kr.rebuilds;
+
+		kroutes_rebuild(d, reuse);
+		return d->kr.rebuilds > ok ? 0 : -1;
 	}
-	if (d->file)
-		ncfg = kroutes_build(d, d->file, err, sizeof(err));
-	else
-		ncfg = config_merge_kernel(engine_config(d->engine), NULL, 0,
-					   NULL, err, sizeof(err));
-	if (!ncfg)
+	ncfg = config_merge_kernel(engine_config(d->engine), NULL, 0, NULL,
+				   err, sizeof(err));
+	if (!ncfg) {
 		log_msg(LOG_ERR, "%s: %s; keeping the running configuration",
 			why, err);
-	else
-		daemon_apply(d, ncfg, &re, why, false);
+		return -1;
+	}
+	return daemon_apply(d, ncfg, &re, why, false);
 }
 
 /* The mirror saw a link appear, go, go up or down, or be renamed: when
@@ -1238,6 +1259,87 @@ static void nexthops_tick(struct daemon *d)
 			return;
 		}
 	}
+}
+
+/* ---- watch and repair (issue 19 item 4) ------------------------------- */
+
+/* REPAIR_DELAY_MS after the first event that says one of srv6d's objects
+ * went away, the config in force is put in force again: the events of
+ * one deletion (a device takes its routes with it) come together. */
+#define REPAIR_DELAY_MS		5
+#define REPAIR_LOG_MS		1000	/* one repair logged a second */
+
+/* What the watcher holds now came from srv6d's own changes (an apply
+ * adds, replaces and prunes its objects): not repairs. */
+static void repair_forget(struct daemon *d)
+{
+	if (d->watch)
+		rtwatch_read(d->watch);
+	d->repair_kinds = 0;
+	d->repair_due_ms = 0;
+}
+
+static void repair_changed(struct daemon *d)
+{
+	unsigned k = rtwatch_read(d->watch);
+
+	if (!k)
+		return;
+	d->repair_kinds |= k;
+	if (!d->repair_due_ms)
+		d->repair_due_ms = now_ms() + REPAIR_DELAY_MS;
+}
+
+/* "rule, kernel-end route" into buf: the kinds in bits. */
+static void repair_kind_list(unsigned kinds, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (unsigned k = 0; k < RTWATCH_NKINDS && o < len; k++)
+		if (kinds & 1u << k)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s",
+					      o ? ", " : "",
+					      rtwatch_kind_name(k));
+	if (kinds & RTWATCH_OVERRUN && o < len)
+		snprintf(buf + o, len - o, "%sevents lost", o ? ", " : "");
+}
+
+/* The config in force, put in force again (as links_changed() does):
+ * what went away is made again, the rest stays. */
+static void repair_tick(struct daemon *d)
+{
+	unsigned kinds = d->repair_kinds;
+	uint64_t t0 = now_us(), now = now_ms();
+	char what[128];
+	int rc;
+
+	if (!d->repair_due_ms || now < d->repair_due_ms)
+		return;
+	for (unsigned k = 0; k < RTWATCH_NKINDS; k++)
+		if (kinds & 1u << k)
+			d->repairs[k]++;
+	repair_kind_list(kinds, what, sizeof(what));
+	rc = daemon_reapply(d, "the repair", false);	/* what is missing */
+	repair_forget(d);
+	d->last_repair_us = now_us() - t0;
+	if (rc < 0) {
+		d->repair_failures++;
+		log_msg(LOG_ERR, "srv6d's %s went away; putting the "
+			"configuration in force again failed (the next event "
+			"tries again)", what);
+		return;
+	}
+	if (now < d->repair_logged_ms + REPAIR_LOG_MS) {
+		d->repair_unlogged++;
+		return;
+	}
+	log_msg(LOG_WARNING, "srv6d's %s went away: made again in %llu us"
+		"%s", what, (unsigned long long)d->last_repair_us,
+		d->repair_unlogged ? " (and repairs not logged since the "
+		"last message)" : "");
+	d->repair_logged_ms = now;
+	d->repair_unlogged = 0;
 }
 
 /* ---- signals and the loop -------------------------------------------- */
@@ -1302,9 +1404,10 @@ static void steering_repair(struct daemon *d)
 static void daemon_loop(struct daemon *d)
 {
 	/* [0] signals [1] instance lock [2] seg6 routes [3] metrics
-	 * [4] links [5] steering's nf_tables watch, the control clients
-	 * from CTL_FD_FIRST on */
-	enum { CTL_FD_FIRST = 6 };
+	 * [4] links [5] steering's nf_tables watch [6] srv6d's rules,
+	 * routes and devices watched (rtwatch), the control clients from
+	 * CTL_FD_FIRST on */
+	enum { CTL_FD_FIRST = 7 };
 	struct pollfd fds[CTL_FD_FIRST + CTL_MAX_CLIENTS];
 
 	while (!d->stop) {
@@ -1323,6 +1426,9 @@ static void daemon_loop(struct daemon *d)
 					  .events = POLLIN };
 		/* -1 with steering no */
 		fds[5] = (struct pollfd){ .fd = steer_fd(d->steer),
+					  .events = POLLIN };
+		/* -1 when the watcher could not be opened */
+		fds[6] = (struct pollfd){ .fd = rtwatch_fd(d->watch),
 					  .events = POLLIN };
 		n = CTL_FD_FIRST + ctl_server_pollfds(d->ctl,
 				fds + CTL_FD_FIRST,
@@ -1344,12 +1450,15 @@ static void daemon_loop(struct daemon *d)
 				links_changed(d);
 			if (fds[5].revents & POLLIN)
 				steering_repair(d);
+			if (fds[6].revents & POLLIN)
+				repair_changed(d);
 			/* also on a timeout: idle clients are closed */
 			ctl_server_dispatch(d->ctl, fds + CTL_FD_FIRST,
 					    n - CTL_FD_FIRST);
 			metrics_http_run(d->metrics);
 		}
 		kroutes_tick(d);
+		repair_tick(d);
 		tunsrc_tick(d);
 		nexthops_tick(d);
 		trace_tick(&d->trace, d->engine);
@@ -1824,7 +1933,7 @@ static void kroutes_start(struct daemon *d)
 	d->kr.enabled = true;
 	while (read(rtmirror_seg6_fd(d->mirror), &v, sizeof(v)) > 0)
 		;
-	kroutes_rebuild(d);
+	kroutes_rebuild(d, true);
 	rtmirror_get_stats(d->mirror, &st);
 	log_msg(LOG_INFO, "kernel routes: %llu seg6local routes, %llu applied, "
 		"%llu shadowed, %llu refused, %llu unsupported, %llu outside "
@@ -1846,6 +1955,8 @@ static void daemon_stop(struct daemon *d)
 	steer_close(d->steer, true);	/* clean stop: srv6d's rules go */
 	engine_stop(d->engine);		/* every queued packet gets a verdict */
 	rtmirror_free(d->mirror);	/* no worker reads it any more */
+	rtwatch_close(d->watch);	/* what goes now is srv6d's doing */
+	d->watch = NULL;
 	owned_remove(d);
 	metrics_http_close(d->metrics);
 	ctl_server_close(d->ctl);	/* unlinks the socket */
@@ -1883,7 +1994,13 @@ int daemon_run(const struct daemon_opts *opts)
 		opts->ctl_path);
 	log_stderr(false);
 	watchdog_init(&d);
+	d.watch = rtwatch_open(engine_config(d.engine)->tun_name);
+	if (!d.watch)
+		log_msg(LOG_WARNING, "watching srv6d's rules, routes and "
+			"devices: %s (what goes away is made again only by a "
+			"reload)", strerror(errno));
 	kroutes_start(&d);
+	repair_forget(&d);
 	notify_ready(&d);
 	daemon_loop(&d);
 	daemon_stop(&d);

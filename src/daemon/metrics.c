@@ -10,6 +10,7 @@
 
 #include "kpolicy.h"
 #include "metrics.h"
+#include "rtwatch.h"
 
 /* ---- writing ---------------------------------------------------------- */
 
@@ -75,6 +76,26 @@ static void daemon_metrics(FILE *f, const struct ctl_status_src *src)
 	       "never).");
 	sample(f, "srv6d_counters_cleared_timestamp_seconds", NULL, 0,
 	       src->cleared > 0 ? (uint64_t)src->cleared : 0);
+	if (src->repairs) {
+		static const char *const kinds[RTWATCH_NKINDS] = {
+			"rule", "route", "kernel_encap_route",
+			"kernel_end_route", "device",
+		};
+
+		family(f, "srv6d_repairs_total", "counter",
+		       "srv6d's rules, routes and devices made again after "
+		       "they went away, by kind.");
+		for (unsigned k = 0; k < RTWATCH_NKINDS; k++) {
+			const char *l[2] = { "kind", kinds[k] };
+
+			sample(f, "srv6d_repairs_total", l, 1,
+			       src->repairs[k]);
+		}
+		family(f, "srv6d_repair_failures_total", "counter",
+		       "Repairs that failed (the next event tries again).");
+		sample(f, "srv6d_repair_failures_total", NULL, 0,
+		       src->repair_failures);
+	}
 	family(f, "srv6d_sids", "gauge", "SIDs in the configuration in force.");
 	sample(f, "srv6d_sids", NULL, 0, cfg ? cfg->nsids : 0);
 	family(f, "srv6d_policies", "gauge",

@@ -411,6 +411,22 @@ struct nlmsghdr *kencap_build_blackhole_route(void *buf, uint32_t seq,
 	return nlh;
 }
 
+struct nlmsghdr *kencap_build_blackhole_sid_route(void *buf, uint32_t seq,
+						  uint32_t table,
+						  const struct in6_addr *prefix,
+						  uint8_t plen)
+{
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+
+	memset(buf, 0, KENCAP_MSG_SIZE);
+	nlh = rtrules_build_route(buf, RTM_NEWROUTE, seq, AF_INET6, table,
+				  prefix, plen, NULL, 0, UINT32_MAX);
+	rtm = mnl_nlmsg_get_payload(nlh);
+	rtm->rtm_type = RTN_BLACKHOLE;
+	return nlh;
+}
+
 struct nlmsghdr *kencap_build_tunsrc(void *buf, uint16_t family,
 				     uint32_t seq, uint8_t cmd,
 				     const struct in6_addr *addr)
@@ -1136,6 +1152,10 @@ static int kend_install_one(struct rtnl *nl, const struct config *cfg,
 			 kencap_build_decap_route(msg, ++nl->seq, mark,
 						  s, rs->kend_oif),
 			 mark, name, err, errlen) < 0)
+		return -1;
+	if (kend_request(nl, kencap_build_blackhole_sid_route(msg, ++nl->seq,
+				mark, &s->prefix, s->plen),
+			 mark, "the SID's blackhole", err, errlen) < 0)
 		return -1;
 	if ((s->behavior == BHV_END_DX6 || s->behavior == BHV_END_DX4) &&
 	    kend_nexthop_route(nl, s, mark, err, errlen) < 0)

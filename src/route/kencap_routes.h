@@ -195,6 +195,16 @@ struct nlmsghdr *kencap_build_encap_route(void *buf, uint32_t seq,
 struct nlmsghdr *kencap_build_blackhole_route(void *buf, uint32_t seq,
 					      uint8_t family, uint32_t table);
 
+/* ip -6 route replace blackhole prefix/plen metric 4294967295 table
+ * table: behind a kernel-end SID's seg6local route (metric 1024), so that
+ * a packet with its mark whose route went (deleted, srv6d0 down) is
+ * dropped, never routed un-rewritten by the main table; the rewritten
+ * packet (another destination) still falls through to main. */
+struct nlmsghdr *kencap_build_blackhole_sid_route(void *buf, uint32_t seq,
+						  uint32_t table,
+						  const struct in6_addr *prefix,
+						  uint8_t plen);
+
 /* ip -6 route replace prefix/plen encap seg6local action End count dev
  * oif table table. */
 struct nlmsghdr *kencap_build_end_route(void *buf, uint32_t seq,

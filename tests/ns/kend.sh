@@ -9,7 +9,9 @@
 #     -> s1 (kernel seg6local End.DT6 fc00:9::d6; iperf3 server fd00:9::1)
 #
 # Checks: each End SID's fwmark rule and, alone in its table, its
-# seg6local End route (no blackhole), a stale rule and route of the range
+# seg6local End route and behind it (metric 4294967295) a blackhole of
+# the SID (its route gone, the marked packets are dropped, not routed by
+# the main table), a stale rule and route of the range
 # gone at start; srv6ctl status says kernel-end is on; a transfer whose
 # super-packets srv6d hands to the kernel's End (kend) as many as the
 # route counted, no error there, every segment leaving gw (gw1's tx
@@ -63,10 +65,15 @@ else
 	fail "fwmark rules: $objs"
 fi
 for t in "$M1:fc00:100::1" "$M2:fc00:100::2"; do
-	r=$(printf '%s\n' "$objs" | grep "^route6 ${t%%:*} ")
+	r=$(printf '%s\n' "$objs" | grep "^route6 ${t%%:*} " | grep -v "^route6 ${t%%:*} blackhole ${t#*:} .*metric 4294967295")
+	if printf '%s\n' "$objs" | grep -q "^route6 ${t%%:*} blackhole ${t#*:} .*metric 4294967295"; then
+		pass "table ${t%%:*}: ${t#*:}'s blackhole behind it (its route gone: dropped, not routed by main)"
+	else
+		fail "table ${t%%:*}: no blackhole ${t#*:}"
+	fi
 	if [ "$(printf '%s\n' "$r" | wc -l)" = 1 ] &&
 		printf '%s\n' "$r" | grep -q "^route6 ${t%%:*} ${t#*:} encap seg6local action End .*dev srv6d0"; then
-		pass "table ${t%%:*}: only ${t#*:}'s seg6local End (dev srv6d0)"
+		pass "table ${t%%:*}: only ${t#*:}'s seg6local End (dev srv6d0) and its blackhole"
 	else
 		fail "table ${t%%:*}: $r"
 	fi
@@ -101,7 +108,7 @@ timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null || fail "reload"
 objs=$(range_objects "$GW")
 say "range after the reload without fc00:100::1:"; printf '%s\n' "$objs" | sed "s/^/$T:   /"
 expect_eq "the reload removed fc00:100::1's rule and route, fc00:100::2 kept its mark" \
-	"$(printf '%s\n' "$objs" | awk '{ print $1, $2 }' | tr '\n' ' ')" "route6 $M2 rule6 $M2 "
+	"$(printf '%s\n' "$objs" | awk '{ print $1, $2 }' | tr '\n' ' ')" "route6 $M2 route6 $M2 rule6 $M2 "
 conf fc00:100::2 "kernel-end no" >"$TMPD/srv6d.conf"
 timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null || fail "reload (kernel-end no)"
 expect_eq "kernel-end no: nothing of the range" "$(range_objects "$GW")" ""
