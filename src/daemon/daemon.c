@@ -585,15 +585,21 @@ static json_t *daemon_ctl_request(void *arg, const struct ctl_request *req,
  * group is set once, before the capabilities are dropped): returns the
  * directive that differs, or NULL. */
 static const char *reload_needs_restart(const struct config *old,
-					const struct config *ncfg)
+					const struct config *ncfg,
+					bool steering_on)
 {
 	if (old->queue_first != ncfg->queue_first ||
 	    old->queue_last != ncfg->queue_last)
 		return "queue";
-	if (old->has_hqueue != ncfg->has_hqueue ||
-	    old->hqueue_first != ncfg->hqueue_first ||
-	    old->hqueue_last != ncfg->hqueue_last ||
-	    old->hqueue_copy != ncfg->hqueue_copy)
+	/* The header queues bound at start stay; ncfg's may differ only
+	 * where no rule of srv6d's will feed them: `header-queue auto`
+	 * with srv6d's steering off in force (`steering no` at start,
+	 * which a reload does not turn on) or off in ncfg. */
+	if ((old->has_hqueue != ncfg->has_hqueue ||
+	     old->hqueue_first != ncfg->hqueue_first ||
+	     old->hqueue_last != ncfg->hqueue_last ||
+	     old->hqueue_copy != ncfg->hqueue_copy) &&
+	    !(ncfg->hqueue_auto && (!steering_on || !ncfg->steering)))
 		return "header-queue";
 	/* The bounce mark is mark-base's number, in the steering rules. */
 	if (ncfg->has_hqueue && old->mark_base != ncfg->mark_base)
@@ -810,6 +816,7 @@ static int daemon_reload(struct daemon *d, json_t *errors)
 	const char *path = d->opts->config_path;
 	struct reload_errors re = { .list = errors };
 	struct config *fcfg, *ncfg;
+	struct steer_status sst;
 	char err[512];
 	const char *what;
 
@@ -822,7 +829,9 @@ static int daemon_reload(struct daemon *d, json_t *errors)
 			     "configuration", path);
 		goto fail;
 	}
-	what = reload_needs_restart(engine_config(d->engine), fcfg);
+	steer_get_status(d->steer, &sst);
+	what = reload_needs_restart(engine_config(d->engine), fcfg,
+				    sst.enabled);
 	if (what) {
 		reload_error(&re, "%s: '%s' changed, which needs a restart: "
 			     "keeping the running configuration", path, what);

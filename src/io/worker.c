@@ -888,11 +888,16 @@ void engine_stop(struct engine *e)
 static bool engine_needs_restart(const struct engine *e,
 				 const struct config *cfg)
 {
+	/* `header-queue auto` may differ from the header queues bound at
+	 * start where no rule feeds them (the daemon checks that:
+	 * reload_needs_restart()): those bound stay. */
+	bool hq_differs = cfg->has_hqueue != e->has_hqueue ||
+		(cfg->has_hqueue && (cfg->hqueue_first != e->hqueue_first ||
+				     cfg->hqueue_copy != e->hqueue_copy));
+
 	return cfg->queue_first != e->queue_first ||
 	       cfg->queue_last != e->queue_last ||
-	       cfg->has_hqueue != e->has_hqueue ||
-	       (cfg->has_hqueue && (cfg->hqueue_first != e->hqueue_first ||
-				    cfg->hqueue_copy != e->hqueue_copy)) ||
+	       (hq_differs && !cfg->hqueue_auto) ||
 	       strcmp(cfg->tun_name, e->tun_name) != 0;
 }
 

@@ -80,7 +80,7 @@ SRC_packet=$(cd "$top_srcdir" && ls src/common/*.c src/config/*.c \
 SRC_config=$(cd "$top_srcdir" && ls src/common/*.c src/config/*.c |
 	grep -v -e '^src/common/ctl_proto\.c$' | tr '\n' ' ')
 
-libs=$(pkg-config --libs libmnl liburcu-qsbr libnetfilter_queue)
+libs=$(pkg-config --libs libmnl libnftnl liburcu-qsbr libnetfilter_queue)
 CFLAGS_FUZZ="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 
 mkdir -p "$out" || exit 99
