@@ -15,9 +15,11 @@
 #            device is deleted: the results that cannot leave are drops
 #            counted as reinject, no packet waits for a verdict (the queue
 #            is empty, verdicts == rx_packets == injected + dropped), srv6d
-#            keeps running; a reload makes the device again, and End.X
-#            (whose SID takes the new device's ifindex) and End results
-#            flow again.
+#            keeps running and makes the device again itself (its watch
+#            of its own objects: rtwatch.c), so that End.X (whose SID
+#            takes the new device's ifindex) and End results flow again
+#            within the repair's milliseconds, without a reload; a
+#            reload afterwards changes nothing of that.
 T=reinject-faults
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -186,10 +188,15 @@ sleep 1
 x_back2=$(sink_count "$S1" fc00:9::d1); e_back2=$(sink_count "$S1" fc00:9::c1)
 sender_stop
 sent=$(cat "$TMPD/sent1")
-say "sent $sent; End.X at sink1: $x_gone, $x_later (srv6d0 gone), $x_back, $x_back2 (after the reload); End: $e_gone, $e_later (srv6d0 gone), $e_back, $e_back2 (after the reload)"
+say "sent $sent; End.X at sink1: $x_gone, $x_later (srv6d0 deleted, made again by srv6d), $x_back, $x_back2 (after a reload); End: $e_gone, $e_later, $e_back, $e_back2"
 
-expect_eq "End.X: nothing arrives while srv6d0 is gone" "$x_later" "$x_gone"
-expect_eq "End: nothing arrives while srv6d0 is gone" "$e_later" "$e_gone"
+# srv6d made srv6d0 again itself: the results flow without a reload.
+if [ "$x_later" -gt "$x_gone" ] && [ "$e_later" -gt "$e_gone" ]; then
+	pass "End.X and End results flow again before any reload (srv6d made srv6d0 again)"
+else
+	fail "End.X / End results stopped with srv6d0 gone: End.X $x_gone -> $x_later, End $e_gone -> $e_later"
+fi
+expect_eq "the repair is counted (a device)" "$(ctl_get "s['repairs']['device'] >= 1")" True
 # The new srv6d0t has a new ifindex: the SID's (sid_runtime) must follow.
 if [ "$x_back2" -gt "$x_back" ]; then
 	pass "End.X results flow again after the reload (srv6d0 made again, its new ifindex the SID's)"
@@ -209,10 +216,12 @@ else
 fi
 rx=$(($(tot rx_packets) - r0))
 re=$(($(tdrop reinject) - re0))
-if [ "$re" -gt 0 ]; then
-	pass "the results that could not leave are counted as reinject drops ($re)"
+# Only the repair's window drops (the stream is about 2000 packets a
+# second): at most 0.2 s of it, each counted as a reinject drop.
+if [ "$re" -le 400 ]; then
+	pass "the results that could not leave in the repair's window are reinject drops ($re, at most 400)"
 else
-	fail "no reinject drop counted while the devices were gone"
+	fail "$re reinject drops while srv6d0 was gone: more than the repair's window"
 fi
 expect_eq "every packet got its verdict (verdicts == rx_packets)" \
 	"$(tot verdicts)" "$(tot rx_packets)"
