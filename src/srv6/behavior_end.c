@@ -344,6 +344,11 @@ static void behavior_end_rcsid(struct proc_ctx *ctx, const struct sid *sid,
 	srh = si.srh;
 	memcpy(&da, p->data + IP6_DST_OFF, sizeof(da));
 	idx = rcsid_index(&da, nflen);
+	/* S02 reads Segment List[0]: an SRH that has none is bad. */
+	if (srh && srh->segments_left == 0 && idx != 0 && !srh_validate(srh)) {
+		end_bad_srh(ctx, sid, p, &si);
+		return;
+	}
 	if (!srh || (srh->segments_left == 0 &&		/* S02-S04 */
 		     (idx == 0 || rcsid_at(srh, 0, nflen, idx - 1) == 0))) {
 		end_sl_zero(ctx, sid, p, &si);
