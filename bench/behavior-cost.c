@@ -2,7 +2,10 @@
  * against End's in the same run (issue 22's goal: a new behavior within
  * 1.2x of End).
  *
- *   behavior-cost [ITERATIONS [ROUNDS]]     (defaults 200000 and 7)
+ *   behavior-cost [ITERATIONS [ROUNDS [MATCH]]]  (defaults 200000, 7, all)
+ *
+ * MATCH: only the rows whose label contains it (End's and the put-back's
+ * always run), e.g. for perf record.
  *
  * One config (conf below, parsed as srv6d parses its file) holds a SID
  * for each row of `rows`; each row builds its packet once.  A round runs
@@ -28,6 +31,7 @@
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,10 +377,16 @@ static double median(const double *v, unsigned n)
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
+static bool selected(unsigned i, const char *match)
+{
+	return i < 2 || !match || strstr(rows[i].label, match);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned n = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 200000;
 	unsigned rounds = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 7;
+	const char *match = argc > 3 ? argv[3] : NULL;
 	double reset, end = 0;
 
 	if (!n || !rounds || rounds > 64) {
@@ -389,13 +399,16 @@ int main(int argc, char **argv)
 		run[i].len = rows[i].build(run[i].bytes);
 	for (unsigned k = 0; k < rounds; k++)
 		for (unsigned i = 0; i < NROWS; i++)
-			run[i].ns[k] = run_row(i, n, i == 0);
+			if (selected(i, match))
+				run[i].ns[k] = run_row(i, n, i == 0);
 	reset = median(run[0].ns, rounds);
 	printf("# behavior-cost: %u packets x %u rounds per row, median; "
 	       "put-back %.1f ns subtracted\n", n, rounds, reset);
 	printf("%-24s %6s %10s %8s\n", "behavior", "bytes", "ns/packet",
 	       "x End");
 	for (unsigned i = 1; i < NROWS; i++) {
+		if (!selected(i, match))
+			continue;
 		double v = median(run[i].ns, rounds) - reset;
 
 		if (!strcmp(rows[i].label, "End"))
