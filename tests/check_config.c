@@ -1426,7 +1426,7 @@ END_TEST
  * order srv6d.conf(5) gives them. */
 #define DIRECTIVES							\
 	"queue, encap-source, sid, route, tun-name, reinject, mark-base, "	\
-	"rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, "	\
+	"mark-mask, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, "	\
 	"control-group, kernel-routes, offload, gso, kernel-encap, "	\
 	"kernel-end, header-queue, metrics-listen or steering"
 
@@ -1834,7 +1834,7 @@ START_TEST(test_max_sids)
 	char *text = malloc(cap);
 	struct config *cfg;
 
-	n = (size_t)snprintf(text, cap, "queue 0\nmark-base 0xffff0000\n");
+	n = (size_t)snprintf(text, cap, "queue 0\nmark-base 0x7fff0000\n");
 	for (unsigned i = 0; i < CONFIG_MAX_SIDS - 1; i++)
 		n += (size_t)snprintf(text + n, cap - n,
 				      "sid fc00::%x:%x action End\n", i >> 16,
@@ -1843,7 +1843,7 @@ START_TEST(test_max_sids)
 			      "sid fc00:1::1 action End.T table 7\n");
 	cfg = parse_ok(text);
 	ck_assert_uint_eq(cfg->nsids, CONFIG_MAX_SIDS);
-	ck_assert_uint_eq(marks_of(cfg, CONFIG_MAX_SIDS - 1).mark, 0xffffffffu);
+	ck_assert_uint_eq(marks_of(cfg, CONFIG_MAX_SIDS - 1).mark, 0x7fffffffu);
 	config_free(cfg);
 
 	n += (size_t)snprintf(text + n, cap - n, "sid fc00:1::2 action End\n"

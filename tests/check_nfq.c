@@ -123,7 +123,7 @@ static void verdict_add_id(struct nfq *q, uint32_t id, uint32_t v,
 {
 	static uint8_t data[4] = { 0x60, 1, 2, 3 };
 	struct pkt p = { .id = id, .data = data, .len = sizeof(data),
-			 .set_mark = mark, .out_mark = 0x5d6f0002 };
+			 .set_mark = mark, .verdict_mark = 0x5d6f0002 };
 
 	nfq_verdict_add(q, &p, v, payload);
 }
@@ -196,14 +196,14 @@ START_TEST(test_verdict_header_queue)
 {
 	struct nfq *q = nfq_alloc(3);
 	struct pkt p = { .id = 1, .from_hqueue = true, .set_mark = true,
-			 .out_mark = 0x5d6f0000 };
+			 .verdict_mark = 0x80000000 };
 	uint8_t got[512], want[512];
 	unsigned nmsgs = 0;
 	size_t wlen = hex2bin(
 		/* id 1 of queue 9: NF_REPEAT with the bounce mark */
 		"28000000 0103 0100 01000000 00000000 00 00 0009"
 		"0c00 0200 00000004 00000001"
-		"0800 0300 5d6f0000"
+		"0800 0300 80000000"
 		/* id 2 of queue 3: NF_DROP */
 		"20000000 0103 0100 02000000 00000000 00 00 0003"
 		"0c00 0200 00000000 00000002"
@@ -1460,11 +1460,11 @@ START_TEST(test_reinject_truncated)
 		"28000000 0103 0100 01000000 00000000 00 00 0001"
 		"0c00 0200 00000001 00000001 0800 0300 5d6fffff"
 		"28000000 0103 0100 02000000 00000000 00 00 0001"
-		"0c00 0200 00000004 00000002 0800 0300 5d6f0000"
+		"0c00 0200 00000004 00000002 0800 0300 80000000"
 		"20000000 0103 0100 03000000 00000000 00 00 0001"
 		"0c00 0200 00000000 00000003"
 		"28000000 0103 0100 04000000 00000000 00 00 0001"
-		"0c00 0200 00000004 00000004 0800 0300 5d6f0000",
+		"0c00 0200 00000004 00000004 0800 0300 80000000",
 		want, sizeof(want));
 
 	ck_assert_ptr_nonnull(cfg);
@@ -1488,7 +1488,7 @@ START_TEST(test_reinject_truncated)
 			p->facts.kernel_from_original = true;
 		}
 		if (id == 3)
-			p->mark = cfg->mark_base;	/* bounced already */
+			p->mark = config_bounce_bit(cfg);	/* bounced already */
 		reinject_packet(cfg, rs, NULL, p, q, &io, &st);
 	}
 	ck_assert_uint_eq(st.forwarded + st.bounced + st.dropped, 0);

@@ -534,7 +534,7 @@ static json_t *hqueue_json(const struct config *cfg)
 	jset(o, "first", jcount(cfg->hqueue_first), &ok);
 	jset(o, "last", jcount(cfg->hqueue_last), &ok);
 	jset(o, "copy", jcount(cfg->hqueue_copy), &ok);
-	jset(o, "bounce_mark", jcount(cfg->mark_base), &ok);
+	jset(o, "bounce_mark", jcount(config_bounce_bit(cfg)), &ok);
 	return jdone(o, ok);
 }
 

@@ -508,7 +508,7 @@ static void worker_trace_batch(struct worker *w, int n)
 		rec.pkt_outcome = (uint8_t)p->outcome;
 		rec.failed = p->way.failed;
 		rec.set_mark = p->set_mark;
-		rec.mark = p->out_mark;
+		rec.mark = p->verdict_mark;	/* what the packet left with */
 		memcpy(slot, &rec, offsetof(struct pkt_trace_record, data));
 		memcpy(slot->data, w->trace_snap[i], rec.caplen);
 		pkt_trace_commit(r);
