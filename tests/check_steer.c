@@ -270,6 +270,34 @@ START_TEST(test_expressions)
 }
 END_TEST
 
+/* mark-mask 0xffff0000: the accept rule takes srv6d's marks under the
+ * mask (offsets 1 to the last, below the bounce bit), whatever the
+ * operator's low bits; the header queue rule leaves out the bounce bit
+ * alone. */
+START_TEST(test_mark_mask)
+{
+	struct steer_plan plan;
+	char *text = plan_text("queue 0-1\nheader-queue 2-3\n"
+			       "mark-base 0x10000\nmark-mask 0xffff0000\n"
+			       "sid fc00:1::/64 action End\n", &plan);
+
+	ck_assert_ptr_nonnull(strstr(text,
+		"\t\tmeta mark and 0xffff0000 0x00020000-0x7fff0000 accept\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+		"\t\tip6 daddr fc00:1::/64 meta mark and 0x80000000 != "
+		"0x80000000 queue num 2-3 fanout\n"));
+	free(text);
+	expect_rule(&plan, 1, STEER_BACKEND_XT_NFQUEUE,
+		"ip6 srv6d prerouting\n"
+		"  [ meta load mark => reg 1 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0xffff0000 ) ^ 0x00000000 ]\n"
+		"  [ byteorder reg 1 = hton(reg 1, 4, 4) ]\n"
+		"  [ range eq reg 1 0x00000200 0x0000ff7f ]\n"
+		"  [ immediate reg 0 accept ]\n");
+	steer_plan_free(&plan);
+}
+END_TEST
+
 /* header-queue auto (the default): the queues after `queue`'s; without
  * a state (srv6d -p) the candidates get the header rule, with one only
  * what the kernel redoes: a SID with a kernel-end mark, a policy the
@@ -354,6 +382,7 @@ static Suite *steer_suite(void)
 	tcase_add_test(tc, test_hqueue_auto);
 	tcase_add_test(tc, test_directive);
 	tcase_add_test(tc, test_expressions);
+	tcase_add_test(tc, test_mark_mask);
 	suite_add_tcase(s, tc);
 	return s;
 }
