@@ -184,7 +184,7 @@ else
 	fail "bounce_loop $((l1 - l0)), bounced $((b1 - b0))"
 fi
 nsx "$GW" ip6tables -t raw -R PREROUTING 1 ! -i srv6d+ -d fc00:100::/32 \
-	-m mark ! --mark $BOUNCE -j NFQUEUE --queue-num 1 || fail "the rule back"
+	-m mark ! --mark $BOUNCE/$BOUNCE -j NFQUEUE --queue-num 1 || fail "the rule back"
 if kill -0 "$SRV6D_PID" 2>/dev/null &&
 	timeout 5 "$SRV6CTL" -s "$SOCK" status >/dev/null 2>&1; then
 	pass "srv6d healthy after the loop"
