@@ -145,8 +145,8 @@ struct config {
 	 * hqueue_first + i, bound with a copy range of hqueue_copy bytes
 	 * (nfq.h nfq_bind_header_queue()): a longer packet arrives cut
 	 * short, and only the kernel's End can handle one then (kend.h);
-	 * any other goes back to the hook with the bounce mark (mark_base)
-	 * for the steering rules to queue it whole. */
+	 * any other goes back to the hook with the bounce bit
+	 * (config_bounce_bit()) for the steering rules to queue it whole. */
 	bool has_hqueue;
 	unsigned hqueue_first, hqueue_last;
 	uint32_t hqueue_copy;

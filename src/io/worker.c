@@ -396,10 +396,9 @@ static void worker_own_device(struct worker *w, struct pkt *p)
  * the original: a plain End's or a decapsulation's (kend_from_headers())
  * or a policy's H.Encaps* (kencap_from_headers()).  Any other is bounced
  * (PKT_REPEAT: REINJECT_BOUNCE gives it back to its hook with the bounce
- * mark, for
- * the steering rules to queue it whole), cut short or not: so a flow's
- * packets all take one way, and keep their order.  Returns true when p is
- * to be processed. */
+ * bit, for the steering rules to queue it whole), cut short or not: so a
+ * flow's packets all take one way, and keep their order.  Returns true
+ * when p is to be processed. */
 static bool worker_headers_suffice(const struct proc_ctx *ctx, struct pkt *p)
 {
 	if (kend_from_headers(ctx->cfg, ctx->rs, p) || kencap_from_headers(ctx, p))
