@@ -146,7 +146,7 @@ struct worker_stats {
 	uint64_t hq_truncated;	/* header queue packets cut short by its
 				 * copy range (`header-queue`) */
 	uint64_t bounced;	/* of those, sent back to their hook with
-				 * the bounce mark to be queued whole: the
+				 * the bounce bit to be queued whole: the
 				 * fifth of accepted, forwarded, injected,
 				 * dropped (each comes again, counted again) */
 	uint64_t drops[DROP__COUNT];
