@@ -1841,18 +1841,23 @@ static void check_header_queue(struct parser *p)
 			 offload_off_by(p));
 }
 
-/* mark-base under mark-mask (config.h config_mark_value()): its bits in
- * the mask, its field value below the bounce bit; mark_count offsets from
- * it, as many as the field holds below the bounce bit (at most
- * CONFIG_MARK_RANGE), enough for every SID. */
+/* mark-base under mark-mask (config.h config_mark_value()), or without
+ * mark-mask under the mask mark-base gives (config_default_mark_mask():
+ * the operator keeps the bits below mark-base's lowest set bit, at most
+ * the low 16): its bits in the mask, its field value below the bounce
+ * bit; mark_count offsets from it, as many as the field holds below the
+ * bounce bit (at most CONFIG_MARK_RANGE), enough for every SID. */
 static void check_marks(struct parser *p)
 {
 	struct config *cfg = p->cfg;
 	unsigned line = p->mark_mask_line ? p->mark_mask_line :
 					    p->mark_base_line;
-	uint32_t bounce = config_bounce_bit(cfg);
+	uint32_t bounce;
 	uint64_t room;
 
+	if (!p->mark_mask_line)	/* the operator keeps the bits below */
+		cfg->mark_mask = config_default_mark_mask(cfg->mark_base);
+	bounce = config_bounce_bit(cfg);
 	cfg->mark_shift = (unsigned)__builtin_ctz(cfg->mark_mask);
 	cfg->mark_count = 0;
 	if (cfg->mark_base & ~cfg->mark_mask) {
@@ -1886,10 +1891,11 @@ static void check_marks(struct parser *p)
 						     CONFIG_MARK_RANGE;
 	if (cfg->nsids + 1 > cfg->mark_count)
 		error_at(p, line, "%u SIDs need more marks than the %" PRIu32
-			 " mark-base %#" PRIx32 " leaves under mark-mask %#"
+			 " mark-base %#" PRIx32 " leaves under %smark-mask %#"
 			 PRIx32 " below its bounce bit: widen mark-mask or "
 			 "lower mark-base", cfg->nsids, cfg->mark_count - 1,
-			 cfg->mark_base, cfg->mark_mask);
+			 cfg->mark_base, p->mark_mask_line ? "" :
+			 "the default ", cfg->mark_mask);
 }
 
 /* encap-source is optional: without it the workers pick the outer source

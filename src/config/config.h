@@ -345,9 +345,10 @@ size_t config_flavors_format(unsigned flavors, char *buf, size_t size);
  * under mark-mask: config_mark_value().  The mask's highest bit is the
  * bounce bit (config_bounce_bit()), which no other mark of srv6d's has.
  * The bits outside the mask are the operator's: a verdict keeps them
- * (config_mark_apply()), srv6d's rules do not look at them.  With the
- * default mask (all 32 bits) a mark is mark-base + o, as before the mask
- * was. */
+ * (config_mark_apply()), srv6d's rules do not look at them.  The
+ * default mask leaves the operator the bits below mark-base's lowest set
+ * bit, at most the low 16 (config_default_mark_mask()); with mark-mask
+ * 0xffffffff a mark is mark-base + o, as before the mask was. */
 static inline uint32_t config_mark_value(const struct config *cfg,
 					 uint32_t mark)
 {
@@ -380,7 +381,23 @@ static inline bool config_mark_bounced(const struct config *cfg,
 #define CONFIG_DEFAULT_PATH	SYSCONFDIR "/srv6d/srv6d.conf"
 #define CONFIG_DEFAULT_TUN	"srv6d0"
 #define CONFIG_DEFAULT_MARK_BASE	0x5d6f0000u
-#define CONFIG_DEFAULT_MARK_MASK	0xffffffffu
+/* Without `mark-mask`, srv6d's field is every bit from mark-base's
+ * lowest set bit up, but never the low 16 bits: the operator keeps those
+ * (where wg-quick's 0xca6c and kube-proxy's 0x4000/0x8000 are).  The
+ * default mark-base gives 0xffff0000 (srv6d.conf(5) mark-mask): 8849
+ * offsets, (0x80000000 - 0x5d6f0000) >> 16.  Any mark-base that is a
+ * multiple of 0x10000 gives the same mask. */
+#define CONFIG_DEFAULT_MARK_MASK_SHIFT_MAX	16u
+static inline uint32_t config_default_mark_mask(uint32_t mark_base)
+{
+	unsigned s = mark_base ? (unsigned)__builtin_ctz(mark_base) : 31;
+
+	if (s > CONFIG_DEFAULT_MARK_MASK_SHIFT_MAX)
+		s = CONFIG_DEFAULT_MARK_MASK_SHIFT_MAX;
+	return 0xffffffffu << s;
+}
+#define CONFIG_DEFAULT_MARK_MASK \
+	config_default_mark_mask(CONFIG_DEFAULT_MARK_BASE)	/* 0xffff0000 */
 #define CONFIG_DEFAULT_RULE_PRIO	1000u
 #define CONFIG_DEFAULT_ICMP_RATE	100u
 #define CONFIG_DEFAULT_ICMP_BURST	50u
