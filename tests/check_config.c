@@ -382,9 +382,11 @@ START_TEST(test_runstate_none)
 }
 END_TEST
 
-/* mark-mask (config.h "srv6d's marks"): the default keeps the marks of
- * before the mask (mark-base + offset), its highest bit is the bounce
- * bit; under 0xffff0000 a SID's mark is its offset in the high 16 bits
+/* mark-mask (config.h "srv6d's marks"): the default leaves the operator
+ * the bits below mark-base's lowest set bit, at most the low 16 (0xffff0000
+ * for the default mark-base); 0xffffffff keeps the marks of before the
+ * mask (mark-base + offset); its highest bit is the bounce bit; under
+ * 0xffff0000 a SID's mark is its offset in the high 16 bits
  * and its table stays mark-base + offset; a verdict keeps the operator's
  * bits; the bounce is known by its bit whatever the other bits. */
 START_TEST(test_mark_mask)
@@ -394,6 +396,34 @@ START_TEST(test_mark_mask)
 		"sid fc00::1 action End\n"
 		"sid fc00::2 action End.X nh6 fc00:3::2\n");
 
+	/* the default: srv6d in the high 16 bits, the operator's low 16 */
+	ck_assert_uint_eq(cfg->mark_mask, 0xffff0000u);
+	ck_assert_uint_eq(cfg->mark_mask, CONFIG_DEFAULT_MARK_MASK);
+	ck_assert_uint_eq(cfg->mark_shift, 16);
+	ck_assert_uint_eq(cfg->mark_count, (0x80000000u - 0x5d6f0000u) >> 16);
+	ck_assert_uint_eq(cfg->mark_count, 8849);
+	ck_assert_uint_eq(config_bounce_bit(cfg), 0x80000000u);
+	ck_assert_uint_eq(marks_of(cfg, 1).mark, 0x5d6f0002);
+	ck_assert_uint_eq(marks_of(cfg, 1).route_table, 0x5d6f0002);
+	ck_assert_uint_eq(config_mark_value(cfg, marks_of(cfg, 1).mark),
+			  0x5d6f0000 + (2u << 16));
+	/* an operator's fwmark 0x1/0x1 is kept, and does not match srv6d's */
+	ck_assert_uint_eq(config_mark_apply(cfg, 0x1,
+			  config_mark_value(cfg, 0x5d6f0002)), 0x5d710001);
+	ck_assert_uint_eq(config_mark_value(cfg, 0x5d6f0002) & 0x1, 0);
+	ck_assert_uint_eq(config_mark_apply(cfg, 0xffff,
+			  config_bounce_bit(cfg)), 0x8000ffffu);
+	/* the probe's rewrite of a bounced packet: still a bounce */
+	ck_assert(config_mark_bounced(cfg, 0x80000000u | 0x100));
+	ck_assert(!config_mark_bounced(cfg, 0x5d6f0000));
+	config_free(cfg);
+
+	/* full mask, explicit: the marks of before the mask */
+	cfg = parse_ok(
+		"queue 0\n"
+		"mark-mask 0xffffffff\n"
+		"sid fc00::1 action End\n"
+		"sid fc00::2 action End.X nh6 fc00:3::2\n");
 	ck_assert_uint_eq(cfg->mark_mask, 0xffffffffu);
 	ck_assert_uint_eq(cfg->mark_count, 65536);
 	ck_assert_uint_eq(config_bounce_bit(cfg), 0x80000000u);
@@ -401,9 +431,29 @@ START_TEST(test_mark_mask)
 			  0x5d6f0002);
 	ck_assert_uint_eq(config_mark_apply(cfg, 0x1,
 			  config_mark_value(cfg, 0x5d6f0002)), 0x5d6f0002);
-	/* the probe's rewrite of a bounced packet: still a bounce */
-	ck_assert(config_mark_bounced(cfg, 0x80000000u | 0x100));
-	ck_assert(!config_mark_bounced(cfg, 0x5d6f0000));
+	config_free(cfg);
+
+	/* the default mask follows mark-base's lowest set bit, at most 16
+	 * bits the operator's; an explicit mark-mask wins */
+	cfg = parse_ok("queue 0\nmark-base 0x1000\n");
+	ck_assert_uint_eq(cfg->mark_mask, 0xfffff000u);
+	ck_assert_uint_eq(cfg->mark_count, 65536);
+	ck_assert_uint_eq(config_mark_value(cfg, 0x1002), 0x3000);
+	config_free(cfg);
+	cfg = parse_ok("queue 0\nmark-base 256\n");
+	ck_assert_uint_eq(cfg->mark_mask, 0xffffff00u);
+	ck_assert_uint_eq(config_mark_value(cfg, 0x102), 0x300);
+	config_free(cfg);
+	cfg = parse_ok("queue 0\nmark-base 0x40000000\n");
+	ck_assert_uint_eq(cfg->mark_mask, 0xffff0000u);
+	ck_assert_uint_eq(cfg->mark_count, 0x4000);
+	config_free(cfg);
+	cfg = parse_ok("queue 0\nmark-base 0x1000\nmark-mask 0xffffffff\n");
+	ck_assert_uint_eq(cfg->mark_mask, 0xffffffffu);
+	ck_assert_uint_eq(config_mark_value(cfg, 0x1002), 0x1002);
+	config_free(cfg);
+	cfg = parse_ok("queue 0\nmark-mask 0xfffff000\nmark-base 0x1000\n");
+	ck_assert_uint_eq(cfg->mark_mask, 0xfffff000u);
 	config_free(cfg);
 
 	cfg = parse_ok(
@@ -472,9 +522,18 @@ START_TEST(test_err_mark_mask)
 	    "inside the mask, below its highest bit): take a mask that "
 	    "reaches higher");
 	BAD("queue 0\nmark-base 0x90000000\n",
+	    "t.conf:2: mark-base 0x90000000 takes mark-mask 0xffff0000's "
+	    "highest bit 0x80000000, the bounce bit: take a mark-base below "
+	    "it or another mark-mask");
+	BAD("queue 0\nmark-mask 0xffffffff\nmark-base 0x90000000\n",
 	    "t.conf:2: mark-base 0x90000000 takes mark-mask 0xffffffff's "
 	    "highest bit 0x80000000, the bounce bit: take a mark-base below "
 	    "it or another mark-mask");
+	BAD("queue 0\nmark-base 0x7fff0000\n"
+	    "sid fc00::1 action End\nsid fc00::2 action End\n",
+	    "t.conf:2: 2 SIDs need more marks than the 0 mark-base 0x7fff0000 "
+	    "leaves under the default mark-mask 0xffff0000 below its bounce "
+	    "bit: widen mark-mask or lower mark-base");
 	BAD("queue 0\nmark-mask 0xff000000\nmark-base 0x7e000000\n"
 	    "sid fc00::1 action End\nsid fc00::2 action End\n",
 	    "t.conf:2: 2 SIDs need more marks than the 1 mark-base 0x7e000000 "
@@ -1033,7 +1092,10 @@ END_TEST
  * new config unchanged. */
 START_TEST(test_inherit_marks_full)
 {
-	size_t cap = (size_t)CONFIG_MAX_SIDS * 64 + 64;
+	/* as many SIDs as the default mark-mask leaves offsets (8848) */
+	const unsigned nsids = ((0x80000000u - CONFIG_DEFAULT_MARK_BASE) >>
+				16) - 1;
+	size_t cap = (size_t)nsids * 64 + 64;
 	char *ta = malloc(cap), *tb = malloc(cap);
 	struct runstate *ra, *rb;
 	struct config *a, *b;
@@ -1044,7 +1106,7 @@ START_TEST(test_inherit_marks_full)
 	ck_assert_ptr_nonnull(tb);
 	la = (size_t)snprintf(ta, cap, "queue 0\n");
 	lb = (size_t)snprintf(tb, cap, "queue 0\n");
-	for (unsigned i = 0; i < CONFIG_MAX_SIDS; i++) {
+	for (unsigned i = 0; i < nsids; i++) {
 		la += (size_t)snprintf(ta + la, cap - la, "sid fc00:%x::/48 "
 				       "action End.T table 100\n", i + 1);
 		/* the same SIDs, another table: none may keep its mark */
@@ -1053,6 +1115,8 @@ START_TEST(test_inherit_marks_full)
 	}
 	a = parse_ok(ta);
 	b = parse_ok(tb);
+	ck_assert_uint_eq(b->nsids, 8848);
+	ck_assert_uint_eq(b->mark_count, b->nsids + 1);
 	ra = runstate_new(a);
 	rb = runstate_new(b);
 	ck_assert_int_eq(runstate_inherit_marks(rb, b, ra, a, err,
@@ -1929,15 +1993,18 @@ START_TEST(test_err_marks)
 }
 END_TEST
 
-/* As many SIDs as there are marks, the highest mark 2^32-1; one more is
- * an error (reported once). */
+/* As many SIDs as there are marks (mark-mask 0xffffffff), the highest
+ * mark 2^32-1; one more is an error (reported once).  Under the default
+ * mark-mask, as many as it leaves offsets (8848), one more an error that
+ * says how many. */
 START_TEST(test_max_sids)
 {
 	size_t cap = 80 * (CONFIG_MAX_SIDS + 3), n;
 	char *text = malloc(cap);
 	struct config *cfg;
 
-	n = (size_t)snprintf(text, cap, "queue 0\nmark-base 0x7fff0000\n");
+	n = (size_t)snprintf(text, cap, "queue 0\nmark-mask 0xffffffff\n"
+			     "mark-base 0x7fff0000\n");
 	for (unsigned i = 0; i < CONFIG_MAX_SIDS - 1; i++)
 		n += (size_t)snprintf(text + n, cap - n,
 				      "sid fc00::%x:%x action End\n", i >> 16,
@@ -1952,8 +2019,27 @@ START_TEST(test_max_sids)
 	n += (size_t)snprintf(text + n, cap - n, "sid fc00:1::2 action End\n"
 			      "sid fc00:1::3 action End\n");
 	check_bad_len(text, n, (const char *const[]){
-		"t.conf:65538: sid: too many SIDs (at most 65535: each may need "
+		"t.conf:65539: sid: too many SIDs (at most 65535: each may need "
 		"one of the 65536 marks from mark-base on)", NULL });
+
+	n = (size_t)snprintf(text, cap, "queue 0\n");
+	for (unsigned i = 0; i < 8847; i++)
+		n += (size_t)snprintf(text + n, cap - n,
+				      "sid fc00::%x:%x action End\n", i >> 16,
+				      i & 0xffff);
+	n += (size_t)snprintf(text + n, cap - n,
+			      "sid fc00:1::1 action End.T table 7\n");
+	cfg = parse_ok(text);
+	ck_assert_uint_eq(cfg->nsids, cfg->mark_count - 1);
+	ck_assert_uint_eq(marks_of(cfg, 8847).mark, 0x5d6f0000u + 8848);
+	ck_assert_uint_eq(config_mark_value(cfg, marks_of(cfg, 8847).mark),
+			  0x7fff0000u);
+	config_free(cfg);
+	n += (size_t)snprintf(text + n, cap - n, "sid fc00:1::2 action End\n");
+	check_bad_len(text, n, (const char *const[]){
+		"t.conf: 8849 SIDs need more marks than the 8848 mark-base "
+		"0x5d6f0000 leaves under the default mark-mask 0xffff0000 below "
+		"its bounce bit: widen mark-mask or lower mark-base", NULL });
 	free(text);
 }
 END_TEST
