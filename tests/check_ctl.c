@@ -306,10 +306,13 @@ START_TEST(status_document)
 		"{\"sid\":\"fc00:100::1/128\",\"behavior\":\"End\","
 		"\"flavors\":[\"psp\"],\"origin\":\"file\",\"line\":3,\"packets\":7,\"bytes\":700,"
 		"\"errors\":3,\"drops\":{\"bad_srh\":1,\"hop_limit\":2}}");
+	/* the mark as the packet carries it under the default mark-mask
+	 * 0xffff0000: 0x5d6f0000 + (2 << 16) = 0x5d710000; its table stays
+	 * mark-base + 2 = 0x5d6f0002 */
 	assert_json(json_array_get(v, 1),
 		"{\"sid\":\"fc00:100::5/128\",\"behavior\":\"End.X\","
 		"\"flavors\":[\"usp\",\"usd\"],\"nh6\":\"fc00:3::2\","
-		"\"mark\":1567555586,\"route_table\":1567555586,\"origin\":\"file\",\"line\":4,"
+		"\"mark\":1567686656,\"route_table\":1567555586,\"origin\":\"file\",\"line\":4,"
 		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}}");
 	assert_json(json_array_get(v, 2),
 		"{\"sid\":\"fc00:100:a::/48\",\"behavior\":\"End\","
@@ -473,13 +476,16 @@ START_TEST(sid_attributes)
 	ck_assert_ptr_nonnull(cfg);
 	doc = ctl_sids_json(&src, NULL, &status);
 	ck_assert_uint_eq(status, CTL_OK);
+	/* mark-base 0x1000's default mark-mask is 0xfffff000: offset 1 is
+	 * 0x1000 + (1 << 12) = 0x2000 (8192) on the packet, table 4097;
+	 * offset 2 is 0x3000 (12288) */
 	assert_json(doc,
 		"{\"sids\":[{\"sid\":\"fc00:100::6/128\",\"behavior\":\"End.DX4\","
 		"\"flavors\":[],\"nh4\":\"10.3.0.2\",\"oif\":\"eth3\","
-		"\"mark\":4097,\"route_table\":4097,\"origin\":\"file\",\"line\":4,\"packets\":0,"
+		"\"mark\":8192,\"route_table\":4097,\"origin\":\"file\",\"line\":4,\"packets\":0,"
 		"\"bytes\":0,\"errors\":0,\"drops\":{}},"
 		"{\"sid\":\"fc00:100::8/128\",\"behavior\":\"End.DT4\","
-		"\"flavors\":[],\"vrftable\":101,\"mark\":4098,\"origin\":\"file\",\"line\":5,"
+		"\"flavors\":[],\"vrftable\":101,\"mark\":12288,\"origin\":\"file\",\"line\":5,"
 		"\"packets\":0,\"bytes\":0,\"errors\":0,\"drops\":{}},"
 		"{\"sid\":\"fc00:100::d/128\",\"behavior\":\"End.B6.Encaps.Red\","
 		"\"flavors\":[],\"policy\":{\"mode\":\"encap.red\",\"lists\":["

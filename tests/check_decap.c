@@ -914,8 +914,8 @@ static void expect_frame_marked(struct nfq *q, struct reinject_io *io,
 
 /* One reinjection device: a marked result (End.DT4's IPv4, End.DX6's
  * IPv6 that may not be a payload) goes into it to its own address
- * (02:00:00:00:00:00 from 06:00:00:00:00:00) with its SID's mark as the
- * frame's SO_MARK, which the SID's fwmark rules route; into a VRF SID's
+ * (02:00:00:00:00:00 from 06:00:00:00:00:00) with its SID's mark under
+ * mark-mask as the frame's SO_MARK, which the SID's fwmark rules route; into a VRF SID's
  * veth pair (another ifindex) to the pair's address of the mark, with
  * no mark (the VRF device routes it). */
 START_TEST(reinject_marked_frame_by_device)
@@ -939,8 +939,15 @@ START_TEST(reinject_marked_frame_by_device)
 			"(%s)\n", q ? strerror(errno) : err);
 		goto out;
 	}
-	expect_frame_marked(q, &io, run(BHV_END_DT4, DX4_SRH_IN), 0x7ffffff1,
-			    dev4, 0x1001);
+	{
+		struct pkt *p = run(BHV_END_DT4, DX4_SRH_IN);
+
+		/* mark 0x1001 under mark-base 0x1000's default mark-mask
+		 * 0xfffff000: 0x1000 + (1 << 12) on the packet */
+		ck_assert_uint_eq(cfg->mark_mask, 0xfffff000u);
+		ck_assert_uint_eq(config_mark_value(cfg, 0x1001), 0x2000);
+		expect_frame_marked(q, &io, p, 0x7ffffff1, dev4, 0x2000);
+	}
 	expect_frame_marked(q, &io, run(BHV_END_DT4, DX4_SRH_IN), 0x7ffffff0,
 			    pair4, 0);
 	rs->payload = PAYLOAD_NONE;
@@ -948,7 +955,8 @@ START_TEST(reinject_marked_frame_by_device)
 		struct pkt *p = run(BHV_END_DX6, DX6_SRH_IN);
 
 		rs->payload = PAYLOAD_NONE;	/* run() parsed it anew */
-		expect_frame_marked(q, &io, p, 0x7ffffff1, dev6, 0x1001);
+		expect_frame_marked(q, &io, p, 0x7ffffff1, dev6,
+				    config_mark_value(cfg, 0x1001));
 	}
 out:
 	if (io.pkt_fd >= 0)

@@ -28,6 +28,10 @@
 #include "testutil.h"
 
 #define BASE	0x5d6f0000u	/* CONFIG_DEFAULT_MARK_BASE */
+/* The highest mark offset under the default mark-mask 0xffff0000 (config.h
+ * mark_count - 1): (0x80000000 - BASE) >> 16, less one, 8848 (0x2290);
+ * kernel-encap and kernel-end take theirs from it down. */
+#define TOP	(((0x80000000u - BASE) >> 16) - 1)
 
 static void quiet(void *arg, const char *file, unsigned line, const char *msg)
 {
@@ -104,9 +108,30 @@ START_TEST(assign_marks)
 	ck_assert_uint_eq(st(cfg)->nkencaps, 2);
 	ck_assert_int_eq(st(cfg)->kencaps[0].mode, ENCAP_MODE_ENCAP);
 	ck_assert_uint_eq(st(cfg)->kencaps[0].sl.nsegs, 2);
-	ck_assert_uint_eq(st(cfg)->kencaps[0].mark, BASE + 0xffff);
+	ck_assert_uint_eq(st(cfg)->kencaps[0].mark, BASE + TOP);
 	ck_assert_int_eq(st(cfg)->kencaps[1].mode, ENCAP_MODE_ENCAP_RED);
+	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + (TOP - 1));
+	ck_assert_uint_eq(TOP, cfg->mark_count - 1);
+	ck_assert_uint_eq(TOP, 0x2290);
+	/* the highest offset's mark on the packet: just below the bounce bit */
+	ck_assert_uint_eq(config_mark_value(cfg, BASE + TOP), 0x7fff0000u);
+	cfree(cfg);
+
+	/* mark-mask 0xffffffff: from the top of the 65536 marks down */
+	cfg = parse("queue 0\ngso yes\nmark-mask 0xffffffff\n" POLICIES);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(st(cfg)->kencaps[0].mark, BASE + 0xffff);
 	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + 0xfffe);
+	cfree(cfg);
+
+	/* a narrow field: from its own top (mark-base 0x1000, mark-mask
+	 * 0xff000: offsets 1-126) */
+	cfg = parse("queue 0\ngso yes\nmark-base 0x1000\nmark-mask 0xff000\n"
+		    POLICIES);
+	ck_assert_uint_eq(cfg->mark_count, 127);
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(st(cfg)->kencaps[0].mark, 0x1000 + 126);
+	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, 0x1000 + 125);
 	cfree(cfg);
 }
 END_TEST
@@ -127,9 +152,9 @@ START_TEST(assign_stable)
 	ck_assert_uint_eq(st(cfg)->nkencaps, 3);
 	/* sorted: encap [a6], encap [9::1, a6], encap.red [b6] */
 	ck_assert_uint_eq(st(cfg)->kencaps[0].sl.nsegs, 1);
-	ck_assert_uint_eq(st(cfg)->kencaps[0].mark, BASE + 0xfffd);
-	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + 0xffff);
-	ck_assert_uint_eq(st(cfg)->kencaps[2].mark, BASE + 0xfffe);
+	ck_assert_uint_eq(st(cfg)->kencaps[0].mark, BASE + (TOP - 2));
+	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + TOP);
+	ck_assert_uint_eq(st(cfg)->kencaps[2].mark, BASE + (TOP - 1));
 	cfree(old);
 	cfree(cfg);
 }
@@ -155,8 +180,8 @@ START_TEST(keep)
 	ck_assert_uint_eq(st(cfg)->kencap_oif, 9);
 	ck_assert_str_eq(st(cfg)->kencap_why, "why");
 	ck_assert_uint_eq(st(cfg)->nkencaps, 2);	/* not [a6]: no routes */
-	ck_assert_uint_eq(st(cfg)->kencaps[0].mark, BASE + 0xffff);
-	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + 0xfffe);
+	ck_assert_uint_eq(st(cfg)->kencaps[0].mark, BASE + TOP);
+	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + (TOP - 1));
 	st(old)->kencap_on = false;
 	kencap_routes_keep(st(cfg), cfg, st(old), old);
 	ck_assert(!st(cfg)->kencap_on);
@@ -266,16 +291,16 @@ START_TEST(kend_assign)
 
 	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
 	ck_assert_uint_eq(st(cfg)->nkencaps, 2);
-	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + 0xfffe);
-	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, BASE + 0xfffd);
+	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + (TOP - 1));
+	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, BASE + (TOP - 2));
 	ck_assert_uint_eq(st(cfg)->sids[1].kend_mark, 0);
 	ck_assert_uint_eq(st(cfg)->sids[2].kend_mark, 0);
-	ck_assert_uint_eq(st(cfg)->sids[3].kend_mark, BASE + 0xfffc);
+	ck_assert_uint_eq(st(cfg)->sids[3].kend_mark, BASE + (TOP - 3));
 	ck_assert_uint_eq(st(cfg)->nkends, 2);
 	/* assigned again (a copy's marks): the same */
 	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
-	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, BASE + 0xfffd);
-	ck_assert_uint_eq(st(cfg)->sids[3].kend_mark, BASE + 0xfffc);
+	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, BASE + (TOP - 2));
+	ck_assert_uint_eq(st(cfg)->sids[3].kend_mark, BASE + (TOP - 3));
 	cfree(cfg);
 }
 END_TEST
@@ -292,19 +317,19 @@ START_TEST(kend_assign_stable)
 		"sid fc00:100::2/128 action End\n" POLICIES);
 
 	ck_assert_int_eq(kencap_routes_assign(st(old), old, NULL, NULL), 0);
-	ck_assert_uint_eq(st(old)->sids[0].kend_mark, BASE + 0xffff);
-	ck_assert_uint_eq(st(old)->sids[1].kend_mark, BASE + 0xfffe);
+	ck_assert_uint_eq(st(old)->sids[0].kend_mark, BASE + TOP);
+	ck_assert_uint_eq(st(old)->sids[1].kend_mark, BASE + (TOP - 1));
 	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, st(old), old), 0);
-	ck_assert_uint_eq(st(cfg)->kencaps[0].mark, BASE + 0xfffd);
-	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + 0xfffc);
-	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, BASE + 0xfffb);
-	ck_assert_uint_eq(st(cfg)->sids[1].kend_mark, BASE + 0xfffe);
+	ck_assert_uint_eq(st(cfg)->kencaps[0].mark, BASE + (TOP - 2));
+	ck_assert_uint_eq(st(cfg)->kencaps[1].mark, BASE + (TOP - 3));
+	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, BASE + (TOP - 4));
+	ck_assert_uint_eq(st(cfg)->sids[1].kend_mark, BASE + (TOP - 1));
 	/* a rebuild that installs nothing: only what old installed */
 	st(old)->kend_on = true;
 	kencap_routes_keep(st(cfg), cfg, st(old), old);
 	ck_assert(st(cfg)->kend_on);
 	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, 0);
-	ck_assert_uint_eq(st(cfg)->sids[1].kend_mark, BASE + 0xfffe);
+	ck_assert_uint_eq(st(cfg)->sids[1].kend_mark, BASE + (TOP - 1));
 	ck_assert_uint_eq(st(cfg)->nkends, 1);
 	cfree(old);
 	cfree(cfg);
@@ -324,8 +349,8 @@ START_TEST(kdecap_assign)
 		"sid fc00:100::9/128 action End.DT46 table 200\n"
 		"sid fc00:100::5/128 action End.DX6 nh6 fc00:3::2 oif veth9\n"
 		"sid fc00:100::4/128 action End.DX4 nh4 203.0.113.2\n");
-	static const uint32_t want[] = { 0xffff, 0xfffe, 0, 0, 0, 0xfffd,
-					 0xfffc };
+	static const uint32_t want[] = { TOP, TOP - 1, 0, 0, 0, TOP - 2,
+					 TOP - 3 };
 
 	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
 	for (unsigned i = 0; i < cfg->nsids; i++)
@@ -340,7 +365,7 @@ START_TEST(kdecap_assign)
 	st(cfg)->sids[5].oif_index = 0;
 	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
 	ck_assert_uint_eq(st(cfg)->sids[5].kend_mark, 0);
-	ck_assert_uint_eq(st(cfg)->sids[6].kend_mark, BASE + 0xfffd);
+	ck_assert_uint_eq(st(cfg)->sids[6].kend_mark, BASE + (TOP - 2));
 	ck_assert_uint_eq(st(cfg)->nkends, 3);
 	cfree(cfg);
 }
@@ -361,13 +386,13 @@ START_TEST(kdecap_assign_stable)
 		"sid fc00:100::6/128 action End.DT6 table 200\n");
 
 	ck_assert_int_eq(kencap_routes_assign(st(old), old, NULL, NULL), 0);
-	ck_assert_uint_eq(st(old)->sids[0].kend_mark, BASE + 0xffff);
-	ck_assert_uint_eq(st(old)->sids[1].kend_mark, BASE + 0xfffe);
-	ck_assert_uint_eq(st(old)->sids[2].kend_mark, BASE + 0xfffd);
+	ck_assert_uint_eq(st(old)->sids[0].kend_mark, BASE + TOP);
+	ck_assert_uint_eq(st(old)->sids[1].kend_mark, BASE + (TOP - 1));
+	ck_assert_uint_eq(st(old)->sids[2].kend_mark, BASE + (TOP - 2));
 	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, st(old), old), 0);
-	ck_assert_uint_eq(st(cfg)->sids[2].kend_mark, BASE + 0xffff);
-	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, BASE + 0xfffc);	/* oif */
-	ck_assert_uint_eq(st(cfg)->sids[1].kend_mark, BASE + 0xfffb);	/* nh4 */
+	ck_assert_uint_eq(st(cfg)->sids[2].kend_mark, BASE + TOP);
+	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, BASE + (TOP - 3));	/* oif */
+	ck_assert_uint_eq(st(cfg)->sids[1].kend_mark, BASE + (TOP - 4));	/* nh4 */
 	cfree(old);
 	cfree(cfg);
 }
@@ -685,18 +710,18 @@ START_TEST(install_fallback)
 	st(cfg)->kencap_oif = st(cfg)->kend_oif = NO_DEV;
 	cfg->kernel_encap = KERNEL_ENCAP_YES;
 	ck_assert_int_eq(kencap_routes_install(st(cfg), cfg, err, sizeof(err)), -1);
-	ck_assert_str_eq(err, "kernel-encap mark 0x5d6fffff: cannot add IPv6 "
+	ck_assert_str_eq(err, "kernel-encap mark 0x5d6f2290: cannot add IPv6 "
 			 "seg6 route: No such device");
 	ck_assert(st(cfg)->kencap_on);
 	cfg->kernel_encap = KERNEL_ENCAP_AUTO;
 	cfg->kernel_end = KERNEL_ENCAP_YES;
 	err[0] = 0;
 	ck_assert_int_eq(kencap_routes_install(st(cfg), cfg, err, sizeof(err)), -1);
-	ck_assert_str_eq(err, "kernel-end mark 0x5d6ffffd: cannot add the "
+	ck_assert_str_eq(err, "kernel-end mark 0x5d6f228e: cannot add the "
 			 "seg6local End route: No such device");
 	ck_assert(!st(cfg)->kencap_on);
 	ck_assert_str_eq(st(cfg)->kencap_why, "install failed: kernel-encap mark "
-			 "0x5d6fffff: cannot add IPv6 seg6 route: No such "
+			 "0x5d6f2290: cannot add IPv6 seg6 route: No such "
 			 "device");
 	ck_assert(st(cfg)->kend_on);
 	cfg->kernel_end = KERNEL_ENCAP_AUTO;
@@ -705,7 +730,7 @@ START_TEST(install_fallback)
 	ck_assert_str_eq(err, "");
 	ck_assert(!st(cfg)->kend_on);
 	ck_assert_str_eq(st(cfg)->kend_why, "install failed: kernel-end mark "
-			 "0x5d6ffffd: cannot add the seg6local End route: No "
+			 "0x5d6f228e: cannot add the seg6local End route: No "
 			 "such device");
 	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, 0);
 	ck_assert_uint_eq(st(cfg)->nkends, 0);
