@@ -1316,7 +1316,10 @@ START_TEST(test_kend_facts)
 
 	ck_assert_ptr_nonnull(cfg);
 	ck_assert_int_eq(kencap_routes_assign(rs, cfg, NULL, NULL), 0);
-	m1 = cfg->mark_base + 0xffff;
+	/* the top of the default mark-mask's offsets (0xffff0000: 8848) */
+	m1 = cfg->mark_base + cfg->mark_count - 1;
+	ck_assert_uint_eq(m1, 0x5d6f0000u + ((0x80000000u - 0x5d6f0000u) >> 16)
+			  - 1);
 	ck_assert_uint_eq(rs->sids[0].kend_mark, m1);
 	ck_assert_uint_eq(rs->sids[1].kend_mark, m1 - 1);
 	ck_assert_uint_eq(rs->sids[2].kend_mark, 0);	/* psp */
@@ -1458,7 +1461,7 @@ START_TEST(test_reinject_truncated)
 	struct pkt *p;
 	size_t wlen = hex2bin(
 		"28000000 0103 0100 01000000 00000000 00 00 0001"
-		"0c00 0200 00000001 00000001 0800 0300 5d6fffff"
+		"0c00 0200 00000001 00000001 0800 0300 7fff0000"
 		"28000000 0103 0100 02000000 00000000 00 00 0001"
 		"0c00 0200 00000004 00000002 0800 0300 80000000"
 		"20000000 0103 0100 03000000 00000000 00 00 0001"
@@ -1470,6 +1473,10 @@ START_TEST(test_reinject_truncated)
 	ck_assert_ptr_nonnull(cfg);
 	ck_assert_ptr_nonnull(q);
 	ck_assert_int_eq(kencap_routes_assign(rs, cfg, NULL, NULL), 0);
+	/* the End's verdict mark: kernel-end's top offset (8848) under the
+	 * default mark-mask 0xffff0000, 0x5d6f0000 + (8848 << 16) */
+	ck_assert_uint_eq(config_mark_value(cfg, rs->sids[0].kend_mark),
+			  0x7fff0000u);
 	rs->kend_on = true;
 	nfq_set_header_queue(q, 1);
 	for (uint32_t id = 1; id <= 4; id++) {

@@ -34,7 +34,9 @@ static char *plan_text(const char *text, struct steer_plan *plan)
 }
 
 /* Two tenants, End and DT SIDs, a header queue: every rule and its
- * order. */
+ * order.  The default mark-mask 0xffff0000: srv6d's marks are offsets 1
+ * to 8848 in the high 16 bits (0x5d6f0000 + (1 << 16) to 0x7fff0000),
+ * whatever the operator's low 16. */
 static const char two_tenants[] =
 	"queue 0-1\n"
 	"header-queue 2-3\n"
@@ -56,7 +58,7 @@ static const char two_tenants_plan[] =
 	"\tchain prerouting {\n"
 	"\t\ttype filter hook prerouting priority -290; policy accept;\n"
 	"\t\tiifname \"srv6d*\" accept\n"
-	"\t\tmeta mark 0x5d6f0001-0x5d6fffff accept\n"
+	"\t\tmeta mark and 0xffff0000 0x5d700000-0x7fff0000 accept\n"
 	"\t\tip6 daddr fc00:1::/64 meta mark and 0x80000000 != 0x80000000 queue num 2-3 fanout\n"
 	"\t\tip6 daddr fd01:1::/64 meta mark and 0x80000000 != 0x80000000 queue num 2-3 fanout\n"
 	"\t\tip6 daddr fc00:1::/64 queue num 0-1 fanout\n"
@@ -72,14 +74,14 @@ static const char two_tenants_plan[] =
 	"\tchain prerouting {\n"
 	"\t\ttype filter hook prerouting priority -290; policy accept;\n"
 	"\t\tiifname \"srv6d*\" accept\n"
-	"\t\tmeta mark 0x5d6f0001-0x5d6fffff accept\n"
+	"\t\tmeta mark and 0xffff0000 0x5d700000-0x7fff0000 accept\n"
 	"\t\tip daddr 10.1.2.0/23 meta mark and 0x80000000 != 0x80000000 queue num 2-3 fanout\n"
 	"\t\tip daddr 10.1.2.0/23 queue num 0-1 fanout\n"
 	"\t}\n"
 	"}\n"
 	"# the same with iptables (kernels without the nft queue expression)\n"
 	"ip6tables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
-	"ip6tables -t raw -A PREROUTING -m mark ! --mark 0x5d6f0000 -m mark --mark 0x5d6f0000/0xffff0000 -j ACCEPT\n"
+	"ip6tables -t raw -A PREROUTING -m mark --mark 0x5d700000-0x7fff0000 (no iptables match: use nft) -j ACCEPT\n"
 	"ip6tables -t raw -A PREROUTING -d fc00:1::/64 -m mark ! --mark 0x80000000/0x80000000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
 	"ip6tables -t raw -A PREROUTING -d fd01:1::/64 -m mark ! --mark 0x80000000/0x80000000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
 	"ip6tables -t raw -A PREROUTING -d fc00:1::/64 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
@@ -90,7 +92,7 @@ static const char two_tenants_plan[] =
 	"ip6tables -t raw -A PREROUTING -d fd01:1::/64 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
 	"ip6tables -t raw -A PREROUTING -d fd01:3::/63 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
 	"iptables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
-	"iptables -t raw -A PREROUTING -m mark ! --mark 0x5d6f0000 -m mark --mark 0x5d6f0000/0xffff0000 -j ACCEPT\n"
+	"iptables -t raw -A PREROUTING -m mark --mark 0x5d700000-0x7fff0000 (no iptables match: use nft) -j ACCEPT\n"
 	"iptables -t raw -A PREROUTING -d 10.1.2.0/23 -m mark ! --mark 0x80000000/0x80000000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
 	"iptables -t raw -A PREROUTING -d 10.1.2.0/23 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n";
 
@@ -119,14 +121,15 @@ START_TEST(test_two_tenants)
 }
 END_TEST
 
-/* One queue: no fanout; a tun-name of another prefix accepted too; a
- * mark-base that is not a multiple of 65536 has no iptables range. */
+/* One queue: no fanout; a tun-name of another prefix accepted too; under
+ * mark-mask 0xffffffff (the marks of before the mask), a mark-base that is
+ * not a multiple of 65536 has no iptables range. */
 START_TEST(test_one_queue)
 {
 	struct steer_plan plan, again;
 	struct config *cfg;
 	char *text = plan_text("queue 7\ntun-name vpn0\nmark-base 0x10100\n"
-			       "header-queue no\n"
+			       "mark-mask 0xffffffff\nheader-queue no\n"
 			       "sid fc00:9::/48 action End\n", &plan);
 
 	ck_assert_str_eq(text,
@@ -162,12 +165,14 @@ START_TEST(test_one_queue)
 	ck_assert_uint_eq(plan.rules[3].queue_total, 1);
 	/* the same config, the same plan: a reload sends nothing */
 	cfg = parse("queue 7\ntun-name vpn0\nmark-base 0x10100\n"
+		    "mark-mask 0xffffffff\n"
 		    "header-queue no\nsid fc00:9::/48 action End\n");
 	ck_assert_int_eq(steer_plan_build(cfg, NULL, &again), 0);
 	ck_assert(steer_plan_equal(&plan, &again));
 	steer_plan_free(&again);
 	config_free(cfg);
 	cfg = parse("queue 7\ntun-name vpn0\nmark-base 0x10100\n"
+		    "mark-mask 0xffffffff\n"
 		    "header-queue no\nsid fc00:9::/47 action End\n");
 	ck_assert_int_eq(steer_plan_build(cfg, NULL, &again), 0);
 	ck_assert(!steer_plan_equal(&plan, &again));
@@ -231,8 +236,9 @@ START_TEST(test_expressions)
 	expect_rule(&plan, 1, STEER_BACKEND_XT_NFQUEUE,
 		"ip6 srv6d prerouting\n"
 		"  [ meta load mark => reg 1 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0xffff0000 ) ^ 0x00000000 ]\n"
 		"  [ byteorder reg 1 = hton(reg 1, 4, 4) ]\n"
-		"  [ range eq reg 1 0x01006f5d 0xffff6f5d ]\n"
+		"  [ range eq reg 1 0x0000705d 0x0000ff7f ]\n"
 		"  [ immediate reg 0 accept ]\n");
 	expect_rule(&plan, 3, STEER_BACKEND_XT_NFQUEUE,
 		"ip6 srv6d prerouting\n"
@@ -293,6 +299,24 @@ START_TEST(test_mark_mask)
 		"  [ bitwise reg 1 = ( reg 1 & 0xffff0000 ) ^ 0x00000000 ]\n"
 		"  [ byteorder reg 1 = hton(reg 1, 4, 4) ]\n"
 		"  [ range eq reg 1 0x00000200 0x0000ff7f ]\n"
+		"  [ immediate reg 0 accept ]\n");
+	steer_plan_free(&plan);
+
+	/* mark-mask 0xffffffff, explicit: the marks of before the mask,
+	 * a plain range, which iptables has as mark-base's 65536 less it */
+	text = plan_text("queue 0-1\nmark-mask 0xffffffff\n"
+			 "sid fc00:1::/64 action End\n", &plan);
+	ck_assert_ptr_nonnull(strstr(text,
+		"\t\tmeta mark 0x5d6f0001-0x5d6fffff accept\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+		"ip6tables -t raw -A PREROUTING -m mark ! --mark 0x5d6f0000 "
+		"-m mark --mark 0x5d6f0000/0xffff0000 -j ACCEPT\n"));
+	free(text);
+	expect_rule(&plan, 1, STEER_BACKEND_XT_NFQUEUE,
+		"ip6 srv6d prerouting\n"
+		"  [ meta load mark => reg 1 ]\n"
+		"  [ byteorder reg 1 = hton(reg 1, 4, 4) ]\n"
+		"  [ range eq reg 1 0x01006f5d 0xffff6f5d ]\n"
 		"  [ immediate reg 0 accept ]\n");
 	steer_plan_free(&plan);
 }
