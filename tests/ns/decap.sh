@@ -23,7 +23,7 @@ need_srv6d
 S="--src fc00:1::1"
 IN6="--inner ipv6 --inner-src fc00:1::1 --inner-dst fc00:9::99"
 IN4="--inner ipv4 --inner-src 192.0.2.1 --inner-dst 10.9.3.1"
-MB=0x5d6f0000
+MB=$MARK_BASE	# 0x5d6f0000, the default
 
 cat >"$TMPD/srv6d.conf" <<EOF
 queue 0
@@ -56,10 +56,18 @@ sed 's/^/    /' "$TMPD/srv6d.conf"
 # their SID's mark (the frame's SO_MARK), not by an in-interface.
 pairs=$(ip -n "$GW" -br link show | grep -c '^srv6d[0-9a-f]\{8\}')
 expect_eq "no srv6dMMMMMMMM veth pair while SIDs of every kind run" "$pairs" 0
+# A SID's mark N (mark-base + offset, its table) on the packet under the
+# default mark-mask 0xffff0000: fwmark (mark-base + (offset << 16))/0xffff0000
+# (lib.sh mark_fw), its table still N.
 rules4=$(ip -n "$GW" -4 rule show priority 1000)
-for want in "fwmark 0x5d6f0002 lookup 1567555586" "fwmark 0x5d6f0004 lookup 100" \
-	"fwmark 0x5d6f0005 lookup 100" "fwmark 0x5d6f0007 lookup 1567555591" \
-	"fwmark 0x5d6f0008 lookup 1567555592" "fwmark 0x5d6f0009 lookup 100"; do
+expect_eq "SID 2's rule: mark-base's offset 2 in the high 16 bits" \
+	"$(mark_fw $((MB + 2)))" "0x5d710000/0xffff0000"
+for want in "fwmark $(mark_fw $((MB + 2))) lookup 1567555586" \
+	"fwmark $(mark_fw $((MB + 4))) lookup 100" \
+	"fwmark $(mark_fw $((MB + 5))) lookup 100" \
+	"fwmark $(mark_fw $((MB + 7))) lookup 1567555591" \
+	"fwmark $(mark_fw $((MB + 8))) lookup 1567555592" \
+	"fwmark $(mark_fw $((MB + 9))) lookup 100"; do
 	if grep -q "$want" <<<"$rules4"; then
 		pass "ip -4 rule $want"
 	else
@@ -69,8 +77,9 @@ for want in "fwmark 0x5d6f0002 lookup 1567555586" "fwmark 0x5d6f0004 lookup 100"
 done
 expect_eq "no IPv4 iif rule at priority 1000" "$(grep -c ' iif ' <<<"$rules4")" 0
 rules6=$(ip -n "$GW" -6 rule show priority 1000)
-for want in "fwmark 0x5d6f0001 lookup 1567555585" \
-	"fwmark 0x5d6f0003 lookup 100" "fwmark 0x5d6f0005 lookup 100"; do
+for want in "fwmark $(mark_fw $((MB + 1))) lookup 1567555585" \
+	"fwmark $(mark_fw $((MB + 3))) lookup 100" \
+	"fwmark $(mark_fw $((MB + 5))) lookup 100"; do
 	if grep -q "$want" <<<"$rules6"; then
 		pass "ip -6 rule $want"
 	else
@@ -166,10 +175,10 @@ expect_fields "End.DT6, inner destination only in the main table: Destination Un
 out=$(pkt_xchg --tag dt4miss $S --dst fc00:100::8 --inner ipv4 --inner-src 192.0.2.1 --inner-dst 198.51.100.99)
 expect_fields "End.DT4, inner destination only in the main table: ICMP Destination Unreachable, not sink1" \
 	"$out" gen icmp.type=3 in1.ip4.dst=198.51.100.99
-if grep -q "unreachable" <<<"$(ip -n "$GW" -4 rule show priority 1000 fwmark 0x5d6f0004)"; then
-	pass "ip -4 rule fwmark 0x5d6f0004 unreachable after its lookup"
+if grep -q "unreachable" <<<"$(ip -n "$GW" -4 rule show priority 1000 fwmark "$(mark_fw $((MB + 4)))")"; then
+	pass "ip -4 rule fwmark $(mark_fw $((MB + 4))) unreachable after its lookup"
 else
-	fail "ip -4 rule fwmark 0x5d6f0004 unreachable after its lookup"
+	fail "ip -4 rule fwmark $(mark_fw $((MB + 4))) unreachable after its lookup"
 fi
 
 # ---- End.DX2: the inner frame out of gw2, unchanged ---------------------------------

@@ -35,7 +35,7 @@ need_srv6d
 # (runs under SRV6D_KERNEL=7.2 too: the kernel ways are no payload)
 need_tools iperf3 ethtool nstat tcpdump tshark
 BOUNCE=0x80000000	# mark-mask's highest bit (default mask): the bounce bit
-M1=$((0x5d6f0000 + 0xffff))	# fc00:100::1's kend mark (the first from the top)
+M1=$MARK_TOP	# fc00:100::1's kend mark (the first from the top, lib.sh)
 
 totals() {	# FIELD...: srv6d's totals, blank-separated
 	local f expr=''

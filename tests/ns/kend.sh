@@ -29,8 +29,10 @@ need_srv6d
 need_tools iperf3 ethtool nstat tcpdump tshark
 BASE=$MARK_BASE	# mark-base's default
 PRIO=1000		# rule-priority's default
-M1=$((BASE + 0xffff))	# fc00:100::1's mark (the first from the top)
-M2=$((BASE + 0xfffe))	# fc00:100::2's
+# fc00:100::1's mark, the first from the top of the default mark-mask's
+# offsets (lib.sh MARK_TOP: mark-base + 8848, 0x7fff0000 on the packet)
+M1=$MARK_TOP
+M2=$((MARK_TOP - 1))	# fc00:100::2's
 
 ns_setup || { fail "topology setup"; ns_finish; }
 tcp_end_setup

@@ -434,13 +434,35 @@ nstat_abs() {
 	nsx "$1" nstat -az "$2" 2>/dev/null | awk -v c="$2" '$1 == c { print $2 + 0 }'
 }
 
-# srv6d.conf's mark-base by default: srv6d's marks and tables are
-# MARK_BASE .. MARK_BASE + 65535 (its range).
+# srv6d.conf's mark-base by default: srv6d's tables are MARK_BASE ..
+# MARK_BASE + 65535 (its range), its marks numbered likewise (a SID's mark
+# N is its table N).  The default mark-mask is 0xffff0000 (MARK_MASK,
+# MARK_SHIFT): mark N goes on the packet as mark_value N, MARK_BASE +
+# ((N - MARK_BASE) << 16), in rules `fwmark mark_fw N`; the operator keeps
+# the low 16 bits.  The marks end below the bounce bit 0x80000000: MARK_TOP,
+# MARK_BASE + 8848, the first kernel-encap/kernel-end mark (from the top).
 MARK_BASE=$((0x5d6f0000))
+MARK_MASK=$((0xffff0000))
+MARK_SHIFT=16
+MARK_TOP=$((MARK_BASE + ((0x80000000 - MARK_BASE) >> MARK_SHIFT) - 1))
+
+# mark_value N: srv6d's mark N (MARK_BASE + offset) as the packet carries
+# it under the default mark-mask, in decimal.
+mark_value() {
+	echo $((MARK_BASE + (($1 - MARK_BASE) << MARK_SHIFT)))
+}
+
+# mark_fw N: mark N as `ip rule show` prints srv6d's rule for it:
+# "0xVALUE/0xffff0000".
+mark_fw() {
+	printf '0x%x/0x%x\n' "$(mark_value "$1")" "$MARK_MASK"
+}
 
 # range_objects NS: NS's rules and routes of either family in srv6d's
 # range, one a line, sorted: "rule6|rule4 MARK TABLE" for a rule at a
-# fwmark of the range, "route6|route4 TABLE ROUTE..." for a route in a
+# fwmark of the range (MARK the mark's number, MARK_BASE + offset: a
+# fwmark V/MASK read back as MARK_BASE + ((V - MARK_BASE) >> MASK's lowest
+# bit), V itself without a mask), "route6|route4 TABLE ROUTE..." for a route in a
 # table of it.  Empty when there is none.
 range_objects() {
 	local f
@@ -455,8 +477,14 @@ for line in sys.stdin:
     val = lambda k: w[w.index(k) + 1] if k in w[:-1] else None
     if w[0].startswith("rule"):
         m = val("fwmark")
-        if m is not None and b <= int(m, 0) < b + 65536:
-            out.append("%s %d %s" % (w[0], int(m, 0), val("lookup")))
+        if m is not None:
+            v, _, k = m.partition("/")
+            v, k = int(v, 0), int(k, 0) if k else 0xffffffff
+            s = (k & -k).bit_length() - 1
+            if s and v >= b and not (v - b) & ((1 << s) - 1):
+                v = b + ((v - b) >> s)
+        if m is not None and b <= v < b + 65536:
+            out.append("%s %d %s" % (w[0], v, val("lookup")))
     else:
         # the last table is the route one: End.DT6 names another before
         t = w[len(w) - 1 - w[::-1].index("table") + 1] if "table" in w[:-1] else None

@@ -17,10 +17,16 @@
 # --set-xmark 0x4/0x4` on the SID's and the policy's packets, its bit 0x4
 # counted on what leaves gw for s1 (mangle POSTROUTING).
 # Checks:
-# - control, the default mask (every bit, srv6d's marks mark-base +
-#   offset): srv6d's kernel-encap and kernel-end marks (0x5d6fffff,
-#   0x5d6ffffe) trip the operator's rules, packets leak to s2 (the probe
-#   sees a leak where there is one);
+# - control, `mark-mask 0xffffffff` (every bit, srv6d's marks mark-base +
+#   offset, the default before it left the operator the low 16 bits):
+#   srv6d's kernel-encap and kernel-end marks (0x5d6fffff, 0x5d6ffffe)
+#   trip the operator's rules, packets leak to s2 (the probe sees a leak
+#   where there is one);
+# - the default config (no mark-base, no mark-mask: 0x5d6f0000 under
+#   0xffff0000): srv6d's rules are `fwmark V/0xffff0000`, its kernel-encap
+#   and kernel-end marks 0x7fff0000 and 0x7ffe0000; both transfers get
+#   through (kend, kencap counted), nothing leaks to s2, every packet
+#   leaving gw for s1 keeps the operator's bit 0x4 alone in the low 16;
 # - `mark-base 0x10000`, `mark-mask 0xffff0000`: srv6d's rules are
 #   `fwmark V/0xffff0000`; a transfer through the End (kernel-end) and
 #   one through the policy (kernel-encap) get through (kend, kencap
@@ -33,7 +39,7 @@
 #   on each NF_REPEAT): with the header queue's rule leaving out the
 #   bounce bit, each packet is bounced once, then processed whole on
 #   queue 0 and forwarded; with the rule written for the bounce mark of
-#   before (`! --mark 0x5d6f0000`, the default mask: the issue's probe,
+#   before (`! --mark 0x5d6f0000`, the default config: the issue's probe,
 #   an endless loop on main), each packet is bounced once and then
 #   dropped as bounce_loop; no packet is left in a queue, srv6d stays up.
 T=mark-mask
@@ -119,15 +125,42 @@ transfers() {
 	echo "$b1 $b2 $((k1 - k0)) $((c1 - c0)) $((l1 - l0)) $((a1 - a0)) $((m1 - m0))"
 }
 
-# ---- control: the default mask ---------------------------------------------
+# ---- control: mark-mask 0xffffffff (every bit) -------------------------------
 steer || fail "steering rules"
+conf "mark-mask 0xffffffff" >"$TMPD/full.conf"
+srv6d_start "$TMPD/full.conf" || { fail "srv6d start (full mask)"; ns_finish; }
+read -r b1 b2 kd kc lk oa om <<<"$(transfers "full mask")"
+say "mark-mask 0xffffffff: End $b1 bytes (kend $kd), policy $b2 bytes (kencap $kc), leaked to s2 $lk, left for s1 $oa (with 0x4 alone in the low bits: $om)"
+[ "$lk" -gt 0 ] && pass "control: under mark-mask 0xffffffff srv6d's marks trip the operator's 0x1/0x2 rules ($lk packets leaked to s2)" ||
+	fail "control: no leak under mark-mask 0xffffffff (the probe sees nothing)"
+srv6d_stop || fail "srv6d exit (full mask)"
+
+# ---- the default config: mark-mask 0xffff0000 from mark-base 0x5d6f0000 -------
 conf >"$TMPD/default.conf"
-srv6d_start "$TMPD/default.conf" || { fail "srv6d start (default mask)"; ns_finish; }
-read -r b1 b2 kd kc lk oa om <<<"$(transfers "default mask")"
-say "default mask: End $b1 bytes (kend $kd), policy $b2 bytes (kencap $kc), leaked to s2 $lk, left for s1 $oa (with 0x4 alone in the low bits: $om)"
-[ "$lk" -gt 0 ] && pass "control: with the default mask srv6d's marks trip the operator's 0x1/0x2 rules ($lk packets leaked to s2)" ||
-	fail "control: no leak with the default mask (the probe sees nothing)"
-srv6d_stop || fail "srv6d exit (default mask)"
+srv6d_start "$TMPD/default.conf" || { fail "srv6d start (default config)"; ns_finish; }
+rules=$(nsx "$GW" ip -6 rule show priority 1000)
+say "srv6d's rules: $(tr '\n' ';' <<<"$rules")"
+n_all=$(grep -c fwmark <<<"$rules")
+n_masked=$(grep -c "fwmark 0x[0-9a-f]*0000/0xffff0000 " <<<"$rules")
+[ "$n_all" -ge 2 ] && [ "$n_all" = "$n_masked" ] &&
+	pass "default config: srv6d's $n_all fwmark rules match under 0xffff0000" ||
+	fail "default config: srv6d's rules: $rules"
+# the kernel-end mark (the first from the top) and the kernel-encap one
+expect_eq "default config: the top marks are 0x7fff0000 and 0x7ffe0000" \
+	"$(grep -c "fwmark \(0x7fff0000\|0x7ffe0000\)/0xffff0000 " <<<"$rules")" 2
+read -r b1 b2 kd kc lk oa om <<<"$(transfers "default config")"
+say "default config: End $b1 bytes (kend $kd), policy $b2 bytes (kencap $kc), leaked to s2 $lk, left for s1 $oa (with 0x4 alone in the low bits: $om)"
+[ "$b1" -gt 1000000 ] && [ "$b2" -gt 1000000 ] &&
+	pass "default config: both transfers got through ($b1, $b2 bytes)" ||
+	fail "default config: transfers $b1, $b2 bytes"
+[ "$kd" -gt 10 ] && [ "$kc" -gt 10 ] &&
+	pass "default config: kernel-end $kd, kernel-encap $kc super-packets" ||
+	fail "default config: kend $kd, kencap $kc"
+expect_eq "default config: nothing leaked to s2 through the operator's rules" "$lk" 0
+[ "$oa" -gt 100 ] && pass "default config: $oa packets left gw for s1" ||
+	fail "default config: left for s1: $oa"
+expect_eq "default config: every packet that left for s1 kept the operator's bit 0x4" "$om" "$oa"
+srv6d_stop || fail "srv6d exit (default config)"
 
 # ---- mark-mask 0xffff0000 ----------------------------------------------------
 conf "mark-base 0x10000" "mark-mask 0xffff0000" >"$TMPD/mask.conf"
@@ -212,8 +245,9 @@ expect_eq "all processed whole and forwarded to s1" "$out" $N
 expect_eq "no packet left in a queue" "$wt" 0
 srv6d_stop || fail "srv6d exit (header queue)"
 
-# the issue's probe: the default mask, the rule written for the bounce mark
-# of before mark-mask
+# the issue's probe: the default config (mark-mask 0xffff0000, the bounce
+# bit 0x80000000 as under every mask of mark-base 0x5d6f0000), the rule
+# written for the bounce mark of before mark-mask
 conf "header-queue 1" >"$TMPD/hq2.conf"
 hq_rules -m mark ! --mark 0x5d6f0000 || fail "header queue rules (old)"
 srv6d_start "$TMPD/hq2.conf" || { fail "srv6d start (header queue, default mask)"; ns_finish; }

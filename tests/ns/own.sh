@@ -68,7 +68,9 @@ conf 0x5d6f0000 1000 fc00:1::2 fc00:2::2 >"$TMPD/a2.conf"
 conf 0x6d6f0000 2000 fc00:3::1 fc00:3::2 >"$TMPD/b.conf"
 # End.X is the second SID: its mark and table are mark-base + 2 at start
 # (a reload that changes its next hop gives it another); End.DT6's mark
-# mark-base + 3 (End takes none).
+# mark-base + 3 (End takes none).  Under the default mark-mask 0xffff0000
+# a mark's rule is `fwmark $(mark_fw N)` (lib.sh): the operator's rule
+# identical to End.DT6's names it so.
 MX=$((BASE + 2)) MDT6=$((BASE + 3))
 
 # ---- the operator's objects inside srv6d's range ---------------------------
@@ -77,7 +79,7 @@ op_ok=true
 { nsx "$GW" ip -6 rule add priority 1000 fwmark $((BASE + 0x10)) lookup 100 &&
   nsx "$GW" ip -6 rule add priority 1000 not fwmark $((BASE + 0x11)) lookup 250 &&
   nsx "$GW" ip -4 rule add priority 1000 from 10.99.0.0/16 fwmark $((BASE + 0x12)) lookup 100 &&
-  nsx "$GW" ip -6 rule add priority 1000 fwmark $MDT6 lookup 100 &&
+  nsx "$GW" ip -6 rule add priority 1000 fwmark "$(mark_fw $MDT6)" lookup 100 &&
   nsx "$GW" ip -6 route add default via fc00:2::2 dev gw1 table $OPT &&
   nsx "$GW" ip -4 route add default via 198.51.100.2 dev gw1 table $OPT &&
   nsx "$GW" ip -6 route add default via fc00:3::2 dev gw2 table $BASE &&
@@ -258,8 +260,10 @@ old_routes=$( { ip -n "$GW" -6 route show table all; ip -n "$GW" -4 route show t
 		$(i + 1) >= b && $(i + 1) < b + 65536) print }' |
 	grep -v "table \($OPT\|$BASE\) ")
 expect_eq "no route left in the old range's tables but the operator's" "$old_routes" ""
+# mark-base 0x6d6f0000's default mark-mask is 0xffff0000 too: its marks
+# 0x6d700000/0xffff0000 up
 expect_eq "new rules at priority 2000" \
-	"$(ip -n "$GW" -6 rule show priority 2000 | grep -c "fwmark 0x6d6f")" \
+	"$(ip -n "$GW" -6 rule show priority 2000 | grep -c "fwmark 0x[67][0-9a-f]\{7\}/0xffff0000 lookup 18[0-9]\{8\}")" \
 	"$(ip -n "$GW" -6 rule show priority 2000 | grep -c .)"
 expect_eq "kernel-encap active with the new encap-source (srv6d's leftover tunsrc is not the operator's)" \
 	"$(ctl_get 's["kernel_encap"]["active"]')" True

@@ -49,11 +49,13 @@ say "srv6d pid $SRV6D_PID, config:"
 sed 's/^/    /' "$TMPD/srv6d.conf"
 
 # ---- the rules: by fwmark only; one device ------------------------------------------
+# mark-base + N on the packet under the default mark-mask 0xffff0000:
+# fwmark (mark-base + (N << 16))/0xffff0000 (lib.sh mark_fw), table N.
 rules6=$(ip -n "$GW" -6 rule show priority 1000)
 rules4=$(ip -n "$GW" -4 rule show priority 1000)
-for want in "fwmark 0x5d6f0002 lookup 1567555586" \
-	"fwmark 0x5d6f0003 lookup 100" \
-	"fwmark 0x5d6f0004 lookup 1567555588"; do
+for want in "fwmark $(mark_fw $((MARK_BASE + 2))) lookup 1567555586" \
+	"fwmark $(mark_fw $((MARK_BASE + 3))) lookup 100" \
+	"fwmark $(mark_fw $((MARK_BASE + 4))) lookup 1567555588"; do
 	if grep -q "$want" <<<"$rules6"; then
 		pass "ip -6 rule $want"
 	else
@@ -61,9 +63,11 @@ for want in "fwmark 0x5d6f0002 lookup 1567555586" \
 		echo "$rules6"
 	fi
 done
-for want in "fwmark 0x5d6f0005 lookup 1567555589" \
-	"fwmark 0x5d6f0006 lookup 100" "fwmark 0x5d6f0007 lookup 100" \
-	"fwmark 0x5d6f0008 lookup 1567555592" "fwmark 0x5d6f0009 lookup 100"; do
+for want in "fwmark $(mark_fw $((MARK_BASE + 5))) lookup 1567555589" \
+	"fwmark $(mark_fw $((MARK_BASE + 6))) lookup 100" \
+	"fwmark $(mark_fw $((MARK_BASE + 7))) lookup 100" \
+	"fwmark $(mark_fw $((MARK_BASE + 8))) lookup 1567555592" \
+	"fwmark $(mark_fw $((MARK_BASE + 9))) lookup 100"; do
 	if grep -q "$want" <<<"$rules4"; then
 		pass "ip -4 rule $want"
 	else
