@@ -399,6 +399,7 @@ START_TEST(test_mark_mask)
 	/* the default: srv6d in the high 16 bits, the operator's low 16 */
 	ck_assert_uint_eq(cfg->mark_mask, 0xffff0000u);
 	ck_assert_uint_eq(cfg->mark_mask, CONFIG_DEFAULT_MARK_MASK);
+	ck_assert(!cfg->has_mark_mask);
 	ck_assert_uint_eq(cfg->mark_shift, 16);
 	ck_assert_uint_eq(cfg->mark_count, (0x80000000u - 0x5d6f0000u) >> 16);
 	ck_assert_uint_eq(cfg->mark_count, 8849);
@@ -425,6 +426,7 @@ START_TEST(test_mark_mask)
 		"sid fc00::1 action End\n"
 		"sid fc00::2 action End.X nh6 fc00:3::2\n");
 	ck_assert_uint_eq(cfg->mark_mask, 0xffffffffu);
+	ck_assert(cfg->has_mark_mask);
 	ck_assert_uint_eq(cfg->mark_count, 65536);
 	ck_assert_uint_eq(config_bounce_bit(cfg), 0x80000000u);
 	ck_assert_uint_eq(config_mark_value(cfg, marks_of(cfg, 1).mark),

@@ -541,6 +541,7 @@ static int parse_mark_mask(struct parser *p, int argc, char **argv)
 		return -1;
 	}
 	p->cfg->mark_mask = m;
+	p->cfg->has_mark_mask = true;
 	p->mark_mask_line = p->line;
 	return 0;
 }

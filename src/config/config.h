@@ -167,6 +167,7 @@ struct config {
 	 * many offsets from mark-base its marks have (mark_count: at most
 	 * CONFIG_MARK_RANGE, fewer when the field is narrow). */
 	uint32_t mark_mask;
+	bool has_mark_mask;		/* false: mark-base's default */
 	unsigned mark_shift;
 	uint32_t mark_count;
 	uint32_t rule_priority;		/* priority of the daemon's ip rules */

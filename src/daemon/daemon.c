@@ -614,9 +614,11 @@ static const char *reload_needs_restart(const struct config *old,
 		return "mark-base";
 	/* The marks' field: every rule's fwmark/mask and the offsets that
 	 * fit it (config.h mark_count) would change under the running
-	 * state's marks. */
+	 * state's marks.  Without a mark-mask line it follows mark-base
+	 * (config.h config_default_mark_mask()): mark-base is what changed. */
 	if (old->mark_mask != ncfg->mark_mask)
-		return "mark-mask";
+		return old->has_mark_mask || ncfg->has_mark_mask ?
+		       "mark-mask" : "mark-base";
 	if (strcmp(old->tun_name, ncfg->tun_name))
 		return "tun-name";
 	if (old->gso != ncfg->gso)

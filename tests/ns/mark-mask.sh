@@ -27,6 +27,9 @@
 #   and kernel-end marks 0x7fff0000 and 0x7ffe0000; both transfers get
 #   through (kend, kencap counted), nothing leaks to s2, every packet
 #   leaving gw for s1 keeps the operator's bit 0x4 alone in the low 16;
+#   a reload to a mark-base of another default mask (0x5d6f1000) is
+#   refused naming mark-base, one to another mark-mask naming mark-mask,
+#   one to 0x5e6f0000 (the same mask) taken, its rules the new ones;
 # - `mark-base 0x10000`, `mark-mask 0xffff0000`: srv6d's rules are
 #   `fwmark V/0xffff0000`; a transfer through the End (kernel-end) and
 #   one through the policy (kernel-encap) get through (kend, kencap
@@ -160,6 +163,26 @@ expect_eq "default config: nothing leaked to s2 through the operator's rules" "$
 [ "$oa" -gt 100 ] && pass "default config: $oa packets left gw for s1" ||
 	fail "default config: left for s1: $oa"
 expect_eq "default config: every packet that left for s1 kept the operator's bit 0x4" "$om" "$oa"
+# a reload: the mask follows mark-base; one that changes it is refused
+# and names what changed (mark-base without a mark-mask line)
+reload_err() {	# CONF-LINES...: the reload's error, "" when it was taken
+	conf "$@" >"$TMPD/default.conf"
+	timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null 2>"$TMPD/reload.err" ||
+		cat "$TMPD/reload.err"
+}
+err=$(reload_err "mark-base 0x5d6f1000")
+grep -q "'mark-base' changed, which needs a restart" <<<"$err" &&
+	pass "default config: a reload to mark-base 0x5d6f1000 (mask 0xfffff000) is refused, naming mark-base" ||
+	fail "default config: reload to mark-base 0x5d6f1000: ${err:-taken}"
+err=$(reload_err "mark-mask 0xfffff000")
+grep -q "'mark-mask' changed, which needs a restart" <<<"$err" &&
+	pass "default config: a reload to mark-mask 0xfffff000 is refused, naming mark-mask" ||
+	fail "default config: reload to mark-mask 0xfffff000: ${err:-taken}"
+expect_eq "default config: a reload to mark-base 0x5e6f0000 (the same mask) is taken" \
+	"$(reload_err "mark-base 0x5e6f0000")" ""
+sleep 1	# the old configuration's rules go once no worker uses it
+expect_eq "default config: its rules follow (fwmark 0x5e700000/0xffff0000 up)" \
+	"$(nsx "$GW" ip -6 rule show priority 1000 | grep -c "fwmark 0x5d")" 0
 srv6d_stop || fail "srv6d exit (default config)"
 
 # ---- mark-mask 0xffff0000 ----------------------------------------------------

@@ -32,7 +32,9 @@ need_srv6d
 need_tools iperf3 ethtool nstat tcpdump tshark
 BASE=$MARK_BASE
 PRIO=1000
-OPM=$((BASE + 0xfff0))	# the operator's mark, inside the range
+# the operator's mark, inside srv6d's field as srv6d writes its own (the
+# default mark-mask 0xffff0000: lib.sh mark_fw) at an offset it does not use
+OPM=$(mark_fw $((BASE + 0xf0)))
 
 ns_setup || { fail "topology setup"; ns_finish; }
 tcp_end_setup
@@ -48,14 +50,15 @@ sid fc00:100::1/128 action End
 route fd09:1::/64 encap seg6 mode encap segs fc00:3::2
 EOF
 srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start"; ns_finish; }
-nsx "$GW" ip -6 rule add priority 900 fwmark $OPM lookup main ||
+nsx "$GW" ip -6 rule add priority 900 fwmark "$OPM" lookup main ||
 	fail "operator rule"
 
 # the End SID's mark: its seg6local route's table
 M1=$(nsx "$GW" ip -6 route show table all | awk '/^fc00:100::1 .*seg6local/ { for (i = 1; i < NF; i++) if ($i == "table") print $(i + 1) }' | head -1)
 [ -n "$M1" ] || fail "no seg6local route at start"
 say "kernel-encap: $(ctl_get "s['kernel_encap']['why']")"
-rule_there() { nsx "$GW" ip -6 rule show priority $PRIO | grep -q "fwmark $(printf '%#x' "$M1") .*proto srv6d\|fwmark $(printf '%#x' "$M1") .*proto 93"; }
+# its rule: fwmark (mark-base + (offset << 16))/0xffff0000 lookup M1
+rule_there() { nsx "$GW" ip -6 rule show priority $PRIO | grep -q "fwmark $(mark_fw "$M1") lookup $M1 .*proto srv6d\|fwmark $(mark_fw "$M1") lookup $M1 .*proto 93"; }
 route_there() { nsx "$GW" ip -6 route show table $M1 | grep -q seg6local; }
 dev_there() { nsx "$GW" ip link show srv6d0 2>/dev/null | grep -q "state UP\|,UP"; }
 
@@ -99,7 +102,7 @@ kencap_there() { nsx "$GW" ip -6 route show table "$KT" 2>/dev/null | grep -q "e
 nsx "$GEN" timeout 20 iperf3 -6 -c fd00:9::1 -t 5 -J >"$TMPD/iperf.json" 2>/dev/null &
 IPERF=$!
 sleep 1
-nsx "$GW" ip -6 rule del priority $PRIO fwmark $M1 lookup $M1 protocol 93
+nsx "$GW" ip -6 rule del priority $PRIO fwmark "$(mark_fw "$M1")" lookup $M1 protocol 93
 repaired "a deleted fwmark rule" rule_there
 sleep 0.5
 nsx "$GW" ip -6 route del fc00:100::1/128 table $M1
@@ -136,7 +139,7 @@ kernel_end_expect "after the repairs" "$(tcp_transfer "$TMPD/after.pcap" gw1 ip6
 
 # ---- the operator's rule in the range: not srv6d's -------------------------
 before=$(ctl_get "sum(s['repairs'].values()) - s['repairs']['last_us']")
-nsx "$GW" ip -6 rule del priority 900 fwmark $OPM lookup main
+nsx "$GW" ip -6 rule del priority 900 fwmark "$OPM" lookup main
 sleep 0.3
 if nsx "$GW" ip -6 rule show priority 900 | grep -q fwmark; then
 	fail "the operator's deleted rule was made again"
@@ -152,7 +155,7 @@ expect_eq "nothing of the range is left after srv6d stops" "$(range_objects "$GW
 echo "kernel-routes yes" >>"$TMPD/srv6d.conf"
 srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start (kernel-routes yes)"; ns_finish; }
 M1=$(nsx "$GW" ip -6 route show table all | awk '/^fc00:100::1 .*seg6local/ { for (i = 1; i < NF; i++) if ($i == "table") print $(i + 1) }' | head -1)
-nsx "$GW" ip -6 rule del priority $PRIO fwmark "$M1" lookup "$M1" protocol 93
+nsx "$GW" ip -6 rule del priority $PRIO fwmark "$(mark_fw "$M1")" lookup "$M1" protocol 93
 repaired "kernel-routes yes: a deleted fwmark rule" rule_there
 nsx "$GW" ip -6 route del fc00:100::1/128 table "$M1" metric 1024
 repaired "kernel-routes yes: a deleted seg6local route" route_there
