@@ -163,27 +163,35 @@ expect_eq "default config: nothing leaked to s2 through the operator's rules" "$
 [ "$oa" -gt 100 ] && pass "default config: $oa packets left gw for s1" ||
 	fail "default config: left for s1: $oa"
 expect_eq "default config: every packet that left for s1 kept the operator's bit 0x4" "$om" "$oa"
-# a reload: the mask follows mark-base; one that changes it is refused
-# and names what changed (mark-base without a mark-mask line)
+srv6d_stop || fail "srv6d exit (default config)"
+
+# reloads: the default mask follows mark-base; a reload that changes it is
+# refused and names what changed (mark-base without a mark-mask line).
+# No header queue (with one a reload cannot change mark-base at all).
+conf "header-queue no" >"$TMPD/reload.conf"
+srv6d_start "$TMPD/reload.conf" || { fail "srv6d start (reloads)"; ns_finish; }
 reload_err() {	# CONF-LINES...: the reload's error, "" when it was taken
-	conf "$@" >"$TMPD/default.conf"
+	conf "header-queue no" "$@" >"$TMPD/reload.conf"
 	timeout 10 "$SRV6CTL" -s "$SOCK" reload >/dev/null 2>"$TMPD/reload.err" ||
 		cat "$TMPD/reload.err"
 }
 err=$(reload_err "mark-base 0x5d6f1000")
 grep -q "'mark-base' changed, which needs a restart" <<<"$err" &&
-	pass "default config: a reload to mark-base 0x5d6f1000 (mask 0xfffff000) is refused, naming mark-base" ||
-	fail "default config: reload to mark-base 0x5d6f1000: ${err:-taken}"
+	pass "a reload to mark-base 0x5d6f1000 (default mask 0xfffff000) is refused, naming mark-base" ||
+	fail "reload to mark-base 0x5d6f1000: ${err:-taken}"
 err=$(reload_err "mark-mask 0xfffff000")
 grep -q "'mark-mask' changed, which needs a restart" <<<"$err" &&
-	pass "default config: a reload to mark-mask 0xfffff000 is refused, naming mark-mask" ||
-	fail "default config: reload to mark-mask 0xfffff000: ${err:-taken}"
-expect_eq "default config: a reload to mark-base 0x5e6f0000 (the same mask) is taken" \
+	pass "a reload to mark-mask 0xfffff000 is refused, naming mark-mask" ||
+	fail "reload to mark-mask 0xfffff000: ${err:-taken}"
+expect_eq "a reload to mark-base 0x5e6f0000 (the same default mask) is taken" \
 	"$(reload_err "mark-base 0x5e6f0000")" ""
 sleep 1	# the old configuration's rules go once no worker uses it
-expect_eq "default config: its rules follow (fwmark 0x5e700000/0xffff0000 up)" \
-	"$(nsx "$GW" ip -6 rule show priority 1000 | grep -c "fwmark 0x5d")" 0
-srv6d_stop || fail "srv6d exit (default config)"
+rules=$(nsx "$GW" ip -6 rule show priority 1000)
+[ "$(grep -c "fwmark 0x[5-7][0-9a-f]*0000/0xffff0000 lookup 158[0-9]\{7\}" <<<"$rules")" -ge 1 ] &&
+	[ "$(grep -c "lookup 156[0-9]\{7\}" <<<"$rules")" = 0 ] &&
+	pass "its rules follow: fwmark V/0xffff0000, tables 0x5e6f0000 on" ||
+	fail "rules after the reload to mark-base 0x5e6f0000: $rules"
+srv6d_stop || fail "srv6d exit (reloads)"
 
 # ---- mark-mask 0xffff0000 ----------------------------------------------------
 conf "mark-base 0x10000" "mark-mask 0xffff0000" >"$TMPD/mask.conf"

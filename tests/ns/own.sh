@@ -263,7 +263,7 @@ expect_eq "no route left in the old range's tables but the operator's" "$old_rou
 # mark-base 0x6d6f0000's default mark-mask is 0xffff0000 too: its marks
 # 0x6d700000/0xffff0000 up
 expect_eq "new rules at priority 2000" \
-	"$(ip -n "$GW" -6 rule show priority 2000 | grep -c "fwmark 0x[67][0-9a-f]\{7\}/0xffff0000 lookup ")" \
+	"$(ip -n "$GW" -6 rule show priority 2000 | grep -c "fwmark 0x[67][0-9a-f]\{7\}/0xffff0000 ")" \
 	"$(ip -n "$GW" -6 rule show priority 2000 | grep -c .)"
 expect_eq "kernel-encap active with the new encap-source (srv6d's leftover tunsrc is not the operator's)" \
 	"$(ctl_get 's["kernel_encap"]["active"]')" True
