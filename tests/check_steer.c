@@ -36,7 +36,9 @@ static char *plan_text(const char *text, struct steer_plan *plan)
 /* Two tenants, End and DT SIDs, a header queue: every rule and its
  * order.  The default mark-mask 0xffff0000: srv6d's marks are offsets 1
  * to 8848 in the high 16 bits (0x5d6f0000 + (1 << 16) to 0x7fff0000),
- * whatever the operator's low 16. */
+ * whatever the operator's low 16; iptables has no range: the field's
+ * values 0x5d70-0x7fff as 4 aligned blocks (0x5d70/0xfff0, 0x5d80/0xff80,
+ * 0x5e00/0xfe00, 0x6000/0xe000). */
 static const char two_tenants[] =
 	"queue 0-1\n"
 	"header-queue 2-3\n"
@@ -81,7 +83,10 @@ static const char two_tenants_plan[] =
 	"}\n"
 	"# the same with iptables (kernels without the nft queue expression)\n"
 	"ip6tables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
-	"ip6tables -t raw -A PREROUTING -m mark --mark 0x5d700000-0x7fff0000 (no iptables match: use nft) -j ACCEPT\n"
+	"ip6tables -t raw -A PREROUTING -m mark --mark 0x5d700000/0xfff00000 -j ACCEPT\n"
+	"ip6tables -t raw -A PREROUTING -m mark --mark 0x5d800000/0xff800000 -j ACCEPT\n"
+	"ip6tables -t raw -A PREROUTING -m mark --mark 0x5e000000/0xfe000000 -j ACCEPT\n"
+	"ip6tables -t raw -A PREROUTING -m mark --mark 0x60000000/0xe0000000 -j ACCEPT\n"
 	"ip6tables -t raw -A PREROUTING -d fc00:1::/64 -m mark ! --mark 0x80000000/0x80000000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
 	"ip6tables -t raw -A PREROUTING -d fd01:1::/64 -m mark ! --mark 0x80000000/0x80000000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
 	"ip6tables -t raw -A PREROUTING -d fc00:1::/64 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
@@ -92,7 +97,10 @@ static const char two_tenants_plan[] =
 	"ip6tables -t raw -A PREROUTING -d fd01:1::/64 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
 	"ip6tables -t raw -A PREROUTING -d fd01:3::/63 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
 	"iptables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
-	"iptables -t raw -A PREROUTING -m mark --mark 0x5d700000-0x7fff0000 (no iptables match: use nft) -j ACCEPT\n"
+	"iptables -t raw -A PREROUTING -m mark --mark 0x5d700000/0xfff00000 -j ACCEPT\n"
+	"iptables -t raw -A PREROUTING -m mark --mark 0x5d800000/0xff800000 -j ACCEPT\n"
+	"iptables -t raw -A PREROUTING -m mark --mark 0x5e000000/0xfe000000 -j ACCEPT\n"
+	"iptables -t raw -A PREROUTING -m mark --mark 0x60000000/0xe0000000 -j ACCEPT\n"
 	"iptables -t raw -A PREROUTING -d 10.1.2.0/23 -m mark ! --mark 0x80000000/0x80000000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
 	"iptables -t raw -A PREROUTING -d 10.1.2.0/23 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n";
 
@@ -289,6 +297,20 @@ START_TEST(test_mark_mask)
 
 	ck_assert_ptr_nonnull(strstr(text,
 		"\t\tmeta mark and 0xffff0000 0x00020000-0x7fff0000 accept\n"));
+	/* iptables: 0x0002-0x7fff as 14 blocks, 0x0002/0xfffe to
+	 * 0x4000/0xc000 */
+	ck_assert_ptr_nonnull(strstr(text,
+		"ip6tables -t raw -A PREROUTING -m mark --mark "
+		"0x00020000/0xfffe0000 -j ACCEPT\n"
+		"ip6tables -t raw -A PREROUTING -m mark --mark "
+		"0x00040000/0xfffc0000 -j ACCEPT\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+		"ip6tables -t raw -A PREROUTING -m mark --mark "
+		"0x20000000/0xe0000000 -j ACCEPT\n"
+		"ip6tables -t raw -A PREROUTING -m mark --mark "
+		"0x40000000/0xc0000000 -j ACCEPT\n"
+		"ip6tables -t raw -A PREROUTING -d fc00:1::/64"));
+	ck_assert_ptr_null(strstr(text, "no iptables match"));
 	ck_assert_ptr_nonnull(strstr(text,
 		"\t\tip6 daddr fc00:1::/64 meta mark and 0x80000000 != "
 		"0x80000000 queue num 2-3 fanout\n"));

@@ -277,25 +277,15 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 		fprintf(f, "queue num %u\n", r->queue_first);
 }
 
-static void print_ipt_rule(const struct steer_rule *r, FILE *f)
+/* One iptables line of r, its mark match `match` (may be ""). */
+static void print_ipt_line(const struct steer_rule *r, const char *match,
+			   FILE *f)
 {
 	fputs(r->family == AF_INET6 ? "ip6tables" : "iptables", f);
 	fputs(" -t raw -A PREROUTING", f);
 	if (r->iifname[0])
 		fprintf(f, " -i %s%s", r->iifname, r->iif_wildcard ? "+" : "");
-	if (r->has_mark_range) {
-		/* -m mark has no range: the range less mark-base (no mark
-		 * of srv6d's), when mark-base is a multiple of the range's
-		 * size and the mask all bits */
-		if ((r->mark_from - 1) % CONFIG_MARK_RANGE ||
-		    r->mark_mask != 0xffffffffu)
-			fprintf(f, " -m mark --mark 0x%08x-0x%08x (no iptables "
-				"match: use nft)", r->mark_from, r->mark_to);
-		else
-			fprintf(f, " -m mark ! --mark 0x%08x -m mark --mark "
-				"0x%08x/0x%08x", r->mark_from - 1,
-				r->mark_from - 1, ~(CONFIG_MARK_RANGE - 1));
-	}
+	fputs(match, f);
 	if (r->plen) {
 		fputs(" -d ", f);
 		print_prefix(r, f);
@@ -311,6 +301,74 @@ static void print_ipt_rule(const struct steer_rule *r, FILE *f)
 			r->queue_first + r->queue_total - 1);
 	else
 		fprintf(f, " -j NFQUEUE --queue-num %u\n", r->queue_first);
+}
+
+#define IPT_MARK_BLOCKS_MAX	16u
+
+/* The values from..to under mask (one run of bits) as aligned blocks of
+ * the field, each a value/mask `-m mark` matches: at most max of them
+ * into val[] and msk[], their number; 0 when more are needed. */
+static unsigned mark_blocks(uint32_t from, uint32_t to, uint32_t mask,
+			    uint32_t *val, uint32_t *msk, unsigned max)
+{
+	unsigned s = (unsigned)__builtin_ctz(mask);
+	uint64_t lo = (from & mask) >> s, hi = (to & mask) >> s;
+	uint64_t all = (uint64_t)mask >> s;	/* the field's bits */
+	unsigned n = 0;
+
+	while (lo <= hi) {
+		uint64_t size = lo ? lo & -lo : all + 1;
+
+		while (lo + size - 1 > hi)
+			size >>= 1;
+		if (n == max)
+			return 0;
+		val[n] = (uint32_t)(lo << s);
+		msk[n] = (uint32_t)((all & ~(size - 1)) << s);
+		n++;
+		lo += size;
+	}
+	return n;
+}
+
+static void print_ipt_rule(const struct steer_rule *r, FILE *f)
+{
+	uint32_t val[IPT_MARK_BLOCKS_MAX], msk[IPT_MARK_BLOCKS_MAX];
+	char match[96];
+	unsigned n;
+
+	if (!r->has_mark_range) {
+		print_ipt_line(r, "", f);
+		return;
+	}
+	/* -m mark has no range.  The mask all bits: the range less
+	 * mark-base (no mark of srv6d's), when mark-base is a multiple of
+	 * the range's size.  Under a mask (the default's 0xffff0000): one
+	 * rule per aligned block of the field's values (srv6d's 8848
+	 * offsets above 0x5d6f: 4 rules). */
+	if (r->mark_mask == 0xffffffffu &&
+	    (r->mark_from - 1) % CONFIG_MARK_RANGE == 0) {
+		snprintf(match, sizeof(match), " -m mark ! --mark 0x%08x -m "
+			 "mark --mark 0x%08x/0x%08x", r->mark_from - 1,
+			 r->mark_from - 1, ~(CONFIG_MARK_RANGE - 1));
+		print_ipt_line(r, match, f);
+		return;
+	}
+	n = r->mark_mask == 0xffffffffu ? 0 :
+	    mark_blocks(r->mark_from, r->mark_to, r->mark_mask, val, msk,
+			IPT_MARK_BLOCKS_MAX);
+	if (!n) {
+		snprintf(match, sizeof(match), " -m mark --mark 0x%08x-0x%08x "
+			 "(no iptables match: use nft)", r->mark_from,
+			 r->mark_to);
+		print_ipt_line(r, match, f);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(match, sizeof(match), " -m mark --mark 0x%08x/0x%08x",
+			 val[i], msk[i]);
+		print_ipt_line(r, match, f);
+	}
 }
 
 void steer_plan_print(const struct steer_plan *plan, FILE *f)
