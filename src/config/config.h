@@ -52,6 +52,12 @@ struct sid {
 	unsigned line;		/* config line, for messages */
 	uint32_t ktable;	/* from a kernel route of this table
 				 * (`kernel-routes yes`); 0: srv6d.conf's */
+	/* RFC 9433 (src/srv6/mobile.h).  End.M.GTP6.D: the prefix length
+	 * of `mob-prefix` B, its policy's last segment, where
+	 * Args.Mob.Session goes.  End.M.GTP4.E: `v4src-position`, the bit
+	 * of the IPv6 source where its IPv4 source starts. */
+	uint8_t mob_plen;
+	uint8_t v4src_pos;
 };
 
 struct seglist {
