@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checksum.h"
 #include "config.h"
 #include "mobile.h"
 #include "process.h"
@@ -445,6 +446,54 @@ START_TEST(test_gtp6e_qfi_rqi_ipv4)
 }
 END_TEST
 
+/* The GTP-U packet's UDP checksum verifies over the whole datagram (RFC
+ * 768, RFC 8200 8.1): from the T-PDU's own checksum (UDP here), and
+ * summed whole for a T-PDU without one (UDP checksum 0, another
+ * protocol). */
+static void expect_udp_csum_ok(struct pkt *p)
+{
+	struct in6_addr s, d;
+	uint32_t n = p->len - 40;
+
+	memcpy(&s, p->data + 8, 16);
+	memcpy(&d, p->data + 24, 16);
+	ck_assert_uint_eq(p->data[6], IPPROTO_UDP);
+	ck_assert_uint_eq(csum_fold(csum_partial(p->data + 40, n,
+			  csum_ipv6_pseudo(&s, &d, n, IPPROTO_UDP))), 0);
+}
+
+START_TEST(test_gtp6e_checksum_paths)
+{
+	static const uint8_t tweaks[][2] = {
+		{ 0, 0 },	/* as built: UDP's own checksum */
+		{ 1, 0 },	/* UDP checksum 0: summed whole */
+		{ 2, 0 },	/* ICMPv6 (next header 58): summed whole */
+		{ 3, 0 },	/* one byte less: an odd T-PDU, summed */
+	};
+
+	for (unsigned i = 0; i < sizeof(tweaks) / sizeof(tweaks[0]); i++) {
+		struct pkt *p = load(GTP6E_IN);
+
+		setup();
+		p = load(GTP6E_IN);
+		if (tweaks[i][0] == 1)
+			p->data[64 + 46] = p->data[64 + 47] = 0;
+		if (tweaks[i][0] == 2)
+			p->data[64 + 6] = IPPROTO_ICMPV6;
+		if (tweaks[i][0] == 3) {	/* inner and outer one shorter */
+			p->data[64 + 5]--;
+			p->data[5]--;
+			p->len--;
+			p->orig_len--;
+			p->data[64 + 6] = 59;	/* no next header */
+		}
+		run(gtp6e(), p);
+		ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+		expect_udp_csum_ok(p);
+	}
+}
+END_TEST
+
 /* Segments Left 0: not the behavior's (S01), Parameter Problem at SL. */
 START_TEST(test_gtp6e_sl0)
 {
@@ -589,6 +638,7 @@ static Suite *mobile_suite(void)
 	tcase_add_test(tc, test_gtp6d_not_gtpu);
 	tcase_add_test(tc, test_gtp6e_vpp);
 	tcase_add_test(tc, test_gtp6e_qfi_rqi_ipv4);
+	tcase_add_test(tc, test_gtp6e_checksum_paths);
 	tcase_add_test(tc, test_gtp6e_sl0);
 	tcase_add_test(tc, test_gtp6e_no_srh);
 	tcase_add_test(tc, test_gtp6e_inner_truncated);

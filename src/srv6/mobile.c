@@ -239,14 +239,145 @@ static int mobile_inner(struct proc_ctx *ctx, const struct sid *sid,
 	return 0;
 }
 
-/* The UDP checksum of the datagram at u (len bytes) behind a pseudo
- * header summing to pseudo (RFC 768; 0 is sent as 0xffff). */
-static void udp_csum_set(uint8_t *u, uint32_t len, uint32_t pseudo)
+/* The sum of the n native 32-bit words at b, in 64 bits (no carry is
+ * lost below 2^32 words): a loop the compiler vectorizes (SSE2's
+ * 64-bit lanes, x86-64's baseline). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("tree-vectorize")))
+#endif
+static uint64_t sum_words32(const uint8_t *b, size_t n)
+{
+	uint64_t acc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t w;
+
+		memcpy(&w, b + 4 * i, 4);
+		acc += w;
+	}
+	return acc;
+}
+
+/* csum_partial()'s sum of len bytes at buf: the one's-complement sum
+ * does not depend on the byte order of its words (RFC 1071 2(B)), so
+ * native 32-bit words are summed (sum_words32()), folded to 16 bits and
+ * swapped to network order once.  The whole T-PDU is summed for every
+ * GTP-U packet made: this keeps it near a copy's cost. */
+static uint32_t csum_words(const uint8_t *buf, size_t len, uint32_t sum)
+{
+	uint64_t acc = sum_words32(buf, len / 4);
+	uint8_t tail[4] = { 0 };
+	uint32_t w;
+
+	memcpy(tail, buf + (len & ~(size_t)3), len & 3);  /* odd: 0-padded */
+	memcpy(&w, tail, 4);
+	acc += w;
+	acc = (acc & 0xffffffffu) + (acc >> 32);
+	acc = (acc & 0xffffffffu) + (acc >> 32);
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (uint64_t)sum + ntohs((uint16_t)acc);
+	return (uint32_t)((acc & 0xffffffffu) + (acc >> 32));
+}
+
+/* a + b, two running sums (csum_partial()'s), with the carry kept. */
+static uint32_t csum_add(uint32_t a, uint32_t b)
+{
+	uint64_t t = (uint64_t)a + b;
+
+	return (uint32_t)((t & 0xffffffffu) + (t >> 32));
+}
+
+/* The one's-complement sum that makes a valid checksum sum to
+ * 0xffff together with `with` (RFC 1071: -with). */
+static uint32_t csum_negate(uint32_t with)
+{
+	return 0xffffu - (uint16_t)~csum_fold(with);
+}
+
+/* The IPv6 pseudo header's sum (RFC 8200 8.1), csum_ipv6_pseudo()'s. */
+static uint32_t csum_ipv6_pseudo_words(const uint8_t *sa, const uint8_t *da,
+				       uint32_t len, uint8_t proto)
+{
+	uint8_t tail[8] = { (uint8_t)(len >> 24), (uint8_t)(len >> 16),
+			    (uint8_t)(len >> 8), (uint8_t)len, 0, 0, 0, proto };
+
+	return csum_words(tail, 8, csum_words(da, 16, csum_words(sa, 16, 0)));
+}
+
+/* The IPv4 pseudo header's sum (RFC 768) for proto and len. */
+static uint32_t csum_ipv4_pseudo(const uint8_t *sa, const uint8_t *da,
+				 uint8_t proto, uint32_t len)
+{
+	uint8_t ph[12];
+
+	memcpy(ph, sa, 4);
+	memcpy(ph + 4, da, 4);
+	ph[8] = 0;
+	ph[9] = proto;
+	put16(ph + 10, len);
+	return csum_words(ph, sizeof(ph), 0);
+}
+
+/* The transport header of a T-PDU (its protocol and offset) whose own
+ * checksum covers it all behind a pseudo header: TCP, or UDP with a
+ * checksum, right after an IPv6 header or an unfragmented IPv4 one.
+ * Returns the pseudo header's sum, or 0 with *l4 0 when none. */
+static uint32_t tpdu_l4(const uint8_t *t, uint32_t len, uint32_t *l4)
+{
+	uint32_t hl = 0, n;
+	uint8_t proto;
+
+	*l4 = 0;
+	if (len >= IPV6_HDR_LEN && (t[0] >> 4) == 6) {
+		hl = IPV6_HDR_LEN;
+		proto = t[IP6_NH_OFF];
+	} else if (len >= IPV4_HDR_LEN && (t[0] >> 4) == 4 &&
+		   !(get16(t + 6) & 0x3fff)) {	/* MF, offset */
+		hl = (t[0] & 0x0fu) * 4;
+		proto = t[9];
+	} else {
+		return 0;
+	}
+	n = len - hl;
+	if (hl < IPV4_HDR_LEN || hl > len ||
+	    !((proto == IPPROTO_TCP && n >= 20) ||
+	      (proto == IPPROTO_UDP && n >= UDP_HDR_LEN &&
+	       get16(t + hl + 6) != 0)))
+		return 0;
+	*l4 = hl;
+	if (hl == IPV6_HDR_LEN && (t[0] >> 4) == 6)
+		return csum_ipv6_pseudo_words(t + IP6_SRC_OFF,
+					      t + IP6_DST_OFF, n, proto);
+	return csum_ipv4_pseudo(t + IP4_SRC_OFF, t + IP4_DST_OFF, proto, n);
+}
+
+/* The one's-complement sum of the T-PDU t (len bytes).  Its transport
+ * segment's own checksum already sums it: with a valid one, the segment
+ * sums to the negated pseudo header (RFC 1071), and only the IP header
+ * is summed here, as Linux's local checksum offload does for its UDP
+ * tunnels; an invalid one stays invalid in the GTP-U checksum (the
+ * receiver drops it one hop earlier).  Another T-PDU (ICMP, a fragment,
+ * UDP without a checksum) is summed whole. */
+static uint32_t tpdu_sum(const uint8_t *t, uint32_t len)
+{
+	uint32_t l4, ps = tpdu_l4(t, len, &l4);
+
+	if (!l4)
+		return csum_words(t, len, 0);
+	return csum_words(t, l4, csum_negate(ps));
+}
+
+/* The UDP checksum of the datagram at u: hl bytes of UDP and GTP-U
+ * headers, then the T-PDU of pdu bytes, behind a pseudo header summing
+ * to pseudo (RFC 768; 0 is sent as 0xffff). */
+static void udp_csum_set(uint8_t *u, uint32_t hl, uint32_t pdu,
+			 uint32_t pseudo)
 {
 	uint16_t c;
 
 	u[6] = u[7] = 0;
-	c = csum_fold(csum_partial(u, len, pseudo));
+	c = csum_fold(csum_words(u, hl, csum_add(pseudo, tpdu_sum(u + hl, pdu))));
 	put16(u + 6, c ? c : 0xffff);
 }
 
@@ -380,7 +511,7 @@ void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 	struct mob_session ms;
 	enum drop_reason why;
 	struct srh_info si;
-	uint32_t vtcfl, off;
+	uint32_t vtcfl, off, pdu;
 	uint8_t nh, hlim, *h;
 
 	if (mobile_srh(ctx, sid, p, 1, false, &si, &nh, &off) < 0 ||
@@ -392,6 +523,7 @@ void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 	memcpy(&vtcfl, p->data, 4);
 	hlim = p->data[IP6_HLIM_OFF];
 	pkt_pull(p, off);				/* S04 */
+	pdu = p->len;
 	h = gtpu_push(p, &ms, IPV6_HDR_LEN, &why);	/* S05, S08 */
 	if (!h) {
 		proc_drop(ctx, p, behavior_stats(ctx, sid), why);
@@ -399,9 +531,11 @@ void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 	}
 	ip6_hdr_write(h, vtcfl, p->len - IPV6_HDR_LEN, IPPROTO_UDP, hlim,
 		      &sa, &da);			/* S06-S07 */
-	udp_csum_set(h + IPV6_HDR_LEN, p->len - IPV6_HDR_LEN,
-		     csum_ipv6_pseudo(&sa, &da, p->len - IPV6_HDR_LEN,
-				      IPPROTO_UDP));
+	udp_csum_set(h + IPV6_HDR_LEN, UDP_HDR_LEN + gtpu_hdr_len(&ms),
+		     pdu, csum_ipv6_pseudo_words(h + IP6_SRC_OFF,
+						 h + IP6_DST_OFF,
+						 p->len - IPV6_HDR_LEN,
+						 IPPROTO_UDP));
 	p->verdict = PKT_NEW_BYTES;			/* S09 */
 	proc_count_ok(behavior_stats(ctx, sid), p);
 }
@@ -423,21 +557,8 @@ static void ip4_gtpu_write(uint8_t *h, uint32_t len, uint8_t tos, uint8_t ttl,
 	h[10] = h[11] = 0;
 	memcpy(h + IP4_SRC_OFF, &sa, 4);
 	memcpy(h + IP4_DST_OFF, &da, 4);
-	c = csum_fold(csum_partial(h, IPV4_HDR_LEN, 0));
+	c = csum_fold(csum_words(h, IPV4_HDR_LEN, 0));
 	put16(h + 10, c);
-}
-
-/* The IPv4 pseudo header's sum (RFC 768). */
-static uint32_t csum_ipv4_pseudo(uint32_t sa, uint32_t da, uint32_t len)
-{
-	uint8_t ph[12];
-
-	memcpy(ph, &sa, 4);
-	memcpy(ph + 4, &da, 4);
-	ph[8] = 0;
-	ph[9] = IPPROTO_UDP;
-	put16(ph + 10, len);
-	return csum_partial(ph, sizeof(ph), 0);
 }
 
 void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,
@@ -446,7 +567,7 @@ void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,
 	struct mob_session ms;
 	enum drop_reason why;
 	struct srh_info si;
-	uint32_t sa, da, off;
+	uint32_t sa, da, off, pdu;
 	uint8_t nh, tos, ttl, *h;
 
 	if (mobile_srh(ctx, sid, p, 0, true, &si, &nh, &off) < 0 ||
@@ -460,14 +581,16 @@ void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,
 	tos = (uint8_t)((p->data[0] & 0x0f) << 4 | p->data[1] >> 4);
 	ttl = p->data[IP6_HLIM_OFF];
 	pkt_pull(p, off);				/* S04 */
+	pdu = p->len;
 	h = gtpu_push(p, &ms, IPV4_HDR_LEN, &why);	/* S05 */
 	if (!h) {
 		proc_drop(ctx, p, behavior_stats(ctx, sid), why);
 		return;
 	}
 	ip4_gtpu_write(h, p->len, tos, ttl, sa, da);	/* S06 */
-	udp_csum_set(h + IPV4_HDR_LEN, p->len - IPV4_HDR_LEN,
-		     csum_ipv4_pseudo(sa, da, p->len - IPV4_HDR_LEN));
+	udp_csum_set(h + IPV4_HDR_LEN, UDP_HDR_LEN + gtpu_hdr_len(&ms), pdu,
+		     csum_ipv4_pseudo((const uint8_t *)&sa, (const uint8_t *)&da,
+				      IPPROTO_UDP, p->len - IPV4_HDR_LEN));
 	p->verdict = PKT_NEW_BYTES;
 	proc_count_ok(behavior_stats(ctx, sid), p);
 }
