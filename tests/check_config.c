@@ -1482,7 +1482,8 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32 encap\n",
 	    "t.conf:3: route: 'encap' needs a type (seg6)");
 	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32 encap mpls\n",
-	    "t.conf:3: route: expected encapsulation type seg6, found 'mpls'");
+	    "t.conf:3: route: expected encapsulation type seg6 or gtp4, found "
+	    "'mpls'");
 	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32 encap seg6\n",
 	    "t.conf:3: route: missing 'mode MODE' (encap, encap.red, inline or "
 	    "inline.red)",

@@ -89,6 +89,18 @@ static const char GTP4E_OUT[] =
 	"00000001000a000000000000000000000000000103e800170011d66b73727636"
 	"642d677470";
 
+static const char GTP4D_IN[] =
+	"4500005d000100004011748a0202020201010101086808680049455730ff0039"
+	"000000c86000000000111140000b0000000000000000000000000001000a0000"
+	"00000000000000000000000103e800170011d66b73727636642d677470";
+
+static const char GTP4D_OUT[] =
+	"6000000000712b4000c1000000000000020202020000000000d2000000000000"
+	"0000000000000000290604020200000000d400000101010100000000c8000000"
+	"00d3000000000000000000000000000000d20000000000000000000000000000"
+	"6000000000111140000b0000000000000000000000000001000a000000000000"
+	"000000000000000103e800170011d66b73727636642d677470";
+
 #define SID_INDEX 1	/* not 0: counters must land in the SID's slot */
 
 static struct test_slot slot;
@@ -614,6 +626,115 @@ START_TEST(test_config_errors)
 }
 END_TEST
 
+/* ---- RFC 9433 6.7 H.M.GTP4.D ---------------------------------------------- */
+
+static const char GTP4D_CONF[] =
+	"route 1.1.1.1/32 encap gtp4 mob-prefix d4::/32 src-prefix c1::/64 "
+	"segs d2::,d3::\n";
+
+/* GTP4D_IN through srv6_process() on the IPv4 hook, steered by the
+ * route; tweak changes it first.  Returns the packet, c in *cp. */
+static struct pkt *gtp4d_run(struct config **cp, struct sid_stats *ps,
+			     void (*tweak)(struct pkt *))
+{
+	static uint8_t buf[256];
+	size_t len = hex2bin(GTP4D_IN, buf, sizeof(buf));
+	struct config *c = parse(GTP4D_CONF);
+	struct pkt *p;
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(c->npolicies, 1);
+	ck_assert(c->policies[0].gtp4d);
+	memset(ps, 0, sizeof(*ps));
+	ctx.cfg = c;
+	ctx.policy_stats = ps;
+	p = test_pkt(&slot, buf, len, ETH_P_IP);
+	if (tweak)
+		tweak(p);
+	srv6_process(&ctx, p);
+	*cp = c;
+	return p;
+}
+
+START_TEST(test_gtp4d_vpp)
+{
+	uint8_t want[256];
+	size_t wlen = hex2bin(GTP4D_OUT, want, sizeof(want));
+	struct sid_stats ps;
+	struct config *c;
+	struct pkt *p = gtp4d_run(&c, &ps, NULL);
+
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_int_eq(p->hw_proto, ETH_P_IP);	/* the hook's, kept */
+	ck_assert_bytes(p->data, p->len, want, wlen);
+	ck_assert_uint_eq(ps.packets, 1);
+	ck_assert_uint_eq(ps.errors, 0);
+	config_free(c);
+}
+END_TEST
+
+static void to_port_2153(struct pkt *p)
+{
+	p->data[20 + 3] = 0x69;
+}
+
+static void fragment(struct pkt *p)
+{
+	p->data[6] = 0x20;	/* MF */
+}
+
+static void bad_gtp_version(struct pkt *p)
+{
+	p->data[28] = 0x50;
+}
+
+START_TEST(test_gtp4d_drops)
+{
+	static const struct {
+		void (*tweak)(struct pkt *);
+		enum drop_reason why;
+	} cases[] = {
+		{ to_port_2153, DROP_UPPER_LAYER },
+		{ fragment, DROP_FRAGMENT },
+		{ bad_gtp_version, DROP_GTPU_MALFORMED },
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sid_stats ps;
+		struct config *c;
+		struct pkt *p;
+
+		memset(&ws, 0, sizeof(ws));
+		p = gtp4d_run(&c, &ps, cases[i].tweak);
+		ck_assert_int_eq(p->verdict, PKT_DROP);
+		ck_assert_uint_eq(ps.drops[cases[i].why], 1);
+		ck_assert_uint_eq(ps.errors, 1);
+		ck_assert_uint_eq(ws.drops[cases[i].why], 1);
+		config_free(c);
+	}
+}
+END_TEST
+
+START_TEST(test_gtp4d_config_errors)
+{
+	static const char *const bad[] = {
+		"route fc00::/64 encap gtp4 mob-prefix d4::/32 "
+		"src-prefix c1::/64\n",
+		"route 1.1.1.1/32 encap gtp4 src-prefix c1::/64\n",
+		"route 1.1.1.1/32 encap gtp4 mob-prefix d4::/32\n",
+		"route 1.1.1.1/32 encap gtp4 mob-prefix d4::/64 "
+		"src-prefix c1::/64\n",
+		"route 1.1.1.1/32 encap gtp4 mob-prefix d4::/32 "
+		"src-prefix c1::/112\n",
+		"route 1.1.1.1/32 encap gtp4 mob-prefix d4::/32 "
+		"src-prefix c1::/64 segs d2:: mode encap\n",
+	};
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(parse(bad[i]) == NULL, "accepted: %s", bad[i]);
+}
+END_TEST
+
 static Suite *mobile_suite(void)
 {
 	Suite *s = suite_create("mobile");
@@ -644,6 +765,9 @@ static Suite *mobile_suite(void)
 	tcase_add_test(tc, test_gtp6e_inner_truncated);
 	tcase_add_test(tc, test_gtp4e_vpp);
 	tcase_add_test(tc, test_gtp4e_sl1);
+	tcase_add_test(tc, test_gtp4d_vpp);
+	tcase_add_test(tc, test_gtp4d_drops);
+	tcase_add_test(tc, test_gtp4d_config_errors);
 	tcase_add_test(tc, test_config_gtp6d);
 	tcase_add_test(tc, test_config_errors);
 	suite_add_tcase(s, tc);

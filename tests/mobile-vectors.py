@@ -75,3 +75,12 @@ h("GTP4E_OUT", IP(src="192.168.192.10", dst="10.0.1.2", ttl=62, tos=0xb8,
                   id=0, flags=0) / GTP /
   GTP_U_Header(gtp_type=255, teid=0xbbbbbbbb, next_ex=0x85) /
   GTPPDUSessionContainer(type=0, QFI=4) / INNER6)
+
+# ---- H.M.GTP4.D: route 1.1.1.1/32 encap gtp4 mob-prefix d4::/32
+# src-prefix c1::/64 segs d2::,d3:: (VPP's TestSRv6TMGTP4D: SRH[0]
+# d4:0:101:101::c800:0).
+h("GTP4D_IN", IP(src="2.2.2.2", dst="1.1.1.1", ttl=64, id=1) / GTP /
+  GTP_U_Header(gtp_type=255, teid=200) / INNER6)
+h("GTP4D_OUT", IPv6(src="c1::202:202:0:0", dst="d2::", hlim=64) /
+  IPv6ExtHdrSegmentRouting(addresses=["d4:0:101:101::c800:0", "d3::", "d2::"],
+                           segleft=2, lastentry=2, nh=41) / INNER6)

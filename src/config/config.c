@@ -1365,6 +1365,80 @@ static int route_table(struct parser *p, struct policy *pol, int *argc,
 
 /* route PREFIX [table T] encap seg6 mode MODE segs A,B,... [weight N]
  *       [segs ...] [hmac N] [table T] */
+/* `NAME PREFIX/LEN` of a route's, taken out of argv[start..]: *pf.
+ * Returns 0, -1 after an error (also when missing). */
+static int take_prefix(struct parser *p, const char *name, const char *why,
+		       int start, int *argc, char **argv, struct prefix *pf)
+{
+	int i;
+
+	for (i = start; i < *argc && strcmp(argv[i], name); i++)
+		;
+	if (i >= *argc - 1) {
+		error(p, "route: encap gtp4 needs '%s PREFIX' (%s)", name, why);
+		return -1;
+	}
+	if (get_prefix(p, "route", argv[i + 1], false, pf) < 0)
+		return -1;
+	memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 2) * sizeof(*argv));
+	*argc -= 2;
+	return 0;
+}
+
+/* route PREFIX4 encap gtp4 mob-prefix B/LEN src-prefix S/LEN [segs ...]
+ * (RFC 9433 6.7 H.M.GTP4.D): B last in each list (alone without segs),
+ * the IPv4 DA and Args.Mob.Session after LEN bits of it (72 in all), the
+ * IPv4 SA after S's (32).  No mode (H.Encaps), no hmac. */
+static int route_gtp4(struct parser *p, struct policy *pol, int argc,
+		      char **argv)
+{
+	struct prefix b, src;
+
+	if (take_prefix(p, "mob-prefix", "the SRv6 prefix B of the IPv4 DA "
+			"and Args.Mob.Session", 4, &argc, argv, &b) < 0 ||
+	    take_prefix(p, "src-prefix", "the IPv6 source prefix of the IPv4 "
+			"SA", 4, &argc, argv, &src) < 0)
+		return -1;
+	if (b.plen + 72 > 128 || src.plen + 32 > 128) {
+		error(p, "route: %s /%u leaves no room for the %s", b.plen + 72 >
+		      128 ? "mob-prefix" : "src-prefix", b.plen + 72 > 128 ?
+		      b.plen : src.plen, b.plen + 72 > 128 ?
+		      "IPv4 DA and Args.Mob.Session (72 bits)" :
+		      "IPv4 SA (32 bits)");
+		return -1;
+	}
+	if (pol->family != AF_INET) {
+		error(p, "route: encap gtp4 steers IPv4 GTP-U: its prefix must "
+		      "be IPv4");
+		return -1;
+	}
+	if (argc > 4 && policy_attrs(p, "route", pol, argc, argv, 4, NULL) < 0)
+		return -1;
+	if (pol->hmac_keyid) {
+		error(p, "route: encap gtp4 takes no hmac (the last segment "
+		      "changes per packet, after any signature)");
+		return -1;
+	}
+	if (!pol->nlists) {
+		pol->nlists = 1;
+		pol->weights[0] = 1;
+	}
+	for (unsigned l = 0; l < pol->nlists; l++) {
+		if (pol->lists[l].nsegs == SRV6_MAX_SEGS) {
+			error(p, "route: too many segments with mob-prefix (at "
+			      "most %d)", SRV6_MAX_SEGS);
+			return -1;
+		}
+		pol->lists[l].segs[pol->lists[l].nsegs++] = b.a6;
+	}
+	pol->mode = ENCAP_MODE_ENCAP;
+	pol->gtp4d = true;
+	pol->mob_plen = (uint8_t)b.plen;
+	pol->src_plen = (uint8_t)src.plen;
+	pol->src_prefix = src.a6;
+	return add_policy(p, pol);
+}
+
 static int parse_route(struct parser *p, int argc, char **argv)
 {
 	struct policy pol = { .line = p->line };
@@ -1401,8 +1475,11 @@ static int parse_route(struct parser *p, int argc, char **argv)
 		error(p, "route: 'encap' needs a type (seg6)");
 		return -1;
 	}
+	if (!strcmp(argv[3], "gtp4"))
+		return rc < 0 ? -1 : route_gtp4(p, &pol, argc, argv);
 	if (strcmp(argv[3], "seg6")) {
-		error(p, "route: expected encapsulation type seg6, found '%s'",
+		error(p, "route: expected encapsulation type seg6 or gtp4, "
+		      "found '%s'",
 		      quote(p, argv[3]));
 		return -1;
 	}

@@ -594,3 +594,84 @@ void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,
 	p->verdict = PKT_NEW_BYTES;
 	proc_count_ok(behavior_stats(ctx, sid), p);
 }
+
+/* ---- RFC 9433 6.7 H.M.GTP4.D --------------------------------------------- */
+
+/* S03-S04 on the encapsulation the headend made: B (SRH[0], and the DA
+ * when B is the only segment) gets the IPv4 DA and the session, the
+ * source B' the IPv4 SA. */
+static void gtp4d_addresses(const struct policy *pol, struct pkt *p,
+			    uint32_t sa, uint32_t da,
+			    const struct mob_session *ms)
+{
+	uint8_t *b = p->data + IPV6_HDR_LEN + SRH_FIXED_LEN;
+
+	memcpy(p->data + IP6_SRC_OFF, &pol->src_prefix, 16);
+	addr_bits32_write(p->data + IP6_SRC_OFF, pol->src_plen, sa);
+	if (p->data[IP6_NH_OFF] != IPPROTO_SRH)
+		return;
+	addr_bits32_write(b, pol->mob_plen, da);
+	mob_session_write(b, pol->mob_plen + 32u, ms);
+	if (p->data[IPV6_HDR_LEN + SRH_SL_OFF] == 0)
+		memcpy(p->data + IP6_DST_OFF, b, 16);
+}
+
+/* The IPv4 header of p is UDP to GTP-U's port, not a fragment: S01.
+ * Returns its length, 0 when not (counted). */
+static uint32_t gtp4d_header(struct proc_ctx *ctx, struct sid_stats *st,
+			     struct pkt *p)
+{
+	uint32_t hl = (p->data[0] & 0x0fu) * 4;
+
+	if (get16(p->data + 6) & 0x3fff) {		/* MF, offset */
+		proc_drop(ctx, p, st, DROP_FRAGMENT);
+		return 0;
+	}
+	if (p->data[9] != IPPROTO_UDP || p->len < hl + UDP_HDR_LEN ||
+	    get16(p->data + hl + 2) != GTPU_PORT) {
+		proc_drop(ctx, p, st, DROP_UPPER_LAYER);	/* S08-S09 */
+		return 0;
+	}
+	return hl;
+}
+
+void headend_m_gtp4_d(struct proc_ctx *ctx, const struct policy *pol,
+		      struct sid_stats *st, struct pkt *p)
+{
+	struct headend_plan plan;
+	struct mob_session ms;
+	uint32_t hl, tpdu, sa, da;
+	uint16_t hook;
+	uint8_t nh;
+
+	if (p->gso) {
+		proc_drop(ctx, p, st, DROP_GSO);
+		return;
+	}
+	hl = gtp4d_header(ctx, st, p);
+	if (!hl || gtpu_take(ctx, st, p, hl, &tpdu, &ms) < 0)
+		return;
+	nh = p->len > tpdu && (p->data[tpdu] >> 4) == 4 ? IPPROTO_IPIP :
+							  IPPROTO_IPV6;
+	{
+		enum drop_reason reason;
+
+		if (behavior_inner_check(p, tpdu, nh, &reason) < 0) {
+			proc_drop(ctx, p, st, reason);
+			return;
+		}
+	}
+	memcpy(&sa, p->data + IP4_SRC_OFF, 4);		/* S03-S04 */
+	memcpy(&da, p->data + IP4_DST_OFF, 4);
+	pkt_pull(p, tpdu);				/* S02 */
+	hook = p->hw_proto;
+	p->hw_proto = nh == IPPROTO_IPIP ? ETH_P_IP : ETH_P_IPV6;
+	if (headend_prepare(ctx, pol, p, st, false, &plan) == 0) {
+		headend_finish(ctx, &plan, p);		/* S05-S07 */
+		if (p->verdict == PKT_NEW_BYTES && p->outcome == PKT_OUT_OK) {
+			gtp4d_addresses(pol, p, sa, da, &ms);
+			pkt_facts_reset(p);	/* no kernel route makes it */
+		}
+	}
+	p->hw_proto = hook;
+}

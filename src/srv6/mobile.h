@@ -9,6 +9,8 @@
  *   End.M.GTP4.E  (6.6)  SRv6 -> IPv4/UDP/GTP-U, the IPv4 DA and
  *                        Args.Mob.Session in the SID, the IPv4 SA in the
  *                        IPv6 SA at the SID's v4src-position.
+ *   H.M.GTP4.D    (6.7)  IPv4/UDP/GTP-U steered by a `route ... encap
+ *                        gtp4` -> SRv6, its inverse.
  *
  * Args.Mob.Session (6.1), 40 bits right after the SID's locator and
  * function (the sid line's prefix length; for End.M.GTP4.E after the
@@ -80,6 +82,15 @@ void mob_session_write(uint8_t *a, unsigned pos, const struct mob_session *ms);
  * IPv4 addresses of End.M.GTP4.E, network order. */
 uint32_t addr_bits32_read(const uint8_t *a, unsigned pos);
 void addr_bits32_write(uint8_t *a, unsigned pos, uint32_t v);
+
+/* RFC 9433 6.7 H.M.GTP4.D: the IPv4/UDP/GTP-U packet p steered by
+ * policy pol (pol->gtp4d) becomes SRv6, counted in st: its T-PDU under
+ * pol's list (H.Encaps, headend.h), the last segment B with the IPv4 DA
+ * and Args.Mob.Session, the outer source pol's src-prefix with the IPv4
+ * SA.  Not GTP-U to port 2152: DROP_UPPER_LAYER; a fragment:
+ * DROP_FRAGMENT; else as End.M.GTP6.D's GTP-U checks. */
+void headend_m_gtp4_d(struct proc_ctx *ctx, const struct policy *pol,
+		      struct sid_stats *st, struct pkt *p);
 
 /* RFC 9433 6.3, 6.5, 6.6: the behaviors (dispatch.h). */
 void behavior_end_m_gtp6_d(struct proc_ctx *ctx, const struct sid *sid,

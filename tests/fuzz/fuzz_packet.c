@@ -91,7 +91,9 @@ static const char conf_fmt[] =
 	"route 2001:db8:500::/48 encap seg6 mode encap segs fc00:9::1 segs fc00:5:0:100::1 segs fc00:66::1\n"
 	"route 198.51.100.0/24 encap seg6 mode encap segs fc00:6::4,fc00:6::5\n"
 	"route 203.0.113.0/24 encap seg6 mode encap.red segs fc00:6::2 weight 1 segs fc00:9::2,fc00:6::4 weight 5\n"
-	"route 192.0.2.0/24 encap seg6 mode encap segs fc00:66::1\n";
+	"route 192.0.2.0/24 encap seg6 mode encap segs fc00:66::1\n"
+	"route 198.18.0.0/16 encap gtp4 mob-prefix fc00:24::/32 src-prefix fc00:25::/64 segs fc00:1::1\n"
+	"route 198.19.0.0/16 encap gtp4 mob-prefix fc00:24::/56 src-prefix fc00:25::/96\n";
 
 static struct config *cfg;
 static struct runstate *rs;
