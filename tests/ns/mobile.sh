@@ -8,6 +8,8 @@
 #   downlink SRv6 -> End.M.GTP6.E -> IPv6/UDP/GTP-U to the gNB (s2), and
 #            SRv6 -> End.M.GTP4.E -> IPv4/UDP/GTP-U (s2) through srv6d's
 #            reinjection device;
+#   IPv4     gNB -> IPv4/UDP/GTP-U -> H.M.GTP4.D (a route) -> SRv6 (s1),
+#            sessions apart by TEID;
 #   bad      malformed GTP-U and an Echo Request: counted drops, nothing
 #            leaves.
 # Every frame that leaves is compared whole with one built here with
@@ -25,10 +27,12 @@ encap-source fc00:1::2
 sid fc00:100:d::/64 action End.M.GTP6.D mob-prefix fc00:9:e::/64 srh segs fc00:9::c1
 sid fc00:100:e::/64 action End.M.GTP6.E
 sid fc00:104::/32 action End.M.GTP4.E v4src-position 64
+route 10.9.5.0/24 encap gtp4 mob-prefix fc00:9:4d::/48 src-prefix fc00:9:5::/64 segs fc00:9::c1
 EOF2
 
 ns_setup || { fail "topology setup"; ns_finish; }
-nfq_steer6 fc00:100::/32 fc00:104::/32 || fail "NFQUEUE rules"
+nfq_steer6 fc00:100::/32 fc00:104::/32 && nfq_steer4 10.9.5.0/24 ||
+	fail "NFQUEUE rules"
 ip -n "$GW" -6 route add fc00:104::/32 via fc00:2::2 dev gw1 || fail "route"
 # The gNB at sink2 has no GTP-U socket: no port unreachable back (its
 # packet socket captures before the filter).
@@ -91,6 +95,16 @@ elif case == "4e":		# RFC 9433 6.6: IPv4 DA 203.0.113.2 in the SID
         SRH(addresses=[da], segleft=0, lastentry=0, nh=4) / ue4
     o = IP(src="192.0.2.1", dst="203.0.113.2", ttl=63, id=0, flags=0) / G / \
         GTP_U_Header(gtp_type=255, teid=teid) / ue4
+elif case == "4d":		# RFC 9433 6.7: gNB 192.0.2.1 -> UPF 10.9.5.1
+    a = bytearray(16)
+    a[0:6] = bytes.fromhex("fc000009004d")
+    a[6:10] = bytes.fromhex("0a090501")
+    a[11:15] = teid.to_bytes(4, "big")
+    i = IP(src="192.0.2.1", dst="10.9.5.1", id=3) / G / \
+        GTP_U_Header(gtp_type=255, teid=teid) / ue6
+    o = IPv6(src="fc00:9:5:0:c000:201::", dst="fc00:9::c1", hlim=49) / \
+        SRH(addresses=[str(ipaddress.IPv6Address(bytes(a))), "fc00:9::c1"],
+            segleft=1, lastentry=1, nh=41) / ue6
 elif case == "bad-version":
     i = IPv6(src="fc00:1::1", dst="fc00:100:d::1") / G / \
         GTP_U_Header(version=2, gtp_type=255, teid=teid) / ue6
@@ -130,6 +144,11 @@ case_gtp "End.M.GTP6.E: TEID 0x200 from another SID argument" \
 case_gtp "End.M.GTP4.E: IPv4 DA and TEID from the SID, IPv4 SA from the IPv6 SA, through the reinjection device" \
 	4e dn4 s2 0x300
 
+case_gtp "H.M.GTP4.D: IPv4 GTP-U TEID 0x100 -> SRH (B with 10.9.5.1 and the session, c1), source with 192.0.2.1, through the reinjection device" \
+	4d up4a s1 0x100
+case_gtp "H.M.GTP4.D: TEID 0x200, another session: its own B" \
+	4d up4b s1 0x200
+
 for c in bad-version bad-ext echo; do
 	read -r in _ <<<"$(gtp "$c" "x$c")"
 	out=$(pkt_xchg --tag "x$c" --hex "$in")
@@ -146,6 +165,8 @@ expect_eq "End.M.GTP6.E counted 2" \
 	"$(ctl_get "sid('fc00:100:e::/64')['packets']")" 2
 expect_eq "End.M.GTP4.E counted 1" \
 	"$(ctl_get "sid('fc00:104::/32')['packets']")" 1
+expect_eq "H.M.GTP4.D's route counted 2" \
+	"$(ctl_get "pol('10.9.5.0/24')['packets']")" 2
 expect_eq "End.M.GTP4.E's result injected" \
 	"$(ctl_get "s['totals']['injected'] >= 1")" True
 ns_finish
