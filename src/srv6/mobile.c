@@ -240,8 +240,22 @@ static int mobile_inner(struct proc_ctx *ctx, const struct sid *sid,
 }
 
 /* The sum of the n native 32-bit words at b, in 64 bits (no carry is
- * lost below 2^32 words): a loop the compiler vectorizes (SSE2's
- * 64-bit lanes, x86-64's baseline). */
+ * lost below 2^32 words), for headers: a plain loop. */
+static inline uint64_t sum_words32_small(const uint8_t *b, size_t n)
+{
+	uint64_t acc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t w;
+
+		memcpy(&w, b + 4 * i, 4);
+		acc += w;
+	}
+	return acc;
+}
+
+/* The same for a T-PDU: a loop the compiler vectorizes (SSE2's 64-bit
+ * lanes, x86-64's baseline). */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("tree-vectorize")))
 #endif
@@ -258,25 +272,35 @@ static uint64_t sum_words32(const uint8_t *b, size_t n)
 	return acc;
 }
 
-/* csum_partial()'s sum of len bytes at buf: the one's-complement sum
- * does not depend on the byte order of its words (RFC 1071 2(B)), so
- * native 32-bit words are summed (sum_words32()), folded to 16 bits and
- * swapped to network order once.  The whole T-PDU is summed for every
- * GTP-U packet made: this keeps it near a copy's cost. */
+/* A native-order sum of 32-bit words folded to 16 bits in network order:
+ * the one's-complement sum does not depend on the byte order of its words
+ * (RFC 1071 2(B)), so it is swapped once. */
+static uint32_t fold_native(uint64_t acc)
+{
+	acc = (acc & 0xffffffffu) + (acc >> 32);
+	acc = (acc & 0xffffffffu) + (acc >> 32);
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (acc & 0xffff) + (acc >> 16);
+	return ntohs((uint16_t)acc);
+}
+
+/* csum_partial()'s sum of len bytes at buf, in native 32-bit words.  The
+ * whole T-PDU is summed for a GTP-U packet made of one without a
+ * checksum of its own (tpdu_sum()): this keeps it near a copy's cost. */
 static uint32_t csum_words(const uint8_t *buf, size_t len, uint32_t sum)
 {
-	uint64_t acc = sum_words32(buf, len / 4);
+	uint64_t acc = len > 128 ? sum_words32(buf, len / 4) :
+				   sum_words32_small(buf, len / 4);
 	uint8_t tail[4] = { 0 };
 	uint32_t w;
 
-	memcpy(tail, buf + (len & ~(size_t)3), len & 3);  /* odd: 0-padded */
-	memcpy(&w, tail, 4);
-	acc += w;
-	acc = (acc & 0xffffffffu) + (acc >> 32);
-	acc = (acc & 0xffffffffu) + (acc >> 32);
-	acc = (acc & 0xffff) + (acc >> 16);
-	acc = (acc & 0xffff) + (acc >> 16);
-	acc = (uint64_t)sum + ntohs((uint16_t)acc);
+	if (len & 3) {
+		memcpy(tail, buf + (len & ~(size_t)3), len & 3);  /* 0-padded */
+		memcpy(&w, tail, 4);
+		acc += w;
+	}
+	acc = (uint64_t)sum + fold_native(acc);
 	return (uint32_t)((acc & 0xffffffffu) + (acc >> 32));
 }
 
@@ -299,10 +323,9 @@ static uint32_t csum_negate(uint32_t with)
 static uint32_t csum_ipv6_pseudo_words(const uint8_t *sa, const uint8_t *da,
 				       uint32_t len, uint8_t proto)
 {
-	uint8_t tail[8] = { (uint8_t)(len >> 24), (uint8_t)(len >> 16),
-			    (uint8_t)(len >> 8), (uint8_t)len, 0, 0, 0, proto };
-
-	return csum_words(tail, 8, csum_words(da, 16, csum_words(sa, 16, 0)));
+	return fold_native(sum_words32_small(sa, 4) +
+			   sum_words32_small(da, 4)) +
+	       (len >> 16) + (len & 0xffff) + proto;
 }
 
 /* The IPv4 pseudo header's sum (RFC 768) for proto and len. */
@@ -316,7 +339,7 @@ static uint32_t csum_ipv4_pseudo(const uint8_t *sa, const uint8_t *da,
 	ph[8] = 0;
 	ph[9] = proto;
 	put16(ph + 10, len);
-	return csum_words(ph, sizeof(ph), 0);
+	return fold_native(sum_words32_small(ph, 3));
 }
 
 /* The transport header of a T-PDU (its protocol and offset) whose own
@@ -352,32 +375,27 @@ static uint32_t tpdu_l4(const uint8_t *t, uint32_t len, uint32_t *l4)
 	return csum_ipv4_pseudo(t + IP4_SRC_OFF, t + IP4_DST_OFF, proto, n);
 }
 
-/* The one's-complement sum of the T-PDU t (len bytes).  Its transport
- * segment's own checksum already sums it: with a valid one, the segment
- * sums to the negated pseudo header (RFC 1071), and only the IP header
- * is summed here, as Linux's local checksum offload does for its UDP
- * tunnels; an invalid one stays invalid in the GTP-U checksum (the
- * receiver drops it one hop earlier).  Another T-PDU (ICMP, a fragment,
- * UDP without a checksum) is summed whole. */
-static uint32_t tpdu_sum(const uint8_t *t, uint32_t len)
-{
-	uint32_t l4, ps = tpdu_l4(t, len, &l4);
-
-	if (!l4)
-		return csum_words(t, len, 0);
-	return csum_words(t, l4, csum_negate(ps));
-}
-
 /* The UDP checksum of the datagram at u: hl bytes of UDP and GTP-U
  * headers, then the T-PDU of pdu bytes, behind a pseudo header summing
- * to pseudo (RFC 768; 0 is sent as 0xffff). */
+ * to pseudo (RFC 768; 0 is sent as 0xffff).  The T-PDU's transport
+ * segment, when its own checksum covers it (tpdu_l4()), is not read: with
+ * a valid checksum it sums to the negated pseudo header (RFC 1071), as
+ * Linux's local checksum offload takes it for its UDP tunnels; an invalid
+ * one stays invalid in the GTP-U checksum (the receiver drops it one hop
+ * earlier).  Another T-PDU (ICMP, a fragment, UDP without a checksum) is
+ * summed whole. */
 static void udp_csum_set(uint8_t *u, uint32_t hl, uint32_t pdu,
 			 uint32_t pseudo)
 {
+	uint32_t l4, ps = tpdu_l4(u + hl, pdu, &l4);
 	uint16_t c;
 
 	u[6] = u[7] = 0;
-	c = csum_fold(csum_words(u, hl, csum_add(pseudo, tpdu_sum(u + hl, pdu))));
+	if (l4)
+		c = csum_fold(csum_words(u, hl + l4,
+					 csum_add(pseudo, csum_negate(ps))));
+	else
+		c = csum_fold(csum_words(u, hl + pdu, pseudo));
 	put16(u + 6, c ? c : 0xffff);
 }
 
