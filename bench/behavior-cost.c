@@ -55,7 +55,11 @@ static const char conf[] =
 	"sid fc00:6::3/128 action End.DT6 table 100\n"
 	"sid fc00:6::4/128 action End.DT4 table 100\n"
 	"sid fc00:6::8/128 action End.B6.Encaps srh segs fc00:9::1,fc00:9::2\n"
-	"route 2001:db8:100::/48 encap seg6 mode encap segs fc00:9::1,fc00:9::2\n";
+	"route 2001:db8:100::/48 encap seg6 mode encap segs fc00:9::1,fc00:9::2\n"
+	/* RFC 9433 (src/srv6/mobile.h) */
+	"sid fc00:20::/64 action End.M.GTP6.D mob-prefix fc00:21::/64 srh segs fc00:9::1\n"
+	"sid fc00:22::/64 action End.M.GTP6.E\n"
+	"sid fc00:23::/32 action End.M.GTP4.E v4src-position 64\n";
 
 /* ---- packet builders ----------------------------------------------- */
 
@@ -222,6 +226,51 @@ static size_t b_b6_encaps(uint8_t *b)
 	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
 }
 
+/* IPv6/UDP/GTP-U (a G-PDU of TEID 200, 8 bytes) around the packet
+ * `inner` makes, to dst: End.M.GTP6.D's input. */
+static size_t gtpu6(uint8_t *b, const char *dst,
+		    size_t (*inner)(uint8_t *, size_t))
+{
+	size_t n = inner(b + 56, PAYLOAD), u = 16 + n;
+	uint8_t *g = b + 48;
+
+	ipv6_hdr(b, IPPROTO_UDP, u, "fc00:7::1", dst);
+	memset(b + 40, 0, 16);
+	b[40] = b[42] = 0x08;		/* ports 2152 */
+	b[41] = b[43] = 0x68;
+	b[44] = (uint8_t)(u >> 8);
+	b[45] = (uint8_t)u;
+	g[0] = 0x30;			/* version 1, GTP */
+	g[1] = 0xff;			/* G-PDU */
+	g[2] = (uint8_t)(n >> 8);
+	g[3] = (uint8_t)n;
+	g[7] = 200;
+	return 56 + n;
+}
+
+static size_t b_gtp6_d(uint8_t *b)
+{
+	return gtpu6(b, "fc00:20::1", inner6);
+}
+
+/* SRH (the gNB fc00:9::1), SL 1, to the SID with QFI 5, R, TEID
+ * bbbbbbbb: End.M.GTP6.E's input. */
+static size_t b_gtp6_e(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1",
+					 "fc00:22::16bb:bbbb:bb00:0" };
+
+	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
+/* The SID with IPv4 DA 10.0.1.2, QFI 4, TEID bbbbbbbb, SL 0. */
+static size_t b_gtp4_e(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:23:a00:102:11bb:bbbb:bb00:0" };
+
+	return srv6(b, s, 1, 0, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
 /* A plain IPv6 packet to a steered prefix: H.Encaps. */
 static size_t b_h_encaps(uint8_t *b)
 {
@@ -254,6 +303,9 @@ static struct row rows[] = {
 	{ "End.B6.Encaps", b_b6_encaps, ETH_P_IPV6, "fc00:6::8",
 	  PKT_NEW_BYTES },
 	{ "H.Encaps (route)", b_h_encaps, ETH_P_IPV6, NULL, PKT_NEW_BYTES },
+	{ "End.M.GTP6.D", b_gtp6_d, ETH_P_IPV6, "fc00:20::", PKT_NEW_BYTES },
+	{ "End.M.GTP6.E", b_gtp6_e, ETH_P_IPV6, "fc00:22::", PKT_NEW_BYTES },
+	{ "End.M.GTP4.E", b_gtp4_e, ETH_P_IPV6, "fc00:23::", PKT_NEW_BYTES },
 };
 #define NROWS	(sizeof(rows) / sizeof(rows[0]))
 

@@ -1561,18 +1561,20 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nsid fc00::1 action\n",
 	    "t.conf:2: sid: 'action' needs a behavior (End, End.X, End.T, "
 	    "End.DX6, End.DX4, End.DT6, End.DT4, End.DT46, End.DX2, End.B6, "
-	    "End.B6.Encaps or End.B6.Encaps.Red)");
+	    "End.B6.Encaps, End.B6.Encaps.Red, End.M.GTP6.D, End.M.GTP6.E "
+	    "or End.M.GTP4.E)");
 	BAD("queue 0\nsid fc00::1 action End.DT2U\n",
 	    "t.conf:2: sid: unknown behavior 'End.DT2U' (expected End, End.X, "
 	    "End.T, End.DX6, End.DX4, End.DT6, End.DT4, End.DT46, End.DX2, "
-	    "End.B6, End.B6.Encaps or End.B6.Encaps.Red)");
+	    "End.B6, End.B6.Encaps, End.B6.Encaps.Red, End.M.GTP6.D, "
+	    "End.M.GTP6.E or End.M.GTP4.E)");
 	BAD("queue 0\nsid fc00::1 action End flavors\n",
 	    "t.conf:2: sid: 'flavors' needs an argument (a list like psp,usd)");
 	BAD("queue 0\nsid fc00::1 action End.X nh6\n",
 	    "t.conf:2: sid: 'nh6' needs an argument (an IPv6 address)");
 	BAD("queue 0\nsid fc00::1 action End counters\n",
 	    "t.conf:2: sid: unknown attribute 'counters' (expected flavors, lblen, "
-	    "nflen, nh6, nh4, oif, table or vrftable)");
+	    "nflen, nh6, nh4, oif, table, vrftable or v4src-position)");
 	BAD("queue 0\nsid fc00::1 action End.T table 1 table 2\n",
 	    "t.conf:2: sid: 'table' given twice");
 	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32\n",
@@ -1583,7 +1585,8 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32 encap\n",
 	    "t.conf:3: route: 'encap' needs a type (seg6)");
 	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32 encap mpls\n",
-	    "t.conf:3: route: expected encapsulation type seg6, found 'mpls'");
+	    "t.conf:3: route: expected encapsulation type seg6 or gtp4, found "
+	    "'mpls'");
 	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32 encap seg6\n",
 	    "t.conf:3: route: missing 'mode MODE' (encap, encap.red, inline or "
 	    "inline.red)",

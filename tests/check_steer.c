@@ -180,6 +180,34 @@ END_TEST
 
 /* `steering no` and `steering auto` (the default) parse; anything else
  * is refused with its line. */
+/* RFC 9433: GTP-U SIDs and an `encap gtp4` route (H.M.GTP4.D) are
+ * steered whole to the queues, the route never to a header queue (no
+ * kernel route redoes it), unlike a seg6 route of the same shape. */
+START_TEST(test_mobile)
+{
+	struct steer_plan plan;
+	char *text = plan_text("queue 0-1\nheader-queue 2-3\n"
+		"sid fc00:100:d::/64 action End.M.GTP6.D mob-prefix "
+		"fc00:9:e::/64 srh segs fc00:9::c1\n"
+		"sid fc00:104::/32 action End.M.GTP4.E v4src-position 64\n"
+		"route 10.9.5.0/24 encap gtp4 mob-prefix fc00:9:4d::/48 "
+		"src-prefix fc00:9:5::/64 segs fc00:9::c1\n"
+		"route 10.9.6.0/24 encap seg6 mode encap segs fc00:9::c1\n",
+		&plan);
+
+	ck_assert_ptr_nonnull(strstr(text,
+		"ip6 daddr fc00:100:d::/64 queue num 0-1 fanout\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+		"ip6 daddr fc00:104::/32 queue num 0-1 fanout\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+		"ip daddr 10.9.5.0/24 queue num 0-1 fanout\n"));
+	ck_assert_ptr_null(strstr(text, "ip daddr 10.9.5.0/24 meta mark"));
+	ck_assert_ptr_nonnull(strstr(text, "ip daddr 10.9.6.0/24 meta mark"));
+	free(text);
+	steer_plan_free(&plan);
+}
+END_TEST
+
 START_TEST(test_directive)
 {
 	struct config *cfg = parse("queue 0\n");
@@ -380,6 +408,7 @@ static Suite *steer_suite(void)
 	tcase_add_test(tc, test_two_tenants);
 	tcase_add_test(tc, test_one_queue);
 	tcase_add_test(tc, test_hqueue_auto);
+	tcase_add_test(tc, test_mobile);
 	tcase_add_test(tc, test_directive);
 	tcase_add_test(tc, test_expressions);
 	tcase_add_test(tc, test_mark_mask);

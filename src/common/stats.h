@@ -46,6 +46,12 @@ enum drop_reason {
 				 * needs its whole bytes came back bounced
 				 * already: the steering rules queue bounced
 				 * packets to a header queue again */
+	DROP_GTPU_MALFORMED,	/* a GTP-U SID's UDP/GTP-U header is not
+				 * one of TS 29.281 (version, Length,
+				 * extension headers) */
+	DROP_GTPU_MESSAGE,	/* a GTP-U message other than a G-PDU
+				 * (Echo, Error Indication, End Marker):
+				 * RFC 9433 converts user traffic only */
 	DROP__COUNT
 };
 

@@ -134,6 +134,34 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 		.binding = true,
 		.bsid_mode = ENCAP_MODE_ENCAP_RED,
 	},
+	/* RFC 9433 (src/srv6/mobile.h): unmarked, like End, their results
+	 * are routed by the kernel's main table. */
+	[BHV_END_M_GTP6_D] = {		/* RFC 9433 6.3 */
+		.name = "End.M.GTP6.D",
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.unmarked = true,
+		.no_route = BHV_NOROUTE_KERNEL,
+		.binding = true,	/* its policy: srh segs ... */
+		.bsid_mode = ENCAP_MODE_ENCAP,
+	},
+	[BHV_END_M_GTP6_E] = {		/* RFC 9433 6.5 */
+		.name = "End.M.GTP6.E",
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.unmarked = true,
+		.no_route = BHV_NOROUTE_KERNEL,
+	},
+	[BHV_END_M_GTP4_E] = {		/* RFC 9433 6.6 */
+		.name = "End.M.GTP4.E",
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.unmarked = true,
+		.no_route = BHV_NOROUTE_KERNEL,
+		.attrs = SA_BIT(SA_V4SRC_POS),
+		.needs = SA_BIT(SA_V4SRC_POS),
+		.needs_why = "where the IPv6 source carries the IPv4 source",
+	},
 };
 
 const struct behavior_desc *behavior_desc(enum behavior b)

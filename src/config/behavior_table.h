@@ -28,13 +28,16 @@ enum behavior {
 	BHV_END_B6,		/* binding SID, insertion (Linux End.B6) */
 	BHV_END_B6_ENCAPS,	/* 4.13 */
 	BHV_END_B6_ENCAPS_RED,	/* 4.14 */
+	BHV_END_M_GTP6_D,	/* RFC 9433 6.3 (src/srv6/mobile.h) */
+	BHV_END_M_GTP6_E,	/* RFC 9433 6.5 */
+	BHV_END_M_GTP4_E,	/* RFC 9433 6.6 */
 	BHV__COUNT
 };
 
 /* The attributes a sid line may carry after `action BEHAVIOR` (srv6d.conf(5));
  * the behavior table (behavior_table.h) says which each behavior takes. */
 enum sid_attr { SA_FLAVORS, SA_LBLEN, SA_NFLEN, SA_NH6, SA_NH4, SA_OIF,
-		SA_TABLE, SA_VRFTABLE, SA__COUNT };
+		SA_TABLE, SA_VRFTABLE, SA_V4SRC_POS, SA__COUNT };
 
 #define SA_BIT(a)	(1u << (a))
 

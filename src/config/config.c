@@ -662,17 +662,19 @@ static int get_flavors(struct parser *p, char *list, unsigned *flv)
 
 static const char *const sid_attr_names[SA__COUNT] = {
 	"flavors", "lblen", "nflen", "nh6", "nh4", "oif", "table", "vrftable",
+	"v4src-position",
 };
 
 static const char *const sid_attr_usage[SA__COUNT] = {
 	"a list like psp,usd", "a number of bits", "a number of bits",
 	"an IPv6 address", "an IPv4 address", "an interface name",
 	"a table number", "a VRF device's table number",
+	"a bit position in the IPv6 source, 0-96",
 };
 
 /* What follows each attribute in a message ("'nh6 ADDRESS'"). */
 static const char *const sid_attr_metavar[SA__COUNT] = {
-	"LIST", "N", "N", "ADDRESS", "ADDRESS", "IFNAME", "N", "N",
+	"LIST", "N", "N", "ADDRESS", "ADDRESS", "IFNAME", "N", "N", "N",
 };
 
 /* lblen and nflen: checked with the flavors (sid_check_flavors()). */
@@ -733,6 +735,11 @@ static int sid_attr_value(struct parser *p, struct sid *s, enum sid_attr a,
 			return -1;
 		s->table = (uint32_t)n;
 		s->vrf = a == SA_VRFTABLE;
+		return 0;
+	case SA_V4SRC_POS:	/* RFC 9433 6.6: 32 bits of IPv4 SA fit */
+		if (get_number(p, "sid", sid_attr_names[a], v, 0, 96, &n) < 0)
+			return -1;
+		s->v4src_pos = (uint8_t)n;
 		return 0;
 	case SA__COUNT:
 		break;
@@ -903,7 +910,8 @@ static int sid_attrs(struct parser *p, struct sid *s, int argc, char **argv,
 				break;
 		if (a == SA__COUNT) {
 			error(p, "sid: unknown attribute '%s' (expected flavors, "
-			      "lblen, nflen, nh6, nh4, oif, table or vrftable)",
+			      "lblen, nflen, nh6, nh4, oif, table, vrftable or "
+			      "v4src-position)",
 			      quote(p, argv[i]));
 			return -1;
 		}
@@ -984,9 +992,100 @@ static int sid_binding_policy(struct parser *p, struct sid *s, int argc,
 			     &p->cfg->nbsid_policies, &p->bsid_cap, &pol);
 }
 
+/* RFC 9433 6.1: Args.Mob.Session (40 bits, and End.M.GTP4.E's IPv4 DA,
+ * 32 more) must fit after the SID's prefix. */
+static int sid_check_mobile(struct parser *p, const struct sid *s)
+{
+	unsigned room = s->behavior == BHV_END_M_GTP4_E ? 72 :
+			s->behavior == BHV_END_M_GTP6_E ? 40 : 0;
+
+	if (room && s->plen + room > 128) {
+		error(p, "sid: %s's prefix /%u leaves no room for %s "
+		      "(%u bits after it, RFC 9433 6.1)",
+		      behavior_name(s->behavior), s->plen,
+		      room == 72 ? "the IPv4 DA and Args.Mob.Session" :
+				   "Args.Mob.Session", room);
+		return -1;
+	}
+	return 0;
+}
+
+/* `mob-prefix B/LEN` of End.M.GTP6.D (RFC 9433 6.3), taken out of argv:
+ * B, the last segment of the SID's policy, carries Args.Mob.Session
+ * after LEN bits.  Returns 0 with *b, -1 after an error. */
+static int sid_mob_prefix(struct parser *p, struct sid *s, int *argc,
+			  char **argv, struct in6_addr *b)
+{
+	struct prefix pf;
+	int i;
+
+	for (i = 4; i < *argc && strcmp(argv[i], "mob-prefix"); i++)
+		;
+	if (i >= *argc - 1) {
+		error(p, "sid: %s needs 'mob-prefix PREFIX' (the SRv6 prefix "
+		      "B that carries Args.Mob.Session, RFC 9433 6.3)",
+		      behavior_name(s->behavior));
+		return -1;
+	}
+	if (get_prefix(p, "sid", argv[i + 1], false, &pf) < 0)
+		return -1;
+	if (pf.plen + 40 > 128) {
+		error(p, "sid: mob-prefix /%u leaves no room for "
+		      "Args.Mob.Session (40 bits, RFC 9433 6.1)", pf.plen);
+		return -1;
+	}
+	*b = pf.a6;
+	s->mob_plen = (uint8_t)pf.plen;
+	memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 2) * sizeof(*argv));
+	*argc -= 2;
+	return 0;
+}
+
+/* End.M.GTP6.D's policy: `[srh segs S1,S2 ...]` as a binding SID's, with
+ * B last in each list (alone without `srh`).  No HMAC: the last segment
+ * changes per packet, after any signature. */
+static int sid_gtp6d_policy(struct parser *p, struct sid *s, int argc,
+			    char **argv)
+{
+	struct policy one = { .line = p->line, .family = AF_INET6,
+			      .prefix.v6 = s->prefix, .plen = s->plen,
+			      .binding = true, .mode = ENCAP_MODE_ENCAP,
+			      .nlists = 1, .weights = { 1 } };
+	struct in6_addr b;
+	struct policy *pol;
+
+	if (sid_mob_prefix(p, s, &argc, argv, &b) < 0)
+		return -1;
+	if (argc > 4) {
+		if (sid_binding_policy(p, s, argc, argv) < 0)
+			return -1;
+	} else if (add_policy_to(p, &p->cfg->bsid_policies,
+				 &p->cfg->nbsid_policies, &p->bsid_cap,
+				 &one) < 0) {
+		return -1;
+	}
+	pol = &p->cfg->bsid_policies[p->cfg->nbsid_policies - 1];
+	if (pol->hmac_keyid) {
+		error(p, "sid: %s takes no hmac (Args.Mob.Session is written "
+		      "into the last segment after signing)",
+		      behavior_name(s->behavior));
+		return -1;
+	}
+	for (unsigned l = 0; l < pol->nlists; l++) {
+		if (pol->lists[l].nsegs == SRV6_MAX_SEGS) {
+			error(p, "sid: too many segments with mob-prefix (at "
+			      "most %d)", SRV6_MAX_SEGS);
+			return -1;
+		}
+		pol->lists[l].segs[pol->lists[l].nsegs++] = b;
+	}
+	return 0;
+}
+
 /* sid PREFIX action BEHAVIOR [flavors LIST] [lblen N] [nflen N]
  *     [nh6 ADDRESS] [nh4 ADDRESS] [oif IFNAME] [table N] [vrftable N]
- * sid PREFIX action End.B6[.Encaps[.Red]] srh segs A,B ... */
+ * sid PREFIX action End.B6[.Encaps[.Red]] srh segs A,B ...
+ * sid PREFIX action End.M.GTP6.D mob-prefix B/LEN [srh segs A,B ...] */
 static int parse_sid(struct parser *p, int argc, char **argv)
 {
 	struct sid s = { .line = p->line };
@@ -1023,6 +1122,11 @@ static int parse_sid(struct parser *p, int argc, char **argv)
 		      behavior_list(list, sizeof(list), BEHAVIORS_ALL, " or "));
 		return -1;
 	}
+	if (s.behavior == BHV_END_M_GTP6_D) {
+		if (rc < 0 || sid_gtp6d_policy(p, &s, argc, argv) < 0)
+			return -1;
+		return add_sid(p, &s);
+	}
 	if (behavior_is_binding(s.behavior)) {
 		if (sid_binding_policy(p, &s, argc, argv) < 0 || rc < 0)
 			return -1;
@@ -1030,7 +1134,8 @@ static int parse_sid(struct parser *p, int argc, char **argv)
 	}
 	if (sid_attrs(p, &s, argc, argv, has) < 0 || rc < 0)
 		return -1;
-	if (sid_check_combination(p, &s, has) < 0)
+	if (sid_check_combination(p, &s, has) < 0 ||
+	    sid_check_mobile(p, &s) < 0)
 		return -1;
 	return add_sid(p, &s);
 }
@@ -1285,6 +1390,80 @@ static int route_table(struct parser *p, struct policy *pol, int *argc,
 
 /* route PREFIX [table T] encap seg6 mode MODE segs A,B,... [weight N]
  *       [segs ...] [hmac N] [table T] */
+/* `NAME PREFIX/LEN` of a route's, taken out of argv[start..]: *pf.
+ * Returns 0, -1 after an error (also when missing). */
+static int take_prefix(struct parser *p, const char *name, const char *why,
+		       int start, int *argc, char **argv, struct prefix *pf)
+{
+	int i;
+
+	for (i = start; i < *argc && strcmp(argv[i], name); i++)
+		;
+	if (i >= *argc - 1) {
+		error(p, "route: encap gtp4 needs '%s PREFIX' (%s)", name, why);
+		return -1;
+	}
+	if (get_prefix(p, "route", argv[i + 1], false, pf) < 0)
+		return -1;
+	memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 2) * sizeof(*argv));
+	*argc -= 2;
+	return 0;
+}
+
+/* route PREFIX4 encap gtp4 mob-prefix B/LEN src-prefix S/LEN [segs ...]
+ * (RFC 9433 6.7 H.M.GTP4.D): B last in each list (alone without segs),
+ * the IPv4 DA and Args.Mob.Session after LEN bits of it (72 in all), the
+ * IPv4 SA after S's (32).  No mode (H.Encaps), no hmac. */
+static int route_gtp4(struct parser *p, struct policy *pol, int argc,
+		      char **argv)
+{
+	struct prefix b, src;
+
+	if (take_prefix(p, "mob-prefix", "the SRv6 prefix B of the IPv4 DA "
+			"and Args.Mob.Session", 4, &argc, argv, &b) < 0 ||
+	    take_prefix(p, "src-prefix", "the IPv6 source prefix of the IPv4 "
+			"SA", 4, &argc, argv, &src) < 0)
+		return -1;
+	if (b.plen + 72 > 128 || src.plen + 32 > 128) {
+		error(p, "route: %s /%u leaves no room for the %s", b.plen + 72 >
+		      128 ? "mob-prefix" : "src-prefix", b.plen + 72 > 128 ?
+		      b.plen : src.plen, b.plen + 72 > 128 ?
+		      "IPv4 DA and Args.Mob.Session (72 bits)" :
+		      "IPv4 SA (32 bits)");
+		return -1;
+	}
+	if (pol->family != AF_INET) {
+		error(p, "route: encap gtp4 steers IPv4 GTP-U: its prefix must "
+		      "be IPv4");
+		return -1;
+	}
+	if (argc > 4 && policy_attrs(p, "route", pol, argc, argv, 4, NULL) < 0)
+		return -1;
+	if (pol->hmac_keyid) {
+		error(p, "route: encap gtp4 takes no hmac (the last segment "
+		      "changes per packet, after any signature)");
+		return -1;
+	}
+	if (!pol->nlists) {
+		pol->nlists = 1;
+		pol->weights[0] = 1;
+	}
+	for (unsigned l = 0; l < pol->nlists; l++) {
+		if (pol->lists[l].nsegs == SRV6_MAX_SEGS) {
+			error(p, "route: too many segments with mob-prefix (at "
+			      "most %d)", SRV6_MAX_SEGS);
+			return -1;
+		}
+		pol->lists[l].segs[pol->lists[l].nsegs++] = b.a6;
+	}
+	pol->mode = ENCAP_MODE_ENCAP;
+	pol->gtp4d = true;
+	pol->mob_plen = (uint8_t)b.plen;
+	pol->src_plen = (uint8_t)src.plen;
+	pol->src_prefix = src.a6;
+	return add_policy(p, pol);
+}
+
 static int parse_route(struct parser *p, int argc, char **argv)
 {
 	struct policy pol = { .line = p->line };
@@ -1321,8 +1500,11 @@ static int parse_route(struct parser *p, int argc, char **argv)
 		error(p, "route: 'encap' needs a type (seg6)");
 		return -1;
 	}
+	if (!strcmp(argv[3], "gtp4"))
+		return rc < 0 ? -1 : route_gtp4(p, &pol, argc, argv);
 	if (strcmp(argv[3], "seg6")) {
-		error(p, "route: expected encapsulation type seg6, found '%s'",
+		error(p, "route: expected encapsulation type seg6 or gtp4, "
+		      "found '%s'",
 		      quote(p, argv[3]));
 		return -1;
 	}

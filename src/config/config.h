@@ -52,6 +52,12 @@ struct sid {
 	unsigned line;		/* config line, for messages */
 	uint32_t ktable;	/* from a kernel route of this table
 				 * (`kernel-routes yes`); 0: srv6d.conf's */
+	/* RFC 9433 (src/srv6/mobile.h).  End.M.GTP6.D: the prefix length
+	 * of `mob-prefix` B, its policy's last segment, where
+	 * Args.Mob.Session goes.  End.M.GTP4.E: `v4src-position`, the bit
+	 * of the IPv6 source where its IPv4 source starts. */
+	uint8_t mob_plen;
+	uint8_t v4src_pos;
 };
 
 struct seglist {
@@ -84,6 +90,14 @@ struct policy {
 	unsigned line;
 	uint32_t ktable;	/* from a kernel route of this table
 				 * (`kernel-routes yes`); 0: srv6d.conf's */
+	/* `encap gtp4` (RFC 9433 6.7 H.M.GTP4.D, src/srv6/mobile.h): the
+	 * IPv4 GTP-U it steers becomes SRv6; each list's last segment is
+	 * `mob-prefix` B (mob_plen bits), the IPv4 DA and Args.Mob.Session
+	 * after them; the outer source `src-prefix` (src_plen bits), then
+	 * the IPv4 SA.  Never the kernel's to apply (no seg6 route). */
+	bool gtp4d;
+	uint8_t mob_plen, src_plen;
+	struct in6_addr src_prefix;
 	/* Last, so that a kernel route's policy (kpolicy.h) is allocated
 	 * with its lists only, the last one cut to its segments: never
 	 * copy a struct policy you did not allocate whole. */

@@ -193,8 +193,16 @@ static json_t *lists_json(const struct policy *p)
  * SID's policy have in common. */
 static void policy_body_fill(json_t *o, const struct policy *p, bool *ok)
 {
-	jset(o, "mode", json_string(encap_mode_name(p->mode)), ok);
+	/* RFC 9433 H.M.GTP4.D: H.Encaps with the IPv4 addresses and the
+	 * session written into B and the source (mobile.h) */
+	jset(o, "mode", json_string(p->gtp4d ? "gtp4" :
+				    encap_mode_name(p->mode)), ok);
 	jset(o, "lists", lists_json(p), ok);
+	if (p->gtp4d) {
+		jset(o, "mob_plen", jcount(p->mob_plen), ok);
+		jset(o, "src_prefix", prefix_json(AF_INET6, &p->src_prefix,
+						  p->src_plen), ok);
+	}
 	if (p->hmac_keyid)
 		jset(o, "hmac", jcount(p->hmac_keyid), ok);
 }
@@ -238,6 +246,10 @@ static void sid_attrs_fill(json_t *o, const struct config *cfg,
 		jset(o, "lblen", jcount(s->lblen), ok);
 		jset(o, "nflen", jcount(s->nflen), ok);
 	}
+	if (s->behavior == BHV_END_M_GTP6_D)	/* RFC 9433 (mobile.h) */
+		jset(o, "mob_plen", jcount(s->mob_plen), ok);
+	if (s->behavior == BHV_END_M_GTP4_E)
+		jset(o, "v4src_position", jcount(s->v4src_pos), ok);
 	if (s->policy)
 		jset(o, "policy", bsid_policy_json(s->policy), ok);
 	if (m.mark)	/* the packet's, under mark-mask */

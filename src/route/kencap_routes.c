@@ -34,7 +34,7 @@
  * no HMAC. */
 static bool policy_expressible(const struct policy *pol)
 {
-	return !pol->ktable && !pol->hmac_keyid &&
+	return !pol->ktable && !pol->hmac_keyid && !pol->gtp4d &&
 	       (pol->mode == ENCAP_MODE_ENCAP ||
 		pol->mode == ENCAP_MODE_ENCAP_RED);
 }

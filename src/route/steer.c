@@ -142,7 +142,7 @@ static bool hq_policy(const struct runstate *rs, const struct config *cfg,
 {
 	if (rs)
 		return runstate_policy_kencap(rs, cfg, p);
-	return !p->hmac_keyid && !p->binding &&
+	return !p->hmac_keyid && !p->binding && !p->gtp4d &&
 	       (p->mode == ENCAP_MODE_ENCAP || p->mode == ENCAP_MODE_ENCAP_RED);
 }
 

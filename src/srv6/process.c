@@ -11,6 +11,7 @@
 #include "ip.h"
 #include "kpolicy.h"
 #include "lpm.h"
+#include "mobile.h"
 #include "process.h"
 #include "rtmirror.h"
 #include "srv6.h"
@@ -198,6 +199,11 @@ static void steer_apply(struct proc_ctx *ctx, const struct policy *pol,
 {
 	struct headend_plan plan;
 
+	if (pol->gtp4d) {		/* RFC 9433 6.7 (mobile.h) */
+		headend_m_gtp4_d(ctx, pol, st, p);
+		sid_chain(ctx, p);
+		return;
+	}
 	if (headend_prepare(ctx, pol, p, st, false, &plan) == 0)
 		headend_finish(ctx, &plan, p);
 	sid_chain(ctx, p);

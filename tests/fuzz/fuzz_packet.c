@@ -3,7 +3,8 @@
  * The configuration is parsed from text (config_parse_buffer()): a SID of
  * every behavior and flavor (End, End.X, End.T with PSP/USP/USD and
  * NEXT-C-SID; End.DX6/DX4/DT6/DT4/DT46/DX2; End.B6, End.B6.Encaps,
- * End.B6.Encaps.Red), HMAC keys (their secret file is written into a
+ * End.B6.Encaps.Red; RFC 9433's End.M.GTP6.D, End.M.GTP6.E and
+ * End.M.GTP4.E, with GTP-U inputs), HMAC keys (their secret file is written into a
  * temporary directory at start, mode 0600) on binding SIDs and policies
  * (and hmac-require, which makes every SID verify), and
  * steering policies of every mode with weighted segment lists.  ctx has a
@@ -80,6 +81,9 @@ static const char conf_fmt[] =
 	"sid fc00:6::7/128 action End.B6 srh segs fc00:1::1,fc00:6::1\n"
 	"sid fc00:6::8/128 action End.B6.Encaps srh segs fc00:6::7,fc00:1::1 weight 3 segs fc00:4::1 weight 1 hmac 7\n"
 	"sid fc00:6::9/128 action End.B6.Encaps.Red srh segs fc00:6::8\n"
+	"sid fc00:20::/64 action End.M.GTP6.D mob-prefix fc00:21::/64 srh segs fc00:1::1 weight 2 segs fc00:6::9\n"
+	"sid fc00:22::/64 action End.M.GTP6.E\n"
+	"sid fc00:23::/32 action End.M.GTP4.E v4src-position 64\n"
 	"route 2001:db8:100::/48 encap seg6 mode encap segs fc00:1::1,fc00:6::3 hmac 8\n"
 	"route 2001:db8:200::/48 encap seg6 mode inline segs fc00:1::1,fc00:2::1 weight 2 segs fc00:4::1\n"
 	"route 2001:db8:300::/48 encap seg6 mode encap.red segs fc00:6::9\n"
@@ -87,7 +91,9 @@ static const char conf_fmt[] =
 	"route 2001:db8:500::/48 encap seg6 mode encap segs fc00:9::1 segs fc00:5:0:100::1 segs fc00:66::1\n"
 	"route 198.51.100.0/24 encap seg6 mode encap segs fc00:6::4,fc00:6::5\n"
 	"route 203.0.113.0/24 encap seg6 mode encap.red segs fc00:6::2 weight 1 segs fc00:9::2,fc00:6::4 weight 5\n"
-	"route 192.0.2.0/24 encap seg6 mode encap segs fc00:66::1\n";
+	"route 192.0.2.0/24 encap seg6 mode encap segs fc00:66::1\n"
+	"route 198.18.0.0/16 encap gtp4 mob-prefix fc00:24::/32 src-prefix fc00:25::/64 segs fc00:1::1\n"
+	"route 198.19.0.0/16 encap gtp4 mob-prefix fc00:24::/56 src-prefix fc00:25::/96\n";
 
 static struct config *cfg;
 static struct runstate *rs;
