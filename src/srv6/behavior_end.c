@@ -99,7 +99,8 @@ static void end_kernel_facts(const struct proc_ctx *ctx, const struct sid *sid,
 {
 	uint32_t mark = runstate_sid(ctx->rs, sid).kend_mark;
 
-	if (!ctx->rs || !ctx->rs->kend_on || !mark || sid->flavors ||
+	if (!ctx->rs || !ctx->rs->kend_on || !mark || proc_kend_held(ctx) ||
+	    sid->flavors ||
 	    p->chained || srh->hdrlen != (srh->last_entry + 1u) * 2)
 		return;
 	p->facts.kernel = PKT_KERNEL_END;

@@ -53,6 +53,9 @@ struct proc_ctx {
 	/* The engine's flag (worker.h engine_set_kencap_held()): true
 	 * while the kernel's encapsulations are held back; NULL: never. */
 	const bool *kencap_held;
+	/* The same for kernel-end (engine_set_kend_held()): true while its
+	 * marks do not survive to routing; NULL: never. */
+	const bool *kend_held;
 	struct srccache src_cache;
 	struct worker_stats *stats;
 	struct sid_stats *sid_stats;	/* cfg->nsids entries, this worker's */
@@ -69,6 +72,14 @@ static inline bool proc_kencap_held(const struct proc_ctx *ctx)
 {
 	return ctx->kencap_held &&
 	       __atomic_load_n(ctx->kencap_held, __ATOMIC_RELAXED);
+}
+
+/* Whether kernel-end's hand-off is held back now (its marks do not
+ * survive, markguard.h): a relaxed load of the control thread's flag. */
+static inline bool proc_kend_held(const struct proc_ctx *ctx)
+{
+	return ctx->kend_held &&
+	       __atomic_load_n(ctx->kend_held, __ATOMIC_RELAXED);
 }
 
 /* p is done with for `reason` (outcome PKT_OUT_DROP, _ICMP or _HANDOFF):

@@ -1,0 +1,116 @@
+/* markguard.h - a mark that does not survive never leaks a packet
+ * (issue 19 item 3).
+ *
+ * srv6d hands the kernel's seg6local End (kernel-end) and seg6 encap
+ * (kernel-encap) their packets by mark: accepted with mark M, a rule
+ * `fwmark M lookup M` at rule-priority P finds the route.  A mark
+ * rewritten between srv6d's hook and routing (`CONNMARK --restore-mark`
+ * in mangle PREROUTING, an operator's MARK rule) or srv6d's fwmark rule
+ * gone would send the packet to the next rules (main) un-rewritten or
+ * unencapsulated.  So right behind srv6d's fwmark rules a catch rule per
+ * destination makes the unmarked packet meet the same route:
+ *
+ *   kernel-end SID with mark M, catch table C (markguard_catch_table()):
+ *     ip -6 rule add priority P+1 to SID/PLEN lookup C
+ *     ip -6 route replace SID/PLEN encap seg6local action End|End.DT6|...
+ *         count dev srv6d0 table C
+ *     ip -6 route replace blackhole SID/PLEN metric 4294967295 table C
+ *   kernel-encap policy of the main table, PREFIX, its first list's mark M:
+ *     ip -6|-4 rule add priority P+1 to PREFIX lookup M
+ *
+ * The kernel's End then rewrites the caught packet (its result has
+ * another destination: the rule does not catch it again), the kernel's
+ * seg6 encapsulates the caught tenant packet (its outer destination, the
+ * first segment, is no policy's prefix).  A packet for the SID that
+ * srv6d processes itself leaves with another destination (its result;
+ * an echo reply to the SID goes to the pinger), so the catch sees only
+ * packets srv6d accepted unchanged.
+ *
+ * The catch table is apart from M so that its route's own counter says
+ * how many packets arrived without srv6d's mark: the daemon reads it
+ * every second (markguard_tick()); one that grew turns kernel-end's
+ * hand-off off (held: srv6d's own End, the payload or device way) with a
+ * warning, status `held`; the next second lets the hand-off go again as
+ * a probe (what the catch takes meanwhile is still rewritten), and a
+ * second without a caught packet ends the hold (logged).  kernel-encap
+ * has no route counter (seg6 encap routes count nothing): its catch makes
+ * the failure closed, not seen.
+ *
+ * A rule of the operator's before P+1 comes before the catch: keep
+ * rule-priority below the operator's rules that may see srv6d's packets
+ * (an `fwmark X/MASK` rule after a MARK rule).  Policies of another
+ * table (`table T`, an L3VPN tenant) get no catch: their prefix is looked
+ * up by the operator's in-interface rule, and a `to PREFIX` rule would
+ * also take other tenants' traffic for the same prefix.
+ *
+ * kencap_routes.c installs them with the fwmark rules.  They carry
+ * srv6d's protocol number; rtrules.c's wanted set holds them
+ * (markguard_rules()), so prune, sweep, stop and the
+ * repair watch treat them as srv6d's other objects.
+ */
+#ifndef SRV6D_MARKGUARD_H
+#define SRV6D_MARKGUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "runstate.h"
+
+#define MARKGUARD_POLL_MS	1000	/* how often the catch is read */
+
+/* The table that catches what kernel-end's SID with mark `mark` meets
+ * without it: mark + CONFIG_MARK_RANGE (mark - CONFIG_MARK_RANGE where
+ * that would pass 32 bits), outside srv6d's marks.  Pure. */
+uint32_t markguard_catch_table(uint32_t mark);
+
+/* The catch rules' priority: rule-priority + 1.  Pure. */
+uint32_t markguard_priority(const struct config *cfg);
+
+/* One catch rule: `to dst/dst_len lookup table` of family (dst an
+ * in6_addr or in_addr); catch is true for a kernel-end SID's (its table
+ * the catch table, whose routes rtrules.c keeps). */
+typedef void (*markguard_rule_fn)(void *arg, uint8_t family, const void *dst,
+				  uint8_t dst_len, uint32_t table, bool catch);
+
+/* Call fn on each catch rule cfg (state rs) wants: kernel-end's SIDs when
+ * rs->kend_on, the main table's kernel-encap policies when
+ * rs->kencap_on.  Returns how many.  Pure. */
+unsigned markguard_rules(const struct config *cfg, const struct runstate *rs,
+			 markguard_rule_fn fn, void *arg);
+
+/* The table of policy pol's catch rule: its first list's encapsulation's
+ * mark; 0 when it gets none (not the kernel's to encapsulate, a policy of
+ * another table or from a kernel route).  Pure. */
+uint32_t markguard_policy_table(const struct config *cfg,
+				const struct runstate *rs,
+				const struct policy *pol);
+
+/* The daemon's view of the catch (one per daemon). */
+struct markguard {
+	uint64_t caught;	/* the catch routes' packets when last read */
+	uint64_t total;		/* caught since start (status) */
+	uint64_t holds;		/* times kernel-end was held (status) */
+	uint64_t next_ms;	/* when to read again */
+	bool primed;		/* caught is a reading of the config in force */
+	bool held;		/* kernel-end is held back (engine's flag) */
+	bool probing;		/* held, the hand-off let go for a second */
+};
+
+/* Read the catch routes' counters of cfg (state rs) when due (now_ms) and
+ * decide: returns whether kernel-end's hand-off is held back now (the
+ * caller sets the engine's flag).  Logs when a hold starts and ends.  A
+ * reload calls markguard_reset() first. */
+bool markguard_tick(struct markguard *g, const struct config *cfg,
+		    const struct runstate *rs, uint64_t now_ms);
+
+/* A new config in force: the next read starts a new count. */
+void markguard_reset(struct markguard *g);
+
+/* The sum of the packet counters of the seg6local routes in cfg's catch
+ * tables (0 with none) into *packets.  Returns 0, or -1 with errno. */
+int markguard_caught(const struct config *cfg, const struct runstate *rs,
+		     uint64_t *packets);
+
+#endif
