@@ -322,14 +322,22 @@ static void tunsrc_tick(struct daemon *d)
 
 /* Read kernel-end's catch routes (every MARKGUARD_POLL_MS): packets for
  * its SIDs that reached routing without srv6d's mark hold the hand-off
- * back (engine_set_kend_held()) until a second passes without one;
- * markguard_tick() logs both. */
+ * back (engine_set_kend_held()) until a probe packet reaches its route
+ * marked (the workers' probe tokens); markguard_judge() decides and
+ * logs. */
 static void guard_tick(struct daemon *d)
 {
-	bool held = markguard_tick(&d->guard, engine_config(d->engine),
-				   engine_runstate(d->engine), now_ms());
+	uint64_t now = now_ms();
+	bool taken;
 
-	engine_set_kend_held(d->engine, held);
+	if (!markguard_due(&d->guard, now))
+		return;
+	taken = d->guard.armed && engine_kend_probe_disarm(d->engine);
+	markguard_judge(&d->guard, engine_config(d->engine),
+			engine_runstate(d->engine), now, taken);
+	engine_set_kend_held(d->engine, d->guard.held);
+	if (d->guard.armed)
+		engine_kend_probe_arm(d->engine);
 }
 
 /* Milliseconds poll() may sleep: until the watchdog's keepalive, a
@@ -455,7 +463,7 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	ds->src.repair_failures = d->repair_failures;
 	ds->src.last_repair_us = d->last_repair_us;
 	ds->src.kencap_held = d->kencap_held;
-	ds->src.kend_held = d->guard.held && !d->guard.probing;
+	ds->src.kend_held = d->guard.held;
 	ds->src.kend_caught = d->guard.total;
 	ds->src.kend_holds = d->guard.holds;
 	ds->src.kernel_tunsrc = d->kernel_tunsrc;

@@ -68,6 +68,11 @@ struct worker {
 	struct {
 		uint64_t ns;		/* CLOCK_MONOTONIC of the last beat */
 		bool dead;		/* the thread has exited */
+		/* kernel-end held back: this worker may hand one packet
+		 * to the kernel all the same (a probe), set by the control
+		 * thread (engine_kend_probe_arm()), taken by the worker
+		 * (proc_kend_probe_take()) */
+		bool kend_probe;
 	} beat __attribute__((aligned(CACHE_LINE)));
 
 	/* The worker's own state, from the next line on. */
@@ -777,6 +782,7 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->ctx.mirror = e->mirror;
 	w->ctx.kencap_held = &e->kencap_held;
 	w->ctx.kend_held = &e->kend_held;
+	w->ctx.kend_probe = &w->beat.kend_probe;
 	w->ctx.worker = i;
 	w->ctx.icmp_rl.last_ns = now_ns();
 	w->ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
@@ -885,6 +891,24 @@ bool engine_kencap_held(const struct engine *e)
 void engine_set_kend_held(struct engine *e, bool held)
 {
 	__atomic_store_n(&e->kend_held, held, __ATOMIC_RELAXED);
+}
+
+void engine_kend_probe_arm(struct engine *e)
+{
+	for (unsigned i = 0; i < e->nworkers; i++)
+		__atomic_store_n(&e->workers[i].beat.kend_probe, true,
+				 __ATOMIC_RELAXED);
+}
+
+bool engine_kend_probe_disarm(struct engine *e)
+{
+	bool taken = false;
+
+	for (unsigned i = 0; i < e->nworkers; i++)
+		if (!__atomic_exchange_n(&e->workers[i].beat.kend_probe, false,
+					 __ATOMIC_RELAXED))
+			taken = true;
+	return taken;
 }
 
 void engine_stop(struct engine *e)

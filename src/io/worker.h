@@ -69,6 +69,12 @@ bool engine_kencap_held(const struct engine *e);
  * mark, markguard.h), read by the workers at once. */
 void engine_set_kend_held(struct engine *e, bool held);
 
+/* While kernel-end is held back: let each worker hand one packet to the
+ * kernel all the same (a probe: is the mark still lost?).  Disarm takes
+ * the tokens back and returns whether a worker took its one. */
+void engine_kend_probe_arm(struct engine *e);
+bool engine_kend_probe_disarm(struct engine *e);
+
 const struct config *engine_config(const struct engine *e);
 const struct runstate *engine_runstate(const struct engine *e);
 /* The SIDs' struct sid_runtime in force (cfg->nsids entries, or NULL). */

@@ -351,6 +351,21 @@ struct nlmsghdr *kencap_build_end_route(void *buf, uint32_t seq,
 	return seg6local_route_end(nlh, nest);
 }
 
+struct nlmsghdr *kencap_build_end_t_route(void *buf, uint32_t seq,
+					  uint32_t table,
+					  const struct in6_addr *prefix,
+					  uint8_t plen, uint32_t oif,
+					  uint32_t lookup)
+{
+	struct nlattr *nest;
+	struct nlmsghdr *nlh;
+
+	nlh = seg6local_route_start(buf, seq, table, prefix, plen, oif,
+				    SEG6_LOCAL_ACTION_END_T, &nest);
+	mnl_attr_put_u32(nlh, SEG6_LOCAL_TABLE, lookup);
+	return seg6local_route_end(nlh, nest);
+}
+
 struct nlmsghdr *kencap_build_decap_route(void *buf, uint32_t seq,
 					  uint32_t table, const struct sid *s,
 					  uint32_t oif)
@@ -1187,10 +1202,13 @@ static int catch_install_sid(struct rtnl *nl, const struct config *cfg,
 
 	if (!mark)
 		return 0;
+	/* End.T table main: the result is routed as a marked one finds it
+	 * after srv6d's table, not by the mark that replaced srv6d's */
 	if (catch_route_add(nl, kencap_routes_end_sid(s) ?
-			    kencap_build_end_route(msg, ++nl->seq, table,
-						   &s->prefix, s->plen,
-						   rs->kend_oif) :
+			    kencap_build_end_t_route(msg, ++nl->seq, table,
+						     &s->prefix, s->plen,
+						     rs->kend_oif,
+						     CONFIG_TABLE_MAIN) :
 			    kencap_build_decap_route(msg, ++nl->seq, table, s,
 						     rs->kend_oif),
 			    "the catch table's seg6local route", err,

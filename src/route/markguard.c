@@ -165,46 +165,64 @@ void markguard_reset(struct markguard *g)
 	g->next_ms = 0;
 }
 
-bool markguard_tick(struct markguard *g, const struct config *cfg,
-		    const struct runstate *rs, uint64_t now_ms)
+bool markguard_due(const struct markguard *g, uint64_t now_ms)
+{
+	return now_ms >= g->next_ms;
+}
+
+/* Packets for the SIDs reached routing without srv6d's mark: hold. */
+static void guard_hold(struct markguard *g, uint64_t delta)
+{
+	g->held = true;
+	g->holds++;
+	g->armed = true;	/* the first probe window */
+	g->taken = false;
+	g->window_caught = 0;
+	log_msg(LOG_WARNING, "kernel-end: %" PRIu64 " packets for its SIDs "
+		"reached routing without srv6d's mark (a rule after srv6d's "
+		"hook rewrote it, or its fwmark rule is gone): the catch rules "
+		"rewrote them; srv6d does the End itself until the marks "
+		"survive", delta);
+}
+
+void markguard_judge(struct markguard *g, const struct config *cfg,
+		     const struct runstate *rs, uint64_t now_ms, bool taken)
 {
 	uint64_t cur, delta;
 
-	if (!rs || !rs->kend_on || !rs->nkends) {
-		g->held = g->probing = false;
-		g->primed = false;
-		return false;
-	}
-	if (now_ms < g->next_ms)
-		return g->held && !g->probing;
 	g->next_ms = now_ms + MARKGUARD_POLL_MS;
+	if (!rs || !rs->kend_on || !rs->nkends) {
+		g->held = g->armed = g->primed = false;
+		return;
+	}
 	if (markguard_caught(cfg, rs, &cur) < 0) {
 		log_debug("mark guard: cannot read the catch routes: %s",
 			  strerror(errno));
-		return g->held && !g->probing;
+		return;
 	}
 	delta = g->primed && cur >= g->caught ? cur - g->caught : 0;
 	g->caught = cur;
 	g->primed = true;
 	g->total += delta;
-	if (delta) {
-		if (!g->held) {
-			g->held = true;
-			g->holds++;
-			log_msg(LOG_WARNING, "kernel-end: %" PRIu64 " packets for "
-				"its SIDs reached routing without srv6d's mark "
-				"(a rule after srv6d's hook rewrote it, or its "
-				"fwmark rule is gone): the catch rules rewrote "
-				"them; srv6d does the End itself until the "
-				"marks survive", delta);
-		}
-		g->probing = false;
-	} else if (g->held && !g->probing) {
-		g->probing = true;	/* let it go for a second: a probe */
-	} else if (g->held) {
-		g->held = g->probing = false;
-		log_msg(LOG_INFO, "kernel-end: no packet without srv6d's mark "
-			"for a second: the End goes to the kernel again");
+	if (!g->held) {
+		if (delta)
+			guard_hold(g, delta);
+		return;
 	}
-	return g->held && !g->probing;
+	g->window_caught += delta;
+	if (g->armed) {		/* the probe window ends, the next settles */
+		g->armed = false;
+		g->taken = taken;
+		return;
+	}
+	if (g->taken && !g->window_caught) {
+		g->held = false;
+		log_msg(LOG_INFO, "kernel-end: srv6d's marks survive again (a "
+			"probe reached its route marked): the End goes to the "
+			"kernel again");
+		return;
+	}
+	g->armed = true;
+	g->taken = false;
+	g->window_caught = 0;
 }

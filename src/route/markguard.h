@@ -28,11 +28,17 @@
  *
  * The catch table is apart from M so that its route's own counter says
  * how many packets arrived without srv6d's mark: the daemon reads it
- * every second (markguard_tick()); one that grew turns kernel-end's
- * hand-off off (held: srv6d's own End, the payload or device way) with a
- * warning, status `held`; the next second lets the hand-off go again as
- * a probe (what the catch takes meanwhile is still rewritten), and a
- * second without a caught packet ends the hold (logged).  kernel-encap
+ * every MARKGUARD_POLL_MS (markguard_judge()); one that grew turns
+ * kernel-end's hand-off off (held: srv6d's own End, the payload or device
+ * way) with a warning, status `held`.  Held, each worker may hand one
+ * packet to the kernel in every other window (a probe token,
+ * engine_kend_probe_arm()): when one went and the catch took nothing in
+ * that window and the next, the marks survive again and the hold ends
+ * (logged).  A probe that loses its mark is caught and rewritten all the
+ * same; after the rewrite, the kernel routes it with the mark it has,
+ * which is why the hold matters: a mark an operator's rule routes by
+ * (`MARK --set-mark 1`, `fwmark 0x1/0x1 lookup 50`) would send the
+ * kernel's End results there, srv6d's own go by their new destination.  kernel-encap
  * has no route counter (seg6 encap routes count nothing): its catch makes
  * the failure closed, not seen.
  *
@@ -58,7 +64,7 @@
 #include "config.h"
 #include "runstate.h"
 
-#define MARKGUARD_POLL_MS	1000	/* how often the catch is read */
+#define MARKGUARD_POLL_MS	200	/* how often the catch is read */
 
 /* The table that catches what kernel-end's SID with mark `mark` meets
  * without it: mark + CONFIG_MARK_RANGE (mark - CONFIG_MARK_RANGE where
@@ -95,15 +101,27 @@ struct markguard {
 	uint64_t next_ms;	/* when to read again */
 	bool primed;		/* caught is a reading of the config in force */
 	bool held;		/* kernel-end is held back (engine's flag) */
-	bool probing;		/* held, the hand-off let go for a second */
+	/* While held: a probe window is open (each worker may hand one
+	 * packet to the kernel, engine_kend_probe_arm()), a probe packet
+	 * went in the last window, and what the catch took since it
+	 * opened. */
+	bool armed, taken;
+	uint64_t window_caught;
 };
 
-/* Read the catch routes' counters of cfg (state rs) when due (now_ms) and
- * decide: returns whether kernel-end's hand-off is held back now (the
- * caller sets the engine's flag).  Logs when a hold starts and ends.  A
- * reload calls markguard_reset() first. */
-bool markguard_tick(struct markguard *g, const struct config *cfg,
-		    const struct runstate *rs, uint64_t now_ms);
+/* Whether the catch is to be read now (every MARKGUARD_POLL_MS). */
+bool markguard_due(const struct markguard *g, uint64_t now_ms);
+
+/* Read the catch routes' counters of cfg (state rs) and decide g->held
+ * (the engine's kend_held) and g->armed (the workers' probe tokens) for
+ * the next MARKGUARD_POLL_MS; taken: a probe token of the window that
+ * ends was taken (engine_kend_probe_disarm()).  Packets caught hold
+ * kernel-end back (logged); held, a window with the tokens armed then
+ * one with them put away follow, and when a probe went and the catch
+ * took nothing in both, the hold ends (logged).  A reload calls
+ * markguard_reset() first. */
+void markguard_judge(struct markguard *g, const struct config *cfg,
+		     const struct runstate *rs, uint64_t now_ms, bool taken);
 
 /* A new config in force: the next read starts a new count. */
 void markguard_reset(struct markguard *g);

@@ -237,6 +237,7 @@ static void decap_kernel_facts(const struct proc_ctx *ctx,
 	    behavior_decap_kernel_len(sid, p->data, p->len, p->orig_len) != off ||
 	    off + behavior_inner_len(p->data + off, p->len - off) != p->orig_len)
 		return;
+	proc_kend_probe_take(ctx, p);
 	p->facts.kernel = PKT_KERNEL_END;
 	p->facts.kernel_mark = mark;
 	p->facts.kernel_from_original = true;
