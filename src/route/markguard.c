@@ -210,9 +210,10 @@ void markguard_judge(struct markguard *g, const struct config *cfg,
 		return;
 	}
 	g->window_caught += delta;
-	if (g->armed) {		/* the probe window ends, the next settles */
+	if (g->armed) {		/* the probe window ends, a short one settles */
 		g->armed = false;
 		g->taken = taken;
+		g->next_ms = now_ms + MARKGUARD_SETTLE_MS;
 		return;
 	}
 	if (g->taken && !g->window_caught) {

@@ -33,7 +33,7 @@
  * way) with a warning, status `held`.  Held, each worker may hand one
  * packet to the kernel in every other window (a probe token,
  * engine_kend_probe_arm()): when one went and the catch took nothing in
- * that window and the next, the marks survive again and the hold ends
+ * that window and the short one after, the marks survive again and the hold ends
  * (logged).  A probe that loses its mark is caught and rewritten all the
  * same; after the rewrite, the kernel routes it with the mark it has,
  * which is why the hold matters: a mark an operator's rule routes by
@@ -65,6 +65,8 @@
 #include "runstate.h"
 
 #define MARKGUARD_POLL_MS	200	/* how often the catch is read */
+#define MARKGUARD_SETTLE_MS	50	/* after a probe window: its packets
+					 * have been through routing */
 
 /* The table that catches what kernel-end's SID with mark `mark` meets
  * without it: mark + CONFIG_MARK_RANGE (mark - CONFIG_MARK_RANGE where
@@ -117,8 +119,8 @@ bool markguard_due(const struct markguard *g, uint64_t now_ms);
  * the next MARKGUARD_POLL_MS; taken: a probe token of the window that
  * ends was taken (engine_kend_probe_disarm()).  Packets caught hold
  * kernel-end back (logged); held, a window with the tokens armed then
- * one with them put away follow, and when a probe went and the catch
- * took nothing in both, the hold ends (logged).  A reload calls
+ * one of MARKGUARD_SETTLE_MS with them put away follow, and when a probe
+ * went and the catch took nothing in both, the hold ends (logged).  A reload calls
  * markguard_reset() first. */
 void markguard_judge(struct markguard *g, const struct config *cfg,
 		     const struct runstate *rs, uint64_t now_ms, bool taken);
