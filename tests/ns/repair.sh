@@ -54,7 +54,7 @@ nsx "$GW" ip -6 rule add priority 900 fwmark $OPM lookup main ||
 	fail "operator rule"
 
 # the End SID's mark: its seg6local route's table
-M1=$(nsx "$GW" ip -6 route show table all | awk '/^fc00:100::1 .*seg6local/ { for (i = 1; i < NF; i++) if ($i == "table") print $(i + 1) }' | head -1)
+M1=$(nsx "$GW" ip -6 route show table all | awk '/^fc00:100::1 .*seg6local action End / { for (i = 1; i < NF; i++) if ($i == "table") print $(i + 1) }' | head -1)
 [ -n "$M1" ] || fail "no seg6local route at start"
 say "kernel-encap: $(ctl_get "s['kernel_encap']['why']")"
 rule_there() { nsx "$GW" ip -6 rule show priority $PRIO | grep -q "fwmark $(printf '%#x' "$M1") .*proto srv6d\|fwmark $(printf '%#x' "$M1") .*proto 93"; }
@@ -154,7 +154,7 @@ expect_eq "nothing of the range is left after srv6d stops" "$(range_objects "$GW
 # ---- kernel-routes yes: the repair installs, though the SIDs are the same -
 echo "kernel-routes yes" >>"$TMPD/srv6d.conf"
 srv6d_start "$TMPD/srv6d.conf" || { fail "srv6d start (kernel-routes yes)"; ns_finish; }
-M1=$(nsx "$GW" ip -6 route show table all | awk '/^fc00:100::1 .*seg6local/ { for (i = 1; i < NF; i++) if ($i == "table") print $(i + 1) }' | head -1)
+M1=$(nsx "$GW" ip -6 route show table all | awk '/^fc00:100::1 .*seg6local action End / { for (i = 1; i < NF; i++) if ($i == "table") print $(i + 1) }' | head -1)
 nsx "$GW" ip -6 rule del priority $PRIO fwmark "$M1" lookup "$M1" protocol 93
 repaired "kernel-routes yes: a deleted fwmark rule" rule_there
 nsx "$GW" ip -6 route del fc00:100::1/128 table "$M1" metric 1024
