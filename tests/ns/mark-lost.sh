@@ -25,7 +25,9 @@
 # back to userspace (status kernel_end held, holds 1 more), logged once;
 # a ping to the SID is answered.  The disturbance removed, within 1 s the
 # hold ends without a reload and the End goes to the kernel again (kend
-# counts, the catch table counts nothing new).
+# counts, the catch table counts nothing new).  After the stop no catch
+# rule or route of srv6d's is left, and an operator's rule identical to
+# its catch (another protocol) is.
 T=mark-lost
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -207,9 +209,14 @@ expect_eq "the operator's rule is left alone by srv6d" \
 	"$(nsx "$GW" ip -6 rule show priority 100 | grep -c "fwmark 0x1/0x1 lookup 50")" 1
 nsx "$GW" ip -6 rule del priority 100 fwmark 0x1/0x1 lookup 50
 
+# an operator's rule identical to srv6d's catch (another protocol): left
+nsx "$GW" ip -6 rule add priority $((PRIO + 1)) to fc00:100::1/128 lookup $C1 proto static ||
+	fail "the operator's rule like the catch"
 srv6d_stop || fail "srv6d exit"
-expect_eq "no catch rule left after srv6d stops" \
-	"$(nsx "$GW" ip -6 rule show priority $((PRIO + 1)) | wc -l)" 0
+expect_eq "no catch rule of srv6d's left after it stops" \
+	"$(nsx "$GW" ip -6 rule show priority $((PRIO + 1)) | grep -vc "proto static")" 0
+expect_eq "the operator's rule identical to the catch is left alone" \
+	"$(nsx "$GW" ip -6 rule show priority $((PRIO + 1)) | grep -c "to fc00:100::1 lookup $C1 proto static")" 1
 expect_eq "no catch table route left after srv6d stops" \
 	"$(nsx "$GW" ip -6 route show table $C1 2>/dev/null | wc -l)" 0
 ns_finish
