@@ -256,7 +256,7 @@ START_TEST(status_document)
 
 	assert_json(json_object_get(doc, "kernel_end"),
 		"{\"mode\":\"auto\",\"active\":false,\"why\":\"\","
-		"\"sids\":0}");
+		"\"sids\":0,\"held\":false,\"caught\":0,\"holds\":0}");
 	/* srv6d's own rules (steer.h) */
 	assert_json(json_object_get(doc, "steering"),
 		"{\"mode\":\"auto\",\"state\":\"installed\","

@@ -349,6 +349,14 @@ static void print_kend(const json_t *k, const json_t *totals)
 {
 	if (!json_is_object(k))
 		return;
+	if (json_is_true(json_object_get(k, "held"))) {
+		printf("kernel-end %s: held: packets for its SIDs reached "
+		       "routing without srv6d's mark (%" PRIu64 " caught), "
+		       "srv6d makes the End until the marks survive; %" PRIu64
+		       " by the kernel\n", jstr(k, "mode"), jnum(k, "caught"),
+		       jnum(totals, "kend"));
+		return;
+	}
 	printf("kernel-end %s: the kernel's End %s (%s); %" PRIu64
 	       " by the kernel\n",
 	       jstr(k, "mode"), json_is_true(json_object_get(k, "active")) ?

@@ -505,10 +505,11 @@ static json_t *kencap_json(const struct ctl_status_src *src)
 	return jdone(o, ok);
 }
 
-/* `kernel-end` (kencap_routes.h): {"mode", "active", "why", "sids"}, or
- * null. */
+/* `kernel-end` (kencap_routes.h): {"mode", "active", "why", "sids",
+ * "held", "caught", "holds"} (the last three: markguard.h), or null. */
 static json_t *kend_json(const struct config *cfg,
-			 const struct runstate *rs)
+			 const struct runstate *rs,
+			 const struct ctl_status_src *src)
 {
 	json_t *o;
 	bool ok;
@@ -525,6 +526,9 @@ static json_t *kend_json(const struct config *cfg,
 	jset(o, "active", json_boolean(rs->kend_on), &ok);
 	jset(o, "why", json_string(rs->kend_why), &ok);
 	jset(o, "sids", jcount(rs->kend_on ? rs->nkends : 0), &ok);
+	jset(o, "held", json_boolean(src->kend_held), &ok);
+	jset(o, "caught", jcount(src->kend_caught), &ok);
+	jset(o, "holds", jcount(src->kend_holds), &ok);
 	return jdone(o, ok);
 }
 
@@ -647,7 +651,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "counters_cleared", json_integer(src->cleared), &ok);
 	jset(o, "reinject", reinject_json(src->cfg, src->rs), &ok);
 	jset(o, "kernel_encap", kencap_json(src), &ok);
-	jset(o, "kernel_end", kend_json(src->cfg, src->rs), &ok);
+	jset(o, "kernel_end", kend_json(src->cfg, src->rs, src), &ok);
 	jset(o, "header_queue", hqueue_json(src), &ok);
 	jset(o, "workers", workers_json(src, false), &ok);
 	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals

@@ -37,6 +37,7 @@
 #include "resolve.h"
 #include "rtmirror.h"
 #include "kencap_routes.h"
+#include "markguard.h"
 #include "rtrules.h"
 #include "steer.h"
 #include "rtwatch.h"
@@ -102,6 +103,10 @@ struct daemon {
 	struct in6_addr kernel_tunsrc;
 	bool kencap_held;
 	uint64_t tunsrc_next_ms;
+	/* kernel-end's catch rules, read every second (guard_tick(),
+	 * markguard.h): the hand-off is held back while its marks do not
+	 * survive to routing. */
+	struct markguard guard;
 	uint64_t nexthops_next_ms;	/* nexthops_tick() */
 	/* srv6ctl clear: when, and the kernel's queue drops then (the
 	 * readings shown are less these). */
@@ -315,6 +320,26 @@ static void tunsrc_tick(struct daemon *d)
 			"again: encapsulations go to the kernel", b);
 }
 
+/* Read kernel-end's catch routes (every MARKGUARD_POLL_MS): packets for
+ * its SIDs that reached routing without srv6d's mark hold the hand-off
+ * back (engine_set_kend_held()) until a probe packet reaches its route
+ * marked (the workers' probe tokens); markguard_judge() decides and
+ * logs. */
+static void guard_tick(struct daemon *d)
+{
+	uint64_t now = now_ms();
+	bool taken;
+
+	if (!markguard_due(&d->guard, now))
+		return;
+	taken = d->guard.armed && engine_kend_probe_disarm(d->engine);
+	markguard_judge(&d->guard, engine_config(d->engine),
+			engine_runstate(d->engine), now, taken);
+	engine_set_kend_held(d->engine, d->guard.held);
+	if (d->guard.armed)
+		engine_kend_probe_arm(d->engine);
+}
+
 /* Milliseconds poll() may sleep: until the watchdog's keepalive, a
  * pending kernel routes rebuild or the tunsrc's poll is due. */
 static int poll_timeout(const struct daemon *d)
@@ -328,6 +353,9 @@ static int poll_timeout(const struct daemon *d)
 		next = d->tunsrc_next_ms;
 	if (d->kr_due_ms && d->kr_due_ms < next)
 		next = d->kr_due_ms;
+	if (engine_runstate(d->engine) && engine_runstate(d->engine)->kend_on &&
+	    engine_runstate(d->engine)->nkends && d->guard.next_ms < next)
+		next = d->guard.next_ms;
 	if (d->repair_due_ms && d->repair_due_ms < next)
 		next = d->repair_due_ms;
 	if (metrics_http_timeout_ms(d->metrics) >= 0 &&
@@ -442,6 +470,9 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	ds->src.repair_failures = d->repair_failures;
 	ds->src.last_repair_us = d->last_repair_us;
 	ds->src.kencap_held = d->kencap_held;
+	ds->src.kend_held = d->guard.held;
+	ds->src.kend_caught = d->guard.total;
+	ds->src.kend_holds = d->guard.holds;
 	ds->src.kernel_tunsrc = d->kernel_tunsrc;
 	if (with_kernel) {
 		int nk = ctl_nfq_read(CTL_NFQ_PROC, ds->kq,
@@ -803,6 +834,7 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 	kencap_tunsrc_settle(engine_runstate(d->engine), &d->tunsrc);
 	d->tunsrc_next_ms = 0;	/* the new config's tunsrc: held back? */
 	tunsrc_tick(d);
+	markguard_reset(&d->guard);	/* the new config's catch tables */
 	repair_forget(d);
 	return 0;
 restore:
@@ -1482,6 +1514,7 @@ static void daemon_loop(struct daemon *d)
 		kroutes_tick(d);
 		repair_tick(d);
 		tunsrc_tick(d);
+		guard_tick(d);
 		nexthops_tick(d);
 		trace_tick(&d->trace, d->engine);
 		watchdog_tick(d);

@@ -68,6 +68,11 @@ struct worker {
 	struct {
 		uint64_t ns;		/* CLOCK_MONOTONIC of the last beat */
 		bool dead;		/* the thread has exited */
+		/* kernel-end held back: this worker may hand one packet
+		 * to the kernel all the same (a probe), set by the control
+		 * thread (engine_kend_probe_arm()), taken by the worker
+		 * (proc_kend_probe_take()) */
+		bool kend_probe;
 	} beat __attribute__((aligned(CACHE_LINE)));
 
 	/* The worker's own state, from the next line on. */
@@ -111,6 +116,9 @@ struct engine {
 	 * the workers (struct proc_ctx kencap_held): the kernel's tunsrc
 	 * is not what the config's encapsulations were resolved with. */
 	bool kencap_held;
+	/* The same for kernel-end (engine_set_kend_held()): packets for its
+	 * SIDs reached routing without srv6d's mark (markguard.h). */
+	bool kend_held;
 	const char *hang_file;		/* ENGINE_HANG_ENV, or NULL (unarmed) */
 	/* Control thread only: totals of earlier generations, less what
 	 * engine_clear_stats() took away (unsigned: a base may wrap, its
@@ -401,7 +409,8 @@ static void worker_own_device(struct worker *w, struct pkt *p)
  * when p is to be processed. */
 static bool worker_headers_suffice(const struct proc_ctx *ctx, struct pkt *p)
 {
-	if (kend_from_headers(ctx->cfg, ctx->rs, p) || kencap_from_headers(ctx, p))
+	if ((!proc_kend_held(ctx) && kend_from_headers(ctx->cfg, ctx->rs, p)) ||
+	    kencap_from_headers(ctx, p))
 		return true;
 	p->verdict = PKT_REPEAT;
 	return false;
@@ -771,6 +780,8 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->ctx.stats = w->stats;
 	w->ctx.mirror = e->mirror;
 	w->ctx.kencap_held = &e->kencap_held;
+	w->ctx.kend_held = &e->kend_held;
+	w->ctx.kend_probe = &w->beat.kend_probe;
 	w->ctx.worker = i;
 	w->ctx.icmp_rl.last_ns = now_ns();
 	w->ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
@@ -874,6 +885,29 @@ void engine_set_kencap_held(struct engine *e, bool held)
 bool engine_kencap_held(const struct engine *e)
 {
 	return __atomic_load_n(&e->kencap_held, __ATOMIC_RELAXED);
+}
+
+void engine_set_kend_held(struct engine *e, bool held)
+{
+	__atomic_store_n(&e->kend_held, held, __ATOMIC_RELAXED);
+}
+
+void engine_kend_probe_arm(struct engine *e)
+{
+	for (unsigned i = 0; i < e->nworkers; i++)
+		__atomic_store_n(&e->workers[i].beat.kend_probe, true,
+				 __ATOMIC_RELAXED);
+}
+
+bool engine_kend_probe_disarm(struct engine *e)
+{
+	bool taken = false;
+
+	for (unsigned i = 0; i < e->nworkers; i++)
+		if (!__atomic_exchange_n(&e->workers[i].beat.kend_probe, false,
+					 __ATOMIC_RELAXED))
+			taken = true;
+	return taken;
 }
 
 void engine_stop(struct engine *e)

@@ -53,6 +53,12 @@ struct proc_ctx {
 	/* The engine's flag (worker.h engine_set_kencap_held()): true
 	 * while the kernel's encapsulations are held back; NULL: never. */
 	const bool *kencap_held;
+	/* The same for kernel-end (engine_set_kend_held()): true while its
+	 * marks do not survive to routing; NULL: never. */
+	const bool *kend_held;
+	/* This worker's probe token (engine_kend_probe_arm()): while held,
+	 * one packet may go to the kernel all the same; NULL: none. */
+	bool *kend_probe;
 	struct srccache src_cache;
 	struct worker_stats *stats;
 	struct sid_stats *sid_stats;	/* cfg->nsids entries, this worker's */
@@ -69,6 +75,28 @@ static inline bool proc_kencap_held(const struct proc_ctx *ctx)
 {
 	return ctx->kencap_held &&
 	       __atomic_load_n(ctx->kencap_held, __ATOMIC_RELAXED);
+}
+
+/* Whether kernel-end's hand-off is held back now (its marks do not
+ * survive, markguard.h): a relaxed load of the control thread's flag. */
+static inline bool proc_kend_held(const struct proc_ctx *ctx)
+{
+	return ctx->kend_held &&
+	       __atomic_load_n(ctx->kend_held, __ATOMIC_RELAXED) &&
+	       !(ctx->kend_probe &&
+		 __atomic_load_n(ctx->kend_probe, __ATOMIC_RELAXED));
+}
+
+/* p's result is kernel-end's: a super-packet or a header queue's packet
+ * cut short (the ones reinject.h hands to the route; a small one goes as
+ * a payload) takes this worker's probe token when there is one (a
+ * relaxed store to the worker's own line, once per probe window). */
+static inline void proc_kend_probe_take(const struct proc_ctx *ctx,
+					const struct pkt *p)
+{
+	if ((p->gso || p->truncated) && ctx->kend_probe &&
+	    __atomic_load_n(ctx->kend_probe, __ATOMIC_RELAXED))
+		__atomic_store_n(ctx->kend_probe, false, __ATOMIC_RELAXED);
 }
 
 /* p is done with for `reason` (outcome PKT_OUT_DROP, _ICMP or _HANDOFF):
