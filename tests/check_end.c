@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "behavior.h"
+#include "behavior_proxy.h"
 #include "behavior_b6.h"
 #include "config.h"
 #include "runstate.h"
@@ -1217,7 +1218,9 @@ START_TEST(dispatch_every_behavior)
 		behavior_fn *fn = dispatch_fn((enum behavior)b);
 
 		ck_assert_ptr_nonnull(fn);
-		if (d->decap != BHV_DECAP_NONE)
+		if (d->proxy != BHV_PROXY_NONE)
+			ck_assert(fn == behavior_proxy);
+		else if (d->decap != BHV_DECAP_NONE)
 			ck_assert(fn == behavior_decap);
 		else if (!d->binding)
 			ck_assert(fn == behavior_end);

@@ -46,6 +46,12 @@ enum drop_reason {
 				 * needs its whole bytes came back bounced
 				 * already: the steering rules queue bounced
 				 * packets to a header queue again */
+	DROP_PROXY_NO_CACHE,	/* End.AD: a packet back from the service
+				 * before the SID learned any headers */
+	DROP_PROXY_RETURN,	/* a packet back from an SR proxy's service
+				 * that the SID cannot send on: not its
+				 * inner type; End.AM: no SRH, SL 0 */
+	DROP_PROXY_CACHE_SIZE,	/* End.AD: headers longer than its cache */
 	DROP__COUNT
 };
 

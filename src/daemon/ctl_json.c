@@ -224,7 +224,8 @@ static void origin_fill(json_t *o, unsigned line, uint32_t ktable, bool *ok)
  * lblen/nflen (with next-csid), a binding SID's policy, mark,
  * route_table; then its config line. */
 static void sid_attrs_fill(json_t *o, const struct sid *s,
-			   struct sid_marks m, bool *ok)
+			   const struct proxy_conf *pc, struct sid_marks m,
+			   bool *ok)
 {
 	if (!IN6_IS_ADDR_UNSPECIFIED(&s->nh6))
 		jset(o, "nh6", addr6_json(&s->nh6), ok);
@@ -240,6 +241,13 @@ static void sid_attrs_fill(json_t *o, const struct sid *s,
 	}
 	if (s->policy)
 		jset(o, "policy", bsid_policy_json(s->policy), ok);
+	/* an SR proxy's: iif, End.AS's source and segs */
+	if (s->iif[0])
+		jset(o, "iif", json_string(s->iif), ok);
+	if (pc && pc->segs.nsegs) {
+		jset(o, "source", addr6_json(&pc->source), ok);
+		jset(o, "segs", segs_json(&pc->segs), ok);
+	}
 	if (m.mark)
 		jset(o, "mark", jcount(m.mark), ok);
 	if (m.route_table)
@@ -247,8 +255,8 @@ static void sid_attrs_fill(json_t *o, const struct sid *s,
 	origin_fill(o, s->line, s->ktable, ok);
 }
 
-static json_t *sid_json(const struct sid *s, struct sid_marks m,
-			const struct sid_stats *st)
+static json_t *sid_json(const struct config *cfg, const struct sid *s,
+			struct sid_marks m, const struct sid_stats *st)
 {
 	json_t *o = json_object();
 	bool ok = o != NULL;
@@ -258,7 +266,8 @@ static json_t *sid_json(const struct sid *s, struct sid_marks m,
 		jset(o, "behavior", json_string(behavior_name(s->behavior)),
 		     &ok);
 		jset(o, "flavors", flavors_json(s->flavors), &ok);
-		sid_attrs_fill(o, s, m, &ok);
+		sid_attrs_fill(o, s, behavior_proxy_of(s->behavior) ?
+				   &cfg->proxies[s->proxy] : NULL, m, &ok);
 		sid_stats_fill(o, st, &ok);
 	}
 	return jdone(o, ok);
@@ -362,7 +371,7 @@ static json_t *entries_json(const struct ctl_status_src *src, bool policies)
 	for (unsigned i = 0; ok && i < n; i++)
 		jappend(a, policies ? policy_json(&cfg->policies[i],
 						  st ? &st[i] : NULL)
-				    : sid_json(&cfg->sids[i],
+				    : sid_json(cfg, &cfg->sids[i],
 					       runstate_sid(src->rs,
 							    &cfg->sids[i]),
 					       st ? &st[i] : NULL),
@@ -981,7 +990,7 @@ json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
 	}
 	a = json_array();
 	if (a)
-		jappend(a, sid_json(&cfg->sids[i],
+		jappend(a, sid_json(cfg, &cfg->sids[i],
 				    runstate_sid(src->rs, &cfg->sids[i]),
 				    src->sids ? &src->sids[i] : NULL), &ok);
 	return wrap("sids", jdone(a, ok));

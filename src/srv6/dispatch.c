@@ -3,6 +3,7 @@
 
 #include "behavior.h"
 #include "behavior_b6.h"
+#include "behavior_proxy.h"
 #include "dispatch.h"
 
 static behavior_fn *const dispatch_table[BHV__COUNT] = {
@@ -18,6 +19,12 @@ static behavior_fn *const dispatch_table[BHV__COUNT] = {
 	[BHV_END_B6] = behavior_end_b6,		/* Linux End.B6 (insertion) */
 	[BHV_END_B6_ENCAPS] = behavior_end_b6_encaps,		/* 4.13 */
 	[BHV_END_B6_ENCAPS_RED] = behavior_end_b6_encaps_red,	/* 4.14 */
+	/* draft-ietf-spring-sr-service-programming-10 6.1, 6.2, 6.4 */
+	[BHV_END_AS] = behavior_proxy,
+	[BHV_END_AS4] = behavior_proxy,
+	[BHV_END_AD] = behavior_proxy,
+	[BHV_END_AD4] = behavior_proxy,
+	[BHV_END_AM] = behavior_proxy,
 };
 
 behavior_fn *dispatch_fn(enum behavior b)
