@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "behavior_proxy.h"
 #include "benchutil.h"
 #include "config.h"
 #include "pkt.h"
@@ -55,6 +56,10 @@ static const char conf[] =
 	"sid fc00:6::3/128 action End.DT6 table 100\n"
 	"sid fc00:6::4/128 action End.DT4 table 100\n"
 	"sid fc00:6::8/128 action End.B6.Encaps srh segs fc00:9::1,fc00:9::2\n"
+	/* SR proxies: px41 is ifindex 41 ... (setup()) */
+	"sid fc00:a1::1/128 action End.AS nh6 fc00:3::2 oif px40 iif px41 source fc00:7::2 segs fc00:9::1,fc00:9::2\n"
+	"sid fc00:a1::2/128 action End.AD nh6 fc00:3::2 oif px40 iif px42\n"
+	"sid fc00:a1::3/128 action End.AM nh6 fc00:3::2 oif px40 iif px43\n"
 	"route 2001:db8:100::/48 encap seg6 mode encap segs fc00:9::1,fc00:9::2\n";
 
 /* ---- packet builders ----------------------------------------------- */
@@ -222,6 +227,45 @@ static size_t b_b6_encaps(uint8_t *b)
 	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
 }
 
+/* SR proxies toward the service: End.AS, End.AD (SL 1 -> 0), End.AM
+ * (SL 1, DA = Segment List[0]). */
+static size_t b_as(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1", "fc00:a1::1" };
+
+	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
+static size_t b_ad(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1", "fc00:a1::2" };
+
+	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
+static size_t b_am(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1", "fc00:a1::3" };
+
+	return srv6(b, s, 2, 1, IPPROTO_TCP, tcp_seg, PAYLOAD);
+}
+
+/* Back from the service: the inner packet (End.AS, End.AD push their
+ * headers), End.AM's packet with DA = Segment List[0] (SL 1 -> 0). */
+static size_t b_back(uint8_t *b)
+{
+	return inner6(b, PAYLOAD);
+}
+
+static size_t b_am_back(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1", "fc00:a1::3" };
+	size_t n = srv6(b, s, 2, 1, IPPROTO_TCP, tcp_seg, PAYLOAD);
+
+	put_addr(b + 24, "fc00:9::1");
+	return n;
+}
+
 /* A plain IPv6 packet to a steered prefix: H.Encaps. */
 static size_t b_h_encaps(uint8_t *b)
 {
@@ -254,13 +298,39 @@ static struct row rows[] = {
 	{ "End.B6.Encaps", b_b6_encaps, ETH_P_IPV6, "fc00:6::8",
 	  PKT_NEW_BYTES },
 	{ "H.Encaps (route)", b_h_encaps, ETH_P_IPV6, NULL, PKT_NEW_BYTES },
+	{ "End.AS to service", b_as, ETH_P_IPV6, "fc00:a1::1", PKT_NEW_BYTES },
+	{ "End.AS back", b_back, ETH_P_IPV6, "fc00:a1::1", PKT_NEW_BYTES },
+	{ "End.AD to service", b_ad, ETH_P_IPV6, "fc00:a1::2", PKT_NEW_BYTES },
+	{ "End.AD back", b_back, ETH_P_IPV6, "fc00:a1::2", PKT_NEW_BYTES },
+	{ "End.AM to service", b_am, ETH_P_IPV6, "fc00:a1::3", PKT_NEW_BYTES },
+	{ "End.AM back", b_am_back, ETH_P_IPV6, "fc00:a1::3", PKT_NEW_BYTES },
 };
+
+/* The rows whose packet comes in on an SR proxy's iif (the service's
+ * way back), by label: that interface. */
+static const struct {
+	const char *label;
+	uint32_t indev;
+} row_indevs[] = {
+	{ "End.AS back", 41 },
+	{ "End.AD back", 42 },
+	{ "End.AM back", 43 },
+};
+
+static uint32_t row_indev(const struct row *r)
+{
+	for (size_t i = 0; i < sizeof(row_indevs) / sizeof(row_indevs[0]); i++)
+		if (!strcmp(r->label, row_indevs[i].label))
+			return row_indevs[i].indev;
+	return 0;
+}
 #define NROWS	(sizeof(rows) / sizeof(rows[0]))
 
 /* Each row's packet and its figure per round. */
 static struct {
 	uint8_t bytes[PKT_MAX];
 	size_t len;
+	uint32_t indev;		/* row_indev() */
 	double ns[64];
 } run[NROWS];
 
@@ -290,6 +360,15 @@ static void setup(void)
 	sid_st = calloc(cfg->nsids, sizeof(*sid_st));
 	pol_st = calloc(cfg->npolicies ? cfg->npolicies : 1, sizeof(*pol_st));
 	if (!rs || !sid_st || !pol_st)
+		exit(1);
+	for (unsigned i = 0; i < cfg->nsids; i++)
+		if (cfg->sids[i].iif[0])
+			rs->sids[i].iif_index =
+				(uint32_t)strtoul(cfg->sids[i].iif + 2, NULL, 10);
+	/* End.AD's caches, one worker (behavior_proxy.h) */
+	ctx.proxy_slots = calloc(cfg->nproxies + 1, sizeof(struct proxy_slot));
+	ctx.proxy_nworkers = 1;
+	if (!ctx.proxy_slots)
 		exit(1);
 	ctx.cfg = cfg;
 	ctx.rs = rs;
@@ -325,6 +404,7 @@ static void put_back(unsigned i, struct pkt *p)
 	p->end = slot + sizeof(slot);
 	p->len = p->orig_len = (uint32_t)run[i].len;
 	p->hw_proto = rows[i].hook;
+	p->indev = run[i].indev;
 }
 
 /* One row, n times; ns per packet. */
@@ -395,8 +475,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setup();
-	for (unsigned i = 0; i < NROWS; i++)
+	for (unsigned i = 0; i < NROWS; i++) {
 		run[i].len = rows[i].build(run[i].bytes);
+		run[i].indev = row_indev(&rows[i]);
+	}
 	for (unsigned k = 0; k < rounds; k++)
 		for (unsigned i = 0; i < NROWS; i++)
 			if (selected(i, match))
@@ -419,6 +501,7 @@ int main(int argc, char **argv)
 	runstate_free(rs);
 	free(sid_st);
 	free(pol_st);
+	free(ctx.proxy_slots);
 	config_free(cfg);
 	return 0;
 }
