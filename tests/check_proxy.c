@@ -333,6 +333,13 @@ START_TEST(as_other_interface)
 	p = run(IN6, ETH_P_IPV6, OTHER_IF);
 	ck_assert_int_eq(p->verdict, PKT_ACCEPT);
 	ck_assert_uint_eq(ws.unmatched, 1);
+	/* a Neighbor Advertisement on iif is the kernel's */
+	p = run("6000000000203aff" "fc00000000000000000000000000000b"
+		"fc00000000000000000000000000000a" "8800000060000000"
+		"fc00000000000000000000000000000b" "0201020000000b02",
+		ETH_P_IPV6, IIF);
+	ck_assert_int_eq(p->verdict, PKT_ACCEPT);
+	ck_assert_uint_eq(ws.unmatched, 2);
 	ck_assert_uint_eq(sst[0].packets + sst[0].errors, 0);
 }
 END_TEST

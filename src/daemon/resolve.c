@@ -81,8 +81,8 @@ static void resolve_links(struct runstate *rs, const struct config *cfg,
 		    !(rs->sids[i].iif_index = resolve_link_index(s->iif,
 								 &exists)))
 			log_msg(LOG_WARNING, "%s:%u: iif %s: %s now: the "
-				"service's packets back are not taken",
-				cfg->path, s->line, s->iif, exists ?
+				"service's packets back are not taken until it "
+				"is up", cfg->path, s->line, s->iif, exists ?
 				"link down" : "no such link");
 		if (!s->oif[0])
 			continue;

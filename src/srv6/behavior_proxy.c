@@ -276,12 +276,22 @@ void behavior_proxy(struct proc_ctx *ctx, const struct sid *sid,
 
 /* ---- back from the service ---------------------------------------------- */
 
+/* An IPv6 neighbor discovery message (RFC 4861: ICMPv6 types 133-137
+ * right after the IPv6 header): the kernel's, not the service's
+ * traffic. */
+static bool proxy_is_nd(const struct pkt *p)
+{
+	return p->hw_proto == ETH_P_IPV6 && p->len >= IPV6_HDR_LEN + 1 &&
+	       p->data[IP6_NH_OFF] == IPPROTO_ICMPV6 &&
+	       p->data[IPV6_HDR_LEN] >= 133 && p->data[IPV6_HDR_LEN] <= 137;
+}
+
 const struct sid *proxy_return_sid(const struct proc_ctx *ctx,
 				   const struct pkt *p)
 {
 	const struct config *cfg = ctx->cfg;
 
-	if (!p->indev || !ctx->rs)
+	if (!p->indev || !ctx->rs || proxy_is_nd(p))
 		return NULL;
 	for (unsigned i = 0; i < cfg->nproxies; i++) {
 		const struct sid *s = &cfg->sids[cfg->proxies[i].sid];

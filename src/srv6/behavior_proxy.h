@@ -60,7 +60,7 @@ void behavior_proxy(struct proc_ctx *ctx, const struct sid *sid,
 		    struct pkt *p);
 
 /* The proxy SID whose iif p came in on (ctx->rs's iif_index), or NULL:
- * none, or no proxy SID in the config (one test). */
+ * none, or an IPv6 neighbor discovery message (the kernel's). */
 const struct sid *proxy_return_sid(const struct proc_ctx *ctx,
 				   const struct pkt *p);
 
