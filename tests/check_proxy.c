@@ -16,8 +16,13 @@
  * which VPP has no test of, is the draft's 6.4 pseudocode: DA =
  * SRH[0] toward the service; SL - 1 and DA = SRH[SL] back.
  */
+#include <arpa/inet.h>
 #include <check.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
 #include <linux/if_ether.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +32,7 @@
 #include "process.h"
 #include "reinject.h"
 #include "rtrules.h"
+#include "rtmirror.h"
 #include "runstate.h"
 #include "testutil.h"
 
@@ -501,6 +507,107 @@ START_TEST(reinject_ways)
 }
 END_TEST
 
+/* ---- the MTU of the way back --------------------------------------------- */
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP	0x10000
+#endif
+#define UP	(IFF_UP | IFF_LOWER_UP | IFF_RUNNING)
+
+static uint8_t nlbuf[8192];
+
+static void mirror_link(struct rtmirror *m, int ifindex, const char *name,
+			uint32_t mtu, const char *addr, unsigned plen)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	struct ifaddrmsg *ifa;
+	struct in6_addr a;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	ifi->ifi_index = ifindex;
+	ifi->ifi_flags = UP;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	nlh = mnl_nlmsg_put_header(nlbuf);
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	nlh->nlmsg_type = RTM_NEWADDR;
+	ifa->ifa_family = AF_INET6;
+	ifa->ifa_prefixlen = (uint8_t)plen;
+	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
+	ifa->ifa_index = (uint32_t)ifindex;
+	ck_assert_int_eq(inet_pton(AF_INET6, addr, &a), 1);
+	mnl_attr_put(nlh, IFA_ADDRESS, 16, &a);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+}
+
+/* dst/plen in the main table dev oif. */
+static void mirror_route(struct rtmirror *m, const char *dst, unsigned plen,
+			 uint32_t oif)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nlbuf);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	struct in6_addr a;
+
+	nlh->nlmsg_type = RTM_NEWROUTE;
+	nlh->nlmsg_flags = NLM_F_REPLACE;
+	rtm->rtm_family = AF_INET6;
+	rtm->rtm_dst_len = (uint8_t)plen;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_type = RTN_UNICAST;
+	mnl_attr_put_u32(nlh, RTA_TABLE, RT_TABLE_MAIN);
+	ck_assert_int_eq(inet_pton(AF_INET6, dst, &a), 1);
+	mnl_attr_put(nlh, RTA_DST, 16, &a);
+	mnl_attr_put_u32(nlh, RTA_OIF, oif);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+}
+
+/* End.AS's way back toward a2:: over a link of MTU 1400: a packet that
+ * fits goes (the bytes of as_ipv6), one that would not with the 80 bytes
+ * pushed is answered with Packet Too Big, MTU 1320, to its source, from
+ * the gateway's address toward it, quoting it as it came back. */
+START_TEST(as_too_big)
+{
+	struct rtmirror *m = rtmirror_new(NULL);
+	uint8_t big[1400];
+	size_t n;
+	struct pkt *p;
+
+	ck_assert_ptr_nonnull(m);
+	mirror_link(m, 2, "core", 1400, "fc00:2::1", 64);
+	mirror_link(m, IIF, "svc1", 1500, "fc00:7::1", 64);
+	mirror_route(m, "a2::", 16, 2);
+	mirror_route(m, "1234::", 16, IIF);
+	use_config(AS6_LINE);
+	ctx.mirror = m;
+	expect_ret(run(IN6, ETH_P_IPV6, IIF), AS_RET6);
+	n = hex2bin(IN6, big, sizeof(big));
+	memset(big + n, 0x55, sizeof(big) - n);
+	big[4] = (sizeof(big) - 40) >> 8;	/* Payload Length */
+	big[5] = (sizeof(big) - 40) & 0xff;
+	p = test_pkt(&slot, big, sizeof(big), ETH_P_IPV6);
+	p->indev = IIF;
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_int_eq(p->outcome, PKT_OUT_ICMP);
+	ck_assert_uint_eq(p->data[6], 58);		/* ICMPv6 */
+	ck_assert_uint_eq(p->data[40], 2);		/* Packet Too Big */
+	ck_assert_uint_eq((uint32_t)p->data[44] << 24 | p->data[45] << 16 |
+			  p->data[46] << 8 | p->data[47], 1400 - 80);
+	n = hex2bin("12340000000000000000000000000001", want, sizeof(want));
+	ck_assert_bytes(p->data + 24, 16, want, n);	/* to the source */
+	n = hex2bin("fc000007000000000000000000000001", want, sizeof(want));
+	ck_assert_bytes(p->data + 8, 16, want, n);	/* from fc00:7::1 */
+	/* the quoted packet: hop limit as it came (64), not decremented */
+	ck_assert_uint_eq(p->data[48 + 7], 64);
+	ck_assert_uint_eq(sst[0].drops[DROP_TOO_BIG], 1);
+	ctx.mirror = NULL;
+	rtmirror_free(m);
+}
+END_TEST
+
 /* ---- the config --------------------------------------------------------- */
 
 static unsigned nerrors;
@@ -577,6 +684,7 @@ static Suite *proxy_suite(void)
 	tcase_add_test(as, as_one_segment);
 	tcase_add_test(as, as_garbage);
 	tcase_add_test(as, as_other_interface);
+	tcase_add_test(as, as_too_big);
 	tcase_add_test(ad, ad_ipv6);
 	tcase_add_test(ad, ad_ipv4);
 	tcase_add_test(ad, ad_newest_worker);

@@ -8,6 +8,8 @@
 #include "behavior_proxy.h"
 #include "behavior_table.h"
 #include "egress.h"
+#include "gso.h"
+#include "headend.h"
 #include "icmp.h"
 #include "ip.h"
 #include "srh.h"
@@ -302,28 +304,52 @@ const struct sid *proxy_return_sid(const struct proc_ctx *ctx,
 	return NULL;
 }
 
-/* The inner packet's hop limit / TTL less one (IPv4: its checksum
- * updated as RFC 1624 says, as Linux's ip_decrease_ttl()).  False when
- * it is 1 or 0: the packet may not be forwarded. */
-static bool proxy_hop(struct pkt *p)
+/* The hop limit / TTL of the IPv6 / IPv4 header at h has a hop left. */
+static bool proxy_hop_left(const uint8_t *h)
 {
-	uint8_t *h = p->data;
+	return (h[0] >> 4 == 6 ? h[IP6_HLIM_OFF] : h[8]) > 1;
+}
+
+/* Its hop limit / TTL less one (IPv4: its checksum updated as RFC 1624
+ * says, as Linux's ip_decrease_ttl()). */
+static void proxy_hop(uint8_t *h)
+{
 	uint32_t c;
 
-	if (pkt_ip_version(p) == 6) {
-		if (h[IP6_HLIM_OFF] <= 1)
-			return false;
+	if (h[0] >> 4 == 6) {
 		h[IP6_HLIM_OFF]--;
-		return true;
+		return;
 	}
-	if (h[8] <= 1)
-		return false;
 	h[8]--;
 	c = ((uint32_t)h[10] << 8 | h[11]) + 0x0100;
 	c = (c + (c >= 0xffff)) & 0xffff;
 	h[10] = (uint8_t)(c >> 8);
 	h[11] = (uint8_t)c;
-	return true;
+}
+
+/* With the route mirror: the result (push bytes of headers in front of
+ * the inner packet) fits the MTU of the route to its DA, as the
+ * headend's do; a super-packet by the segments it is cut into
+ * (p->facts.gso_size: seg_hdr, its inner headers' length, known before
+ * the push).  Returns the MTU when it does not fit, 0 when it does. */
+static uint32_t proxy_mtu_over(struct proc_ctx *ctx, struct pkt *p,
+			       uint32_t push, uint32_t seg_hdr)
+{
+	const struct rtmirror_link *in;
+	struct egress e;
+
+	if (!ctx->mirror ||
+	    egress_route(ctx->mirror, AF_INET6, FIB_TABLE_UNSPEC,
+			 p->data + IP6_DST_OFF, 0, &e) != EGRESS_OK ||
+	    !e.mtu)
+		return 0;
+	if (p->gso && seg_hdr) {
+		in = rtmirror_link_get(ctx->mirror, p->indev);
+		p->facts.gso_size = headend_seg_size(in ? in->mtu : 0, e.mtu,
+						     push, seg_hdr);
+		return p->facts.gso_size ? 0 : e.mtu;
+	}
+	return p->len > e.mtu ? e.mtu : 0;
 }
 
 /* 6.4 de-masquerading: IF NH=SRH & SL > 0, SL--, DA = SRH[SL], look the
@@ -357,6 +383,7 @@ void proxy_return(struct proc_ctx *ctx, const struct sid *sid,
 {
 	struct sid_stats *st = behavior_stats(ctx, sid);
 	enum behavior_proxy kind = behavior_proxy_of(sid->behavior);
+	uint32_t seg_hdr, mtu;
 	enum drop_reason reason;
 	uint8_t inner;
 	int len;
@@ -375,10 +402,11 @@ void proxy_return(struct proc_ctx *ctx, const struct sid *sid,
 		proxy_demasq(ctx, sid, p);
 		return;
 	}
-	if (!proxy_hop(p)) {
+	if (!proxy_hop_left(p->data)) {
 		proc_drop(ctx, p, st, DROP_HOP_LIMIT);
 		return;
 	}
+	seg_hdr = p->gso ? gso_segment_len(gso_pkt_info(p), 0) : 0;
 	if (kind == BHV_PROXY_DYNAMIC) {
 		len = proxy_push_learned(ctx, sid, p);
 	} else {
@@ -397,6 +425,13 @@ void proxy_return(struct proc_ctx *ctx, const struct sid *sid,
 		proc_drop(ctx, p, st, DROP_TOO_BIG);
 		return;
 	}
+	mtu = proxy_mtu_over(ctx, p, (uint32_t)len, seg_hdr);
+	if (mtu) {
+		pkt_pull(p, (uint32_t)len);	/* the error quotes p as it came */
+		headend_too_big(ctx, p, st, mtu, (uint32_t)len, false);
+		return;
+	}
+	proxy_hop(p->data + len);
 	p->data[IP6_PLEN_OFF] = (uint8_t)((p->len - IPV6_HDR_LEN) >> 8);
 	p->data[IP6_PLEN_OFF + 1] = (uint8_t)(p->len - IPV6_HDR_LEN);
 	p->verdict = PKT_NEW_BYTES;
