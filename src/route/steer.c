@@ -177,6 +177,7 @@ static void plan_proxy_iifs(struct plan_builder *b, const struct config *cfg,
 		if (!(r = plan_add(b, family)))
 			return;
 		memcpy(r->iifname, s->iif, sizeof(r->iifname));
+		r->proxy_iif = true;
 		r->action = STEER_QUEUE;
 		r->queue_first = (uint16_t)cfg->queue_first;
 		r->queue_total = (uint16_t)(cfg->queue_last - cfg->queue_first +
@@ -288,6 +289,9 @@ static void print_prefix(const struct steer_rule *r, FILE *f)
 
 static void print_nft_rule(const struct steer_rule *r, FILE *f)
 {
+	if (r->proxy_iif)
+		fprintf(f, "\t\t# what the service of an SR proxy sends back "
+			"on %s (its iif)\n", r->iifname);
 	fputs("\t\t", f);
 	if (r->iifname[0])
 		fprintf(f, "iifname \"%s%s\" ", r->iifname,
@@ -313,6 +317,9 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 
 static void print_ipt_rule(const struct steer_rule *r, FILE *f)
 {
+	if (r->proxy_iif)
+		fprintf(f, "# what the service of an SR proxy sends back on "
+			"%s (its iif)\n", r->iifname);
 	fputs(r->family == AF_INET6 ? "ip6tables" : "iptables", f);
 	fputs(" -t raw -A PREROUTING", f);
 	if (r->iifname[0])
