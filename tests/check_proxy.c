@@ -350,6 +350,22 @@ START_TEST(as_other_interface)
 }
 END_TEST
 
+/* An IPv4 and an IPv6 End.AS on one iif: each packet back to the SID of
+ * its family. */
+START_TEST(as_both_families)
+{
+	use_config(AS4_LINE "\nsid a1::a7/128 action End.AS nh6 fc00:9::2 "
+		   "oif svc0 iif svc1 source a1:: segs a2::,a3::");
+	rs->sids[1].iif_index = IIF;
+	expect_ret(run(IN6, ETH_P_IPV6, IIF), AS_RET6);
+	ck_assert_uint_eq(sst[1].packets, 1);
+	ck_assert_uint_eq(sst[0].packets, 0);
+	expect_ret(run(IN4, ETH_P_IP, IIF), AS_RET4);
+	ck_assert_uint_eq(sst[0].packets, 1);
+	ck_assert_uint_eq(sst[1].packets, 1);
+}
+END_TEST
+
 /* ---- End.AD ------------------------------------------------------------- */
 
 START_TEST(ad_ipv6)
@@ -656,6 +672,8 @@ START_TEST(config_lines)
 			  "iif svc1"));
 	ck_assert(!parses(AD6_LINE "\n" "sid a3::/128 action End.AM nh6 "
 			  "fc00:9::2 oif svc0 iif svc1"));	/* same iif */
+	ck_assert(parses(AD6_LINE "\n" "sid a3::/128 action End.AD nh4 "
+			 "10.9.0.2 oif svc0 iif svc1"));	/* IPv4 too */
 	ck_assert(!parses("sid a1::a6/128 action End.AS4 nh4 10.0.0.1 "
 			  "oif svc0 iif svc1 source a1:: segs a2::"));
 	use_config(AS6_LINE);
@@ -685,6 +703,7 @@ static Suite *proxy_suite(void)
 	tcase_add_test(as, as_garbage);
 	tcase_add_test(as, as_other_interface);
 	tcase_add_test(as, as_too_big);
+	tcase_add_test(as, as_both_families);
 	tcase_add_test(ad, ad_ipv6);
 	tcase_add_test(ad, ad_ipv4);
 	tcase_add_test(ad, ad_newest_worker);

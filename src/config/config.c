@@ -1030,18 +1030,20 @@ static int sid_proxy(struct parser *p, struct sid *s, const bool *has)
 	const struct behavior_desc *d = behavior_desc(s->behavior);
 	struct config *cfg = p->cfg;
 
+	if (has[SA_NH4] && d->v4)
+		s->behavior = d->v4;
 	for (unsigned i = 0; i < cfg->nproxies; i++) {
 		const struct sid *o = &cfg->sids[cfg->proxies[i].sid];
+		bool v4 = behavior_desc(s->behavior)->decap == BHV_DECAP_IPV4;
 
-		if (!strcmp(o->iif, s->iif)) {
-			error(p, "sid: iif %s is already the SID of line %u's "
-			      "(one SR proxy per interface back)", s->iif,
-			      o->line);
+		if (!strcmp(o->iif, s->iif) &&
+		    (behavior_desc(o->behavior)->decap == BHV_DECAP_IPV4) == v4) {
+			error(p, "sid: iif %s has an %s SR proxy already (line "
+			      "%u): one of each family per interface back",
+			      s->iif, v4 ? "IPv4" : "IPv6", o->line);
 			return -1;
 		}
 	}
-	if (has[SA_NH4] && d->v4)
-		s->behavior = d->v4;
 	if (d->proxy == BHV_PROXY_STATIC)
 		proxy_static_hdr(&p->proxy, has[SA_NH4] ? IPPROTO_IPIP :
 							  IPPROTO_IPV6);

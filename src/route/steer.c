@@ -164,7 +164,12 @@ static void plan_proxy_iifs(struct plan_builder *b, const struct config *cfg,
 	for (unsigned i = 0; i < cfg->nproxies; i++) {
 		const struct sid *s = &cfg->sids[cfg->proxies[i].sid];
 		struct steer_rule *r;
+		bool seen = false;
 
+		for (unsigned j = 0; j < i && !seen; j++)
+			seen = !strcmp(cfg->sids[cfg->proxies[j].sid].iif, s->iif);
+		if (seen)	/* an IPv4 and an IPv6 proxy share it */
+			continue;
 		for (unsigned k = 0; k < 2; k++) {
 			if (!(r = plan_add(b, family)))
 				return;

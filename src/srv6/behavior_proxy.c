@@ -288,20 +288,32 @@ static bool proxy_is_nd(const struct pkt *p)
 	       p->data[IPV6_HDR_LEN] >= 133 && p->data[IPV6_HDR_LEN] <= 137;
 }
 
+/* The family an SR proxy SID's service sends back: IPv4 for End.AS /
+ * End.AD with nh4, else IPv6. */
+static uint16_t proxy_family(const struct sid *sid)
+{
+	return behavior_desc(sid->behavior)->decap == BHV_DECAP_IPV4 ?
+	       ETH_P_IP : ETH_P_IPV6;
+}
+
 const struct sid *proxy_return_sid(const struct proc_ctx *ctx,
 				   const struct pkt *p)
 {
 	const struct config *cfg = ctx->cfg;
+	const struct sid *other = NULL;
 
 	if (!p->indev || !ctx->rs || proxy_is_nd(p))
 		return NULL;
 	for (unsigned i = 0; i < cfg->nproxies; i++) {
 		const struct sid *s = &cfg->sids[cfg->proxies[i].sid];
 
-		if (runstate_sid(ctx->rs, s).iif_index == p->indev)
+		if (runstate_sid(ctx->rs, s).iif_index != p->indev)
+			continue;
+		if (proxy_family(s) == p->hw_proto)
 			return s;
+		other = s;	/* its drop, unless one of p's family */
 	}
-	return NULL;
+	return other;
 }
 
 /* The hop limit / TTL of the IPv6 / IPv4 header at h has a hop left. */

@@ -59,8 +59,10 @@ struct proxy_slot {
 void behavior_proxy(struct proc_ctx *ctx, const struct sid *sid,
 		    struct pkt *p);
 
-/* The proxy SID whose iif p came in on (ctx->rs's iif_index), or NULL:
- * none, or an IPv6 neighbor discovery message (the kernel's). */
+/* The proxy SID whose iif p came in on (ctx->rs's iif_index), of p's
+ * family when an IPv4 and an IPv6 one share the iif (else the one there
+ * is, which drops it), or NULL: none, or an IPv6 neighbor discovery
+ * message (the kernel's). */
 const struct sid *proxy_return_sid(const struct proc_ctx *ctx,
 				   const struct pkt *p);
 

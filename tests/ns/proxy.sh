@@ -12,11 +12,13 @@
 # gen (client 10.98.0.1, fc00:98::1 on lo) and sink (server 10.99.0.1,
 # fc00:99::1) are SR endpoints with the kernel's seg6: gen encapsulates to
 # the gateway's proxy SID fc00:a1::1, sink to fc00:a1::2, and each
-# decapsulates its own End.DX4 SID (fc00:5::d4 at gen, fc00:6::d4 at
-# sink).  At the gateway srv6d proxies: fc00:a1::1 sends the inner packet
+# decapsulates its own End.DX4 and End.DT6 (table local) SIDs
+# (fc00:5::d4 and ::d6 at gen, fc00:6::d4 and ::d6 at sink).  At the
+# gateway srv6d proxies: fc00:a1::1 sends the inner packet
 # to the service on pa and takes it back on pb, fc00:a1::2 the other way
-# (pb out, pa back), and re-encapsulates toward the far end's SID (End.AS:
-# configured, End.AD: learned); End.AM (IPv6, H.Insert'ed TCP from gen and
+# (pb out, pa back), and re-encapsulates toward the far end's SID (End.AS,
+# IPv4 and IPv6 on the same interfaces: configured; End.AD: learned); End.AM
+# (IPv6, H.Insert'ed TCP from gen and
 # sink) shows the service the packet to its final destination and puts
 # the SID back.  srv6d's own steering (steering auto) queues what the
 # service sends back (its iif rules).  Then the bad cases: a service that
@@ -95,7 +97,11 @@ topo() {
 	ip -n "$GEN" -6 route add fc00:5::d4/128 encap seg6local action \
 		End.DX4 nh4 10.98.0.1 dev g0 &&
 	ip -n "$S1" -6 route add fc00:6::d4/128 encap seg6local action \
-		End.DX4 nh4 10.99.0.1 dev s1 || return 1
+		End.DX4 nh4 10.99.0.1 dev s1 &&
+	ip -n "$GEN" -6 route add fc00:5::d6/128 encap seg6local action \
+		End.DT6 table local dev g0 &&
+	ip -n "$S1" -6 route add fc00:6::d6/128 encap seg6local action \
+		End.DT6 table local dev s1 || return 1
 	_wait_up "$GEN" g0 && _wait_up "$GW" gw0 && _wait_up "$GW" gw1 &&
 	_wait_up "$S1" s1 && _wait_up "$GW" pa && _wait_up "$GW" pb &&
 	_wait_up "$SVC" sa && _wait_up "$SVC" sb
@@ -110,6 +116,17 @@ tunnels4() {
 		segs "$2" dev s1 &&
 	ip -n "$S1" route replace 10.10.2.0/24 encap seg6 mode encap \
 		segs "$2" dev s1
+}
+
+# tunnels6 SEGS_TO_SERVER SEGS_TO_CLIENT: the same for IPv6 (the NAT's
+# fc00:b::2 the client's way too).
+tunnels6() {
+	ip -n "$GEN" -6 route replace fc00:99::/64 encap seg6 mode encap \
+		segs "$1" via fc00:1::2 dev g0 &&
+	ip -n "$S1" -6 route replace fc00:98::/64 encap seg6 mode encap \
+		segs "$2" via fc00:2::1 dev s1 &&
+	ip -n "$S1" -6 route replace fc00:b::/64 encap seg6 mode encap \
+		segs "$2" via fc00:2::1 dev s1
 }
 
 # iperf_both ARGS...: a 2 s transfer gen -> sink, then sink -> gen (-R);
@@ -164,8 +181,13 @@ svc_nat4() {
 	nsx "$SVC" iptables -t nat -A POSTROUTING -o sb -j MASQUERADE
 }
 
+svc_nat6() {
+	nsx "$SVC" ip6tables -t nat -A POSTROUTING -o sb -j MASQUERADE
+}
+
 svc_plain() {
 	nsx "$SVC" iptables -t nat -F
+	nsx "$SVC" ip6tables -t nat -F
 	nsx "$SVC" ip6tables -t mangle -F
 	nsx "$SVC" ip6tables -F
 }
@@ -208,8 +230,11 @@ queue 0
 steering auto
 sid fc00:a1::1/128 action End.AS nh4 10.10.1.2 oif pa iif pb source fc00:2::1 segs fc00:6::d4
 sid fc00:a1::2/128 action End.AS nh4 10.10.2.2 oif pb iif pa source fc00:1::2 segs fc00:5::d4
+sid fc00:a1::3/128 action End.AS nh6 fc00:a::2 oif pa iif pb source fc00:2::1 segs fc00:6::d6
+sid fc00:a1::4/128 action End.AS nh6 fc00:b::2 oif pb iif pa source fc00:1::2 segs fc00:5::d6
 EOF
-tunnels4 fc00:a1::1 fc00:a1::2 || fail "seg6 routes"
+tunnels4 fc00:a1::1 fc00:a1::2 && tunnels6 fc00:a1::3 fc00:a1::4 ||
+	fail "seg6 routes"
 srv6d_start "$TMPD/as.conf" || { fail "srv6d start (End.AS)"; ns_finish; }
 if nsx "$GW" "$SRV6D" -p -c "$TMPD/as.conf" | grep -q 'iifname "pb" queue'; then
 	pass "srv6d -p shows the iif rule of the service's way back"
@@ -223,15 +248,18 @@ else
 	fail "srv6ctl sid: $(timeout 5 "$SRV6CTL" -s "$SOCK" sid show fc00:a1::1/128 2>&1)"
 fi
 check_tcp "End.AS, forwarding service" -c 10.99.0.1 -B 10.98.0.1
+check_tcp "End.AS (IPv6), forwarding service" -6 -c fc00:99::1 -B fc00:98::1 -p 5202
 svc_nat4
+svc_nat6
 check_tcp "End.AS, NAT service (masquerade)" -c 10.99.0.1 -B 10.98.0.1
+check_tcp "End.AS (IPv6), NAT service (masquerade)" -6 -c fc00:99::1 -B fc00:98::1 -p 5202
 svc_plain
-no_errors "End.AS" fc00:a1::1/128 fc00:a1::2/128
-# garbage back: IPv6 on pb at an IPv4 proxy
-before=$(sid_field fc00:a1::1/128 "e['drops'].get('proxy_return', 0)")
-send_from_svc sb "IPv6(src='fc00:b::2', dst='fc00:99::1')/UDP(dport=9)/Raw(b'x'*20)"
+no_errors "End.AS" fc00:a1::1/128 fc00:a1::2/128 fc00:a1::3/128 fc00:a1::4/128
+# garbage back: no hop left (pb's IPv6 proxy takes it)
+before=$(sid_field fc00:a1::3/128 "e['drops'].get('hop_limit', 0)")
+send_from_svc sb "IPv6(src='fc00:98::1', dst='fc00:99::1', hlim=1)/UDP(dport=9)/Raw(b'x'*20)"
 sleep 0.5
-drop_seen "End.AS: IPv6 back at an IPv4 proxy" fc00:a1::1/128 proxy_return "$before"
+drop_seen "End.AS: hop limit 1 back" fc00:a1::3/128 hop_limit "$before"
 # nothing back: the service stops forwarding
 _sysctls "$SVC" net.ipv4.ip_forward=0
 p0=$(sid_field fc00:a1::1/128 "e['packets']")
@@ -259,11 +287,15 @@ srv6d_start "$TMPD/ad.conf" || { fail "srv6d start (End.AD)"; ns_finish; }
 send_from_svc sb "IP(src='10.98.0.1', dst='10.99.0.1')/UDP(dport=9)/Raw(b'x'*20)"
 sleep 0.5
 drop_seen "End.AD: a packet back before any was learned" fc00:a1::1/128 proxy_no_cache 0
+# garbage back: IPv6 on pb, which has an IPv4 proxy only
+send_from_svc sb "IPv6(src='fc00:b::2', dst='fc00:99::1')/UDP(dport=9)/Raw(b'x'*20)"
+sleep 0.5
+drop_seen "End.AD: IPv6 back at an IPv4 proxy" fc00:a1::1/128 proxy_return 0
 check_tcp "End.AD, forwarding service" -c 10.99.0.1 -B 10.98.0.1
 svc_nat4
 check_tcp "End.AD, NAT service (masquerade)" -c 10.99.0.1 -B 10.98.0.1
 svc_plain
-e1=$(sid_field fc00:a1::1/128 "e['errors'] - e['drops'].get('proxy_no_cache', 0)")
+e1=$(sid_field fc00:a1::1/128 "e['errors'] - e['drops'].get('proxy_no_cache', 0) - e['drops'].get('proxy_return', 0)")
 e2=$(sid_field fc00:a1::2/128 "e['errors']")
 if [ "$e1" -eq 0 ] && [ "$e2" -eq 0 ]; then
 	pass "End.AD: no other drop"
