@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "behavior_proxy.h"
 #include "benchutil.h"
 #include "config.h"
 #include "pkt.h"
@@ -59,7 +60,11 @@ static const char conf[] =
 	/* RFC 9433 (src/srv6/mobile.h) */
 	"sid fc00:20::/64 action End.M.GTP6.D mob-prefix fc00:21::/64 srh segs fc00:9::1\n"
 	"sid fc00:22::/64 action End.M.GTP6.E\n"
-	"sid fc00:23::/32 action End.M.GTP4.E v4src-position 64\n";
+	"sid fc00:23::/32 action End.M.GTP4.E v4src-position 64\n"
+	/* SR proxies: px41 is ifindex 41 ... (setup()) */
+	"sid fc00:a1::1/128 action End.AS nh6 fc00:3::2 oif px40 iif px41 source fc00:7::2 segs fc00:9::1,fc00:9::2\n"
+	"sid fc00:a1::2/128 action End.AD nh6 fc00:3::2 oif px40 iif px42\n"
+	"sid fc00:a1::3/128 action End.AM nh6 fc00:3::2 oif px40 iif px43\n";
 
 /* ---- packet builders ----------------------------------------------- */
 
@@ -263,12 +268,51 @@ static size_t b_gtp6_e(uint8_t *b)
 	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
 }
 
+/* SR proxies toward the service: End.AS, End.AD (SL 1 -> 0), End.AM
+ * (SL 1, DA = Segment List[0]). */
+static size_t b_as(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1", "fc00:a1::1" };
+
+	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
 /* The SID with IPv4 DA 10.0.1.2, QFI 4, TEID bbbbbbbb, SL 0. */
 static size_t b_gtp4_e(uint8_t *b)
 {
 	static const char *const s[] = { "fc00:23:a00:102:11bb:bbbb:bb00:0" };
 
 	return srv6(b, s, 1, 0, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
+static size_t b_ad(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1", "fc00:a1::2" };
+
+	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
+static size_t b_am(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1", "fc00:a1::3" };
+
+	return srv6(b, s, 2, 1, IPPROTO_TCP, tcp_seg, PAYLOAD);
+}
+
+/* Back from the service: the inner packet (End.AS, End.AD push their
+ * headers), End.AM's packet with DA = Segment List[0] (SL 1 -> 0). */
+static size_t b_back(uint8_t *b)
+{
+	return inner6(b, PAYLOAD);
+}
+
+static size_t b_am_back(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1", "fc00:a1::3" };
+	size_t n = srv6(b, s, 2, 1, IPPROTO_TCP, tcp_seg, PAYLOAD);
+
+	put_addr(b + 24, "fc00:9::1");
+	return n;
 }
 
 /* A plain IPv6 packet to a steered prefix: H.Encaps. */
@@ -306,13 +350,39 @@ static struct row rows[] = {
 	{ "End.M.GTP6.D", b_gtp6_d, ETH_P_IPV6, "fc00:20::", PKT_NEW_BYTES },
 	{ "End.M.GTP6.E", b_gtp6_e, ETH_P_IPV6, "fc00:22::", PKT_NEW_BYTES },
 	{ "End.M.GTP4.E", b_gtp4_e, ETH_P_IPV6, "fc00:23::", PKT_NEW_BYTES },
+	{ "End.AS to service", b_as, ETH_P_IPV6, "fc00:a1::1", PKT_NEW_BYTES },
+	{ "End.AS back", b_back, ETH_P_IPV6, "fc00:a1::1", PKT_NEW_BYTES },
+	{ "End.AD to service", b_ad, ETH_P_IPV6, "fc00:a1::2", PKT_NEW_BYTES },
+	{ "End.AD back", b_back, ETH_P_IPV6, "fc00:a1::2", PKT_NEW_BYTES },
+	{ "End.AM to service", b_am, ETH_P_IPV6, "fc00:a1::3", PKT_NEW_BYTES },
+	{ "End.AM back", b_am_back, ETH_P_IPV6, "fc00:a1::3", PKT_NEW_BYTES },
 };
+
+/* The rows whose packet comes in on an SR proxy's iif (the service's
+ * way back), by label: that interface. */
+static const struct {
+	const char *label;
+	uint32_t indev;
+} row_indevs[] = {
+	{ "End.AS back", 41 },
+	{ "End.AD back", 42 },
+	{ "End.AM back", 43 },
+};
+
+static uint32_t row_indev(const struct row *r)
+{
+	for (size_t i = 0; i < sizeof(row_indevs) / sizeof(row_indevs[0]); i++)
+		if (!strcmp(r->label, row_indevs[i].label))
+			return row_indevs[i].indev;
+	return 0;
+}
 #define NROWS	(sizeof(rows) / sizeof(rows[0]))
 
 /* Each row's packet and its figure per round. */
 static struct {
 	uint8_t bytes[PKT_MAX];
 	size_t len;
+	uint32_t indev;		/* row_indev() */
 	double ns[64];
 } run[NROWS];
 
@@ -342,6 +412,15 @@ static void setup(void)
 	sid_st = calloc(cfg->nsids, sizeof(*sid_st));
 	pol_st = calloc(cfg->npolicies ? cfg->npolicies : 1, sizeof(*pol_st));
 	if (!rs || !sid_st || !pol_st)
+		exit(1);
+	for (unsigned i = 0; i < cfg->nsids; i++)
+		if (cfg->sids[i].iif[0])
+			rs->sids[i].iif_index =
+				(uint32_t)strtoul(cfg->sids[i].iif + 2, NULL, 10);
+	/* End.AD's caches, one worker (behavior_proxy.h) */
+	ctx.proxy_slots = calloc(cfg->nproxies + 1, sizeof(struct proxy_slot));
+	ctx.proxy_nworkers = 1;
+	if (!ctx.proxy_slots)
 		exit(1);
 	ctx.cfg = cfg;
 	ctx.rs = rs;
@@ -377,6 +456,7 @@ static void put_back(unsigned i, struct pkt *p)
 	p->end = slot + sizeof(slot);
 	p->len = p->orig_len = (uint32_t)run[i].len;
 	p->hw_proto = rows[i].hook;
+	p->indev = run[i].indev;
 }
 
 /* One row, n times; ns per packet. */
@@ -447,8 +527,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setup();
-	for (unsigned i = 0; i < NROWS; i++)
+	for (unsigned i = 0; i < NROWS; i++) {
 		run[i].len = rows[i].build(run[i].bytes);
+		run[i].indev = row_indev(&rows[i]);
+	}
 	for (unsigned k = 0; k < rounds; k++)
 		for (unsigned i = 0; i < NROWS; i++)
 			if (selected(i, match))
@@ -471,6 +553,7 @@ int main(int argc, char **argv)
 	runstate_free(rs);
 	free(sid_st);
 	free(pol_st);
+	free(ctx.proxy_slots);
 	config_free(cfg);
 	return 0;
 }

@@ -288,7 +288,9 @@ START_TEST(status_document)
 		"\"hmac_unknown\":0,\"hmac_wrong\":0,\"sid_chain\":0,"
 		"\"no_route\":0,\"nexthop_unreachable\":0,\"no_table\":0,"
 		"\"no_source\":0,\"bad_message\":0,\"gso\":0,"
-		"\"bounce_loop\":0,\"gtpu_malformed\":0,\"gtpu_message\":0}}");
+		"\"bounce_loop\":0,\"gtpu_malformed\":0,\"gtpu_message\":0,"
+		"\"proxy_no_cache\":0,\"proxy_return\":0,"
+		"\"proxy_cache_size\":0}}");
 	ck_assert_int_eq(json_integer_value(json_object_get(
 		json_array_get(json_object_get(doc, "workers"), 1), "queue")), 4);
 	v = json_object_get(doc, "totals");

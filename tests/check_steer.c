@@ -400,6 +400,67 @@ START_TEST(test_hqueue_auto)
 }
 END_TEST
 
+/* An SR proxy: what comes in on its iif, both families, link-local and
+ * multicast destinations aside, before the SIDs' rules. */
+START_TEST(test_proxy_iif)
+{
+	struct steer_plan plan;
+	char *text = plan_text("queue 0\nheader-queue no\n"
+			       "sid fc00:a1::1/128 action End.AM nh6 fc00:a::2 "
+			       "oif pa iif pb\n", &plan);
+
+	ck_assert_str_eq(text,
+		"# srv6d's steering (steering auto), in nft syntax: kernels with the nft queue\n"
+		"# expression (CONFIG_NFT_QUEUE)\n"
+		"table ip6 srv6d {\n"
+		"\tchain prerouting {\n"
+		"\t\ttype filter hook prerouting priority -290; policy accept;\n"
+		"\t\tiifname \"srv6d*\" accept\n"
+		"\t\tmeta mark 0x5d6f0001-0x5d6fffff accept\n"
+		"\t\tiifname \"pb\" ip6 daddr fe80::/10 accept\n"
+		"\t\tiifname \"pb\" ip6 daddr ff00::/8 accept\n"
+		"\t\t# what the service of an SR proxy sends back on pb (its iif)\n"
+		"\t\tiifname \"pb\" queue num 0\n"
+		"\t\tip6 daddr fc00:a1::1/128 queue num 0\n"
+		"\t}\n"
+		"}\n"
+		"table ip srv6d {\n"
+		"\tchain prerouting {\n"
+		"\t\ttype filter hook prerouting priority -290; policy accept;\n"
+		"\t\tiifname \"srv6d*\" accept\n"
+		"\t\tmeta mark 0x5d6f0001-0x5d6fffff accept\n"
+		"\t\tiifname \"pb\" ip daddr 224.0.0.0/4 accept\n"
+		"\t\tiifname \"pb\" ip daddr 255.255.255.255/32 accept\n"
+		"\t\t# what the service of an SR proxy sends back on pb (its iif)\n"
+		"\t\tiifname \"pb\" queue num 0\n"
+		"\t}\n"
+		"}\n"
+		"# the same with iptables (kernels without the nft queue expression)\n"
+		"ip6tables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
+		"ip6tables -t raw -A PREROUTING -m mark ! --mark 0x5d6f0000 -m mark --mark 0x5d6f0000/0xffff0000 -j ACCEPT\n"
+		"ip6tables -t raw -A PREROUTING -i pb -d fe80::/10 -j ACCEPT\n"
+		"ip6tables -t raw -A PREROUTING -i pb -d ff00::/8 -j ACCEPT\n"
+		"# what the service of an SR proxy sends back on pb (its iif)\n"
+		"ip6tables -t raw -A PREROUTING -i pb -j NFQUEUE --queue-num 0\n"
+		"ip6tables -t raw -A PREROUTING -d fc00:a1::1/128 -j NFQUEUE --queue-num 0\n"
+		"iptables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
+		"iptables -t raw -A PREROUTING -m mark ! --mark 0x5d6f0000 -m mark --mark 0x5d6f0000/0xffff0000 -j ACCEPT\n"
+		"iptables -t raw -A PREROUTING -i pb -d 224.0.0.0/4 -j ACCEPT\n"
+		"iptables -t raw -A PREROUTING -i pb -d 255.255.255.255/32 -j ACCEPT\n"
+		"# what the service of an SR proxy sends back on pb (its iif)\n"
+		"iptables -t raw -A PREROUTING -i pb -j NFQUEUE --queue-num 0\n");
+	ck_assert_uint_eq(plan.nrules, 11);
+	ck_assert_uint_eq(plan.nrules6, 6);
+	ck_assert(plan.rules[4].proxy_iif);
+	ck_assert_str_eq(plan.rules[4].iifname, "pb");
+	ck_assert_uint_eq(plan.rules[4].plen, 0);
+	ck_assert_uint_eq(plan.rules[2].plen, 10);
+	ck_assert_int_eq(plan.rules[2].action, STEER_ACCEPT);
+	steer_plan_free(&plan);
+	free(text);
+}
+END_TEST
+
 static Suite *steer_suite(void)
 {
 	Suite *s = suite_create("steer");
@@ -412,6 +473,7 @@ static Suite *steer_suite(void)
 	tcase_add_test(tc, test_directive);
 	tcase_add_test(tc, test_expressions);
 	tcase_add_test(tc, test_mark_mask);
+	tcase_add_test(tc, test_proxy_iif);
 	suite_add_tcase(s, tc);
 	return s;
 }

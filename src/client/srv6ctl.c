@@ -501,6 +501,7 @@ static void sid_attrs(const json_t *s, char *buf, size_t len)
 	static const char *const keys[] = {
 		"nh6", "nh4", "oif", "table", "vrftable", "lblen", "nflen",
 		"mob_plen", "v4src_position",	/* RFC 9433 */
+		"iif", "source",
 	};
 	const json_t *pol = json_object_get(s, "policy");
 	size_t off = 0;
@@ -519,6 +520,13 @@ static void sid_attrs(const json_t *s, char *buf, size_t len)
 				 (uint64_t)json_integer_value(v));
 		off += (size_t)snprintf(buf + off, len - off, "%s%s %s",
 					off ? " " : "", keys[k], val);
+	}
+	if (json_is_array(json_object_get(s, "segs")) && off < len) {
+		char segs[SRV6_MAX_SEGS * 48];
+
+		join_strings(json_object_get(s, "segs"), segs, sizeof(segs));
+		off += (size_t)snprintf(buf + off, len - off, "%ssegs %s",
+					off ? " " : "", segs);
 	}
 	if (json_is_object(pol) && off < len) {
 		char lists[SRV6_MAX_SEGS * 48 * 2];

@@ -27,6 +27,9 @@ static const char *const drop_reason_names[DROP__COUNT] = {
 	[DROP_BOUNCE_LOOP] = "bounce_loop",
 	[DROP_GTPU_MALFORMED] = "gtpu_malformed",
 	[DROP_GTPU_MESSAGE] = "gtpu_message",
+	[DROP_PROXY_NO_CACHE] = "proxy_no_cache",
+	[DROP_PROXY_RETURN] = "proxy_return",
+	[DROP_PROXY_CACHE_SIZE] = "proxy_cache_size",
 };
 
 /* Returns the reason's stable name (used by srv6ctl and its JSON), or

@@ -52,6 +52,12 @@ enum drop_reason {
 	DROP_GTPU_MESSAGE,	/* a GTP-U message other than a G-PDU
 				 * (Echo, Error Indication, End Marker):
 				 * RFC 9433 converts user traffic only */
+	DROP_PROXY_NO_CACHE,	/* End.AD: a packet back from the service
+				 * before the SID learned any headers */
+	DROP_PROXY_RETURN,	/* a packet back from an SR proxy's service
+				 * that the SID cannot send on: not its
+				 * inner type; End.AM: no SRH, SL 0 */
+	DROP_PROXY_CACHE_SIZE,	/* End.AD: headers longer than its cache */
 	DROP__COUNT
 };
 

@@ -48,6 +48,11 @@ struct parser {
 	unsigned mark_base_line, mark_mask_line;	/* 0: absent */
 	char bufs[NBUFS][BUF_LEN];	/* for quote() and fmt_*() */
 	unsigned nbuf;
+	/* The SR proxy part of the sid line being parsed, and the room
+	 * of config->proxies. */
+	struct proxy_conf proxy;
+	bool has_proxy_segs;
+	unsigned proxies_cap;
 };
 
 /* ---- messages ----------------------------------------------------------- */
@@ -583,12 +588,18 @@ static int parse_icmp_burst(struct parser *p, int argc, char **argv)
 static const char *behavior_list(char *buf, size_t size, unsigned set,
 				 const char *last)
 {
-	unsigned left = (unsigned)__builtin_popcount(set);
+	unsigned left = 0;
 	size_t n = 0;
 
+	for (unsigned b = 0; b < BHV__COUNT; b++)
+		if ((set & (1u << b)) && behavior_desc((enum behavior)b) &&
+		    !behavior_desc((enum behavior)b)->alias)
+			left++;
 	buf[0] = '\0';
 	for (unsigned b = 0; b < BHV__COUNT && n < size; b++) {
-		if (!(set & (1u << b)))
+		const struct behavior_desc *d = behavior_desc((enum behavior)b);
+
+		if (!(set & (1u << b)) || !d || d->alias)
 			continue;
 		left--;
 		n += (size_t)snprintf(buf + n, size - n, "%s%s",
@@ -607,7 +618,8 @@ static unsigned behaviors_taking(unsigned attr_bit, unsigned flavor)
 	for (unsigned b = 0; b < BHV__COUNT; b++) {
 		const struct behavior_desc *d = behavior_desc((enum behavior)b);
 
-		if (d && ((d->attrs & attr_bit) || (d->flavors & flavor)))
+		if (d && !d->alias &&
+		    ((d->attrs & attr_bit) || (d->flavors & flavor)))
 			set |= 1u << b;
 	}
 	return set;
@@ -663,6 +675,7 @@ static int get_flavors(struct parser *p, char *list, unsigned *flv)
 static const char *const sid_attr_names[SA__COUNT] = {
 	"flavors", "lblen", "nflen", "nh6", "nh4", "oif", "table", "vrftable",
 	"v4src-position",
+	"iif", "source", "segs",
 };
 
 static const char *const sid_attr_usage[SA__COUNT] = {
@@ -670,12 +683,17 @@ static const char *const sid_attr_usage[SA__COUNT] = {
 	"an IPv6 address", "an IPv4 address", "an interface name",
 	"a table number", "a VRF device's table number",
 	"a bit position in the IPv6 source, 0-96",
+	"an interface name", "an IPv6 address", "a list like A,B",
 };
 
 /* What follows each attribute in a message ("'nh6 ADDRESS'"). */
 static const char *const sid_attr_metavar[SA__COUNT] = {
 	"LIST", "N", "N", "ADDRESS", "ADDRESS", "IFNAME", "N", "N", "N",
+	"IFNAME", "ADDRESS", "SEGMENTS",
 };
+
+static int get_segs(struct parser *p, const char *dir, char *list,
+		    struct seglist *sl);
 
 /* lblen and nflen: checked with the flavors (sid_check_flavors()). */
 #define SA_WITH_FLAVORS	(SA_BIT(SA_LBLEN) | SA_BIT(SA_NFLEN))
@@ -741,6 +759,14 @@ static int sid_attr_value(struct parser *p, struct sid *s, enum sid_attr a,
 			return -1;
 		s->v4src_pos = (uint8_t)n;
 		return 0;
+	case SA_IIF:
+		return get_ifname(p, "sid", "iif", v, s->iif);
+	case SA_SOURCE:
+		return get_addr6(p, "sid", "source", " after 'source'", v,
+				 &p->proxy.source);
+	case SA_SEGS:
+		p->has_proxy_segs = true;
+		return get_segs(p, "sid", v, &p->proxy.segs);
 	case SA__COUNT:
 		break;
 	}
@@ -891,6 +917,13 @@ static int sid_check_combination(struct parser *p, struct sid *s,
 	}
 	if (sid_check_required(p, s, has) < 0)
 		rc = -1;
+	for (unsigned a = 0; a < SA__COUNT; a++) {
+		if (has[a] || !(d->requires & SA_BIT(a)))
+			continue;
+		error(p, "sid: %s needs '%s %s'", d->name, sid_attr_names[a],
+		      sid_attr_metavar[a]);
+		rc = -1;
+	}
 	if (rc < 0)
 		return rc;
 	return sid_check_flavors(p, s, has);
@@ -910,8 +943,8 @@ static int sid_attrs(struct parser *p, struct sid *s, int argc, char **argv,
 				break;
 		if (a == SA__COUNT) {
 			error(p, "sid: unknown attribute '%s' (expected flavors, "
-			      "lblen, nflen, nh6, nh4, oif, table, vrftable or "
-			      "v4src-position)",
+			      "lblen, nflen, nh6, nh4, oif, table, vrftable, "
+			      "v4src-position, iif, source or segs)",
 			      quote(p, argv[i]));
 			return -1;
 		}
@@ -1082,6 +1115,77 @@ static int sid_gtp6d_policy(struct parser *p, struct sid *s, int argc,
 	return 0;
 }
 
+/* End.AS's headers (draft-ietf-spring-sr-service-programming-10 6.1,
+ * as VPP's end.as builds them): an IPv6 header from `source` to the
+ * first segment, hop limit 64, Payload Length filled per packet, and for
+ * more than one segment an SRH of them all (Segments Left and Last Entry
+ * the last index, in reverse order as RFC 8754 has them), its Next Header
+ * the inner type. */
+static void proxy_static_hdr(struct proxy_conf *pc, uint8_t inner)
+{
+	unsigned n = pc->segs.nsegs;
+	uint8_t *h = pc->hdr;
+
+	memset(h, 0, sizeof(pc->hdr));
+	h[0] = 0x60;
+	h[6] = n > 1 ? IPPROTO_ROUTING : inner;
+	h[7] = 64;
+	memcpy(h + 8, &pc->source, 16);
+	memcpy(h + 24, &pc->segs.segs[0], 16);
+	pc->hdr_len = 40;
+	if (n < 2)
+		return;
+	h[40] = inner;
+	h[41] = (uint8_t)(2 * n);
+	h[42] = 4;
+	h[43] = (uint8_t)(n - 1);
+	h[44] = (uint8_t)(n - 1);
+	for (unsigned i = 0; i < n; i++)
+		memcpy(h + 48 + 16 * i, &pc->segs.segs[n - 1 - i], 16);
+	pc->hdr_len = (uint16_t)(48 + 16 * n);
+}
+
+/* An SR proxy's line: the IPv4 row with nh4, its entry in
+ * config->proxies (End.AS: its headers). */
+static int sid_proxy(struct parser *p, struct sid *s, const bool *has)
+{
+	const struct behavior_desc *d = behavior_desc(s->behavior);
+	struct config *cfg = p->cfg;
+
+	if (has[SA_NH4] && d->v4)
+		s->behavior = d->v4;
+	for (unsigned i = 0; i < cfg->nproxies; i++) {
+		const struct sid *o = &cfg->sids[cfg->proxies[i].sid];
+		bool v4 = behavior_desc(s->behavior)->decap == BHV_DECAP_IPV4;
+
+		if (!strcmp(o->iif, s->iif) &&
+		    (behavior_desc(o->behavior)->decap == BHV_DECAP_IPV4) == v4) {
+			error(p, "sid: iif %s has an %s SR proxy already (line "
+			      "%u): one of each family per interface back",
+			      s->iif, v4 ? "IPv4" : "IPv6", o->line);
+			return -1;
+		}
+	}
+	if (d->proxy == BHV_PROXY_STATIC)
+		proxy_static_hdr(&p->proxy, has[SA_NH4] ? IPPROTO_IPIP :
+							  IPPROTO_IPV6);
+	if (cfg->nproxies == p->proxies_cap) {
+		unsigned cap = p->proxies_cap ? p->proxies_cap * 2 : 4;
+		struct proxy_conf *n = realloc(cfg->proxies, cap * sizeof(*n));
+
+		if (!n) {
+			error(p, "out of memory");
+			return -1;
+		}
+		cfg->proxies = n;
+		p->proxies_cap = cap;
+	}
+	p->proxy.sid = cfg->nsids;
+	s->proxy = cfg->nproxies;
+	cfg->proxies[cfg->nproxies++] = p->proxy;
+	return 0;
+}
+
 /* sid PREFIX action BEHAVIOR [flavors LIST] [lblen N] [nflen N]
  *     [nh6 ADDRESS] [nh4 ADDRESS] [oif IFNAME] [table N] [vrftable N]
  * sid PREFIX action End.B6[.Encaps[.Red]] srh segs A,B ...
@@ -1090,7 +1194,7 @@ static int parse_sid(struct parser *p, int argc, char **argv)
 {
 	struct sid s = { .line = p->line };
 	bool has[SA__COUNT] = { false };
-	char list[160];
+	char list[256];
 	struct prefix pf;
 	int rc = 0;
 
@@ -1132,10 +1236,15 @@ static int parse_sid(struct parser *p, int argc, char **argv)
 			return -1;
 		return add_sid(p, &s);
 	}
+	memset(&p->proxy, 0, sizeof(p->proxy));
+	p->has_proxy_segs = false;
 	if (sid_attrs(p, &s, argc, argv, has) < 0 || rc < 0)
 		return -1;
 	if (sid_check_combination(p, &s, has) < 0 ||
 	    sid_check_mobile(p, &s) < 0)
+		return -1;
+	if (behavior_proxy_of(s.behavior) != BHV_PROXY_NONE &&
+	    sid_proxy(p, &s, has) < 0)
 		return -1;
 	return add_sid(p, &s);
 }
@@ -2567,6 +2676,7 @@ void config_free(struct config *cfg)
 	free(cfg->sids);
 	free(cfg->policies);
 	free(cfg->bsid_policies);
+	free(cfg->proxies);
 	if (cfg->hmac_keys)
 		explicit_bzero(cfg->hmac_keys,
 			       cfg->nhmac_keys * sizeof(*cfg->hmac_keys));
@@ -2823,14 +2933,17 @@ static struct config *merge_base(const struct config *file, unsigned nk)
 				    sizeof(*cfg->bsid_policies));
 	cfg->hmac_keys = calloc(file->nhmac_keys + 1, sizeof(*cfg->hmac_keys));
 	cfg->policies = calloc(file->npolicies + 1, sizeof(*cfg->policies));
+	cfg->proxies = calloc(file->nproxies + 1, sizeof(*cfg->proxies));
 	if (!cfg->sids || !cfg->bsid_policies || !cfg->hmac_keys ||
-	    !cfg->policies) {
+	    !cfg->policies || !cfg->proxies) {
 		config_free(cfg);
 		return NULL;
 	}
 	memcpy(cfg->policies, file->policies,
 	       file->npolicies * sizeof(*cfg->policies));
 	memcpy(cfg->sids, file->sids, file->nsids * sizeof(*cfg->sids));
+	memcpy(cfg->proxies, file->proxies,
+	       file->nproxies * sizeof(*cfg->proxies));
 	memcpy(cfg->bsid_policies, file->bsid_policies,
 	       file->nbsid_policies * sizeof(*cfg->bsid_policies));
 	memcpy(cfg->hmac_keys, file->hmac_keys,

@@ -58,11 +58,32 @@ struct sid {
 	 * of the IPv6 source where its IPv4 source starts. */
 	uint8_t mob_plen;
 	uint8_t v4src_pos;
+	/* SR proxies (End.AS, End.AD, End.AM): the interface the service
+	 * sends back on, and the SID's entry in config->proxies. */
+	char iif[IF_NAMESIZE];
+	unsigned proxy;
 };
 
 struct seglist {
 	unsigned nsegs;
 	struct in6_addr segs[SRV6_MAX_SEGS];	/* in travel order: segs[0] first */
+};
+
+/* The longest headers an SR proxy pushes back (src/srv6/behavior_proxy.h):
+ * an IPv6 header and an SRH of SRV6_MAX_SEGS segments (End.AS), or what
+ * End.AD learned: the IPv6 header and extension headers, at most this. */
+#define PROXY_HDR_MAX	(40 + 8 + 16 * SRV6_MAX_SEGS + 40)
+
+/* An SR proxy SID's part of the config (config->proxies[sid->proxy]). */
+struct proxy_conf {
+	unsigned sid;		/* its index in config->sids */
+	/* End.AS: `source` and `segs`, and the headers they make, built at
+	 * the parse (IPv6 header with Payload Length 0, SRH when more
+	 * than one segment), hdr_len bytes. */
+	struct in6_addr source;
+	struct seglist segs;
+	uint16_t hdr_len;
+	uint8_t hdr[PROXY_HDR_MAX];
 };
 
 #define POLICY_MAX_LISTS	16	/* segment lists in one policy */
@@ -191,6 +212,8 @@ struct config {
 	unsigned nsids;
 	struct policy *policies;
 	unsigned npolicies;
+	struct proxy_conf *proxies;	/* SR proxies' (sid->proxy) */
+	unsigned nproxies;
 	struct policy *bsid_policies;	/* binding SIDs' (sid->policy) */
 	unsigned nbsid_policies;
 	struct hmac_key *hmac_keys;

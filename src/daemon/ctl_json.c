@@ -232,7 +232,8 @@ static void origin_fill(json_t *o, unsigned line, uint32_t ktable, bool *ok)
  * lblen/nflen (with next-csid), a binding SID's policy, mark,
  * route_table; then its config line. */
 static void sid_attrs_fill(json_t *o, const struct config *cfg,
-			   const struct sid *s, struct sid_marks m, bool *ok)
+			   const struct sid *s, const struct proxy_conf *pc,
+			   struct sid_marks m, bool *ok)
 {
 	if (!IN6_IS_ADDR_UNSPECIFIED(&s->nh6))
 		jset(o, "nh6", addr6_json(&s->nh6), ok);
@@ -252,6 +253,13 @@ static void sid_attrs_fill(json_t *o, const struct config *cfg,
 		jset(o, "v4src_position", jcount(s->v4src_pos), ok);
 	if (s->policy)
 		jset(o, "policy", bsid_policy_json(s->policy), ok);
+	/* an SR proxy's: iif, End.AS's source and segs */
+	if (s->iif[0])
+		jset(o, "iif", json_string(s->iif), ok);
+	if (pc && pc->segs.nsegs) {
+		jset(o, "source", addr6_json(&pc->source), ok);
+		jset(o, "segs", segs_json(&pc->segs), ok);
+	}
 	if (m.mark)	/* the packet's, under mark-mask */
 		jset(o, "mark", jcount(config_mark_value(cfg, m.mark)), ok);
 	if (m.route_table)
@@ -270,7 +278,8 @@ static json_t *sid_json(const struct config *cfg, const struct sid *s,
 		jset(o, "behavior", json_string(behavior_name(s->behavior)),
 		     &ok);
 		jset(o, "flavors", flavors_json(s->flavors), &ok);
-		sid_attrs_fill(o, cfg, s, m, &ok);
+		sid_attrs_fill(o, cfg, s, behavior_proxy_of(s->behavior) ?
+			       &cfg->proxies[s->proxy] : NULL, m, &ok);
 		sid_stats_fill(o, st, &ok);
 	}
 	return jdone(o, ok);

@@ -1213,11 +1213,13 @@ static void kroutes_tick(struct daemon *d)
 
 /* ---- links named by SIDs ------------------------------------------------ */
 
-/* The first SID whose oif is not the link it was resolved to (struct
- * sid_marks' oif_index, resolve_link_index()): one that was missing or
- * down is up now, or one went down, was deleted, made again or renamed;
- * NULL when none.  *appeared: it was missing or down. */
-static const struct sid *links_moved(const struct daemon *d, bool *appeared)
+/* The first SID whose oif (or an SR proxy's iif) is not the link it was
+ * resolved to (struct sid_marks' oif_index, iif_index,
+ * resolve_link_index()): one that was missing or down is up now, or one
+ * went down, was deleted, made again or renamed; NULL when none.
+ * *appeared: it was missing or down; *name: the link's name. */
+static const struct sid *links_moved(const struct daemon *d, bool *appeared,
+				     const char **name)
 {
 	const struct config *cfg = engine_config(d->engine);
 	const struct runstate *rs = engine_runstate(d->engine);
@@ -1229,6 +1231,13 @@ static const struct sid *links_moved(const struct daemon *d, bool *appeared)
 
 		if (s->oif[0] && resolve_link_index(s->oif, &exists) != was) {
 			*appeared = !was;
+			*name = s->oif;
+			return s;
+		}
+		was = runstate_sid(rs, s).iif_index;
+		if (s->iif[0] && resolve_link_index(s->iif, &exists) != was) {
+			*appeared = !was;
+			*name = s->iif;
 			return s;
 		}
 	}
@@ -1269,17 +1278,19 @@ static int daemon_reapply(struct daemon *d, const char *why, bool reuse)
  * it is one a SID names, the config in force is put in force again. */
 static void links_changed(struct daemon *d)
 {
+	const char *name = NULL;
 	const struct sid *s;
 	bool appeared;
 	uint64_t v;
 
 	while (read(rtmirror_links_fd(d->mirror), &v, sizeof(v)) > 0)
 		;
-	s = links_moved(d, &appeared);
+	s = links_moved(d, &appeared, &name);
 	if (!s)
 		return;
-	log_msg(LOG_INFO, "oif %s %s: putting the configuration in force "
-		"again", s->oif, appeared ? "is up now" : "changed");
+	log_msg(LOG_INFO, "%s %s %s: putting the configuration in force "
+		"again", name == s->iif ? "iif" : "oif", name,
+		appeared ? "is up now" : "changed");
 	daemon_reapply(d, "the links", true);
 }
 

@@ -30,6 +30,7 @@
 #include "nfq.h"
 #include "pkt_trace.h"
 #include "pktsock.h"
+#include "behavior_proxy.h"
 #include "process.h"
 #include "reinject.h"
 #include "rtrules.h"
@@ -57,6 +58,9 @@ struct generation {
 	unsigned nworkers;
 	struct sid_stats **sids;	/* [nworkers][cfg->nsids] */
 	struct sid_stats **pols;	/* [nworkers][cfg->npolicies] */
+	/* End.AD's caches: [cfg->nproxies][nworkers] (behavior_proxy.h),
+	 * NULL when the config has no SR proxy */
+	struct proxy_slot *proxy_slots;
 	uint32_t *own_devs;		/* sorted */
 	unsigned nown_devs;
 	uint32_t dev_tx_ifindex;	/* the reinjection device's sending end
@@ -190,6 +194,7 @@ static void generation_free(struct generation *g)
 	}
 	free(g->sids);
 	free(g->pols);
+	free(g->proxy_slots);
 	free(g->own_devs);
 	runstate_free(g->rs);
 	config_free(g->cfg);
@@ -283,6 +288,10 @@ static struct generation *generation_new(struct config *cfg,
 	g->sids = calloc(nworkers, sizeof(*g->sids));
 	g->pols = calloc(nworkers, sizeof(*g->pols));
 	if (!g->sids || !g->pols)
+		goto fail;
+	if (cfg->nproxies &&
+	    !(g->proxy_slots = zalloc_lines((size_t)cfg->nproxies * nworkers *
+					    sizeof(struct proxy_slot))))
 		goto fail;
 	for (unsigned w = 0; w < nworkers; w++) {
 		g->sids[w] = zalloc_lines(cfg->nsids * sizeof(struct sid_stats));
@@ -541,6 +550,8 @@ static void worker_run_batch(struct worker *w, int n)
 	ctx->sid_rt = g->sid_rt;
 	ctx->sid_stats = g->sids[w->index];
 	ctx->policy_stats = g->pols[w->index];
+	ctx->proxy_slots = g->proxy_slots;
+	ctx->proxy_nworkers = g->nworkers;
 	ctx->now_ns = now_ns();
 	w->io.dev_ifindex = g->dev_tx_ifindex;	/* the worker's own copy */
 	for (int i = 0; i < n; i++) {

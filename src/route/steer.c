@@ -92,6 +92,7 @@ static bool plan_has(const struct steer_plan *plan, unsigned from,
 		const struct steer_rule *o = &plan->rules[i];
 
 		if (o->family == r->family && o->plen == r->plen &&
+		    !strcmp(o->iifname, r->iifname) &&
 		    o->has_mark_not == r->has_mark_not &&
 		    o->queue_first == r->queue_first &&
 		    !memcmp(o->addr, r->addr, sizeof(o->addr)))
@@ -146,6 +147,53 @@ static bool hq_policy(const struct runstate *rs, const struct config *cfg,
 	       (p->mode == ENCAP_MODE_ENCAP || p->mode == ENCAP_MODE_ENCAP_RED);
 }
 
+/* An SR proxy's packets back from its service (src/srv6/behavior_proxy.h):
+ * all that comes in on its iif, but for link-local and multicast
+ * destinations (draft-ietf-spring-sr-service-programming-10 6: "a
+ * non-link-local packet received on IFACE-IN"; neighbor discovery stays
+ * the kernel's), to srv6d's queues, in both families: one of the other
+ * family than the SID's is a counted drop (proxy_return). */
+static void plan_proxy_iifs(struct plan_builder *b, const struct config *cfg,
+			    int family)
+{
+	static const uint8_t ll6[16] = { 0xfe, 0x80 }, mc6[16] = { 0xff };
+	static const uint8_t mc4[4] = { 224 }, bc4[4] = { 255, 255, 255, 255 };
+	const struct {
+		const uint8_t *addr;
+		uint8_t plen;
+	} skip6[] = { { ll6, 10 }, { mc6, 8 } }, skip4[] = { { mc4, 4 },
+							      { bc4, 32 } };
+	bool v6 = family == AF_INET6;
+
+	for (unsigned i = 0; i < cfg->nproxies; i++) {
+		const struct sid *s = &cfg->sids[cfg->proxies[i].sid];
+		struct steer_rule *r;
+		bool seen = false;
+
+		for (unsigned j = 0; j < i && !seen; j++)
+			seen = !strcmp(cfg->sids[cfg->proxies[j].sid].iif, s->iif);
+		if (seen)	/* an IPv4 and an IPv6 proxy share it */
+			continue;
+		for (unsigned k = 0; k < 2; k++) {
+			if (!(r = plan_add(b, family)))
+				return;
+			memcpy(r->iifname, s->iif, sizeof(r->iifname));
+			memcpy(r->addr, v6 ? skip6[k].addr : skip4[k].addr,
+			       v6 ? 16 : 4);
+			r->plen = v6 ? skip6[k].plen : skip4[k].plen;
+			r->action = STEER_ACCEPT;
+		}
+		if (!(r = plan_add(b, family)))
+			return;
+		memcpy(r->iifname, s->iif, sizeof(r->iifname));
+		r->proxy_iif = true;
+		r->action = STEER_QUEUE;
+		r->queue_first = (uint16_t)cfg->queue_first;
+		r->queue_total = (uint16_t)(cfg->queue_last - cfg->queue_first +
+					    1);
+	}
+}
+
 static void plan_family6(struct plan_builder *b, const struct config *cfg,
 			 const struct runstate *rs)
 {
@@ -153,6 +201,7 @@ static void plan_family6(struct plan_builder *b, const struct config *cfg,
 	uint32_t bounce = config_bounce_bit(cfg);
 
 	plan_accepts(b, cfg, AF_INET6);
+	plan_proxy_iifs(b, cfg, AF_INET6);
 	if (cfg->has_hqueue) {
 		for (unsigned i = 0; i < cfg->nsids; i++)
 			if (hq_sid(rs, &cfg->sids[i]))
@@ -191,6 +240,7 @@ static void plan_family4(struct plan_builder *b, const struct config *cfg,
 	uint32_t bounce = config_bounce_bit(cfg);
 
 	plan_accepts(b, cfg, AF_INET);
+	plan_proxy_iifs(b, cfg, AF_INET);
 	for (unsigned i = 0; cfg->has_hqueue && i < cfg->npolicies; i++) {
 		const struct policy *p = &cfg->policies[i];
 
@@ -250,6 +300,9 @@ static void print_prefix(const struct steer_rule *r, FILE *f)
 
 static void print_nft_rule(const struct steer_rule *r, FILE *f)
 {
+	if (r->proxy_iif)
+		fprintf(f, "\t\t# what the service of an SR proxy sends back "
+			"on %s (its iif)\n", r->iifname);
 	fputs("\t\t", f);
 	if (r->iifname[0])
 		fprintf(f, "iifname \"%s%s\" ", r->iifname,
@@ -279,6 +332,9 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 
 static void print_ipt_rule(const struct steer_rule *r, FILE *f)
 {
+	if (r->proxy_iif)
+		fprintf(f, "# what the service of an SR proxy sends back on "
+			"%s (its iif)\n", r->iifname);
 	fputs(r->family == AF_INET6 ? "ip6tables" : "iptables", f);
 	fputs(" -t raw -A PREROUTING", f);
 	if (r->iifname[0])

@@ -57,6 +57,8 @@ struct steer_rule {
 	int family;			/* AF_INET6 (table ip6) or AF_INET */
 	char iifname[IF_NAMESIZE];	/* "" none */
 	bool iif_wildcard;		/* iifname is a prefix ("srv6d*") */
+	bool proxy_iif;			/* an SR proxy's way back (a
+					 * comment in srv6d -p) */
 	bool has_mark_range;		/* meta mark & MASK FROM-TO */
 	uint32_t mark_from, mark_to;
 	bool has_mark_not;		/* meta mark & MASK != MARK */

@@ -34,6 +34,7 @@ struct proc_srh {
 
 struct rtmirror;
 struct sid_runtime;
+struct proxy_slot;
 
 /* Everything a behavior may touch, owned by one worker. */
 struct proc_ctx {
@@ -63,6 +64,12 @@ struct proc_ctx {
 	struct worker_stats *stats;
 	struct sid_stats *sid_stats;	/* cfg->nsids entries, this worker's */
 	struct sid_stats *policy_stats;	/* cfg->npolicies entries */
+	/* End.AD's caches (behavior_proxy.h): proxy_nworkers slots per
+	 * entry of cfg->proxies, the engine's generation's; this worker
+	 * writes slot `worker` of each, reads all.  NULL: none (no
+	 * learning, every End.AD return DROP_PROXY_NO_CACHE). */
+	struct proxy_slot *proxy_slots;
+	unsigned proxy_nworkers;
 	struct ratelimit icmp_rl;
 	uint64_t now_ns;		/* CLOCK_MONOTONIC at batch start */
 	struct proc_srh srh;

@@ -3,6 +3,7 @@
 
 #include "behavior.h"
 #include "behavior_b6.h"
+#include "behavior_proxy.h"
 #include "dispatch.h"
 #include "mobile.h"
 
@@ -22,6 +23,12 @@ static behavior_fn *const dispatch_table[BHV__COUNT] = {
 	[BHV_END_M_GTP6_D] = behavior_end_m_gtp6_d,	/* RFC 9433 6.3 */
 	[BHV_END_M_GTP6_E] = behavior_end_m_gtp6_e,	/* RFC 9433 6.5 */
 	[BHV_END_M_GTP4_E] = behavior_end_m_gtp4_e,	/* RFC 9433 6.6 */
+	/* draft-ietf-spring-sr-service-programming-10 6.1, 6.2, 6.4 */
+	[BHV_END_AS] = behavior_proxy,
+	[BHV_END_AS4] = behavior_proxy,
+	[BHV_END_AD] = behavior_proxy,
+	[BHV_END_AD4] = behavior_proxy,
+	[BHV_END_AM] = behavior_proxy,
 };
 
 behavior_fn *dispatch_fn(enum behavior b)

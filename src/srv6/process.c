@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "behavior.h"
+#include "behavior_proxy.h"
 #include "dispatch.h"
 #include "headend.h"
 #include "hmac.h"
@@ -276,9 +277,26 @@ static void process_ipv4(struct proc_ctx *ctx, struct pkt *p)
 	ctx->stats->unmatched++;
 }
 
+/* A packet back from an SR proxy's service (behavior_proxy.h): its
+ * in-interface is a proxy SID's iif.  True when it was. */
+static bool process_proxy_return(struct proc_ctx *ctx, struct pkt *p)
+{
+	const struct sid *sid = proxy_return_sid(ctx, p);
+
+	if (!sid)
+		return false;
+	p->outcome = PKT_OUT_NONE;
+	p->st = NULL;
+	proxy_return(ctx, sid, p);
+	sid_chain(ctx, p);
+	return true;
+}
+
 void srv6_process(struct proc_ctx *ctx, struct pkt *p)
 {
 	pkt_result_reset(p);
+	if (ctx->cfg->nproxies && process_proxy_return(ctx, p))
+		return;
 	switch (p->hw_proto) {
 	case ETH_P_IPV6:
 		process_ipv6(ctx, p);

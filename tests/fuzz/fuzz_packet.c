@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "behavior_proxy.h"
 #include "config.h"
 #include "pkt.h"
 #include "process.h"
@@ -84,6 +85,11 @@ static const char conf_fmt[] =
 	"sid fc00:20::/64 action End.M.GTP6.D mob-prefix fc00:21::/64 srh segs fc00:1::1 weight 2 segs fc00:6::9\n"
 	"sid fc00:22::/64 action End.M.GTP6.E\n"
 	"sid fc00:23::/32 action End.M.GTP4.E v4src-position 64\n"
+	"sid fc00:6::a/128 action End.AS nh6 fc00:3::2 oif adj iif svc40 source fc00:6::a segs fc00:1::1,fc00:6::1\n"
+	"sid fc00:6::b/128 action End.AS nh4 10.0.0.1 oif adj iif svc41 source fc00:6::b segs fc00:6::2\n"
+	"sid fc00:6::c/128 action End.AD nh6 fc00:3::2 oif adj iif svc42\n"
+	"sid fc00:6::d/128 action End.AD nh4 10.0.0.1 oif adj iif svc43\n"
+	"sid fc00:6::e/128 action End.AM nh6 fc00:3::2 oif adj iif svc44\n"
 	"route 2001:db8:100::/48 encap seg6 mode encap segs fc00:1::1,fc00:6::3 hmac 8\n"
 	"route 2001:db8:200::/48 encap seg6 mode inline segs fc00:1::1,fc00:2::1 weight 2 segs fc00:4::1\n"
 	"route 2001:db8:300::/48 encap seg6 mode encap.red segs fc00:6::9\n"
@@ -291,6 +297,9 @@ static void setup(void)
 		const struct sid *s = &cfg->sids[i];
 
 		sid_rt[i].ifindex = 3;
+		/* SR proxies: svc40 is ifindex 40, ... (run_one()'s indevs) */
+		if (s->iif[0])
+			rs->sids[i].iif_index = (uint32_t)atoi(s->iif + 3);
 		if (s->oif[0])
 			sid_rt[i].oif_index = strcmp(s->oif, "down0") ? 3 : 5;
 	}
@@ -306,6 +315,11 @@ static void setup(void)
 	ctx.stats = &ws;
 	ctx.sid_stats = sid_st;
 	ctx.policy_stats = pol_st;
+	/* End.AD's caches, one worker */
+	ctx.proxy_slots = calloc(cfg->nproxies + 1, sizeof(struct proxy_slot));
+	ctx.proxy_nworkers = 1;
+	if (!ctx.proxy_slots)
+		abort();
 	ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
 }
 
@@ -354,7 +368,9 @@ static void reinject_check(struct pkt *p)
 
 static void run_one(const uint8_t *data, size_t size, uint8_t how)
 {
-	static const uint32_t indevs[4] = { 0, 4, 2, 77 };
+	/* bits 2-4: 40-44 are the SR proxies' iifs */
+	static const uint32_t indevs[8] = { 0, 4, 2, 77, 40, 41, 42, 43 };
+	static const uint32_t more[2] = { 44, 40 };
 	uint8_t *slot = malloc(PKT_HEADROOM + size);
 	struct pkt p;
 	uint64_t before = outcomes(), n;
@@ -368,7 +384,9 @@ static void run_one(const uint8_t *data, size_t size, uint8_t how)
 	p.end = slot + PKT_HEADROOM + size;
 	p.len = p.orig_len = (uint32_t)size;
 	p.hw_proto = (how & 1) ? ETH_P_IP : ETH_P_IPV6;
-	p.indev = indevs[(how >> 2) & 3];
+	p.indev = indevs[(how >> 2) & 7];
+	if (p.indev == 43 && (how & 0x20))
+		p.indev = more[(how >> 6) & 1];
 	cfg->hmac_require = (how & 2) != 0;
 	ctx.now_ns += 1000000;	/* 1 ms per packet: the bucket refills */
 
