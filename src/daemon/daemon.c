@@ -1410,13 +1410,29 @@ static void steering_repair(struct daemon *d)
 		log_msg(LOG_ERR, "%s", err);
 }
 
+/* The kernel's seg6 encap routes came or went: their prefixes into
+ * steering's sets (taken also with steering no: the list never grows). */
+static void steering_kroutes(struct daemon *d)
+{
+	struct rtmirror_kroute *list;
+	char err[256];
+	bool lost;
+	size_t n = rtmirror_kroutes_take(d->mirror, &list, &lost);
+
+	if (steer_kroutes(d->steer, engine_config(d->engine),
+			  engine_runstate(d->engine), list, n, lost, err,
+			  sizeof(err)) < 0)
+		log_msg(LOG_ERR, "%s", err);
+	free(list);
+}
+
 static void daemon_loop(struct daemon *d)
 {
 	/* [0] signals [1] instance lock [2] seg6 routes [3] metrics
 	 * [4] links [5] steering's nf_tables watch [6] srv6d's rules,
-	 * routes and devices watched (rtwatch), the control clients from
-	 * CTL_FD_FIRST on */
-	enum { CTL_FD_FIRST = 7 };
+	 * routes and devices watched (rtwatch) [7] seg6 encap routes for
+	 * steering's sets, the control clients from CTL_FD_FIRST on */
+	enum { CTL_FD_FIRST = 8 };
 	struct pollfd fds[CTL_FD_FIRST + CTL_MAX_CLIENTS];
 
 	while (!d->stop) {
@@ -1438,6 +1454,9 @@ static void daemon_loop(struct daemon *d)
 					  .events = POLLIN };
 		/* -1 when the watcher could not be opened */
 		fds[6] = (struct pollfd){ .fd = rtwatch_fd(d->watch),
+					  .events = POLLIN };
+		/* -1 (kernel-routes no) */
+		fds[7] = (struct pollfd){ .fd = rtmirror_kroutes_fd(d->mirror),
 					  .events = POLLIN };
 		n = CTL_FD_FIRST + ctl_server_pollfds(d->ctl,
 				fds + CTL_FD_FIRST,
@@ -1461,6 +1480,8 @@ static void daemon_loop(struct daemon *d)
 				steering_repair(d);
 			if (fds[6].revents & POLLIN)
 				repair_changed(d);
+			if (fds[7].revents & POLLIN)
+				steering_kroutes(d);
 			/* also on a timeout: idle clients are closed */
 			ctl_server_dispatch(d->ctl, fds + CTL_FD_FIRST,
 					    n - CTL_FD_FIRST);

@@ -9,6 +9,7 @@
 #include <libnftnl/common.h>
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
+#include <libnftnl/set.h>
 #include <libnftnl/table.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
@@ -21,9 +22,18 @@
 
 #include "behavior_table.h"
 #include "log.h"
+#include "steerset.h"
 
 /* A netlink read (MNL_SOCKET_BUFFER_SIZE is not a constant). */
 #define STEER_NL_BUF	16384
+
+/* Prefixes per element batch (one transaction each): about 1 MiB. */
+#define STEER_SET_CHUNK	16384u
+/* Elements per NEWSETELEM / DELSETELEM message. */
+#define STEER_SET_MSG	1024u
+/* nft's data types of the sets' keys (nftables' datatype.h) */
+#define STEER_TYPE_IPADDR	7
+#define STEER_TYPE_IP6ADDR	8
 
 /* ---- the plan ---------------------------------------------------------- */
 
@@ -31,7 +41,16 @@ struct plan_builder {
 	struct steer_plan *plan;
 	unsigned cap;
 	bool failed;
+	const struct config *cfg;
+	int family;		/* of the kernel tables' rules being added */
 };
+
+/* The name of family/table's set of kernel route prefixes. */
+static void set_name(char *buf, size_t size, int family, uint32_t table)
+{
+	snprintf(buf, size, "kr%c_%u", family == AF_INET6 ? '6' : '4',
+		 table);
+}
 
 static struct steer_rule *plan_add(struct plan_builder *b, int family)
 {
@@ -142,6 +161,33 @@ static bool hq_policy(const struct runstate *rs, const struct config *cfg,
 	       (p->mode == ENCAP_MODE_ENCAP || p->mode == ENCAP_MODE_ENCAP_RED);
 }
 
+static struct steer_rule *plan_add(struct plan_builder *b, int family);
+
+/* Rule 5 of steer.h for one table of b->family's. */
+static void plan_ktable(int family, uint32_t table, void *arg)
+{
+	struct plan_builder *b = arg;
+	struct steer_rule *r;
+
+	if (family != b->family || !(r = plan_add(b, family)))
+		return;
+	set_name(r->set, sizeof(r->set), family, table);
+	r->action = STEER_QUEUE;
+	r->queue_first = (uint16_t)b->cfg->queue_first;
+	r->queue_total = (uint16_t)(b->cfg->queue_last -
+				    b->cfg->queue_first + 1);
+}
+
+static void plan_ktables(struct plan_builder *b, const struct config *cfg,
+			 const struct steerset *kset, int family)
+{
+	if (!kset)
+		return;
+	b->cfg = cfg;
+	b->family = family;
+	steerset_tables(kset, plan_ktable, b);
+}
+
 static void plan_family6(struct plan_builder *b, const struct config *cfg,
 			 const struct runstate *rs)
 {
@@ -203,20 +249,29 @@ static void plan_family4(struct plan_builder *b, const struct config *cfg,
 	}
 }
 
-int steer_plan_build(const struct config *cfg, const struct runstate *rs,
-		     struct steer_plan *plan)
+/* steer_plan_build() with the kernel routes' sets of kset (NULL: none). */
+static int plan_build(const struct config *cfg, const struct runstate *rs,
+		      const struct steerset *kset, struct steer_plan *plan)
 {
 	struct plan_builder b = { .plan = plan };
 
 	memset(plan, 0, sizeof(*plan));
 	plan_family6(&b, cfg, rs);
+	plan_ktables(&b, cfg, kset, AF_INET6);
 	plan->nrules6 = plan->nrules;
 	plan_family4(&b, cfg, rs);
+	plan_ktables(&b, cfg, kset, AF_INET);
 	if (b.failed) {
 		steer_plan_free(plan);
 		return -1;
 	}
 	return 0;
+}
+
+int steer_plan_build(const struct config *cfg, const struct runstate *rs,
+		     struct steer_plan *plan)
+{
+	return plan_build(cfg, rs, NULL, plan);
 }
 
 void steer_plan_free(struct steer_plan *plan)
@@ -256,6 +311,9 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 		print_prefix(r, f);
 		fputc(' ', f);
 	}
+	if (r->set[0])
+		fprintf(f, "%s daddr @%s ", r->family == AF_INET6 ? "ip6" :
+			"ip", r->set);
 	if (r->has_mark_not)
 		fprintf(f, "meta mark != 0x%08x ", r->mark_not);
 	if (r->action == STEER_ACCEPT)
@@ -288,6 +346,9 @@ static void print_ipt_rule(const struct steer_rule *r, FILE *f)
 		fputs(" -d ", f);
 		print_prefix(r, f);
 	}
+	if (r->set[0])
+		fprintf(f, " -m set --match-set %s dst (an ipset: use nft)",
+			r->set);
 	if (r->has_mark_not)
 		fprintf(f, " -m mark ! --mark 0x%08x", r->mark_not);
 	if (r->action == STEER_ACCEPT)
@@ -431,6 +492,30 @@ static int rule_daddr(struct nftnl_rule *nr, const struct steer_rule *r)
 	return rule_add_expr(nr, expr_cmp(NFT_CMP_EQ, r->addr, len));
 }
 
+/* The whole destination looked up in set r->set (rule 5). */
+static int rule_daddr_set(struct nftnl_rule *nr, const struct steer_rule *r)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("payload");
+
+	if (!e)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE,
+			   NFT_PAYLOAD_NETWORK_HEADER);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET,
+			   r->family == AF_INET6 ? 24 : 16);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN,
+			   r->family == AF_INET6 ? 16 : 4);
+	nftnl_rule_add_expr(nr, e);
+	e = nftnl_expr_alloc("lookup");
+	if (!e)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
+	nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, r->set);
+	nftnl_rule_add_expr(nr, e);
+	return 0;
+}
+
 static int rule_verdict(struct nftnl_rule *nr, const struct steer_rule *r,
 			enum steer_backend be)
 {
@@ -489,6 +574,7 @@ static struct nftnl_rule *rule_build(const struct steer_rule *r,
 	if ((r->iifname[0] && rule_iifname(nr, r) < 0) ||
 	    (r->has_mark_range && rule_mark_range(nr, r) < 0) ||
 	    (r->plen && rule_daddr(nr, r) < 0) ||
+	    (r->set[0] && rule_daddr_set(nr, r) < 0) ||
 	    (r->has_mark_not &&
 	     (rule_add_expr(nr, expr_meta(NFT_META_MARK)) < 0 ||
 	      rule_add_expr(nr, expr_cmp(NFT_CMP_NEQ, &r->mark_not,
@@ -522,9 +608,10 @@ struct batch {
 	bool failed;
 };
 
-static int batch_open(struct batch *bt, size_t nrules, uint32_t seq)
+static int batch_open(struct batch *bt, size_t nrules, size_t nelems,
+		      uint32_t seq)
 {
-	size_t size = 8192 + nrules * 512;
+	size_t size = 8192 + nrules * 512 + nelems * 2 * 64;
 
 	bt->buf = malloc(size);
 	if (!bt->buf)
@@ -593,6 +680,183 @@ static void batch_table(struct batch *bt, int family, bool add)
 	nftnl_table_free(t);
 }
 
+/* The set a rule of plan names: added (type NEWSET) or deleted. */
+static void batch_set(struct batch *bt, const struct steer_rule *r,
+		      uint16_t type)
+{
+	int nfproto = r->family == AF_INET6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
+	struct nftnl_set *set = nftnl_set_alloc();
+	struct nlmsghdr *nlh;
+
+	if (!set) {
+		bt->failed = true;
+		return;
+	}
+	nftnl_set_set_u32(set, NFTNL_SET_FAMILY, (uint32_t)nfproto);
+	nftnl_set_set_str(set, NFTNL_SET_TABLE, STEER_TABLE);
+	nftnl_set_set_str(set, NFTNL_SET_NAME, r->set);
+	if (type == NFT_MSG_NEWSET) {
+		nftnl_set_set_u32(set, NFTNL_SET_ID, bt->seq);
+		nftnl_set_set_u32(set, NFTNL_SET_FLAGS, NFT_SET_INTERVAL);
+		nftnl_set_set_u32(set, NFTNL_SET_KEY_TYPE,
+				  r->family == AF_INET6 ? STEER_TYPE_IP6ADDR :
+							  STEER_TYPE_IPADDR);
+		nftnl_set_set_u32(set, NFTNL_SET_KEY_LEN,
+				  r->family == AF_INET6 ? 16 : 4);
+	}
+	nlh = batch_hdr(bt, type, nfproto,
+			type == NFT_MSG_NEWSET ? NLM_F_CREATE : 0);
+	nftnl_set_nlmsg_build_payload(nlh, set);
+	mnl_nlmsg_batch_next(bt->b);
+	nftnl_set_free(set);
+}
+
+/* Every set the rules lo..hi of plan name, added. */
+static void batch_sets(struct batch *bt, const struct steer_plan *plan,
+		       unsigned lo, unsigned hi)
+{
+	for (unsigned i = lo; i < hi && !bt->failed; i++)
+		if (plan->rules[i].set[0])
+			batch_set(bt, &plan->rules[i], NFT_MSG_NEWSET);
+}
+
+/* Whether plan has a rule naming set name of family. */
+static bool plan_has_set(const struct steer_plan *plan, int family,
+			 const char *name)
+{
+	for (unsigned i = 0; plan && i < plan->nrules; i++)
+		if (plan->rules[i].family == family &&
+		    !strcmp(plan->rules[i].set, name))
+			return true;
+	return false;
+}
+
+/* The elements of one set being built into one message. */
+struct elem_msg {
+	struct batch *bt;
+	struct nftnl_set *set;
+	int family;
+	uint32_t table;
+	bool add;
+	unsigned n;
+};
+
+static void elem_flush(struct elem_msg *m)
+{
+	struct nlmsghdr *nlh;
+
+	if (m->set && m->n) {
+		int nfproto = m->family == AF_INET6 ? NFPROTO_IPV6 :
+						      NFPROTO_IPV4;
+
+		nlh = batch_hdr(m->bt, m->add ? NFT_MSG_NEWSETELEM :
+					    NFT_MSG_DELSETELEM, nfproto,
+				m->add ? NLM_F_CREATE : 0);
+		nftnl_set_elems_nlmsg_build_payload(nlh, m->set);
+		mnl_nlmsg_batch_next(m->bt->b);
+	}
+	if (m->set)
+		nftnl_set_free(m->set);
+	m->set = NULL;
+	m->n = 0;
+}
+
+static void elem_key(struct elem_msg *m, const uint8_t *key, size_t len,
+		     bool end)
+{
+	struct nftnl_set_elem *e = nftnl_set_elem_alloc();
+
+	if (!e) {
+		m->bt->failed = true;
+		return;
+	}
+	nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, (uint32_t)len);
+	if (end)
+		nftnl_set_elem_set_u32(e, NFTNL_SET_ELEM_FLAGS,
+				       NFT_SET_ELEM_INTERVAL_END);
+	nftnl_set_elem_add(m->set, e);
+	m->n++;
+}
+
+/* Element e (its interval: one or two set elements) into the message,
+ * a new message when e is of another set or kind or this one is full. */
+static void elem_put(struct elem_msg *m, const struct steerset_elem *e)
+{
+	char name[16];
+	uint8_t from[16], to[16];
+	bool has_to;
+	size_t alen = e->family == AF_INET6 ? 16 : 4;
+
+	if (m->set && (m->family != e->family || m->table != e->table ||
+		       m->add != e->add || m->n >= STEER_SET_MSG))
+		elem_flush(m);
+	if (m->bt->failed)
+		return;
+	if (!m->set) {
+		m->set = nftnl_set_alloc();
+		if (!m->set) {
+			m->bt->failed = true;
+			return;
+		}
+		m->family = e->family;
+		m->table = e->table;
+		m->add = e->add;
+		set_name(name, sizeof(name), e->family, e->table);
+		nftnl_set_set_u32(m->set, NFTNL_SET_FAMILY,
+				  e->family == AF_INET6 ? NFPROTO_IPV6 :
+							  NFPROTO_IPV4);
+		nftnl_set_set_str(m->set, NFTNL_SET_TABLE, STEER_TABLE);
+		nftnl_set_set_str(m->set, NFTNL_SET_NAME, name);
+	}
+	steerset_interval(e, from, to, &has_to);
+	elem_key(m, from, alen, false);
+	if (has_to)
+		elem_key(m, to, alen, true);
+}
+
+/* Table and base chain of family there (created when missing, kept
+ * otherwise), the chain's rules flushed, then plan's sets added. */
+static void batch_chain_flush(struct batch *bt, int family)
+{
+	struct nftnl_table *t = nftnl_table_alloc();
+	struct nftnl_chain *c = nftnl_chain_alloc();
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	struct nlmsghdr *nlh;
+
+	if (!t || !c || !r) {
+		bt->failed = true;
+		goto out;
+	}
+	nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, (uint32_t)family);
+	nftnl_table_set_str(t, NFTNL_TABLE_NAME, STEER_TABLE);
+	nlh = batch_hdr(bt, NFT_MSG_NEWTABLE, family, NLM_F_CREATE);
+	nftnl_table_nlmsg_build_payload(nlh, t);
+	mnl_nlmsg_batch_next(bt->b);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, (uint32_t)family);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, STEER_TABLE);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, STEER_CHAIN);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, NF_INET_PRE_ROUTING);
+	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, STEER_PRIORITY);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+	nlh = batch_hdr(bt, NFT_MSG_NEWCHAIN, family, NLM_F_CREATE);
+	nftnl_chain_nlmsg_build_payload(nlh, c);
+	mnl_nlmsg_batch_next(bt->b);
+	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, (uint32_t)family);
+	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, STEER_TABLE);
+	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, STEER_CHAIN);
+	nlh = batch_hdr(bt, NFT_MSG_DELRULE, family, 0);
+	nftnl_rule_nlmsg_build_payload(nlh, r);
+	mnl_nlmsg_batch_next(bt->b);
+out:
+	if (t)
+		nftnl_table_free(t);
+	if (c)
+		nftnl_chain_free(c);
+	if (r)
+		nftnl_rule_free(r);
+}
+
 static void batch_rules(struct batch *bt, const struct steer_plan *plan,
 			unsigned lo, unsigned hi, enum steer_backend be)
 {
@@ -639,8 +903,11 @@ static int batch_send(struct mnl_socket *nl, struct batch *bt)
 	mnl_nlmsg_batch_next(bt->b);
 	len = mnl_nlmsg_batch_size(bt->b);
 	sndbuf = (int)len + 4096;
-	setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_SNDBUF, &sndbuf,
-		   sizeof(sndbuf));
+	/* a set's elements make batches larger than wmem_max (as nft) */
+	if (setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_SNDBUFFORCE,
+		       &sndbuf, sizeof(sndbuf)) < 0)
+		setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_SNDBUF,
+			   &sndbuf, sizeof(sndbuf));
 	if (mnl_socket_sendto(nl, mnl_nlmsg_batch_head(bt->b), len) < 0)
 		return -errno;
 	for (;;) {
@@ -681,6 +948,7 @@ struct steer {
 	struct mnl_socket *watch;	/* NFNLGRP_NFTABLES, or NULL */
 	uint32_t seq;
 	struct steer_plan plan;		/* in force (when installed) */
+	struct steerset *kset;		/* the kernel routes' prefixes */
 	struct steer_status st;
 	time_t last_repair_log;
 };
@@ -715,27 +983,171 @@ static struct mnl_socket *nl_open(unsigned groups)
 	return nl;
 }
 
-/* One batch: plan installed with backend be (plan NULL: the tables
- * removed).  Returns 0 or -errno. */
+/* The elements of elems[0..n) that belong to a set of plan, into bt
+ * and, past STEER_SET_CHUNK, further batches (each one transaction:
+ * sent here but the last, which the caller sends).  Returns 0 or
+ * -errno. */
+static int batch_elems(struct steer *st, struct batch *bt,
+		       const struct steer_plan *plan,
+		       const struct steerset_elem *elems, size_t n)
+{
+	struct elem_msg m = { .bt = bt };
+	unsigned in_batch = 0;
+	char name[16];
+	int r;
+
+	for (size_t i = 0; i < n && !bt->failed; i++) {
+		set_name(name, sizeof(name), elems[i].family, elems[i].table);
+		if (!plan_has_set(plan, elems[i].family, name))
+			continue;	/* its set goes */
+		if (in_batch == STEER_SET_CHUNK) {
+			elem_flush(&m);
+			m.bt = NULL;
+			r = batch_send(st->nl, bt);
+			st->seq = bt->seq;
+			batch_close(bt);
+			if (r < 0)
+				return r;
+			st->st.batches++;
+			if (batch_open(bt, 0, STEER_SET_CHUNK, st->seq) < 0)
+				return -ENOMEM;
+			m.bt = bt;
+			in_batch = 0;
+		}
+		elem_put(&m, &elems[i]);
+		in_batch++;
+	}
+	elem_flush(&m);
+	return bt->failed ? -ENOMEM : 0;
+}
+
+static void collect_elem(const struct steerset_elem *e, void *arg)
+{
+	struct steerset_delta *d = arg;
+
+	if (d->n < d->cap)
+		d->e[d->n++] = *e;
+}
+
+static void collect_table(int family, uint32_t table, void *arg)
+{
+	void **a = arg;
+
+	steerset_elems(a[0], family, table, collect_elem, a[1]);
+}
+
+/* Every element of st->kset, to add, into d.  Returns 0 or -1. */
+static int kset_all(const struct steer *st, struct steerset_delta *d)
+{
+	void *a[2] = { st->kset, d };
+	size_t n = st->kset ? steerset_count(st->kset) : 0;
+
+	memset(d, 0, sizeof(*d));
+	if (!n)
+		return 0;
+	d->e = malloc(n * sizeof(*d->e));
+	if (!d->e)
+		return -1;
+	d->cap = n;
+	steerset_tables(st->kset, collect_table, a);
+	return 0;
+}
+
+static void status_sets(struct steer *st, const struct steer_plan *plan)
+{
+	st->st.sets = 0;
+	for (unsigned i = 0; plan && i < plan->nrules; i++)
+		st->st.sets += plan->rules[i].set[0] != '\0';
+	st->st.set_elements = st->kset && plan ? steerset_count(st->kset) : 0;
+}
+
+/* One batch (more with many set elements): plan installed with backend
+ * be, its sets holding every element of st->kset (plan NULL: the
+ * tables removed).  Returns 0 or -errno. */
 static int steer_send(struct steer *st, const struct steer_plan *plan,
 		      enum steer_backend be)
+{
+	struct steerset_delta all = { 0 };
+	struct batch bt = { 0 };
+	int r;
+
+	if (plan && kset_all(st, &all) < 0)
+		return -ENOMEM;
+	if (batch_open(&bt, plan ? plan->nrules : 0,
+		       all.n < STEER_SET_CHUNK ? all.n : STEER_SET_CHUNK,
+		       st->seq) < 0) {
+		steerset_delta_free(&all);
+		return -ENOMEM;
+	}
+	batch_table(&bt, NFPROTO_IPV6, plan != NULL);
+	if (plan) {
+		batch_sets(&bt, plan, 0, plan->nrules6);
+		batch_rules(&bt, plan, 0, plan->nrules6, be);
+	}
+	batch_table(&bt, NFPROTO_IPV4, plan != NULL);
+	if (plan) {
+		batch_sets(&bt, plan, plan->nrules6, plan->nrules);
+		batch_rules(&bt, plan, plan->nrules6, plan->nrules, be);
+	}
+	r = plan ? batch_elems(st, &bt, plan, all.e, all.n) : 0;
+	if (r == 0)
+		r = batch_send(st->nl, &bt);
+	st->seq = bt.seq;
+	batch_close(&bt);
+	steerset_delta_free(&all);
+	if (r == 0) {
+		/* counted when the kernel took it: not the probe's */
+		st->st.batches++;
+		st->st.changed = time(NULL);
+		status_sets(st, plan);
+	}
+	return r;
+}
+
+/* plan in force over old (in force: srv6d's tables are there), its
+ * chains' rules replaced, its sets kept (new ones added, those old
+ * alone names deleted), then the elements of d changed.  One batch
+ * (more with many elements).  Returns 0 or -errno. */
+static int steer_send_update(struct steer *st, const struct steer_plan *plan,
+			     const struct steer_plan *old,
+			     const struct steerset_delta *d, bool rules)
 {
 	struct batch bt = { 0 };
 	int r;
 
-	if (batch_open(&bt, plan ? plan->nrules : 0, st->seq) < 0)
+	if (batch_open(&bt, rules ? plan->nrules + old->nrules : 0,
+		       d && d->n < STEER_SET_CHUNK ? d->n : STEER_SET_CHUNK,
+		       st->seq) < 0)
 		return -ENOMEM;
-	batch_table(&bt, NFPROTO_IPV6, plan != NULL);
-	if (plan)
-		batch_rules(&bt, plan, 0, plan->nrules6, be);
-	batch_table(&bt, NFPROTO_IPV4, plan != NULL);
-	if (plan)
-		batch_rules(&bt, plan, plan->nrules6, plan->nrules, be);
-	r = batch_send(st->nl, &bt);
+	for (int pass = 0; rules && pass < 2; pass++) {
+		int family = pass ? AF_INET : AF_INET6;
+		unsigned lo = pass ? plan->nrules6 : 0;
+		unsigned hi = pass ? plan->nrules : plan->nrules6;
+
+		batch_chain_flush(&bt, pass ? NFPROTO_IPV4 : NFPROTO_IPV6);
+		for (unsigned i = lo; i < hi && !bt.failed; i++)
+			if (plan->rules[i].set[0] &&
+			    !plan_has_set(old, family, plan->rules[i].set))
+				batch_set(&bt, &plan->rules[i],
+					  NFT_MSG_NEWSET);
+		batch_rules(&bt, plan, lo, hi, st->st.backend);
+		for (unsigned i = 0; i < old->nrules && !bt.failed; i++)
+			if (old->rules[i].family == family &&
+			    old->rules[i].set[0] &&
+			    !plan_has_set(plan, family, old->rules[i].set))
+				batch_set(&bt, &old->rules[i],
+					  NFT_MSG_DELSET);
+	}
+	r = d ? batch_elems(st, &bt, plan, d->e, d->n) : 0;
+	if (r == 0)
+		r = batch_send(st->nl, &bt);
 	st->seq = bt.seq;
 	batch_close(&bt);
-	st->st.batches++;
-	st->st.changed = time(NULL);
+	if (r == 0) {
+		st->st.batches++;
+		st->st.changed = time(NULL);
+		status_sets(st, plan);
+	}
 	return r;
 }
 
@@ -773,8 +1185,44 @@ static int steer_install(struct steer *st, const struct steer_plan *plan,
 		st->st.failed = true;
 		return -1;
 	}
-	st->st.backend = be;
+	/* the backend is known once a queue rule was taken */
+	for (unsigned i = 0; i < plan->nrules; i++)
+		if (plan->rules[i].action == STEER_QUEUE)
+			st->st.backend = be;
 	st->st.installed = true;
+	st->st.failed = false;
+	st->st.why[0] = '\0';
+	st->st.rules = plan->nrules;
+	return 0;
+}
+
+/* plan in force instead of st->plan: with srv6d's tables installed, its
+ * rules replaced and its sets kept (the elements of d changed: NULL
+ * none); else installed whole (every element).  Returns 0 or -1
+ * (err). */
+static int steer_replace(struct steer *st, const struct steer_plan *plan,
+			 const struct steerset_delta *d, char *err,
+			 size_t errlen)
+{
+	int r;
+
+	if (!st->st.installed || st->st.backend == STEER_BACKEND_NONE) {
+		st->st.installed = false;
+		return steer_install(st, plan, err, errlen);
+	}
+	r = steer_send_update(st, plan, &st->plan, d, true);
+	if (r == -ENOENT) {
+		/* someone removed a part: all of it again */
+		st->st.installed = false;
+		return steer_install(st, plan, err, errlen);
+	}
+	if (r < 0) {
+		snprintf(err, errlen, "steering: replacing the rules of "
+			 "table srv6d: %s", strerror(-r));
+		snprintf(st->st.why, sizeof(st->st.why), "%s", err);
+		st->st.failed = true;
+		return -1;
+	}
 	st->st.failed = false;
 	st->st.why[0] = '\0';
 	st->st.rules = plan->nrules;
@@ -810,7 +1258,8 @@ struct steer *steer_open(const struct config *cfg, const struct runstate *rs,
 		return st;
 	}
 	st->watch = nl_open(1u << (NFNLGRP_NFTABLES - 1));
-	if (steer_plan_build(cfg, rs, &plan) < 0) {
+	st->kset = steerset_new();
+	if (!st->kset || plan_build(cfg, rs, st->kset, &plan) < 0) {
 		snprintf(err, errlen, "steering: out of memory");
 		return st;
 	}
@@ -843,7 +1292,7 @@ int steer_update(struct steer *st, const struct config *cfg,
 		steer_plan_free(&st->plan);
 		return 0;
 	}
-	if (steer_plan_build(cfg, rs, &plan) < 0) {
+	if (plan_build(cfg, rs, st->kset, &plan) < 0) {
 		snprintf(err, errlen, "steering: out of memory");
 		return -1;
 	}
@@ -851,7 +1300,65 @@ int steer_update(struct steer *st, const struct config *cfg,
 		steer_plan_free(&plan);
 		return 0;
 	}
-	if (steer_install(st, &plan, err, errlen) < 0) {
+	if (steer_replace(st, &plan, NULL, err, errlen) < 0) {
+		steer_plan_free(&plan);
+		return -1;
+	}
+	steer_plan_free(&st->plan);
+	st->plan = plan;
+	return 0;
+}
+
+int steer_kroutes(struct steer *st, const struct config *cfg,
+		  const struct runstate *rs,
+		  const struct rtmirror_kroute *list, size_t n, bool lost,
+		  char *err, size_t errlen)
+{
+	struct steerset_delta d = { 0 };
+	struct steer_plan plan;
+	int r;
+
+	if (!st || !st->st.enabled || !st->kset)
+		return 0;
+	if (lost)
+		log_msg(LOG_ERR, "steering: kernel route changes lost (out "
+			"of memory): the sets may miss prefixes until the "
+			"next restart");
+	if (steerset_apply(st->kset, list, n, &d) < 0) {
+		snprintf(err, errlen, "steering: out of memory");
+		return -1;
+	}
+	if (!d.n) {
+		steerset_delta_free(&d);
+		return 0;
+	}
+	if (!d.tables_changed) {
+		/* elements only: the rules are those in force */
+		if (!st->st.installed)
+			r = 0;	/* the next install sends them all */
+		else
+			r = steer_send_update(st, &st->plan, &st->plan, &d,
+					      false);
+		st->st.set_batches++;
+		steerset_delta_free(&d);
+		if (r < 0) {
+			snprintf(err, errlen, "steering: changing the "
+				 "elements of table srv6d's sets: %s",
+				 strerror(-r));
+			snprintf(st->st.why, sizeof(st->st.why), "%s", err);
+			return -1;
+		}
+		return 0;
+	}
+	if (plan_build(cfg, rs, st->kset, &plan) < 0) {
+		steerset_delta_free(&d);
+		snprintf(err, errlen, "steering: out of memory");
+		return -1;
+	}
+	r = steer_replace(st, &plan, &d, err, errlen);
+	st->st.set_batches++;
+	steerset_delta_free(&d);
+	if (r < 0) {
 		steer_plan_free(&plan);
 		return -1;
 	}
@@ -988,5 +1495,6 @@ void steer_close(struct steer *st, bool remove)
 	if (st->nl)
 		mnl_socket_close(st->nl);
 	steer_plan_free(&st->plan);
+	steerset_free(st->kset);
 	free(st);
 }

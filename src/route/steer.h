@@ -13,7 +13,15 @@
  *      without hmac, unless they carry the bounce mark (mark-base), to the
  *      header queues;
  *   4. every SID's prefix and every policy's prefix (of any table) to the
- *      queues.
+ *      queues;
+ *   5. with `kernel-routes yes`: for each family and routing table with
+ *      seg6 encap routes, the destinations in that table's interval set
+ *      `kr6_T` / `kr4_T` (steerset.h: the routes' prefixes) to the
+ *      queues.  Route changes become set element changes, in one batch
+ *      per drain of the mirror's changes (coalesced); a set that comes
+ *      or goes changes the chain too.  While a prefix is not in its set
+ *      yet, the kernel's own seg6 route encapsulates its packets: no
+ *      tenant packet leaves unencapsulated.
  *
  * The queue rules never bypass: with srv6d gone and the rules left (kill
  * -9, a crash, SIGSTOP) NFQUEUE drops what nobody listens for, so no
@@ -40,6 +48,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "rtmirror.h"
 #include "runstate.h"
 
 #define STEER_TABLE		"srv6d"
@@ -62,6 +71,7 @@ struct steer_rule {
 	uint32_t mark_not;
 	uint8_t plen;			/* daddr prefix length; 0: no match */
 	uint8_t addr[16];		/* its bytes (4 for AF_INET), masked */
+	char set[16];			/* daddr in this set; "" none */
 	enum steer_action action;
 	uint16_t queue_first, queue_total;	/* STEER_QUEUE */
 };
@@ -114,6 +124,9 @@ struct steer_status {
 	uint64_t repairs;		/* re-installed after someone else
 					 * removed them */
 	time_t changed;			/* wall clock of the last batch, 0 */
+	unsigned sets;			/* kernel routes' sets (rule 5) */
+	size_t set_elements;		/* their elements (top prefixes) */
+	uint64_t set_batches;		/* batches of element changes */
 	char why[160];			/* the last failure, "" none */
 };
 
@@ -143,6 +156,16 @@ int steer_fd(const struct steer *st);
  * checks the tables and installs the rules again.  Returns 1 when it did,
  * 0 when nothing was missing, -1 when the repair failed (err). */
 int steer_event(struct steer *st, char *err, size_t errlen);
+
+/* The kernel's seg6 encap routes that came and went (n of list,
+ * rtmirror_kroutes_take(); lost: some were not recorded): their sets'
+ * elements changed in one batch (more when very many), the chain too
+ * when a table's set came or went; cfg and rs are the config in force.
+ * Nothing with steering no.  Returns 0, -1 with a message in err. */
+int steer_kroutes(struct steer *st, const struct config *cfg,
+		  const struct runstate *rs,
+		  const struct rtmirror_kroute *list, size_t n, bool lost,
+		  char *err, size_t errlen);
 
 void steer_get_status(const struct steer *st, struct steer_status *out);
 
