@@ -1309,6 +1309,22 @@ int steer_update(struct steer *st, const struct config *cfg,
 	return 0;
 }
 
+/* The time since t0 into the status; a large change logged. */
+static void kroutes_timed(struct steer *st, const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	st->st.set_last_us = (uint64_t)(t1.tv_sec - t0->tv_sec) * 1000000u +
+			     (uint64_t)((t1.tv_nsec - t0->tv_nsec) / 1000);
+	if (st->st.set_last_changes >= 10000)
+		log_msg(LOG_INFO, "steering: kernel routes: %zu set elements "
+			"changed in %llu ms: %zu in %u sets",
+			st->st.set_last_changes,
+			(unsigned long long)(st->st.set_last_us / 1000),
+			st->st.set_elements, st->st.sets);
+}
+
 int steer_kroutes(struct steer *st, const struct config *cfg,
 		  const struct runstate *rs,
 		  const struct rtmirror_kroute *list, size_t n, bool lost,
@@ -1316,10 +1332,12 @@ int steer_kroutes(struct steer *st, const struct config *cfg,
 {
 	struct steerset_delta d = { 0 };
 	struct steer_plan plan;
+	struct timespec t0;
 	int r;
 
 	if (!st || !st->st.enabled || !st->kset)
 		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (lost)
 		log_msg(LOG_ERR, "steering: kernel route changes lost (out "
 			"of memory): the sets may miss prefixes until the "
@@ -1332,6 +1350,7 @@ int steer_kroutes(struct steer *st, const struct config *cfg,
 		steerset_delta_free(&d);
 		return 0;
 	}
+	st->st.set_last_changes = d.n;
 	if (!d.tables_changed) {
 		/* elements only: the rules are those in force */
 		if (!st->st.installed)
@@ -1341,6 +1360,7 @@ int steer_kroutes(struct steer *st, const struct config *cfg,
 					      false);
 		st->st.set_batches++;
 		steerset_delta_free(&d);
+		kroutes_timed(st, &t0);
 		if (r < 0) {
 			snprintf(err, errlen, "steering: changing the "
 				 "elements of table srv6d's sets: %s",
@@ -1358,6 +1378,7 @@ int steer_kroutes(struct steer *st, const struct config *cfg,
 	r = steer_replace(st, &plan, &d, err, errlen);
 	st->st.set_batches++;
 	steerset_delta_free(&d);
+	kroutes_timed(st, &t0);
 	if (r < 0) {
 		steer_plan_free(&plan);
 		return -1;

@@ -127,6 +127,10 @@ struct steer_status {
 	unsigned sets;			/* kernel routes' sets (rule 5) */
 	size_t set_elements;		/* their elements (top prefixes) */
 	uint64_t set_batches;		/* batches of element changes */
+	uint64_t set_last_us;		/* the last change of the sets, from
+					 * the routes taken to the kernel's
+					 * answer */
+	size_t set_last_changes;	/* the elements it changed */
 	char why[160];			/* the last failure, "" none */
 };
 

@@ -1,0 +1,95 @@
+#!/bin/bash
+# steer-sets.sh - `steering auto` with `kernel-routes yes` at the scale of
+# a full table (root): N prefixes of the full table (tests/prefixes.sh) as
+# the kernel's seg6 encap routes (bench/kroute-load: tables 101 and 102),
+# then srv6d starts and puts their prefixes into its nft interval sets
+# (steer.h rule 5, steerset.h).  Prints, per N:
+#   - the time from srv6d's start to the sets in force (its log line
+#     "N set elements changed in T ms", and the wall clock to srv6ctl
+#     status showing them), the sets' elements (the top prefixes), the
+#     batches, srv6d's and the kernel's memory growth;
+#   - ROUNDS (default 10) rounds of one route added and deleted: the ms
+#     from the `ip route` command to `nft get element` finding (or not)
+#     the prefix in kr6_101, and srv6d's own time for the change
+#     (status set_last_us: the routes taken, merged, the batch answered);
+#   - what one `nft get element` costs alone.
+# Usage: bench/steer-sets.sh BUILDDIR [N...]   (default: all)
+set -u
+top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
+B=${1:?usage: $0 BUILDDIR [N...]}
+shift
+SIZES=${*:-all}
+# shellcheck source=tests/prefixes.sh
+. "$top_srcdir/tests/prefixes.sh"
+prefixes_find "$top_srcdir" ||
+	{ echo "steer-sets.sh: no bgp-prefixes.txt.gz: looked for $PREFIXES_TRIED"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "needs root"; exit 77; }
+NS=srv6d-ssets-$$
+TMP=$(mktemp -d)
+SRV6D_PID=
+cleanup() {
+	[ -n "$SRV6D_PID" ] && kill "$SRV6D_PID" 2>/dev/null && wait "$SRV6D_PID"
+	ip netns del "$NS" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+ROUNDS=${ROUNDS:-10}
+P=fd00:ffff:1::/48
+now_ns() { date +%s%N; }
+kmem_kib() { awk '/^(Slab|Percpu):/ { s += $2 } END { print s }' /proc/meminfo; }
+status() {
+	"$B/src/srv6ctl" -s "$TMP/srv6d.sock" -j status 2>/dev/null |
+		python3 -c "import json,sys; s=json.load(sys.stdin)['steering']; print($1)"
+}
+has_elem() {	# ADDR: in kr6_101?
+	ip netns exec "$NS" nft get element ip6 srv6d kr6_101 "{ $1 }" >/dev/null 2>&1
+}
+stats() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (!NR) { print "-"; exit }
+		printf "%s/%s/%s\n", v[1], v[int((NR + 1) / 2)], v[NR] }'
+}
+printf 'queue 0\nencap-source fc00:12::1\nkernel-routes yes\noffload no\n' >"$TMP/srv6d.conf"
+
+for n in $SIZES; do
+	[ "$n" = all ] && n=0
+	ip netns del "$NS" 2>/dev/null
+	ip netns add "$NS" || exit 1
+	ip -n "$NS" link set lo up
+	ip -n "$NS" link add d0 type veth peer name d1
+	ip -n "$NS" link set d0 up && ip -n "$NS" link set d1 up
+	load=$(ip netns exec "$NS" "$B/bench/kroute-load" "$PREFIXES" d0 "$n" 1)
+	echo "N=${n/#0/all}: kernel: $load"
+	k0=$(kmem_kib)
+	t0=$(now_ns)
+	ip netns exec "$NS" "$B/src/srv6d" -c "$TMP/srv6d.conf" \
+		-s "$TMP/srv6d.sock" -d >"$TMP/srv6d.log" 2>&1 &
+	SRV6D_PID=$!
+	for _ in $(seq 1 1200); do
+		grep -q "set elements changed in" "$TMP/srv6d.log" && break
+		sleep 0.05
+	done
+	t1=$(now_ns)
+	k1=$(kmem_kib)
+	echo "N=${n/#0/all}: srv6d: $(grep -o "kernel routes: [0-9]* set elements changed in.*" "$TMP/srv6d.log" | head -1); seen after $(( (t1 - t0) / 1000000 )) ms from start"
+	echo "N=${n/#0/all}: status: $(status '"sets %d, elements %d, batches %d, set_batches %d, last %d us" % (s["sets"], s["set_elements"], s["batches"], s["set_batches"], s["set_last_us"])'); VmHWM $(awk '/VmHWM/ { print $2 / 1024 " MiB" }' /proc/$SRV6D_PID/status); kernel Slab+Percpu +$(( (k1 - k0) / 1024 )) MiB"
+	t=$(now_ns); has_elem fd00:ffff:9::1; g=$(( ($(now_ns) - t) / 1000 ))
+	echo "N=${n/#0/all}: one 'nft get element' alone: $(awk -v u=$g 'BEGIN { printf "%.1f", u / 1000 }') ms"
+	: >"$TMP/add"; : >"$TMP/del"; : >"$TMP/sadd"; : >"$TMP/sdel"
+	for _ in $(seq 1 "$ROUNDS"); do
+		t=$(now_ns)
+		ip -n "$NS" -6 route add $P encap seg6 mode encap segs fc00:ffff::a1 dev d0 table 101
+		until has_elem fd00:ffff:1::1; do :; done
+		echo $(( ($(now_ns) - t) / 1000 )) | awk '{ printf "%.1f\n", $1 / 1000 }' >>"$TMP/add"
+		status 's["set_last_us"] / 1000' >>"$TMP/sadd"
+		t=$(now_ns)
+		ip -n "$NS" -6 route del $P table 101
+		while has_elem fd00:ffff:1::1; do :; done
+		echo $(( ($(now_ns) - t) / 1000 )) | awk '{ printf "%.1f\n", $1 / 1000 }' >>"$TMP/del"
+		status 's["set_last_us"] / 1000' >>"$TMP/sdel"
+	done
+	echo "N=${n/#0/all}: one route, ip command to nft finding it (ms, min/median/max of $ROUNDS): add $(stats <"$TMP/add"), delete $(stats <"$TMP/del")"
+	echo "N=${n/#0/all}: srv6d's own time for it (ms): add $(stats <"$TMP/sadd"), delete $(stats <"$TMP/sdel"); $(status '"%d elements changed by the last" % s["set_last_changes"]')"
+	kill "$SRV6D_PID"; wait "$SRV6D_PID"; SRV6D_PID=
+	echo "N=${n/#0/all}: after the stop: $(ip netns exec "$NS" nft list tables | grep -c srv6d) srv6d tables"
+done
