@@ -9,10 +9,13 @@
 #     status showing them), the sets' elements (the top prefixes), the
 #     batches, srv6d's and the kernel's memory growth;
 #   - ROUNDS (default 10) rounds of one route added and deleted: the ms
-#     from the `ip route` command to `nft get element` finding (or not)
-#     the prefix in kr6_101, and srv6d's own time for the change
-#     (status set_last_us: the routes taken, merged, the batch answered);
-#   - what one `nft get element` costs alone.
+#     from before the `ip route` command to `nft monitor elements`
+#     printing the element's add or delete (the transaction committed;
+#     time-stamped as read, polled every 10 ms), srv6d's own time for it
+#     (status set_last_us: the routes taken, merged, the batch sent and
+#     answered), and the elements it changed (1).  Not `nft get
+#     element`: nft reads every set's elements first (19 s at the full
+#     table), nor srv6ctl status (its document lists every policy).
 # Usage: bench/steer-sets.sh BUILDDIR [N...]   (default: all)
 set -u
 top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,9 +43,6 @@ kmem_kib() { awk '/^(Slab|Percpu):/ { s += $2 } END { print s }' /proc/meminfo; 
 status() {
 	"$B/src/srv6ctl" -s "$TMP/srv6d.sock" -j status 2>/dev/null |
 		python3 -c "import json,sys; s=json.load(sys.stdin)['steering']; print($1)"
-}
-has_elem() {	# ADDR: in kr6_101?
-	ip netns exec "$NS" nft get element ip6 srv6d kr6_101 "{ $1 }" >/dev/null 2>&1
 }
 stats() {
 	sort -g | awk '{ v[NR] = $1 } END {
@@ -73,23 +73,38 @@ for n in $SIZES; do
 	k1=$(kmem_kib)
 	echo "N=${n/#0/all}: srv6d: $(grep -o "kernel routes: [0-9]* set elements changed in.*" "$TMP/srv6d.log" | head -1); seen after $(( (t1 - t0) / 1000000 )) ms from start"
 	echo "N=${n/#0/all}: status: $(status '"sets %d, elements %d, batches %d, set_batches %d, last %d us" % (s["sets"], s["set_elements"], s["batches"], s["set_batches"], s["set_last_us"])'); VmHWM $(awk '/VmHWM/ { print $2 / 1024 " MiB" }' /proc/$SRV6D_PID/status); kernel Slab+Percpu +$(( (k1 - k0) / 1024 )) MiB"
-	t=$(now_ns); has_elem fd00:ffff:9::1; g=$(( ($(now_ns) - t) / 1000 ))
-	echo "N=${n/#0/all}: one 'nft get element' alone: $(awk -v u=$g 'BEGIN { printf "%.1f", u / 1000 }') ms"
 	: >"$TMP/add"; : >"$TMP/del"; : >"$TMP/sadd"; : >"$TMP/sdel"
-	for _ in $(seq 1 "$ROUNDS"); do
-		t=$(now_ns)
-		ip -n "$NS" -6 route add $P encap seg6 mode encap segs fc00:ffff::a1 dev d0 table 101
-		until has_elem fd00:ffff:1::1; do :; done
-		echo $(( ($(now_ns) - t) / 1000 )) | awk '{ printf "%.1f\n", $1 / 1000 }' >>"$TMP/add"
-		status 's["set_last_us"] / 1000' >>"$TMP/sadd"
-		t=$(now_ns)
-		ip -n "$NS" -6 route del $P table 101
-		while has_elem fd00:ffff:1::1; do :; done
-		echo $(( ($(now_ns) - t) / 1000 )) | awk '{ printf "%.1f\n", $1 / 1000 }' >>"$TMP/del"
-		status 's["set_last_us"] / 1000' >>"$TMP/sdel"
+	: >"$TMP/nch"; : >"$TMP/mon"
+	# the kernel's own word that the transaction is in: nft monitor's
+	# element events, time-stamped as they come
+	ip netns exec "$NS" nft monitor elements 2>/dev/null |
+		while IFS= read -r line; do echo "$(now_ns) $line"; done >>"$TMP/mon" &
+	MON=$!
+	sleep 2
+	for r in $(seq 1 "$ROUNDS"); do
+		for op in add del; do
+			lines=$(wc -l <"$TMP/mon")
+			t=$(now_ns)
+			if [ $op = add ]; then
+				ip -n "$NS" -6 route add $P encap seg6 mode encap segs fc00:ffff::a1 dev d0 table 101
+			else
+				ip -n "$NS" -6 route del $P table 101
+			fi
+			w=delete; [ $op = add ] && w=add
+			for _ in $(seq 1 500); do
+				e=$(tail -n +$((lines + 1)) "$TMP/mon" | grep "^[0-9]* $w element ip6 srv6d kr6_101 .*fd00:ffff:1::/48" | head -1)
+				[ -n "$e" ] && break
+				sleep 0.01
+			done
+			echo "${e%% *} $t" | awk '{ printf "%.1f\n", ($1 - $2) / 1e6 }' >>"$TMP/$op"
+			status 's["set_last_us"] / 1000' >>"$TMP/s$op"
+			status 's["set_last_changes"]' >>"$TMP/nch"
+		done
 	done
-	echo "N=${n/#0/all}: one route, ip command to nft finding it (ms, min/median/max of $ROUNDS): add $(stats <"$TMP/add"), delete $(stats <"$TMP/del")"
-	echo "N=${n/#0/all}: srv6d's own time for it (ms): add $(stats <"$TMP/sadd"), delete $(stats <"$TMP/sdel"); $(status '"%d elements changed by the last" % s["set_last_changes"]')"
+	kill $MON 2>/dev/null
+	echo "N=${n/#0/all}: elements changed per change: $(sort -u "$TMP/nch" | tr '\n' ' ')"
+	echo "N=${n/#0/all}: one route, from before the ip command to nft monitor's element event (ms, min/median/max of $ROUNDS): add $(stats <"$TMP/add"), delete $(stats <"$TMP/del")"
+	echo "N=${n/#0/all}: srv6d's own time for it (ms): add $(stats <"$TMP/sadd"), delete $(stats <"$TMP/sdel")"
 	kill "$SRV6D_PID"; wait "$SRV6D_PID"; SRV6D_PID=
 	echo "N=${n/#0/all}: after the stop: $(ip netns exec "$NS" nft list tables | grep -c srv6d) srv6d tables"
 done
