@@ -71,6 +71,12 @@ for n in $SIZES; do
 	done
 	t1=$(now_ns)
 	k1=$(kmem_kib)
+	if ! kill -0 "$SRV6D_PID" 2>/dev/null; then
+		wait "$SRV6D_PID"
+		echo "N=${n/#0/all}: srv6d exited ($?):"; tail -20 "$TMP/srv6d.log"
+		SRV6D_PID=
+		continue
+	fi
 	echo "N=${n/#0/all}: srv6d: $(grep -o "kernel routes: [0-9]* set elements changed in.*" "$TMP/srv6d.log" | head -1); seen after $(( (t1 - t0) / 1000000 )) ms from start"
 	echo "N=${n/#0/all}: status: $(status '"sets %d, elements %d, batches %d, set_batches %d, last %d us" % (s["sets"], s["set_elements"], s["batches"], s["set_batches"], s["set_last_us"])'); VmHWM $(awk '/VmHWM/ { print $2 / 1024 " MiB" }' /proc/$SRV6D_PID/status); kernel Slab+Percpu +$(( (k1 - k0) / 1024 )) MiB"
 	: >"$TMP/add"; : >"$TMP/del"; : >"$TMP/sadd"; : >"$TMP/sdel"

@@ -119,6 +119,7 @@ struct daemon {
 	uint64_t wd_interval_ms;	/* 0: no systemd watchdog */
 	uint64_t wd_next_ms;
 	bool stop;
+	bool restarting;	/* SIGUSR2: steering kept for the next start */
 };
 
 static void repair_forget(struct daemon *d);
@@ -1364,6 +1365,7 @@ static int signals_open(void)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR2);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -1;
 	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -1384,6 +1386,16 @@ static void signals_read(struct daemon *d)
 		case SIGHUP:
 			log_msg(LOG_INFO, "SIGHUP");
 			daemon_reload(d, NULL);
+			break;
+		case SIGUSR2:
+			/* systemd's RestartKillSignal=: the node stays
+			 * closed until the next start takes over */
+			log_msg(LOG_INFO, "SIGUSR2: stopping for a restart: "
+				"the steering rules stay (their queues drop "
+				"what comes until the next start takes them "
+				"over)");
+			d->stop = true;
+			d->restarting = true;
 			break;
 		default:
 			break;
@@ -1982,7 +1994,9 @@ static void daemon_stop(struct daemon *d)
 {
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping: draining the queues");
 	trace_session_end(&d->trace, d->engine);
-	steer_close(d->steer, true);	/* clean stop: srv6d's rules go */
+	/* a clean stop: srv6d's rules go; a restart's (SIGUSR2): they
+	 * stay, fail closed, for the next start to replace in one batch */
+	steer_close(d->steer, !d->restarting);
 	engine_stop(d->engine);		/* every queued packet gets a verdict */
 	rtmirror_free(d->mirror);	/* no worker reads it any more */
 	rtwatch_close(d->watch);	/* what goes now is srv6d's doing */

@@ -23,6 +23,10 @@
 #     srv6d frozen (SIGSTOP), killed -9 and during 10 reloads; and more
 #     than 0 with srv6d killed and no rule of its own (the old state), so
 #     that this test can fail.
+#     A restart done as systemd does it: the unit's RestartKillSignal=
+#     (systemd/srv6d.service.in: SIGUSR2; SIGTERM without one, or
+#     RESTART_SIGNAL=TERM to see this check fail), then a start 0.5 s
+#     later: 0 and 0 too, and srv6d forwards again after it.
 #  6. After a clean stop there is no table srv6d left and `nft list
 #     ruleset` is what it was before the start.
 T=${T:-steer}
@@ -269,6 +273,24 @@ else
 fi
 pe1_start || fail "srv6d start on PE1 again"
 ping_ok "after a restart a1 -> a2 over IPv6 again" "$A1" fd01:2::2
+# a restart the way systemd does it: the unit's RestartKillSignal= (the
+# default SIGTERM without one), then a start (0.5 s later: a slow one)
+sig=${RESTART_SIGNAL:-$(sed -n 's/^RestartKillSignal=SIG//p' "$top_srcdir/systemd/srv6d.service.in")}
+sig=${sig:-TERM}
+restarted() {
+	sleep 0.5
+	kill -"$sig" "$PE1_PID"
+	wait "$PE1_PID"
+	PE1_PID=
+	sleep 0.5
+	pe1_start || echo "the start after SIG$sig failed" >>"$TMPD/restart.err"
+	sleep 1
+}
+leak_count 4 restarted
+expect_eq "a restart as systemd does it (SIG$sig, a start 0.5 s later) under traffic: tenant packets unencapsulated, SID packets looping" \
+	"$(cat "$TMPD/leak")" "0 0"
+[ -s "$TMPD/restart.err" ] && fail "$(cat "$TMPD/restart.err")"
+ping_ok "after the restart a1 -> a2 over IPv6 again" "$A1" fd01:2::2
 # restore PE1 for the ruleset comparison below
 ip -n "$PE1" -6 route del default via fc00:12::2 dev c0
 ip -n "$PE1" -6 rule add pref 2001 iif ta unreachable
