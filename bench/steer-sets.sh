@@ -5,17 +5,18 @@
 # then srv6d starts and puts their prefixes into its nft interval sets
 # (steer.h rule 5, steerset.h).  Prints, per N:
 #   - the time from srv6d's start to the sets in force (its log line
-#     "N set elements changed in T ms", and the wall clock to srv6ctl
-#     status showing them), the sets' elements (the top prefixes), the
-#     batches, srv6d's and the kernel's memory growth;
+#     "N set elements changed in T us: E in S sets", and the wall clock
+#     to that line), the sets' elements (the top prefixes), srv6d's peak
+#     memory and the kernel's memory growth;
 #   - ROUNDS (default 10) rounds of one route added and deleted: the ms
 #     from before the `ip route` command to `nft monitor elements`
 #     printing the element's add or delete (the transaction committed;
 #     time-stamped as read, polled every 10 ms), srv6d's own time for it
-#     (status set_last_us: the routes taken, merged, the batch sent and
+#     (its debug log line: the routes taken, merged, the batch sent and
 #     answered), and the elements it changed (1).  Not `nft get
 #     element`: nft reads every set's elements first (19 s at the full
-#     table), nor srv6ctl status (its document lists every policy).
+#     table), nor srv6ctl status (its document lists every policy: it
+#     does not answer within srv6ctl's timeout at the full table).
 # Usage: bench/steer-sets.sh BUILDDIR [N...]   (default: all)
 set -u
 top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,10 +41,6 @@ ROUNDS=${ROUNDS:-10}
 P=fd00:ffff:1::/48
 now_ns() { date +%s%N; }
 kmem_kib() { awk '/^(Slab|Percpu):/ { s += $2 } END { print s }' /proc/meminfo; }
-status() {
-	"$B/src/srv6ctl" -s "$TMP/srv6d.sock" -j status 2>/dev/null |
-		python3 -c "import json,sys; s=json.load(sys.stdin)['steering']; print($1)"
-}
 stats() {
 	sort -g | awk '{ v[NR] = $1 } END {
 		if (!NR) { print "-"; exit }
@@ -66,7 +63,7 @@ for n in $SIZES; do
 		-s "$TMP/srv6d.sock" -d >"$TMP/srv6d.log" 2>&1 &
 	SRV6D_PID=$!
 	for _ in $(seq 1 1200); do
-		grep -q "set elements changed in" "$TMP/srv6d.log" && break
+		grep -q "[0-9]\{5,\} set elements changed in" "$TMP/srv6d.log" && break
 		sleep 0.05
 	done
 	t1=$(now_ns)
@@ -77,15 +74,17 @@ for n in $SIZES; do
 		SRV6D_PID=
 		continue
 	fi
-	echo "N=${n/#0/all}: srv6d: $(grep -o "kernel routes: [0-9]* set elements changed in.*" "$TMP/srv6d.log" | head -1); seen after $(( (t1 - t0) / 1000000 )) ms from start"
-	echo "N=${n/#0/all}: status: $(status '"sets %d, elements %d, batches %d, set_batches %d, last %d us" % (s["sets"], s["set_elements"], s["batches"], s["set_batches"], s["set_last_us"])'); VmHWM $(awk '/VmHWM/ { print $2 / 1024 " MiB" }' /proc/$SRV6D_PID/status); kernel Slab+Percpu +$(( (k1 - k0) / 1024 )) MiB"
+	echo "N=${n/#0/all}: srv6d: $(grep -o "kernel routes: [0-9]\{5,\} set elements changed in.*" "$TMP/srv6d.log" | head -1); seen after $(( (t1 - t0) / 1000000 )) ms from start"
+	echo "N=${n/#0/all}: VmHWM $(awk '/VmHWM/ { print $2 / 1024 " MiB" }' /proc/$SRV6D_PID/status); kernel Slab+Percpu +$(( (k1 - k0) / 1024 )) MiB; $(ip netns exec "$NS" nft list tables | grep -c srv6d) tables"
 	: >"$TMP/add"; : >"$TMP/del"; : >"$TMP/sadd"; : >"$TMP/sdel"
 	: >"$TMP/nch"; : >"$TMP/mon"
 	# the kernel's own word that the transaction is in: nft monitor's
 	# element events, time-stamped as they come
-	ip netns exec "$NS" nft monitor elements 2>/dev/null |
-		while IFS= read -r line; do echo "$(now_ns) $line"; done >>"$TMP/mon" &
-	MON=$!
+	{ ip netns exec "$NS" nft monitor elements 2>/dev/null &
+	  echo $! >"$TMP/nft.pid"; wait; } |
+		while IFS= read -r line; do
+			case $line in *kr6_101*) echo "$(now_ns) $line";; esac
+		done >>"$TMP/mon" &
 	sleep 2
 	for r in $(seq 1 "$ROUNDS"); do
 		for op in add del; do
@@ -103,11 +102,14 @@ for n in $SIZES; do
 				sleep 0.01
 			done
 			echo "${e%% *} $t" | awk '{ printf "%.1f\n", ($1 - $2) / 1e6 }' >>"$TMP/$op"
-			status 's["set_last_us"] / 1000' >>"$TMP/s$op"
-			status 's["set_last_changes"]' >>"$TMP/nch"
+			# srv6d's own word (-d): the last change's line
+			sleep 0.05
+			grep -o "kernel routes: [0-9]* set elements changed in [0-9]* us" "$TMP/srv6d.log" | tail -1 >"$TMP/last"
+			awk '{ printf "%.2f\n", $(NF - 1) / 1000 }' "$TMP/last" >>"$TMP/s$op"
+			awk '{ print $3 }' "$TMP/last" >>"$TMP/nch"
 		done
 	done
-	kill $MON 2>/dev/null
+	kill "$(cat "$TMP/nft.pid")" 2>/dev/null
 	echo "N=${n/#0/all}: elements changed per change: $(sort -u "$TMP/nch" | tr '\n' ' ')"
 	echo "N=${n/#0/all}: one route, from before the ip command to nft monitor's element event (ms, min/median/max of $ROUNDS): add $(stats <"$TMP/add"), delete $(stats <"$TMP/del")"
 	echo "N=${n/#0/all}: srv6d's own time for it (ms): add $(stats <"$TMP/sadd"), delete $(stats <"$TMP/sdel")"

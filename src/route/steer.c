@@ -1317,12 +1317,13 @@ static void kroutes_timed(struct steer *st, const struct timespec *t0)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	st->st.set_last_us = (uint64_t)(t1.tv_sec - t0->tv_sec) * 1000000u +
 			     (uint64_t)((t1.tv_nsec - t0->tv_nsec) / 1000);
-	if (st->st.set_last_changes >= 10000)
-		log_msg(LOG_INFO, "steering: kernel routes: %zu set elements "
-			"changed in %llu ms: %zu in %u sets",
-			st->st.set_last_changes,
-			(unsigned long long)(st->st.set_last_us / 1000),
-			st->st.set_elements, st->st.sets);
+	/* a large change (a start's load) is news; each other one only
+	 * for debugging (a route change: never per packet) */
+	log_msg(st->st.set_last_changes >= 10000 ? LOG_INFO : LOG_DEBUG,
+		"steering: kernel routes: %zu set elements changed in %llu "
+		"us: %zu in %u sets", st->st.set_last_changes,
+		(unsigned long long)st->st.set_last_us, st->st.set_elements,
+		st->st.sets);
 }
 
 int steer_kroutes(struct steer *st, const struct config *cfg,
