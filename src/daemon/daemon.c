@@ -1223,6 +1223,52 @@ static int daemon_reapply(struct daemon *d, const char *why, bool reuse)
 
 /* The mirror saw a link appear, go, go up or down, or be renamed: when
  * it is one a SID names, the config in force is put in force again. */
+struct steer_links_acc {
+	struct steer_link *l;
+	size_t n, cap;
+};
+
+static void steer_link_add(const struct rtmirror_link *l, void *arg)
+{
+	struct steer_links_acc *a = arg;
+
+	if (l->table4 == RT_TABLE_MAIN && l->table6 == RT_TABLE_MAIN)
+		return;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 16;
+		void *n = realloc(a->l, cap * sizeof(*a->l));
+
+		if (!n)
+			return;
+		a->l = n;
+		a->cap = cap;
+	}
+	memset(&a->l[a->n], 0, sizeof(a->l[a->n]));
+	memcpy(a->l[a->n].name, l->name, sizeof(a->l[a->n].name));
+	a->l[a->n].table4 = l->table4;
+	a->l[a->n].table6 = l->table6;
+	a->n++;
+}
+
+/* The links whose table is not main, to steering (its rules follow the
+ * in-interfaces, steer.h). */
+static void steering_links(struct daemon *d)
+{
+	struct steer_links_acc a = { 0 };
+	char err[256];
+
+	if (!d->steer)
+		return;
+	rcu_thread_online();
+	rtmirror_links_read(d->mirror, steer_link_add, &a);
+	rcu_thread_offline();
+	if (steer_links(d->steer, engine_config(d->engine),
+			engine_runstate(d->engine), a.l, a.n, err,
+			sizeof(err)) < 0)
+		log_msg(LOG_ERR, "%s (the previous rules stay)", err);
+	free(a.l);
+}
+
 static void links_changed(struct daemon *d)
 {
 	const struct sid *s;
@@ -1231,6 +1277,7 @@ static void links_changed(struct daemon *d)
 
 	while (read(rtmirror_links_fd(d->mirror), &v, sizeof(v)) > 0)
 		;
+	steering_links(d);
 	s = links_moved(d, &appeared);
 	if (!s)
 		return;
@@ -1830,6 +1877,8 @@ static void steering_start(struct daemon *d)
 	if (!ok)
 		log_msg(LOG_ERR, "%s", d->steer ? err :
 			"steering: out of memory");
+	else
+		steering_links(d);	/* the rules follow the in-interfaces */
 }
 
 static int daemon_start(struct daemon *d)

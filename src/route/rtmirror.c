@@ -368,6 +368,7 @@ static int links_retable(struct rtmirror *m)
 		if (t->slot[i] != old->slot[i])
 			retire(m, old->slot[i]);
 	retire(m, old);
+	links_notify(m);	/* a link's table changed: steering's rules */
 	return 0;
 }
 

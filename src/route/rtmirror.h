@@ -210,8 +210,9 @@ size_t rtmirror_kroutes_take(struct rtmirror *m,
 			     struct rtmirror_kroute **list, bool *lost);
 
 /* An eventfd that becomes readable (a count to read and discard)
- * whenever a link appears, goes, is set up or down (IFF_UP) or changes
- * its name (not when its carrier, MTU or addresses change), from the
+ * whenever a link appears, goes, is set up or down (IFF_UP), changes
+ * its name or the table its packets are looked up in (an iif rule came
+ * or went; not when its carrier, MTU or addresses change), from the
  * first dump on: the daemon then looks again for the links its SIDs name
  * (struct sid_marks' oif_index). */
 int rtmirror_links_fd(const struct rtmirror *m);

@@ -43,6 +43,8 @@ struct plan_builder {
 	bool failed;
 	const struct config *cfg;
 	int family;		/* of the kernel tables' rules being added */
+	const char *chain;	/* the rules being added go there ("") */
+	uint32_t only_table;	/* plan_ktable(): this table only (0: all) */
 };
 
 /* The name of family/table's set of kernel route prefixes. */
@@ -73,6 +75,8 @@ static struct steer_rule *plan_add(struct plan_builder *b, int family)
 	r = &b->plan->rules[b->plan->nrules++];
 	memset(r, 0, sizeof(*r));
 	r->family = family;
+	if (b->chain)
+		snprintf(r->chain, sizeof(r->chain), "%s", b->chain);
 	return r;
 }
 
@@ -108,6 +112,7 @@ static bool plan_has(const struct steer_plan *plan, unsigned from,
 		const struct steer_rule *o = &plan->rules[i];
 
 		if (o->family == r->family && o->plen == r->plen &&
+		    !strcmp(o->chain, r->chain) &&
 		    o->has_mark_not == r->has_mark_not &&
 		    o->queue_first == r->queue_first &&
 		    !memcmp(o->addr, r->addr, sizeof(o->addr)))
@@ -169,7 +174,9 @@ static void plan_ktable(int family, uint32_t table, void *arg)
 	struct plan_builder *b = arg;
 	struct steer_rule *r;
 
-	if (family != b->family || !(r = plan_add(b, family)))
+	if (family != b->family ||
+	    (b->only_table && table != b->only_table) ||
+	    !(r = plan_add(b, family)))
 		return;
 	set_name(r->set, sizeof(r->set), family, table);
 	r->action = STEER_QUEUE;
@@ -188,84 +195,178 @@ static void plan_ktables(struct plan_builder *b, const struct config *cfg,
 	steerset_tables(kset, plan_ktable, b);
 }
 
-static void plan_family6(struct plan_builder *b, const struct config *cfg,
-			 const struct runstate *rs)
+/* The in-interfaces the rules follow (steer_links()); n_links is
+ * (size_t)-1 when they are not known: every policy in the base chain. */
+struct plan_links {
+	const struct steer_link *l;
+	size_t n;
+	bool known;
+};
+
+static const void *policy_addr(const struct policy *p)
+{
+	return p->family == AF_INET6 ? (const void *)&p->prefix.v6 :
+				       (const void *)&p->prefix.v4;
+}
+
+/* The header-queue rules (hq) or the queue rules of the policies of
+ * family in table (0: every table). */
+static void plan_policies(struct plan_builder *b, unsigned from,
+			  const struct config *cfg, const struct runstate *rs,
+			  int family, uint32_t table, bool hq)
+{
+	size_t alen = family == AF_INET6 ? 16 : 4;
+
+	for (unsigned i = 0; i < cfg->npolicies; i++) {
+		const struct policy *p = &cfg->policies[i];
+
+		if (p->family != family || (table && p->table != table))
+			continue;
+		if (hq && cfg->has_hqueue && hq_policy(rs, cfg, p))
+			plan_queue(b, from, family, policy_addr(p), alen,
+				   p->plen, cfg->hqueue_first,
+				   cfg->hqueue_last, &cfg->mark_base);
+		else if (!hq)
+			plan_queue(b, from, family, policy_addr(p), alen,
+				   p->plen, cfg->queue_first,
+				   cfg->queue_last, NULL);
+	}
+}
+
+/* Whether table of family has a policy: the config's or a kernel
+ * route's set. */
+static bool table_has_policies(const struct config *cfg,
+			       const struct steerset *kset, int family,
+			       uint32_t table)
+{
+	for (unsigned i = 0; i < cfg->npolicies; i++)
+		if (cfg->policies[i].family == family &&
+		    cfg->policies[i].table == table)
+			return true;
+	return kset && steerset_elems(kset, family, table, NULL, NULL) > 0;
+}
+
+static uint32_t link_table(const struct steer_link *l, int family)
+{
+	return family == AF_INET6 ? l->table6 : l->table4;
+}
+
+/* The policies of table (3's, 4's and 5's rules of steer.h) into the
+ * chain being built. */
+static void plan_table(struct plan_builder *b, const struct config *cfg,
+		       const struct runstate *rs,
+		       const struct steerset *kset, int family,
+		       uint32_t table)
 {
 	unsigned from = b->plan->nrules;
 
-	plan_accepts(b, cfg, AF_INET6);
-	if (cfg->has_hqueue) {
-		for (unsigned i = 0; i < cfg->nsids; i++)
-			if (hq_sid(rs, &cfg->sids[i]))
-				plan_queue(b, from, AF_INET6,
-					   &cfg->sids[i].prefix, 16,
-					   cfg->sids[i].plen,
-					   cfg->hqueue_first,
-					   cfg->hqueue_last, &cfg->mark_base);
-		for (unsigned i = 0; i < cfg->npolicies; i++) {
-			const struct policy *p = &cfg->policies[i];
-
-			if (p->family == AF_INET6 && hq_policy(rs, cfg, p))
-				plan_queue(b, from, AF_INET6, &p->prefix.v6,
-					   16, p->plen, cfg->hqueue_first,
-					   cfg->hqueue_last, &cfg->mark_base);
-		}
+	plan_policies(b, from, cfg, rs, family, table, true);
+	plan_policies(b, from, cfg, rs, family, table, false);
+	if (kset) {
+		b->only_table = table;
+		plan_ktables(b, cfg, kset, family);
+		b->only_table = 0;
 	}
-	for (unsigned i = 0; i < cfg->nsids; i++)
+}
+
+/* Whether an earlier link of links (before index i) has table t. */
+static bool table_seen(const struct plan_links *pl, size_t i, int family,
+		       uint32_t t)
+{
+	for (size_t j = 0; j < i; j++)
+		if (link_table(&pl->l[j], family) == t)
+			return true;
+	return false;
+}
+
+/* The rules of one family: steer.h's order. */
+static void plan_family(struct plan_builder *b, const struct config *cfg,
+			const struct runstate *rs,
+			const struct steerset *kset,
+			const struct plan_links *pl, int family)
+{
+	unsigned from = b->plan->nrules;
+
+	plan_accepts(b, cfg, family);
+	for (unsigned i = 0; family == AF_INET6 && cfg->has_hqueue &&
+			     i < cfg->nsids; i++)
+		if (hq_sid(rs, &cfg->sids[i]))
+			plan_queue(b, from, AF_INET6, &cfg->sids[i].prefix, 16,
+				   cfg->sids[i].plen, cfg->hqueue_first,
+				   cfg->hqueue_last, &cfg->mark_base);
+	if (!pl->known) {
+		/* every table's policies, whatever the in-interface */
+		plan_policies(b, from, cfg, rs, family, 0, true);
+		for (unsigned i = 0; family == AF_INET6 && i < cfg->nsids;
+		     i++)
+			plan_queue(b, from, AF_INET6, &cfg->sids[i].prefix, 16,
+				   cfg->sids[i].plen, cfg->queue_first,
+				   cfg->queue_last, NULL);
+		plan_policies(b, from, cfg, rs, family, 0, false);
+		plan_ktables(b, cfg, kset, family);
+		return;
+	}
+	for (unsigned i = 0; family == AF_INET6 && i < cfg->nsids; i++)
 		plan_queue(b, from, AF_INET6, &cfg->sids[i].prefix, 16,
 			   cfg->sids[i].plen, cfg->queue_first,
 			   cfg->queue_last, NULL);
-	for (unsigned i = 0; i < cfg->npolicies; i++) {
-		const struct policy *p = &cfg->policies[i];
+	/* the links of another table: to its chain, or accepted */
+	for (size_t i = 0; i < pl->n; i++) {
+		uint32_t t = link_table(&pl->l[i], family);
+		struct steer_rule *r;
 
-		if (p->family == AF_INET6)
-			plan_queue(b, from, AF_INET6, &p->prefix.v6, 16,
-				   p->plen, cfg->queue_first,
-				   cfg->queue_last, NULL);
+		if (t == CONFIG_TABLE_MAIN || !(r = plan_add(b, family)))
+			continue;
+		memcpy(r->iifname, pl->l[i].name, sizeof(r->iifname));
+		if (table_has_policies(cfg, kset, family, t)) {
+			r->action = STEER_GOTO;
+			snprintf(r->go, sizeof(r->go), "t%u", t);
+		} else {
+			r->action = STEER_ACCEPT;
+		}
+	}
+	plan_table(b, cfg, rs, kset, family, CONFIG_TABLE_MAIN);
+	for (size_t i = 0; i < pl->n; i++) {
+		uint32_t t = link_table(&pl->l[i], family);
+		char chain[16];
+
+		if (t == CONFIG_TABLE_MAIN || table_seen(pl, i, family, t) ||
+		    !table_has_policies(cfg, kset, family, t))
+			continue;
+		snprintf(chain, sizeof(chain), "t%u", t);
+		b->chain = chain;
+		plan_table(b, cfg, rs, kset, family, t);
+		b->chain = NULL;
 	}
 }
 
-static void plan_family4(struct plan_builder *b, const struct config *cfg,
-			 const struct runstate *rs)
-{
-	unsigned from = b->plan->nrules;
-
-	plan_accepts(b, cfg, AF_INET);
-	for (unsigned i = 0; cfg->has_hqueue && i < cfg->npolicies; i++) {
-		const struct policy *p = &cfg->policies[i];
-
-		if (p->family == AF_INET && hq_policy(rs, cfg, p))
-			plan_queue(b, from, AF_INET, &p->prefix.v4, 4,
-				   p->plen, cfg->hqueue_first,
-				   cfg->hqueue_last, &cfg->mark_base);
-	}
-	for (unsigned i = 0; i < cfg->npolicies; i++) {
-		const struct policy *p = &cfg->policies[i];
-
-		if (p->family == AF_INET)
-			plan_queue(b, from, AF_INET, &p->prefix.v4, 4,
-				   p->plen, cfg->queue_first,
-				   cfg->queue_last, NULL);
-	}
-}
-
-/* steer_plan_build() with the kernel routes' sets of kset (NULL: none). */
-static int plan_build(const struct config *cfg, const struct runstate *rs,
-		      const struct steerset *kset, struct steer_plan *plan)
+/* steer_plan_build() with the kernel routes' sets of kset (NULL: none)
+ * and the in-interfaces pl. */
+static int plan_build_links(const struct config *cfg,
+			    const struct runstate *rs,
+			    const struct steerset *kset,
+			    const struct plan_links *pl,
+			    struct steer_plan *plan)
 {
 	struct plan_builder b = { .plan = plan };
 
 	memset(plan, 0, sizeof(*plan));
-	plan_family6(&b, cfg, rs);
-	plan_ktables(&b, cfg, kset, AF_INET6);
+	plan_family(&b, cfg, rs, kset, pl, AF_INET6);
 	plan->nrules6 = plan->nrules;
-	plan_family4(&b, cfg, rs);
-	plan_ktables(&b, cfg, kset, AF_INET);
+	plan_family(&b, cfg, rs, kset, pl, AF_INET);
 	if (b.failed) {
 		steer_plan_free(plan);
 		return -1;
 	}
 	return 0;
+}
+
+static int plan_build(const struct config *cfg, const struct runstate *rs,
+		      const struct steerset *kset, struct steer_plan *plan)
+{
+	static const struct plan_links none;
+
+	return plan_build_links(cfg, rs, kset, &none, plan);
 }
 
 int steer_plan_build(const struct config *cfg, const struct runstate *rs,
@@ -318,6 +419,8 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 		fprintf(f, "meta mark != 0x%08x ", r->mark_not);
 	if (r->action == STEER_ACCEPT)
 		fputs("accept\n", f);
+	else if (r->action == STEER_GOTO)
+		fprintf(f, "goto %s\n", r->go);
 	else if (r->queue_total > 1)
 		fprintf(f, "queue num %u-%u fanout\n", r->queue_first,
 			r->queue_first + r->queue_total - 1);
@@ -328,7 +431,10 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 static void print_ipt_rule(const struct steer_rule *r, FILE *f)
 {
 	fputs(r->family == AF_INET6 ? "ip6tables" : "iptables", f);
-	fputs(" -t raw -A PREROUTING", f);
+	if (r->chain[0])
+		fprintf(f, " -t raw -A srv6d-%s", r->chain);
+	else
+		fputs(" -t raw -A PREROUTING", f);
 	if (r->iifname[0])
 		fprintf(f, " -i %s%s", r->iifname, r->iif_wildcard ? "+" : "");
 	if (r->has_mark_range) {
@@ -353,6 +459,8 @@ static void print_ipt_rule(const struct steer_rule *r, FILE *f)
 		fprintf(f, " -m mark ! --mark 0x%08x", r->mark_not);
 	if (r->action == STEER_ACCEPT)
 		fputs(" -j ACCEPT\n", f);
+	else if (r->action == STEER_GOTO)
+		fprintf(f, " -g srv6d-%s\n", r->go);
 	else if (r->queue_total > 1)
 		fprintf(f, " -j NFQUEUE --queue-balance %u:%u "
 			"--queue-cpu-fanout\n", r->queue_first,
@@ -374,11 +482,34 @@ void steer_plan_print(const struct steer_plan *plan, FILE *f)
 			"policy accept;\n", pass ? "ip" : "ip6",
 			STEER_PRIORITY);
 		for (unsigned i = lo; i < hi; i++)
-			print_nft_rule(&plan->rules[i], f);
-		fputs("\t}\n}\n", f);
+			if (!plan->rules[i].chain[0])
+				print_nft_rule(&plan->rules[i], f);
+		fputs("\t}\n", f);
+		for (unsigned i = lo; i < hi; i++) {
+			const char *c = plan->rules[i].chain;
+
+			if (!c[0] || (i > lo &&
+				      !strcmp(plan->rules[i - 1].chain, c)))
+				continue;
+			fprintf(f, "\tchain %s {\n", c);
+			for (unsigned j = i; j < hi; j++)
+				if (!strcmp(plan->rules[j].chain, c))
+					print_nft_rule(&plan->rules[j], f);
+			fputs("\t}\n", f);
+		}
+		fputs("}\n", f);
 	}
 	fputs("# the same with iptables (kernels without the nft queue "
 	      "expression)\n", f);
+	for (unsigned i = 0; i < plan->nrules; i++) {
+		const struct steer_rule *r = &plan->rules[i];
+
+		if (r->chain[0] && (i == 0 || i == plan->nrules6 ||
+				    strcmp(plan->rules[i - 1].chain, r->chain)))
+			fprintf(f, "%s -t raw -N srv6d-%s\n",
+				r->family == AF_INET6 ? "ip6tables" :
+							"iptables", r->chain);
+	}
 	for (unsigned i = 0; i < plan->nrules; i++)
 		print_ipt_rule(&plan->rules[i], f);
 }
@@ -522,12 +653,21 @@ static int rule_verdict(struct nftnl_rule *nr, const struct steer_rule *r,
 	uint16_t flags = r->queue_total > 1 ? NFT_QUEUE_FLAG_CPU_FANOUT : 0;
 	struct nftnl_expr *e;
 
-	if (r->action == STEER_ACCEPT) {
+	if (r->action == STEER_ACCEPT || r->action == STEER_GOTO) {
 		e = nftnl_expr_alloc("immediate");
 		if (!e)
 			return -1;
 		nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, NF_ACCEPT);
+		if (r->action == STEER_GOTO) {
+			/* no return: the table's chain ends in the base
+			 * chain's policy, never in main's rules */
+			nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT,
+					   (uint32_t)NFT_GOTO);
+			nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, r->go);
+		} else {
+			nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT,
+					   NF_ACCEPT);
+		}
 	} else if (be == STEER_BACKEND_NFT_QUEUE) {
 		/* no NFT_QUEUE_FLAG_BYPASS: fail closed */
 		e = nftnl_expr_alloc("queue");
@@ -570,7 +710,8 @@ static struct nftnl_rule *rule_build(const struct steer_rule *r,
 	nftnl_rule_set_u32(nr, NFTNL_RULE_FAMILY,
 			   r->family == AF_INET6 ? NFPROTO_IPV6 : NFPROTO_IPV4);
 	nftnl_rule_set_str(nr, NFTNL_RULE_TABLE, STEER_TABLE);
-	nftnl_rule_set_str(nr, NFTNL_RULE_CHAIN, STEER_CHAIN);
+	nftnl_rule_set_str(nr, NFTNL_RULE_CHAIN,
+			   r->chain[0] ? r->chain : STEER_CHAIN);
 	if ((r->iifname[0] && rule_iifname(nr, r) < 0) ||
 	    (r->has_mark_range && rule_mark_range(nr, r) < 0) ||
 	    (r->plen && rule_daddr(nr, r) < 0) ||
@@ -711,6 +852,50 @@ static void batch_set(struct batch *bt, const struct steer_rule *r,
 	nftnl_set_free(set);
 }
 
+/* A table's chain (a regular chain: no hook) added (NEWCHAIN, kept
+ * when there) or deleted. */
+static void batch_regular_chain(struct batch *bt, int family,
+				const char *name, uint16_t type)
+{
+	struct nftnl_chain *c = nftnl_chain_alloc();
+	struct nlmsghdr *nlh;
+
+	if (!c) {
+		bt->failed = true;
+		return;
+	}
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, (uint32_t)family);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, STEER_TABLE);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
+	nlh = batch_hdr(bt, type, family,
+			type == NFT_MSG_NEWCHAIN ? NLM_F_CREATE : 0);
+	nftnl_chain_nlmsg_build_payload(nlh, c);
+	mnl_nlmsg_batch_next(bt->b);
+	nftnl_chain_free(c);
+}
+
+/* Whether rules lo..hi of plan have one in chain name. */
+static bool plan_has_chain(const struct steer_plan *plan, unsigned lo,
+			   unsigned hi, const char *name)
+{
+	for (unsigned i = lo; i < hi; i++)
+		if (!strcmp(plan->rules[i].chain, name))
+			return true;
+	return false;
+}
+
+/* The chains of rules lo..hi of plan (family's), each once, added. */
+static void batch_chains(struct batch *bt, const struct steer_plan *plan,
+			 unsigned lo, unsigned hi, int family)
+{
+	for (unsigned i = lo; i < hi && !bt->failed; i++) {
+		const char *c = plan->rules[i].chain;
+
+		if (c[0] && !plan_has_chain(plan, lo, i, c))
+			batch_regular_chain(bt, family, c, NFT_MSG_NEWCHAIN);
+	}
+}
+
 /* Every set the rules lo..hi of plan name, added. */
 static void batch_sets(struct batch *bt, const struct steer_plan *plan,
 		       unsigned lo, unsigned hi)
@@ -842,9 +1027,9 @@ static void batch_chain_flush(struct batch *bt, int family)
 	nlh = batch_hdr(bt, NFT_MSG_NEWCHAIN, family, NLM_F_CREATE);
 	nftnl_chain_nlmsg_build_payload(nlh, c);
 	mnl_nlmsg_batch_next(bt->b);
+	/* no chain: every chain's rules of the table */
 	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, (uint32_t)family);
 	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, STEER_TABLE);
-	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, STEER_CHAIN);
 	nlh = batch_hdr(bt, NFT_MSG_DELRULE, family, 0);
 	nftnl_rule_nlmsg_build_payload(nlh, r);
 	mnl_nlmsg_batch_next(bt->b);
@@ -949,6 +1134,9 @@ struct steer {
 	uint32_t seq;
 	struct steer_plan plan;		/* in force (when installed) */
 	struct steerset *kset;		/* the kernel routes' prefixes */
+	struct steer_link *links;	/* steer_links()'s */
+	size_t nlinks;
+	bool links_known;
 	struct steer_status st;
 	time_t last_repair_log;
 };
@@ -1081,11 +1269,14 @@ static int steer_send(struct steer *st, const struct steer_plan *plan,
 	}
 	batch_table(&bt, NFPROTO_IPV6, plan != NULL);
 	if (plan) {
+		batch_chains(&bt, plan, 0, plan->nrules6, NFPROTO_IPV6);
 		batch_sets(&bt, plan, 0, plan->nrules6);
 		batch_rules(&bt, plan, 0, plan->nrules6, be);
 	}
 	batch_table(&bt, NFPROTO_IPV4, plan != NULL);
 	if (plan) {
+		batch_chains(&bt, plan, plan->nrules6, plan->nrules,
+			     NFPROTO_IPV4);
 		batch_sets(&bt, plan, plan->nrules6, plan->nrules);
 		batch_rules(&bt, plan, plan->nrules6, plan->nrules, be);
 	}
@@ -1124,7 +1315,12 @@ static int steer_send_update(struct steer *st, const struct steer_plan *plan,
 		unsigned lo = pass ? plan->nrules6 : 0;
 		unsigned hi = pass ? plan->nrules : plan->nrules6;
 
-		batch_chain_flush(&bt, pass ? NFPROTO_IPV4 : NFPROTO_IPV6);
+		unsigned olo = pass ? old->nrules6 : 0;
+		unsigned ohi = pass ? old->nrules : old->nrules6;
+		int nfproto = pass ? NFPROTO_IPV4 : NFPROTO_IPV6;
+
+		batch_chain_flush(&bt, nfproto);
+		batch_chains(&bt, plan, lo, hi, nfproto);
 		for (unsigned i = lo; i < hi && !bt.failed; i++)
 			if (plan->rules[i].set[0] &&
 			    !plan_has_set(old, family, plan->rules[i].set))
@@ -1137,6 +1333,14 @@ static int steer_send_update(struct steer *st, const struct steer_plan *plan,
 			    !plan_has_set(plan, family, old->rules[i].set))
 				batch_set(&bt, &old->rules[i],
 					  NFT_MSG_DELSET);
+		for (unsigned i = olo; i < ohi && !bt.failed; i++) {
+			const char *c = old->rules[i].chain;
+
+			if (c[0] && !plan_has_chain(old, olo, i, c) &&
+			    !plan_has_chain(plan, lo, hi, c))
+				batch_regular_chain(&bt, nfproto, c,
+						    NFT_MSG_DELCHAIN);
+		}
 	}
 	r = d ? batch_elems(st, &bt, plan, d->e, d->n) : 0;
 	if (r == 0)
@@ -1194,6 +1398,16 @@ static int steer_install(struct steer *st, const struct steer_plan *plan,
 	st->st.why[0] = '\0';
 	st->st.rules = plan->nrules;
 	return 0;
+}
+
+/* The plan of cfg with st's sets and links. */
+static int steer_plan(const struct steer *st, const struct config *cfg,
+		      const struct runstate *rs, struct steer_plan *plan)
+{
+	struct plan_links pl = { .l = st->links, .n = st->nlinks,
+				 .known = st->links_known };
+
+	return plan_build_links(cfg, rs, st->kset, &pl, plan);
 }
 
 /* plan in force instead of st->plan: with srv6d's tables installed, its
@@ -1259,7 +1473,7 @@ struct steer *steer_open(const struct config *cfg, const struct runstate *rs,
 	}
 	st->watch = nl_open(1u << (NFNLGRP_NFTABLES - 1));
 	st->kset = steerset_new();
-	if (!st->kset || plan_build(cfg, rs, st->kset, &plan) < 0) {
+	if (!st->kset || steer_plan(st, cfg, rs, &plan) < 0) {
 		snprintf(err, errlen, "steering: out of memory");
 		return st;
 	}
@@ -1292,7 +1506,7 @@ int steer_update(struct steer *st, const struct config *cfg,
 		steer_plan_free(&st->plan);
 		return 0;
 	}
-	if (plan_build(cfg, rs, st->kset, &plan) < 0) {
+	if (steer_plan(st, cfg, rs, &plan) < 0) {
 		snprintf(err, errlen, "steering: out of memory");
 		return -1;
 	}
@@ -1371,7 +1585,7 @@ int steer_kroutes(struct steer *st, const struct config *cfg,
 		}
 		return 0;
 	}
-	if (plan_build(cfg, rs, st->kset, &plan) < 0) {
+	if (steer_plan(st, cfg, rs, &plan) < 0) {
 		steerset_delta_free(&d);
 		snprintf(err, errlen, "steering: out of memory");
 		return -1;
@@ -1381,6 +1595,52 @@ int steer_kroutes(struct steer *st, const struct config *cfg,
 	steerset_delta_free(&d);
 	kroutes_timed(st, &t0);
 	if (r < 0) {
+		steer_plan_free(&plan);
+		return -1;
+	}
+	steer_plan_free(&st->plan);
+	st->plan = plan;
+	return 0;
+}
+
+int steer_links(struct steer *st, const struct config *cfg,
+		const struct runstate *rs, const struct steer_link *links,
+		size_t n, char *err, size_t errlen)
+{
+	struct steer_link *copy = n ? malloc(n * sizeof(*copy)) : NULL;
+	struct steer_plan plan;
+	size_t k = 0;
+
+	if (!st || !st->st.enabled) {
+		free(copy);
+		return 0;
+	}
+	if (n && !copy) {
+		snprintf(err, errlen, "steering: out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* srv6d's own devices are accepted before */
+		if (!strncmp(links[i].name, "srv6d", 5) ||
+		    !strcmp(links[i].name, cfg->tun_name) ||
+		    (links[i].table4 == CONFIG_TABLE_MAIN &&
+		     links[i].table6 == CONFIG_TABLE_MAIN))
+			continue;
+		copy[k++] = links[i];
+	}
+	free(st->links);
+	st->links = copy;
+	st->nlinks = k;
+	st->links_known = true;
+	if (steer_plan(st, cfg, rs, &plan) < 0) {
+		snprintf(err, errlen, "steering: out of memory");
+		return -1;
+	}
+	if (st->st.installed && steer_plan_equal(&plan, &st->plan)) {
+		steer_plan_free(&plan);
+		return 0;
+	}
+	if (steer_replace(st, &plan, NULL, err, errlen) < 0) {
 		steer_plan_free(&plan);
 		return -1;
 	}
@@ -1414,7 +1674,8 @@ static bool event_ours(const struct nlmsghdr *h)
 	return false;
 }
 
-/* Counts the rules of table srv6d of family in the kernel (a dump).
+/* Counts the rules of table srv6d of family in the kernel (a dump, every
+ * chain's).
  * Returns the count, -1 when the dump fails (no such table: 0). */
 static int rules_cb(const struct nlmsghdr *h, void *data)
 {
@@ -1436,7 +1697,6 @@ static int count_rules(struct steer *st, int family)
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETRULE, (uint16_t)family,
 				    NLM_F_DUMP, seq);
 	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, STEER_TABLE);
-	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, STEER_CHAIN);
 	nftnl_rule_nlmsg_build_payload(nlh, r);
 	nftnl_rule_free(r);
 	if (mnl_socket_sendto(st->nl, nlh, nlh->nlmsg_len) < 0)
@@ -1518,5 +1778,6 @@ void steer_close(struct steer *st, bool remove)
 		mnl_socket_close(st->nl);
 	steer_plan_free(&st->plan);
 	steerset_free(st->kset);
+	free(st->links);
 	free(st);
 }

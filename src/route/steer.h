@@ -23,6 +23,16 @@
  *      yet, the kernel's own seg6 route encapsulates its packets: no
  *      tenant packet leaves unencapsulated.
  *
+ * Once the in-interfaces are known (steer_links(): the links whose
+ * table is not main, from the route mirror), the policies' rules (3's,
+ * 4's and 5's) follow them: a link whose table has policies goes (nft
+ * `goto`) to that table's chain `tT`, which holds them, one whose table
+ * has none is accepted, and main's policies follow in the base chain;
+ * so a packet is queued only for the policies of its own table.  Before
+ * (and in `srv6d -p`, which asks no kernel) every policy's prefix is
+ * queued whatever the in-interface (a packet whose table has no policy
+ * for it is accepted unchanged by srv6d).
+ *
  * The queue rules never bypass: with srv6d gone and the rules left (kill
  * -9, a crash, SIGSTOP) NFQUEUE drops what nobody listens for, so no
  * tenant packet crosses the core natively and no SID packet loops (fail
@@ -58,6 +68,15 @@
 enum steer_action {
 	STEER_ACCEPT,
 	STEER_QUEUE,
+	STEER_GOTO,			/* goto chain `go` */
+};
+
+/* A link whose packets the kernel looks up in another table than main
+ * (its VRF's, or an `ip rule iif NAME lookup T`: the route mirror's
+ * struct rtmirror_link table4/table6). */
+struct steer_link {
+	char name[IF_NAMESIZE];
+	uint32_t table4, table6;
 };
 
 /* One rule: every match that is set must hold. */
@@ -72,6 +91,9 @@ struct steer_rule {
 	uint8_t plen;			/* daddr prefix length; 0: no match */
 	uint8_t addr[16];		/* its bytes (4 for AF_INET), masked */
 	char set[16];			/* daddr in this set; "" none */
+	char chain[16];			/* "" the base chain, else a table's
+					 * chain ("t101") */
+	char go[16];			/* STEER_GOTO's chain */
 	enum steer_action action;
 	uint16_t queue_first, queue_total;	/* STEER_QUEUE */
 };
@@ -151,6 +173,14 @@ struct steer *steer_open(const struct config *cfg, const struct runstate *rs,
  * previous rules stay: a batch is all or nothing). */
 int steer_update(struct steer *st, const struct config *cfg,
 		 const struct runstate *rs, char *err, size_t errlen);
+
+/* The links whose table is not main now (n of links, copied; srv6d's
+ * own devices may be in it, they are left out): the rules follow them,
+ * in one batch when they change (cfg and rs: the config in force).
+ * Returns 0, -1 with a message in err (the rules in force stay). */
+int steer_links(struct steer *st, const struct config *cfg,
+		const struct runstate *rs, const struct steer_link *links,
+		size_t n, char *err, size_t errlen);
 
 /* The watch's descriptor for poll() (-1 with `steering no`). */
 int steer_fd(const struct steer *st);
