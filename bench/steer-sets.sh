@@ -1,7 +1,8 @@
 #!/bin/bash
 # steer-sets.sh - `steering auto` with `kernel-routes yes` at the scale of
 # a full table (root): N prefixes of the full table (tests/prefixes.sh) as
-# the kernel's seg6 encap routes (bench/kroute-load: tables 101 and 102),
+# the kernel's seg6 encap routes (bench/kroute-load: tables 101 and 102,
+# each selected by an `ip rule iif`),
 # then srv6d starts and puts their prefixes into its nft interval sets
 # (steer.h rule 5, steerset.h).  Prints, per N:
 #   - the time from srv6d's start to the sets in force (its log line
@@ -9,9 +10,11 @@
 #     to that line), the sets' elements (the top prefixes), srv6d's peak
 #     memory and the kernel's memory growth;
 #   - ROUNDS (default 10) rounds of one route added and deleted: the ms
-#     from before the `ip route` command to `nft monitor elements`
-#     printing the element's add or delete (the transaction committed;
-#     time-stamped as read, polled every 10 ms), srv6d's own time for it
+#     from before the `ip route` command to the kernel's notification of
+#     the element's add or delete (the transaction committed:
+#     bench/nft-elem-watch.py, time-stamped as read, polled every 10 ms;
+#     not `nft monitor`, whose cache takes minutes at a full table),
+#     srv6d's own time for it
 #     (its debug log line: the routes taken, merged, the batch sent and
 #     answered), and the elements it changed (1).  Not `nft get
 #     element`: nft reads every set's elements first (19 s at the full
@@ -55,6 +58,12 @@ for n in $SIZES; do
 	ip -n "$NS" link set lo up
 	ip -n "$NS" link add d0 type veth peer name d1
 	ip -n "$NS" link set d0 up && ip -n "$NS" link set d1 up
+	# the two tenants' in-interfaces: a table no link selects is not
+	# steered (srv6d would look its packets up in main)
+	for f in -4 -6; do
+		ip -n "$NS" $f rule add pref 2000 iif d1 lookup 101
+		ip -n "$NS" $f rule add pref 2000 iif d0 lookup 102
+	done
 	load=$(ip netns exec "$NS" "$B/bench/kroute-load" "$PREFIXES" d0 "$n" 1)
 	echo "N=${n/#0/all}: kernel: $load"
 	k0=$(kmem_kib)
@@ -78,14 +87,11 @@ for n in $SIZES; do
 	echo "N=${n/#0/all}: VmHWM $(awk '/VmHWM/ { print $2 / 1024 " MiB" }' /proc/$SRV6D_PID/status); kernel Slab+Percpu +$(( (k1 - k0) / 1024 )) MiB; $(ip netns exec "$NS" nft list tables | grep -c srv6d) tables"
 	: >"$TMP/add"; : >"$TMP/del"; : >"$TMP/sadd"; : >"$TMP/sdel"
 	: >"$TMP/nch"; : >"$TMP/mon"
-	# the kernel's own word that the transaction is in: nft monitor's
-	# element events, time-stamped as they come
-	{ ip netns exec "$NS" nft monitor elements 2>/dev/null &
-	  echo $! >"$TMP/nft.pid"; wait; } |
-		while IFS= read -r line; do
-			case $line in *kr6_101*) echo "$(now_ns) $line";; esac
-		done >>"$TMP/mon" &
-	sleep 2
+	# the kernel's own word that the transaction is in: its element
+	# notifications, time-stamped as read (bench/nft-elem-watch.py)
+	ip netns exec "$NS" /usr/bin/python3 "$top_srcdir/bench/nft-elem-watch.py" >"$TMP/mon" &
+	MON=$!
+	until grep -q ready "$TMP/mon"; do sleep 0.05; done
 	for r in $(seq 1 "$ROUNDS"); do
 		for op in add del; do
 			lines=$(wc -l <"$TMP/mon")
@@ -96,11 +102,13 @@ for n in $SIZES; do
 				ip -n "$NS" -6 route del $P table 101
 			fi
 			w=delete; [ $op = add ] && w=add
+			e=
 			for _ in $(seq 1 500); do
-				e=$(tail -n +$((lines + 1)) "$TMP/mon" | grep "^[0-9]* $w element ip6 srv6d kr6_101 .*fd00:ffff:1::/48" | head -1)
+				e=$(tail -n +$((lines + 1)) "$TMP/mon" | grep " $w$" | head -1)
 				[ -n "$e" ] && break
 				sleep 0.01
 			done
+			[ -z "$e" ] && { echo missed >>"$TMP/$op"; continue; }
 			echo "${e%% *} $t" | awk '{ printf "%.1f\n", ($1 - $2) / 1e6 }' >>"$TMP/$op"
 			# srv6d's own word (-d): the last change's line
 			sleep 0.05
@@ -109,9 +117,9 @@ for n in $SIZES; do
 			awk '{ print $3 }' "$TMP/last" >>"$TMP/nch"
 		done
 	done
-	kill "$(cat "$TMP/nft.pid")" 2>/dev/null
+	kill "$MON" 2>/dev/null; wait "$MON" 2>/dev/null
 	echo "N=${n/#0/all}: elements changed per change: $(sort -u "$TMP/nch" | tr '\n' ' ')"
-	echo "N=${n/#0/all}: one route, from before the ip command to nft monitor's element event (ms, min/median/max of $ROUNDS): add $(stats <"$TMP/add"), delete $(stats <"$TMP/del")"
+	echo "N=${n/#0/all}: one route, from before the ip command to the kernel's element notification (ms, min/median/max of $ROUNDS): add $(stats <"$TMP/add"), delete $(stats <"$TMP/del")"
 	echo "N=${n/#0/all}: srv6d's own time for it (ms): add $(stats <"$TMP/sadd"), delete $(stats <"$TMP/sdel")"
 	kill "$SRV6D_PID"; wait "$SRV6D_PID"; SRV6D_PID=
 	echo "N=${n/#0/all}: after the stop: $(ip netns exec "$NS" nft list tables | grep -c srv6d) srv6d tables"

@@ -1177,6 +1177,7 @@ static struct mnl_socket *nl_open(unsigned groups)
  * -errno. */
 static int batch_elems(struct steer *st, struct batch *bt,
 		       const struct steer_plan *plan,
+		       const struct steer_plan *skip,
 		       const struct steerset_elem *elems, size_t n)
 {
 	struct elem_msg m = { .bt = bt };
@@ -1188,6 +1189,8 @@ static int batch_elems(struct steer *st, struct batch *bt,
 		set_name(name, sizeof(name), elems[i].family, elems[i].table);
 		if (!plan_has_set(plan, elems[i].family, name))
 			continue;	/* its set goes */
+		if (skip && !plan_has_set(skip, elems[i].family, name))
+			continue;	/* a new set: all of it comes */
 		if (in_batch == STEER_SET_CHUNK) {
 			elem_flush(&m);
 			m.bt = NULL;
@@ -1241,12 +1244,22 @@ static int kset_all(const struct steer *st, struct steerset_delta *d)
 	return 0;
 }
 
+/* The sets plan installs and their elements (a table no link selects
+ * has no set: srv6d would not steer its packets either). */
 static void status_sets(struct steer *st, const struct steer_plan *plan)
 {
 	st->st.sets = 0;
-	for (unsigned i = 0; plan && i < plan->nrules; i++)
-		st->st.sets += plan->rules[i].set[0] != '\0';
-	st->st.set_elements = st->kset && plan ? steerset_count(st->kset) : 0;
+	st->st.set_elements = 0;
+	for (unsigned i = 0; plan && i < plan->nrules; i++) {
+		const struct steer_rule *r = &plan->rules[i];
+		unsigned table;
+
+		if (!r->set[0] || sscanf(r->set + 4, "%u", &table) != 1)
+			continue;
+		st->st.sets++;
+		st->st.set_elements += steerset_elems(st->kset, r->family,
+						      table, NULL, NULL);
+	}
 }
 
 /* One batch (more with many set elements): plan installed with backend
@@ -1280,7 +1293,7 @@ static int steer_send(struct steer *st, const struct steer_plan *plan,
 		batch_sets(&bt, plan, plan->nrules6, plan->nrules);
 		batch_rules(&bt, plan, plan->nrules6, plan->nrules, be);
 	}
-	r = plan ? batch_elems(st, &bt, plan, all.e, all.n) : 0;
+	r = plan ? batch_elems(st, &bt, plan, NULL, all.e, all.n) : 0;
 	if (r == 0)
 		r = batch_send(st->nl, &bt);
 	st->seq = bt.seq;
@@ -1342,7 +1355,33 @@ static int steer_send_update(struct steer *st, const struct steer_plan *plan,
 						    NFT_MSG_DELCHAIN);
 		}
 	}
-	r = d ? batch_elems(st, &bt, plan, d->e, d->n) : 0;
+	/* d's changes of the sets that stay, then every element of those
+	 * that come (a table now selected by a link, or new) */
+	r = d ? batch_elems(st, &bt, plan, old, d->e, d->n) : 0;
+	if (r == 0 && rules) {
+		struct steerset_delta fresh = { 0 };
+		size_t k = 0;
+
+		if (kset_all(st, &fresh) < 0)
+			r = -ENOMEM;
+		for (size_t i = 0; i < fresh.n; i++) {
+			char name[16];
+
+			set_name(name, sizeof(name), fresh.e[i].family,
+				 fresh.e[i].table);
+			if (!plan_has_set(old, fresh.e[i].family, name))
+				fresh.e[k++] = fresh.e[i];
+		}
+		if (r == 0)
+			r = batch_elems(st, &bt, plan, NULL, fresh.e, k);
+		steerset_delta_free(&fresh);
+	}
+	if (r == 0 && bt.seq == st->seq + 1) {
+		/* nothing but the begin: no set of plan's changed */
+		batch_close(&bt);
+		status_sets(st, plan);
+		return 0;
+	}
 	if (r == 0)
 		r = batch_send(st->nl, &bt);
 	st->seq = bt.seq;
@@ -1589,6 +1628,20 @@ int steer_kroutes(struct steer *st, const struct config *cfg,
 		steerset_delta_free(&d);
 		snprintf(err, errlen, "steering: out of memory");
 		return -1;
+	}
+	if (st->st.installed && steer_plan_equal(&plan, &st->plan)) {
+		/* a table no link selects: its set is not installed */
+		steer_plan_free(&plan);
+		r = steer_send_update(st, &st->plan, &st->plan, &d, false);
+		steerset_delta_free(&d);
+		kroutes_timed(st, &t0);
+		if (r < 0) {
+			snprintf(err, errlen, "steering: changing the "
+				 "elements of table srv6d's sets: %s",
+				 strerror(-r));
+			return -1;
+		}
+		return 0;
 	}
 	r = steer_replace(st, &plan, &d, err, errlen);
 	st->st.set_batches++;
