@@ -18,6 +18,7 @@ struct table {
 	uint32_t id;
 	struct entry *e;	/* by address, then prefix length */
 	size_t n;
+	size_t ntop;		/* of them elements */
 };
 
 struct steerset {
@@ -114,13 +115,13 @@ static int delta_push(struct steerset_delta *d, uint8_t family,
 static int table_merge(struct steerset *s, const struct table *t,
 		       uint8_t family, uint32_t id,
 		       const struct rtmirror_kroute *ch, size_t nch,
-		       struct entry **out, size_t *nout,
+		       struct entry **out, size_t *nout, size_t *ntop,
 		       struct steerset_delta *dels,
 		       struct steerset_delta *adds)
 {
 	struct entry *ne = malloc((t->n + nch + 1) * sizeof(*ne));
 	const struct entry *last_top = NULL;
-	size_t i = 0, j = 0, n = 0;
+	size_t i = 0, j = 0, n = 0, tops = 0;
 
 	if (!ne)
 		return -1;
@@ -162,8 +163,10 @@ static int table_merge(struct steerset *s, const struct table *t,
 			cur.refs = (uint32_t)refs;
 			cur.top = !last_top || !covers(last_top, &cur);
 			ne[n] = cur;
-			if (cur.top)
+			if (cur.top) {
 				last_top = &ne[n];
+				tops++;
+			}
 			n++;
 		}
 		if (old_top != cur.top &&
@@ -175,6 +178,7 @@ static int table_merge(struct steerset *s, const struct table *t,
 	}
 	*out = ne;
 	*nout = n;
+	*ntop = tops;
 	return 0;
 }
 
@@ -199,7 +203,7 @@ struct merged {
 	uint8_t family;
 	uint32_t id;
 	struct entry *e;
-	size_t n;
+	size_t n, ntop;
 };
 
 static int delta_append(struct steerset_delta *d,
@@ -242,6 +246,7 @@ static bool commit(struct steerset *s, struct merged *mg, size_t nmg,
 		free(t->e);
 		t->e = mg[m].e;
 		t->n = mg[m].n;
+		t->ntop = mg[m].ntop;
 	}
 	for (size_t i = 0; i < s->nt; i++) {
 		if (!s->t[i].n) {
@@ -289,7 +294,8 @@ int steerset_apply(struct steerset *s, const struct rtmirror_kroute *list,
 		mg[nmg].family = ch[i].family;
 		mg[nmg].id = ch[i].table;
 		if (table_merge(s, t ? t : &none, ch[i].family, ch[i].table,
-				ch + i, j - i, &mg[nmg].e, &mg[nmg].n, &dels,
+				ch + i, j - i, &mg[nmg].e, &mg[nmg].n,
+				&mg[nmg].ntop, &dels,
 				&adds) < 0)
 			goto fail;
 		nmg++;
@@ -331,6 +337,8 @@ size_t steerset_elems(const struct steerset *s, int family, uint32_t table,
 					   (uint8_t)family, table);
 	size_t count = 0;
 
+	if (!fn)
+		return t ? t->ntop : 0;
 	for (size_t i = 0; t && i < t->n; i++) {
 		struct steerset_elem e = { .family = (uint8_t)family,
 					   .plen = t->e[i].plen,
@@ -339,8 +347,7 @@ size_t steerset_elems(const struct steerset *s, int family, uint32_t table,
 		if (!t->e[i].top)
 			continue;
 		memcpy(e.addr, t->e[i].addr, 16);
-		if (fn)
-			fn(&e, arg);
+		fn(&e, arg);
 		count++;
 	}
 	return count;
