@@ -1863,24 +1863,30 @@ fail:
 	return -1;
 }
 
-/* Everything up to the loop.  Returns 0, or -1 (logged, undone). */
 /* srv6d's queue rules in force (steering auto), once the queues are
- * bound.  A failure is logged and shown in srv6ctl status; srv6d runs on
- * (a reload or a repair tries again; the operator's rules may steer). */
-static void steering_start(struct daemon *d)
+ * bound.  Returns false when they could not be installed: srv6d then
+ * refuses to run (fail closed: running unsteered, tenant packets would
+ * follow the kernel's routes natively; what an earlier srv6d left stays
+ * and drops them), with the reason logged. */
+static bool steering_start(struct daemon *d)
 {
 	char err[256];
 	bool ok;
 
 	d->steer = steer_open(engine_config(d->engine),
 			      engine_runstate(d->engine), &ok, err, sizeof(err));
-	if (!ok)
-		log_msg(LOG_ERR, "%s", d->steer ? err :
-			"steering: out of memory");
-	else
-		steering_links(d);	/* the rules follow the in-interfaces */
+	if (!ok) {
+		log_msg(LOG_ERR, "%s: refusing to run unsteered (fail closed; "
+			"with rules of your own, 'steering no')", d->steer ?
+			err : "steering: out of memory");
+		return false;
+	}
+	steering_links(d);	/* the rules follow the in-interfaces */
+	return true;
 }
 
+/* Everything up to the loop.  Returns 0, -1 (logged, undone), or 1 when
+ * everything but steering started (logged: daemon_stop() undoes it). */
 static int daemon_start(struct daemon *d)
 {
 	const struct daemon_opts *o = d->opts;
@@ -1995,7 +2001,8 @@ static int daemon_start(struct daemon *d)
 		return -1;
 	}
 	kencap_tunsrc_settle(engine_runstate(d->engine), &d->tunsrc);
-	steering_start(d);
+	if (!steering_start(d))
+		return 1;	/* running: daemon_stop() undoes it */
 	return 0;
 fail_rules:
 	free(rt);
@@ -2063,6 +2070,7 @@ static void daemon_stop(struct daemon *d)
 int daemon_run(const struct daemon_opts *opts)
 {
 	struct daemon d = { .opts = opts, .started_ms = now_ms() };
+	int rc;
 
 	log_init("srv6d", opts->debug);
 	log_stderr(true);
@@ -2076,7 +2084,15 @@ int daemon_run(const struct daemon_opts *opts)
 	 * one's reply. */
 	rcu_register_thread();
 	rcu_thread_offline();
-	if (daemon_start(&d) < 0) {
+	rc = daemon_start(&d);
+	if (rc < 0) {
+		rcu_unregister_thread();
+		close(d.sigfd);
+		log_close();
+		return DAEMON_EXIT_ERROR;
+	}
+	if (rc > 0) {	/* started but for steering: stopped again */
+		daemon_stop(&d);
 		rcu_unregister_thread();
 		close(d.sigfd);
 		log_close();
