@@ -746,6 +746,7 @@ struct batch {
 	struct mnl_nlmsg_batch *b;
 	char *buf;
 	uint32_t seq, last_seq;
+	unsigned nelems;	/* set element prefixes in it */
 	bool failed;
 };
 
@@ -754,9 +755,11 @@ static int batch_open(struct batch *bt, size_t nrules, size_t nelems,
 {
 	size_t size = 8192 + nrules * 512 + nelems * 2 * 64;
 
-	bt->buf = malloc(size);
+	/* twice the limit: libmnl keeps the message that passes it */
+	bt->buf = malloc(2 * size);
 	if (!bt->buf)
 		return -1;
+	bt->nelems = 0;
 	bt->b = mnl_nlmsg_batch_start(bt->buf, size);
 	bt->seq = seq;
 	bt->failed = false;
@@ -1181,7 +1184,6 @@ static int batch_elems(struct steer *st, struct batch *bt,
 		       const struct steerset_elem *elems, size_t n)
 {
 	struct elem_msg m = { .bt = bt };
-	unsigned in_batch = 0;
 	char name[16];
 	int r;
 
@@ -1191,7 +1193,7 @@ static int batch_elems(struct steer *st, struct batch *bt,
 			continue;	/* its set goes */
 		if (skip && !plan_has_set(skip, elems[i].family, name))
 			continue;	/* a new set: all of it comes */
-		if (in_batch == STEER_SET_CHUNK) {
+		if (bt->nelems == STEER_SET_CHUNK) {
 			elem_flush(&m);
 			m.bt = NULL;
 			r = batch_send(st->nl, bt);
@@ -1203,10 +1205,9 @@ static int batch_elems(struct steer *st, struct batch *bt,
 			if (batch_open(bt, 0, STEER_SET_CHUNK, st->seq) < 0)
 				return -ENOMEM;
 			m.bt = bt;
-			in_batch = 0;
 		}
 		elem_put(&m, &elems[i]);
-		in_batch++;
+		bt->nelems++;
 	}
 	elem_flush(&m);
 	return bt->failed ? -ENOMEM : 0;
@@ -1319,8 +1320,10 @@ static int steer_send_update(struct steer *st, const struct steer_plan *plan,
 	struct batch bt = { 0 };
 	int r;
 
+	/* with the rules, a set that comes brings all its elements */
 	if (batch_open(&bt, rules ? plan->nrules + old->nrules : 0,
-		       d && d->n < STEER_SET_CHUNK ? d->n : STEER_SET_CHUNK,
+		       !rules && d && d->n < STEER_SET_CHUNK ? d->n :
+							   STEER_SET_CHUNK,
 		       st->seq) < 0)
 		return -ENOMEM;
 	for (int pass = 0; rules && pass < 2; pass++) {
