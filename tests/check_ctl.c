@@ -174,7 +174,9 @@ START_TEST(status_document)
 	struct steer_status steering = {
 		.enabled = true, .installed = true,
 		.backend = STEER_BACKEND_XT_NFQUEUE, .rules = 12, .batches = 5,
-		.repairs = 2, .changed = 1796000100,
+		.repairs = 2, .changed = 1796000100, .sets = 2,
+		.set_elements = 748746, .set_batches = 3, .set_last_us = 1500,
+		.set_last_changes = 1,
 	};
 
 	ck_assert_ptr_nonnull(cfg);
@@ -261,7 +263,9 @@ START_TEST(status_document)
 	assert_json(json_object_get(doc, "steering"),
 		"{\"mode\":\"auto\",\"state\":\"installed\","
 		"\"backend\":\"xt-NFQUEUE\",\"rules\":12,\"batches\":5,"
-		"\"repairs\":2,\"changed\":1796000100,\"error\":\"\"}");
+		"\"repairs\":2,\"changed\":1796000100,\"sets\":2,"
+		"\"set_elements\":748746,\"set_batches\":3,"
+		"\"set_last_us\":1500,\"set_last_changes\":1,\"error\":\"\"}");
 	/* header-queue 4-5 copy 512, the bounce mark mark-mask's highest bit. */
 	assert_json(json_object_get(doc, "header_queue"),
 		"{\"first\":4,\"last\":5,\"copy\":512,"

@@ -416,6 +416,10 @@ static void print_steering(const json_t *s)
 	       " batches, %" PRIu64 " repairs", jstr(s, "state"),
 	       jstr(s, "backend"), jnum(s, "rules"), jnum(s, "batches"),
 	       jnum(s, "repairs"));
+	if (jnum(s, "sets"))
+		printf(", %" PRIu64 " kernel route sets of %" PRIu64
+		       " elements (%" PRIu64 " batches)", jnum(s, "sets"),
+		       jnum(s, "set_elements"), jnum(s, "set_batches"));
 	err = jstr(s, "error");
 	printf(*err ? ": %s\n" : "\n", err);
 }

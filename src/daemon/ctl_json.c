@@ -597,7 +597,9 @@ static json_t *kroutes_json(const struct ctl_kroutes *k,
 }
 
 /* {"mode": "auto"|"no", "state": "installed"|"off"|"failed", "backend",
- * "rules", "batches", "repairs", "changed", "error"}, or null. */
+ * "rules", "batches", "repairs", "changed", "sets", "set_elements",
+ * "set_batches", "set_last_us", "set_last_changes", "error"}, or
+ * null. */
 static json_t *steering_json(const struct steer_status *st)
 {
 	json_t *o;
@@ -615,6 +617,11 @@ static json_t *steering_json(const struct steer_status *st)
 	jset(o, "batches", jcount(st->batches), &ok);
 	jset(o, "repairs", jcount(st->repairs), &ok);
 	jset(o, "changed", json_integer(st->changed), &ok);
+	jset(o, "sets", jcount(st->sets), &ok);
+	jset(o, "set_elements", jcount(st->set_elements), &ok);
+	jset(o, "set_batches", jcount(st->set_batches), &ok);
+	jset(o, "set_last_us", jcount(st->set_last_us), &ok);
+	jset(o, "set_last_changes", jcount(st->set_last_changes), &ok);
 	jset(o, "error", json_string(st->why), &ok);
 	return jdone(o, ok);
 }
