@@ -22,6 +22,7 @@
 #include "dispatch.h"
 #include "icmp.h"
 #include "lpm.h"
+#include "oam.h"
 #include "process.h"
 #include "testutil.h"
 
@@ -1219,6 +1220,8 @@ START_TEST(dispatch_every_behavior)
 		ck_assert_ptr_nonnull(fn);
 		if (d->decap != BHV_DECAP_NONE)
 			ck_assert(fn == behavior_decap);
+		else if (d->oam_punt)
+			ck_assert(fn == behavior_end_op);
 		else if (!d->binding)
 			ck_assert(fn == behavior_end);
 	}

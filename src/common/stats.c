@@ -25,6 +25,8 @@ static const char *const drop_reason_names[DROP__COUNT] = {
 	[DROP_BAD_MESSAGE] = "bad_message",
 	[DROP_GSO] = "gso",
 	[DROP_BOUNCE_LOOP] = "bounce_loop",
+	[DROP_OAM_RATELIMITED] = "oam_ratelimited",
+	[DROP_OAM_SEND] = "oam_send",
 };
 
 /* Returns the reason's stable name (used by srv6ctl and its JSON), or

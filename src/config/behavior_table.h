@@ -28,6 +28,7 @@ enum behavior {
 	BHV_END_B6,		/* binding SID, insertion (Linux End.B6) */
 	BHV_END_B6_ENCAPS,	/* 4.13 */
 	BHV_END_B6_ENCAPS_RED,	/* 4.14 */
+	BHV_END_OP,		/* OAM Endpoint with Punt (RFC 9259, oam.h) */
 	BHV__COUNT
 };
 
@@ -125,6 +126,10 @@ struct behavior_desc {
 	/* A binding SID: its line is `srh segs ...`, its policy's mode. */
 	bool binding;
 	enum encap_mode bsid_mode;
+	/* The packet goes to the OAM process (End.OP, src/srv6/oam.h):
+	 * the sid line needs `oam-copy`, and an O-flag at this SID makes
+	 * no copy besides the punt. */
+	bool oam_punt;
 };
 
 /* The row of behavior b, or NULL when b is out of range. */

@@ -32,6 +32,7 @@ struct proc_srh {
 	struct srh_error err;
 };
 
+struct oam_ring;
 struct rtmirror;
 struct sid_runtime;
 
@@ -58,6 +59,10 @@ struct proc_ctx {
 	struct sid_stats *sid_stats;	/* cfg->nsids entries, this worker's */
 	struct sid_stats *policy_stats;	/* cfg->npolicies entries */
 	struct ratelimit icmp_rl;
+	/* RFC 9259 (oam.h): the worker's ring of copies while cfg has
+	 * `oam-copy`, else NULL (the O-flag is ignored); its bucket. */
+	struct oam_ring *oam;
+	struct ratelimit oam_rl;
 	uint64_t now_ns;		/* CLOCK_MONOTONIC at batch start */
 	struct proc_srh srh;
 };

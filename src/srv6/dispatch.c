@@ -4,6 +4,7 @@
 #include "behavior.h"
 #include "behavior_b6.h"
 #include "dispatch.h"
+#include "oam.h"
 
 static behavior_fn *const dispatch_table[BHV__COUNT] = {
 	[BHV_END] = behavior_end,		/* RFC 8986 4.1 */
@@ -18,6 +19,7 @@ static behavior_fn *const dispatch_table[BHV__COUNT] = {
 	[BHV_END_B6] = behavior_end_b6,		/* Linux End.B6 (insertion) */
 	[BHV_END_B6_ENCAPS] = behavior_end_b6_encaps,		/* 4.13 */
 	[BHV_END_B6_ENCAPS_RED] = behavior_end_b6_encaps_red,	/* 4.14 */
+	[BHV_END_OP] = behavior_end_op,		/* RFC 9259 End.OP */
 };
 
 behavior_fn *dispatch_fn(enum behavior b)
