@@ -197,6 +197,8 @@ START_TEST(status_document)
 	pols[1].packets = 9;
 	pols[1].bytes = 900;
 
+	static const long hqueues[2] = { 4, 5 };
+
 	src = (struct ctl_status_src){
 		.pid = 4242, .uptime = 61, .config_path = "/etc/srv6d/srv6d.conf",
 		.config_loaded = 1796000000, .reloads = 3, .reload_failures = 1,
@@ -204,11 +206,14 @@ START_TEST(status_document)
 		.cfg = cfg, .rs = rs, .sids = sids, .pols = pols,
 		.steering = &steering,
 		.repairs = repairs, .repair_failures = 1, .last_repair_us = 1300,
+		.hqueues = hqueues, .hqueue_copy = 512,
 	};
+	/* The config in force names other header queues (a reload under
+	 * `steering no`): status shows the ones bound, 4-5 copy 512. */
 	cfg->has_hqueue = true;
-	cfg->hqueue_first = 4;
-	cfg->hqueue_last = 5;
-	cfg->hqueue_copy = 512;
+	cfg->hqueue_first = 6;
+	cfg->hqueue_last = 7;
+	cfg->hqueue_copy = 2112;
 	doc = ctl_status_json(&src);
 	ck_assert_ptr_nonnull(doc);
 

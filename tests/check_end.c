@@ -18,6 +18,7 @@
 #include "behavior.h"
 #include "behavior_b6.h"
 #include "config.h"
+#include "csid.h"
 #include "runstate.h"
 #include "dispatch.h"
 #include "icmp.h"
@@ -790,6 +791,58 @@ static struct sid rsid(enum behavior b, unsigned flavors, unsigned index)
 	return s;
 }
 
+/* The C-SID field operations against a bit-by-bit reference (bit 0 the
+ * most significant), for the byte-wise lengths (16/32-bit C-SIDs after a
+ * whole-byte block) and for odd ones (the 128-bit shifts). */
+static unsigned ref_bit(const struct in6_addr *a, unsigned i)
+{
+	return (a->s6_addr[i / 8] >> (7 - i % 8)) & 1;
+}
+
+static void ref_set(struct in6_addr *a, unsigned i, unsigned v)
+{
+	uint8_t m = (uint8_t)(0x80 >> (i % 8));
+
+	a->s6_addr[i / 8] = (uint8_t)(v ? a->s6_addr[i / 8] | m :
+					  a->s6_addr[i / 8] & ~m);
+}
+
+START_TEST(rcsid_field_ops)
+{
+	static const unsigned lens[][2] = {
+		{ 48, 32 }, { 32, 16 }, { 48, 16 }, { 64, 32 }, { 40, 24 },
+		{ 36, 20 }, { 20, 12 }, { 44, 8 }, { 33, 31 },
+	};
+
+	for (unsigned k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		unsigned lb = lens[k][0], nf = lens[k][1];
+		unsigned ib = rcsid_index_bits(nf), n = 128 / nf;
+		struct in6_addr a, want;
+
+		for (unsigned b = 0; b < 16; b++)
+			a.s6_addr[b] = (uint8_t)(0x9d * (b + 1) + k);
+		ck_assert_uint_eq(1u << ib >= n && (ib == 0 ||
+				  1u << (ib - 1) < n), 1);
+		for (unsigned i = 0; i < n; i++) {
+			uint32_t v = 0;
+
+			for (unsigned j = 0; j < nf; j++)
+				v = v << 1 | ref_bit(&a, i * nf + j);
+			ck_assert_uint_eq(rcsid_get(&a, nf, i), v);
+		}
+		want = a;
+		for (unsigned j = 0; j < nf; j++)
+			ref_set(&want, lb + j, (0x5a5a5a5au >> (nf - 1 - j)) & 1);
+		for (unsigned j = 0; j < ib; j++)
+			ref_set(&want, 128 - ib + j, ((n - 1) >> (ib - 1 - j)) & 1);
+		rcsid_write(&a, lb, nf, 0x5a5a5a5au & (nf < 32 ?
+			    (1u << nf) - 1 : 0xffffffffu), n - 1);
+		ck_assert_bytes(a.s6_addr, 16, want.s6_addr, 16);
+		ck_assert_uint_eq(rcsid_index(&a, nf), n - 1);
+	}
+}
+END_TEST
+
 /* 4.2.1 S09, S13, S28: the next C-SID of the same container; only the
  * destination changes. */
 START_TEST(rcsid_within_container)
@@ -1283,6 +1336,7 @@ static Suite *end_suite(void)
 	tcase_add_test(tn, csid_fallback_to_srh);
 	tcase_add_test(tn, csid_hop_limit);
 	tcase_add_test(tn, rcsid_within_container);
+	tcase_add_test(tn, rcsid_field_ops);
 	tcase_add_test(tn, rcsid_default_lengths);
 	tcase_add_test(tn, rcsid_next_container);
 	tcase_add_test(tn, rcsid_end_t);

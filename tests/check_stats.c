@@ -129,9 +129,11 @@ START_TEST(documents_add_up)
 	struct config cfg = { .has_hqueue = true, .hqueue_first = 7,
 			      .hqueue_last = 8 };
 	struct worker_stats w[2], total;
+	static const long hqueues[2] = { 7, 8 };
 	struct ctl_status_src src = {
 		.nworkers = 2, .queues = queues, .workers = w,
 		.totals = &total, .cfg = &cfg, .kq = kq, .nkq = 4,
+		.hqueues = hqueues,
 	};
 	json_t *status, *stats, *a, *o;
 	size_t i;

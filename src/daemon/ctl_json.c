@@ -314,9 +314,7 @@ static json_t *nfq_queue_json(const struct ctl_nfq_queue *q)
  * -1 when there is none. */
 static long header_queue_of(const struct ctl_status_src *src, unsigned i)
 {
-	const struct config *cfg = src->cfg;
-
-	return cfg && cfg->has_hqueue ? (long)cfg->hqueue_first + i : -1;
+	return src->hqueues && i < src->nworkers ? src->hqueues[i] : -1;
 }
 
 /* One object per worker: queue, its counters; with_kernel: "kernel", and
@@ -519,22 +517,25 @@ static json_t *kend_json(const struct config *cfg,
 	return jdone(o, ok);
 }
 
-/* `header-queue` (config.h): {"first", "last", "copy", "bounce_mark"},
- * or null when there is none. */
-static json_t *hqueue_json(const struct config *cfg)
+/* The header queues served (config.h `header-queue`, as bound at start:
+ * src->hqueues): {"first", "last", "copy", "bounce_mark"}, or null when
+ * there are none. */
+static json_t *hqueue_json(const struct ctl_status_src *src)
 {
+	const struct config *cfg = src->cfg;
 	json_t *o;
 	bool ok;
 
-	if (!cfg || !cfg->has_hqueue)
+	if (!cfg || !src->nworkers || header_queue_of(src, 0) < 0)
 		return json_null();
 	o = json_object();
 	ok = o != NULL;
 	if (!ok)
 		return NULL;
-	jset(o, "first", jcount(cfg->hqueue_first), &ok);
-	jset(o, "last", jcount(cfg->hqueue_last), &ok);
-	jset(o, "copy", jcount(cfg->hqueue_copy), &ok);
+	jset(o, "first", jcount((uint64_t)header_queue_of(src, 0)), &ok);
+	jset(o, "last", jcount((uint64_t)header_queue_of(src,
+					src->nworkers - 1)), &ok);
+	jset(o, "copy", jcount(src->hqueue_copy), &ok);
 	jset(o, "bounce_mark", jcount(cfg->mark_base), &ok);
 	return jdone(o, ok);
 }
@@ -636,7 +637,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "reinject", reinject_json(src->cfg, src->rs), &ok);
 	jset(o, "kernel_encap", kencap_json(src), &ok);
 	jset(o, "kernel_end", kend_json(src->cfg, src->rs), &ok);
-	jset(o, "header_queue", hqueue_json(src->cfg), &ok);
+	jset(o, "header_queue", hqueue_json(src), &ok);
 	jset(o, "workers", workers_json(src, false), &ok);
 	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
 							      : &zero), &ok);

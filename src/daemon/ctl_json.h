@@ -63,6 +63,11 @@ struct ctl_status_src {
 	int64_t cleared;		/* Unix time of srv6ctl clear, 0: never */
 	unsigned nworkers;
 	const unsigned *queues;		/* queue number of worker i */
+	/* worker i's header queue as bound (engine_worker_hqueue()), -1
+	 * none; NULL: none is shown.  cfg's `header-queue` may differ after
+	 * a reload: what is bound is what is served. */
+	const long *hqueues;
+	uint32_t hqueue_copy;		/* their copy range as bound */
 	const struct worker_stats *workers;	/* nworkers entries */
 	const struct worker_stats *totals;
 	const struct config *cfg;

@@ -345,6 +345,7 @@ struct daemon_source {
 	struct worker_stats total, *workers;
 	struct sid_stats *sids, *pols;
 	unsigned *queues;
+	long *hqueues;
 	struct steer_status steering;
 	struct ctl_nfq_queue kq[SRV6_MAX_QUEUES * 4];
 };
@@ -353,6 +354,7 @@ static void daemon_source_free(struct daemon_source *ds)
 {
 	free(ds->workers);
 	free(ds->queues);
+	free(ds->hqueues);
 	free(ds->sids);
 	free(ds->pols);
 }
@@ -411,18 +413,23 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	};
 	ds->workers = aligned_alloc(64, (n + 1) * sizeof(*ds->workers));
 	ds->queues = calloc(n + 1, sizeof(*ds->queues));
+	ds->hqueues = calloc(n + 1, sizeof(*ds->hqueues));
 	ds->sids = calloc(cfg->nsids + 1, sizeof(*ds->sids));
 	ds->pols = calloc(cfg->npolicies + 1, sizeof(*ds->pols));
-	if (!ds->workers || !ds->queues || !ds->sids || !ds->pols) {
+	if (!ds->workers || !ds->queues || !ds->hqueues || !ds->sids ||
+	    !ds->pols) {
 		daemon_source_free(ds);
 		return -1;
 	}
 	for (unsigned i = 0; i < n; i++) {
 		ds->queues[i] = engine_worker_queue(d->engine, i);
+		ds->hqueues[i] = engine_worker_hqueue(d->engine, i);
 		engine_read_worker_stats(d->engine, i, &ds->workers[i]);
 	}
 	engine_read_stats(d->engine, &ds->total, ds->sids, ds->pols);
 	ds->src.queues = ds->queues;
+	ds->src.hqueues = ds->hqueues;
+	ds->src.hqueue_copy = engine_hqueue_copy(d->engine);
 	ds->src.workers = ds->workers;
 	ds->src.totals = &ds->total;
 	ds->src.sids = ds->sids;

@@ -363,11 +363,9 @@ static void entry_metrics(FILE *f, const struct ctl_status_src *src,
 /* q is the queue of a worker, or its header queue. */
 static bool queue_is_ours(const struct ctl_status_src *src, unsigned q)
 {
-	const struct config *cfg = src->cfg;
-
 	for (unsigned i = 0; src->queues && i < src->nworkers; i++)
 		if (src->queues[i] == q ||
-		    (cfg && cfg->has_hqueue && cfg->hqueue_first + i == q))
+		    (src->hqueues && src->hqueues[i] == (long)q))
 			return true;
 	return false;
 }

@@ -1020,6 +1020,17 @@ unsigned engine_worker_queue(const struct engine *e, unsigned i)
 	return e->workers[i].queue;
 }
 
+long engine_worker_hqueue(const struct engine *e, unsigned i)
+{
+	return e->has_hqueue && i < e->nworkers ?
+		(long)e->hqueue_first + i : -1;
+}
+
+uint32_t engine_hqueue_copy(const struct engine *e)
+{
+	return e->has_hqueue ? e->hqueue_copy : 0;
+}
+
 bool engine_beat_stale(uint64_t now, uint64_t beat)
 {
 	/* A busy worker may beat after `now` was read: beat > now is fresh

@@ -70,6 +70,12 @@ const struct sid_runtime *engine_sid_runtime(const struct engine *e);
 
 unsigned engine_nworkers(const struct engine *e);
 unsigned engine_worker_queue(const struct engine *e, unsigned i);
+/* Worker i's header queue as bound at start (the queues are bound once:
+ * a reload's config may name others, which are not served), or -1 when
+ * the engine has none. */
+long engine_worker_hqueue(const struct engine *e, unsigned i);
+/* Their copy range as bound (0: no header queue). */
+uint32_t engine_hqueue_copy(const struct engine *e);
 
 /* True if every worker has made progress (or idled in recv) recently:
  * for the systemd watchdog. */

@@ -1,0 +1,424 @@
+/* behavior-cost.c - the packet path's cost per packet for each SID behavior,
+ * against End's in the same run (issue 22's goal: a new behavior within
+ * 1.2x of End).
+ *
+ *   behavior-cost [ITERATIONS [ROUNDS [MATCH]]]  (defaults 200000, 7, all)
+ *
+ * MATCH: only the rows whose label contains it (End's and the put-back's
+ * always run), e.g. for perf record.
+ *
+ * One config (conf below, parsed as srv6d parses its file) holds a SID
+ * for each row of `rows`; each row builds its packet once.  A round runs
+ * every row ITERATIONS times: the packet's bytes are put back into a slot
+ * with headroom (what the worker's receive does), then srv6_process()
+ * runs on it, as the worker calls it.  The rounds interleave the rows, so
+ * a noisy neighbour slows them alike; the figure is each row's median
+ * over the rounds, less the `reset` row's (the put-back alone), and the
+ * ratio is to End's figure of the same run.
+ *
+ * What is not in the figure: the route mirror's checks (ctx.mirror is
+ * NULL: no next-hop or table lookup, for End as for the others), the
+ * verdict and the kernel's work.  The figure is userspace CPU per packet
+ * of the behavior itself; bench/end-rate.sh measures the whole path.
+ *
+ * Each row says what its packet must come to (verdict and the SID's
+ * counter): a row whose packet is dropped aborts the bench, so it cannot
+ * time an error path by mistake.
+ *
+ * Adding a behavior: its sid line in conf, a row with a builder (the
+ * helpers below build IPv6 + SRH + inner packets), the expected verdict.
+ */
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchutil.h"
+#include "config.h"
+#include "pkt.h"
+#include "process.h"
+#include "runstate.h"
+
+static const char conf[] =
+	"queue 0\n"
+	"sid fc00:1::1/128 action End\n"
+	"sid fc00:1::2/128 action End flavors psp\n"
+	"sid fc00:1::3/128 action End.X nh6 fc00:3::2\n"
+	"sid fc00:1::4/128 action End.T table 100\n"
+	"sid fc00:0:100::/48 action End flavors next-csid lblen 32 nflen 16\n"
+	"sid fc00:a:0:0:101::/80 action End flavors replace-csid lblen 48 nflen 32\n"
+	"sid fc00:6::1/128 action End.DX6 nh6 fc00:3::2\n"
+	"sid fc00:6::3/128 action End.DT6 table 100\n"
+	"sid fc00:6::4/128 action End.DT4 table 100\n"
+	"sid fc00:6::8/128 action End.B6.Encaps srh segs fc00:9::1,fc00:9::2\n"
+	"route 2001:db8:100::/48 encap seg6 mode encap segs fc00:9::1,fc00:9::2\n";
+
+/* ---- packet builders ----------------------------------------------- */
+
+#define PKT_MAX	2048
+
+static void put_addr(uint8_t *at, const char *text)
+{
+	if (inet_pton(AF_INET6, text, at) != 1) {
+		fprintf(stderr, "behavior-cost: bad address %s\n", text);
+		exit(1);
+	}
+}
+
+/* An IPv6 header at b: next header nh, payload length plen. */
+static void ipv6_hdr(uint8_t *b, uint8_t nh, size_t plen, const char *src,
+		     const char *dst)
+{
+	memset(b, 0, 40);
+	b[0] = 0x60;
+	b[4] = (uint8_t)(plen >> 8);
+	b[5] = (uint8_t)plen;
+	b[6] = nh;
+	b[7] = 64;
+	put_addr(b + 8, src);
+	put_addr(b + 24, dst);
+}
+
+/* A TCP segment of `payload` bytes (ports and flags only: srv6d does not
+ * read more of it). */
+static size_t tcp_seg(uint8_t *b, size_t payload)
+{
+	memset(b, 0, 20 + payload);
+	b[0] = 0x9c; b[1] = 0x40; b[2] = 0x14; b[3] = 0x51;
+	b[12] = 0x50;
+	b[13] = 0x10;
+	return 20 + payload;
+}
+
+/* An inner IPv6/TCP packet of `payload` bytes at b; its length. */
+static size_t inner6(uint8_t *b, size_t payload)
+{
+	size_t n = tcp_seg(b + 40, payload);
+
+	ipv6_hdr(b, IPPROTO_TCP, n, "2001:db8:1::2", "2001:db8:100::2");
+	return 40 + n;
+}
+
+/* An inner IPv4/TCP packet (header checksum left 0: srv6d's decap does
+ * not verify it). */
+static size_t inner4(uint8_t *b, size_t payload)
+{
+	size_t n = 20 + tcp_seg(b + 20, payload);
+
+	memset(b, 0, 20);
+	b[0] = 0x45;
+	b[2] = (uint8_t)(n >> 8);
+	b[3] = (uint8_t)n;
+	b[8] = 64;
+	b[9] = IPPROTO_TCP;
+	b[12] = 10; b[15] = 2;
+	b[16] = 10; b[17] = 9; b[19] = 2;
+	return n;
+}
+
+/* IPv6 + SRH (segs[0] is Segment List[0], the last segment; DA is
+ * segs[sl]) + the inner packet made by `inner` (next header nh). */
+static size_t srv6(uint8_t *b, const char *const *segs, unsigned nsegs,
+		   unsigned sl, uint8_t nh,
+		   size_t (*inner)(uint8_t *, size_t), size_t payload)
+{
+	uint8_t *srh = b + 40;
+	size_t srh_len = 8 + 16 * (size_t)nsegs, n;
+
+	memset(srh, 0, 8);
+	srh[0] = nh;
+	srh[1] = (uint8_t)(2 * nsegs);
+	srh[2] = 4;
+	srh[3] = (uint8_t)sl;
+	srh[4] = (uint8_t)(nsegs - 1);
+	for (unsigned i = 0; i < nsegs; i++)
+		put_addr(srh + 8 + 16 * i, segs[i]);
+	n = inner(srh + srh_len, payload);
+	ipv6_hdr(b, IPPROTO_ROUTING, srh_len + n, "fc00:7::1", segs[sl]);
+	return 40 + srh_len + n;
+}
+
+#define PAYLOAD	1000	/* inner TCP payload: a full-size packet */
+
+static size_t b_end(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1", "fc00:1::1" };
+
+	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
+static size_t b_end_psp(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1", "fc00:1::2" };
+
+	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
+static size_t b_end_x(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1", "fc00:1::3" };
+
+	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
+static size_t b_end_t(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1", "fc00:1::4" };
+
+	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
+/* NEXT-C-SID: the DA's next C-SID is taken (no SRH needed: SL 0). */
+static size_t b_next_csid(uint8_t *b)
+{
+	size_t n = inner6(b + 40, PAYLOAD);
+
+	ipv6_hdr(b, IPPROTO_IPV6, n, "fc00:7::1", "fc00:0:100:200:300::");
+	return 40 + n;
+}
+
+/* REPLACE-C-SID (RFC 9800 4.2), tests/rcsid-vectors.py's RCSID_IN: 32-bit
+ * C-SIDs, Segment List[1] a container of four, DA.Arg.Index 3: the next
+ * C-SID of the same container. */
+static size_t b_replace_csid(uint8_t *b)
+{
+	static const char *const s[] = { "0:0:0:202:0:201:0:200",
+					 "0:104:0:103:0:102:0:101" };
+	size_t n = srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
+
+	put_addr(b + 24, "fc00:a:0:0:101::3");
+	return n;
+}
+
+static size_t b_dx6(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:6::1" };
+
+	return srv6(b, s, 1, 0, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
+static size_t b_dt6(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:6::3" };
+
+	return srv6(b, s, 1, 0, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
+static size_t b_dt4(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:6::4" };
+
+	return srv6(b, s, 1, 0, IPPROTO_IPIP, inner4, PAYLOAD);
+}
+
+static size_t b_b6_encaps(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1", "fc00:6::8" };
+
+	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
+/* A plain IPv6 packet to a steered prefix: H.Encaps. */
+static size_t b_h_encaps(uint8_t *b)
+{
+	return inner6(b, PAYLOAD);
+}
+
+/* ---- rows ------------------------------------------------------------ */
+
+struct row {
+	const char *label;
+	size_t (*build)(uint8_t *b);
+	uint16_t hook;			/* ETH_P_IPV6 / ETH_P_IP */
+	const char *sid;		/* counted by this SID (NULL: policy) */
+	enum pkt_verdict verdict;	/* what the packet must come to */
+};
+
+static struct row rows[] = {
+	{ "reset (put-back only)", b_end, ETH_P_IPV6, NULL, PKT_ACCEPT },
+	{ "End", b_end, ETH_P_IPV6, "fc00:1::1", PKT_NEW_BYTES },
+	{ "End psp", b_end_psp, ETH_P_IPV6, "fc00:1::2", PKT_NEW_BYTES },
+	{ "End.X", b_end_x, ETH_P_IPV6, "fc00:1::3", PKT_NEW_BYTES },
+	{ "End.T", b_end_t, ETH_P_IPV6, "fc00:1::4", PKT_NEW_BYTES },
+	{ "End next-csid", b_next_csid, ETH_P_IPV6, "fc00:0:100::",
+	  PKT_NEW_BYTES },
+	{ "End replace-csid", b_replace_csid, ETH_P_IPV6, "fc00:a::101:0:0:0",
+	  PKT_NEW_BYTES },
+	{ "End.DX6", b_dx6, ETH_P_IPV6, "fc00:6::1", PKT_NEW_BYTES },
+	{ "End.DT6", b_dt6, ETH_P_IPV6, "fc00:6::3", PKT_NEW_BYTES },
+	{ "End.DT4", b_dt4, ETH_P_IPV6, "fc00:6::4", PKT_NEW_BYTES },
+	{ "End.B6.Encaps", b_b6_encaps, ETH_P_IPV6, "fc00:6::8",
+	  PKT_NEW_BYTES },
+	{ "H.Encaps (route)", b_h_encaps, ETH_P_IPV6, NULL, PKT_NEW_BYTES },
+};
+#define NROWS	(sizeof(rows) / sizeof(rows[0]))
+
+/* Each row's packet and its figure per round. */
+static struct {
+	uint8_t bytes[PKT_MAX];
+	size_t len;
+	double ns[64];
+} run[NROWS];
+
+/* ---- the run ------------------------------------------------------- */
+
+static struct config *cfg;
+static struct runstate *rs;
+static struct worker_stats ws;
+static struct sid_stats *sid_st, *pol_st;
+static struct proc_ctx ctx;
+static uint8_t slot[PKT_HEADROOM + PKT_MAX];
+
+static void config_error(void *arg, const char *file, unsigned line,
+			 const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "%s:%u: %s\n", file, line, msg);
+}
+
+static void setup(void)
+{
+	cfg = config_parse_buffer("behavior-cost.conf", conf, sizeof(conf) - 1,
+				  config_error, NULL);
+	if (!cfg)
+		exit(1);
+	rs = runstate_new(cfg);
+	sid_st = calloc(cfg->nsids, sizeof(*sid_st));
+	pol_st = calloc(cfg->npolicies ? cfg->npolicies : 1, sizeof(*pol_st));
+	if (!rs || !sid_st || !pol_st)
+		exit(1);
+	ctx.cfg = cfg;
+	ctx.rs = rs;
+	ctx.stats = &ws;
+	ctx.sid_stats = sid_st;
+	ctx.policy_stats = pol_st;
+	ctx.now_ns = 5000000000ull;
+	ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
+}
+
+/* The counter of the row's SID (or of the first policy). */
+static uint64_t *row_counter(const struct row *r)
+{
+	struct in6_addr a;
+
+	if (!r->sid)
+		return &pol_st[0].packets;
+	if (inet_pton(AF_INET6, r->sid, &a) != 1)
+		exit(1);
+	for (unsigned i = 0; i < cfg->nsids; i++)
+		if (!memcmp(&cfg->sids[i].prefix, &a, sizeof(a)))
+			return &sid_st[cfg->sids[i].index].packets;
+	fprintf(stderr, "behavior-cost: no SID %s in the config\n", r->sid);
+	exit(1);
+}
+
+static void put_back(unsigned i, struct pkt *p)
+{
+	memcpy(slot + PKT_HEADROOM, run[i].bytes, run[i].len);
+	memset(p, 0, sizeof(*p));
+	p->head = slot;
+	p->data = slot + PKT_HEADROOM;
+	p->end = slot + sizeof(slot);
+	p->len = p->orig_len = (uint32_t)run[i].len;
+	p->hw_proto = rows[i].hook;
+}
+
+/* One row, n times; ns per packet. */
+static double run_row(unsigned ri, unsigned n, int reset_only)
+{
+	const struct row *r = &rows[ri];
+	uint64_t *ctr = reset_only ? NULL : row_counter(r);
+	uint64_t before = ctr ? *ctr : 0;
+	struct pkt p;
+	double t0 = bench_now_s(), t;
+
+	for (unsigned i = 0; i < n; i++) {
+		put_back(ri, &p);
+		if (reset_only) {
+			p.verdict = PKT_ACCEPT;
+			__asm__ volatile("" : : "r"(&p) : "memory");
+			continue;
+		}
+		srv6_process(&ctx, &p);
+		if (p.verdict != r->verdict) {
+			fprintf(stderr, "behavior-cost: %s: verdict %d, not "
+				"%d (drop reason %d)\n", r->label, p.verdict,
+				r->verdict, (int)p.reason);
+			exit(1);
+		}
+	}
+	t = bench_now_s() - t0;
+	if (ctr && *ctr - before != n) {
+		fprintf(stderr, "behavior-cost: %s: its counter moved by %llu "
+			"of %u\n", r->label,
+			(unsigned long long)(*ctr - before), n);
+		exit(1);
+	}
+	return t * 1e9 / n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(const double *v, unsigned n)
+{
+	double s[64];
+
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static bool selected(unsigned i, const char *match)
+{
+	return i < 2 || !match || strstr(rows[i].label, match);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned n = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 200000;
+	unsigned rounds = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 7;
+	const char *match = argc > 3 ? argv[3] : NULL;
+	double reset, end = 0;
+
+	if (!n || !rounds || rounds > 64) {
+		fprintf(stderr, "usage: behavior-cost [ITERATIONS [ROUNDS "
+			"(1-64)]]\n");
+		return 2;
+	}
+	setup();
+	for (unsigned i = 0; i < NROWS; i++)
+		run[i].len = rows[i].build(run[i].bytes);
+	for (unsigned k = 0; k < rounds; k++)
+		for (unsigned i = 0; i < NROWS; i++)
+			if (selected(i, match))
+				run[i].ns[k] = run_row(i, n, i == 0);
+	reset = median(run[0].ns, rounds);
+	printf("# behavior-cost: %u packets x %u rounds per row, median; "
+	       "put-back %.1f ns subtracted\n", n, rounds, reset);
+	printf("%-24s %6s %10s %8s\n", "behavior", "bytes", "ns/packet",
+	       "x End");
+	for (unsigned i = 1; i < NROWS; i++) {
+		if (!selected(i, match))
+			continue;
+		double v = median(run[i].ns, rounds) - reset;
+
+		if (!strcmp(rows[i].label, "End"))
+			end = v;
+		printf("%-24s %6zu %10.1f %8.2f\n", rows[i].label, run[i].len,
+		       v, end > 0 ? v / end : 0);
+	}
+	runstate_free(rs);
+	free(sid_st);
+	free(pol_st);
+	config_free(cfg);
+	return 0;
+}
