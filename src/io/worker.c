@@ -539,7 +539,15 @@ static void worker_run_batch(struct worker *w, int n)
 	ctx->sid_stats = g->sids[w->index];
 	ctx->policy_stats = g->pols[w->index];
 	ctx->now_ns = now_ns();
-	ctx->oam = g->cfg->oam.on ? w->oam : NULL;	/* RFC 9259 */
+	ctx->oam = NULL;
+	if (g->cfg->oam.on) {	/* RFC 9259: the copies' timestamp */
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		w->oam->ts_ns = (uint64_t)ts.tv_sec * 1000000000ull +
+				(uint64_t)ts.tv_nsec;
+		ctx->oam = w->oam;
+	}
 	w->io.dev_ifindex = g->dev_tx_ifindex;	/* the worker's own copy */
 	for (int i = 0; i < n; i++) {
 		struct pkt *p = &w->pkts[i];

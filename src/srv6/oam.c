@@ -1,11 +1,8 @@
 /* oam.c - RFC 9259 OAM at a SID: the O-flag's copy and End.OP (oam.h). */
 #include <arpa/inet.h>
 #include <string.h>
-#include <time.h>
 
 #include "oam.h"
-
-#define NS_PER_SEC	1000000000ull
 
 _Static_assert(sizeof(struct oam_copy_hdr) == OAM_HDR_LEN,
 	       "the copy's header is OAM_HDR_LEN bytes");
@@ -26,11 +23,13 @@ static int oam_ratelimit_take(struct proc_ctx *ctx)
 	if (ctx->now_ns > rl->last_ns)
 		elapsed = ctx->now_ns - rl->last_ns;
 	rl->last_ns = ctx->now_ns;
-	add = (unsigned __int128)elapsed * o->rate / 1000000;
-	if (add >= cap - rl->tokens_milli || rl->tokens_milli >= cap)
-		rl->tokens_milli = cap;
-	else
-		rl->tokens_milli += (uint64_t)add;
+	if (elapsed) {	/* once a batch: now_ns is the batch's */
+		add = (unsigned __int128)elapsed * o->rate / 1000000;
+		if (add >= cap - rl->tokens_milli || rl->tokens_milli >= cap)
+			rl->tokens_milli = cap;
+		else
+			rl->tokens_milli += (uint64_t)add;
+	}
 	if (rl->tokens_milli < 1000)
 		return 0;
 	rl->tokens_milli -= 1000;
@@ -45,14 +44,6 @@ bool oam_flag_set(struct proc_ctx *ctx, struct pkt *p)
 	if (proc_srh_find(ctx, p, &si, &err) < 0 || !si.srh)
 		return false;
 	return si.srh->flags & SRH_FLAG_OAM;
-}
-
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t hton64(uint64_t v)
@@ -101,7 +92,7 @@ static int oam_copy_why(struct proc_ctx *ctx, const struct sid *sid,
 		.flags = (uint8_t)((cap < whole ? OAM_F_CUT : 0) |
 				   (p->gso ? OAM_F_GSO : 0) |
 				   (p->truncated ? OAM_F_HEADERS : 0)),
-		.ts_ns = hton64(realtime_ns()),
+		.ts_ns = hton64(r->ts_ns),
 		.orig_len = htonl(whole),
 		.cap_len = htonl(cap),
 	};

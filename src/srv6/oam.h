@@ -11,7 +11,8 @@
  *
  * The packet path (sid_dispatch(), behavior_end_op()) writes each copy,
  * a struct oam_copy_hdr and the packet's first bytes, into the worker's
- * ring (no allocation, no system call, no lock); the worker sends the
+ * ring (no allocation, no system call, no lock); the timestamp is the
+ * batch's receipt, read once per batch (ring->ts_ns); the worker sends the
  * ring's copies in one sendmmsg() per batch (src/io/oamsock.h) before
  * the batch is counted.  A token bucket per worker (`oam-rate`,
  * `oam-burst`) bounds them: a copy over the rate is not made
@@ -47,7 +48,8 @@ struct oam_copy_hdr {
 	uint16_t worker;	/* the worker (queue index) that copied it */
 	uint8_t sid_plen;	/* the SID's prefix length */
 	uint8_t flags;		/* OAM_F_* */
-	uint64_t ts_ns;		/* CLOCK_REALTIME at the copy, ns */
+	uint64_t ts_ns;		/* CLOCK_REALTIME, ns, when the worker
+				 * received the packet's batch */
 	uint32_t orig_len;	/* the packet's whole length */
 	uint32_t cap_len;	/* bytes of it that follow */
 	uint8_t sid[16];	/* the SID (its prefix) */
@@ -63,6 +65,9 @@ struct oam_copy_hdr {
  * emptied by oamsock_flush() (src/io/oamsock.h). */
 struct oam_ring {
 	unsigned n;				/* copies in slot[0..n) */
+	/* The copies' timestamp: CLOCK_REALTIME (ns) when the worker
+	 * received the batch, read once per batch while oam-copy is on. */
+	uint64_t ts_ns;
 	uint32_t len[OAM_RING_SLOTS];		/* each copy's bytes */
 	/* End.OP's packet of each punt (its send failing makes it a drop
 	 * for DROP_OAM_SEND); NULL for an O-flag copy. */
