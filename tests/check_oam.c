@@ -233,6 +233,31 @@ START_TEST(oflag_dt6_copy_before_decap)
 }
 END_TEST
 
+/* A header queue's packet (kernel-end: only its first 100 bytes, its
+ * IPv6 header, SRH and UDP header, reach srv6d,
+ * orig_len the whole): the copy holds what came, says so (0x04, 0x01) and
+ * gives the whole length; a super-packet's says 0x02. */
+START_TEST(oflag_header_queue_and_gso)
+{
+	uint8_t buf[256];
+	size_t n = hex2bin(OEND_IN, buf, sizeof(buf));
+	struct pkt *p = test_pkt(&slot, buf, 100, ETH_P_IPV6);
+
+	ck_assert_uint_eq(n, 109);
+	p->truncated = true;
+	p->orig_len = 109;
+	srv6_process(&ctx, p);
+	ck_assert_uint_eq(ring.n, 1);
+	expect_copy(0, OAM_KIND_COPY, 48, OAM_F_HEADERS | OAM_F_CUT, 109, 100,
+		    SID1, OEND_IN);
+	p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+	p->gso = true;
+	srv6_process(&ctx, p);
+	ck_assert_uint_eq(ring.n, 2);
+	expect_copy(1, OAM_KIND_COPY, 48, OAM_F_GSO, 109, 109, SID1, OEND_IN);
+}
+END_TEST
+
 /* oam-copy-len 64: the first 64 bytes, the whole length said. */
 START_TEST(oflag_copy_len_cuts)
 {
@@ -535,6 +560,7 @@ static Suite *oam_suite(void)
 	tcase_add_test(tc, oflag_without_oam_copy_ignored);
 	tcase_add_test(tc, oflag_dt6_copy_before_decap);
 	tcase_add_test(tc, oflag_copy_len_cuts);
+	tcase_add_test(tc, oflag_header_queue_and_gso);
 	tcase_add_test(tc, oflag_flood_ratelimited);
 	tcase_add_test(tc, oflag_rate_zero);
 	tcase_add_test(tc, oflag_ring_full);
