@@ -565,6 +565,9 @@ static void worker_run_batch(struct worker *w, int n)
 			w->trace_st[i] = p->st;
 		reinject_packet(g->cfg, g->rs, g->sid_rt, p, w->q, &w->io,
 				w->stats);
+		/* Bounced: copied when it comes back whole (RFC 9259). */
+		if (p->way.action == REINJECT_BOUNCE)
+			oam_ring_unwind(w->oam, p);
 	}
 	/* The OAM copies first (a failed punt is a drop when counted),
 	 * then the results that go by a device, in one sendmmsg(), each

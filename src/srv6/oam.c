@@ -101,6 +101,7 @@ static int oam_copy_why(struct proc_ctx *ctx, const struct sid *sid,
 	memcpy(s + OAM_HDR_LEN, p->data, cap);
 	r->len[r->n] = OAM_HDR_LEN + cap;
 	r->punt[r->n] = kind == OAM_KIND_PUNT ? p : NULL;
+	r->of[r->n] = p;
 	r->n++;
 	return 0;
 }

@@ -72,6 +72,10 @@ struct oam_ring {
 	/* End.OP's packet of each punt (its send failing makes it a drop
 	 * for DROP_OAM_SEND); NULL for an O-flag copy. */
 	struct pkt *punt[OAM_RING_SLOTS];
+	/* The packet each copy is of: a header queue's packet that is
+	 * bounced after its processing comes back whole and is copied then
+	 * (oam_ring_unwind()). */
+	const struct pkt *of[OAM_RING_SLOTS];
 	/* Set by the worker: sends the ring (n == OAM_RING_SLOTS) so that
 	 * one more copy fits; NULL (unit tests): the copy is refused as
 	 * over the rate. */
@@ -98,6 +102,15 @@ int oam_copy(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p,
  * DROP_OAM_SEND (oamsock_flush()). */
 void behavior_end_op(struct proc_ctx *ctx, const struct sid *sid,
 		     struct pkt *p);
+
+/* Take back the copies of p, the last ones made (a header queue's packet
+ * bounced to be processed whole: it is copied once, then).  A copy the
+ * ring sent already, full mid-batch, stays sent. */
+static inline void oam_ring_unwind(struct oam_ring *ring, const struct pkt *p)
+{
+	while (ring->n && ring->of[ring->n - 1] == p)
+		ring->n--;
+}
 
 /* The copy in slot i of ring: its bytes (header first). */
 static inline const uint8_t *oam_ring_copy(const struct oam_ring *ring,
