@@ -295,26 +295,30 @@ static struct row rows[] = {
 	{ "End O-flag (copy)", b_end_oflag, ETH_P_IPV6, "fc00:1::1",
 	  PKT_NEW_BYTES },
 	{ "End.OP (punt)", b_end_op, ETH_P_IPV6, "fc00:1::9", PKT_PUNT },
+	{ "End O-flag, over rate", b_end_oflag, ETH_P_IPV6, "fc00:1::1",
+	  PKT_NEW_BYTES },
 };
 
-/* The rows run with oam-copy on (ctx->oam), and those whose every packet
- * makes a copy, by label. */
+/* The rows run with oam-copy on (ctx->oam), by label: those whose every
+ * packet makes a copy, and the one whose every copy is over the rate
+ * (the bucket empty: the cost of an O-flag flood's packet). */
+enum { OAM_OFF, OAM_ON, OAM_COPIES, OAM_LIMITED };
 static const struct {
 	const char *label;
-	bool copies;
+	unsigned how;
 } oam_rows[] = {
-	{ "End oam-copy, O clear", false },
-	{ "End O-flag (copy)", true },
-	{ "End.OP (punt)", true },
+	{ "End oam-copy, O clear", OAM_ON },
+	{ "End O-flag (copy)", OAM_COPIES },
+	{ "End.OP (punt)", OAM_COPIES },
+	{ "End O-flag, over rate", OAM_LIMITED },
 };
 
-/* 0: a row without oam-copy; 1: with it; 2: with it, a copy a packet. */
 static unsigned row_oam(const struct row *r)
 {
 	for (size_t i = 0; i < sizeof(oam_rows) / sizeof(oam_rows[0]); i++)
 		if (!strcmp(r->label, oam_rows[i].label))
-			return oam_rows[i].copies ? 2 : 1;
-	return 0;
+			return oam_rows[i].how;
+	return OAM_OFF;
 }
 #define NROWS	(sizeof(rows) / sizeof(rows[0]))
 
@@ -431,9 +435,13 @@ static double run_row(unsigned ri, unsigned n, int reset_only)
 	struct pkt p;
 	double t0, t;
 
-	ctx.oam = row_oam(r) ? &oam_ring : NULL;
+	uint64_t limited = ws.oam_ratelimited;
+
+	ctx.oam = row_oam(r) != OAM_OFF ? &oam_ring : NULL;
 	oam_ring.n = 0;
-	ctx.oam_rl.tokens_milli = 2000000000000ull;	/* capped at the burst */
+	/* a full bucket (capped at the burst), or an empty one */
+	ctx.oam_rl.tokens_milli = row_oam(r) == OAM_LIMITED ? 0 :
+				  2000000000000ull;
 	t0 = bench_now_s();
 	for (unsigned i = 0; i < n; i++) {
 		put_back(ri, &p);
@@ -453,9 +461,11 @@ static double run_row(unsigned ri, unsigned n, int reset_only)
 		}
 	}
 	t = bench_now_s() - t0;
-	if (row_oam(r) == 2 && ws.oam_ratelimited) {
-		fprintf(stderr, "behavior-cost: %s: copies rate-limited\n",
-			r->label);
+	limited = ws.oam_ratelimited - limited;
+	if ((row_oam(r) == OAM_COPIES && limited) ||
+	    (row_oam(r) == OAM_LIMITED && limited != n)) {
+		fprintf(stderr, "behavior-cost: %s: %llu copies rate-limited\n",
+			r->label, (unsigned long long)limited);
 		exit(1);
 	}
 	if (ctr && *ctr - before != n) {
@@ -561,7 +571,7 @@ int main(int argc, char **argv)
 			end = v;
 		printf("%-24s %6zu %10.1f %8.2f\n", rows[i].label, run[i].len,
 		       v, end > 0 ? v / end : 0);
-		if (row_oam(&rows[i]) == 2)
+		if (row_oam(&rows[i]) == OAM_COPIES)
 			copy_rows[ncopy_rows++] = i;
 	}
 	if (ncopy_rows) {

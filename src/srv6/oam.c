@@ -51,12 +51,17 @@ static uint64_t hton64(uint64_t v)
 	return ((uint64_t)htonl((uint32_t)v) << 32) | htonl((uint32_t)(v >> 32));
 }
 
-/* A free slot of ctx->oam, or NULL (the ring full and not sent). */
+/* Room in ctx->oam for one more copy, or NULL (the ring full and not
+ * sent).  Each copy has OAM_SLOT_SIZE bytes at most: n copies fit. */
 static uint8_t *oam_slot(struct oam_ring *r)
 {
 	if (r->n == OAM_RING_SLOTS && r->full)
 		r->full(r, r->full_arg);
-	return r->n < OAM_RING_SLOTS ? r->slot[r->n] : NULL;
+	if (r->n == OAM_RING_SLOTS)
+		return NULL;
+	if (!r->n)
+		r->used = 0;
+	return r->buf + r->used;
 }
 
 /* oam_copy() with the reason it made none in *why. */
@@ -99,7 +104,9 @@ static int oam_copy_why(struct proc_ctx *ctx, const struct sid *sid,
 	memcpy(h.sid, &sid->prefix, sizeof(h.sid));
 	memcpy(s, &h, OAM_HDR_LEN);
 	memcpy(s + OAM_HDR_LEN, p->data, cap);
+	r->off[r->n] = r->used;
 	r->len[r->n] = OAM_HDR_LEN + cap;
+	r->used += OAM_HDR_LEN + cap;
 	r->punt[r->n] = kind == OAM_KIND_PUNT ? p : NULL;
 	r->of[r->n] = p;
 	r->n++;

@@ -64,11 +64,15 @@ struct oam_copy_hdr {
 /* A worker's copies of one batch: written by the packet path, sent and
  * emptied by oamsock_flush() (src/io/oamsock.h). */
 struct oam_ring {
-	unsigned n;				/* copies in slot[0..n) */
+	unsigned n;				/* copies made */
+	uint32_t used;				/* bytes of buf they fill */
 	/* The copies' timestamp: CLOCK_REALTIME (ns) when the worker
 	 * received the batch, read once per batch while oam-copy is on. */
 	uint64_t ts_ns;
-	uint32_t len[OAM_RING_SLOTS];		/* each copy's bytes */
+	/* Copy i: len[i] bytes at buf + off[i], packed one after the other
+	 * (a batch's copies stay in few cache lines). */
+	uint32_t off[OAM_RING_SLOTS];
+	uint32_t len[OAM_RING_SLOTS];
 	/* End.OP's packet of each punt (its send failing makes it a drop
 	 * for DROP_OAM_SEND); NULL for an O-flag copy. */
 	struct pkt *punt[OAM_RING_SLOTS];
@@ -81,7 +85,7 @@ struct oam_ring {
 	 * over the rate. */
 	void (*full)(struct oam_ring *ring, void *arg);
 	void *full_arg;
-	uint8_t slot[OAM_RING_SLOTS][OAM_SLOT_SIZE];
+	uint8_t buf[OAM_RING_SLOTS * OAM_SLOT_SIZE];
 };
 
 /* The O-flag of IPv6 packet p's SRH, when ctx permits O-flag processing
@@ -109,15 +113,15 @@ void behavior_end_op(struct proc_ctx *ctx, const struct sid *sid,
 static inline void oam_ring_unwind(struct oam_ring *ring, const struct pkt *p)
 {
 	while (ring->n && ring->of[ring->n - 1] == p)
-		ring->n--;
+		ring->used = ring->off[--ring->n];
 }
 
-/* The copy in slot i of ring: its bytes (header first). */
+/* Copy i of ring: its bytes (header first). */
 static inline const uint8_t *oam_ring_copy(const struct oam_ring *ring,
 					   unsigned i, uint32_t *len)
 {
 	*len = ring->len[i];
-	return ring->slot[i];
+	return ring->buf + ring->off[i];
 }
 
 #endif
