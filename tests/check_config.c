@@ -382,6 +382,109 @@ START_TEST(test_runstate_none)
 }
 END_TEST
 
+/* mark-mask (config.h "srv6d's marks"): the default keeps the marks of
+ * before the mask (mark-base + offset), its highest bit is the bounce
+ * bit; under 0xffff0000 a SID's mark is its offset in the high 16 bits
+ * and its table stays mark-base + offset; a verdict keeps the operator's
+ * bits; the bounce is known by its bit whatever the other bits. */
+START_TEST(test_mark_mask)
+{
+	struct config *cfg = parse_ok(
+		"queue 0\n"
+		"sid fc00::1 action End\n"
+		"sid fc00::2 action End.X nh6 fc00:3::2\n");
+
+	ck_assert_uint_eq(cfg->mark_mask, 0xffffffffu);
+	ck_assert_uint_eq(cfg->mark_count, 65536);
+	ck_assert_uint_eq(config_bounce_bit(cfg), 0x80000000u);
+	ck_assert_uint_eq(config_mark_value(cfg, marks_of(cfg, 1).mark),
+			  0x5d6f0002);
+	ck_assert_uint_eq(config_mark_apply(cfg, 0x1,
+			  config_mark_value(cfg, 0x5d6f0002)), 0x5d6f0002);
+	/* the probe's rewrite of a bounced packet: still a bounce */
+	ck_assert(config_mark_bounced(cfg, 0x80000000u | 0x100));
+	ck_assert(!config_mark_bounced(cfg, 0x5d6f0000));
+	config_free(cfg);
+
+	cfg = parse_ok(
+		"queue 0\n"
+		"mark-base 0x10000\n"
+		"mark-mask 0xffff0000\n"
+		"sid fc00::1 action End\n"
+		"sid fc00::2 action End.X nh6 fc00:3::2\n"
+		"sid fc00::3 action End.T table 10\n");
+	ck_assert_uint_eq(cfg->mark_shift, 16);
+	ck_assert_uint_eq(cfg->mark_count, 0x7fff);
+	ck_assert_uint_eq(config_bounce_bit(cfg), 0x80000000u);
+	ck_assert_uint_eq(marks_of(cfg, 1).mark, 0x10002);
+	ck_assert_uint_eq(marks_of(cfg, 1).route_table, 0x10002);
+	ck_assert_uint_eq(config_mark_value(cfg, 0x10002), 0x00030000);
+	ck_assert_uint_eq(config_mark_value(cfg, 0x10003), 0x00040000);
+	/* the last offset, kernel-encap's first (from the top) */
+	ck_assert_uint_eq(config_mark_value(cfg, 0x10000 + 0x7ffe),
+			  0x7fff0000);
+	/* the operator's low bits kept, srv6d's field replaced */
+	ck_assert_uint_eq(config_mark_apply(cfg, 0x00051234, 0x00030000),
+			  0x00031234);
+	ck_assert_uint_eq(config_mark_apply(cfg, 0x1, config_bounce_bit(cfg)),
+			  0x80000001u);
+	ck_assert(config_mark_bounced(cfg, 0x80000101u));
+	ck_assert(config_mark_bounced(cfg, 0xffff0001u));
+	ck_assert(!config_mark_bounced(cfg, 0x7fff0101u));
+	config_free(cfg);
+
+	/* the default mark-base under a 16-bit field: fewer offsets */
+	cfg = parse_ok("queue 0\nmark-mask 0xffff0000\n");
+	ck_assert_uint_eq(cfg->mark_count, 0x8000 - 0x5d6f);
+	ck_assert_uint_eq(config_mark_value(cfg, 0x5d6f0001), 0x5d700000);
+	config_free(cfg);
+	/* a field in the middle: shift 8 */
+	cfg = parse_ok("queue 0\nmark-base 0x100\nmark-mask 0xff00\n");
+	ck_assert_uint_eq(cfg->mark_count, 127);
+	ck_assert_uint_eq(config_bounce_bit(cfg), 0x8000);
+	ck_assert_uint_eq(config_mark_value(cfg, 0x101), 0x200);
+	ck_assert_uint_eq(config_mark_apply(cfg, 0xabcd00ef, 0x200),
+			  0xabcd02ef);
+	config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_err_mark_mask)
+{
+	BAD("queue 0\nmark-mask 0xff00ff00\n",
+	    "t.conf:2: mark-mask: 0xff00ff00 is not one run of at least two "
+	    "bits (like 0xffff0000): srv6d's field of the mark holds the "
+	    "bounce bit (its highest) and the marks' offsets");
+	BAD("queue 0\nmark-mask 0x10000\n",
+	    "t.conf:2: mark-mask: 0x10000 is not one run of at least two "
+	    "bits (like 0xffff0000): srv6d's field of the mark holds the "
+	    "bounce bit (its highest) and the marks' offsets");
+	BAD("queue 0\nmark-mask 0\n",
+	    "t.conf:2: mark-mask: 0 is not one run of at least two "
+	    "bits (like 0xffff0000): srv6d's field of the mark holds the "
+	    "bounce bit (its highest) and the marks' offsets");
+	BAD("queue 0\nmark-mask 0xffff\n",
+	    "t.conf:2: mark-base 0x5d6f0000 has bits outside mark-mask 0xffff: "
+	    "srv6d's marks are mark-base plus an offset under the mask (take "
+	    "a mark-base inside it, like 0x100)");
+	BAD("queue 0\nmark-mask 0xff\nmark-base 0x100\n",
+	    "t.conf:2: mark-mask 0xff holds no mark-base (at least 256, "
+	    "inside the mask, below its highest bit): take a mask that "
+	    "reaches higher");
+	BAD("queue 0\nmark-base 0x90000000\n",
+	    "t.conf:2: mark-base 0x90000000 takes mark-mask 0xffffffff's "
+	    "highest bit 0x80000000, the bounce bit: take a mark-base below "
+	    "it or another mark-mask");
+	BAD("queue 0\nmark-mask 0xff000000\nmark-base 0x7e000000\n"
+	    "sid fc00::1 action End\nsid fc00::2 action End\n",
+	    "t.conf:2: 2 SIDs need more marks than the 1 mark-base 0x7e000000 "
+	    "leaves under mark-mask 0xff000000 below its bounce bit: widen "
+	    "mark-mask or lower mark-base");
+	BAD("queue 0\nmark-mask 0xffff0000\nmark-mask 0xffff0000\n",
+	    "t.conf:3: duplicate 'mark-mask' directive (first at line 2)");
+}
+END_TEST
+
 START_TEST(test_marks_default_base)
 {
 	struct config *cfg = parse_ok(
@@ -1426,7 +1529,7 @@ END_TEST
  * order srv6d.conf(5) gives them. */
 #define DIRECTIVES							\
 	"queue, encap-source, sid, route, tun-name, reinject, mark-base, "	\
-	"rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, "	\
+	"mark-mask, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, "	\
 	"control-group, kernel-routes, offload, gso, kernel-encap, "	\
 	"kernel-end, header-queue, metrics-listen, steering, oam-copy, "	\
 	"oam-copy-len, oam-rate or oam-burst"
@@ -1835,7 +1938,7 @@ START_TEST(test_max_sids)
 	char *text = malloc(cap);
 	struct config *cfg;
 
-	n = (size_t)snprintf(text, cap, "queue 0\nmark-base 0xffff0000\n");
+	n = (size_t)snprintf(text, cap, "queue 0\nmark-base 0x7fff0000\n");
 	for (unsigned i = 0; i < CONFIG_MAX_SIDS - 1; i++)
 		n += (size_t)snprintf(text + n, cap - n,
 				      "sid fc00::%x:%x action End\n", i >> 16,
@@ -1844,7 +1947,7 @@ START_TEST(test_max_sids)
 			      "sid fc00:1::1 action End.T table 7\n");
 	cfg = parse_ok(text);
 	ck_assert_uint_eq(cfg->nsids, CONFIG_MAX_SIDS);
-	ck_assert_uint_eq(marks_of(cfg, CONFIG_MAX_SIDS - 1).mark, 0xffffffffu);
+	ck_assert_uint_eq(marks_of(cfg, CONFIG_MAX_SIDS - 1).mark, 0x7fffffffu);
 	config_free(cfg);
 
 	n += (size_t)snprintf(text + n, cap - n, "sid fc00:1::2 action End\n"
@@ -2230,6 +2333,7 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_no_encap_source);
 	tcase_add_test(good, test_runstate_none);
 	tcase_add_test(good, test_marks_default_base);
+	tcase_add_test(good, test_mark_mask);
 	tcase_add_test(good, test_syntax_variants);
 	tcase_add_test(good, test_names);
 	tcase_add_test(good, test_parse_file);
@@ -2257,6 +2361,7 @@ static Suite *config_suite(void)
 	tcase_add_test(bad, test_err_overlaps);
 	tcase_add_test(bad, test_err_marks);
 	tcase_add_test(bad, test_max_sids);
+	tcase_add_test(bad, test_err_mark_mask);
 	tcase_add_test(bad, test_err_lines);
 	tcase_add_test(bad, test_err_many);
 	tcase_add_test(bad, test_err_default_printer);

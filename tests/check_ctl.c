@@ -262,10 +262,10 @@ START_TEST(status_document)
 		"{\"mode\":\"auto\",\"state\":\"installed\","
 		"\"backend\":\"xt-NFQUEUE\",\"rules\":12,\"batches\":5,"
 		"\"repairs\":2,\"changed\":1796000100,\"error\":\"\"}");
-	/* header-queue 4-5 copy 512, the bounce mark mark-base's. */
+	/* header-queue 4-5 copy 512, the bounce mark mark-mask's highest bit. */
 	assert_json(json_object_get(doc, "header_queue"),
 		"{\"first\":4,\"last\":5,\"copy\":512,"
-		"\"bounce_mark\":1567555584}");
+		"\"bounce_mark\":2147483648}");
 	/* A worker: queue, every counter by its C name, every drop reason. */
 	assert_json(json_array_get(json_object_get(doc, "workers"), 0),
 		"{\"queue\":3,\"rx_packets\":11,\"rx_bytes\":0,\"rx_batches\":0,"

@@ -123,7 +123,7 @@ static void verdict_add_id(struct nfq *q, uint32_t id, uint32_t v,
 {
 	static uint8_t data[4] = { 0x60, 1, 2, 3 };
 	struct pkt p = { .id = id, .data = data, .len = sizeof(data),
-			 .set_mark = mark, .out_mark = 0x5d6f0002 };
+			 .set_mark = mark, .verdict_mark = 0x5d6f0002 };
 
 	nfq_verdict_add(q, &p, v, payload);
 }
@@ -196,14 +196,14 @@ START_TEST(test_verdict_header_queue)
 {
 	struct nfq *q = nfq_alloc(3);
 	struct pkt p = { .id = 1, .from_hqueue = true, .set_mark = true,
-			 .out_mark = 0x5d6f0000 };
+			 .verdict_mark = 0x80000000 };
 	uint8_t got[512], want[512];
 	unsigned nmsgs = 0;
 	size_t wlen = hex2bin(
 		/* id 1 of queue 9: NF_REPEAT with the bounce mark */
 		"28000000 0103 0100 01000000 00000000 00 00 0009"
 		"0c00 0200 00000004 00000001"
-		"0800 0300 5d6f0000"
+		"0800 0300 80000000"
 		/* id 2 of queue 3: NF_DROP */
 		"20000000 0103 0100 02000000 00000000 00 00 0003"
 		"0c00 0200 00000000 00000002"
@@ -1460,11 +1460,11 @@ START_TEST(test_reinject_truncated)
 		"28000000 0103 0100 01000000 00000000 00 00 0001"
 		"0c00 0200 00000001 00000001 0800 0300 5d6fffff"
 		"28000000 0103 0100 02000000 00000000 00 00 0001"
-		"0c00 0200 00000004 00000002 0800 0300 5d6f0000"
+		"0c00 0200 00000004 00000002 0800 0300 80000000"
 		"20000000 0103 0100 03000000 00000000 00 00 0001"
 		"0c00 0200 00000000 00000003"
 		"28000000 0103 0100 04000000 00000000 00 00 0001"
-		"0c00 0200 00000004 00000004 0800 0300 5d6f0000",
+		"0c00 0200 00000004 00000004 0800 0300 80000000",
 		want, sizeof(want));
 
 	ck_assert_ptr_nonnull(cfg);
@@ -1488,7 +1488,7 @@ START_TEST(test_reinject_truncated)
 			p->facts.kernel_from_original = true;
 		}
 		if (id == 3)
-			p->mark = cfg->mark_base;	/* bounced already */
+			p->mark = config_bounce_bit(cfg);	/* bounced already */
 		reinject_packet(cfg, rs, NULL, p, q, &io, &st);
 	}
 	ck_assert_uint_eq(st.forwarded + st.bounced + st.dropped, 0);
@@ -1507,6 +1507,86 @@ START_TEST(test_reinject_truncated)
 	ck_assert_uint_eq(ss.errors, 0);
 	nfq_socket_close(q);
 	runstate_free(rs);
+	config_free(cfg);
+}
+END_TEST
+
+/* mark-mask 0xffff0000 (srv6d's field the high 16 bits, the operator's
+ * the low ones): the End's packet goes to the kernel's End with its
+ * kernel-end mark in srv6d's field (0x7fff0000, the top offset) and the
+ * operator's bit kept; a bounce sets the bounce bit and keeps the
+ * operator's bits; a packet that comes back with the bounce bit and a
+ * rewritten mark (0x100 set) is not bounced again: bounce_loop.  With the
+ * default mask too (the issue's probe: --set-xmark 0x100/0x100 on a
+ * bounced packet). */
+START_TEST(test_reinject_mark_mask)
+{
+	static const char conf[] = "queue 0\ngso yes\nmark-base 0x10000\n"
+		"mark-mask 0xffff0000\nsid fc00:100::1/128 action End\n";
+	static const char conf_default[] = "queue 0\ngso yes\n"
+		"sid fc00:100::1/128 action End\n";
+	static const char *const end[] = { "fc00:9::d6", "fc00:100::1" };
+	static const char *const foreign[] = { "fc00:9::d6", "fc00:200::1" };
+	static const uint32_t marks[] = { 0x1, 0x101, 0x80000100u };
+	static struct test_slot s[4];
+	struct config *cfg = config_parse_buffer("t.conf", conf,
+						 sizeof(conf) - 1,
+						 kend_noerr, NULL);
+	struct config *dcfg = config_parse_buffer("t.conf", conf_default,
+						  sizeof(conf_default) - 1,
+						  kend_noerr, NULL);
+	struct runstate *rs = cfg ? runstate_new(cfg) : NULL;
+	struct reinject_io io = { .pkt_fd = -1, .raw_fd = -1 };
+	struct sid_stats ss = { .packets = 3, .bytes = 210000 };
+	struct worker_stats st = { 0 };
+	struct nfq *q = nfq_alloc(0);
+	uint8_t got[512], want[512];
+	unsigned nmsgs = 0;
+	struct pkt *p;
+	size_t wlen = hex2bin(
+		"28000000 0103 0100 01000000 00000000 00 00 0001"
+		"0c00 0200 00000001 00000001 0800 0300 7fff0001"
+		"28000000 0103 0100 02000000 00000000 00 00 0001"
+		"0c00 0200 00000004 00000002 0800 0300 80000101"
+		"20000000 0303 0100 04000000 00000000 00 00 0001"
+		"0c00 0200 00000000 00000004",
+		want, sizeof(want));
+
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_ptr_nonnull(dcfg);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(kencap_routes_assign(rs, cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(rs->sids[0].kend_mark, 0x10000 + 0x7ffe);
+	rs->kend_on = true;
+	nfq_set_header_queue(q, 1);
+	for (uint32_t id = 1; id <= 4; id++) {
+		p = kend_pkt(&s[id - 1], id == 1 ? end : foreign, 2, 0);
+		p->id = id;
+		p->from_hqueue = p->truncated = true;
+		p->orig_len = 70000;
+		p->verdict = PKT_NEW_BYTES;
+		p->outcome = PKT_OUT_OK;
+		p->st = &ss;
+		p->mark = id <= 3 ? marks[id - 1] : 0x80000100u;
+		if (id == 1) {	/* the End's (behavior_end.c) */
+			p->facts.kernel = PKT_KERNEL_END;
+			p->facts.kernel_mark = rs->sids[0].kend_mark;
+			p->facts.kernel_from_original = true;
+		}
+		/* id 4: the default mask's */
+		reinject_packet(id == 4 ? dcfg : cfg, rs, NULL, p, q, &io, &st);
+	}
+	reinject_flush(&io, &st);
+	ck_assert_bytes(got, nfq_verdict_pending(q, got, sizeof(got), &nmsgs),
+			want, wlen);
+	ck_assert_uint_eq(nmsgs, 3);
+	ck_assert_uint_eq(st.kend, 1);
+	ck_assert_uint_eq(st.bounced, 1);
+	ck_assert_uint_eq(st.dropped, 2);
+	ck_assert_uint_eq(st.drops[DROP_BOUNCE_LOOP], 2);
+	nfq_socket_close(q);
+	runstate_free(rs);
+	config_free(dcfg);
 	config_free(cfg);
 }
 END_TEST
@@ -1622,6 +1702,7 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_pkt_tx_mark);
 	tcase_add_test(parser, test_kend_from_headers);
 	tcase_add_test(parser, test_reinject_truncated);
+	tcase_add_test(parser, test_reinject_mark_mask);
 	tcase_add_test(parser, test_parse_no_packet_hdr);
 	tcase_add_test(parser, test_parse_nlmsg_error);
 	tcase_add_test(parser, test_parse_not_a_packet);

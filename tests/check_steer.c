@@ -57,8 +57,8 @@ static const char two_tenants_plan[] =
 	"\t\ttype filter hook prerouting priority -290; policy accept;\n"
 	"\t\tiifname \"srv6d*\" accept\n"
 	"\t\tmeta mark 0x5d6f0001-0x5d6fffff accept\n"
-	"\t\tip6 daddr fc00:1::/64 meta mark != 0x5d6f0000 queue num 2-3 fanout\n"
-	"\t\tip6 daddr fd01:1::/64 meta mark != 0x5d6f0000 queue num 2-3 fanout\n"
+	"\t\tip6 daddr fc00:1::/64 meta mark and 0x80000000 != 0x80000000 queue num 2-3 fanout\n"
+	"\t\tip6 daddr fd01:1::/64 meta mark and 0x80000000 != 0x80000000 queue num 2-3 fanout\n"
 	"\t\tip6 daddr fc00:1::/64 queue num 0-1 fanout\n"
 	"\t\tip6 daddr fc00:1:0:1::/64 queue num 0-1 fanout\n"
 	"\t\tip6 daddr fc00:1:0:a::a4/128 queue num 0-1 fanout\n"
@@ -73,15 +73,15 @@ static const char two_tenants_plan[] =
 	"\t\ttype filter hook prerouting priority -290; policy accept;\n"
 	"\t\tiifname \"srv6d*\" accept\n"
 	"\t\tmeta mark 0x5d6f0001-0x5d6fffff accept\n"
-	"\t\tip daddr 10.1.2.0/23 meta mark != 0x5d6f0000 queue num 2-3 fanout\n"
+	"\t\tip daddr 10.1.2.0/23 meta mark and 0x80000000 != 0x80000000 queue num 2-3 fanout\n"
 	"\t\tip daddr 10.1.2.0/23 queue num 0-1 fanout\n"
 	"\t}\n"
 	"}\n"
 	"# the same with iptables (kernels without the nft queue expression)\n"
 	"ip6tables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
 	"ip6tables -t raw -A PREROUTING -m mark ! --mark 0x5d6f0000 -m mark --mark 0x5d6f0000/0xffff0000 -j ACCEPT\n"
-	"ip6tables -t raw -A PREROUTING -d fc00:1::/64 -m mark ! --mark 0x5d6f0000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
-	"ip6tables -t raw -A PREROUTING -d fd01:1::/64 -m mark ! --mark 0x5d6f0000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
+	"ip6tables -t raw -A PREROUTING -d fc00:1::/64 -m mark ! --mark 0x80000000/0x80000000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
+	"ip6tables -t raw -A PREROUTING -d fd01:1::/64 -m mark ! --mark 0x80000000/0x80000000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
 	"ip6tables -t raw -A PREROUTING -d fc00:1::/64 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
 	"ip6tables -t raw -A PREROUTING -d fc00:1:0:1::/64 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
 	"ip6tables -t raw -A PREROUTING -d fc00:1:0:a::a4/128 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
@@ -91,7 +91,7 @@ static const char two_tenants_plan[] =
 	"ip6tables -t raw -A PREROUTING -d fd01:3::/63 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n"
 	"iptables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
 	"iptables -t raw -A PREROUTING -m mark ! --mark 0x5d6f0000 -m mark --mark 0x5d6f0000/0xffff0000 -j ACCEPT\n"
-	"iptables -t raw -A PREROUTING -d 10.1.2.0/23 -m mark ! --mark 0x5d6f0000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
+	"iptables -t raw -A PREROUTING -d 10.1.2.0/23 -m mark ! --mark 0x80000000/0x80000000 -j NFQUEUE --queue-balance 2:3 --queue-cpu-fanout\n"
 	"iptables -t raw -A PREROUTING -d 10.1.2.0/23 -j NFQUEUE --queue-balance 0:1 --queue-cpu-fanout\n";
 
 START_TEST(test_two_tenants)
@@ -241,7 +241,8 @@ START_TEST(test_expressions)
 		"0x00000000 0x00000000 ]\n"
 		"  [ cmp eq reg 1 0x030001fd 0x00000000 ]\n"
 		"  [ meta load mark => reg 1 ]\n"
-		"  [ cmp neq reg 1 0x5d6f0000 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0x80000000 ) ^ 0x00000000 ]\n"
+		"  [ cmp neq reg 1 0x80000000 ]\n"
 		"  [ target name NFQUEUE rev 3 ]\n");
 	expect_rule(&plan, 3, STEER_BACKEND_NFT_QUEUE,
 		"ip6 srv6d prerouting\n"
@@ -250,7 +251,8 @@ START_TEST(test_expressions)
 		"0x00000000 0x00000000 ]\n"
 		"  [ cmp eq reg 1 0x030001fd 0x00000000 ]\n"
 		"  [ meta load mark => reg 1 ]\n"
-		"  [ cmp neq reg 1 0x5d6f0000 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0x80000000 ) ^ 0x00000000 ]\n"
+		"  [ cmp neq reg 1 0x80000000 ]\n"
 		"  [ queue num 2-3 fanout ]\n");
 	expect_rule(&plan, 4, STEER_BACKEND_NFT_QUEUE,
 		"ip6 srv6d prerouting\n"
@@ -268,6 +270,34 @@ START_TEST(test_expressions)
 }
 END_TEST
 
+/* mark-mask 0xffff0000: the accept rule takes srv6d's marks under the
+ * mask (offsets 1 to the last, below the bounce bit), whatever the
+ * operator's low bits; the header queue rule leaves out the bounce bit
+ * alone. */
+START_TEST(test_mark_mask)
+{
+	struct steer_plan plan;
+	char *text = plan_text("queue 0-1\nheader-queue 2-3\n"
+			       "mark-base 0x10000\nmark-mask 0xffff0000\n"
+			       "sid fc00:1::/64 action End\n", &plan);
+
+	ck_assert_ptr_nonnull(strstr(text,
+		"\t\tmeta mark and 0xffff0000 0x00020000-0x7fff0000 accept\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+		"\t\tip6 daddr fc00:1::/64 meta mark and 0x80000000 != "
+		"0x80000000 queue num 2-3 fanout\n"));
+	free(text);
+	expect_rule(&plan, 1, STEER_BACKEND_XT_NFQUEUE,
+		"ip6 srv6d prerouting\n"
+		"  [ meta load mark => reg 1 ]\n"
+		"  [ bitwise reg 1 = ( reg 1 & 0xffff0000 ) ^ 0x00000000 ]\n"
+		"  [ byteorder reg 1 = hton(reg 1, 4, 4) ]\n"
+		"  [ range eq reg 1 0x00000200 0x0000ff7f ]\n"
+		"  [ immediate reg 0 accept ]\n");
+	steer_plan_free(&plan);
+}
+END_TEST
+
 /* header-queue auto (the default): the queues after `queue`'s; without
  * a state (srv6d -p) the candidates get the header rule, with one only
  * what the kernel redoes: a SID with a kernel-end mark, a policy the
@@ -277,7 +307,7 @@ static const char hq_auto[] =
 	"sid fc00:9::/48 action End\n"
 	"sid fc00:9:1::a6/128 action End.DT6 table 100\n"
 	"route fd01::/64 encap seg6 mode encap segs fc00:2::a6\n";
-#define HQ(p)	"\t\tip6 daddr " p " meta mark != 0x5d6f0000 queue num 2-3 fanout\n"
+#define HQ(p)	"\t\tip6 daddr " p " meta mark and 0x80000000 != 0x80000000 queue num 2-3 fanout\n"
 
 static char *plan_text_rs(const struct config *cfg, const struct runstate *rs)
 {
@@ -352,6 +382,7 @@ static Suite *steer_suite(void)
 	tcase_add_test(tc, test_hqueue_auto);
 	tcase_add_test(tc, test_directive);
 	tcase_add_test(tc, test_expressions);
+	tcase_add_test(tc, test_mark_mask);
 	suite_add_tcase(s, tc);
 	return s;
 }

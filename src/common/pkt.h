@@ -151,7 +151,11 @@ struct pkt {
 	/* Set by processing. */
 	enum pkt_verdict verdict;
 	bool set_mark;		/* give `out_mark` with the verdict */
-	uint32_t out_mark;
+	uint32_t out_mark;	/* srv6d's number for it (config.h "marks") */
+	/* The mark the verdict gives when set_mark (reinject.c, the one
+	 * place that carries a verdict out): out_mark's value under
+	 * mark-mask with the packet's other bits (config_mark_apply()). */
+	uint32_t verdict_mark;
 	/* The result is a packet this node originates (an ICMP error
 	 * icmp4_error() built): it leaves as a locally generated packet
 	 * (reinject.h), not as the verdict. */
@@ -253,6 +257,7 @@ static inline void pkt_result_reset(struct pkt *p)
 	p->verdict = PKT_ACCEPT;
 	p->set_mark = false;
 	p->out_mark = 0;
+	p->verdict_mark = 0;
 	p->local_out = false;
 	p->chain_kept = true;
 	p->srh_parsed = false;

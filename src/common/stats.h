@@ -150,7 +150,7 @@ struct worker_stats {
 	uint64_t hq_truncated;	/* header queue packets cut short by its
 				 * copy range (`header-queue`) */
 	uint64_t bounced;	/* of those, sent back to their hook with
-				 * the bounce mark to be queued whole: the
+				 * the bounce bit to be queued whole: the
 				 * fifth of accepted, forwarded, injected,
 				 * dropped (each comes again, counted again) */
 	/* RFC 9259 OAM (src/srv6/oam.h): copies of O-flag packets and

@@ -45,6 +45,7 @@ struct parser {
 	unsigned sids_cap, pols_cap, bsid_cap, hmac_cap;
 	unsigned *seen;			/* per directive: line first seen */
 	bool too_many_sids;		/* reported once */
+	unsigned mark_base_line, mark_mask_line;	/* 0: absent */
 	char bufs[NBUFS][BUF_LEN];	/* for quote() and fmt_*() */
 	unsigned nbuf;
 };
@@ -517,6 +518,30 @@ static int parse_mark_base(struct parser *p, int argc, char **argv)
 		return -1;
 	}
 	p->cfg->mark_base = (uint32_t)v;
+	p->mark_base_line = p->line;
+	return 0;
+}
+
+/* `mark-mask MASK`: one run of at least two bits (the bounce bit and one
+ * of the index); checked against mark-base by check_marks(). */
+static int parse_mark_mask(struct parser *p, int argc, char **argv)
+{
+	uint64_t v;
+	uint32_t m;
+
+	if (parse_setting(p, argc, argv, 0, UINT32_MAX, &v) < 0)
+		return -1;
+	m = (uint32_t)v;
+	if (!m || ((m >> __builtin_ctz(m)) & ((m >> __builtin_ctz(m)) + 1)) ||
+	    __builtin_popcount(m) < 2) {
+		error(p, "mark-mask: %s is not one run of at least two bits "
+		      "(like 0xffff0000): srv6d's field of the mark holds the "
+		      "bounce bit (its highest) and the marks' offsets",
+		      quote(p, argv[1]));
+		return -1;
+	}
+	p->cfg->mark_mask = m;
+	p->mark_mask_line = p->line;
 	return 0;
 }
 
@@ -1763,6 +1788,7 @@ static const struct directive {
 	{ "tun-name", parse_tun_name, true },
 	{ "reinject", parse_reinject, true },
 	{ "mark-base", parse_mark_base, true },
+	{ "mark-mask", parse_mark_mask, true },
 	{ "rule-priority", parse_rule_priority, true },
 	{ "icmp-rate", parse_icmp_rate, true },
 	{ "icmp-burst", parse_icmp_burst, true },
@@ -1950,6 +1976,57 @@ static void check_header_queue(struct parser *p)
 			 offload_off_by(p));
 }
 
+/* mark-base under mark-mask (config.h config_mark_value()): its bits in
+ * the mask, its field value below the bounce bit; mark_count offsets from
+ * it, as many as the field holds below the bounce bit (at most
+ * CONFIG_MARK_RANGE), enough for every SID. */
+static void check_marks(struct parser *p)
+{
+	struct config *cfg = p->cfg;
+	unsigned line = p->mark_mask_line ? p->mark_mask_line :
+					    p->mark_base_line;
+	uint32_t bounce = config_bounce_bit(cfg);
+	uint64_t room;
+
+	cfg->mark_shift = (unsigned)__builtin_ctz(cfg->mark_mask);
+	cfg->mark_count = 0;
+	if (cfg->mark_base & ~cfg->mark_mask) {
+		uint32_t low = (uint32_t)1 << cfg->mark_shift;
+		uint32_t like = ((CONFIG_MARK_BASE_MIN + low - 1) /
+				 low) * low;
+
+		if (like < bounce)
+			error_at(p, line, "mark-base %#" PRIx32 " has bits "
+				 "outside mark-mask %#" PRIx32 ": srv6d's marks "
+				 "are mark-base plus an offset under the mask "
+				 "(take a mark-base inside it, like %#" PRIx32
+				 ")", cfg->mark_base, cfg->mark_mask, like);
+		else
+			error_at(p, line, "mark-mask %#" PRIx32 " holds no "
+				 "mark-base (at least %u, inside the mask, "
+				 "below its highest bit): take a mask that "
+				 "reaches higher", cfg->mark_mask,
+				 CONFIG_MARK_BASE_MIN);
+		return;
+	}
+	if (cfg->mark_base >= bounce) {
+		error_at(p, line, "mark-base %#" PRIx32 " takes mark-mask "
+			 "%#" PRIx32 "'s highest bit %#" PRIx32 ", the bounce "
+			 "bit: take a mark-base below it or another "
+			 "mark-mask", cfg->mark_base, cfg->mark_mask, bounce);
+		return;
+	}
+	room = (uint64_t)(bounce - cfg->mark_base) >> cfg->mark_shift;
+	cfg->mark_count = room < CONFIG_MARK_RANGE ? (uint32_t)room :
+						     CONFIG_MARK_RANGE;
+	if (cfg->nsids + 1 > cfg->mark_count)
+		error_at(p, line, "%u SIDs need more marks than the %" PRIu32
+			 " mark-base %#" PRIx32 " leaves under mark-mask %#"
+			 PRIx32 " below its bounce bit: widen mark-mask or "
+			 "lower mark-base", cfg->nsids, cfg->mark_count - 1,
+			 cfg->mark_base, cfg->mark_mask);
+}
+
 /* encap-source is optional: without it the workers pick the outer source
  * per egress from the route mirror (egress.h), as the kernel would. */
 static void check_required(struct parser *p)
@@ -1959,6 +2036,7 @@ static void check_required(struct parser *p)
 			 "or range to serve, like 'queue 0-3')");
 	check_offload(p);
 	check_header_queue(p);
+	check_marks(p);
 	check_oam(p);
 }
 
@@ -2309,6 +2387,8 @@ static struct config *config_new(const char *name)
 	}
 	memcpy(cfg->tun_name, CONFIG_DEFAULT_TUN, sizeof(CONFIG_DEFAULT_TUN));
 	cfg->mark_base = CONFIG_DEFAULT_MARK_BASE;
+	cfg->mark_mask = CONFIG_DEFAULT_MARK_MASK;
+	cfg->mark_count = CONFIG_MARK_RANGE;	/* check_marks() sets it */
 	cfg->rule_priority = CONFIG_DEFAULT_RULE_PRIO;
 	cfg->icmp_rate = CONFIG_DEFAULT_ICMP_RATE;
 	cfg->icmp_burst = CONFIG_DEFAULT_ICMP_BURST;

@@ -168,8 +168,8 @@ struct config {
 	 * hqueue_first + i, bound with a copy range of hqueue_copy bytes
 	 * (nfq.h nfq_bind_header_queue()): a longer packet arrives cut
 	 * short, and only the kernel's End can handle one then (kend.h);
-	 * any other goes back to the hook with the bounce mark (mark_base)
-	 * for the steering rules to queue it whole. */
+	 * any other goes back to the hook with the bounce bit
+	 * (config_bounce_bit()) for the steering rules to queue it whole. */
 	bool has_hqueue;
 	unsigned hqueue_first, hqueue_last;
 	uint32_t hqueue_copy;
@@ -185,6 +185,13 @@ struct config {
 	char tun_name[IF_NAMESIZE];	/* reinjection device (rtrules.h) */
 	enum reinject_mode reinject;	/* `reinject` as configured */
 	uint32_t mark_base;		/* first mark/table the daemon owns */
+	/* `mark-mask`: the bits of the packet mark srv6d owns (one run of
+	 * bits; config_mark_value()), the number of its lowest bit, and how
+	 * many offsets from mark-base its marks have (mark_count: at most
+	 * CONFIG_MARK_RANGE, fewer when the field is narrow). */
+	uint32_t mark_mask;
+	unsigned mark_shift;
+	uint32_t mark_count;
 	uint32_t rule_priority;		/* priority of the daemon's ip rules */
 	unsigned icmp_rate;		/* ICMP errors per second per worker */
 	unsigned icmp_burst;
@@ -354,10 +361,51 @@ size_t config_flavors_format(unsigned flavors, char *buf, size_t size);
 #define CONFIG_MARK_BASE_MIN	256u
 #define CONFIG_MARK_BASE_MAX	(0xffffffffu - (CONFIG_MARK_RANGE - 1))
 
+/* srv6d's marks under `mark-mask` (srv6d.conf(5), docs/design.md
+ * "Marks").  srv6d numbers what it routes by mark (a SID's results, a
+ * kernel-end or kernel-encap route) by an offset o from mark-base (1 ..
+ * mark_count - 1; 0 is not used): its table is mark-base + o whatever the
+ * mask, and the running state (runstate.h) holds it as that number, its
+ * "mark".  On the packet it is the field value (mark-base >> shift) + o
+ * under mark-mask: config_mark_value().  The mask's highest bit is the
+ * bounce bit (config_bounce_bit()), which no other mark of srv6d's has.
+ * The bits outside the mask are the operator's: a verdict keeps them
+ * (config_mark_apply()), srv6d's rules do not look at them.  With the
+ * default mask (all 32 bits) a mark is mark-base + o, as before the mask
+ * was. */
+static inline uint32_t config_mark_value(const struct config *cfg,
+					 uint32_t mark)
+{
+	return cfg->mark_base + ((mark - cfg->mark_base) << cfg->mark_shift);
+}
+
+/* The bounce bit: mark-mask's highest. */
+static inline uint32_t config_bounce_bit(const struct config *cfg)
+{
+	return cfg->mark_mask & ~(cfg->mark_mask >> 1);
+}
+
+/* The mark a packet that carries pkt_mark gets when srv6d gives it value
+ * (a config_mark_value() or the bounce bit): srv6d's field replaced, the
+ * operator's bits kept. */
+static inline uint32_t config_mark_apply(const struct config *cfg,
+					 uint32_t pkt_mark, uint32_t value)
+{
+	return (pkt_mark & ~cfg->mark_mask) | value;
+}
+
+/* Whether pkt_mark carries the bounce bit (whatever its other bits). */
+static inline bool config_mark_bounced(const struct config *cfg,
+				       uint32_t pkt_mark)
+{
+	return (pkt_mark & config_bounce_bit(cfg)) != 0;
+}
+
 /* Defaults. */
 #define CONFIG_DEFAULT_PATH	SYSCONFDIR "/srv6d/srv6d.conf"
 #define CONFIG_DEFAULT_TUN	"srv6d0"
 #define CONFIG_DEFAULT_MARK_BASE	0x5d6f0000u
+#define CONFIG_DEFAULT_MARK_MASK	0xffffffffu
 #define CONFIG_DEFAULT_RULE_PRIO	1000u
 #define CONFIG_DEFAULT_ICMP_RATE	100u
 #define CONFIG_DEFAULT_ICMP_BURST	50u

@@ -128,18 +128,18 @@ static void mark_bit_set(uint64_t *bits, uint32_t off)
 	bits[off / 64] |= 1ull << (off % 64);
 }
 
-/* The lowest mark offset (1..CONFIG_MARK_RANGE - 1) not set in bits, set
- * now; 0 when there is none. */
-static uint32_t mark_bit_take(uint64_t *bits, uint32_t *from)
+/* The lowest mark offset (1..count - 1, count at most CONFIG_MARK_RANGE:
+ * config.h mark_count) not set in bits, set now; 0 when there is none. */
+static uint32_t mark_bit_take(uint64_t *bits, uint32_t count, uint32_t *from)
 {
-	for (uint32_t off = *from; off < CONFIG_MARK_RANGE; off++) {
+	for (uint32_t off = *from; off < count; off++) {
 		if (!mark_bit_get(bits, off)) {
 			mark_bit_set(bits, off);
 			*from = off + 1;
 			return off;
 		}
 	}
-	*from = CONFIG_MARK_RANGE;
+	*from = count;
 	return 0;
 }
 
@@ -183,12 +183,12 @@ int runstate_inherit_marks(struct runstate *nrs, const struct config *ncfg,
 
 		if (nrs->sids[i].mark || !saved[i].mark)
 			continue;
-		off = mark_bit_take(used, &from);
+		off = mark_bit_take(used, ncfg->mark_count, &from);
 		if (!off) {
 			snprintf(err, errlen, "%u SIDs in force and %u in %s "
 				 "need more than the %u marks from mark-base on: "
 				 "restart srv6d to apply it", old->nsids,
-				 ncfg->nsids, ncfg->path, CONFIG_MARK_RANGE - 1);
+				 ncfg->nsids, ncfg->path, ncfg->mark_count - 1);
 			goto undo;
 		}
 		sid_set_mark(&nrs->sids[i], &ncfg->sids[i],

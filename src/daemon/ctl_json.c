@@ -224,8 +224,8 @@ static void origin_fill(json_t *o, unsigned line, uint32_t ktable, bool *ok)
 /* A SID's attributes that are set: nh6, nh4, oif, table (or vrftable),
  * lblen/nflen (with next-csid), a binding SID's policy, mark,
  * route_table; then its config line. */
-static void sid_attrs_fill(json_t *o, const struct sid *s,
-			   struct sid_marks m, bool *ok)
+static void sid_attrs_fill(json_t *o, const struct config *cfg,
+			   const struct sid *s, struct sid_marks m, bool *ok)
 {
 	if (!IN6_IS_ADDR_UNSPECIFIED(&s->nh6))
 		jset(o, "nh6", addr6_json(&s->nh6), ok);
@@ -241,15 +241,15 @@ static void sid_attrs_fill(json_t *o, const struct sid *s,
 	}
 	if (s->policy)
 		jset(o, "policy", bsid_policy_json(s->policy), ok);
-	if (m.mark)
-		jset(o, "mark", jcount(m.mark), ok);
+	if (m.mark)	/* the packet's, under mark-mask */
+		jset(o, "mark", jcount(config_mark_value(cfg, m.mark)), ok);
 	if (m.route_table)
 		jset(o, "route_table", jcount(m.route_table), ok);
 	origin_fill(o, s->line, s->ktable, ok);
 }
 
-static json_t *sid_json(const struct sid *s, struct sid_marks m,
-			const struct sid_stats *st)
+static json_t *sid_json(const struct config *cfg, const struct sid *s,
+			struct sid_marks m, const struct sid_stats *st)
 {
 	json_t *o = json_object();
 	bool ok = o != NULL;
@@ -259,7 +259,7 @@ static json_t *sid_json(const struct sid *s, struct sid_marks m,
 		jset(o, "behavior", json_string(behavior_name(s->behavior)),
 		     &ok);
 		jset(o, "flavors", flavors_json(s->flavors), &ok);
-		sid_attrs_fill(o, s, m, &ok);
+		sid_attrs_fill(o, cfg, s, m, &ok);
 		sid_stats_fill(o, st, &ok);
 	}
 	return jdone(o, ok);
@@ -361,7 +361,7 @@ static json_t *entries_json(const struct ctl_status_src *src, bool policies)
 	for (unsigned i = 0; ok && i < n; i++)
 		jappend(a, policies ? policy_json(&cfg->policies[i],
 						  st ? &st[i] : NULL)
-				    : sid_json(&cfg->sids[i],
+				    : sid_json(cfg, &cfg->sids[i],
 					       runstate_sid(src->rs,
 							    &cfg->sids[i]),
 					       st ? &st[i] : NULL),
@@ -536,7 +536,7 @@ static json_t *hqueue_json(const struct ctl_status_src *src)
 	jset(o, "last", jcount((uint64_t)header_queue_of(src,
 					src->nworkers - 1)), &ok);
 	jset(o, "copy", jcount(src->hqueue_copy), &ok);
-	jset(o, "bounce_mark", jcount(cfg->mark_base), &ok);
+	jset(o, "bounce_mark", jcount(config_bounce_bit(cfg)), &ok);
 	return jdone(o, ok);
 }
 
@@ -983,7 +983,7 @@ json_t *ctl_sids_json(const struct ctl_status_src *src, const char *want,
 	}
 	a = json_array();
 	if (a)
-		jappend(a, sid_json(&cfg->sids[i],
+		jappend(a, sid_json(cfg, &cfg->sids[i],
 				    runstate_sid(src->rs, &cfg->sids[i]),
 				    src->sids ? &src->sids[i] : NULL), &ok);
 	return wrap("sids", jdone(a, ok));

@@ -608,9 +608,15 @@ static const char *reload_needs_restart(const struct config *old,
 	     old->hqueue_copy != ncfg->hqueue_copy) &&
 	    !(ncfg->hqueue_auto && (!steering_on || !ncfg->steering)))
 		return "header-queue";
-	/* The bounce mark is mark-base's number, in the steering rules. */
+	/* Before mark-mask the bounce mark was mark-base, which header
+	 * queues' rules of that time name: kept as it was. */
 	if (ncfg->has_hqueue && old->mark_base != ncfg->mark_base)
 		return "mark-base";
+	/* The marks' field: every rule's fwmark/mask and the offsets that
+	 * fit it (config.h mark_count) would change under the running
+	 * state's marks. */
+	if (old->mark_mask != ncfg->mark_mask)
+		return "mark-mask";
 	if (strcmp(old->tun_name, ncfg->tun_name))
 		return "tun-name";
 	if (old->gso != ncfg->gso)

@@ -832,7 +832,7 @@ void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
 	    nfq_verdict_extend(q, queue, p->id, nf_verdict))
 		return;
 	n = nfq_verdict_build(q->vhdr[i], queue, p->id, nf_verdict,
-			      marked ? &p->out_mark : NULL,
+			      marked ? &p->verdict_mark : NULL,
 			      with_payload ? p->data : NULL,
 			      with_payload ? p->len : 0, iov);
 	q->vfirst_iov[i] = q->niov;

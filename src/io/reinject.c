@@ -225,15 +225,17 @@ static enum reinject_action reinject_decide_gso(const struct config *cfg,
 }
 
 /* The bounce of a header queue's packet (`header-queue`): NF_REPEAT with
- * the bounce mark, for its hook's rules to queue it whole; one that
- * carries the mark already came back through rules that queue bounced
- * packets to a header queue again: DROP_BOUNCE_LOOP. */
+ * the bounce bit, for its hook's rules to queue it whole; one that
+ * carries the bit already (whatever the rest of its mark: a rule may
+ * have rewritten other bits) came back through rules that queue bounced
+ * packets to a header queue again: DROP_BOUNCE_LOOP.  So a packet is
+ * bounced once at most. */
 static enum reinject_action reinject_decide_bounce(const struct config *cfg,
 						   const struct runstate *rs,
 						   const struct pkt *p,
 						   enum drop_reason *reason)
 {
-	if (p->mark == cfg->mark_base) {
+	if (config_mark_bounced(cfg, p->mark)) {
 		*reason = DROP_BOUNCE_LOOP;
 		return REINJECT_DROP_REASON;
 	}
@@ -465,20 +467,33 @@ void reinject_charge(struct pkt *p, enum drop_reason reason)
 	p->reason = reason;
 }
 
-/* The marks of a frame of a result with `mark` (0: none) sent into
+/* The SO_MARK of a frame of p's result with srv6d's `mark` (0: none)
+ * sent into the reinjection device: the mark's value under mark-mask and
+ * the bits of the queued packet's mark outside it (config.h), which the
+ * new skb would not have otherwise. */
+static uint32_t reinject_so_mark(const struct config *cfg,
+				 const struct pkt *p, uint32_t mark)
+{
+	return config_mark_apply(cfg, p->mark,
+				 mark ? config_mark_value(cfg, mark) : 0);
+}
+
+/* The marks of a frame of p's result with `mark` (0: none) sent into
  * ifindex: into the reinjection device (io's) it carries the mark as its
  * SO_MARK (its SID's fwmark rules route it, rtrules.h), to the device's
  * own address; into a VRF SID's veth pair it goes without, to the pair's
  * address of the mark.  Returns the SO_MARK (0: none), with the mark of
  * the Ethernet address in *mac_mark. */
-static uint32_t reinject_frame_mark(const struct reinject_io *io,
+static uint32_t reinject_frame_mark(const struct config *cfg,
+				    const struct pkt *p,
+				    const struct reinject_io *io,
 				    uint32_t ifindex, uint32_t mark,
 				    uint32_t *mac_mark)
 {
 	bool shared = ifindex == io->dev_ifindex;
 
 	*mac_mark = shared ? 0 : mark;
-	return shared ? mark : 0;
+	return shared ? reinject_so_mark(cfg, p, mark) : 0;
 }
 
 /* REINJECT_L2 / REINJECT_DEV / REINJECT_OWN_DEV: the frame goes with the
@@ -495,8 +510,8 @@ static int reinject_frame(const struct config *cfg,
 	uint32_t mac_mark, so_mark = 0;
 
 	if (a != REINJECT_L2) {
-		so_mark = reinject_frame_mark(io, ifindex, own ? 0 : p->out_mark,
-					      &mac_mark);
+		so_mark = reinject_frame_mark(cfg, p, io, ifindex,
+					      own ? 0 : p->out_mark, &mac_mark);
 		if (reinject_eth_push(p, mac_mark) < 0) {
 			*reason = DROP_NO_HEADROOM;
 			return -1;
@@ -521,7 +536,7 @@ static int reinject_vnet_frame(const struct config *cfg,
 {
 	bool own = a == REINJECT_VNET_OWN_DEV;
 	uint32_t ifindex = own ? io->dev_ifindex : reinject_ifindex(cfg, rs, rt, p);
-	uint32_t mac_mark, so_mark = reinject_frame_mark(io, ifindex,
+	uint32_t mac_mark, so_mark = reinject_frame_mark(cfg, p, io, ifindex,
 							 own ? 0 : p->out_mark,
 							 &mac_mark);
 	struct virtio_net_hdr vh;
@@ -643,8 +658,8 @@ static int reinject_segment(const struct config *cfg,
 	 * MTUs on the way (reinject_gso_size()), else 1280's. */
 	uint16_t gso_size = p->facts.gso_size ? p->facts.gso_size :
 			    reinject_gso_size(io->mirror, cfg, rs, p, ifindex);
-	uint32_t mac_mark, so_mark = reinject_frame_mark(io, ifindex, mark,
-							 &mac_mark);
+	uint32_t mac_mark, so_mark = reinject_frame_mark(cfg, p, io, ifindex,
+							 mark, &mac_mark);
 	uint8_t eth[ETH_HLEN];
 	unsigned n, total = 0;
 
@@ -676,6 +691,9 @@ static int reinject_carry_out(const struct config *cfg,
 			      struct reinject_io *io, struct worker_stats *st,
 			      enum drop_reason *reason)
 {
+	if (p->set_mark)	/* a result's own (End.X's, ...) */
+		p->verdict_mark = config_mark_apply(cfg, p->mark,
+				config_mark_value(cfg, p->out_mark));
 	switch (a) {
 	case REINJECT_ACCEPT:
 		nfq_verdict_add(q, p, NF_ACCEPT, false);
@@ -688,11 +706,16 @@ static int reinject_carry_out(const struct config *cfg,
 		 * makes the result (kend.h, kencap.h). */
 		p->set_mark = true;
 		p->out_mark = p->facts.kernel_mark;
+		p->verdict_mark = config_mark_apply(cfg, p->mark,
+				config_mark_value(cfg, p->out_mark));
 		nfq_verdict_add(q, p, NF_ACCEPT, false);
 		return 0;
 	case REINJECT_BOUNCE:
+		/* the bounce bit alone in srv6d's field */
 		p->set_mark = true;
-		p->out_mark = cfg->mark_base;
+		p->verdict_mark = config_mark_apply(cfg, p->mark,
+						    config_bounce_bit(cfg));
+		p->out_mark = 0;
 		nfq_verdict_add(q, p, NF_REPEAT, false);
 		return 0;
 	default:
@@ -717,7 +740,8 @@ static int reinject_carry_out(const struct config *cfg,
 		/* gso_size judged on the encapsulated result: its outer
 		 * headers count. */
 		return kencap_send(p, io->pkt_fd >= 0 ? io->tx : NULL,
-				   io->dev_ifindex, p->facts.kernel_mark,
+				   io->dev_ifindex,
+				   reinject_so_mark(cfg, p, p->facts.kernel_mark),
 				   reinject_gso_size(io->mirror, cfg, rs, p,
 						     io->dev_ifindex), reason);
 	case REINJECT_SEGMENT:

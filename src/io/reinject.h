@@ -126,9 +126,9 @@
  *   a header queue's packet cut short whose result no kernel route makes
  *   from the original, or one the worker did not process (PKT_REPEAT)
  *                            -> REINJECT_BOUNCE: NF_REPEAT with the
- *                               bounce mark (its count taken back);
+ *                               bounce bit (its count taken back);
  *                               bounced; DROP_BOUNCE_LOOP when it carries
- *                               the mark already
+ *                               the bit already (whatever its other bits)
  * Every packet is counted once by reinject_count(), after the batch's
  * frames were sent (reinject_flush()): nothing counted is taken back.
  */
@@ -178,7 +178,7 @@ enum reinject_action {
 				 * mark of the kernel's seg6 route that
 				 * encapsulates it, into the reinjection
 				 * device (kencap_send()), NF_DROP */
-	REINJECT_BOUNCE,	/* NF_REPEAT with the bounce mark: a header
+	REINJECT_BOUNCE,	/* NF_REPEAT with the bounce bit: a header
 				 * queue's packet to be queued whole */
 	REINJECT_PUNT,		/* NF_DROP: End.OP sent the packet to the
 				 * OAM process (src/srv6/oam.h, PKT_PUNT),

@@ -401,10 +401,9 @@ static void worker_own_device(struct worker *w, struct pkt *p)
  * the original: a plain End's or a decapsulation's (kend_from_headers())
  * or a policy's H.Encaps* (kencap_from_headers()).  Any other is bounced
  * (PKT_REPEAT: REINJECT_BOUNCE gives it back to its hook with the bounce
- * mark, for
- * the steering rules to queue it whole), cut short or not: so a flow's
- * packets all take one way, and keep their order.  Returns true when p is
- * to be processed. */
+ * bit, for the steering rules to queue it whole), cut short or not: so a
+ * flow's packets all take one way, and keep their order.  Returns true
+ * when p is to be processed. */
 static bool worker_headers_suffice(const struct proc_ctx *ctx, struct pkt *p)
 {
 	if (kend_from_headers(ctx->cfg, ctx->rs, p) || kencap_from_headers(ctx, p))
@@ -513,7 +512,7 @@ static void worker_trace_batch(struct worker *w, int n)
 		rec.pkt_outcome = (uint8_t)p->outcome;
 		rec.failed = p->way.failed;
 		rec.set_mark = p->set_mark;
-		rec.mark = p->out_mark;
+		rec.mark = p->verdict_mark;	/* what the packet left with */
 		memcpy(slot, &rec, offsetof(struct pkt_trace_record, data));
 		memcpy(slot->data, w->trace_snap[i], rec.caplen);
 		pkt_trace_commit(r);

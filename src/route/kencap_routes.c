@@ -242,7 +242,7 @@ static void kends_assign(struct runstate *rs, const struct config *cfg,
 int kencap_routes_assign(struct runstate *rs, const struct config *cfg,
 			 const struct runstate *ors, const struct config *old)
 {
-	uint32_t next = CONFIG_MARK_RANGE - 1;
+	uint32_t next = cfg->mark_count - 1;	/* config.h: at least 1 */
 	uint64_t *used = calloc(KENCAP_BITS_WORDS, sizeof(*used));
 	int ret;
 
@@ -759,8 +759,8 @@ static int src_probe_cb(const struct nlmsghdr *nlh, void *data)
 /* Whether the kernel's seg6 routes keep a source of their own
  * (SEG6_IPTUNNEL_SRC: a newer kernel than 6.18, which takes the
  * attribute and ignores it): a route with src as both its segment and
- * its source in table `table` (srv6d's, which no rule leads to: the
- * bounce mark's), added only where none is (NLM_F_EXCL), read back from
+ * its source in table `table` (srv6d's, which no rule leads to: mark-base
+ * itself, offset 0, config.h), added only where none is (NLM_F_EXCL), read back from
  * the kernel (NLM_F_ECHO) and deleted (srv6d's protocol: only it).
  * The kernel does not change under srv6d: asked once. */
 static bool route_src_supported(uint32_t table, uint32_t oif,
@@ -1074,9 +1074,9 @@ static int kencap_install_one(struct rtnl *nl, const struct config *cfg,
 			   e->mark, "IPv4 blackhole route", err, errlen) < 0)
 		return -1;
 	snprintf(name, sizeof(name), "kernel-encap %#x", e->mark);
-	if (rtrules_rule_add_mark(nl, name, AF_INET6, cfg->rule_priority,
+	if (rtrules_rule_add_mark(nl, cfg, name, AF_INET6, cfg->rule_priority,
 				  e->mark, e->mark, err, errlen) < 0 ||
-	    rtrules_rule_add_mark(nl, name, AF_INET, cfg->rule_priority,
+	    rtrules_rule_add_mark(nl, cfg, name, AF_INET, cfg->rule_priority,
 				  e->mark, e->mark, err, errlen) < 0)
 		return -1;
 	log_debug("kernel-encap: mark %#x, %s, %u segments", e->mark,
@@ -1162,10 +1162,10 @@ static int kend_install_one(struct rtnl *nl, const struct config *cfg,
 		return -1;
 	snprintf(name, sizeof(name), "kernel-end %#x", mark);
 	if (s->behavior == BHV_END_DX4 &&
-	    rtrules_rule_add_mark(nl, name, AF_INET, cfg->rule_priority,
+	    rtrules_rule_add_mark(nl, cfg, name, AF_INET, cfg->rule_priority,
 				  mark, mark, err, errlen) < 0)
 		return -1;
-	return rtrules_rule_add_mark(nl, name, AF_INET6, cfg->rule_priority,
+	return rtrules_rule_add_mark(nl, cfg, name, AF_INET6, cfg->rule_priority,
 				     mark, mark, err, errlen);
 }
 

@@ -430,8 +430,8 @@ static bool sid_rule4(const struct config *cfg, const struct runstate *rs,
 	if (sid_has_pair(cfg, rs, s)) {
 		rtrules_dev_names(m.mark, r->iif, tx);
 	} else {
-		r->fwmark = m.mark;
-		r->fwmask = FWMASK_ALL;
+		r->fwmark = config_mark_value(cfg, m.mark);
+		r->fwmask = cfg->mark_mask;
 	}
 	r->table = m.route_table ? m.route_table : s->table;
 	return true;
@@ -446,6 +446,8 @@ static int cmp_rule(const void *a, const void *b)
 		return x->priority < y->priority ? -1 : 1;
 	if (x->fwmark != y->fwmark)
 		return x->fwmark < y->fwmark ? -1 : 1;
+	if (x->fwmask != y->fwmask)
+		return x->fwmask < y->fwmask ? -1 : 1;
 	if (x->table != y->table)
 		return x->table < y->table ? -1 : 1;
 	if (x->action != y->action)
@@ -480,11 +482,12 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 {
 	struct sid_marks m = runstate_sid(rs, s);
 	struct rt_rule r = { .priority = cfg->rule_priority,
-			     .fwmask = FWMASK_ALL, .action = FR_ACT_TO_TBL };
+			     .fwmask = cfg->mark_mask, .action = FR_ACT_TO_TBL };
 	struct rt_rule r4 = { .priority = cfg->rule_priority,
 			      .action = FR_ACT_TO_TBL };
 
 	if (sid_rule(rs, s, &r.fwmark, &r.table)) {
+		r.fwmark = config_mark_value(cfg, r.fwmark);
 		w->rules[w->nrules++] = r;
 		if (sid_has_dev6(cfg, rs, s) && sid_has_pair(cfg, rs, s)) {
 			struct rt_rule ri = r;
@@ -538,10 +541,11 @@ static void want_kencaps(struct rt_want *w, const struct config *cfg,
 			 bool fill)
 {
 	struct rt_rule r = { .priority = cfg->rule_priority,
-			     .fwmask = FWMASK_ALL, .action = FR_ACT_TO_TBL };
+			     .fwmask = cfg->mark_mask, .action = FR_ACT_TO_TBL };
 
 	for (unsigned i = 0; rs->kencap_on && i < rs->nkencaps; i++) {
-		r.fwmark = r.table = rs->kencaps[i].mark;
+		r.table = rs->kencaps[i].mark;
+		r.fwmark = config_mark_value(cfg, r.table);
 		w->rules[w->nrules++] = r;
 		w->rules4[w->nrules4++] = r;
 		w->keep_tables[w->nkeep_tables++] = r.table;
@@ -551,7 +555,8 @@ static void want_kencaps(struct rt_want *w, const struct config *cfg,
 	for (unsigned i = 0; rs->kend_on && i < cfg->nsids; i++) {
 		if (!rs->sids[i].kend_mark)
 			continue;
-		r.fwmark = r.table = rs->sids[i].kend_mark;	/* kernel-end */
+		r.table = rs->sids[i].kend_mark;	/* kernel-end */
+		r.fwmark = config_mark_value(cfg, r.table);
 		w->rules[w->nrules++] = r;
 		if (cfg->sids[i].behavior == BHV_END_DX4)	/* nh4's */
 			w->rules4[w->nrules4++] = r;
@@ -624,7 +629,7 @@ static bool rule_wanted(const struct rt_want *w, uint8_t family,
 	if (family == AF_INET6)
 		return bsearch(&k, w->rules, w->nrules, sizeof(k), cmp_rule);
 	if (k.iif[0])
-		k.fwmark = 0;
+		k.fwmark = k.fwmask = 0;
 	return bsearch(&k, w->rules4, w->nrules4, sizeof(k), cmp_rule);
 }
 
@@ -733,11 +738,12 @@ static int sid_route_add(struct rtnl *nl, const struct runstate *rs,
 	return 0;
 }
 
-/* Add one rule (already there is fine): lookup `table`, or unreachable
+/* Add one rule (already there is fine): by fwmark mark/mask (the
+ * packet's, config_mark_value()) or iif, lookup `table`, or unreachable
  * when table is 0.  Returns 0 or -1. */
 static int rule_add(struct rtnl *nl, const char *name, uint8_t family,
-		    uint32_t prio, uint32_t mark, const char *iif,
-		    uint32_t table, char *err, size_t errlen)
+		    uint32_t prio, uint32_t mark, uint32_t mask,
+		    const char *iif, uint32_t table, char *err, size_t errlen)
 {
 	uint32_t msg[RTRULES_MSG_SIZE / 4];
 	char what[96], why[256];
@@ -746,9 +752,9 @@ static int rule_add(struct rtnl *nl, const char *name, uint8_t family,
 	if (iif)
 		snprintf(what, sizeof(what), "iif %s", iif);
 	else
-		snprintf(what, sizeof(what), "fwmark %#x", mark);
+		snprintf(what, sizeof(what), "fwmark %#x/%#x", mark, mask);
 	e = rtnl_request(nl, build_rule(msg, RTM_NEWRULE, ++nl->seq, family,
-					 prio, mark, FWMASK_ALL, iif, table),
+					 prio, mark, mask, iif, table),
 			  why, sizeof(why));
 	if (e && e != EEXIST) {
 		set_err(err, errlen,
@@ -762,12 +768,14 @@ static int rule_add(struct rtnl *nl, const char *name, uint8_t family,
 	return 0;
 }
 
-int rtrules_rule_add_mark(struct rtnl *nl, const char *name, uint8_t family,
+int rtrules_rule_add_mark(struct rtnl *nl, const struct config *cfg,
+			  const char *name, uint8_t family,
 			  uint32_t priority, uint32_t mark, uint32_t table,
 			  char *err, size_t errlen)
 {
-	return rule_add(nl, name, family, priority, mark, NULL, table, err,
-			errlen);
+	return rule_add(nl, name, family, priority,
+			config_mark_value(cfg, mark), cfg->mark_mask, NULL,
+			table, err, errlen);
 }
 
 /* The IPv4 rule r of a SID (sid_rule4(): by fwmark, or by iif with
@@ -776,7 +784,7 @@ static int rule4_add(struct rtnl *nl, const char *name, uint32_t prio,
 		     const struct rt_rule *r, uint32_t table, char *err,
 		     size_t errlen)
 {
-	return rule_add(nl, name, AF_INET, prio, r->fwmark,
+	return rule_add(nl, name, AF_INET, prio, r->fwmark, r->fwmask,
 			r->iif[0] ? r->iif : NULL, table, err, errlen);
 }
 
@@ -794,19 +802,20 @@ static int sid_rule_add(struct rtnl *nl, const struct config *cfg,
 
 	sid_name(s, name, sizeof(name));
 	if (sid_rule(rs, s, &mark, &table) &&
-	    (rule_add(nl, name, AF_INET6, prio, mark, NULL, table, err,
-		      errlen) < 0 ||
-	     (term && rule_add(nl, name, AF_INET6, prio, mark, NULL, 0, err,
-			       errlen) < 0)))
+	    (rule_add(nl, name, AF_INET6, prio, config_mark_value(cfg, mark),
+		      cfg->mark_mask, NULL, table, err, errlen) < 0 ||
+	     (term && rule_add(nl, name, AF_INET6, prio,
+			       config_mark_value(cfg, mark), cfg->mark_mask,
+			       NULL, 0, err, errlen) < 0)))
 		return -1;
 	if (sid_has_dev6(cfg, rs, s) && sid_has_pair(cfg, rs, s)) {
 		char rx[IF_NAMESIZE], tx[IF_NAMESIZE];
 
 		rtrules_dev_names(runstate_sid(rs, s).mark, rx, tx);
-		if (rule_add(nl, name, AF_INET6, prio, 0, rx, table, err,
+		if (rule_add(nl, name, AF_INET6, prio, 0, 0, rx, table, err,
 			     errlen) < 0 ||
-		    (term && rule_add(nl, name, AF_INET6, prio, 0, rx, 0, err,
-				      errlen) < 0))
+		    (term && rule_add(nl, name, AF_INET6, prio, 0, 0, rx, 0,
+				      err, errlen) < 0))
 			return -1;
 	}
 	if (sid_rule4(cfg, rs, s, &r4) &&

@@ -184,12 +184,14 @@ struct nlmsghdr *rtrules_build_route(void *buf, uint16_t cmd, uint32_t seq,
 				     const void *gw, uint32_t oif,
 				     uint32_t metric);
 
-/* Add the rule `priority P fwmark M lookup TABLE` of family on nl
+/* Add the rule `priority P fwmark V/MASK lookup TABLE` of family on nl,
+ * V srv6d's mark `mark` under cfg's mark-mask (config_mark_value())
  * (already there is fine; for kencap_routes.c, whose rules are in the
  * scope above).  name begins the message.  Returns 0, or -1 with a message
  * in err. */
 struct rtnl;
-int rtrules_rule_add_mark(struct rtnl *nl, const char *name, uint8_t family,
+int rtrules_rule_add_mark(struct rtnl *nl, const struct config *cfg,
+			  const char *name, uint8_t family,
 			  uint32_t priority, uint32_t mark, uint32_t table,
 			  char *err, size_t errlen);
 

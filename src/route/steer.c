@@ -54,6 +54,7 @@ static struct steer_rule *plan_add(struct plan_builder *b, int family)
 	r = &b->plan->rules[b->plan->nrules++];
 	memset(r, 0, sizeof(*r));
 	r->family = family;
+	r->mark_mask = 0xffffffffu;
 	return r;
 }
 
@@ -74,8 +75,10 @@ static void plan_accepts(struct plan_builder *b, const struct config *cfg,
 	}
 	if ((r = plan_add(b, family))) {
 		r->has_mark_range = true;
-		r->mark_from = cfg->mark_base + 1;
-		r->mark_to = cfg->mark_base + (CONFIG_MARK_RANGE - 1);
+		r->mark_from = config_mark_value(cfg, cfg->mark_base + 1);
+		r->mark_to = config_mark_value(cfg, cfg->mark_base +
+						    (cfg->mark_count - 1));
+		r->mark_mask = cfg->mark_mask;
 		r->action = STEER_ACCEPT;
 	}
 }
@@ -112,9 +115,10 @@ static void plan_queue(struct plan_builder *b, unsigned from, int family,
 	r->action = STEER_QUEUE;
 	r->queue_first = (uint16_t)first;
 	r->queue_total = (uint16_t)(last - first + 1);
-	if (not_mark) {
+	if (not_mark) {		/* the bounce bit */
 		r->has_mark_not = true;
 		r->mark_not = *not_mark;
+		r->mark_mask = *not_mark;
 	}
 	if (plan_has(b->plan, from, r))
 		b->plan->nrules--;
@@ -146,6 +150,7 @@ static void plan_family6(struct plan_builder *b, const struct config *cfg,
 			 const struct runstate *rs)
 {
 	unsigned from = b->plan->nrules;
+	uint32_t bounce = config_bounce_bit(cfg);
 
 	plan_accepts(b, cfg, AF_INET6);
 	if (cfg->has_hqueue) {
@@ -155,14 +160,14 @@ static void plan_family6(struct plan_builder *b, const struct config *cfg,
 					   &cfg->sids[i].prefix, 16,
 					   cfg->sids[i].plen,
 					   cfg->hqueue_first,
-					   cfg->hqueue_last, &cfg->mark_base);
+					   cfg->hqueue_last, &bounce);
 		for (unsigned i = 0; i < cfg->npolicies; i++) {
 			const struct policy *p = &cfg->policies[i];
 
 			if (p->family == AF_INET6 && hq_policy(rs, cfg, p))
 				plan_queue(b, from, AF_INET6, &p->prefix.v6,
 					   16, p->plen, cfg->hqueue_first,
-					   cfg->hqueue_last, &cfg->mark_base);
+					   cfg->hqueue_last, &bounce);
 		}
 	}
 	for (unsigned i = 0; i < cfg->nsids; i++)
@@ -183,6 +188,7 @@ static void plan_family4(struct plan_builder *b, const struct config *cfg,
 			 const struct runstate *rs)
 {
 	unsigned from = b->plan->nrules;
+	uint32_t bounce = config_bounce_bit(cfg);
 
 	plan_accepts(b, cfg, AF_INET);
 	for (unsigned i = 0; cfg->has_hqueue && i < cfg->npolicies; i++) {
@@ -191,7 +197,7 @@ static void plan_family4(struct plan_builder *b, const struct config *cfg,
 		if (p->family == AF_INET && hq_policy(rs, cfg, p))
 			plan_queue(b, from, AF_INET, &p->prefix.v4, 4,
 				   p->plen, cfg->hqueue_first,
-				   cfg->hqueue_last, &cfg->mark_base);
+				   cfg->hqueue_last, &bounce);
 	}
 	for (unsigned i = 0; i < cfg->npolicies; i++) {
 		const struct policy *p = &cfg->policies[i];
@@ -248,7 +254,10 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 	if (r->iifname[0])
 		fprintf(f, "iifname \"%s%s\" ", r->iifname,
 			r->iif_wildcard ? "*" : "");
-	if (r->has_mark_range)
+	if (r->has_mark_range && r->mark_mask != 0xffffffffu)
+		fprintf(f, "meta mark and 0x%08x 0x%08x-0x%08x ",
+			r->mark_mask, r->mark_from, r->mark_to);
+	else if (r->has_mark_range)
 		fprintf(f, "meta mark 0x%08x-0x%08x ", r->mark_from,
 			r->mark_to);
 	if (r->plen) {
@@ -257,7 +266,8 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 		fputc(' ', f);
 	}
 	if (r->has_mark_not)
-		fprintf(f, "meta mark != 0x%08x ", r->mark_not);
+		fprintf(f, "meta mark and 0x%08x != 0x%08x ", r->mark_mask,
+			r->mark_not);
 	if (r->action == STEER_ACCEPT)
 		fputs("accept\n", f);
 	else if (r->queue_total > 1)
@@ -274,9 +284,11 @@ static void print_ipt_rule(const struct steer_rule *r, FILE *f)
 	if (r->iifname[0])
 		fprintf(f, " -i %s%s", r->iifname, r->iif_wildcard ? "+" : "");
 	if (r->has_mark_range) {
-		/* -m mark has no range: the range less the bounce mark,
-		 * when mark-base is a multiple of the range's size */
-		if ((r->mark_from - 1) % CONFIG_MARK_RANGE)
+		/* -m mark has no range: the range less mark-base (no mark
+		 * of srv6d's), when mark-base is a multiple of the range's
+		 * size and the mask all bits */
+		if ((r->mark_from - 1) % CONFIG_MARK_RANGE ||
+		    r->mark_mask != 0xffffffffu)
 			fprintf(f, " -m mark --mark 0x%08x-0x%08x (no iptables "
 				"match: use nft)", r->mark_from, r->mark_to);
 		else
@@ -289,7 +301,8 @@ static void print_ipt_rule(const struct steer_rule *r, FILE *f)
 		print_prefix(r, f);
 	}
 	if (r->has_mark_not)
-		fprintf(f, " -m mark ! --mark 0x%08x", r->mark_not);
+		fprintf(f, " -m mark ! --mark 0x%08x/0x%08x", r->mark_not,
+			r->mark_mask);
 	if (r->action == STEER_ACCEPT)
 		fputs(" -j ACCEPT\n", f);
 	else if (r->queue_total > 1)
@@ -369,12 +382,34 @@ static int rule_iifname(struct nftnl_rule *nr, const struct steer_rule *r)
 					  r->iif_wildcard ? len : IF_NAMESIZE));
 }
 
+/* The mark in register 1 under mask (none when all bits), in host
+ * order as meta mark loads it. */
+static int rule_mark_and(struct nftnl_rule *nr, uint32_t mask)
+{
+	uint32_t xor = 0;
+	struct nftnl_expr *e;
+
+	if (mask == 0xffffffffu)
+		return 0;
+	e = nftnl_expr_alloc("bitwise");
+	if (!e)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, sizeof(mask));
+	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
+	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &xor, sizeof(xor));
+	nftnl_rule_add_expr(nr, e);
+	return 0;
+}
+
 static int rule_mark_range(struct nftnl_rule *nr, const struct steer_rule *r)
 {
 	uint32_t from = htonl(r->mark_from), to = htonl(r->mark_to);
 	struct nftnl_expr *e;
 
-	if (rule_add_expr(nr, expr_meta(NFT_META_MARK)) < 0)
+	if (rule_add_expr(nr, expr_meta(NFT_META_MARK)) < 0 ||
+	    rule_mark_and(nr, r->mark_mask) < 0)
 		return -1;
 	/* range compares bytes: the mark in network order (as nft does) */
 	e = nftnl_expr_alloc("byteorder");
@@ -491,6 +526,7 @@ static struct nftnl_rule *rule_build(const struct steer_rule *r,
 	    (r->plen && rule_daddr(nr, r) < 0) ||
 	    (r->has_mark_not &&
 	     (rule_add_expr(nr, expr_meta(NFT_META_MARK)) < 0 ||
+	      rule_mark_and(nr, r->mark_mask) < 0 ||
 	      rule_add_expr(nr, expr_cmp(NFT_CMP_NEQ, &r->mark_not,
 					 sizeof(r->mark_not))) < 0)) ||
 	    rule_verdict(nr, r, be) < 0) {

@@ -7,11 +7,12 @@
  *
  *   1. accept what comes in on srv6d's own devices (`srv6d*`, and the
  *      tun-name when it does not start so);
- *   2. accept what carries one of srv6d's marks (mark-base + 1 to the end
- *      of its range): the kernel's second pass over a result;
+ *   2. accept what carries one of srv6d's marks under mark-mask (its
+ *      offsets 1 to the end, config.h config_mark_value()): the kernel's
+ *      second pass over a result;
  *   3. with header-queue: the plain End SIDs and the prefixes of policies
- *      without hmac, unless they carry the bounce mark (mark-base), to the
- *      header queues;
+ *      without hmac, unless they carry the bounce bit (mark-mask's
+ *      highest, whatever their other bits), to the header queues;
  *   4. every SID's prefix and every policy's prefix (of any table) to the
  *      queues.
  *
@@ -56,10 +57,11 @@ struct steer_rule {
 	int family;			/* AF_INET6 (table ip6) or AF_INET */
 	char iifname[IF_NAMESIZE];	/* "" none */
 	bool iif_wildcard;		/* iifname is a prefix ("srv6d*") */
-	bool has_mark_range;		/* meta mark FROM-TO */
+	bool has_mark_range;		/* meta mark & MASK FROM-TO */
 	uint32_t mark_from, mark_to;
-	bool has_mark_not;		/* meta mark != MARK */
+	bool has_mark_not;		/* meta mark & MASK != MARK */
 	uint32_t mark_not;
+	uint32_t mark_mask;		/* of either (0xffffffff: none) */
 	uint8_t plen;			/* daddr prefix length; 0: no match */
 	uint8_t addr[16];		/* its bytes (4 for AF_INET), masked */
 	enum steer_action action;

@@ -9,7 +9,7 @@
 #
 # gw's steering, in front of queue 0's rule (tests/ns/lib.sh
 # nfq_steer6_hq):
-#   -d fc00:100::/32 -m mark ! --mark 0x5d6f0000 -j NFQUEUE --queue-num 1
+#   -d fc00:100::/32 -m mark ! --mark 0x80000000/0x80000000 -j NFQUEUE --queue-num 1
 #   -d fc00:100::/32 -j NFQUEUE --queue-num 0
 #
 # Checks: status shows the header queue; through the End, srv6d reads
@@ -25,8 +25,8 @@
 # TcpInCsumErrors at s1; rx_packets = accepted + forwarded + injected +
 # dropped + bounced; with a rule that sends bounced packets back to the
 # header queue, each such packet is dropped once (bounce_loop), srv6d
-# stays healthy; a reload cannot change header-queue, nor mark-base (the
-# bounce mark); after srv6d stops, neither queue is bound.
+# stays healthy; a reload cannot change header-queue, nor mark-base;
+# after srv6d stops, neither queue is bound.
 T=hqueue
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -34,7 +34,7 @@ ns_init 300
 need_srv6d
 # (runs under SRV6D_KERNEL=7.2 too: the kernel ways are no payload)
 need_tools iperf3 ethtool nstat tcpdump tshark
-BOUNCE=0x5d6f0000	# mark-base's default: the bounce mark
+BOUNCE=0x80000000	# mark-mask's highest bit (default mask): the bounce bit
 M1=$((0x5d6f0000 + 0xffff))	# fc00:100::1's kend mark (the first from the top)
 
 totals() {	# FIELD...: srv6d's totals, blank-separated
@@ -83,7 +83,7 @@ expect_eq "both queues bound" "$(bound_queues)" "0 1 "
 expect_eq "status: the header queue" \
 	"$(ctl_get "'%d-%d %d %d' % (s['header_queue']['first'], s['header_queue']['last'], s['header_queue']['copy'], s['header_queue']['bounce_mark'])")" \
 	"1-1 2112 $((BOUNCE))"
-if timeout 5 "$SRV6CTL" -s "$SOCK" status | grep -q "^header queue 1 (copy 2112 bytes): [0-9]* cut short, [0-9]* bounced with mark 0x5d6f0000"; then
+if timeout 5 "$SRV6CTL" -s "$SOCK" status | grep -q "^header queue 1 (copy 2112 bytes): [0-9]* cut short, [0-9]* bounced with mark 0x80000000"; then
 	pass "srv6ctl status shows the header queue"
 else
 	fail "srv6ctl status: $(timeout 5 "$SRV6CTL" -s "$SOCK" status | grep -i header)"
@@ -184,7 +184,7 @@ else
 	fail "bounce_loop $((l1 - l0)), bounced $((b1 - b0))"
 fi
 nsx "$GW" ip6tables -t raw -R PREROUTING 1 ! -i srv6d+ -d fc00:100::/32 \
-	-m mark ! --mark $BOUNCE -j NFQUEUE --queue-num 1 || fail "the rule back"
+	-m mark ! --mark $BOUNCE/$BOUNCE -j NFQUEUE --queue-num 1 || fail "the rule back"
 if kill -0 "$SRV6D_PID" 2>/dev/null &&
 	timeout 5 "$SRV6CTL" -s "$SOCK" status >/dev/null 2>&1; then
 	pass "srv6d healthy after the loop"
@@ -209,7 +209,7 @@ mv "$TMPD/srv6d.conf.old" "$TMPD/srv6d.conf"
 mv "$TMPD/srv6d.conf" "$TMPD/srv6d.conf.old"
 mv "$TMPD/srv6d.conf.new" "$TMPD/srv6d.conf"
 if timeout 10 "$SRV6CTL" -s "$SOCK" reload 2>"$TMPD/reload.err"; then
-	fail "a reload changed mark-base, the bounce mark"
+	fail "a reload changed mark-base with a header queue"
 elif grep -q "'mark-base' changed, which needs a restart" "$TMPD/reload.err"; then
 	pass "a reload cannot change mark-base with a header queue"
 else

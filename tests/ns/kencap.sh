@@ -336,7 +336,7 @@ l3vpn_srv6d_stop || fail "srv6d exit"
 echo "header-queue 1" >>"$TMPD/pe1.conf"
 for r in "ta fd01:2::/64" "tb fd02:2::/64"; do
 	nsx "$PE1" ip6tables -t raw -I PREROUTING 1 -i "${r% *}" -d "${r#* }" \
-		-m mark ! --mark "$BASE" -j NFQUEUE --queue-num 1 ||
+		-m mark ! --mark 0x80000000/0x80000000 -j NFQUEUE --queue-num 1 ||
 		fail "header queue rule for ${r#* }"
 done
 pe1_start || { fail "srv6d start with header-queue"; ns_finish; }

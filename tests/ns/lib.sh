@@ -260,13 +260,14 @@ nfq_steer6() {
 
 # nfq_steer6_hq PREFIX...: in front of nfq_steer6's rules, the same
 # prefixes to header queue 1 (srv6d.conf `header-queue 1`), but for a
-# packet srv6d bounced (its mark mark-base, 0x5d6f0000 by default): that
-# one goes on to the next rule, queue 0, whole.
+# packet srv6d bounced (it carries the bounce bit, mark-mask's highest,
+# 0x80000000 by default, whatever its other bits): that one goes on to the
+# next rule, queue 0, whole.
 nfq_steer6_hq() {
 	local p
 	for p in "$@"; do
 		nsx "$GW" ip6tables -t raw -I PREROUTING 1 ! -i srv6d+ -d "$p" \
-			-m mark ! --mark "${HQ_BOUNCE_MARK:-0x5d6f0000}" \
+			-m mark ! --mark "${HQ_BOUNCE_MARK:-0x80000000/0x80000000}" \
 			-j NFQUEUE --queue-num 1 || return 1
 	done
 }
