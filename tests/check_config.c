@@ -772,7 +772,7 @@ START_TEST(test_man_examples)
 			ndl++;
 		}
 	}
-	ck_assert_uint_eq(ndl, 16);
+	ck_assert_uint_eq(ndl, 20);
 	ck_assert_uint_eq(nlit, 24);
 	cfg = parse_ok(lit);
 	ck_assert_uint_eq(cfg->nsids, 16);
@@ -1532,7 +1532,8 @@ END_TEST
 	"queue, encap-source, sid, route, tun-name, reinject, mark-base, "	\
 	"mark-mask, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, "	\
 	"control-group, kernel-routes, offload, gso, kernel-encap, "	\
-	"kernel-end, header-queue, metrics-listen or steering"
+	"kernel-end, header-queue, metrics-listen, steering, oam-copy, "	\
+	"oam-copy-len, oam-rate or oam-burst"
 
 /* ---- errors, one class at a time ---------------------------------------- */
 
@@ -1563,12 +1564,12 @@ START_TEST(test_err_keyword_and_args)
 	    "t.conf:2: sid: 'action' needs a behavior (End, End.X, End.T, "
 	    "End.DX6, End.DX4, End.DT6, End.DT4, End.DT46, End.DX2, End.B6, "
 	    "End.B6.Encaps, End.B6.Encaps.Red, End.M.GTP6.D, End.M.GTP6.E, "
-	    "End.M.GTP4.E, End.AS, End.AD or End.AM)");
+	    "End.M.GTP4.E, End.AS, End.AD, End.AM or End.OP)");
 	BAD("queue 0\nsid fc00::1 action End.DT2U\n",
 	    "t.conf:2: sid: unknown behavior 'End.DT2U' (expected End, End.X, "
 	    "End.T, End.DX6, End.DX4, End.DT6, End.DT4, End.DT46, End.DX2, "
 	    "End.B6, End.B6.Encaps, End.B6.Encaps.Red, End.M.GTP6.D, "
-	    "End.M.GTP6.E, End.M.GTP4.E, End.AS, End.AD or End.AM)");
+	    "End.M.GTP6.E, End.M.GTP4.E, End.AS, End.AD, End.AM or End.OP)");
 	BAD("queue 0\nsid fc00::1 action End flavors\n",
 	    "t.conf:2: sid: 'flavors' needs an argument (a list like psp,usd)");
 	BAD("queue 0\nsid fc00::1 action End.X nh6\n",

@@ -282,6 +282,7 @@ START_TEST(status_document)
 		"\"gso_refused\":0,\"gso_vnet\":0,\"csum_completed\":0,"
 		"\"gso_segments\":0,\"kencap\":0,\"kend\":6,"
 		"\"hq_truncated\":0,\"bounced\":0,"
+		"\"oam_sent\":0,\"oam_ratelimited\":0,\"oam_send_errors\":0,"
 		"\"kencap_fallbacks\":{\"off\":0,\"unlisted\":0,\"hmac\":0,"
 		"\"source\":0,\"first_segment\":0,\"shape\":0},"
 		"\"drops\":{\"truncated\":0,\"bad_ip\":0,"
@@ -294,7 +295,7 @@ START_TEST(status_document)
 		"\"no_source\":0,\"bad_message\":0,\"gso\":0,"
 		"\"bounce_loop\":0,\"gtpu_malformed\":0,\"gtpu_message\":0,"
 		"\"proxy_no_cache\":0,\"proxy_return\":0,"
-		"\"proxy_cache_size\":0}}");
+		"\"proxy_cache_size\":0,\"oam_ratelimited\":0,\"oam_send\":0}}");
 	ck_assert_int_eq(json_integer_value(json_object_get(
 		json_array_get(json_object_get(doc, "workers"), 1), "queue")), 4);
 	v = json_object_get(doc, "totals");

@@ -24,6 +24,7 @@
 #include "dispatch.h"
 #include "icmp.h"
 #include "lpm.h"
+#include "oam.h"
 #include "process.h"
 #include "testutil.h"
 
@@ -1275,6 +1276,8 @@ START_TEST(dispatch_every_behavior)
 			ck_assert(fn == behavior_proxy);
 		else if (d->decap != BHV_DECAP_NONE)
 			ck_assert(fn == behavior_decap);
+		else if (d->oam_punt)
+			ck_assert(fn == behavior_end_op);
 		else if (!d->binding && b <= BHV_END_B6_ENCAPS_RED)
 			ck_assert(fn == behavior_end);	/* RFC 8986's */
 	}

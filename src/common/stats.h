@@ -58,6 +58,10 @@ enum drop_reason {
 				 * that the SID cannot send on: not its
 				 * inner type; End.AM: no SRH, SL 0 */
 	DROP_PROXY_CACHE_SIZE,	/* End.AD: headers longer than its cache */
+	DROP_OAM_RATELIMITED,	/* End.OP: over oam-rate, not punted
+				 * (RFC 9259; counted in oam_ratelimited) */
+	DROP_OAM_SEND,		/* End.OP: its punt to the oam-copy socket
+				 * failed (counted in oam_send_errors) */
 	DROP__COUNT
 };
 
@@ -161,6 +165,15 @@ struct worker_stats {
 				 * the bounce bit to be queued whole: the
 				 * fifth of accepted, forwarded, injected,
 				 * dropped (each comes again, counted again) */
+	/* RFC 9259 OAM (src/srv6/oam.h): copies of O-flag packets and
+	 * End.OP's punts to the oam-copy socket. */
+	uint64_t oam_sent;	/* copies and punts that left */
+	uint64_t oam_ratelimited;	/* copies and punts owed, not made:
+					 * over oam-rate (an O-flag packet
+					 * goes on all the same) */
+	uint64_t oam_send_errors;	/* copies and punts made that the
+					 * socket refused (an O-flag packet
+					 * goes on all the same) */
 	uint64_t drops[DROP__COUNT];
 } __attribute__((aligned(64)));
 

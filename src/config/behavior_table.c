@@ -244,6 +244,14 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 		.requires = REQ_PROXY,
 		.proxy = BHV_PROXY_MASQ,
 	},
+	[BHV_END_OP] = {		/* RFC 9259 (End.OP) */
+		.name = "End.OP",
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.unmarked = true,
+		.no_route = BHV_NOROUTE_NONE,
+		.oam_punt = true,
+	},
 };
 
 const struct behavior_desc *behavior_desc(enum behavior b)

@@ -39,6 +39,7 @@ enum behavior {
 	BHV_END_AD,		/* 6.2 dynamic proxy, inner IPv6 */
 	BHV_END_AD4,		/* 6.2, inner IPv4 */
 	BHV_END_AM,		/* 6.4 masquerading proxy */
+	BHV_END_OP,		/* OAM Endpoint with Punt (RFC 9259, oam.h) */
 	BHV__COUNT
 };
 
@@ -156,6 +157,10 @@ struct behavior_desc {
 	 * alias: it is never looked up by name nor listed. */
 	enum behavior v4;
 	bool alias;
+	/* The packet goes to the OAM process (End.OP, src/srv6/oam.h):
+	 * the sid line needs `oam-copy`, and an O-flag at this SID makes
+	 * no copy besides the punt. */
+	bool oam_punt;
 };
 
 /* The SR proxy kind of behavior b (BHV_PROXY_NONE out of range). */

@@ -581,6 +581,137 @@ static int parse_icmp_burst(struct parser *p, int argc, char **argv)
 	return 0;
 }
 
+/* ---- OAM (RFC 9259, src/srv6/oam.h) ------------------------------------ */
+
+/* `udp ADDRESS:PORT` of oam-copy ([v6]:port or v4:port) into o. */
+static int oam_udp_dest(struct parser *p, const char *w, struct config_oam *o)
+{
+	const char *colon = strrchr(w, ':'), *port;
+	char addr[INET6_ADDRSTRLEN + 1], *end;
+	bool v6 = w[0] == '[';
+	unsigned long n;
+	size_t len;
+
+	if (v6) {
+		const char *close = strchr(w, ']');
+
+		colon = close && close[1] == ':' ? close + 1 : NULL;
+		len = close ? (size_t)(close - w - 1) : 0;
+		w++;
+	} else {
+		len = colon ? (size_t)(colon - w) : 0;
+	}
+	port = colon ? colon + 1 : "";
+	errno = 0;
+	n = strtoul(port, &end, 10);
+	if (!colon || !len || len >= sizeof(addr) || *end || *port < '0' ||
+	    *port > '9' || errno || n == 0 || n > 65535)
+		goto bad;
+	snprintf(addr, sizeof(addr), "%.*s", (int)len, w);
+	memset(&o->dest, 0, sizeof(o->dest));
+	if (v6) {
+		o->family = AF_INET6;
+		o->dest.in6.sin6_family = AF_INET6;
+		o->dest.in6.sin6_port = htons((uint16_t)n);
+		o->dest_len = sizeof(o->dest.in6);
+		if (inet_pton(AF_INET6, addr, &o->dest.in6.sin6_addr) == 1)
+			return 0;
+	} else {
+		o->family = AF_INET;
+		o->dest.in4.sin_family = AF_INET;
+		o->dest.in4.sin_port = htons((uint16_t)n);
+		o->dest_len = sizeof(o->dest.in4);
+		if (inet_pton(AF_INET, addr, &o->dest.in4.sin_addr) == 1)
+			return 0;
+	}
+bad:
+	error(p, "oam-copy: expected 'udp ADDRESS:PORT' like [::1]:4790 or "
+	      "127.0.0.1:4790, found '%s'", quote(p, w - v6));
+	return -1;
+}
+
+/* oam-copy unix PATH | udp ADDRESS:PORT: where the workers send the
+ * copies of O-flag packets and End.OP's punts (a datagram each). */
+static int parse_oam_copy(struct parser *p, int argc, char **argv)
+{
+	struct config_oam *o = &p->cfg->oam;
+
+	if (check_args(p, argc, argv, 3, "'unix PATH' or 'udp ADDRESS:PORT'") < 0)
+		return -1;
+	o->line = p->line;
+	if (!strcmp(argv[1], "udp")) {
+		if (oam_udp_dest(p, argv[2], o) < 0)
+			return -1;
+	} else if (!strcmp(argv[1], "unix")) {
+		size_t n = strlen(argv[2]);
+
+		if (argv[2][0] != '/' || n >= sizeof(o->dest.un.sun_path)) {
+			error(p, "oam-copy: unix: '%s' is not an absolute path "
+			      "of at most %zu bytes", quote(p, argv[2]),
+			      sizeof(o->dest.un.sun_path) - 1);
+			return -1;
+		}
+		memset(&o->dest, 0, sizeof(o->dest));
+		o->family = AF_UNIX;
+		o->dest.un.sun_family = AF_UNIX;
+		memcpy(o->dest.un.sun_path, argv[2], n + 1);
+		o->dest_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+					  n + 1);
+	} else {
+		error(p, "oam-copy: expected 'unix' or 'udp', found '%s'",
+		      quote(p, argv[1]));
+		return -1;
+	}
+	o->on = true;
+	return 0;
+}
+
+static int parse_oam_copy_len(struct parser *p, int argc, char **argv)
+{
+	uint64_t v;
+
+	if (parse_setting(p, argc, argv, CONFIG_OAM_COPY_LEN_MIN,
+			  CONFIG_OAM_COPY_LEN_MAX, &v) < 0)
+		return -1;
+	p->cfg->oam.copy_len = (uint32_t)v;
+	return 0;
+}
+
+static int parse_oam_rate(struct parser *p, int argc, char **argv)
+{
+	uint64_t v;
+
+	if (parse_setting(p, argc, argv, 0, CONFIG_OAM_RATE_MAX, &v) < 0)
+		return -1;
+	p->cfg->oam.rate = (unsigned)v;
+	return 0;
+}
+
+static int parse_oam_burst(struct parser *p, int argc, char **argv)
+{
+	uint64_t v;
+
+	if (parse_setting(p, argc, argv, 1, CONFIG_OAM_RATE_MAX, &v) < 0)
+		return -1;
+	p->cfg->oam.burst = (unsigned)v;
+	return 0;
+}
+
+/* An End.OP SID punts to the oam-copy socket: it needs one. */
+static void check_oam(struct parser *p)
+{
+	const struct config *cfg = p->cfg;
+
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		const struct sid *s = &cfg->sids[i];
+
+		if (behavior_desc(s->behavior)->oam_punt && !cfg->oam.on)
+			error_at(p, s->line, "sid: %s needs 'oam-copy' (where "
+				 "its packets go)",
+				 behavior_desc(s->behavior)->name);
+	}
+}
+
 /* ---- sid ---------------------------------------------------------------- */
 
 /* The behaviors in set (bits of enum behavior), in the table's order, as
@@ -1963,6 +2094,10 @@ static const struct directive {
 	{ "header-queue", parse_header_queue, true },
 	{ "metrics-listen", parse_metrics_listen, true },
 	{ "steering", parse_steering, true },
+	{ "oam-copy", parse_oam_copy, true },
+	{ "oam-copy-len", parse_oam_copy_len, true },
+	{ "oam-rate", parse_oam_rate, true },
+	{ "oam-burst", parse_oam_burst, true },
 };
 
 #define NDIRECTIVES	(sizeof(directives) / sizeof(directives[0]))
@@ -2193,6 +2328,7 @@ static void check_required(struct parser *p)
 	check_offload(p);
 	check_header_queue(p);
 	check_marks(p);
+	check_oam(p);
 }
 
 /* SIDs into cfg->sid_table; the same prefix twice is an error.  A SID
@@ -2547,6 +2683,9 @@ static struct config *config_new(const char *name)
 	cfg->rule_priority = CONFIG_DEFAULT_RULE_PRIO;
 	cfg->icmp_rate = CONFIG_DEFAULT_ICMP_RATE;
 	cfg->icmp_burst = CONFIG_DEFAULT_ICMP_BURST;
+	cfg->oam.copy_len = CONFIG_DEFAULT_OAM_COPY_LEN;
+	cfg->oam.rate = CONFIG_DEFAULT_OAM_RATE;
+	cfg->oam.burst = CONFIG_DEFAULT_OAM_BURST;
 	cfg->gso = true;	/* `offload yes` */
 	cfg->steering = true;	/* `steering auto` */
 	cfg->hqueue_auto = true;	/* `header-queue auto` */

@@ -14,7 +14,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include "behavior_table.h"
 #include "paths.h"		/* SYSCONFDIR: made by make (Makefile.am) */
@@ -173,6 +175,27 @@ enum kernel_encap_mode {
 	KERNEL_ENCAP_NO,	/* every encapsulated super-packet is cut */
 };
 
+/* RFC 9259 OAM (srv6d.conf(5) OAM, src/srv6/oam.h): where the copies of
+ * O-flag packets and End.OP's punts go, how much of each, how many. */
+struct config_oam {
+	bool on;			/* `oam-copy` given: O-flag processing
+					 * permitted (RFC 9259 2.1.1 S01.1) */
+	unsigned line;			/* oam-copy's line */
+	int family;			/* AF_UNIX, AF_INET6 or AF_INET */
+	union {
+		struct sockaddr sa;
+		struct sockaddr_un un;
+		struct sockaddr_in6 in6;
+		struct sockaddr_in in4;
+	} dest;
+	socklen_t dest_len;
+	uint32_t copy_len;		/* `oam-copy-len`: bytes of the packet
+					 * in a copy, at most */
+	unsigned rate;			/* `oam-rate`: copies per second per
+					 * worker (0: none) */
+	unsigned burst;			/* `oam-burst` */
+};
+
 struct config {
 	char *path;			/* file it was read from (or a name) */
 	unsigned queue_first, queue_last;	/* NFQUEUE numbers, inclusive */
@@ -258,6 +281,8 @@ struct config {
 	 * sorted by table number (config_policy_insert()). */
 	struct policy_table *ptables;
 	unsigned nptables;
+
+	struct config_oam oam;		/* `oam-copy` and its settings */
 };
 
 /* Called once per error (or warning): "file:line: message". line 0: not
@@ -421,5 +446,14 @@ static inline bool config_mark_bounced(const struct config *cfg,
 #define CONFIG_DEFAULT_RULE_PRIO	1000u
 #define CONFIG_DEFAULT_ICMP_RATE	100u
 #define CONFIG_DEFAULT_ICMP_BURST	50u
+/* OAM copies (RFC 9259): the first 256 bytes of each (an IPv6 header, an
+ * SRH of 12 segments and the headers behind), 1000 a second per worker,
+ * bursts of 100; at most OAM_COPY_MAX bytes (src/srv6/oam.h). */
+#define CONFIG_DEFAULT_OAM_COPY_LEN	256u
+#define CONFIG_OAM_COPY_LEN_MIN		40u
+#define CONFIG_OAM_COPY_LEN_MAX		2048u
+#define CONFIG_DEFAULT_OAM_RATE		1000u
+#define CONFIG_DEFAULT_OAM_BURST	100u
+#define CONFIG_OAM_RATE_MAX		1000000u
 
 #endif

@@ -76,7 +76,8 @@ static json_t *kencap_fallbacks_json(const struct worker_stats *ws)
 	X(tx_full)							\
 	X(nl_errors) X(bad_messages) X(rx_too_long) X(gso_packets)	\
 	X(gso_refused) X(gso_vnet) X(csum_completed) X(gso_segments)	\
-	X(kencap) X(kend) X(hq_truncated) X(bounced)
+	X(kencap) X(kend) X(hq_truncated) X(bounced)			\
+	X(oam_sent) X(oam_ratelimited) X(oam_send_errors)
 
 /* Add the worker_stats fields to o. */
 static void worker_stats_fill(json_t *o, const struct worker_stats *ws,

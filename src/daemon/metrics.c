@@ -152,6 +152,9 @@ static const struct {
 	W(kend, "Results handed to the kernel's seg6local with their SID's "
 		"mark."),
 	W(hq_truncated, "Header queue packets cut short by its copy range."),
+	W(oam_sent, "OAM copies and End.OP punts sent to oam-copy."),
+	W(oam_ratelimited, "OAM copies and punts owed but over oam-rate."),
+	W(oam_send_errors, "OAM copies and punts the oam-copy socket refused."),
 #undef W
 };
 

@@ -28,6 +28,7 @@
 #include "kend.h"
 #include "log.h"
 #include "nfq.h"
+#include "oamsock.h"
 #include "pkt_trace.h"
 #include "pktsock.h"
 #include "behavior_proxy.h"
@@ -99,6 +100,10 @@ struct worker {
 	const struct sid_stats *trace_st[NFQ_BATCH];
 	uint16_t trace_len[NFQ_BATCH];
 	uint8_t (*trace_snap)[PKT_TRACE_SNAP];	/* [NFQ_BATCH] */
+	/* RFC 9259 (src/srv6/oam.h): the batch's copies of O-flag packets
+	 * and End.OP's punts, and the socket they leave by. */
+	struct oam_ring *oam;
+	struct oamsock *oamsock;
 };
 
 struct engine {
@@ -553,6 +558,15 @@ static void worker_run_batch(struct worker *w, int n)
 	ctx->proxy_slots = g->proxy_slots;
 	ctx->proxy_nworkers = g->nworkers;
 	ctx->now_ns = now_ns();
+	ctx->oam = NULL;
+	if (g->cfg->oam.on) {	/* RFC 9259: the copies' timestamp */
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		w->oam->ts_ns = (uint64_t)ts.tv_sec * 1000000000ull +
+				(uint64_t)ts.tv_nsec;
+		ctx->oam = w->oam;
+	}
 	w->io.dev_ifindex = g->dev_tx_ifindex;	/* the worker's own copy */
 	for (int i = 0; i < n; i++) {
 		struct pkt *p = &w->pkts[i];
@@ -570,14 +584,27 @@ static void worker_run_batch(struct worker *w, int n)
 			w->trace_st[i] = p->st;
 		reinject_packet(g->cfg, g->rs, g->sid_rt, p, w->q, &w->io,
 				w->stats);
+		/* Bounced: copied when it comes back whole (RFC 9259). */
+		if (p->way.action == REINJECT_BOUNCE)
+			oam_ring_unwind(w->oam, p);
 	}
-	/* The results that go by a device first, in one sendmmsg(), each
+	/* The OAM copies first (a failed punt is a drop when counted),
+	 * then the results that go by a device, in one sendmmsg(), each
 	 * packet counted once its way is known, then the verdicts (the
 	 * originals' NF_DROP among them). */
+	oamsock_flush(w->oamsock, w->oam, &g->cfg->oam, w->stats);
 	reinject_flush(&w->io, w->stats);
 	nfq_verdict_flush(w->q, w->stats);
 	if (tracing)
 		worker_trace_batch(w, n);
+}
+
+/* The ring is full mid-batch (oam.h): send it. */
+static void worker_oam_full(struct oam_ring *ring, void *arg)
+{
+	struct worker *w = arg;
+
+	oamsock_flush(w->oamsock, ring, &w->ctx.cfg->oam, w->stats);
 }
 
 /* After a stop: give a verdict to everything already queued (bounded, in
@@ -673,6 +700,8 @@ static void engine_destroy(struct engine *e)
 		free(w->stats);
 		free(w->trace);
 		free(w->trace_snap);
+		oamsock_free(w->oamsock);
+		free(w->oam);
 	}
 	if (e->dev_open)
 		rtrules_reinject_dev_close(e->tun_name);
@@ -783,8 +812,10 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->stats = zalloc_lines(sizeof(*w->stats));
 	w->trace = pkt_trace_ring_new();
 	w->trace_snap = zalloc_lines(NFQ_BATCH * sizeof(*w->trace_snap));
+	w->oam = zalloc_lines(sizeof(*w->oam));	/* a reload may ask */
+	w->oamsock = oamsock_new();
 	if (!w->stats || !w->io.tx || (cfg->gso && !w->io.seg) || !w->trace ||
-	    !w->trace_snap) {
+	    !w->trace_snap || !w->oam || !w->oamsock) {
 		snprintf(err, errlen, "queue %u: out of memory", w->queue);
 		return -1;
 	}
@@ -796,6 +827,10 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->ctx.worker = i;
 	w->ctx.icmp_rl.last_ns = now_ns();
 	w->ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
+	w->ctx.oam_rl.last_ns = now_ns();
+	w->ctx.oam_rl.tokens_milli = (uint64_t)cfg->oam.burst * 1000;
+	w->oam->full = worker_oam_full;
+	w->oam->full_arg = w;
 	w->beat.ns = now_ns();
 	w->q = nfq_socket_open_flags(w->queue, e->maxlen,
 				     cfg->gso ? NFQ_OPEN_GSO : 0, err, errlen);

@@ -32,6 +32,7 @@ struct proc_srh {
 	struct srh_error err;
 };
 
+struct oam_ring;
 struct rtmirror;
 struct sid_runtime;
 struct proxy_slot;
@@ -71,6 +72,10 @@ struct proc_ctx {
 	struct proxy_slot *proxy_slots;
 	unsigned proxy_nworkers;
 	struct ratelimit icmp_rl;
+	/* RFC 9259 (oam.h): the worker's ring of copies while cfg has
+	 * `oam-copy`, else NULL (the O-flag is ignored); its bucket. */
+	struct oam_ring *oam;
+	struct ratelimit oam_rl;
 	uint64_t now_ns;		/* CLOCK_MONOTONIC at batch start */
 	struct proc_srh srh;
 };

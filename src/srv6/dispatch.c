@@ -6,6 +6,7 @@
 #include "behavior_proxy.h"
 #include "dispatch.h"
 #include "mobile.h"
+#include "oam.h"
 
 static behavior_fn *const dispatch_table[BHV__COUNT] = {
 	[BHV_END] = behavior_end,		/* RFC 8986 4.1 */
@@ -29,6 +30,7 @@ static behavior_fn *const dispatch_table[BHV__COUNT] = {
 	[BHV_END_AD] = behavior_proxy,
 	[BHV_END_AD4] = behavior_proxy,
 	[BHV_END_AM] = behavior_proxy,
+	[BHV_END_OP] = behavior_end_op,		/* RFC 9259 End.OP */
 };
 
 behavior_fn *dispatch_fn(enum behavior b)

@@ -13,6 +13,7 @@
 #include "kpolicy.h"
 #include "lpm.h"
 #include "mobile.h"
+#include "oam.h"
 #include "process.h"
 #include "rtmirror.h"
 #include "srv6.h"
@@ -85,6 +86,11 @@ static void sid_dispatch(struct proc_ctx *ctx, const struct sid *sid,
 	}
 	if (hmac_check(ctx, p, sid) < 0)	/* RFC 8754 2.1.2.1 */
 		return;
+	/* RFC 9259 2.1.1 S01.1: an O-flag packet's copy, as received, when
+	 * `oam-copy` permits (ctx->oam); End.OP punts it whole instead. */
+	if (ctx->oam && oam_flag_set(ctx, p) &&
+	    !behavior_desc(sid->behavior)->oam_punt)
+		oam_copy(ctx, sid, p, OAM_KIND_COPY);
 	run(ctx, sid, p);
 }
 

@@ -3,7 +3,7 @@
  * The configuration is parsed from text (config_parse_buffer()): a SID of
  * every behavior and flavor (End, End.X, End.T with PSP/USP/USD and
  * NEXT-C-SID; End.DX6/DX4/DT6/DT4/DT46/DX2; End.B6, End.B6.Encaps,
- * End.B6.Encaps.Red; RFC 9433's End.M.GTP6.D, End.M.GTP6.E and
+ * End.B6.Encaps.Red, End.OP; RFC 9433's End.M.GTP6.D, End.M.GTP6.E and
  * End.M.GTP4.E, with GTP-U inputs), HMAC keys (their secret file is written into a
  * temporary directory at start, mode 0600) on binding SIDs and policies
  * (and hmac-require, which makes every SID verify), and
@@ -12,7 +12,10 @@
  * without carrier and with addresses of both families; routes with MTU
  * metrics, a preferred source, a blackhole, another table), so the
  * encapsulation MTU check, the source selection of the outer header and
- * of ICMP errors, and the next-hop and table checks all run.
+ * of ICMP errors, and the next-hop and table checks all run.  `oam-copy`
+ * is on (RFC 9259): every O-flag packet at a SID is copied into the OAM
+ * ring, whose copies are checked and sent (oamsock_flush()) to a socket
+ * nobody reads, so that a failed End.OP punt becomes a drop too.
  *
  * The input's first byte picks how the rest is queued: bit 0 the IPv4
  * hook (else IPv6), bit 1 hmac-require, bits 2-3 the in-interface.  The
@@ -43,6 +46,8 @@
 #include "behavior_proxy.h"
 #include "config.h"
 #include "pkt.h"
+#include "oam.h"
+#include "oamsock.h"
 #include "process.h"
 #include "reinject.h"
 #include "rtmirror.h"
@@ -59,6 +64,9 @@ static const char conf_fmt[] =
 	"queue 0\n"
 	"icmp-rate 1000\n"
 	"icmp-burst 10\n"
+	"oam-copy unix /nonexistent/fuzz_packet-oam.sock\n"
+	"oam-copy-len 2048\n"
+	"oam-burst 10\n"
 	"hmac 7 sha256 secret-file %s\n"
 	"hmac 8 sha1 secret-file %s\n"
 	"sid fc00:1::1/128 action End\n"
@@ -90,6 +98,7 @@ static const char conf_fmt[] =
 	"sid fc00:6::c/128 action End.AD nh6 fc00:3::2 oif adj iif svc42\n"
 	"sid fc00:6::d/128 action End.AD nh4 10.0.0.1 oif adj iif svc43\n"
 	"sid fc00:6::e/128 action End.AM nh6 fc00:3::2 oif adj iif svc44\n"
+	"sid fc00:6::f/128 action End.OP\n"
 	"route 2001:db8:100::/48 encap seg6 mode encap segs fc00:1::1,fc00:6::3 hmac 8\n"
 	"route 2001:db8:200::/48 encap seg6 mode inline segs fc00:1::1,fc00:2::1 weight 2 segs fc00:4::1\n"
 	"route 2001:db8:300::/48 encap seg6 mode encap.red segs fc00:6::9\n"
@@ -108,6 +117,8 @@ static struct worker_stats ws;
 static struct sid_stats *sid_st, *pol_st;
 static struct proc_ctx ctx;
 static struct sid_runtime *sid_rt;
+static struct oam_ring oam_ring;
+static struct oamsock *oam_sock;
 static uint8_t nlbuf[4096];
 
 static void mirror_apply(struct nlmsghdr *nlh)
@@ -321,6 +332,10 @@ static void setup(void)
 	if (!ctx.proxy_slots)
 		abort();
 	ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
+	ctx.oam = &oam_ring;
+	oam_sock = oamsock_new();
+	if (!oam_sock)
+		abort();
 }
 
 /* Everything that counts one outcome of a packet. */
@@ -335,6 +350,34 @@ static uint64_t outcomes(void)
 	for (unsigned i = 0; i < cfg->npolicies; i++)
 		n += pol_st[i].packets;
 	return n;
+}
+
+/* The OAM ring after p: each copy a whole header and at most
+ * oam-copy-len bytes of a packet, a punt's only p (End.OP's); then sent
+ * to nobody: the ring empty, a punt failed. */
+static void oam_check(struct pkt *p)
+{
+	bool punted = false;
+
+	for (unsigned i = 0; i < oam_ring.n; i++) {
+		uint32_t len, cap;
+		const uint8_t *c = oam_ring_copy(&oam_ring, i, &len);
+
+		memcpy(&cap, c + 20, 4);
+		cap = ntohl(cap);
+		if (len < OAM_HDR_LEN || len > OAM_SLOT_SIZE ||
+		    cap != len - OAM_HDR_LEN || cap > cfg->oam.copy_len ||
+		    c[0] != OAM_HDR_VERSION ||
+		    (c[1] != OAM_KIND_COPY && c[1] != OAM_KIND_PUNT) ||
+		    (oam_ring.punt[i] && oam_ring.punt[i] != p))
+			abort();
+		punted |= oam_ring.punt[i] != NULL;
+	}
+	if (punted != (p->verdict == PKT_PUNT))
+		abort();
+	oamsock_flush(oam_sock, &oam_ring, &cfg->oam, &ws);
+	if (oam_ring.n || (punted && !p->way.failed))
+		abort();
 }
 
 /* reinject_decide() on the result: a valid action, and a valid reason
@@ -357,6 +400,7 @@ static void reinject_check(struct pkt *p)
 	case REINJECT_KERNEL_INNER:
 	case REINJECT_BOUNCE:
 	case REINJECT_DROP:
+	case REINJECT_PUNT:
 		return;
 	case REINJECT_DROP_REASON:
 		if ((unsigned)why < DROP__COUNT)
@@ -396,7 +440,7 @@ static void run_one(const uint8_t *data, size_t size, uint8_t how)
 	    p.len > (size_t)(p.end - p.data))
 		abort();
 	if (p.verdict != PKT_ACCEPT && p.verdict != PKT_NEW_BYTES &&
-	    p.verdict != PKT_DROP)
+	    p.verdict != PKT_DROP && p.verdict != PKT_PUNT)
 		abort();
 	if (p.set_mark && p.verdict != PKT_NEW_BYTES)
 		abort();
@@ -416,6 +460,7 @@ static void run_one(const uint8_t *data, size_t size, uint8_t how)
 	if (n < 1 || n > PROC_SID_CHAIN_MAX + 2)
 		abort();
 	reinject_check(&p);
+	oam_check(&p);
 	free(slot);
 }
 
