@@ -77,6 +77,7 @@ static const char conf_fmt[] =
 	"route 2001:db8:100::/48 encap seg6 mode encap segs fc00:9::1,fc00:9::2\n"
 	/* RFC 9433 (src/srv6/mobile.h) */
 	"sid fc00:20::/64 action End.M.GTP6.D mob-prefix fc00:21::/64 srh segs fc00:9::1\n"
+	"sid fc00:24::/64 action End.M.GTP6.Di mob-prefix fc00:21::/64 srh segs fc00:9::1\n"
 	"sid fc00:22::/64 action End.M.GTP6.E\n"
 	"sid fc00:23::/32 action End.M.GTP4.E v4src-position 64\n"
 	/* SR proxies: px41 is ifindex 41 ... (setup()) */
@@ -294,6 +295,11 @@ static size_t b_gtp6_d(uint8_t *b)
 	return gtpu6(b, "fc00:20::1", inner6);
 }
 
+static size_t b_gtp6_di(uint8_t *b)
+{
+	return gtpu6(b, "fc00:24::1", inner6);
+}
+
 /* SRH (the gNB fc00:9::1), SL 1, to the SID with QFI 5, R, TEID
  * bbbbbbbb: End.M.GTP6.E's input. */
 static size_t b_gtp6_e(uint8_t *b)
@@ -384,6 +390,8 @@ static struct row rows[] = {
 	  PKT_NEW_BYTES },
 	{ "H.Encaps (route)", b_h_encaps, ETH_P_IPV6, NULL, PKT_NEW_BYTES },
 	{ "End.M.GTP6.D", b_gtp6_d, ETH_P_IPV6, "fc00:20::", PKT_NEW_BYTES },
+	{ "End.M.GTP6.Di", b_gtp6_di, ETH_P_IPV6, "fc00:24::",
+	  PKT_NEW_BYTES },
 	{ "End.M.GTP6.E", b_gtp6_e, ETH_P_IPV6, "fc00:22::", PKT_NEW_BYTES },
 	{ "End.M.GTP4.E", b_gtp4_e, ETH_P_IPV6, "fc00:23::", PKT_NEW_BYTES },
 	{ "End.AS to service", b_as, ETH_P_IPV6, "fc00:a1::1", PKT_NEW_BYTES },

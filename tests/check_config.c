@@ -1563,13 +1563,14 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nsid fc00::1 action\n",
 	    "t.conf:2: sid: 'action' needs a behavior (End, End.X, End.T, "
 	    "End.DX6, End.DX4, End.DT6, End.DT4, End.DT46, End.DX2, End.B6, "
-	    "End.B6.Encaps, End.B6.Encaps.Red, End.M.GTP6.D, End.M.GTP6.E, "
-	    "End.M.GTP4.E, End.AS, End.AD, End.AM or End.OP)");
+	    "End.B6.Encaps, End.B6.Encaps.Red, End.M.GTP6.D, End.M.GTP6.Di, "
+	    "End.M.GTP6.E, End.M.GTP4.E, End.AS, End.AD, End.AM or End.OP)");
 	BAD("queue 0\nsid fc00::1 action End.DT2U\n",
 	    "t.conf:2: sid: unknown behavior 'End.DT2U' (expected End, End.X, "
 	    "End.T, End.DX6, End.DX4, End.DT6, End.DT4, End.DT46, End.DX2, "
 	    "End.B6, End.B6.Encaps, End.B6.Encaps.Red, End.M.GTP6.D, "
-	    "End.M.GTP6.E, End.M.GTP4.E, End.AS, End.AD, End.AM or End.OP)");
+	    "End.M.GTP6.Di, End.M.GTP6.E, End.M.GTP4.E, End.AS, End.AD, End.AM "
+	    "or End.OP)");
 	BAD("queue 0\nsid fc00::1 action End flavors\n",
 	    "t.conf:2: sid: 'flavors' needs an argument (a list like psp,usd)");
 	BAD("queue 0\nsid fc00::1 action End.X nh6\n",

@@ -1,5 +1,6 @@
 /* check_mobile.c - RFC 9433's mobile user plane (src/srv6/mobile.h) byte
- * for byte: End.M.GTP6.D (6.3), End.M.GTP6.E (6.5), End.M.GTP4.E (6.6),
+ * for byte: End.M.GTP6.D (6.3), End.M.GTP6.Di (6.4), End.M.GTP6.E (6.5),
+ * End.M.GTP4.E (6.6),
  * Args.Mob.Session (6.1), and malformed or non-G-PDU GTP-U as counted
  * drops.
  *
@@ -8,7 +9,10 @@
  * VPP's test/test_srv6_mobile.py: the outputs VPP's test checks (SRH[0]
  * d4::c800:0 after End.M.GTP6.D; DA a1::1, the source kept and TEID
  * bbbbbbbb after End.M.GTP6.E; IPv4 DA, SA and TEID after End.M.GTP4.E)
- * are in them, whole.
+ * are in them, whole.  VPP's test has no End.M.GTP6.Di case: its
+ * GTP6DI_OUT is what VPP's node (srv6_end_m_gtp6_d_di) makes of
+ * GTP6D_IN: Segment List[0] the original DA 2001::1, [1] B d4::c800:0,
+ * then the policy, Segments Left 3, the gNB's source kept.
  */
 #include <arpa/inet.h>
 #include <check.h>
@@ -48,6 +52,14 @@ static const char GTP6D_QFI_OUT[] =
 	"00d3000000000000000000000000000000d20000000000000000000000000000"
 	"4500002500070000211185af0a0800010a09000103e800170011c26f73727636"
 	"642d677470";
+
+static const char GTP6DI_OUT[] =
+	"6000000000812b402002000000000000000000000000000100d2000000000000"
+	"0000000000000000290804030300000020010000000000000000000000000001"
+	"00d400000000000000000000c800000000d30000000000000000000000000000"
+	"00d200000000000000000000000000006000000000111140000b000000000000"
+	"0000000000000001000a000000000000000000000000000103e800170011d66b"
+	"73727636642d677470";
 
 static const char GTP6D_ECHO[] =
 	"600000000014113c200200000000000000000000000000012001000000000000"
@@ -165,6 +177,17 @@ static const struct sid *gtp6d(void)
 	return s;
 }
 
+/* sid 2001::/64 action End.M.GTP6.Di mob-prefix d4::/64 srh segs d2::,d3::
+ * (RFC 9433 6.4): the same list, then the slot for S, :: (config.c). */
+static const struct sid *gtp6di(void)
+{
+	struct sid *s = (struct sid *)gtp6d();
+
+	s->behavior = BHV_END_M_GTP6_DI;
+	memset(&pol.sl.segs[pol.sl.nsegs++], 0, sizeof(struct in6_addr));
+	return s;
+}
+
 static struct pkt *load(const char *hex)
 {
 	static uint8_t buf[2048];
@@ -178,6 +201,9 @@ static void run(const struct sid *s, struct pkt *p)
 	switch (s->behavior) {
 	case BHV_END_M_GTP6_D:
 		behavior_end_m_gtp6_d(&ctx, s, p);
+		break;
+	case BHV_END_M_GTP6_DI:
+		behavior_end_m_gtp6_di(&ctx, s, p);
 		break;
 	case BHV_END_M_GTP6_E:
 		behavior_end_m_gtp6_e(&ctx, s, p);
@@ -439,6 +465,80 @@ START_TEST(test_gtp6d_not_gtpu)
 }
 END_TEST
 
+/* ---- RFC 9433 6.4 End.M.GTP6.Di ------------------------------------------ */
+
+START_TEST(test_gtp6di_vpp)
+{
+	expect_out(gtp6di(), GTP6D_IN, GTP6DI_OUT);
+}
+END_TEST
+
+/* Drop-in's point: d2:: and d3:: (End) bring it to B with Segments Left
+ * 1, where End.M.GTP6.E (6.5) makes the very GTP-U packet the gNB sent
+ * (to the UPF 2001::1, from 2002::1, TEID 200, the UDP checksum
+ * scapy's), but for the hop limit: the outer header's, the T-PDU's 64,
+ * for the gNB's 60. */
+START_TEST(test_gtp6di_round_trip)
+{
+	uint8_t want[256];
+	size_t wlen = hex2bin(GTP6D_IN, want, sizeof(want));
+	struct pkt *p = load(GTP6D_IN);
+	static uint8_t mid[256];
+	uint32_t len;
+
+	run(gtp6di(), p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	len = p->len;
+	memcpy(mid, p->data, len);
+	mid[43] = 1;				/* after End at d2::, d3:: */
+	memcpy(mid + 24, mid + 48 + 16, 16);	/* DA: B, SRH[1] */
+	setup();
+	p = test_pkt(&slot, mid, len, ETH_P_IPV6);
+	run(mksid(BHV_END_M_GTP6_E, "d4::", 64), p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	want[7] = 64;
+	ck_assert_bytes(p->data, p->len, want, wlen);
+}
+END_TEST
+
+/* One segment, B alone: B, then S; Segments Left 1, the DA B with the
+ * session too. */
+START_TEST(test_gtp6di_one_segment)
+{
+	const struct sid *s = gtp6di();
+	struct in6_addr da;
+	struct pkt *p;
+
+	pol.sl.nsegs = 2;
+	inet_pton(AF_INET6, "d4::", &pol.sl.segs[0]);
+	memset(&pol.sl.segs[1], 0, sizeof(pol.sl.segs[1]));
+	p = load(GTP6D_IN);
+	run(s, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_uint_eq(p->data[40 + 3], 1);		/* SL 1 */
+	ck_assert_uint_eq(p->data[40 + 4], 1);		/* last entry 1 */
+	inet_pton(AF_INET6, "2001::1", &da);
+	ck_assert_mem_eq(p->data + 48, &da, 16);	/* SRH[0]: S */
+	ck_assert_mem_eq(p->data + 24, p->data + 64, 16);
+	ck_assert_uint_eq(p->data[24 + 12], 200);
+	inet_pton(AF_INET6, "2002::1", &da);
+	ck_assert_mem_eq(p->data + 8, &da, 16);	/* the gNB's source */
+}
+END_TEST
+
+/* The drops are End.M.GTP6.D's: an Echo Request, a malformed header. */
+START_TEST(test_gtp6di_drops)
+{
+	struct pkt *p;
+
+	expect_drop(gtp6di(), load(GTP6D_ECHO), DROP_GTPU_MESSAGE);
+	setup();
+	p = load(GTP6D_IN);
+	p->data[48] = 0x50;		/* GTP version 2 */
+	expect_drop(gtp6di(), p, DROP_GTPU_MALFORMED);
+}
+END_TEST
+
 /* ---- RFC 9433 6.5 End.M.GTP6.E ------------------------------------------- */
 
 static const struct sid *gtp6e(void)
@@ -608,6 +708,37 @@ START_TEST(test_config_gtp6d)
 }
 END_TEST
 
+/* The config's End.M.GTP6.Di: the list, B, then the slot; srv6_process()
+ * makes GTP6DI_OUT. */
+START_TEST(test_config_gtp6di)
+{
+	struct config *c = parse("sid 2001::/64 action End.M.GTP6.Di "
+				 "mob-prefix d4::/64 srh segs d2::,d3::\n"
+				 "encap-source a1::1\n");
+	static const struct in6_addr any;
+	struct sid_stats cs[1];
+	uint8_t want[256];
+	size_t wlen = hex2bin(GTP6DI_OUT, want, sizeof(want));
+	struct pkt *p;
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(c->sids[0].behavior, BHV_END_M_GTP6_DI);
+	ck_assert_uint_eq(c->sids[0].mob_plen, 64);
+	ck_assert_ptr_nonnull(c->sids[0].policy);
+	ck_assert_uint_eq(c->sids[0].policy->sl.nsegs, 4);
+	ck_assert_mem_eq(&c->sids[0].policy->sl.segs[3], &any, 16);
+	memset(cs, 0, sizeof(cs));
+	ctx.cfg = c;
+	ctx.sid_stats = cs;
+	p = load(GTP6D_IN);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_bytes(p->data, p->len, want, wlen);
+	ck_assert_uint_eq(cs[0].packets, 1);
+	config_free(c);
+}
+END_TEST
+
 START_TEST(test_config_errors)
 {
 	static const char *const bad[] = {
@@ -615,6 +746,13 @@ START_TEST(test_config_errors)
 		"sid 2001::/64 action End.M.GTP6.D mob-prefix d4::/96\n",
 		"sid 2001::/64 action End.M.GTP6.D mob-prefix d4::/64 "
 		"srh segs d2:: hmac 7\n",
+		"sid 2001::/64 action End.M.GTP6.Di srh segs d2::\n",
+		"sid 2001::/64 action End.M.GTP6.Di mob-prefix d4::/64 "
+		"srh segs d2:: hmac 7\n",
+		/* 15 segments, B and S: 17 */
+		"sid 2001::/64 action End.M.GTP6.Di mob-prefix d4::/64 srh segs "
+		"d1::,d2::,d3::,d4::,d5::,d6::,d7::,d8::,d9::,da::,db::,dc::,"
+		"dd::,de::,df::\n",
 		"sid aaaa::/96 action End.M.GTP6.E\n",
 		"sid aaaa::/64 action End.M.GTP4.E v4src-position 64\n",
 		"sid aaaa::/32 action End.M.GTP4.E\n",
@@ -757,6 +895,10 @@ static Suite *mobile_suite(void)
 	tcase_add_test(tc, test_gtp6d_ext_zero_length);
 	tcase_add_test(tc, test_gtp6d_bad_tpdu);
 	tcase_add_test(tc, test_gtp6d_not_gtpu);
+	tcase_add_test(tc, test_gtp6di_vpp);
+	tcase_add_test(tc, test_gtp6di_round_trip);
+	tcase_add_test(tc, test_gtp6di_one_segment);
+	tcase_add_test(tc, test_gtp6di_drops);
 	tcase_add_test(tc, test_gtp6e_vpp);
 	tcase_add_test(tc, test_gtp6e_qfi_rqi_ipv4);
 	tcase_add_test(tc, test_gtp6e_checksum_paths);
@@ -769,6 +911,7 @@ static Suite *mobile_suite(void)
 	tcase_add_test(tc, test_gtp4d_drops);
 	tcase_add_test(tc, test_gtp4d_config_errors);
 	tcase_add_test(tc, test_config_gtp6d);
+	tcase_add_test(tc, test_config_gtp6di);
 	tcase_add_test(tc, test_config_errors);
 	suite_add_tcase(s, tc);
 	return s;

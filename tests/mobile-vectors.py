@@ -4,7 +4,7 @@ scapy's GTP-U layer (scapy.contrib.gtp), independently of srv6d.
 
 The inputs are those of VPP's test/test_srv6_mobile.py (FDio/vpp): the
 same addresses, TEIDs and inner packets; the outputs are what RFC 9433's
-pseudocode makes of them (6.3, 6.5, 6.6), with the choices srv6d.conf(5)
+pseudocode makes of them (6.3, 6.4, 6.5, 6.6), with the choices srv6d.conf(5)
 states: UDP source port 2152, a PDU Session Container (downlink) only
 for a QFI or R, the outer IPv6 header of End.M.GTP6.D as the headend's
 (inner traffic class, flow label and hop limit; 64 over IPv4), and
@@ -43,6 +43,12 @@ h("GTP6D_QFI_IN", gnb / GTP /
 h("GTP6D_QFI_OUT", IPv6(src="a1::1", dst="d2::", hlim=64) /
   IPv6ExtHdrSegmentRouting(addresses=["d4::2412:3456:7800:0", "d3::", "d2::"],
                            segleft=2, lastentry=2, nh=4) / INNER4)
+# ---- End.M.GTP6.Di (6.4, drop-in): the same SID, mob-prefix and policy;
+# VPP's node srv6_end_m_gtp6_d_di (no test of its own): Segment List[0]
+# the original DA, [1] B, then the policy, the gNB's source kept.
+h("GTP6DI_OUT", IPv6(src="2002::1", dst="d2::", hlim=64) /
+  IPv6ExtHdrSegmentRouting(addresses=["2001::1", "d4::c800:0", "d3::", "d2::"],
+                           segleft=3, lastentry=3, nh=41) / INNER6)
 # a GTP-U Echo Request to the SID
 h("GTP6D_ECHO", gnb / GTP / GTP_U_Header(gtp_type=1, teid=0, S=1, seq=9))
 

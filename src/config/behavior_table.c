@@ -152,6 +152,15 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 		.binding = true,	/* its policy: srh segs ... */
 		.bsid_mode = ENCAP_MODE_ENCAP,
 	},
+	[BHV_END_M_GTP6_DI] = {		/* RFC 9433 6.4 */
+		.name = "End.M.GTP6.Di",
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.unmarked = true,
+		.no_route = BHV_NOROUTE_KERNEL,
+		.binding = true,	/* its policy: srh segs ... */
+		.bsid_mode = ENCAP_MODE_ENCAP,
+	},
 	[BHV_END_M_GTP6_E] = {		/* RFC 9433 6.5 */
 		.name = "End.M.GTP6.E",
 		.decap = BHV_DECAP_NONE,

@@ -29,6 +29,7 @@ enum behavior {
 	BHV_END_B6_ENCAPS,	/* 4.13 */
 	BHV_END_B6_ENCAPS_RED,	/* 4.14 */
 	BHV_END_M_GTP6_D,	/* RFC 9433 6.3 (src/srv6/mobile.h) */
+	BHV_END_M_GTP6_DI,	/* RFC 9433 6.4 (drop-in mode) */
 	BHV_END_M_GTP6_E,	/* RFC 9433 6.5 */
 	BHV_END_M_GTP4_E,	/* RFC 9433 6.6 */
 	/* SR proxies (draft-ietf-spring-sr-service-programming-10 6):

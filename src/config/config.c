@@ -1206,8 +1206,10 @@ static int sid_mob_prefix(struct parser *p, struct sid *s, int *argc,
 }
 
 /* End.M.GTP6.D's policy: `[srh segs S1,S2 ...]` as a binding SID's, with
- * B last in each list (alone without `srh`).  No HMAC: the last segment
- * changes per packet, after any signature. */
+ * B last in each list (alone without `srh`).  End.M.GTP6.Di's (RFC 9433
+ * 6.4): then a slot, ::, that becomes the packet's own destination S
+ * (mobile.c).  No HMAC: the last segments change per packet, after any
+ * signature. */
 static int sid_gtp6d_policy(struct parser *p, struct sid *s, int argc,
 			    char **argv)
 {
@@ -1236,12 +1238,22 @@ static int sid_gtp6d_policy(struct parser *p, struct sid *s, int argc,
 		return -1;
 	}
 	for (unsigned l = 0; l < pol->nlists; l++) {
-		if (pol->lists[l].nsegs == SRV6_MAX_SEGS) {
-			error(p, "sid: too many segments with mob-prefix (at "
-			      "most %d)", SRV6_MAX_SEGS);
+		unsigned add = s->behavior == BHV_END_M_GTP6_DI ? 2 : 1;
+
+		if (pol->lists[l].nsegs + add > SRV6_MAX_SEGS) {
+			if (add == 2)
+				error(p, "sid: too many segments with "
+				      "mob-prefix (at most %d in srh segs: B "
+				      "and S follow)", SRV6_MAX_SEGS - add);
+			else
+				error(p, "sid: too many segments with "
+				      "mob-prefix (at most %d)", SRV6_MAX_SEGS);
 			return -1;
 		}
 		pol->lists[l].segs[pol->lists[l].nsegs++] = b;
+		if (add == 2)		/* S, per packet */
+			memset(&pol->lists[l].segs[pol->lists[l].nsegs++], 0,
+			       sizeof(struct in6_addr));
 	}
 	return 0;
 }
@@ -1320,7 +1332,8 @@ static int sid_proxy(struct parser *p, struct sid *s, const bool *has)
 /* sid PREFIX action BEHAVIOR [flavors LIST] [lblen N] [nflen N]
  *     [nh6 ADDRESS] [nh4 ADDRESS] [oif IFNAME] [table N] [vrftable N]
  * sid PREFIX action End.B6[.Encaps[.Red]] srh segs A,B ...
- * sid PREFIX action End.M.GTP6.D mob-prefix B/LEN [srh segs A,B ...] */
+ * sid PREFIX action End.M.GTP6.D mob-prefix B/LEN [srh segs A,B ...]
+ * sid PREFIX action End.M.GTP6.Di mob-prefix B/LEN [srh segs A,B ...] */
 static int parse_sid(struct parser *p, int argc, char **argv)
 {
 	struct sid s = { .line = p->line };
@@ -1357,7 +1370,8 @@ static int parse_sid(struct parser *p, int argc, char **argv)
 		      behavior_list(list, sizeof(list), BEHAVIORS_ALL, " or "));
 		return -1;
 	}
-	if (s.behavior == BHV_END_M_GTP6_D) {
+	if (s.behavior == BHV_END_M_GTP6_D ||
+	    s.behavior == BHV_END_M_GTP6_DI) {
 		if (rc < 0 || sid_gtp6d_policy(p, &s, argc, argv) < 0)
 			return -1;
 		return add_sid(p, &s);

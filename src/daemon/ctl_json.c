@@ -248,7 +248,8 @@ static void sid_attrs_fill(json_t *o, const struct config *cfg,
 		jset(o, "lblen", jcount(s->lblen), ok);
 		jset(o, "nflen", jcount(s->nflen), ok);
 	}
-	if (s->behavior == BHV_END_M_GTP6_D)	/* RFC 9433 (mobile.h) */
+	if (s->behavior == BHV_END_M_GTP6_D ||	/* RFC 9433 (mobile.h) */
+	    s->behavior == BHV_END_M_GTP6_DI)
 		jset(o, "mob_plen", jcount(s->mob_plen), ok);
 	if (s->behavior == BHV_END_M_GTP4_E)
 		jset(o, "v4src_position", jcount(s->v4src_pos), ok);

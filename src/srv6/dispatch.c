@@ -22,6 +22,7 @@ static behavior_fn *const dispatch_table[BHV__COUNT] = {
 	[BHV_END_B6_ENCAPS] = behavior_end_b6_encaps,		/* 4.13 */
 	[BHV_END_B6_ENCAPS_RED] = behavior_end_b6_encaps_red,	/* 4.14 */
 	[BHV_END_M_GTP6_D] = behavior_end_m_gtp6_d,	/* RFC 9433 6.3 */
+	[BHV_END_M_GTP6_DI] = behavior_end_m_gtp6_di,	/* RFC 9433 6.4 */
 	[BHV_END_M_GTP6_E] = behavior_end_m_gtp6_e,	/* RFC 9433 6.5 */
 	[BHV_END_M_GTP4_E] = behavior_end_m_gtp4_e,	/* RFC 9433 6.6 */
 	/* draft-ietf-spring-sr-service-programming-10 6.1, 6.2, 6.4 */

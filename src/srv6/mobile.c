@@ -430,7 +430,7 @@ static uint8_t *gtpu_push(struct pkt *p, const struct mob_session *ms,
 	return h;
 }
 
-/* ---- RFC 9433 6.3 End.M.GTP6.D ------------------------------------------- */
+/* ---- RFC 9433 6.3 End.M.GTP6.D, 6.4 End.M.GTP6.Di ------------------------ */
 
 /* The G-PDU at the UDP header at off: its T-PDU's offset in *tpdu and
  * the session in *ms.  Returns 0, or -1 once p has been dropped
@@ -464,27 +464,44 @@ static bool is_gtpu(const struct pkt *p, uint8_t nh, uint32_t off)
 	       get16(p->data + off + 2) == GTPU_PORT;
 }
 
-/* S03's SID B: Args.Mob.Session into the policy's last segment (SRH[0]),
- * and into the DA when that is B (a one-segment list). */
+/* S03's SID B: Args.Mob.Session into the policy's segment B, the last
+ * of its list (SRH[0]), and into the DA when that is B (a one-segment
+ * list).  Drop-in mode (di, RFC 9433 6.4): the config's list ends with a
+ * slot after B (B is SRH[1]); the slot becomes S, the packet's original
+ * destination (the UPF's address), and the outer source the packet's
+ * original one (the gNB's, A), so that End.M.GTP6.E at B (6.5: Segments
+ * Left 1, the destination SRH[0], the source kept) restores the GTP-U
+ * packet the gNB sent. */
 static void gtp6d_args(const struct sid *sid, struct pkt *p,
-		       const struct mob_session *ms)
+		       const struct mob_session *ms,
+		       const struct in6_addr *di_da,
+		       const struct in6_addr *di_sa)
 {
 	const struct srh *srh = (const struct srh *)(p->data + IPV6_HDR_LEN);
+	uint8_t *seg = p->data + IPV6_HDR_LEN + SRH_FIXED_LEN;
+	unsigned b = di_da ? 1 : 0;	/* B's index in the segment list */
 
 	if (p->data[IP6_NH_OFF] != IPPROTO_SRH)
 		return;			/* (the config's policy has one) */
-	mob_session_write(p->data + IPV6_HDR_LEN + SRH_FIXED_LEN,
-			  sid->mob_plen, ms);
-	if (srh->segments_left == 0)
+	if (di_da) {					/* 6.4 S02, S05 */
+		memcpy(seg, di_da, sizeof(*di_da));
+		memcpy(p->data + IP6_SRC_OFF, di_sa, sizeof(*di_sa));
+	}
+	if (b <= srh->last_entry)
+		mob_session_write(seg + 16 * b, sid->mob_plen, ms);
+	if (srh->segments_left == b)
 		mob_session_write(p->data + IP6_DST_OFF, sid->mob_plen, ms);
 }
 
-void behavior_end_m_gtp6_d(struct proc_ctx *ctx, const struct sid *sid,
-			   struct pkt *p)
+/* End.M.GTP6.D (6.3) and, di, End.M.GTP6.Di (6.4): one path, their S-lines
+ * the same but for 6.4's S02 (keep S) and S05 (the source A). */
+static void gtp6_decap(struct proc_ctx *ctx, const struct sid *sid,
+		       struct pkt *p, bool di)
 {
 	struct sid_stats *st = behavior_stats(ctx, sid);
 	struct headend_plan plan;
 	struct mob_session ms;
+	struct in6_addr da, sa;
 	struct srh_info si;
 	uint16_t hook;
 	uint32_t off, tpdu;
@@ -506,18 +523,33 @@ void behavior_end_m_gtp6_d(struct proc_ctx *ctx, const struct sid *sid,
 		proc_drop(ctx, p, st, DROP_FAMILY);
 		return;
 	}
-	pkt_pull(p, tpdu);				/* S02 */
+	memcpy(&da, p->data + IP6_DST_OFF, sizeof(da));	/* 6.4 S02 */
+	memcpy(&sa, p->data + IP6_SRC_OFF, sizeof(sa));
+	pkt_pull(p, tpdu);				/* S02 (6.4 S03) */
 	/* The headend encapsulates by the family of what it is given. */
 	hook = p->hw_proto;
 	p->hw_proto = nh == IPPROTO_IPIP ? ETH_P_IP : ETH_P_IPV6;
 	if (headend_prepare(ctx, sid->policy, p, st, true, &plan) == 0) {
 		headend_finish(ctx, &plan, p);		/* S03-S07 */
 		if (p->verdict == PKT_NEW_BYTES && p->outcome == PKT_OUT_OK) {
-			gtp6d_args(sid, p, &ms);
+			gtp6d_args(sid, p, &ms, di ? &da : NULL,
+				   di ? &sa : NULL);
 			pkt_facts_reset(p);	/* no kernel route makes it */
 		}
 	}
 	p->hw_proto = hook;
+}
+
+void behavior_end_m_gtp6_d(struct proc_ctx *ctx, const struct sid *sid,
+			   struct pkt *p)
+{
+	gtp6_decap(ctx, sid, p, false);
+}
+
+void behavior_end_m_gtp6_di(struct proc_ctx *ctx, const struct sid *sid,
+			    struct pkt *p)
+{
+	gtp6_decap(ctx, sid, p, true);
 }
 
 /* ---- RFC 9433 6.5 End.M.GTP6.E ------------------------------------------- */

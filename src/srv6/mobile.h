@@ -4,6 +4,11 @@
  *   End.M.GTP6.D  (6.3)  IPv6/UDP/GTP-U to the SID -> SRv6: the inner
  *                        packet under the SID's policy, its last segment
  *                        B carrying Args.Mob.Session (TEID, QFI, R).
+ *   End.M.GTP6.Di (6.4)  the same in drop-in mode: the original IPv6
+ *                        destination S (the UPF's) kept as the last
+ *                        segment after B, the original source (the
+ *                        gNB's) kept, for End.M.GTP6.E to restore the
+ *                        GTP-U packet the gNB sent.
  *   End.M.GTP6.E  (6.5)  SRv6 (SL 1, SRH[0] the gNB) -> IPv6/UDP/GTP-U,
  *                        TEID and QFI from the SID's Args.Mob.Session.
  *   End.M.GTP4.E  (6.6)  SRv6 -> IPv4/UDP/GTP-U, the IPv4 DA and
@@ -92,9 +97,11 @@ void addr_bits32_write(uint8_t *a, unsigned pos, uint32_t v);
 void headend_m_gtp4_d(struct proc_ctx *ctx, const struct policy *pol,
 		      struct sid_stats *st, struct pkt *p);
 
-/* RFC 9433 6.3, 6.5, 6.6: the behaviors (dispatch.h). */
+/* RFC 9433 6.3, 6.4, 6.5, 6.6: the behaviors (dispatch.h). */
 void behavior_end_m_gtp6_d(struct proc_ctx *ctx, const struct sid *sid,
 			   struct pkt *p);
+void behavior_end_m_gtp6_di(struct proc_ctx *ctx, const struct sid *sid,
+			    struct pkt *p);
 void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 			   struct pkt *p);
 void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,

@@ -3,8 +3,8 @@
  * The configuration is parsed from text (config_parse_buffer()): a SID of
  * every behavior and flavor (End, End.X, End.T with PSP/USP/USD and
  * NEXT-C-SID; End.DX6/DX4/DT6/DT4/DT46/DX2; End.B6, End.B6.Encaps,
- * End.B6.Encaps.Red, End.OP; RFC 9433's End.M.GTP6.D, End.M.GTP6.E and
- * End.M.GTP4.E, with GTP-U inputs), HMAC keys (their secret file is written into a
+ * End.B6.Encaps.Red, End.OP; RFC 9433's End.M.GTP6.D, End.M.GTP6.Di,
+ * End.M.GTP6.E and End.M.GTP4.E, with GTP-U inputs), HMAC keys (their secret file is written into a
  * temporary directory at start, mode 0600) on binding SIDs and policies
  * (and hmac-require, which makes every SID verify), and
  * steering policies of every mode with weighted segment lists.  ctx has a
@@ -91,6 +91,7 @@ static const char conf_fmt[] =
 	"sid fc00:6::8/128 action End.B6.Encaps srh segs fc00:6::7,fc00:1::1 weight 3 segs fc00:4::1 weight 1 hmac 7\n"
 	"sid fc00:6::9/128 action End.B6.Encaps.Red srh segs fc00:6::8\n"
 	"sid fc00:20::/64 action End.M.GTP6.D mob-prefix fc00:21::/64 srh segs fc00:1::1 weight 2 segs fc00:6::9\n"
+	"sid fc00:26::/64 action End.M.GTP6.Di mob-prefix fc00:22::/64 srh segs fc00:1::1 weight 2 segs fc00:6::9\n"
 	"sid fc00:22::/64 action End.M.GTP6.E\n"
 	"sid fc00:23::/32 action End.M.GTP4.E v4src-position 64\n"
 	"sid fc00:6::a/128 action End.AS nh6 fc00:3::2 oif adj iif svc40 source fc00:6::a segs fc00:1::1,fc00:6::1\n"

@@ -5,6 +5,8 @@
 # core toward the UPF, sink2 the gNB reached by GTP-U:
 #   uplink   gNB -> IPv6/UDP/GTP-U -> End.M.GTP6.D -> SRv6 (s1), two
 #            sessions kept apart by TEID in Segment List[0], and a QFI;
+#            End.M.GTP6.Di (drop-in): the UPF's address kept in Segment
+#            List[0], B in [1], the gNB's source kept;
 #   downlink SRv6 -> End.M.GTP6.E -> IPv6/UDP/GTP-U to the gNB (s2), and
 #            SRv6 -> End.M.GTP4.E -> IPv4/UDP/GTP-U (s2) through srv6d's
 #            reinjection device;
@@ -25,6 +27,7 @@ cat >"$TMPD/srv6d.conf" <<EOF2
 queue 0
 encap-source fc00:1::2
 sid fc00:100:d::/64 action End.M.GTP6.D mob-prefix fc00:9:e::/64 srh segs fc00:9::c1
+sid fc00:100:1d::/64 action End.M.GTP6.Di mob-prefix fc00:9:e::/64 srh segs fc00:9::c1
 sid fc00:100:e::/64 action End.M.GTP6.E
 sid fc00:104::/32 action End.M.GTP4.E v4src-position 64
 route 10.9.5.0/24 encap gtp4 mob-prefix fc00:9:4d::/48 src-prefix fc00:9:5::/64 segs fc00:9::c1
@@ -73,6 +76,12 @@ if case == "6d":		# RFC 9433 6.3, IPv6 T-PDU
     o = IPv6(src="fc00:1::2", dst="fc00:9::c1", hlim=49) / \
         SRH(addresses=[b(0, teid), "fc00:9::c1"], segleft=1, lastentry=1,
             nh=41) / ue6
+elif case == "6di":		# RFC 9433 6.4: S (the UPF's) kept, source kept
+    i = IPv6(src="fc00:1::1", dst="fc00:100:1d::1") / G / \
+        GTP_U_Header(gtp_type=255, teid=teid) / ue6
+    o = IPv6(src="fc00:1::1", dst="fc00:9::c1", hlim=49) / \
+        SRH(addresses=["fc00:100:1d::1", b(0, teid), "fc00:9::c1"],
+            segleft=2, lastentry=2, nh=41) / ue6
 elif case == "6d-qfi":		# uplink container QFI 9, IPv4 T-PDU
     i = IPv6(src="fc00:1::1", dst="fc00:100:d::1") / G / \
         GTP_U_Header(gtp_type=255, teid=teid, next_ex=0x85) / \
@@ -137,6 +146,10 @@ case_gtp "End.M.GTP6.D: TEID 0x200, another session: its own SID B" \
 	6d up2 s1 0x200
 case_gtp "End.M.GTP6.D: PDU Session Container QFI 9, IPv4 T-PDU: QFI in Args.Mob.Session, next header 4" \
 	6d-qfi upq s1 0xabcdef12
+case_gtp "End.M.GTP6.Di: G-PDU TEID 0x100 -> SRH (fc00:100:1d::1, fc00:9:e::100:0:0, c1) SL 2 from the gNB's source" \
+	6di updi1 s1 0x100
+case_gtp "End.M.GTP6.Di: TEID 0x200, another session: its own B, the same S" \
+	6di updi2 s1 0x200
 case_gtp "End.M.GTP6.E: SL 1 -> IPv6/UDP/GTP-U to SRH[0], TEID and QFI 5 + RQI from the SID, source kept, UDP checksum" \
 	6e dn1 s2 0x100
 case_gtp "End.M.GTP6.E: TEID 0x200 from another SID argument" \
@@ -161,6 +174,8 @@ expect_eq "End.M.GTP6.D counted 2 gtpu_malformed" \
 	"$(ctl_get "drop(sid('$D'), 'gtpu_malformed')")" 2
 expect_eq "End.M.GTP6.D counted 1 gtpu_message (Echo Request)" \
 	"$(ctl_get "drop(sid('$D'), 'gtpu_message')")" 1
+expect_eq "End.M.GTP6.Di counted 2 G-PDUs" \
+	"$(ctl_get "sid('fc00:100:1d::/64')['packets']")" 2
 expect_eq "End.M.GTP6.E counted 2" \
 	"$(ctl_get "sid('fc00:100:e::/64')['packets']")" 2
 expect_eq "End.M.GTP4.E counted 1" \
