@@ -833,7 +833,7 @@ START_TEST(test_man_examples)
 			ndl++;
 		}
 	}
-	ck_assert_uint_eq(ndl, 16);
+	ck_assert_uint_eq(ndl, 20);
 	ck_assert_uint_eq(nlit, 24);
 	cfg = parse_ok(lit);
 	ck_assert_uint_eq(cfg->nsids, 16);
@@ -1155,7 +1155,8 @@ START_TEST(test_err_decap)
 	BAD("queue 0\nsid fc00::1 action End.DX4 nh4 0.0.0.0\n",
 	    "t.conf:2: sid: nh4 0.0.0.0 is not a unicast address");
 	BAD("queue 0\nsid fc00::1 action End.DX6 nh4 10.0.0.1\n",
-	    "t.conf:2: sid: 'nh4' is only valid with End.DX4, not with End.DX6",
+	    "t.conf:2: sid: 'nh4' is only valid with End.DX4, End.AS or End.AD, "
+	    "not with End.DX6",
 	    "t.conf:2: sid: End.DX6 needs 'nh6 ADDRESS' (the next hop of the "
 	    "decapsulated packets)");
 	BAD("queue 0\nsid fc00::1 action End.DT4\n",
@@ -1170,8 +1171,8 @@ START_TEST(test_err_decap)
 	BAD("queue 0\nsid fc00::1 action End.DT6 vrftable 0\n",
 	    "t.conf:2: sid: vrftable 0 is out of range (1-4294967295)");
 	BAD("queue 0\nsid fc00::1 action End.DT6 table 100 oif eth0\n",
-	    "t.conf:2: sid: 'oif' is only valid with End.X, End.DX6, End.DX4 or "
-	    "End.DX2, not with End.DT6");
+	    "t.conf:2: sid: 'oif' is only valid with End.X, End.DX6, End.DX4, "
+	    "End.DX2, End.AS, End.AD or End.AM, not with End.DT6");
 	BAD("queue 0\nsid fc00::1 action End.DX2\n",
 	    "t.conf:2: sid: End.DX2 needs 'oif IFNAME' (the interface the inner "
 	    "frames leave by)");
@@ -1597,7 +1598,8 @@ END_TEST
 	"queue, encap-source, sid, route, tun-name, reinject, mark-base, "	\
 	"mark-mask, rule-priority, icmp-rate, icmp-burst, hmac, hmac-require, "	\
 	"control-group, kernel-routes, offload, gso, kernel-encap, "	\
-	"kernel-end, header-queue, metrics-listen or steering"
+	"kernel-end, header-queue, metrics-listen, steering, oam-copy, "	\
+	"oam-copy-len, oam-rate or oam-burst"
 
 /* ---- errors, one class at a time ---------------------------------------- */
 
@@ -1627,18 +1629,22 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nsid fc00::1 action\n",
 	    "t.conf:2: sid: 'action' needs a behavior (End, End.X, End.T, "
 	    "End.DX6, End.DX4, End.DT6, End.DT4, End.DT46, End.DX2, End.B6, "
-	    "End.B6.Encaps or End.B6.Encaps.Red)");
+	    "End.B6.Encaps, End.B6.Encaps.Red, End.M.GTP6.D, End.M.GTP6.Di, "
+	    "End.M.GTP6.E, End.M.GTP4.E, End.AS, End.AD, End.AM or End.OP)");
 	BAD("queue 0\nsid fc00::1 action End.DT2U\n",
 	    "t.conf:2: sid: unknown behavior 'End.DT2U' (expected End, End.X, "
 	    "End.T, End.DX6, End.DX4, End.DT6, End.DT4, End.DT46, End.DX2, "
-	    "End.B6, End.B6.Encaps or End.B6.Encaps.Red)");
+	    "End.B6, End.B6.Encaps, End.B6.Encaps.Red, End.M.GTP6.D, "
+	    "End.M.GTP6.Di, End.M.GTP6.E, End.M.GTP4.E, End.AS, End.AD, End.AM "
+	    "or End.OP)");
 	BAD("queue 0\nsid fc00::1 action End flavors\n",
 	    "t.conf:2: sid: 'flavors' needs an argument (a list like psp,usd)");
 	BAD("queue 0\nsid fc00::1 action End.X nh6\n",
 	    "t.conf:2: sid: 'nh6' needs an argument (an IPv6 address)");
 	BAD("queue 0\nsid fc00::1 action End counters\n",
 	    "t.conf:2: sid: unknown attribute 'counters' (expected flavors, lblen, "
-	    "nflen, nh6, nh4, oif, table or vrftable)");
+	    "nflen, nh6, nh4, oif, table, vrftable, v4src-position, iif, source "
+	    "or segs)");
 	BAD("queue 0\nsid fc00::1 action End.T table 1 table 2\n",
 	    "t.conf:2: sid: 'table' given twice");
 	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32\n",
@@ -1649,7 +1655,8 @@ START_TEST(test_err_keyword_and_args)
 	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32 encap\n",
 	    "t.conf:3: route: 'encap' needs a type (seg6)");
 	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32 encap mpls\n",
-	    "t.conf:3: route: expected encapsulation type seg6, found 'mpls'");
+	    "t.conf:3: route: expected encapsulation type seg6 or gtp4, found "
+	    "'mpls'");
 	BAD("queue 0\nencap-source fc00::1\nroute fc00:9::/32 encap seg6\n",
 	    "t.conf:3: route: missing 'mode MODE' (encap, encap.red, inline or "
 	    "inline.red)",
@@ -1783,10 +1790,11 @@ END_TEST
 START_TEST(test_err_combinations)
 {
 	BAD("queue 0\nsid fc00::1 action End nh6 fc00::2\n",
-	    "t.conf:2: sid: 'nh6' is only valid with End.X or End.DX6, not with End");
+	    "t.conf:2: sid: 'nh6' is only valid with End.X, End.DX6, End.AS, "
+	    "End.AD or End.AM, not with End");
 	BAD("queue 0\nsid fc00::1 action End.T table 5 oif eth0\n",
-	    "t.conf:2: sid: 'oif' is only valid with End.X, End.DX6, End.DX4 or "
-	    "End.DX2, not with End.T");
+	    "t.conf:2: sid: 'oif' is only valid with End.X, End.DX6, End.DX4, "
+	    "End.DX2, End.AS, End.AD or End.AM, not with End.T");
 	BAD("queue 0\nsid fc00::1 action End.X nh6 fc00::2 table 5\n",
 	    "t.conf:2: sid: 'table' is only valid with End.T, End.DT6, End.DT4 or "
 	    "End.DT46, not with End.X");
@@ -2156,8 +2164,14 @@ START_TEST(test_behavior_table)
 
 		ck_assert_ptr_nonnull(d);
 		ck_assert_ptr_nonnull(d->name);
-		ck_assert_ptr_eq(behavior_desc_by_name(d->name, &found), d);
-		ck_assert_int_eq(found, b);
+		/* an alias (End.AS with nh4) is found as its IPv6 row */
+		ck_assert_ptr_eq(behavior_desc_by_name(d->name, &found),
+				 d->alias ? behavior_desc((enum behavior)(b - 1)) :
+					    d);
+		ck_assert_int_eq(found, d->alias ? b - 1 : b);
+		if (d->v4)
+			ck_assert(behavior_desc(d->v4)->alias &&
+				  !strcmp(behavior_desc(d->v4)->name, d->name));
 		ck_assert_str_eq(behavior_name((enum behavior)b), d->name);
 		/* an IPv6 rule exactly where `reinject tun` needs a device */
 		ck_assert_int_eq(!!(d->setup & BHV_RULE6),

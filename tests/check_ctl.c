@@ -174,7 +174,9 @@ START_TEST(status_document)
 	struct steer_status steering = {
 		.enabled = true, .installed = true,
 		.backend = STEER_BACKEND_XT_NFQUEUE, .rules = 12, .batches = 5,
-		.repairs = 2, .changed = 1796000100,
+		.repairs = 2, .changed = 1796000100, .sets = 2,
+		.set_elements = 748746, .set_batches = 3, .set_last_us = 1500,
+		.set_last_changes = 1,
 	};
 
 	ck_assert_ptr_nonnull(cfg);
@@ -256,12 +258,14 @@ START_TEST(status_document)
 
 	assert_json(json_object_get(doc, "kernel_end"),
 		"{\"mode\":\"auto\",\"active\":false,\"why\":\"\","
-		"\"sids\":0}");
+		"\"sids\":0,\"held\":false,\"caught\":0,\"holds\":0}");
 	/* srv6d's own rules (steer.h) */
 	assert_json(json_object_get(doc, "steering"),
 		"{\"mode\":\"auto\",\"state\":\"installed\","
 		"\"backend\":\"xt-NFQUEUE\",\"rules\":12,\"batches\":5,"
-		"\"repairs\":2,\"changed\":1796000100,\"error\":\"\"}");
+		"\"repairs\":2,\"changed\":1796000100,\"sets\":2,"
+		"\"set_elements\":748746,\"set_batches\":3,"
+		"\"set_last_us\":1500,\"set_last_changes\":1,\"error\":\"\"}");
 	/* header-queue 4-5 copy 512, the bounce mark mark-mask's highest bit. */
 	assert_json(json_object_get(doc, "header_queue"),
 		"{\"first\":4,\"last\":5,\"copy\":512,"
@@ -278,6 +282,7 @@ START_TEST(status_document)
 		"\"gso_refused\":0,\"gso_vnet\":0,\"csum_completed\":0,"
 		"\"gso_segments\":0,\"kencap\":0,\"kend\":6,"
 		"\"hq_truncated\":0,\"bounced\":0,"
+		"\"oam_sent\":0,\"oam_ratelimited\":0,\"oam_send_errors\":0,"
 		"\"kencap_fallbacks\":{\"off\":0,\"unlisted\":0,\"hmac\":0,"
 		"\"source\":0,\"first_segment\":0,\"shape\":0},"
 		"\"drops\":{\"truncated\":0,\"bad_ip\":0,"
@@ -288,7 +293,9 @@ START_TEST(status_document)
 		"\"hmac_unknown\":0,\"hmac_wrong\":0,\"sid_chain\":0,"
 		"\"no_route\":0,\"nexthop_unreachable\":0,\"no_table\":0,"
 		"\"no_source\":0,\"bad_message\":0,\"gso\":0,"
-		"\"bounce_loop\":0}}");
+		"\"bounce_loop\":0,\"gtpu_malformed\":0,\"gtpu_message\":0,"
+		"\"proxy_no_cache\":0,\"proxy_return\":0,"
+		"\"proxy_cache_size\":0,\"oam_ratelimited\":0,\"oam_send\":0}}");
 	ck_assert_int_eq(json_integer_value(json_object_get(
 		json_array_get(json_object_get(doc, "workers"), 1), "queue")), 4);
 	v = json_object_get(doc, "totals");

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "behavior.h"
+#include "behavior_proxy.h"
 #include "behavior_b6.h"
 #include "config.h"
 #include "csid.h"
@@ -23,6 +24,7 @@
 #include "dispatch.h"
 #include "icmp.h"
 #include "lpm.h"
+#include "oam.h"
 #include "process.h"
 #include "testutil.h"
 
@@ -816,7 +818,7 @@ START_TEST(rcsid_field_ops)
 	for (unsigned k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
 		unsigned lb = lens[k][0], nf = lens[k][1];
 		unsigned ib = rcsid_index_bits(nf), n = 128 / nf;
-		struct in6_addr a, want;
+		struct in6_addr a, ref;
 
 		for (unsigned b = 0; b < 16; b++)
 			a.s6_addr[b] = (uint8_t)(0x9d * (b + 1) + k);
@@ -829,14 +831,14 @@ START_TEST(rcsid_field_ops)
 				v = v << 1 | ref_bit(&a, i * nf + j);
 			ck_assert_uint_eq(rcsid_get(&a, nf, i), v);
 		}
-		want = a;
+		ref = a;
 		for (unsigned j = 0; j < nf; j++)
-			ref_set(&want, lb + j, (0x5a5a5a5au >> (nf - 1 - j)) & 1);
+			ref_set(&ref, lb + j, (0x5a5a5a5au >> (nf - 1 - j)) & 1);
 		for (unsigned j = 0; j < ib; j++)
-			ref_set(&want, 128 - ib + j, ((n - 1) >> (ib - 1 - j)) & 1);
+			ref_set(&ref, 128 - ib + j, ((n - 1) >> (ib - 1 - j)) & 1);
 		rcsid_write(&a, lb, nf, 0x5a5a5a5au & (nf < 32 ?
 			    (1u << nf) - 1 : 0xffffffffu), n - 1);
-		ck_assert_bytes(a.s6_addr, 16, want.s6_addr, 16);
+		ck_assert_bytes(a.s6_addr, 16, ref.s6_addr, 16);
 		ck_assert_uint_eq(rcsid_index(&a, nf), n - 1);
 	}
 }
@@ -1270,10 +1272,14 @@ START_TEST(dispatch_every_behavior)
 		behavior_fn *fn = dispatch_fn((enum behavior)b);
 
 		ck_assert_ptr_nonnull(fn);
-		if (d->decap != BHV_DECAP_NONE)
+		if (d->proxy != BHV_PROXY_NONE)
+			ck_assert(fn == behavior_proxy);
+		else if (d->decap != BHV_DECAP_NONE)
 			ck_assert(fn == behavior_decap);
-		else if (!d->binding)
-			ck_assert(fn == behavior_end);
+		else if (d->oam_punt)
+			ck_assert(fn == behavior_end_op);
+		else if (!d->binding && b <= BHV_END_B6_ENCAPS_RED)
+			ck_assert(fn == behavior_end);	/* RFC 8986's */
 	}
 	ck_assert(dispatch_fn(BHV_END_B6_ENCAPS_RED) ==
 		  behavior_end_b6_encaps_red);

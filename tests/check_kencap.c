@@ -22,6 +22,7 @@
 #include "runstate.h"
 #include "kencap.h"
 #include "kencap_routes.h"
+#include "markguard.h"
 #include "rtrules.h"
 #include "rtwatch.h"
 #include "pkt.h"
@@ -740,6 +741,78 @@ START_TEST(install_fallback)
 }
 END_TEST
 
+/* markguard.h's catch rules, recorded by catch_rec(). */
+struct catch_seen {
+	char line[8][96];
+	unsigned n;
+};
+
+static void catch_rec(void *arg, uint8_t family, const void *dst,
+		      uint8_t dst_len, uint32_t table, bool catch)
+{
+	struct catch_seen *c = arg;
+	char a[INET6_ADDRSTRLEN];
+
+	ck_assert_uint_lt(c->n, 8);
+	inet_ntop(family, dst, a, sizeof(a));
+	snprintf(c->line[c->n++], sizeof(c->line[0]), "%s/%u %#x%s", a,
+		 dst_len, table, catch ? " catch" : "");
+}
+
+/* A catch rule for each kernel-end SID (its catch table, outside the
+ * range) and each kernel-encap policy of the main table (its first
+ * list's table); none for an inline policy, one of another table, one
+ * without the kernel's encapsulation, nor with the features off. */
+START_TEST(catch_rules)
+{
+	struct config *cfg = parse("queue 0\ngso yes\n"
+		"sid fc00:100::1/128 action End\n"
+		"sid fc00:100::3/128 action End.X nh6 fc00:2::2\n"
+		"route 10.5.0.0/16 encap seg6 mode encap segs fc00:2::b6\n"
+		"route fd01:6::/64 table 100 encap seg6 mode encap segs "
+		"fc00:2::b6\n" POLICIES);
+	struct catch_seen c = { .n = 0 };
+
+	ck_assert_int_eq(kencap_routes_assign(st(cfg), cfg, NULL, NULL), 0);
+	ck_assert_uint_eq(markguard_rules(cfg, st(cfg), catch_rec, &c), 0);
+	st(cfg)->kencap_on = st(cfg)->kend_on = true;
+	ck_assert_uint_eq(markguard_rules(cfg, st(cfg), catch_rec, &c), 5);
+	ck_assert_str_eq(c.line[0], "fc00:100::1/128 0x5d70fffc catch");
+	ck_assert_str_eq(c.line[1], "10.5.0.0/16 0x5d6fffff");
+	ck_assert_str_eq(c.line[2], "fd01:2::/64 0x5d6ffffe");
+	ck_assert_str_eq(c.line[3], "fd01:3::/64 0x5d6ffffd");
+	ck_assert_str_eq(c.line[4], "fd01:4::/64 0x5d6ffffe");
+	ck_assert_uint_eq(markguard_priority(cfg), 1001);
+	/* a catch table past 32 bits goes below the range instead */
+	ck_assert_uint_eq(markguard_catch_table(0xfffffff0u),
+			  0xfffffff0u - 65536);
+	cfree(cfg);
+}
+END_TEST
+
+/* ip -6 rule add priority 1001 to fc00:100::/64 lookup T proto 93 */
+START_TEST(catch_rule_message)
+{
+	uint8_t buf[RTRULES_MSG_SIZE], want[RTRULES_MSG_SIZE];
+	struct in6_addr p;
+	struct nlmsghdr *nlh;
+	size_t n;
+
+	inet_pton(AF_INET6, "fc00:100::", &p);
+	nlh = rtrules_build_rule_to(buf, RTM_NEWRULE, 4, AF_INET6, 1001, &p,
+				    64, BASE + 0x1fffc);
+	n = hex2bin(
+		"48000000 2000 0506 04000000 00000000"
+		"0a 40 00 00 00 00 00 01 00000000"	/* dst_len 64, TO_TBL */
+		"0800 0600 e9030000"			/* FRA_PRIORITY */
+		"1400 0100 fc000100000000000000000000000000"	/* FRA_DST */
+		"0800 0f00 fcff705d"			/* FRA_TABLE */
+		"0500 1500 5d000000",			/* FRA_PROTOCOL 93 */
+		want, sizeof(want));
+	ck_assert_bytes(buf, nlh->nlmsg_len, want, n);
+}
+END_TEST
+
 static Suite *kencap_suite(void)
 {
 	Suite *s = suite_create("kencap");
@@ -765,6 +838,8 @@ static Suite *kencap_suite(void)
 	tcase_add_test(t, decap_route_message);
 #endif
 	tcase_add_test(t, install_fallback);
+	tcase_add_test(t, catch_rules);
+	tcase_add_test(t, catch_rule_message);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -193,6 +193,34 @@ END_TEST
 
 /* `steering no` and `steering auto` (the default) parse; anything else
  * is refused with its line. */
+/* RFC 9433: GTP-U SIDs and an `encap gtp4` route (H.M.GTP4.D) are
+ * steered whole to the queues, the route never to a header queue (no
+ * kernel route redoes it), unlike a seg6 route of the same shape. */
+START_TEST(test_mobile)
+{
+	struct steer_plan plan;
+	char *text = plan_text("queue 0-1\nheader-queue 2-3\n"
+		"sid fc00:100:d::/64 action End.M.GTP6.D mob-prefix "
+		"fc00:9:e::/64 srh segs fc00:9::c1\n"
+		"sid fc00:104::/32 action End.M.GTP4.E v4src-position 64\n"
+		"route 10.9.5.0/24 encap gtp4 mob-prefix fc00:9:4d::/48 "
+		"src-prefix fc00:9:5::/64 segs fc00:9::c1\n"
+		"route 10.9.6.0/24 encap seg6 mode encap segs fc00:9::c1\n",
+		&plan);
+
+	ck_assert_ptr_nonnull(strstr(text,
+		"ip6 daddr fc00:100:d::/64 queue num 0-1 fanout\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+		"ip6 daddr fc00:104::/32 queue num 0-1 fanout\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+		"ip daddr 10.9.5.0/24 queue num 0-1 fanout\n"));
+	ck_assert_ptr_null(strstr(text, "ip daddr 10.9.5.0/24 meta mark"));
+	ck_assert_ptr_nonnull(strstr(text, "ip daddr 10.9.6.0/24 meta mark"));
+	free(text);
+	steer_plan_free(&plan);
+}
+END_TEST
+
 START_TEST(test_directive)
 {
 	struct config *cfg = parse("queue 0\n");
@@ -418,6 +446,67 @@ START_TEST(test_hqueue_auto)
 }
 END_TEST
 
+/* An SR proxy: what comes in on its iif, both families, link-local and
+ * multicast destinations aside, before the SIDs' rules. */
+START_TEST(test_proxy_iif)
+{
+	struct steer_plan plan;
+	char *text = plan_text("queue 0\nheader-queue no\n"
+			       "sid fc00:a1::1/128 action End.AM nh6 fc00:a::2 "
+			       "oif pa iif pb\n", &plan);
+
+	ck_assert_str_eq(text,
+		"# srv6d's steering (steering auto), in nft syntax: kernels with the nft queue\n"
+		"# expression (CONFIG_NFT_QUEUE)\n"
+		"table ip6 srv6d {\n"
+		"\tchain prerouting {\n"
+		"\t\ttype filter hook prerouting priority -290; policy accept;\n"
+		"\t\tiifname \"srv6d*\" accept\n"
+		"\t\tmeta mark 0x5d6f0001-0x5d6fffff accept\n"
+		"\t\tiifname \"pb\" ip6 daddr fe80::/10 accept\n"
+		"\t\tiifname \"pb\" ip6 daddr ff00::/8 accept\n"
+		"\t\t# what the service of an SR proxy sends back on pb (its iif)\n"
+		"\t\tiifname \"pb\" queue num 0\n"
+		"\t\tip6 daddr fc00:a1::1/128 queue num 0\n"
+		"\t}\n"
+		"}\n"
+		"table ip srv6d {\n"
+		"\tchain prerouting {\n"
+		"\t\ttype filter hook prerouting priority -290; policy accept;\n"
+		"\t\tiifname \"srv6d*\" accept\n"
+		"\t\tmeta mark 0x5d6f0001-0x5d6fffff accept\n"
+		"\t\tiifname \"pb\" ip daddr 224.0.0.0/4 accept\n"
+		"\t\tiifname \"pb\" ip daddr 255.255.255.255/32 accept\n"
+		"\t\t# what the service of an SR proxy sends back on pb (its iif)\n"
+		"\t\tiifname \"pb\" queue num 0\n"
+		"\t}\n"
+		"}\n"
+		"# the same with iptables (kernels without the nft queue expression)\n"
+		"ip6tables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
+		"ip6tables -t raw -A PREROUTING -m mark ! --mark 0x5d6f0000 -m mark --mark 0x5d6f0000/0xffff0000 -j ACCEPT\n"
+		"ip6tables -t raw -A PREROUTING -i pb -d fe80::/10 -j ACCEPT\n"
+		"ip6tables -t raw -A PREROUTING -i pb -d ff00::/8 -j ACCEPT\n"
+		"# what the service of an SR proxy sends back on pb (its iif)\n"
+		"ip6tables -t raw -A PREROUTING -i pb -j NFQUEUE --queue-num 0\n"
+		"ip6tables -t raw -A PREROUTING -d fc00:a1::1/128 -j NFQUEUE --queue-num 0\n"
+		"iptables -t raw -A PREROUTING -i srv6d+ -j ACCEPT\n"
+		"iptables -t raw -A PREROUTING -m mark ! --mark 0x5d6f0000 -m mark --mark 0x5d6f0000/0xffff0000 -j ACCEPT\n"
+		"iptables -t raw -A PREROUTING -i pb -d 224.0.0.0/4 -j ACCEPT\n"
+		"iptables -t raw -A PREROUTING -i pb -d 255.255.255.255/32 -j ACCEPT\n"
+		"# what the service of an SR proxy sends back on pb (its iif)\n"
+		"iptables -t raw -A PREROUTING -i pb -j NFQUEUE --queue-num 0\n");
+	ck_assert_uint_eq(plan.nrules, 11);
+	ck_assert_uint_eq(plan.nrules6, 6);
+	ck_assert(plan.rules[4].proxy_iif);
+	ck_assert_str_eq(plan.rules[4].iifname, "pb");
+	ck_assert_uint_eq(plan.rules[4].plen, 0);
+	ck_assert_uint_eq(plan.rules[2].plen, 10);
+	ck_assert_int_eq(plan.rules[2].action, STEER_ACCEPT);
+	steer_plan_free(&plan);
+	free(text);
+}
+END_TEST
+
 static Suite *steer_suite(void)
 {
 	Suite *s = suite_create("steer");
@@ -426,9 +515,11 @@ static Suite *steer_suite(void)
 	tcase_add_test(tc, test_two_tenants);
 	tcase_add_test(tc, test_one_queue);
 	tcase_add_test(tc, test_hqueue_auto);
+	tcase_add_test(tc, test_mobile);
 	tcase_add_test(tc, test_directive);
 	tcase_add_test(tc, test_expressions);
 	tcase_add_test(tc, test_mark_mask);
+	tcase_add_test(tc, test_proxy_iif);
 	suite_add_tcase(s, tc);
 	return s;
 }

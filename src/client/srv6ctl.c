@@ -349,6 +349,14 @@ static void print_kend(const json_t *k, const json_t *totals)
 {
 	if (!json_is_object(k))
 		return;
+	if (json_is_true(json_object_get(k, "held"))) {
+		printf("kernel-end %s: held: packets for its SIDs reached "
+		       "routing without srv6d's mark (%" PRIu64 " caught), "
+		       "srv6d makes the End until the marks survive; %" PRIu64
+		       " by the kernel\n", jstr(k, "mode"), jnum(k, "caught"),
+		       jnum(totals, "kend"));
+		return;
+	}
 	printf("kernel-end %s: the kernel's End %s (%s); %" PRIu64
 	       " by the kernel\n",
 	       jstr(k, "mode"), json_is_true(json_object_get(k, "active")) ?
@@ -408,6 +416,10 @@ static void print_steering(const json_t *s)
 	       " batches, %" PRIu64 " repairs", jstr(s, "state"),
 	       jstr(s, "backend"), jnum(s, "rules"), jnum(s, "batches"),
 	       jnum(s, "repairs"));
+	if (jnum(s, "sets"))
+		printf(", %" PRIu64 " kernel route sets of %" PRIu64
+		       " elements (%" PRIu64 " batches)", jnum(s, "sets"),
+		       jnum(s, "set_elements"), jnum(s, "set_batches"));
 	err = jstr(s, "error");
 	printf(*err ? ": %s\n" : "\n", err);
 }
@@ -492,6 +504,8 @@ static void sid_attrs(const json_t *s, char *buf, size_t len)
 {
 	static const char *const keys[] = {
 		"nh6", "nh4", "oif", "table", "vrftable", "lblen", "nflen",
+		"mob_plen", "v4src_position",	/* RFC 9433 */
+		"iif", "source",
 	};
 	const json_t *pol = json_object_get(s, "policy");
 	size_t off = 0;
@@ -510,6 +524,13 @@ static void sid_attrs(const json_t *s, char *buf, size_t len)
 				 (uint64_t)json_integer_value(v));
 		off += (size_t)snprintf(buf + off, len - off, "%s%s %s",
 					off ? " " : "", keys[k], val);
+	}
+	if (json_is_array(json_object_get(s, "segs")) && off < len) {
+		char segs[SRV6_MAX_SEGS * 48];
+
+		join_strings(json_object_get(s, "segs"), segs, sizeof(segs));
+		off += (size_t)snprintf(buf + off, len - off, "%ssegs %s",
+					off ? " " : "", segs);
 	}
 	if (json_is_object(pol) && off < len) {
 		char lists[SRV6_MAX_SEGS * 48 * 2];

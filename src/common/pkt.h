@@ -28,6 +28,8 @@ enum pkt_verdict {
 			 * cut short that needs its whole bytes, sent back to
 			 * its hook for the steering rules to queue it whole
 			 * (the bounce, kend.h) */
+	PKT_PUNT,	/* NF_DROP: the packet went to the OAM process
+			 * (End.OP, src/srv6/oam.h), counted as injected */
 };
 
 /* What became of the packet, for the counters (stats.h): set with the

@@ -25,6 +25,13 @@ static const char *const drop_reason_names[DROP__COUNT] = {
 	[DROP_BAD_MESSAGE] = "bad_message",
 	[DROP_GSO] = "gso",
 	[DROP_BOUNCE_LOOP] = "bounce_loop",
+	[DROP_GTPU_MALFORMED] = "gtpu_malformed",
+	[DROP_GTPU_MESSAGE] = "gtpu_message",
+	[DROP_PROXY_NO_CACHE] = "proxy_no_cache",
+	[DROP_PROXY_RETURN] = "proxy_return",
+	[DROP_PROXY_CACHE_SIZE] = "proxy_cache_size",
+	[DROP_OAM_RATELIMITED] = "oam_ratelimited",
+	[DROP_OAM_SEND] = "oam_send",
 };
 
 /* Returns the reason's stable name (used by srv6ctl and its JSON), or

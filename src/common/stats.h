@@ -46,6 +46,22 @@ enum drop_reason {
 				 * needs its whole bytes came back bounced
 				 * already: the steering rules queue bounced
 				 * packets to a header queue again */
+	DROP_GTPU_MALFORMED,	/* a GTP-U SID's UDP/GTP-U header is not
+				 * one of TS 29.281 (version, Length,
+				 * extension headers) */
+	DROP_GTPU_MESSAGE,	/* a GTP-U message other than a G-PDU
+				 * (Echo, Error Indication, End Marker):
+				 * RFC 9433 converts user traffic only */
+	DROP_PROXY_NO_CACHE,	/* End.AD: a packet back from the service
+				 * before the SID learned any headers */
+	DROP_PROXY_RETURN,	/* a packet back from an SR proxy's service
+				 * that the SID cannot send on: not its
+				 * inner type; End.AM: no SRH, SL 0 */
+	DROP_PROXY_CACHE_SIZE,	/* End.AD: headers longer than its cache */
+	DROP_OAM_RATELIMITED,	/* End.OP: over oam-rate, not punted
+				 * (RFC 9259; counted in oam_ratelimited) */
+	DROP_OAM_SEND,		/* End.OP: its punt to the oam-copy socket
+				 * failed (counted in oam_send_errors) */
 	DROP__COUNT
 };
 
@@ -149,6 +165,15 @@ struct worker_stats {
 				 * the bounce bit to be queued whole: the
 				 * fifth of accepted, forwarded, injected,
 				 * dropped (each comes again, counted again) */
+	/* RFC 9259 OAM (src/srv6/oam.h): copies of O-flag packets and
+	 * End.OP's punts to the oam-copy socket. */
+	uint64_t oam_sent;	/* copies and punts that left */
+	uint64_t oam_ratelimited;	/* copies and punts owed, not made:
+					 * over oam-rate (an O-flag packet
+					 * goes on all the same) */
+	uint64_t oam_send_errors;	/* copies and punts made that the
+					 * socket refused (an O-flag packet
+					 * goes on all the same) */
 	uint64_t drops[DROP__COUNT];
 } __attribute__((aligned(64)));
 

@@ -14,6 +14,13 @@
 #define ATTR_TABLES	(SA_BIT(SA_TABLE) | SA_BIT(SA_VRFTABLE))
 #define DT_TABLE_WHY	"the table to look the inner packet up in"
 #define DX_NH_WHY	"the next hop of the decapsulated packets"
+/* SR proxies: the service's next hop on oif, the interface it sends
+ * back on (iif); End.AS also the headers it pushes again. */
+#define ATTR_PROXY	(SA_BIT(SA_NH6) | SA_BIT(SA_NH4) | SA_BIT(SA_OIF) | \
+			 SA_BIT(SA_IIF))
+#define REQ_PROXY	(SA_BIT(SA_OIF) | SA_BIT(SA_IIF))
+#define REQ_STATIC	(REQ_PROXY | SA_BIT(SA_SOURCE) | SA_BIT(SA_SEGS))
+#define PROXY_NH_WHY	"the service's address on oif"
 
 static const struct behavior_desc behavior_table[BHV__COUNT] = {
 	[BHV_END] = {			/* RFC 8986 4.1 */
@@ -134,6 +141,126 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 		.binding = true,
 		.bsid_mode = ENCAP_MODE_ENCAP_RED,
 	},
+	/* RFC 9433 (src/srv6/mobile.h): unmarked, like End, their results
+	 * are routed by the kernel's main table. */
+	[BHV_END_M_GTP6_D] = {		/* RFC 9433 6.3 */
+		.name = "End.M.GTP6.D",
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.unmarked = true,
+		.no_route = BHV_NOROUTE_KERNEL,
+		.binding = true,	/* its policy: srh segs ... */
+		.bsid_mode = ENCAP_MODE_ENCAP,
+	},
+	[BHV_END_M_GTP6_DI] = {		/* RFC 9433 6.4 */
+		.name = "End.M.GTP6.Di",
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.unmarked = true,
+		.no_route = BHV_NOROUTE_KERNEL,
+		.binding = true,	/* its policy: srh segs ... */
+		.bsid_mode = ENCAP_MODE_ENCAP,
+	},
+	[BHV_END_M_GTP6_E] = {		/* RFC 9433 6.5 */
+		.name = "End.M.GTP6.E",
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.unmarked = true,
+		.no_route = BHV_NOROUTE_KERNEL,
+	},
+	[BHV_END_M_GTP4_E] = {		/* RFC 9433 6.6 */
+		.name = "End.M.GTP4.E",
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.unmarked = true,
+		.no_route = BHV_NOROUTE_KERNEL,
+		.attrs = SA_BIT(SA_V4SRC_POS),
+		.needs = SA_BIT(SA_V4SRC_POS),
+		.needs_why = "where the IPv6 source carries the IPv4 source",
+	},
+	/* draft-ietf-spring-sr-service-programming-10 6.1: to the service,
+	 * the inner packet as End.DX6 / End.DX4 send theirs (by the mark to
+	 * nh6 or nh4 on oif); back from it on iif, the configured IPv6
+	 * header and SRH pushed, routed by the main table. */
+	[BHV_END_AS] = {
+		.name = "End.AS",
+		.decap = BHV_DECAP_IPV6,
+		.route = BHV_ROUTE_NEXTHOP,
+		.setup = BHV_DEV6_TUN | BHV_RULE6,
+		.no_route = BHV_NOROUTE_ICMP,
+		.attrs = ATTR_PROXY | SA_BIT(SA_SOURCE) | SA_BIT(SA_SEGS),
+		.needs = SA_BIT(SA_NH6) | SA_BIT(SA_NH4),
+		.needs_why = PROXY_NH_WHY,
+		.requires = REQ_STATIC,
+		.proxy = BHV_PROXY_STATIC,
+		.v4 = BHV_END_AS4,
+	},
+	[BHV_END_AS4] = {
+		.name = "End.AS",
+		.decap = BHV_DECAP_IPV4,
+		.route = BHV_ROUTE_NEXTHOP,
+		.setup = BHV_DEV4,
+		.no_route = BHV_NOROUTE_ICMP,
+		.attrs = ATTR_PROXY | SA_BIT(SA_SOURCE) | SA_BIT(SA_SEGS),
+		.needs = SA_BIT(SA_NH6) | SA_BIT(SA_NH4),
+		.needs_why = PROXY_NH_WHY,
+		.requires = REQ_STATIC,
+		.proxy = BHV_PROXY_STATIC,
+		.alias = true,
+	},
+	/* 6.2: the same, with the headers learned from the last packet to
+	 * the service (its IPv6 header and extension headers, SL
+	 * decremented and the DA updated first). */
+	[BHV_END_AD] = {
+		.name = "End.AD",
+		.decap = BHV_DECAP_IPV6,
+		.route = BHV_ROUTE_NEXTHOP,
+		.setup = BHV_DEV6_TUN | BHV_RULE6,
+		.no_route = BHV_NOROUTE_ICMP,
+		.attrs = ATTR_PROXY,
+		.needs = SA_BIT(SA_NH6) | SA_BIT(SA_NH4),
+		.needs_why = PROXY_NH_WHY,
+		.requires = REQ_PROXY,
+		.proxy = BHV_PROXY_DYNAMIC,
+		.v4 = BHV_END_AD4,
+	},
+	[BHV_END_AD4] = {
+		.name = "End.AD",
+		.decap = BHV_DECAP_IPV4,
+		.route = BHV_ROUTE_NEXTHOP,
+		.setup = BHV_DEV4,
+		.no_route = BHV_NOROUTE_ICMP,
+		.attrs = ATTR_PROXY,
+		.needs = SA_BIT(SA_NH6) | SA_BIT(SA_NH4),
+		.needs_why = PROXY_NH_WHY,
+		.requires = REQ_PROXY,
+		.proxy = BHV_PROXY_DYNAMIC,
+		.alias = true,
+	},
+	/* 6.4: the packet keeps its SRH, its DA is the last segment
+	 * (SRH[0]) toward the service (nh6 on oif, as End.X); back on iif,
+	 * SL decremented and SRH[SL] the DA again, routed by the main
+	 * table. */
+	[BHV_END_AM] = {
+		.name = "End.AM",
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_NEXTHOP,
+		.setup = BHV_DEV6_TUN | BHV_RULE6,
+		.no_route = BHV_NOROUTE_ICMP,
+		.attrs = SA_BIT(SA_NH6) | SA_BIT(SA_OIF) | SA_BIT(SA_IIF),
+		.needs = SA_BIT(SA_NH6),
+		.needs_why = PROXY_NH_WHY,
+		.requires = REQ_PROXY,
+		.proxy = BHV_PROXY_MASQ,
+	},
+	[BHV_END_OP] = {		/* RFC 9259 (End.OP) */
+		.name = "End.OP",
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.unmarked = true,
+		.no_route = BHV_NOROUTE_NONE,
+		.oam_punt = true,
+	},
 };
 
 const struct behavior_desc *behavior_desc(enum behavior b)
@@ -147,7 +274,7 @@ const struct behavior_desc *behavior_desc_by_name(const char *name,
 						  enum behavior *b)
 {
 	for (unsigned i = 0; i < BHV__COUNT; i++) {
-		if (behavior_table[i].name &&
+		if (behavior_table[i].name && !behavior_table[i].alias &&
 		    !strcmp(name, behavior_table[i].name)) {
 			*b = (enum behavior)i;
 			return &behavior_table[i];
@@ -197,4 +324,11 @@ bool behavior_has_dev6(enum behavior b)
 	const struct behavior_desc *d = behavior_desc(b);
 
 	return d && (d->setup & BHV_DEV6_TUN);
+}
+
+enum behavior_proxy behavior_proxy_of(enum behavior b)
+{
+	const struct behavior_desc *d = behavior_desc(b);
+
+	return d ? d->proxy : BHV_PROXY_NONE;
 }

@@ -28,13 +28,28 @@ enum behavior {
 	BHV_END_B6,		/* binding SID, insertion (Linux End.B6) */
 	BHV_END_B6_ENCAPS,	/* 4.13 */
 	BHV_END_B6_ENCAPS_RED,	/* 4.14 */
+	BHV_END_M_GTP6_D,	/* RFC 9433 6.3 (src/srv6/mobile.h) */
+	BHV_END_M_GTP6_DI,	/* RFC 9433 6.4 (drop-in mode) */
+	BHV_END_M_GTP6_E,	/* RFC 9433 6.5 */
+	BHV_END_M_GTP4_E,	/* RFC 9433 6.6 */
+	/* SR proxies (draft-ietf-spring-sr-service-programming-10 6):
+	 * one row per inner type; srv6d.conf names the IPv6 one, `nh4`
+	 * picks the IPv4 one (its row's `v4`) */
+	BHV_END_AS,		/* 6.1 static proxy, inner IPv6 (nh6) */
+	BHV_END_AS4,		/* 6.1, inner IPv4 (nh4) */
+	BHV_END_AD,		/* 6.2 dynamic proxy, inner IPv6 */
+	BHV_END_AD4,		/* 6.2, inner IPv4 */
+	BHV_END_AM,		/* 6.4 masquerading proxy */
+	BHV_END_OP,		/* OAM Endpoint with Punt (RFC 9259, oam.h) */
 	BHV__COUNT
 };
 
 /* The attributes a sid line may carry after `action BEHAVIOR` (srv6d.conf(5));
  * the behavior table (behavior_table.h) says which each behavior takes. */
 enum sid_attr { SA_FLAVORS, SA_LBLEN, SA_NFLEN, SA_NH6, SA_NH4, SA_OIF,
-		SA_TABLE, SA_VRFTABLE, SA__COUNT };
+		SA_TABLE, SA_VRFTABLE, SA_V4SRC_POS,
+		SA_IIF, SA_SOURCE, SA_SEGS,	/* SR proxies */
+		SA__COUNT };
 
 #define SA_BIT(a)	(1u << (a))
 
@@ -97,6 +112,16 @@ enum behavior_route {
 					 * each of its table's rules: a miss
 					 * must not reach the main table */
 
+/* An SR proxy (draft-ietf-spring-sr-service-programming-10 6): what it
+ * does with the packets that come back from the service on its `iif`
+ * (src/srv6/behavior_proxy.h). */
+enum behavior_proxy {
+	BHV_PROXY_NONE,
+	BHV_PROXY_STATIC,	/* End.AS: the configured headers pushed */
+	BHV_PROXY_DYNAMIC,	/* End.AD: the headers learned pushed */
+	BHV_PROXY_MASQ,		/* End.AM: SRH[SL] back as the DA */
+};
+
 /* What it does when the route mirror has no route for its result. */
 enum behavior_noroute {
 	BHV_NOROUTE_KERNEL,	/* no check: the kernel routes it (main) */
@@ -125,7 +150,22 @@ struct behavior_desc {
 	/* A binding SID: its line is `srh segs ...`, its policy's mode. */
 	bool binding;
 	enum encap_mode bsid_mode;
+	/* The sid line's attributes it needs all of (SR proxies). */
+	unsigned requires;
+	enum behavior_proxy proxy;
+	/* The row of the same name for an inner IPv4 packet (`nh4`): the
+	 * parser takes it for a line with nh4 (0: none).  That row is an
+	 * alias: it is never looked up by name nor listed. */
+	enum behavior v4;
+	bool alias;
+	/* The packet goes to the OAM process (End.OP, src/srv6/oam.h):
+	 * the sid line needs `oam-copy`, and an O-flag at this SID makes
+	 * no copy besides the punt. */
+	bool oam_punt;
 };
+
+/* The SR proxy kind of behavior b (BHV_PROXY_NONE out of range). */
+enum behavior_proxy behavior_proxy_of(enum behavior b);
 
 /* The row of behavior b, or NULL when b is out of range. */
 const struct behavior_desc *behavior_desc(enum behavior b);

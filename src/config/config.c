@@ -48,6 +48,11 @@ struct parser {
 	unsigned mark_base_line, mark_mask_line;	/* 0: absent */
 	char bufs[NBUFS][BUF_LEN];	/* for quote() and fmt_*() */
 	unsigned nbuf;
+	/* The SR proxy part of the sid line being parsed, and the room
+	 * of config->proxies. */
+	struct proxy_conf proxy;
+	bool has_proxy_segs;
+	unsigned proxies_cap;
 };
 
 /* ---- messages ----------------------------------------------------------- */
@@ -577,6 +582,137 @@ static int parse_icmp_burst(struct parser *p, int argc, char **argv)
 	return 0;
 }
 
+/* ---- OAM (RFC 9259, src/srv6/oam.h) ------------------------------------ */
+
+/* `udp ADDRESS:PORT` of oam-copy ([v6]:port or v4:port) into o. */
+static int oam_udp_dest(struct parser *p, const char *w, struct config_oam *o)
+{
+	const char *colon = strrchr(w, ':'), *port;
+	char addr[INET6_ADDRSTRLEN + 1], *end;
+	bool v6 = w[0] == '[';
+	unsigned long n;
+	size_t len;
+
+	if (v6) {
+		const char *close = strchr(w, ']');
+
+		colon = close && close[1] == ':' ? close + 1 : NULL;
+		len = close ? (size_t)(close - w - 1) : 0;
+		w++;
+	} else {
+		len = colon ? (size_t)(colon - w) : 0;
+	}
+	port = colon ? colon + 1 : "";
+	errno = 0;
+	n = strtoul(port, &end, 10);
+	if (!colon || !len || len >= sizeof(addr) || *end || *port < '0' ||
+	    *port > '9' || errno || n == 0 || n > 65535)
+		goto bad;
+	snprintf(addr, sizeof(addr), "%.*s", (int)len, w);
+	memset(&o->dest, 0, sizeof(o->dest));
+	if (v6) {
+		o->family = AF_INET6;
+		o->dest.in6.sin6_family = AF_INET6;
+		o->dest.in6.sin6_port = htons((uint16_t)n);
+		o->dest_len = sizeof(o->dest.in6);
+		if (inet_pton(AF_INET6, addr, &o->dest.in6.sin6_addr) == 1)
+			return 0;
+	} else {
+		o->family = AF_INET;
+		o->dest.in4.sin_family = AF_INET;
+		o->dest.in4.sin_port = htons((uint16_t)n);
+		o->dest_len = sizeof(o->dest.in4);
+		if (inet_pton(AF_INET, addr, &o->dest.in4.sin_addr) == 1)
+			return 0;
+	}
+bad:
+	error(p, "oam-copy: expected 'udp ADDRESS:PORT' like [::1]:4790 or "
+	      "127.0.0.1:4790, found '%s'", quote(p, w - v6));
+	return -1;
+}
+
+/* oam-copy unix PATH | udp ADDRESS:PORT: where the workers send the
+ * copies of O-flag packets and End.OP's punts (a datagram each). */
+static int parse_oam_copy(struct parser *p, int argc, char **argv)
+{
+	struct config_oam *o = &p->cfg->oam;
+
+	if (check_args(p, argc, argv, 3, "'unix PATH' or 'udp ADDRESS:PORT'") < 0)
+		return -1;
+	o->line = p->line;
+	if (!strcmp(argv[1], "udp")) {
+		if (oam_udp_dest(p, argv[2], o) < 0)
+			return -1;
+	} else if (!strcmp(argv[1], "unix")) {
+		size_t n = strlen(argv[2]);
+
+		if (argv[2][0] != '/' || n >= sizeof(o->dest.un.sun_path)) {
+			error(p, "oam-copy: unix: '%s' is not an absolute path "
+			      "of at most %zu bytes", quote(p, argv[2]),
+			      sizeof(o->dest.un.sun_path) - 1);
+			return -1;
+		}
+		memset(&o->dest, 0, sizeof(o->dest));
+		o->family = AF_UNIX;
+		o->dest.un.sun_family = AF_UNIX;
+		memcpy(o->dest.un.sun_path, argv[2], n + 1);
+		o->dest_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+					  n + 1);
+	} else {
+		error(p, "oam-copy: expected 'unix' or 'udp', found '%s'",
+		      quote(p, argv[1]));
+		return -1;
+	}
+	o->on = true;
+	return 0;
+}
+
+static int parse_oam_copy_len(struct parser *p, int argc, char **argv)
+{
+	uint64_t v;
+
+	if (parse_setting(p, argc, argv, CONFIG_OAM_COPY_LEN_MIN,
+			  CONFIG_OAM_COPY_LEN_MAX, &v) < 0)
+		return -1;
+	p->cfg->oam.copy_len = (uint32_t)v;
+	return 0;
+}
+
+static int parse_oam_rate(struct parser *p, int argc, char **argv)
+{
+	uint64_t v;
+
+	if (parse_setting(p, argc, argv, 0, CONFIG_OAM_RATE_MAX, &v) < 0)
+		return -1;
+	p->cfg->oam.rate = (unsigned)v;
+	return 0;
+}
+
+static int parse_oam_burst(struct parser *p, int argc, char **argv)
+{
+	uint64_t v;
+
+	if (parse_setting(p, argc, argv, 1, CONFIG_OAM_RATE_MAX, &v) < 0)
+		return -1;
+	p->cfg->oam.burst = (unsigned)v;
+	return 0;
+}
+
+/* An End.OP SID punts to the oam-copy socket: it needs one. */
+static void check_oam(struct parser *p)
+{
+	const struct config *cfg = p->cfg;
+
+	for (unsigned i = 0; i < cfg->nsids; i++) {
+		const struct sid *s = &cfg->sids[i];
+
+		if (behavior_desc(s->behavior)->oam_punt && !cfg->oam.on)
+			error_at(p, s->line, "sid: %s needs 'oam-copy' (where "
+				 "its packets go)",
+				 behavior_desc(s->behavior)->name);
+	}
+}
+
 /* ---- sid ---------------------------------------------------------------- */
 
 /* The behaviors in set (bits of enum behavior), in the table's order, as
@@ -584,12 +720,18 @@ static int parse_icmp_burst(struct parser *p, int argc, char **argv)
 static const char *behavior_list(char *buf, size_t size, unsigned set,
 				 const char *last)
 {
-	unsigned left = (unsigned)__builtin_popcount(set);
+	unsigned left = 0;
 	size_t n = 0;
 
+	for (unsigned b = 0; b < BHV__COUNT; b++)
+		if ((set & (1u << b)) && behavior_desc((enum behavior)b) &&
+		    !behavior_desc((enum behavior)b)->alias)
+			left++;
 	buf[0] = '\0';
 	for (unsigned b = 0; b < BHV__COUNT && n < size; b++) {
-		if (!(set & (1u << b)))
+		const struct behavior_desc *d = behavior_desc((enum behavior)b);
+
+		if (!(set & (1u << b)) || !d || d->alias)
 			continue;
 		left--;
 		n += (size_t)snprintf(buf + n, size - n, "%s%s",
@@ -608,7 +750,8 @@ static unsigned behaviors_taking(unsigned attr_bit, unsigned flavor)
 	for (unsigned b = 0; b < BHV__COUNT; b++) {
 		const struct behavior_desc *d = behavior_desc((enum behavior)b);
 
-		if (d && ((d->attrs & attr_bit) || (d->flavors & flavor)))
+		if (d && !d->alias &&
+		    ((d->attrs & attr_bit) || (d->flavors & flavor)))
 			set |= 1u << b;
 	}
 	return set;
@@ -663,18 +806,26 @@ static int get_flavors(struct parser *p, char *list, unsigned *flv)
 
 static const char *const sid_attr_names[SA__COUNT] = {
 	"flavors", "lblen", "nflen", "nh6", "nh4", "oif", "table", "vrftable",
+	"v4src-position",
+	"iif", "source", "segs",
 };
 
 static const char *const sid_attr_usage[SA__COUNT] = {
 	"a list like psp,usd", "a number of bits", "a number of bits",
 	"an IPv6 address", "an IPv4 address", "an interface name",
 	"a table number", "a VRF device's table number",
+	"a bit position in the IPv6 source, 0-96",
+	"an interface name", "an IPv6 address", "a list like A,B",
 };
 
 /* What follows each attribute in a message ("'nh6 ADDRESS'"). */
 static const char *const sid_attr_metavar[SA__COUNT] = {
-	"LIST", "N", "N", "ADDRESS", "ADDRESS", "IFNAME", "N", "N",
+	"LIST", "N", "N", "ADDRESS", "ADDRESS", "IFNAME", "N", "N", "N",
+	"IFNAME", "ADDRESS", "SEGMENTS",
 };
+
+static int get_segs(struct parser *p, const char *dir, char *list,
+		    struct seglist *sl);
 
 /* lblen and nflen: checked with the flavors (sid_check_flavors()). */
 #define SA_WITH_FLAVORS	(SA_BIT(SA_LBLEN) | SA_BIT(SA_NFLEN))
@@ -735,6 +886,19 @@ static int sid_attr_value(struct parser *p, struct sid *s, enum sid_attr a,
 		s->table = (uint32_t)n;
 		s->vrf = a == SA_VRFTABLE;
 		return 0;
+	case SA_V4SRC_POS:	/* RFC 9433 6.6: 32 bits of IPv4 SA fit */
+		if (get_number(p, "sid", sid_attr_names[a], v, 0, 96, &n) < 0)
+			return -1;
+		s->v4src_pos = (uint8_t)n;
+		return 0;
+	case SA_IIF:
+		return get_ifname(p, "sid", "iif", v, s->iif);
+	case SA_SOURCE:
+		return get_addr6(p, "sid", "source", " after 'source'", v,
+				 &p->proxy.source);
+	case SA_SEGS:
+		p->has_proxy_segs = true;
+		return get_segs(p, "sid", v, &p->proxy.segs);
 	case SA__COUNT:
 		break;
 	}
@@ -885,6 +1049,13 @@ static int sid_check_combination(struct parser *p, struct sid *s,
 	}
 	if (sid_check_required(p, s, has) < 0)
 		rc = -1;
+	for (unsigned a = 0; a < SA__COUNT; a++) {
+		if (has[a] || !(d->requires & SA_BIT(a)))
+			continue;
+		error(p, "sid: %s needs '%s %s'", d->name, sid_attr_names[a],
+		      sid_attr_metavar[a]);
+		rc = -1;
+	}
 	if (rc < 0)
 		return rc;
 	return sid_check_flavors(p, s, has);
@@ -904,7 +1075,8 @@ static int sid_attrs(struct parser *p, struct sid *s, int argc, char **argv,
 				break;
 		if (a == SA__COUNT) {
 			error(p, "sid: unknown attribute '%s' (expected flavors, "
-			      "lblen, nflen, nh6, nh4, oif, table or vrftable)",
+			      "lblen, nflen, nh6, nh4, oif, table, vrftable, "
+			      "v4src-position, iif, source or segs)",
 			      quote(p, argv[i]));
 			return -1;
 		}
@@ -985,14 +1157,189 @@ static int sid_binding_policy(struct parser *p, struct sid *s, int argc,
 			     &p->cfg->nbsid_policies, &p->bsid_cap, &pol);
 }
 
+/* RFC 9433 6.1: Args.Mob.Session (40 bits, and End.M.GTP4.E's IPv4 DA,
+ * 32 more) must fit after the SID's prefix. */
+static int sid_check_mobile(struct parser *p, const struct sid *s)
+{
+	unsigned room = s->behavior == BHV_END_M_GTP4_E ? 72 :
+			s->behavior == BHV_END_M_GTP6_E ? 40 : 0;
+
+	if (room && s->plen + room > 128) {
+		error(p, "sid: %s's prefix /%u leaves no room for %s "
+		      "(%u bits after it, RFC 9433 6.1)",
+		      behavior_name(s->behavior), s->plen,
+		      room == 72 ? "the IPv4 DA and Args.Mob.Session" :
+				   "Args.Mob.Session", room);
+		return -1;
+	}
+	return 0;
+}
+
+/* `mob-prefix B/LEN` of End.M.GTP6.D (RFC 9433 6.3), taken out of argv:
+ * B, the last segment of the SID's policy, carries Args.Mob.Session
+ * after LEN bits.  Returns 0 with *b, -1 after an error. */
+static int sid_mob_prefix(struct parser *p, struct sid *s, int *argc,
+			  char **argv, struct in6_addr *b)
+{
+	struct prefix pf;
+	int i;
+
+	for (i = 4; i < *argc && strcmp(argv[i], "mob-prefix"); i++)
+		;
+	if (i >= *argc - 1) {
+		error(p, "sid: %s needs 'mob-prefix PREFIX' (the SRv6 prefix "
+		      "B that carries Args.Mob.Session, RFC 9433 6.3)",
+		      behavior_name(s->behavior));
+		return -1;
+	}
+	if (get_prefix(p, "sid", argv[i + 1], false, &pf) < 0)
+		return -1;
+	if (pf.plen + 40 > 128) {
+		error(p, "sid: mob-prefix /%u leaves no room for "
+		      "Args.Mob.Session (40 bits, RFC 9433 6.1)", pf.plen);
+		return -1;
+	}
+	*b = pf.a6;
+	s->mob_plen = (uint8_t)pf.plen;
+	memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 2) * sizeof(*argv));
+	*argc -= 2;
+	return 0;
+}
+
+/* End.M.GTP6.D's policy: `[srh segs S1,S2 ...]` as a binding SID's, with
+ * B last in each list (alone without `srh`).  End.M.GTP6.Di's (RFC 9433
+ * 6.4): then a slot, ::, that becomes the packet's own destination S
+ * (mobile.c).  No HMAC: the last segments change per packet, after any
+ * signature. */
+static int sid_gtp6d_policy(struct parser *p, struct sid *s, int argc,
+			    char **argv)
+{
+	struct policy one = { .line = p->line, .family = AF_INET6,
+			      .prefix.v6 = s->prefix, .plen = s->plen,
+			      .binding = true, .mode = ENCAP_MODE_ENCAP,
+			      .nlists = 1, .weights = { 1 } };
+	struct in6_addr b;
+	struct policy *pol;
+
+	if (sid_mob_prefix(p, s, &argc, argv, &b) < 0)
+		return -1;
+	if (argc > 4) {
+		if (sid_binding_policy(p, s, argc, argv) < 0)
+			return -1;
+	} else if (add_policy_to(p, &p->cfg->bsid_policies,
+				 &p->cfg->nbsid_policies, &p->bsid_cap,
+				 &one) < 0) {
+		return -1;
+	}
+	pol = &p->cfg->bsid_policies[p->cfg->nbsid_policies - 1];
+	if (pol->hmac_keyid) {
+		error(p, "sid: %s takes no hmac (Args.Mob.Session is written "
+		      "into the last segment after signing)",
+		      behavior_name(s->behavior));
+		return -1;
+	}
+	for (unsigned l = 0; l < pol->nlists; l++) {
+		unsigned add = s->behavior == BHV_END_M_GTP6_DI ? 2 : 1;
+
+		if (pol->lists[l].nsegs + add > SRV6_MAX_SEGS) {
+			if (add == 2)
+				error(p, "sid: too many segments with "
+				      "mob-prefix (at most %d in srh segs: B "
+				      "and S follow)", SRV6_MAX_SEGS - add);
+			else
+				error(p, "sid: too many segments with "
+				      "mob-prefix (at most %d)", SRV6_MAX_SEGS);
+			return -1;
+		}
+		pol->lists[l].segs[pol->lists[l].nsegs++] = b;
+		if (add == 2)		/* S, per packet */
+			memset(&pol->lists[l].segs[pol->lists[l].nsegs++], 0,
+			       sizeof(struct in6_addr));
+	}
+	return 0;
+}
+
+/* End.AS's headers (draft-ietf-spring-sr-service-programming-10 6.1,
+ * as VPP's end.as builds them): an IPv6 header from `source` to the
+ * first segment, hop limit 64, Payload Length filled per packet, and for
+ * more than one segment an SRH of them all (Segments Left and Last Entry
+ * the last index, in reverse order as RFC 8754 has them), its Next Header
+ * the inner type. */
+static void proxy_static_hdr(struct proxy_conf *pc, uint8_t inner)
+{
+	unsigned n = pc->segs.nsegs;
+	uint8_t *h = pc->hdr;
+
+	memset(h, 0, sizeof(pc->hdr));
+	h[0] = 0x60;
+	h[6] = n > 1 ? IPPROTO_ROUTING : inner;
+	h[7] = 64;
+	memcpy(h + 8, &pc->source, 16);
+	memcpy(h + 24, &pc->segs.segs[0], 16);
+	pc->hdr_len = 40;
+	if (n < 2)
+		return;
+	h[40] = inner;
+	h[41] = (uint8_t)(2 * n);
+	h[42] = 4;
+	h[43] = (uint8_t)(n - 1);
+	h[44] = (uint8_t)(n - 1);
+	for (unsigned i = 0; i < n; i++)
+		memcpy(h + 48 + 16 * i, &pc->segs.segs[n - 1 - i], 16);
+	pc->hdr_len = (uint16_t)(48 + 16 * n);
+}
+
+/* An SR proxy's line: the IPv4 row with nh4, its entry in
+ * config->proxies (End.AS: its headers). */
+static int sid_proxy(struct parser *p, struct sid *s, const bool *has)
+{
+	const struct behavior_desc *d = behavior_desc(s->behavior);
+	struct config *cfg = p->cfg;
+
+	if (has[SA_NH4] && d->v4)
+		s->behavior = d->v4;
+	for (unsigned i = 0; i < cfg->nproxies; i++) {
+		const struct sid *o = &cfg->sids[cfg->proxies[i].sid];
+		bool v4 = behavior_desc(s->behavior)->decap == BHV_DECAP_IPV4;
+
+		if (!strcmp(o->iif, s->iif) &&
+		    (behavior_desc(o->behavior)->decap == BHV_DECAP_IPV4) == v4) {
+			error(p, "sid: iif %s has an %s SR proxy already (line "
+			      "%u): one of each family per interface back",
+			      s->iif, v4 ? "IPv4" : "IPv6", o->line);
+			return -1;
+		}
+	}
+	if (d->proxy == BHV_PROXY_STATIC)
+		proxy_static_hdr(&p->proxy, has[SA_NH4] ? IPPROTO_IPIP :
+							  IPPROTO_IPV6);
+	if (cfg->nproxies == p->proxies_cap) {
+		unsigned cap = p->proxies_cap ? p->proxies_cap * 2 : 4;
+		struct proxy_conf *n = realloc(cfg->proxies, cap * sizeof(*n));
+
+		if (!n) {
+			error(p, "out of memory");
+			return -1;
+		}
+		cfg->proxies = n;
+		p->proxies_cap = cap;
+	}
+	p->proxy.sid = cfg->nsids;
+	s->proxy = cfg->nproxies;
+	cfg->proxies[cfg->nproxies++] = p->proxy;
+	return 0;
+}
+
 /* sid PREFIX action BEHAVIOR [flavors LIST] [lblen N] [nflen N]
  *     [nh6 ADDRESS] [nh4 ADDRESS] [oif IFNAME] [table N] [vrftable N]
- * sid PREFIX action End.B6[.Encaps[.Red]] srh segs A,B ... */
+ * sid PREFIX action End.B6[.Encaps[.Red]] srh segs A,B ...
+ * sid PREFIX action End.M.GTP6.D mob-prefix B/LEN [srh segs A,B ...]
+ * sid PREFIX action End.M.GTP6.Di mob-prefix B/LEN [srh segs A,B ...] */
 static int parse_sid(struct parser *p, int argc, char **argv)
 {
 	struct sid s = { .line = p->line };
 	bool has[SA__COUNT] = { false };
-	char list[160];
+	char list[256];
 	struct prefix pf;
 	int rc = 0;
 
@@ -1024,14 +1371,26 @@ static int parse_sid(struct parser *p, int argc, char **argv)
 		      behavior_list(list, sizeof(list), BEHAVIORS_ALL, " or "));
 		return -1;
 	}
+	if (s.behavior == BHV_END_M_GTP6_D ||
+	    s.behavior == BHV_END_M_GTP6_DI) {
+		if (rc < 0 || sid_gtp6d_policy(p, &s, argc, argv) < 0)
+			return -1;
+		return add_sid(p, &s);
+	}
 	if (behavior_is_binding(s.behavior)) {
 		if (sid_binding_policy(p, &s, argc, argv) < 0 || rc < 0)
 			return -1;
 		return add_sid(p, &s);
 	}
+	memset(&p->proxy, 0, sizeof(p->proxy));
+	p->has_proxy_segs = false;
 	if (sid_attrs(p, &s, argc, argv, has) < 0 || rc < 0)
 		return -1;
-	if (sid_check_combination(p, &s, has) < 0)
+	if (sid_check_combination(p, &s, has) < 0 ||
+	    sid_check_mobile(p, &s) < 0)
+		return -1;
+	if (behavior_proxy_of(s.behavior) != BHV_PROXY_NONE &&
+	    sid_proxy(p, &s, has) < 0)
 		return -1;
 	return add_sid(p, &s);
 }
@@ -1286,6 +1645,80 @@ static int route_table(struct parser *p, struct policy *pol, int *argc,
 
 /* route PREFIX [table T] encap seg6 mode MODE segs A,B,... [weight N]
  *       [segs ...] [hmac N] [table T] */
+/* `NAME PREFIX/LEN` of a route's, taken out of argv[start..]: *pf.
+ * Returns 0, -1 after an error (also when missing). */
+static int take_prefix(struct parser *p, const char *name, const char *why,
+		       int start, int *argc, char **argv, struct prefix *pf)
+{
+	int i;
+
+	for (i = start; i < *argc && strcmp(argv[i], name); i++)
+		;
+	if (i >= *argc - 1) {
+		error(p, "route: encap gtp4 needs '%s PREFIX' (%s)", name, why);
+		return -1;
+	}
+	if (get_prefix(p, "route", argv[i + 1], false, pf) < 0)
+		return -1;
+	memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 2) * sizeof(*argv));
+	*argc -= 2;
+	return 0;
+}
+
+/* route PREFIX4 encap gtp4 mob-prefix B/LEN src-prefix S/LEN [segs ...]
+ * (RFC 9433 6.7 H.M.GTP4.D): B last in each list (alone without segs),
+ * the IPv4 DA and Args.Mob.Session after LEN bits of it (72 in all), the
+ * IPv4 SA after S's (32).  No mode (H.Encaps), no hmac. */
+static int route_gtp4(struct parser *p, struct policy *pol, int argc,
+		      char **argv)
+{
+	struct prefix b, src;
+
+	if (take_prefix(p, "mob-prefix", "the SRv6 prefix B of the IPv4 DA "
+			"and Args.Mob.Session", 4, &argc, argv, &b) < 0 ||
+	    take_prefix(p, "src-prefix", "the IPv6 source prefix of the IPv4 "
+			"SA", 4, &argc, argv, &src) < 0)
+		return -1;
+	if (b.plen + 72 > 128 || src.plen + 32 > 128) {
+		error(p, "route: %s /%u leaves no room for the %s", b.plen + 72 >
+		      128 ? "mob-prefix" : "src-prefix", b.plen + 72 > 128 ?
+		      b.plen : src.plen, b.plen + 72 > 128 ?
+		      "IPv4 DA and Args.Mob.Session (72 bits)" :
+		      "IPv4 SA (32 bits)");
+		return -1;
+	}
+	if (pol->family != AF_INET) {
+		error(p, "route: encap gtp4 steers IPv4 GTP-U: its prefix must "
+		      "be IPv4");
+		return -1;
+	}
+	if (argc > 4 && policy_attrs(p, "route", pol, argc, argv, 4, NULL) < 0)
+		return -1;
+	if (pol->hmac_keyid) {
+		error(p, "route: encap gtp4 takes no hmac (the last segment "
+		      "changes per packet, after any signature)");
+		return -1;
+	}
+	if (!pol->nlists) {
+		pol->nlists = 1;
+		pol->weights[0] = 1;
+	}
+	for (unsigned l = 0; l < pol->nlists; l++) {
+		if (pol->lists[l].nsegs == SRV6_MAX_SEGS) {
+			error(p, "route: too many segments with mob-prefix (at "
+			      "most %d)", SRV6_MAX_SEGS);
+			return -1;
+		}
+		pol->lists[l].segs[pol->lists[l].nsegs++] = b.a6;
+	}
+	pol->mode = ENCAP_MODE_ENCAP;
+	pol->gtp4d = true;
+	pol->mob_plen = (uint8_t)b.plen;
+	pol->src_plen = (uint8_t)src.plen;
+	pol->src_prefix = src.a6;
+	return add_policy(p, pol);
+}
+
 static int parse_route(struct parser *p, int argc, char **argv)
 {
 	struct policy pol = { .line = p->line };
@@ -1322,8 +1755,11 @@ static int parse_route(struct parser *p, int argc, char **argv)
 		error(p, "route: 'encap' needs a type (seg6)");
 		return -1;
 	}
+	if (!strcmp(argv[3], "gtp4"))
+		return rc < 0 ? -1 : route_gtp4(p, &pol, argc, argv);
 	if (strcmp(argv[3], "seg6")) {
-		error(p, "route: expected encapsulation type seg6, found '%s'",
+		error(p, "route: expected encapsulation type seg6 or gtp4, "
+		      "found '%s'",
 		      quote(p, argv[3]));
 		return -1;
 	}
@@ -1673,6 +2109,10 @@ static const struct directive {
 	{ "header-queue", parse_header_queue, true },
 	{ "metrics-listen", parse_metrics_listen, true },
 	{ "steering", parse_steering, true },
+	{ "oam-copy", parse_oam_copy, true },
+	{ "oam-copy-len", parse_oam_copy_len, true },
+	{ "oam-rate", parse_oam_rate, true },
+	{ "oam-burst", parse_oam_burst, true },
 };
 
 #define NDIRECTIVES	(sizeof(directives) / sizeof(directives[0]))
@@ -1909,6 +2349,7 @@ static void check_required(struct parser *p)
 	check_offload(p);
 	check_header_queue(p);
 	check_marks(p);
+	check_oam(p);
 }
 
 /* SIDs into cfg->sid_table; the same prefix twice is an error.  A SID
@@ -2263,6 +2704,9 @@ static struct config *config_new(const char *name)
 	cfg->rule_priority = CONFIG_DEFAULT_RULE_PRIO;
 	cfg->icmp_rate = CONFIG_DEFAULT_ICMP_RATE;
 	cfg->icmp_burst = CONFIG_DEFAULT_ICMP_BURST;
+	cfg->oam.copy_len = CONFIG_DEFAULT_OAM_COPY_LEN;
+	cfg->oam.rate = CONFIG_DEFAULT_OAM_RATE;
+	cfg->oam.burst = CONFIG_DEFAULT_OAM_BURST;
 	cfg->gso = true;	/* `offload yes` */
 	cfg->steering = true;	/* `steering auto` */
 	cfg->hqueue_auto = true;	/* `header-queue auto` */
@@ -2392,6 +2836,7 @@ void config_free(struct config *cfg)
 	free(cfg->sids);
 	free(cfg->policies);
 	free(cfg->bsid_policies);
+	free(cfg->proxies);
 	if (cfg->hmac_keys)
 		explicit_bzero(cfg->hmac_keys,
 			       cfg->nhmac_keys * sizeof(*cfg->hmac_keys));
@@ -2648,14 +3093,17 @@ static struct config *merge_base(const struct config *file, unsigned nk)
 				    sizeof(*cfg->bsid_policies));
 	cfg->hmac_keys = calloc(file->nhmac_keys + 1, sizeof(*cfg->hmac_keys));
 	cfg->policies = calloc(file->npolicies + 1, sizeof(*cfg->policies));
+	cfg->proxies = calloc(file->nproxies + 1, sizeof(*cfg->proxies));
 	if (!cfg->sids || !cfg->bsid_policies || !cfg->hmac_keys ||
-	    !cfg->policies) {
+	    !cfg->policies || !cfg->proxies) {
 		config_free(cfg);
 		return NULL;
 	}
 	memcpy(cfg->policies, file->policies,
 	       file->npolicies * sizeof(*cfg->policies));
 	memcpy(cfg->sids, file->sids, file->nsids * sizeof(*cfg->sids));
+	memcpy(cfg->proxies, file->proxies,
+	       file->nproxies * sizeof(*cfg->proxies));
 	memcpy(cfg->bsid_policies, file->bsid_policies,
 	       file->nbsid_policies * sizeof(*cfg->bsid_policies));
 	memcpy(cfg->hmac_keys, file->hmac_keys,

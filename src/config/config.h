@@ -14,7 +14,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include "behavior_table.h"
 #include "paths.h"		/* SYSCONFDIR: made by make (Makefile.am) */
@@ -52,11 +54,38 @@ struct sid {
 	unsigned line;		/* config line, for messages */
 	uint32_t ktable;	/* from a kernel route of this table
 				 * (`kernel-routes yes`); 0: srv6d.conf's */
+	/* RFC 9433 (src/srv6/mobile.h).  End.M.GTP6.D: the prefix length
+	 * of `mob-prefix` B, its policy's last segment, where
+	 * Args.Mob.Session goes.  End.M.GTP4.E: `v4src-position`, the bit
+	 * of the IPv6 source where its IPv4 source starts. */
+	uint8_t mob_plen;
+	uint8_t v4src_pos;
+	/* SR proxies (End.AS, End.AD, End.AM): the interface the service
+	 * sends back on, and the SID's entry in config->proxies. */
+	char iif[IF_NAMESIZE];
+	unsigned proxy;
 };
 
 struct seglist {
 	unsigned nsegs;
 	struct in6_addr segs[SRV6_MAX_SEGS];	/* in travel order: segs[0] first */
+};
+
+/* The longest headers an SR proxy pushes back (src/srv6/behavior_proxy.h):
+ * an IPv6 header and an SRH of SRV6_MAX_SEGS segments (End.AS), or what
+ * End.AD learned: the IPv6 header and extension headers, at most this. */
+#define PROXY_HDR_MAX	(40 + 8 + 16 * SRV6_MAX_SEGS + 40)
+
+/* An SR proxy SID's part of the config (config->proxies[sid->proxy]). */
+struct proxy_conf {
+	unsigned sid;		/* its index in config->sids */
+	/* End.AS: `source` and `segs`, and the headers they make, built at
+	 * the parse (IPv6 header with Payload Length 0, SRH when more
+	 * than one segment), hdr_len bytes. */
+	struct in6_addr source;
+	struct seglist segs;
+	uint16_t hdr_len;
+	uint8_t hdr[PROXY_HDR_MAX];
 };
 
 #define POLICY_MAX_LISTS	16	/* segment lists in one policy */
@@ -84,6 +113,14 @@ struct policy {
 	unsigned line;
 	uint32_t ktable;	/* from a kernel route of this table
 				 * (`kernel-routes yes`); 0: srv6d.conf's */
+	/* `encap gtp4` (RFC 9433 6.7 H.M.GTP4.D, src/srv6/mobile.h): the
+	 * IPv4 GTP-U it steers becomes SRv6; each list's last segment is
+	 * `mob-prefix` B (mob_plen bits), the IPv4 DA and Args.Mob.Session
+	 * after them; the outer source `src-prefix` (src_plen bits), then
+	 * the IPv4 SA.  Never the kernel's to apply (no seg6 route). */
+	bool gtp4d;
+	uint8_t mob_plen, src_plen;
+	struct in6_addr src_prefix;
 	/* Last, so that a kernel route's policy (kpolicy.h) is allocated
 	 * with its lists only, the last one cut to its segments: never
 	 * copy a struct policy you did not allocate whole. */
@@ -138,6 +175,27 @@ enum kernel_encap_mode {
 	KERNEL_ENCAP_NO,	/* every encapsulated super-packet is cut */
 };
 
+/* RFC 9259 OAM (srv6d.conf(5) OAM, src/srv6/oam.h): where the copies of
+ * O-flag packets and End.OP's punts go, how much of each, how many. */
+struct config_oam {
+	bool on;			/* `oam-copy` given: O-flag processing
+					 * permitted (RFC 9259 2.1.1 S01.1) */
+	unsigned line;			/* oam-copy's line */
+	int family;			/* AF_UNIX, AF_INET6 or AF_INET */
+	union {
+		struct sockaddr sa;
+		struct sockaddr_un un;
+		struct sockaddr_in6 in6;
+		struct sockaddr_in in4;
+	} dest;
+	socklen_t dest_len;
+	uint32_t copy_len;		/* `oam-copy-len`: bytes of the packet
+					 * in a copy, at most */
+	unsigned rate;			/* `oam-rate`: copies per second per
+					 * worker (0: none) */
+	unsigned burst;			/* `oam-burst` */
+};
+
 struct config {
 	char *path;			/* file it was read from (or a name) */
 	unsigned queue_first, queue_last;	/* NFQUEUE numbers, inclusive */
@@ -178,6 +236,8 @@ struct config {
 	unsigned nsids;
 	struct policy *policies;
 	unsigned npolicies;
+	struct proxy_conf *proxies;	/* SR proxies' (sid->proxy) */
+	unsigned nproxies;
 	struct policy *bsid_policies;	/* binding SIDs' (sid->policy) */
 	unsigned nbsid_policies;
 	struct hmac_key *hmac_keys;
@@ -222,6 +282,8 @@ struct config {
 	 * sorted by table number (config_policy_insert()). */
 	struct policy_table *ptables;
 	unsigned nptables;
+
+	struct config_oam oam;		/* `oam-copy` and its settings */
 };
 
 /* Called once per error (or warning): "file:line: message". line 0: not
@@ -402,5 +464,14 @@ static inline uint32_t config_default_mark_mask(uint32_t mark_base)
 #define CONFIG_DEFAULT_RULE_PRIO	1000u
 #define CONFIG_DEFAULT_ICMP_RATE	100u
 #define CONFIG_DEFAULT_ICMP_BURST	50u
+/* OAM copies (RFC 9259): the first 256 bytes of each (an IPv6 header, an
+ * SRH of 12 segments and the headers behind), 1000 a second per worker,
+ * bursts of 100; at most OAM_COPY_MAX bytes (src/srv6/oam.h). */
+#define CONFIG_DEFAULT_OAM_COPY_LEN	256u
+#define CONFIG_OAM_COPY_LEN_MIN		40u
+#define CONFIG_OAM_COPY_LEN_MAX		2048u
+#define CONFIG_DEFAULT_OAM_RATE		1000u
+#define CONFIG_DEFAULT_OAM_BURST	100u
+#define CONFIG_OAM_RATE_MAX		1000000u
 
 #endif

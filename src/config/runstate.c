@@ -243,6 +243,7 @@ bool runstate_policy_kencap(const struct runstate *rs,
 			    const struct policy *pol)
 {
 	if (!rs || !rs->kencap_on || pol->binding || pol->hmac_keyid ||
+	    pol->gtp4d ||
 	    (pol->mode != ENCAP_MODE_ENCAP && pol->mode != ENCAP_MODE_ENCAP_RED))
 		return false;
 	for (unsigned i = 0; i < pol->nlists; i++)

@@ -45,6 +45,9 @@ struct sid_marks {
 				 * kend_mark, its packets are dropped
 				 * (counted) and the daemon puts the config
 				 * in force again when the link is up */
+	uint32_t iif_index;	/* SR proxies: the ifindex of its iif, the
+				 * packets back from the service (resolve.c);
+				 * 0: no such link (yet) */
 };
 
 /* What the kernel takes as a verdict's payload. */

@@ -76,7 +76,8 @@ static json_t *kencap_fallbacks_json(const struct worker_stats *ws)
 	X(tx_full)							\
 	X(nl_errors) X(bad_messages) X(rx_too_long) X(gso_packets)	\
 	X(gso_refused) X(gso_vnet) X(csum_completed) X(gso_segments)	\
-	X(kencap) X(kend) X(hq_truncated) X(bounced)
+	X(kencap) X(kend) X(hq_truncated) X(bounced)			\
+	X(oam_sent) X(oam_ratelimited) X(oam_send_errors)
 
 /* Add the worker_stats fields to o. */
 static void worker_stats_fill(json_t *o, const struct worker_stats *ws,
@@ -193,8 +194,16 @@ static json_t *lists_json(const struct policy *p)
  * SID's policy have in common. */
 static void policy_body_fill(json_t *o, const struct policy *p, bool *ok)
 {
-	jset(o, "mode", json_string(encap_mode_name(p->mode)), ok);
+	/* RFC 9433 H.M.GTP4.D: H.Encaps with the IPv4 addresses and the
+	 * session written into B and the source (mobile.h) */
+	jset(o, "mode", json_string(p->gtp4d ? "gtp4" :
+				    encap_mode_name(p->mode)), ok);
 	jset(o, "lists", lists_json(p), ok);
+	if (p->gtp4d) {
+		jset(o, "mob_plen", jcount(p->mob_plen), ok);
+		jset(o, "src_prefix", prefix_json(AF_INET6, &p->src_prefix,
+						  p->src_plen), ok);
+	}
 	if (p->hmac_keyid)
 		jset(o, "hmac", jcount(p->hmac_keyid), ok);
 }
@@ -224,7 +233,8 @@ static void origin_fill(json_t *o, unsigned line, uint32_t ktable, bool *ok)
  * lblen/nflen (with next-csid), a binding SID's policy, mark,
  * route_table; then its config line. */
 static void sid_attrs_fill(json_t *o, const struct config *cfg,
-			   const struct sid *s, struct sid_marks m, bool *ok)
+			   const struct sid *s, const struct proxy_conf *pc,
+			   struct sid_marks m, bool *ok)
 {
 	if (!IN6_IS_ADDR_UNSPECIFIED(&s->nh6))
 		jset(o, "nh6", addr6_json(&s->nh6), ok);
@@ -238,8 +248,20 @@ static void sid_attrs_fill(json_t *o, const struct config *cfg,
 		jset(o, "lblen", jcount(s->lblen), ok);
 		jset(o, "nflen", jcount(s->nflen), ok);
 	}
+	if (s->behavior == BHV_END_M_GTP6_D ||	/* RFC 9433 (mobile.h) */
+	    s->behavior == BHV_END_M_GTP6_DI)
+		jset(o, "mob_plen", jcount(s->mob_plen), ok);
+	if (s->behavior == BHV_END_M_GTP4_E)
+		jset(o, "v4src_position", jcount(s->v4src_pos), ok);
 	if (s->policy)
 		jset(o, "policy", bsid_policy_json(s->policy), ok);
+	/* an SR proxy's: iif, End.AS's source and segs */
+	if (s->iif[0])
+		jset(o, "iif", json_string(s->iif), ok);
+	if (pc && pc->segs.nsegs) {
+		jset(o, "source", addr6_json(&pc->source), ok);
+		jset(o, "segs", segs_json(&pc->segs), ok);
+	}
 	if (m.mark)	/* the packet's, under mark-mask */
 		jset(o, "mark", jcount(config_mark_value(cfg, m.mark)), ok);
 	if (m.route_table)
@@ -258,7 +280,8 @@ static json_t *sid_json(const struct config *cfg, const struct sid *s,
 		jset(o, "behavior", json_string(behavior_name(s->behavior)),
 		     &ok);
 		jset(o, "flavors", flavors_json(s->flavors), &ok);
-		sid_attrs_fill(o, cfg, s, m, &ok);
+		sid_attrs_fill(o, cfg, s, behavior_proxy_of(s->behavior) ?
+			       &cfg->proxies[s->proxy] : NULL, m, &ok);
 		sid_stats_fill(o, st, &ok);
 	}
 	return jdone(o, ok);
@@ -493,10 +516,11 @@ static json_t *kencap_json(const struct ctl_status_src *src)
 	return jdone(o, ok);
 }
 
-/* `kernel-end` (kencap_routes.h): {"mode", "active", "why", "sids"}, or
- * null. */
+/* `kernel-end` (kencap_routes.h): {"mode", "active", "why", "sids",
+ * "held", "caught", "holds"} (the last three: markguard.h), or null. */
 static json_t *kend_json(const struct config *cfg,
-			 const struct runstate *rs)
+			 const struct runstate *rs,
+			 const struct ctl_status_src *src)
 {
 	json_t *o;
 	bool ok;
@@ -513,6 +537,9 @@ static json_t *kend_json(const struct config *cfg,
 	jset(o, "active", json_boolean(rs->kend_on), &ok);
 	jset(o, "why", json_string(rs->kend_why), &ok);
 	jset(o, "sids", jcount(rs->kend_on ? rs->nkends : 0), &ok);
+	jset(o, "held", json_boolean(src->kend_held), &ok);
+	jset(o, "caught", jcount(src->kend_caught), &ok);
+	jset(o, "holds", jcount(src->kend_holds), &ok);
 	return jdone(o, ok);
 }
 
@@ -572,7 +599,9 @@ static json_t *kroutes_json(const struct ctl_kroutes *k,
 }
 
 /* {"mode": "auto"|"no", "state": "installed"|"off"|"failed", "backend",
- * "rules", "batches", "repairs", "changed", "error"}, or null. */
+ * "rules", "batches", "repairs", "changed", "sets", "set_elements",
+ * "set_batches", "set_last_us", "set_last_changes", "error"}, or
+ * null. */
 static json_t *steering_json(const struct steer_status *st)
 {
 	json_t *o;
@@ -590,6 +619,11 @@ static json_t *steering_json(const struct steer_status *st)
 	jset(o, "batches", jcount(st->batches), &ok);
 	jset(o, "repairs", jcount(st->repairs), &ok);
 	jset(o, "changed", json_integer(st->changed), &ok);
+	jset(o, "sets", jcount(st->sets), &ok);
+	jset(o, "set_elements", jcount(st->set_elements), &ok);
+	jset(o, "set_batches", jcount(st->set_batches), &ok);
+	jset(o, "set_last_us", jcount(st->set_last_us), &ok);
+	jset(o, "set_last_changes", jcount(st->set_last_changes), &ok);
 	jset(o, "error", json_string(st->why), &ok);
 	return jdone(o, ok);
 }
@@ -635,7 +669,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "counters_cleared", json_integer(src->cleared), &ok);
 	jset(o, "reinject", reinject_json(src->cfg, src->rs), &ok);
 	jset(o, "kernel_encap", kencap_json(src), &ok);
-	jset(o, "kernel_end", kend_json(src->cfg, src->rs), &ok);
+	jset(o, "kernel_end", kend_json(src->cfg, src->rs, src), &ok);
 	jset(o, "header_queue", hqueue_json(src), &ok);
 	jset(o, "workers", workers_json(src, false), &ok);
 	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals

@@ -88,6 +88,10 @@ struct ctl_status_src {
 	 * because it changed under srv6d, and what it is (last polled). */
 	bool kencap_held;
 	struct in6_addr kernel_tunsrc;
+	/* kernel-end's catch (markguard.h): its hand-off held back now,
+	 * the packets the catch rules took since start, and the holds. */
+	bool kend_held;
+	uint64_t kend_caught, kend_holds;
 	/* STATS only: the kernel's queues (NULL: not readable). */
 	const struct ctl_nfq_queue *kq;
 	unsigned nkq;

@@ -37,6 +37,7 @@
 #include "resolve.h"
 #include "rtmirror.h"
 #include "kencap_routes.h"
+#include "markguard.h"
 #include "rtrules.h"
 #include "steer.h"
 #include "rtwatch.h"
@@ -102,6 +103,10 @@ struct daemon {
 	struct in6_addr kernel_tunsrc;
 	bool kencap_held;
 	uint64_t tunsrc_next_ms;
+	/* kernel-end's catch rules, read every second (guard_tick(),
+	 * markguard.h): the hand-off is held back while its marks do not
+	 * survive to routing. */
+	struct markguard guard;
 	uint64_t nexthops_next_ms;	/* nexthops_tick() */
 	/* srv6ctl clear: when, and the kernel's queue drops then (the
 	 * readings shown are less these). */
@@ -119,6 +124,7 @@ struct daemon {
 	uint64_t wd_interval_ms;	/* 0: no systemd watchdog */
 	uint64_t wd_next_ms;
 	bool stop;
+	bool restarting;	/* SIGUSR2: steering kept for the next start */
 };
 
 static void repair_forget(struct daemon *d);
@@ -315,6 +321,26 @@ static void tunsrc_tick(struct daemon *d)
 			"again: encapsulations go to the kernel", b);
 }
 
+/* Read kernel-end's catch routes (every MARKGUARD_POLL_MS): packets for
+ * its SIDs that reached routing without srv6d's mark hold the hand-off
+ * back (engine_set_kend_held()) until a probe packet reaches its route
+ * marked (the workers' probe tokens); markguard_judge() decides and
+ * logs. */
+static void guard_tick(struct daemon *d)
+{
+	uint64_t now = now_ms();
+	bool taken;
+
+	if (!markguard_due(&d->guard, now))
+		return;
+	taken = d->guard.armed && engine_kend_probe_disarm(d->engine);
+	markguard_judge(&d->guard, engine_config(d->engine),
+			engine_runstate(d->engine), now, taken);
+	engine_set_kend_held(d->engine, d->guard.held);
+	if (d->guard.armed)
+		engine_kend_probe_arm(d->engine);
+}
+
 /* Milliseconds poll() may sleep: until the watchdog's keepalive, a
  * pending kernel routes rebuild or the tunsrc's poll is due. */
 static int poll_timeout(const struct daemon *d)
@@ -328,6 +354,9 @@ static int poll_timeout(const struct daemon *d)
 		next = d->tunsrc_next_ms;
 	if (d->kr_due_ms && d->kr_due_ms < next)
 		next = d->kr_due_ms;
+	if (engine_runstate(d->engine) && engine_runstate(d->engine)->kend_on &&
+	    engine_runstate(d->engine)->nkends && d->guard.next_ms < next)
+		next = d->guard.next_ms;
 	if (d->repair_due_ms && d->repair_due_ms < next)
 		next = d->repair_due_ms;
 	if (metrics_http_timeout_ms(d->metrics) >= 0 &&
@@ -442,6 +471,9 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	ds->src.repair_failures = d->repair_failures;
 	ds->src.last_repair_us = d->last_repair_us;
 	ds->src.kencap_held = d->kencap_held;
+	ds->src.kend_held = d->guard.held;
+	ds->src.kend_caught = d->guard.total;
+	ds->src.kend_holds = d->guard.holds;
 	ds->src.kernel_tunsrc = d->kernel_tunsrc;
 	if (with_kernel) {
 		int nk = ctl_nfq_read(CTL_NFQ_PROC, ds->kq,
@@ -805,6 +837,7 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 	kencap_tunsrc_settle(engine_runstate(d->engine), &d->tunsrc);
 	d->tunsrc_next_ms = 0;	/* the new config's tunsrc: held back? */
 	tunsrc_tick(d);
+	markguard_reset(&d->guard);	/* the new config's catch tables */
 	repair_forget(d);
 	return 0;
 restore:
@@ -1183,11 +1216,13 @@ static void kroutes_tick(struct daemon *d)
 
 /* ---- links named by SIDs ------------------------------------------------ */
 
-/* The first SID whose oif is not the link it was resolved to (struct
- * sid_marks' oif_index, resolve_link_index()): one that was missing or
- * down is up now, or one went down, was deleted, made again or renamed;
- * NULL when none.  *appeared: it was missing or down. */
-static const struct sid *links_moved(const struct daemon *d, bool *appeared)
+/* The first SID whose oif (or an SR proxy's iif) is not the link it was
+ * resolved to (struct sid_marks' oif_index, iif_index,
+ * resolve_link_index()): one that was missing or down is up now, or one
+ * went down, was deleted, made again or renamed; NULL when none.
+ * *appeared: it was missing or down; *name: the link's name. */
+static const struct sid *links_moved(const struct daemon *d, bool *appeared,
+				     const char **name)
 {
 	const struct config *cfg = engine_config(d->engine);
 	const struct runstate *rs = engine_runstate(d->engine);
@@ -1199,6 +1234,13 @@ static const struct sid *links_moved(const struct daemon *d, bool *appeared)
 
 		if (s->oif[0] && resolve_link_index(s->oif, &exists) != was) {
 			*appeared = !was;
+			*name = s->oif;
+			return s;
+		}
+		was = runstate_sid(rs, s).iif_index;
+		if (s->iif[0] && resolve_link_index(s->iif, &exists) != was) {
+			*appeared = !was;
+			*name = s->iif;
 			return s;
 		}
 	}
@@ -1237,19 +1279,68 @@ static int daemon_reapply(struct daemon *d, const char *why, bool reuse)
 
 /* The mirror saw a link appear, go, go up or down, or be renamed: when
  * it is one a SID names, the config in force is put in force again. */
+struct steer_links_acc {
+	struct steer_link *l;
+	size_t n, cap;
+};
+
+static void steer_link_add(const struct rtmirror_link *l, void *arg)
+{
+	struct steer_links_acc *a = arg;
+
+	if (l->table4 == RT_TABLE_MAIN && l->table6 == RT_TABLE_MAIN)
+		return;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 16;
+		void *n = realloc(a->l, cap * sizeof(*a->l));
+
+		if (!n)
+			return;
+		a->l = n;
+		a->cap = cap;
+	}
+	memset(&a->l[a->n], 0, sizeof(a->l[a->n]));
+	memcpy(a->l[a->n].name, l->name, sizeof(a->l[a->n].name));
+	a->l[a->n].table4 = l->table4;
+	a->l[a->n].table6 = l->table6;
+	a->n++;
+}
+
+/* The links whose table is not main, to steering (its rules follow the
+ * in-interfaces, steer.h). */
+static void steering_links(struct daemon *d)
+{
+	struct steer_links_acc a = { 0 };
+	char err[256];
+
+	if (!d->steer)
+		return;
+	rcu_thread_online();
+	rtmirror_links_read(d->mirror, steer_link_add, &a);
+	rcu_thread_offline();
+	if (steer_links(d->steer, engine_config(d->engine),
+			engine_runstate(d->engine), a.l, a.n, err,
+			sizeof(err)) < 0)
+		log_msg(LOG_ERR, "%s (the previous rules stay)", err);
+	free(a.l);
+}
+
 static void links_changed(struct daemon *d)
 {
+	const char *name = NULL;
 	const struct sid *s;
 	bool appeared;
 	uint64_t v;
 
 	while (read(rtmirror_links_fd(d->mirror), &v, sizeof(v)) > 0)
 		;
-	s = links_moved(d, &appeared);
+	steering_links(d);
+	s = links_moved(d, &appeared, &name);
 	if (!s)
 		return;
-	log_msg(LOG_INFO, "oif %s %s: putting the configuration in force "
-		"again", s->oif, appeared ? "is up now" : "changed");
+	log_msg(LOG_INFO, "%s %s %s: putting the configuration in force "
+		"again", name == s->iif ? "iif" : "oif", name,
+		appeared ? "is up now" : "changed");
 	daemon_reapply(d, "the links", true);
 }
 
@@ -1379,6 +1470,7 @@ static int signals_open(void)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR2);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -1;
 	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -1399,6 +1491,16 @@ static void signals_read(struct daemon *d)
 		case SIGHUP:
 			log_msg(LOG_INFO, "SIGHUP");
 			daemon_reload(d, NULL);
+			break;
+		case SIGUSR2:
+			/* systemd's RestartKillSignal=: the node stays
+			 * closed until the next start takes over */
+			log_msg(LOG_INFO, "SIGUSR2: stopping for a restart: "
+				"the steering rules stay (their queues drop "
+				"what comes until the next start takes them "
+				"over)");
+			d->stop = true;
+			d->restarting = true;
 			break;
 		default:
 			break;
@@ -1425,13 +1527,29 @@ static void steering_repair(struct daemon *d)
 		log_msg(LOG_ERR, "%s", err);
 }
 
+/* The kernel's seg6 encap routes came or went: their prefixes into
+ * steering's sets (taken also with steering no: the list never grows). */
+static void steering_kroutes(struct daemon *d)
+{
+	struct rtmirror_kroute *list;
+	char err[256];
+	bool lost;
+	size_t n = rtmirror_kroutes_take(d->mirror, &list, &lost);
+
+	if (steer_kroutes(d->steer, engine_config(d->engine),
+			  engine_runstate(d->engine), list, n, lost, err,
+			  sizeof(err)) < 0)
+		log_msg(LOG_ERR, "%s", err);
+	free(list);
+}
+
 static void daemon_loop(struct daemon *d)
 {
 	/* [0] signals [1] instance lock [2] seg6 routes [3] metrics
 	 * [4] links [5] steering's nf_tables watch [6] srv6d's rules,
-	 * routes and devices watched (rtwatch), the control clients from
-	 * CTL_FD_FIRST on */
-	enum { CTL_FD_FIRST = 7 };
+	 * routes and devices watched (rtwatch) [7] seg6 encap routes for
+	 * steering's sets, the control clients from CTL_FD_FIRST on */
+	enum { CTL_FD_FIRST = 8 };
 	struct pollfd fds[CTL_FD_FIRST + CTL_MAX_CLIENTS];
 
 	while (!d->stop) {
@@ -1453,6 +1571,9 @@ static void daemon_loop(struct daemon *d)
 					  .events = POLLIN };
 		/* -1 when the watcher could not be opened */
 		fds[6] = (struct pollfd){ .fd = rtwatch_fd(d->watch),
+					  .events = POLLIN };
+		/* -1 (kernel-routes no) */
+		fds[7] = (struct pollfd){ .fd = rtmirror_kroutes_fd(d->mirror),
 					  .events = POLLIN };
 		n = CTL_FD_FIRST + ctl_server_pollfds(d->ctl,
 				fds + CTL_FD_FIRST,
@@ -1476,6 +1597,8 @@ static void daemon_loop(struct daemon *d)
 				steering_repair(d);
 			if (fds[6].revents & POLLIN)
 				repair_changed(d);
+			if (fds[7].revents & POLLIN)
+				steering_kroutes(d);
 			/* also on a timeout: idle clients are closed */
 			ctl_server_dispatch(d->ctl, fds + CTL_FD_FIRST,
 					    n - CTL_FD_FIRST);
@@ -1484,6 +1607,7 @@ static void daemon_loop(struct daemon *d)
 		kroutes_tick(d);
 		repair_tick(d);
 		tunsrc_tick(d);
+		guard_tick(d);
 		nexthops_tick(d);
 		trace_tick(&d->trace, d->engine);
 		watchdog_tick(d);
@@ -1798,22 +1922,30 @@ fail:
 	return -1;
 }
 
-/* Everything up to the loop.  Returns 0, or -1 (logged, undone). */
 /* srv6d's queue rules in force (steering auto), once the queues are
- * bound.  A failure is logged and shown in srv6ctl status; srv6d runs on
- * (a reload or a repair tries again; the operator's rules may steer). */
-static void steering_start(struct daemon *d)
+ * bound.  Returns false when they could not be installed: srv6d then
+ * refuses to run (fail closed: running unsteered, tenant packets would
+ * follow the kernel's routes natively; what an earlier srv6d left stays
+ * and drops them), with the reason logged. */
+static bool steering_start(struct daemon *d)
 {
 	char err[256];
 	bool ok;
 
 	d->steer = steer_open(engine_config(d->engine),
 			      engine_runstate(d->engine), &ok, err, sizeof(err));
-	if (!ok)
-		log_msg(LOG_ERR, "%s", d->steer ? err :
-			"steering: out of memory");
+	if (!ok) {
+		log_msg(LOG_ERR, "%s: refusing to run unsteered (fail closed; "
+			"with rules of your own, 'steering no')", d->steer ?
+			err : "steering: out of memory");
+		return false;
+	}
+	steering_links(d);	/* the rules follow the in-interfaces */
+	return true;
 }
 
+/* Everything up to the loop.  Returns 0, -1 (logged, undone), or 1 when
+ * everything but steering started (logged: daemon_stop() undoes it). */
 static int daemon_start(struct daemon *d)
 {
 	const struct daemon_opts *o = d->opts;
@@ -1928,7 +2060,8 @@ static int daemon_start(struct daemon *d)
 		return -1;
 	}
 	kencap_tunsrc_settle(engine_runstate(d->engine), &d->tunsrc);
-	steering_start(d);
+	if (!steering_start(d))
+		return 1;	/* running: daemon_stop() undoes it */
 	return 0;
 fail_rules:
 	free(rt);
@@ -1976,7 +2109,9 @@ static void daemon_stop(struct daemon *d)
 {
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping: draining the queues");
 	trace_session_end(&d->trace, d->engine);
-	steer_close(d->steer, true);	/* clean stop: srv6d's rules go */
+	/* a clean stop: srv6d's rules go; a restart's (SIGUSR2): they
+	 * stay, fail closed, for the next start to replace in one batch */
+	steer_close(d->steer, !d->restarting);
 	engine_stop(d->engine);		/* every queued packet gets a verdict */
 	rtmirror_free(d->mirror);	/* no worker reads it any more */
 	rtwatch_close(d->watch);	/* what goes now is srv6d's doing */
@@ -1994,6 +2129,7 @@ static void daemon_stop(struct daemon *d)
 int daemon_run(const struct daemon_opts *opts)
 {
 	struct daemon d = { .opts = opts, .started_ms = now_ms() };
+	int rc;
 
 	log_init("srv6d", opts->debug);
 	log_stderr(true);
@@ -2007,7 +2143,15 @@ int daemon_run(const struct daemon_opts *opts)
 	 * one's reply. */
 	rcu_register_thread();
 	rcu_thread_offline();
-	if (daemon_start(&d) < 0) {
+	rc = daemon_start(&d);
+	if (rc < 0) {
+		rcu_unregister_thread();
+		close(d.sigfd);
+		log_close();
+		return DAEMON_EXIT_ERROR;
+	}
+	if (rc > 0) {	/* started but for steering: stopped again */
+		daemon_stop(&d);
 		rcu_unregister_thread();
 		close(d.sigfd);
 		log_close();

@@ -96,6 +96,17 @@ static void daemon_metrics(FILE *f, const struct ctl_status_src *src)
 		sample(f, "srv6d_repair_failures_total", NULL, 0,
 		       src->repair_failures);
 	}
+	family(f, "srv6d_kernel_end_held", "gauge",
+	       "1 while kernel-end is held back: packets for its SIDs reached "
+	       "routing without srv6d's mark.");
+	sample(f, "srv6d_kernel_end_held", NULL, 0, src->kend_held ? 1 : 0);
+	family(f, "srv6d_kernel_end_caught_total", "counter",
+	       "Packets for kernel-end's SIDs its catch rules took (their "
+	       "mark did not survive).");
+	sample(f, "srv6d_kernel_end_caught_total", NULL, 0, src->kend_caught);
+	family(f, "srv6d_kernel_end_holds_total", "counter",
+	       "Times kernel-end was held back for lost marks.");
+	sample(f, "srv6d_kernel_end_holds_total", NULL, 0, src->kend_holds);
 	family(f, "srv6d_sids", "gauge", "SIDs in the configuration in force.");
 	sample(f, "srv6d_sids", NULL, 0, cfg ? cfg->nsids : 0);
 	family(f, "srv6d_policies", "gauge",
@@ -141,6 +152,9 @@ static const struct {
 	W(kend, "Results handed to the kernel's seg6local with their SID's "
 		"mark."),
 	W(hq_truncated, "Header queue packets cut short by its copy range."),
+	W(oam_sent, "OAM copies and End.OP punts sent to oam-copy."),
+	W(oam_ratelimited, "OAM copies and punts owed but over oam-rate."),
+	W(oam_send_errors, "OAM copies and punts the oam-copy socket refused."),
 #undef W
 };
 

@@ -77,6 +77,13 @@ static void resolve_links(struct runstate *rs, const struct config *cfg,
 		const struct sid *s = &cfg->sids[i];
 		bool exists, said;
 
+		if (s->iif[0] &&
+		    !(rs->sids[i].iif_index = resolve_link_index(s->iif,
+								 &exists)))
+			log_msg(LOG_WARNING, "%s:%u: iif %s: %s now: the "
+				"service's packets back are not taken until it "
+				"is up", cfg->path, s->line, s->iif, exists ?
+				"link down" : "no such link");
 		if (!s->oif[0])
 			continue;
 		rs->sids[i].oif_index = resolve_link_index(s->oif, &exists);
@@ -116,7 +123,8 @@ static bool sids_unchanged(const struct config *old,
 		    a->nh4.s_addr != b->nh4.s_addr || strcmp(a->oif, b->oif) ||
 		    a->table != b->table || a->vrf != b->vrf ||
 		    ma.mark != mb.mark || ma.route_table != mb.route_table ||
-		    ma.oif_index != mb.oif_index)
+		    ma.oif_index != mb.oif_index ||
+		    strcmp(a->iif, b->iif) || ma.iif_index != mb.iif_index)
 			return false;
 	}
 	return true;

@@ -61,6 +61,8 @@ static const char *verdict_name(enum pkt_verdict v)
 		return "drop";
 	case PKT_REPEAT:
 		return "repeat";
+	case PKT_PUNT:
+		return "punt";
 	default:
 		return "unknown";
 	}

@@ -103,6 +103,8 @@ enum reinject_action reinject_decide_single(const struct config *cfg,
 		return REINJECT_ACCEPT;
 	case PKT_NEW_BYTES:
 		break;
+	case PKT_PUNT:
+		return REINJECT_PUNT;
 	case PKT_DROP:
 	default:
 		return REINJECT_DROP;
@@ -296,7 +298,8 @@ enum reinject_action reinject_decide(const struct config *cfg,
 			return REINJECT_OWN_DEV;
 		return a;
 	}
-	if (a == REINJECT_DROP)		/* a message nfq.c could not parse */
+	if (a == REINJECT_DROP ||	/* a message nfq.c could not parse */
+	    a == REINJECT_PUNT)		/* End.OP's: gone to the OAM process */
 		return a;
 	if (p->truncated)
 		return reinject_decide_truncated(cfg, rs, p, reason);
@@ -905,6 +908,7 @@ const char *reinject_action_name(enum reinject_action a)
 		[REINJECT_KERNEL] = "kernel",
 		[REINJECT_KERNEL_INNER] = "kernel-inner",
 		[REINJECT_BOUNCE] = "bounce",
+		[REINJECT_PUNT] = "punt",
 	};
 
 	if ((unsigned)a >= sizeof(names) / sizeof(names[0]) || !names[a])

@@ -180,6 +180,9 @@ enum reinject_action {
 				 * device (kencap_send()), NF_DROP */
 	REINJECT_BOUNCE,	/* NF_REPEAT with the bounce bit: a header
 				 * queue's packet to be queued whole */
+	REINJECT_PUNT,		/* NF_DROP: End.OP sent the packet to the
+				 * OAM process (src/srv6/oam.h, PKT_PUNT),
+				 * counted injected */
 };
 
 /* Decide how p goes back (see above): the one function that does, from

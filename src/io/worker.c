@@ -28,8 +28,10 @@
 #include "kend.h"
 #include "log.h"
 #include "nfq.h"
+#include "oamsock.h"
 #include "pkt_trace.h"
 #include "pktsock.h"
+#include "behavior_proxy.h"
 #include "process.h"
 #include "reinject.h"
 #include "rtrules.h"
@@ -57,6 +59,9 @@ struct generation {
 	unsigned nworkers;
 	struct sid_stats **sids;	/* [nworkers][cfg->nsids] */
 	struct sid_stats **pols;	/* [nworkers][cfg->npolicies] */
+	/* End.AD's caches: [cfg->nproxies][nworkers] (behavior_proxy.h),
+	 * NULL when the config has no SR proxy */
+	struct proxy_slot *proxy_slots;
 	uint32_t *own_devs;		/* sorted */
 	unsigned nown_devs;
 	uint32_t dev_tx_ifindex;	/* the reinjection device's sending end
@@ -68,6 +73,11 @@ struct worker {
 	struct {
 		uint64_t ns;		/* CLOCK_MONOTONIC of the last beat */
 		bool dead;		/* the thread has exited */
+		/* kernel-end held back: this worker may hand one packet
+		 * to the kernel all the same (a probe), set by the control
+		 * thread (engine_kend_probe_arm()), taken by the worker
+		 * (proc_kend_probe_take()) */
+		bool kend_probe;
 	} beat __attribute__((aligned(CACHE_LINE)));
 
 	/* The worker's own state, from the next line on. */
@@ -90,6 +100,10 @@ struct worker {
 	const struct sid_stats *trace_st[NFQ_BATCH];
 	uint16_t trace_len[NFQ_BATCH];
 	uint8_t (*trace_snap)[PKT_TRACE_SNAP];	/* [NFQ_BATCH] */
+	/* RFC 9259 (src/srv6/oam.h): the batch's copies of O-flag packets
+	 * and End.OP's punts, and the socket they leave by. */
+	struct oam_ring *oam;
+	struct oamsock *oamsock;
 };
 
 struct engine {
@@ -111,6 +125,9 @@ struct engine {
 	 * the workers (struct proc_ctx kencap_held): the kernel's tunsrc
 	 * is not what the config's encapsulations were resolved with. */
 	bool kencap_held;
+	/* The same for kernel-end (engine_set_kend_held()): packets for its
+	 * SIDs reached routing without srv6d's mark (markguard.h). */
+	bool kend_held;
 	const char *hang_file;		/* ENGINE_HANG_ENV, or NULL (unarmed) */
 	/* Control thread only: totals of earlier generations, less what
 	 * engine_clear_stats() took away (unsigned: a base may wrap, its
@@ -182,6 +199,7 @@ static void generation_free(struct generation *g)
 	}
 	free(g->sids);
 	free(g->pols);
+	free(g->proxy_slots);
 	free(g->own_devs);
 	runstate_free(g->rs);
 	config_free(g->cfg);
@@ -275,6 +293,10 @@ static struct generation *generation_new(struct config *cfg,
 	g->sids = calloc(nworkers, sizeof(*g->sids));
 	g->pols = calloc(nworkers, sizeof(*g->pols));
 	if (!g->sids || !g->pols)
+		goto fail;
+	if (cfg->nproxies &&
+	    !(g->proxy_slots = zalloc_lines((size_t)cfg->nproxies * nworkers *
+					    sizeof(struct proxy_slot))))
 		goto fail;
 	for (unsigned w = 0; w < nworkers; w++) {
 		g->sids[w] = zalloc_lines(cfg->nsids * sizeof(struct sid_stats));
@@ -401,7 +423,8 @@ static void worker_own_device(struct worker *w, struct pkt *p)
  * when p is to be processed. */
 static bool worker_headers_suffice(const struct proc_ctx *ctx, struct pkt *p)
 {
-	if (kend_from_headers(ctx->cfg, ctx->rs, p) || kencap_from_headers(ctx, p))
+	if ((!proc_kend_held(ctx) && kend_from_headers(ctx->cfg, ctx->rs, p)) ||
+	    kencap_from_headers(ctx, p))
 		return true;
 	p->verdict = PKT_REPEAT;
 	return false;
@@ -532,7 +555,18 @@ static void worker_run_batch(struct worker *w, int n)
 	ctx->sid_rt = g->sid_rt;
 	ctx->sid_stats = g->sids[w->index];
 	ctx->policy_stats = g->pols[w->index];
+	ctx->proxy_slots = g->proxy_slots;
+	ctx->proxy_nworkers = g->nworkers;
 	ctx->now_ns = now_ns();
+	ctx->oam = NULL;
+	if (g->cfg->oam.on) {	/* RFC 9259: the copies' timestamp */
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		w->oam->ts_ns = (uint64_t)ts.tv_sec * 1000000000ull +
+				(uint64_t)ts.tv_nsec;
+		ctx->oam = w->oam;
+	}
 	w->io.dev_ifindex = g->dev_tx_ifindex;	/* the worker's own copy */
 	for (int i = 0; i < n; i++) {
 		struct pkt *p = &w->pkts[i];
@@ -550,14 +584,27 @@ static void worker_run_batch(struct worker *w, int n)
 			w->trace_st[i] = p->st;
 		reinject_packet(g->cfg, g->rs, g->sid_rt, p, w->q, &w->io,
 				w->stats);
+		/* Bounced: copied when it comes back whole (RFC 9259). */
+		if (p->way.action == REINJECT_BOUNCE)
+			oam_ring_unwind(w->oam, p);
 	}
-	/* The results that go by a device first, in one sendmmsg(), each
+	/* The OAM copies first (a failed punt is a drop when counted),
+	 * then the results that go by a device, in one sendmmsg(), each
 	 * packet counted once its way is known, then the verdicts (the
 	 * originals' NF_DROP among them). */
+	oamsock_flush(w->oamsock, w->oam, &g->cfg->oam, w->stats);
 	reinject_flush(&w->io, w->stats);
 	nfq_verdict_flush(w->q, w->stats);
 	if (tracing)
 		worker_trace_batch(w, n);
+}
+
+/* The ring is full mid-batch (oam.h): send it. */
+static void worker_oam_full(struct oam_ring *ring, void *arg)
+{
+	struct worker *w = arg;
+
+	oamsock_flush(w->oamsock, ring, &w->ctx.cfg->oam, w->stats);
 }
 
 /* After a stop: give a verdict to everything already queued (bounded, in
@@ -653,6 +700,8 @@ static void engine_destroy(struct engine *e)
 		free(w->stats);
 		free(w->trace);
 		free(w->trace_snap);
+		oamsock_free(w->oamsock);
+		free(w->oam);
 	}
 	if (e->dev_open)
 		rtrules_reinject_dev_close(e->tun_name);
@@ -763,17 +812,25 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->stats = zalloc_lines(sizeof(*w->stats));
 	w->trace = pkt_trace_ring_new();
 	w->trace_snap = zalloc_lines(NFQ_BATCH * sizeof(*w->trace_snap));
+	w->oam = zalloc_lines(sizeof(*w->oam));	/* a reload may ask */
+	w->oamsock = oamsock_new();
 	if (!w->stats || !w->io.tx || (cfg->gso && !w->io.seg) || !w->trace ||
-	    !w->trace_snap) {
+	    !w->trace_snap || !w->oam || !w->oamsock) {
 		snprintf(err, errlen, "queue %u: out of memory", w->queue);
 		return -1;
 	}
 	w->ctx.stats = w->stats;
 	w->ctx.mirror = e->mirror;
 	w->ctx.kencap_held = &e->kencap_held;
+	w->ctx.kend_held = &e->kend_held;
+	w->ctx.kend_probe = &w->beat.kend_probe;
 	w->ctx.worker = i;
 	w->ctx.icmp_rl.last_ns = now_ns();
 	w->ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
+	w->ctx.oam_rl.last_ns = now_ns();
+	w->ctx.oam_rl.tokens_milli = (uint64_t)cfg->oam.burst * 1000;
+	w->oam->full = worker_oam_full;
+	w->oam->full_arg = w;
 	w->beat.ns = now_ns();
 	w->q = nfq_socket_open_flags(w->queue, e->maxlen,
 				     cfg->gso ? NFQ_OPEN_GSO : 0, err, errlen);
@@ -874,6 +931,29 @@ void engine_set_kencap_held(struct engine *e, bool held)
 bool engine_kencap_held(const struct engine *e)
 {
 	return __atomic_load_n(&e->kencap_held, __ATOMIC_RELAXED);
+}
+
+void engine_set_kend_held(struct engine *e, bool held)
+{
+	__atomic_store_n(&e->kend_held, held, __ATOMIC_RELAXED);
+}
+
+void engine_kend_probe_arm(struct engine *e)
+{
+	for (unsigned i = 0; i < e->nworkers; i++)
+		__atomic_store_n(&e->workers[i].beat.kend_probe, true,
+				 __ATOMIC_RELAXED);
+}
+
+bool engine_kend_probe_disarm(struct engine *e)
+{
+	bool taken = false;
+
+	for (unsigned i = 0; i < e->nworkers; i++)
+		if (!__atomic_exchange_n(&e->workers[i].beat.kend_probe, false,
+					 __ATOMIC_RELAXED))
+			taken = true;
+	return taken;
 }
 
 void engine_stop(struct engine *e)

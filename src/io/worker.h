@@ -63,6 +63,18 @@ int engine_swap_config(struct engine *e, struct config *newcfg,
 void engine_set_kencap_held(struct engine *e, bool held);
 bool engine_kencap_held(const struct engine *e);
 
+/* Hold kernel-end's hand-off back (held: srv6d makes every End and
+ * decapsulation result itself), or let it go again; the control thread's
+ * (daemon.c: while packets for the SIDs reach routing without srv6d's
+ * mark, markguard.h), read by the workers at once. */
+void engine_set_kend_held(struct engine *e, bool held);
+
+/* While kernel-end is held back: let each worker hand one packet to the
+ * kernel all the same (a probe: is the mark still lost?).  Disarm takes
+ * the tokens back and returns whether a worker took its one. */
+void engine_kend_probe_arm(struct engine *e);
+bool engine_kend_probe_disarm(struct engine *e);
+
 const struct config *engine_config(const struct engine *e);
 const struct runstate *engine_runstate(const struct engine *e);
 /* The SIDs' struct sid_runtime in force (cfg->nsids entries, or NULL). */

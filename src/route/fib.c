@@ -782,6 +782,12 @@ static int family_swap(struct fib_db *db, struct fib_family *f,
 		f->count++;
 	}
 	after = prefix_best(f, dst, plen);
+	if (db->encap_ops.change) {
+		if (old && old->encap)
+			db->encap_ops.change(db->encap_ops.arg, old, -1);
+		if (r && r->encap)
+			db->encap_ops.change(db->encap_ops.arg, r, 1);
+	}
 	if (old && retire(db, RETIRE_ROUTE, old) < 0)
 		return -ENOMEM;
 	if (after == before)

@@ -113,6 +113,10 @@ struct fib_encap_ops {
 	void (*hold)(void *arg, const void *encap);
 	void (*put)(void *arg, const void *encap);
 	bool (*equal)(const void *a, const void *b);
+	/* A route with an encap entered the db (delta 1) or left it
+	 * (delta -1: deleted, replaced, swept), writer side, when it
+	 * happens (not after the grace period); NULL: not told. */
+	void (*change)(void *arg, const struct fib_route *r, int delta);
 	void *arg;
 };
 

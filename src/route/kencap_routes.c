@@ -20,6 +20,7 @@
 #include "behavior_table.h"
 #include "kencap_routes.h"
 #include "log.h"
+#include "markguard.h"
 #include "rtnl.h"
 #include "rtrules.h"
 #include "sysctl.h"
@@ -34,7 +35,7 @@
  * no HMAC. */
 static bool policy_expressible(const struct policy *pol)
 {
-	return !pol->ktable && !pol->hmac_keyid &&
+	return !pol->ktable && !pol->hmac_keyid && !pol->gtp4d &&
 	       (pol->mode == ENCAP_MODE_ENCAP ||
 		pol->mode == ENCAP_MODE_ENCAP_RED);
 }
@@ -347,6 +348,21 @@ struct nlmsghdr *kencap_build_end_route(void *buf, uint32_t seq,
 
 	nlh = seg6local_route_start(buf, seq, table, prefix, plen, oif,
 				    SEG6_LOCAL_ACTION_END, &nest);
+	return seg6local_route_end(nlh, nest);
+}
+
+struct nlmsghdr *kencap_build_end_t_route(void *buf, uint32_t seq,
+					  uint32_t table,
+					  const struct in6_addr *prefix,
+					  uint8_t plen, uint32_t oif,
+					  uint32_t lookup)
+{
+	struct nlattr *nest;
+	struct nlmsghdr *nlh;
+
+	nlh = seg6local_route_start(buf, seq, table, prefix, plen, oif,
+				    SEG6_LOCAL_ACTION_END_T, &nest);
+	mnl_attr_put_u32(nlh, SEG6_LOCAL_TABLE, lookup);
 	return seg6local_route_end(nlh, nest);
 }
 
@@ -1132,6 +1148,95 @@ static int kend_nexthop_route(struct rtnl *nl, const struct sid *s,
 		mark, "the next hop's route", err, errlen);
 }
 
+/* ---- the catch behind the fwmark rules (markguard.h) ---- */
+
+/* Add `priority P+1 to dst/dst_len lookup table`.  Returns 0 or -1. */
+static int catch_rule_add(struct rtnl *nl, const struct config *cfg,
+			  uint8_t family, const void *dst, uint8_t dst_len,
+			  uint32_t table, char *err, size_t errlen)
+{
+	uint32_t msg[RTRULES_MSG_SIZE / 4];
+	char a[INET6_ADDRSTRLEN], why[256];
+	int e;
+
+	e = rtnl_request(nl, rtrules_build_rule_to(msg, RTM_NEWRULE, ++nl->seq,
+						   family,
+						   markguard_priority(cfg),
+						   dst, dst_len, table),
+			 why, sizeof(why));
+	inet_ntop(family, dst, a, sizeof(a));
+	if (e && e != EEXIST) {
+		snprintf(err, errlen, "mark guard: cannot add rule priority %u "
+			 "to %s/%u lookup %#x: %s", markguard_priority(cfg), a,
+			 dst_len, table, why);
+		return -1;
+	}
+	log_debug("mark guard: rule priority %u to %s/%u lookup %#x",
+		  markguard_priority(cfg), a, dst_len, table);
+	return 0;
+}
+
+/* Send route request nlh ("mark guard: cannot add WHAT: why").  Returns
+ * 0 or -1. */
+static int catch_route_add(struct rtnl *nl, const struct nlmsghdr *nlh,
+			   const char *what, char *err, size_t errlen)
+{
+	char why[256];
+	int e = rtnl_request(nl, nlh, why, sizeof(why));
+
+	if (e && e != EEXIST) {
+		snprintf(err, errlen, "mark guard: cannot add %s: %s", what,
+			 why);
+		return -1;
+	}
+	return 0;
+}
+
+static int catch_install_sid(struct rtnl *nl, const struct config *cfg,
+			    const struct runstate *rs, const struct sid *s,
+			    char *err, size_t errlen)
+{
+	uint32_t mark = runstate_sid(rs, s).kend_mark;
+	uint32_t table = markguard_catch_table(mark);
+	uint32_t msg[KENCAP_MSG_SIZE / 4];
+
+	if (!mark)
+		return 0;
+	/* End.T table main: the result is routed as a marked one finds it
+	 * after srv6d's table, not by the mark that replaced srv6d's */
+	if (catch_route_add(nl, kencap_routes_end_sid(s) ?
+			    kencap_build_end_t_route(msg, ++nl->seq, table,
+						     &s->prefix, s->plen,
+						     rs->kend_oif,
+						     CONFIG_TABLE_MAIN) :
+			    kencap_build_decap_route(msg, ++nl->seq, table, s,
+						     rs->kend_oif),
+			    "the catch table's seg6local route", err,
+			    errlen) < 0 ||
+	    catch_route_add(nl, kencap_build_blackhole_sid_route(msg,
+				++nl->seq, table, &s->prefix, s->plen),
+			    "the catch table's blackhole", err, errlen) < 0)
+		return -1;
+	return catch_rule_add(nl, cfg, AF_INET6, &s->prefix, s->plen, table,
+			      err, errlen);
+}
+
+static int catch_install_policies(struct rtnl *nl, const struct config *cfg,
+			       const struct runstate *rs, char *err,
+			       size_t errlen)
+{
+	for (unsigned i = 0; rs->kencap_on && i < cfg->npolicies; i++) {
+		const struct policy *pol = &cfg->policies[i];
+		uint32_t t = markguard_policy_table(cfg, rs, pol);
+
+		if (t && pol->plen &&
+		    catch_rule_add(nl, cfg, (uint8_t)pol->family, &pol->prefix,
+				   pol->plen, t, err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The kernel's End or decapsulation for SID s: its seg6local route in
  * table of its kend_mark, End.DX6/DX4's next hop there, its rules (IPv4 too
  * for End.DX4's next hop).  Returns 0 or -1. */
@@ -1165,8 +1270,11 @@ static int kend_install_one(struct rtnl *nl, const struct config *cfg,
 	    rtrules_rule_add_mark(nl, cfg, name, AF_INET, cfg->rule_priority,
 				  mark, mark, err, errlen) < 0)
 		return -1;
-	return rtrules_rule_add_mark(nl, cfg, name, AF_INET6, cfg->rule_priority,
-				     mark, mark, err, errlen);
+	if (rtrules_rule_add_mark(nl, cfg, name, AF_INET6, cfg->rule_priority,
+				  mark, mark, err, errlen) < 0)
+		return -1;
+	/* what meets routing without the mark (markguard.h) */
+	return catch_install_sid(nl, cfg, rs, s, err, errlen);
 }
 
 /* Turn feature `name` (on, its why) off after its install failed with
@@ -1191,7 +1299,8 @@ static int kencap_install_all(struct rtnl *nl, const struct config *cfg,
 		if (kencap_install_one(nl, cfg, rs, &rs->kencaps[i], err,
 				       errlen) < 0)
 			return -1;
-	return 0;
+	/* what meets routing without its mark (markguard.h) */
+	return catch_install_policies(nl, cfg, rs, err, errlen);
 }
 
 /* The kernel-end half of kencap_routes_install(). */

@@ -212,6 +212,15 @@ struct nlmsghdr *kencap_build_end_route(void *buf, uint32_t seq,
 					const struct in6_addr *prefix,
 					uint8_t plen, uint32_t oif);
 
+/* ip -6 route replace prefix/plen encap seg6local action End.T table
+ * lookup count dev oif table table: a caught End (markguard.h), its result
+ * looked up in `lookup` whatever mark it has. */
+struct nlmsghdr *kencap_build_end_t_route(void *buf, uint32_t seq,
+					  uint32_t table,
+					  const struct in6_addr *prefix,
+					  uint8_t plen, uint32_t oif,
+					  uint32_t lookup);
+
 /* ip -6 route replace SID/PLEN encap seg6local action End.DT6 table T |
  * End.DX6 nh6 A | End.DX4 nh4 A count dev oif table table, for s
  * (kencap_routes_decap_sid()); NULL for another behavior. */

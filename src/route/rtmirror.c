@@ -91,6 +91,14 @@ struct rtmirror {
 	struct kpolicy_db *kpols;
 	struct log_ratelimit kpol_rl;
 	int links_fd;			/* rtmirror_links_fd() */
+	/* opts.seg6_routes: the seg6 encap routes that came and went since
+	 * the daemon last took them (rtmirror_kroutes_take()), under
+	 * kroutes_lock; kroutes_fd tells when the list stops being empty */
+	pthread_mutex_t kroutes_lock;
+	struct rtmirror_kroute *kroutes;
+	size_t nkroutes, kroutes_cap;
+	bool kroutes_lost;
+	int kroutes_fd;
 	/* The kernel's next-hop objects, and the routes that name one
 	 * (nexthop.h): each such route is in the FIB as its expansion. */
 	struct nexthop_table *nexthops;
@@ -360,6 +368,7 @@ static int links_retable(struct rtmirror *m)
 		if (t->slot[i] != old->slot[i])
 			retire(m, old->slot[i]);
 	retire(m, old);
+	links_notify(m);	/* a link's table changed: steering's rules */
 	return 0;
 }
 
@@ -1481,7 +1490,42 @@ static void kpol_hold(void *arg, const void *encap)
 
 static void kpol_put(void *arg, const void *encap)
 {
-	kpolicy_put(arg, (struct kpolicy *)encap);
+	kpolicy_put(((struct rtmirror *)arg)->kpols, (struct kpolicy *)encap);
+}
+
+/* A seg6 encap route came (delta 1) or went (-1): recorded for the
+ * daemon's steering (rtmirror_kroutes_take()). */
+static void kpol_change(void *arg, const struct fib_route *r, int delta)
+{
+	struct rtmirror *m = arg;
+	struct rtmirror_kroute *k;
+	uint64_t one = 1;
+	bool first;
+
+	pthread_mutex_lock(&m->kroutes_lock);
+	if (m->nkroutes == m->kroutes_cap) {
+		size_t cap = m->kroutes_cap ? 2 * m->kroutes_cap : 1024;
+		void *n = realloc(m->kroutes, cap * sizeof(*m->kroutes));
+
+		if (!n) {
+			m->kroutes_lost = true;
+			pthread_mutex_unlock(&m->kroutes_lock);
+			return;
+		}
+		m->kroutes = n;
+		m->kroutes_cap = cap;
+	}
+	first = m->nkroutes == 0;
+	k = &m->kroutes[m->nkroutes++];
+	memset(k, 0, sizeof(*k));
+	k->family = r->family;
+	k->plen = r->plen;
+	k->delta = (int8_t)delta;
+	k->table = r->table;
+	memcpy(k->addr, r->dst.b, r->family == AF_INET ? 4 : 16);
+	pthread_mutex_unlock(&m->kroutes_lock);
+	if (first && write(m->kroutes_fd, &one, sizeof(one)) != sizeof(one))
+		set_error(m, errno);	/* EAGAIN: a notice is pending */
 }
 
 static bool kpol_equal(const void *a, const void *b)
@@ -1494,17 +1538,20 @@ static bool kpol_equal(const void *a, const void *b)
 static int seg6_open(struct rtmirror *m)
 {
 	struct fib_encap_ops ops = { .hold = kpol_hold, .put = kpol_put,
-				     .equal = kpol_equal };
+				     .equal = kpol_equal,
+				     .change = kpol_change };
 	struct log_ratelimit rl = LOG_RATELIMIT_INIT(10, 10);
 
 	pthread_mutex_init(&m->seg6_lock, NULL);
+	pthread_mutex_init(&m->kroutes_lock, NULL);
+	m->kroutes_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	m->kpol_rl = rl;
 	m->seg6 = seg6route_set_new();
 	m->seg6_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	m->kpols = kpolicy_db_new(m->opts.nworkers ? m->opts.nworkers : 1);
-	if (!m->seg6 || m->seg6_fd < 0 || !m->kpols)
+	if (!m->seg6 || m->seg6_fd < 0 || !m->kpols || m->kroutes_fd < 0)
 		return -1;
-	ops.arg = m->kpols;
+	ops.arg = m;
 	fib_db_set_encap_ops(m->db, &ops);
 	return 0;
 }
@@ -1528,6 +1575,7 @@ struct rtmirror *rtmirror_new(const struct rtmirror_opts *opts)
 		m->opts.resync_interval_ms = DEFAULT_INTERVAL_MS;
 	m->stopfd = -1;
 	m->seg6_fd = -1;
+	m->kroutes_fd = -1;
 	m->gen = 1;
 	m->links_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	m->nexthops = nexthop_table_new();
@@ -1563,8 +1611,13 @@ void rtmirror_free(struct rtmirror *m)
 	kpolicy_db_free(m->kpols);	/* after: the routes held them */
 	free(m->rules);
 	seg6route_set_free(m->seg6);
-	if (m->opts.seg6_routes)
+	if (m->opts.seg6_routes) {
 		pthread_mutex_destroy(&m->seg6_lock);
+		pthread_mutex_destroy(&m->kroutes_lock);
+	}
+	free(m->kroutes);
+	if (m->kroutes_fd >= 0)
+		close(m->kroutes_fd);
 	if (m->seg6_fd >= 0)
 		close(m->seg6_fd);
 	if (m->links_fd >= 0)
@@ -1580,6 +1633,34 @@ const struct kpolicy_db *rtmirror_kpolicies(const struct rtmirror *m)
 int rtmirror_seg6_fd(const struct rtmirror *m)
 {
 	return m->seg6_fd;
+}
+
+int rtmirror_kroutes_fd(const struct rtmirror *m)
+{
+	return m->kroutes_fd;
+}
+
+size_t rtmirror_kroutes_take(struct rtmirror *m,
+			     struct rtmirror_kroute **list, bool *lost)
+{
+	size_t n;
+	uint64_t count;
+
+	*list = NULL;
+	*lost = false;
+	if (m->kroutes_fd < 0)
+		return 0;
+	if (read(m->kroutes_fd, &count, sizeof(count)) < 0)
+		count = 0;	/* EAGAIN: nothing told yet */
+	pthread_mutex_lock(&m->kroutes_lock);
+	*list = m->kroutes;
+	n = m->nkroutes;
+	*lost = m->kroutes_lost;
+	m->kroutes = NULL;
+	m->nkroutes = m->kroutes_cap = 0;
+	m->kroutes_lost = false;
+	pthread_mutex_unlock(&m->kroutes_lock);
+	return n;
 }
 
 int rtmirror_links_fd(const struct rtmirror *m)

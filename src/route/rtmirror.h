@@ -188,9 +188,31 @@ const struct kpolicy_db *rtmirror_kpolicies(const struct rtmirror *m);
  * (seg6route.h) has changed; -1 without. */
 int rtmirror_seg6_fd(const struct rtmirror *m);
 
+/* A seg6 encap route of the FIB that came (delta 1) or went (-1). */
+struct rtmirror_kroute {
+	uint8_t family;		/* AF_INET6, AF_INET */
+	uint8_t plen;
+	int8_t delta;
+	uint8_t pad;
+	uint32_t table;
+	uint8_t addr[16];	/* masked; 4 bytes for AF_INET */
+};
+
+/* With opts.seg6_routes: an eventfd that becomes readable when a seg6
+ * encap route came or went since the last rtmirror_kroutes_take(); -1
+ * without. */
+int rtmirror_kroutes_fd(const struct rtmirror *m);
+
+/* Any thread: the seg6 encap routes that came and went since the last
+ * call, in their order, into *list (free() it); *lost true when some
+ * could not be recorded (out of memory).  Returns the count. */
+size_t rtmirror_kroutes_take(struct rtmirror *m,
+			     struct rtmirror_kroute **list, bool *lost);
+
 /* An eventfd that becomes readable (a count to read and discard)
- * whenever a link appears, goes, is set up or down (IFF_UP) or changes
- * its name (not when its carrier, MTU or addresses change), from the
+ * whenever a link appears, goes, is set up or down (IFF_UP), changes
+ * its name or the table its packets are looked up in (an iif rule came
+ * or went; not when its carrier, MTU or addresses change), from the
  * first dump on: the daemon then looks again for the links its SIDs name
  * (struct sid_marks' oif_index). */
 int rtmirror_links_fd(const struct rtmirror *m);

@@ -18,20 +18,24 @@
 
 #include "behavior_table.h"
 #include "log.h"
+#include "markguard.h"
 #include "rtnl.h"
 #include "rtrules.h"
 #include "sysctl.h"
 
 #define FWMASK_ALL	0xffffffffu
 
-/* A rule or route found in a dump.  Rules select by fwmark, or (a VRF
- * SID's, rtrules.h) by the in-interface: the other is 0 / "".  The
- * dump keeps only srv6d's own rules (FRA_PROTOCOL RTPROT_SRV6D). */
+/* A rule or route found in a dump.  Rules select by fwmark, (a VRF
+ * SID's, rtrules.h) by the in-interface, or (a mark guard's catch rule,
+ * markguard.h) by the destination: the others are 0 / "".  The dump
+ * keeps only srv6d's own rules (FRA_PROTOCOL RTPROT_SRV6D). */
 struct rt_rule {
 	uint32_t priority, fwmark, fwmask, table;
 	char iif[IF_NAMESIZE];
 	uint8_t action;		/* FR_ACT_TO_TBL, or FR_ACT_UNREACHABLE
 				 * (table 0) after an End.DT* lookup */
+	uint8_t dst_len;	/* a catch rule's `to DST/LEN`; 0 none */
+	struct in6_addr dst;	/* an IPv4 one in its first 4 bytes */
 };
 
 /* Every route of the family: srv6d's own (protocol RTPROT_SRV6D) may
@@ -106,10 +110,12 @@ static struct nlmsghdr *msg_new(void *buf, uint16_t cmd, uint16_t create_flags,
  * a delete too, so that the kernel deletes only srv6d's rule (a rule of
  * another protocol that matches the same is not touched: rule_find()
  * compares FRA_PROTOCOL when it is given). */
-static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
-				   uint8_t family, uint32_t priority,
-				   uint32_t fwmark, uint32_t fwmask,
-				   const char *iif, uint32_t table)
+static struct nlmsghdr *build_rule_to(void *buf, uint16_t cmd,
+				      uint32_t seq, uint8_t family,
+				      uint32_t priority, uint32_t fwmark,
+				      uint32_t fwmask, const char *iif,
+				      const void *dst, uint8_t dst_len,
+				      uint32_t table)
 {
 	struct nlmsghdr *nlh = msg_new(buf, cmd, NLM_F_CREATE | NLM_F_EXCL, seq,
 				       sizeof(struct fib_rule_hdr));
@@ -119,7 +125,10 @@ static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
 	frh->action = table ? FR_ACT_TO_TBL : FR_ACT_UNREACHABLE;
 	frh->table = table < 256 ? table : RT_TABLE_UNSPEC;
 	mnl_attr_put_u32(nlh, FRA_PRIORITY, priority);
-	if (iif && iif[0]) {
+	if (dst && dst_len) {
+		frh->dst_len = dst_len;
+		mnl_attr_put(nlh, FRA_DST, family == AF_INET ? 4 : 16, dst);
+	} else if (iif && iif[0]) {
 		mnl_attr_put_strz(nlh, FRA_IIFNAME, iif);
 	} else {
 		mnl_attr_put_u32(nlh, FRA_FWMARK, fwmark);
@@ -129,6 +138,24 @@ static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
 		mnl_attr_put_u32(nlh, FRA_TABLE, table);
 	mnl_attr_put_u8(nlh, FRA_PROTOCOL, RTPROT_SRV6D);
 	return nlh;
+}
+
+static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
+				   uint8_t family, uint32_t priority,
+				   uint32_t fwmark, uint32_t fwmask,
+				   const char *iif, uint32_t table)
+{
+	return build_rule_to(buf, cmd, seq, family, priority, fwmark, fwmask,
+			     iif, NULL, 0, table);
+}
+
+struct nlmsghdr *rtrules_build_rule_to(void *buf, uint16_t cmd, uint32_t seq,
+				       uint8_t family, uint32_t priority,
+				       const void *dst, uint8_t dst_len,
+				       uint32_t table)
+{
+	return build_rule_to(buf, cmd, seq, family, priority, 0, 0, NULL, dst,
+			     dst_len, table);
 }
 
 struct nlmsghdr *rtrules_build_rule(void *buf, uint16_t cmd, uint32_t seq,
@@ -307,8 +334,16 @@ static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 		r.table = 0;
 	if (iif)
 		snprintf(r.iif, sizeof(r.iif), "%s", iif);
-	/* by fwmark or iif (a VRF SID's pair): what srv6d makes */
-	if (!tb[FRA_FWMARK] && !iif)
+	if (tb[FRA_DST] && frh->dst_len &&
+	    mnl_attr_get_payload_len(tb[FRA_DST]) ==
+	    (frh->family == AF_INET ? 4u : 16u)) {
+		r.dst_len = frh->dst_len;
+		memcpy(&r.dst, mnl_attr_get_payload(tb[FRA_DST]),
+		       mnl_attr_get_payload_len(tb[FRA_DST]));
+	}
+	/* by fwmark, iif (a VRF SID's pair) or destination (a catch
+	 * rule): what srv6d makes */
+	if (!tb[FRA_FWMARK] && !iif && !r.dst_len)
 		return MNL_CB_OK;
 	dump_list_add(l, &r);
 	return MNL_CB_OK;
@@ -453,6 +488,11 @@ static int cmp_rule(const void *a, const void *b)
 	if (x->action != y->action)
 		return x->action < y->action ? -1 : 1;
 	c = strcmp(x->iif, y->iif);
+	if (c)
+		return c < 0 ? -1 : 1;
+	if (x->dst_len != y->dst_len)
+		return x->dst_len < y->dst_len ? -1 : 1;
+	c = memcmp(&x->dst, &y->dst, sizeof(x->dst));
 	return c < 0 ? -1 : c > 0;
 }
 
@@ -532,6 +572,34 @@ static void want_sid(struct rt_want *w, const struct config *cfg,
 		w->route_tables4[w->nroute_tables4++] = m.route_table;
 }
 
+/* One of markguard.h's catch rules into w (arg: struct want_catch). */
+struct want_catch {
+	struct rt_want *w;
+	const struct config *cfg;
+	bool fill;
+};
+
+static void want_catch_rule(void *arg, uint8_t family, const void *dst,
+			    uint8_t dst_len, uint32_t table, bool catch)
+{
+	struct want_catch *c = arg;
+	struct rt_want *w = c->w;
+	struct rt_rule r = { .priority = markguard_priority(c->cfg),
+			     .table = table, .action = FR_ACT_TO_TBL,
+			     .dst_len = dst_len };
+
+	memcpy(&r.dst, dst, family == AF_INET ? 4 : 16);
+	if (family == AF_INET)
+		w->rules4[w->nrules4++] = r;
+	else
+		w->rules[w->nrules++] = r;
+	if (!catch)
+		return;		/* kernel-encap's table, wanted above */
+	w->keep_tables[w->nkeep_tables++] = table;
+	if (c->fill)
+		w->fill_tables[w->nfill_tables++] = table;
+}
+
 /* kernel-encap's (src/route/kencap_routes.h, which installs them): both
  * families' fwmark rules, and
  * every route in its tables; kernel-end's IPv6 rules (End.DX4's IPv4 one
@@ -564,6 +632,8 @@ static void want_kencaps(struct rt_want *w, const struct config *cfg,
 		if (fill)
 			w->fill_tables[w->nfill_tables++] = r.table;
 	}
+	markguard_rules(cfg, rs, want_catch_rule,
+			&(struct want_catch){ w, cfg, fill });
 }
 
 /* The reinjection device of cfg (both ends' names) into w. */
@@ -583,8 +653,10 @@ static int want_build(struct rt_want *w, const struct config *cfg,
 		      const struct runstate *rs,
 		      const struct config *keep, const struct runstate *keep_rs)
 {
-	unsigned n = (cfg ? 2 * cfg->nsids + rs->nkencaps : 0) +
-		     (keep ? 2 * keep->nsids + keep_rs->nkencaps : 0);
+	unsigned n = (cfg ? 3 * cfg->nsids + rs->nkencaps + cfg->npolicies :
+			    0) +
+		     (keep ? 3 * keep->nsids + keep_rs->nkencaps +
+			     keep->npolicies : 0);
 
 	memset(w, 0, sizeof(*w));
 	w->rules = calloc(4 * n + 1, sizeof(*w->rules));
@@ -851,10 +923,20 @@ static struct nlmsghdr *rule_doomed(const struct prune_ctx *c, const void *e,
 
 	if (rule_wanted(c->w, c->family, r))
 		return NULL;
-	snprintf(what, whatlen, "rule priority %u fwmark %#x iif %s lookup %#x",
-		 r->priority, r->fwmark, r->iif, r->table);
-	return build_rule(msg, RTM_DELRULE, seq, c->family, r->priority,
-			  r->fwmark, r->fwmask, r->iif, r->table);
+	if (r->dst_len) {
+		char a[INET6_ADDRSTRLEN];
+
+		inet_ntop(c->family, &r->dst, a, sizeof(a));
+		snprintf(what, whatlen, "rule priority %u to %s/%u lookup %#x",
+			 r->priority, a, r->dst_len, r->table);
+	} else {
+		snprintf(what, whatlen, "rule priority %u fwmark %#x iif %s "
+			 "lookup %#x", r->priority, r->fwmark, r->iif,
+			 r->table);
+	}
+	return build_rule_to(msg, RTM_DELRULE, seq, c->family, r->priority,
+			     r->fwmark, r->fwmask, r->iif, &r->dst,
+			     r->dst_len, r->table);
 }
 
 /* A route that is not srv6d's in a table c's config fills: said in

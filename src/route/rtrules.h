@@ -171,6 +171,13 @@ struct nlmsghdr *rtrules_build_rule(void *buf, uint16_t cmd, uint32_t seq,
 				    uint32_t priority, uint32_t fwmark,
 				    uint32_t table);
 
+/* A rule of family by destination (markguard.h's catch): priority P to
+ * dst/dst_len (an in6_addr or in_addr) lookup table, cmd as above. */
+struct nlmsghdr *rtrules_build_rule_to(void *buf, uint16_t cmd, uint32_t seq,
+				       uint8_t family, uint32_t priority,
+				       const void *dst, uint8_t dst_len,
+				       uint32_t table);
+
 /* cmd: RTM_NEWROUTE (NLM_F_CREATE|NLM_F_REPLACE) / RTM_DELROUTE, protocol
  * RTPROT_SRV6D (a delete then matches only srv6d's route).  A route
  * of family (AF_INET6: dst and gw are struct in6_addr, AF_INET: struct

@@ -9,6 +9,7 @@
 #include <libnftnl/common.h>
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
+#include <libnftnl/set.h>
 #include <libnftnl/table.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
@@ -21,9 +22,18 @@
 
 #include "behavior_table.h"
 #include "log.h"
+#include "steerset.h"
 
 /* A netlink read (MNL_SOCKET_BUFFER_SIZE is not a constant). */
 #define STEER_NL_BUF	16384
+
+/* Prefixes per element batch (one transaction each): about 1 MiB. */
+#define STEER_SET_CHUNK	16384u
+/* Elements per NEWSETELEM / DELSETELEM message. */
+#define STEER_SET_MSG	1024u
+/* nft's data types of the sets' keys (nftables' datatype.h) */
+#define STEER_TYPE_IPADDR	7
+#define STEER_TYPE_IP6ADDR	8
 
 /* ---- the plan ---------------------------------------------------------- */
 
@@ -31,7 +41,18 @@ struct plan_builder {
 	struct steer_plan *plan;
 	unsigned cap;
 	bool failed;
+	const struct config *cfg;
+	int family;		/* of the kernel tables' rules being added */
+	const char *chain;	/* the rules being added go there ("") */
+	uint32_t only_table;	/* plan_ktable(): this table only (0: all) */
 };
+
+/* The name of family/table's set of kernel route prefixes. */
+static void set_name(char *buf, size_t size, int family, uint32_t table)
+{
+	snprintf(buf, size, "kr%c_%u", family == AF_INET6 ? '6' : '4',
+		 table);
+}
 
 static struct steer_rule *plan_add(struct plan_builder *b, int family)
 {
@@ -55,6 +76,8 @@ static struct steer_rule *plan_add(struct plan_builder *b, int family)
 	memset(r, 0, sizeof(*r));
 	r->family = family;
 	r->mark_mask = 0xffffffffu;
+	if (b->chain)
+		snprintf(r->chain, sizeof(r->chain), "%s", b->chain);
 	return r;
 }
 
@@ -92,6 +115,8 @@ static bool plan_has(const struct steer_plan *plan, unsigned from,
 		const struct steer_rule *o = &plan->rules[i];
 
 		if (o->family == r->family && o->plen == r->plen &&
+		    !strcmp(o->iifname, r->iifname) &&
+		    !strcmp(o->chain, r->chain) &&
 		    o->has_mark_not == r->has_mark_not &&
 		    o->queue_first == r->queue_first &&
 		    !memcmp(o->addr, r->addr, sizeof(o->addr)))
@@ -142,87 +167,267 @@ static bool hq_policy(const struct runstate *rs, const struct config *cfg,
 {
 	if (rs)
 		return runstate_policy_kencap(rs, cfg, p);
-	return !p->hmac_keyid && !p->binding &&
+	return !p->hmac_keyid && !p->binding && !p->gtp4d &&
 	       (p->mode == ENCAP_MODE_ENCAP || p->mode == ENCAP_MODE_ENCAP_RED);
 }
 
-static void plan_family6(struct plan_builder *b, const struct config *cfg,
-			 const struct runstate *rs)
+/* An SR proxy's packets back from its service (src/srv6/behavior_proxy.h):
+ * all that comes in on its iif, but for link-local and multicast
+ * destinations (draft-ietf-spring-sr-service-programming-10 6: "a
+ * non-link-local packet received on IFACE-IN"; neighbor discovery stays
+ * the kernel's), to srv6d's queues, in both families: one of the other
+ * family than the SID's is a counted drop (proxy_return). */
+static void plan_proxy_iifs(struct plan_builder *b, const struct config *cfg,
+			    int family)
+{
+	static const uint8_t ll6[16] = { 0xfe, 0x80 }, mc6[16] = { 0xff };
+	static const uint8_t mc4[4] = { 224 }, bc4[4] = { 255, 255, 255, 255 };
+	const struct {
+		const uint8_t *addr;
+		uint8_t plen;
+	} skip6[] = { { ll6, 10 }, { mc6, 8 } }, skip4[] = { { mc4, 4 },
+							      { bc4, 32 } };
+	bool v6 = family == AF_INET6;
+
+	for (unsigned i = 0; i < cfg->nproxies; i++) {
+		const struct sid *s = &cfg->sids[cfg->proxies[i].sid];
+		struct steer_rule *r;
+		bool seen = false;
+
+		for (unsigned j = 0; j < i && !seen; j++)
+			seen = !strcmp(cfg->sids[cfg->proxies[j].sid].iif, s->iif);
+		if (seen)	/* an IPv4 and an IPv6 proxy share it */
+			continue;
+		for (unsigned k = 0; k < 2; k++) {
+			if (!(r = plan_add(b, family)))
+				return;
+			memcpy(r->iifname, s->iif, sizeof(r->iifname));
+			memcpy(r->addr, v6 ? skip6[k].addr : skip4[k].addr,
+			       v6 ? 16 : 4);
+			r->plen = v6 ? skip6[k].plen : skip4[k].plen;
+			r->action = STEER_ACCEPT;
+		}
+		if (!(r = plan_add(b, family)))
+			return;
+		memcpy(r->iifname, s->iif, sizeof(r->iifname));
+		r->proxy_iif = true;
+		r->action = STEER_QUEUE;
+		r->queue_first = (uint16_t)cfg->queue_first;
+		r->queue_total = (uint16_t)(cfg->queue_last - cfg->queue_first +
+					    1);
+	}
+}
+
+static struct steer_rule *plan_add(struct plan_builder *b, int family);
+
+/* Rule 5 of steer.h for one table of b->family's. */
+static void plan_ktable(int family, uint32_t table, void *arg)
+{
+	struct plan_builder *b = arg;
+	struct steer_rule *r;
+
+	if (family != b->family ||
+	    (b->only_table && table != b->only_table) ||
+	    !(r = plan_add(b, family)))
+		return;
+	set_name(r->set, sizeof(r->set), family, table);
+	r->action = STEER_QUEUE;
+	r->queue_first = (uint16_t)b->cfg->queue_first;
+	r->queue_total = (uint16_t)(b->cfg->queue_last -
+				    b->cfg->queue_first + 1);
+}
+
+static void plan_ktables(struct plan_builder *b, const struct config *cfg,
+			 const struct steerset *kset, int family)
+{
+	if (!kset)
+		return;
+	b->cfg = cfg;
+	b->family = family;
+	steerset_tables(kset, plan_ktable, b);
+}
+
+/* The in-interfaces the rules follow (steer_links()); n_links is
+ * (size_t)-1 when they are not known: every policy in the base chain. */
+struct plan_links {
+	const struct steer_link *l;
+	size_t n;
+	bool known;
+};
+
+static const void *policy_addr(const struct policy *p)
+{
+	return p->family == AF_INET6 ? (const void *)&p->prefix.v6 :
+				       (const void *)&p->prefix.v4;
+}
+
+/* The header-queue rules (hq) or the queue rules of the policies of
+ * family in table (0: every table). */
+static void plan_policies(struct plan_builder *b, unsigned from,
+			  const struct config *cfg, const struct runstate *rs,
+			  int family, uint32_t table, bool hq)
+{
+	size_t alen = family == AF_INET6 ? 16 : 4;
+	uint32_t bounce = config_bounce_bit(cfg);
+
+	for (unsigned i = 0; i < cfg->npolicies; i++) {
+		const struct policy *p = &cfg->policies[i];
+
+		if (p->family != family || (table && p->table != table))
+			continue;
+		if (hq && cfg->has_hqueue && hq_policy(rs, cfg, p))
+			plan_queue(b, from, family, policy_addr(p), alen,
+				   p->plen, cfg->hqueue_first,
+				   cfg->hqueue_last, &bounce);
+		else if (!hq)
+			plan_queue(b, from, family, policy_addr(p), alen,
+				   p->plen, cfg->queue_first,
+				   cfg->queue_last, NULL);
+	}
+}
+
+/* Whether table of family has a policy: the config's or a kernel
+ * route's set. */
+static bool table_has_policies(const struct config *cfg,
+			       const struct steerset *kset, int family,
+			       uint32_t table)
+{
+	for (unsigned i = 0; i < cfg->npolicies; i++)
+		if (cfg->policies[i].family == family &&
+		    cfg->policies[i].table == table)
+			return true;
+	return kset && steerset_elems(kset, family, table, NULL, NULL) > 0;
+}
+
+static uint32_t link_table(const struct steer_link *l, int family)
+{
+	return family == AF_INET6 ? l->table6 : l->table4;
+}
+
+/* The policies of table (3's, 4's and 5's rules of steer.h) into the
+ * chain being built. */
+static void plan_table(struct plan_builder *b, const struct config *cfg,
+		       const struct runstate *rs,
+		       const struct steerset *kset, int family,
+		       uint32_t table)
+{
+	unsigned from = b->plan->nrules;
+
+	plan_policies(b, from, cfg, rs, family, table, true);
+	plan_policies(b, from, cfg, rs, family, table, false);
+	if (kset) {
+		b->only_table = table;
+		plan_ktables(b, cfg, kset, family);
+		b->only_table = 0;
+	}
+}
+
+/* Whether an earlier link of links (before index i) has table t. */
+static bool table_seen(const struct plan_links *pl, size_t i, int family,
+		       uint32_t t)
+{
+	for (size_t j = 0; j < i; j++)
+		if (link_table(&pl->l[j], family) == t)
+			return true;
+	return false;
+}
+
+/* The rules of one family: steer.h's order. */
+static void plan_family(struct plan_builder *b, const struct config *cfg,
+			const struct runstate *rs,
+			const struct steerset *kset,
+			const struct plan_links *pl, int family)
 {
 	unsigned from = b->plan->nrules;
 	uint32_t bounce = config_bounce_bit(cfg);
 
-	plan_accepts(b, cfg, AF_INET6);
-	if (cfg->has_hqueue) {
-		for (unsigned i = 0; i < cfg->nsids; i++)
-			if (hq_sid(rs, &cfg->sids[i]))
-				plan_queue(b, from, AF_INET6,
-					   &cfg->sids[i].prefix, 16,
-					   cfg->sids[i].plen,
-					   cfg->hqueue_first,
-					   cfg->hqueue_last, &bounce);
-		for (unsigned i = 0; i < cfg->npolicies; i++) {
-			const struct policy *p = &cfg->policies[i];
-
-			if (p->family == AF_INET6 && hq_policy(rs, cfg, p))
-				plan_queue(b, from, AF_INET6, &p->prefix.v6,
-					   16, p->plen, cfg->hqueue_first,
-					   cfg->hqueue_last, &bounce);
-		}
+	plan_accepts(b, cfg, family);
+	plan_proxy_iifs(b, cfg, family);
+	for (unsigned i = 0; family == AF_INET6 && cfg->has_hqueue &&
+			     i < cfg->nsids; i++)
+		if (hq_sid(rs, &cfg->sids[i]))
+			plan_queue(b, from, AF_INET6, &cfg->sids[i].prefix, 16,
+				   cfg->sids[i].plen, cfg->hqueue_first,
+				   cfg->hqueue_last, &bounce);
+	if (!pl->known) {
+		/* every table's policies, whatever the in-interface */
+		plan_policies(b, from, cfg, rs, family, 0, true);
+		for (unsigned i = 0; family == AF_INET6 && i < cfg->nsids;
+		     i++)
+			plan_queue(b, from, AF_INET6, &cfg->sids[i].prefix, 16,
+				   cfg->sids[i].plen, cfg->queue_first,
+				   cfg->queue_last, NULL);
+		plan_policies(b, from, cfg, rs, family, 0, false);
+		plan_ktables(b, cfg, kset, family);
+		return;
 	}
-	for (unsigned i = 0; i < cfg->nsids; i++)
+	for (unsigned i = 0; family == AF_INET6 && i < cfg->nsids; i++)
 		plan_queue(b, from, AF_INET6, &cfg->sids[i].prefix, 16,
 			   cfg->sids[i].plen, cfg->queue_first,
 			   cfg->queue_last, NULL);
-	for (unsigned i = 0; i < cfg->npolicies; i++) {
-		const struct policy *p = &cfg->policies[i];
+	/* the links of another table: to its chain, or accepted */
+	for (size_t i = 0; i < pl->n; i++) {
+		uint32_t t = link_table(&pl->l[i], family);
+		struct steer_rule *r;
 
-		if (p->family == AF_INET6)
-			plan_queue(b, from, AF_INET6, &p->prefix.v6, 16,
-				   p->plen, cfg->queue_first,
-				   cfg->queue_last, NULL);
+		if (t == CONFIG_TABLE_MAIN || !(r = plan_add(b, family)))
+			continue;
+		memcpy(r->iifname, pl->l[i].name, sizeof(r->iifname));
+		if (table_has_policies(cfg, kset, family, t)) {
+			r->action = STEER_GOTO;
+			snprintf(r->go, sizeof(r->go), "t%u", t);
+		} else {
+			r->action = STEER_ACCEPT;
+		}
+	}
+	plan_table(b, cfg, rs, kset, family, CONFIG_TABLE_MAIN);
+	for (size_t i = 0; i < pl->n; i++) {
+		uint32_t t = link_table(&pl->l[i], family);
+		char chain[16];
+
+		if (t == CONFIG_TABLE_MAIN || table_seen(pl, i, family, t) ||
+		    !table_has_policies(cfg, kset, family, t))
+			continue;
+		snprintf(chain, sizeof(chain), "t%u", t);
+		b->chain = chain;
+		plan_table(b, cfg, rs, kset, family, t);
+		b->chain = NULL;
 	}
 }
 
-static void plan_family4(struct plan_builder *b, const struct config *cfg,
-			 const struct runstate *rs)
-{
-	unsigned from = b->plan->nrules;
-	uint32_t bounce = config_bounce_bit(cfg);
-
-	plan_accepts(b, cfg, AF_INET);
-	for (unsigned i = 0; cfg->has_hqueue && i < cfg->npolicies; i++) {
-		const struct policy *p = &cfg->policies[i];
-
-		if (p->family == AF_INET && hq_policy(rs, cfg, p))
-			plan_queue(b, from, AF_INET, &p->prefix.v4, 4,
-				   p->plen, cfg->hqueue_first,
-				   cfg->hqueue_last, &bounce);
-	}
-	for (unsigned i = 0; i < cfg->npolicies; i++) {
-		const struct policy *p = &cfg->policies[i];
-
-		if (p->family == AF_INET)
-			plan_queue(b, from, AF_INET, &p->prefix.v4, 4,
-				   p->plen, cfg->queue_first,
-				   cfg->queue_last, NULL);
-	}
-}
-
-int steer_plan_build(const struct config *cfg, const struct runstate *rs,
-		     struct steer_plan *plan)
+/* steer_plan_build() with the kernel routes' sets of kset (NULL: none)
+ * and the in-interfaces pl. */
+static int plan_build_links(const struct config *cfg,
+			    const struct runstate *rs,
+			    const struct steerset *kset,
+			    const struct plan_links *pl,
+			    struct steer_plan *plan)
 {
 	struct plan_builder b = { .plan = plan };
 
 	memset(plan, 0, sizeof(*plan));
-	plan_family6(&b, cfg, rs);
+	plan_family(&b, cfg, rs, kset, pl, AF_INET6);
 	plan->nrules6 = plan->nrules;
-	plan_family4(&b, cfg, rs);
+	plan_family(&b, cfg, rs, kset, pl, AF_INET);
 	if (b.failed) {
 		steer_plan_free(plan);
 		return -1;
 	}
 	return 0;
+}
+
+static int plan_build(const struct config *cfg, const struct runstate *rs,
+		      const struct steerset *kset, struct steer_plan *plan)
+{
+	static const struct plan_links none;
+
+	return plan_build_links(cfg, rs, kset, &none, plan);
+}
+
+int steer_plan_build(const struct config *cfg, const struct runstate *rs,
+		     struct steer_plan *plan)
+{
+	return plan_build(cfg, rs, NULL, plan);
 }
 
 void steer_plan_free(struct steer_plan *plan)
@@ -250,6 +455,9 @@ static void print_prefix(const struct steer_rule *r, FILE *f)
 
 static void print_nft_rule(const struct steer_rule *r, FILE *f)
 {
+	if (r->proxy_iif)
+		fprintf(f, "\t\t# what the service of an SR proxy sends back "
+			"on %s (its iif)\n", r->iifname);
 	fputs("\t\t", f);
 	if (r->iifname[0])
 		fprintf(f, "iifname \"%s%s\" ", r->iifname,
@@ -265,11 +473,16 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 		print_prefix(r, f);
 		fputc(' ', f);
 	}
+	if (r->set[0])
+		fprintf(f, "%s daddr @%s ", r->family == AF_INET6 ? "ip6" :
+			"ip", r->set);
 	if (r->has_mark_not)
 		fprintf(f, "meta mark and 0x%08x != 0x%08x ", r->mark_mask,
 			r->mark_not);
 	if (r->action == STEER_ACCEPT)
 		fputs("accept\n", f);
+	else if (r->action == STEER_GOTO)
+		fprintf(f, "goto %s\n", r->go);
 	else if (r->queue_total > 1)
 		fprintf(f, "queue num %u-%u fanout\n", r->queue_first,
 			r->queue_first + r->queue_total - 1);
@@ -281,8 +494,14 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 static void print_ipt_line(const struct steer_rule *r, const char *match,
 			   FILE *f)
 {
+	if (r->proxy_iif)
+		fprintf(f, "# what the service of an SR proxy sends back on "
+			"%s (its iif)\n", r->iifname);
 	fputs(r->family == AF_INET6 ? "ip6tables" : "iptables", f);
-	fputs(" -t raw -A PREROUTING", f);
+	if (r->chain[0])
+		fprintf(f, " -t raw -A srv6d-%s", r->chain);
+	else
+		fputs(" -t raw -A PREROUTING", f);
 	if (r->iifname[0])
 		fprintf(f, " -i %s%s", r->iifname, r->iif_wildcard ? "+" : "");
 	fputs(match, f);
@@ -290,11 +509,16 @@ static void print_ipt_line(const struct steer_rule *r, const char *match,
 		fputs(" -d ", f);
 		print_prefix(r, f);
 	}
+	if (r->set[0])
+		fprintf(f, " -m set --match-set %s dst (an ipset: use nft)",
+			r->set);
 	if (r->has_mark_not)
 		fprintf(f, " -m mark ! --mark 0x%08x/0x%08x", r->mark_not,
 			r->mark_mask);
 	if (r->action == STEER_ACCEPT)
 		fputs(" -j ACCEPT\n", f);
+	else if (r->action == STEER_GOTO)
+		fprintf(f, " -g srv6d-%s\n", r->go);
 	else if (r->queue_total > 1)
 		fprintf(f, " -j NFQUEUE --queue-balance %u:%u "
 			"--queue-cpu-fanout\n", r->queue_first,
@@ -384,11 +608,34 @@ void steer_plan_print(const struct steer_plan *plan, FILE *f)
 			"policy accept;\n", pass ? "ip" : "ip6",
 			STEER_PRIORITY);
 		for (unsigned i = lo; i < hi; i++)
-			print_nft_rule(&plan->rules[i], f);
-		fputs("\t}\n}\n", f);
+			if (!plan->rules[i].chain[0])
+				print_nft_rule(&plan->rules[i], f);
+		fputs("\t}\n", f);
+		for (unsigned i = lo; i < hi; i++) {
+			const char *c = plan->rules[i].chain;
+
+			if (!c[0] || (i > lo &&
+				      !strcmp(plan->rules[i - 1].chain, c)))
+				continue;
+			fprintf(f, "\tchain %s {\n", c);
+			for (unsigned j = i; j < hi; j++)
+				if (!strcmp(plan->rules[j].chain, c))
+					print_nft_rule(&plan->rules[j], f);
+			fputs("\t}\n", f);
+		}
+		fputs("}\n", f);
 	}
 	fputs("# the same with iptables (kernels without the nft queue "
 	      "expression)\n", f);
+	for (unsigned i = 0; i < plan->nrules; i++) {
+		const struct steer_rule *r = &plan->rules[i];
+
+		if (r->chain[0] && (i == 0 || i == plan->nrules6 ||
+				    strcmp(plan->rules[i - 1].chain, r->chain)))
+			fprintf(f, "%s -t raw -N srv6d-%s\n",
+				r->family == AF_INET6 ? "ip6tables" :
+							"iptables", r->chain);
+	}
 	for (unsigned i = 0; i < plan->nrules; i++)
 		print_ipt_rule(&plan->rules[i], f);
 }
@@ -524,18 +771,51 @@ static int rule_daddr(struct nftnl_rule *nr, const struct steer_rule *r)
 	return rule_add_expr(nr, expr_cmp(NFT_CMP_EQ, r->addr, len));
 }
 
+/* The whole destination looked up in set r->set (rule 5). */
+static int rule_daddr_set(struct nftnl_rule *nr, const struct steer_rule *r)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("payload");
+
+	if (!e)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE,
+			   NFT_PAYLOAD_NETWORK_HEADER);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET,
+			   r->family == AF_INET6 ? 24 : 16);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN,
+			   r->family == AF_INET6 ? 16 : 4);
+	nftnl_rule_add_expr(nr, e);
+	e = nftnl_expr_alloc("lookup");
+	if (!e)
+		return -1;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
+	nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, r->set);
+	nftnl_rule_add_expr(nr, e);
+	return 0;
+}
+
 static int rule_verdict(struct nftnl_rule *nr, const struct steer_rule *r,
 			enum steer_backend be)
 {
 	uint16_t flags = r->queue_total > 1 ? NFT_QUEUE_FLAG_CPU_FANOUT : 0;
 	struct nftnl_expr *e;
 
-	if (r->action == STEER_ACCEPT) {
+	if (r->action == STEER_ACCEPT || r->action == STEER_GOTO) {
 		e = nftnl_expr_alloc("immediate");
 		if (!e)
 			return -1;
 		nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, NF_ACCEPT);
+		if (r->action == STEER_GOTO) {
+			/* no return: the table's chain ends in the base
+			 * chain's policy, never in main's rules */
+			nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT,
+					   (uint32_t)NFT_GOTO);
+			nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, r->go);
+		} else {
+			nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT,
+					   NF_ACCEPT);
+		}
 	} else if (be == STEER_BACKEND_NFT_QUEUE) {
 		/* no NFT_QUEUE_FLAG_BYPASS: fail closed */
 		e = nftnl_expr_alloc("queue");
@@ -578,10 +858,12 @@ static struct nftnl_rule *rule_build(const struct steer_rule *r,
 	nftnl_rule_set_u32(nr, NFTNL_RULE_FAMILY,
 			   r->family == AF_INET6 ? NFPROTO_IPV6 : NFPROTO_IPV4);
 	nftnl_rule_set_str(nr, NFTNL_RULE_TABLE, STEER_TABLE);
-	nftnl_rule_set_str(nr, NFTNL_RULE_CHAIN, STEER_CHAIN);
+	nftnl_rule_set_str(nr, NFTNL_RULE_CHAIN,
+			   r->chain[0] ? r->chain : STEER_CHAIN);
 	if ((r->iifname[0] && rule_iifname(nr, r) < 0) ||
 	    (r->has_mark_range && rule_mark_range(nr, r) < 0) ||
 	    (r->plen && rule_daddr(nr, r) < 0) ||
+	    (r->set[0] && rule_daddr_set(nr, r) < 0) ||
 	    (r->has_mark_not &&
 	     (rule_add_expr(nr, expr_meta(NFT_META_MARK)) < 0 ||
 	      rule_mark_and(nr, r->mark_mask) < 0 ||
@@ -613,16 +895,20 @@ struct batch {
 	struct mnl_nlmsg_batch *b;
 	char *buf;
 	uint32_t seq, last_seq;
+	unsigned nelems;	/* set element prefixes in it */
 	bool failed;
 };
 
-static int batch_open(struct batch *bt, size_t nrules, uint32_t seq)
+static int batch_open(struct batch *bt, size_t nrules, size_t nelems,
+		      uint32_t seq)
 {
-	size_t size = 8192 + nrules * 512;
+	size_t size = 8192 + nrules * 512 + nelems * 2 * 64;
 
-	bt->buf = malloc(size);
+	/* twice the limit: libmnl keeps the message that passes it */
+	bt->buf = malloc(2 * size);
 	if (!bt->buf)
 		return -1;
+	bt->nelems = 0;
 	bt->b = mnl_nlmsg_batch_start(bt->buf, size);
 	bt->seq = seq;
 	bt->failed = false;
@@ -687,6 +973,227 @@ static void batch_table(struct batch *bt, int family, bool add)
 	nftnl_table_free(t);
 }
 
+/* The set a rule of plan names: added (type NEWSET) or deleted. */
+static void batch_set(struct batch *bt, const struct steer_rule *r,
+		      uint16_t type)
+{
+	int nfproto = r->family == AF_INET6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
+	struct nftnl_set *set = nftnl_set_alloc();
+	struct nlmsghdr *nlh;
+
+	if (!set) {
+		bt->failed = true;
+		return;
+	}
+	nftnl_set_set_u32(set, NFTNL_SET_FAMILY, (uint32_t)nfproto);
+	nftnl_set_set_str(set, NFTNL_SET_TABLE, STEER_TABLE);
+	nftnl_set_set_str(set, NFTNL_SET_NAME, r->set);
+	if (type == NFT_MSG_NEWSET) {
+		nftnl_set_set_u32(set, NFTNL_SET_ID, bt->seq);
+		nftnl_set_set_u32(set, NFTNL_SET_FLAGS, NFT_SET_INTERVAL);
+		nftnl_set_set_u32(set, NFTNL_SET_KEY_TYPE,
+				  r->family == AF_INET6 ? STEER_TYPE_IP6ADDR :
+							  STEER_TYPE_IPADDR);
+		nftnl_set_set_u32(set, NFTNL_SET_KEY_LEN,
+				  r->family == AF_INET6 ? 16 : 4);
+	}
+	nlh = batch_hdr(bt, type, nfproto,
+			type == NFT_MSG_NEWSET ? NLM_F_CREATE : 0);
+	nftnl_set_nlmsg_build_payload(nlh, set);
+	mnl_nlmsg_batch_next(bt->b);
+	nftnl_set_free(set);
+}
+
+/* A table's chain (a regular chain: no hook) added (NEWCHAIN, kept
+ * when there) or deleted. */
+static void batch_regular_chain(struct batch *bt, int family,
+				const char *name, uint16_t type)
+{
+	struct nftnl_chain *c = nftnl_chain_alloc();
+	struct nlmsghdr *nlh;
+
+	if (!c) {
+		bt->failed = true;
+		return;
+	}
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, (uint32_t)family);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, STEER_TABLE);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
+	nlh = batch_hdr(bt, type, family,
+			type == NFT_MSG_NEWCHAIN ? NLM_F_CREATE : 0);
+	nftnl_chain_nlmsg_build_payload(nlh, c);
+	mnl_nlmsg_batch_next(bt->b);
+	nftnl_chain_free(c);
+}
+
+/* Whether rules lo..hi of plan have one in chain name. */
+static bool plan_has_chain(const struct steer_plan *plan, unsigned lo,
+			   unsigned hi, const char *name)
+{
+	for (unsigned i = lo; i < hi; i++)
+		if (!strcmp(plan->rules[i].chain, name))
+			return true;
+	return false;
+}
+
+/* The chains of rules lo..hi of plan (family's), each once, added. */
+static void batch_chains(struct batch *bt, const struct steer_plan *plan,
+			 unsigned lo, unsigned hi, int family)
+{
+	for (unsigned i = lo; i < hi && !bt->failed; i++) {
+		const char *c = plan->rules[i].chain;
+
+		if (c[0] && !plan_has_chain(plan, lo, i, c))
+			batch_regular_chain(bt, family, c, NFT_MSG_NEWCHAIN);
+	}
+}
+
+/* Every set the rules lo..hi of plan name, added. */
+static void batch_sets(struct batch *bt, const struct steer_plan *plan,
+		       unsigned lo, unsigned hi)
+{
+	for (unsigned i = lo; i < hi && !bt->failed; i++)
+		if (plan->rules[i].set[0])
+			batch_set(bt, &plan->rules[i], NFT_MSG_NEWSET);
+}
+
+/* Whether plan has a rule naming set name of family. */
+static bool plan_has_set(const struct steer_plan *plan, int family,
+			 const char *name)
+{
+	for (unsigned i = 0; plan && i < plan->nrules; i++)
+		if (plan->rules[i].family == family &&
+		    !strcmp(plan->rules[i].set, name))
+			return true;
+	return false;
+}
+
+/* The elements of one set being built into one message. */
+struct elem_msg {
+	struct batch *bt;
+	struct nftnl_set *set;
+	int family;
+	uint32_t table;
+	bool add;
+	unsigned n;
+};
+
+static void elem_flush(struct elem_msg *m)
+{
+	struct nlmsghdr *nlh;
+
+	if (m->set && m->n) {
+		int nfproto = m->family == AF_INET6 ? NFPROTO_IPV6 :
+						      NFPROTO_IPV4;
+
+		nlh = batch_hdr(m->bt, m->add ? NFT_MSG_NEWSETELEM :
+					    NFT_MSG_DELSETELEM, nfproto,
+				m->add ? NLM_F_CREATE : 0);
+		nftnl_set_elems_nlmsg_build_payload(nlh, m->set);
+		mnl_nlmsg_batch_next(m->bt->b);
+	}
+	if (m->set)
+		nftnl_set_free(m->set);
+	m->set = NULL;
+	m->n = 0;
+}
+
+static void elem_key(struct elem_msg *m, const uint8_t *key, size_t len,
+		     bool end)
+{
+	struct nftnl_set_elem *e = nftnl_set_elem_alloc();
+
+	if (!e) {
+		m->bt->failed = true;
+		return;
+	}
+	nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, (uint32_t)len);
+	if (end)
+		nftnl_set_elem_set_u32(e, NFTNL_SET_ELEM_FLAGS,
+				       NFT_SET_ELEM_INTERVAL_END);
+	nftnl_set_elem_add(m->set, e);
+	m->n++;
+}
+
+/* Element e (its interval: one or two set elements) into the message,
+ * a new message when e is of another set or kind or this one is full. */
+static void elem_put(struct elem_msg *m, const struct steerset_elem *e)
+{
+	char name[16];
+	uint8_t from[16], to[16];
+	bool has_to;
+	size_t alen = e->family == AF_INET6 ? 16 : 4;
+
+	if (m->set && (m->family != e->family || m->table != e->table ||
+		       m->add != e->add || m->n >= STEER_SET_MSG))
+		elem_flush(m);
+	if (m->bt->failed)
+		return;
+	if (!m->set) {
+		m->set = nftnl_set_alloc();
+		if (!m->set) {
+			m->bt->failed = true;
+			return;
+		}
+		m->family = e->family;
+		m->table = e->table;
+		m->add = e->add;
+		set_name(name, sizeof(name), e->family, e->table);
+		nftnl_set_set_u32(m->set, NFTNL_SET_FAMILY,
+				  e->family == AF_INET6 ? NFPROTO_IPV6 :
+							  NFPROTO_IPV4);
+		nftnl_set_set_str(m->set, NFTNL_SET_TABLE, STEER_TABLE);
+		nftnl_set_set_str(m->set, NFTNL_SET_NAME, name);
+	}
+	steerset_interval(e, from, to, &has_to);
+	elem_key(m, from, alen, false);
+	if (has_to)
+		elem_key(m, to, alen, true);
+}
+
+/* Table and base chain of family there (created when missing, kept
+ * otherwise), the chain's rules flushed, then plan's sets added. */
+static void batch_chain_flush(struct batch *bt, int family)
+{
+	struct nftnl_table *t = nftnl_table_alloc();
+	struct nftnl_chain *c = nftnl_chain_alloc();
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	struct nlmsghdr *nlh;
+
+	if (!t || !c || !r) {
+		bt->failed = true;
+		goto out;
+	}
+	nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, (uint32_t)family);
+	nftnl_table_set_str(t, NFTNL_TABLE_NAME, STEER_TABLE);
+	nlh = batch_hdr(bt, NFT_MSG_NEWTABLE, family, NLM_F_CREATE);
+	nftnl_table_nlmsg_build_payload(nlh, t);
+	mnl_nlmsg_batch_next(bt->b);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, (uint32_t)family);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, STEER_TABLE);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, STEER_CHAIN);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, NF_INET_PRE_ROUTING);
+	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, STEER_PRIORITY);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+	nlh = batch_hdr(bt, NFT_MSG_NEWCHAIN, family, NLM_F_CREATE);
+	nftnl_chain_nlmsg_build_payload(nlh, c);
+	mnl_nlmsg_batch_next(bt->b);
+	/* no chain: every chain's rules of the table */
+	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, (uint32_t)family);
+	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, STEER_TABLE);
+	nlh = batch_hdr(bt, NFT_MSG_DELRULE, family, 0);
+	nftnl_rule_nlmsg_build_payload(nlh, r);
+	mnl_nlmsg_batch_next(bt->b);
+out:
+	if (t)
+		nftnl_table_free(t);
+	if (c)
+		nftnl_chain_free(c);
+	if (r)
+		nftnl_rule_free(r);
+}
+
 static void batch_rules(struct batch *bt, const struct steer_plan *plan,
 			unsigned lo, unsigned hi, enum steer_backend be)
 {
@@ -733,8 +1240,11 @@ static int batch_send(struct mnl_socket *nl, struct batch *bt)
 	mnl_nlmsg_batch_next(bt->b);
 	len = mnl_nlmsg_batch_size(bt->b);
 	sndbuf = (int)len + 4096;
-	setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_SNDBUF, &sndbuf,
-		   sizeof(sndbuf));
+	/* a set's elements make batches larger than wmem_max (as nft) */
+	if (setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_SNDBUFFORCE,
+		       &sndbuf, sizeof(sndbuf)) < 0)
+		setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_SNDBUF,
+			   &sndbuf, sizeof(sndbuf));
 	if (mnl_socket_sendto(nl, mnl_nlmsg_batch_head(bt->b), len) < 0)
 		return -errno;
 	for (;;) {
@@ -775,6 +1285,10 @@ struct steer {
 	struct mnl_socket *watch;	/* NFNLGRP_NFTABLES, or NULL */
 	uint32_t seq;
 	struct steer_plan plan;		/* in force (when installed) */
+	struct steerset *kset;		/* the kernel routes' prefixes */
+	struct steer_link *links;	/* steer_links()'s */
+	size_t nlinks;
+	bool links_known;
 	struct steer_status st;
 	time_t last_repair_log;
 };
@@ -809,27 +1323,226 @@ static struct mnl_socket *nl_open(unsigned groups)
 	return nl;
 }
 
-/* One batch: plan installed with backend be (plan NULL: the tables
- * removed).  Returns 0 or -errno. */
+/* The elements of elems[0..n) that belong to a set of plan, into bt
+ * and, past STEER_SET_CHUNK, further batches (each one transaction:
+ * sent here but the last, which the caller sends).  Returns 0 or
+ * -errno. */
+static int batch_elems(struct steer *st, struct batch *bt,
+		       const struct steer_plan *plan,
+		       const struct steer_plan *skip,
+		       const struct steerset_elem *elems, size_t n)
+{
+	struct elem_msg m = { .bt = bt };
+	char name[16];
+	int r;
+
+	for (size_t i = 0; i < n && !bt->failed; i++) {
+		set_name(name, sizeof(name), elems[i].family, elems[i].table);
+		if (!plan_has_set(plan, elems[i].family, name))
+			continue;	/* its set goes */
+		if (skip && !plan_has_set(skip, elems[i].family, name))
+			continue;	/* a new set: all of it comes */
+		if (bt->nelems == STEER_SET_CHUNK) {
+			elem_flush(&m);
+			m.bt = NULL;
+			r = batch_send(st->nl, bt);
+			st->seq = bt->seq;
+			batch_close(bt);
+			if (r < 0)
+				return r;
+			st->st.batches++;
+			if (batch_open(bt, 0, STEER_SET_CHUNK, st->seq) < 0)
+				return -ENOMEM;
+			m.bt = bt;
+		}
+		elem_put(&m, &elems[i]);
+		bt->nelems++;
+	}
+	elem_flush(&m);
+	return bt->failed ? -ENOMEM : 0;
+}
+
+static void collect_elem(const struct steerset_elem *e, void *arg)
+{
+	struct steerset_delta *d = arg;
+
+	if (d->n < d->cap)
+		d->e[d->n++] = *e;
+}
+
+static void collect_table(int family, uint32_t table, void *arg)
+{
+	void **a = arg;
+
+	steerset_elems(a[0], family, table, collect_elem, a[1]);
+}
+
+/* Every element of st->kset, to add, into d.  Returns 0 or -1. */
+static int kset_all(const struct steer *st, struct steerset_delta *d)
+{
+	void *a[2] = { st->kset, d };
+	size_t n = st->kset ? steerset_count(st->kset) : 0;
+
+	memset(d, 0, sizeof(*d));
+	if (!n)
+		return 0;
+	d->e = malloc(n * sizeof(*d->e));
+	if (!d->e)
+		return -1;
+	d->cap = n;
+	steerset_tables(st->kset, collect_table, a);
+	return 0;
+}
+
+/* The sets plan installs and their elements (a table no link selects
+ * has no set: srv6d would not steer its packets either). */
+static void status_sets(struct steer *st, const struct steer_plan *plan)
+{
+	st->st.sets = 0;
+	st->st.set_elements = 0;
+	for (unsigned i = 0; plan && i < plan->nrules; i++) {
+		const struct steer_rule *r = &plan->rules[i];
+		unsigned table;
+
+		if (!r->set[0] || sscanf(r->set + 4, "%u", &table) != 1)
+			continue;
+		st->st.sets++;
+		st->st.set_elements += steerset_elems(st->kset, r->family,
+						      table, NULL, NULL);
+	}
+}
+
+/* One batch (more with many set elements): plan installed with backend
+ * be, its sets holding every element of st->kset (plan NULL: the
+ * tables removed).  Returns 0 or -errno. */
 static int steer_send(struct steer *st, const struct steer_plan *plan,
 		      enum steer_backend be)
+{
+	struct steerset_delta all = { 0 };
+	struct batch bt = { 0 };
+	int r;
+
+	if (plan && kset_all(st, &all) < 0)
+		return -ENOMEM;
+	if (batch_open(&bt, plan ? plan->nrules : 0,
+		       all.n < STEER_SET_CHUNK ? all.n : STEER_SET_CHUNK,
+		       st->seq) < 0) {
+		steerset_delta_free(&all);
+		return -ENOMEM;
+	}
+	batch_table(&bt, NFPROTO_IPV6, plan != NULL);
+	if (plan) {
+		batch_chains(&bt, plan, 0, plan->nrules6, NFPROTO_IPV6);
+		batch_sets(&bt, plan, 0, plan->nrules6);
+		batch_rules(&bt, plan, 0, plan->nrules6, be);
+	}
+	batch_table(&bt, NFPROTO_IPV4, plan != NULL);
+	if (plan) {
+		batch_chains(&bt, plan, plan->nrules6, plan->nrules,
+			     NFPROTO_IPV4);
+		batch_sets(&bt, plan, plan->nrules6, plan->nrules);
+		batch_rules(&bt, plan, plan->nrules6, plan->nrules, be);
+	}
+	r = plan ? batch_elems(st, &bt, plan, NULL, all.e, all.n) : 0;
+	if (r == 0)
+		r = batch_send(st->nl, &bt);
+	st->seq = bt.seq;
+	batch_close(&bt);
+	steerset_delta_free(&all);
+	if (r == 0) {
+		/* counted when the kernel took it: not the probe's */
+		st->st.batches++;
+		st->st.changed = time(NULL);
+		status_sets(st, plan);
+	}
+	return r;
+}
+
+/* plan in force over old (in force: srv6d's tables are there), its
+ * chains' rules replaced, its sets kept (new ones added, those old
+ * alone names deleted), then the elements of d changed.  One batch
+ * (more with many elements).  Returns 0 or -errno. */
+static int steer_send_update(struct steer *st, const struct steer_plan *plan,
+			     const struct steer_plan *old,
+			     const struct steerset_delta *d, bool rules)
 {
 	struct batch bt = { 0 };
 	int r;
 
-	if (batch_open(&bt, plan ? plan->nrules : 0, st->seq) < 0)
+	/* with the rules, a set that comes brings all its elements */
+	if (batch_open(&bt, rules ? plan->nrules + old->nrules : 0,
+		       !rules && d && d->n < STEER_SET_CHUNK ? d->n :
+							   STEER_SET_CHUNK,
+		       st->seq) < 0)
 		return -ENOMEM;
-	batch_table(&bt, NFPROTO_IPV6, plan != NULL);
-	if (plan)
-		batch_rules(&bt, plan, 0, plan->nrules6, be);
-	batch_table(&bt, NFPROTO_IPV4, plan != NULL);
-	if (plan)
-		batch_rules(&bt, plan, plan->nrules6, plan->nrules, be);
-	r = batch_send(st->nl, &bt);
+	for (int pass = 0; rules && pass < 2; pass++) {
+		int family = pass ? AF_INET : AF_INET6;
+		unsigned lo = pass ? plan->nrules6 : 0;
+		unsigned hi = pass ? plan->nrules : plan->nrules6;
+
+		unsigned olo = pass ? old->nrules6 : 0;
+		unsigned ohi = pass ? old->nrules : old->nrules6;
+		int nfproto = pass ? NFPROTO_IPV4 : NFPROTO_IPV6;
+
+		batch_chain_flush(&bt, nfproto);
+		batch_chains(&bt, plan, lo, hi, nfproto);
+		for (unsigned i = lo; i < hi && !bt.failed; i++)
+			if (plan->rules[i].set[0] &&
+			    !plan_has_set(old, family, plan->rules[i].set))
+				batch_set(&bt, &plan->rules[i],
+					  NFT_MSG_NEWSET);
+		batch_rules(&bt, plan, lo, hi, st->st.backend);
+		for (unsigned i = 0; i < old->nrules && !bt.failed; i++)
+			if (old->rules[i].family == family &&
+			    old->rules[i].set[0] &&
+			    !plan_has_set(plan, family, old->rules[i].set))
+				batch_set(&bt, &old->rules[i],
+					  NFT_MSG_DELSET);
+		for (unsigned i = olo; i < ohi && !bt.failed; i++) {
+			const char *c = old->rules[i].chain;
+
+			if (c[0] && !plan_has_chain(old, olo, i, c) &&
+			    !plan_has_chain(plan, lo, hi, c))
+				batch_regular_chain(&bt, nfproto, c,
+						    NFT_MSG_DELCHAIN);
+		}
+	}
+	/* d's changes of the sets that stay, then every element of those
+	 * that come (a table now selected by a link, or new) */
+	r = d ? batch_elems(st, &bt, plan, old, d->e, d->n) : 0;
+	if (r == 0 && rules) {
+		struct steerset_delta fresh = { 0 };
+		size_t k = 0;
+
+		if (kset_all(st, &fresh) < 0)
+			r = -ENOMEM;
+		for (size_t i = 0; i < fresh.n; i++) {
+			char name[16];
+
+			set_name(name, sizeof(name), fresh.e[i].family,
+				 fresh.e[i].table);
+			if (!plan_has_set(old, fresh.e[i].family, name))
+				fresh.e[k++] = fresh.e[i];
+		}
+		if (r == 0)
+			r = batch_elems(st, &bt, plan, NULL, fresh.e, k);
+		steerset_delta_free(&fresh);
+	}
+	if (r == 0 && bt.seq == st->seq + 1) {
+		/* nothing but the begin: no set of plan's changed */
+		batch_close(&bt);
+		status_sets(st, plan);
+		return 0;
+	}
+	if (r == 0)
+		r = batch_send(st->nl, &bt);
 	st->seq = bt.seq;
 	batch_close(&bt);
-	st->st.batches++;
-	st->st.changed = time(NULL);
+	if (r == 0) {
+		st->st.batches++;
+		st->st.changed = time(NULL);
+		status_sets(st, plan);
+	}
 	return r;
 }
 
@@ -867,8 +1580,54 @@ static int steer_install(struct steer *st, const struct steer_plan *plan,
 		st->st.failed = true;
 		return -1;
 	}
-	st->st.backend = be;
+	/* the backend is known once a queue rule was taken */
+	for (unsigned i = 0; i < plan->nrules; i++)
+		if (plan->rules[i].action == STEER_QUEUE)
+			st->st.backend = be;
 	st->st.installed = true;
+	st->st.failed = false;
+	st->st.why[0] = '\0';
+	st->st.rules = plan->nrules;
+	return 0;
+}
+
+/* The plan of cfg with st's sets and links. */
+static int steer_plan(const struct steer *st, const struct config *cfg,
+		      const struct runstate *rs, struct steer_plan *plan)
+{
+	struct plan_links pl = { .l = st->links, .n = st->nlinks,
+				 .known = st->links_known };
+
+	return plan_build_links(cfg, rs, st->kset, &pl, plan);
+}
+
+/* plan in force instead of st->plan: with srv6d's tables installed, its
+ * rules replaced and its sets kept (the elements of d changed: NULL
+ * none); else installed whole (every element).  Returns 0 or -1
+ * (err). */
+static int steer_replace(struct steer *st, const struct steer_plan *plan,
+			 const struct steerset_delta *d, char *err,
+			 size_t errlen)
+{
+	int r;
+
+	if (!st->st.installed || st->st.backend == STEER_BACKEND_NONE) {
+		st->st.installed = false;
+		return steer_install(st, plan, err, errlen);
+	}
+	r = steer_send_update(st, plan, &st->plan, d, true);
+	if (r == -ENOENT) {
+		/* someone removed a part: all of it again */
+		st->st.installed = false;
+		return steer_install(st, plan, err, errlen);
+	}
+	if (r < 0) {
+		snprintf(err, errlen, "steering: replacing the rules of "
+			 "table srv6d: %s", strerror(-r));
+		snprintf(st->st.why, sizeof(st->st.why), "%s", err);
+		st->st.failed = true;
+		return -1;
+	}
 	st->st.failed = false;
 	st->st.why[0] = '\0';
 	st->st.rules = plan->nrules;
@@ -904,7 +1663,8 @@ struct steer *steer_open(const struct config *cfg, const struct runstate *rs,
 		return st;
 	}
 	st->watch = nl_open(1u << (NFNLGRP_NFTABLES - 1));
-	if (steer_plan_build(cfg, rs, &plan) < 0) {
+	st->kset = steerset_new();
+	if (!st->kset || steer_plan(st, cfg, rs, &plan) < 0) {
 		snprintf(err, errlen, "steering: out of memory");
 		return st;
 	}
@@ -937,7 +1697,7 @@ int steer_update(struct steer *st, const struct config *cfg,
 		steer_plan_free(&st->plan);
 		return 0;
 	}
-	if (steer_plan_build(cfg, rs, &plan) < 0) {
+	if (steer_plan(st, cfg, rs, &plan) < 0) {
 		snprintf(err, errlen, "steering: out of memory");
 		return -1;
 	}
@@ -945,7 +1705,147 @@ int steer_update(struct steer *st, const struct config *cfg,
 		steer_plan_free(&plan);
 		return 0;
 	}
-	if (steer_install(st, &plan, err, errlen) < 0) {
+	if (steer_replace(st, &plan, NULL, err, errlen) < 0) {
+		steer_plan_free(&plan);
+		return -1;
+	}
+	steer_plan_free(&st->plan);
+	st->plan = plan;
+	return 0;
+}
+
+/* The time since t0 into the status; a large change logged. */
+static void kroutes_timed(struct steer *st, const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	st->st.set_last_us = (uint64_t)(t1.tv_sec - t0->tv_sec) * 1000000u +
+			     (uint64_t)((t1.tv_nsec - t0->tv_nsec) / 1000);
+	/* a large change (a start's load) is news; each other one only
+	 * for debugging (a route change: never per packet) */
+	log_msg(st->st.set_last_changes >= 10000 ? LOG_INFO : LOG_DEBUG,
+		"steering: kernel routes: %zu set elements changed in %llu "
+		"us: %zu in %u sets", st->st.set_last_changes,
+		(unsigned long long)st->st.set_last_us, st->st.set_elements,
+		st->st.sets);
+}
+
+int steer_kroutes(struct steer *st, const struct config *cfg,
+		  const struct runstate *rs,
+		  const struct rtmirror_kroute *list, size_t n, bool lost,
+		  char *err, size_t errlen)
+{
+	struct steerset_delta d = { 0 };
+	struct steer_plan plan;
+	struct timespec t0;
+	int r;
+
+	if (!st || !st->st.enabled || !st->kset)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (lost)
+		log_msg(LOG_ERR, "steering: kernel route changes lost (out "
+			"of memory): the sets may miss prefixes until the "
+			"next restart");
+	if (steerset_apply(st->kset, list, n, &d) < 0) {
+		snprintf(err, errlen, "steering: out of memory");
+		return -1;
+	}
+	if (!d.n) {
+		steerset_delta_free(&d);
+		return 0;
+	}
+	st->st.set_last_changes = d.n;
+	if (!d.tables_changed) {
+		/* elements only: the rules are those in force */
+		if (!st->st.installed)
+			r = 0;	/* the next install sends them all */
+		else
+			r = steer_send_update(st, &st->plan, &st->plan, &d,
+					      false);
+		st->st.set_batches++;
+		steerset_delta_free(&d);
+		kroutes_timed(st, &t0);
+		if (r < 0) {
+			snprintf(err, errlen, "steering: changing the "
+				 "elements of table srv6d's sets: %s",
+				 strerror(-r));
+			snprintf(st->st.why, sizeof(st->st.why), "%s", err);
+			return -1;
+		}
+		return 0;
+	}
+	if (steer_plan(st, cfg, rs, &plan) < 0) {
+		steerset_delta_free(&d);
+		snprintf(err, errlen, "steering: out of memory");
+		return -1;
+	}
+	if (st->st.installed && steer_plan_equal(&plan, &st->plan)) {
+		/* a table no link selects: its set is not installed */
+		steer_plan_free(&plan);
+		r = steer_send_update(st, &st->plan, &st->plan, &d, false);
+		steerset_delta_free(&d);
+		kroutes_timed(st, &t0);
+		if (r < 0) {
+			snprintf(err, errlen, "steering: changing the "
+				 "elements of table srv6d's sets: %s",
+				 strerror(-r));
+			return -1;
+		}
+		return 0;
+	}
+	r = steer_replace(st, &plan, &d, err, errlen);
+	st->st.set_batches++;
+	steerset_delta_free(&d);
+	kroutes_timed(st, &t0);
+	if (r < 0) {
+		steer_plan_free(&plan);
+		return -1;
+	}
+	steer_plan_free(&st->plan);
+	st->plan = plan;
+	return 0;
+}
+
+int steer_links(struct steer *st, const struct config *cfg,
+		const struct runstate *rs, const struct steer_link *links,
+		size_t n, char *err, size_t errlen)
+{
+	struct steer_link *copy = n ? malloc(n * sizeof(*copy)) : NULL;
+	struct steer_plan plan;
+	size_t k = 0;
+
+	if (!st || !st->st.enabled) {
+		free(copy);
+		return 0;
+	}
+	if (n && !copy) {
+		snprintf(err, errlen, "steering: out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* srv6d's own devices are accepted before */
+		if (!strncmp(links[i].name, "srv6d", 5) ||
+		    !strcmp(links[i].name, cfg->tun_name) ||
+		    (links[i].table4 == CONFIG_TABLE_MAIN &&
+		     links[i].table6 == CONFIG_TABLE_MAIN))
+			continue;
+		copy[k++] = links[i];
+	}
+	free(st->links);
+	st->links = copy;
+	st->nlinks = k;
+	st->links_known = true;
+	if (steer_plan(st, cfg, rs, &plan) < 0) {
+		snprintf(err, errlen, "steering: out of memory");
+		return -1;
+	}
+	if (st->st.installed && steer_plan_equal(&plan, &st->plan)) {
+		steer_plan_free(&plan);
+		return 0;
+	}
+	if (steer_replace(st, &plan, NULL, err, errlen) < 0) {
 		steer_plan_free(&plan);
 		return -1;
 	}
@@ -979,7 +1879,8 @@ static bool event_ours(const struct nlmsghdr *h)
 	return false;
 }
 
-/* Counts the rules of table srv6d of family in the kernel (a dump).
+/* Counts the rules of table srv6d of family in the kernel (a dump, every
+ * chain's).
  * Returns the count, -1 when the dump fails (no such table: 0). */
 static int rules_cb(const struct nlmsghdr *h, void *data)
 {
@@ -1001,7 +1902,6 @@ static int count_rules(struct steer *st, int family)
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETRULE, (uint16_t)family,
 				    NLM_F_DUMP, seq);
 	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, STEER_TABLE);
-	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, STEER_CHAIN);
 	nftnl_rule_nlmsg_build_payload(nlh, r);
 	nftnl_rule_free(r);
 	if (mnl_socket_sendto(st->nl, nlh, nlh->nlmsg_len) < 0)
@@ -1082,5 +1982,7 @@ void steer_close(struct steer *st, bool remove)
 	if (st->nl)
 		mnl_socket_close(st->nl);
 	steer_plan_free(&st->plan);
+	steerset_free(st->kset);
+	free(st->links);
 	free(st);
 }

@@ -14,7 +14,25 @@
  *      without hmac, unless they carry the bounce bit (mark-mask's
  *      highest, whatever their other bits), to the header queues;
  *   4. every SID's prefix and every policy's prefix (of any table) to the
- *      queues.
+ *      queues;
+ *   5. with `kernel-routes yes`: for each family and routing table with
+ *      seg6 encap routes, the destinations in that table's interval set
+ *      `kr6_T` / `kr4_T` (steerset.h: the routes' prefixes) to the
+ *      queues.  Route changes become set element changes, in one batch
+ *      per drain of the mirror's changes (coalesced); a set that comes
+ *      or goes changes the chain too.  While a prefix is not in its set
+ *      yet, the kernel's own seg6 route encapsulates its packets: no
+ *      tenant packet leaves unencapsulated.
+ *
+ * Once the in-interfaces are known (steer_links(): the links whose
+ * table is not main, from the route mirror), the policies' rules (3's,
+ * 4's and 5's) follow them: a link whose table has policies goes (nft
+ * `goto`) to that table's chain `tT`, which holds them, one whose table
+ * has none is accepted, and main's policies follow in the base chain;
+ * so a packet is queued only for the policies of its own table.  Before
+ * (and in `srv6d -p`, which asks no kernel) every policy's prefix is
+ * queued whatever the in-interface (a packet whose table has no policy
+ * for it is accepted unchanged by srv6d).
  *
  * The queue rules never bypass: with srv6d gone and the rules left (kill
  * -9, a crash, SIGSTOP) NFQUEUE drops what nobody listens for, so no
@@ -41,6 +59,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "rtmirror.h"
 #include "runstate.h"
 
 #define STEER_TABLE		"srv6d"
@@ -50,6 +69,15 @@
 enum steer_action {
 	STEER_ACCEPT,
 	STEER_QUEUE,
+	STEER_GOTO,			/* goto chain `go` */
+};
+
+/* A link whose packets the kernel looks up in another table than main
+ * (its VRF's, or an `ip rule iif NAME lookup T`: the route mirror's
+ * struct rtmirror_link table4/table6). */
+struct steer_link {
+	char name[IF_NAMESIZE];
+	uint32_t table4, table6;
 };
 
 /* One rule: every match that is set must hold. */
@@ -57,6 +85,8 @@ struct steer_rule {
 	int family;			/* AF_INET6 (table ip6) or AF_INET */
 	char iifname[IF_NAMESIZE];	/* "" none */
 	bool iif_wildcard;		/* iifname is a prefix ("srv6d*") */
+	bool proxy_iif;			/* an SR proxy's way back (a
+					 * comment in srv6d -p) */
 	bool has_mark_range;		/* meta mark & MASK FROM-TO */
 	uint32_t mark_from, mark_to;
 	bool has_mark_not;		/* meta mark & MASK != MARK */
@@ -64,6 +94,10 @@ struct steer_rule {
 	uint32_t mark_mask;		/* of either (0xffffffff: none) */
 	uint8_t plen;			/* daddr prefix length; 0: no match */
 	uint8_t addr[16];		/* its bytes (4 for AF_INET), masked */
+	char set[16];			/* daddr in this set; "" none */
+	char chain[16];			/* "" the base chain, else a table's
+					 * chain ("t101") */
+	char go[16];			/* STEER_GOTO's chain */
 	enum steer_action action;
 	uint16_t queue_first, queue_total;	/* STEER_QUEUE */
 };
@@ -116,6 +150,13 @@ struct steer_status {
 	uint64_t repairs;		/* re-installed after someone else
 					 * removed them */
 	time_t changed;			/* wall clock of the last batch, 0 */
+	unsigned sets;			/* kernel routes' sets (rule 5) */
+	size_t set_elements;		/* their elements (top prefixes) */
+	uint64_t set_batches;		/* batches of element changes */
+	uint64_t set_last_us;		/* the last change of the sets, from
+					 * the routes taken to the kernel's
+					 * answer */
+	size_t set_last_changes;	/* the elements it changed */
 	char why[160];			/* the last failure, "" none */
 };
 
@@ -137,6 +178,14 @@ struct steer *steer_open(const struct config *cfg, const struct runstate *rs,
 int steer_update(struct steer *st, const struct config *cfg,
 		 const struct runstate *rs, char *err, size_t errlen);
 
+/* The links whose table is not main now (n of links, copied; srv6d's
+ * own devices may be in it, they are left out): the rules follow them,
+ * in one batch when they change (cfg and rs: the config in force).
+ * Returns 0, -1 with a message in err (the rules in force stay). */
+int steer_links(struct steer *st, const struct config *cfg,
+		const struct runstate *rs, const struct steer_link *links,
+		size_t n, char *err, size_t errlen);
+
 /* The watch's descriptor for poll() (-1 with `steering no`). */
 int steer_fd(const struct steer *st);
 
@@ -145,6 +194,16 @@ int steer_fd(const struct steer *st);
  * checks the tables and installs the rules again.  Returns 1 when it did,
  * 0 when nothing was missing, -1 when the repair failed (err). */
 int steer_event(struct steer *st, char *err, size_t errlen);
+
+/* The kernel's seg6 encap routes that came and went (n of list,
+ * rtmirror_kroutes_take(); lost: some were not recorded): their sets'
+ * elements changed in one batch (more when very many), the chain too
+ * when a table's set came or went; cfg and rs are the config in force.
+ * Nothing with steering no.  Returns 0, -1 with a message in err. */
+int steer_kroutes(struct steer *st, const struct config *cfg,
+		  const struct runstate *rs,
+		  const struct rtmirror_kroute *list, size_t n, bool lost,
+		  char *err, size_t errlen);
 
 void steer_get_status(const struct steer *st, struct steer_status *out);
 

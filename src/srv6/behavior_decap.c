@@ -232,10 +232,12 @@ static void decap_kernel_facts(const struct proc_ctx *ctx,
 {
 	uint32_t mark = runstate_sid(ctx->rs, sid).kend_mark;
 
-	if (!ctx->rs || !ctx->rs->kend_on || !mark || p->chained ||
+	if (!ctx->rs || !ctx->rs->kend_on || !mark || proc_kend_held(ctx) ||
+	    p->chained ||
 	    behavior_decap_kernel_len(sid, p->data, p->len, p->orig_len) != off ||
 	    off + behavior_inner_len(p->data + off, p->len - off) != p->orig_len)
 		return;
+	proc_kend_probe_take(ctx, p);
 	p->facts.kernel = PKT_KERNEL_END;
 	p->facts.kernel_mark = mark;
 	p->facts.kernel_from_original = true;

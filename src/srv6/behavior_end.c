@@ -99,9 +99,11 @@ static void end_kernel_facts(const struct proc_ctx *ctx, const struct sid *sid,
 {
 	uint32_t mark = runstate_sid(ctx->rs, sid).kend_mark;
 
-	if (!ctx->rs || !ctx->rs->kend_on || !mark || sid->flavors ||
+	if (!ctx->rs || !ctx->rs->kend_on || !mark || proc_kend_held(ctx) ||
+	    sid->flavors ||
 	    p->chained || srh->hdrlen != (srh->last_entry + 1u) * 2)
 		return;
+	proc_kend_probe_take(ctx, p);
 	p->facts.kernel = PKT_KERNEL_END;
 	p->facts.kernel_mark = mark;
 	p->facts.kernel_from_original = true;

@@ -32,8 +32,10 @@ struct proc_srh {
 	struct srh_error err;
 };
 
+struct oam_ring;
 struct rtmirror;
 struct sid_runtime;
+struct proxy_slot;
 
 /* Everything a behavior may touch, owned by one worker. */
 struct proc_ctx {
@@ -53,11 +55,27 @@ struct proc_ctx {
 	/* The engine's flag (worker.h engine_set_kencap_held()): true
 	 * while the kernel's encapsulations are held back; NULL: never. */
 	const bool *kencap_held;
+	/* The same for kernel-end (engine_set_kend_held()): true while its
+	 * marks do not survive to routing; NULL: never. */
+	const bool *kend_held;
+	/* This worker's probe token (engine_kend_probe_arm()): while held,
+	 * one packet may go to the kernel all the same; NULL: none. */
+	bool *kend_probe;
 	struct srccache src_cache;
 	struct worker_stats *stats;
 	struct sid_stats *sid_stats;	/* cfg->nsids entries, this worker's */
 	struct sid_stats *policy_stats;	/* cfg->npolicies entries */
+	/* End.AD's caches (behavior_proxy.h): proxy_nworkers slots per
+	 * entry of cfg->proxies, the engine's generation's; this worker
+	 * writes slot `worker` of each, reads all.  NULL: none (no
+	 * learning, every End.AD return DROP_PROXY_NO_CACHE). */
+	struct proxy_slot *proxy_slots;
+	unsigned proxy_nworkers;
 	struct ratelimit icmp_rl;
+	/* RFC 9259 (oam.h): the worker's ring of copies while cfg has
+	 * `oam-copy`, else NULL (the O-flag is ignored); its bucket. */
+	struct oam_ring *oam;
+	struct ratelimit oam_rl;
 	uint64_t now_ns;		/* CLOCK_MONOTONIC at batch start */
 	struct proc_srh srh;
 };
@@ -69,6 +87,28 @@ static inline bool proc_kencap_held(const struct proc_ctx *ctx)
 {
 	return ctx->kencap_held &&
 	       __atomic_load_n(ctx->kencap_held, __ATOMIC_RELAXED);
+}
+
+/* Whether kernel-end's hand-off is held back now (its marks do not
+ * survive, markguard.h): a relaxed load of the control thread's flag. */
+static inline bool proc_kend_held(const struct proc_ctx *ctx)
+{
+	return ctx->kend_held &&
+	       __atomic_load_n(ctx->kend_held, __ATOMIC_RELAXED) &&
+	       !(ctx->kend_probe &&
+		 __atomic_load_n(ctx->kend_probe, __ATOMIC_RELAXED));
+}
+
+/* p's result is kernel-end's: a super-packet or a header queue's packet
+ * cut short (the ones reinject.h hands to the route; a small one goes as
+ * a payload) takes this worker's probe token when there is one (a
+ * relaxed store to the worker's own line, once per probe window). */
+static inline void proc_kend_probe_take(const struct proc_ctx *ctx,
+					const struct pkt *p)
+{
+	if ((p->gso || p->truncated) && ctx->kend_probe &&
+	    __atomic_load_n(ctx->kend_probe, __ATOMIC_RELAXED))
+		__atomic_store_n(ctx->kend_probe, false, __ATOMIC_RELAXED);
 }
 
 /* p is done with for `reason` (outcome PKT_OUT_DROP, _ICMP or _HANDOFF):

@@ -3,7 +3,10 @@
 
 #include "behavior.h"
 #include "behavior_b6.h"
+#include "behavior_proxy.h"
 #include "dispatch.h"
+#include "mobile.h"
+#include "oam.h"
 
 static behavior_fn *const dispatch_table[BHV__COUNT] = {
 	[BHV_END] = behavior_end,		/* RFC 8986 4.1 */
@@ -18,6 +21,17 @@ static behavior_fn *const dispatch_table[BHV__COUNT] = {
 	[BHV_END_B6] = behavior_end_b6,		/* Linux End.B6 (insertion) */
 	[BHV_END_B6_ENCAPS] = behavior_end_b6_encaps,		/* 4.13 */
 	[BHV_END_B6_ENCAPS_RED] = behavior_end_b6_encaps_red,	/* 4.14 */
+	[BHV_END_M_GTP6_D] = behavior_end_m_gtp6_d,	/* RFC 9433 6.3 */
+	[BHV_END_M_GTP6_DI] = behavior_end_m_gtp6_di,	/* RFC 9433 6.4 */
+	[BHV_END_M_GTP6_E] = behavior_end_m_gtp6_e,	/* RFC 9433 6.5 */
+	[BHV_END_M_GTP4_E] = behavior_end_m_gtp4_e,	/* RFC 9433 6.6 */
+	/* draft-ietf-spring-sr-service-programming-10 6.1, 6.2, 6.4 */
+	[BHV_END_AS] = behavior_proxy,
+	[BHV_END_AS4] = behavior_proxy,
+	[BHV_END_AD] = behavior_proxy,
+	[BHV_END_AD4] = behavior_proxy,
+	[BHV_END_AM] = behavior_proxy,
+	[BHV_END_OP] = behavior_end_op,		/* RFC 9259 End.OP */
 };
 
 behavior_fn *dispatch_fn(enum behavior b)

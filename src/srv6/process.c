@@ -5,12 +5,15 @@
 #include <string.h>
 
 #include "behavior.h"
+#include "behavior_proxy.h"
 #include "dispatch.h"
 #include "headend.h"
 #include "hmac.h"
 #include "ip.h"
 #include "kpolicy.h"
 #include "lpm.h"
+#include "mobile.h"
+#include "oam.h"
 #include "process.h"
 #include "rtmirror.h"
 #include "srv6.h"
@@ -83,6 +86,11 @@ static void sid_dispatch(struct proc_ctx *ctx, const struct sid *sid,
 	}
 	if (hmac_check(ctx, p, sid) < 0)	/* RFC 8754 2.1.2.1 */
 		return;
+	/* RFC 9259 2.1.1 S01.1: an O-flag packet's copy, as received, when
+	 * `oam-copy` permits (ctx->oam); End.OP punts it whole instead. */
+	if (ctx->oam && oam_flag_set(ctx, p) &&
+	    !behavior_desc(sid->behavior)->oam_punt)
+		oam_copy(ctx, sid, p, OAM_KIND_COPY);
 	run(ctx, sid, p);
 }
 
@@ -198,6 +206,11 @@ static void steer_apply(struct proc_ctx *ctx, const struct policy *pol,
 {
 	struct headend_plan plan;
 
+	if (pol->gtp4d) {		/* RFC 9433 6.7 (mobile.h) */
+		headend_m_gtp4_d(ctx, pol, st, p);
+		sid_chain(ctx, p);
+		return;
+	}
 	if (headend_prepare(ctx, pol, p, st, false, &plan) == 0)
 		headend_finish(ctx, &plan, p);
 	sid_chain(ctx, p);
@@ -270,9 +283,26 @@ static void process_ipv4(struct proc_ctx *ctx, struct pkt *p)
 	ctx->stats->unmatched++;
 }
 
+/* A packet back from an SR proxy's service (behavior_proxy.h): its
+ * in-interface is a proxy SID's iif.  True when it was. */
+static bool process_proxy_return(struct proc_ctx *ctx, struct pkt *p)
+{
+	const struct sid *sid = proxy_return_sid(ctx, p);
+
+	if (!sid)
+		return false;
+	p->outcome = PKT_OUT_NONE;
+	p->st = NULL;
+	proxy_return(ctx, sid, p);
+	sid_chain(ctx, p);
+	return true;
+}
+
 void srv6_process(struct proc_ctx *ctx, struct pkt *p)
 {
 	pkt_result_reset(p);
+	if (ctx->cfg->nproxies && process_proxy_return(ctx, p))
+		return;
 	switch (p->hw_proto) {
 	case ETH_P_IPV6:
 		process_ipv6(ctx, p);

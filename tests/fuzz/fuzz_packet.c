@@ -3,7 +3,8 @@
  * The configuration is parsed from text (config_parse_buffer()): a SID of
  * every behavior and flavor (End, End.X, End.T with PSP/USP/USD and
  * NEXT-C-SID; End.DX6/DX4/DT6/DT4/DT46/DX2; End.B6, End.B6.Encaps,
- * End.B6.Encaps.Red), HMAC keys (their secret file is written into a
+ * End.B6.Encaps.Red, End.OP; RFC 9433's End.M.GTP6.D, End.M.GTP6.Di,
+ * End.M.GTP6.E and End.M.GTP4.E, with GTP-U inputs), HMAC keys (their secret file is written into a
  * temporary directory at start, mode 0600) on binding SIDs and policies
  * (and hmac-require, which makes every SID verify), and
  * steering policies of every mode with weighted segment lists.  ctx has a
@@ -11,7 +12,10 @@
  * without carrier and with addresses of both families; routes with MTU
  * metrics, a preferred source, a blackhole, another table), so the
  * encapsulation MTU check, the source selection of the outer header and
- * of ICMP errors, and the next-hop and table checks all run.
+ * of ICMP errors, and the next-hop and table checks all run.  `oam-copy`
+ * is on (RFC 9259): every O-flag packet at a SID is copied into the OAM
+ * ring, whose copies are checked and sent (oamsock_flush()) to a socket
+ * nobody reads, so that a failed End.OP punt becomes a drop too.
  *
  * The input's first byte picks how the rest is queued: bit 0 the IPv4
  * hook (else IPv6), bit 1 hmac-require, bits 2-3 the in-interface.  The
@@ -39,8 +43,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "behavior_proxy.h"
 #include "config.h"
 #include "pkt.h"
+#include "oam.h"
+#include "oamsock.h"
 #include "process.h"
 #include "reinject.h"
 #include "rtmirror.h"
@@ -57,6 +64,9 @@ static const char conf_fmt[] =
 	"queue 0\n"
 	"icmp-rate 1000\n"
 	"icmp-burst 10\n"
+	"oam-copy unix /nonexistent/fuzz_packet-oam.sock\n"
+	"oam-copy-len 2048\n"
+	"oam-burst 10\n"
 	"hmac 7 sha256 secret-file %s\n"
 	"hmac 8 sha1 secret-file %s\n"
 	"sid fc00:1::1/128 action End\n"
@@ -80,6 +90,16 @@ static const char conf_fmt[] =
 	"sid fc00:6::7/128 action End.B6 srh segs fc00:1::1,fc00:6::1\n"
 	"sid fc00:6::8/128 action End.B6.Encaps srh segs fc00:6::7,fc00:1::1 weight 3 segs fc00:4::1 weight 1 hmac 7\n"
 	"sid fc00:6::9/128 action End.B6.Encaps.Red srh segs fc00:6::8\n"
+	"sid fc00:20::/64 action End.M.GTP6.D mob-prefix fc00:21::/64 srh segs fc00:1::1 weight 2 segs fc00:6::9\n"
+	"sid fc00:26::/64 action End.M.GTP6.Di mob-prefix fc00:22::/64 srh segs fc00:1::1 weight 2 segs fc00:6::9\n"
+	"sid fc00:22::/64 action End.M.GTP6.E\n"
+	"sid fc00:23::/32 action End.M.GTP4.E v4src-position 64\n"
+	"sid fc00:6::a/128 action End.AS nh6 fc00:3::2 oif adj iif svc40 source fc00:6::a segs fc00:1::1,fc00:6::1\n"
+	"sid fc00:6::b/128 action End.AS nh4 10.0.0.1 oif adj iif svc41 source fc00:6::b segs fc00:6::2\n"
+	"sid fc00:6::c/128 action End.AD nh6 fc00:3::2 oif adj iif svc42\n"
+	"sid fc00:6::d/128 action End.AD nh4 10.0.0.1 oif adj iif svc43\n"
+	"sid fc00:6::e/128 action End.AM nh6 fc00:3::2 oif adj iif svc44\n"
+	"sid fc00:6::f/128 action End.OP\n"
 	"route 2001:db8:100::/48 encap seg6 mode encap segs fc00:1::1,fc00:6::3 hmac 8\n"
 	"route 2001:db8:200::/48 encap seg6 mode inline segs fc00:1::1,fc00:2::1 weight 2 segs fc00:4::1\n"
 	"route 2001:db8:300::/48 encap seg6 mode encap.red segs fc00:6::9\n"
@@ -87,7 +107,9 @@ static const char conf_fmt[] =
 	"route 2001:db8:500::/48 encap seg6 mode encap segs fc00:9::1 segs fc00:5:0:100::1 segs fc00:66::1\n"
 	"route 198.51.100.0/24 encap seg6 mode encap segs fc00:6::4,fc00:6::5\n"
 	"route 203.0.113.0/24 encap seg6 mode encap.red segs fc00:6::2 weight 1 segs fc00:9::2,fc00:6::4 weight 5\n"
-	"route 192.0.2.0/24 encap seg6 mode encap segs fc00:66::1\n";
+	"route 192.0.2.0/24 encap seg6 mode encap segs fc00:66::1\n"
+	"route 198.18.0.0/16 encap gtp4 mob-prefix fc00:24::/32 src-prefix fc00:25::/64 segs fc00:1::1\n"
+	"route 198.19.0.0/16 encap gtp4 mob-prefix fc00:24::/56 src-prefix fc00:25::/96\n";
 
 static struct config *cfg;
 static struct runstate *rs;
@@ -96,6 +118,8 @@ static struct worker_stats ws;
 static struct sid_stats *sid_st, *pol_st;
 static struct proc_ctx ctx;
 static struct sid_runtime *sid_rt;
+static struct oam_ring oam_ring;
+static struct oamsock *oam_sock;
 static uint8_t nlbuf[4096];
 
 static void mirror_apply(struct nlmsghdr *nlh)
@@ -285,6 +309,9 @@ static void setup(void)
 		const struct sid *s = &cfg->sids[i];
 
 		sid_rt[i].ifindex = 3;
+		/* SR proxies: svc40 is ifindex 40, ... (run_one()'s indevs) */
+		if (s->iif[0])
+			rs->sids[i].iif_index = (uint32_t)atoi(s->iif + 3);
 		if (s->oif[0])
 			sid_rt[i].oif_index = strcmp(s->oif, "down0") ? 3 : 5;
 	}
@@ -300,7 +327,16 @@ static void setup(void)
 	ctx.stats = &ws;
 	ctx.sid_stats = sid_st;
 	ctx.policy_stats = pol_st;
+	/* End.AD's caches, one worker */
+	ctx.proxy_slots = calloc(cfg->nproxies + 1, sizeof(struct proxy_slot));
+	ctx.proxy_nworkers = 1;
+	if (!ctx.proxy_slots)
+		abort();
 	ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
+	ctx.oam = &oam_ring;
+	oam_sock = oamsock_new();
+	if (!oam_sock)
+		abort();
 }
 
 /* Everything that counts one outcome of a packet. */
@@ -315,6 +351,34 @@ static uint64_t outcomes(void)
 	for (unsigned i = 0; i < cfg->npolicies; i++)
 		n += pol_st[i].packets;
 	return n;
+}
+
+/* The OAM ring after p: each copy a whole header and at most
+ * oam-copy-len bytes of a packet, a punt's only p (End.OP's); then sent
+ * to nobody: the ring empty, a punt failed. */
+static void oam_check(struct pkt *p)
+{
+	bool punted = false;
+
+	for (unsigned i = 0; i < oam_ring.n; i++) {
+		uint32_t len, cap;
+		const uint8_t *c = oam_ring_copy(&oam_ring, i, &len);
+
+		memcpy(&cap, c + 20, 4);
+		cap = ntohl(cap);
+		if (len < OAM_HDR_LEN || len > OAM_SLOT_SIZE ||
+		    cap != len - OAM_HDR_LEN || cap > cfg->oam.copy_len ||
+		    c[0] != OAM_HDR_VERSION ||
+		    (c[1] != OAM_KIND_COPY && c[1] != OAM_KIND_PUNT) ||
+		    (oam_ring.punt[i] && oam_ring.punt[i] != p))
+			abort();
+		punted |= oam_ring.punt[i] != NULL;
+	}
+	if (punted != (p->verdict == PKT_PUNT))
+		abort();
+	oamsock_flush(oam_sock, &oam_ring, &cfg->oam, &ws);
+	if (oam_ring.n || (punted && !p->way.failed))
+		abort();
 }
 
 /* reinject_decide() on the result: a valid action, and a valid reason
@@ -337,6 +401,7 @@ static void reinject_check(struct pkt *p)
 	case REINJECT_KERNEL_INNER:
 	case REINJECT_BOUNCE:
 	case REINJECT_DROP:
+	case REINJECT_PUNT:
 		return;
 	case REINJECT_DROP_REASON:
 		if ((unsigned)why < DROP__COUNT)
@@ -348,7 +413,9 @@ static void reinject_check(struct pkt *p)
 
 static void run_one(const uint8_t *data, size_t size, uint8_t how)
 {
-	static const uint32_t indevs[4] = { 0, 4, 2, 77 };
+	/* bits 2-4: 40-44 are the SR proxies' iifs */
+	static const uint32_t indevs[8] = { 0, 4, 2, 77, 40, 41, 42, 43 };
+	static const uint32_t more[2] = { 44, 40 };
 	uint8_t *slot = malloc(PKT_HEADROOM + size);
 	struct pkt p;
 	uint64_t before = outcomes(), n;
@@ -362,7 +429,9 @@ static void run_one(const uint8_t *data, size_t size, uint8_t how)
 	p.end = slot + PKT_HEADROOM + size;
 	p.len = p.orig_len = (uint32_t)size;
 	p.hw_proto = (how & 1) ? ETH_P_IP : ETH_P_IPV6;
-	p.indev = indevs[(how >> 2) & 3];
+	p.indev = indevs[(how >> 2) & 7];
+	if (p.indev == 43 && (how & 0x20))
+		p.indev = more[(how >> 6) & 1];
 	cfg->hmac_require = (how & 2) != 0;
 	ctx.now_ns += 1000000;	/* 1 ms per packet: the bucket refills */
 
@@ -372,7 +441,7 @@ static void run_one(const uint8_t *data, size_t size, uint8_t how)
 	    p.len > (size_t)(p.end - p.data))
 		abort();
 	if (p.verdict != PKT_ACCEPT && p.verdict != PKT_NEW_BYTES &&
-	    p.verdict != PKT_DROP)
+	    p.verdict != PKT_DROP && p.verdict != PKT_PUNT)
 		abort();
 	if (p.set_mark && p.verdict != PKT_NEW_BYTES)
 		abort();
@@ -392,6 +461,7 @@ static void run_one(const uint8_t *data, size_t size, uint8_t how)
 	if (n < 1 || n > PROC_SID_CHAIN_MAX + 2)
 		abort();
 	reinject_check(&p);
+	oam_check(&p);
 	free(slot);
 }
 

@@ -11,7 +11,8 @@
 # at all, and a uid_map that makes auto decide so).
 T=kernel72-suite
 SUITE="transit headend decap binding hmac diff-kernel diff-decap diff-binding
-l3vpn reload ptb userns:transit userns:headend userns:decap userns:l3vpn"
+l3vpn reload ptb mobile userns:transit userns:headend userns:decap userns:l3vpn
+userns:mobile"
 here=$(cd "$(dirname "$0")" && pwd)
 [ "$(id -u)" = 0 ] || { echo "$T: SKIP - needs root"; exit 77; }
 if [ -n "${top_builddir:-}" ] &&

@@ -8,7 +8,10 @@
 #     and End.DT4/DT6 in both PEs), and an SRv6 packet through PE1's End.
 #  2. An operator's own `ip6tables -j NFQUEUE` rule for the same prefix
 #     does not make a packet go through srv6d twice (the policy's counter
-#     rises by the packets sent).
+#     rises by the packets sent).  The rules follow the in-interfaces: a
+#     packet from tenant B's interface to tenant A's prefix (no policy in
+#     B's table) is not queued, and with an operator's rule for it queued
+#     once (the queues' id_sequence).
 #  3. `nft flush ruleset` under traffic: the tables are back within 1 s
 #     (the time is measured and printed).
 #  4. One transaction per reload: none when the rules did not change, one
@@ -23,6 +26,10 @@
 #     srv6d frozen (SIGSTOP), killed -9 and during 10 reloads; and more
 #     than 0 with srv6d killed and no rule of its own (the old state), so
 #     that this test can fail.
+#     A restart done as systemd does it: the unit's RestartKillSignal=
+#     (systemd/srv6d.service.in: SIGUSR2; SIGTERM without one, or
+#     RESTART_SIGNAL=TERM to see this check fail), then a start 0.5 s
+#     later: 0 and 0 too, and srv6d forwards again after it.
 #  6. After a clean stop there is no table srv6d left and `nft list
 #     ruleset` is what it was before the start.
 T=${T:-steer}
@@ -143,6 +150,25 @@ p1=$(pol)
 expect_eq "an operator's NFQUEUE rule for fd01:2::/64 as well: srv6d sees each of 5 packets once" \
 	"$((p1 - p0))" 5
 nsx "$PE1" ip6tables -t raw -F PREROUTING
+# a packet whose table has no policy for it: tenant B's (tb, table 102)
+# to tenant A's fd01:2::/64 (a policy of table 101 only) is not queued
+# (every queue's id_sequence), and with an operator's rule for it once
+qseq() { nsx "$PE1" awk '{ s += $8 } END { print s }' /proc/net/netfilter/nfnetlink_queue; }
+q0=$(qseq)
+nsx "$B1" ping -c 5 -i 0.1 -W 1 fd01:2::2 >/dev/null 2>&1
+q1=$(qseq)
+expect_eq "5 packets from tenant B to tenant A's prefix (no policy in B's table): queued by srv6d's rules" \
+	"$((q1 - q0))" 0
+nsx "$PE1" ip6tables -t raw -A PREROUTING -i tb -d fd01:2::/64 \
+	-j NFQUEUE --queue-num 0 || fail "the operator's rule"
+q0=$(qseq)
+nsx "$B1" ping -c 5 -i 0.1 -W 1 fd01:2::2 >/dev/null 2>&1
+q1=$(qseq)
+expect_eq "the same with an operator's NFQUEUE rule for it: each queued once" \
+	"$((q1 - q0))" 5
+nsx "$PE1" ip6tables -t raw -F PREROUTING
+say "PE1's table ip6 srv6d:"
+nsx "$PE1" nft list table ip6 srv6d 2>/dev/null | grep -v Warning | sed 's/^/    /'
 
 # ---- 3. nft flush ruleset under traffic -------------------------------------
 nsx "$A1" ping -i 0.01 -c 300 -W 1 fd01:2::2 >/dev/null 2>&1 &
@@ -269,6 +295,24 @@ else
 fi
 pe1_start || fail "srv6d start on PE1 again"
 ping_ok "after a restart a1 -> a2 over IPv6 again" "$A1" fd01:2::2
+# a restart the way systemd does it: the unit's RestartKillSignal= (the
+# default SIGTERM without one), then a start (0.5 s later: a slow one)
+sig=${RESTART_SIGNAL:-$(sed -n 's/^RestartKillSignal=SIG//p' "$top_srcdir/systemd/srv6d.service.in")}
+sig=${sig:-TERM}
+restarted() {
+	sleep 0.5
+	kill -"$sig" "$PE1_PID"
+	wait "$PE1_PID"
+	PE1_PID=
+	sleep 0.5
+	pe1_start || echo "the start after SIG$sig failed" >>"$TMPD/restart.err"
+	sleep 1
+}
+leak_count 4 restarted
+expect_eq "a restart as systemd does it (SIG$sig, a start 0.5 s later) under traffic: tenant packets unencapsulated, SID packets looping" \
+	"$(cat "$TMPD/leak")" "0 0"
+[ -s "$TMPD/restart.err" ] && fail "$(cat "$TMPD/restart.err")"
+ping_ok "after the restart a1 -> a2 over IPv6 again" "$A1" fd01:2::2
 # restore PE1 for the ruleset comparison below
 ip -n "$PE1" -6 route del default via fc00:12::2 dev c0
 ip -n "$PE1" -6 rule add pref 2001 iif ta unreachable

@@ -1,0 +1,727 @@
+/* mobile.c - RFC 9433's GTP-U <-> SRv6 behaviors (mobile.h).
+ *
+ * The S-numbers are the lines of RFC 9433's pseudocode.  Every header
+ * comes off by pkt_pull() and goes on by pkt_push() into the slot's
+ * headroom: the inner packet (the T-PDU) never moves.  The results are
+ * unmarked: the kernel routes them in its main table, as after End
+ * (behavior_table.h), by the verdict or srv6d's reinjection device
+ * (reinject.c: an IPv4 result of the IPv6 hook, a changed header chain).
+ * None of them decrements a hop limit: the kernel does once it forwards.
+ */
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <string.h>
+
+#include "behavior.h"
+#include "checksum.h"
+#include "headend.h"
+#include "icmp.h"
+#include "ip.h"
+#include "mobile.h"
+#include "srh.h"
+#include "srv6.h"
+
+#define UDP_HDR_LEN	8
+#define IPV4_HDR_LEN	20
+#define GTPU_OPT_LEN	4	/* sequence number, N-PDU, next extension */
+#define GTPU_FLAG_VERSION1	0x20
+#define GTPU_FLAG_PT	0x10	/* protocol type GTP */
+#define GTPU_FLAG_E	0x04
+#define GTPU_FLAG_S	0x02
+#define GTPU_FLAG_PN	0x01
+#define GTPU_EXT_MAX	8	/* extension headers walked at most */
+#define SRH_SL_OFF	3
+
+static uint16_t get16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+static void put16(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)(v >> 8);
+	b[1] = (uint8_t)v;
+}
+
+/* ---- Args.Mob.Session and the IPv4 addresses in a SID (RFC 9433 6.1,
+ * 6.6) ------------------------------------------------------------------ */
+
+static uint64_t bits_read(const uint8_t *a, unsigned pos, unsigned n)
+{
+	uint64_t v = 0;
+
+	if (pos % 8 == 0) {
+		for (unsigned i = 0; i < n / 8; i++)
+			v = v << 8 | a[pos / 8 + i];
+		return v;
+	}
+	for (unsigned i = pos; i < pos + n; i++)
+		v = v << 1 | ((a[i / 8] >> (7 - i % 8)) & 1u);
+	return v;
+}
+
+static void bits_write(uint8_t *a, unsigned pos, unsigned n, uint64_t v)
+{
+	if (pos % 8 == 0) {
+		for (unsigned i = n / 8; i-- > 0; v >>= 8)
+			a[pos / 8 + i] = (uint8_t)v;
+		return;
+	}
+	for (unsigned i = pos + n; i-- > pos; v >>= 1) {
+		uint8_t m = (uint8_t)(1u << (7 - i % 8));
+
+		a[i / 8] = (uint8_t)((v & 1) ? a[i / 8] | m : a[i / 8] & ~m);
+	}
+}
+
+void mob_session_read(const uint8_t *a, unsigned pos, struct mob_session *ms)
+{
+	uint64_t v = bits_read(a, pos, ARGS_MOB_SESSION_BITS);
+
+	ms->qfi = (uint8_t)((v >> 34) & 0x3f);
+	ms->r = (v >> 33) & 1;
+	ms->u = (v >> 32) & 1;
+	ms->teid = (uint32_t)v;
+}
+
+void mob_session_write(uint8_t *a, unsigned pos, const struct mob_session *ms)
+{
+	uint64_t v = (uint64_t)(ms->qfi & 0x3f) << 34 |
+		     (uint64_t)ms->r << 33 | ms->teid;	/* U: 0 */
+
+	bits_write(a, pos, ARGS_MOB_SESSION_BITS, v);
+}
+
+uint32_t addr_bits32_read(const uint8_t *a, unsigned pos)
+{
+	return htonl((uint32_t)bits_read(a, pos, 32));
+}
+
+void addr_bits32_write(uint8_t *a, unsigned pos, uint32_t v)
+{
+	bits_write(a, pos, 32, ntohl(v));
+}
+
+/* ---- GTP-U (3GPP TS 29.281 5.1, 5.2; TS 38.415 5.5.2) ------------------ */
+
+/* The PDU Session Container's QFI and, downlink, RQI (ext: its bytes). */
+static void gtpu_pdu_session(const uint8_t *ext, struct mob_session *ms)
+{
+	ms->qfi = ext[2] & 0x3f;
+	ms->r = (ext[1] >> 4) == 0 && (ext[2] & 0x40);	/* DL's RQI */
+}
+
+int gtpu_parse(const uint8_t *g, uint32_t len, struct gtpu_info *gi)
+{
+	uint32_t off = GTPU_HDR_LEN, glen;
+	uint8_t next;
+
+	memset(gi, 0, sizeof(*gi));
+	if (len < GTPU_HDR_LEN ||
+	    (g[0] & 0xf0) != (GTPU_FLAG_VERSION1 | GTPU_FLAG_PT))
+		return -1;
+	gi->type = g[1];
+	glen = get16(g + 2);
+	if (glen != len - GTPU_HDR_LEN)
+		return -1;
+	gi->ms.teid = (uint32_t)g[4] << 24 | (uint32_t)g[5] << 16 |
+		      (uint32_t)g[6] << 8 | g[7];
+	if (g[0] & (GTPU_FLAG_E | GTPU_FLAG_S | GTPU_FLAG_PN)) {
+		if (len < off + GTPU_OPT_LEN)
+			return -1;
+		next = (g[0] & GTPU_FLAG_E) ? g[off + 3] : 0;
+		off += GTPU_OPT_LEN;
+		for (unsigned i = 0; next; i++) {
+			uint32_t elen;
+
+			if (i == GTPU_EXT_MAX || len - off < 4)
+				return -1;
+			elen = (uint32_t)g[off] * 4;
+			if (elen == 0 || len - off < elen)
+				return -1;
+			if (next == GTPU_EXT_PDU_SESSION)
+				gtpu_pdu_session(g + off, &gi->ms);
+			next = g[off + elen - 1];
+			off += elen;
+		}
+	}
+	gi->hdr_len = off;
+	gi->pdu_len = len - off;
+	return 0;
+}
+
+uint32_t gtpu_hdr_len(const struct mob_session *ms)
+{
+	return GTPU_HDR_LEN + (ms->qfi || ms->r ? GTPU_OPT_LEN + 4 : 0);
+}
+
+uint32_t gtpu_write(uint8_t *g, const struct mob_session *ms,
+		    uint32_t pdu_len)
+{
+	uint32_t hl = gtpu_hdr_len(ms);
+
+	g[0] = GTPU_FLAG_VERSION1 | GTPU_FLAG_PT;
+	g[1] = GTPU_TYPE_GPDU;
+	put16(g + 2, hl - GTPU_HDR_LEN + pdu_len);
+	g[4] = (uint8_t)(ms->teid >> 24);
+	g[5] = (uint8_t)(ms->teid >> 16);
+	g[6] = (uint8_t)(ms->teid >> 8);
+	g[7] = (uint8_t)ms->teid;
+	if (hl == GTPU_HDR_LEN)
+		return hl;
+	g[0] |= GTPU_FLAG_E;
+	memset(g + 8, 0, 3);			/* sequence, N-PDU */
+	g[11] = GTPU_EXT_PDU_SESSION;
+	g[12] = 1;				/* 4 bytes */
+	g[13] = 0;				/* DL PDU SESSION INFORMATION */
+	g[14] = (uint8_t)((ms->r ? 0x40 : 0) | (ms->qfi & 0x3f));
+	g[15] = 0;				/* no next extension */
+	return hl;
+}
+
+/* ---- what the behaviors share ------------------------------------------ */
+
+/* The SRH of p with Segments Left `want` (or none, when none_ok), and
+ * the upper-layer header after it.  Returns 0 with *si, *nh and *off,
+ * or -1 once p has been answered (a bad header chain, Parameter Problem
+ * code 0 at Segments Left, RFC 8986 4.4's answer) or dropped. */
+static int mobile_srh(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p, unsigned want, bool none_ok,
+		      struct srh_info *si, uint8_t *nh, uint32_t *off)
+{
+	struct sid_stats *st = behavior_stats(ctx, sid);
+	struct srh_error err;
+
+	if (p->gso) {
+		proc_drop(ctx, p, st, DROP_GSO);
+		return -1;
+	}
+	if (proc_srh_find(ctx, p, si, &err) < 0) {
+		if (err.icmp)
+			icmp6_error(ctx, p, ICMP6_T_PARAM_PROB, err.code,
+				    err.pointer, st, err.reason);
+		else
+			proc_drop(ctx, p, st, err.reason);
+		return -1;
+	}
+	if (!si->srh && !none_ok) {
+		proc_drop(ctx, p, st, DROP_BAD_SRH);
+		return -1;
+	}
+	if (si->srh && (si->srh->segments_left != want ||
+			!srh_validate(si->srh))) {
+		icmp6_error(ctx, p, ICMP6_T_PARAM_PROB, ICMP6_C_HDR_FIELD,
+			    si->srh_off + SRH_SL_OFF, st, DROP_BAD_SRH);
+		return -1;
+	}
+	*nh = si->nexthdr;
+	*off = si->end_off;
+	return 0;
+}
+
+/* The inner IPv6 (41) or IPv4 (4) packet at off, whole (cut after it),
+ * for a behavior that encapsulates it in GTP-U; anything else is the
+ * upper-layer processing of RFC 8986 4.1.1.  Returns 0, or -1 once p has
+ * been answered or dropped. */
+static int mobile_inner(struct proc_ctx *ctx, const struct sid *sid,
+			struct pkt *p, uint8_t nh, uint32_t off)
+{
+	enum drop_reason reason;
+
+	if (nh != IPPROTO_IPV6 && nh != IPPROTO_IPIP) {
+		behavior_upper_layer(ctx, sid, p, nh, off);
+		return -1;
+	}
+	if (behavior_inner_check(p, off, nh, &reason) < 0) {
+		proc_drop(ctx, p, behavior_stats(ctx, sid), reason);
+		return -1;
+	}
+	return 0;
+}
+
+/* The sum of the n native 32-bit words at b, in 64 bits (no carry is
+ * lost below 2^32 words), for headers: a plain loop. */
+static inline uint64_t sum_words32_small(const uint8_t *b, size_t n)
+{
+	uint64_t acc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t w;
+
+		memcpy(&w, b + 4 * i, 4);
+		acc += w;
+	}
+	return acc;
+}
+
+/* The same for a T-PDU: a loop the compiler vectorizes (SSE2's 64-bit
+ * lanes, x86-64's baseline). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("tree-vectorize")))
+#endif
+static uint64_t sum_words32(const uint8_t *b, size_t n)
+{
+	uint64_t acc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t w;
+
+		memcpy(&w, b + 4 * i, 4);
+		acc += w;
+	}
+	return acc;
+}
+
+/* A native-order sum of 32-bit words folded to 16 bits in network order:
+ * the one's-complement sum does not depend on the byte order of its words
+ * (RFC 1071 2(B)), so it is swapped once. */
+static uint32_t fold_native(uint64_t acc)
+{
+	acc = (acc & 0xffffffffu) + (acc >> 32);
+	acc = (acc & 0xffffffffu) + (acc >> 32);
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (acc & 0xffff) + (acc >> 16);
+	return ntohs((uint16_t)acc);
+}
+
+/* csum_partial()'s sum of len bytes at buf, in native 32-bit words.  The
+ * whole T-PDU is summed for a GTP-U packet made of one without a
+ * checksum of its own (tpdu_sum()): this keeps it near a copy's cost. */
+static uint32_t csum_words(const uint8_t *buf, size_t len, uint32_t sum)
+{
+	uint64_t acc = len > 128 ? sum_words32(buf, len / 4) :
+				   sum_words32_small(buf, len / 4);
+	uint8_t tail[4] = { 0 };
+	uint32_t w;
+
+	if (len & 3) {
+		memcpy(tail, buf + (len & ~(size_t)3), len & 3);  /* 0-padded */
+		memcpy(&w, tail, 4);
+		acc += w;
+	}
+	acc = (uint64_t)sum + fold_native(acc);
+	return (uint32_t)((acc & 0xffffffffu) + (acc >> 32));
+}
+
+/* a + b, two running sums (csum_partial()'s), with the carry kept. */
+static uint32_t csum_add(uint32_t a, uint32_t b)
+{
+	uint64_t t = (uint64_t)a + b;
+
+	return (uint32_t)((t & 0xffffffffu) + (t >> 32));
+}
+
+/* The one's-complement sum that makes a valid checksum sum to
+ * 0xffff together with `with` (RFC 1071: -with). */
+static uint32_t csum_negate(uint32_t with)
+{
+	return 0xffffu - (uint16_t)~csum_fold(with);
+}
+
+/* The IPv6 pseudo header's sum (RFC 8200 8.1), csum_ipv6_pseudo()'s. */
+static uint32_t csum_ipv6_pseudo_words(const uint8_t *sa, const uint8_t *da,
+				       uint32_t len, uint8_t proto)
+{
+	return fold_native(sum_words32_small(sa, 4) +
+			   sum_words32_small(da, 4)) +
+	       (len >> 16) + (len & 0xffff) + proto;
+}
+
+/* The IPv4 pseudo header's sum (RFC 768) for proto and len. */
+static uint32_t csum_ipv4_pseudo(const uint8_t *sa, const uint8_t *da,
+				 uint8_t proto, uint32_t len)
+{
+	uint8_t ph[12];
+
+	memcpy(ph, sa, 4);
+	memcpy(ph + 4, da, 4);
+	ph[8] = 0;
+	ph[9] = proto;
+	put16(ph + 10, len);
+	return fold_native(sum_words32_small(ph, 3));
+}
+
+/* The transport header of a T-PDU (its protocol and offset) whose own
+ * checksum covers it all behind a pseudo header: TCP, or UDP with a
+ * checksum, right after an IPv6 header or an unfragmented IPv4 one.
+ * Returns the pseudo header's sum, or 0 with *l4 0 when none. */
+static uint32_t tpdu_l4(const uint8_t *t, uint32_t len, uint32_t *l4)
+{
+	uint32_t hl = 0, n;
+	uint8_t proto;
+
+	*l4 = 0;
+	if (len >= IPV6_HDR_LEN && (t[0] >> 4) == 6) {
+		hl = IPV6_HDR_LEN;
+		proto = t[IP6_NH_OFF];
+	} else if (len >= IPV4_HDR_LEN && (t[0] >> 4) == 4 &&
+		   !(get16(t + 6) & 0x3fff)) {	/* MF, offset */
+		hl = (t[0] & 0x0fu) * 4;
+		proto = t[9];
+	} else {
+		return 0;
+	}
+	n = len - hl;
+	if (hl < IPV4_HDR_LEN || hl > len ||
+	    !((proto == IPPROTO_TCP && n >= 20) ||
+	      (proto == IPPROTO_UDP && n >= UDP_HDR_LEN &&
+	       get16(t + hl + 6) != 0)))
+		return 0;
+	*l4 = hl;
+	if (hl == IPV6_HDR_LEN && (t[0] >> 4) == 6)
+		return csum_ipv6_pseudo_words(t + IP6_SRC_OFF,
+					      t + IP6_DST_OFF, n, proto);
+	return csum_ipv4_pseudo(t + IP4_SRC_OFF, t + IP4_DST_OFF, proto, n);
+}
+
+/* The UDP checksum of the datagram at u: hl bytes of UDP and GTP-U
+ * headers, then the T-PDU of pdu bytes, behind a pseudo header summing
+ * to pseudo (RFC 768; 0 is sent as 0xffff).  The T-PDU's transport
+ * segment, when its own checksum covers it (tpdu_l4()), is not read: with
+ * a valid checksum it sums to the negated pseudo header (RFC 1071), as
+ * Linux's local checksum offload takes it for its UDP tunnels; an invalid
+ * one stays invalid in the GTP-U checksum (the receiver drops it one hop
+ * earlier).  Another T-PDU (ICMP, a fragment, UDP without a checksum) is
+ * summed whole. */
+static void udp_csum_set(uint8_t *u, uint32_t hl, uint32_t pdu,
+			 uint32_t pseudo)
+{
+	uint32_t l4, ps = tpdu_l4(u + hl, pdu, &l4);
+	uint16_t c;
+
+	u[6] = u[7] = 0;
+	if (l4)
+		c = csum_fold(csum_words(u, hl + l4,
+					 csum_add(pseudo, csum_negate(ps))));
+	else
+		c = csum_fold(csum_words(u, hl + pdu, pseudo));
+	put16(u + 6, c ? c : 0xffff);
+}
+
+/* The UDP header of a GTP-U datagram of len bytes at u. */
+static void udp_gtpu_write(uint8_t *u, uint32_t len)
+{
+	put16(u, GTPU_PORT);
+	put16(u + 2, GTPU_PORT);
+	put16(u + 4, len);
+}
+
+/* Push the UDP and GTP-U headers of session ms in front of the T-PDU p
+ * holds, and room for an outer header of iplen bytes.  Returns the
+ * outer header's start, or NULL with the drop reason in *why. */
+static uint8_t *gtpu_push(struct pkt *p, const struct mob_session *ms,
+			  uint32_t iplen, enum drop_reason *why)
+{
+	uint32_t hl = gtpu_hdr_len(ms), pdu = p->len;
+	uint8_t *h;
+
+	if (p->len + iplen + UDP_HDR_LEN + hl > PKT_MAX_LEN) {
+		*why = DROP_TOO_BIG;
+		return NULL;
+	}
+	h = pkt_push(p, iplen + UDP_HDR_LEN + hl);
+	if (!h) {
+		*why = DROP_NO_HEADROOM;
+		return NULL;
+	}
+	udp_gtpu_write(h + iplen, UDP_HDR_LEN + hl + pdu);
+	gtpu_write(h + iplen + UDP_HDR_LEN, ms, pdu);
+	return h;
+}
+
+/* ---- RFC 9433 6.3 End.M.GTP6.D, 6.4 End.M.GTP6.Di ------------------------ */
+
+/* The G-PDU at the UDP header at off: its T-PDU's offset in *tpdu and
+ * the session in *ms.  Returns 0, or -1 once p has been dropped
+ * (DROP_TRUNCATED, DROP_GTPU_MALFORMED, DROP_GTPU_MESSAGE). */
+static int gtpu_take(struct proc_ctx *ctx, struct sid_stats *st,
+		     struct pkt *p, uint32_t off, uint32_t *tpdu,
+		     struct mob_session *ms)
+{
+	struct gtpu_info gi;
+	uint32_t ulen = get16(p->data + off + 4);
+
+	if (ulen < UDP_HDR_LEN || ulen > p->len - off ||
+	    gtpu_parse(p->data + off + UDP_HDR_LEN, ulen - UDP_HDR_LEN,
+		       &gi) < 0) {
+		proc_drop(ctx, p, st, DROP_GTPU_MALFORMED);
+		return -1;
+	}
+	if (gi.type != GTPU_TYPE_GPDU) {	/* Echo, Error Indication, ... */
+		proc_drop(ctx, p, st, DROP_GTPU_MESSAGE);
+		return -1;
+	}
+	*tpdu = off + UDP_HDR_LEN + gi.hdr_len;
+	*ms = gi.ms;
+	return 0;
+}
+
+/* The UDP datagram at off goes to the GTP-U port (S01). */
+static bool is_gtpu(const struct pkt *p, uint8_t nh, uint32_t off)
+{
+	return nh == IPPROTO_UDP && p->len - off >= UDP_HDR_LEN &&
+	       get16(p->data + off + 2) == GTPU_PORT;
+}
+
+/* S03's SID B: Args.Mob.Session into the policy's segment B, the last
+ * of its list (SRH[0]), and into the DA when that is B (a one-segment
+ * list).  Drop-in mode (di, RFC 9433 6.4): the config's list ends with a
+ * slot after B (B is SRH[1]); the slot becomes S, the packet's original
+ * destination (the UPF's address), and the outer source the packet's
+ * original one (the gNB's, A), so that End.M.GTP6.E at B (6.5: Segments
+ * Left 1, the destination SRH[0], the source kept) restores the GTP-U
+ * packet the gNB sent. */
+static void gtp6d_args(const struct sid *sid, struct pkt *p,
+		       const struct mob_session *ms,
+		       const struct in6_addr *di_da,
+		       const struct in6_addr *di_sa)
+{
+	const struct srh *srh = (const struct srh *)(p->data + IPV6_HDR_LEN);
+	uint8_t *seg = p->data + IPV6_HDR_LEN + SRH_FIXED_LEN;
+	unsigned b = di_da ? 1 : 0;	/* B's index in the segment list */
+
+	if (p->data[IP6_NH_OFF] != IPPROTO_SRH)
+		return;			/* (the config's policy has one) */
+	if (di_da) {					/* 6.4 S02, S05 */
+		memcpy(seg, di_da, sizeof(*di_da));
+		memcpy(p->data + IP6_SRC_OFF, di_sa, sizeof(*di_sa));
+	}
+	if (b <= srh->last_entry)
+		mob_session_write(seg + 16 * b, sid->mob_plen, ms);
+	if (srh->segments_left == b)
+		mob_session_write(p->data + IP6_DST_OFF, sid->mob_plen, ms);
+}
+
+/* End.M.GTP6.D (6.3) and, di, End.M.GTP6.Di (6.4): one path, their S-lines
+ * the same but for 6.4's S02 (keep S) and S05 (the source A). */
+static void gtp6_decap(struct proc_ctx *ctx, const struct sid *sid,
+		       struct pkt *p, bool di)
+{
+	struct sid_stats *st = behavior_stats(ctx, sid);
+	struct headend_plan plan;
+	struct mob_session ms;
+	struct in6_addr da, sa;
+	struct srh_info si;
+	uint16_t hook;
+	uint32_t off, tpdu;
+	uint8_t nh;
+
+	if (mobile_srh(ctx, sid, p, 0, true, &si, &nh, &off) < 0)
+		return;
+	if (!is_gtpu(p, nh, off)) {			/* S01, S08-S09 */
+		behavior_upper_layer(ctx, sid, p, nh, off);
+		return;
+	}
+	if (gtpu_take(ctx, st, p, off, &tpdu, &ms) < 0)
+		return;
+	nh = p->len > tpdu && (p->data[tpdu] >> 4) == 4 ? IPPROTO_IPIP :
+							  IPPROTO_IPV6;
+	if (mobile_inner(ctx, sid, p, nh, tpdu) < 0)
+		return;
+	if (!sid->policy) {
+		proc_drop(ctx, p, st, DROP_FAMILY);
+		return;
+	}
+	memcpy(&da, p->data + IP6_DST_OFF, sizeof(da));	/* 6.4 S02 */
+	memcpy(&sa, p->data + IP6_SRC_OFF, sizeof(sa));
+	pkt_pull(p, tpdu);				/* S02 (6.4 S03) */
+	/* The headend encapsulates by the family of what it is given. */
+	hook = p->hw_proto;
+	p->hw_proto = nh == IPPROTO_IPIP ? ETH_P_IP : ETH_P_IPV6;
+	if (headend_prepare(ctx, sid->policy, p, st, true, &plan) == 0) {
+		headend_finish(ctx, &plan, p);		/* S03-S07 */
+		if (p->verdict == PKT_NEW_BYTES && p->outcome == PKT_OUT_OK) {
+			gtp6d_args(sid, p, &ms, di ? &da : NULL,
+				   di ? &sa : NULL);
+			pkt_facts_reset(p);	/* no kernel route makes it */
+		}
+	}
+	p->hw_proto = hook;
+}
+
+void behavior_end_m_gtp6_d(struct proc_ctx *ctx, const struct sid *sid,
+			   struct pkt *p)
+{
+	gtp6_decap(ctx, sid, p, false);
+}
+
+void behavior_end_m_gtp6_di(struct proc_ctx *ctx, const struct sid *sid,
+			    struct pkt *p)
+{
+	gtp6_decap(ctx, sid, p, true);
+}
+
+/* ---- RFC 9433 6.5 End.M.GTP6.E ------------------------------------------- */
+
+void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
+			   struct pkt *p)
+{
+	struct in6_addr da, sa;
+	struct mob_session ms;
+	enum drop_reason why;
+	struct srh_info si;
+	uint32_t vtcfl, off, pdu;
+	uint8_t nh, hlim, *h;
+
+	if (mobile_srh(ctx, sid, p, 1, false, &si, &nh, &off) < 0 ||
+	    mobile_inner(ctx, sid, p, nh, off) < 0)	/* S01, S10-S11 */
+		return;
+	memcpy(&da, &si.srh->segments[0], sizeof(da));	/* S02 */
+	memcpy(&sa, p->data + IP6_SRC_OFF, sizeof(sa));	/* S03 */
+	mob_session_read(p->data + IP6_DST_OFF, sid->plen, &ms);
+	memcpy(&vtcfl, p->data, 4);
+	hlim = p->data[IP6_HLIM_OFF];
+	pkt_pull(p, off);				/* S04 */
+	pdu = p->len;
+	h = gtpu_push(p, &ms, IPV6_HDR_LEN, &why);	/* S05, S08 */
+	if (!h) {
+		proc_drop(ctx, p, behavior_stats(ctx, sid), why);
+		return;
+	}
+	ip6_hdr_write(h, vtcfl, p->len - IPV6_HDR_LEN, IPPROTO_UDP, hlim,
+		      &sa, &da);			/* S06-S07 */
+	udp_csum_set(h + IPV6_HDR_LEN, UDP_HDR_LEN + gtpu_hdr_len(&ms),
+		     pdu, csum_ipv6_pseudo_words(h + IP6_SRC_OFF,
+						 h + IP6_DST_OFF,
+						 p->len - IPV6_HDR_LEN,
+						 IPPROTO_UDP));
+	p->verdict = PKT_NEW_BYTES;			/* S09 */
+	proc_count_ok(behavior_stats(ctx, sid), p);
+}
+
+/* ---- RFC 9433 6.6 End.M.GTP4.E ------------------------------------------- */
+
+/* The IPv4 header of a GTP-U datagram at h (len bytes in all). */
+static void ip4_gtpu_write(uint8_t *h, uint32_t len, uint8_t tos, uint8_t ttl,
+			   uint32_t sa, uint32_t da)
+{
+	uint16_t c;
+
+	h[0] = 0x45;
+	h[1] = tos;
+	put16(h + 2, len);
+	memset(h + 4, 0, 4);		/* identification, no fragment */
+	h[8] = ttl;
+	h[9] = IPPROTO_UDP;
+	h[10] = h[11] = 0;
+	memcpy(h + IP4_SRC_OFF, &sa, 4);
+	memcpy(h + IP4_DST_OFF, &da, 4);
+	c = csum_fold(csum_words(h, IPV4_HDR_LEN, 0));
+	put16(h + 10, c);
+}
+
+void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,
+			   struct pkt *p)
+{
+	struct mob_session ms;
+	enum drop_reason why;
+	struct srh_info si;
+	uint32_t sa, da, off, pdu;
+	uint8_t nh, tos, ttl, *h;
+
+	if (mobile_srh(ctx, sid, p, 0, true, &si, &nh, &off) < 0 ||
+	    mobile_inner(ctx, sid, p, nh, off) < 0)	/* S01, S07-S08 */
+		return;
+	/* S02-S03: the IPv4 DA and the session from the SID, the IPv4 SA
+	 * from the IPv6 SA. */
+	da = addr_bits32_read(p->data + IP6_DST_OFF, sid->plen);
+	mob_session_read(p->data + IP6_DST_OFF, sid->plen + 32u, &ms);
+	sa = addr_bits32_read(p->data + IP6_SRC_OFF, sid->v4src_pos);
+	tos = (uint8_t)((p->data[0] & 0x0f) << 4 | p->data[1] >> 4);
+	ttl = p->data[IP6_HLIM_OFF];
+	pkt_pull(p, off);				/* S04 */
+	pdu = p->len;
+	h = gtpu_push(p, &ms, IPV4_HDR_LEN, &why);	/* S05 */
+	if (!h) {
+		proc_drop(ctx, p, behavior_stats(ctx, sid), why);
+		return;
+	}
+	ip4_gtpu_write(h, p->len, tos, ttl, sa, da);	/* S06 */
+	udp_csum_set(h + IPV4_HDR_LEN, UDP_HDR_LEN + gtpu_hdr_len(&ms), pdu,
+		     csum_ipv4_pseudo((const uint8_t *)&sa, (const uint8_t *)&da,
+				      IPPROTO_UDP, p->len - IPV4_HDR_LEN));
+	p->verdict = PKT_NEW_BYTES;
+	proc_count_ok(behavior_stats(ctx, sid), p);
+}
+
+/* ---- RFC 9433 6.7 H.M.GTP4.D --------------------------------------------- */
+
+/* S03-S04 on the encapsulation the headend made: B (SRH[0], and the DA
+ * when B is the only segment) gets the IPv4 DA and the session, the
+ * source B' the IPv4 SA. */
+static void gtp4d_addresses(const struct policy *pol, struct pkt *p,
+			    uint32_t sa, uint32_t da,
+			    const struct mob_session *ms)
+{
+	uint8_t *b = p->data + IPV6_HDR_LEN + SRH_FIXED_LEN;
+
+	memcpy(p->data + IP6_SRC_OFF, &pol->src_prefix, 16);
+	addr_bits32_write(p->data + IP6_SRC_OFF, pol->src_plen, sa);
+	if (p->data[IP6_NH_OFF] != IPPROTO_SRH)
+		return;
+	addr_bits32_write(b, pol->mob_plen, da);
+	mob_session_write(b, pol->mob_plen + 32u, ms);
+	if (p->data[IPV6_HDR_LEN + SRH_SL_OFF] == 0)
+		memcpy(p->data + IP6_DST_OFF, b, 16);
+}
+
+/* The IPv4 header of p is UDP to GTP-U's port, not a fragment: S01.
+ * Returns its length, 0 when not (counted). */
+static uint32_t gtp4d_header(struct proc_ctx *ctx, struct sid_stats *st,
+			     struct pkt *p)
+{
+	uint32_t hl = (p->data[0] & 0x0fu) * 4;
+
+	if (get16(p->data + 6) & 0x3fff) {		/* MF, offset */
+		proc_drop(ctx, p, st, DROP_FRAGMENT);
+		return 0;
+	}
+	if (p->data[9] != IPPROTO_UDP || p->len < hl + UDP_HDR_LEN ||
+	    get16(p->data + hl + 2) != GTPU_PORT) {
+		proc_drop(ctx, p, st, DROP_UPPER_LAYER);	/* S08-S09 */
+		return 0;
+	}
+	return hl;
+}
+
+void headend_m_gtp4_d(struct proc_ctx *ctx, const struct policy *pol,
+		      struct sid_stats *st, struct pkt *p)
+{
+	struct headend_plan plan;
+	struct mob_session ms;
+	uint32_t hl, tpdu, sa, da;
+	uint16_t hook;
+	uint8_t nh;
+
+	if (p->gso) {
+		proc_drop(ctx, p, st, DROP_GSO);
+		return;
+	}
+	hl = gtp4d_header(ctx, st, p);
+	if (!hl || gtpu_take(ctx, st, p, hl, &tpdu, &ms) < 0)
+		return;
+	nh = p->len > tpdu && (p->data[tpdu] >> 4) == 4 ? IPPROTO_IPIP :
+							  IPPROTO_IPV6;
+	{
+		enum drop_reason reason;
+
+		if (behavior_inner_check(p, tpdu, nh, &reason) < 0) {
+			proc_drop(ctx, p, st, reason);
+			return;
+		}
+	}
+	memcpy(&sa, p->data + IP4_SRC_OFF, 4);		/* S03-S04 */
+	memcpy(&da, p->data + IP4_DST_OFF, 4);
+	pkt_pull(p, tpdu);				/* S02 */
+	hook = p->hw_proto;
+	p->hw_proto = nh == IPPROTO_IPIP ? ETH_P_IP : ETH_P_IPV6;
+	if (headend_prepare(ctx, pol, p, st, false, &plan) == 0) {
+		headend_finish(ctx, &plan, p);		/* S05-S07 */
+		if (p->verdict == PKT_NEW_BYTES && p->outcome == PKT_OUT_OK) {
+			gtp4d_addresses(pol, p, sa, da, &ms);
+			pkt_facts_reset(p);	/* no kernel route makes it */
+		}
+	}
+	p->hw_proto = hook;
+}
