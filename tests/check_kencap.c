@@ -777,11 +777,15 @@ START_TEST(catch_rules)
 	ck_assert_uint_eq(markguard_rules(cfg, st(cfg), catch_rec, &c), 0);
 	st(cfg)->kencap_on = st(cfg)->kend_on = true;
 	ck_assert_uint_eq(markguard_rules(cfg, st(cfg), catch_rec, &c), 5);
-	ck_assert_str_eq(c.line[0], "fc00:100::1/128 0x5d70fffc catch");
-	ck_assert_str_eq(c.line[1], "10.5.0.0/16 0x5d6fffff");
-	ck_assert_str_eq(c.line[2], "fd01:2::/64 0x5d6ffffe");
-	ck_assert_str_eq(c.line[3], "fd01:3::/64 0x5d6ffffd");
-	ck_assert_str_eq(c.line[4], "fd01:4::/64 0x5d6ffffe");
+	/* the marks from the default mark-mask's top (TOP: 0x2290) down:
+	 * three encapsulations, then the End's, its catch table 65536 above */
+	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, BASE + (TOP - 3));
+	ck_assert_str_eq(c.line[0], "fc00:100::1/128 0x5d70228d catch");
+	ck_assert_uint_eq(BASE + (TOP - 3) + 65536, 0x5d70228du);
+	ck_assert_str_eq(c.line[1], "10.5.0.0/16 0x5d6f2290");
+	ck_assert_str_eq(c.line[2], "fd01:2::/64 0x5d6f228f");
+	ck_assert_str_eq(c.line[3], "fd01:3::/64 0x5d6f228e");
+	ck_assert_str_eq(c.line[4], "fd01:4::/64 0x5d6f228f");
 	ck_assert_uint_eq(markguard_priority(cfg), 1001);
 	/* a catch table past 32 bits goes below the range instead */
 	ck_assert_uint_eq(markguard_catch_table(0xfffffff0u),
