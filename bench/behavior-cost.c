@@ -4,7 +4,8 @@
  *
  *   behavior-cost [ITERATIONS [ROUNDS [MATCH]]]  (defaults 200000, 7, all)
  *
- * MATCH: only the rows whose label contains it (End's and the put-back's
+ * MATCH: only the rows whose label contains it, or, as =LABEL, the row of
+ * that label (End's and the put-back's
  * always run), e.g. for perf record.
  *
  * One config (conf below, parsed as srv6d parses its file) holds a SID
@@ -674,7 +675,11 @@ static double median(const double *v, unsigned n)
 
 static bool selected(unsigned i, const char *match)
 {
-	return i < 2 || !match || strstr(rows[i].label, match);
+	if (i < 2 || !match)
+		return true;
+	if (match[0] == '=')	/* the one row of that label */
+		return !strcmp(rows[i].label, match + 1);
+	return strstr(rows[i].label, match) != NULL;
 }
 
 int main(int argc, char **argv)

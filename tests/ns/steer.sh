@@ -288,10 +288,13 @@ nsx "$PE1" nft delete table ip6 srv6d
 nsx "$PE1" nft delete table ip srv6d
 leak_count 2 true
 got=$(cat "$TMPD/leak")
-if [ "${got% *}" -gt 0 ] && [ "${got#* }" -gt 0 ]; then
-	pass "without srv6d's rules the capture sees the leaks (tenant, SID: $got)"
+# (the SID packets may no longer loop even so: the catch rules and the
+# blackhole behind each kernel-end SID, left after kill -9 as the rules
+# were, drop them; the tenant packets show that the capture sees leaks)
+if [ "${got% *}" -gt 0 ]; then
+	pass "without srv6d's rules the capture sees the tenant leaks (tenant, SID: $got)"
 else
-	fail "without srv6d's rules the capture should see leaks: got '$got'"
+	fail "without srv6d's rules the capture should see tenant leaks: got '$got'"
 fi
 pe1_start || fail "srv6d start on PE1 again"
 ping_ok "after a restart a1 -> a2 over IPv6 again" "$A1" fd01:2::2
