@@ -710,14 +710,14 @@ START_TEST(install_fallback)
 	st(cfg)->kencap_on = st(cfg)->kend_on = true;
 	st(cfg)->kencap_oif = st(cfg)->kend_oif = NO_DEV;
 	cfg->kernel_encap = KERNEL_ENCAP_YES;
-	ck_assert_int_eq(kencap_routes_install(st(cfg), cfg, err, sizeof(err)), -1);
+	ck_assert_int_eq(kencap_routes_install(st(cfg), cfg, NULL, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "kernel-encap mark 0x5d6f2290: cannot add IPv6 "
 			 "seg6 route: No such device");
 	ck_assert(st(cfg)->kencap_on);
 	cfg->kernel_encap = KERNEL_ENCAP_AUTO;
 	cfg->kernel_end = KERNEL_ENCAP_YES;
 	err[0] = 0;
-	ck_assert_int_eq(kencap_routes_install(st(cfg), cfg, err, sizeof(err)), -1);
+	ck_assert_int_eq(kencap_routes_install(st(cfg), cfg, NULL, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "kernel-end mark 0x5d6f228e: cannot add the "
 			 "seg6local End route: No such device");
 	ck_assert(!st(cfg)->kencap_on);
@@ -727,7 +727,7 @@ START_TEST(install_fallback)
 	ck_assert(st(cfg)->kend_on);
 	cfg->kernel_end = KERNEL_ENCAP_AUTO;
 	err[0] = 0;
-	ck_assert_int_eq(kencap_routes_install(st(cfg), cfg, err, sizeof(err)), 1);
+	ck_assert_int_eq(kencap_routes_install(st(cfg), cfg, NULL, err, sizeof(err)), 1);
 	ck_assert_str_eq(err, "");
 	ck_assert(!st(cfg)->kend_on);
 	ck_assert_str_eq(st(cfg)->kend_why, "install failed: kernel-end mark "
@@ -736,7 +736,7 @@ START_TEST(install_fallback)
 	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, 0);
 	ck_assert_uint_eq(st(cfg)->nkends, 0);
 	/* both off: nothing more to install */
-	ck_assert_int_eq(kencap_routes_install(st(cfg), cfg, err, sizeof(err)), 0);
+	ck_assert_int_eq(kencap_routes_install(st(cfg), cfg, NULL, err, sizeof(err)), 0);
 	cfree(cfg);
 }
 END_TEST

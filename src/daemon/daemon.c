@@ -797,7 +797,7 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 		config_free(ncfg);
 		goto restore;
 	}
-	switch (kencap_routes_install(rs, ncfg, err, sizeof(err))) {
+	switch (kencap_routes_install(rs, ncfg, ors, err, sizeof(err))) {
 	case -1:
 		reload_error(re, "%s; keeping the running configuration", err);
 		free(rt);
@@ -2010,7 +2010,7 @@ static int daemon_start(struct daemon *d)
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;
 	}
-	switch (kencap_routes_install(rs, cfg, err, sizeof(err))) {
+	switch (kencap_routes_install(rs, cfg, NULL, err, sizeof(err))) {
 	case -1:
 		log_msg(LOG_ERR, "%s", err);
 		goto fail_rules;

@@ -1278,14 +1278,17 @@ static int kend_install_one(struct rtnl *nl, const struct config *cfg,
 }
 
 /* Turn feature `name` (on, its why) off after its install failed with
- * err: one log line, why says "install failed: ...". */
+ * err: why says "install failed: ...", and one log line unless owhy (the
+ * running state's why, or NULL) says the same already. */
 static void kencap_fall_back(const char *name, bool *on, char *why,
-			     size_t whylen, const char *err)
+			     size_t whylen, const char *err, const char *owhy)
 {
 	*on = false;
 	if (snprintf(why, whylen, "install failed: %s", err) >= (int)whylen &&
 	    whylen > 4)
 		memcpy(why + whylen - 4, "...", 4);
+	if (owhy && !strcmp(owhy, why))
+		return;
 	log_msg(LOG_WARNING, "%s auto: %s; running without it (a reload "
 		"tries again)", name, why);
 }
@@ -1316,7 +1319,8 @@ static int kend_install_all(struct rtnl *nl, const struct config *cfg,
 }
 
 int kencap_routes_install(struct runstate *rs, const struct config *cfg,
-			  char *err, size_t errlen)
+			  const struct runstate *ors, char *err,
+			  size_t errlen)
 {
 	char e2[512];
 	struct rtnl *nl;
@@ -1340,7 +1344,9 @@ int kencap_routes_install(struct runstate *rs, const struct config *cfg,
 			goto out;
 		}
 		kencap_fall_back("kernel-encap", &rs->kencap_on,
-				 rs->kencap_why, sizeof(rs->kencap_why), e2);
+				 rs->kencap_why, sizeof(rs->kencap_why), e2,
+				 ors && !ors->kencap_on ? ors->kencap_why :
+				 NULL);
 		ret = 1;
 	}
 	if (rs->kend_on && rs->nkends &&
@@ -1351,7 +1357,8 @@ int kencap_routes_install(struct runstate *rs, const struct config *cfg,
 			goto out;
 		}
 		kencap_fall_back("kernel-end", &rs->kend_on, rs->kend_why,
-				 sizeof(rs->kend_why), e2);
+				 sizeof(rs->kend_why), e2,
+				 ors && !ors->kend_on ? ors->kend_why : NULL);
 		for (unsigned i = 0; i < cfg->nsids; i++)
 			rs->sids[i].kend_mark = 0;
 		rs->nkends = 0;

@@ -172,13 +172,16 @@ void kencap_routes_keep(struct runstate *rs, const struct config *cfg,
  * kend_on: after rtrules_install() / rtrules_install_add() (which prunes
  * the range with them wanted).  A feature at `auto` whose install fails
  * is turned off in rs (kencap_on or kend_on false, its why "install
- * failed: ERROR", kernel-end's marks cleared; one log line) and the rest
+ * failed: ERROR", kernel-end's marks cleared; one log line, none when
+ * ors, the running state, had fallen back with the same why: a repair
+ * that tries again and fails the same way stays quiet) and the rest
  * goes on.  Returns 0, 1 when something fell back (what it had added
  * stays: rtrules_prune_keep() with cfg takes it away), or -1 when a
  * feature at `yes` failed, with a message in err (what was added stays:
  * rtrules_prune() takes it away). */
 int kencap_routes_install(struct runstate *rs, const struct config *cfg,
-			  char *err, size_t errlen);
+			  const struct runstate *ors, char *err,
+			  size_t errlen);
 
 /* Message builders (pure; buf has KENCAP_MSG_SIZE bytes, zeroed here).
  * ip [-6|-4] route replace default encap seg6 mode MODE segs LIST
