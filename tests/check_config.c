@@ -957,6 +957,23 @@ static void check_marks_consistent(const struct config *cfg,
 	}
 }
 
+/* RFC 9433 6.2: End.MAP takes nh6, the mapped SID; unmarked, as End. */
+START_TEST(test_end_map)
+{
+	struct config *cfg = parse_ok(
+		"queue 0\n"
+		"mark-base 0x1000\n"
+		"sid fc00:100::/64 action End.MAP nh6 fc00:9::d6\n");
+
+	ck_assert_uint_eq(cfg->nsids, 1);
+	ck_assert_int_eq(cfg->sids[0].behavior, BHV_END_MAP);
+	ck_addr6(&cfg->sids[0].nh6, "fc00:9::d6");
+	ck_assert_uint_eq(marks_of(cfg, 0).mark, 0);
+	ck_assert_str_eq(behavior_desc(BHV_END_MAP)->name, "End.MAP");
+	config_free(cfg);
+}
+END_TEST
+
 static bool mark_in(const struct runstate *rs, uint32_t mark)
 {
 	for (unsigned i = 0; i < rs->nsids; i++)
@@ -1630,13 +1647,14 @@ START_TEST(test_err_keyword_and_args)
 	    "t.conf:2: sid: 'action' needs a behavior (End, End.X, End.T, "
 	    "End.DX6, End.DX4, End.DT6, End.DT4, End.DT46, End.DX2, End.B6, "
 	    "End.B6.Encaps, End.B6.Encaps.Red, End.M.GTP6.D, End.M.GTP6.Di, "
-	    "End.M.GTP6.E, End.M.GTP4.E, End.AS, End.AD, End.AM or End.OP)");
+	    "End.M.GTP6.E, End.M.GTP4.E, End.AS, End.AD, End.AM, End.OP or "
+	    "End.MAP)");
 	BAD("queue 0\nsid fc00::1 action End.DT2U\n",
 	    "t.conf:2: sid: unknown behavior 'End.DT2U' (expected End, End.X, "
 	    "End.T, End.DX6, End.DX4, End.DT6, End.DT4, End.DT46, End.DX2, "
 	    "End.B6, End.B6.Encaps, End.B6.Encaps.Red, End.M.GTP6.D, "
-	    "End.M.GTP6.Di, End.M.GTP6.E, End.M.GTP4.E, End.AS, End.AD, End.AM "
-	    "or End.OP)");
+	    "End.M.GTP6.Di, End.M.GTP6.E, End.M.GTP4.E, End.AS, End.AD, End.AM, "
+	    "End.OP or End.MAP)");
 	BAD("queue 0\nsid fc00::1 action End flavors\n",
 	    "t.conf:2: sid: 'flavors' needs an argument (a list like psp,usd)");
 	BAD("queue 0\nsid fc00::1 action End.X nh6\n",
@@ -1791,7 +1809,7 @@ START_TEST(test_err_combinations)
 {
 	BAD("queue 0\nsid fc00::1 action End nh6 fc00::2\n",
 	    "t.conf:2: sid: 'nh6' is only valid with End.X, End.DX6, End.AS, "
-	    "End.AD or End.AM, not with End");
+	    "End.AD, End.AM or End.MAP, not with End");
 	BAD("queue 0\nsid fc00::1 action End.T table 5 oif eth0\n",
 	    "t.conf:2: sid: 'oif' is only valid with End.X, End.DX6, End.DX4, "
 	    "End.DX2, End.AS, End.AD or End.AM, not with End.T");
@@ -1805,6 +1823,15 @@ START_TEST(test_err_combinations)
 	    "required with it");
 	BAD("queue 0\nsid fc00::1 action End.X oif eth0\n",
 	    "t.conf:2: sid: End.X needs 'nh6 ADDRESS' (the adjacency's next hop)");
+	BAD("queue 0\nsid fc00::1 action End.MAP\n",
+	    "t.conf:2: sid: End.MAP needs 'nh6 ADDRESS' (the mapped SID the "
+	    "destination becomes)");
+	BAD("queue 0\nsid fc00::1 action End.MAP nh6 fe80::1\n",
+	    "t.conf:2: sid: nh6 fe80::1 is link-local: End.MAP's mapped SID "
+	    "must be routable");
+	BAD("queue 0\nsid fc00::1 action End.MAP nh6 fc00::2 oif eth0\n",
+	    "t.conf:2: sid: 'oif' is only valid with End.X, End.DX6, End.DX4, "
+	    "End.DX2, End.AS, End.AD or End.AM, not with End.MAP");
 	BAD("queue 0\nsid fc00::1 action End.T\n",
 	    "t.conf:2: sid: End.T needs 'table N' (the table to look up)");
 	BAD("queue 0\nsid fc00::1 action End.T table 9 flavors next-csid\n",
@@ -2441,6 +2468,7 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_example_file);
 	tcase_add_test(good, test_man_examples);
 	tcase_add_test(good, test_decap_sids);
+	tcase_add_test(good, test_end_map);
 	tcase_add_test(good, test_inherit_marks);
 	tcase_add_test(good, test_inherit_marks_other_base);
 	tcase_add_test(good, test_inherit_marks_full);

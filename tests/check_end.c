@@ -295,6 +295,9 @@ static void run_behavior(const struct sid *s, struct pkt *p)
 	case BHV_END_T:
 		behavior_end(&ctx, s, p);	/* S15 as the SID's row says */
 		break;
+	case BHV_END_MAP:
+		behavior_end_map(&ctx, s, p);
+		break;
 	default:
 		ck_abort_msg("no such behavior");
 	}
@@ -323,6 +326,64 @@ static void expect_bytes(const struct pkt *p, const char *hex)
 	ck_assert(p->data >= p->head);
 	ck_assert(p->data + p->len <= p->end);
 }
+
+/* ---- End.MAP (RFC 9433 6.2) -------------------------------------------- */
+
+/* END_IN with its DA fc00:9::d6, the mapped SID; the SRH as it came
+ * (Segments Left 2). */
+static const char MAP_OUT[] =
+	"6000000000452b4020010db8000000000000000000000001fc00000900000000"
+	"000000000000" "00d61106040202000000fc000003000000000000000000000001"
+	"fc000002000000000000000000000001fc000001000000000000000000000001"
+	"04d2162e000d123468656c6c6f";
+/* No SRH: IPv6/UDP "hello" to fc00:100::1, and the same to fc00:9::d6. */
+static const char MAP_PLAIN_IN[] =
+	"60000000000d114020010db8000000000000000000000001fc00010000000000"
+	"00000000000000" "0104d2162e000d123468656c6c6f";
+static const char MAP_PLAIN_OUT[] =
+	"60000000000d114020010db8000000000000000000000001fc00000900000000"
+	"000000000000" "00d604d2162e000d123468656c6c6f";
+
+static struct sid map_sid(void)
+{
+	struct sid s = mksid(BHV_END_MAP, 0, 3);
+
+	inet_pton(AF_INET6, "fc00:9::d6", &s.nh6);
+	return s;
+}
+
+START_TEST(end_map_srh_untouched)
+{
+	struct sid s = map_sid();
+	struct pkt *p = run(&s, END_IN);
+
+	expect_bytes(p, MAP_OUT);
+	ck_assert(!p->set_mark);	/* the main table routes it */
+	ck_assert_uint_eq(sst[3].packets, 1);
+	ck_assert_uint_eq(sst[3].errors, 0);
+}
+END_TEST
+
+START_TEST(end_map_without_srh)
+{
+	struct sid s = map_sid();
+	struct pkt *p = run(&s, MAP_PLAIN_IN);
+
+	expect_bytes(p, MAP_PLAIN_OUT);
+	ck_assert_uint_eq(sst[3].packets, 1);
+}
+END_TEST
+
+START_TEST(end_map_hop_limit)
+{
+	struct sid s = map_sid();
+	struct pkt *p = run(&s, TE_IN);
+
+	expect_bytes(p, TE_OUT);	/* S01-S03: as End's */
+	ck_assert_uint_eq(sst[3].drops[DROP_HOP_LIMIT], 1);
+	ck_assert_uint_eq(sst[3].packets, 0);
+}
+END_TEST
 
 /* ---- End, End.X, End.T ------------------------------------------------ */
 
@@ -1298,6 +1359,9 @@ static Suite *end_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, end_sl2_to_1);
+	tcase_add_test(tc, end_map_srh_untouched);
+	tcase_add_test(tc, end_map_without_srh);
+	tcase_add_test(tc, end_map_hop_limit);
 	tcase_add_test(tc, end_x_sets_mark);
 	tcase_add_test(tc, end_t_sets_mark);
 	tcase_add_test(tc, end_hop_limit_time_exceeded);

@@ -261,6 +261,18 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 		.no_route = BHV_NOROUTE_NONE,
 		.oam_punt = true,
 	},
+	/* RFC 9433 6.2: the DA becomes the mapped SID (nh6), the SRH is
+	 * left as it is; routed by the main table, as End's results. */
+	[BHV_END_MAP] = {
+		.name = "End.MAP",
+		.decap = BHV_DECAP_NONE,
+		.route = BHV_ROUTE_MAIN,
+		.unmarked = true,
+		.no_route = BHV_NOROUTE_KERNEL,
+		.attrs = SA_BIT(SA_NH6),
+		.needs = SA_BIT(SA_NH6),
+		.needs_why = "the mapped SID the destination becomes",
+	},
 };
 
 const struct behavior_desc *behavior_desc(enum behavior b)

@@ -41,6 +41,7 @@ enum behavior {
 	BHV_END_AD4,		/* 6.2, inner IPv4 */
 	BHV_END_AM,		/* 6.4 masquerading proxy */
 	BHV_END_OP,		/* OAM Endpoint with Punt (RFC 9259, oam.h) */
+	BHV_END_MAP,		/* RFC 9433 6.2, SID mapping */
 	BHV__COUNT
 };
 

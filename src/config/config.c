@@ -952,8 +952,12 @@ static int sid_check_required(struct parser *p, struct sid *s,
 		char a[INET6_ADDRSTRLEN];
 
 		inet_ntop(AF_INET6, &s->nh6, a, sizeof(a));
-		error(p, "sid: nh6 %s is link-local: 'oif IFNAME' is required "
-		      "with it", a);
+		if (d->attrs & SA_BIT(SA_OIF))
+			error(p, "sid: nh6 %s is link-local: 'oif IFNAME' is "
+			      "required with it", a);
+		else	/* End.MAP: a SID, routed by the main table */
+			error(p, "sid: nh6 %s is link-local: %s's mapped "
+			      "SID must be routable", a, d->name);
 		rc = -1;
 	}
 	return rc;

@@ -58,6 +58,11 @@ uint32_t behavior_decap_kernel_len(const struct sid *sid, const uint8_t *o,
  * differ only in S15: how the SID's row (behavior_table.h) routes. */
 void behavior_end(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p);
 
+/* RFC 9433 6.2: End.MAP, the DA replaced by the mapped SID (sid->nh6),
+ * the SRH (if any) untouched, routed by the main table. */
+void behavior_end_map(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p);
+
 /* A route check of SID `sid` failed with `why` (egress.h): ICMPv6
  * Destination Unreachable to p's source, code 3 (address unreachable) for
  * DROP_NEXTHOP_UNREACHABLE, code 0 (no route) for DROP_NO_ROUTE, counted

@@ -459,3 +459,17 @@ void behavior_end(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p)
 		srh_pop(p, &si);			/* PSP S14.1-S14.5 */
 	end_forward(ctx, sid, p);			/* S15-S16 */
 }
+
+/* RFC 9433 6.2, End.MAP: the SID maps to another (nh6); with or without
+ * an SRH, which it neither reads nor changes. */
+void behavior_end_map(struct proc_ctx *ctx, const struct sid *sid,
+		      struct pkt *p)
+{
+	if (end_hop_limit_exceeded(ctx, sid, p))	/* S01-S03 */
+		return;
+	/* S04 (decrement Hop Limit): the kernel, on forwarding. */
+	pkt_chain_write(p);
+	memcpy(p->data + IP6_DST_OFF, &sid->nh6,	/* S05 */
+	       sizeof(struct in6_addr));
+	end_forward(ctx, sid, p);			/* S06 */
+}

@@ -32,6 +32,7 @@ static behavior_fn *const dispatch_table[BHV__COUNT] = {
 	[BHV_END_AD4] = behavior_proxy,
 	[BHV_END_AM] = behavior_proxy,
 	[BHV_END_OP] = behavior_end_op,		/* RFC 9259 End.OP */
+	[BHV_END_MAP] = behavior_end_map,	/* RFC 9433 6.2 */
 };
 
 behavior_fn *dispatch_fn(enum behavior b)

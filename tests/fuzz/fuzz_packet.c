@@ -100,6 +100,7 @@ static const char conf_fmt[] =
 	"sid fc00:6::d/128 action End.AD nh4 10.0.0.1 oif adj iif svc43\n"
 	"sid fc00:6::e/128 action End.AM nh6 fc00:3::2 oif adj iif svc44\n"
 	"sid fc00:6::f/128 action End.OP\n"
+	"sid fc00:6:1::/64 action End.MAP nh6 fc00:6::1\n"
 	"route 2001:db8:100::/48 encap seg6 mode encap segs fc00:1::1,fc00:6::3 hmac 8\n"
 	"route 2001:db8:200::/48 encap seg6 mode inline segs fc00:1::1,fc00:2::1 weight 2 segs fc00:4::1\n"
 	"route 2001:db8:300::/48 encap seg6 mode encap.red segs fc00:6::9\n"
