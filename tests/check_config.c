@@ -1107,6 +1107,46 @@ START_TEST(test_inherit_marks_other_base)
 }
 END_TEST
 
+/* Another mark-base under a mask that is not every bit: a's table and
+ * packet marks (mark-base + o, mark-base + (o << 16)) are kept clear of:
+ * b's base is a's packet mark of offset 1, so b's offsets 1 and 2 would
+ * have the packet marks of a's SIDs 2 and 3 (other tables). */
+START_TEST(test_inherit_marks_base_moved_masked)
+{
+	struct config *a = parse_ok("queue 0\nmark-base 0x10000000\n"
+		"mark-mask 0xffff0000\n"
+		"sid fc00:100::11/128 action End.X nh6 fc00:2::2\n"
+		"sid fc00:100::12/128 action End.X nh6 fc00:3::2\n"
+		"sid fc00:100::13/128 action End.X nh6 fc00:4::2\n");
+	struct config *b = parse_ok("queue 0\nmark-base 0x10010000\n"
+		"mark-mask 0xffff0000\n"
+		"sid fc00:100::21/128 action End.X nh6 fc00:2::2\n"
+		"sid fc00:100::22/128 action End.X nh6 fc00:3::2\n"
+		"sid fc00:100::23/128 action End.X nh6 fc00:4::2\n");
+	struct runstate *ra = runstate_new(a), *rb = runstate_new(b);
+	char err[256] = "";
+
+	ck_assert_uint_eq(config_mark_value(a, ra->sids[1].mark), 0x10020000);
+	ck_assert_uint_eq(config_mark_value(b, rb->sids[0].mark), 0x10020000);
+	ck_assert_int_eq(runstate_inherit_marks(rb, b, ra, a, err,
+						sizeof(err)), 0);
+	ck_assert_uint_eq(rb->sids[0].mark, 0x10010003);
+	ck_assert_uint_eq(rb->sids[1].mark, 0x10010004);
+	ck_assert_uint_eq(rb->sids[2].mark, 0x10010005);
+	for (unsigned i = 0; i < 3; i++)
+		for (unsigned j = 0; j < 3; j++) {
+			ck_assert_uint_ne(config_mark_value(b, rb->sids[i].mark),
+					  config_mark_value(a, ra->sids[j].mark));
+			ck_assert_uint_ne(rb->sids[i].mark, ra->sids[j].mark);
+		}
+	check_marks_consistent(b, rb);
+	runstate_free(ra);
+	runstate_free(rb);
+	config_free(a);
+	config_free(b);
+}
+END_TEST
+
 /* Old and new together need more marks than the range has: refused, the
  * new config unchanged. */
 START_TEST(test_inherit_marks_full)
@@ -2471,6 +2511,7 @@ static Suite *config_suite(void)
 	tcase_add_test(good, test_end_map);
 	tcase_add_test(good, test_inherit_marks);
 	tcase_add_test(good, test_inherit_marks_other_base);
+	tcase_add_test(good, test_inherit_marks_base_moved_masked);
 	tcase_add_test(good, test_inherit_marks_full);
 	tcase_add_test(good, test_weighted_and_binding);
 	tcase_add_test(good, test_hmac);

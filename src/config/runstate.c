@@ -143,17 +143,49 @@ static uint32_t mark_bit_take(uint64_t *bits, uint32_t count, uint32_t *from)
 	return 0;
 }
 
+/* One mark of the running state (m, mark-base + o of old) into used:
+ * the offset of ncfg's range with the same table, and the one with the
+ * same packet mark (config_mark_value()), where they are in the range. */
+static void mark_in_force(const struct config *old, const struct config *ncfg,
+			  uint32_t m, uint64_t *used)
+{
+	uint32_t nb = ncfg->mark_base, pm = config_mark_value(old, m);
+	uint32_t step = 1u << ncfg->mark_shift;
+
+	if (m > nb && m - nb < ncfg->mark_count)
+		mark_bit_set(used, m - nb);		/* its table */
+	if (pm > nb && (pm - nb) % step == 0 &&
+	    (pm - nb) / step < ncfg->mark_count)
+		mark_bit_set(used, (pm - nb) / step);	/* its packet mark */
+}
+
+void runstate_marks_in_force(const struct runstate *ors,
+			     const struct config *old,
+			     const struct config *ncfg, uint64_t *used)
+{
+	if (!ors || !old)
+		return;
+	for (unsigned i = 0; i < ors->nsids; i++) {
+		if (ors->sids[i].mark)
+			mark_in_force(old, ncfg, ors->sids[i].mark, used);
+		if (ors->sids[i].kend_mark)
+			mark_in_force(old, ncfg, ors->sids[i].kend_mark, used);
+	}
+	for (unsigned i = 0; i < ors->nkencaps; i++)
+		mark_in_force(old, ncfg, ors->kencaps[i].mark, used);
+}
+
 int runstate_inherit_marks(struct runstate *nrs, const struct config *ncfg,
 			   const struct runstate *ors,
 			   const struct config *old, char *err, size_t errlen)
 {
+	bool same_base = old && old->mark_base == ncfg->mark_base;
 	struct sid_marks *saved;
 	uint32_t from = 1;
 	uint64_t *used;
 	int rc = -1;
 
-	if (!old || !ors || old->mark_base != ncfg->mark_base ||
-	    !old->sid_table)
+	if (!old || !ors || (same_base && !old->sid_table))
 		return 0;
 	used = calloc(MARK_BITS_WORDS, sizeof(*used));
 	saved = malloc((nrs->nsids + 1) * sizeof(*saved));
@@ -162,14 +194,13 @@ int runstate_inherit_marks(struct runstate *nrs, const struct config *ncfg,
 		goto out;
 	}
 	memcpy(saved, nrs->sids, nrs->nsids * sizeof(*saved));
-	for (unsigned i = 0; i < ors->nsids; i++)
-		if (ors->sids[i].mark)
-			mark_bit_set(used, ors->sids[i].mark - ors->mark_base);
-	/* The same SID routed the same way keeps its mark ... */
+	runstate_marks_in_force(ors, old, ncfg, used);
+	/* The same SID routed the same way keeps its mark (with the same
+	 * mark-base; with another, none is kept) ... */
 	for (unsigned i = 0; i < ncfg->nsids; i++) {
 		const struct sid *s = &ncfg->sids[i];
-		const struct sid *o = lpm_get(old->sid_table, &s->prefix,
-					      s->plen);
+		const struct sid *o = same_base ?
+			lpm_get(old->sid_table, &s->prefix, s->plen) : NULL;
 		uint32_t om = o ? runstate_sid(ors, o).mark : 0;
 
 		if (!saved[i].mark)

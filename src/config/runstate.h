@@ -138,15 +138,28 @@ const struct sid *runstate_sid_by_mark(const struct runstate *rs,
  * ncfg with the same prefix, behavior and routing attributes (nh6, nh4,
  * oif, table, vrftable, the usd flavor) as one of old takes that SID's
  * mark (so its table, rules and, with vrftable, veth pair too); every
- * other SID of ncfg gets a mark that no SID of old has, so that a packet
- * old marked never meets ncfg's routing for another SID
- * (docs/design.md "Reload").  nrs is ncfg's state from runstate_new().
- * Nothing changes when old is NULL or mark-base changed.  Returns 0, or
+ * other SID of ncfg gets a mark whose table and packet mark no mark of
+ * old's has (runstate_marks_in_force()), so that a packet old marked
+ * never meets ncfg's routing for another SID (docs/design.md "Reload"),
+ * also when mark-base changed (then no mark is kept).  nrs is ncfg's
+ * state from runstate_new().  Nothing changes when old is NULL.  Returns 0, or
  * -1 with a message in err (out of memory, or old and ncfg together need
  * more than the range's marks: a restart applies ncfg), nrs unchanged. */
 int runstate_inherit_marks(struct runstate *nrs, const struct config *ncfg,
 			   const struct runstate *ors,
 			   const struct config *old, char *err, size_t errlen);
+
+/* The offsets of ncfg's mark range (bits in used, by offset from ncfg's
+ * mark-base) that ors's marks (SIDs', kernel-end's, kernel-encap's; ors
+ * is old's state, in force) meet: the offsets whose table (mark-base + o)
+ * or packet mark (config_mark_value()) is one of theirs.  With the same
+ * mark-base that is their own offsets; with another, under a mark-mask
+ * that is not every bit, a table of one and the packet mark of another
+ * may coincide.  While a reload has both in the kernel, no table and no
+ * packet mark serves two things.  Nothing when ors or old is NULL. */
+void runstate_marks_in_force(const struct runstate *ors,
+			     const struct config *old,
+			     const struct config *ncfg, uint64_t *used);
 
 /* Order of rs->kencaps: mode, number of segments, segments (qsort). */
 int runstate_kencap_cmp(const void *a, const void *b);

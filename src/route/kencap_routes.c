@@ -255,8 +255,7 @@ int kencap_routes_assign(struct runstate *rs, const struct config *cfg,
 	rs->kencaps = NULL;
 	rs->nkencaps = 0;
 	marks_used(rs, cfg->mark_base, used);
-	if (old && old->mark_base == cfg->mark_base)
-		marks_used(ors, cfg->mark_base, used);
+	runstate_marks_in_force(ors, old, cfg, used);
 	ret = kencaps_assign(rs, cfg, ors, used, &next);
 	if (ret == 0)
 		kends_assign(rs, cfg, old, ors, used, &next);
