@@ -1110,7 +1110,9 @@ END_TEST
 /* Another mark-base under a mask that is not every bit: a's table and
  * packet marks (mark-base + o, mark-base + (o << 16)) are kept clear of:
  * b's base is a's packet mark of offset 1, so b's offsets 1 and 2 would
- * have the packet marks of a's SIDs 2 and 3 (other tables). */
+ * have the packet marks of a's SIDs 2 and 3 (other tables); and b's base
+ * is a's + 0x10000, so b's catch tables of offsets 1-3 would be a's
+ * tables. */
 START_TEST(test_inherit_marks_base_moved_masked)
 {
 	struct config *a = parse_ok("queue 0\nmark-base 0x10000000\n"
@@ -1130,9 +1132,11 @@ START_TEST(test_inherit_marks_base_moved_masked)
 	ck_assert_uint_eq(config_mark_value(b, rb->sids[0].mark), 0x10020000);
 	ck_assert_int_eq(runstate_inherit_marks(rb, b, ra, a, err,
 						sizeof(err)), 0);
-	ck_assert_uint_eq(rb->sids[0].mark, 0x10010003);
-	ck_assert_uint_eq(rb->sids[1].mark, 0x10010004);
-	ck_assert_uint_eq(rb->sids[2].mark, 0x10010005);
+	/* offsets 1, 2: a's packet marks; 1-3 too: their catch tables
+	 * (mark + 0x10000) would be a's tables 0x10000001-3 */
+	ck_assert_uint_eq(rb->sids[0].mark, 0x10010004);
+	ck_assert_uint_eq(rb->sids[1].mark, 0x10010005);
+	ck_assert_uint_eq(rb->sids[2].mark, 0x10010006);
 	for (unsigned i = 0; i < 3; i++)
 		for (unsigned j = 0; j < 3; j++) {
 			ck_assert_uint_ne(config_mark_value(b, rb->sids[i].mark),

@@ -433,6 +433,16 @@ static inline uint32_t config_mark_apply(const struct config *cfg,
 	return (pkt_mark & ~cfg->mark_mask) | value;
 }
 
+/* The table that catches what kernel-end's SID with mark `mark` meets
+ * without it (src/route/markguard.h): mark + CONFIG_MARK_RANGE (mark -
+ * CONFIG_MARK_RANGE where that would pass 32 bits), outside the tables
+ * of srv6d's marks. */
+static inline uint32_t config_catch_table(uint32_t mark)
+{
+	return mark <= UINT32_MAX - CONFIG_MARK_RANGE ?
+	       mark + CONFIG_MARK_RANGE : mark - CONFIG_MARK_RANGE;
+}
+
 /* Whether pkt_mark carries the bounce bit (whatever its other bits). */
 static inline bool config_mark_bounced(const struct config *cfg,
 				       uint32_t pkt_mark)

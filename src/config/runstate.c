@@ -143,20 +143,35 @@ static uint32_t mark_bit_take(uint64_t *bits, uint32_t count, uint32_t *from)
 	return 0;
 }
 
+/* Table t as an offset of ncfg's range into used, when it is one. */
+static void table_in_force(const struct config *ncfg, uint32_t t,
+			   uint64_t *used)
+{
+	if (t > ncfg->mark_base && t - ncfg->mark_base < ncfg->mark_count)
+		mark_bit_set(used, t - ncfg->mark_base);
+}
+
 /* One mark of the running state (m, mark-base + o of old) into used:
- * the offset of ncfg's range with the same table, and the one with the
- * same packet mark (config_mark_value()), where they are in the range. */
+ * the offset of ncfg's range with the same table, the one with the same
+ * packet mark (config_mark_value()), and for a kernel-end mark (catch)
+ * the one whose table is its catch table (config_catch_table()); and
+ * the offset whose catch table m's table would be. */
 static void mark_in_force(const struct config *old, const struct config *ncfg,
-			  uint32_t m, uint64_t *used)
+			  uint32_t m, bool catch, uint64_t *used)
 {
 	uint32_t nb = ncfg->mark_base, pm = config_mark_value(old, m);
 	uint32_t step = 1u << ncfg->mark_shift;
 
-	if (m > nb && m - nb < ncfg->mark_count)
-		mark_bit_set(used, m - nb);		/* its table */
+	table_in_force(ncfg, m, used);			/* its table */
 	if (pm > nb && (pm - nb) % step == 0 &&
 	    (pm - nb) / step < ncfg->mark_count)
 		mark_bit_set(used, (pm - nb) / step);	/* its packet mark */
+	if (catch)
+		table_in_force(ncfg, config_catch_table(m), used);
+	if (nb > CONFIG_MARK_RANGE &&			/* a catch table of ncfg */
+	    m > nb - CONFIG_MARK_RANGE && m - (nb - CONFIG_MARK_RANGE) <
+	    ncfg->mark_count)
+		mark_bit_set(used, m - (nb - CONFIG_MARK_RANGE));
 }
 
 void runstate_marks_in_force(const struct runstate *ors,
@@ -167,12 +182,14 @@ void runstate_marks_in_force(const struct runstate *ors,
 		return;
 	for (unsigned i = 0; i < ors->nsids; i++) {
 		if (ors->sids[i].mark)
-			mark_in_force(old, ncfg, ors->sids[i].mark, used);
+			mark_in_force(old, ncfg, ors->sids[i].mark, false,
+				      used);
 		if (ors->sids[i].kend_mark)
-			mark_in_force(old, ncfg, ors->sids[i].kend_mark, used);
+			mark_in_force(old, ncfg, ors->sids[i].kend_mark, true,
+				      used);
 	}
 	for (unsigned i = 0; i < ors->nkencaps; i++)
-		mark_in_force(old, ncfg, ors->kencaps[i].mark, used);
+		mark_in_force(old, ncfg, ors->kencaps[i].mark, false, used);
 }
 
 int runstate_inherit_marks(struct runstate *nrs, const struct config *ncfg,

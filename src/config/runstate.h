@@ -152,7 +152,9 @@ int runstate_inherit_marks(struct runstate *nrs, const struct config *ncfg,
 /* The offsets of ncfg's mark range (bits in used, by offset from ncfg's
  * mark-base) that ors's marks (SIDs', kernel-end's, kernel-encap's; ors
  * is old's state, in force) meet: the offsets whose table (mark-base + o)
- * or packet mark (config_mark_value()) is one of theirs.  With the same
+ * or packet mark (config_mark_value()) is one of theirs, and those whose
+ * table is a kernel-end catch table of theirs or whose catch table would
+ * be one of their tables (config_catch_table()).  With the same
  * mark-base that is their own offsets; with another, under a mark-mask
  * that is not every bit, a table of one and the packet mark of another
  * may coincide.  While a reload has both in the kernel, no table and no

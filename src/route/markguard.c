@@ -23,8 +23,7 @@
 
 uint32_t markguard_catch_table(uint32_t mark)
 {
-	return mark <= UINT32_MAX - CONFIG_MARK_RANGE ?
-	       mark + CONFIG_MARK_RANGE : mark - CONFIG_MARK_RANGE;
+	return config_catch_table(mark);
 }
 
 uint32_t markguard_priority(const struct config *cfg)
