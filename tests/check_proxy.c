@@ -523,6 +523,87 @@ START_TEST(reinject_ways)
 }
 END_TEST
 
+/* ---- a TCP super-packet's way back (kernel-encap) ------------------------ */
+
+/* 1234::1 -> 4321::1, TCP 1234 -> 80 (ACK), 8 bytes of payload: what
+ * the service sends back, a super-packet as NFQUEUE marks one. */
+static const char TCP6[] =
+	"60000000001c0640123400000000000000000000000000014321000000000000"
+	"000000000000000104d2005000000001000000015010ffff00000000"
+	"6461746164617461";
+/* End.AS's result (AS6_LINE): as AS_RET6, Payload Length 108, the inner
+ * hop limit 63 */
+static const char TCP6_RET[] =
+	"60000000006c2b4000a1000000000000000000000000000000a2000000000000"
+	"0000000000000000290404010100000000a30000000000000000000000000000"
+	"00a2000000000000000000000000000060000000001c063f1234000000000000"
+	"00000000000000014321000000000000000000000000000104d2005000000001"
+	"000000015010ffff000000006461746164617461";
+
+/* The kernel's seg6 route of End.AS's list (a2::, a3::; encap), mark
+ * 0x1ffe, and its source a1:: (rs->kencap_tunsrc) or another. */
+static void use_kencap(const char *tunsrc)
+{
+	struct kencap_entry *e = calloc(1, sizeof(*e));
+
+	ck_assert_ptr_nonnull(e);
+	e->mode = ENCAP_MODE_ENCAP;
+	e->sl = cfg->proxies[0].segs;
+	e->mark = 0x1ffe;
+	rs->kencaps = e;
+	rs->nkencaps = 1;
+	rs->kencap_on = true;
+	ck_assert_int_eq(inet_pton(AF_INET6, tunsrc, &rs->kencap_tunsrc), 1);
+}
+
+static struct pkt *run_gso(const char *in)
+{
+	uint8_t buf[2048];
+	size_t n = hex2bin(in, buf, sizeof(buf));
+	struct pkt *p = test_pkt(&slot, buf, n, ETH_P_IPV6);
+
+	p->indev = IIF;
+	p->gso = true;
+	srv6_process(&ctx, p);
+	return p;
+}
+
+/* Issue 22: End.AS's result of a TCP super-packet is the kernel's
+ * encapsulation of its list (the inner super-packet whole with the
+ * route's mark, REINJECT_KERNEL_INNER), never cut; the bytes are
+ * End.AS's all the same.  With another outer source than the kernel's,
+ * or no route, the cut's reason. */
+START_TEST(as_super_packet_kernel_encap)
+{
+	enum drop_reason why;
+	struct pkt *p;
+
+	use_config(AS6_LINE);
+	use_kencap("a1::");
+	p = run_gso(TCP6);
+	expect_ret(p, TCP6_RET);
+	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_ENCAP);
+	ck_assert_uint_eq(p->facts.kernel_mark, 0x1ffe);
+	ck_assert(!p->facts.kernel_from_original);
+	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &why),
+			 REINJECT_KERNEL_INNER);
+
+	use_config(AS6_LINE);
+	use_kencap("a9::");			/* not End.AS's source */
+	p = run_gso(TCP6);
+	expect_ret(p, TCP6_RET);
+	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_NONE);
+	ck_assert_int_eq(p->facts.kencap_fallback, KENCAP_FB_SOURCE);
+	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &why),
+			 REINJECT_SEGMENT);
+
+	use_config(AS6_LINE);			/* no kernel route */
+	p = run_gso(TCP6);
+	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_NONE);
+	ck_assert_int_eq(p->facts.kencap_fallback, KENCAP_FB_OFF);
+}
+END_TEST
+
 /* ---- the MTU of the way back --------------------------------------------- */
 
 #ifndef IFF_LOWER_UP
@@ -711,6 +792,7 @@ static Suite *proxy_suite(void)
 	tcase_add_test(am, am_both_ways);
 	tcase_add_test(am, am_garbage);
 	tcase_add_test(misc, reinject_ways);
+	tcase_add_test(misc, as_super_packet_kernel_encap);
 	tcase_add_test(misc, config_lines);
 	suite_add_tcase(s, as);
 	suite_add_tcase(s, ad);

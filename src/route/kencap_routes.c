@@ -59,6 +59,25 @@ static void collect_policy(const struct policy *pol, struct kencap_entry *v,
 	}
 }
 
+/* Append End.AS's list of proxy pc to v (room for it): its way back
+ * (behavior_proxy.c) is an encapsulation from `source` over `segs`, an
+ * SRH of them all (mode encap) or, for one segment, none (encap.red).
+ * End.AD's headers are learned per packet: no route makes them. */
+static void collect_proxy(const struct config *cfg,
+			  const struct proxy_conf *pc, struct kencap_entry *v,
+			  unsigned *n)
+{
+	if (behavior_proxy_of(cfg->sids[pc->sid].behavior) !=
+	    BHV_PROXY_STATIC || !pc->segs.nsegs ||
+	    pc->segs.nsegs > SRV6_MAX_SEGS)
+		return;
+	memset(&v[*n], 0, sizeof(v[*n]));
+	v[*n].mode = pc->segs.nsegs > 1 ? ENCAP_MODE_ENCAP :
+					  ENCAP_MODE_ENCAP_RED;
+	v[*n].sl = pc->segs;
+	(*n)++;
+}
+
 #define KENCAP_BITS_WORDS	(CONFIG_MARK_RANGE / 64)
 
 static void bit_set(uint64_t *b, uint32_t off)
@@ -138,6 +157,7 @@ static int kencaps_assign(struct runstate *rs, const struct config *cfg,
 		cap += cfg->policies[i].nlists;
 	for (unsigned i = 0; i < cfg->nbsid_policies; i++)
 		cap += cfg->bsid_policies[i].nlists;
+	cap += cfg->nproxies;
 	v = calloc(cap + 1, sizeof(*v));
 	if (!v)
 		return -1;
@@ -145,6 +165,8 @@ static int kencaps_assign(struct runstate *rs, const struct config *cfg,
 		collect_policy(&cfg->policies[i], v, &n);
 	for (unsigned i = 0; i < cfg->nbsid_policies; i++)
 		collect_policy(&cfg->bsid_policies[i], v, &n);
+	for (unsigned i = 0; i < cfg->nproxies; i++)
+		collect_proxy(cfg, &cfg->proxies[i], v, &n);
 	qsort(v, n, sizeof(*v), runstate_kencap_cmp);
 	for (unsigned i = 0; i < n; i++)	/* distinct ones */
 		if (!k || runstate_kencap_cmp(&v[k - 1], &v[i]))

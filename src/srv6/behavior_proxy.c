@@ -364,6 +364,68 @@ static uint32_t proxy_mtu_over(struct proc_ctx *ctx, struct pkt *p,
 	return p->len > e.mtu ? e.mtu : 0;
 }
 
+/* The kernel's encapsulation (`kernel-encap`, kencap_routes.h) of End.AS's
+ * list: mode encap for an SRH of all its segments, encap.red for one
+ * segment (no SRH), as config.c's proxy_static_hdr() builds them. */
+static enum encap_mode proxy_encap_mode(const struct proxy_conf *pc)
+{
+	return pc->segs.nsegs > 1 ? ENCAP_MODE_ENCAP : ENCAP_MODE_ENCAP_RED;
+}
+
+/* Why the kernel's seg6 route of End.AS's list cannot encapsulate p's
+ * inner packet (at inner: dst its destination when IPv6) as End.AS
+ * does, or KENCAP_FB__COUNT when it can: then *mark is the route's.
+ * The headend's checks (headend.c kernel_encap_check()). */
+static enum kencap_fallback proxy_kernel_check(const struct proc_ctx *ctx,
+					       const struct proxy_conf *pc,
+					       const uint8_t *inner,
+					       uint32_t *mark)
+{
+	const struct kencap_entry *e;
+	struct in6_addr ksrc;
+
+	if (!ctx->rs || !ctx->rs->kencap_on)
+		return KENCAP_FB_OFF;
+	if (proc_kencap_held(ctx))	/* the kernel's tunsrc changed */
+		return KENCAP_FB_SOURCE;
+	e = runstate_kencap_find(ctx->rs, proxy_encap_mode(pc), &pc->segs);
+	if (!e)
+		return KENCAP_FB_UNLISTED;
+	if (inner[0] >> 4 == 6 &&	/* the throw route's */
+	    !memcmp(inner + IP6_DST_OFF, &pc->segs.segs[0], 16))
+		return KENCAP_FB_FIRST_SEGMENT;
+	if (headend_kernel_source(ctx, &pc->segs.segs[0], &ksrc) < 0 ||
+	    memcmp(&ksrc, &pc->source, sizeof(ksrc)))
+		return KENCAP_FB_SOURCE;
+	*mark = e->mark;
+	return KENCAP_FB__COUNT;
+}
+
+/* End.AS's result of a TCP super-packet in one IP header (vnet: the
+ * service's packet as gso_vnet_can_carry() judged it) goes back as
+ * the headend's does (pkt.h's facts, reinject.c): its inner
+ * super-packet whole, with the mark of the kernel's seg6 route of the
+ * list (REINJECT_KERNEL_INNER), never from the original (the inner hop
+ * limit / TTL is srv6d's, one less); else why not, for the cut's
+ * kencap_fallbacks. */
+static void proxy_kernel_facts(const struct proc_ctx *ctx,
+			       const struct proxy_conf *pc, bool vnet,
+			       uint32_t push, struct pkt *p)
+{
+	enum kencap_fallback fb;
+	uint32_t mark = 0;
+
+	fb = vnet ? proxy_kernel_check(ctx, pc, p->data + push, &mark) :
+		    KENCAP_FB_SHAPE;
+	if (fb != KENCAP_FB__COUNT) {
+		p->facts.kencap_fallback = fb;
+		return;
+	}
+	p->facts.kernel = PKT_KERNEL_ENCAP;
+	p->facts.kernel_mark = mark;
+	p->facts.kernel_from_original = false;
+}
+
 /* 6.4 de-masquerading: IF NH=SRH & SL > 0, SL--, DA = SRH[SL], look the
  * DA up. */
 static void proxy_demasq(struct proc_ctx *ctx, const struct sid *sid,
@@ -395,8 +457,10 @@ void proxy_return(struct proc_ctx *ctx, const struct sid *sid,
 {
 	struct sid_stats *st = behavior_stats(ctx, sid);
 	enum behavior_proxy kind = behavior_proxy_of(sid->behavior);
+	const struct proxy_conf *pc = &ctx->cfg->proxies[sid->proxy];
 	uint32_t seg_hdr, mtu;
 	enum drop_reason reason;
+	bool vnet = false;
 	uint8_t inner;
 	int len;
 
@@ -418,12 +482,16 @@ void proxy_return(struct proc_ctx *ctx, const struct sid *sid,
 		proc_drop(ctx, p, st, DROP_HOP_LIMIT);
 		return;
 	}
-	seg_hdr = p->gso ? gso_segment_len(gso_pkt_info(p), 0) : 0;
+	seg_hdr = 0;
+	if (p->gso) {
+		const struct gso_info *gi = gso_pkt_info(p);
+
+		seg_hdr = gso_segment_len(gi, 0);
+		vnet = gso_vnet_can_carry(gi);
+	}
 	if (kind == BHV_PROXY_DYNAMIC) {
 		len = proxy_push_learned(ctx, sid, p);
 	} else {
-		const struct proxy_conf *pc = &ctx->cfg->proxies[sid->proxy];
-
 		len = pkt_push(p, pc->hdr_len) ? pc->hdr_len : -1;
 		if (len > 0)
 			memcpy(p->data, pc->hdr, pc->hdr_len);
@@ -446,6 +514,8 @@ void proxy_return(struct proc_ctx *ctx, const struct sid *sid,
 	proxy_hop(p->data + len);
 	p->data[IP6_PLEN_OFF] = (uint8_t)((p->len - IPV6_HDR_LEN) >> 8);
 	p->data[IP6_PLEN_OFF + 1] = (uint8_t)(p->len - IPV6_HDR_LEN);
+	if (p->gso && seg_hdr && kind == BHV_PROXY_STATIC)
+		proxy_kernel_facts(ctx, pc, vnet, (uint32_t)len, p);
 	p->verdict = PKT_NEW_BYTES;
 	proc_count_ok(st, p);
 }

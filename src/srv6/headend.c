@@ -466,10 +466,9 @@ static enum drop_reason plan_push(const struct headend_plan *plan,
  * segment `first`: encap-source on srv6d's routes (kencap_route_src) or
  * its `ip sr tunsrc` (rs->kencap_tunsrc: while the kernel's tunsrc is
  * another, kernel_encap_check() holds back first), else the one it
- * picks with srv6d's reinjection device as the link.  Returns 0, or -1
- * when it cannot be known (no mirror). */
-static int kernel_tunsrc(const struct proc_ctx *ctx,
-			 const struct in6_addr *first, struct in6_addr *src)
+ * picks with srv6d's reinjection device as the link (headend.h). */
+int headend_kernel_source(const struct proc_ctx *ctx,
+			  const struct in6_addr *first, struct in6_addr *src)
 {
 	*src = ctx->rs->kencap_tunsrc;
 	if (!IN6_IS_ADDR_UNSPECIFIED(src))
@@ -507,7 +506,7 @@ static enum kencap_fallback kernel_encap_check(const struct proc_ctx *ctx,
 		return KENCAP_FB_UNLISTED;
 	if (to_first)	/* the throw route's: it would not be encapsulated */
 		return KENCAP_FB_FIRST_SEGMENT;
-	if (kernel_tunsrc(ctx, &plan->sl->segs[0], &ksrc) < 0 ||
+	if (headend_kernel_source(ctx, &plan->sl->segs[0], &ksrc) < 0 ||
 	    memcmp(&ksrc, src, sizeof(ksrc)))
 		return KENCAP_FB_SOURCE;
 	*mark = e->mark;

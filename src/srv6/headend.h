@@ -71,6 +71,13 @@ void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 uint16_t headend_seg_size(uint32_t in_mtu, uint32_t out_mtu, uint32_t push,
 			  uint32_t hdr);
 
+/* The outer source the kernel's seg6 (`kernel-encap`) gives an
+ * encapsulation whose first segment is `first`, into *src (the headend's
+ * and the SR proxies' check that the kernel makes srv6d's bytes).
+ * Returns 0, or -1 when it cannot be known (no mirror). */
+int headend_kernel_source(const struct proc_ctx *ctx,
+			  const struct in6_addr *first, struct in6_addr *src);
+
 /* p plus the `push` bytes of an encapsulation in front of it does not
  * fit the egress MTU `mtu`: Packet Too Big (IPv6) / Fragmentation Needed
  * (IPv4) to its source with the room left, from the SID (at_sid) or an

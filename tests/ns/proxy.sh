@@ -225,12 +225,16 @@ nsx "$S1" iperf3 -s -D -B 10.99.0.1 >/dev/null 2>&1 &&
 	{ fail "iperf3 servers"; ns_finish; }
 
 # ---- End.AS ---------------------------------------------------------------------
+# One source for all (encap-source, the kernel's tunsrc): the way back of
+# a TCP super-packet is the kernel's seg6 encapsulation of the list, which
+# only srv6d's own source may take (kernel-encap, design.md).
 cat >"$TMPD/as.conf" <<EOF
 queue 0
 steering auto
-sid fc00:a1::1/128 action End.AS nh4 10.10.1.2 oif pa iif pb source fc00:2::1 segs fc00:6::d4
+encap-source fc00:1::2
+sid fc00:a1::1/128 action End.AS nh4 10.10.1.2 oif pa iif pb source fc00:1::2 segs fc00:6::d4
 sid fc00:a1::2/128 action End.AS nh4 10.10.2.2 oif pb iif pa source fc00:1::2 segs fc00:5::d4
-sid fc00:a1::3/128 action End.AS nh6 fc00:a::2 oif pa iif pb source fc00:2::1 segs fc00:6::d6
+sid fc00:a1::3/128 action End.AS nh6 fc00:a::2 oif pa iif pb source fc00:1::2 segs fc00:6::d6
 sid fc00:a1::4/128 action End.AS nh6 fc00:b::2 oif pb iif pa source fc00:1::2 segs fc00:5::d6
 EOF
 tunnels4 fc00:a1::1 fc00:a1::2 && tunnels6 fc00:a1::3 fc00:a1::4 ||
@@ -242,13 +246,23 @@ else
 	fail "srv6d -p: no iif rule"
 fi
 if timeout 5 "$SRV6CTL" -s "$SOCK" sid show fc00:a1::1/128 2>&1 |
-	grep -q 'iif pb source fc00:2::1 segs fc00:6::d4'; then
+	grep -q 'iif pb source fc00:1::2 segs fc00:6::d4'; then
 	pass "srv6ctl sid shows End.AS's iif, source and segs"
 else
 	fail "srv6ctl sid: $(timeout 5 "$SRV6CTL" -s "$SOCK" sid show fc00:a1::1/128 2>&1)"
 fi
+read -r k0 c0 v0 <<<"$(ctl_get "'%d %d %d' % (s['totals']['kencap'], s['totals']['gso_segments'], s['totals']['gso_vnet'])")"
 check_tcp "End.AS, forwarding service" -c 10.99.0.1 -B 10.98.0.1
 check_tcp "End.AS (IPv6), forwarding service" -6 -c fc00:99::1 -B fc00:98::1 -p 5202
+# The way back keeps TCP super-packets whole (issue 22): the kernel's seg6
+# encapsulates End.AS's list (kencap, gso_vnet), none cut by srv6d.
+read -r k1 c1 v1 <<<"$(ctl_get "'%d %d %d' % (s['totals']['kencap'], s['totals']['gso_segments'], s['totals']['gso_vnet'])")"
+say "End.AS way back: kencap +$((k1 - k0)), gso_vnet +$((v1 - v0)), gso_segments +$((c1 - c0))"
+if [ $((k1 - k0)) -gt 100 ] && [ "$c1" -eq "$c0" ]; then
+	pass "End.AS: super-packets back whole by the kernel's encapsulation ($((k1 - k0))), none cut"
+else
+	fail "End.AS: super-packets back: kencap +$((k1 - k0)), cut into $((c1 - c0)) segments"
+fi
 svc_nat4
 svc_nat6
 check_tcp "End.AS, NAT service (masquerade)" -c 10.99.0.1 -B 10.98.0.1
