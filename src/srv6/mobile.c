@@ -239,107 +239,11 @@ static int mobile_inner(struct proc_ctx *ctx, const struct sid *sid,
 	return 0;
 }
 
-/* The sum of the n native 32-bit words at b, in 64 bits (no carry is
- * lost below 2^32 words), for headers: a plain loop. */
-static inline uint64_t sum_words32_small(const uint8_t *b, size_t n)
-{
-	uint64_t acc = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		uint32_t w;
-
-		memcpy(&w, b + 4 * i, 4);
-		acc += w;
-	}
-	return acc;
-}
-
-/* The same for a T-PDU: a loop the compiler vectorizes (SSE2's 64-bit
- * lanes, x86-64's baseline). */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("tree-vectorize")))
-#endif
-static uint64_t sum_words32(const uint8_t *b, size_t n)
-{
-	uint64_t acc = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		uint32_t w;
-
-		memcpy(&w, b + 4 * i, 4);
-		acc += w;
-	}
-	return acc;
-}
-
-/* A native-order sum of 32-bit words folded to 16 bits in network order:
- * the one's-complement sum does not depend on the byte order of its words
- * (RFC 1071 2(B)), so it is swapped once. */
-static uint32_t fold_native(uint64_t acc)
-{
-	acc = (acc & 0xffffffffu) + (acc >> 32);
-	acc = (acc & 0xffffffffu) + (acc >> 32);
-	acc = (acc & 0xffff) + (acc >> 16);
-	acc = (acc & 0xffff) + (acc >> 16);
-	acc = (acc & 0xffff) + (acc >> 16);
-	return ntohs((uint16_t)acc);
-}
-
-/* csum_partial()'s sum of len bytes at buf, in native 32-bit words.  The
- * whole T-PDU is summed for a GTP-U packet made of one without a
- * checksum of its own (tpdu_sum()): this keeps it near a copy's cost. */
-static uint32_t csum_words(const uint8_t *buf, size_t len, uint32_t sum)
-{
-	uint64_t acc = len > 128 ? sum_words32(buf, len / 4) :
-				   sum_words32_small(buf, len / 4);
-	uint8_t tail[4] = { 0 };
-	uint32_t w;
-
-	if (len & 3) {
-		memcpy(tail, buf + (len & ~(size_t)3), len & 3);  /* 0-padded */
-		memcpy(&w, tail, 4);
-		acc += w;
-	}
-	acc = (uint64_t)sum + fold_native(acc);
-	return (uint32_t)((acc & 0xffffffffu) + (acc >> 32));
-}
-
-/* a + b, two running sums (csum_partial()'s), with the carry kept. */
-static uint32_t csum_add(uint32_t a, uint32_t b)
-{
-	uint64_t t = (uint64_t)a + b;
-
-	return (uint32_t)((t & 0xffffffffu) + (t >> 32));
-}
-
 /* The one's-complement sum that makes a valid checksum sum to
  * 0xffff together with `with` (RFC 1071: -with). */
 static uint32_t csum_negate(uint32_t with)
 {
 	return 0xffffu - (uint16_t)~csum_fold(with);
-}
-
-/* The IPv6 pseudo header's sum (RFC 8200 8.1), csum_ipv6_pseudo()'s. */
-static uint32_t csum_ipv6_pseudo_words(const uint8_t *sa, const uint8_t *da,
-				       uint32_t len, uint8_t proto)
-{
-	return fold_native(sum_words32_small(sa, 4) +
-			   sum_words32_small(da, 4)) +
-	       (len >> 16) + (len & 0xffff) + proto;
-}
-
-/* The IPv4 pseudo header's sum (RFC 768) for proto and len. */
-static uint32_t csum_ipv4_pseudo(const uint8_t *sa, const uint8_t *da,
-				 uint8_t proto, uint32_t len)
-{
-	uint8_t ph[12];
-
-	memcpy(ph, sa, 4);
-	memcpy(ph + 4, da, 4);
-	ph[8] = 0;
-	ph[9] = proto;
-	put16(ph + 10, len);
-	return fold_native(sum_words32_small(ph, 3));
 }
 
 /* The transport header of a T-PDU (its protocol and offset) whose own
@@ -370,9 +274,9 @@ static uint32_t tpdu_l4(const uint8_t *t, uint32_t len, uint32_t *l4)
 		return 0;
 	*l4 = hl;
 	if (hl == IPV6_HDR_LEN && (t[0] >> 4) == 6)
-		return csum_ipv6_pseudo_words(t + IP6_SRC_OFF,
+		return csum_ipv6_pseudo(t + IP6_SRC_OFF,
 					      t + IP6_DST_OFF, n, proto);
-	return csum_ipv4_pseudo(t + IP4_SRC_OFF, t + IP4_DST_OFF, proto, n);
+	return csum_ipv4_pseudo(t + IP4_SRC_OFF, t + IP4_DST_OFF, n, proto);
 }
 
 /* The UDP checksum of the datagram at u: hl bytes of UDP and GTP-U
@@ -392,10 +296,10 @@ static void udp_csum_set(uint8_t *u, uint32_t hl, uint32_t pdu,
 
 	u[6] = u[7] = 0;
 	if (l4)
-		c = csum_fold(csum_words(u, hl + l4,
+		c = csum_fold(csum_partial(u, hl + l4,
 					 csum_add(pseudo, csum_negate(ps))));
 	else
-		c = csum_fold(csum_words(u, hl + pdu, pseudo));
+		c = csum_fold(csum_partial(u, hl + pdu, pseudo));
 	put16(u + 6, c ? c : 0xffff);
 }
 
@@ -582,7 +486,7 @@ void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 	ip6_hdr_write(h, vtcfl, p->len - IPV6_HDR_LEN, IPPROTO_UDP, hlim,
 		      &sa, &da);			/* S06-S07 */
 	udp_csum_set(h + IPV6_HDR_LEN, UDP_HDR_LEN + gtpu_hdr_len(&ms),
-		     pdu, csum_ipv6_pseudo_words(h + IP6_SRC_OFF,
+		     pdu, csum_ipv6_pseudo(h + IP6_SRC_OFF,
 						 h + IP6_DST_OFF,
 						 p->len - IPV6_HDR_LEN,
 						 IPPROTO_UDP));
@@ -607,7 +511,7 @@ static void ip4_gtpu_write(uint8_t *h, uint32_t len, uint8_t tos, uint8_t ttl,
 	h[10] = h[11] = 0;
 	memcpy(h + IP4_SRC_OFF, &sa, 4);
 	memcpy(h + IP4_DST_OFF, &da, 4);
-	c = csum_fold(csum_words(h, IPV4_HDR_LEN, 0));
+	c = csum_fold(csum_partial(h, IPV4_HDR_LEN, 0));
 	put16(h + 10, c);
 }
 
@@ -639,8 +543,8 @@ void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,
 	}
 	ip4_gtpu_write(h, p->len, tos, ttl, sa, da);	/* S06 */
 	udp_csum_set(h + IPV4_HDR_LEN, UDP_HDR_LEN + gtpu_hdr_len(&ms), pdu,
-		     csum_ipv4_pseudo((const uint8_t *)&sa, (const uint8_t *)&da,
-				      IPPROTO_UDP, p->len - IPV4_HDR_LEN));
+		     csum_ipv4_pseudo(&sa, &da, p->len - IPV4_HDR_LEN,
+				      IPPROTO_UDP));
 	p->verdict = PKT_NEW_BYTES;
 	proc_count_ok(behavior_stats(ctx, sid), p);
 }
