@@ -95,9 +95,15 @@ uint32_t csum_add(uint32_t a, uint32_t b)
 uint32_t csum_ipv6_pseudo(const void *src, const void *dst, uint32_t len,
 			  uint8_t nexthdr)
 {
-	uint64_t acc = sum_words32_small(src, 4) + sum_words32_small(dst, 4);
+	uint64_t w[4], lo;
+	unsigned __int128 acc;
 
-	return fold_native(acc) + (len >> 16) + (len & 0xffff) + nexthdr;
+	memcpy(w, src, 16);
+	memcpy(w + 2, dst, 16);
+	acc = (unsigned __int128)w[0] + w[1] + w[2] + w[3];	/* add, adc */
+	lo = (uint64_t)acc + (uint64_t)(acc >> 64);
+	lo += lo < (uint64_t)acc;				/* its carry */
+	return fold_native(lo) + (len >> 16) + (len & 0xffff) + nexthdr;
 }
 
 /* Sum of the IPv4 pseudo header (RFC 768) for an upper-layer packet of

@@ -9,7 +9,9 @@
  * None of them decrements a hop limit: the kernel does once it forwards.
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <linux/if_ether.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "behavior.h"
@@ -46,10 +48,21 @@ static void put16(uint8_t *b, uint32_t v)
 /* ---- Args.Mob.Session and the IPv4 addresses in a SID (RFC 9433 6.1,
  * 6.6) ------------------------------------------------------------------ */
 
+/* The 8 bytes at a + pos / 8 hold bits pos..pos+n-1 of a 16-byte
+ * address: one big-endian 64-bit word for them. */
+static bool bits_in_word(unsigned pos, unsigned n)
+{
+	return pos % 8 == 0 && pos <= 64 && n < 64;
+}
+
 static uint64_t bits_read(const uint8_t *a, unsigned pos, unsigned n)
 {
 	uint64_t v = 0;
 
+	if (bits_in_word(pos, n)) {
+		memcpy(&v, a + pos / 8, 8);
+		return be64toh(v) >> (64 - n);
+	}
 	if (pos % 8 == 0) {
 		for (unsigned i = 0; i < n / 8; i++)
 			v = v << 8 | a[pos / 8 + i];
@@ -62,6 +75,14 @@ static uint64_t bits_read(const uint8_t *a, unsigned pos, unsigned n)
 
 static void bits_write(uint8_t *a, unsigned pos, unsigned n, uint64_t v)
 {
+	if (bits_in_word(pos, n)) {
+		uint64_t w, m = ~0ull << (64 - n);
+
+		memcpy(&w, a + pos / 8, 8);
+		w = htobe64((be64toh(w) & ~m) | (v << (64 - n) & m));
+		memcpy(a + pos / 8, &w, 8);
+		return;
+	}
 	if (pos % 8 == 0) {
 		for (unsigned i = n / 8; i-- > 0; v >>= 8)
 			a[pos / 8 + i] = (uint8_t)v;
@@ -239,65 +260,63 @@ static int mobile_inner(struct proc_ctx *ctx, const struct sid *sid,
 	return 0;
 }
 
-/* The one's-complement sum that makes a valid checksum sum to
- * 0xffff together with `with` (RFC 1071: -with). */
-static uint32_t csum_negate(uint32_t with)
+/* The one's-complement sum of a T-PDU whose transport segment its own
+ * checksum covers behind a pseudo header (TCP, or UDP with a checksum,
+ * right after an IPv6 header or an unfragmented IPv4 one), without
+ * reading the segment: with a valid checksum the segment sums to the
+ * negated pseudo header (RFC 1071), and the addresses, in both the IP
+ * header and the pseudo header, cancel.  So it is the sum of the IP
+ * header less its addresses (IPv6's first 8 bytes; IPv4's first 12 and
+ * its options) less the pseudo header's length and protocol.  Returns
+ * true with the sum in *sum, false for another T-PDU. */
+static bool tpdu_sum(const uint8_t *t, uint32_t len, uint32_t *sum)
 {
-	return 0xffffu - (uint16_t)~csum_fold(with);
-}
-
-/* The transport header of a T-PDU (its protocol and offset) whose own
- * checksum covers it all behind a pseudo header: TCP, or UDP with a
- * checksum, right after an IPv6 header or an unfragmented IPv4 one.
- * Returns the pseudo header's sum, or 0 with *l4 0 when none. */
-static uint32_t tpdu_l4(const uint8_t *t, uint32_t len, uint32_t *l4)
-{
-	uint32_t hl = 0, n;
+	uint32_t hl, n, s, fixed;
 	uint8_t proto;
 
-	*l4 = 0;
 	if (len >= IPV6_HDR_LEN && (t[0] >> 4) == 6) {
 		hl = IPV6_HDR_LEN;
+		fixed = IP6_SRC_OFF;
 		proto = t[IP6_NH_OFF];
 	} else if (len >= IPV4_HDR_LEN && (t[0] >> 4) == 4 &&
 		   !(get16(t + 6) & 0x3fff)) {	/* MF, offset */
 		hl = (t[0] & 0x0fu) * 4;
+		fixed = IP4_SRC_OFF;
 		proto = t[9];
 	} else {
-		return 0;
+		return false;
 	}
 	n = len - hl;
 	if (hl < IPV4_HDR_LEN || hl > len ||
 	    !((proto == IPPROTO_TCP && n >= 20) ||
 	      (proto == IPPROTO_UDP && n >= UDP_HDR_LEN &&
 	       get16(t + hl + 6) != 0)))
-		return 0;
-	*l4 = hl;
-	if (hl == IPV6_HDR_LEN && (t[0] >> 4) == 6)
-		return csum_ipv6_pseudo(t + IP6_SRC_OFF,
-					      t + IP6_DST_OFF, n, proto);
-	return csum_ipv4_pseudo(t + IP4_SRC_OFF, t + IP4_DST_OFF, n, proto);
+		return false;
+	s = csum_partial(t, fixed, 0);
+	if (fixed == IP4_SRC_OFF && hl > IPV4_HDR_LEN)		/* options */
+		s = csum_partial(t + IPV4_HDR_LEN, hl - IPV4_HDR_LEN, s);
+	*sum = csum_add(s, ~((n >> 16) + (n & 0xffff) + proto));  /* - */
+	return true;
 }
 
 /* The UDP checksum of the datagram at u: hl bytes of UDP and GTP-U
  * headers, then the T-PDU of pdu bytes, behind a pseudo header summing
  * to pseudo (RFC 768; 0 is sent as 0xffff).  The T-PDU's transport
- * segment, when its own checksum covers it (tpdu_l4()), is not read: with
- * a valid checksum it sums to the negated pseudo header (RFC 1071), as
+ * segment, when its own checksum covers it (tpdu_sum()), is not read, as
  * Linux's local checksum offload takes it for its UDP tunnels; an invalid
  * one stays invalid in the GTP-U checksum (the receiver drops it one hop
  * earlier).  Another T-PDU (ICMP, a fragment, UDP without a checksum) is
- * summed whole. */
+ * summed whole.  The sums are equal modulo 0xffff, the checksum the same
+ * bytes: the only value with two forms, 0, is sent as 0xffff. */
 static void udp_csum_set(uint8_t *u, uint32_t hl, uint32_t pdu,
 			 uint32_t pseudo)
 {
-	uint32_t l4, ps = tpdu_l4(u + hl, pdu, &l4);
+	uint32_t ts;
 	uint16_t c;
 
 	u[6] = u[7] = 0;
-	if (l4)
-		c = csum_fold(csum_partial(u, hl + l4,
-					 csum_add(pseudo, csum_negate(ps))));
+	if (tpdu_sum(u + hl, pdu, &ts))
+		c = csum_fold(csum_partial(u, hl, csum_add(pseudo, ts)));
 	else
 		c = csum_fold(csum_partial(u, hl + pdu, pseudo));
 	put16(u + 6, c ? c : 0xffff);
