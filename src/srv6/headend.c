@@ -169,7 +169,8 @@ static enum drop_reason headend_encap(const struct in6_addr *src,
 {
 	struct srh_shape sh = srh_shape_of(sl, reduced, false, key != NULL);
 	uint32_t srhlen = srh_shape_bytes(&sh);
-	struct gso_cache inner = p->gso_cache;	/* pkt_push() ends it */
+	bool cached = p->gso_cache.valid;	/* pkt_push() ends it */
+	struct gso_cache inner;
 	enum drop_reason why;
 	uint32_t vtcfl = 0;
 	uint8_t hlim = 0, proto = 0;
@@ -180,6 +181,8 @@ static enum drop_reason headend_encap(const struct in6_addr *src,
 		return why;
 	if (p->len + IPV6_HDR_LEN + srhlen > PKT_MAX_LEN)
 		return DROP_TOO_BIG;
+	if (cached)	/* (copied only when there is one: 40 bytes) */
+		inner = p->gso_cache;
 	h = pkt_push(p, IPV6_HDR_LEN + srhlen);
 	if (!h)
 		return DROP_NO_HEADROOM;
@@ -195,7 +198,9 @@ static enum drop_reason headend_encap(const struct in6_addr *src,
 	}
 	/* The inner packet's GSO parse, behind the new outer header: the
 	 * result's, not parsed again. */
-	p->gso_cache = gso_cache_encap(inner, IPV6_HDR_LEN + srhlen, p->len);
+	if (cached)
+		p->gso_cache = gso_cache_encap(inner, IPV6_HDR_LEN + srhlen,
+					       p->len);
 	return HEADEND_OK;
 }
 
