@@ -182,6 +182,8 @@ START_TEST(oflag_end_copied_original_forwarded)
 	ck_assert_ptr_null(ring.punt[0]);
 	expect_copy(0, OAM_KIND_COPY, 48, 0, 109, 109, SID1, OEND_IN);
 	ck_assert_uint_eq(ws.oam_ratelimited, 0);
+	ck_assert_uint_eq(sst[0].oam_copies, 1);	/* the SID's */
+	ck_assert_uint_eq(sst[0].oam_uncopied, 0);
 }
 END_TEST
 
@@ -192,6 +194,7 @@ START_TEST(oflag_clear_no_copy)
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(ring.n, 0);
 	ck_assert_uint_eq(ws.oam_ratelimited + ws.oam_send_errors, 0);
+	ck_assert_uint_eq(sst[0].oam_copies + sst[0].oam_uncopied, 0);
 }
 END_TEST
 
@@ -297,6 +300,8 @@ START_TEST(oflag_flood_ratelimited)
 	ck_assert_uint_eq(ws.oam_ratelimited, 17);
 	ck_assert_uint_eq(sst[0].packets, 20);
 	ck_assert_uint_eq(sst[0].errors, 0);
+	ck_assert_uint_eq(sst[0].oam_copies, 3);
+	ck_assert_uint_eq(sst[0].oam_uncopied, 17);
 	/* 100 ms later: one more token (10/s) */
 	ctx.now_ns += 100000000ull;
 	process(OEND_IN);
@@ -328,6 +333,8 @@ START_TEST(oflag_ring_full)
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(ring.n, OAM_RING_SLOTS);
 	ck_assert_uint_eq(ws.oam_send_errors, 1);
+	ck_assert_uint_eq(sst[0].oam_uncopied, 1);
+	ck_assert_uint_eq(sst[0].oam_copies, 0);
 }
 END_TEST
 
