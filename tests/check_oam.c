@@ -461,6 +461,55 @@ START_TEST(flush_reaches_the_oam_process)
 }
 END_TEST
 
+/* The worker's socket is connected (oamsock.h): an OAM process restarted
+ * at the same path is another socket, reached from the batch after the
+ * one that found the old gone (that one lost, counted); one started after
+ * srv6d likewise. */
+START_TEST(flush_restarted_receiver)
+{
+	char path[108];
+	int fd = bind_unix(path, sizeof(path));
+	struct oamsock *os = oamsock_new();
+	uint8_t got[4096];
+
+	use_dest(path);
+	process(OEND_IN);
+	oamsock_flush(os, &ring, &cfg->oam, &ws);
+	ck_assert_uint_eq(ws.oam_sent, 1);
+	ck_assert_int_eq(recv(fd, got, sizeof(got), MSG_DONTWAIT),
+			 OAM_HDR_LEN + 109);
+	close(fd);
+	fd = bind_unix(path, sizeof(path));	/* restarted */
+	process(OEND_IN);
+	oamsock_flush(os, &ring, &cfg->oam, &ws);
+	ck_assert_uint_eq(ws.oam_sent + ws.oam_send_errors, 2);
+	if (ws.oam_sent == 1) {		/* the old one's batch: lost */
+		process(OEND_IN);
+		oamsock_flush(os, &ring, &cfg->oam, &ws);
+		ck_assert_uint_eq(ws.oam_send_errors, 1);
+	}
+	ck_assert_uint_eq(ws.oam_sent, 2);
+	ck_assert_int_eq(recv(fd, got, sizeof(got), MSG_DONTWAIT),
+			 OAM_HDR_LEN + 109);
+	ck_assert_int_lt(recv(fd, got, sizeof(got), MSG_DONTWAIT), 0);
+	/* started after: no socket at the path, then one */
+	close(fd);
+	unlink(path);
+	process(OEND_IN);
+	oamsock_flush(os, &ring, &cfg->oam, &ws);
+	ck_assert_uint_eq(ws.oam_sent, 2);
+	fd = bind_unix(path, sizeof(path));
+	process(OEND_IN);
+	oamsock_flush(os, &ring, &cfg->oam, &ws);
+	ck_assert_uint_eq(ws.oam_sent, 3);
+	ck_assert_int_eq(recv(fd, got, sizeof(got), MSG_DONTWAIT),
+			 OAM_HDR_LEN + 109);
+	oamsock_free(os);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
 /* No OAM process: the copies are lost and counted; the O-flag packet is
  * forwarded all the same, End.OP's is a drop for oam_send on its SID. */
 START_TEST(flush_without_receiver)
@@ -582,6 +631,7 @@ static Suite *oam_suite(void)
 	tcase_add_test(tc, end_op_ratelimited_drop);
 	tcase_add_test(tc, flush_reaches_the_oam_process);
 	tcase_add_test(tc, flush_without_receiver);
+	tcase_add_test(tc, flush_restarted_receiver);
 	tcase_add_test(tc, config_oam);
 	tcase_add_test(tc, config_oam_errors);
 	suite_add_tcase(s, tc);
