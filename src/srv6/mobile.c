@@ -180,23 +180,26 @@ uint32_t gtpu_write(uint8_t *g, const struct mob_session *ms,
 		    uint32_t pdu_len)
 {
 	uint32_t hl = gtpu_hdr_len(ms);
+	bool ext = hl != GTPU_HDR_LEN;
+	uint64_t w;
 
-	g[0] = GTPU_FLAG_VERSION1 | GTPU_FLAG_PT;
-	g[1] = GTPU_TYPE_GPDU;
-	put16(g + 2, hl - GTPU_HDR_LEN + pdu_len);
-	g[4] = (uint8_t)(ms->teid >> 24);
-	g[5] = (uint8_t)(ms->teid >> 16);
-	g[6] = (uint8_t)(ms->teid >> 8);
-	g[7] = (uint8_t)ms->teid;
-	if (hl == GTPU_HDR_LEN)
+	/* flags, message type, length, TEID: one big-endian word */
+	w = (uint64_t)(GTPU_FLAG_VERSION1 | GTPU_FLAG_PT |
+		       (ext ? GTPU_FLAG_E : 0)) << 56 |
+	    (uint64_t)GTPU_TYPE_GPDU << 48 |
+	    (uint64_t)((hl - GTPU_HDR_LEN + pdu_len) & 0xffff) << 32 |
+	    ms->teid;
+	w = htobe64(w);
+	memcpy(g, &w, 8);
+	if (!ext)
 		return hl;
-	g[0] |= GTPU_FLAG_E;
-	memset(g + 8, 0, 3);			/* sequence, N-PDU */
-	g[11] = GTPU_EXT_PDU_SESSION;
-	g[12] = 1;				/* 4 bytes */
-	g[13] = 0;				/* DL PDU SESSION INFORMATION */
-	g[14] = (uint8_t)((ms->r ? 0x40 : 0) | (ms->qfi & 0x3f));
-	g[15] = 0;				/* no next extension */
+	/* sequence 0, N-PDU 0, next extension PDU Session Container; its
+	 * length 1 (4 bytes), DL PDU SESSION INFORMATION (type 0), RQI and
+	 * QFI, no next extension */
+	w = (uint64_t)GTPU_EXT_PDU_SESSION << 32 | 1ull << 24 |
+	    (uint64_t)((ms->r ? 0x40 : 0) | (ms->qfi & 0x3f)) << 8;
+	w = htobe64(w);
+	memcpy(g + 8, &w, 8);
 	return hl;
 }
 
@@ -268,20 +271,22 @@ static int mobile_inner(struct proc_ctx *ctx, const struct sid *sid,
  * header and the pseudo header, cancel.  So it is the sum of the IP
  * header less its addresses (IPv6's first 8 bytes; IPv4's first 12 and
  * its options) less the pseudo header's length and protocol.  Returns
- * true with the sum in *sum, false for another T-PDU. */
-static bool tpdu_sum(const uint8_t *t, uint32_t len, uint32_t *sum)
+ * true with the length of the header's first bytes to sum in *fixed and
+ * the sum of the rest in *sum, false for another T-PDU. */
+static bool tpdu_sum(const uint8_t *t, uint32_t len, uint32_t *fixed,
+		     uint32_t *sum)
 {
-	uint32_t hl, n, s, fixed;
+	uint32_t hl, n, s = 0;
 	uint8_t proto;
 
 	if (len >= IPV6_HDR_LEN && (t[0] >> 4) == 6) {
 		hl = IPV6_HDR_LEN;
-		fixed = IP6_SRC_OFF;
+		*fixed = IP6_SRC_OFF;
 		proto = t[IP6_NH_OFF];
 	} else if (len >= IPV4_HDR_LEN && (t[0] >> 4) == 4 &&
 		   !(get16(t + 6) & 0x3fff)) {	/* MF, offset */
 		hl = (t[0] & 0x0fu) * 4;
-		fixed = IP4_SRC_OFF;
+		*fixed = IP4_SRC_OFF;
 		proto = t[9];
 	} else {
 		return false;
@@ -292,9 +297,8 @@ static bool tpdu_sum(const uint8_t *t, uint32_t len, uint32_t *sum)
 	      (proto == IPPROTO_UDP && n >= UDP_HDR_LEN &&
 	       get16(t + hl + 6) != 0)))
 		return false;
-	s = csum_partial(t, fixed, 0);
-	if (fixed == IP4_SRC_OFF && hl > IPV4_HDR_LEN)		/* options */
-		s = csum_partial(t + IPV4_HDR_LEN, hl - IPV4_HDR_LEN, s);
+	if (*fixed == IP4_SRC_OFF && hl > IPV4_HDR_LEN)		/* options */
+		s = csum_partial(t + IPV4_HDR_LEN, hl - IPV4_HDR_LEN, 0);
 	*sum = csum_add(s, ~((n >> 16) + (n & 0xffff) + proto));  /* - */
 	return true;
 }
@@ -311,12 +315,13 @@ static bool tpdu_sum(const uint8_t *t, uint32_t len, uint32_t *sum)
 static void udp_csum_set(uint8_t *u, uint32_t hl, uint32_t pdu,
 			 uint32_t pseudo)
 {
-	uint32_t ts;
+	uint32_t fixed, ts;
 	uint16_t c;
 
-	u[6] = u[7] = 0;
-	if (tpdu_sum(u + hl, pdu, &ts))
-		c = csum_fold(csum_partial(u, hl, csum_add(pseudo, ts)));
+	u[6] = u[7] = 0;	/* (udp_gtpu_write()'s already) */
+	if (tpdu_sum(u + hl, pdu, &fixed, &ts))	/* the T-PDU follows */
+		c = csum_fold(csum_partial(u, hl + fixed,
+					   csum_add(pseudo, ts)));
 	else
 		c = csum_fold(csum_partial(u, hl + pdu, pseudo));
 	put16(u + 6, c ? c : 0xffff);
@@ -325,9 +330,11 @@ static void udp_csum_set(uint8_t *u, uint32_t hl, uint32_t pdu,
 /* The UDP header of a GTP-U datagram of len bytes at u. */
 static void udp_gtpu_write(uint8_t *u, uint32_t len)
 {
-	put16(u, GTPU_PORT);
-	put16(u + 2, GTPU_PORT);
-	put16(u + 4, len);
+	uint64_t w = htobe64((uint64_t)GTPU_PORT << 48 |
+			     (uint64_t)GTPU_PORT << 32 |
+			     (uint64_t)(len & 0xffff) << 16);	/* checksum 0 */
+
+	memcpy(u, &w, 8);
 }
 
 /* Push the UDP and GTP-U headers of session ms in front of the T-PDU p
