@@ -52,7 +52,7 @@ static void put16(uint8_t *b, uint32_t v)
  * address: one big-endian 64-bit word for them. */
 static bool bits_in_word(unsigned pos, unsigned n)
 {
-	return pos % 8 == 0 && pos <= 64 && n < 64;
+	return pos % 8 == 0 && pos <= 64 && n > 0 && n < 64;
 }
 
 static uint64_t bits_read(const uint8_t *a, unsigned pos, unsigned n)
