@@ -76,6 +76,8 @@ static const char conf_fmt[] =
 	"sid fc00:6::4/128 action End.DT4 table 100\n"
 	"sid fc00:6::8/128 action End.B6.Encaps srh segs fc00:9::1,fc00:9::2\n"
 	"route 2001:db8:100::/48 encap seg6 mode encap segs fc00:9::1,fc00:9::2\n"
+	/* H.M.GTP4.D (RFC 9433 6.7): the second policy */
+	"route 10.9.9.0/24 encap gtp4 mob-prefix fc00:25::/32 src-prefix fc00:26::/64 segs fc00:9::1\n"
 	/* RFC 9433 (src/srv6/mobile.h) */
 	"sid fc00:20::/64 action End.M.GTP6.D mob-prefix fc00:21::/64 srh segs fc00:9::1\n"
 	"sid fc00:24::/64 action End.M.GTP6.Di mob-prefix fc00:21::/64 srh segs fc00:9::1\n"
@@ -311,6 +313,34 @@ static size_t b_gtp6_e(uint8_t *b)
 	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
 }
 
+/* IPv4/UDP/GTP-U (a G-PDU of TEID 200) around an inner IPv6/TCP packet,
+ * from 10.0.0.2 to 10.9.9.1: H.M.GTP4.D's input (IPv4 header checksum
+ * left 0: srv6d does not verify it). */
+static size_t b_gtp4_d(uint8_t *b)
+{
+	size_t n = inner6(b + 36, PAYLOAD), u = 16 + n;
+	uint8_t *g = b + 28;
+
+	memset(b, 0, 36);
+	b[0] = 0x45;
+	b[2] = (uint8_t)((20 + u) >> 8);
+	b[3] = (uint8_t)(20 + u);
+	b[8] = 64;
+	b[9] = IPPROTO_UDP;
+	b[12] = 10; b[15] = 2;
+	b[16] = 10; b[17] = 9; b[18] = 9; b[19] = 1;
+	b[20] = b[22] = 0x08;		/* ports 2152 */
+	b[21] = b[23] = 0x68;
+	b[24] = (uint8_t)(u >> 8);
+	b[25] = (uint8_t)u;
+	g[0] = 0x30;			/* version 1, GTP */
+	g[1] = 0xff;			/* G-PDU */
+	g[2] = (uint8_t)(n >> 8);
+	g[3] = (uint8_t)n;
+	g[7] = 200;
+	return 36 + n;
+}
+
 /* SR proxies toward the service: End.AS, End.AD (SL 1 -> 0), End.AM
  * (SL 1, DA = Segment List[0]). */
 static size_t b_as(uint8_t *b)
@@ -370,7 +400,8 @@ struct row {
 	const char *label;
 	size_t (*build)(uint8_t *b);
 	uint16_t hook;			/* ETH_P_IPV6 / ETH_P_IP */
-	const char *sid;		/* counted by this SID (NULL: policy) */
+	const char *sid;		/* counted by this SID (NULL: the first
+					 * policy, "policy N": policy N) */
 	enum pkt_verdict verdict;	/* what the packet must come to */
 };
 
@@ -395,6 +426,7 @@ static struct row rows[] = {
 	  PKT_NEW_BYTES },
 	{ "End.M.GTP6.E", b_gtp6_e, ETH_P_IPV6, "fc00:22::", PKT_NEW_BYTES },
 	{ "End.M.GTP4.E", b_gtp4_e, ETH_P_IPV6, "fc00:23::", PKT_NEW_BYTES },
+	{ "H.M.GTP4.D (route)", b_gtp4_d, ETH_P_IP, "policy 1", PKT_NEW_BYTES },
 	{ "End.AS to service", b_as, ETH_P_IPV6, "fc00:a1::1", PKT_NEW_BYTES },
 	{ "End.AS back", b_back, ETH_P_IPV6, "fc00:a1::1", PKT_NEW_BYTES },
 	{ "End.AD to service", b_ad, ETH_P_IPV6, "fc00:a1::2", PKT_NEW_BYTES },
@@ -546,6 +578,8 @@ static uint64_t *row_counter(const struct row *r)
 
 	if (!r->sid)
 		return &pol_st[0].packets;
+	if (!strncmp(r->sid, "policy ", 7))
+		return &pol_st[strtoul(r->sid + 7, NULL, 10)].packets;
 	if (inet_pton(AF_INET6, r->sid, &a) != 1)
 		exit(1);
 	for (unsigned i = 0; i < cfg->nsids; i++)

@@ -196,6 +196,8 @@ START_TEST(status_document)
 	sids[0].errors = 3;
 	sids[0].drops[DROP_HOP_LIMIT] = 2;
 	sids[0].drops[DROP_BAD_SRH] = 1;
+	sids[0].oam_copies = 4;
+	sids[0].oam_uncopied = 1;
 	pols[1].packets = 9;
 	pols[1].bytes = 900;
 
@@ -312,7 +314,8 @@ START_TEST(status_document)
 	assert_json(json_array_get(v, 0),
 		"{\"sid\":\"fc00:100::1/128\",\"behavior\":\"End\","
 		"\"flavors\":[\"psp\"],\"origin\":\"file\",\"line\":3,\"packets\":7,\"bytes\":700,"
-		"\"errors\":3,\"drops\":{\"bad_srh\":1,\"hop_limit\":2}}");
+		"\"errors\":3,\"drops\":{\"bad_srh\":1,\"hop_limit\":2},"
+		"\"oam_copies\":4,\"oam_uncopied\":1}");
 	/* the mark as the packet carries it under the default mark-mask
 	 * 0xffff0000: 0x5d6f0000 + (2 << 16) = 0x5d710000; its table stays
 	 * mark-base + 2 = 0x5d6f0002 */

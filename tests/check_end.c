@@ -891,6 +891,7 @@ START_TEST(rcsid_field_ops)
 			for (unsigned j = 0; j < nf; j++)
 				v = v << 1 | ref_bit(&a, i * nf + j);
 			ck_assert_uint_eq(rcsid_get(&a, nf, i), v);
+			ck_assert_uint_eq(rcsid_get_any(&a, nf, i), v);
 		}
 		ref = a;
 		for (unsigned j = 0; j < nf; j++)
@@ -901,6 +902,13 @@ START_TEST(rcsid_field_ops)
 			    (1u << nf) - 1 : 0xffffffffu), n - 1);
 		ck_assert_bytes(a.s6_addr, 16, ref.s6_addr, 16);
 		ck_assert_uint_eq(rcsid_index(&a, nf), n - 1);
+		ck_assert_uint_eq(rcsid_index_any(&a, nf), n - 1);
+		/* the 128-bit path, for the lengths csid.h takes as words */
+		for (unsigned b = 0; b < 16; b++)
+			a.s6_addr[b] = (uint8_t)(0x9d * (b + 1) + k);
+		rcsid_write_any(&a, lb, nf, 0x5a5a5a5au & (nf < 32 ?
+				(1u << nf) - 1 : 0xffffffffu), n - 1);
+		ck_assert_bytes(a.s6_addr, 16, ref.s6_addr, 16);
 	}
 }
 END_TEST

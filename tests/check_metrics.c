@@ -55,6 +55,8 @@ static void fixture_init(struct fixture *f)
 	f->sids[0] = (struct sid_stats){ .packets = 6, .bytes = 600,
 					 .errors = 2 };
 	f->sids[0].drops[DROP_HOP_LIMIT] = 2;
+	f->sids[0].oam_copies = 3;
+	f->sids[0].oam_uncopied = 1;
 	f->pols[1] = (struct sid_stats){ .packets = 4, .bytes = 400 };
 	f->kq[0] = (struct ctl_nfq_queue){ .queue = 3, .waiting = 1,
 					   .queue_dropped = 7 };
@@ -203,6 +205,15 @@ START_TEST(families)
 		"# TYPE srv6d_sid_drops_total counter\n"
 		"srv6d_sid_drops_total{sid=\"fc00:100::1/128\",behavior=\"End\","
 		"reason=\"hop_limit\"} 2\n");
+	check_family(text, "srv6d_sid_oam_copies_total",
+		"# HELP srv6d_sid_oam_copies_total O-flag packets (RFC 9259 "
+		"section 2.1.1) copied to oam-copy, or not (over oam-rate, the "
+		"ring full), the SIDs that had any.\n"
+		"# TYPE srv6d_sid_oam_copies_total counter\n"
+		"srv6d_sid_oam_copies_total{sid=\"fc00:100::1/128\",behavior="
+		"\"End\",outcome=\"copied\"} 3\n"
+		"srv6d_sid_oam_copies_total{sid=\"fc00:100::1/128\",behavior="
+		"\"End\",outcome=\"uncopied\"} 1\n");
 	check_family(text, "srv6d_policy_bytes_total",
 		"# HELP srv6d_policy_bytes_total Bytes of the packets processed "
 		"successfully.\n"

@@ -606,6 +606,36 @@ START_TEST(test_gtp6e_checksum_paths)
 }
 END_TEST
 
+/* An IPv4 T-PDU with options (IHL 6: NOP, NOP, NOP, EOL) and its UDP
+ * checksum: its header's options are summed, its addresses not
+ * (tpdu_sum()); the datagram's checksum still verifies whole.  And the
+ * same T-PDU fragmented (MF): summed whole. */
+START_TEST(test_gtp6e_checksum_ipv4_options)
+{
+	static const uint8_t opts[4] = { 1, 1, 1, 0 };
+
+	for (unsigned mf = 0; mf < 2; mf++) {
+		uint8_t b[256];
+		size_t n = hex2bin(GTP6E_QFI_IN, b, sizeof(b));
+		struct pkt *p;
+
+		setup();
+		memmove(b + 64 + 24, b + 64 + 20, n - 64 - 20);
+		memcpy(b + 64 + 20, opts, 4);
+		b[5] += 4;		/* the IPv6 payload length */
+		b[64] = 0x46;		/* IHL 6 */
+		b[64 + 3] += 4;		/* total length */
+		if (mf)
+			b[64 + 6] = 0x20;
+		p = test_pkt(&slot, b, n + 4, ETH_P_IPV6);
+		run(gtp6e(), p);
+		ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+		expect_udp_csum_ok(p);
+		ck_assert_bytes(p->data + p->len - 21, 4, opts, 4);	/* kept */
+	}
+}
+END_TEST
+
 /* Segments Left 0: not the behavior's (S01), Parameter Problem at SL. */
 START_TEST(test_gtp6e_sl0)
 {
@@ -902,6 +932,7 @@ static Suite *mobile_suite(void)
 	tcase_add_test(tc, test_gtp6e_vpp);
 	tcase_add_test(tc, test_gtp6e_qfi_rqi_ipv4);
 	tcase_add_test(tc, test_gtp6e_checksum_paths);
+	tcase_add_test(tc, test_gtp6e_checksum_ipv4_options);
 	tcase_add_test(tc, test_gtp6e_sl0);
 	tcase_add_test(tc, test_gtp6e_no_srh);
 	tcase_add_test(tc, test_gtp6e_inner_truncated);

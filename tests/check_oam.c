@@ -182,6 +182,8 @@ START_TEST(oflag_end_copied_original_forwarded)
 	ck_assert_ptr_null(ring.punt[0]);
 	expect_copy(0, OAM_KIND_COPY, 48, 0, 109, 109, SID1, OEND_IN);
 	ck_assert_uint_eq(ws.oam_ratelimited, 0);
+	ck_assert_uint_eq(sst[0].oam_copies, 1);	/* the SID's */
+	ck_assert_uint_eq(sst[0].oam_uncopied, 0);
 }
 END_TEST
 
@@ -192,6 +194,7 @@ START_TEST(oflag_clear_no_copy)
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(ring.n, 0);
 	ck_assert_uint_eq(ws.oam_ratelimited + ws.oam_send_errors, 0);
+	ck_assert_uint_eq(sst[0].oam_copies + sst[0].oam_uncopied, 0);
 }
 END_TEST
 
@@ -297,6 +300,8 @@ START_TEST(oflag_flood_ratelimited)
 	ck_assert_uint_eq(ws.oam_ratelimited, 17);
 	ck_assert_uint_eq(sst[0].packets, 20);
 	ck_assert_uint_eq(sst[0].errors, 0);
+	ck_assert_uint_eq(sst[0].oam_copies, 3);
+	ck_assert_uint_eq(sst[0].oam_uncopied, 17);
 	/* 100 ms later: one more token (10/s) */
 	ctx.now_ns += 100000000ull;
 	process(OEND_IN);
@@ -328,6 +333,8 @@ START_TEST(oflag_ring_full)
 	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
 	ck_assert_uint_eq(ring.n, OAM_RING_SLOTS);
 	ck_assert_uint_eq(ws.oam_send_errors, 1);
+	ck_assert_uint_eq(sst[0].oam_uncopied, 1);
+	ck_assert_uint_eq(sst[0].oam_copies, 0);
 }
 END_TEST
 
@@ -448,6 +455,55 @@ START_TEST(flush_reaches_the_oam_process)
 	ck_assert_int_eq(n, OAM_HDR_LEN + 93);
 	ck_assert_uint_eq(got[1], OAM_KIND_PUNT);
 	ck_assert_int_lt(recv(fd, got, sizeof(got), MSG_DONTWAIT), 0);
+	oamsock_free(os);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
+/* The worker's socket is connected (oamsock.h): an OAM process restarted
+ * at the same path is another socket, reached from the batch after the
+ * one that found the old gone (that one lost, counted); one started after
+ * srv6d likewise. */
+START_TEST(flush_restarted_receiver)
+{
+	char path[108];
+	int fd = bind_unix(path, sizeof(path));
+	struct oamsock *os = oamsock_new();
+	uint8_t got[4096];
+
+	use_dest(path);
+	process(OEND_IN);
+	oamsock_flush(os, &ring, &cfg->oam, &ws);
+	ck_assert_uint_eq(ws.oam_sent, 1);
+	ck_assert_int_eq(recv(fd, got, sizeof(got), MSG_DONTWAIT),
+			 OAM_HDR_LEN + 109);
+	close(fd);
+	fd = bind_unix(path, sizeof(path));	/* restarted */
+	process(OEND_IN);
+	oamsock_flush(os, &ring, &cfg->oam, &ws);
+	ck_assert_uint_eq(ws.oam_sent + ws.oam_send_errors, 2);
+	if (ws.oam_sent == 1) {		/* the old one's batch: lost */
+		process(OEND_IN);
+		oamsock_flush(os, &ring, &cfg->oam, &ws);
+		ck_assert_uint_eq(ws.oam_send_errors, 1);
+	}
+	ck_assert_uint_eq(ws.oam_sent, 2);
+	ck_assert_int_eq(recv(fd, got, sizeof(got), MSG_DONTWAIT),
+			 OAM_HDR_LEN + 109);
+	ck_assert_int_lt(recv(fd, got, sizeof(got), MSG_DONTWAIT), 0);
+	/* started after: no socket at the path, then one */
+	close(fd);
+	unlink(path);
+	process(OEND_IN);
+	oamsock_flush(os, &ring, &cfg->oam, &ws);
+	ck_assert_uint_eq(ws.oam_sent, 2);
+	fd = bind_unix(path, sizeof(path));
+	process(OEND_IN);
+	oamsock_flush(os, &ring, &cfg->oam, &ws);
+	ck_assert_uint_eq(ws.oam_sent, 3);
+	ck_assert_int_eq(recv(fd, got, sizeof(got), MSG_DONTWAIT),
+			 OAM_HDR_LEN + 109);
 	oamsock_free(os);
 	close(fd);
 	unlink(path);
@@ -575,6 +631,7 @@ static Suite *oam_suite(void)
 	tcase_add_test(tc, end_op_ratelimited_drop);
 	tcase_add_test(tc, flush_reaches_the_oam_process);
 	tcase_add_test(tc, flush_without_receiver);
+	tcase_add_test(tc, flush_restarted_receiver);
 	tcase_add_test(tc, config_oam);
 	tcase_add_test(tc, config_oam_errors);
 	suite_add_tcase(s, tc);

@@ -608,6 +608,9 @@ static void print_sid_detail(const json_t *s)
 	printf("    packets %" PRIu64 " bytes %" PRIu64 " errors %" PRIu64
 	       " drops %" PRIu64 "\n", jnum(s, "packets"), jnum(s, "bytes"),
 	       jnum(s, "errors"), drops_sum(s));
+	if (json_object_get(s, "oam_copies"))
+		printf("    oam copies %" PRIu64 " uncopied %" PRIu64 "\n",
+		       jnum(s, "oam_copies"), jnum(s, "oam_uncopied"));
 	print_drop_lines(s, "    drop ");
 }
 

@@ -91,6 +91,12 @@ struct sid_stats {
 	uint64_t errors;	/* dropped or answered with an ICMP error:
 				 * the sum of drops[] */
 	uint64_t drops[DROP__COUNT];
+	/* RFC 9259 2.1.1: O-flag packets at this SID with `oam-copy` on:
+	 * copied, and not (over oam-rate, or the ring full: the worker's
+	 * oam_ratelimited / oam_send_errors say which).  The packet itself
+	 * is counted above as any other.  End.OP's punts are its packets. */
+	uint64_t oam_copies;
+	uint64_t oam_uncopied;
 };
 
 /* Per-worker totals. Aligned so two workers never share a line. */

@@ -111,6 +111,10 @@ static void sid_stats_fill(json_t *o, const struct sid_stats *st, bool *ok)
 	jset(o, "bytes", jcount(st->bytes), ok);
 	jset(o, "errors", jcount(st->errors), ok);
 	jset(o, "drops", drops_json(st->drops, true), ok);
+	if (st->oam_copies || st->oam_uncopied) {	/* a SID's O-flag */
+		jset(o, "oam_copies", jcount(st->oam_copies), ok);
+		jset(o, "oam_uncopied", jcount(st->oam_uncopied), ok);
+	}
 }
 
 static json_t *prefix_json(int family, const void *addr, unsigned plen)

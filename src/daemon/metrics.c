@@ -367,6 +367,22 @@ static void entry_metrics(FILE *f, const struct ctl_status_src *src,
 			sample(f, drops, l, 3, st[i].drops[r]);
 		}
 	}
+	if (policies)
+		return;
+	family(f, "srv6d_sid_oam_copies_total", "counter", "O-flag packets "
+	       "(RFC 9259 section 2.1.1) copied to oam-copy, or not (over "
+	       "oam-rate, the ring full), the SIDs that had any.");
+	for (unsigned i = 0; i < n; i++) {
+		if (!st[i].oam_copies && !st[i].oam_uncopied)
+			continue;
+		entry_labels_fill(cfg, policies, i, &el, l);
+		l[4] = "outcome";
+		l[5] = "copied";
+		sample(f, "srv6d_sid_oam_copies_total", l, 3, st[i].oam_copies);
+		l[5] = "uncopied";
+		sample(f, "srv6d_sid_oam_copies_total", l, 3,
+		       st[i].oam_uncopied);
+	}
 }
 
 /* ---- the kernel's queues, the route mirror ----------------------------- */

@@ -12,7 +12,8 @@
 
 struct oamsock {
 	int fd;			/* -1: none open */
-	int family;		/* fd's */
+	struct sockaddr_storage dest;	/* fd is connected to */
+	socklen_t dest_len;
 	struct mmsghdr msgs[OAM_RING_SLOTS];
 	struct iovec iov[OAM_RING_SLOTS];
 };
@@ -41,16 +42,28 @@ void oamsock_free(struct oamsock *os)
 	free(os);
 }
 
-/* A socket of o's family, opened once per family.  Returns 0 or -1. */
+/* A socket connected to o's destination, opened once per destination
+ * (again after a failed send).  Returns 0, or -1 when it cannot be made
+ * (AF_UNIX: no socket bound at the path yet). */
 static int oamsock_ready(struct oamsock *os, const struct config_oam *o)
 {
-	if (os->fd >= 0 && os->family == o->family)
+	if (os->fd >= 0 && os->dest_len == o->dest_len &&
+	    !memcmp(&os->dest, &o->dest, o->dest_len))
 		return 0;
 	oamsock_close(os);
+	if (o->dest_len > sizeof(os->dest))
+		return -1;
 	os->fd = socket(o->family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 			0);
-	os->family = o->family;
-	return os->fd >= 0 ? 0 : -1;
+	if (os->fd < 0)
+		return -1;
+	if (connect(os->fd, &o->dest.sa, o->dest_len) < 0) {
+		oamsock_close(os);
+		return -1;
+	}
+	memcpy(&os->dest, &o->dest, o->dest_len);
+	os->dest_len = o->dest_len;
+	return 0;
 }
 
 /* Copy i of ring did not leave. */
@@ -81,8 +94,6 @@ void oamsock_flush(struct oamsock *os, struct oam_ring *ring,
 		os->iov[k].iov_base = (void *)oam_ring_copy(ring, k, &len);
 		os->iov[k].iov_len = len;
 		os->msgs[k].msg_hdr = (struct msghdr){
-			.msg_name = (void *)&o->dest,
-			.msg_namelen = o->dest_len,
 			.msg_iov = &os->iov[k],
 			.msg_iovlen = 1,
 		};
@@ -93,9 +104,13 @@ void oamsock_flush(struct oamsock *os, struct oam_ring *ring,
 		if (sent < 0) {
 			if (errno == EINTR)
 				continue;
-			/* The one at i failed: the receiver is absent or full
-			 * (ENOENT, ECONNREFUSED, EAGAIN), or the destination
-			 * unreachable; the rest would fail the same way. */
+			/* The one at i failed: the receiver is full (EAGAIN),
+			 * or gone (ECONNREFUSED: a restarted one is another
+			 * socket, connected to by the next flush), or the
+			 * destination unreachable; the rest would fail the
+			 * same way. */
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				oamsock_close(os);
 			break;
 		}
 		st->oam_sent += (unsigned)sent;

@@ -3,10 +3,12 @@
  * wrote into the worker's ring (src/srv6/oam.h), sent in one sendmmsg().
  *
  * The socket is a datagram socket of the destination's family (AF_UNIX,
- * AF_INET6, AF_INET), non-blocking, unconnected (each copy is addressed,
- * so that an OAM process started after srv6d, or restarted, gets the
- * next copies), opened by the worker itself the first time a config asks
- * for that family: never per packet.
+ * AF_INET6, AF_INET), non-blocking, connected to the destination, so
+ * that a send looks up neither the path nor the route per copy; opened by
+ * the worker itself the first time a config asks for that destination
+ * (never per packet), and again after a send fails other than for a full
+ * receiver, so that an OAM process started after srv6d, or restarted,
+ * gets the copies of the batch after.
  */
 #ifndef SRV6D_OAMSOCK_H
 #define SRV6D_OAMSOCK_H

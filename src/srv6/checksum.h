@@ -12,9 +12,17 @@
 uint32_t csum_partial(const void *buf, size_t len, uint32_t sum);
 uint16_t csum_fold(uint32_t sum);
 
-/* Sum of the IPv6 pseudo header (RFC 8200 8.1). */
-uint32_t csum_ipv6_pseudo(const struct in6_addr *src,
-			  const struct in6_addr *dst, uint32_t len,
+/* a + b, two running sums, with the carry kept. */
+uint32_t csum_add(uint32_t a, uint32_t b);
+
+/* Sum of the IPv6 pseudo header (RFC 8200 8.1): src and dst, 16 bytes
+ * each (a struct in6_addr, or the bytes of a header at any alignment). */
+uint32_t csum_ipv6_pseudo(const void *src, const void *dst, uint32_t len,
 			  uint8_t nexthdr);
+
+/* Sum of the IPv4 pseudo header (RFC 768): src and dst, 4 bytes each in
+ * network order, at any alignment. */
+uint32_t csum_ipv4_pseudo(const void *src, const void *dst, uint32_t len,
+			  uint8_t proto);
 
 #endif

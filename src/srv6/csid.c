@@ -59,12 +59,6 @@ void csid_advance(struct in6_addr *da, unsigned lblen, unsigned nflen)
 	addr_store(da, (v & ~keep) | rest);
 }
 
-void rcsid_lengths(const struct sid *sid, unsigned *lblen, unsigned *nflen)
-{
-	*lblen = sid->lblen ? sid->lblen : RCSID_DEFAULT_LBLEN;
-	*nflen = sid->nflen ? sid->nflen : RCSID_DEFAULT_NFLEN;
-}
-
 unsigned rcsid_index_bits(unsigned nflen)
 {
 	unsigned n = 128 / nflen;	/* C-SIDs a container holds */
@@ -72,56 +66,23 @@ unsigned rcsid_index_bits(unsigned nflen)
 	return n <= 1 ? 0 : 32 - (unsigned)__builtin_clz(n - 1);
 }
 
-/* The common lengths, whole bytes (16- and 32-bit C-SIDs, a 32- or
- * 48-bit block) with an index that fits the last byte, go byte-wise; the
- * 128-bit shifts are for any other (the same result: check_end's
- * field ops run both).  perf of bench/behavior-cost's replace-csid row:
- * these functions fell from a fifth of its samples to a twentieth. */
-static bool bytewise(unsigned lblen, unsigned nflen)
+unsigned rcsid_index_any(const struct in6_addr *da, unsigned nflen)
 {
-	return lblen % 8 == 0 && nflen % 8 == 0 && nflen >= 16 &&
-	       nflen <= 32 && lblen + nflen <= 120;
+	return (unsigned)(addr_load(da) & low_bits(rcsid_index_bits(nflen)));
 }
 
-unsigned rcsid_index(const struct in6_addr *da, unsigned nflen)
+uint32_t rcsid_get_any(const struct in6_addr *c, unsigned nflen, unsigned i)
 {
-	unsigned ib = rcsid_index_bits(nflen);
-
-	if (ib <= 8)
-		return da->s6_addr[15] & ((1u << ib) - 1);
-	return (unsigned)(addr_load(da) & low_bits(ib));
-}
-
-uint32_t rcsid_get(const struct in6_addr *c, unsigned nflen, unsigned i)
-{
-	if (nflen % 8 == 0 && nflen <= 32 && (i + 1) * nflen <= 128) {
-		const uint8_t *b = c->s6_addr + i * (nflen / 8);
-		uint32_t v = 0;
-
-		for (unsigned k = 0; k < nflen / 8; k++)
-			v = v << 8 | b[k];
-		return v;
-	}
 	return (uint32_t)((addr_load(c) >> (128 - (i + 1) * nflen)) &
 			  low_bits(nflen));
 }
 
-void rcsid_write(struct in6_addr *da, unsigned lblen, unsigned nflen,
-		 uint32_t v, unsigned idx)
+void rcsid_write_any(struct in6_addr *da, unsigned lblen, unsigned nflen,
+		     uint32_t v, unsigned idx)
 {
 	unsigned ib = rcsid_index_bits(nflen);
 	u128 a, cmask;
 
-	if (bytewise(lblen, nflen) && ib <= 8) {
-		uint8_t *b = da->s6_addr + lblen / 8;
-		uint8_t m = (uint8_t)((1u << ib) - 1);
-
-		for (unsigned k = nflen / 8; k-- > 0; v >>= 8)
-			b[k] = (uint8_t)v;
-		da->s6_addr[15] = (uint8_t)((da->s6_addr[15] & ~m) |
-					    (idx & m));
-		return;
-	}
 	a = addr_load(da);
 	cmask = low_bits(nflen) << (128 - lblen - nflen);
 	a = (a & ~cmask) | ((u128)v << (128 - lblen - nflen) & cmask);

@@ -33,6 +33,7 @@
  * Decrementing here too would make the packet lose two.
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <linux/if_ether.h>
 #include <string.h>
 
@@ -95,14 +96,18 @@ static void srh_write(uint8_t *h, uint8_t nexthdr, const struct seglist *sl,
 {
 	uint8_t *seg = h + SRH_FIXED_LEN;
 	unsigned last = sh->reduced ? 1u : 0u;
+	uint64_t w;
 
-	h[0] = nexthdr;
-	h[1] = (uint8_t)((srh_shape_bytes(sh) >> 3) - 1);
-	h[2] = SRH_TYPE;
-	h[3] = (uint8_t)(sh->entries - 1 + last);	/* SL */
-	h[4] = (uint8_t)(sh->entries - 1);		/* Last Entry */
-	h[5] = sh->hmac ? SRH_FLAG_HMAC_LINUX : 0;	/* flags */
-	h[6] = h[7] = 0;				/* tag */
+	/* next header, length, type, SL, Last Entry, flags, tag 0: one
+	 * big-endian word */
+	w = (uint64_t)nexthdr << 56 |
+	    (uint64_t)(uint8_t)((srh_shape_bytes(sh) >> 3) - 1) << 48 |
+	    (uint64_t)SRH_TYPE << 40 |
+	    (uint64_t)(uint8_t)(sh->entries - 1 + last) << 32 |
+	    (uint64_t)(uint8_t)(sh->entries - 1) << 24 |
+	    (uint64_t)(sh->hmac ? SRH_FLAG_HMAC_LINUX : 0) << 16;
+	w = htobe64(w);
+	memcpy(h, &w, 8);
 	if (orig_da) {
 		memcpy(seg, orig_da, 16);
 		seg += 16;
@@ -169,7 +174,8 @@ static enum drop_reason headend_encap(const struct in6_addr *src,
 {
 	struct srh_shape sh = srh_shape_of(sl, reduced, false, key != NULL);
 	uint32_t srhlen = srh_shape_bytes(&sh);
-	struct gso_cache inner = p->gso_cache;	/* pkt_push() ends it */
+	bool cached = p->gso_cache.valid;	/* pkt_push() ends it */
+	struct gso_cache inner;
 	enum drop_reason why;
 	uint32_t vtcfl = 0;
 	uint8_t hlim = 0, proto = 0;
@@ -180,6 +186,8 @@ static enum drop_reason headend_encap(const struct in6_addr *src,
 		return why;
 	if (p->len + IPV6_HDR_LEN + srhlen > PKT_MAX_LEN)
 		return DROP_TOO_BIG;
+	if (cached)	/* (copied only when there is one: 40 bytes) */
+		inner = p->gso_cache;
 	h = pkt_push(p, IPV6_HDR_LEN + srhlen);
 	if (!h)
 		return DROP_NO_HEADROOM;
@@ -187,7 +195,8 @@ static enum drop_reason headend_encap(const struct in6_addr *src,
 		      srhlen ? IPPROTO_SRH : proto, hlim, src, &sl->segs[0]);
 	if (srhlen) {
 		srh_write(h + IPV6_HDR_LEN, proto, sl, NULL, &sh);
-		why = srh_sign(h + IPV6_HDR_LEN, &sh, key, h + IP6_SRC_OFF);
+		why = sh.hmac ? srh_sign(h + IPV6_HDR_LEN, &sh, key,
+					 h + IP6_SRC_OFF) : HEADEND_OK;
 		if (why != HEADEND_OK) {
 			pkt_pull(p, IPV6_HDR_LEN + srhlen);
 			return why;
@@ -195,7 +204,9 @@ static enum drop_reason headend_encap(const struct in6_addr *src,
 	}
 	/* The inner packet's GSO parse, behind the new outer header: the
 	 * result's, not parsed again. */
-	p->gso_cache = gso_cache_encap(inner, IPV6_HDR_LEN + srhlen, p->len);
+	if (cached)
+		p->gso_cache = gso_cache_encap(inner, IPV6_HDR_LEN + srhlen,
+					       p->len);
 	return HEADEND_OK;
 }
 
@@ -579,7 +590,7 @@ void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 		proc_drop(ctx, p, plan->st, DROP_NO_SOURCE);
 		return;
 	}
-	to_first = inner_to_first(plan, p);
+	to_first = p->gso && inner_to_first(plan, p);	/* only for p->gso */
 	inner_len = p->len;
 	why = plan_push(plan, key, &src, p);
 	if (why != HEADEND_OK) {

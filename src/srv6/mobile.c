@@ -9,7 +9,9 @@
  * None of them decrements a hop limit: the kernel does once it forwards.
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <linux/if_ether.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "behavior.h"
@@ -46,10 +48,21 @@ static void put16(uint8_t *b, uint32_t v)
 /* ---- Args.Mob.Session and the IPv4 addresses in a SID (RFC 9433 6.1,
  * 6.6) ------------------------------------------------------------------ */
 
+/* The 8 bytes at a + pos / 8 hold bits pos..pos+n-1 of a 16-byte
+ * address: one big-endian 64-bit word for them. */
+static bool bits_in_word(unsigned pos, unsigned n)
+{
+	return pos % 8 == 0 && pos <= 64 && n > 0 && n < 64;
+}
+
 static uint64_t bits_read(const uint8_t *a, unsigned pos, unsigned n)
 {
 	uint64_t v = 0;
 
+	if (bits_in_word(pos, n)) {
+		memcpy(&v, a + pos / 8, 8);
+		return be64toh(v) >> (64 - n);
+	}
 	if (pos % 8 == 0) {
 		for (unsigned i = 0; i < n / 8; i++)
 			v = v << 8 | a[pos / 8 + i];
@@ -62,6 +75,14 @@ static uint64_t bits_read(const uint8_t *a, unsigned pos, unsigned n)
 
 static void bits_write(uint8_t *a, unsigned pos, unsigned n, uint64_t v)
 {
+	if (bits_in_word(pos, n)) {
+		uint64_t w, m = ~0ull << (64 - n);
+
+		memcpy(&w, a + pos / 8, 8);
+		w = htobe64((be64toh(w) & ~m) | (v << (64 - n) & m));
+		memcpy(a + pos / 8, &w, 8);
+		return;
+	}
 	if (pos % 8 == 0) {
 		for (unsigned i = n / 8; i-- > 0; v >>= 8)
 			a[pos / 8 + i] = (uint8_t)v;
@@ -159,23 +180,26 @@ uint32_t gtpu_write(uint8_t *g, const struct mob_session *ms,
 		    uint32_t pdu_len)
 {
 	uint32_t hl = gtpu_hdr_len(ms);
+	bool ext = hl != GTPU_HDR_LEN;
+	uint64_t w;
 
-	g[0] = GTPU_FLAG_VERSION1 | GTPU_FLAG_PT;
-	g[1] = GTPU_TYPE_GPDU;
-	put16(g + 2, hl - GTPU_HDR_LEN + pdu_len);
-	g[4] = (uint8_t)(ms->teid >> 24);
-	g[5] = (uint8_t)(ms->teid >> 16);
-	g[6] = (uint8_t)(ms->teid >> 8);
-	g[7] = (uint8_t)ms->teid;
-	if (hl == GTPU_HDR_LEN)
+	/* flags, message type, length, TEID: one big-endian word */
+	w = (uint64_t)(GTPU_FLAG_VERSION1 | GTPU_FLAG_PT |
+		       (ext ? GTPU_FLAG_E : 0)) << 56 |
+	    (uint64_t)GTPU_TYPE_GPDU << 48 |
+	    (uint64_t)((hl - GTPU_HDR_LEN + pdu_len) & 0xffff) << 32 |
+	    ms->teid;
+	w = htobe64(w);
+	memcpy(g, &w, 8);
+	if (!ext)
 		return hl;
-	g[0] |= GTPU_FLAG_E;
-	memset(g + 8, 0, 3);			/* sequence, N-PDU */
-	g[11] = GTPU_EXT_PDU_SESSION;
-	g[12] = 1;				/* 4 bytes */
-	g[13] = 0;				/* DL PDU SESSION INFORMATION */
-	g[14] = (uint8_t)((ms->r ? 0x40 : 0) | (ms->qfi & 0x3f));
-	g[15] = 0;				/* no next extension */
+	/* sequence 0, N-PDU 0, next extension PDU Session Container; its
+	 * length 1 (4 bytes), DL PDU SESSION INFORMATION (type 0), RQI and
+	 * QFI, no next extension */
+	w = (uint64_t)GTPU_EXT_PDU_SESSION << 32 | 1ull << 24 |
+	    (uint64_t)((ms->r ? 0x40 : 0) | (ms->qfi & 0x3f)) << 8;
+	w = htobe64(w);
+	memcpy(g + 8, &w, 8);
 	return hl;
 }
 
@@ -239,172 +263,78 @@ static int mobile_inner(struct proc_ctx *ctx, const struct sid *sid,
 	return 0;
 }
 
-/* The sum of the n native 32-bit words at b, in 64 bits (no carry is
- * lost below 2^32 words), for headers: a plain loop. */
-static inline uint64_t sum_words32_small(const uint8_t *b, size_t n)
+/* The one's-complement sum of a T-PDU whose transport segment its own
+ * checksum covers behind a pseudo header (TCP, or UDP with a checksum,
+ * right after an IPv6 header or an unfragmented IPv4 one), without
+ * reading the segment: with a valid checksum the segment sums to the
+ * negated pseudo header (RFC 1071), and the addresses, in both the IP
+ * header and the pseudo header, cancel.  So it is the sum of the IP
+ * header less its addresses (IPv6's first 8 bytes; IPv4's first 12 and
+ * its options) less the pseudo header's length and protocol.  Returns
+ * true with the length of the header's first bytes to sum in *fixed and
+ * the sum of the rest in *sum, false for another T-PDU. */
+static bool tpdu_sum(const uint8_t *t, uint32_t len, uint32_t *fixed,
+		     uint32_t *sum)
 {
-	uint64_t acc = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		uint32_t w;
-
-		memcpy(&w, b + 4 * i, 4);
-		acc += w;
-	}
-	return acc;
-}
-
-/* The same for a T-PDU: a loop the compiler vectorizes (SSE2's 64-bit
- * lanes, x86-64's baseline). */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("tree-vectorize")))
-#endif
-static uint64_t sum_words32(const uint8_t *b, size_t n)
-{
-	uint64_t acc = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		uint32_t w;
-
-		memcpy(&w, b + 4 * i, 4);
-		acc += w;
-	}
-	return acc;
-}
-
-/* A native-order sum of 32-bit words folded to 16 bits in network order:
- * the one's-complement sum does not depend on the byte order of its words
- * (RFC 1071 2(B)), so it is swapped once. */
-static uint32_t fold_native(uint64_t acc)
-{
-	acc = (acc & 0xffffffffu) + (acc >> 32);
-	acc = (acc & 0xffffffffu) + (acc >> 32);
-	acc = (acc & 0xffff) + (acc >> 16);
-	acc = (acc & 0xffff) + (acc >> 16);
-	acc = (acc & 0xffff) + (acc >> 16);
-	return ntohs((uint16_t)acc);
-}
-
-/* csum_partial()'s sum of len bytes at buf, in native 32-bit words.  The
- * whole T-PDU is summed for a GTP-U packet made of one without a
- * checksum of its own (tpdu_sum()): this keeps it near a copy's cost. */
-static uint32_t csum_words(const uint8_t *buf, size_t len, uint32_t sum)
-{
-	uint64_t acc = len > 128 ? sum_words32(buf, len / 4) :
-				   sum_words32_small(buf, len / 4);
-	uint8_t tail[4] = { 0 };
-	uint32_t w;
-
-	if (len & 3) {
-		memcpy(tail, buf + (len & ~(size_t)3), len & 3);  /* 0-padded */
-		memcpy(&w, tail, 4);
-		acc += w;
-	}
-	acc = (uint64_t)sum + fold_native(acc);
-	return (uint32_t)((acc & 0xffffffffu) + (acc >> 32));
-}
-
-/* a + b, two running sums (csum_partial()'s), with the carry kept. */
-static uint32_t csum_add(uint32_t a, uint32_t b)
-{
-	uint64_t t = (uint64_t)a + b;
-
-	return (uint32_t)((t & 0xffffffffu) + (t >> 32));
-}
-
-/* The one's-complement sum that makes a valid checksum sum to
- * 0xffff together with `with` (RFC 1071: -with). */
-static uint32_t csum_negate(uint32_t with)
-{
-	return 0xffffu - (uint16_t)~csum_fold(with);
-}
-
-/* The IPv6 pseudo header's sum (RFC 8200 8.1), csum_ipv6_pseudo()'s. */
-static uint32_t csum_ipv6_pseudo_words(const uint8_t *sa, const uint8_t *da,
-				       uint32_t len, uint8_t proto)
-{
-	return fold_native(sum_words32_small(sa, 4) +
-			   sum_words32_small(da, 4)) +
-	       (len >> 16) + (len & 0xffff) + proto;
-}
-
-/* The IPv4 pseudo header's sum (RFC 768) for proto and len. */
-static uint32_t csum_ipv4_pseudo(const uint8_t *sa, const uint8_t *da,
-				 uint8_t proto, uint32_t len)
-{
-	uint8_t ph[12];
-
-	memcpy(ph, sa, 4);
-	memcpy(ph + 4, da, 4);
-	ph[8] = 0;
-	ph[9] = proto;
-	put16(ph + 10, len);
-	return fold_native(sum_words32_small(ph, 3));
-}
-
-/* The transport header of a T-PDU (its protocol and offset) whose own
- * checksum covers it all behind a pseudo header: TCP, or UDP with a
- * checksum, right after an IPv6 header or an unfragmented IPv4 one.
- * Returns the pseudo header's sum, or 0 with *l4 0 when none. */
-static uint32_t tpdu_l4(const uint8_t *t, uint32_t len, uint32_t *l4)
-{
-	uint32_t hl = 0, n;
+	uint32_t hl, n, s = 0;
 	uint8_t proto;
 
-	*l4 = 0;
 	if (len >= IPV6_HDR_LEN && (t[0] >> 4) == 6) {
 		hl = IPV6_HDR_LEN;
+		*fixed = IP6_SRC_OFF;
 		proto = t[IP6_NH_OFF];
 	} else if (len >= IPV4_HDR_LEN && (t[0] >> 4) == 4 &&
 		   !(get16(t + 6) & 0x3fff)) {	/* MF, offset */
 		hl = (t[0] & 0x0fu) * 4;
+		*fixed = IP4_SRC_OFF;
 		proto = t[9];
 	} else {
-		return 0;
+		return false;
 	}
 	n = len - hl;
 	if (hl < IPV4_HDR_LEN || hl > len ||
 	    !((proto == IPPROTO_TCP && n >= 20) ||
 	      (proto == IPPROTO_UDP && n >= UDP_HDR_LEN &&
 	       get16(t + hl + 6) != 0)))
-		return 0;
-	*l4 = hl;
-	if (hl == IPV6_HDR_LEN && (t[0] >> 4) == 6)
-		return csum_ipv6_pseudo_words(t + IP6_SRC_OFF,
-					      t + IP6_DST_OFF, n, proto);
-	return csum_ipv4_pseudo(t + IP4_SRC_OFF, t + IP4_DST_OFF, proto, n);
+		return false;
+	if (*fixed == IP4_SRC_OFF && hl > IPV4_HDR_LEN)		/* options */
+		s = csum_partial(t + IPV4_HDR_LEN, hl - IPV4_HDR_LEN, 0);
+	*sum = csum_add(s, ~((n >> 16) + (n & 0xffff) + proto));  /* - */
+	return true;
 }
 
 /* The UDP checksum of the datagram at u: hl bytes of UDP and GTP-U
  * headers, then the T-PDU of pdu bytes, behind a pseudo header summing
  * to pseudo (RFC 768; 0 is sent as 0xffff).  The T-PDU's transport
- * segment, when its own checksum covers it (tpdu_l4()), is not read: with
- * a valid checksum it sums to the negated pseudo header (RFC 1071), as
+ * segment, when its own checksum covers it (tpdu_sum()), is not read, as
  * Linux's local checksum offload takes it for its UDP tunnels; an invalid
  * one stays invalid in the GTP-U checksum (the receiver drops it one hop
  * earlier).  Another T-PDU (ICMP, a fragment, UDP without a checksum) is
- * summed whole. */
+ * summed whole.  The sums are equal modulo 0xffff, the checksum the same
+ * bytes: the only value with two forms, 0, is sent as 0xffff. */
 static void udp_csum_set(uint8_t *u, uint32_t hl, uint32_t pdu,
 			 uint32_t pseudo)
 {
-	uint32_t l4, ps = tpdu_l4(u + hl, pdu, &l4);
+	uint32_t fixed, ts;
 	uint16_t c;
 
-	u[6] = u[7] = 0;
-	if (l4)
-		c = csum_fold(csum_words(u, hl + l4,
-					 csum_add(pseudo, csum_negate(ps))));
+	u[6] = u[7] = 0;	/* (udp_gtpu_write()'s already) */
+	if (tpdu_sum(u + hl, pdu, &fixed, &ts))	/* the T-PDU follows */
+		c = csum_fold(csum_partial(u, hl + fixed,
+					   csum_add(pseudo, ts)));
 	else
-		c = csum_fold(csum_words(u, hl + pdu, pseudo));
+		c = csum_fold(csum_partial(u, hl + pdu, pseudo));
 	put16(u + 6, c ? c : 0xffff);
 }
 
 /* The UDP header of a GTP-U datagram of len bytes at u. */
 static void udp_gtpu_write(uint8_t *u, uint32_t len)
 {
-	put16(u, GTPU_PORT);
-	put16(u + 2, GTPU_PORT);
-	put16(u + 4, len);
+	uint64_t w = htobe64((uint64_t)GTPU_PORT << 48 |
+			     (uint64_t)GTPU_PORT << 32 |
+			     (uint64_t)(len & 0xffff) << 16);	/* checksum 0 */
+
+	memcpy(u, &w, 8);
 }
 
 /* Push the UDP and GTP-U headers of session ms in front of the T-PDU p
@@ -582,7 +512,7 @@ void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 	ip6_hdr_write(h, vtcfl, p->len - IPV6_HDR_LEN, IPPROTO_UDP, hlim,
 		      &sa, &da);			/* S06-S07 */
 	udp_csum_set(h + IPV6_HDR_LEN, UDP_HDR_LEN + gtpu_hdr_len(&ms),
-		     pdu, csum_ipv6_pseudo_words(h + IP6_SRC_OFF,
+		     pdu, csum_ipv6_pseudo(h + IP6_SRC_OFF,
 						 h + IP6_DST_OFF,
 						 p->len - IPV6_HDR_LEN,
 						 IPPROTO_UDP));
@@ -607,7 +537,7 @@ static void ip4_gtpu_write(uint8_t *h, uint32_t len, uint8_t tos, uint8_t ttl,
 	h[10] = h[11] = 0;
 	memcpy(h + IP4_SRC_OFF, &sa, 4);
 	memcpy(h + IP4_DST_OFF, &da, 4);
-	c = csum_fold(csum_words(h, IPV4_HDR_LEN, 0));
+	c = csum_fold(csum_partial(h, IPV4_HDR_LEN, 0));
 	put16(h + 10, c);
 }
 
@@ -639,8 +569,8 @@ void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,
 	}
 	ip4_gtpu_write(h, p->len, tos, ttl, sa, da);	/* S06 */
 	udp_csum_set(h + IPV4_HDR_LEN, UDP_HDR_LEN + gtpu_hdr_len(&ms), pdu,
-		     csum_ipv4_pseudo((const uint8_t *)&sa, (const uint8_t *)&da,
-				      IPPROTO_UDP, p->len - IPV4_HDR_LEN));
+		     csum_ipv4_pseudo(&sa, &da, p->len - IPV4_HDR_LEN,
+				      IPPROTO_UDP));
 	p->verdict = PKT_NEW_BYTES;
 	proc_count_ok(behavior_stats(ctx, sid), p);
 }

@@ -116,9 +116,15 @@ static int oam_copy_why(struct proc_ctx *ctx, const struct sid *sid,
 int oam_copy(struct proc_ctx *ctx, const struct sid *sid, struct pkt *p,
 	     uint8_t kind)
 {
+	struct sid_stats *st = &ctx->sid_stats[sid->index];
 	enum drop_reason why;
 
-	return oam_copy_why(ctx, sid, p, kind, &why);
+	if (oam_copy_why(ctx, sid, p, kind, &why) < 0) {
+		st->oam_uncopied++;
+		return -1;
+	}
+	st->oam_copies++;
+	return 0;
 }
 
 void behavior_end_op(struct proc_ctx *ctx, const struct sid *sid,

@@ -152,6 +152,10 @@ expect_eq "End: every copy's header (kind 1, the SID, worker, lengths, timestamp
 expect_eq "End: every original forwarded to sink1" "$(sink_count "$S1" fc00:9::c1)" $N
 expect_eq "oam_sent counted them" "$(ctl_get "s['totals']['oam_sent']")" $N
 expect_eq "the SID counted every packet" "$(ctl_get "sid('fc00:100::1/128')['packets']")" $N
+expect_eq "the SID counted every copy (oam_copies), none uncopied" \
+	"$(ctl_get "(sid('fc00:100::1/128').get('oam_copies'), sid('fc00:100::1/128').get('oam_uncopied'))")" "($N, 0)"
+expect_eq "srv6ctl sid show prints them" \
+	"$(timeout 5 "$SRV6CTL" -s "$SOCK" sid show fc00:100::1 | grep -c "^    oam copies $N uncopied 0$")" 1
 
 # ---- no O-flag: no copy ----------------------------------------------------------
 build plain 20 >"$TMPD/plain.hex"
@@ -191,6 +195,7 @@ c0=$(ncopies)
 rl0=$(ctl_get "s['totals']['oam_ratelimited']")
 se0=$(ctl_get "s['totals']['oam_send_errors']")
 fw0=$(sink_count "$S1" fc00:9::c1)
+sc0=$(ctl_get "sid('fc00:100::1/128')['oam_copies'] + sid('fc00:100::1/128')['oam_uncopied'] * 100000")
 send 20000 "$TMPD/flood.hex"
 secs=$(( (T1 - T0) / 1000000 ))
 sleep 0.5
@@ -206,6 +211,13 @@ max=$(( 200 + 200 * (secs + 1000) / 1000 ))
 [ "$made" -le "$max" ] && pass "flood: at most burst + rate x time copies ($made <= $max)" ||
 	fail "flood: $made copies, more than $max"
 expect_eq "flood: every original forwarded" "$(( $(sink_count "$S1" fc00:9::c1) - fw0 ))" $F
+sc=$(( $(ctl_get "sid('fc00:100::1/128')['oam_copies'] + sid('fc00:100::1/128')['oam_uncopied'] * 100000") - sc0 ))
+say "flood at the SID: $((sc % 100000)) copied, $((sc / 100000)) uncopied"
+expect_eq "flood: the SID counted each packet copied or uncopied" \
+	"$(( sc % 100000 + sc / 100000 ))" $F
+[ $((sc / 100000)) -ge "$rl" ] && [ $((sc % 100000)) -ge "$made" ] &&
+	pass "flood: the SID's uncopied cover the rate-limited, its copies those read" ||
+	fail "flood: the SID's counts ($sc) against $made read, $rl rate-limited"
 
 # End.OP above the rate: a counted drop per SID.
 build op 400 >"$TMPD/op2.hex"
