@@ -69,6 +69,7 @@ static const char conf_fmt[] =
 	"sid fc00:1::2/128 action End flavors psp\n"
 	"sid fc00:1::3/128 action End.X nh6 fc00:3::2\n"
 	"sid fc00:1::4/128 action End.T table 100\n"
+	"sid fc00:1::5/128 action End.MAP nh6 fc00:9::d6\n"
 	"sid fc00:0:100::/48 action End flavors next-csid lblen 32 nflen 16\n"
 	"sid fc00:a:0:0:101::/80 action End flavors replace-csid lblen 48 nflen 32\n"
 	"sid fc00:6::1/128 action End.DX6 nh6 fc00:3::2\n"
@@ -217,6 +218,14 @@ static size_t b_end_x(uint8_t *b)
 static size_t b_end_t(uint8_t *b)
 {
 	static const char *const s[] = { "fc00:9::1", "fc00:1::4" };
+
+	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
+}
+
+/* End.MAP (RFC 9433 6.2): End's packet, its DA mapped. */
+static size_t b_end_map(uint8_t *b)
+{
+	static const char *const s[] = { "fc00:9::1", "fc00:1::5" };
 
 	return srv6(b, s, 2, 1, IPPROTO_IPV6, inner6, PAYLOAD);
 }
@@ -411,6 +420,7 @@ static struct row rows[] = {
 	{ "End psp", b_end_psp, ETH_P_IPV6, "fc00:1::2", PKT_NEW_BYTES },
 	{ "End.X", b_end_x, ETH_P_IPV6, "fc00:1::3", PKT_NEW_BYTES },
 	{ "End.T", b_end_t, ETH_P_IPV6, "fc00:1::4", PKT_NEW_BYTES },
+	{ "End.MAP", b_end_map, ETH_P_IPV6, "fc00:1::5", PKT_NEW_BYTES },
 	{ "End next-csid", b_next_csid, ETH_P_IPV6, "fc00:0:100::",
 	  PKT_NEW_BYTES },
 	{ "End replace-csid", b_replace_csid, ETH_P_IPV6, "fc00:a::101:0:0:0",
