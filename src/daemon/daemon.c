@@ -120,6 +120,7 @@ struct daemon {
 	struct rtwatch *watch;
 	unsigned repair_kinds;
 	uint64_t repair_due_ms, repair_logged_ms, repair_unlogged;
+	uint64_t repair_seen_us;	/* the pending repair's first event */
 	uint64_t repairs[RTWATCH_NKINDS], repair_failures, last_repair_us;
 	uint64_t wd_interval_ms;	/* 0: no systemd watchdog */
 	uint64_t wd_next_ms;
@@ -1408,8 +1409,10 @@ static void repair_changed(struct daemon *d)
 	if (!k)
 		return;
 	d->repair_kinds |= k;
-	if (!d->repair_due_ms)
+	if (!d->repair_due_ms) {
 		d->repair_due_ms = now_ms() + REPAIR_DELAY_MS;
+		d->repair_seen_us = now_us();
+	}
 }
 
 /* "rule, kernel-end route" into buf: the kinds in bits. */
@@ -1428,11 +1431,13 @@ static void repair_kind_list(unsigned kinds, char *buf, size_t len)
 }
 
 /* The config in force, put in force again (as links_changed() does):
- * what went away is made again, the rest stays. */
+ * what went away is made again, the rest stays.  The time it took, from
+ * the event that told it to the objects made again (REPAIR_DELAY_MS
+ * included), is status's repairs.last_us. */
 static void repair_tick(struct daemon *d)
 {
 	unsigned kinds = d->repair_kinds;
-	uint64_t t0 = now_us(), now = now_ms();
+	uint64_t t0 = d->repair_seen_us, now = now_ms();
 	char what[128];
 	int rc;
 
