@@ -1562,8 +1562,15 @@ static void steering_kroutes(struct daemon *d)
 						&d->sk_lost);
 		d->sk_done = 0;
 		d->sk_t0_ms = now_ms();
-		if (!d->sk_list)
+		if (!d->sk_list) {
+			/* nothing recorded, but maybe some lost: said */
+			if (d->sk_lost &&
+			    steer_kroutes(d->steer, engine_config(d->engine),
+					  engine_runstate(d->engine), NULL, 0,
+					  true, err, sizeof(err)) < 0)
+				log_msg(LOG_ERR, "%s", err);
 			return;
+		}
 	}
 	n = d->sk_n - d->sk_done;
 	if (n > STEER_KROUTES_SLICE)
