@@ -560,13 +560,15 @@ START_TEST(test_steer_packet)
 END_TEST
 
 /* The control documents: kernel policies listed up to
- * CTL_KPOLICIES_LISTED, the rest counted; `policy show P/L` finds one
+ * CTL_KPOLICIES_LISTED (status: CTL_STATUS_KPOLICIES_LISTED), the rest
+ * counted; `policy show P/L` finds one
  * anyway, with its origin and table. */
 START_TEST(test_ctl_documents)
 {
 	struct rtmirror *m = mirror(1);
-	struct ctl_status_src src = { .mirror = m };
-	char dst[64];
+	struct ctl_kroutes kr = { .enabled = true };
+	struct ctl_status_src src = { .mirror = m, .kroutes = &kr };
+	char dst[64], *text;
 	uint16_t st;
 	json_t *doc, *p;
 
@@ -583,11 +585,21 @@ START_TEST(test_ctl_documents)
 	ck_assert_int_eq(json_integer_value(json_object_get(doc,
 					    "policies_unlisted")), 3);
 	json_decref(doc);
+	/* status is a summary: a few kernel policies, the rest counted,
+	 * its document small (10,000 listed made 3.6 MB) */
 	doc = ctl_status_json(&src);
 	ck_assert_uint_eq(json_array_size(json_object_get(doc, "policies")),
-			  CTL_KPOLICIES_LISTED);
+			  CTL_STATUS_KPOLICIES_LISTED);
 	ck_assert_int_eq(json_integer_value(json_object_get(doc,
-					    "policies_unlisted")), 3);
+					    "policies_unlisted")),
+			 CTL_KPOLICIES_LISTED + 3 - CTL_STATUS_KPOLICIES_LISTED);
+	ck_assert_int_eq(json_integer_value(json_object_get(
+		json_object_get(doc, "kernel_routes"), "policies")),
+			 CTL_KPOLICIES_LISTED + 3);
+	text = json_dumps(doc, JSON_COMPACT);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_uint_lt(strlen(text), 64 * 1024);
+	free(text);
 	json_decref(doc);
 	doc = ctl_policy_find_json(&src, "fc00:1:2711::/48", &st);
 	ck_assert_uint_eq(st, CTL_OK);

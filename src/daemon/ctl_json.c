@@ -411,11 +411,11 @@ static void kpolicies_scan_pause(uint32_t slot)
 }
 
 /* The kernel seg6 routes' policies (kpolicy.h) into a, in slot order,
- * each with its counters summed over the workers, at most
- * CTL_KPOLICIES_LISTED of them.  Returns how many it left out.
- * src->mirror is read by an online QSBR reader. */
+ * each with its counters summed over the workers, at most max of them.
+ * Returns how many it left out.  src->mirror is read by an online QSBR
+ * reader. */
 static uint64_t kpolicies_append(json_t *a, const struct ctl_status_src *src,
-				 bool *ok)
+				 uint64_t max, bool *ok)
 {
 	const struct kpolicy_db *db = src->mirror ?
 				      rtmirror_kpolicies(src->mirror) : NULL;
@@ -423,8 +423,7 @@ static uint64_t kpolicies_append(json_t *a, const struct ctl_status_src *src,
 	uint64_t listed = 0, live = db ? kpolicy_count(db) : 0;
 	struct sid_stats st;
 
-	for (uint32_t i = 0; *ok && i < n && listed < CTL_KPOLICIES_LISTED;
-	     i++) {
+	for (uint32_t i = 0; *ok && i < n && listed < max; i++) {
 		const struct kpolicy *kp = kpolicy_at(db, i);
 
 		if (kp) {
@@ -438,8 +437,8 @@ static uint64_t kpolicies_append(json_t *a, const struct ctl_status_src *src,
 }
 
 /* srv6d.conf's policies, then the kernel's (kernel-routes yes), at most
- * CTL_KPOLICIES_LISTED of those: *unlisted the others. */
-static json_t *policies_json(const struct ctl_status_src *src,
+ * max of those: *unlisted the others. */
+static json_t *policies_json(const struct ctl_status_src *src, uint64_t max,
 			     uint64_t *unlisted)
 {
 	json_t *a = entries_json(src, true);
@@ -447,17 +446,18 @@ static json_t *policies_json(const struct ctl_status_src *src,
 
 	*unlisted = 0;
 	if (ok)
-		*unlisted = kpolicies_append(a, src, &ok);
+		*unlisted = kpolicies_append(a, src, max, &ok);
 	return jdone(a, ok);
 }
 
-/* "policies" and, when some are left out, "policies_unlisted" into o. */
+/* "policies" (at most max kernel policies) and, when some are left out,
+ * "policies_unlisted" into o. */
 static void policies_set(json_t *o, const struct ctl_status_src *src,
-			 bool *ok)
+			 uint64_t max, bool *ok)
 {
 	uint64_t unlisted;
 
-	jset(o, "policies", policies_json(src, &unlisted), ok);
+	jset(o, "policies", policies_json(src, max, &unlisted), ok);
 	if (unlisted)
 		jset(o, "policies_unlisted", jcount(unlisted), ok);
 }
@@ -679,7 +679,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "totals", ctl_worker_stats_json(src->totals ? src->totals
 							      : &zero), &ok);
 	jset(o, "sids", sids_json(src), &ok);
-	policies_set(o, src, &ok);
+	policies_set(o, src, CTL_STATUS_KPOLICIES_LISTED, &ok);
 	jset(o, "mirror", src->mirror ? ctl_mirror_json(src->mirror)
 				      : json_null(), &ok);
 	jset(o, "kernel_routes", kroutes_json(src->kroutes, src->mirror), &ok);
@@ -1061,7 +1061,7 @@ json_t *ctl_policies_json(const struct ctl_status_src *src)
 	bool ok = o != NULL;
 
 	if (ok)
-		policies_set(o, src, &ok);
+		policies_set(o, src, CTL_KPOLICIES_LISTED, &ok);
 	if (ok && src->mirror)
 		jset(o, "interfaces", iif_tables_json(src->mirror), &ok);
 	return jdone(o, ok);

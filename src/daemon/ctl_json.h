@@ -101,8 +101,9 @@ struct ctl_status_src {
  * Returns a new object, NULL on allocation failure. */
 json_t *ctl_worker_stats_json(const struct worker_stats *ws);
 
-/* The STATUS document (schema in srv6ctl(8)).  Returns a new object, NULL
- * on allocation failure. */
+/* The STATUS document (schema in srv6ctl(8)): at most
+ * CTL_STATUS_KPOLICIES_LISTED kernel policies.  Returns a new object,
+ * NULL on allocation failure. */
 json_t *ctl_status_json(const struct ctl_status_src *src);
 
 /* The SIDS document {"sids": [...]}: every SID, or only the one `want`
@@ -125,11 +126,17 @@ int ctl_sid_lookup(const struct config *cfg, const char *want);
 int ctl_policy_lookup(const struct config *cfg, const char *want,
 		      int *family, uint8_t prefix[16], unsigned *plen);
 
-/* Kernel seg6 routes' policies the STATUS and POLICIES documents list
- * at most (a full table of them would be hundreds of MiB of JSON): the
- * others are counted in "policies_unlisted"; `policy show P/L` and
- * `route get` find any one. */
+/* Kernel seg6 routes' policies the POLICIES document lists at most (a
+ * full table of them would be hundreds of MiB of JSON): the others are
+ * counted in "policies_unlisted"; `policy show P/L` and `route get`
+ * find any one. */
 #define CTL_KPOLICIES_LISTED	10000u
+
+/* Kernel seg6 routes' policies the STATUS document lists at most, a
+ * summary that a full table leaves small (10,000 of them made 3.6 MB
+ * and took the control thread a second); the others are counted in its
+ * "policies_unlisted", and the POLICIES document lists more. */
+#define CTL_STATUS_KPOLICIES_LISTED	100u
 
 /* The POLICIES document {"policies": [...]} (srv6d.conf's, then at most
  * CTL_KPOLICIES_LISTED of the kernel seg6 routes' from the mirror: a

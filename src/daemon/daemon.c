@@ -120,9 +120,17 @@ struct daemon {
 	struct rtwatch *watch;
 	unsigned repair_kinds;
 	uint64_t repair_due_ms, repair_logged_ms, repair_unlogged;
+	uint64_t repair_seen_us;	/* the pending repair's first event */
 	uint64_t repairs[RTWATCH_NKINDS], repair_failures, last_repair_us;
 	uint64_t wd_interval_ms;	/* 0: no systemd watchdog */
 	uint64_t wd_next_ms;
+	/* The seg6 encap routes taken for steering's sets and not yet
+	 * handed to it (steering_kroutes(): a slice a loop turn), NULL when
+	 * none; sk_lost: the take lost some; sk_t0: when it was taken. */
+	struct rtmirror_kroute *sk_list;
+	size_t sk_n, sk_done;
+	bool sk_lost;
+	uint64_t sk_t0_ms;
 	bool stop;
 	bool restarting;	/* SIGUSR2: steering kept for the next start */
 };
@@ -1401,8 +1409,10 @@ static void repair_changed(struct daemon *d)
 	if (!k)
 		return;
 	d->repair_kinds |= k;
-	if (!d->repair_due_ms)
+	if (!d->repair_due_ms) {
 		d->repair_due_ms = now_ms() + REPAIR_DELAY_MS;
+		d->repair_seen_us = now_us();
+	}
 }
 
 /* "rule, kernel-end route" into buf: the kinds in bits. */
@@ -1421,11 +1431,13 @@ static void repair_kind_list(unsigned kinds, char *buf, size_t len)
 }
 
 /* The config in force, put in force again (as links_changed() does):
- * what went away is made again, the rest stays. */
+ * what went away is made again, the rest stays.  The time it took, from
+ * the event that told it to the objects made again (REPAIR_DELAY_MS
+ * included), is status's repairs.last_us. */
 static void repair_tick(struct daemon *d)
 {
 	unsigned kinds = d->repair_kinds;
-	uint64_t t0 = now_us(), now = now_ms();
+	uint64_t t0 = d->repair_seen_us, now = now_ms();
 	char what[128];
 	int rc;
 
@@ -1527,20 +1539,62 @@ static void steering_repair(struct daemon *d)
 		log_msg(LOG_ERR, "%s", err);
 }
 
+/* Routes of the kernel's seg6 encap routes that one loop turn hands to
+ * steering's sets at most.  A start with a full table takes a million at
+ * once, 10-16 s of set transactions (BENCHMARKS.md row 11): in slices,
+ * the loop serves the control socket, signals and the watchdog between
+ * them (a status request waits for one slice, not for the whole load).
+ * Each slice is a change of the sets of its own, after the one before:
+ * the sets end as one change of them all would leave them. */
+#define STEER_KROUTES_SLICE	65536
+
 /* The kernel's seg6 encap routes came or went: their prefixes into
- * steering's sets (taken also with steering no: the list never grows). */
+ * steering's sets (taken also with steering no: the list never grows),
+ * one slice of them a call; steering_kroutes_pending() while some are
+ * left. */
 static void steering_kroutes(struct daemon *d)
 {
-	struct rtmirror_kroute *list;
 	char err[256];
-	bool lost;
-	size_t n = rtmirror_kroutes_take(d->mirror, &list, &lost);
+	size_t n;
 
+	if (!d->sk_list) {
+		d->sk_n = rtmirror_kroutes_take(d->mirror, &d->sk_list,
+						&d->sk_lost);
+		d->sk_done = 0;
+		d->sk_t0_ms = now_ms();
+		if (!d->sk_list) {
+			/* nothing recorded, but maybe some lost: said */
+			if (d->sk_lost &&
+			    steer_kroutes(d->steer, engine_config(d->engine),
+					  engine_runstate(d->engine), NULL, 0,
+					  true, err, sizeof(err)) < 0)
+				log_msg(LOG_ERR, "%s", err);
+			return;
+		}
+	}
+	n = d->sk_n - d->sk_done;
+	if (n > STEER_KROUTES_SLICE)
+		n = STEER_KROUTES_SLICE;
 	if (steer_kroutes(d->steer, engine_config(d->engine),
-			  engine_runstate(d->engine), list, n, lost, err,
-			  sizeof(err)) < 0)
+			  engine_runstate(d->engine), d->sk_list + d->sk_done,
+			  n, d->sk_lost && !d->sk_done, err, sizeof(err)) < 0)
 		log_msg(LOG_ERR, "%s", err);
-	free(list);
+	d->sk_done += n;
+	if (d->sk_done < d->sk_n)
+		return;
+	if (d->sk_n > STEER_KROUTES_SLICE)
+		log_msg(LOG_INFO, "steering: kernel routes: %zu route changes "
+			"taken in %zu slices in %llu ms", d->sk_n,
+			(d->sk_n + STEER_KROUTES_SLICE - 1) /
+			STEER_KROUTES_SLICE,
+			(unsigned long long)(now_ms() - d->sk_t0_ms));
+	free(d->sk_list);
+	d->sk_list = NULL;
+}
+
+static bool steering_kroutes_pending(const struct daemon *d)
+{
+	return d->sk_list != NULL;
 }
 
 static void daemon_loop(struct daemon *d)
@@ -1572,13 +1626,17 @@ static void daemon_loop(struct daemon *d)
 		/* -1 when the watcher could not be opened */
 		fds[6] = (struct pollfd){ .fd = rtwatch_fd(d->watch),
 					  .events = POLLIN };
-		/* -1 (kernel-routes no) */
-		fds[7] = (struct pollfd){ .fd = rtmirror_kroutes_fd(d->mirror),
-					  .events = POLLIN };
+		/* -1 (kernel-routes no); left out while a take's slices
+		 * are pending (the next take waits for them) */
+		fds[7] = (struct pollfd){
+			.fd = steering_kroutes_pending(d) ? -1 :
+			      rtmirror_kroutes_fd(d->mirror),
+			.events = POLLIN };
 		n = CTL_FD_FIRST + ctl_server_pollfds(d->ctl,
 				fds + CTL_FD_FIRST,
 				sizeof(fds) / sizeof(fds[0]) - CTL_FD_FIRST);
-		r = poll(fds, n, poll_timeout(d));
+		r = poll(fds, n, steering_kroutes_pending(d) ? 0 :
+			 poll_timeout(d));
 		if (r < 0 && errno != EINTR) {
 			log_msg(LOG_ERR, "poll: %s", strerror(errno));
 			d->stop = true;
@@ -1597,12 +1655,14 @@ static void daemon_loop(struct daemon *d)
 				steering_repair(d);
 			if (fds[6].revents & POLLIN)
 				repair_changed(d);
-			if (fds[7].revents & POLLIN)
-				steering_kroutes(d);
 			/* also on a timeout: idle clients are closed */
 			ctl_server_dispatch(d->ctl, fds + CTL_FD_FIRST,
 					    n - CTL_FD_FIRST);
 			metrics_http_run(d->metrics);
+			/* after the clients: one waits one slice at most */
+			if ((fds[7].revents & POLLIN) ||
+			    steering_kroutes_pending(d))
+				steering_kroutes(d);
 		}
 		kroutes_tick(d);
 		repair_tick(d);
@@ -2123,6 +2183,7 @@ static void daemon_stop(struct daemon *d)
 	config_free(d->file);
 	free(d->kr_logged);
 	free(d->rt);
+	free(d->sk_list);	/* a take's slices not handed over */
 	log_msg(LOG_INFO, "stopped");
 }
 

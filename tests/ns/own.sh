@@ -166,15 +166,18 @@ else
 	nsx "$GW" ip sr tunsrc set fc00:1::77
 	t0=$(date +%s%N)
 	held=
-	for _ in $(seq 1 30); do
+	# srv6d polls the tunsrc every 500 ms (TUNSRC_POLL_MS); each
+	# ctl_get costs a python and an srv6ctl, hundreds of ms on a loaded
+	# machine: 2.5 s (1.5 s before) is five polls
+	for _ in $(seq 1 60); do
 		held=$(ctl_get 's["kernel_encap"]["held"]')
 		[ "$held" = True ] && break
 		sleep 0.05
 	done
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	say "tunsrc changed: status says held after $ms ms"
-	if [ "$held" = True ] && [ "$ms" -le 1500 ]; then
-		pass "tunsrc changed under srv6d: held back within 1.5 s ($ms ms)"
+	if [ "$held" = True ] && [ "$ms" -le 2500 ]; then
+		pass "tunsrc changed under srv6d: held back within 2.5 s ($ms ms)"
 	else
 		fail "tunsrc changed under srv6d: held $held after $ms ms"
 	fi
