@@ -5,9 +5,10 @@
 # each selected by an `ip rule iif`),
 # then srv6d starts and puts their prefixes into its nft interval sets
 # (steer.h rule 5, steerset.h).  Prints, per N:
-#   - the time from srv6d's start to the sets in force (its log line
-#     "N set elements changed in T us: E in S sets", and the wall clock
-#     to that line), the sets' elements (the top prefixes), srv6d's peak
+#   - the time from srv6d's start to the sets in force (its log lines
+#     "N set elements changed in T us: E in S sets" per slice of 65,536
+#     routes and "R route changes taken in K slices in T ms", and the
+#     wall clock to the last), the sets' elements (the top prefixes), srv6d's peak
 #     memory and the kernel's memory growth;
 #   - ROUNDS (default 10) rounds of one route added and deleted: the ms
 #     from before the `ip route` command to the kernel's notification of
@@ -18,8 +19,8 @@
 #     (its debug log line: the routes taken, merged, the batch sent and
 #     answered), and the elements it changed (1).  Not `nft get
 #     element`: nft reads every set's elements first (19 s at the full
-#     table), nor srv6ctl status (its document lists every policy: it
-#     does not answer within srv6ctl's timeout at the full table).
+#     table).  (srv6ctl status answers during the load, between slices,
+#     and lists at most 100 kernel policies.)
 # Usage: bench/steer-sets.sh BUILDDIR [N...]   (default: all)
 set -u
 top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,8 +72,14 @@ for n in $SIZES; do
 	ip netns exec "$NS" "$B/src/srv6d" -c "$TMP/srv6d.conf" \
 		-s "$TMP/srv6d.sock" -d >"$TMP/srv6d.log" 2>&1 &
 	SRV6D_PID=$!
+	# more routes than one slice (daemon.c STEER_KROUTES_SLICE, 65,536):
+	# in force once the daemon says all its slices are taken
+	done_re="[0-9]\{5,\} set elements changed in"
+	if [ "$n" = 0 ] || [ "$n" -gt 65536 ]; then
+		done_re="route changes taken in [0-9]* slices"
+	fi
 	for _ in $(seq 1 1200); do
-		grep -q "[0-9]\{5,\} set elements changed in" "$TMP/srv6d.log" && break
+		grep -q "$done_re" "$TMP/srv6d.log" && break
 		sleep 0.05
 	done
 	t1=$(now_ns)
@@ -83,7 +90,7 @@ for n in $SIZES; do
 		SRV6D_PID=
 		continue
 	fi
-	echo "N=${n/#0/all}: srv6d: $(grep -o "kernel routes: [0-9]\{5,\} set elements changed in.*" "$TMP/srv6d.log" | head -1); seen after $(( (t1 - t0) / 1000000 )) ms from start"
+	echo "N=${n/#0/all}: srv6d: $(grep -o "kernel routes: [0-9]\{5,\} set elements changed in.*" "$TMP/srv6d.log" | tail -1); $(grep -o "[0-9]* route changes taken in .*" "$TMP/srv6d.log" | tail -1); seen after $(( (t1 - t0) / 1000000 )) ms from start"
 	echo "N=${n/#0/all}: VmHWM $(awk '/VmHWM/ { print $2 / 1024 " MiB" }' /proc/$SRV6D_PID/status); kernel Slab+Percpu +$(( (k1 - k0) / 1024 )) MiB; $(ip netns exec "$NS" nft list tables | grep -c srv6d) tables"
 	: >"$TMP/add"; : >"$TMP/del"; : >"$TMP/sadd"; : >"$TMP/sdel"
 	: >"$TMP/nch"; : >"$TMP/mon"
