@@ -82,8 +82,13 @@
  * Held (either feature), each worker may hand one packet to the kernel
  * in every other window (a probe token, engine_kend_probe_arm(),
  * engine_kencap_probe_arm()): when one went and the catch took nothing
- * in that window and the short one after, the marks survive again and
- * the hold ends (logged).  A probe that loses its mark is caught and
+ * in that window and the short one after (kernel-encap: two such windows
+ * in a row, MARKGUARD_CLEAN_ENCAP), the marks survive again and the hold
+ * ends (logged).  A hold within MARKGUARD_EPISODE_MS of the last one's
+ * end is the same disturbance, neither logged nor counted again: a probe
+ * can pass while it stays (conntrack restores no mark to a packet it
+ * finds out of its TCP window, as a flow's rare probes are while the
+ * rest goes srv6d's own way).  A probe that loses its mark is caught and
  * rewritten or encapsulated all the same; after that the kernel routes
  * it with the mark it has, which is why the hold matters: a mark an
  * operator's rule routes by (`MARK --set-mark 1`, `fwmark 0x1/0x1
