@@ -862,6 +862,56 @@ START_TEST(catch_rule_message)
 }
 END_TEST
 
+/* markguard_judge(): caught packets hold (counted once); held, a probe
+ * window then a settle window; a window where a probe went and nothing
+ * was caught ends kernel-end's hold, kernel-encap's takes two in a row;
+ * a hold within MARKGUARD_EPISODE_MS of the last one's end is the same
+ * one (holds not counted again); a counter made again counts from 0. */
+START_TEST(judge_windows)
+{
+	struct markguard e = { .kind = MARKGUARD_END };
+	struct markguard n = { .kind = MARKGUARD_ENCAP };
+	uint64_t t = 1000;
+
+	markguard_judge(&e, true, 0, 5, t, false);	/* primes */
+	ck_assert(!e.held && e.primed && e.total == 0);
+	markguard_judge(&e, true, 0, 5, t += 200, false);
+	ck_assert(!e.held);
+	markguard_judge(&e, true, 0, 9, t += 200, false);	/* 4 caught */
+	ck_assert(e.held && e.armed && e.holds == 1 && e.total == 4);
+	markguard_judge(&e, true, 0, 9, t += 200, true);	/* window ends */
+	ck_assert(e.held && !e.armed && e.next_ms == t + MARKGUARD_SETTLE_MS);
+	markguard_judge(&e, true, 0, 9, t += 50, false);	/* settled */
+	ck_assert(!e.held);				/* kernel-end: one */
+	/* caught again 1 s later: the same hold */
+	markguard_judge(&e, true, 0, 10, t += 1000, false);
+	ck_assert(e.held && e.holds == 1 && e.rehelds == 1);
+	/* a probe went but was caught: held, the next window armed */
+	markguard_judge(&e, true, 0, 10, t += 200, true);
+	markguard_judge(&e, true, 0, 11, t += 50, false);
+	ck_assert(e.held && e.armed);
+	/* inactive: nothing held */
+	markguard_judge(&e, false, 0, 0, t += 200, false);
+	ck_assert(!e.held && !e.armed && !e.primed);
+
+	markguard_judge(&n, true, 0, 0, t, false);
+	markguard_judge(&n, true, 0, 3, t += 200, false);
+	ck_assert(n.held && n.holds == 1);
+	markguard_judge(&n, true, 0, 3, t += 200, true);
+	markguard_judge(&n, true, 0, 3, t += 50, false);
+	ck_assert(n.held && n.armed);		/* one clean window: not yet */
+	markguard_judge(&n, true, 0, 3, t += 200, true);
+	markguard_judge(&n, true, 0, 3, t += 50, false);
+	ck_assert(!n.held);			/* two in a row */
+	/* 3 s later, a reinstalled counter (smaller): all of it new */
+	markguard_judge(&n, true, 0, 2, t += 3000, false);
+	ck_assert(n.held && n.holds == 2 && n.total == 5);
+	/* a read that fails changes nothing */
+	markguard_judge(&n, true, -1, 0, t += 200, false);
+	ck_assert(n.held && n.caught == 2);
+}
+END_TEST
+
 static Suite *kencap_suite(void)
 {
 	Suite *s = suite_create("kencap");
@@ -889,6 +939,7 @@ static Suite *kencap_suite(void)
 	tcase_add_test(t, install_fallback);
 	tcase_add_test(t, catch_rules);
 	tcase_add_test(t, catch_rule_message);
+	tcase_add_test(t, judge_windows);
 	suite_add_tcase(s, t);
 	return s;
 }
