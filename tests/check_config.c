@@ -580,7 +580,7 @@ START_TEST(test_syntax_variants)
 
 	cfg = parse_ok("  # only a comment\n\n \t \nqueue\t0x10-0x11 # hex\r\n"
 		       "sid fc00::1/128 action End# no blank before #\n"
-		       "icmp-rate 1000000\nicmp-burst 1\nrule-priority 32765\n"
+		       "icmp-rate 1000000\nicmp-burst 1\nrule-priority 32761\n"
 		       "mark-base 256\nreinject verdict\ntun-name a.b-c_d0123456\n");
 	ck_assert_uint_eq(cfg->queue_first, 16);
 	ck_assert_uint_eq(cfg->queue_last, 17);
@@ -1826,9 +1826,9 @@ START_TEST(test_err_numbers)
 	BAD("queue 0\nicmp-burst 0\n",
 	    "t.conf:2: icmp-burst: 0 is out of range (1-1000000)");
 	BAD("queue 0\nrule-priority 0\n",
-	    "t.conf:2: rule-priority: 0 is out of range (1-32765)");
-	BAD("queue 0\nrule-priority 32766\n",
-	    "t.conf:2: rule-priority: 32766 is out of range (1-32765)");
+	    "t.conf:2: rule-priority: 0 is out of range (1-32761)");
+	BAD("queue 0\nrule-priority 32762\n",
+	    "t.conf:2: rule-priority: 32762 is out of range (1-32761)");
 	BAD("queue 0\nmark-base 0x100000000\n",
 	    "t.conf:2: mark-base: 0x100000000 is out of range (0-4294967295)");
 	BAD("queue 0\nmark-base 99999999999999999999999\n",

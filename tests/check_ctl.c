@@ -169,7 +169,7 @@ START_TEST(status_document)
 		"workers", "totals",
 		"sids",
 		"policies", "mirror", "kernel_routes", "steering",
-		"repairs",
+		"repairs", "rules_before",
 	};
 	struct steer_status steering = {
 		.enabled = true, .installed = true,
@@ -202,6 +202,9 @@ START_TEST(status_document)
 	pols[1].bytes = 900;
 
 	static const long hqueues[2] = { 4, 5 };
+	static const struct markguard_before before[1] = {
+		{ AF_INET6, 100, "fwmark 0x1/0x1 lookup 50" },
+	};
 
 	src = (struct ctl_status_src){
 		.pid = 4242, .uptime = 61, .config_path = "/etc/srv6d/srv6d.conf",
@@ -211,6 +214,9 @@ START_TEST(status_document)
 		.steering = &steering,
 		.repairs = repairs, .repair_failures = 1, .last_repair_us = 1300,
 		.hqueues = hqueues, .hqueue_copy = 512,
+		.kencap_mark_held = true, .kencap_caught = 37,
+		.kencap_holds = 2, .kencap_watch = "nft counter kencap_caught",
+		.before = before, .nbefore = 1,
 	};
 	/* The config in force names other header queues (a reload under
 	 * `steering no`): status shows the ones bound, 4-5 copy 512. */
@@ -258,6 +264,21 @@ START_TEST(status_document)
 		free(txt);
 	}
 
+	/* kernel-encap's mark guard (markguard.h) */
+	{
+		json_t *k = json_object_get(doc, "kernel_encap");
+
+		ck_assert(json_is_true(json_object_get(k, "mark_held")));
+		ck_assert_int_eq(json_integer_value(json_object_get(k,
+				 "caught")), 37);
+		ck_assert_int_eq(json_integer_value(json_object_get(k,
+				 "holds")), 2);
+		ck_assert_str_eq(json_string_value(json_object_get(k,
+				 "watch")), "nft counter kencap_caught");
+	}
+	assert_json(json_object_get(doc, "rules_before"),
+		"[{\"family\":6,\"priority\":100,"
+		"\"rule\":\"fwmark 0x1/0x1 lookup 50\"}]");
 	assert_json(json_object_get(doc, "kernel_end"),
 		"{\"mode\":\"auto\",\"active\":false,\"why\":\"\","
 		"\"sids\":0,\"held\":false,\"caught\":0,\"holds\":0}");
@@ -286,7 +307,7 @@ START_TEST(status_document)
 		"\"hq_truncated\":0,\"bounced\":0,"
 		"\"oam_sent\":0,\"oam_ratelimited\":0,\"oam_send_errors\":0,"
 		"\"kencap_fallbacks\":{\"off\":0,\"unlisted\":0,\"hmac\":0,"
-		"\"source\":0,\"first_segment\":0,\"shape\":0},"
+		"\"source\":0,\"first_segment\":0,\"shape\":0,\"held\":0},"
 		"\"drops\":{\"truncated\":0,\"bad_ip\":0,"
 		"\"bad_srh\":0,\"bad_tlv\":0,"
 		"\"hop_limit\":4,\"upper_layer\":0,\"ext_headers\":0,"

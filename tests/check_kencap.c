@@ -8,6 +8,7 @@
 #include <check.h>
 #include <errno.h>
 #include <sched.h>
+#include <linux/fib_rules.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -634,6 +635,16 @@ START_TEST(watch_events)
 	nlh = rtrules_build_rule(buf, RTM_NEWRULE, 1, 1000, BASE + 0xffff,
 				 BASE + 0xffff);
 	ck_assert_uint_eq(rtwatch_event(nlh, "srv6d0"), 0);
+	/* an operator's rule came: srv6d looks at the rules before its own */
+	{
+		struct nlattr *a;
+
+		mnl_attr_for_each(a, nlh, sizeof(struct fib_rule_hdr))
+			if (mnl_attr_get_type(a) == FRA_PROTOCOL)
+				*(uint8_t *)mnl_attr_get_payload(a) =
+					RTPROT_STATIC;
+	}
+	ck_assert_uint_eq(rtwatch_event(nlh, "srv6d0"), RTWATCH_OTHER_RULE);
 
 	nlh = kencap_build_end_route(buf, 1, BASE + 0xffff, &p, 128, 6);
 	nlh->nlmsg_type = RTM_DELROUTE;
@@ -743,20 +754,29 @@ END_TEST
 
 /* markguard.h's catch rules, recorded by catch_rec(). */
 struct catch_seen {
-	char line[8][96];
+	char line[16][96];
 	unsigned n;
 };
 
-static void catch_rec(void *arg, uint8_t family, const void *dst,
-		      uint8_t dst_len, uint32_t table, bool catch)
+static void catch_rec(void *arg, const struct markguard_rule *r)
 {
 	struct catch_seen *c = arg;
-	char a[INET6_ADDRSTRLEN];
+	char a[INET6_ADDRSTRLEN] = "";
 
-	ck_assert_uint_lt(c->n, 8);
-	inet_ntop(family, dst, a, sizeof(a));
-	snprintf(c->line[c->n++], sizeof(c->line[0]), "%s/%u %#x%s", a,
-		 dst_len, table, catch ? " catch" : "");
+	ck_assert_uint_lt(c->n, 16);
+	if (r->dst)
+		inet_ntop(r->family, r->dst, a, sizeof(a));
+	if (r->action == FR_ACT_NOP)
+		snprintf(c->line[c->n++], sizeof(c->line[0]), "%u nop",
+			 r->priority);
+	else if (r->action == FR_ACT_GOTO)
+		snprintf(c->line[c->n++], sizeof(c->line[0]), "%u iif %s "
+			 "goto %u", r->priority, r->iif, r->target);
+	else
+		snprintf(c->line[c->n++], sizeof(c->line[0]), "%u %s%s%s%s/%u "
+			 "%#x%s", r->priority, r->iif[0] ? "iif " : "",
+			 r->iif[0] ? r->iif : "", r->iif[0] ? " " : "", a,
+			 r->dst_len, r->table, r->catch_table ? " catch" : "");
 }
 
 /* A catch rule for each kernel-end SID (its catch table, outside the
@@ -778,15 +798,40 @@ START_TEST(catch_rules)
 	st(cfg)->kencap_on = st(cfg)->kend_on = true;
 	ck_assert_uint_eq(markguard_rules(cfg, st(cfg), catch_rec, &c), 5);
 	/* the marks from the default mark-mask's top (TOP: 0x2290) down:
-	 * three encapsulations, then the End's, its catch table 65536 above */
+	 * three encapsulations, then the End's, its catch table 65536 above;
+	 * the main table's policies at 1003 (IPv6's first) */
 	ck_assert_uint_eq(st(cfg)->sids[0].kend_mark, BASE + (TOP - 3));
-	ck_assert_str_eq(c.line[0], "fc00:100::1/128 0x5d70228d catch");
+	ck_assert_str_eq(c.line[0], "1001 fc00:100::1/128 0x5d70228d catch");
 	ck_assert_uint_eq(BASE + (TOP - 3) + 65536, 0x5d70228du);
-	ck_assert_str_eq(c.line[1], "10.5.0.0/16 0x5d6f2290");
-	ck_assert_str_eq(c.line[2], "fd01:2::/64 0x5d6f228f");
-	ck_assert_str_eq(c.line[3], "fd01:3::/64 0x5d6f228e");
-	ck_assert_str_eq(c.line[4], "fd01:4::/64 0x5d6f228f");
+	ck_assert_str_eq(c.line[1], "1003 fd01:2::/64 0x5d6f228f");
+	ck_assert_str_eq(c.line[2], "1003 fd01:3::/64 0x5d6f228e");
+	ck_assert_str_eq(c.line[3], "1003 fd01:4::/64 0x5d6f228f");
+	ck_assert_str_eq(c.line[4], "1003 10.5.0.0/16 0x5d6f2290");
 	ck_assert_uint_eq(markguard_priority(cfg), 1001);
+	/* the tenants' links (table 100: its policy's catch by iif, a goto
+	 * past main's, its target; table 200 has no policy: the goto
+	 * only; the main table's link none) */
+	{
+		static const struct markguard_link l[] = {
+			{ "ta", 100, 100 }, { "tb", 200, 200 },
+			{ "eth0", 254, 254 }, { "ta", 100, 100 },
+		};
+
+		ck_assert(markguard_set_links(l, 4));
+		ck_assert(!markguard_set_links(l, 4));
+	}
+	c.n = 0;
+	ck_assert_uint_eq(markguard_rules(cfg, st(cfg), catch_rec, &c), 12);
+	ck_assert_str_eq(c.line[0], "1001 fc00:100::1/128 0x5d70228d catch");
+	ck_assert_str_eq(c.line[1], "1001 iif ta fd01:6::/64 0x5d6f2290");
+	ck_assert_str_eq(c.line[2], "1004 nop");
+	ck_assert_str_eq(c.line[3], "1002 iif ta goto 1004");
+	ck_assert_str_eq(c.line[4], "1002 iif tb goto 1004");
+	ck_assert_str_eq(c.line[5], "1003 fd01:2::/64 0x5d6f228f");
+	ck_assert_str_eq(c.line[8], "1004 nop");	/* IPv4's */
+	ck_assert_str_eq(c.line[9], "1002 iif ta goto 1004");
+	ck_assert_str_eq(c.line[11], "1003 10.5.0.0/16 0x5d6f2290");
+	markguard_set_links(NULL, 0);
 	/* a catch table past 32 bits goes below the range instead */
 	ck_assert_uint_eq(markguard_catch_table(0xfffffff0u),
 			  0xfffffff0u - 65536);
@@ -817,6 +862,56 @@ START_TEST(catch_rule_message)
 }
 END_TEST
 
+/* markguard_judge(): caught packets hold (counted once); held, a probe
+ * window then a settle window; a window where a probe went and nothing
+ * was caught ends kernel-end's hold, kernel-encap's takes two in a row;
+ * a hold within MARKGUARD_EPISODE_MS of the last one's end is the same
+ * one (holds not counted again); a counter made again counts from 0. */
+START_TEST(judge_windows)
+{
+	struct markguard e = { .kind = MARKGUARD_END };
+	struct markguard n = { .kind = MARKGUARD_ENCAP };
+	uint64_t t = 1000;
+
+	markguard_judge(&e, true, 0, 5, t, false);	/* primes */
+	ck_assert(!e.held && e.primed && e.total == 0);
+	markguard_judge(&e, true, 0, 5, t += 200, false);
+	ck_assert(!e.held);
+	markguard_judge(&e, true, 0, 9, t += 200, false);	/* 4 caught */
+	ck_assert(e.held && e.armed && e.holds == 1 && e.total == 4);
+	markguard_judge(&e, true, 0, 9, t += 200, true);	/* window ends */
+	ck_assert(e.held && !e.armed && e.next_ms == t + MARKGUARD_SETTLE_MS);
+	markguard_judge(&e, true, 0, 9, t += 50, false);	/* settled */
+	ck_assert(!e.held);				/* kernel-end: one */
+	/* caught again 1 s later: the same hold */
+	markguard_judge(&e, true, 0, 10, t += 1000, false);
+	ck_assert(e.held && e.holds == 1 && e.rehelds == 1);
+	/* a probe went but was caught: held, the next window armed */
+	markguard_judge(&e, true, 0, 10, t += 200, true);
+	markguard_judge(&e, true, 0, 11, t += 50, false);
+	ck_assert(e.held && e.armed);
+	/* inactive: nothing held */
+	markguard_judge(&e, false, 0, 0, t += 200, false);
+	ck_assert(!e.held && !e.armed && !e.primed);
+
+	markguard_judge(&n, true, 0, 0, t, false);
+	markguard_judge(&n, true, 0, 3, t += 200, false);
+	ck_assert(n.held && n.holds == 1);
+	markguard_judge(&n, true, 0, 3, t += 200, true);
+	markguard_judge(&n, true, 0, 3, t += 50, false);
+	ck_assert(n.held && n.armed);		/* one clean window: not yet */
+	markguard_judge(&n, true, 0, 3, t += 200, true);
+	markguard_judge(&n, true, 0, 3, t += 50, false);
+	ck_assert(!n.held);			/* two in a row */
+	/* 3 s later, a reinstalled counter (smaller): all of it new */
+	markguard_judge(&n, true, 0, 2, t += 3000, false);
+	ck_assert(n.held && n.holds == 2 && n.total == 5);
+	/* a read that fails changes nothing */
+	markguard_judge(&n, true, -1, 0, t += 200, false);
+	ck_assert(n.held && n.caught == 2);
+}
+END_TEST
+
 static Suite *kencap_suite(void)
 {
 	Suite *s = suite_create("kencap");
@@ -844,6 +939,7 @@ static Suite *kencap_suite(void)
 	tcase_add_test(t, install_fallback);
 	tcase_add_test(t, catch_rules);
 	tcase_add_test(t, catch_rule_message);
+	tcase_add_test(t, judge_windows);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "kencap_routes.h"
+#include "runstate.h"
 #include "steer.h"
 
 static struct config *parse(const char *text)
@@ -446,6 +448,86 @@ START_TEST(test_hqueue_auto)
 }
 END_TEST
 
+/* kernel-encap's guard (markguard.h): with the links known, a base
+ * chain at the end of prerouting counts what reaches it for the
+ * kernel-encap policies without srv6d's marks: from the reinjection
+ * device, from a tenant's link its table's policies (chain g200), from
+ * the others main's; another tenant's link is accepted; an HMAC policy
+ * (srv6d's own encapsulation) is not counted.  No guard with the links
+ * unknown, without kernel-encap, nor in iptables' text. */
+static const char guard_conf[] =
+	"queue 0\n"
+	"hmac 5 sha256 secret-file %s\n"
+	"route fd00:8::/64 encap seg6 mode encap segs fc00:9::d6\n"
+	"route fd00:9::/64 encap seg6 mode encap segs fc00:9::d6 hmac 5\n"
+	"route fd00:7::/64 table 200 encap seg6 mode encap segs fc00:9::d6\n"
+	"route 10.8.0.0/16 encap seg6 mode encap segs fc00:9::d6\n";
+
+START_TEST(test_guard)
+{
+	char conf[512], key[] = "/tmp/check_steer_keyXXXXXX";
+	int fd = mkstemp(key);
+	struct config *cfg;
+	struct runstate *rs;
+	struct steer_plan plan;
+	static const struct steer_link links[] = {
+		{ "ta", 200, 200 }, { "tb", 300, 300 },
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "0123456789abcdef0123456789abcdef", 32), 32);
+	close(fd);
+	snprintf(conf, sizeof(conf), guard_conf, key);
+	cfg = parse(conf);
+	rs = runstate_new(cfg);
+	ck_assert_ptr_nonnull(rs);
+	ck_assert_int_eq(kencap_routes_assign(rs, cfg, NULL, NULL), 0);
+	rs->kencap_on = true;
+	ck_assert_int_eq(steer_plan_build_links(cfg, rs, links, 2, &plan), 0);
+	f = open_memstream(&buf, &len);
+	steer_plan_print(&plan, f);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf,
+		"table ip6 srv6d {\n\tcounter kencap_caught {\n\t}\n"));
+	ck_assert_ptr_nonnull(strstr(buf,
+		"\tchain guard {\n"
+		"\t\ttype filter hook prerouting priority 2147483647; policy accept;\n"
+		"\t\tmeta mark and 0xffff0000 0x5d700000-0x7fff0000 accept\n"
+		"\t\tiifname \"srv6d0\" ip6 daddr fd00:8::/64 counter name \"kencap_caught\" accept\n"
+		"\t\tiifname \"srv6d0\" ip6 daddr fd00:7::/64 counter name \"kencap_caught\" accept\n"
+		"\t\tiifname \"ta\" goto g200\n"
+		"\t\tiifname \"tb\" accept\n"
+		"\t\tip6 daddr fd00:8::/64 counter name \"kencap_caught\" accept\n"
+		"\t}\n"
+		"\tchain g200 {\n"
+		"\t\tip6 daddr fd00:7::/64 counter name \"kencap_caught\" accept\n"
+		"\t}\n"));
+	ck_assert_ptr_nonnull(strstr(buf,
+		"\t\tiifname \"srv6d0\" ip daddr 10.8.0.0/16 counter name \"kencap_caught\" accept\n"));
+	ck_assert_ptr_null(strstr(buf, "fd00:9::/64 counter"));
+	ck_assert_ptr_null(strstr(buf, "-A srv6d-guard"));
+	ck_assert_ptr_null(strstr(buf, "-A srv6d-g200"));
+	free(buf);
+	steer_plan_free(&plan);
+	/* the links unknown, or kernel-encap off: no guard */
+	ck_assert_int_eq(steer_plan_build(cfg, rs, &plan), 0);
+	for (unsigned i = 0; i < plan.nrules; i++)
+		ck_assert(plan.rules[i].action != STEER_COUNT);
+	steer_plan_free(&plan);
+	rs->kencap_on = false;
+	ck_assert_int_eq(steer_plan_build_links(cfg, rs, links, 2, &plan), 0);
+	for (unsigned i = 0; i < plan.nrules; i++)
+		ck_assert(plan.rules[i].action != STEER_COUNT);
+	steer_plan_free(&plan);
+	runstate_free(rs);
+	config_free(cfg);
+	unlink(key);
+}
+END_TEST
+
 /* An SR proxy: what comes in on its iif, both families, link-local and
  * multicast destinations aside, before the SIDs' rules. */
 START_TEST(test_proxy_iif)
@@ -526,6 +608,7 @@ static Suite *steer_suite(void)
 	tcase_add_test(tc, test_expressions);
 	tcase_add_test(tc, test_mark_mask);
 	tcase_add_test(tc, test_proxy_iif);
+	tcase_add_test(tc, test_guard);
 	suite_add_tcase(s, tc);
 	return s;
 }

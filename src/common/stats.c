@@ -49,6 +49,7 @@ static const char *const kencap_fallback_names[KENCAP_FB__COUNT] = {
 	[KENCAP_FB_HMAC] = "hmac",
 	[KENCAP_FB_SOURCE] = "source",
 	[KENCAP_FB_FIRST_SEGMENT] = "first_segment",
+	[KENCAP_FB_HELD] = "held",
 	[KENCAP_FB_SHAPE] = "shape",
 };
 

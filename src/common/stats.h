@@ -79,6 +79,8 @@ enum kencap_fallback {
 	KENCAP_FB_FIRST_SEGMENT,	/* its inner destination is the first
 					 * segment (the throw route's) */
 	KENCAP_FB_SHAPE,	/* not an outer IPv6 around TCP */
+	KENCAP_FB_HELD,		/* held back: packets for the policies reach
+				 * routing without srv6d's mark (markguard.h) */
 	KENCAP_FB__COUNT
 };
 

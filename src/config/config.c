@@ -555,8 +555,9 @@ static int parse_rule_priority(struct parser *p, int argc, char **argv)
 {
 	uint64_t v;
 
-	/* Below the main table's rule (32766), above the local one (0). */
-	if (parse_setting(p, argc, argv, 1, 32765, &v) < 0)
+	/* Above the local one (0); with its catch rules (markguard.h, up to
+	 * + 4) below the main table's rule (32766). */
+	if (parse_setting(p, argc, argv, 1, 32761, &v) < 0)
 		return -1;
 	p->cfg->rule_priority = (uint32_t)v;
 	return 0;

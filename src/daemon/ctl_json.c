@@ -484,8 +484,9 @@ static json_t *reinject_json(const struct config *cfg,
 }
 
 /* `kernel-encap` (kencap_routes.h): {"mode", "active", "why",
- * "encapsulations", "tunsrc", "source", "held", "kernel_tunsrc"}, or
- * null. */
+ * "encapsulations", "tunsrc", "source", "held", "kernel_tunsrc",
+ * "mark_held", "caught", "holds", "watch"} (the last four: markguard.h),
+ * or null. */
 static json_t *kencap_json(const struct ctl_status_src *src)
 {
 	const struct config *cfg = src->cfg;
@@ -517,6 +518,11 @@ static json_t *kencap_json(const struct ctl_status_src *src)
 	inet_ntop(AF_INET6, &src->kernel_tunsrc, k, sizeof(k));
 	jset(o, "kernel_tunsrc", src->kencap_held ? json_string(k) :
 	     json_null(), &ok);
+	jset(o, "mark_held", json_boolean(src->kencap_mark_held), &ok);
+	jset(o, "caught", jcount(src->kencap_caught), &ok);
+	jset(o, "holds", jcount(src->kencap_holds), &ok);
+	jset(o, "watch", json_string(src->kencap_watch ? src->kencap_watch :
+				     ""), &ok);
 	return jdone(o, ok);
 }
 
@@ -654,6 +660,29 @@ static json_t *repairs_json(const struct ctl_status_src *src)
 	return jdone(o, ok);
 }
 
+/* The operator's rules before srv6d's (markguard.h): [{"family",
+ * "priority", "rule"}, ...]. */
+static json_t *before_json(const struct ctl_status_src *src)
+{
+	json_t *a = json_array();
+	bool ok = a != NULL;
+
+	for (unsigned i = 0; ok && src->before && i < src->nbefore; i++) {
+		const struct markguard_before *b = &src->before[i];
+		json_t *o = json_pack("{s:i,s:I,s:s}", "family",
+				      b->family == AF_INET ? 4 : 6, "priority",
+				      (json_int_t)b->priority, "rule",
+				      b->text);
+
+		ok = o && json_array_append_new(a, o) == 0;
+	}
+	if (!ok) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
 json_t *ctl_status_json(const struct ctl_status_src *src)
 {
 	static const struct worker_stats zero;
@@ -685,6 +714,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "kernel_routes", kroutes_json(src->kroutes, src->mirror), &ok);
 	jset(o, "steering", steering_json(src->steering), &ok);
 	jset(o, "repairs", repairs_json(src), &ok);
+	jset(o, "rules_before", before_json(src), &ok);
 	return jdone(o, ok);
 }
 

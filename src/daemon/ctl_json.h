@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "config.h"
+#include "markguard.h"
 #include "runstate.h"
 #include "ctl_proto.h"
 #include "rtmirror.h"
@@ -92,6 +93,16 @@ struct ctl_status_src {
 	 * the packets the catch rules took since start, and the holds. */
 	bool kend_held;
 	uint64_t kend_caught, kend_holds;
+	/* kernel-encap's catch (markguard.h): held back by the guard's
+	 * counters, the packets they counted since start, the holds; how
+	 * it is watched (or why not; NULL: ""). */
+	bool kencap_mark_held;
+	uint64_t kencap_caught, kencap_holds;
+	const char *kencap_watch;
+	/* The operator's rules before srv6d's (markguard_rules_before()):
+	 * nbefore of them (NULL: "rules_before" is []). */
+	const struct markguard_before *before;
+	unsigned nbefore;
 	/* STATS only: the kernel's queues (NULL: not readable). */
 	const struct ctl_nfq_queue *kq;
 	unsigned nkq;

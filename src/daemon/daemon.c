@@ -107,6 +107,17 @@ struct daemon {
 	 * markguard.h): the hand-off is held back while its marks do not
 	 * survive to routing. */
 	struct markguard guard;
+	/* kernel-encap's, by the steering tables' guard counters
+	 * (steer_guard_read()): its encapsulations are held back the same
+	 * way. */
+	struct markguard eguard;
+	/* The operator's rules the kernel evaluates before srv6d's
+	 * (markguard_rules_before()), as last looked at, each warned
+	 * about once; rules_due: look again (a rule came or went, a
+	 * config was put in force). */
+	struct markguard_before before[MARKGUARD_BEFORE_MAX];
+	unsigned nbefore, nbefore_more;
+	bool rules_due;
 	uint64_t nexthops_next_ms;	/* nexthops_tick() */
 	/* srv6ctl clear: when, and the kernel's queue drops then (the
 	 * readings shown are less these). */
@@ -329,24 +340,127 @@ static void tunsrc_tick(struct daemon *d)
 			"again: encapsulations go to the kernel", b);
 }
 
-/* Read kernel-end's catch routes (every MARKGUARD_POLL_MS): packets for
- * its SIDs that reached routing without srv6d's mark hold the hand-off
- * back (engine_set_kend_held()) until a probe packet reaches its route
- * marked (the workers' probe tokens); markguard_judge() decides and
- * logs. */
+/* Whether kernel-encap's catch can be watched (markguard.h): the
+ * kernel encapsulates by mark, and srv6d's steering tables hold the
+ * guard's counters; why not into why. */
+static bool eguard_watched(const struct daemon *d, const char **why)
+{
+	const struct runstate *rs = engine_runstate(d->engine);
+	struct steer_status st;
+
+	steer_get_status(d->steer, &st);
+	if (!rs || !rs->kencap_on || !rs->nkencaps)
+		*why = "off";
+	else if (!st.enabled)
+		*why = "not watched: steering no (the catch rules still "
+		       "encapsulate what loses its mark)";
+	else if (!st.installed)
+		*why = "not watched: the steering rules are not installed";
+	else if (!st.guard_rules)
+		*why = "nothing to watch (no policy with a catch rule)";
+	else {
+		*why = "nft counter " STEER_GUARD_COUNTER;
+		return true;
+	}
+	return false;
+}
+
+/* Read the catches' counters (every MARKGUARD_POLL_MS): kernel-end's
+ * catch routes, kernel-encap's guard counters.  Packets for the SIDs or
+ * the policies that reached routing without srv6d's mark hold the
+ * feature back (engine_set_kend_held(), engine_set_kencap_mark_held())
+ * until a probe packet reaches its route marked (the workers' probe
+ * tokens); markguard_judge() decides and logs. */
 static void guard_tick(struct daemon *d)
 {
-	uint64_t now = now_ms();
-	bool taken;
+	const struct runstate *rs = engine_runstate(d->engine);
+	uint64_t now = now_ms(), cur = 0;
+	const char *why;
+	bool taken, active;
+	int rc = 0;
 
-	if (!markguard_due(&d->guard, now))
+	if (markguard_due(&d->guard, now)) {
+		active = rs && rs->kend_on && rs->nkends;
+		taken = d->guard.armed && engine_kend_probe_disarm(d->engine);
+		if (active)
+			rc = markguard_caught(engine_config(d->engine), rs,
+					      &cur);
+		markguard_judge(&d->guard, active, rc, cur, now, taken);
+		engine_set_kend_held(d->engine, d->guard.held);
+		if (d->guard.armed)
+			engine_kend_probe_arm(d->engine);
+	}
+	if (markguard_due(&d->eguard, now)) {
+		active = eguard_watched(d, &why);
+		taken = d->eguard.armed &&
+			engine_kencap_probe_disarm(d->engine);
+		cur = 0;
+		rc = active ? steer_guard_read(d->steer, &cur) : 0;
+		if (rc > 0)
+			active = false;
+		markguard_judge(&d->eguard, active, rc < 0 ? -1 : 0, cur, now,
+				taken);
+		engine_set_kencap_mark_held(d->engine, d->eguard.held);
+		if (d->eguard.armed)
+			engine_kencap_probe_arm(d->engine);
+	}
+}
+
+/* Whether two lists of the operator's rules name the same rule. */
+static bool before_has(const struct markguard_before *l, unsigned n,
+		       const struct markguard_before *r)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (l[i].family == r->family && l[i].priority == r->priority &&
+		    !strcmp(l[i].text, r->text))
+			return true;
+	return false;
+}
+
+/* The operator's rules before srv6d's (markguard.h), looked at again
+ * when due: a new one is warned about once (it stays in status while
+ * it is there). */
+static void rules_tick(struct daemon *d)
+{
+	static const uint8_t families[2] = { AF_INET6, AF_INET };
+	struct markguard_before now[MARKGUARD_BEFORE_MAX];
+	const struct config *cfg = engine_config(d->engine);
+	unsigned n = 0, more = 0;
+
+	if (!d->rules_due)
 		return;
-	taken = d->guard.armed && engine_kend_probe_disarm(d->engine);
-	markguard_judge(&d->guard, engine_config(d->engine),
-			engine_runstate(d->engine), now, taken);
-	engine_set_kend_held(d->engine, d->guard.held);
-	if (d->guard.armed)
-		engine_kend_probe_arm(d->engine);
+	d->rules_due = false;
+	for (unsigned f = 0; f < 2; f++) {
+		int k = markguard_rules_before(cfg, families[f], now + n,
+					       MARKGUARD_BEFORE_MAX - n);
+
+		if (k < 0) {
+			log_debug("mark guard: cannot list the rules: %s",
+				  strerror(errno));
+			return;
+		}
+		if ((unsigned)k > MARKGUARD_BEFORE_MAX - n) {
+			more += (unsigned)k - (MARKGUARD_BEFORE_MAX - n);
+			k = (int)(MARKGUARD_BEFORE_MAX - n);
+		}
+		n += (unsigned)k;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (before_has(d->before, d->nbefore, &now[i]))
+			continue;
+		log_msg(LOG_WARNING, "IPv%c rule priority %u %s (not srv6d's) "
+			"comes before srv6d's rules (rule-priority %u, its "
+			"catch rules to %u): a packet srv6d hands the kernel by "
+			"mark, or one that lost the mark, may be routed by it "
+			"instead; set rule-priority below %u if it must not "
+			"see them", now[i].family == AF_INET ? '4' : '6',
+			now[i].priority, now[i].text, cfg->rule_priority,
+			cfg->rule_priority + MARKGUARD_PRIORITIES - 1,
+			now[i].priority);
+	}
+	memcpy(d->before, now, n * sizeof(now[0]));
+	d->nbefore = n;
+	d->nbefore_more = more;
 }
 
 /* Milliseconds poll() may sleep: until the watchdog's keepalive, a
@@ -365,6 +479,12 @@ static int poll_timeout(const struct daemon *d)
 	if (engine_runstate(d->engine) && engine_runstate(d->engine)->kend_on &&
 	    engine_runstate(d->engine)->nkends && d->guard.next_ms < next)
 		next = d->guard.next_ms;
+	if (engine_runstate(d->engine) &&
+	    engine_runstate(d->engine)->kencap_on &&
+	    engine_runstate(d->engine)->nkencaps && d->eguard.next_ms < next)
+		next = d->eguard.next_ms;
+	if (d->rules_due)
+		next = now;
 	if (d->repair_due_ms && d->repair_due_ms < next)
 		next = d->repair_due_ms;
 	if (metrics_http_timeout_ms(d->metrics) >= 0 &&
@@ -482,6 +602,12 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	ds->src.kend_held = d->guard.held;
 	ds->src.kend_caught = d->guard.total;
 	ds->src.kend_holds = d->guard.holds;
+	ds->src.kencap_mark_held = d->eguard.held;
+	ds->src.kencap_caught = d->eguard.total;
+	ds->src.kencap_holds = d->eguard.holds;
+	eguard_watched(d, &ds->src.kencap_watch);
+	ds->src.before = d->before;
+	ds->src.nbefore = d->nbefore;
 	ds->src.kernel_tunsrc = d->kernel_tunsrc;
 	if (with_kernel) {
 		int nk = ctl_nfq_read(CTL_NFQ_PROC, ds->kq,
@@ -846,6 +972,8 @@ static int daemon_apply(struct daemon *d, struct config *ncfg,
 	d->tunsrc_next_ms = 0;	/* the new config's tunsrc: held back? */
 	tunsrc_tick(d);
 	markguard_reset(&d->guard);	/* the new config's catch tables */
+	markguard_reset(&d->eguard);
+	d->rules_due = true;		/* its rule-priority, its rules */
 	repair_forget(d);
 	return 0;
 restore:
@@ -1333,6 +1461,84 @@ static void steering_links(struct daemon *d)
 	free(a.l);
 }
 
+/* The links the tenants' catch rules follow (markguard_set_links()): the
+ * mirror's links of another table than main, a VRF's slave by its VRF
+ * device (what a rule's iif matches), srv6d's own devices left out.  A
+ * change puts the config in force again, which makes and prunes the
+ * rules.  Returns whether it did. */
+struct guard_links_acc {
+	struct guard_link {
+		uint32_t ifindex, master, table4, table6;
+		char name[IF_NAMESIZE];
+	} *v;
+	size_t n, cap;
+};
+
+static void guard_link_add(const struct rtmirror_link *l, void *arg)
+{
+	struct guard_links_acc *a = arg;
+
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 16;
+		void *n = realloc(a->v, cap * sizeof(*a->v));
+
+		if (!n)
+			return;
+		a->v = n;
+		a->cap = cap;
+	}
+	a->v[a->n] = (struct guard_link){ .ifindex = l->ifindex,
+					  .master = l->master,
+					  .table4 = l->table4,
+					  .table6 = l->table6 };
+	snprintf(a->v[a->n].name, sizeof(a->v[a->n].name), "%s", l->name);
+	a->n++;
+}
+
+static bool guard_links(struct daemon *d)
+{
+	const struct config *cfg = engine_config(d->engine);
+	struct guard_links_acc a = { 0 };
+	struct markguard_link *l;
+	size_t k = 0;
+	bool changed;
+
+	rcu_thread_online();
+	rtmirror_links_read(d->mirror, guard_link_add, &a);
+	rcu_thread_offline();
+	l = calloc(a.n + 1, sizeof(*l));
+	if (!l) {
+		free(a.v);
+		return false;
+	}
+	for (size_t i = 0; i < a.n; i++) {
+		const struct guard_link *g = &a.v[i];
+		const char *name = g->name;
+
+		if ((g->table4 == RT_TABLE_MAIN && g->table6 == RT_TABLE_MAIN) ||
+		    !strncmp(name, "srv6d", 5) || !strcmp(name, cfg->tun_name))
+			continue;
+		for (size_t j = 0; g->master && j < a.n; j++)
+			if (a.v[j].ifindex == g->master)
+				name = a.v[j].name;	/* its VRF device */
+		snprintf(l[k].name, sizeof(l[k].name), "%s", name);
+		l[k].table4 = g->table4;
+		l[k].table6 = g->table6;
+		k++;
+	}
+	changed = markguard_set_links(l, k);
+	free(l);
+	free(a.v);
+	if (changed && engine_runstate(d->engine)->kencap_on &&
+	    engine_runstate(d->engine)->nkencaps) {
+		log_msg(LOG_INFO, "the tenants' in-interfaces changed: their "
+			"catch rules follow");
+		daemon_reapply(d, "the tenants' links", false);
+		return true;
+	}
+	return false;
+}
+
 static void links_changed(struct daemon *d)
 {
 	const char *name = NULL;
@@ -1343,6 +1549,8 @@ static void links_changed(struct daemon *d)
 	while (read(rtmirror_links_fd(d->mirror), &v, sizeof(v)) > 0)
 		;
 	steering_links(d);
+	if (guard_links(d))
+		return;		/* put in force again already */
 	s = links_moved(d, &appeared, &name);
 	if (!s)
 		return;
@@ -1400,12 +1608,16 @@ static void repair_forget(struct daemon *d)
 		rtwatch_read(d->watch);
 	d->repair_kinds = 0;
 	d->repair_due_ms = 0;
+	d->rules_due = true;	/* srv6d's rules changed: those before them */
 }
 
 static void repair_changed(struct daemon *d)
 {
 	unsigned k = rtwatch_read(d->watch);
 
+	if (k & RTWATCH_OTHER_RULE)
+		d->rules_due = true;
+	k &= ~RTWATCH_OTHER_RULE;
 	if (!k)
 		return;
 	d->repair_kinds |= k;
@@ -1668,6 +1880,7 @@ static void daemon_loop(struct daemon *d)
 		repair_tick(d);
 		tunsrc_tick(d);
 		guard_tick(d);
+		rules_tick(d);
 		nexthops_tick(d);
 		trace_tick(&d->trace, d->engine);
 		watchdog_tick(d);
@@ -2189,7 +2402,10 @@ static void daemon_stop(struct daemon *d)
 
 int daemon_run(const struct daemon_opts *opts)
 {
-	struct daemon d = { .opts = opts, .started_ms = now_ms() };
+	struct daemon d = { .opts = opts, .started_ms = now_ms(),
+			    .guard.kind = MARKGUARD_END,
+			    .eguard.kind = MARKGUARD_ENCAP,
+			    .rules_due = true };
 	int rc;
 
 	log_init("srv6d", opts->debug);
@@ -2229,6 +2445,7 @@ int daemon_run(const struct daemon_opts *opts)
 			"devices: %s (what goes away is made again only by a "
 			"reload)", strerror(errno));
 	kroutes_start(&d);
+	guard_links(&d);	/* the tenants' catch rules */
 	repair_forget(&d);
 	notify_ready(&d);
 	daemon_loop(&d);

@@ -107,6 +107,24 @@ static void daemon_metrics(FILE *f, const struct ctl_status_src *src)
 	family(f, "srv6d_kernel_end_holds_total", "counter",
 	       "Times kernel-end was held back for lost marks.");
 	sample(f, "srv6d_kernel_end_holds_total", NULL, 0, src->kend_holds);
+	family(f, "srv6d_kernel_encap_mark_held", "gauge",
+	       "1 while kernel-encap is held back: packets for its policies "
+	       "reached routing without srv6d's mark.");
+	sample(f, "srv6d_kernel_encap_mark_held", NULL, 0,
+	       src->kencap_mark_held ? 1 : 0);
+	family(f, "srv6d_kernel_encap_caught_total", "counter",
+	       "Packets for kernel-encap's policies that reached routing "
+	       "without srv6d's mark (its guard counters).");
+	sample(f, "srv6d_kernel_encap_caught_total", NULL, 0,
+	       src->kencap_caught);
+	family(f, "srv6d_kernel_encap_holds_total", "counter",
+	       "Times kernel-encap was held back for lost marks.");
+	sample(f, "srv6d_kernel_encap_holds_total", NULL, 0,
+	       src->kencap_holds);
+	family(f, "srv6d_rules_before", "gauge",
+	       "Rules not srv6d's that the kernel evaluates before srv6d's "
+	       "fwmark and catch rules.");
+	sample(f, "srv6d_rules_before", NULL, 0, src->nbefore);
 	family(f, "srv6d_sids", "gauge", "SIDs in the configuration in force.");
 	sample(f, "srv6d_sids", NULL, 0, cfg ? cfg->nsids : 0);
 	family(f, "srv6d_policies", "gauge",

@@ -32,6 +32,7 @@ bool kencap_from_headers(const struct proc_ctx *ctx, const struct pkt *p)
 	struct sid_stats *st;
 
 	if (!ctx->rs || !ctx->rs->kencap_on || proc_kencap_held(ctx) ||
+	    proc_kencap_mark_held(ctx) ||
 	    (p->truncated && !p->gso))
 		return false;
 	pol = srv6_steer_policy(ctx, p, &st);

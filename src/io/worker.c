@@ -78,6 +78,9 @@ struct worker {
 		 * thread (engine_kend_probe_arm()), taken by the worker
 		 * (proc_kend_probe_take()) */
 		bool kend_probe;
+		/* the same for kernel-encap (engine_kencap_probe_arm(),
+		 * proc_kencap_probe_take()) */
+		bool kencap_probe;
 	} beat __attribute__((aligned(CACHE_LINE)));
 
 	/* The worker's own state, from the next line on. */
@@ -128,6 +131,9 @@ struct engine {
 	/* The same for kernel-end (engine_set_kend_held()): packets for its
 	 * SIDs reached routing without srv6d's mark (markguard.h). */
 	bool kend_held;
+	/* kernel-encap's (engine_set_kencap_mark_held()): packets for its
+	 * policies reached routing without srv6d's mark (markguard.h). */
+	bool kencap_mark_held;
 	const char *hang_file;		/* ENGINE_HANG_ENV, or NULL (unarmed) */
 	/* Control thread only: totals of earlier generations, less what
 	 * engine_clear_stats() took away (unsigned: a base may wrap, its
@@ -824,6 +830,8 @@ static int engine_init_worker(struct engine *e, unsigned i, char *err,
 	w->ctx.kencap_held = &e->kencap_held;
 	w->ctx.kend_held = &e->kend_held;
 	w->ctx.kend_probe = &w->beat.kend_probe;
+	w->ctx.kencap_mark_held = &e->kencap_mark_held;
+	w->ctx.kencap_probe = &w->beat.kencap_probe;
 	w->ctx.worker = i;
 	w->ctx.icmp_rl.last_ns = now_ns();
 	w->ctx.icmp_rl.tokens_milli = (uint64_t)cfg->icmp_burst * 1000;
@@ -952,6 +960,29 @@ bool engine_kend_probe_disarm(struct engine *e)
 	for (unsigned i = 0; i < e->nworkers; i++)
 		if (!__atomic_exchange_n(&e->workers[i].beat.kend_probe, false,
 					 __ATOMIC_RELAXED))
+			taken = true;
+	return taken;
+}
+
+void engine_set_kencap_mark_held(struct engine *e, bool held)
+{
+	__atomic_store_n(&e->kencap_mark_held, held, __ATOMIC_RELAXED);
+}
+
+void engine_kencap_probe_arm(struct engine *e)
+{
+	for (unsigned i = 0; i < e->nworkers; i++)
+		__atomic_store_n(&e->workers[i].beat.kencap_probe, true,
+				 __ATOMIC_RELAXED);
+}
+
+bool engine_kencap_probe_disarm(struct engine *e)
+{
+	bool taken = false;
+
+	for (unsigned i = 0; i < e->nworkers; i++)
+		if (!__atomic_exchange_n(&e->workers[i].beat.kencap_probe,
+					 false, __ATOMIC_RELAXED))
 			taken = true;
 	return taken;
 }

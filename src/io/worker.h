@@ -75,6 +75,14 @@ void engine_set_kend_held(struct engine *e, bool held);
 void engine_kend_probe_arm(struct engine *e);
 bool engine_kend_probe_disarm(struct engine *e);
 
+/* The same for kernel-encap (daemon.c: while packets for its policies
+ * reach routing without srv6d's mark, markguard.h): held, every
+ * super-packet encapsulation is cut by srv6d (kencap fallback `held`)
+ * but for one probe per worker and window. */
+void engine_set_kencap_mark_held(struct engine *e, bool held);
+void engine_kencap_probe_arm(struct engine *e);
+bool engine_kencap_probe_disarm(struct engine *e);
+
 const struct config *engine_config(const struct engine *e);
 const struct runstate *engine_runstate(const struct engine *e);
 /* The SIDs' struct sid_runtime in force (cfg->nsids entries, or NULL). */

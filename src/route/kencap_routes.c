@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <libmnl/libmnl.h>
+#include <linux/fib_rules.h>
 #include <linux/genetlink.h>
 #include <linux/lwtunnel.h>
 #include <linux/rtnetlink.h>
@@ -1242,20 +1243,57 @@ static int catch_install_sid(struct rtnl *nl, const struct config *cfg,
 			      err, errlen);
 }
 
+/* The kernel-encap catch rules (markguard_rules() but kernel-end's,
+ * which kend_install_one() makes with their tables), in their order. */
+struct catch_add {
+	struct rtnl *nl;
+	char *err;
+	size_t errlen;
+	int ret;
+};
+
+static void catch_add_one(void *arg, const struct markguard_rule *m)
+{
+	struct catch_add *c = arg;
+	uint32_t msg[RTRULES_MSG_SIZE / 4];
+	char a[INET6_ADDRSTRLEN] = "", what[160], why[256];
+	int e;
+
+	if (m->catch_table || c->ret < 0)
+		return;
+	if (m->dst)
+		inet_ntop(m->family, m->dst, a, sizeof(a));
+	if (m->action == FR_ACT_NOP)
+		snprintf(what, sizeof(what), "priority %u nop", m->priority);
+	else if (m->action == FR_ACT_GOTO)
+		snprintf(what, sizeof(what), "priority %u iif %s goto %u",
+			 m->priority, m->iif, m->target);
+	else
+		snprintf(what, sizeof(what), "priority %u%s%s to %s/%u lookup "
+			 "%#x", m->priority, m->iif[0] ? " iif " : "", m->iif,
+			 a, m->dst_len, m->table);
+	e = rtnl_request(c->nl, rtrules_build_catch_rule(msg, RTM_NEWRULE,
+							 ++c->nl->seq, m),
+			 why, sizeof(why));
+	if (e && e != EEXIST) {
+		snprintf(c->err, c->errlen, "mark guard: cannot add IPv%c rule "
+			 "%s: %s", m->family == AF_INET ? '4' : '6', what, why);
+		c->ret = -1;
+		return;
+	}
+	log_debug("mark guard: IPv%c rule %s", m->family == AF_INET ? '4' : '6',
+		  what);
+}
+
 static int catch_install_policies(struct rtnl *nl, const struct config *cfg,
 			       const struct runstate *rs, char *err,
 			       size_t errlen)
 {
-	for (unsigned i = 0; rs->kencap_on && i < cfg->npolicies; i++) {
-		const struct policy *pol = &cfg->policies[i];
-		uint32_t t = markguard_policy_table(cfg, rs, pol);
+	struct catch_add c = { nl, err, errlen, 0 };
 
-		if (t && pol->plen &&
-		    catch_rule_add(nl, cfg, (uint8_t)pol->family, &pol->prefix,
-				   pol->plen, t, err, errlen) < 0)
-			return -1;
-	}
-	return 0;
+	if (rs->kencap_on)
+		markguard_rules(cfg, rs, catch_add_one, &c);
+	return c.ret;
 }
 
 /* The kernel's End or decapsulation for SID s: its seg6local route in

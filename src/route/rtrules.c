@@ -33,9 +33,11 @@ struct rt_rule {
 	uint32_t priority, fwmark, fwmask, table;
 	char iif[IF_NAMESIZE];
 	uint8_t action;		/* FR_ACT_TO_TBL, or FR_ACT_UNREACHABLE
-				 * (table 0) after an End.DT* lookup */
+				 * (table 0) after an End.DT* lookup; a
+				 * catch's FR_ACT_GOTO and FR_ACT_NOP */
 	uint8_t dst_len;	/* a catch rule's `to DST/LEN`; 0 none */
 	struct in6_addr dst;	/* an IPv4 one in its first 4 bytes */
+	uint32_t target;	/* FR_ACT_GOTO's priority; 0 none */
 };
 
 /* Every route of the family: srv6d's own (protocol RTPROT_SRV6D) may
@@ -105,11 +107,50 @@ static struct nlmsghdr *msg_new(void *buf, uint16_t cmd, uint16_t create_flags,
 			    hdrlen);
 }
 
-/* A rule of `family` by fwmark (under fwmask) or by in-interface;
- * `lookup TABLE`, or `unreachable` when table is 0; srv6d's protocol, in
- * a delete too, so that the kernel deletes only srv6d's rule (a rule of
- * another protocol that matches the same is not touched: rule_find()
- * compares FRA_PROTOCOL when it is given). */
+/* A rule of `family` by fwmark (under fwmask), by in-interface, by
+ * destination or by both of those (a tenant's catch, markguard.h), or
+ * none (the catches' goto target); action r->action: `lookup TABLE`
+ * (`unreachable` when table is 0), `goto TARGET`, `nop`; srv6d's
+ * protocol, in a delete too, so that the kernel deletes only srv6d's
+ * rule (a rule of another protocol that matches the same is not touched:
+ * rule_find() compares FRA_PROTOCOL when it is given). */
+static struct nlmsghdr *build_rule_msg(void *buf, uint16_t cmd, uint32_t seq,
+				       uint8_t family, const struct rt_rule *r)
+{
+	struct nlmsghdr *nlh = msg_new(buf, cmd, NLM_F_CREATE | NLM_F_EXCL, seq,
+				       sizeof(struct fib_rule_hdr));
+	struct fib_rule_hdr *frh = mnl_nlmsg_get_payload(nlh);
+	bool sel = false;
+
+	frh->family = family;
+	frh->action = r->action == FR_ACT_GOTO || r->action == FR_ACT_NOP ?
+		      r->action : r->table ? FR_ACT_TO_TBL :
+		      FR_ACT_UNREACHABLE;
+	frh->table = frh->action == FR_ACT_TO_TBL && r->table < 256 ?
+		     r->table : RT_TABLE_UNSPEC;
+	mnl_attr_put_u32(nlh, FRA_PRIORITY, r->priority);
+	if (r->dst_len) {
+		frh->dst_len = r->dst_len;
+		mnl_attr_put(nlh, FRA_DST, family == AF_INET ? 4 : 16, &r->dst);
+		sel = true;
+	}
+	if (r->iif[0]) {
+		mnl_attr_put_strz(nlh, FRA_IIFNAME, r->iif);
+		sel = true;
+	}
+	if (!sel && (r->fwmark || r->fwmask)) {
+		mnl_attr_put_u32(nlh, FRA_FWMARK, r->fwmark);
+		mnl_attr_put_u32(nlh, FRA_FWMASK, r->fwmask);
+	}
+	if (frh->action == FR_ACT_TO_TBL)
+		mnl_attr_put_u32(nlh, FRA_TABLE, r->table);
+	if (frh->action == FR_ACT_GOTO)
+		mnl_attr_put_u32(nlh, FRA_GOTO, r->target);
+	mnl_attr_put_u8(nlh, FRA_PROTOCOL, RTPROT_SRV6D);
+	return nlh;
+}
+
+/* The same from its parts (a rule by fwmark, iif or destination). */
 static struct nlmsghdr *build_rule_to(void *buf, uint16_t cmd,
 				      uint32_t seq, uint8_t family,
 				      uint32_t priority, uint32_t fwmark,
@@ -117,27 +158,20 @@ static struct nlmsghdr *build_rule_to(void *buf, uint16_t cmd,
 				      const void *dst, uint8_t dst_len,
 				      uint32_t table)
 {
-	struct nlmsghdr *nlh = msg_new(buf, cmd, NLM_F_CREATE | NLM_F_EXCL, seq,
-				       sizeof(struct fib_rule_hdr));
-	struct fib_rule_hdr *frh = mnl_nlmsg_get_payload(nlh);
+	struct rt_rule r = { .priority = priority, .table = table,
+			     .action = table ? FR_ACT_TO_TBL :
+					       FR_ACT_UNREACHABLE };
 
-	frh->family = family;
-	frh->action = table ? FR_ACT_TO_TBL : FR_ACT_UNREACHABLE;
-	frh->table = table < 256 ? table : RT_TABLE_UNSPEC;
-	mnl_attr_put_u32(nlh, FRA_PRIORITY, priority);
 	if (dst && dst_len) {
-		frh->dst_len = dst_len;
-		mnl_attr_put(nlh, FRA_DST, family == AF_INET ? 4 : 16, dst);
+		r.dst_len = dst_len;
+		memcpy(&r.dst, dst, family == AF_INET ? 4 : 16);
 	} else if (iif && iif[0]) {
-		mnl_attr_put_strz(nlh, FRA_IIFNAME, iif);
+		snprintf(r.iif, sizeof(r.iif), "%s", iif);
 	} else {
-		mnl_attr_put_u32(nlh, FRA_FWMARK, fwmark);
-		mnl_attr_put_u32(nlh, FRA_FWMASK, fwmask);
+		r.fwmark = fwmark;
+		r.fwmask = fwmask;
 	}
-	if (table)
-		mnl_attr_put_u32(nlh, FRA_TABLE, table);
-	mnl_attr_put_u8(nlh, FRA_PROTOCOL, RTPROT_SRV6D);
-	return nlh;
+	return build_rule_msg(buf, cmd, seq, family, &r);
 }
 
 static struct nlmsghdr *build_rule(void *buf, uint16_t cmd, uint32_t seq,
@@ -156,6 +190,21 @@ struct nlmsghdr *rtrules_build_rule_to(void *buf, uint16_t cmd, uint32_t seq,
 {
 	return build_rule_to(buf, cmd, seq, family, priority, 0, 0, NULL, dst,
 			     dst_len, table);
+}
+
+struct nlmsghdr *rtrules_build_catch_rule(void *buf, uint16_t cmd,
+					  uint32_t seq,
+					  const struct markguard_rule *m)
+{
+	struct rt_rule r = { .priority = m->priority, .action = m->action,
+			     .table = m->action == FR_ACT_TO_TBL ? m->table : 0,
+			     .target = m->target, .dst_len = m->dst_len };
+
+	if (m->dst && m->dst_len)
+		memcpy(&r.dst, m->dst, m->family == AF_INET ? 4 : 16);
+	if (m->iif)
+		snprintf(r.iif, sizeof(r.iif), "%s", m->iif);
+	return build_rule_msg(buf, cmd, seq, m->family, &r);
 }
 
 struct nlmsghdr *rtrules_build_rule(void *buf, uint16_t cmd, uint32_t seq,
@@ -328,10 +377,13 @@ static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 	r.fwmask = rtnl_attr_u32(tb[FRA_FWMASK], 0);
 	r.table = rtnl_attr_u32(tb[FRA_TABLE], frh->table);
 	r.action = frh->action;
-	if (r.action != FR_ACT_TO_TBL && r.action != FR_ACT_UNREACHABLE)
+	if (r.action != FR_ACT_TO_TBL && r.action != FR_ACT_UNREACHABLE &&
+	    r.action != FR_ACT_GOTO && r.action != FR_ACT_NOP)
 		return MNL_CB_OK;
-	if (r.action == FR_ACT_UNREACHABLE)
+	if (r.action != FR_ACT_TO_TBL)
 		r.table = 0;
+	if (r.action == FR_ACT_GOTO)
+		r.target = rtnl_attr_u32(tb[FRA_GOTO], 0);
 	if (iif)
 		snprintf(r.iif, sizeof(r.iif), "%s", iif);
 	if (tb[FRA_DST] && frh->dst_len &&
@@ -342,8 +394,9 @@ static int rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 		       mnl_attr_get_payload_len(tb[FRA_DST]));
 	}
 	/* by fwmark, iif (a VRF SID's pair) or destination (a catch
-	 * rule): what srv6d makes */
-	if (!tb[FRA_FWMARK] && !iif && !r.dst_len)
+	 * rule), or a catch's nop: what srv6d makes */
+	if (!tb[FRA_FWMARK] && !iif && !r.dst_len &&
+	    r.action != FR_ACT_NOP)
 		return MNL_CB_OK;
 	dump_list_add(l, &r);
 	return MNL_CB_OK;
@@ -492,6 +545,8 @@ static int cmp_rule(const void *a, const void *b)
 		return c < 0 ? -1 : 1;
 	if (x->dst_len != y->dst_len)
 		return x->dst_len < y->dst_len ? -1 : 1;
+	if (x->target != y->target)
+		return x->target < y->target ? -1 : 1;
 	c = memcmp(&x->dst, &y->dst, sizeof(x->dst));
 	return c < 0 ? -1 : c > 0;
 }
@@ -579,25 +634,34 @@ struct want_catch {
 	bool fill;
 };
 
-static void want_catch_rule(void *arg, uint8_t family, const void *dst,
-			    uint8_t dst_len, uint32_t table, bool catch)
+static void want_catch_rule(void *arg, const struct markguard_rule *m)
 {
 	struct want_catch *c = arg;
 	struct rt_want *w = c->w;
-	struct rt_rule r = { .priority = markguard_priority(c->cfg),
-			     .table = table, .action = FR_ACT_TO_TBL,
-			     .dst_len = dst_len };
+	struct rt_rule r = { .priority = m->priority, .action = m->action,
+			     .table = m->action == FR_ACT_TO_TBL ? m->table : 0,
+			     .target = m->target, .dst_len = m->dst_len };
 
-	memcpy(&r.dst, dst, family == AF_INET ? 4 : 16);
-	if (family == AF_INET)
+	if (m->dst && m->dst_len)
+		memcpy(&r.dst, m->dst, m->family == AF_INET ? 4 : 16);
+	if (m->iif)
+		snprintf(r.iif, sizeof(r.iif), "%s", m->iif);
+	if (m->family == AF_INET)
 		w->rules4[w->nrules4++] = r;
 	else
 		w->rules[w->nrules++] = r;
-	if (!catch)
+	if (!m->catch_table)
 		return;		/* kernel-encap's table, wanted above */
-	w->keep_tables[w->nkeep_tables++] = table;
+	w->keep_tables[w->nkeep_tables++] = m->table;
 	if (c->fill)
-		w->fill_tables[w->nfill_tables++] = table;
+		w->fill_tables[w->nfill_tables++] = m->table;
+}
+
+/* Counts the catch rules (want_build()'s sizes). */
+static void count_catch_rule(void *arg, const struct markguard_rule *m)
+{
+	(void)m;
+	(*(unsigned *)arg)++;
 }
 
 /* kernel-encap's (src/route/kencap_routes.h, which installs them): both
@@ -657,6 +721,12 @@ static int want_build(struct rt_want *w, const struct config *cfg,
 			    0) +
 		     (keep ? 3 * keep->nsids + keep_rs->nkencaps +
 			     keep->npolicies : 0);
+
+	/* the catch rules: one per link and tenant policy, and more */
+	if (cfg)
+		markguard_rules(cfg, rs, count_catch_rule, &n);
+	if (keep)
+		markguard_rules(keep, keep_rs, count_catch_rule, &n);
 
 	memset(w, 0, sizeof(*w));
 	w->rules = calloc(4 * n + 1, sizeof(*w->rules));
@@ -923,20 +993,24 @@ static struct nlmsghdr *rule_doomed(const struct prune_ctx *c, const void *e,
 
 	if (rule_wanted(c->w, c->family, r))
 		return NULL;
-	if (r->dst_len) {
+	if (r->action == FR_ACT_NOP) {
+		snprintf(what, whatlen, "rule priority %u nop", r->priority);
+	} else if (r->action == FR_ACT_GOTO) {
+		snprintf(what, whatlen, "rule priority %u iif %s goto %u",
+			 r->priority, r->iif, r->target);
+	} else if (r->dst_len) {
 		char a[INET6_ADDRSTRLEN];
 
 		inet_ntop(c->family, &r->dst, a, sizeof(a));
-		snprintf(what, whatlen, "rule priority %u to %s/%u lookup %#x",
-			 r->priority, a, r->dst_len, r->table);
+		snprintf(what, whatlen, "rule priority %u%s%s to %s/%u lookup "
+			 "%#x", r->priority, r->iif[0] ? " iif " : "", r->iif,
+			 a, r->dst_len, r->table);
 	} else {
 		snprintf(what, whatlen, "rule priority %u fwmark %#x iif %s "
 			 "lookup %#x", r->priority, r->fwmark, r->iif,
 			 r->table);
 	}
-	return build_rule_to(msg, RTM_DELRULE, seq, c->family, r->priority,
-			     r->fwmark, r->fwmask, r->iif, &r->dst,
-			     r->dst_len, r->table);
+	return build_rule_msg(msg, RTM_DELRULE, seq, c->family, r);
 }
 
 /* A route that is not srv6d's in a table c's config fills: said in

@@ -178,6 +178,13 @@ struct nlmsghdr *rtrules_build_rule_to(void *buf, uint16_t cmd, uint32_t seq,
 				       const void *dst, uint8_t dst_len,
 				       uint32_t table);
 
+/* One of markguard.h's catch rules (markguard_rules()): by iif, by
+ * destination or both, `lookup T`, `goto P` or `nop`; cmd as above. */
+struct markguard_rule;
+struct nlmsghdr *rtrules_build_catch_rule(void *buf, uint16_t cmd,
+					  uint32_t seq,
+					  const struct markguard_rule *m);
+
 /* cmd: RTM_NEWROUTE (NLM_F_CREATE|NLM_F_REPLACE) / RTM_DELROUTE, protocol
  * RTPROT_SRV6D (a delete then matches only srv6d's route).  A route
  * of family (AF_INET6: dst and gw are struct in6_addr, AF_INET: struct

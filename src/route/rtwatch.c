@@ -36,12 +36,12 @@ static unsigned rule_event(const struct nlmsghdr *nlh)
 {
 	const struct nlattr *tb[FRA_MAX + 1] = { NULL };
 
-	if (nlh->nlmsg_type != RTM_DELRULE ||
-	    rtnl_attrs(nlh, sizeof(struct fib_rule_hdr), tb, FRA_MAX) < 0 ||
-	    !tb[FRA_PROTOCOL] ||
-	    mnl_attr_get_u8(tb[FRA_PROTOCOL]) != RTPROT_SRV6D)
+	if (rtnl_attrs(nlh, sizeof(struct fib_rule_hdr), tb, FRA_MAX) < 0)
 		return 0;
-	return 1u << RTWATCH_RULE;
+	if (!tb[FRA_PROTOCOL] ||
+	    mnl_attr_get_u8(tb[FRA_PROTOCOL]) != RTPROT_SRV6D)
+		return RTWATCH_OTHER_RULE;	/* the operator's */
+	return nlh->nlmsg_type == RTM_DELRULE ? 1u << RTWATCH_RULE : 0;
 }
 
 static unsigned route_event(const struct nlmsghdr *nlh)
@@ -89,6 +89,7 @@ static unsigned watch_event(const struct nlmsghdr *nlh, const char *rx,
 			    const char *tx)
 {
 	switch (nlh->nlmsg_type) {
+	case RTM_NEWRULE:
 	case RTM_DELRULE:
 		return rule_event(nlh);
 	case RTM_DELROUTE:

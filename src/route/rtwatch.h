@@ -40,6 +40,9 @@ int rtwatch_fd(const struct rtwatch *w);
  * object that went away; 0 when none (also on an overrun, after which
  * the caller should check: RTWATCH_OVERRUN is returned then). */
 #define RTWATCH_OVERRUN	(1u << RTWATCH_NKINDS)
+/* A rule not srv6d's came or went (no repair: the daemon looks at the
+ * rules before its own again, markguard_rules_before()). */
+#define RTWATCH_OTHER_RULE	(1u << (RTWATCH_NKINDS + 1))
 unsigned rtwatch_read(struct rtwatch *w);
 
 /* The name of a kind ("rule", "route", "kernel-encap route", ...). */

@@ -8,6 +8,7 @@
 #include <libnftnl/chain.h>
 #include <libnftnl/common.h>
 #include <libnftnl/expr.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
@@ -395,6 +396,117 @@ static void plan_family(struct plan_builder *b, const struct config *cfg,
 	}
 }
 
+/* Whether policy p is one kernel-encap's guard watches (markguard.h):
+ * the kernel encapsulates it by mark and it has a catch rule. */
+static bool guard_policy(const struct config *cfg, const struct runstate *rs,
+			 const struct policy *p)
+{
+	return p->plen && !p->ktable && runstate_policy_kencap(rs, cfg, p);
+}
+
+/* Whether table (0: any) of family has a policy the guard watches. */
+static bool guard_table(const struct config *cfg, const struct runstate *rs,
+			int family, uint32_t table)
+{
+	for (unsigned i = 0; i < cfg->npolicies; i++) {
+		const struct policy *p = &cfg->policies[i];
+
+		if (p->family == family && (!table || p->table == table) &&
+		    guard_policy(cfg, rs, p))
+			return true;
+	}
+	return false;
+}
+
+/* Whether a link of pl looks table up in family. */
+static bool guard_linked(const struct plan_links *pl, int family,
+			 uint32_t table)
+{
+	if (table == CONFIG_TABLE_MAIN)
+		return true;
+	for (size_t i = 0; i < pl->n; i++)
+		if (link_table(&pl->l[i], family) == table)
+			return true;
+	return false;
+}
+
+/* A counting rule for the guarded policies of family in table (0: of
+ * every table that has a catch), from iif ("" any). */
+static void guard_counts(struct plan_builder *b, const struct config *cfg,
+			 const struct runstate *rs,
+			 const struct plan_links *pl, int family,
+			 uint32_t table, const char *iif)
+{
+	size_t alen = family == AF_INET6 ? 16 : 4;
+	unsigned start = b->plan->nrules;
+
+	for (unsigned i = 0; i < cfg->npolicies; i++) {
+		const struct policy *p = &cfg->policies[i];
+		struct steer_rule *r;
+
+		if (p->family != family || (table && p->table != table) ||
+		    !guard_policy(cfg, rs, p) ||
+		    !guard_linked(pl, family, p->table) ||
+		    !(r = plan_add(b, family)))
+			continue;
+		memcpy(r->addr, policy_addr(p), alen);
+		r->plen = p->plen;
+		snprintf(r->iifname, sizeof(r->iifname), "%s", iif);
+		r->action = STEER_COUNT;
+		if (plan_has(b->plan, start, r))
+			b->plan->nrules--;	/* the same prefix again */
+	}
+}
+
+/* The guard's rules of family (G1 to G4 of steer.h) into their chains:
+ * with kernel-encap on (rs), the links known, and a policy to watch. */
+static void plan_guard(struct plan_builder *b, const struct config *cfg,
+		       const struct runstate *rs,
+		       const struct plan_links *pl, int family)
+{
+	char chain[16];
+	struct steer_rule *r;
+
+	if (!rs || !rs->kencap_on || !pl->known ||
+	    !guard_table(cfg, rs, family, 0))
+		return;
+	b->chain = STEER_GUARD_CHAIN;
+	if ((r = plan_add(b, family))) {	/* G1 */
+		r->has_mark_range = true;
+		r->mark_from = config_mark_value(cfg, cfg->mark_base + 1);
+		r->mark_to = config_mark_value(cfg, cfg->mark_base +
+						    (cfg->mark_count - 1));
+		r->mark_mask = cfg->mark_mask;
+		r->action = STEER_ACCEPT;
+	}
+	guard_counts(b, cfg, rs, pl, family, 0, cfg->tun_name);	/* G2 */
+	for (size_t i = 0; i < pl->n; i++) {		/* G3 */
+		uint32_t t = link_table(&pl->l[i], family);
+
+		if (t == CONFIG_TABLE_MAIN || !(r = plan_add(b, family)))
+			continue;
+		memcpy(r->iifname, pl->l[i].name, sizeof(r->iifname));
+		if (guard_table(cfg, rs, family, t)) {
+			r->action = STEER_GOTO;
+			snprintf(r->go, sizeof(r->go), "g%u", t);
+		} else {
+			r->action = STEER_ACCEPT;
+		}
+	}
+	guard_counts(b, cfg, rs, pl, family, CONFIG_TABLE_MAIN, "");	/* G4 */
+	for (size_t i = 0; i < pl->n; i++) {
+		uint32_t t = link_table(&pl->l[i], family);
+
+		if (t == CONFIG_TABLE_MAIN || table_seen(pl, i, family, t) ||
+		    !guard_table(cfg, rs, family, t))
+			continue;
+		snprintf(chain, sizeof(chain), "g%u", t);
+		b->chain = chain;
+		guard_counts(b, cfg, rs, pl, family, t, "");
+	}
+	b->chain = NULL;
+}
+
 /* steer_plan_build() with the kernel routes' sets of kset (NULL: none)
  * and the in-interfaces pl. */
 static int plan_build_links(const struct config *cfg,
@@ -407,8 +519,10 @@ static int plan_build_links(const struct config *cfg,
 
 	memset(plan, 0, sizeof(*plan));
 	plan_family(&b, cfg, rs, kset, pl, AF_INET6);
+	plan_guard(&b, cfg, rs, pl, AF_INET6);
 	plan->nrules6 = plan->nrules;
 	plan_family(&b, cfg, rs, kset, pl, AF_INET);
+	plan_guard(&b, cfg, rs, pl, AF_INET);
 	if (b.failed) {
 		steer_plan_free(plan);
 		return -1;
@@ -428,6 +542,16 @@ int steer_plan_build(const struct config *cfg, const struct runstate *rs,
 		     struct steer_plan *plan)
 {
 	return plan_build(cfg, rs, NULL, plan);
+}
+
+int steer_plan_build_links(const struct config *cfg,
+			   const struct runstate *rs,
+			   const struct steer_link *links, size_t n,
+			   struct steer_plan *plan)
+{
+	struct plan_links pl = { .l = links, .n = n, .known = true };
+
+	return plan_build_links(cfg, rs, NULL, &pl, plan);
 }
 
 void steer_plan_free(struct steer_plan *plan)
@@ -483,6 +607,8 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 		fputs("accept\n", f);
 	else if (r->action == STEER_GOTO)
 		fprintf(f, "goto %s\n", r->go);
+	else if (r->action == STEER_COUNT)
+		fputs("counter name \"" STEER_GUARD_COUNTER "\" accept\n", f);
 	else if (r->queue_total > 1)
 		fprintf(f, "queue num %u-%u fanout\n", r->queue_first,
 			r->queue_first + r->queue_total - 1);
@@ -595,6 +721,14 @@ static void print_ipt_rule(const struct steer_rule *r, FILE *f)
 	}
 }
 
+/* Whether chain c is the guard's (markguard.h): `guard` or a table's
+ * `gT`, which have no iptables form. */
+static bool guard_chain(const char *c)
+{
+	return !strcmp(c, STEER_GUARD_CHAIN) ||
+	       (c[0] == 'g' && c[1] >= '0' && c[1] <= '9');
+}
+
 void steer_plan_print(const struct steer_plan *plan, FILE *f)
 {
 	fputs("# srv6d's steering (steering auto), in nft syntax: kernels "
@@ -603,10 +737,16 @@ void steer_plan_print(const struct steer_plan *plan, FILE *f)
 		unsigned lo = pass ? plan->nrules6 : 0;
 		unsigned hi = pass ? plan->nrules : plan->nrules6;
 
-		fprintf(f, "table %s " STEER_TABLE " {\n\tchain " STEER_CHAIN
+		bool guard = false;
+
+		for (unsigned i = lo; i < hi; i++)
+			guard = guard || guard_chain(plan->rules[i].chain);
+		fprintf(f, "table %s " STEER_TABLE " {\n", pass ? "ip" : "ip6");
+		if (guard)
+			fputs("\tcounter " STEER_GUARD_COUNTER " {\n\t}\n", f);
+		fprintf(f, "\tchain " STEER_CHAIN
 			" {\n\t\ttype filter hook prerouting priority %d; "
-			"policy accept;\n", pass ? "ip" : "ip6",
-			STEER_PRIORITY);
+			"policy accept;\n", STEER_PRIORITY);
 		for (unsigned i = lo; i < hi; i++)
 			if (!plan->rules[i].chain[0])
 				print_nft_rule(&plan->rules[i], f);
@@ -618,6 +758,10 @@ void steer_plan_print(const struct steer_plan *plan, FILE *f)
 				      !strcmp(plan->rules[i - 1].chain, c)))
 				continue;
 			fprintf(f, "\tchain %s {\n", c);
+			if (!strcmp(c, STEER_GUARD_CHAIN))
+				fprintf(f, "\t\ttype filter hook prerouting "
+					"priority %d; policy accept;\n",
+					STEER_GUARD_PRIORITY);
 			for (unsigned j = i; j < hi; j++)
 				if (!strcmp(plan->rules[j].chain, c))
 					print_nft_rule(&plan->rules[j], f);
@@ -630,14 +774,16 @@ void steer_plan_print(const struct steer_plan *plan, FILE *f)
 	for (unsigned i = 0; i < plan->nrules; i++) {
 		const struct steer_rule *r = &plan->rules[i];
 
-		if (r->chain[0] && (i == 0 || i == plan->nrules6 ||
-				    strcmp(plan->rules[i - 1].chain, r->chain)))
+		if (r->chain[0] && !guard_chain(r->chain) &&
+		    (i == 0 || i == plan->nrules6 ||
+		     strcmp(plan->rules[i - 1].chain, r->chain)))
 			fprintf(f, "%s -t raw -N srv6d-%s\n",
 				r->family == AF_INET6 ? "ip6tables" :
 							"iptables", r->chain);
 	}
 	for (unsigned i = 0; i < plan->nrules; i++)
-		print_ipt_rule(&plan->rules[i], f);
+		if (!guard_chain(plan->rules[i].chain))
+			print_ipt_rule(&plan->rules[i], f);
 }
 
 /* ---- the rules as nf_tables expressions --------------------------------- */
@@ -801,7 +947,19 @@ static int rule_verdict(struct nftnl_rule *nr, const struct steer_rule *r,
 	uint16_t flags = r->queue_total > 1 ? NFT_QUEUE_FLAG_CPU_FANOUT : 0;
 	struct nftnl_expr *e;
 
-	if (r->action == STEER_ACCEPT || r->action == STEER_GOTO) {
+	if (r->action == STEER_COUNT) {
+		/* counter name "kencap_caught", then accept below */
+		e = nftnl_expr_alloc("objref");
+		if (!e)
+			return -1;
+		nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE,
+				   NFT_OBJECT_COUNTER);
+		nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME,
+				   STEER_GUARD_COUNTER);
+		nftnl_rule_add_expr(nr, e);
+	}
+	if (r->action == STEER_ACCEPT || r->action == STEER_GOTO ||
+	    r->action == STEER_COUNT) {
 		e = nftnl_expr_alloc("immediate");
 		if (!e)
 			return -1;
@@ -1036,14 +1194,65 @@ static bool plan_has_chain(const struct steer_plan *plan, unsigned lo,
 	return false;
 }
 
-/* The chains of rules lo..hi of plan (family's), each once, added. */
+/* The guard's counter (markguard.h) of family, added (NEWOBJ: kept
+ * with its count when there) or deleted. */
+static void batch_guard_counter(struct batch *bt, int family, uint16_t type)
+{
+	struct nftnl_obj *o = nftnl_obj_alloc();
+	struct nlmsghdr *nlh;
+
+	if (!o) {
+		bt->failed = true;
+		return;
+	}
+	nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, (uint32_t)family);
+	nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, STEER_TABLE);
+	nftnl_obj_set_str(o, NFTNL_OBJ_NAME, STEER_GUARD_COUNTER);
+	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_COUNTER);
+	nlh = batch_hdr(bt, type, family,
+			type == NFT_MSG_NEWOBJ ? NLM_F_CREATE : 0);
+	nftnl_obj_nlmsg_build_payload(nlh, o);
+	mnl_nlmsg_batch_next(bt->b);
+	nftnl_obj_free(o);
+}
+
+/* The guard's base chain (the last of prerouting) of family, added
+ * (kept when there), its counter first. */
+static void batch_guard_chain(struct batch *bt, int family)
+{
+	struct nftnl_chain *c = nftnl_chain_alloc();
+	struct nlmsghdr *nlh;
+
+	batch_guard_counter(bt, family, NFT_MSG_NEWOBJ);
+	if (!c) {
+		bt->failed = true;
+		return;
+	}
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, (uint32_t)family);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, STEER_TABLE);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, STEER_GUARD_CHAIN);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, NF_INET_PRE_ROUTING);
+	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, STEER_GUARD_PRIORITY);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+	nlh = batch_hdr(bt, NFT_MSG_NEWCHAIN, family, NLM_F_CREATE);
+	nftnl_chain_nlmsg_build_payload(nlh, c);
+	mnl_nlmsg_batch_next(bt->b);
+	nftnl_chain_free(c);
+}
+
+/* The chains of rules lo..hi of plan (family's), each once, added (the
+ * guard's a base chain with its counter). */
 static void batch_chains(struct batch *bt, const struct steer_plan *plan,
 			 unsigned lo, unsigned hi, int family)
 {
+	if (plan_has_chain(plan, lo, hi, STEER_GUARD_CHAIN))
+		batch_guard_chain(bt, family);
 	for (unsigned i = lo; i < hi && !bt->failed; i++) {
 		const char *c = plan->rules[i].chain;
 
-		if (c[0] && !plan_has_chain(plan, lo, i, c))
+		if (c[0] && strcmp(c, STEER_GUARD_CHAIN) &&
+		    !plan_has_chain(plan, lo, i, c))
 			batch_regular_chain(bt, family, c, NFT_MSG_NEWCHAIN);
 	}
 }
@@ -1506,6 +1715,9 @@ static int steer_send_update(struct steer *st, const struct steer_plan *plan,
 				batch_regular_chain(&bt, nfproto, c,
 						    NFT_MSG_DELCHAIN);
 		}
+		if (plan_has_chain(old, olo, ohi, STEER_GUARD_CHAIN) &&
+		    !plan_has_chain(plan, lo, hi, STEER_GUARD_CHAIN))
+			batch_guard_counter(&bt, nfproto, NFT_MSG_DELOBJ);
 	}
 	/* d's changes of the sets that stay, then every element of those
 	 * that come (a table now selected by a link, or new) */
@@ -1962,6 +2174,16 @@ int steer_event(struct steer *st, char *err, size_t errlen)
 	return 1;
 }
 
+/* The guard's rules in plan (markguard.h). */
+static unsigned plan_guard_rules(const struct steer_plan *plan)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < plan->nrules; i++)
+		n += guard_chain(plan->rules[i].chain);
+	return n;
+}
+
 void steer_get_status(const struct steer *st, struct steer_status *out)
 {
 	if (!st) {
@@ -1969,6 +2191,84 @@ void steer_get_status(const struct steer *st, struct steer_status *out)
 		return;
 	}
 	*out = st->st;
+	out->guard_rules = st->st.enabled && st->st.installed ?
+			   plan_guard_rules(&st->plan) : 0;
+}
+
+struct obj_read {
+	uint64_t packets;
+	bool found;
+};
+
+static int obj_cb(const struct nlmsghdr *h, void *data)
+{
+	struct obj_read *o = data;
+	struct nftnl_obj *obj = nftnl_obj_alloc();
+
+	if (!obj)
+		return MNL_CB_ERROR;
+	if (nftnl_obj_nlmsg_parse(h, obj) == 0 &&
+	    nftnl_obj_is_set(obj, NFTNL_OBJ_CTR_PKTS)) {
+		o->packets += nftnl_obj_get_u64(obj, NFTNL_OBJ_CTR_PKTS);
+		o->found = true;
+	}
+	nftnl_obj_free(obj);
+	return MNL_CB_OK;
+}
+
+/* Read family's guard counter into o.  Returns 0 or -1 (errno). */
+static int guard_read_family(struct steer *st, int family, struct obj_read *o)
+{
+	char buf[STEER_NL_BUF];
+	struct nftnl_obj *obj = nftnl_obj_alloc();
+	uint32_t seq = st->seq++, portid = mnl_socket_get_portid(st->nl);
+	struct nlmsghdr *nlh;
+	int ret;
+
+	if (!obj) {
+		errno = ENOMEM;
+		return -1;
+	}
+	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETOBJ, (uint16_t)family,
+				    NLM_F_ACK, seq);
+	nftnl_obj_set_str(obj, NFTNL_OBJ_TABLE, STEER_TABLE);
+	nftnl_obj_set_str(obj, NFTNL_OBJ_NAME, STEER_GUARD_COUNTER);
+	nftnl_obj_set_u32(obj, NFTNL_OBJ_TYPE, NFT_OBJECT_COUNTER);
+	nftnl_obj_nlmsg_build_payload(nlh, obj);
+	nftnl_obj_free(obj);
+	if (mnl_socket_sendto(st->nl, nlh, nlh->nlmsg_len) < 0)
+		return -1;
+	do {
+		ssize_t n = mnl_socket_recvfrom(st->nl, buf, sizeof(buf));
+
+		if (n < 0)
+			return -1;
+		ret = mnl_cb_run(buf, (size_t)n, seq, portid, obj_cb, o);
+	} while (ret > 0);
+	return ret < 0 ? -1 : 0;
+}
+
+int steer_guard_read(struct steer *st, uint64_t *packets)
+{
+	struct obj_read o = { 0 };
+	bool any = false;
+
+	*packets = 0;
+	if (!st || !st->nl || !st->st.enabled || !st->st.installed)
+		return 1;
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned lo = pass ? st->plan.nrules6 : 0;
+		unsigned hi = pass ? st->plan.nrules : st->plan.nrules6;
+
+		if (!plan_has_chain(&st->plan, lo, hi, STEER_GUARD_CHAIN))
+			continue;
+		any = true;
+		if (guard_read_family(st, pass ? NFPROTO_IPV4 : NFPROTO_IPV6,
+				      &o) < 0)
+			return -1;
+	}
+	*packets = o.packets;
+	return any ? 0 : 1;
 }
 
 void steer_close(struct steer *st, bool remove)

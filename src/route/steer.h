@@ -42,6 +42,23 @@
  * (CONFIG_NFT_QUEUE) the rules use the xtables NFQUEUE target (revision
  * 3) through nft_compat, as `ip6tables-nft -j NFQUEUE` does.
  *
+ * With kernel-encap (rs given, the links known), each family's table that
+ * has kernel-encap policies also holds the guard (markguard.h): a base
+ * chain `guard` at priority STEER_GUARD_PRIORITY, hook prerouting, and a
+ * named counter STEER_GUARD_COUNTER:
+ *
+ *   G1. accept what carries one of srv6d's marks under mark-mask;
+ *   G2. every kernel-encap policy's prefix from the reinjection device
+ *       (`iifname TUN`: the inner packets srv6d sends there marked),
+ *       counted, accepted;
+ *   G3. the links of another table: to that table's chain `gT` (its
+ *       policies' prefixes counted) or accepted;
+ *   G4. the main table's kernel-encap policies' prefixes counted.
+ *
+ * So it counts, right before routing, the packets srv6d accepted (or
+ * sent) for the kernel's seg6 that reach routing without the mark; the
+ * daemon reads the counters (steer_guard_read()).
+ *
  * A change is one nfnetlink batch (one transaction): the tables are
  * deleted and added again in it, so there is no moment without rules.
  *
@@ -65,11 +82,18 @@
 #define STEER_TABLE		"srv6d"
 #define STEER_CHAIN		"prerouting"
 #define STEER_PRIORITY		(-290)
+/* kernel-encap's guard (markguard.h): a second base chain, the last of
+ * prerouting, whose rules count in a named counter of each family's
+ * table the packets for kernel-encap's policies that lost srv6d's mark */
+#define STEER_GUARD_CHAIN	"guard"
+#define STEER_GUARD_PRIORITY	2147483647	/* INT_MAX */
+#define STEER_GUARD_COUNTER	"kencap_caught"
 
 enum steer_action {
 	STEER_ACCEPT,
 	STEER_QUEUE,
 	STEER_GOTO,			/* goto chain `go` */
+	STEER_COUNT,			/* counter STEER_GUARD_COUNTER, accept */
 };
 
 /* A link whose packets the kernel looks up in another table than main
@@ -112,6 +136,15 @@ struct steer_plan {
  * Returns 0, -1 when memory runs out (*plan then empty). */
 int steer_plan_build(const struct config *cfg, const struct runstate *rs,
 		     struct steer_plan *plan);
+
+/* The same with the in-interfaces known (links of another table than
+ * main, n of them), as steer_links() has them: the policies' rules
+ * follow them, and kernel-encap's guard (markguard.h) is planned.
+ * Pure. */
+int steer_plan_build_links(const struct config *cfg,
+			   const struct runstate *rs,
+			   const struct steer_link *links, size_t n,
+			   struct steer_plan *plan);
 
 void steer_plan_free(struct steer_plan *plan);
 
@@ -157,6 +190,7 @@ struct steer_status {
 					 * the routes taken to the kernel's
 					 * answer */
 	size_t set_last_changes;	/* the elements it changed */
+	unsigned guard_rules;		/* of the guard chains (markguard.h) */
 	char why[160];			/* the last failure, "" none */
 };
 
@@ -206,6 +240,12 @@ int steer_kroutes(struct steer *st, const struct config *cfg,
 		  char *err, size_t errlen);
 
 void steer_get_status(const struct steer *st, struct steer_status *out);
+
+/* kernel-encap's guard (markguard.h): the packets both families'
+ * counters STEER_GUARD_COUNTER counted, summed into *packets.  Returns
+ * 0, 1 when there is no guard (steering no, not installed, no
+ * kernel-encap policy, the links not known yet), -1 with errno. */
+int steer_guard_read(struct steer *st, uint64_t *packets);
 
 /* At a clean stop: removes srv6d's tables (remove true) and frees st. */
 void steer_close(struct steer *st, bool remove);

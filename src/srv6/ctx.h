@@ -61,6 +61,11 @@ struct proc_ctx {
 	/* This worker's probe token (engine_kend_probe_arm()): while held,
 	 * one packet may go to the kernel all the same; NULL: none. */
 	bool *kend_probe;
+	/* kernel-encap's mark guard (engine_set_kencap_mark_held(),
+	 * markguard.h): true while packets for its policies reach routing
+	 * without srv6d's mark; and this worker's probe token for it. */
+	const bool *kencap_mark_held;
+	bool *kencap_probe;
 	struct srccache src_cache;
 	struct worker_stats *stats;
 	struct sid_stats *sid_stats;	/* cfg->nsids entries, this worker's */
@@ -97,6 +102,25 @@ static inline bool proc_kend_held(const struct proc_ctx *ctx)
 	       __atomic_load_n(ctx->kend_held, __ATOMIC_RELAXED) &&
 	       !(ctx->kend_probe &&
 		 __atomic_load_n(ctx->kend_probe, __ATOMIC_RELAXED));
+}
+
+/* Whether kernel-encap is held back by its mark guard now (markguard.h):
+ * the control thread's flag, unless this worker holds a probe token. */
+static inline bool proc_kencap_mark_held(const struct proc_ctx *ctx)
+{
+	return ctx->kencap_mark_held &&
+	       __atomic_load_n(ctx->kencap_mark_held, __ATOMIC_RELAXED) &&
+	       !(ctx->kencap_probe &&
+		 __atomic_load_n(ctx->kencap_probe, __ATOMIC_RELAXED));
+}
+
+/* A super-packet goes to the kernel's seg6: it takes this worker's
+ * kernel-encap probe token when there is one. */
+static inline void proc_kencap_probe_take(const struct proc_ctx *ctx)
+{
+	if (ctx->kencap_probe &&
+	    __atomic_load_n(ctx->kencap_probe, __ATOMIC_RELAXED))
+		__atomic_store_n(ctx->kencap_probe, false, __ATOMIC_RELAXED);
 }
 
 /* p's result is kernel-end's: a super-packet or a header queue's packet

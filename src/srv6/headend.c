@@ -508,6 +508,8 @@ static enum kencap_fallback kernel_encap_check(const struct proc_ctx *ctx,
 		return KENCAP_FB_OFF;
 	if (proc_kencap_held(ctx))	/* the kernel's tunsrc changed */
 		return KENCAP_FB_SOURCE;
+	if (proc_kencap_mark_held(ctx))	/* its marks do not survive */
+		return KENCAP_FB_HELD;
 	if (pol->mode != ENCAP_MODE_ENCAP && pol->mode != ENCAP_MODE_ENCAP_RED)
 		return KENCAP_FB_SHAPE;
 	if (pol->hmac_keyid)
@@ -521,6 +523,7 @@ static enum kencap_fallback kernel_encap_check(const struct proc_ctx *ctx,
 	    memcmp(&ksrc, src, sizeof(ksrc)))
 		return KENCAP_FB_SOURCE;
 	*mark = e->mark;
+	proc_kencap_probe_take(ctx);	/* held: this one is the probe */
 	return KENCAP_FB__COUNT;
 }
 

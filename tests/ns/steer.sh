@@ -283,14 +283,22 @@ if nsx "$PE1" nft list table ip6 srv6d >/dev/null 2>&1; then
 else
 	fail "srv6d killed -9: its tables are gone"
 fi
-# the old fail-open state: srv6d dead and no rule of its own
+# the old fail-open state: srv6d dead and no rule of its own (its
+# tenants' catch rules, left after kill -9, would still have the kernel
+# encapsulate what comes unmarked: they go too, priorities P+1 to P+4)
 nsx "$PE1" nft delete table ip6 srv6d
 nsx "$PE1" nft delete table ip srv6d
+for f in -6 -4; do
+	nsx "$PE1" ip "$f" rule show | awk '/proto (srv6d|93)/ && !/fwmark/ {
+		sub(":", "", $1); print $1 }' | sort -u | while read -r p; do
+		while nsx "$PE1" ip "$f" rule del priority "$p" protocol 93 2>/dev/null; do :; done
+	done
+done
 leak_count 2 true
 got=$(cat "$TMPD/leak")
-# (the SID packets may no longer loop even so: the catch rules and the
-# blackhole behind each kernel-end SID, left after kill -9 as the rules
-# were, drop them; the tenant packets show that the capture sees leaks)
+# (the SID packets may no longer loop even so: the blackhole behind each
+# kernel-end SID, left after kill -9 as the rules were, drops them; the
+# tenant packets show that the capture sees leaks)
 if [ "${got% *}" -gt 0 ]; then
 	pass "without srv6d's rules the capture sees the tenant leaks (tenant, SID: $got)"
 else
