@@ -18,10 +18,11 @@
 # Per probe (DURATION s): srv6d's CPU time, the sum over its threads of
 # /proc/PID/task/TID/schedstat's run time (ns, the scheduler's own clock)
 # and /proc/PID/stat's utime+stime (ticks, a cross-check), over the
-# packets that arrived at the sink; and the gateway core's time (perf
-# cpu-clock samples of CPU 1 in srv6d or in a softirq, as end-rate.sh's
-# gw_cpu_ns: also the kernel's receive, forwarding and NFQUEUE work, and
-# the only figure the kernel's own End has).  The configs alternate within
+# packets that arrived at the sink; and the gateway core's busy time
+# (/proc/stat's user, nice, system, irq and softirq ticks of CPU 1: srv6d
+# and the kernel's receive, forwarding, NFQUEUE and reinjection work, and
+# the only figure the kernel's own End has; other jobs on that core count
+# too).  The configs alternate within
 # each round; the report gives medians over the rounds and "x End" as the
 # median of each round's ratio to that round's End.
 #
@@ -55,6 +56,9 @@ usage() {
 	  --duration S    seconds per probe (5)
 	  --search        also search each config's highest rate at <= --loss
 	                  loss (one round, after the CPU rounds)
+	  --perf          also sample the gateway core with perf (end-rate.sh's
+	                  gw_cpu_ns; in probes.csv only: at this rate it
+	                  misses most of the kernel End's softirq work)
 	  --steps N       bisection steps of the search (5)
 	  --loss PCT      loss allowed (0.5)
 	  --nice N        niceness of trafgen and srv6d (-10)
@@ -69,6 +73,7 @@ RATE=30000
 ROUNDS=3
 DURATION=5
 SEARCH=0
+PERF=0
 STEPS=5
 LOSS_MAX=0.5
 NICE=-10
@@ -84,6 +89,7 @@ while [ $# -gt 0 ]; do
 	--rounds) ROUNDS=$2; shift ;;
 	--duration) DURATION=$2; shift ;;
 	--search) SEARCH=1 ;;
+	--perf) PERF=1 ;;
 	--steps) STEPS=$2; shift ;;
 	--loss) LOSS_MAX=$2; shift ;;
 	--nice) NICE=$2; shift ;;
@@ -95,7 +101,7 @@ while [ $# -gt 0 ]; do
 done
 
 [ "$(id -u)" = 0 ] || die "must run as root (network namespaces, NFQUEUE)"
-for tool in trafgen ip ip6tables iptables nft tc taskset perf; do
+for tool in trafgen ip ip6tables iptables nft tc taskset; do
 	command -v $tool >/dev/null || die "$tool is missing"
 done
 "$PYTHON" -c 'import scapy' 2>/dev/null || die "$PYTHON has no scapy"
@@ -108,7 +114,7 @@ done
 OUT=${OUT:-/tmp/srv6d-behavior-rate.$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT" || die "cannot create $OUT"
 PROBES=$OUT/probes.csv
-echo "config,phase,round,setting_pps,offered_pps,delivered_pps,loss_pct,sent,arrived,other,srv6d_run_ns,srv6d_ticks_ns,gw_core_ns,srv6d_ns_per_pkt,ticks_ns_per_pkt,gw_core_ns_per_pkt" > "$PROBES"
+echo "config,phase,round,setting_pps,offered_pps,delivered_pps,loss_pct,sent,arrived,other,srv6d_run_ns,srv6d_ticks_ns,gw_core_ns,srv6d_ns_per_pkt,ticks_ns_per_pkt,gw_core_ns_per_pkt,gw_busy_ns,gw_busy_ns_per_pkt,softirq_gw_cpu_ns,softirq_gen_cpu_ns" > "$PROBES"
 PERF_PERIOD_NS=250000
 CLK_TCK=$(getconf CLK_TCK)
 
@@ -276,6 +282,16 @@ srv6d_cpu() {
 	echo "$run $a"
 }
 
+# core_ticks: "gw_busy gw_softirq gen_softirq" in ticks (/proc/stat):
+# the gateway core's busy time (user, nice, system, irq, softirq: srv6d
+# and every softirq of the path, the kernel's End included) and where the
+# kernel's packet work ran.
+core_ticks() {
+	awk -v g="cpu$GW_CPU" -v t="cpu$GEN_CPU" '
+		$1 == g { a = $2 + $3 + $4 + $7 + $8; q = $8 } $1 == t { b = $8 }
+		END { print a, q, b }' /proc/stat
+}
+
 # gw_cpu_ns PERF_DATA PID: end-rate.sh's: nanoseconds of the gateway core
 # in the daemon or in a softirq (timer-skid samples in handle_softirqs
 # itself left out).
@@ -308,7 +324,7 @@ drain_gateway() {
 # P_LOSS, P_CPU (srv6d ns/pkt), P_TICKS, P_CORE; a line in probes.csv.
 probe() {
 	local cfg=$1 phase=$2 round=$3 rate=$4 len=${FLEN[$1]} qd=() out
-	local s0 s1 a0 a1 m0 m1 c0 c1 secs perfpid= data= core=0
+	local s0 s1 a0 a1 m0 m1 c0 c1 q0 q1 secs perfpid= data= core=0
 	if [ "$rate" = 0 ]; then
 		in_gen tc qdisc del dev g0 root 2>/dev/null
 	else
@@ -317,7 +333,7 @@ probe() {
 		qd=(-q)
 	fi
 	drain_gateway
-	if [ "$phase" = cpu ]; then
+	if [ "$phase" = cpu ] && [ "$PERF" = 1 ]; then
 		data=$OUT/cpu-$cfg-$round.perf
 		perf record -q -e cpu-clock -c "$PERF_PERIOD_NS" -g -C "$GW_CPU" \
 			-o "$data" -- sleep $((DURATION + 1)) >/dev/null 2>&1 &
@@ -325,12 +341,12 @@ probe() {
 		sleep 0.3
 	fi
 	s0=$(gen_tx); a0=$(sink_count); m0=$(sink_count malformed)
-	c0=$(srv6d_cpu)
+	c0=$(srv6d_cpu); q0=$(core_ticks)
 	out=$(timeout -s INT "$DURATION" ip netns exec "$NS_GEN" \
 		nice -n "$NICE" taskset -c "$GEN_CPU" trafgen --no-sock-mem \
 		"${qd[@]}" -t 0 -P 1 -o g0 -i "$OUT/$cfg.trafgen" 2>&1)
 	sleep 0.3
-	c1=$(srv6d_cpu)
+	c1=$(srv6d_cpu); q1=$(core_ticks)
 	s1=$(gen_tx); a1=$(sink_count); m1=$(sink_count malformed)
 	if [ -n "$perfpid" ]; then
 		wait "$perfpid"
@@ -353,8 +369,12 @@ probe() {
 				(a > 0 && srv != "") ? sprintf("%.0f", k / a) : "-",
 				(a > 0 && g > 0) ? sprintf("%.0f", g / a) : "-"
 		}')"
-	echo "$cfg,$phase,$round,$rate,$P_OFFERED,$P_DELIVERED,$P_LOSS,$sent,$arrived,$other,$run,$ticks,$core,$P_CPU,$P_TICKS,$P_CORE" >> "$PROBES"
-	log "  $cfg: offered $P_OFFERED pps, delivered $P_DELIVERED, loss $P_LOSS%, other $other; srv6d $P_CPU ns/pkt (ticks $P_TICKS), gw core $P_CORE ns/pkt"
+	set -- $q0; local b0=$1 qg0=$2 qt0=$3
+	set -- $q1
+	local busy=$((($1 - b0) * 1000000000 / CLK_TCK)) sirq_gw=$((($2 - qg0) * 1000000000 / CLK_TCK)) sirq_gen=$((($3 - qt0) * 1000000000 / CLK_TCK))
+	P_BUSY=$(awk -v b="$busy" -v a="$arrived" 'BEGIN { if (a > 0) printf "%.0f", b / a; else print "-" }')
+	echo "$cfg,$phase,$round,$rate,$P_OFFERED,$P_DELIVERED,$P_LOSS,$sent,$arrived,$other,$run,$ticks,$core,$P_CPU,$P_TICKS,$P_CORE,$busy,$P_BUSY,$sirq_gw,$sirq_gen" >> "$PROBES"
+	log "  $cfg: offered $P_OFFERED pps, delivered $P_DELIVERED, loss $P_LOSS%, other $other; srv6d $P_CPU ns/pkt (ticks $P_TICKS), gw core $P_CORE ns/pkt (perf), $P_BUSY ns/pkt (/proc/stat); softirq ns gw CPU $sirq_gw, gen CPU $sirq_gen"
 }
 
 loss_ok() { awk -v l="$P_LOSS" -v m="$LOSS_MAX" 'BEGIN { exit !(l <= m) }'; }
@@ -406,10 +426,10 @@ for round in $(seq 1 "$ROUNDS"); do
 		fi
 		CPU[$cfg]="${CPU[$cfg]:-} $P_CPU"
 		TICKS[$cfg]="${TICKS[$cfg]:-} $P_TICKS"
-		CORE[$cfg]="${CORE[$cfg]:-} $P_CORE"
+		CORE[$cfg]="${CORE[$cfg]:-} $P_BUSY"
 		PKTS[$cfg]="${PKTS[$cfg]:-} $((P_DELIVERED * DURATION))"
 		THIS[$cfg]=$P_CPU
-		THISC[$cfg]=$P_CORE
+		THISC[$cfg]=$P_BUSY
 	done
 	# this round's ratios to this round's End
 	for cfg in $RUN; do
