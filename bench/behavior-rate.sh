@@ -377,6 +377,8 @@ probe() {
 	log "  $cfg: offered $P_OFFERED pps, delivered $P_DELIVERED, loss $P_LOSS%, other $other; srv6d $P_CPU ns/pkt (ticks $P_TICKS), gw core $P_CORE ns/pkt (perf), $P_BUSY ns/pkt (/proc/stat); softirq ns gw CPU $sirq_gw, gen CPU $sirq_gen"
 }
 
+us() { awk -v n="$1" 'BEGIN { if (n == "-") print "-"; else printf "%.2f", n / 1000 }'; }
+
 loss_ok() { awk -v l="$P_LOSS" -v m="$LOSS_MAX" 'BEGIN { exit !(l <= m) }'; }
 
 # search CONFIG: S_MAX, the highest delivered rate with loss <= LOSS_MAX
@@ -385,7 +387,8 @@ search() {
 	local cfg=$1 lo=0 hi target setting eff=100 i
 	S_MAX=0
 	probe "$cfg" search 1 0
-	if loss_ok; then S_MAX="$P_DELIVERED(gen)"; return; fi
+	S_BUSY=-
+	if loss_ok; then S_MAX="$P_DELIVERED(gen)"; S_BUSY=$P_BUSY; return; fi
 	hi=$P_OFFERED
 	for i in $(seq 1 "$STEPS"); do
 		target=$(((lo + hi) / 2))
@@ -396,7 +399,10 @@ search() {
 		[ "$eff" -le 100 ] || eff=100
 		if loss_ok; then
 			[ "$P_OFFERED" -gt "$lo" ] && lo=$P_OFFERED
-			[ "$P_DELIVERED" -gt "$S_MAX" ] && S_MAX=$P_DELIVERED
+			if [ "$P_DELIVERED" -gt "$S_MAX" ]; then
+				S_MAX=$P_DELIVERED
+				S_BUSY=$P_BUSY
+			fi
 			[ "$lo" -lt "$hi" ] || hi=$((lo * 11 / 10))
 		else
 			[ "$P_OFFERED" -lt "$hi" ] && hi=$P_OFFERED
@@ -447,7 +453,7 @@ if [ "$SEARCH" = 1 ]; then
 		gateway_up "$cfg" || { gateway_down; continue; }
 		search "$cfg"
 		gateway_down
-		MAXR[$cfg]=$S_MAX
+		MAXR[$cfg]="$S_MAX, $(us "$S_BUSY")"
 	done
 fi
 
@@ -467,13 +473,12 @@ label() {
 	kernel) echo "kernel seg6local End" ;;
 	esac
 }
-us() { awk -v n="$1" 'BEGIN { if (n == "-") print "-"; else printf "%.2f", n / 1000 }'; }
 commit=$(git -C "$BENCH_DIR/.." rev-parse --short HEAD 2>/dev/null || echo "?")
 printf '\n# srv6d behavior-rate, %s, kernel %s, commit %s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$(uname -r)" "$commit"
 printf '# %s rounds, %s s probes at %s pps offered, loss <= %s%% kept; trafgen CPU %s, gw CPU %s\n' \
 	"$ROUNDS" "$DURATION" "$RATE" "$LOSS_MAX" "$GEN_CPU" "$GW_CPU"
 printf '| %-36s | %5s | %-9s | %-14s | %-7s | %-12s | %-7s |%s\n' behavior frame "packets" "srv6d µs/pkt" "x End" "gw core µs/pkt" "x End" \
-	"$([ "$SEARCH" = 1 ] && echo " max pps <= ${LOSS_MAX}% loss |")"
+	"$([ "$SEARCH" = 1 ] && echo " max pps <= ${LOSS_MAX}% loss, gw core µs/pkt there |")"
 printf '|%s|%s|%s|%s|%s|%s|%s|%s\n' -------------------------------------- ------- ----------- ---------------- --------- -------------- --------- \
 	"$([ "$SEARCH" = 1 ] && echo "------------------|")"
 for cfg in $RUN; do
@@ -487,7 +492,10 @@ for cfg in $RUN; do
 		"$([ "$SEARCH" = 1 ] && printf ' %-16s |' "${MAXR[$cfg]:--}")"
 done
 echo
-echo "srv6d µs/pkt: the daemon's threads' run time (schedstat) / packets at the sink; per round (ns):"
+echo "srv6d µs/pkt: the daemon's threads' run time (schedstat) / packets at the sink."
+echo "gw core µs/pkt: CPU $GW_CPU's busy ticks (/proc/stat) / packets: tick-sampled, biased upward"
+echo "where the core idles between packets (tickless idle), fair near saturation (the max-rate column)."
+echo "Per round (ns):"
 for cfg in $RUN; do
 	printf '  %-10s srv6d %-24s ticks %-24s gw core %s\n' "$cfg" "$(echo ${CPU[$cfg]:-} | tr ' ' /)" \
 		"$(echo ${TICKS[$cfg]:-} | tr ' ' /)" "$(echo ${CORE[$cfg]:-} | tr ' ' /)"
