@@ -22,8 +22,9 @@
 # (/proc/stat's user, nice, system, irq and softirq ticks of CPU 1: srv6d
 # and the kernel's receive, forwarding, NFQUEUE and reinjection work, and
 # the only figure the kernel's own End has; other jobs on that core count
-# too).  The configs alternate within
-# each round; the report gives medians over the rounds and "x End" as the
+# too; tick-sampled, so biased upward while the core idles between
+# packets: fair only near saturation, at the --search max rates).  The
+# configs alternate within each round; the report gives medians over the rounds and "x End" as the
 # median of each round's ratio to that round's End.
 #
 # Cores: trafgen on CPU 0, RPS steers gw's receive to CPU 1, srv6d pinned
@@ -175,7 +176,7 @@ sink_rule() {
 # cfg_def CONFIG: sets C_CONF (srv6d.conf lines), C_Q6 / C_Q4 (the
 # destination queued), C_SINK (the nft match of a correct result).
 cfg_def() {
-	C_Q6= C_Q4= C_CONF=
+	C_Q6='' C_Q4='' C_CONF=''
 	C_SINK="ip6 daddr $BENCH_FINAL rt seg-left 0 ip6 hoplimit 63"
 	case $1 in
 	end|kernel)
@@ -324,7 +325,7 @@ drain_gateway() {
 # P_LOSS, P_CPU (srv6d ns/pkt), P_TICKS, P_CORE; a line in probes.csv.
 probe() {
 	local cfg=$1 phase=$2 round=$3 rate=$4 len=${FLEN[$1]} qd=() out
-	local s0 s1 a0 a1 m0 m1 c0 c1 q0 q1 secs perfpid= data= core=0
+	local s0 s1 a0 a1 m0 m1 c0 c1 q0 q1 secs perfpid='' data='' core=0
 	if [ "$rate" = 0 ]; then
 		in_gen tc qdisc del dev g0 root 2>/dev/null
 	else
