@@ -604,6 +604,34 @@ START_TEST(as_super_packet_kernel_encap)
 }
 END_TEST
 
+/* Issue 19: while kernel-encap's mark guard holds (its marks do not
+ * survive), End.AS's super-packets back are cut (KENCAP_FB_HELD), not
+ * handed by a mark; a worker's probe token lets one through, taken. */
+START_TEST(as_super_packet_mark_held)
+{
+	bool held = true, probe = false;
+	struct pkt *p;
+
+	use_config(AS6_LINE);
+	use_kencap("a1::");
+	ctx.kencap_mark_held = &held;
+	ctx.kencap_probe = &probe;
+	p = run_gso(TCP6);
+	expect_ret(p, TCP6_RET);
+	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_NONE);
+	ck_assert_int_eq(p->facts.kencap_fallback, KENCAP_FB_HELD);
+
+	use_config(AS6_LINE);
+	use_kencap("a1::");
+	probe = true;
+	ctx.kencap_mark_held = &held;
+	ctx.kencap_probe = &probe;
+	p = run_gso(TCP6);
+	ck_assert_int_eq(p->facts.kernel, PKT_KERNEL_ENCAP);
+	ck_assert(!probe);			/* the probe taken */
+}
+END_TEST
+
 /* ---- the MTU of the way back --------------------------------------------- */
 
 #ifndef IFF_LOWER_UP
@@ -793,6 +821,7 @@ static Suite *proxy_suite(void)
 	tcase_add_test(am, am_garbage);
 	tcase_add_test(misc, reinject_ways);
 	tcase_add_test(misc, as_super_packet_kernel_encap);
+	tcase_add_test(misc, as_super_packet_mark_held);
 	tcase_add_test(misc, config_lines);
 	suite_add_tcase(s, as);
 	suite_add_tcase(s, ad);

@@ -388,6 +388,8 @@ static enum kencap_fallback proxy_kernel_check(const struct proc_ctx *ctx,
 		return KENCAP_FB_OFF;
 	if (proc_kencap_held(ctx))	/* the kernel's tunsrc changed */
 		return KENCAP_FB_SOURCE;
+	if (proc_kencap_mark_held(ctx))	/* its marks do not survive */
+		return KENCAP_FB_HELD;
 	e = runstate_kencap_find(ctx->rs, proxy_encap_mode(pc), &pc->segs);
 	if (!e)
 		return KENCAP_FB_UNLISTED;
@@ -398,6 +400,7 @@ static enum kencap_fallback proxy_kernel_check(const struct proc_ctx *ctx,
 	    memcmp(&ksrc, &pc->source, sizeof(ksrc)))
 		return KENCAP_FB_SOURCE;
 	*mark = e->mark;
+	proc_kencap_probe_take(ctx);	/* held: this one is the probe */
 	return KENCAP_FB__COUNT;
 }
 
