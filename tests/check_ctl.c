@@ -216,6 +216,7 @@ START_TEST(status_document)
 		.hqueues = hqueues, .hqueue_copy = 512,
 		.kencap_mark_held = true, .kencap_caught = 37,
 		.kencap_holds = 2, .kencap_watch = "nft counter kencap_caught",
+		.kencap_unmarked = 41,
 		.before = before, .nbefore = 1,
 	};
 	/* The config in force names other header queues (a reload under
@@ -275,6 +276,8 @@ START_TEST(status_document)
 				 "holds")), 2);
 		ck_assert_str_eq(json_string_value(json_object_get(k,
 				 "watch")), "nft counter kencap_caught");
+		ck_assert_int_eq(json_integer_value(json_object_get(k,
+				 "caught_unmarked")), 41);
 	}
 	assert_json(json_object_get(doc, "rules_before"),
 		"[{\"family\":6,\"priority\":100,"

@@ -453,7 +453,11 @@ END_TEST
  * kernel-encap policies without srv6d's marks: from the reinjection
  * device, from a tenant's link its table's policies (chain g200), from
  * the others main's; another tenant's link is accepted; an HMAC policy
- * (srv6d's own encapsulation) is not counted.  No guard with the links
+ * (srv6d's own encapsulation) is not counted.  From the links, a policy
+ * of one list with no mark at all is counted apart first
+ * (kencap_unmarked: the catch is srv6d's result), and so from the
+ * reinjection device a main table's; one of two lists (fd00:6::/64: the
+ * catch has its first only) and the tenant's from the device are not.  No guard with the links
  * unknown, without kernel-encap, nor in iptables' text. */
 static const char guard_conf[] =
 	"queue 0\n"
@@ -461,7 +465,9 @@ static const char guard_conf[] =
 	"route fd00:8::/64 encap seg6 mode encap segs fc00:9::d6\n"
 	"route fd00:9::/64 encap seg6 mode encap segs fc00:9::d6 hmac 5\n"
 	"route fd00:7::/64 table 200 encap seg6 mode encap segs fc00:9::d6\n"
-	"route 10.8.0.0/16 encap seg6 mode encap segs fc00:9::d6\n";
+	"route 10.8.0.0/16 encap seg6 mode encap segs fc00:9::d6\n"
+	"route fd00:6::/64 encap seg6 mode encap segs fc00:9::d6 weight 1 "
+	"segs fc00:9::d7 weight 1\n";
 
 START_TEST(test_guard)
 {
@@ -491,21 +497,28 @@ START_TEST(test_guard)
 	steer_plan_print(&plan, f);
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(buf,
-		"table ip6 srv6d {\n\tcounter kencap_caught {\n\t}\n"));
+		"table ip6 srv6d {\n\tcounter kencap_caught {\n\t}\n"
+		"\tcounter kencap_unmarked {\n\t}\n"));
 	ck_assert_ptr_nonnull(strstr(buf,
 		"\tchain guard {\n"
 		"\t\ttype filter hook prerouting priority 2147483647; policy accept;\n"
 		"\t\tmeta mark and 0xffff0000 0x5d700000-0x7fff0000 accept\n"
+		"\t\tiifname \"srv6d0\" meta mark 0x00000000 ip6 daddr fd00:8::/64 counter name \"kencap_unmarked\" accept\n"
 		"\t\tiifname \"srv6d0\" ip6 daddr fd00:8::/64 counter name \"kencap_caught\" accept\n"
 		"\t\tiifname \"srv6d0\" ip6 daddr fd00:7::/64 counter name \"kencap_caught\" accept\n"
+		"\t\tiifname \"srv6d0\" ip6 daddr fd00:6::/64 counter name \"kencap_caught\" accept\n"
 		"\t\tiifname \"ta\" goto g200\n"
 		"\t\tiifname \"tb\" accept\n"
+		"\t\tmeta mark 0x00000000 ip6 daddr fd00:8::/64 counter name \"kencap_unmarked\" accept\n"
 		"\t\tip6 daddr fd00:8::/64 counter name \"kencap_caught\" accept\n"
+		"\t\tip6 daddr fd00:6::/64 counter name \"kencap_caught\" accept\n"
 		"\t}\n"
 		"\tchain g200 {\n"
+		"\t\tmeta mark 0x00000000 ip6 daddr fd00:7::/64 counter name \"kencap_unmarked\" accept\n"
 		"\t\tip6 daddr fd00:7::/64 counter name \"kencap_caught\" accept\n"
 		"\t}\n"));
 	ck_assert_ptr_nonnull(strstr(buf,
+		"\t\tiifname \"srv6d0\" meta mark 0x00000000 ip daddr 10.8.0.0/16 counter name \"kencap_unmarked\" accept\n"
 		"\t\tiifname \"srv6d0\" ip daddr 10.8.0.0/16 counter name \"kencap_caught\" accept\n"));
 	ck_assert_ptr_null(strstr(buf, "fd00:9::/64 counter"));
 	ck_assert_ptr_null(strstr(buf, "-A srv6d-guard"));

@@ -485,7 +485,8 @@ static json_t *reinject_json(const struct config *cfg,
 
 /* `kernel-encap` (kencap_routes.h): {"mode", "active", "why",
  * "encapsulations", "tunsrc", "source", "held", "kernel_tunsrc",
- * "mark_held", "caught", "holds", "watch"} (the last four: markguard.h),
+ * "mark_held", "caught", "holds", "watch", "caught_unmarked"} (the last
+ * five: markguard.h),
  * or null. */
 static json_t *kencap_json(const struct ctl_status_src *src)
 {
@@ -523,6 +524,7 @@ static json_t *kencap_json(const struct ctl_status_src *src)
 	jset(o, "holds", jcount(src->kencap_holds), &ok);
 	jset(o, "watch", json_string(src->kencap_watch ? src->kencap_watch :
 				     ""), &ok);
+	jset(o, "caught_unmarked", jcount(src->kencap_unmarked), &ok);
 	return jdone(o, ok);
 }
 

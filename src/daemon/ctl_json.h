@@ -95,9 +95,10 @@ struct ctl_status_src {
 	uint64_t kend_caught, kend_holds;
 	/* kernel-encap's catch (markguard.h): held back by the guard's
 	 * counters, the packets they counted since start, the holds; how
-	 * it is watched (or why not; NULL: ""). */
+	 * it is watched (or why not; NULL: ""); the packets that reached it
+	 * with no mark at all (caught as srv6d would, no hold). */
 	bool kencap_mark_held;
-	uint64_t kencap_caught, kencap_holds;
+	uint64_t kencap_caught, kencap_holds, kencap_unmarked;
 	const char *kencap_watch;
 	/* The operator's rules before srv6d's (markguard_rules_before()):
 	 * nbefore of them (NULL: "rules_before" is []). */

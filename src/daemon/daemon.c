@@ -394,10 +394,14 @@ static void guard_tick(struct daemon *d)
 		active = eguard_watched(d, &why);
 		taken = d->eguard.armed &&
 			engine_kencap_probe_disarm(d->engine);
+		uint64_t bare = 0;
+
 		cur = 0;
-		rc = active ? steer_guard_read(d->steer, &cur) : 0;
+		rc = active ? steer_guard_read(d->steer, &cur, &bare) : 0;
 		if (rc > 0)
 			active = false;
+		markguard_unmarked(&d->eguard, active, rc < 0 ? -1 : 0, bare,
+				   now);
 		markguard_judge(&d->eguard, active, rc < 0 ? -1 : 0, cur, now,
 				taken);
 		engine_set_kencap_mark_held(d->engine, d->eguard.held);
@@ -604,6 +608,7 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	ds->src.kend_holds = d->guard.holds;
 	ds->src.kencap_mark_held = d->eguard.held;
 	ds->src.kencap_caught = d->eguard.total;
+	ds->src.kencap_unmarked = d->eguard.unmarked;
 	ds->src.kencap_holds = d->eguard.holds;
 	eguard_watched(d, &ds->src.kencap_watch);
 	ds->src.before = d->before;

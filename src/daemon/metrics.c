@@ -117,6 +117,12 @@ static void daemon_metrics(FILE *f, const struct ctl_status_src *src)
 	       "without srv6d's mark (its guard counters).");
 	sample(f, "srv6d_kernel_encap_caught_total", NULL, 0,
 	       src->kencap_caught);
+	family(f, "srv6d_kernel_encap_caught_unmarked_total", "counter",
+	       "Packets for kernel-encap's policies of one list that reached "
+	       "routing with no mark at all: caught and encapsulated as srv6d "
+	       "would, nothing held back.");
+	sample(f, "srv6d_kernel_encap_caught_unmarked_total", NULL, 0,
+	       src->kencap_unmarked);
 	family(f, "srv6d_kernel_encap_holds_total", "counter",
 	       "Times kernel-encap was held back for lost marks.");
 	sample(f, "srv6d_kernel_encap_holds_total", NULL, 0,

@@ -322,7 +322,7 @@ int markguard_caught(const struct config *cfg, const struct runstate *rs,
 
 void markguard_reset(struct markguard *g)
 {
-	g->primed = false;
+	g->primed = g->unmarked_primed = false;
 	g->next_ms = 0;
 }
 
@@ -368,6 +368,39 @@ static void guard_hold(struct markguard *g, uint64_t delta, uint64_t now_ms)
 			"after srv6d's hook rewrote it, or its fwmark rule is "
 			"gone): the catch rules rewrote them; srv6d does the "
 			"End itself until the marks survive", delta);
+}
+
+void markguard_unmarked(struct markguard *g, bool active, int read,
+			uint64_t cur, uint64_t now_ms)
+{
+	uint64_t delta;
+
+	if (!active) {
+		g->unmarked_primed = false;
+		return;
+	}
+	if (read < 0)
+		return;
+	/* a counter made again (a reinstall) starts from 0 */
+	delta = !g->unmarked_primed ? 0 :
+		cur >= g->unmarked_seen ? cur - g->unmarked_seen : cur;
+	g->unmarked_seen = cur;
+	g->unmarked_primed = true;
+	if (!delta)
+		return;
+	g->unmarked += delta;
+	if (!g->unmarked_ms ||
+	    now_ms >= g->unmarked_ms + MARKGUARD_EPISODE_MS) {
+		g->unmarked_episodes++;
+		log_msg(LOG_NOTICE, "kernel-encap: %" PRIu64 " packets for its "
+			"policies reached routing with no mark at all (a rule "
+			"after srv6d's hook cleared it, as CONNMARK "
+			"--restore-mark of a connection without one does): the "
+			"catch rules had the kernel encapsulate them as srv6d "
+			"would, the outer packet unmarked as srv6d's own; "
+			"nothing held back", delta);
+	}
+	g->unmarked_ms = now_ms;
 }
 
 void markguard_judge(struct markguard *g, bool active, int read,

@@ -74,7 +74,14 @@
  * the encapsulated customer flow to table 50 (19,800 bytes in 2 s
  * instead of 1.3 GB); the hold takes the flow back to srv6d's own
  * encapsulation, whose outer packet is unmarked and routed by the main
- * table.  With `steering no` the operator's rules choose what is queued
+ * table.  What reaches the guard with no mark at all (0: the rule
+ * cleared srv6d's bits with the rest, as `CONNMARK --restore-mark` of a
+ * connection without a mark does) for a policy of one list is counted
+ * apart (`kencap_unmarked`, markguard_unmarked()): its outer packet is
+ * unmarked, routed as srv6d's own encapsulation's, so the catch is the
+ * same result at the kernel's speed and nothing is held (logged once,
+ * status kernel_encap `caught_unmarked`).  With `steering no` the
+ * operator's rules choose what is queued
  * and srv6d cannot tell the packets it accepted from those it never saw:
  * kernel-encap's catch is closed (the kernel encapsulates what it takes)
  * but not watched, which status says (kernel_encap `watch`).
@@ -223,6 +230,11 @@ struct markguard {
 	bool quiet;		/* this hold is one of them */
 	unsigned clean;		/* probe windows in a row a probe went
 				 * through uncaught */
+	/* kernel-encap: what reached routing with no mark at all (steer.h
+	 * STEER_GUARD_UNMARKED): the counters when last read, the sum
+	 * since start (status), when it last grew, the episodes logged */
+	uint64_t unmarked_seen, unmarked, unmarked_ms, unmarked_episodes;
+	bool unmarked_primed;
 };
 
 /* Whether the catch is to be read now (every MARKGUARD_POLL_MS). */
@@ -240,6 +252,16 @@ bool markguard_due(const struct markguard *g, uint64_t now_ms);
  * all it has is new.  A reload calls markguard_reset() first. */
 void markguard_judge(struct markguard *g, bool active, int read,
 		     uint64_t cur, uint64_t now_ms, bool taken);
+
+/* One reading (cur) of kernel-encap's counters of the packets that
+ * reached routing with no mark at all, for a policy of one list: the
+ * catch had the kernel encapsulate them with the list a marked packet
+ * gets, and routes the outer packet unmarked, as srv6d's own
+ * encapsulation's is: nothing to hold back.  Counted (g->unmarked), and
+ * logged once an episode (a growth after MARKGUARD_EPISODE_MS without
+ * one).  active, read as markguard_judge()'s. */
+void markguard_unmarked(struct markguard *g, bool active, int read,
+			uint64_t cur, uint64_t now_ms);
 
 /* A new config in force: the next read starts a new count. */
 void markguard_reset(struct markguard *g);

@@ -431,11 +431,13 @@ static bool guard_linked(const struct plan_links *pl, int family,
 }
 
 /* A counting rule for the guarded policies of family in table (0: of
- * every table that has a catch), from iif ("" any). */
+ * every table that has a catch), from iif ("" any).  unmarked: those of
+ * the policies of one list with mark 0, into STEER_GUARD_UNMARKED (steer.h
+ * G3, G4). */
 static void guard_counts(struct plan_builder *b, const struct config *cfg,
 			 const struct runstate *rs,
 			 const struct plan_links *pl, int family,
-			 uint32_t table, const char *iif)
+			 uint32_t table, const char *iif, bool unmarked)
 {
 	size_t alen = family == AF_INET6 ? 16 : 4;
 	unsigned start = b->plan->nrules;
@@ -447,12 +449,14 @@ static void guard_counts(struct plan_builder *b, const struct config *cfg,
 		if (p->family != family || (table && p->table != table) ||
 		    !guard_policy(cfg, rs, p) ||
 		    !guard_linked(pl, family, p->table) ||
+		    (unmarked && p->nlists != 1) ||
 		    !(r = plan_add(b, family)))
 			continue;
 		memcpy(r->addr, policy_addr(p), alen);
 		r->plen = p->plen;
 		snprintf(r->iifname, sizeof(r->iifname), "%s", iif);
-		r->action = STEER_COUNT;
+		r->action = unmarked ? STEER_COUNT_UNMARKED : STEER_COUNT;
+		r->has_mark_range = unmarked;	/* meta mark 0 */
 		if (plan_has(b->plan, start, r))
 			b->plan->nrules--;	/* the same prefix again */
 	}
@@ -479,7 +483,11 @@ static void plan_guard(struct plan_builder *b, const struct config *cfg,
 		r->mark_mask = cfg->mark_mask;
 		r->action = STEER_ACCEPT;
 	}
-	guard_counts(b, cfg, rs, pl, family, 0, cfg->tun_name);	/* G2 */
+	/* G2: main's unmarked ones are caught by `to PREFIX` as srv6d
+	 * would; a tenant's have no catch from the device but by mark */
+	guard_counts(b, cfg, rs, pl, family, CONFIG_TABLE_MAIN, cfg->tun_name,
+		     true);
+	guard_counts(b, cfg, rs, pl, family, 0, cfg->tun_name, false);
 	for (size_t i = 0; i < pl->n; i++) {		/* G3 */
 		uint32_t t = link_table(&pl->l[i], family);
 
@@ -493,7 +501,8 @@ static void plan_guard(struct plan_builder *b, const struct config *cfg,
 			r->action = STEER_ACCEPT;
 		}
 	}
-	guard_counts(b, cfg, rs, pl, family, CONFIG_TABLE_MAIN, "");	/* G4 */
+	guard_counts(b, cfg, rs, pl, family, CONFIG_TABLE_MAIN, "", true); /* G4 */
+	guard_counts(b, cfg, rs, pl, family, CONFIG_TABLE_MAIN, "", false);
 	for (size_t i = 0; i < pl->n; i++) {
 		uint32_t t = link_table(&pl->l[i], family);
 
@@ -502,7 +511,8 @@ static void plan_guard(struct plan_builder *b, const struct config *cfg,
 			continue;
 		snprintf(chain, sizeof(chain), "g%u", t);
 		b->chain = chain;
-		guard_counts(b, cfg, rs, pl, family, t, "");
+		guard_counts(b, cfg, rs, pl, family, t, "", true);
+		guard_counts(b, cfg, rs, pl, family, t, "", false);
 	}
 	b->chain = NULL;
 }
@@ -589,6 +599,8 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 	if (r->has_mark_range && r->mark_mask != 0xffffffffu)
 		fprintf(f, "meta mark and 0x%08x 0x%08x-0x%08x ",
 			r->mark_mask, r->mark_from, r->mark_to);
+	else if (r->has_mark_range && r->mark_from == r->mark_to)
+		fprintf(f, "meta mark 0x%08x ", r->mark_from);
 	else if (r->has_mark_range)
 		fprintf(f, "meta mark 0x%08x-0x%08x ", r->mark_from,
 			r->mark_to);
@@ -609,6 +621,8 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 		fprintf(f, "goto %s\n", r->go);
 	else if (r->action == STEER_COUNT)
 		fputs("counter name \"" STEER_GUARD_COUNTER "\" accept\n", f);
+	else if (r->action == STEER_COUNT_UNMARKED)
+		fputs("counter name \"" STEER_GUARD_UNMARKED "\" accept\n", f);
 	else if (r->queue_total > 1)
 		fprintf(f, "queue num %u-%u fanout\n", r->queue_first,
 			r->queue_first + r->queue_total - 1);
@@ -743,7 +757,8 @@ void steer_plan_print(const struct steer_plan *plan, FILE *f)
 			guard = guard || guard_chain(plan->rules[i].chain);
 		fprintf(f, "table %s " STEER_TABLE " {\n", pass ? "ip" : "ip6");
 		if (guard)
-			fputs("\tcounter " STEER_GUARD_COUNTER " {\n\t}\n", f);
+			fputs("\tcounter " STEER_GUARD_COUNTER " {\n\t}\n"
+			      "\tcounter " STEER_GUARD_UNMARKED " {\n\t}\n", f);
 		fprintf(f, "\tchain " STEER_CHAIN
 			" {\n\t\ttype filter hook prerouting priority %d; "
 			"policy accept;\n", STEER_PRIORITY);
@@ -947,7 +962,7 @@ static int rule_verdict(struct nftnl_rule *nr, const struct steer_rule *r,
 	uint16_t flags = r->queue_total > 1 ? NFT_QUEUE_FLAG_CPU_FANOUT : 0;
 	struct nftnl_expr *e;
 
-	if (r->action == STEER_COUNT) {
+	if (r->action == STEER_COUNT || r->action == STEER_COUNT_UNMARKED) {
 		/* counter name "kencap_caught", then accept below */
 		e = nftnl_expr_alloc("objref");
 		if (!e)
@@ -955,11 +970,12 @@ static int rule_verdict(struct nftnl_rule *nr, const struct steer_rule *r,
 		nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE,
 				   NFT_OBJECT_COUNTER);
 		nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME,
-				   STEER_GUARD_COUNTER);
+				   r->action == STEER_COUNT ?
+				   STEER_GUARD_COUNTER : STEER_GUARD_UNMARKED);
 		nftnl_rule_add_expr(nr, e);
 	}
 	if (r->action == STEER_ACCEPT || r->action == STEER_GOTO ||
-	    r->action == STEER_COUNT) {
+	    r->action == STEER_COUNT || r->action == STEER_COUNT_UNMARKED) {
 		e = nftnl_expr_alloc("immediate");
 		if (!e)
 			return -1;
@@ -1194,26 +1210,32 @@ static bool plan_has_chain(const struct steer_plan *plan, unsigned lo,
 	return false;
 }
 
-/* The guard's counter (markguard.h) of family, added (NEWOBJ: kept
- * with its count when there) or deleted. */
+/* The guard's counters (markguard.h) of family, added (NEWOBJ: kept
+ * with their counts when there) or deleted. */
 static void batch_guard_counter(struct batch *bt, int family, uint16_t type)
 {
-	struct nftnl_obj *o = nftnl_obj_alloc();
-	struct nlmsghdr *nlh;
+	static const char *const names[] = {
+		STEER_GUARD_COUNTER, STEER_GUARD_UNMARKED,
+	};
 
-	if (!o) {
-		bt->failed = true;
-		return;
+	for (unsigned i = 0; i < 2 && !bt->failed; i++) {
+		struct nftnl_obj *o = nftnl_obj_alloc();
+		struct nlmsghdr *nlh;
+
+		if (!o) {
+			bt->failed = true;
+			return;
+		}
+		nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, (uint32_t)family);
+		nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, STEER_TABLE);
+		nftnl_obj_set_str(o, NFTNL_OBJ_NAME, names[i]);
+		nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_COUNTER);
+		nlh = batch_hdr(bt, type, family,
+				type == NFT_MSG_NEWOBJ ? NLM_F_CREATE : 0);
+		nftnl_obj_nlmsg_build_payload(nlh, o);
+		mnl_nlmsg_batch_next(bt->b);
+		nftnl_obj_free(o);
 	}
-	nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, (uint32_t)family);
-	nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, STEER_TABLE);
-	nftnl_obj_set_str(o, NFTNL_OBJ_NAME, STEER_GUARD_COUNTER);
-	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_COUNTER);
-	nlh = batch_hdr(bt, type, family,
-			type == NFT_MSG_NEWOBJ ? NLM_F_CREATE : 0);
-	nftnl_obj_nlmsg_build_payload(nlh, o);
-	mnl_nlmsg_batch_next(bt->b);
-	nftnl_obj_free(o);
 }
 
 /* The guard's base chain (the last of prerouting) of family, added
@@ -2216,8 +2238,9 @@ static int obj_cb(const struct nlmsghdr *h, void *data)
 	return MNL_CB_OK;
 }
 
-/* Read family's guard counter into o.  Returns 0 or -1 (errno). */
-static int guard_read_family(struct steer *st, int family, struct obj_read *o)
+/* Read family's guard counter `name` into o.  Returns 0 or -1 (errno). */
+static int guard_read_family(struct steer *st, int family, const char *name,
+			     struct obj_read *o)
 {
 	char buf[STEER_NL_BUF];
 	struct nftnl_obj *obj = nftnl_obj_alloc();
@@ -2232,7 +2255,7 @@ static int guard_read_family(struct steer *st, int family, struct obj_read *o)
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETOBJ, (uint16_t)family,
 				    NLM_F_ACK, seq);
 	nftnl_obj_set_str(obj, NFTNL_OBJ_TABLE, STEER_TABLE);
-	nftnl_obj_set_str(obj, NFTNL_OBJ_NAME, STEER_GUARD_COUNTER);
+	nftnl_obj_set_str(obj, NFTNL_OBJ_NAME, name);
 	nftnl_obj_set_u32(obj, NFTNL_OBJ_TYPE, NFT_OBJECT_COUNTER);
 	nftnl_obj_nlmsg_build_payload(nlh, obj);
 	nftnl_obj_free(obj);
@@ -2248,12 +2271,13 @@ static int guard_read_family(struct steer *st, int family, struct obj_read *o)
 	return ret < 0 ? -1 : 0;
 }
 
-int steer_guard_read(struct steer *st, uint64_t *packets)
+int steer_guard_read(struct steer *st, uint64_t *packets,
+		     uint64_t *unmarked)
 {
-	struct obj_read o = { 0 };
+	struct obj_read o = { 0 }, u = { 0 };
 	bool any = false;
 
-	*packets = 0;
+	*packets = *unmarked = 0;
 	if (!st || !st->nl || !st->st.enabled || !st->st.installed)
 		return 1;
 	for (int pass = 0; pass < 2; pass++) {
@@ -2263,11 +2287,16 @@ int steer_guard_read(struct steer *st, uint64_t *packets)
 		if (!plan_has_chain(&st->plan, lo, hi, STEER_GUARD_CHAIN))
 			continue;
 		any = true;
-		if (guard_read_family(st, pass ? NFPROTO_IPV4 : NFPROTO_IPV6,
-				      &o) < 0)
+		int nfproto = pass ? NFPROTO_IPV4 : NFPROTO_IPV6;
+
+		if (guard_read_family(st, nfproto, STEER_GUARD_COUNTER,
+				      &o) < 0 ||
+		    guard_read_family(st, nfproto, STEER_GUARD_UNMARKED,
+				      &u) < 0)
 			return -1;
 	}
 	*packets = o.packets;
+	*unmarked = u.packets;
 	return any ? 0 : 1;
 }
 

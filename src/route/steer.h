@@ -55,6 +55,15 @@
  *       policies' prefixes counted) or accepted;
  *   G4. the main table's kernel-encap policies' prefixes counted.
  *
+ * In G3's and G4's chains a policy of one list has its prefix with mark
+ * 0 counted first in a second counter, STEER_GUARD_UNMARKED: the catch
+ * encapsulates such a packet with the list a marked one gets, and its
+ * outer packet, unmarked, is routed as srv6d's own encapsulation's
+ * would be; it holds nothing back (markguard.h).  So in G2 for the
+ * main table's policies (main's `to PREFIX` catch takes them from the
+ * device too); a tenant's inner packet from the reinjection device has
+ * no catch but by its mark, and is counted in STEER_GUARD_COUNTER.
+ *
  * So it counts, right before routing, the packets srv6d accepted (or
  * sent) for the kernel's seg6 that reach routing without the mark; the
  * daemon reads the counters (steer_guard_read()).
@@ -88,12 +97,18 @@
 #define STEER_GUARD_CHAIN	"guard"
 #define STEER_GUARD_PRIORITY	2147483647	/* INT_MAX */
 #define STEER_GUARD_COUNTER	"kencap_caught"
+/* ... and those that reach it with no mark at all (0: a rule cleared
+ * srv6d's, CONNMARK --restore-mark of a connection without one), for a
+ * policy of one list: the catch encapsulates them as srv6d would and
+ * the outer packet is routed unmarked as srv6d's own (markguard.h) */
+#define STEER_GUARD_UNMARKED	"kencap_unmarked"
 
 enum steer_action {
 	STEER_ACCEPT,
 	STEER_QUEUE,
 	STEER_GOTO,			/* goto chain `go` */
 	STEER_COUNT,			/* counter STEER_GUARD_COUNTER, accept */
+	STEER_COUNT_UNMARKED,		/* counter STEER_GUARD_UNMARKED, accept */
 };
 
 /* A link whose packets the kernel looks up in another table than main
@@ -242,10 +257,12 @@ int steer_kroutes(struct steer *st, const struct config *cfg,
 void steer_get_status(const struct steer *st, struct steer_status *out);
 
 /* kernel-encap's guard (markguard.h): the packets both families'
- * counters STEER_GUARD_COUNTER counted, summed into *packets.  Returns
- * 0, 1 when there is no guard (steering no, not installed, no
- * kernel-encap policy, the links not known yet), -1 with errno. */
-int steer_guard_read(struct steer *st, uint64_t *packets);
+ * counters STEER_GUARD_COUNTER counted, summed into *packets, and their
+ * STEER_GUARD_UNMARKED into *unmarked.  Returns 0, 1 when there is no
+ * guard (steering no, not installed, no kernel-encap policy, the links
+ * not known yet), -1 with errno. */
+int steer_guard_read(struct steer *st, uint64_t *packets,
+		     uint64_t *unmarked);
 
 /* At a clean stop: removes srv6d's tables (remove true) and frees st. */
 void steer_close(struct steer *st, bool remove);
