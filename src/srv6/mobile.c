@@ -482,6 +482,164 @@ void behavior_end_m_gtp6_di(struct proc_ctx *ctx, const struct sid *sid,
 	gtp6_decap(ctx, sid, p, true);
 }
 
+/* ---- GTP-U messages across the SRv6 domain (RFC 9433 6.1) ---------------- */
+
+/* RFC 9433 6.1: "the encoding of user-plane messages (e.g., Echo Request,
+ * Echo Reply, Error Indication, and End Marker) is out of the scope of
+ * this document.  [SRV6-UP-MSG-ENCODING] defines one possible encoding
+ * method" (draft-murakami-dmm-user-plane-message-encoding-05).  The E
+ * behaviors read the encoding VPP's srv6-mobile plugin makes (node.c,
+ * by that draft's first author): the message type as one bit of the
+ * SRH's Tag, Echo Response's first; the Sequence Number of an Echo or an
+ * Error Indication in the first 16 bits of Args.Mob.Session's PDU
+ * Session ID, whose TEID is then 0 (TS 29.281 7.2.1, 7.3.1); an End
+ * Marker's TEID there as a G-PDU's; an Error Indication's IEs in an SRH
+ * TLV (type 10, VPP's "tentative" User Plane Container: a sub-TLV of
+ * type, length and the IEs).  Whatever follows the SRH (VPP's D side
+ * leaves a message's IEs there) follows the rebuilt header. */
+#define SRH_TAG_OFF		6
+#define SRH_TAG_END_MARKER	0x0001
+#define SRH_TAG_ERROR_IND	0x0002
+#define SRH_TAG_ECHO_REQUEST	0x0004
+#define SRH_TAG_ECHO_RESPONSE	0x0008
+#define SRH_TLV_USER_PLANE	10
+#define GTPU_IE_RECOVERY	14	/* TS 29.281 8.2 */
+#define GTPU_RECOVERY_LEN	2	/* type, restart counter */
+
+/* The GTP-U message the SRH at srh names in its Tag (VPP's
+ * gtpu_type_get()), GTPU_TYPE_GPDU when it names none. */
+static uint8_t srh_message(const uint8_t *srh)
+{
+	uint16_t tag = get16(srh + SRH_TAG_OFF);
+
+	if (tag & SRH_TAG_ECHO_RESPONSE)
+		return GTPU_TYPE_ECHO_RESPONSE;
+	if (tag & SRH_TAG_ECHO_REQUEST)
+		return GTPU_TYPE_ECHO_REQUEST;
+	if (tag & SRH_TAG_ERROR_IND)
+		return GTPU_TYPE_ERROR_IND;
+	if (tag & SRH_TAG_END_MARKER)
+		return GTPU_TYPE_END_MARKER;
+	return GTPU_TYPE_GPDU;
+}
+
+/* The IEs message `type` gets in front of what follows the SRH: an
+ * Error Indication's from the User Plane Container TLV (*ie its offset
+ * in p), an Echo Response's Recovery IE (restart counter 0, TS 29.281
+ * 7.2.2, as VPP writes it) unless what follows begins with one (*ie 0).
+ * Returns their length, or -1 for an Error Indication without the TLV
+ * (its IEs are mandatory, TS 29.281 7.3.1). */
+static int message_ies(const struct pkt *p, const struct srh_info *si,
+		       uint8_t type, uint32_t *ie)
+{
+	const uint8_t *d = p->data;
+
+	*ie = 0;
+	if (type == GTPU_TYPE_ECHO_RESPONSE)
+		return si->end_off < p->len &&
+		       d[si->end_off] == GTPU_IE_RECOVERY ? 0 :
+							   GTPU_RECOVERY_LEN;
+	if (type != GTPU_TYPE_ERROR_IND)
+		return 0;
+	/* srh_find() walked the TLVs: each is whole */
+	for (uint32_t o = si->tlv_off; o < si->tlv_end;
+	     o += d[o] ? 2u + d[o + 1] : 1u) {
+		if (d[o] == SRH_TLV_USER_PLANE && d[o + 1] >= 2 &&
+		    d[o + 3] <= d[o + 1] - 2 && d[o + 3]) {
+			*ie = o + 4;
+			return d[o + 3];
+		}
+	}
+	return -1;
+}
+
+/* Push the UDP and GTP-U headers of message `type` of session ms (TS
+ * 29.281 5.1: the Sequence Number field for Echo and Error Indication,
+ * none for an End Marker), its n IE bytes (at ie, moved; a Recovery IE
+ * when ie is NULL) in front of the bytes p holds, and room for an outer
+ * header of iplen bytes.  Returns the outer header's start, or NULL with
+ * the drop reason in *why. */
+static uint8_t *gtpu_message_push(struct pkt *p, uint8_t type,
+				  const struct mob_session *ms,
+				  const uint8_t *ie, uint32_t n,
+				  uint32_t iplen, enum drop_reason *why)
+{
+	bool seq = type != GTPU_TYPE_END_MARKER;
+	uint32_t hl = GTPU_HDR_LEN + (seq ? GTPU_OPT_LEN : 0) + n;
+	uint32_t len = p->len;
+	uint8_t *h, *g;
+	uint64_t w;
+
+	if (p->len + iplen + UDP_HDR_LEN + hl > PKT_MAX_LEN) {
+		*why = DROP_TOO_BIG;
+		return NULL;
+	}
+	h = pkt_push(p, iplen + UDP_HDR_LEN + hl);
+	if (!h) {
+		*why = DROP_NO_HEADROOM;
+		return NULL;
+	}
+	g = h + iplen + UDP_HDR_LEN;
+	if (ie)			/* (it may overlap what is written below) */
+		memmove(g + hl - n, ie, n);
+	else if (n)
+		put16(g + hl - n, GTPU_IE_RECOVERY << 8);
+	udp_gtpu_write(h + iplen, UDP_HDR_LEN + hl + len);
+	w = (uint64_t)(GTPU_FLAG_VERSION1 | GTPU_FLAG_PT |
+		       (seq ? GTPU_FLAG_S : 0)) << 56 |
+	    (uint64_t)type << 48 |
+	    (uint64_t)((hl - GTPU_HDR_LEN + len) & 0xffff) << 32 |
+	    (seq ? 0 : ms->teid);
+	w = htobe64(w);
+	memcpy(g, &w, 8);
+	if (seq) {	/* Sequence Number, N-PDU Number 0, no extension */
+		put16(g + 8, ms->teid >> 16);
+		g[10] = g[11] = 0;
+	}
+	return h;
+}
+
+/* The UDP and GTP-U headers of message `type` (GTPU_TYPE_GPDU: a G-PDU
+ * of session ms) pushed in front of p's bytes, after the SRH of si came
+ * off, with room for an outer header of iplen bytes.  Returns the outer
+ * header's start with the bytes of the UDP checksum's shortcut
+ * (udp_csum_set(): a G-PDU's headers; a message is summed whole) in
+ * *hl and *pdu, or NULL once p has been dropped. */
+static uint8_t *mobile_e_push(struct proc_ctx *ctx, const struct sid *sid,
+			      struct pkt *p, const struct srh_info *si,
+			      uint8_t type, const struct mob_session *ms,
+			      uint32_t iplen, uint32_t *hl, uint32_t *pdu)
+{
+	enum drop_reason why = DROP_GTPU_MALFORMED;
+	const uint8_t *iep = NULL;
+	uint8_t *h = NULL;
+	uint32_t ie;
+	int n = 0;
+
+	if (type != GTPU_TYPE_GPDU) {
+		n = message_ies(p, si, type, &ie);
+		iep = n > 0 && ie ? p->data + ie : NULL;
+	}
+	if (n >= 0) {
+		pkt_pull(p, si->end_off);		/* S04 */
+		*pdu = p->len;
+		h = type == GTPU_TYPE_GPDU ?
+			    gtpu_push(p, ms, iplen, &why) :
+			    gtpu_message_push(p, type, ms, iep, (uint32_t)n,
+					      iplen, &why);
+	}
+	if (!h) {
+		proc_drop(ctx, p, behavior_stats(ctx, sid), why);
+		return NULL;
+	}
+	*hl = p->len - iplen - *pdu;
+	if (type != GTPU_TYPE_GPDU) {
+		*hl += *pdu;
+		*pdu = 0;
+	}
+	return h;
+}
+
 /* ---- RFC 9433 6.5 End.M.GTP6.E ------------------------------------------- */
 
 void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
@@ -489,12 +647,14 @@ void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 {
 	struct in6_addr da, sa;
 	struct mob_session ms;
-	enum drop_reason why;
 	struct srh_info si;
-	uint32_t vtcfl, off, pdu;
-	uint8_t nh, hlim, *h;
+	uint32_t vtcfl, off, hl, pdu;
+	uint8_t nh, hlim, type, *h;
 
-	if (mobile_srh(ctx, sid, p, 1, false, &si, &nh, &off) < 0 ||
+	if (mobile_srh(ctx, sid, p, 1, false, &si, &nh, &off) < 0)
+		return;
+	type = srh_message(p->data + si.srh_off);	/* 6.1's note */
+	if (type == GTPU_TYPE_GPDU &&
 	    mobile_inner(ctx, sid, p, nh, off) < 0)	/* S01, S10-S11 */
 		return;
 	memcpy(&da, &si.srh->segments[0], sizeof(da));	/* S02 */
@@ -502,20 +662,15 @@ void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 	mob_session_read(p->data + IP6_DST_OFF, sid->plen, &ms);
 	memcpy(&vtcfl, p->data, 4);
 	hlim = p->data[IP6_HLIM_OFF];
-	pkt_pull(p, off);				/* S04 */
-	pdu = p->len;
-	h = gtpu_push(p, &ms, IPV6_HDR_LEN, &why);	/* S05, S08 */
-	if (!h) {
-		proc_drop(ctx, p, behavior_stats(ctx, sid), why);
+	h = mobile_e_push(ctx, sid, p, &si, type, &ms, IPV6_HDR_LEN, &hl,
+			  &pdu);			/* S04-S05, S08 */
+	if (!h)
 		return;
-	}
 	ip6_hdr_write(h, vtcfl, p->len - IPV6_HDR_LEN, IPPROTO_UDP, hlim,
 		      &sa, &da);			/* S06-S07 */
-	udp_csum_set(h + IPV6_HDR_LEN, UDP_HDR_LEN + gtpu_hdr_len(&ms),
-		     pdu, csum_ipv6_pseudo(h + IP6_SRC_OFF,
-						 h + IP6_DST_OFF,
-						 p->len - IPV6_HDR_LEN,
-						 IPPROTO_UDP));
+	udp_csum_set(h + IPV6_HDR_LEN, hl, pdu,
+		     csum_ipv6_pseudo(h + IP6_SRC_OFF, h + IP6_DST_OFF,
+				      p->len - IPV6_HDR_LEN, IPPROTO_UDP));
 	p->verdict = PKT_NEW_BYTES;			/* S09 */
 	proc_count_ok(behavior_stats(ctx, sid), p);
 }
@@ -545,12 +700,14 @@ void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,
 			   struct pkt *p)
 {
 	struct mob_session ms;
-	enum drop_reason why;
 	struct srh_info si;
-	uint32_t sa, da, off, pdu;
-	uint8_t nh, tos, ttl, *h;
+	uint32_t sa, da, off, hl, pdu;
+	uint8_t nh, tos, ttl, type, *h;
 
-	if (mobile_srh(ctx, sid, p, 0, true, &si, &nh, &off) < 0 ||
+	if (mobile_srh(ctx, sid, p, 0, true, &si, &nh, &off) < 0)
+		return;
+	type = si.srh ? srh_message(p->data + si.srh_off) : GTPU_TYPE_GPDU;
+	if (type == GTPU_TYPE_GPDU &&
 	    mobile_inner(ctx, sid, p, nh, off) < 0)	/* S01, S07-S08 */
 		return;
 	/* S02-S03: the IPv4 DA and the session from the SID, the IPv4 SA
@@ -560,15 +717,12 @@ void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,
 	sa = addr_bits32_read(p->data + IP6_SRC_OFF, sid->v4src_pos);
 	tos = (uint8_t)((p->data[0] & 0x0f) << 4 | p->data[1] >> 4);
 	ttl = p->data[IP6_HLIM_OFF];
-	pkt_pull(p, off);				/* S04 */
-	pdu = p->len;
-	h = gtpu_push(p, &ms, IPV4_HDR_LEN, &why);	/* S05 */
-	if (!h) {
-		proc_drop(ctx, p, behavior_stats(ctx, sid), why);
+	h = mobile_e_push(ctx, sid, p, &si, type, &ms, IPV4_HDR_LEN, &hl,
+			  &pdu);			/* S04-S05 */
+	if (!h)
 		return;
-	}
 	ip4_gtpu_write(h, p->len, tos, ttl, sa, da);	/* S06 */
-	udp_csum_set(h + IPV4_HDR_LEN, UDP_HDR_LEN + gtpu_hdr_len(&ms), pdu,
+	udp_csum_set(h + IPV4_HDR_LEN, hl, pdu,
 		     csum_ipv4_pseudo(&sa, &da, p->len - IPV4_HDR_LEN,
 				      IPPROTO_UDP));
 	p->verdict = PKT_NEW_BYTES;

@@ -41,6 +41,8 @@
 #define GTPU_HDR_LEN		8	/* the mandatory part */
 #define GTPU_TYPE_ECHO_REQUEST	1
 #define GTPU_TYPE_ECHO_RESPONSE	2
+#define GTPU_TYPE_ERROR_IND	26
+#define GTPU_TYPE_END_MARKER	254
 #define GTPU_TYPE_GPDU		255
 #define GTPU_EXT_PDU_SESSION	0x85	/* TS 38.415 PDU Session Container */
 #define ARGS_MOB_SESSION_BITS	40
