@@ -164,6 +164,56 @@ static const char GTP4E_ECHO_REQ_OUT[] =
 	"45000028000000003e11f110c0a8c00a0a000102086808680014313332010004"
 	"0000000000090000";
 
+static const char GTP6D_ECHO_OUT[] =
+	"6000000000382b3c00a1000000000000000000000000000100d2000000000000"
+	"00000000000000003b0604020200000400d40000000000000000090000000000"
+	"00d3000000000000000000000000000000d20000000000000000000000000000";
+
+static const char GTP6DI_ECHO_OUT[] =
+	"6000000000482b3c2002000000000000000000000000000100d2000000000000"
+	"00000000000000003b0804030300000420010000000000000000000000000001"
+	"00d4000000000000000009000000000000d30000000000000000000000000000"
+	"00d20000000000000000000000000000";
+
+static const char GTP6D_ECHO_RSP_IN[] =
+	"600000000016113c200200000000000000000000000000012001000000000000"
+	"00000000000000010868086800166ed93202000600000000000900000e03";
+
+static const char GTP6D_ECHO_RSP_OUT[] =
+	"60000000003a2b3c00a1000000000000000000000000000100d2000000000000"
+	"00000000000000003b0604020200000800d40000000000000000090000000000"
+	"00d3000000000000000000000000000000d20000000000000000000000000000"
+	"0e03";
+
+static const char GTP6D_END_MARKER_IN[] =
+	"600000000010113c200200000000000000000000000000012001000000000000"
+	"00000000000000010868086800107cd830fe000000000123";
+
+static const char GTP6D_END_MARKER_OUT[] =
+	"6000000000382b3c00a1000000000000000000000000000100d2000000000000"
+	"00000000000000003b0604020200000100d40000000000000000000123000000"
+	"00d3000000000000000000000000000000d20000000000000000000000000000";
+
+static const char GTP6D_ERROR_IND_IN[] =
+	"60000000002c113c200200000000000000000000000000012001000000000000"
+	"000000000000000108680868002ce7e9321a001c000000000009000010000000"
+	"6485001020020000000000000000000000000001";
+
+static const char GTP6D_ERROR_IND_OUT[] =
+	"6000000000582b3c00a1000000000000000000000000000100d2000000000000"
+	"00000000000000003b0a04020200000200d40000000000000000090000000000"
+	"00d3000000000000000000000000000000d20000000000000000000000000000"
+	"040200000a1a0118100000006485001020020000000000000000000000000001";
+
+static const char GTP4D_ECHO_IN[] =
+	"4500002800010000401174bf0202020201010101086808680014b6e232010004"
+	"0000000000090000";
+
+static const char GTP4D_ECHO_OUT[] =
+	"6000000000382b4000c1000000000000020202020000000000d2000000000000"
+	"00000000000000003b0604020200000400d40000010101010000090000000000"
+	"00d3000000000000000000000000000000d20000000000000000000000000000";
+
 #define SID_INDEX 1	/* not 0: counters must land in the SID's slot */
 
 static struct test_slot slot;
@@ -454,9 +504,83 @@ START_TEST(test_gtp6d_one_segment)
 }
 END_TEST
 
+/* GTP-U messages (RFC 9433 6.1's note, VPP's encoding): an Echo Request
+ * under the policy, nothing after the SRH (Next Header 59), Tag 0x4, B's
+ * PDU Session ID its Sequence Number 9; an Echo Response with its
+ * Recovery IE after the SRH, Tag 0x8; an End Marker with its TEID, Tag
+ * 0x1; an Error Indication with its IEs in TLV 10 behind a PadN, Tag 0x2. */
 START_TEST(test_gtp6d_echo)
 {
-	expect_drop(gtp6d(), load(GTP6D_ECHO), DROP_GTPU_MESSAGE);
+	expect_out(gtp6d(), GTP6D_ECHO, GTP6D_ECHO_OUT);
+	setup();
+	expect_out(gtp6d(), GTP6D_ECHO_RSP_IN, GTP6D_ECHO_RSP_OUT);
+	setup();
+	expect_out(gtp6d(), GTP6D_END_MARKER_IN, GTP6D_END_MARKER_OUT);
+	setup();
+	expect_out(gtp6d(), GTP6D_ERROR_IND_IN, GTP6D_ERROR_IND_OUT);
+}
+END_TEST
+
+/* What End.M.GTP6.D makes of an Echo Request or an Error Indication,
+ * End.M.GTP6.E makes the same message again (Di: after End at d2::,
+ * d3::, at B), the hop limit the kernel's forwarding counts. */
+START_TEST(test_gtp6di_echo_round_trip)
+{
+	static const char *const in[] = { GTP6D_ECHO, GTP6D_ERROR_IND_IN,
+					  GTP6D_ECHO_RSP_IN };
+
+	for (unsigned i = 0; i < 3; i++) {
+		uint8_t want[256];
+		size_t wlen = hex2bin(in[i], want, sizeof(want));
+		static uint8_t mid[256];
+		struct pkt *p;
+		uint32_t len;
+
+		setup();
+		p = load(in[i]);
+		run(gtp6di(), p);
+		ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+		len = p->len;
+		memcpy(mid, p->data, len);
+		mid[43] = 1;
+		memcpy(mid + 24, mid + 48 + 16, 16);	/* DA: B, SRH[1] */
+		setup();
+		p = test_pkt(&slot, mid, len, ETH_P_IPV6);
+		run(mksid(BHV_END_M_GTP6_E, "d4::", 64), p);
+		ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+		ck_assert_bytes(p->data, p->len, want, wlen);
+	}
+}
+END_TEST
+
+/* A malformed message is gtpu_malformed, never carried: an Echo Request
+ * without the S flag (no Sequence Number), an Echo Response without its
+ * Recovery IE, an Error Indication without TEID Data I, one cut short
+ * (its Length past the datagram); one not carried (Supported Extension
+ * Headers Notification, 31) is gtpu_message. */
+START_TEST(test_gtp6d_message_drops)
+{
+	struct pkt *p;
+
+	p = load(GTP6D_ECHO);
+	p->data[48] = 0x30;			/* S off */
+	expect_drop(gtp6d(), p, DROP_GTPU_MALFORMED);
+	setup();
+	p = load(GTP6D_ECHO_RSP_IN);
+	p->data[60] = 15;			/* not Recovery */
+	expect_drop(gtp6d(), p, DROP_GTPU_MALFORMED);
+	setup();
+	p = load(GTP6D_ERROR_IND_IN);
+	p->data[60] = 17;			/* not TEID Data I */
+	expect_drop(gtp6d(), p, DROP_GTPU_MALFORMED);
+	setup();
+	p = load(GTP6D_ERROR_IND_IN);
+	p->data[51] += 1;			/* GTP-U Length one more */
+	expect_drop(gtp6d(), p, DROP_GTPU_MALFORMED);
+	setup();
+	p = load(GTP6D_ECHO);
+	p->data[49] = 31;
+	expect_drop(gtp6d(), p, DROP_GTPU_MESSAGE);
 }
 END_TEST
 
@@ -582,7 +706,7 @@ START_TEST(test_gtp6di_drops)
 {
 	struct pkt *p;
 
-	expect_drop(gtp6di(), load(GTP6D_ECHO), DROP_GTPU_MESSAGE);
+	expect_out(gtp6di(), GTP6D_ECHO, GTP6DI_ECHO_OUT);
 	setup();
 	p = load(GTP6D_IN);
 	p->data[48] = 0x50;		/* GTP version 2 */
@@ -940,6 +1064,32 @@ static struct pkt *gtp4d_run(struct config **cp, struct sid_stats *ps,
 	return p;
 }
 
+/* H.M.GTP4.D carries an Echo Request as End.M.GTP6.D does: B with the
+ * IPv4 DA and the Sequence Number, the source the src-prefix with the
+ * IPv4 SA, the hop limit the TTL. */
+START_TEST(test_gtp4d_echo)
+{
+	uint8_t want[256], buf[256];
+	size_t wlen = hex2bin(GTP4D_ECHO_OUT, want, sizeof(want));
+	size_t len = hex2bin(GTP4D_ECHO_IN, buf, sizeof(buf));
+	struct config *c = parse(GTP4D_CONF);
+	struct sid_stats ps;
+	struct pkt *p;
+
+	ck_assert_ptr_nonnull(c);
+	memset(&ps, 0, sizeof(ps));
+	ctx.cfg = c;
+	ctx.policy_stats = &ps;
+	p = test_pkt(&slot, buf, len, ETH_P_IP);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_bytes(p->data, p->len, want, wlen);
+	ck_assert_uint_eq(ps.packets, 1);
+	ck_assert_uint_eq(ps.errors, 0);
+	config_free(c);
+}
+END_TEST
+
 START_TEST(test_gtp4d_vpp)
 {
 	uint8_t want[256];
@@ -1035,6 +1185,8 @@ static Suite *mobile_suite(void)
 	tcase_add_test(tc, test_gtp6d_sessions_apart);
 	tcase_add_test(tc, test_gtp6d_one_segment);
 	tcase_add_test(tc, test_gtp6d_echo);
+	tcase_add_test(tc, test_gtp6d_message_drops);
+	tcase_add_test(tc, test_gtp6di_echo_round_trip);
 	tcase_add_test(tc, test_gtp6d_bad_version);
 	tcase_add_test(tc, test_gtp6d_bad_length);
 	tcase_add_test(tc, test_gtp6d_udp_too_long);
@@ -1060,6 +1212,7 @@ static Suite *mobile_suite(void)
 	tcase_add_test(tc, test_gtp6e_error_indication);
 	tcase_add_test(tc, test_gtp4e_echo_request);
 	tcase_add_test(tc, test_gtp4d_vpp);
+	tcase_add_test(tc, test_gtp4d_echo);
 	tcase_add_test(tc, test_gtp4d_drops);
 	tcase_add_test(tc, test_gtp4d_config_errors);
 	tcase_add_test(tc, test_config_gtp6d);

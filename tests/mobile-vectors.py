@@ -144,3 +144,36 @@ h("GTP4E_ECHO_REQ_IN", IPv6(src="cccc:cccc:cccc:cccc:c0a8:c00a:dddd:1111",
 h("GTP4E_ECHO_REQ_OUT", IP(src="192.168.192.10", dst="10.0.1.2", ttl=62,
                            id=0, flags=0) / GTP /
   GTP_U_Header(gtp_type=1, S=1, teid=0, seq=9))
+
+# ---- the D side of the same encoding: End.M.GTP6.D / .Di / H.M.GTP4.D
+# carry the message under the policy, the SRH whole, Next Header 59, the
+# Tag the message's, B's PDU Session ID the Sequence Number (9) or an End
+# Marker's TEID; an Echo's IEs after the SRH; an Error Indication's in
+# TLV 10 after a PadN to 8 bytes.  The outer hop limit, traffic class and
+# flow label are the GTP-U packet's (IPv4: TTL 64, TOS 0).
+def srh_d(addrs, tag, tlvs=None):
+    return IPv6ExtHdrSegmentRouting(addresses=addrs, segleft=len(addrs) - 1,
+                                    lastentry=len(addrs) - 1, nh=59, tag=tag,
+                                    tlv_objects=tlvs or [])
+
+
+dout = IPv6(src="a1::1", dst="d2::", hlim=60)
+h("GTP6D_ECHO_OUT", dout / srh_d(["d4::900:0:0", "d3::", "d2::"], 0x4))
+h("GTP6DI_ECHO_OUT", IPv6(src="2002::1", dst="d2::", hlim=60) /
+  srh_d(["2001::1", "d4::900:0:0", "d3::", "d2::"], 0x4))
+h("GTP6D_ECHO_RSP_IN", gnb / GTP / GTP_U_Header(gtp_type=2, teid=0, S=1, seq=9) /
+  IE_Recovery(restart_counter=3))
+h("GTP6D_ECHO_RSP_OUT", dout / srh_d(["d4::900:0:0", "d3::", "d2::"], 0x8) /
+  b"\x0e\x03")
+h("GTP6D_END_MARKER_IN", gnb / GTP / GTP_U_Header(gtp_type=254, teid=0x123))
+h("GTP6D_END_MARKER_OUT", dout / srh_d(["d4::1:2300:0", "d3::", "d2::"], 0x1))
+h("GTP6D_ERROR_IND_IN", gnb / GTP / GTP_U_Header(gtp_type=26, teid=0, S=1, seq=9) /
+  ies)
+h("GTP6D_ERROR_IND_OUT", dout / srh_d(
+    ["d4::900:0:0", "d3::", "d2::"], 0x2,
+    [IPv6ExtHdrSegmentRoutingTLV(type=4, len=2, value=bytes(2)),
+     IPv6ExtHdrSegmentRoutingTLV(type=10, len=26, value=bytes([1, 24]) + ies)]))
+h("GTP4D_ECHO_IN", IP(src="2.2.2.2", dst="1.1.1.1", ttl=64, id=1) / GTP /
+  GTP_U_Header(gtp_type=1, teid=0, S=1, seq=9))
+h("GTP4D_ECHO_OUT", IPv6(src="c1::202:202:0:0", dst="d2::", hlim=64) /
+  srh_d(["d4:0:101:101:0:900::", "d3::", "d2::"], 0x4))
