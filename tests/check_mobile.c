@@ -521,6 +521,24 @@ START_TEST(test_gtp6d_echo)
 }
 END_TEST
 
+/* Bytes after the UDP datagram (the IPv6 Payload Length 4 more than
+ * UDP's) are not the message's: cut, the same result. */
+START_TEST(test_gtp6d_echo_trailer)
+{
+	uint8_t b[256], want[256];
+	size_t n = hex2bin(GTP6D_ECHO, b, sizeof(b));
+	size_t wn = hex2bin(GTP6D_ECHO_OUT, want, sizeof(want));
+	struct pkt *p;
+
+	memcpy(b + n, "\xde\xad\xbe\xef", 4);
+	b[5] += 4;
+	p = test_pkt(&slot, b, n + 4, ETH_P_IPV6);
+	run(gtp6d(), p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_bytes(p->data, p->len, want, wn);
+}
+END_TEST
+
 /* What End.M.GTP6.D makes of an Echo Request or an Error Indication,
  * End.M.GTP6.E makes the same message again (Di: after End at d2::,
  * d3::, at B), the hop limit the kernel's forwarding counts. */
@@ -1186,6 +1204,7 @@ static Suite *mobile_suite(void)
 	tcase_add_test(tc, test_gtp6d_one_segment);
 	tcase_add_test(tc, test_gtp6d_echo);
 	tcase_add_test(tc, test_gtp6d_message_drops);
+	tcase_add_test(tc, test_gtp6d_echo_trailer);
 	tcase_add_test(tc, test_gtp6di_echo_round_trip);
 	tcase_add_test(tc, test_gtp6d_bad_version);
 	tcase_add_test(tc, test_gtp6d_bad_length);

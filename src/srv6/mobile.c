@@ -370,17 +370,17 @@ static uint8_t *gtpu_push(struct pkt *p, const struct mob_session *ms,
  * behaviors make, and the E behaviors read, the encoding VPP's
  * srv6-mobile plugin makes (node.c, by that draft's first author), with
  * the T-PDU's steps of 6.3-6.7 (the message where the T-PDU would be):
- * the message type as one bit of the
- * SRH's Tag, Echo Response's first; the Sequence Number of an Echo or an
- * Error Indication in the first 16 bits of Args.Mob.Session's PDU
- * Session ID, whose TEID is then 0 (TS 29.281 7.2.1, 7.3.1); an End
- * Marker's TEID there as a G-PDU's; an Error Indication's IEs in an SRH
- * TLV (type 10, VPP's "tentative" User Plane Container: a sub-TLV of
- * type, length and the IEs; padded before it, with Pad1 or PadN).  An
- * Echo's IEs (a Response's Recovery IE) follow the SRH, Next Header 59
- * (VPP writes 143), as VPP's D side leaves them, and follow the rebuilt
- * GTP-U header.  An Echo Request is carried, not answered: RFC 9433
- * says nothing of answering it, VPP does not. */
+ * the message type as one bit of the SRH's Tag, Echo Response's first;
+ * the Sequence Number of an Echo or an Error Indication in the first 16
+ * bits of Args.Mob.Session's PDU Session ID, whose TEID is then 0 (TS
+ * 29.281 7.2.1, 7.3.1); an End Marker's TEID there as a G-PDU's; an
+ * Error Indication's IEs in an SRH TLV (type 10, VPP's "tentative" User
+ * Plane Container: a sub-TLV of type, length and the IEs; padded before
+ * it, with Pad1 or PadN).  An Echo's IEs (a Response's Recovery IE)
+ * follow the SRH, Next Header 59 (VPP writes 143), as VPP's D side
+ * leaves them, and follow the rebuilt GTP-U header.  An Echo Request is
+ * carried, not answered: RFC 9433 says nothing of answering it, VPP
+ * does not. */
 #define SRH_TAG_OFF		6
 #define SRH_TAG_END_MARKER	0x0001
 #define SRH_TAG_ERROR_IND	0x0002
@@ -410,7 +410,6 @@ static uint8_t srh_message(const uint8_t *srh)
 	return GTPU_TYPE_GPDU;
 }
 
-
 /* The SRH Tag bit of message `type` (VPP's srh_tagfield[]), 0 for a
  * message that is not carried. */
 static uint16_t message_tag(uint8_t type)
@@ -432,9 +431,9 @@ static uint16_t message_tag(uint8_t type)
  * (parsed in gi) and its session: an Echo's or an Error Indication's
  * Sequence Number (the S flag set) as VPP carries it, an End Marker's
  * TEID.  An Echo Response begins its IEs with the Recovery IE, an Error
- * Indication with TEID Data I, its IEs one sub-TLV long.  Returns 0, or
- * the drop reason: DROP_GTPU_MESSAGE for a message not carried,
- * DROP_GTPU_MALFORMED. */
+ * Indication with TEID Data I, its IEs one sub-TLV long.  Returns
+ * DROP__COUNT (none), or the drop reason: DROP_GTPU_MESSAGE for a
+ * message not carried, DROP_GTPU_MALFORMED. */
 static enum drop_reason message_check(const uint8_t *g,
 				      const struct gtpu_info *gi,
 				      struct mob_session *ms)
@@ -588,6 +587,8 @@ static int gtpu_take(struct proc_ctx *ctx, struct sid_stats *st,
 	}
 	*tpdu = off + UDP_HDR_LEN + gi.hdr_len;
 	*type = gi.type;
+	if (gi.type != GTPU_TYPE_GPDU)	/* its IEs end with the datagram */
+		pkt_trim(p, *tpdu + gi.pdu_len);
 	return 0;
 }
 
