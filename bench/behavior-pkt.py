@@ -48,6 +48,11 @@ def frame(i):
         # RFC 9433 6.3: a G-PDU from the gNB to the SID.
         p = IPv6(src=s6, dst="fc00:100:d::1") / G / \
             GTP_U_Header(gtp_type=255, teid=TEID) / ue6
+    elif case == "gtp6di":
+        # RFC 9433 6.4: the same G-PDU to the drop-in SID (the UPF's
+        # address S, kept in SRH[0]).
+        p = IPv6(src=s6, dst="fc00:100:1d::1") / G / \
+            GTP_U_Header(gtp_type=255, teid=TEID) / ue6
     elif case == "gtp6e":
         # RFC 9433 6.5: TEID and QFI in the SID's argument, SRH[0] the gNB.
         da = "fc00:100:e:0:%02x%02x:%04x:%02x00:0" % (

@@ -34,7 +34,7 @@ set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH_DIR/lib.sh"
 
-ALL_CONFIGS=end,csid,gtp6e,gtp6d,gtp4e,gtp4d,oam,oam-every,map,kernel
+ALL_CONFIGS=end,csid,gtp6e,gtp6d,gtp6di,gtp4e,gtp4d,oam,oam-every,map,kernel
 usage() {
 	cat <<-EOF
 	usage: $0 [options]
@@ -44,6 +44,7 @@ usage() {
 	                  csid       End flavors replace-csid (RFC 9800 4.2)
 	                  gtp6e      End.M.GTP6.E
 	                  gtp6d      End.M.GTP6.D
+	                  gtp6di     End.M.GTP6.Di (drop-in: S and A kept)
 	                  gtp4e      End.M.GTP4.E (IPv4 out: reinjection device)
 	                  gtp4d      H.M.GTP4.D, a \`route ... encap gtp4\`
 	                             (IPv4 in, IPv6 out: reinjection device)
@@ -202,6 +203,11 @@ oam-burst 1000000" ;;
 		C_CONF="encap-source fc00:1::2
 sid fc00:100:d::/64 action End.M.GTP6.D mob-prefix fc00:9:e::/64 srh segs fc00:9::c1"
 		C_SINK="ip6 daddr fc00:9::c1 rt seg-left 1" ;;
+	gtp6di)
+		C_Q6=fc00:100:1d::/64
+		C_CONF="encap-source fc00:1::2
+sid fc00:100:1d::/64 action End.M.GTP6.Di mob-prefix fc00:9:e::/64 srh segs fc00:9::c1"
+		C_SINK="ip6 daddr fc00:9::c1 rt seg-left 2" ;;
 	gtp6e)
 		C_Q6=fc00:100:e::/64
 		C_CONF="sid fc00:100:e::/64 action End.M.GTP6.E"
@@ -466,6 +472,7 @@ label() {
 	csid) echo "End replace-csid" ;;
 	gtp6e) echo "End.M.GTP6.E" ;;
 	gtp6d) echo "End.M.GTP6.D" ;;
+	gtp6di) echo "End.M.GTP6.Di" ;;
 	gtp4e) echo "End.M.GTP4.E" ;;
 	gtp4d) echo "H.M.GTP4.D (route)" ;;
 	oam) echo "End, O-flag, oam-copy (rate 1000/s)" ;;

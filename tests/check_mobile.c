@@ -113,6 +113,107 @@ static const char GTP4D_OUT[] =
 	"6000000000111140000b0000000000000000000000000001000a000000000000"
 	"000000000000000103e800170011d66b73727636642d677470";
 
+static const char GTP6E_ECHO_REQ_IN[] =
+	"6000000000182b3dccccccccccccccccdddddddd11111111aaaaaaaaaaaaaaaa"
+	"00000900000000003b0204010000000400a10000000000000000000000000001";
+
+static const char GTP6E_ECHO_REQ_OUT[] =
+	"600000000014113dccccccccccccccccdddddddd1111111100a1000000000000"
+	"0000000000000001086808680014ab35320100040000000000090000";
+
+static const char GTP6E_ECHO_RSP_IN[] =
+	"6000000000182b3dccccccccccccccccdddddddd11111111aaaaaaaaaaaaaaaa"
+	"00000900000000008f0204010000000800a10000000000000000000000000001";
+
+static const char GTP6E_ECHO_RSP_OUT[] =
+	"600000000016113dccccccccccccccccdddddddd1111111100a1000000000000"
+	"00000000000000010868086800169d2e3202000600000000000900000e00";
+
+static const char GTP6E_ECHO_RSP_IE_IN[] =
+	"60000000001a2b3dccccccccccccccccdddddddd11111111aaaaaaaaaaaaaaaa"
+	"00000900000000008f0204010000000800a10000000000000000000000000001"
+	"0e05";
+
+static const char GTP6E_ECHO_RSP_IE_OUT[] =
+	"600000000016113dccccccccccccccccdddddddd1111111100a1000000000000"
+	"00000000000000010868086800169d293202000600000000000900000e05";
+
+static const char GTP6E_END_MARKER_IN[] =
+	"6000000000182b3dccccccccccccccccdddddddd11111111aaaaaaaaaaaaaaaa"
+	"00bbbbbbbb0000008f0204010000000100a10000000000000000000000000001";
+
+static const char GTP6E_END_MARKER_OUT[] =
+	"600000000010113dccccccccccccccccdddddddd1111111100a1000000000000"
+	"000000000000000108680868001034d630fe0000bbbbbbbb";
+
+static const char GTP6E_ERROR_IND_IN[] =
+	"6000000000382b3dccccccccccccccccdddddddd11111111aaaaaaaaaaaaaaaa"
+	"00000900000000003b0604010000000200a10000000000000000000000000001"
+	"0a1e011810000000648500102002000000000000000000000000000100000000";
+
+static const char GTP6E_ERROR_IND_OUT[] =
+	"60000000002c113dccccccccccccccccdddddddd1111111100a1000000000000"
+	"000000000000000108680868002c163c321a001c000000000009000010000000"
+	"6485001020020000000000000000000000000001";
+
+static const char GTP4E_ECHO_REQ_IN[] =
+	"6000000000182b3eccccccccccccccccc0a8c00adddd1111aaaaaaaa0a000102"
+	"00000900000000003b02040000000004aaaaaaaa0a0001020000090000000000";
+
+static const char GTP4E_ECHO_REQ_OUT[] =
+	"45000028000000003e11f110c0a8c00a0a000102086808680014313332010004"
+	"0000000000090000";
+
+static const char GTP6D_ECHO_OUT[] =
+	"6000000000382b3c00a1000000000000000000000000000100d2000000000000"
+	"00000000000000003b0604020200000400d40000000000000000090000000000"
+	"00d3000000000000000000000000000000d20000000000000000000000000000";
+
+static const char GTP6DI_ECHO_OUT[] =
+	"6000000000482b3c2002000000000000000000000000000100d2000000000000"
+	"00000000000000003b0804030300000420010000000000000000000000000001"
+	"00d4000000000000000009000000000000d30000000000000000000000000000"
+	"00d20000000000000000000000000000";
+
+static const char GTP6D_ECHO_RSP_IN[] =
+	"600000000016113c200200000000000000000000000000012001000000000000"
+	"00000000000000010868086800166ed93202000600000000000900000e03";
+
+static const char GTP6D_ECHO_RSP_OUT[] =
+	"60000000003a2b3c00a1000000000000000000000000000100d2000000000000"
+	"00000000000000003b0604020200000800d40000000000000000090000000000"
+	"00d3000000000000000000000000000000d20000000000000000000000000000"
+	"0e03";
+
+static const char GTP6D_END_MARKER_IN[] =
+	"600000000010113c200200000000000000000000000000012001000000000000"
+	"00000000000000010868086800107cd830fe000000000123";
+
+static const char GTP6D_END_MARKER_OUT[] =
+	"6000000000382b3c00a1000000000000000000000000000100d2000000000000"
+	"00000000000000003b0604020200000100d40000000000000000000123000000"
+	"00d3000000000000000000000000000000d20000000000000000000000000000";
+
+static const char GTP6D_ERROR_IND_IN[] =
+	"60000000002c113c200200000000000000000000000000012001000000000000"
+	"000000000000000108680868002ce7e9321a001c000000000009000010000000"
+	"6485001020020000000000000000000000000001";
+
+static const char GTP6D_ERROR_IND_OUT[] =
+	"6000000000582b3c00a1000000000000000000000000000100d2000000000000"
+	"00000000000000003b0a04020200000200d40000000000000000090000000000"
+	"00d3000000000000000000000000000000d20000000000000000000000000000"
+	"040200000a1a0118100000006485001020020000000000000000000000000001";
+
+static const char GTP4D_ECHO_IN[] =
+	"4500002800010000401174bf0202020201010101086808680014b6e232010004"
+	"0000000000090000";
+
+static const char GTP4D_ECHO_OUT[] =
+	"6000000000382b4000c1000000000000020202020000000000d2000000000000"
+	"00000000000000003b0604020200000400d40000010101010000090000000000"
+	"00d3000000000000000000000000000000d20000000000000000000000000000";
+
 #define SID_INDEX 1	/* not 0: counters must land in the SID's slot */
 
 static struct test_slot slot;
@@ -403,9 +504,101 @@ START_TEST(test_gtp6d_one_segment)
 }
 END_TEST
 
+/* GTP-U messages (RFC 9433 6.1's note, VPP's encoding): an Echo Request
+ * under the policy, nothing after the SRH (Next Header 59), Tag 0x4, B's
+ * PDU Session ID its Sequence Number 9; an Echo Response with its
+ * Recovery IE after the SRH, Tag 0x8; an End Marker with its TEID, Tag
+ * 0x1; an Error Indication with its IEs in TLV 10 behind a PadN, Tag 0x2. */
 START_TEST(test_gtp6d_echo)
 {
-	expect_drop(gtp6d(), load(GTP6D_ECHO), DROP_GTPU_MESSAGE);
+	expect_out(gtp6d(), GTP6D_ECHO, GTP6D_ECHO_OUT);
+	setup();
+	expect_out(gtp6d(), GTP6D_ECHO_RSP_IN, GTP6D_ECHO_RSP_OUT);
+	setup();
+	expect_out(gtp6d(), GTP6D_END_MARKER_IN, GTP6D_END_MARKER_OUT);
+	setup();
+	expect_out(gtp6d(), GTP6D_ERROR_IND_IN, GTP6D_ERROR_IND_OUT);
+}
+END_TEST
+
+/* Bytes after the UDP datagram (the IPv6 Payload Length 4 more than
+ * UDP's) are not the message's: cut, the same result. */
+START_TEST(test_gtp6d_echo_trailer)
+{
+	uint8_t b[256], want[256];
+	size_t n = hex2bin(GTP6D_ECHO, b, sizeof(b));
+	size_t wn = hex2bin(GTP6D_ECHO_OUT, want, sizeof(want));
+	struct pkt *p;
+
+	memcpy(b + n, "\xde\xad\xbe\xef", 4);
+	b[5] += 4;
+	p = test_pkt(&slot, b, n + 4, ETH_P_IPV6);
+	run(gtp6d(), p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_bytes(p->data, p->len, want, wn);
+}
+END_TEST
+
+/* What End.M.GTP6.D makes of an Echo Request or an Error Indication,
+ * End.M.GTP6.E makes the same message again (Di: after End at d2::,
+ * d3::, at B), the hop limit the kernel's forwarding counts. */
+START_TEST(test_gtp6di_echo_round_trip)
+{
+	static const char *const in[] = { GTP6D_ECHO, GTP6D_ERROR_IND_IN,
+					  GTP6D_ECHO_RSP_IN };
+
+	for (unsigned i = 0; i < 3; i++) {
+		uint8_t want[256];
+		size_t wlen = hex2bin(in[i], want, sizeof(want));
+		static uint8_t mid[256];
+		struct pkt *p;
+		uint32_t len;
+
+		setup();
+		p = load(in[i]);
+		run(gtp6di(), p);
+		ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+		len = p->len;
+		memcpy(mid, p->data, len);
+		mid[43] = 1;
+		memcpy(mid + 24, mid + 48 + 16, 16);	/* DA: B, SRH[1] */
+		setup();
+		p = test_pkt(&slot, mid, len, ETH_P_IPV6);
+		run(mksid(BHV_END_M_GTP6_E, "d4::", 64), p);
+		ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+		ck_assert_bytes(p->data, p->len, want, wlen);
+	}
+}
+END_TEST
+
+/* A malformed message is gtpu_malformed, never carried: an Echo Request
+ * without the S flag (no Sequence Number), an Echo Response without its
+ * Recovery IE, an Error Indication without TEID Data I, one cut short
+ * (its Length past the datagram); one not carried (Supported Extension
+ * Headers Notification, 31) is gtpu_message. */
+START_TEST(test_gtp6d_message_drops)
+{
+	struct pkt *p;
+
+	p = load(GTP6D_ECHO);
+	p->data[48] = 0x30;			/* S off */
+	expect_drop(gtp6d(), p, DROP_GTPU_MALFORMED);
+	setup();
+	p = load(GTP6D_ECHO_RSP_IN);
+	p->data[60] = 15;			/* not Recovery */
+	expect_drop(gtp6d(), p, DROP_GTPU_MALFORMED);
+	setup();
+	p = load(GTP6D_ERROR_IND_IN);
+	p->data[60] = 17;			/* not TEID Data I */
+	expect_drop(gtp6d(), p, DROP_GTPU_MALFORMED);
+	setup();
+	p = load(GTP6D_ERROR_IND_IN);
+	p->data[51] += 1;			/* GTP-U Length one more */
+	expect_drop(gtp6d(), p, DROP_GTPU_MALFORMED);
+	setup();
+	p = load(GTP6D_ECHO);
+	p->data[49] = 31;
+	expect_drop(gtp6d(), p, DROP_GTPU_MESSAGE);
 }
 END_TEST
 
@@ -531,7 +724,7 @@ START_TEST(test_gtp6di_drops)
 {
 	struct pkt *p;
 
-	expect_drop(gtp6di(), load(GTP6D_ECHO), DROP_GTPU_MESSAGE);
+	expect_out(gtp6di(), GTP6D_ECHO, GTP6DI_ECHO_OUT);
 	setup();
 	p = load(GTP6D_IN);
 	p->data[48] = 0x50;		/* GTP version 2 */
@@ -688,6 +881,71 @@ START_TEST(test_gtp4e_sl1)
 }
 END_TEST
 
+/* ---- GTP-U messages over SRv6 (RFC 9433 6.1: VPP's encoding) ------------- */
+
+/* An Echo Request in the SRH's Tag (0x4), its Sequence Number 9 where the
+ * PDU Session ID is, nothing after the SRH (next header 59): End.M.GTP6.E
+ * rebuilds it toward SRH[0], the source kept, TEID 0, the S flag.  A Tag
+ * without a message bit (0x8000) leaves a G-PDU one. */
+START_TEST(test_gtp6e_echo_request)
+{
+	uint8_t b[256], want[256];
+	size_t n = hex2bin(GTP6E_IN, b, sizeof(b));
+	size_t wn = hex2bin(GTP6E_OUT, want, sizeof(want));
+	struct pkt *p;
+
+	expect_out(gtp6e(), GTP6E_ECHO_REQ_IN, GTP6E_ECHO_REQ_OUT);
+	setup();
+	b[40 + 6] = 0x80;
+	p = test_pkt(&slot, b, n, ETH_P_IPV6);
+	run(gtp6e(), p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_bytes(p->data, p->len, want, wn);
+}
+END_TEST
+
+/* An Echo Response without IEs (next header 143, as VPP's D side sends
+ * it) gets the Recovery IE TS 29.281 7.2.2 requires (restart counter 0,
+ * VPP's); one that carries its own keeps it, not a second one. */
+START_TEST(test_gtp6e_echo_response)
+{
+	expect_out(gtp6e(), GTP6E_ECHO_RSP_IN, GTP6E_ECHO_RSP_OUT);
+	setup();
+	expect_out(gtp6e(), GTP6E_ECHO_RSP_IE_IN, GTP6E_ECHO_RSP_IE_OUT);
+}
+END_TEST
+
+/* An End Marker (0x1) keeps the session's TEID, no Sequence Number. */
+START_TEST(test_gtp6e_end_marker)
+{
+	expect_out(gtp6e(), GTP6E_END_MARKER_IN, GTP6E_END_MARKER_OUT);
+}
+END_TEST
+
+/* An Error Indication (0x2): its IEs come out of the SRH's TLV 10 (a
+ * sub-TLV of the IEs, padded inside as VPP pads it); without the TLV its
+ * mandatory IEs are missing: gtpu_malformed. */
+START_TEST(test_gtp6e_error_indication)
+{
+	uint8_t b[256];
+	size_t n = hex2bin(GTP6E_ERROR_IND_IN, b, sizeof(b));
+	struct pkt *p;
+
+	expect_out(gtp6e(), GTP6E_ERROR_IND_IN, GTP6E_ERROR_IND_OUT);
+	setup();
+	b[5] -= 32;	/* the TLV gone: Hdr Ext Len 2, the packet shorter */
+	b[41] = 2;
+	p = test_pkt(&slot, b, n - 32, ETH_P_IPV6);
+	expect_drop(gtp6e(), p, DROP_GTPU_MALFORMED);
+}
+END_TEST
+
+START_TEST(test_gtp4e_echo_request)
+{
+	expect_out(gtp4e(), GTP4E_ECHO_REQ_IN, GTP4E_ECHO_REQ_OUT);
+}
+END_TEST
+
 /* ---- through the config and the dispatcher -------------------------------- */
 
 static void quiet(void *arg, const char *file, unsigned line,
@@ -824,6 +1082,32 @@ static struct pkt *gtp4d_run(struct config **cp, struct sid_stats *ps,
 	return p;
 }
 
+/* H.M.GTP4.D carries an Echo Request as End.M.GTP6.D does: B with the
+ * IPv4 DA and the Sequence Number, the source the src-prefix with the
+ * IPv4 SA, the hop limit the TTL. */
+START_TEST(test_gtp4d_echo)
+{
+	uint8_t want[256], buf[256];
+	size_t wlen = hex2bin(GTP4D_ECHO_OUT, want, sizeof(want));
+	size_t len = hex2bin(GTP4D_ECHO_IN, buf, sizeof(buf));
+	struct config *c = parse(GTP4D_CONF);
+	struct sid_stats ps;
+	struct pkt *p;
+
+	ck_assert_ptr_nonnull(c);
+	memset(&ps, 0, sizeof(ps));
+	ctx.cfg = c;
+	ctx.policy_stats = &ps;
+	p = test_pkt(&slot, buf, len, ETH_P_IP);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_bytes(p->data, p->len, want, wlen);
+	ck_assert_uint_eq(ps.packets, 1);
+	ck_assert_uint_eq(ps.errors, 0);
+	config_free(c);
+}
+END_TEST
+
 START_TEST(test_gtp4d_vpp)
 {
 	uint8_t want[256];
@@ -919,6 +1203,9 @@ static Suite *mobile_suite(void)
 	tcase_add_test(tc, test_gtp6d_sessions_apart);
 	tcase_add_test(tc, test_gtp6d_one_segment);
 	tcase_add_test(tc, test_gtp6d_echo);
+	tcase_add_test(tc, test_gtp6d_message_drops);
+	tcase_add_test(tc, test_gtp6d_echo_trailer);
+	tcase_add_test(tc, test_gtp6di_echo_round_trip);
 	tcase_add_test(tc, test_gtp6d_bad_version);
 	tcase_add_test(tc, test_gtp6d_bad_length);
 	tcase_add_test(tc, test_gtp6d_udp_too_long);
@@ -938,7 +1225,13 @@ static Suite *mobile_suite(void)
 	tcase_add_test(tc, test_gtp6e_inner_truncated);
 	tcase_add_test(tc, test_gtp4e_vpp);
 	tcase_add_test(tc, test_gtp4e_sl1);
+	tcase_add_test(tc, test_gtp6e_echo_request);
+	tcase_add_test(tc, test_gtp6e_echo_response);
+	tcase_add_test(tc, test_gtp6e_end_marker);
+	tcase_add_test(tc, test_gtp6e_error_indication);
+	tcase_add_test(tc, test_gtp4e_echo_request);
 	tcase_add_test(tc, test_gtp4d_vpp);
+	tcase_add_test(tc, test_gtp4d_echo);
 	tcase_add_test(tc, test_gtp4d_drops);
 	tcase_add_test(tc, test_gtp4d_config_errors);
 	tcase_add_test(tc, test_config_gtp6d);

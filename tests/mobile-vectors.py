@@ -90,3 +90,90 @@ h("GTP4D_IN", IP(src="2.2.2.2", dst="1.1.1.1", ttl=64, id=1) / GTP /
 h("GTP4D_OUT", IPv6(src="c1::202:202:0:0", dst="d2::", hlim=64) /
   IPv6ExtHdrSegmentRouting(addresses=["d4:0:101:101::c800:0", "d3::", "d2::"],
                            segleft=2, lastentry=2, nh=41) / INNER6)
+
+# ---- GTP-U messages carried over SRv6 (RFC 9433 6.1's note: encoded as
+# VPP's srv6-mobile plugin does): the message in the SRH's Tag (End Marker
+# 0x1, Error Indication 0x2, Echo Request 0x4, Echo Response 0x8), the
+# Sequence Number (9) in the first 16 bits of Args.Mob.Session's PDU
+# Session ID, an Error Indication's IEs in TLV 10 (a sub-TLV 1, length,
+# the IEs), nothing or the message's own IEs after the SRH (next header
+# 59, or 143 as VPP's D side writes).  End.M.GTP6.E / End.M.GTP4.E rebuild
+# the GTP-U message (TS 29.281 7.2, 7.3), the TEID 0 but an End Marker's.
+from scapy.all import IPv6ExtHdrSegmentRoutingTLV  # noqa: E402
+from scapy.contrib.gtp import IE_Recovery  # noqa: E402
+
+da6m = "aaaa:aaaa:aaaa:aaaa:0:900::"
+
+
+def srh_msg(tag, nh=59, tlvs=None):
+    return IPv6ExtHdrSegmentRouting(segleft=1, lastentry=0, addresses=["a1::1"],
+                                    nh=nh, tag=tag, tlv_objects=tlvs or [])
+
+
+out6 = IPv6(src=src6e, dst="a1::1", hlim=61) / GTP
+h("GTP6E_ECHO_REQ_IN", IPv6(src=src6e, dst=da6m, hlim=61) / srh_msg(0x4))
+h("GTP6E_ECHO_REQ_OUT", out6 / GTP_U_Header(gtp_type=1, S=1, teid=0, seq=9))
+h("GTP6E_ECHO_RSP_IN", IPv6(src=src6e, dst=da6m, hlim=61) / srh_msg(0x8, 143))
+h("GTP6E_ECHO_RSP_OUT", out6 / GTP_U_Header(gtp_type=2, S=1, teid=0, seq=9) /
+  IE_Recovery(restart_counter=0))
+# VPP's D side leaves the Echo Response's Recovery IE (restart counter 5)
+# after the SRH: kept, not doubled
+h("GTP6E_ECHO_RSP_IE_IN", IPv6(src=src6e, dst=da6m, hlim=61) /
+  srh_msg(0x8, 143) / b"\x0e\x05")
+h("GTP6E_ECHO_RSP_IE_OUT", out6 / GTP_U_Header(gtp_type=2, S=1, teid=0, seq=9) /
+  IE_Recovery(restart_counter=5))
+h("GTP6E_END_MARKER_IN", IPv6(src=src6e, dst="aaaa:aaaa:aaaa:aaaa:bb:bbbb:bb00:0",
+                              hlim=61) / srh_msg(0x1, 143))
+h("GTP6E_END_MARKER_OUT", out6 / GTP_U_Header(gtp_type=254, teid=0xbbbbbbbb))
+# Error Indication: TEID Data I 0x64, GTP-U Peer Address 2002::1 (TS 29.281
+# 8.3, 8.4), 24 bytes; the TLV padded inside to 32 bytes (as VPP pads it)
+ies = bytes.fromhex("1000000064") + bytes.fromhex("850010") + \
+    bytes.fromhex("20020000000000000000000000000001")
+tlv = IPv6ExtHdrSegmentRoutingTLV(type=10, len=30,
+                                  value=bytes([1, len(ies)]) + ies + bytes(4))
+h("GTP6E_ERROR_IND_IN", IPv6(src=src6e, dst=da6m, hlim=61) /
+  srh_msg(0x2, 59, [tlv]))
+h("GTP6E_ERROR_IND_OUT", out6 / GTP_U_Header(gtp_type=26, S=1, teid=0, seq=9) /
+  ies)
+# End.M.GTP4.E: IPv4 DA 10.0.1.2, the session after it, SA from bit 64
+da4m = "aaaa:aaaa:a00:102:0:900::"
+h("GTP4E_ECHO_REQ_IN", IPv6(src="cccc:cccc:cccc:cccc:c0a8:c00a:dddd:1111",
+                            dst=da4m, hlim=62) /
+  IPv6ExtHdrSegmentRouting(segleft=0, lastentry=0, addresses=[da4m], nh=59,
+                           tag=0x4))
+h("GTP4E_ECHO_REQ_OUT", IP(src="192.168.192.10", dst="10.0.1.2", ttl=62,
+                           id=0, flags=0) / GTP /
+  GTP_U_Header(gtp_type=1, S=1, teid=0, seq=9))
+
+# ---- the D side of the same encoding: End.M.GTP6.D / .Di / H.M.GTP4.D
+# carry the message under the policy, the SRH whole, Next Header 59, the
+# Tag the message's, B's PDU Session ID the Sequence Number (9) or an End
+# Marker's TEID; an Echo's IEs after the SRH; an Error Indication's in
+# TLV 10 after a PadN to 8 bytes.  The outer hop limit, traffic class and
+# flow label are the GTP-U packet's (IPv4: TTL 64, TOS 0).
+def srh_d(addrs, tag, tlvs=None):
+    return IPv6ExtHdrSegmentRouting(addresses=addrs, segleft=len(addrs) - 1,
+                                    lastentry=len(addrs) - 1, nh=59, tag=tag,
+                                    tlv_objects=tlvs or [])
+
+
+dout = IPv6(src="a1::1", dst="d2::", hlim=60)
+h("GTP6D_ECHO_OUT", dout / srh_d(["d4::900:0:0", "d3::", "d2::"], 0x4))
+h("GTP6DI_ECHO_OUT", IPv6(src="2002::1", dst="d2::", hlim=60) /
+  srh_d(["2001::1", "d4::900:0:0", "d3::", "d2::"], 0x4))
+h("GTP6D_ECHO_RSP_IN", gnb / GTP / GTP_U_Header(gtp_type=2, teid=0, S=1, seq=9) /
+  IE_Recovery(restart_counter=3))
+h("GTP6D_ECHO_RSP_OUT", dout / srh_d(["d4::900:0:0", "d3::", "d2::"], 0x8) /
+  b"\x0e\x03")
+h("GTP6D_END_MARKER_IN", gnb / GTP / GTP_U_Header(gtp_type=254, teid=0x123))
+h("GTP6D_END_MARKER_OUT", dout / srh_d(["d4::1:2300:0", "d3::", "d2::"], 0x1))
+h("GTP6D_ERROR_IND_IN", gnb / GTP / GTP_U_Header(gtp_type=26, teid=0, S=1, seq=9) /
+  ies)
+h("GTP6D_ERROR_IND_OUT", dout / srh_d(
+    ["d4::900:0:0", "d3::", "d2::"], 0x2,
+    [IPv6ExtHdrSegmentRoutingTLV(type=4, len=2, value=bytes(2)),
+     IPv6ExtHdrSegmentRoutingTLV(type=10, len=26, value=bytes([1, 24]) + ies)]))
+h("GTP4D_ECHO_IN", IP(src="2.2.2.2", dst="1.1.1.1", ttl=64, id=1) / GTP /
+  GTP_U_Header(gtp_type=1, teid=0, S=1, seq=9))
+h("GTP4D_ECHO_OUT", IPv6(src="c1::202:202:0:0", dst="d2::", hlim=64) /
+  srh_d(["d4:0:101:101:0:900::", "d3::", "d2::"], 0x4))

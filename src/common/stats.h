@@ -49,9 +49,10 @@ enum drop_reason {
 	DROP_GTPU_MALFORMED,	/* a GTP-U SID's UDP/GTP-U header is not
 				 * one of TS 29.281 (version, Length,
 				 * extension headers) */
-	DROP_GTPU_MESSAGE,	/* a GTP-U message other than a G-PDU
-				 * (Echo, Error Indication, End Marker):
-				 * RFC 9433 converts user traffic only */
+	DROP_GTPU_MESSAGE,	/* a GTP-U message not carried over SRv6
+				 * (not a G-PDU, Echo, Error Indication or
+				 * End Marker; or under an HMAC or
+				 * insertion policy: mobile.c) */
 	DROP_PROXY_NO_CACHE,	/* End.AD: a packet back from the service
 				 * before the SID learned any headers */
 	DROP_PROXY_RETURN,	/* a packet back from an SR proxy's service

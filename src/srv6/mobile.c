@@ -20,6 +20,7 @@
 #include "icmp.h"
 #include "ip.h"
 #include "mobile.h"
+#include "srccache.h"
 #include "srh.h"
 #include "srv6.h"
 
@@ -360,30 +361,234 @@ static uint8_t *gtpu_push(struct pkt *p, const struct mob_session *ms,
 	return h;
 }
 
-/* ---- RFC 9433 6.3 End.M.GTP6.D, 6.4 End.M.GTP6.Di ------------------------ */
+/* ---- GTP-U messages across the SRv6 domain (RFC 9433 6.1) ---------------- */
 
-/* The G-PDU at the UDP header at off: its T-PDU's offset in *tpdu and
- * the session in *ms.  Returns 0, or -1 once p has been dropped
- * (DROP_TRUNCATED, DROP_GTPU_MALFORMED, DROP_GTPU_MESSAGE). */
-static int gtpu_take(struct proc_ctx *ctx, struct sid_stats *st,
-		     struct pkt *p, uint32_t off, uint32_t *tpdu,
-		     struct mob_session *ms)
+/* RFC 9433 6.1: "the encoding of user-plane messages (e.g., Echo Request,
+ * Echo Reply, Error Indication, and End Marker) is out of the scope of
+ * this document.  [SRV6-UP-MSG-ENCODING] defines one possible encoding
+ * method" (draft-murakami-dmm-user-plane-message-encoding-05).  The D
+ * behaviors make, and the E behaviors read, the encoding VPP's
+ * srv6-mobile plugin makes (node.c, by that draft's first author), with
+ * the T-PDU's steps of 6.3-6.7 (the message where the T-PDU would be):
+ * the message type as one bit of the SRH's Tag, Echo Response's first;
+ * the Sequence Number of an Echo or an Error Indication in the first 16
+ * bits of Args.Mob.Session's PDU Session ID, whose TEID is then 0 (TS
+ * 29.281 7.2.1, 7.3.1); an End Marker's TEID there as a G-PDU's; an
+ * Error Indication's IEs in an SRH TLV (type 10, VPP's "tentative" User
+ * Plane Container: a sub-TLV of type, length and the IEs; padded before
+ * it, with Pad1 or PadN).  An Echo's IEs (a Response's Recovery IE)
+ * follow the SRH, Next Header 59 (VPP writes 143), as VPP's D side
+ * leaves them, and follow the rebuilt GTP-U header.  An Echo Request is
+ * carried, not answered: RFC 9433 says nothing of answering it, VPP
+ * does not. */
+#define SRH_TAG_OFF		6
+#define SRH_TAG_END_MARKER	0x0001
+#define SRH_TAG_ERROR_IND	0x0002
+#define SRH_TAG_ECHO_REQUEST	0x0004
+#define SRH_TAG_ECHO_RESPONSE	0x0008
+#define SRH_TLV_PADN		4	/* RFC 8754 2.1.1.2 */
+#define SRH_TLV_USER_PLANE	10
+#define SRH_SUBTLV_IE		1
+#define GTPU_IE_RECOVERY	14	/* TS 29.281 8.2 */
+#define GTPU_IE_TEID_DATA_I	16	/* TS 29.281 8.3 */
+#define GTPU_RECOVERY_LEN	2	/* type, restart counter */
+
+/* The GTP-U message the SRH at srh names in its Tag (VPP's
+ * gtpu_type_get()), GTPU_TYPE_GPDU when it names none. */
+static uint8_t srh_message(const uint8_t *srh)
 {
-	struct gtpu_info gi;
-	uint32_t ulen = get16(p->data + off + 4);
+	uint16_t tag = get16(srh + SRH_TAG_OFF);
 
-	if (ulen < UDP_HDR_LEN || ulen > p->len - off ||
-	    gtpu_parse(p->data + off + UDP_HDR_LEN, ulen - UDP_HDR_LEN,
-		       &gi) < 0) {
-		proc_drop(ctx, p, st, DROP_GTPU_MALFORMED);
+	if (tag & SRH_TAG_ECHO_RESPONSE)
+		return GTPU_TYPE_ECHO_RESPONSE;
+	if (tag & SRH_TAG_ECHO_REQUEST)
+		return GTPU_TYPE_ECHO_REQUEST;
+	if (tag & SRH_TAG_ERROR_IND)
+		return GTPU_TYPE_ERROR_IND;
+	if (tag & SRH_TAG_END_MARKER)
+		return GTPU_TYPE_END_MARKER;
+	return GTPU_TYPE_GPDU;
+}
+
+/* The SRH Tag bit of message `type` (VPP's srh_tagfield[]), 0 for a
+ * message that is not carried. */
+static uint16_t message_tag(uint8_t type)
+{
+	switch (type) {
+	case GTPU_TYPE_ECHO_REQUEST:
+		return SRH_TAG_ECHO_REQUEST;
+	case GTPU_TYPE_ECHO_RESPONSE:
+		return SRH_TAG_ECHO_RESPONSE;
+	case GTPU_TYPE_ERROR_IND:
+		return SRH_TAG_ERROR_IND;
+	case GTPU_TYPE_END_MARKER:
+		return SRH_TAG_END_MARKER;
+	}
+	return 0;
+}
+
+/* A message's checks (TS 29.281 5.1, 7.2, 7.3) on its GTP-U header at g
+ * (parsed in gi) and its session: an Echo's or an Error Indication's
+ * Sequence Number (the S flag set) as VPP carries it, an End Marker's
+ * TEID.  An Echo Response begins its IEs with the Recovery IE, an Error
+ * Indication with TEID Data I, its IEs one sub-TLV long.  Returns
+ * DROP__COUNT (none), or the drop reason: DROP_GTPU_MESSAGE for a
+ * message not carried, DROP_GTPU_MALFORMED. */
+static enum drop_reason message_check(const uint8_t *g,
+				      const struct gtpu_info *gi,
+				      struct mob_session *ms)
+{
+	const uint8_t *ie = g + gi->hdr_len;
+	uint32_t n = gi->pdu_len;
+
+	if (!message_tag(gi->type))
+		return DROP_GTPU_MESSAGE;
+	*ms = gi->ms;
+	if (gi->type == GTPU_TYPE_END_MARKER)
+		return DROP__COUNT;
+	if (!(g[0] & GTPU_FLAG_S))
+		return DROP_GTPU_MALFORMED;
+	memset(ms, 0, sizeof(*ms));
+	ms->teid = (uint32_t)get16(g + GTPU_HDR_LEN) << 16;
+	if (gi->type == GTPU_TYPE_ECHO_RESPONSE &&
+	    (n < GTPU_RECOVERY_LEN || ie[0] != GTPU_IE_RECOVERY))
+		return DROP_GTPU_MALFORMED;
+	if (gi->type == GTPU_TYPE_ERROR_IND &&
+	    (n == 0 || n > 253 || ie[0] != GTPU_IE_TEID_DATA_I))
+		return DROP_GTPU_MALFORMED;
+	return DROP__COUNT;
+}
+
+/* The outer source the headend gives plan's encapsulation: headend.c's
+ * outer_source() (docs/design.md "Source selection"), which headend.h
+ * does not export, its three steps. */
+static int message_source(struct proc_ctx *ctx,
+			  const struct headend_plan *plan,
+			  struct in6_addr *src)
+{
+	const struct egress *e = &plan->e;
+
+	if (ctx->cfg->has_encap_source || !ctx->mirror) {
+		*src = ctx->cfg->encap_source;
+		return 0;
+	}
+	if (e->route && e->route->fi->prefsrc_set) {
+		memcpy(src, &e->route->fi->prefsrc.v6, sizeof(*src));
+		return 0;
+	}
+	return srccache_source(&ctx->src_cache, ctx->mirror,
+			       &plan->sl->segs[0], e->nh ? e->nh->oif : 0, src);
+}
+
+/* Carry message `type` of p (its IEs from ie to the end) under pol (at
+ * a binding SID: at_sid), counted in st, in the encoding above: the
+ * headend's list, source and checks (headend_prepare()), an outer IPv6
+ * header (the traffic class, flow label and hop limit of p's, IPv4's
+ * TOS and TTL) and an SRH of the whole list, Tag the message's, Next
+ * Header 59; an Error Indication's IEs in its TLV.  Returns 0 with the
+ * result in p (PKT_NEW_BYTES, counted; the caller writes B and the
+ * addresses), or -1 once p has been answered or dropped. */
+static int message_encap(struct proc_ctx *ctx, const struct policy *pol,
+			 struct sid_stats *st, struct pkt *p, bool at_sid,
+			 uint32_t ie, uint8_t type)
+{
+	bool tlv = type == GTPU_TYPE_ERROR_IND;
+	uint32_t n = p->len - ie, vtcfl, pad = 0, push, segs;
+	struct headend_plan plan;
+	enum drop_reason why;
+	struct in6_addr src;
+	uint8_t hlim, *h, *srh;
+
+	if (pol->hmac_keyid || pol->mode == ENCAP_MODE_INLINE ||
+	    pol->mode == ENCAP_MODE_INLINE_RED) {
+		proc_drop(ctx, p, st, DROP_GTPU_MESSAGE);	/* (not built) */
 		return -1;
 	}
-	if (gi.type != GTPU_TYPE_GPDU) {	/* Echo, Error Indication, ... */
-		proc_drop(ctx, p, st, DROP_GTPU_MESSAGE);
+	if (headend_prepare(ctx, pol, p, st, at_sid, &plan) < 0)
+		return -1;
+	if (message_source(ctx, &plan, &src) < 0) {
+		proc_drop(ctx, p, st, DROP_NO_SOURCE);
+		return -1;
+	}
+	if (p->hw_proto == ETH_P_IPV6) {
+		memcpy(&vtcfl, p->data, 4);
+		hlim = p->data[IP6_HLIM_OFF];
+	} else {
+		vtcfl = htonl(6u << 28 | (uint32_t)p->data[1] << 20);
+		hlim = p->data[8];
+	}
+	segs = plan.sl->nsegs;
+	if (tlv)		/* TLV 10, sub-TLV 1: 4 bytes before the IEs */
+		pad = (8 - (4 + n) % 8) % 8;
+	push = IPV6_HDR_LEN + SRH_FIXED_LEN + 16 * segs + (tlv ? pad + 4 : 0);
+	pkt_pull(p, ie);
+	why = p->len + push > PKT_MAX_LEN ? DROP_TOO_BIG : DROP_NO_HEADROOM;
+	h = why == DROP_TOO_BIG ? NULL : pkt_push(p, push);
+	if (!h) {
+		proc_drop(ctx, p, st, why);
+		return -1;
+	}
+	ip6_hdr_write(h, vtcfl, p->len - IPV6_HDR_LEN, IPPROTO_SRH, hlim,
+		      &src, &plan.sl->segs[0]);
+	srh = h + IPV6_HDR_LEN;
+	srh[0] = IPPROTO_NONE;
+	srh[1] = (uint8_t)((push - IPV6_HDR_LEN + (tlv ? n : 0)) / 8 - 1);
+	srh[2] = SRH_TYPE;
+	srh[3] = srh[4] = (uint8_t)(segs - 1);
+	srh[5] = 0;
+	put16(srh + SRH_TAG_OFF, message_tag(type));
+	for (uint32_t i = 0; i < segs; i++)
+		memcpy(srh + SRH_FIXED_LEN + 16 * i,
+		       &plan.sl->segs[segs - 1 - i], 16);
+	if (tlv) {
+		uint8_t *t = srh + SRH_FIXED_LEN + 16 * segs;
+
+		memset(t, 0, pad);
+		if (pad > 1) {		/* PadN (RFC 8754 2.1.1.2) */
+			t[0] = SRH_TLV_PADN;
+			t[1] = (uint8_t)(pad - 2);
+		}
+		t += pad;
+		t[0] = SRH_TLV_USER_PLANE;
+		t[1] = (uint8_t)(2 + n);
+		t[2] = SRH_SUBTLV_IE;
+		t[3] = (uint8_t)n;
+	}
+	p->verdict = PKT_NEW_BYTES;
+	proc_count_ok(st, p);
+	return 0;
+}
+
+/* ---- RFC 9433 6.3 End.M.GTP6.D, 6.4 End.M.GTP6.Di ------------------------ */
+
+/* The G-PDU or carried message at the UDP header at off: the offset of
+ * its T-PDU (a message's IEs) in *tpdu, its type in *type and the
+ * session in *ms (a message's: message_check()).  Returns 0, or -1 once
+ * p has been dropped (DROP_GTPU_MALFORMED, DROP_GTPU_MESSAGE). */
+static int gtpu_take(struct proc_ctx *ctx, struct sid_stats *st,
+		     struct pkt *p, uint32_t off, uint32_t *tpdu,
+		     struct mob_session *ms, uint8_t *type)
+{
+	const uint8_t *g = p->data + off + UDP_HDR_LEN;
+	enum drop_reason why = DROP__COUNT;
+	uint32_t ulen = get16(p->data + off + 4);
+	struct gtpu_info gi;
+
+	if (ulen < UDP_HDR_LEN || ulen > p->len - off ||
+	    gtpu_parse(g, ulen - UDP_HDR_LEN, &gi) < 0)
+		why = DROP_GTPU_MALFORMED;
+	else if (gi.type != GTPU_TYPE_GPDU)	/* Echo, End Marker, ... */
+		why = message_check(g, &gi, ms);
+	else
+		*ms = gi.ms;
+	if (why != DROP__COUNT) {
+		proc_drop(ctx, p, st, why);
 		return -1;
 	}
 	*tpdu = off + UDP_HDR_LEN + gi.hdr_len;
-	*ms = gi.ms;
+	*type = gi.type;
+	if (gi.type != GTPU_TYPE_GPDU)	/* its IEs end with the datagram */
+		pkt_trim(p, *tpdu + gi.pdu_len);
 	return 0;
 }
 
@@ -435,7 +640,7 @@ static void gtp6_decap(struct proc_ctx *ctx, const struct sid *sid,
 	struct srh_info si;
 	uint16_t hook;
 	uint32_t off, tpdu;
-	uint8_t nh;
+	uint8_t nh, type;
 
 	if (mobile_srh(ctx, sid, p, 0, true, &si, &nh, &off) < 0)
 		return;
@@ -443,11 +648,11 @@ static void gtp6_decap(struct proc_ctx *ctx, const struct sid *sid,
 		behavior_upper_layer(ctx, sid, p, nh, off);
 		return;
 	}
-	if (gtpu_take(ctx, st, p, off, &tpdu, &ms) < 0)
+	if (gtpu_take(ctx, st, p, off, &tpdu, &ms, &type) < 0)
 		return;
 	nh = p->len > tpdu && (p->data[tpdu] >> 4) == 4 ? IPPROTO_IPIP :
 							  IPPROTO_IPV6;
-	if (mobile_inner(ctx, sid, p, nh, tpdu) < 0)
+	if (type == GTPU_TYPE_GPDU && mobile_inner(ctx, sid, p, nh, tpdu) < 0)
 		return;
 	if (!sid->policy) {
 		proc_drop(ctx, p, st, DROP_FAMILY);
@@ -455,6 +660,15 @@ static void gtp6_decap(struct proc_ctx *ctx, const struct sid *sid,
 	}
 	memcpy(&da, p->data + IP6_DST_OFF, sizeof(da));	/* 6.4 S02 */
 	memcpy(&sa, p->data + IP6_SRC_OFF, sizeof(sa));
+	if (type != GTPU_TYPE_GPDU) {			/* 6.1's note */
+		if (message_encap(ctx, sid->policy, st, p, true, tpdu,
+				  type) == 0) {
+			gtp6d_args(sid, p, &ms, di ? &da : NULL,
+				   di ? &sa : NULL);
+			pkt_facts_reset(p);
+		}
+		return;
+	}
 	pkt_pull(p, tpdu);				/* S02 (6.4 S03) */
 	/* The headend encapsulates by the family of what it is given. */
 	hook = p->hw_proto;
@@ -482,6 +696,123 @@ void behavior_end_m_gtp6_di(struct proc_ctx *ctx, const struct sid *sid,
 	gtp6_decap(ctx, sid, p, true);
 }
 
+/* The IEs message `type` gets in front of what follows the SRH: an
+ * Error Indication's from the User Plane Container TLV (*ie its offset
+ * in p), an Echo Response's Recovery IE (restart counter 0, TS 29.281
+ * 7.2.2, as VPP writes it) unless what follows begins with one (*ie 0).
+ * Returns their length, or -1 for an Error Indication without the TLV
+ * (its IEs are mandatory, TS 29.281 7.3.1). */
+static int message_ies(const struct pkt *p, const struct srh_info *si,
+		       uint8_t type, uint32_t *ie)
+{
+	const uint8_t *d = p->data;
+
+	*ie = 0;
+	if (type == GTPU_TYPE_ECHO_RESPONSE)
+		return si->end_off < p->len &&
+		       d[si->end_off] == GTPU_IE_RECOVERY ? 0 :
+							   GTPU_RECOVERY_LEN;
+	if (type != GTPU_TYPE_ERROR_IND)
+		return 0;
+	/* srh_find() walked the TLVs: each is whole */
+	for (uint32_t o = si->tlv_off; o < si->tlv_end;
+	     o += d[o] ? 2u + d[o + 1] : 1u) {
+		if (d[o] == SRH_TLV_USER_PLANE && d[o + 1] >= 2 &&
+		    d[o + 3] <= d[o + 1] - 2 && d[o + 3]) {
+			*ie = o + 4;
+			return d[o + 3];
+		}
+	}
+	return -1;
+}
+
+/* Push the UDP and GTP-U headers of message `type` of session ms (TS
+ * 29.281 5.1: the Sequence Number field for Echo and Error Indication,
+ * none for an End Marker), its n IE bytes (at ie, moved; a Recovery IE
+ * when ie is NULL) in front of the bytes p holds, and room for an outer
+ * header of iplen bytes.  Returns the outer header's start, or NULL with
+ * the drop reason in *why. */
+static uint8_t *gtpu_message_push(struct pkt *p, uint8_t type,
+				  const struct mob_session *ms,
+				  const uint8_t *ie, uint32_t n,
+				  uint32_t iplen, enum drop_reason *why)
+{
+	bool seq = type != GTPU_TYPE_END_MARKER;
+	uint32_t hl = GTPU_HDR_LEN + (seq ? GTPU_OPT_LEN : 0) + n;
+	uint32_t len = p->len;
+	uint8_t *h, *g;
+	uint64_t w;
+
+	if (p->len + iplen + UDP_HDR_LEN + hl > PKT_MAX_LEN) {
+		*why = DROP_TOO_BIG;
+		return NULL;
+	}
+	h = pkt_push(p, iplen + UDP_HDR_LEN + hl);
+	if (!h) {
+		*why = DROP_NO_HEADROOM;
+		return NULL;
+	}
+	g = h + iplen + UDP_HDR_LEN;
+	if (ie)			/* (it may overlap what is written below) */
+		memmove(g + hl - n, ie, n);
+	else if (n)
+		put16(g + hl - n, GTPU_IE_RECOVERY << 8);
+	udp_gtpu_write(h + iplen, UDP_HDR_LEN + hl + len);
+	w = (uint64_t)(GTPU_FLAG_VERSION1 | GTPU_FLAG_PT |
+		       (seq ? GTPU_FLAG_S : 0)) << 56 |
+	    (uint64_t)type << 48 |
+	    (uint64_t)((hl - GTPU_HDR_LEN + len) & 0xffff) << 32 |
+	    (seq ? 0 : ms->teid);
+	w = htobe64(w);
+	memcpy(g, &w, 8);
+	if (seq) {	/* Sequence Number, N-PDU Number 0, no extension */
+		put16(g + 8, ms->teid >> 16);
+		g[10] = g[11] = 0;
+	}
+	return h;
+}
+
+/* The UDP and GTP-U headers of message `type` (GTPU_TYPE_GPDU: a G-PDU
+ * of session ms) pushed in front of p's bytes, after the SRH of si came
+ * off, with room for an outer header of iplen bytes.  Returns the outer
+ * header's start with the bytes of the UDP checksum's shortcut
+ * (udp_csum_set(): a G-PDU's headers; a message is summed whole) in
+ * *hl and *pdu, or NULL once p has been dropped. */
+static uint8_t *mobile_e_push(struct proc_ctx *ctx, const struct sid *sid,
+			      struct pkt *p, const struct srh_info *si,
+			      uint8_t type, const struct mob_session *ms,
+			      uint32_t iplen, uint32_t *hl, uint32_t *pdu)
+{
+	enum drop_reason why = DROP_GTPU_MALFORMED;
+	const uint8_t *iep = NULL;
+	uint8_t *h = NULL;
+	uint32_t ie;
+	int n = 0;
+
+	if (type != GTPU_TYPE_GPDU) {
+		n = message_ies(p, si, type, &ie);
+		iep = n > 0 && ie ? p->data + ie : NULL;
+	}
+	if (n >= 0) {
+		pkt_pull(p, si->end_off);		/* S04 */
+		*pdu = p->len;
+		h = type == GTPU_TYPE_GPDU ?
+			    gtpu_push(p, ms, iplen, &why) :
+			    gtpu_message_push(p, type, ms, iep, (uint32_t)n,
+					      iplen, &why);
+	}
+	if (!h) {
+		proc_drop(ctx, p, behavior_stats(ctx, sid), why);
+		return NULL;
+	}
+	*hl = p->len - iplen - *pdu;
+	if (type != GTPU_TYPE_GPDU) {
+		*hl += *pdu;
+		*pdu = 0;
+	}
+	return h;
+}
+
 /* ---- RFC 9433 6.5 End.M.GTP6.E ------------------------------------------- */
 
 void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
@@ -489,12 +820,14 @@ void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 {
 	struct in6_addr da, sa;
 	struct mob_session ms;
-	enum drop_reason why;
 	struct srh_info si;
-	uint32_t vtcfl, off, pdu;
-	uint8_t nh, hlim, *h;
+	uint32_t vtcfl, off, hl, pdu;
+	uint8_t nh, hlim, type, *h;
 
-	if (mobile_srh(ctx, sid, p, 1, false, &si, &nh, &off) < 0 ||
+	if (mobile_srh(ctx, sid, p, 1, false, &si, &nh, &off) < 0)
+		return;
+	type = srh_message(p->data + si.srh_off);	/* 6.1's note */
+	if (type == GTPU_TYPE_GPDU &&
 	    mobile_inner(ctx, sid, p, nh, off) < 0)	/* S01, S10-S11 */
 		return;
 	memcpy(&da, &si.srh->segments[0], sizeof(da));	/* S02 */
@@ -502,20 +835,15 @@ void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 	mob_session_read(p->data + IP6_DST_OFF, sid->plen, &ms);
 	memcpy(&vtcfl, p->data, 4);
 	hlim = p->data[IP6_HLIM_OFF];
-	pkt_pull(p, off);				/* S04 */
-	pdu = p->len;
-	h = gtpu_push(p, &ms, IPV6_HDR_LEN, &why);	/* S05, S08 */
-	if (!h) {
-		proc_drop(ctx, p, behavior_stats(ctx, sid), why);
+	h = mobile_e_push(ctx, sid, p, &si, type, &ms, IPV6_HDR_LEN, &hl,
+			  &pdu);			/* S04-S05, S08 */
+	if (!h)
 		return;
-	}
 	ip6_hdr_write(h, vtcfl, p->len - IPV6_HDR_LEN, IPPROTO_UDP, hlim,
 		      &sa, &da);			/* S06-S07 */
-	udp_csum_set(h + IPV6_HDR_LEN, UDP_HDR_LEN + gtpu_hdr_len(&ms),
-		     pdu, csum_ipv6_pseudo(h + IP6_SRC_OFF,
-						 h + IP6_DST_OFF,
-						 p->len - IPV6_HDR_LEN,
-						 IPPROTO_UDP));
+	udp_csum_set(h + IPV6_HDR_LEN, hl, pdu,
+		     csum_ipv6_pseudo(h + IP6_SRC_OFF, h + IP6_DST_OFF,
+				      p->len - IPV6_HDR_LEN, IPPROTO_UDP));
 	p->verdict = PKT_NEW_BYTES;			/* S09 */
 	proc_count_ok(behavior_stats(ctx, sid), p);
 }
@@ -545,12 +873,14 @@ void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,
 			   struct pkt *p)
 {
 	struct mob_session ms;
-	enum drop_reason why;
 	struct srh_info si;
-	uint32_t sa, da, off, pdu;
-	uint8_t nh, tos, ttl, *h;
+	uint32_t sa, da, off, hl, pdu;
+	uint8_t nh, tos, ttl, type, *h;
 
-	if (mobile_srh(ctx, sid, p, 0, true, &si, &nh, &off) < 0 ||
+	if (mobile_srh(ctx, sid, p, 0, true, &si, &nh, &off) < 0)
+		return;
+	type = si.srh ? srh_message(p->data + si.srh_off) : GTPU_TYPE_GPDU;
+	if (type == GTPU_TYPE_GPDU &&
 	    mobile_inner(ctx, sid, p, nh, off) < 0)	/* S01, S07-S08 */
 		return;
 	/* S02-S03: the IPv4 DA and the session from the SID, the IPv4 SA
@@ -560,15 +890,12 @@ void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,
 	sa = addr_bits32_read(p->data + IP6_SRC_OFF, sid->v4src_pos);
 	tos = (uint8_t)((p->data[0] & 0x0f) << 4 | p->data[1] >> 4);
 	ttl = p->data[IP6_HLIM_OFF];
-	pkt_pull(p, off);				/* S04 */
-	pdu = p->len;
-	h = gtpu_push(p, &ms, IPV4_HDR_LEN, &why);	/* S05 */
-	if (!h) {
-		proc_drop(ctx, p, behavior_stats(ctx, sid), why);
+	h = mobile_e_push(ctx, sid, p, &si, type, &ms, IPV4_HDR_LEN, &hl,
+			  &pdu);			/* S04-S05 */
+	if (!h)
 		return;
-	}
 	ip4_gtpu_write(h, p->len, tos, ttl, sa, da);	/* S06 */
-	udp_csum_set(h + IPV4_HDR_LEN, UDP_HDR_LEN + gtpu_hdr_len(&ms), pdu,
+	udp_csum_set(h + IPV4_HDR_LEN, hl, pdu,
 		     csum_ipv4_pseudo(&sa, &da, p->len - IPV4_HDR_LEN,
 				      IPPROTO_UDP));
 	p->verdict = PKT_NEW_BYTES;
@@ -622,18 +949,18 @@ void headend_m_gtp4_d(struct proc_ctx *ctx, const struct policy *pol,
 	struct mob_session ms;
 	uint32_t hl, tpdu, sa, da;
 	uint16_t hook;
-	uint8_t nh;
+	uint8_t nh, type;
 
 	if (p->gso) {
 		proc_drop(ctx, p, st, DROP_GSO);
 		return;
 	}
 	hl = gtp4d_header(ctx, st, p);
-	if (!hl || gtpu_take(ctx, st, p, hl, &tpdu, &ms) < 0)
+	if (!hl || gtpu_take(ctx, st, p, hl, &tpdu, &ms, &type) < 0)
 		return;
 	nh = p->len > tpdu && (p->data[tpdu] >> 4) == 4 ? IPPROTO_IPIP :
 							  IPPROTO_IPV6;
-	{
+	if (type == GTPU_TYPE_GPDU) {
 		enum drop_reason reason;
 
 		if (behavior_inner_check(p, tpdu, nh, &reason) < 0) {
@@ -643,6 +970,13 @@ void headend_m_gtp4_d(struct proc_ctx *ctx, const struct policy *pol,
 	}
 	memcpy(&sa, p->data + IP4_SRC_OFF, 4);		/* S03-S04 */
 	memcpy(&da, p->data + IP4_DST_OFF, 4);
+	if (type != GTPU_TYPE_GPDU) {			/* 6.1's note */
+		if (message_encap(ctx, pol, st, p, false, tpdu, type) == 0) {
+			gtp4d_addresses(pol, p, sa, da, &ms);
+			pkt_facts_reset(p);
+		}
+		return;
+	}
 	pkt_pull(p, tpdu);				/* S02 */
 	hook = p->hw_proto;
 	p->hw_proto = nh == IPPROTO_IPIP ? ETH_P_IP : ETH_P_IPV6;

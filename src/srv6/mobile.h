@@ -22,10 +22,11 @@
  * IPv4 DA): QFI (6 bits), R (reflective QoS, 1), U (1, unused, written
  * 0), PDU Session ID (32: the TEID).
  *
- * Only G-PDUs (message type 255) carry user traffic: every other GTP-U
- * message (Echo Request/Response, Error Indication, End Marker) at a
- * GTP-U SID is DROP_GTPU_MESSAGE, a malformed GTP-U header
- * DROP_GTPU_MALFORMED.  The UDP checksum of a GTP-U packet made here is
+ * G-PDUs (message type 255) carry user traffic; Echo Request/Response,
+ * Error Indication and End Marker are carried over SRv6 as VPP does (RFC
+ * 9433 6.1 leaves their encoding to another document: mobile.c), any
+ * other GTP-U message is DROP_GTPU_MESSAGE, a malformed GTP-U header or
+ * message DROP_GTPU_MALFORMED.  The UDP checksum of a GTP-U packet made here is
  * computed (RFC 8200 8.1 requires it over IPv6).  Super-packets (offload)
  * are DROP_GSO: GTP-U is UDP, the kernel hands none whole.
  */
@@ -41,6 +42,8 @@
 #define GTPU_HDR_LEN		8	/* the mandatory part */
 #define GTPU_TYPE_ECHO_REQUEST	1
 #define GTPU_TYPE_ECHO_RESPONSE	2
+#define GTPU_TYPE_ERROR_IND	26
+#define GTPU_TYPE_END_MARKER	254
 #define GTPU_TYPE_GPDU		255
 #define GTPU_EXT_PDU_SESSION	0x85	/* TS 38.415 PDU Session Container */
 #define ARGS_MOB_SESSION_BITS	40

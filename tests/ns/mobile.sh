@@ -12,8 +12,12 @@
 #            reinjection device;
 #   IPv4     gNB -> IPv4/UDP/GTP-U -> H.M.GTP4.D (a route) -> SRv6 (s1),
 #            sessions apart by TEID;
-#   bad      malformed GTP-U and an Echo Request: counted drops, nothing
-#            leaves.
+#   Echo     the gNB's Echo Request through End.M.GTP6.D, .Di and H.M.GTP4.D
+#            as SRv6 (s1) in VPP's encoding (the SRH's Tag, the Sequence
+#            Number in B), and such SRv6 through End.M.GTP6.E as GTP-U
+#            Echo Request and Response (s2);
+#   bad      malformed GTP-U and Echo (no Sequence Number, no Recovery IE),
+#            a message not carried: counted drops, nothing leaves.
 # Every frame that leaves is compared whole with one built here with
 # scapy's GTP-U layer from RFC 9433's pseudocode (one hop limit less: the
 # kernel forwards it).
@@ -124,10 +128,53 @@ elif case == "bad-ext":		# an extension header of length 0
     g[12] = 0
     i = IPv6(src="fc00:1::1", dst="fc00:100:d::1") / G / bytes(g)
     o = None
-elif case == "echo":
-    i = IPv6(src="fc00:1::1", dst="fc00:100:d::1") / G / \
-        GTP_U_Header(gtp_type=1, teid=0, S=1, seq=7) / pl
+# GTP-U messages over SRv6 (RFC 9433 6.1's note; VPP's encoding): the
+# message in the SRH's Tag (Echo Request 0x4, Response 0x8), the Sequence
+# Number 7 in B's PDU Session ID, Next Header 59, the IEs after the SRH;
+# the tag travels in a Private Extension IE (TS 29.281 8.6).
+elif case.startswith("echo") or case == "sehn":
+    pe = b"\xff" + (2 + len(pl)).to_bytes(2, "big") + b"\x00\x00" + pl
+    rec = b"\x0e\x00"			# Recovery IE, restart counter 0
+    gnb = IPv6(src="fc00:1::1", dst="fc00:100:d::1")
+    req = GTP_U_Header(gtp_type=1, teid=0, S=1, seq=7) / pe
     o = None
+    if case == "echo-6d":	# gNB's Echo Request to End.M.GTP6.D
+        i = gnb / G / req
+        o = IPv6(src="fc00:1::2", dst="fc00:9::c1", hlim=63) / \
+            SRH(addresses=[b(0, 7 << 16), "fc00:9::c1"], segleft=1,
+                lastentry=1, nh=59, tag=4) / pe
+    elif case == "echo-6di":	# to End.M.GTP6.Di: S and the source kept
+        i = IPv6(src="fc00:1::1", dst="fc00:100:1d::1") / G / req
+        o = IPv6(src="fc00:1::1", dst="fc00:9::c1", hlim=63) / \
+            SRH(addresses=["fc00:100:1d::1", b(0, 7 << 16), "fc00:9::c1"],
+                segleft=2, lastentry=2, nh=59, tag=4) / pe
+    elif case == "echo-6e":	# the UPF side's Echo Request, over SRv6
+        i = IPv6(src="fc00:9::c1", dst="fc00:100:e:0:0:700::") / \
+            SRH(addresses=["fc00:3::2"], segleft=1, lastentry=0, nh=59,
+                tag=4) / pe
+        o = IPv6(src="fc00:9::c1", dst="fc00:3::2", hlim=63) / G / \
+            GTP_U_Header(gtp_type=1, teid=0, S=1, seq=7) / pe
+    elif case == "echo-rsp-6e":	# an Echo Response, its Recovery IE kept
+        i = IPv6(src="fc00:9::c1", dst="fc00:100:e:0:0:700::") / \
+            SRH(addresses=["fc00:3::2"], segleft=1, lastentry=0, nh=143,
+                tag=8) / rec / pe
+        o = IPv6(src="fc00:9::c1", dst="fc00:3::2", hlim=63) / G / \
+            GTP_U_Header(gtp_type=2, teid=0, S=1, seq=7) / rec / pe
+    elif case == "echo-4d":	# an IPv4 gNB's Echo Request, H.M.GTP4.D
+        a = bytearray(16)
+        a[0:6] = bytes.fromhex("fc000009004d")
+        a[6:10] = bytes.fromhex("0a090501")
+        a[11:15] = (7 << 16).to_bytes(4, "big")
+        i = IP(src="192.0.2.1", dst="10.9.5.1", id=3) / G / req
+        o = IPv6(src="fc00:9:5:0:c000:201::", dst="fc00:9::c1", hlim=63) / \
+            SRH(addresses=[str(ipaddress.IPv6Address(bytes(a))), "fc00:9::c1"],
+                segleft=1, lastentry=1, nh=59, tag=4) / pe
+    elif case == "echo-nos":	# no Sequence Number: malformed
+        i = gnb / G / GTP_U_Header(gtp_type=1, teid=0, S=0) / pe
+    elif case == "echo-norec":	# an Echo Response without Recovery
+        i = gnb / G / GTP_U_Header(gtp_type=2, teid=0, S=1, seq=7) / pe
+    else:			# Supported Extension Headers Notification
+        i = gnb / G / GTP_U_Header(gtp_type=31, teid=0, S=1, seq=7) / pe
 print(raw(i).hex(), raw(o).hex() if o is not None else "-")
 PY
 }
@@ -162,26 +209,38 @@ case_gtp "H.M.GTP4.D: IPv4 GTP-U TEID 0x100 -> SRH (B with 10.9.5.1 and the sess
 case_gtp "H.M.GTP4.D: TEID 0x200, another session: its own B" \
 	4d up4b s1 0x200
 
-for c in bad-version bad-ext echo; do
+case_gtp "End.M.GTP6.D: the gNB's Echo Request seq 7 -> SRH Tag 0x4 (Echo Request), B's PDU Session ID 0x00070000, next header 59, its IEs after the SRH" \
+	echo-6d e6d s1
+case_gtp "End.M.GTP6.Di: Echo Request -> the UPF's address in SRH[0], B with seq 7, Tag 0x4, the gNB's source" \
+	echo-6di e6di s1
+case_gtp "End.M.GTP6.E: SRH Tag 0x4 -> GTP-U Echo Request (S, seq 7 from the SID, TEID 0) to SRH[0]" \
+	echo-6e e6e s2
+case_gtp "End.M.GTP6.E: SRH Tag 0x8 (next header 143, VPP's) -> Echo Response, its own Recovery IE kept, not doubled" \
+	echo-rsp-6e e6er s2
+case_gtp "H.M.GTP4.D: an IPv4 gNB's Echo Request -> B with 10.9.5.1 and seq 7, Tag 0x4, through the reinjection device" \
+	echo-4d e4d s1
+
+for c in bad-version bad-ext echo-nos echo-norec sehn; do
 	read -r in _ <<<"$(gtp "$c" "x$c")"
 	out=$(pkt_xchg --tag "x$c" --hex "$in")
 	expect_none "End.M.GTP6.D: $c leaves nothing" "$out"
 done
 
 D=fc00:100:d::/64
-expect_eq "End.M.GTP6.D counted 3 G-PDUs" "$(ctl_get "sid('$D')['packets']")" 3
-expect_eq "End.M.GTP6.D counted 2 gtpu_malformed" \
-	"$(ctl_get "drop(sid('$D'), 'gtpu_malformed')")" 2
-expect_eq "End.M.GTP6.D counted 1 gtpu_message (Echo Request)" \
+expect_eq "End.M.GTP6.D counted 3 G-PDUs and 1 Echo Request" \
+	"$(ctl_get "sid('$D')['packets']")" 4
+expect_eq "End.M.GTP6.D counted 4 gtpu_malformed (2 headers, Echo without S, Echo Response without Recovery)" \
+	"$(ctl_get "drop(sid('$D'), 'gtpu_malformed')")" 4
+expect_eq "End.M.GTP6.D counted 1 gtpu_message (Supported Extension Headers Notification)" \
 	"$(ctl_get "drop(sid('$D'), 'gtpu_message')")" 1
-expect_eq "End.M.GTP6.Di counted 2 G-PDUs" \
-	"$(ctl_get "sid('fc00:100:1d::/64')['packets']")" 2
-expect_eq "End.M.GTP6.E counted 2" \
-	"$(ctl_get "sid('fc00:100:e::/64')['packets']")" 2
+expect_eq "End.M.GTP6.Di counted 2 G-PDUs and 1 Echo Request" \
+	"$(ctl_get "sid('fc00:100:1d::/64')['packets']")" 3
+expect_eq "End.M.GTP6.E counted 2 G-PDUs and 2 Echo messages" \
+	"$(ctl_get "sid('fc00:100:e::/64')['packets']")" 4
 expect_eq "End.M.GTP4.E counted 1" \
 	"$(ctl_get "sid('fc00:104::/32')['packets']")" 1
-expect_eq "H.M.GTP4.D's route counted 2" \
-	"$(ctl_get "pol('10.9.5.0/24')['packets']")" 2
+expect_eq "H.M.GTP4.D's route counted 2 G-PDUs and 1 Echo Request" \
+	"$(ctl_get "pol('10.9.5.0/24')['packets']")" 3
 expect_eq "End.M.GTP4.E's result injected" \
 	"$(ctl_get "s['totals']['injected'] >= 1")" True
 ns_finish
