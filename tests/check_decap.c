@@ -914,18 +914,20 @@ static void expect_frame_marked(struct nfq *q, struct reinject_io *io,
 
 /* One reinjection device: a marked result (End.DT4's IPv4, End.DX6's
  * IPv6 that may not be a payload) goes into it to its own address
- * (02:00:00:00:00:00 from 06:00:00:00:00:00) with its SID's mark under
+ * (02:00:00:00:00:00, from 06:00 and the SO_MARK) with its SID's mark under
  * mark-mask as the frame's SO_MARK, which the SID's fwmark rules route; into a VRF SID's
  * veth pair (another ifindex) to the pair's address of the mark, with
  * no mark (the VRF device routes it). */
 START_TEST(reinject_marked_frame_by_device)
 {
+	/* the source address carries the SO_MARK (06:00 and the mark:
+	 * steer.h G0 puts it back right before routing) */
 	static const uint8_t dev4[ETH_HLEN] = { 2, 0, 0, 0, 0, 0, 6, 0, 0, 0,
-						0, 0, 0x08, 0x00 };
+						0x20, 0, 0x08, 0x00 };
 	static const uint8_t pair4[ETH_HLEN] = { 2, 0, 0, 0, 0x10, 0x01, 6, 0,
 						 0, 0, 0x10, 0x01, 0x08, 0x00 };
 	static const uint8_t dev6[ETH_HLEN] = { 2, 0, 0, 0, 0, 0, 6, 0, 0, 0,
-						0, 0, 0x86, 0xdd };
+						0x20, 0, 0x86, 0xdd };
 	char err[256];
 	struct nfq *q = nfq_socket_open(65500 + (unsigned)getpid() % 30,
 					NFQ_DEFAULT_MAXLEN, err, sizeof(err));

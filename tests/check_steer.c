@@ -502,6 +502,7 @@ START_TEST(test_guard)
 	ck_assert_ptr_nonnull(strstr(buf,
 		"\tchain guard {\n"
 		"\t\ttype filter hook prerouting priority 2147483647; policy accept;\n"
+		"\t\tiifname \"srv6d0\" meta mark set @ll,64,32\n"
 		"\t\tmeta mark and 0xffff0000 0x5d700000-0x7fff0000 accept\n"
 		"\t\tiifname \"srv6d0\" meta mark 0x00000000 ip6 daddr fd00:8::/64 counter name \"kencap_unmarked\" accept\n"
 		"\t\tiifname \"srv6d0\" ip6 daddr fd00:8::/64 counter name \"kencap_caught\" accept\n"
@@ -525,15 +526,34 @@ START_TEST(test_guard)
 	ck_assert_ptr_null(strstr(buf, "-A srv6d-g200"));
 	free(buf);
 	steer_plan_free(&plan);
-	/* the links unknown, or kernel-encap off: no guard */
+	/* the links unknown, or kernel-encap off: no counting, but the
+	 * reinjection device's marks put back (G0) in both families */
 	ck_assert_int_eq(steer_plan_build(cfg, rs, &plan), 0);
 	for (unsigned i = 0; i < plan.nrules; i++)
 		ck_assert(plan.rules[i].action != STEER_COUNT);
 	steer_plan_free(&plan);
 	rs->kencap_on = false;
 	ck_assert_int_eq(steer_plan_build_links(cfg, rs, links, 2, &plan), 0);
+	{
+		unsigned g0 = 0;
+
+		for (unsigned i = 0; i < plan.nrules; i++) {
+			ck_assert(plan.rules[i].action != STEER_COUNT);
+			if (plan.rules[i].action == STEER_MARK_FROM_MAC) {
+				ck_assert_str_eq(plan.rules[i].chain, "guard");
+				ck_assert_str_eq(plan.rules[i].iifname, "srv6d0");
+				ck_assert_int_eq(plan.rules[i].family,
+						 g0 ? AF_INET : AF_INET6);
+				g0++;
+			}
+		}
+		ck_assert_uint_eq(g0, 2);
+	}
+	steer_plan_free(&plan);
+	/* srv6d -p (no running state): none */
+	ck_assert_int_eq(steer_plan_build(cfg, NULL, &plan), 0);
 	for (unsigned i = 0; i < plan.nrules; i++)
-		ck_assert(plan.rules[i].action != STEER_COUNT);
+		ck_assert(plan.rules[i].action != STEER_MARK_FROM_MAC);
 	steer_plan_free(&plan);
 	runstate_free(rs);
 	config_free(cfg);

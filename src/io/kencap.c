@@ -60,7 +60,7 @@ int kencap_send(struct pkt *p, struct pkt_tx *tx, uint32_t dev_ifindex,
 	if (!eth)
 		return -1;
 	rtrules_dev_mac(0, true, eth);
-	rtrules_dev_mac(0, false, eth + ETH_ALEN);
+	rtrules_dev_mac(mark, false, eth + ETH_ALEN);	/* steer.h G0 */
 	eth[12] = (uint8_t)(type >> 8);
 	eth[13] = (uint8_t)type;
 	*reason = DROP_REINJECT;

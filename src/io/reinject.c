@@ -428,11 +428,15 @@ static uint16_t reinject_eth_type(const struct pkt *p)
 
 /* The Ethernet header (ETH_HLEN bytes at eth) of a frame of EtherType
  * type sent into the reinjection device (mark 0) or the veth pair of the
- * VRF SID of `mark`, to its receiving end. */
-static void reinject_eth_write(uint8_t *eth, uint32_t mark, uint16_t type)
+ * VRF SID of `mark`, to its receiving end.  Into the reinjection device
+ * the source address carries the frame's SO_MARK so_mark
+ * (rtrules_dev_mac() of it): the steering guard puts it back right
+ * before routing, whatever rewrote the mark in between (steer.h G0). */
+static void reinject_eth_write(uint8_t *eth, uint32_t mark, uint32_t so_mark,
+			       uint16_t type)
 {
 	rtrules_dev_mac(mark, true, eth);
-	rtrules_dev_mac(mark, false, eth + ETH_ALEN);
+	rtrules_dev_mac(mark ? mark : so_mark, false, eth + ETH_ALEN);
 	eth[12] = (uint8_t)(type >> 8);
 	eth[13] = (uint8_t)type;
 }
@@ -441,14 +445,14 @@ static void reinject_eth_write(uint8_t *eth, uint32_t mark, uint16_t type)
  * device (mark as reinject_eth_write()) in front of the IPv4 or IPv6
  * packet (in the headroom the outer headers left).  Returns 0, or -1
  * without headroom. */
-static int reinject_eth_push(struct pkt *p, uint32_t mark)
+static int reinject_eth_push(struct pkt *p, uint32_t mark, uint32_t so_mark)
 {
 	uint16_t type = reinject_eth_type(p);
 	uint8_t *eth = pkt_push(p, ETH_HLEN);
 
 	if (!eth)
 		return -1;
-	reinject_eth_write(eth, mark, type);
+	reinject_eth_write(eth, mark, so_mark, type);
 	return 0;
 }
 
@@ -512,7 +516,7 @@ static int reinject_frame(const struct config *cfg,
 	if (a != REINJECT_L2) {
 		so_mark = reinject_frame_mark(cfg, p, io, ifindex,
 					      own ? 0 : p->out_mark, &mac_mark);
-		if (reinject_eth_push(p, mac_mark) < 0) {
+		if (reinject_eth_push(p, mac_mark, so_mark) < 0) {
 			*reason = DROP_NO_HEADROOM;
 			return -1;
 		}
@@ -550,7 +554,7 @@ static int reinject_vnet_frame(const struct config *cfg,
 			     ETH_HLEN, &vh) < 0)
 		return -1;
 	*reason = DROP_NO_HEADROOM;
-	if (reinject_eth_push(p, mac_mark) < 0)
+	if (reinject_eth_push(p, mac_mark, so_mark) < 0)
 		return -1;
 	*reason = DROP_REINJECT;
 	return pkt_tx_add_vnet_mark(io->tx, ifindex, &vh, p->data, p->len,
@@ -668,7 +672,7 @@ static int reinject_segment(const struct config *cfg,
 	*reason = DROP_REINJECT;
 	if (io->pkt_fd < 0 || !io->tx || !io->seg || !ifindex)
 		return -1;
-	reinject_eth_write(eth, mac_mark, reinject_eth_type(p));
+	reinject_eth_write(eth, mac_mark, so_mark, reinject_eth_type(p));
 	n = reinject_segment_first(io, p, gso_size, eth, ifindex, so_mark,
 				   &total);
 	*reason = DROP_TOO_BIG;

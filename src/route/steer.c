@@ -471,10 +471,17 @@ static void plan_guard(struct plan_builder *b, const struct config *cfg,
 	char chain[16];
 	struct steer_rule *r;
 
-	if (!rs || !rs->kencap_on || !pl->known ||
-	    !guard_table(cfg, rs, family, 0))
+	if (!rs)
 		return;
 	b->chain = STEER_GUARD_CHAIN;
+	if ((r = plan_add(b, family))) {	/* G0 */
+		snprintf(r->iifname, sizeof(r->iifname), "%s", cfg->tun_name);
+		r->action = STEER_MARK_FROM_MAC;
+	}
+	if (!rs->kencap_on || !pl->known || !guard_table(cfg, rs, family, 0)) {
+		b->chain = NULL;
+		return;
+	}
 	if ((r = plan_add(b, family))) {	/* G1 */
 		r->has_mark_range = true;
 		r->mark_from = config_mark_value(cfg, cfg->mark_base + 1);
@@ -623,6 +630,8 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 		fputs("counter name \"" STEER_GUARD_COUNTER "\" accept\n", f);
 	else if (r->action == STEER_COUNT_UNMARKED)
 		fputs("counter name \"" STEER_GUARD_UNMARKED "\" accept\n", f);
+	else if (r->action == STEER_MARK_FROM_MAC)
+		fputs("meta mark set @ll,64,32\n", f);
 	else if (r->queue_total > 1)
 		fprintf(f, "queue num %u-%u fanout\n", r->queue_first,
 			r->queue_first + r->queue_total - 1);
@@ -973,6 +982,37 @@ static int rule_verdict(struct nftnl_rule *nr, const struct steer_rule *r,
 				   r->action == STEER_COUNT ?
 				   STEER_GUARD_COUNTER : STEER_GUARD_UNMARKED);
 		nftnl_rule_add_expr(nr, e);
+	}
+	if (r->action == STEER_MARK_FROM_MAC) {
+		/* the source address's last 4 bytes (rtrules_dev_mac() of
+		 * the frame's SO_MARK), host order, into the mark; no
+		 * verdict: the chain goes on */
+		e = nftnl_expr_alloc("payload");
+		if (!e)
+			return -1;
+		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE,
+				   NFT_PAYLOAD_LL_HEADER);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, 8);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, 4);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
+		nftnl_rule_add_expr(nr, e);
+		e = nftnl_expr_alloc("byteorder");
+		if (!e)
+			return -1;
+		nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SREG, NFT_REG_1);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_DREG, NFT_REG_1);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_OP,
+				   NFT_BYTEORDER_NTOH);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_LEN, 4);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SIZE, 4);
+		nftnl_rule_add_expr(nr, e);
+		e = nftnl_expr_alloc("meta");
+		if (!e)
+			return -1;
+		nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, NFT_META_MARK);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_META_SREG, NFT_REG_1);
+		nftnl_rule_add_expr(nr, e);
+		return 0;
 	}
 	if (r->action == STEER_ACCEPT || r->action == STEER_GOTO ||
 	    r->action == STEER_COUNT || r->action == STEER_COUNT_UNMARKED) {

@@ -42,10 +42,21 @@
  * (CONFIG_NFT_QUEUE) the rules use the xtables NFQUEUE target (revision
  * 3) through nft_compat, as `ip6tables-nft -j NFQUEUE` does.
  *
- * With kernel-encap (rs given, the links known), each family's table that
- * has kernel-encap policies also holds the guard (markguard.h): a base
- * chain `guard` at priority STEER_GUARD_PRIORITY, hook prerouting, and a
- * named counter STEER_GUARD_COUNTER:
+ * With the running state (rs given: the daemon's plan, not `srv6d -p`'s)
+ * each family's table holds the guard: a base chain `guard` at priority
+ * STEER_GUARD_PRIORITY, hook prerouting, after every mangle rule:
+ *
+ *   G0. what comes from the reinjection device (`iifname TUN`) gets back
+ *       the mark srv6d sent it with: its frames carry their SO_MARK in
+ *       the source address (reinject.c, rtrules_dev_mac()), `meta mark
+ *       set @ll,64,32`.  A rule that rewrote it between (`CONNMARK
+ *       --restore-mark`, an operator's MARK) cannot send srv6d's
+ *       results (End.DT4's, End.DX4's, kernel-encap's inner packets, an
+ *       End.AS's) by another table.
+ *
+ * With kernel-encap (the links known) and kernel-encap policies the
+ * guard also watches them (markguard.h), counting in a named counter
+ * STEER_GUARD_COUNTER:
  *
  *   G1. accept what carries one of srv6d's marks under mark-mask;
  *   G2. every kernel-encap policy's prefix from the reinjection device
@@ -109,6 +120,8 @@ enum steer_action {
 	STEER_GOTO,			/* goto chain `go` */
 	STEER_COUNT,			/* counter STEER_GUARD_COUNTER, accept */
 	STEER_COUNT_UNMARKED,		/* counter STEER_GUARD_UNMARKED, accept */
+	STEER_MARK_FROM_MAC,		/* meta mark set from the source MAC
+					 * address's last 4 bytes, go on */
 };
 
 /* A link whose packets the kernel looks up in another table than main
