@@ -347,13 +347,6 @@ static void too_big(struct proc_ctx *ctx, struct pkt *p, struct sid_stats *st,
 		proc_drop(ctx, p, st, DROP_TOO_BIG);
 }
 
-void headend_too_big(struct proc_ctx *ctx, struct pkt *p,
-		     struct sid_stats *st, uint32_t mtu, uint32_t push,
-		     bool at_sid)
-{
-	too_big(ctx, p, st, mtu, push, at_sid);
-}
-
 uint16_t headend_seg_size(uint32_t in_mtu, uint32_t out_mtu, uint32_t push,
 			  uint32_t hdr)
 {

@@ -78,16 +78,6 @@ uint16_t headend_seg_size(uint32_t in_mtu, uint32_t out_mtu, uint32_t push,
 int headend_kernel_source(const struct proc_ctx *ctx,
 			  const struct in6_addr *first, struct in6_addr *src);
 
-/* p plus the `push` bytes of an encapsulation in front of it does not
- * fit the egress MTU `mtu`: Packet Too Big (IPv6) / Fragmentation Needed
- * (IPv4) to its source with the room left, from the SID (at_sid) or an
- * address of this node, counted in st as DROP_TOO_BIG; a counted drop
- * when no source can be had.  (The headend's own check; the SR proxies'
- * way back, behavior_proxy.h, uses it too.) */
-void headend_too_big(struct proc_ctx *ctx, struct pkt *p,
-		     struct sid_stats *st, uint32_t mtu, uint32_t push,
-		     bool at_sid);
-
 /* Bytes headend_apply() puts in front of (H.Encaps*) or into (H.Insert*) a
  * packet of family hw_proto (ETH_P_IPV6 / ETH_P_IP) under policy pol: the
  * most any of its lists adds, HMAC TLV included.  Returns 0 for a
