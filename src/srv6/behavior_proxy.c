@@ -414,33 +414,17 @@ static enum encap_mode proxy_encap_mode(const struct proxy_conf *pc)
 /* Why the kernel's seg6 route of End.AS's list cannot encapsulate p's
  * inner packet (at inner: dst its destination when IPv6) as End.AS
  * does, or KENCAP_FB__COUNT when it can: then *mark is the route's.
- * The headend's checks (headend.c kernel_encap_check()). */
+ * The headend's check (headend_kernel_check()). */
 static enum kencap_fallback proxy_kernel_check(const struct proc_ctx *ctx,
 					       const struct proxy_conf *pc,
 					       const uint8_t *inner,
 					       uint32_t *mark)
 {
-	const struct kencap_entry *e;
-	struct in6_addr ksrc;
+	bool to_first = inner[0] >> 4 == 6 &&
+			!memcmp(inner + IP6_DST_OFF, &pc->segs.segs[0], 16);
 
-	if (!ctx->rs || !ctx->rs->kencap_on)
-		return KENCAP_FB_OFF;
-	if (proc_kencap_held(ctx))	/* the kernel's tunsrc changed */
-		return KENCAP_FB_SOURCE;
-	if (proc_kencap_mark_held(ctx))	/* its marks do not survive */
-		return KENCAP_FB_HELD;
-	e = runstate_kencap_find(ctx->rs, proxy_encap_mode(pc), &pc->segs);
-	if (!e)
-		return KENCAP_FB_UNLISTED;
-	if (inner[0] >> 4 == 6 &&	/* the throw route's */
-	    !memcmp(inner + IP6_DST_OFF, &pc->segs.segs[0], 16))
-		return KENCAP_FB_FIRST_SEGMENT;
-	if (headend_kernel_source(ctx, &pc->segs.segs[0], &ksrc) < 0 ||
-	    memcmp(&ksrc, &pc->source, sizeof(ksrc)))
-		return KENCAP_FB_SOURCE;
-	*mark = e->mark;
-	proc_kencap_probe_take(ctx);	/* held: this one is the probe */
-	return KENCAP_FB__COUNT;
+	return headend_kernel_check(ctx, proxy_encap_mode(pc), 0, &pc->segs,
+				    &pc->source, to_first, mark);
 }
 
 /* End.AS's result of a TCP super-packet in one IP header (vnet: the

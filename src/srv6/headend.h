@@ -78,6 +78,21 @@ uint16_t headend_seg_size(uint32_t in_mtu, uint32_t out_mtu, uint32_t push,
 int headend_kernel_source(const struct proc_ctx *ctx,
 			  const struct in6_addr *first, struct in6_addr *src);
 
+/* `kernel-encap` (src/io/kencap.h): why the kernel's seg6 route of list
+ * sl in `mode` (with HMAC key hmac_keyid, 0 none) cannot make the
+ * encapsulation from outer source src that srv6d made of a super-packet
+ * (to_first: the inner destination is sl's first segment, which the
+ * list's throw route keeps out), or KENCAP_FB__COUNT when it can: then
+ * *mark is the route's, and a held worker's probe token is taken.  The
+ * one check of the headend's encapsulations and of End.AS's way back
+ * (behavior_proxy.c). */
+enum kencap_fallback headend_kernel_check(const struct proc_ctx *ctx,
+					 enum encap_mode mode,
+					 uint32_t hmac_keyid,
+					 const struct seglist *sl,
+					 const struct in6_addr *src,
+					 bool to_first, uint32_t *mark);
+
 /* Bytes headend_apply() puts in front of (H.Encaps*) or into (H.Insert*) a
  * packet of family hw_proto (ETH_P_IPV6 / ETH_P_IP) under policy pol: the
  * most any of its lists adds, HMAC TLV included.  Returns 0 for a
