@@ -436,6 +436,17 @@ START_TEST(test_parse_packet_mark_indev)
 }
 END_TEST
 
+/* A packet message of ip6_payload with NFQA_HWADDR `hw` (len bytes). */
+static void msg_hwaddr(struct msg *m, uint32_t id, const uint8_t *hw,
+		       uint16_t len)
+{
+	msg_start(m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(m, id, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_attr(m, NFQA_HWADDR, hw, len);
+	msg_attr(m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	msg_end(m);
+}
+
 /* NFQA_HWADDR (12 bytes: a 16-bit length, 2 of padding, 8 of address):
  * an Ethernet source is kept (the way back into an SR proxy's service,
  * reinject.h); another length leaves none; a wrong-sized attribute makes
@@ -449,28 +460,14 @@ START_TEST(test_parse_hwaddr)
 	struct worker_stats st;
 	struct pkt p;
 
-	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
-	msg_packet_hdr(&m, 1, ETH_P_IPV6, NF_INET_PRE_ROUTING);
-	msg_attr(&m, NFQA_HWADDR, eth, sizeof(eth));
-	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
-	msg_end(&m);
+	msg_hwaddr(&m, 1, eth, sizeof(eth));
 	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_PACKET);
 	ck_assert_uint_eq(p.hw_src_len, 6);
 	ck_assert_bytes(p.hw_src, 6, mac, 6);
-
-	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
-	msg_packet_hdr(&m, 2, ETH_P_IPV6, NF_INET_PRE_ROUTING);
-	msg_attr(&m, NFQA_HWADDR, ib, sizeof(ib));
-	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
-	msg_end(&m);
+	msg_hwaddr(&m, 2, ib, sizeof(ib));
 	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_PACKET);
 	ck_assert_uint_eq(p.hw_src_len, 0);
-
-	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
-	msg_packet_hdr(&m, 3, ETH_P_IPV6, NF_INET_PRE_ROUTING);
-	msg_attr(&m, NFQA_HWADDR, eth, 8);
-	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
-	msg_end(&m);
+	msg_hwaddr(&m, 3, eth, 8);
 	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_BAD_PACKET);
 	ck_assert_int_eq(p.verdict, PKT_DROP);
 	ck_assert_uint_eq(st.bad_messages, 1);

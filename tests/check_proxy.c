@@ -826,6 +826,56 @@ static void expect_service_frame(const struct pkt_tx *tx, const char *hdr,
 	ck_assert_bytes(iov[0].iov_base, iov[0].iov_len, want, n + qlen);
 }
 
+/* One case of as_too_big_back_to_service: the error of `line`'s SID
+ * (End.AD: once it learned the headers of `fwd`, whose inner packet is
+ * IN6; NULL for none) about
+ * the 1400-byte packet from the service is REINJECT_SERVICE
+ * and, with a queue socket q, the frame of `eth` + `hdr` + the first qlen
+ * bytes of the packet out of IIF; the same packet without its frame's
+ * source goes the way `without` says. */
+static void back_to_service(const char *line, const char *fwd, bool v4,
+			    struct nfq *q,
+			    struct reinject_io *io, const char *eth,
+			    const char *hdr, size_t qlen,
+			    enum reinject_action without)
+{
+	uint16_t hw = v4 ? ETH_P_IP : ETH_P_IPV6;
+	char frame[256];
+	uint8_t big[1400];
+	enum drop_reason why;
+	struct pkt *p;
+
+	use_config(line);
+	memset(sst, 0, sizeof(sst));
+	if (fwd) {	/* toward the service, its next hop not in m */
+		const struct rtmirror *m = ctx.mirror;
+
+		ctx.mirror = NULL;
+		expect_fwd(run(fwd, ETH_P_IPV6, OTHER_IF), IN6);
+		ctx.mirror = m;
+	}
+	p = test_pkt(&slot, big, big_packet(big, sizeof(big), v4), hw);
+	p->indev = IIF;
+	from_service(p);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->outcome, PKT_OUT_ICMP);
+	ck_assert(p->facts.icmp_to_service);
+	ck_assert_uint_eq(sst[0].drops[DROP_TOO_BIG], 1);
+	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &why),
+			 REINJECT_SERVICE);
+	if (q && io->pkt_fd >= 0) {
+		reinject_packet(cfg, rs, srt, p, q, io, &ws);
+		snprintf(frame, sizeof(frame), "%s%s", eth, hdr);
+		expect_service_frame(io->tx, frame, big, qlen);
+		pkt_tx_flush(-1, io->tx, frame_unsent, NULL);	/* none sent */
+	}
+	p = test_pkt(&slot, big, sizeof(big), hw);
+	p->indev = IIF;				/* no frame source */
+	srv6_process(&ctx, p);
+	ck_assert(p->facts.icmp_to_service);
+	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &why), without);
+}
+
 /* Issue 22: End.AS's Packet Too Big / Fragmentation Needed about a packet
  * back from the service goes back the way it came, into the service
  * (its NAT translates it): out of the in-interface (IIF) to the
@@ -838,84 +888,37 @@ static void expect_service_frame(const struct pkt_tx *tx, const char *hdr,
  * address, the ways of before. */
 START_TEST(as_too_big_back_to_service)
 {
-	static const char eth6[] = "020000000702020000000701" "86dd";
-	static const char eth4[] = "020000000702020000000701" "0800";
-	char hdr[256];
 	struct rtmirror *m = rtmirror_new(NULL);
 	char err[256];
 	struct nfq *q = nfq_socket_open(64000 + (unsigned)getpid() % 500,
 					NFQ_DEFAULT_MAXLEN, err, sizeof(err));
 	struct reinject_io io = { .pkt_fd = pkt_sock_open(), .raw_fd = -1,
-				  .tx = pkt_tx_new() };
-	uint8_t big[1400];
-	enum drop_reason why;
-	struct pkt *p;
+				  .tx = pkt_tx_new(), .mirror = m };
 
 	ck_assert_ptr_nonnull(m);
 	ck_assert_ptr_nonnull(io.tx);
-	io.mirror = m;
+	if (!q || io.pkt_fd < 0)
+		fprintf(stderr, "as_too_big_back_to_service: frames skipped "
+			"(%s)\n", q ? strerror(errno) : err);
 	mirror_link(m, 2, "core", 1400, "fc00:2::1", 64);
 	mirror_service_link(m);
 	mirror_route(m, "a2::", 16, 2);
+	mirror_route(m, "a3::", 16, 2);
 	mirror_route(m, "1234::", 16, 2);	/* the sender: not by svc1 */
 	ctx.mirror = m;
-
-	/* IPv6 */
-	use_config(AS6_LINE);
-	p = test_pkt(&slot, big, big_packet(big, sizeof(big), false),
-		     ETH_P_IPV6);
-	p->indev = IIF;
-	from_service(p);
-	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->outcome, PKT_OUT_ICMP);
-	ck_assert(p->facts.icmp_to_service);
-	ck_assert_uint_eq(sst[0].drops[DROP_TOO_BIG], 1);
-	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &why),
-			 REINJECT_SERVICE);
-	if (!q || io.pkt_fd < 0) {
-		fprintf(stderr, "as_too_big_back_to_service: frames skipped "
-			"(%s)\n", q ? strerror(errno) : err);
-	} else {
-		reinject_packet(cfg, rs, srt, p, q, &io, &ws);
-		snprintf(hdr, sizeof(hdr), "%s%s", eth6,
-			 "6000000004d83a40fc000007000000000000000000000001"
-			 "123400000000000000000000000000010200196b00000528");
-		expect_service_frame(io.tx, hdr, big, 1232);
-		pkt_tx_flush(-1, io.tx, frame_unsent, NULL);	/* none sent */
-	}
-	p = test_pkt(&slot, big, sizeof(big), ETH_P_IPV6);
-	p->indev = IIF;				/* no frame source */
-	srv6_process(&ctx, p);
-	ck_assert(p->facts.icmp_to_service);
-	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &why),
-			 REINJECT_PAYLOAD);
-
-	/* IPv4 */
-	use_config(AS4_LINE);
-	memset(sst, 0, sizeof(sst));
-	p = test_pkt(&slot, big, big_packet(big, sizeof(big), true), ETH_P_IP);
-	p->indev = IIF;
-	from_service(p);
-	srv6_process(&ctx, p);
-	ck_assert_int_eq(p->outcome, PKT_OUT_ICMP);
-	ck_assert(p->facts.icmp_to_service);
-	ck_assert_uint_eq(sst[0].drops[DROP_TOO_BIG], 1);
-	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &why),
-			 REINJECT_SERVICE);
-	if (q && io.pkt_fd >= 0) {
-		reinject_packet(cfg, rs, srt, p, q, &io, &ws);
-		snprintf(hdr, sizeof(hdr), "%s%s", eth4,
-			 "45000240000000004001f2b30a0700017b010101"
-			 "030445f700000528");
-		expect_service_frame(io.tx, hdr, big, 548);
-		pkt_tx_flush(-1, io.tx, frame_unsent, NULL);
-	}
-	p = test_pkt(&slot, big, sizeof(big), ETH_P_IP);
-	p->indev = IIF;
-	srv6_process(&ctx, p);
-	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &why),
-			 REINJECT_LOCAL);
-
+	back_to_service(AS6_LINE, NULL, false, q, &io, "02000000070202000000070186dd",
+			"6000000004d83a40fc000007000000000000000000000001"
+			"123400000000000000000000000000010200196b00000528",
+			1232, REINJECT_PAYLOAD);
+	back_to_service(AS4_LINE, NULL, true, q, &io, "0200000007020200000007010800",
+			"45000240000000004001f2b30a0700017b010101"
+			"030445f700000528", 548, REINJECT_LOCAL);
+	/* End.AD pushes what it learned (96 bytes toward a3::) */
+	back_to_service(AD6_LINE, AD_FWD6, false, q, &io,
+			"02000000070202000000070186dd",
+			"6000000004d83a40fc000007000000000000000000000001"
+			"123400000000000000000000000000010200197b00000518",
+			1232, REINJECT_PAYLOAD);
 	ctx.mirror = NULL;
 	rtmirror_free(m);
 	if (io.pkt_fd >= 0)
