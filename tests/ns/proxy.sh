@@ -21,7 +21,9 @@
 # (IPv6, H.Insert'ed TCP from gen and
 # sink) shows the service the packet to its final destination and puts
 # the SID back.  srv6d's own steering (steering auto) queues what the
-# service sends back (its iif rules).  Then the bad cases: a service that
+# service sends back (its iif rules).  End.AS with lists of two segments
+# through the NAT: its Packet Too Big goes back into the service, which
+# translates it for the sender behind it.  Then the bad cases: a service that
 # returns garbage (another family, an SRH gone) or nothing: counted drops,
 # srv6d alive.
 T=proxy
@@ -375,12 +377,25 @@ expect_reverse() {
 	fi
 }
 
+# learned_mtu WHAT PEER: the sink's route to PEER (the NAT's address)
+# has the path MTU the error told (an exception: "mtu 1420").
+learned_mtu() {
+	local r
+	r=$(nsx "$S1" ip route get "$2" 2>&1 | tr '\n' ' ')
+	if grep -q " mtu 1420 " <<<"$r "; then
+		pass "$1: the sender learned the path MTU to $2 (1420)"
+	else
+		fail "$1: no path MTU learned to $2: $r"
+	fi
+}
+
 t0=$(sid_field fc00:a1::2/128 "e['drops'].get('too_big', 0)")
 b=$(reverse_tcp "End.AS (SRH), NAT" "$TMPD/rev4.pcap" -c 10.99.0.1 -B 10.98.0.1)
 t1=$(sid_field fc00:a1::2/128 "e['drops'].get('too_big', 0)")
 e=$(errors4 "$TMPD/rev4.pcap")
 say "End.AS (SRH), NAT: $b bytes back, too_big +$((t1 - t0)), errors at the sender: $(grep -c . <<<"$e")"
 expect_reverse "End.AS (SRH), NAT" "$b" "$e" "10.99.0.1 10.10.2.2"
+learned_mtu "End.AS (SRH), NAT" 10.10.2.2
 t0=$(sid_field fc00:a1::4/128 "e['drops'].get('too_big', 0)")
 b=$(reverse_tcp "End.AS (SRH, IPv6), NAT" "$TMPD/rev6.pcap" -6 -c fc00:99::1 \
 	-B fc00:98::1 -p 5202)
@@ -388,6 +403,7 @@ t1=$(sid_field fc00:a1::4/128 "e['drops'].get('too_big', 0)")
 e=$(errors6 "$TMPD/rev6.pcap")
 say "End.AS (SRH, IPv6), NAT: $b bytes back, too_big +$((t1 - t0)), errors at the sender: $(grep -c . <<<"$e")"
 expect_reverse "End.AS (SRH, IPv6), NAT" "$b" "$e" "fc00:99::1 fc00:b::2"
+learned_mtu "End.AS (SRH, IPv6), NAT" fc00:b::2
 say "End.AS (SRH), NAT: icmp_sent, icmp_send_errors: $(ctl_get "'%d %d' % (s['totals']['icmp_sent'], s['totals']['icmp_send_errors'])")"
 svc_plain
 nsx "$S1" ethtool -K s1 tso on gso on >/dev/null 2>&1
