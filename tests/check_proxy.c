@@ -18,17 +18,22 @@
  */
 #include <arpa/inet.h>
 #include <check.h>
+#include <errno.h>
 #include <libmnl/libmnl.h>
 #include <linux/if_addr.h>
 #include <linux/if_ether.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "behavior_proxy.h"
 #include "config.h"
+#include "nfq.h"
+#include "pktsock.h"
 #include "process.h"
 #include "reinject.h"
 #include "rtrules.h"
@@ -733,6 +738,197 @@ START_TEST(as_too_big)
 }
 END_TEST
 
+/* ---- an error back into the service -------------------------------------- */
+
+/* The service's link svc1 (IIF) as the mirror knows it: an Ethernet link
+ * of MTU 1500, 02:00:00:00:07:01, fc00:7::1/64 and 10.7.0.1/24. */
+static void mirror_service_link(struct rtmirror *m)
+{
+	static const uint8_t mac[ETH_ALEN] = { 2, 0, 0, 0, 7, 1 };
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifi;
+	struct ifaddrmsg *ifa;
+	struct in_addr a4;
+
+	mirror_link(m, IIF, "svc1", 1500, "fc00:7::1", 64);
+	nlh = mnl_nlmsg_put_header(nlbuf);
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	nlh->nlmsg_type = RTM_NEWLINK;
+	ifi->ifi_index = IIF;
+	ifi->ifi_type = ARPHRD_ETHER;
+	ifi->ifi_flags = UP;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, "svc1");
+	mnl_attr_put_u32(nlh, IFLA_MTU, 1500);
+	mnl_attr_put(nlh, IFLA_ADDRESS, ETH_ALEN, mac);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+	nlh = mnl_nlmsg_put_header(nlbuf);
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	nlh->nlmsg_type = RTM_NEWADDR;
+	ifa->ifa_family = AF_INET;
+	ifa->ifa_prefixlen = 24;
+	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
+	ifa->ifa_index = IIF;
+	ck_assert_int_eq(inet_pton(AF_INET, "10.7.0.1", &a4), 1);
+	mnl_attr_put(nlh, IFA_LOCAL, 4, &a4);
+	mnl_attr_put(nlh, IFA_ADDRESS, 4, &a4);
+	ck_assert_int_eq(rtmirror_apply(m, nlh), 0);
+}
+
+/* The frame the service sent p in came from 02:00:00:00:07:02. */
+static void from_service(struct pkt *p)
+{
+	static const uint8_t mac[ETH_ALEN] = { 2, 0, 0, 0, 7, 2 };
+
+	memcpy(p->hw_src, mac, ETH_ALEN);
+	p->hw_src_len = ETH_ALEN;
+}
+
+/* IN6 / IN4 grown to 1400 bytes (0x55 after it; IPv4 with DF), as the
+ * service sends it back. */
+static size_t big_packet(uint8_t *b, size_t size, bool v4)
+{
+	size_t n = hex2bin(v4 ? IN4 : IN6, b, size);
+
+	memset(b + n, 0x55, size - n);
+	if (v4) {
+		n = hex2bin("450005780001400040113c707b0101017c010101", b,
+			    size);
+		ck_assert_uint_eq(n, 20);
+	} else {
+		b[4] = (size - 40) >> 8;	/* Payload Length */
+		b[5] = (size - 40) & 0xff;
+	}
+	return size;
+}
+
+/* pkt_tx_failed_fn: the test's frames are not sent (fd -1). */
+static void frame_unsent(void *cookie, int err, void *arg)
+{
+	(void)cookie;
+	(void)arg;
+	ck_assert_int_eq(err, EBADF);
+}
+
+/* The frame reinject_packet() queued for p: out of IIF, exactly
+ * eth + hdr (hex) + the first qlen bytes of `quoted`. */
+static void expect_service_frame(const struct pkt_tx *tx, const char *hdr,
+				 const uint8_t *quoted, size_t qlen)
+{
+	const struct iovec *iov;
+	size_t n, niov;
+
+	ck_assert_uint_eq(pkt_tx_count(tx), 1);
+	ck_assert_uint_eq(pkt_tx_ifindex(tx, 0), IIF);
+	iov = pkt_tx_iov(tx, 0, &niov);
+	ck_assert_uint_eq(niov, 1);
+	n = hex2bin(hdr, want, sizeof(want));
+	memcpy(want + n, quoted, qlen);
+	ck_assert_bytes(iov[0].iov_base, iov[0].iov_len, want, n + qlen);
+}
+
+/* One case of as_too_big_back_to_service: the error of `line`'s SID
+ * (End.AD: once it learned the headers of `fwd`, whose inner packet is
+ * IN6; NULL for none) about
+ * the 1400-byte packet from the service is REINJECT_SERVICE
+ * and, with a queue socket q, the frame of `eth` + `hdr` + the first qlen
+ * bytes of the packet out of IIF; the same packet without its frame's
+ * source goes the way `without` says. */
+static void back_to_service(const char *line, const char *fwd, bool v4,
+			    struct nfq *q,
+			    struct reinject_io *io, const char *eth,
+			    const char *hdr, size_t qlen,
+			    enum reinject_action without)
+{
+	uint16_t hw = v4 ? ETH_P_IP : ETH_P_IPV6;
+	char frame[256];
+	uint8_t big[1400];
+	enum drop_reason why;
+	struct pkt *p;
+
+	use_config(line);
+	memset(sst, 0, sizeof(sst));
+	if (fwd) {	/* toward the service, its next hop not in m */
+		const struct rtmirror *m = ctx.mirror;
+
+		ctx.mirror = NULL;
+		expect_fwd(run(fwd, ETH_P_IPV6, OTHER_IF), IN6);
+		ctx.mirror = m;
+	}
+	p = test_pkt(&slot, big, big_packet(big, sizeof(big), v4), hw);
+	p->indev = IIF;
+	from_service(p);
+	srv6_process(&ctx, p);
+	ck_assert_int_eq(p->outcome, PKT_OUT_ICMP);
+	ck_assert(p->facts.icmp_to_service);
+	ck_assert_uint_eq(sst[0].drops[DROP_TOO_BIG], 1);
+	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &why),
+			 REINJECT_SERVICE);
+	if (q && io->pkt_fd >= 0) {
+		reinject_packet(cfg, rs, srt, p, q, io, &ws);
+		snprintf(frame, sizeof(frame), "%s%s", eth, hdr);
+		expect_service_frame(io->tx, frame, big, qlen);
+		pkt_tx_flush(-1, io->tx, frame_unsent, NULL);	/* none sent */
+	}
+	p = test_pkt(&slot, big, sizeof(big), hw);
+	p->indev = IIF;				/* no frame source */
+	srv6_process(&ctx, p);
+	ck_assert(p->facts.icmp_to_service);
+	ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &why), without);
+}
+
+/* Issue 22: End.AS's Packet Too Big / Fragmentation Needed about a packet
+ * back from the service goes back the way it came, into the service
+ * (its NAT translates it): out of the in-interface (IIF) to the
+ * service's 02:00:00:00:07:02 from svc1's own 02:00:00:00:07:01, from
+ * svc1's address, although the route to the sender is another link's
+ * (the old code sent it there by routing, from that link's address:
+ * REINJECT_PAYLOAD / REINJECT_LOCAL).  Expected bytes: scapy's
+ * IPv6()/ICMPv6PacketTooBig(mtu=1320), IP()/ICMP(type=3, code=4,
+ * nexthopmtu=1320) of the quoted packet.  Without the frame's source
+ * address, the ways of before. */
+START_TEST(as_too_big_back_to_service)
+{
+	struct rtmirror *m = rtmirror_new(NULL);
+	char err[256];
+	struct nfq *q = nfq_socket_open(64000 + (unsigned)getpid() % 500,
+					NFQ_DEFAULT_MAXLEN, err, sizeof(err));
+	struct reinject_io io = { .pkt_fd = pkt_sock_open(), .raw_fd = -1,
+				  .tx = pkt_tx_new(), .mirror = m };
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(io.tx);
+	if (!q || io.pkt_fd < 0)
+		fprintf(stderr, "as_too_big_back_to_service: frames skipped "
+			"(%s)\n", q ? strerror(errno) : err);
+	mirror_link(m, 2, "core", 1400, "fc00:2::1", 64);
+	mirror_service_link(m);
+	mirror_route(m, "a2::", 16, 2);
+	mirror_route(m, "a3::", 16, 2);
+	mirror_route(m, "1234::", 16, 2);	/* the sender: not by svc1 */
+	ctx.mirror = m;
+	back_to_service(AS6_LINE, NULL, false, q, &io, "02000000070202000000070186dd",
+			"6000000004d83a40fc000007000000000000000000000001"
+			"123400000000000000000000000000010200196b00000528",
+			1232, REINJECT_PAYLOAD);
+	back_to_service(AS4_LINE, NULL, true, q, &io, "0200000007020200000007010800",
+			"45000240000000004001f2b30a0700017b010101"
+			"030445f700000528", 548, REINJECT_LOCAL);
+	/* End.AD pushes what it learned (96 bytes toward a3::) */
+	back_to_service(AD6_LINE, AD_FWD6, false, q, &io,
+			"02000000070202000000070186dd",
+			"6000000004d83a40fc000007000000000000000000000001"
+			"123400000000000000000000000000010200197b00000518",
+			1232, REINJECT_PAYLOAD);
+	ctx.mirror = NULL;
+	rtmirror_free(m);
+	if (io.pkt_fd >= 0)
+		close(io.pkt_fd);
+	pkt_tx_free(io.tx);
+	if (q)
+		nfq_socket_close(q);
+}
+END_TEST
+
 /* ---- the config --------------------------------------------------------- */
 
 static unsigned nerrors;
@@ -812,6 +1008,7 @@ static Suite *proxy_suite(void)
 	tcase_add_test(as, as_garbage);
 	tcase_add_test(as, as_other_interface);
 	tcase_add_test(as, as_too_big);
+	tcase_add_test(as, as_too_big_back_to_service);
 	tcase_add_test(as, as_both_families);
 	tcase_add_test(ad, ad_ipv6);
 	tcase_add_test(ad, ad_ipv4);

@@ -83,6 +83,12 @@ struct pkt_facts {
 	 * error, as a payload, is lost on its way; it leaves by the
 	 * reinjection device instead (reinject_decide()). */
 	bool icmp_of_gso;
+	/* An ICMP error about a packet back from an SR proxy's service
+	 * (proxy_return()): it goes back the way that packet came, out of
+	 * its in-interface to the service's link-layer address
+	 * (REINJECT_SERVICE), so that the service's NAT or firewall sees
+	 * it as an error about its own traffic and translates it. */
+	bool icmp_to_service;
 };
 
 /* How the packet went back (reinject.h), for reinject_count(). */
@@ -119,6 +125,11 @@ struct pkt {
 	uint8_t hook;
 	uint32_t mark;		/* NFQA_MARK, 0 when absent */
 	uint32_t indev;		/* NFQA_IFINDEX_INDEV, 0 when absent */
+	/* NFQA_HWADDR: the link-layer source of the frame it came in,
+	 * an Ethernet address; hw_src_len 0 when absent (a link without
+	 * one, a packet of this node) or not 6 bytes long. */
+	uint8_t hw_src[6];
+	uint8_t hw_src_len;
 	/* From the worker's header queue (`header-queue`): its verdict goes
 	 * there (nfq.h). */
 	bool from_hqueue;

@@ -164,6 +164,7 @@ struct nfq_attrs {
 	const struct nlattr *indev;
 	const struct nlattr *cap_len;
 	const struct nlattr *skb_info;
+	const struct nlattr *hwaddr;
 	bool bad;			/* an attribute of the wrong size */
 };
 
@@ -210,6 +211,11 @@ static void nfq_attrs_parse(const void *payload, size_t len,
 			at->skb_info = a;
 			at->bad |= !nfq_attr_len_ok(a, 4, true);
 			break;
+		case NFQA_HWADDR:
+			at->hwaddr = a;
+			at->bad |= !nfq_attr_len_ok(
+				a, sizeof(struct nfqnl_msg_packet_hw), true);
+			break;
 		default:
 			break;
 		}
@@ -255,6 +261,18 @@ static void nfq_parse_skb_info(struct pkt *p, uint32_t info,
 		p->gso_l4_off = gi->l4_off;
 }
 
+/* NFQA_HWADDR (the frame's source, dev_parse_header()): kept when it is
+ * an Ethernet address, the one an error back the way the packet came
+ * goes to (REINJECT_SERVICE, reinject.h). */
+static void nfq_parse_hwaddr(struct pkt *p,
+			     const struct nfqnl_msg_packet_hw *hw)
+{
+	if (ntohs(hw->hw_addrlen) != sizeof(p->hw_src))
+		return;
+	memcpy(p->hw_src, hw->hw_addr, sizeof(p->hw_src));
+	p->hw_src_len = sizeof(p->hw_src);
+}
+
 /* Fill p from one NFQNL_MSG_PACKET message of which `avail` bytes were
  * received (less than nlmsg_len when the datagram was truncated). */
 static enum nfq_parse_result nfq_parse_packet(uint8_t *slot, uint8_t *slot_end,
@@ -289,6 +307,8 @@ static enum nfq_parse_result nfq_parse_packet(uint8_t *slot, uint8_t *slot_end,
 		p->mark = ntohl(mnl_attr_get_u32(at.mark));
 	if (at.indev && !at.bad)
 		p->indev = ntohl(mnl_attr_get_u32(at.indev));
+	if (at.hwaddr && !at.bad)
+		nfq_parse_hwaddr(p, mnl_attr_get_payload(at.hwaddr));
 	plen = at.payload ? mnl_attr_get_payload_len(at.payload) : 0;
 	/* A payload cut short by the copy range (NFQA_CAP_LEN: a packet
 	 * longer than 65531 bytes, a BIG TCP super-packet) must not be

@@ -219,6 +219,11 @@ const struct iovec *pkt_tx_iov(const struct pkt_tx *t, unsigned i,
 	return t->msg[i].msg_hdr.msg_iov;
 }
 
+uint32_t pkt_tx_ifindex(const struct pkt_tx *t, unsigned i)
+{
+	return i < t->n ? (uint32_t)t->sll[i].sll_ifindex : 0;
+}
+
 unsigned pkt_tx_flush(int fd, struct pkt_tx *t, pkt_tx_failed_fn *failed,
 		      void *arg)
 {

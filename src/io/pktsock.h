@@ -115,6 +115,10 @@ const void *pkt_tx_control(const struct pkt_tx *t, unsigned i, size_t *len);
 const struct iovec *pkt_tx_iov(const struct pkt_tx *t, unsigned i,
 			       size_t *niov);
 
+/* The device frame i of t goes out of, 0 when t has no frame i.  For
+ * the tests. */
+uint32_t pkt_tx_ifindex(const struct pkt_tx *t, unsigned i);
+
 /* Send t's frames on the packet socket fd (fd < 0: none is sent) with
  * sendmmsg(): one call for the whole batch, one more after each frame the
  * kernel refuses, which is skipped and reported to failed(); after EAGAIN

@@ -284,6 +284,10 @@ enum reinject_action reinject_decide(const struct config *cfg,
 	if (reinject_outcome_dropped(p)) {
 		if (p->outcome == PKT_OUT_DROP)
 			return REINJECT_DROP;
+		/* An SR proxy's error goes back into its service. */
+		if (p->outcome == PKT_OUT_ICMP && p->facts.icmp_to_service &&
+		    p->hw_src_len == ETH_ALEN)
+			return REINJECT_SERVICE;
 		/* End.DT* without a route: the inner super-packet goes to
 		 * the kernel's `unreachable` rule the way its super-packet
 		 * results go (whole, behind a virtio_net_hdr). */
@@ -528,6 +532,34 @@ static int reinject_frame(const struct config *cfg,
 	return pkt_tx_add_mark(io->tx, ifindex, p->data, p->len, so_mark, p);
 }
 
+/* REINJECT_SERVICE: the error goes out of the in-interface of the
+ * packet it answers, to that frame's source (the service), from the
+ * link's own Ethernet address, with the batch.  Returns 0 once queued,
+ * else -1 with the reason: DROP_REINJECT when the mirror does not know
+ * the link's address (or there is no socket), DROP_NO_HEADROOM. */
+static int reinject_service_frame(struct pkt *p, const struct reinject_io *io,
+				  enum drop_reason *reason)
+{
+	const struct rtmirror_link *l = io->mirror ?
+		rtmirror_link_get(io->mirror, p->indev) : NULL;
+	uint16_t type = reinject_eth_type(p);
+	uint8_t *eth;
+
+	*reason = DROP_REINJECT;
+	if (!l || !l->has_hwaddr || io->pkt_fd < 0 || !io->tx)
+		return -1;
+	eth = pkt_push(p, ETH_HLEN);
+	if (!eth) {
+		*reason = DROP_NO_HEADROOM;
+		return -1;
+	}
+	memcpy(eth, p->hw_src, ETH_ALEN);
+	memcpy(eth + ETH_ALEN, l->hwaddr, ETH_ALEN);
+	eth[12] = (uint8_t)(type >> 8);
+	eth[13] = (uint8_t)type;
+	return pkt_tx_add(io->tx, p->indev, p->data, p->len, p);
+}
+
 /* REINJECT_VNET_OWN_DEV / REINJECT_VNET_DEV: the TCP super-packet goes
  * whole, behind its virtio_net_hdr, with the batch.  Returns 0 once
  * queued, else -1 with the reason. */
@@ -750,6 +782,8 @@ static int reinject_carry_out(const struct config *cfg,
 						     io->dev_ifindex), reason);
 	case REINJECT_SEGMENT:
 		return reinject_segment(cfg, rs, rt, p, io, st, reason);
+	case REINJECT_SERVICE:
+		return reinject_service_frame(p, io, reason);
 	case REINJECT_LOCAL:
 		/* The error leaves as this node's own packet (OUTPUT, then
 		 * routing). */
@@ -913,6 +947,7 @@ const char *reinject_action_name(enum reinject_action a)
 		[REINJECT_KERNEL_INNER] = "kernel-inner",
 		[REINJECT_BOUNCE] = "bounce",
 		[REINJECT_PUNT] = "punt",
+		[REINJECT_SERVICE] = "service",
 	};
 
 	if ((unsigned)a >= sizeof(names) / sizeof(names[0]) || !names[a])

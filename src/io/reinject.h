@@ -12,6 +12,17 @@
  * result with a mark names its SID (runstate_sid_by_mark()).  So:
  *   PKT_ACCEPT               -> NF_ACCEPT, original bytes (mark if set)
  *   PKT_DROP                 -> NF_DROP (reason counted by processing)
+ *   PKT_OUT_ICMP, an error about a packet back from an SR proxy's
+ *     service (p->facts.icmp_to_service) that came in an Ethernet frame
+ *     (p->hw_src)
+ *                            -> send it back the way that packet came:
+ *                               a frame out of its in-interface, to
+ *                               the frame's source from the link's own
+ *                               address (the route mirror's; unknown:
+ *                               DROP_REINJECT, an icmp_send_errors),
+ *                               NF_DROP the original; the service's
+ *                               NAT translates it (behavior_proxy.h).
+ *                               Without p->hw_src, the ways below
  *   PKT_NEW_BYTES, IPv4 with p->local_out (an ICMP error srv6d built)
  *                            -> send it on the worker's raw socket as a
  *                               locally generated packet, NF_DROP the
@@ -183,6 +194,9 @@ enum reinject_action {
 	REINJECT_PUNT,		/* NF_DROP: End.OP sent the packet to the
 				 * OAM process (src/srv6/oam.h, PKT_PUNT),
 				 * counted injected */
+	REINJECT_SERVICE,	/* an ICMP error about a packet back from an
+				 * SR proxy's service: the frame out of
+				 * p->indev to p->hw_src, NF_DROP */
 };
 
 /* Decide how p goes back (see above): the one function that does, from

@@ -15,6 +15,7 @@
 #include <linux/if_link.h>
 #include <linux/nexthop.h>
 #include <linux/rtnetlink.h>
+#include <net/if_arp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -554,6 +555,17 @@ static void link_kind(struct rtmirror_link *l, const struct nlattr *info)
 
 static void nexthops_flush_link(struct rtmirror *m, uint32_t ifindex);
 
+/* The link's Ethernet address (IFLA_ADDRESS of an ARPHRD_ETHER link),
+ * unset for any other link. */
+static void link_hwaddr(struct rtmirror_link *l, const struct ifinfomsg *ifi,
+			const struct nlattr *a)
+{
+	l->has_hwaddr = ifi->ifi_type == ARPHRD_ETHER && a &&
+			mnl_attr_get_payload_len(a) == sizeof(l->hwaddr);
+	if (l->has_hwaddr)
+		memcpy(l->hwaddr, mnl_attr_get_payload(a), sizeof(l->hwaddr));
+}
+
 static int link_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 {
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
@@ -589,6 +601,7 @@ static int link_msg(struct rtmirror *m, const struct nlmsghdr *nlh)
 	if (tb[IFLA_LINKINFO])
 		link_kind(l, tb[IFLA_LINKINFO]);
 	l->master = tb[IFLA_MASTER] ? mnl_attr_get_u32(tb[IFLA_MASTER]) : 0;
+	link_hwaddr(l, ifi, tb[IFLA_ADDRESS]);
 	link_set_tables(m, l);
 	if (link_publish(m, idx, l) < 0) {
 		free(l);

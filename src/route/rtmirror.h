@@ -56,6 +56,8 @@ struct rtmirror_link {
 	char name[IFNAMSIZ];
 	char kind[16];		/* IFLA_INFO_KIND, "" if none */
 	uint32_t master;	/* IFLA_MASTER, 0 if none */
+	uint8_t hwaddr[6];	/* IFLA_ADDRESS of an Ethernet link */
+	bool has_hwaddr;	/* hwaddr is set (ARPHRD_ETHER) */
 	uint32_t vrf_table;	/* kind "vrf": IFLA_VRF_TABLE, else 0 */
 	/* The routing table the kernel looks up the destination of a
 	 * packet received on this link in, per family: its VRF's table

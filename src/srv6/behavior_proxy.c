@@ -364,6 +364,45 @@ static uint32_t proxy_mtu_over(struct proc_ctx *ctx, struct pkt *p,
 	return p->len > e.mtu ? e.mtu : 0;
 }
 
+/* The result of p back from the service would not fit (proxy_mtu_over()):
+ * Packet Too Big (RFC 4443 3.2) / Fragmentation Needed (RFC 1191) to
+ * p's source with the room the push leaves, counted as DROP_TOO_BIG.
+ * It goes back the way p came (p->facts.icmp_to_service,
+ * REINJECT_SERVICE): into the service, whose NAT or firewall takes it
+ * for an error about its own traffic and translates it, where by
+ * routing it would reach an address the sender does not know as its
+ * peer's.  So its source is the one the kernel would give a packet
+ * leaving by p's in-interface, the service's link (RFC 6724 for IPv6,
+ * inet_select_addr()'s for IPv4: egress.h), which the service's
+ * rp_filter takes.  None on the node: a counted drop, no error. */
+static void proxy_too_big(struct proc_ctx *ctx, struct pkt *p,
+			  struct sid_stats *st, uint32_t mtu, uint32_t push)
+{
+	uint32_t room = mtu > push ? mtu - push : 0;
+	struct in6_addr to6, src6;
+	struct in_addr to4, src4;
+
+	if (p->hw_proto == ETH_P_IPV6) {
+		memcpy(&to6, p->data + IP6_SRC_OFF, sizeof(to6));
+		if (egress_source_select(ctx->mirror, p->indev, &to6,
+					 &src6) == 0)
+			icmp6_error_from(ctx, p, &src6, ICMP6_T_PKT_TOO_BIG, 0,
+					 room, st, DROP_TOO_BIG);
+		else
+			proc_drop(ctx, p, st, DROP_TOO_BIG);
+	} else {
+		memcpy(&to4, p->data + IP4_SRC_OFF, sizeof(to4));
+		if (egress_source_select4(ctx->mirror, p->indev, to4,
+					  &src4) == 0)
+			icmp4_error(ctx, p, &src4, ICMP4_T_DST_UNREACH,
+				    ICMP4_C_FRAG_NEEDED, room & 0xffff, st,
+				    DROP_TOO_BIG);
+		else
+			proc_drop(ctx, p, st, DROP_TOO_BIG);
+	}
+	p->facts.icmp_to_service = p->outcome == PKT_OUT_ICMP;
+}
+
 /* The kernel's encapsulation (`kernel-encap`, kencap_routes.h) of End.AS's
  * list: mode encap for an SRH of all its segments, encap.red for one
  * segment (no SRH), as config.c's proxy_static_hdr() builds them. */
@@ -375,33 +414,17 @@ static enum encap_mode proxy_encap_mode(const struct proxy_conf *pc)
 /* Why the kernel's seg6 route of End.AS's list cannot encapsulate p's
  * inner packet (at inner: dst its destination when IPv6) as End.AS
  * does, or KENCAP_FB__COUNT when it can: then *mark is the route's.
- * The headend's checks (headend.c kernel_encap_check()). */
+ * The headend's check (headend_kernel_check()). */
 static enum kencap_fallback proxy_kernel_check(const struct proc_ctx *ctx,
 					       const struct proxy_conf *pc,
 					       const uint8_t *inner,
 					       uint32_t *mark)
 {
-	const struct kencap_entry *e;
-	struct in6_addr ksrc;
+	bool to_first = inner[0] >> 4 == 6 &&
+			!memcmp(inner + IP6_DST_OFF, &pc->segs.segs[0], 16);
 
-	if (!ctx->rs || !ctx->rs->kencap_on)
-		return KENCAP_FB_OFF;
-	if (proc_kencap_held(ctx))	/* the kernel's tunsrc changed */
-		return KENCAP_FB_SOURCE;
-	if (proc_kencap_mark_held(ctx))	/* its marks do not survive */
-		return KENCAP_FB_HELD;
-	e = runstate_kencap_find(ctx->rs, proxy_encap_mode(pc), &pc->segs);
-	if (!e)
-		return KENCAP_FB_UNLISTED;
-	if (inner[0] >> 4 == 6 &&	/* the throw route's */
-	    !memcmp(inner + IP6_DST_OFF, &pc->segs.segs[0], 16))
-		return KENCAP_FB_FIRST_SEGMENT;
-	if (headend_kernel_source(ctx, &pc->segs.segs[0], &ksrc) < 0 ||
-	    memcmp(&ksrc, &pc->source, sizeof(ksrc)))
-		return KENCAP_FB_SOURCE;
-	*mark = e->mark;
-	proc_kencap_probe_take(ctx);	/* held: this one is the probe */
-	return KENCAP_FB__COUNT;
+	return headend_kernel_check(ctx, proxy_encap_mode(pc), 0, &pc->segs,
+				    &pc->source, to_first, mark);
 }
 
 /* End.AS's result of a TCP super-packet in one IP header (vnet: the
@@ -511,7 +534,7 @@ void proxy_return(struct proc_ctx *ctx, const struct sid *sid,
 	mtu = proxy_mtu_over(ctx, p, (uint32_t)len, seg_hdr);
 	if (mtu) {
 		pkt_pull(p, (uint32_t)len);	/* the error quotes p as it came */
-		headend_too_big(ctx, p, st, mtu, (uint32_t)len, false);
+		proxy_too_big(ctx, p, st, mtu, (uint32_t)len);
 		return;
 	}
 	proxy_hop(p->data + len);

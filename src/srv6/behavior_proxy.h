@@ -71,7 +71,11 @@ const struct sid *proxy_return_sid(const struct proc_ctx *ctx,
  * SID's counters.  Drops: DROP_PROXY_RETURN (not the SID's inner type;
  * End.AM: no SRH, SL 0 or a bad SRH), DROP_TRUNCATED / DROP_BAD_IP,
  * DROP_HOP_LIMIT (inner hop limit / TTL <= 1), DROP_PROXY_NO_CACHE
- * (End.AD before it learned), DROP_NO_HEADROOM, DROP_TOO_BIG. */
+ * (End.AD before it learned), DROP_NO_HEADROOM, DROP_TOO_BIG (with
+ * the route mirror: the result would not fit the route to its DA; a
+ * Packet Too Big / Fragmentation Needed to p's source, from an address
+ * of p's in-interface, that goes back into the service the way p came,
+ * p->facts.icmp_to_service: reinject.h REINJECT_SERVICE). */
 void proxy_return(struct proc_ctx *ctx, const struct sid *sid,
 		  struct pkt *p);
 

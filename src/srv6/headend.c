@@ -347,13 +347,6 @@ static void too_big(struct proc_ctx *ctx, struct pkt *p, struct sid_stats *st,
 		proc_drop(ctx, p, st, DROP_TOO_BIG);
 }
 
-void headend_too_big(struct proc_ctx *ctx, struct pkt *p,
-		     struct sid_stats *st, uint32_t mtu, uint32_t push,
-		     bool at_sid)
-{
-	too_big(ctx, p, st, mtu, push, at_sid);
-}
-
 uint16_t headend_seg_size(uint32_t in_mtu, uint32_t out_mtu, uint32_t push,
 			  uint32_t hdr)
 {
@@ -476,7 +469,7 @@ static enum drop_reason plan_push(const struct headend_plan *plan,
 /* The outer source the kernel's seg6 gives an encapsulation to first
  * segment `first`: encap-source on srv6d's routes (kencap_route_src) or
  * its `ip sr tunsrc` (rs->kencap_tunsrc: while the kernel's tunsrc is
- * another, kernel_encap_check() holds back first), else the one it
+ * another, headend_kernel_check() holds back first), else the one it
  * picks with srv6d's reinjection device as the link (headend.h). */
 int headend_kernel_source(const struct proc_ctx *ctx,
 			  const struct in6_addr *first, struct in6_addr *src)
@@ -490,17 +483,13 @@ int headend_kernel_source(const struct proc_ctx *ctx,
 				    src) < 0 ? -1 : 0;
 }
 
-/* `kernel-encap` (src/io/kencap.h): why the kernel's seg6 route of
- * plan's list cannot make this encapsulation of a super-packet (src the
- * outer source srv6d gave it, to_first: the inner destination is the
- * first segment), or KENCAP_FB__COUNT when it can: then *mark is the
- * route's. */
-static enum kencap_fallback kernel_encap_check(const struct proc_ctx *ctx,
-					       const struct headend_plan *plan,
-					       const struct in6_addr *src,
-					       bool to_first, uint32_t *mark)
+enum kencap_fallback headend_kernel_check(const struct proc_ctx *ctx,
+					 enum encap_mode mode,
+					 uint32_t hmac_keyid,
+					 const struct seglist *sl,
+					 const struct in6_addr *src,
+					 bool to_first, uint32_t *mark)
 {
-	const struct policy *pol = plan->pol;
 	const struct kencap_entry *e;
 	struct in6_addr ksrc;
 
@@ -510,16 +499,16 @@ static enum kencap_fallback kernel_encap_check(const struct proc_ctx *ctx,
 		return KENCAP_FB_SOURCE;
 	if (proc_kencap_mark_held(ctx))	/* its marks do not survive */
 		return KENCAP_FB_HELD;
-	if (pol->mode != ENCAP_MODE_ENCAP && pol->mode != ENCAP_MODE_ENCAP_RED)
+	if (mode != ENCAP_MODE_ENCAP && mode != ENCAP_MODE_ENCAP_RED)
 		return KENCAP_FB_SHAPE;
-	if (pol->hmac_keyid)
+	if (hmac_keyid)
 		return KENCAP_FB_HMAC;
-	e = runstate_kencap_find(ctx->rs, pol->mode, plan->sl);
+	e = runstate_kencap_find(ctx->rs, mode, sl);
 	if (!e)
 		return KENCAP_FB_UNLISTED;
 	if (to_first)	/* the throw route's: it would not be encapsulated */
 		return KENCAP_FB_FIRST_SEGMENT;
-	if (headend_kernel_source(ctx, &plan->sl->segs[0], &ksrc) < 0 ||
+	if (headend_kernel_source(ctx, &sl->segs[0], &ksrc) < 0 ||
 	    memcmp(&ksrc, src, sizeof(ksrc)))
 		return KENCAP_FB_SOURCE;
 	*mark = e->mark;
@@ -545,7 +534,8 @@ static void headend_kernel_facts(const struct proc_ctx *ctx,
 	/* TCP in one IP header inside: what the kernel's seg6 takes whole
 	 * (an inner packet encapsulated already would be IP in IP in IP). */
 	fb = plan->one_header ?
-	     kernel_encap_check(ctx, plan, src, to_first, &mark) :
+	     headend_kernel_check(ctx, plan->pol->mode, plan->pol->hmac_keyid,
+				  plan->sl, src, to_first, &mark) :
 	     KENCAP_FB_SHAPE;
 	if (fb != KENCAP_FB__COUNT) {
 		p->facts.kencap_fallback = fb;
@@ -600,7 +590,7 @@ void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 		proc_drop(ctx, p, plan->st, why);
 		return;
 	}
-	if (p->gso)	/* kernel_encap_check(): no insertion */
+	if (p->gso)	/* headend_kernel_check(): no insertion */
 		headend_kernel_facts(ctx, plan, &src, to_first, inner_len, p);
 	p->verdict = PKT_NEW_BYTES;
 	proc_count_ok(plan->st, p);

@@ -78,15 +78,20 @@ uint16_t headend_seg_size(uint32_t in_mtu, uint32_t out_mtu, uint32_t push,
 int headend_kernel_source(const struct proc_ctx *ctx,
 			  const struct in6_addr *first, struct in6_addr *src);
 
-/* p plus the `push` bytes of an encapsulation in front of it does not
- * fit the egress MTU `mtu`: Packet Too Big (IPv6) / Fragmentation Needed
- * (IPv4) to its source with the room left, from the SID (at_sid) or an
- * address of this node, counted in st as DROP_TOO_BIG; a counted drop
- * when no source can be had.  (The headend's own check; the SR proxies'
- * way back, behavior_proxy.h, uses it too.) */
-void headend_too_big(struct proc_ctx *ctx, struct pkt *p,
-		     struct sid_stats *st, uint32_t mtu, uint32_t push,
-		     bool at_sid);
+/* `kernel-encap` (src/io/kencap.h): why the kernel's seg6 route of list
+ * sl in `mode` (with HMAC key hmac_keyid, 0 none) cannot make the
+ * encapsulation from outer source src that srv6d made of a super-packet
+ * (to_first: the inner destination is sl's first segment, which the
+ * list's throw route keeps out), or KENCAP_FB__COUNT when it can: then
+ * *mark is the route's, and a held worker's probe token is taken.  The
+ * one check of the headend's encapsulations and of End.AS's way back
+ * (behavior_proxy.c). */
+enum kencap_fallback headend_kernel_check(const struct proc_ctx *ctx,
+					 enum encap_mode mode,
+					 uint32_t hmac_keyid,
+					 const struct seglist *sl,
+					 const struct in6_addr *src,
+					 bool to_first, uint32_t *mark);
 
 /* Bytes headend_apply() puts in front of (H.Encaps*) or into (H.Insert*) a
  * packet of family hw_proto (ETH_P_IPV6 / ETH_P_IP) under policy pol: the

@@ -403,6 +403,7 @@ static void reinject_check(struct pkt *p)
 	case REINJECT_BOUNCE:
 	case REINJECT_DROP:
 	case REINJECT_PUNT:
+	case REINJECT_SERVICE:
 		return;
 	case REINJECT_DROP_REASON:
 		if ((unsigned)why < DROP__COUNT)

@@ -21,7 +21,9 @@
 # (IPv6, H.Insert'ed TCP from gen and
 # sink) shows the service the packet to its final destination and puts
 # the SID back.  srv6d's own steering (steering auto) queues what the
-# service sends back (its iif rules).  Then the bad cases: a service that
+# service sends back (its iif rules).  End.AS with lists of two segments
+# through the NAT: its Packet Too Big goes back into the service, which
+# translates it for the sender behind it.  Then the bad cases: a service that
 # returns garbage (another family, an SRH gone) or nothing: counted drops,
 # srv6d alive.
 T=proxy
@@ -287,6 +289,126 @@ fi
 alive "End.AS after garbage and silence"
 _sysctls "$SVC" net.ipv4.ip_forward=1
 srv6d_stop || fail "srv6d stop (End.AS)"
+
+# ---- End.AS with an SRH, through a NAT: the Packet Too Big goes back --------
+# Lists of two segments (an End at the far end, then its End.DX4 /
+# End.DT6): End.AS pushes 80 bytes, 16 more than the far ends' seg6
+# routes of one segment left room for, so the full-size segments the
+# sender behind the NAT sends back (iperf3 -R: the sink sends) do not
+# fit the gateway's 1500 bytes.  srv6d answers Packet Too Big /
+# Fragmentation Needed; sent by routing, it would go to the sender as
+# an error about a packet to the client's own address, which the sender
+# (whose peer is the NAT's address) ignores: the transfer stalls.  Sent
+# back into the service (REINJECT_SERVICE), the NAT translates it, and
+# the sender learns the path MTU.
+cat >"$TMPD/as-srh.conf" <<EOF
+queue 0
+steering auto
+encap-source fc00:1::2
+sid fc00:a1::1/128 action End.AS nh4 10.10.1.2 oif pa iif pb source fc00:1::2 segs fc00:6::e,fc00:6::d4
+sid fc00:a1::2/128 action End.AS nh4 10.10.2.2 oif pb iif pa source fc00:1::2 segs fc00:5::e,fc00:5::d4
+sid fc00:a1::3/128 action End.AS nh6 fc00:a::2 oif pa iif pb source fc00:1::2 segs fc00:6::e,fc00:6::d6
+sid fc00:a1::4/128 action End.AS nh6 fc00:b::2 oif pb iif pa source fc00:1::2 segs fc00:5::e,fc00:5::d6
+EOF
+ip -n "$GEN" -6 route replace fc00:5::e/128 encap seg6local action End \
+	dev g0 &&
+	ip -n "$S1" -6 route replace fc00:6::e/128 encap seg6local action End \
+		dev s1 || fail "End routes at the far ends"
+tunnels4 fc00:a1::1 fc00:a1::2 && tunnels6 fc00:a1::3 fc00:a1::4 ||
+	fail "seg6 routes"
+# The sink sends single segments (no TSO, no GSO): each full-size one
+# meets the MTU (super-packets are cut to fit it, design.md).
+nsx "$S1" ethtool -K s1 tso off gso off >/dev/null 2>&1 ||
+	fail "ethtool -K s1 tso off gso off"
+svc_nat4
+svc_nat6
+srv6d_start "$TMPD/as-srh.conf" || { fail "srv6d start (End.AS, SRH)"; ns_finish; }
+
+# reverse_tcp WHAT PCAP ARGS...: iperf3 -R for 3 s (the sink sends),
+# what comes in at the sink larger than its ACKs (the errors) captured
+# in PCAP; prints the bytes received.
+reverse_tcp() {
+	local what=$1 pcap=$2 cap b
+	shift 2
+	nsx "$S1" timeout 12 tcpdump -i s1 -Q in -s 0 -U -c 200 -w "$pcap" \
+		'ip6 and greater 500' >/dev/null 2>&1 &
+	cap=$!
+	sleep 0.5
+	b=$(nsx "$GEN" timeout 15 iperf3 "$@" -t 3 -R -J 2>/dev/null |
+		"$PYTHON" -c 'import json,sys
+try: print(int(json.load(sys.stdin)["end"]["sum_received"]["bytes"]))
+except Exception: print(0)')
+	sleep 0.3
+	kill "$cap" 2>/dev/null
+	wait "$cap" 2>/dev/null
+	echo "$b"
+}
+
+# errors4 PCAP / errors6 PCAP: "MTU SRC DST" of each Fragmentation
+# Needed / Packet Too Big the sink got, SRC DST the quoted packet's
+# (tshark lists every IP header of a field; the quoted one is the last).
+errors4() {
+	tshark -r "$1" -Y 'icmp.type == 3 && icmp.code == 4' -T fields \
+		-e icmp.mtu -e ip.src -e ip.dst 2>/dev/null |
+		awk -F'\t' '{ n = split($2, s, ","); split($3, d, ",");
+			print $1, s[n], d[n] }'
+}
+errors6() {
+	tshark -r "$1" -Y 'icmpv6.type == 2' -T fields \
+		-e icmpv6.mtu -e ipv6.src -e ipv6.dst 2>/dev/null |
+		awk -F'\t' '{ n = split($2, s, ","); split($3, d, ",");
+			print $1, s[n], d[n] }'
+}
+
+# expect_reverse WHAT BYTES ERRORS QUOTED: more than 20 MB back (the
+# stalled transfer moved less than 1 MB), and among ERRORS one about
+# the sender's own packet, QUOTED ("SRC DST": to the NAT's address),
+# with the room End.AS leaves (1500 - 80).
+expect_reverse() {
+	if [ "$2" -gt 20000000 ]; then
+		pass "$1: TCP back through the NAT at MTU 1500: $2 bytes in 3 s"
+	else
+		fail "$1: TCP back through the NAT stalled: $2 bytes in 3 s"
+	fi
+	if grep -qx "1420 $4" <<<"$3"; then
+		pass "$1: the sender got the error about its own packet ($4), MTU 1420"
+	else
+		fail "$1: no error about $4 at the sender: '$(head -3 <<<"$3" | tr '\n' ';')'"
+	fi
+}
+
+# learned_mtu WHAT PEER: the sink's route to PEER (the NAT's address)
+# has the path MTU the error told (an exception: "mtu 1420").
+learned_mtu() {
+	local r
+	r=$(nsx "$S1" ip route get "$2" 2>&1 | tr '\n' ' ')
+	if grep -q " mtu 1420 " <<<"$r "; then
+		pass "$1: the sender learned the path MTU to $2 (1420)"
+	else
+		fail "$1: no path MTU learned to $2: $r"
+	fi
+}
+
+t0=$(sid_field fc00:a1::2/128 "e['drops'].get('too_big', 0)")
+b=$(reverse_tcp "End.AS (SRH), NAT" "$TMPD/rev4.pcap" -c 10.99.0.1 -B 10.98.0.1)
+t1=$(sid_field fc00:a1::2/128 "e['drops'].get('too_big', 0)")
+e=$(errors4 "$TMPD/rev4.pcap")
+say "End.AS (SRH), NAT: $b bytes back, too_big +$((t1 - t0)), errors at the sender: $(grep -c . <<<"$e")"
+expect_reverse "End.AS (SRH), NAT" "$b" "$e" "10.99.0.1 10.10.2.2"
+learned_mtu "End.AS (SRH), NAT" 10.10.2.2
+t0=$(sid_field fc00:a1::4/128 "e['drops'].get('too_big', 0)")
+b=$(reverse_tcp "End.AS (SRH, IPv6), NAT" "$TMPD/rev6.pcap" -6 -c fc00:99::1 \
+	-B fc00:98::1 -p 5202)
+t1=$(sid_field fc00:a1::4/128 "e['drops'].get('too_big', 0)")
+e=$(errors6 "$TMPD/rev6.pcap")
+say "End.AS (SRH, IPv6), NAT: $b bytes back, too_big +$((t1 - t0)), errors at the sender: $(grep -c . <<<"$e")"
+expect_reverse "End.AS (SRH, IPv6), NAT" "$b" "$e" "fc00:99::1 fc00:b::2"
+learned_mtu "End.AS (SRH, IPv6), NAT" fc00:b::2
+say "End.AS (SRH), NAT: icmp_sent, icmp_send_errors: $(ctl_get "'%d %d' % (s['totals']['icmp_sent'], s['totals']['icmp_send_errors'])")"
+svc_plain
+nsx "$S1" ethtool -K s1 tso on gso on >/dev/null 2>&1
+alive "End.AS (SRH) through the NAT"
+srv6d_stop || fail "srv6d stop (End.AS, SRH)"
 
 # ---- End.AD ---------------------------------------------------------------------
 cat >"$TMPD/ad.conf" <<EOF
