@@ -51,6 +51,13 @@
  * (held: srv6d's own End, the payload or device way) with a warning,
  * status kernel_end `held`.
  *
+ * What srv6d sends into the reinjection device (kernel-encap's inner
+ * super-packets, decapsulated results) cannot lose its mark for good:
+ * the frame's source address carries it and the steering guard's first
+ * rule puts it back (steer.h G0).  What is handed over as the verdict's
+ * mark on the queued packet itself (kernel-end's End, the header queues'
+ * encapsulations) can, and is caught and watched as follows.
+ *
  * The watch, kernel-encap: seg6 encap routes count nothing, and no
  * seg6local action takes a plain tenant packet (each wants an SRH or an
  * outer IPv6 header), so a catch route cannot count them; nf_tables can.
