@@ -430,8 +430,9 @@ int headend_prepare(struct proc_ctx *ctx, const struct policy *pol,
  * egress_source_select() on its link, through the worker's cache.
  * Without the mirror (unit tests), cfg->encap_source (unset: ::).
  * Returns 0, or -1 when the node has none. */
-static int outer_source(struct proc_ctx *ctx, const struct headend_plan *plan,
-			struct in6_addr *src)
+int headend_outer_source(struct proc_ctx *ctx,
+			 const struct headend_plan *plan,
+			 struct in6_addr *src)
 {
 	const struct egress *e = &plan->e;
 
@@ -579,7 +580,8 @@ void headend_finish(struct proc_ctx *ctx, const struct headend_plan *plan,
 		}
 	}
 	/* An insertion keeps the packet's own source. */
-	if (!mode_inserts(pol->mode) && outer_source(ctx, plan, &src) < 0) {
+	if (!mode_inserts(pol->mode) &&
+	    headend_outer_source(ctx, plan, &src) < 0) {
 		proc_drop(ctx, p, plan->st, DROP_NO_SOURCE);
 		return;
 	}

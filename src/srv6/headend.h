@@ -39,6 +39,16 @@ struct headend_plan {
 void headend_apply(struct proc_ctx *ctx, const struct policy *pol,
 		   struct pkt *p);
 
+/* The outer source of the encapsulation plan makes (headend_prepare()
+ * chose it): encap-source; else the one the kernel would give a packet
+ * to the first segment leaving by the planned route (its preferred
+ * source, else egress_source_select() on its link, through the worker's
+ * cache); without the mirror cfg->encap_source.  Returns 0, or -1 when
+ * the node has none. */
+int headend_outer_source(struct proc_ctx *ctx,
+			 const struct headend_plan *plan,
+			 struct in6_addr *src);
+
 /* The pipeline's first half, before p changes: pick the segment list of
  * pol that p's flow takes (the only one, or by the flow hash in
  * proportion to the weights: flowhash.h), route its first segment in the

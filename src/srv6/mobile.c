@@ -20,7 +20,6 @@
 #include "icmp.h"
 #include "ip.h"
 #include "mobile.h"
-#include "srccache.h"
 #include "srh.h"
 #include "srv6.h"
 
@@ -459,27 +458,6 @@ static enum drop_reason message_check(const uint8_t *g,
 	return DROP__COUNT;
 }
 
-/* The outer source the headend gives plan's encapsulation: headend.c's
- * outer_source() (docs/design.md "Source selection"), which headend.h
- * does not export, its three steps. */
-static int message_source(struct proc_ctx *ctx,
-			  const struct headend_plan *plan,
-			  struct in6_addr *src)
-{
-	const struct egress *e = &plan->e;
-
-	if (ctx->cfg->has_encap_source || !ctx->mirror) {
-		*src = ctx->cfg->encap_source;
-		return 0;
-	}
-	if (e->route && e->route->fi->prefsrc_set) {
-		memcpy(src, &e->route->fi->prefsrc.v6, sizeof(*src));
-		return 0;
-	}
-	return srccache_source(&ctx->src_cache, ctx->mirror,
-			       &plan->sl->segs[0], e->nh ? e->nh->oif : 0, src);
-}
-
 /* Carry message `type` of p (its IEs from ie to the end) under pol (at
  * a binding SID: at_sid), counted in st, in the encoding above: the
  * headend's list, source and checks (headend_prepare()), an outer IPv6
@@ -506,7 +484,7 @@ static int message_encap(struct proc_ctx *ctx, const struct policy *pol,
 	}
 	if (headend_prepare(ctx, pol, p, st, at_sid, &plan) < 0)
 		return -1;
-	if (message_source(ctx, &plan, &src) < 0) {
+	if (headend_outer_source(ctx, &plan, &src) < 0) {
 		proc_drop(ctx, p, st, DROP_NO_SOURCE);
 		return -1;
 	}
