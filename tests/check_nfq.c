@@ -44,7 +44,8 @@ START_TEST(test_verdict_accept_unchanged)
 {
 	uint8_t hdr[NFQ_VERDICT_HDR_MAX], got[128], want[128];
 	struct iovec iov[NFQ_VERDICT_IOV_MAX];
-	unsigned n = nfq_verdict_build(hdr, 0, 1, NF_ACCEPT, NULL, NULL, 0, iov);
+	unsigned n = nfq_verdict_build(hdr, 0, 1, NF_ACCEPT, NULL, 0, NULL, 0,
+				       iov);
 	size_t wlen = hex2bin(
 		"20000000 0103 0100 01000000 00000000"	/* nlmsghdr, seq = id */
 		"00 00 0000"				/* nfgenmsg, queue 0 */
@@ -60,7 +61,7 @@ START_TEST(test_verdict_drop)
 {
 	uint8_t hdr[NFQ_VERDICT_HDR_MAX], got[128], want[128];
 	struct iovec iov[NFQ_VERDICT_IOV_MAX];
-	unsigned n = nfq_verdict_build(hdr, 5, 0x01020304, NF_DROP, NULL, NULL,
+	unsigned n = nfq_verdict_build(hdr, 5, 0x01020304, NF_DROP, NULL, 0, NULL,
 				       0, iov);
 	size_t wlen = hex2bin(
 		"20000000 0103 0100 04030201 00000000"
@@ -79,7 +80,7 @@ START_TEST(test_verdict_payload_and_mark)
 	const uint8_t payload[8] = { 0x60, 0, 0, 0, 0, 0, 0x3b, 0x40 };
 	struct iovec iov[NFQ_VERDICT_IOV_MAX];
 	uint32_t mark = 0x5d6f0001;
-	unsigned n = nfq_verdict_build(hdr, 1, 7, NF_ACCEPT, &mark, payload,
+	unsigned n = nfq_verdict_build(hdr, 1, 7, NF_ACCEPT, &mark, 0, payload,
 				       sizeof(payload), iov);
 	size_t wlen = hex2bin(
 		"34000000 0103 0100 07000000 00000000"	/* 52 bytes */
@@ -96,13 +97,77 @@ START_TEST(test_verdict_payload_and_mark)
 }
 END_TEST
 
+/* The mark's second carrier: NFQA_PRIORITY (21) after NFQA_MARK, the
+ * same value (reinject.c reinject_mark_carrier()). */
+START_TEST(test_verdict_mark_and_priority)
+{
+	uint8_t hdr[NFQ_VERDICT_HDR_MAX], got[128], want[128];
+	const uint8_t payload[8] = { 0x60, 0, 0, 0, 0, 0, 0x3b, 0x40 };
+	struct iovec iov[NFQ_VERDICT_IOV_MAX];
+	uint32_t mark = 0x5d700001;
+	unsigned n = nfq_verdict_build(hdr, 1, 7, NF_ACCEPT, &mark, mark,
+				       payload, sizeof(payload), iov);
+	size_t wlen = hex2bin(
+		"3c000000 0103 0100 07000000 00000000"	/* 60 bytes */
+		"00 00 0001"
+		"0c00 0200 00000001 00000007"
+		"0800 0300 5d700001"			/* NFQA_MARK */
+		"0800 1500 5d700001"			/* NFQA_PRIORITY */
+		"0c00 0a00 6000000000003b40",		/* NFQA_PAYLOAD */
+		want, sizeof(want));
+
+	ck_assert_uint_eq(n, 2);
+	ck_assert_bytes(got, gather(iov, n, got), want, wlen);
+}
+END_TEST
+
+/* nfq_verdict_add() sends p->verdict_priority with a marked NF_ACCEPT
+ * only: not with NF_REPEAT (a bounce goes through the hook again), nor
+ * without a mark. */
+START_TEST(test_verdict_add_priority)
+{
+	static uint8_t data[4] = { 0x60, 1, 2, 3 };
+	struct nfq *q = nfq_alloc(7);
+	struct pkt p = { .id = 3, .data = data, .len = sizeof(data),
+			 .set_mark = true, .verdict_mark = 0x5d700001,
+			 .verdict_priority = 0x5d700001 };
+	uint8_t got[512], want[512];
+	unsigned nmsgs = 0;
+	size_t wlen = hex2bin(
+		/* id 3: NF_ACCEPT, the mark and the priority */
+		"30000000 0103 0100 03000000 00000000 00 00 0007"
+		"0c00 0200 00000001 00000003"
+		"0800 0300 5d700001 0800 1500 5d700001"
+		/* id 4: NF_REPEAT, the mark only */
+		"28000000 0103 0100 04000000 00000000 00 00 0007"
+		"0c00 0200 00000004 00000004"
+		"0800 0300 5d700001"
+		/* id 5: NF_ACCEPT without a mark: neither */
+		"20000000 0103 0100 05000000 00000000 00 00 0007"
+		"0c00 0200 00000001 00000005",
+		want, sizeof(want));
+
+	ck_assert_ptr_nonnull(q);
+	nfq_verdict_add(q, &p, NF_ACCEPT, false);
+	p.id = 4;
+	nfq_verdict_add(q, &p, NF_REPEAT, false);
+	p.id = 5;
+	p.set_mark = false;
+	nfq_verdict_add(q, &p, NF_ACCEPT, false);
+	ck_assert_bytes(got, nfq_verdict_pending(q, got, sizeof(got), &nmsgs),
+			want, wlen);
+	ck_assert_uint_eq(nmsgs, 3);
+	nfq_socket_close(q);
+}
+END_TEST
+
 START_TEST(test_verdict_payload_padding)
 {
 	uint8_t hdr[NFQ_VERDICT_HDR_MAX], got[128], want[128];
 	const uint8_t payload[5] = { 0x45, 1, 2, 3, 4 };
 	struct iovec iov[NFQ_VERDICT_IOV_MAX];
-	unsigned n = nfq_verdict_build(hdr, 0x1234, 9, NF_ACCEPT, NULL, payload,
-				       sizeof(payload), iov);
+	unsigned n = nfq_verdict_build(hdr, 0x1234, 9, NF_ACCEPT, NULL, 0,
+				       payload, sizeof(payload), iov);
 	size_t wlen = hex2bin(
 		"2c000000 0103 0100 09000000 00000000"	/* 44 = 36 + 5 + 3 */
 		"00 00 1234"
@@ -563,6 +628,32 @@ START_TEST(test_parse_short_mark)
 	msg_end(&m);
 	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_BAD_PACKET);
 	ck_assert_uint_eq(p.id, 13);
+	ck_assert_uint_eq(st.bad_messages, 1);
+}
+END_TEST
+
+/* NFQA_PRIORITY (skb->priority, sent when not 0) into p->priority; a
+ * wrong-sized one makes the message bad. */
+START_TEST(test_parse_priority)
+{
+	static struct msg m;
+	struct worker_stats st;
+	struct pkt p;
+	uint32_t prio = htonl(0x00010002);
+
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(&m, 15, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_attr(&m, NFQA_PRIORITY, &prio, 4);
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_PACKET);
+	ck_assert_uint_eq(p.priority, 0x00010002);
+	msg_start(&m, (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET, AF_INET6);
+	msg_packet_hdr(&m, 16, ETH_P_IPV6, NF_INET_PRE_ROUTING);
+	msg_attr(&m, NFQA_PRIORITY, &prio, 2);
+	msg_attr(&m, NFQA_PAYLOAD, ip6_payload, sizeof(ip6_payload));
+	msg_end(&m);
+	ck_assert_int_eq(parse(&m, m.len, &p, &st), NFQ_PARSE_BAD_PACKET);
 	ck_assert_uint_eq(st.bad_messages, 1);
 }
 END_TEST
@@ -1498,8 +1589,11 @@ START_TEST(test_reinject_truncated)
 	unsigned nmsgs = 0;
 	struct pkt *p;
 	size_t wlen = hex2bin(
-		"28000000 0103 0100 01000000 00000000 00 00 0001"
+		/* the End's hand-off: the mark, and again as the priority
+		 * (the guard's G0P puts it back, reinject.c) */
+		"30000000 0103 0100 01000000 00000000 00 00 0001"
 		"0c00 0200 00000001 00000001 0800 0300 7fff0000"
+		"0800 1500 7fff0000"
 		"28000000 0103 0100 02000000 00000000 00 00 0001"
 		"0c00 0200 00000004 00000002 0800 0300 80000000"
 		"20000000 0103 0100 03000000 00000000 00 00 0001"
@@ -1556,6 +1650,78 @@ START_TEST(test_reinject_truncated)
 }
 END_TEST
 
+/* The mark's second carrier (reinject.c reinject_mark_carrier()): the
+ * End's hand-off gives its mark as the priority too only with `steering
+ * auto` (the guard that reads it back and clears it) and only for a
+ * packet that came with priority 0 (NFQA_PRIORITY absent). */
+START_TEST(test_reinject_mark_carrier)
+{
+	static const char conf_no[] = "queue 0\ngso yes\nsteering no\n"
+		"sid fc00:100::1/128 action End\n";
+	static const char conf_auto[] = "queue 0\ngso yes\n"
+		"sid fc00:100::1/128 action End\n";
+	static const char *const end[] = { "fc00:9::d6", "fc00:100::1" };
+	static struct test_slot s[3];
+	struct config *cno = config_parse_buffer("t.conf", conf_no,
+						 sizeof(conf_no) - 1,
+						 kend_noerr, NULL);
+	struct config *cauto = config_parse_buffer("t.conf", conf_auto,
+						   sizeof(conf_auto) - 1,
+						   kend_noerr, NULL);
+	struct runstate *rs = cauto ? runstate_new(cauto) : NULL;
+	struct reinject_io io = { .pkt_fd = -1, .raw_fd = -1 };
+	struct sid_stats ss = { 0 };
+	struct worker_stats st = { 0 };
+	struct nfq *q = nfq_alloc(0);
+	uint8_t got[512], want[512];
+	unsigned nmsgs = 0;
+	struct pkt *p;
+	size_t wlen = hex2bin(
+		/* steering no: the mark only */
+		"28000000 0103 0100 01000000 00000000 00 00 0001"
+		"0c00 0200 00000001 00000001 0800 0300 7fff0000"
+		/* steering auto, priority 5 when queued: the mark only */
+		"28000000 0103 0100 02000000 00000000 00 00 0001"
+		"0c00 0200 00000001 00000002 0800 0300 7fff0000"
+		/* steering auto, priority 0: the mark and the priority */
+		"30000000 0103 0100 03000000 00000000 00 00 0001"
+		"0c00 0200 00000001 00000003 0800 0300 7fff0000"
+		"0800 1500 7fff0000",
+		want, sizeof(want));
+
+	ck_assert_ptr_nonnull(cno);
+	ck_assert_ptr_nonnull(cauto);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(kencap_routes_assign(rs, cauto, NULL, NULL), 0);
+	rs->kend_on = true;
+	nfq_set_header_queue(q, 1);	/* a header queue's: handed off */
+	for (uint32_t id = 1; id <= 3; id++) {
+		p = kend_pkt(&s[id - 1], end, 2, 0);
+		p->id = id;
+		p->from_hqueue = p->truncated = true;
+		p->orig_len = 70000;
+		p->verdict = PKT_NEW_BYTES;
+		p->outcome = PKT_OUT_OK;
+		p->st = &ss;
+		p->priority = id == 2 ? 5 : 0;
+		p->facts.kernel = PKT_KERNEL_END;
+		p->facts.kernel_mark = rs->sids[0].kend_mark;
+		p->facts.kernel_from_original = true;
+		reinject_packet(id == 1 ? cno : cauto, rs, NULL, p, q, &io,
+				&st);
+	}
+	reinject_flush(&io, &st);
+	ck_assert_bytes(got, nfq_verdict_pending(q, got, sizeof(got), &nmsgs),
+			want, wlen);
+	ck_assert_uint_eq(nmsgs, 3);
+	ck_assert_uint_eq(st.kend, 3);
+	nfq_socket_close(q);
+	runstate_free(rs);
+	config_free(cno);
+	config_free(cauto);
+}
+END_TEST
+
 /* mark-mask 0xffff0000 (srv6d's field the high 16 bits, the operator's
  * the low ones): the End's packet goes to the kernel's End with its
  * kernel-end mark in srv6d's field (0x7fff0000, the top offset) and the
@@ -1589,8 +1755,9 @@ START_TEST(test_reinject_mark_mask)
 	unsigned nmsgs = 0;
 	struct pkt *p;
 	size_t wlen = hex2bin(
-		"28000000 0103 0100 01000000 00000000 00 00 0001"
+		"30000000 0103 0100 01000000 00000000 00 00 0001"
 		"0c00 0200 00000001 00000001 0800 0300 7fff0001"
+		"0800 1500 7fff0001"	/* the operator's bit 0x1 too */
 		"28000000 0103 0100 02000000 00000000 00 00 0001"
 		"0c00 0200 00000004 00000002 0800 0300 80000101"
 		"20000000 0303 0100 04000000 00000000 00 00 0001"
@@ -1719,6 +1886,8 @@ static Suite *nfq_suite(void)
 	tcase_add_test(build, test_verdict_accept_unchanged);
 	tcase_add_test(build, test_verdict_drop);
 	tcase_add_test(build, test_verdict_payload_and_mark);
+	tcase_add_test(build, test_verdict_mark_and_priority);
+	tcase_add_test(build, test_verdict_add_priority);
 	tcase_add_test(build, test_verdict_payload_padding);
 	tcase_add_test(build, test_verdict_batch_build);
 	tcase_add_test(build, test_verdict_drop_runs);
@@ -1734,6 +1903,7 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_parse_truncated_payload);
 	tcase_add_test(parser, test_parse_truncated_attr_header);
 	tcase_add_test(parser, test_parse_short_mark);
+	tcase_add_test(parser, test_parse_priority);
 	tcase_add_test(parser, test_parse_no_payload);
 	tcase_add_test(parser, test_parse_cap_len);
 	tcase_add_test(parser, test_parse_header_queue);
@@ -1749,6 +1919,7 @@ static Suite *nfq_suite(void)
 	tcase_add_test(parser, test_kend_from_headers);
 	tcase_add_test(parser, test_reinject_truncated);
 	tcase_add_test(parser, test_reinject_mark_mask);
+	tcase_add_test(parser, test_reinject_mark_carrier);
 	tcase_add_test(parser, test_parse_no_packet_hdr);
 	tcase_add_test(parser, test_parse_nlmsg_error);
 	tcase_add_test(parser, test_parse_not_a_packet);

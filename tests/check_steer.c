@@ -503,6 +503,7 @@ START_TEST(test_guard)
 		"\tchain guard {\n"
 		"\t\ttype filter hook prerouting priority 2147483647; policy accept;\n"
 		"\t\tiifname \"srv6d0\" meta mark set @ll,64,32\n"
+		"\t\tmeta priority and 0xffff0000 0x5d700000-0x7fff0000 meta mark set meta priority meta priority set 0\n"
 		"\t\tmeta mark and 0xffff0000 0x5d700000-0x7fff0000 accept\n"
 		"\t\tiifname \"srv6d0\" meta mark 0x00000000 ip6 daddr fd00:8::/64 counter name \"kencap_unmarked\" accept\n"
 		"\t\tiifname \"srv6d0\" ip6 daddr fd00:8::/64 counter name \"kencap_caught\" accept\n"
@@ -535,25 +536,41 @@ START_TEST(test_guard)
 	rs->kencap_on = false;
 	ck_assert_int_eq(steer_plan_build_links(cfg, rs, links, 2, &plan), 0);
 	{
-		unsigned g0 = 0;
+		unsigned g0 = 0, g0p = 0;
 
 		for (unsigned i = 0; i < plan.nrules; i++) {
-			ck_assert(plan.rules[i].action != STEER_COUNT);
-			if (plan.rules[i].action == STEER_MARK_FROM_MAC) {
-				ck_assert_str_eq(plan.rules[i].chain, "guard");
-				ck_assert_str_eq(plan.rules[i].iifname, "srv6d0");
-				ck_assert_int_eq(plan.rules[i].family,
+			const struct steer_rule *r = &plan.rules[i];
+
+			ck_assert(r->action != STEER_COUNT);
+			if (r->action == STEER_MARK_FROM_MAC) {
+				ck_assert_str_eq(r->chain, "guard");
+				ck_assert_str_eq(r->iifname, "srv6d0");
+				ck_assert_int_eq(r->family,
 						 g0 ? AF_INET : AF_INET6);
 				g0++;
 			}
+			if (r->action == STEER_MARK_FROM_PRIORITY) {
+				/* right after G0, from any link */
+				ck_assert_uint_gt(i, 0);
+				ck_assert_int_eq(plan.rules[i - 1].action,
+						 STEER_MARK_FROM_MAC);
+				ck_assert_str_eq(r->iifname, "");
+				ck_assert(r->has_mark_range);
+				ck_assert_uint_eq(r->mark_from, 0x5d700000);
+				ck_assert_uint_eq(r->mark_to, 0x7fff0000);
+				ck_assert_uint_eq(r->mark_mask, 0xffff0000);
+				g0p++;
+			}
 		}
 		ck_assert_uint_eq(g0, 2);
+		ck_assert_uint_eq(g0p, 2);
 	}
 	steer_plan_free(&plan);
 	/* srv6d -p (no running state): none */
 	ck_assert_int_eq(steer_plan_build(cfg, NULL, &plan), 0);
 	for (unsigned i = 0; i < plan.nrules; i++)
-		ck_assert(plan.rules[i].action != STEER_MARK_FROM_MAC);
+		ck_assert(plan.rules[i].action != STEER_MARK_FROM_MAC &&
+			  plan.rules[i].action != STEER_MARK_FROM_PRIORITY);
 	steer_plan_free(&plan);
 	runstate_free(rs);
 	config_free(cfg);

@@ -124,6 +124,8 @@ struct pkt {
 	uint16_t hw_proto;	/* ETH_P_IP or ETH_P_IPV6 (host order) */
 	uint8_t hook;
 	uint32_t mark;		/* NFQA_MARK, 0 when absent */
+	uint32_t priority;	/* NFQA_PRIORITY (skb->priority), 0 when
+				 * absent (Linux sends it when not 0) */
 	uint32_t indev;		/* NFQA_IFINDEX_INDEV, 0 when absent */
 	/* NFQA_HWADDR: the link-layer source of the frame it came in,
 	 * an Ethernet address; hw_src_len 0 when absent (a link without
@@ -167,6 +169,11 @@ struct pkt {
 	 * place that carries a verdict out): out_mark's value under
 	 * mark-mask with the packet's other bits (config_mark_apply()). */
 	uint32_t verdict_mark;
+	/* The verdict also gives skb->priority this value (NFQA_PRIORITY,
+	 * Linux 5.18), 0: not.  The mark's second carrier (reinject.c
+	 * reinject_mark_carrier()): the steering guard's G0P copies it back
+	 * into the mark right before routing and clears it (steer.h). */
+	uint32_t verdict_priority;
 	/* The result is a packet this node originates (an ICMP error
 	 * icmp4_error() built): it leaves as a locally generated packet
 	 * (reinject.h), not as the verdict. */
@@ -269,6 +276,7 @@ static inline void pkt_result_reset(struct pkt *p)
 	p->set_mark = false;
 	p->out_mark = 0;
 	p->verdict_mark = 0;
+	p->verdict_priority = 0;
 	p->local_out = false;
 	p->chain_kept = true;
 	p->srh_parsed = false;

@@ -90,8 +90,8 @@ static size_t nfq_put_attr(uint8_t *buf, size_t off, uint16_t type,
 static unsigned nfq_verdict_msg_build(uint8_t *hdr, uint16_t type,
 				      uint16_t queue, uint32_t id,
 				      uint32_t nf_verdict, const uint32_t *mark,
-				      const uint8_t *payload, uint32_t plen,
-				      struct iovec *iov)
+				      uint32_t priority, const uint8_t *payload,
+				      uint32_t plen, struct iovec *iov)
 {
 	struct nlmsghdr nlh = {
 		.nlmsg_type = type,
@@ -120,6 +120,12 @@ static unsigned nfq_verdict_msg_build(uint8_t *hdr, uint16_t type,
 		off = nfq_put_attr(hdr, off, NFQA_MARK, &m, sizeof(m),
 				   NLA_HDRLEN + sizeof(m));
 	}
+	if (priority) {
+		uint32_t v = htonl(priority);
+
+		off = nfq_put_attr(hdr, off, NFQA_PRIORITY, &v, sizeof(v),
+				   NLA_HDRLEN + sizeof(v));
+	}
 	nlh.nlmsg_len = (uint32_t)off;
 	if (payload) {
 		/* Only the attribute header here; the bytes stay in the slot. */
@@ -141,18 +147,19 @@ static unsigned nfq_verdict_msg_build(uint8_t *hdr, uint16_t type,
 
 unsigned nfq_verdict_build(uint8_t *hdr, uint16_t queue, uint32_t id,
 			   uint32_t nf_verdict, const uint32_t *mark,
-			   const uint8_t *payload, uint32_t plen,
-			   struct iovec *iov)
+			   uint32_t priority, const uint8_t *payload,
+			   uint32_t plen, struct iovec *iov)
 {
 	return nfq_verdict_msg_build(hdr, NFQ_NLMSG_VERDICT, queue, id,
-				     nf_verdict, mark, payload, plen, iov);
+				     nf_verdict, mark, priority, payload,
+				     plen, iov);
 }
 
 unsigned nfq_verdict_batch_build(uint8_t *hdr, uint16_t queue, uint32_t maxid,
 				 uint32_t nf_verdict, struct iovec *iov)
 {
 	return nfq_verdict_msg_build(hdr, NFQ_NLMSG_VERDICT_BATCH, queue,
-				     maxid, nf_verdict, NULL, NULL, 0, iov);
+				     maxid, nf_verdict, NULL, 0, NULL, 0, iov);
 }
 
 /* ---- parsing ------------------------------------------------------------ */
@@ -161,6 +168,7 @@ struct nfq_attrs {
 	const struct nfqnl_msg_packet_hdr *hdr;
 	const struct nlattr *payload;
 	const struct nlattr *mark;
+	const struct nlattr *priority;
 	const struct nlattr *indev;
 	const struct nlattr *cap_len;
 	const struct nlattr *skb_info;
@@ -197,6 +205,10 @@ static void nfq_attrs_parse(const void *payload, size_t len,
 			break;
 		case NFQA_MARK:
 			at->mark = a;
+			at->bad |= !nfq_attr_len_ok(a, 4, true);
+			break;
+		case NFQA_PRIORITY:
+			at->priority = a;
 			at->bad |= !nfq_attr_len_ok(a, 4, true);
 			break;
 		case NFQA_IFINDEX_INDEV:
@@ -305,6 +317,8 @@ static enum nfq_parse_result nfq_parse_packet(uint8_t *slot, uint8_t *slot_end,
 	p->from_hqueue = hqueue >= 0 && ntohs(nfg->res_id) == (unsigned)hqueue;
 	if (at.mark && !at.bad)
 		p->mark = ntohl(mnl_attr_get_u32(at.mark));
+	if (at.priority && !at.bad)
+		p->priority = ntohl(mnl_attr_get_u32(at.priority));
 	if (at.indev && !at.bad)
 		p->indev = ntohl(mnl_attr_get_u32(at.indev));
 	if (at.hwaddr && !at.bad)
@@ -470,7 +484,7 @@ static int nfq_send_drop_msg(struct nfq *q, uint16_t queue, uint32_t id,
 	unsigned n;
 
 	n = upto ? nfq_verdict_batch_build(hdr, queue, id, NF_DROP, iov) :
-		   nfq_verdict_build(hdr, queue, id, NF_DROP, NULL, NULL, 0,
+		   nfq_verdict_build(hdr, queue, id, NF_DROP, NULL, 0, NULL, 0,
 				     iov);
 	return nfq_sendv(q, iov, n);
 }
@@ -853,6 +867,8 @@ void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
 		return;
 	n = nfq_verdict_build(q->vhdr[i], queue, p->id, nf_verdict,
 			      marked ? &p->verdict_mark : NULL,
+			      marked && nf_verdict == NF_ACCEPT ?
+			      p->verdict_priority : 0,
 			      with_payload ? p->data : NULL,
 			      with_payload ? p->len : 0, iov);
 	q->vfirst_iov[i] = q->niov;

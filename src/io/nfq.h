@@ -27,8 +27,9 @@
 #define NFQ_DEFAULT_MAXLEN	8192	/* packets the kernel may hold queued */
 /* nla_len is 16 bits: the largest payload a verdict can carry. */
 #define NFQ_MAX_PAYLOAD		PKT_MAX_LEN
-/* nlmsghdr + nfgenmsg + NFQA_VERDICT_HDR + NFQA_MARK + NFQA_PAYLOAD header */
-#define NFQ_VERDICT_HDR_MAX	(16 + 4 + 12 + 8 + 4)
+/* nlmsghdr + nfgenmsg + NFQA_VERDICT_HDR + NFQA_MARK + NFQA_PRIORITY +
+ * NFQA_PAYLOAD header */
+#define NFQ_VERDICT_HDR_MAX	(16 + 4 + 12 + 8 + 8 + 4)
 #define NFQ_VERDICT_IOV_MAX	3	/* header, payload, padding */
 
 struct nfq;
@@ -140,12 +141,13 @@ enum nfq_parse_result nfq_parse_hq(uint8_t *slot, uint8_t *slot_end,
 /* Build the verdict message for packet `id` of `queue` in hdr (at least
  * NFQ_VERDICT_HDR_MAX bytes) and iov[0..NFQ_VERDICT_IOV_MAX): the header,
  * then (payload != NULL) the payload itself and its padding to 4 bytes.
- * mark is sent when non-NULL.  Returns the number of iovecs used; the
- * message's total length is the sum of their lengths (nlmsg_len). */
+ * mark is sent when non-NULL, priority (NFQA_PRIORITY: skb->priority)
+ * when not 0.  Returns the number of iovecs used; the message's total
+ * length is the sum of their lengths (nlmsg_len). */
 unsigned nfq_verdict_build(uint8_t *hdr, uint16_t queue, uint32_t id,
 			   uint32_t nf_verdict, const uint32_t *mark,
-			   const uint8_t *payload, uint32_t plen,
-			   struct iovec *iov);
+			   uint32_t priority, const uint8_t *payload,
+			   uint32_t plen, struct iovec *iov);
 
 /* Build a NFQNL_MSG_VERDICT_BATCH: nf_verdict for every packet still
  * queued with an id up to maxid (serial number order), in hdr (at least

@@ -716,6 +716,22 @@ static int reinject_segment(const struct config *cfg,
 	return 0;
 }
 
+/* The mark's second carrier (pkt.h verdict_priority): with `steering
+ * auto` the steering guard's G0P (steer.h) copies a priority that holds
+ * one of srv6d's marks under mark-mask back into the mark right before
+ * routing and clears it, so a rule between srv6d's hook and routing that
+ * rewrites the mark (`CONNMARK --restore-mark`, an operator's MARK)
+ * cannot route srv6d's result by another table.  Only for a packet that
+ * came with priority 0 (the guard puts 0 back); without steering there
+ * is no guard, and a priority left set would choose the egress qdisc's
+ * class. */
+static void reinject_mark_carrier(const struct config *cfg, struct pkt *p)
+{
+	p->verdict_priority = cfg->steering && !p->priority &&
+			      !config_mark_bounced(cfg, p->verdict_mark) ?
+			      p->verdict_mark : 0;
+}
+
 /* Carry out decision a for p: queue its verdict on q and, for the ways
  * other than the verdict, its frames in io->tx (sent by reinject_flush())
  * or its send on the raw socket.  Returns 0, or -1 when p does not go,
@@ -727,9 +743,11 @@ static int reinject_carry_out(const struct config *cfg,
 			      struct reinject_io *io, struct worker_stats *st,
 			      enum drop_reason *reason)
 {
-	if (p->set_mark)	/* a result's own (End.X's, ...) */
+	if (p->set_mark) {	/* a result's own (End.X's, ...) */
 		p->verdict_mark = config_mark_apply(cfg, p->mark,
 				config_mark_value(cfg, p->out_mark));
+		reinject_mark_carrier(cfg, p);
+	}
 	switch (a) {
 	case REINJECT_ACCEPT:
 		nfq_verdict_add(q, p, NF_ACCEPT, false);
@@ -744,6 +762,7 @@ static int reinject_carry_out(const struct config *cfg,
 		p->out_mark = p->facts.kernel_mark;
 		p->verdict_mark = config_mark_apply(cfg, p->mark,
 				config_mark_value(cfg, p->out_mark));
+		reinject_mark_carrier(cfg, p);
 		nfq_verdict_add(q, p, NF_ACCEPT, false);
 		return 0;
 	case REINJECT_BOUNCE:

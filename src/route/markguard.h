@@ -56,7 +56,10 @@
  * the frame's source address carries it and the steering guard's first
  * rule puts it back (steer.h G0).  What is handed over as the verdict's
  * mark on the queued packet itself (kernel-end's End, the header queues'
- * encapsulations) can, and is caught and watched as follows.
+ * encapsulations) carries it as skb->priority too, put back by the
+ * guard's second rule (G0P, reinject.c reinject_mark_carrier()); a rule
+ * that rewrites the priority as well beats that, and such a packet is
+ * caught and watched as follows.
  *
  * The watch, kernel-encap: seg6 encap routes count nothing, and no
  * seg6local action takes a plain tenant packet (each wants an SRH or an

@@ -478,6 +478,14 @@ static void plan_guard(struct plan_builder *b, const struct config *cfg,
 		snprintf(r->iifname, sizeof(r->iifname), "%s", cfg->tun_name);
 		r->action = STEER_MARK_FROM_MAC;
 	}
+	if ((r = plan_add(b, family))) {	/* G0P */
+		r->has_mark_range = true;
+		r->mark_from = config_mark_value(cfg, cfg->mark_base + 1);
+		r->mark_to = config_mark_value(cfg, cfg->mark_base +
+						    (cfg->mark_count - 1));
+		r->mark_mask = cfg->mark_mask;
+		r->action = STEER_MARK_FROM_PRIORITY;
+	}
 	if (!rs->kencap_on || !pl->known || !guard_table(cfg, rs, family, 0)) {
 		b->chain = NULL;
 		return;
@@ -596,6 +604,9 @@ static void print_prefix(const struct steer_rule *r, FILE *f)
 
 static void print_nft_rule(const struct steer_rule *r, FILE *f)
 {
+	const char *key = r->action == STEER_MARK_FROM_PRIORITY ? "priority" :
+								  "mark";
+
 	if (r->proxy_iif)
 		fprintf(f, "\t\t# what the service of an SR proxy sends back "
 			"on %s (its iif)\n", r->iifname);
@@ -604,12 +615,12 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 		fprintf(f, "iifname \"%s%s\" ", r->iifname,
 			r->iif_wildcard ? "*" : "");
 	if (r->has_mark_range && r->mark_mask != 0xffffffffu)
-		fprintf(f, "meta mark and 0x%08x 0x%08x-0x%08x ",
+		fprintf(f, "meta %s and 0x%08x 0x%08x-0x%08x ", key,
 			r->mark_mask, r->mark_from, r->mark_to);
 	else if (r->has_mark_range && r->mark_from == r->mark_to)
-		fprintf(f, "meta mark 0x%08x ", r->mark_from);
+		fprintf(f, "meta %s 0x%08x ", key, r->mark_from);
 	else if (r->has_mark_range)
-		fprintf(f, "meta mark 0x%08x-0x%08x ", r->mark_from,
+		fprintf(f, "meta %s 0x%08x-0x%08x ", key, r->mark_from,
 			r->mark_to);
 	if (r->plen) {
 		fputs(r->family == AF_INET6 ? "ip6 daddr " : "ip daddr ", f);
@@ -632,6 +643,8 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 		fputs("counter name \"" STEER_GUARD_UNMARKED "\" accept\n", f);
 	else if (r->action == STEER_MARK_FROM_MAC)
 		fputs("meta mark set @ll,64,32\n", f);
+	else if (r->action == STEER_MARK_FROM_PRIORITY)
+		fputs("meta mark set meta priority meta priority set 0\n", f);
 	else if (r->queue_total > 1)
 		fprintf(f, "queue num %u-%u fanout\n", r->queue_first,
 			r->queue_first + r->queue_total - 1);
@@ -831,6 +844,18 @@ static struct nftnl_expr *expr_meta(uint32_t key)
 	return e;
 }
 
+/* meta KEY set from register 1 */
+static struct nftnl_expr *expr_meta_set(uint32_t key)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("meta");
+
+	if (e) {
+		nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_META_SREG, NFT_REG_1);
+	}
+	return e;
+}
+
 static struct nftnl_expr *expr_cmp(uint32_t op, const void *data,
 				   uint32_t len)
 {
@@ -883,7 +908,9 @@ static int rule_mark_range(struct nftnl_rule *nr, const struct steer_rule *r)
 	uint32_t from = htonl(r->mark_from), to = htonl(r->mark_to);
 	struct nftnl_expr *e;
 
-	if (rule_add_expr(nr, expr_meta(NFT_META_MARK)) < 0 ||
+	/* G0P's range is on the priority that carries the mark */
+	if (rule_add_expr(nr, expr_meta(r->action == STEER_MARK_FROM_PRIORITY ?
+					NFT_META_PRIORITY : NFT_META_MARK)) < 0 ||
 	    rule_mark_and(nr, r->mark_mask) < 0)
 		return -1;
 	/* range compares bytes: the mark in network order (as nft does) */
@@ -1006,13 +1033,23 @@ static int rule_verdict(struct nftnl_rule *nr, const struct steer_rule *r,
 		nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_LEN, 4);
 		nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SIZE, 4);
 		nftnl_rule_add_expr(nr, e);
-		e = nftnl_expr_alloc("meta");
+		return rule_add_expr(nr, expr_meta_set(NFT_META_MARK));
+	}
+	if (r->action == STEER_MARK_FROM_PRIORITY) {
+		/* the priority whole into the mark, then 0 into the
+		 * priority; no verdict: the chain goes on */
+		static const uint32_t zero;
+
+		if (rule_add_expr(nr, expr_meta(NFT_META_PRIORITY)) < 0 ||
+		    rule_add_expr(nr, expr_meta_set(NFT_META_MARK)) < 0)
+			return -1;
+		e = nftnl_expr_alloc("immediate");
 		if (!e)
 			return -1;
-		nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, NFT_META_MARK);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_META_SREG, NFT_REG_1);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_1);
+		nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, &zero, sizeof(zero));
 		nftnl_rule_add_expr(nr, e);
-		return 0;
+		return rule_add_expr(nr, expr_meta_set(NFT_META_PRIORITY));
 	}
 	if (r->action == STEER_ACCEPT || r->action == STEER_GOTO ||
 	    r->action == STEER_COUNT || r->action == STEER_COUNT_UNMARKED) {

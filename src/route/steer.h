@@ -53,6 +53,14 @@
  *       --restore-mark`, an operator's MARK) cannot send srv6d's
  *       results (End.DT4's, End.DX4's, kernel-encap's inner packets, an
  *       End.AS's) by another table.
+ *   G0P. what srv6d accepted with one of its marks (the verdict's
+ *       payload of End.X, End.DT6, ...; the original handed to the
+ *       kernel's seg6 or seg6local by kernel-end's or kernel-encap's
+ *       mark) gets it back: the verdict gave the same value as
+ *       skb->priority (NFQA_PRIORITY, reinject.c), `meta priority and
+ *       MASK FROM-TO meta mark set meta priority meta priority set 0`.
+ *       The second carrier of the mark, for what does not come by the
+ *       device; it clears what it used.
  *
  * With kernel-encap (the links known) and kernel-encap policies the
  * guard also watches them (markguard.h), counting in a named counter
@@ -122,6 +130,9 @@ enum steer_action {
 	STEER_COUNT_UNMARKED,		/* counter STEER_GUARD_UNMARKED, accept */
 	STEER_MARK_FROM_MAC,		/* meta mark set from the source MAC
 					 * address's last 4 bytes, go on */
+	STEER_MARK_FROM_PRIORITY,	/* its mark range on meta priority:
+					 * meta mark set meta priority,
+					 * meta priority set 0, go on */
 };
 
 /* A link whose packets the kernel looks up in another table than main

@@ -25,22 +25,30 @@
 # - `ip6tables -t mangle -A PREROUTING -j CONNMARK --restore-mark`
 #   (full mask: the connection's mark 0 replaces srv6d's), the tenant's
 #   transfer too;
-# - an operator's `MARK --set-mark 0x1` (for the SID and customer
-#   prefixes) and `ip -6 rule priority 100
+# - an operator's `MARK --set-mark 0x1` (for the SID, customer and
+#   End.DT6 result prefixes) and `ip -6 rule priority 100
 #   fwmark 0x1/0x1 lookup 50` (table 50: default to sink2), srv6d's
 #   rule-priority 90 before it.
+# - the same restore-mark with a rule that also clears skb->priority
+#   (nft, prerouting priority 0): the mark's second carrier lost too.
 # Checks, for each: nothing arrives at sink2 and no frame leaves by gw2;
-# each transfer keeps >= 50% of its undisturbed bytes; srv6d's End falls
-# back to userspace (status kernel_end held, holds 1 more), logged once;
-# its encapsulations are not held: their inner super-packets go into
-# srv6d0 marked and the steering guard's first rule (G0) puts the mark
-# back from the frame's source address right before routing, so the
-# guard counts nothing and kernel-encap goes on (session 10, without G0:
-# held, 0.05-0.41 of undisturbed); a ping to the SID is answered.  The
-# disturbance removed under transfers of both ways, within 1 s the holds
-# end without a reload and the End and the encapsulations go to the
-# kernel (kend and kencap count, the catch table and the guard count
-# nothing new).  An operator's rule before srv6d's (priority 50) is
+# each transfer keeps >= 50% of its undisturbed bytes; a ping to the SID
+# is answered.  The End's hand-off to the kernel (the verdict's mark) is
+# not held: the verdict gave its mark again as skb->priority and the
+# steering guard's G0P puts it back right before routing (session 11,
+# without it: held, srv6d's own End); only where the priority is cleared
+# too does it fall back to userspace (status kernel_end held, holds 1
+# more), logged once.  The encapsulations are never held: their inner
+# super-packets go into srv6d0 marked and the guard's first rule (G0)
+# puts the mark back from the frame's source address, so the guard
+# counts nothing and kernel-encap goes on (session 10, without G0: held,
+# 0.05-0.41 of undisturbed).  An End.DT6 SID's results (the verdict's
+# payload with the SID's mark: table 200's route to sink1, main's to
+# sink2) all reach sink1 (session 11, without G0P: every one at sink2
+# under restore-mark).  The disturbance removed under transfers of both
+# ways, within 1 s any hold ends without a reload and the End and the
+# encapsulations go to the kernel (kend and kencap count, the catch
+# table and the guard count nothing new).  An operator's rule before srv6d's (priority 50) is
 # warned about once and shown in status (rules_before), an `iif lo` one
 # is not.  After the stop no catch rule or route of srv6d's is left, and
 # an operator's rule identical to its catch (another protocol) is.
@@ -88,12 +96,23 @@ nsx "$S2" ip6tables -t raw -A PREROUTING -d fc00:100::1/128 -j DROP &&
 	fail "sink2's counting rules"
 nsx "$GW" ip -6 route add default via fc00:3::2 dev gw2 table 50 ||
 	fail "table 50"
+# End.DT6 fc00:100::d6 table 200: its results are the verdict's payload
+# with the SID's mark; table 200 sends fd00:66::/64 to sink1, main (the
+# leak) to sink2, both count
+nsx "$GW" ip -6 route add fd00:66::/64 via fc00:2::2 dev gw1 table 200 &&
+	nsx "$GW" ip -6 route add fd00:66::/64 via fc00:3::2 dev gw2 &&
+	nsx "$S1" ip6tables -t raw -A PREROUTING -d fd00:66::1/128 -j DROP &&
+	nsx "$S2" ip6tables -t raw -A PREROUTING -d fd00:66::1/128 -j DROP &&
+	nsx "$GEN" ip -6 route add fd00:66::1/128 encap seg6 mode encap \
+		segs fc00:100::d6 via fc00:1::2 dev g0 ||
+	fail "the End.DT6 SID's routes"
 
 cat >"$TMPD/srv6d.conf" <<EOF
 queue 0
 encap-source fc00:3::1
 rule-priority $PRIO
 sid fc00:100::1/128 action End
+sid fc00:100::d6/128 action End.DT6 table 200
 route fd00:8::/64 encap seg6 mode encap segs fc00:9::d6
 route fd00:7::/64 table 200 encap seg6 mode encap segs fc00:9::d6
 EOF
@@ -171,7 +190,22 @@ unmarked_packets() {
 	echo "${n6:-0}"
 }
 
+# dt6 LABEL: 20 pings by the End.DT6 SID to fd00:66::1 (unanswered: the
+# sinks drop them) all reach sink1 by table 200, none sink2 by main.
+dt6() {
+	local a0 b0 a b
+	a0=$(sink_count "$S1" fd00:66::1)
+	b0=$(sink_count "$S2" fd00:66::1)
+	nsx "$GEN" timeout 5 ping -6 -c 20 -i 0.02 -W 1 fd00:66::1 >/dev/null 2>&1
+	sleep 0.3
+	a=$(($(sink_count "$S1" fd00:66::1) - a0))
+	b=$(($(sink_count "$S2" fd00:66::1) - b0))
+	say "$1: End.DT6's results: $a at sink1 (table 200), $b at sink2 (main)"
+	expect_eq "$1: End.DT6's results routed by its table, none leaked into main" "$a,$b" 20,0
+}
+
 # ---- undisturbed ---------------------------------------------------------
+dt6 undisturbed
 transfer base-end fd00:9::1
 BASE_END=$BYTES
 no_leak "undisturbed End"
@@ -235,24 +269,33 @@ BARE_LOG="packets for its policies reached routing with no mark at all"
 
 # disturbed LABEL UNDO: the checks under a disturbance that is in place,
 # then UNDO (a command string) removes it and the checks after.
+# HELD: 1 where the End is to be held (the priority cleared too), else 0.
 disturbed() {
-	local label=$1 undo=$2 h0 e0 l0 kd0 ke0 c0 g0 kd ke c ip ip2
+	local label=$1 undo=$2 held=$3 h0 e0 l0 kd0 ke0 c0 g0 kd ke c ip ip2
 	h0=$(ctl_get "s['kernel_end']['holds']")
 	e0=$(ctl_get "s['kernel_encap']['holds']")
 	l0=$(grep -c "$END_LOG" "$LOG")
+	g0=$(guard_packets)
 	transfer "$label-end" fd00:9::1
 	no_leak "$label: End"
 	rate "$label: End" "$BASE_END"
-	expect_eq "$label: kernel-end held once (status holds)" \
-		"$(ctl_get "s['kernel_end']['holds']")" $((h0 + 1))
-	expect_eq "$label: kernel-end logged once" \
-		$(($(grep -c "$END_LOG" "$LOG") - l0)) 1
+	if [ "$held" = 0 ]; then
+		# the mark put back from the priority (G0P): the kernel's End
+		# goes on, nothing caught
+		expect_eq "$label: kernel-end not held, nothing logged (holds, log lines)" \
+			"$(ctl_get "s['kernel_end']['holds']"),$(($(grep -c "$END_LOG" "$LOG") - l0))" "$h0,0"
+		dt6 "$label"
+	else
+		expect_eq "$label: kernel-end held once (status holds)" \
+			"$(ctl_get "s['kernel_end']['holds']")" $((h0 + 1))
+		expect_eq "$label: kernel-end logged once" \
+			$(($(grep -c "$END_LOG" "$LOG") - l0)) 1
+	fi
 	if nsx "$GEN" ping -6 -c 3 -i 0.2 -W 1 fc00:100::1 >/dev/null 2>&1; then
 		pass "$label: a ping to the SID is answered"
 	else
 		fail "$label: a ping to the SID is not answered"
 	fi
-	g0=$(guard_packets)
 	transfer "$label-encap" fd00:8::1
 	no_leak "$label: encapsulation"
 	# its inner super-packets go into srv6d0 marked, and the guard's G0
@@ -307,16 +350,34 @@ disturbed() {
 nsx "$GW" ip6tables -t mangle -A PREROUTING -j CONNMARK --restore-mark ||
 	fail "CONNMARK rule"
 disturbed restore-mark \
-	'nsx "$GW" ip6tables -t mangle -D PREROUTING -j CONNMARK --restore-mark'
+	'nsx "$GW" ip6tables -t mangle -D PREROUTING -j CONNMARK --restore-mark' 0
+
+# ---- restore-mark, and the priority cleared: both carriers lost ----------
+# (the catch and its hold are what is left: the End held, its
+# encapsulations by srv6d0's G0 still not)
+nsx "$GW" ip6tables -t mangle -A PREROUTING -j CONNMARK --restore-mark &&
+	nsx "$GW" nft -f - <<'EOF' || fail "CONNMARK and the priority-clearing rule"
+table ip6 prioclear {
+	chain pre {
+		type filter hook prerouting priority 0; policy accept;
+		meta priority set 0
+	}
+}
+EOF
+disturbed restore-mark-prio \
+	'nsx "$GW" ip6tables -t mangle -D PREROUTING -j CONNMARK --restore-mark &&
+	 nsx "$GW" nft delete table ip6 prioclear' 1
 
 # ---- an operator's MARK and fwmark rule -----------------------------------
 nsx "$GW" ip6tables -t mangle -A PREROUTING -d fc00:100::/32 -j MARK --set-mark 0x1 &&
 	nsx "$GW" ip6tables -t mangle -A PREROUTING -d fd00:8::/64 -j MARK --set-mark 0x1 &&
+	nsx "$GW" ip6tables -t mangle -A PREROUTING -d fd00:66::/64 -j MARK --set-mark 0x1 &&
 	nsx "$GW" ip -6 rule add priority 100 fwmark 0x1/0x1 lookup 50 ||
 	fail "the operator's MARK and rule"
 disturbed operator-mark \
 	'nsx "$GW" ip6tables -t mangle -D PREROUTING -d fc00:100::/32 -j MARK --set-mark 0x1 &&
-	 nsx "$GW" ip6tables -t mangle -D PREROUTING -d fd00:8::/64 -j MARK --set-mark 0x1'
+	 nsx "$GW" ip6tables -t mangle -D PREROUTING -d fd00:8::/64 -j MARK --set-mark 0x1 &&
+	 nsx "$GW" ip6tables -t mangle -D PREROUTING -d fd00:66::/64 -j MARK --set-mark 0x1' 0
 expect_eq "the operator's rule is left alone by srv6d" \
 	"$(nsx "$GW" ip -6 rule show priority 100 | grep -c "fwmark 0x1/0x1 lookup 50")" 1
 expect_eq "the operator's rule after srv6d's is not warned about" \
