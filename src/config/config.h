@@ -60,6 +60,10 @@ struct sid {
 	 * of the IPv6 source where its IPv4 source starts. */
 	uint8_t mob_plen;
 	uint8_t v4src_pos;
+	/* End.M.GTP6.Di: `encoding rfc` (the default, RFC 9433 6.4: the
+	 * outer source S, the headend's) or `encoding vpp` (VPP's node:
+	 * the GTP-U packet's own source, the gNB's). */
+	bool di_vpp;
 	/* SR proxies (End.AS, End.AD, End.AM): the interface the service
 	 * sends back on, and the SID's entry in config->proxies. */
 	char iif[IF_NAMESIZE];
