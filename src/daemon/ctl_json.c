@@ -255,6 +255,8 @@ static void sid_attrs_fill(json_t *o, const struct config *cfg,
 	if (s->behavior == BHV_END_M_GTP6_D ||	/* RFC 9433 (mobile.h) */
 	    s->behavior == BHV_END_M_GTP6_DI)
 		jset(o, "mob_plen", jcount(s->mob_plen), ok);
+	if (s->behavior == BHV_END_M_GTP6_DI)	/* RFC 9433 6.4's or VPP's */
+		jset(o, "encoding", json_string(s->di_vpp ? "vpp" : "rfc"), ok);
 	if (s->behavior == BHV_END_M_GTP4_E)
 		jset(o, "v4src_position", jcount(s->v4src_pos), ok);
 	if (s->policy)

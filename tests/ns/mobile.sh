@@ -268,6 +268,8 @@ expect_eq "End.M.GTP6.Di counted 2 G-PDUs and 1 Echo Request" \
 	"$(ctl_get "sid('fc00:100:1d::/64')['packets']")" 3
 expect_eq "End.M.GTP6.Di encoding vpp counted 1 G-PDU and 1 Echo Request" \
 	"$(ctl_get "sid('fc00:100:2d::/64')['packets']")" 2
+expect_eq "srv6ctl shows End.M.GTP6.Di's encodings: rfc (the default) and vpp" \
+	"$(ctl_get "sid('fc00:100:1d::/64')['encoding'] + ' ' + sid('fc00:100:2d::/64')['encoding']")" "rfc vpp"
 expect_eq "End.M.GTP6.E counted 4 G-PDUs and 2 Echo messages" \
 	"$(ctl_get "sid('fc00:100:e::/64')['packets']")" 6
 expect_eq "End.M.GTP4.E counted 1" \
