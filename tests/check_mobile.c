@@ -77,6 +77,12 @@ static const char GTP6DI_RFC_E_OUT[] =
 	"000b0000000000000000000000000001000a0000000000000000000000000001"
 	"03e800170011d66b73727636642d677470";
 
+static const char GTP6DI_RFC_E_SRC_OUT[] =
+	"600000000049114000d5000000000000000000000000000d2001000000000000"
+	"00000000000000010868086800492a7930ff0039000000c86000000000111140"
+	"000b0000000000000000000000000001000a0000000000000000000000000001"
+	"03e800170011d66b73727636642d677470";
+
 static const char GTP6D_ECHO[] =
 	"600000000014113c200200000000000000000000000000012001000000000000"
 	"00000000000000010868086800147ce3320100040000000000090000";
@@ -802,6 +808,35 @@ START_TEST(test_gtp6di_rfc_round_trip)
 }
 END_TEST
 
+/* The same through an End.M.GTP6.E with `source d5::d` (6.5 "S04. Set
+ * the outer IPv6 SA to S"): 5.4's GW-B_out, "(GW-B, U::1)(GTP: TEID
+ * T)(A,Z)". */
+START_TEST(test_gtp6di_rfc_round_trip_source)
+{
+	uint8_t want[256];
+	size_t wlen = hex2bin(GTP6DI_RFC_E_SRC_OUT, want, sizeof(want));
+	struct pkt *p = load(GTP6D_IN);
+	static uint8_t mid[256];
+	struct sid *e;
+	uint32_t len;
+
+	run(gtp6di_rfc(), p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	len = p->len;
+	memcpy(mid, p->data, len);
+	mid[43] = 1;				/* after End at d2::, d3:: */
+	memcpy(mid + 24, mid + 48 + 16, 16);	/* DA: B, SRH[1] */
+	setup();
+	p = test_pkt(&slot, mid, len, ETH_P_IPV6);
+	e = mksid(BHV_END_M_GTP6_E, "d4::", 64);
+	e->has_source = true;
+	inet_pton(AF_INET6, "d5::d", &e->source);
+	run(e, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_bytes(p->data, p->len, want, wlen);
+}
+END_TEST
+
 /* One segment, B alone: B, then D; Segments Left 1, the DA B with the
  * session, the source S. */
 START_TEST(test_gtp6di_rfc_one_segment)
@@ -1186,6 +1221,23 @@ START_TEST(test_config_gtp6di_rfc)
 }
 END_TEST
 
+/* End.M.GTP6.E's `source` (RFC 9433 6.5 S04): kept on the SID; without
+ * it none (the packet's source is kept). */
+START_TEST(test_config_gtp6e_source)
+{
+	struct config *c = parse("sid d4::/64 action End.M.GTP6.E source "
+				 "d5::d\nsid aaaa::/64 action End.M.GTP6.E\n");
+	struct in6_addr a;
+
+	ck_assert_ptr_nonnull(c);
+	inet_pton(AF_INET6, "d5::d", &a);
+	ck_assert(c->sids[0].has_source);
+	ck_assert_mem_eq(&c->sids[0].source, &a, 16);
+	ck_assert(!c->sids[1].has_source);
+	config_free(c);
+}
+END_TEST
+
 struct errs {
 	unsigned n;
 	char msg[512];
@@ -1230,6 +1282,12 @@ START_TEST(test_config_encoding_errors)
 		{ "sid 2001::/64 action End.M.GTP6.Di mob-prefix d4::/64 "
 		  "encoding vpp encoding rfc\n",
 		  "2: sid: 'encoding' given twice" },
+		{ "sid aaaa::/64 action End.M.GTP6.E source ::\n",
+		  "2: sid: source :: is not a unicast address" },
+		{ "sid aaaa::/32 action End.M.GTP4.E v4src-position 64 "
+		  "source d5::d\n",
+		  "2: sid: 'source' is only valid with End.M.GTP6.E or End.AS, "
+		  "not with End.M.GTP4.E" },
 	};
 
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -1436,6 +1494,8 @@ static Suite *mobile_suite(void)
 	tcase_add_test(tc, test_gtp6di_drops);
 	tcase_add_test(tc, test_gtp6di_rfc);
 	tcase_add_test(tc, test_gtp6di_rfc_round_trip);
+	tcase_add_test(tc, test_gtp6di_rfc_round_trip_source);
+	tcase_add_test(tc, test_config_gtp6e_source);
 	tcase_add_test(tc, test_gtp6di_rfc_one_segment);
 	tcase_add_test(tc, test_gtp6di_rfc_echo);
 	tcase_add_test(tc, test_gtp6e_vpp);

@@ -8,8 +8,8 @@ pseudocode makes of them (6.3, 6.4, 6.5, 6.6), with the choices srv6d.conf(5)
 states: UDP source port 2152, a PDU Session Container (downlink) only
 for a QFI or R, the outer IPv6 header of End.M.GTP6.D as the headend's
 (inner traffic class, flow label and hop limit; 64 over IPv4), and
-End.M.GTP6.E keeping the source address (as VPP).  Run it to print the C
-strings; check_mobile.c holds its output.
+End.M.GTP6.E keeping the source address (as VPP) unless it has a
+`source`.  Run it to print the C strings; check_mobile.c holds its output.
 """
 from scapy.all import IP, IPv6, UDP, IPv6ExtHdrSegmentRouting, raw
 from scapy.contrib.gtp import GTP_U_Header, GTPPDUSessionContainer
@@ -61,6 +61,11 @@ h("GTP6DI_OUT", IPv6(src="2002::1", dst="d2::", hlim=64) /
 # the gNB's GTP-U packet to D with its TEID, from S (End.M.GTP6.E keeps
 # the source), the hop limit the outer header's
 h("GTP6DI_RFC_E_OUT", IPv6(src="a1::1", dst="2001::1", hlim=64) / GTP /
+  GTP_U_Header(gtp_type=255, teid=200) / INNER6)
+# ... and by End.M.GTP6.E with `source d5::d` (6.5 "S04. Set the outer
+# IPv6 SA to S", S an End.M.GTP6.D SID at that gateway): 5.4's GW-B_out,
+# "(GW-B, U::1)(GTP: TEID T)(A,Z)"
+h("GTP6DI_RFC_E_SRC_OUT", IPv6(src="d5::d", dst="2001::1", hlim=64) / GTP /
   GTP_U_Header(gtp_type=255, teid=200) / INNER6)
 # a GTP-U Echo Request to the SID
 h("GTP6D_ECHO", gnb / GTP / GTP_U_Header(gtp_type=1, teid=0, S=1, seq=9))

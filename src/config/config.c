@@ -895,6 +895,11 @@ static int sid_attr_value(struct parser *p, struct sid *s, enum sid_attr a,
 	case SA_IIF:
 		return get_ifname(p, "sid", "iif", v, s->iif);
 	case SA_SOURCE:
+		if (s->behavior == BHV_END_M_GTP6_E) {	/* RFC 9433 6.5 S04 */
+			s->has_source = true;
+			return get_addr6(p, "sid", "source", " after 'source'",
+					 v, &s->source);
+		}
 		return get_addr6(p, "sid", "source", " after 'source'", v,
 				 &p->proxy.source);
 	case SA_SEGS:

@@ -64,6 +64,10 @@ struct sid {
 	 * outer source S, the headend's) or `encoding vpp` (VPP's node:
 	 * the GTP-U packet's own source, the gNB's). */
 	bool di_vpp;
+	/* End.M.GTP6.E: `source`, its S (RFC 9433 6.5 S04); without it the
+	 * packet's own source is kept (VPP's). */
+	bool has_source;
+	struct in6_addr source;
 	/* SR proxies (End.AS, End.AD, End.AM): the interface the service
 	 * sends back on, and the SID's entry in config->proxies. */
 	char iif[IF_NAMESIZE];

@@ -820,7 +820,10 @@ void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 	    mobile_inner(ctx, sid, p, nh, off) < 0)	/* S01, S10-S11 */
 		return;
 	memcpy(&da, &si.srh->segments[0], sizeof(da));	/* S02 */
-	memcpy(&sa, p->data + IP6_SRC_OFF, sizeof(sa));	/* S03 */
+	if (sid->has_source)				/* S04: S */
+		sa = sid->source;
+	else		/* VPP's: the source kept, as `encoding vpp` wants */
+		memcpy(&sa, p->data + IP6_SRC_OFF, sizeof(sa));
 	mob_session_read(p->data + IP6_DST_OFF, sid->plen, &ms);
 	memcpy(&vtcfl, p->data, 4);
 	hlim = p->data[IP6_HLIM_OFF];

@@ -9,7 +9,8 @@
 #            prepended as Segment List[0], B in [1], from encap-source S;
 #            with `encoding vpp` (VPP's) from the gNB's source; what
 #            End.M.GTP6.E at B makes of either (after End at c1): the
-#            gNB's GTP-U packet to D again (s1), from S or the gNB;
+#            gNB's GTP-U packet to D again (s1), from S or the gNB, or
+#            from the E SID's own `source` (RFC 9433 6.5 S04);
 #   downlink SRv6 -> End.M.GTP6.E -> IPv6/UDP/GTP-U to the gNB (s2), and
 #            SRv6 -> End.M.GTP4.E -> IPv4/UDP/GTP-U (s2) through srv6d's
 #            reinjection device;
@@ -38,6 +39,7 @@ sid fc00:100:d::/64 action End.M.GTP6.D mob-prefix fc00:9:e::/64 srh segs fc00:9
 sid fc00:100:1d::/64 action End.M.GTP6.Di mob-prefix fc00:9:e::/64 srh segs fc00:9::c1
 sid fc00:100:2d::/64 action End.M.GTP6.Di mob-prefix fc00:9:e::/64 encoding vpp srh segs fc00:9::c1
 sid fc00:100:e::/64 action End.M.GTP6.E
+sid fc00:100:e2::/64 action End.M.GTP6.E source fc00:100:d::1
 sid fc00:104::/32 action End.M.GTP4.E v4src-position 64
 route 10.9.5.0/24 encap gtp4 mob-prefix fc00:9:4d::/48 src-prefix fc00:9:5::/64 segs fc00:9::c1
 EOF2
@@ -94,19 +96,21 @@ elif case in ("6di", "6di-vpp"):	# RFC 9433 6.4: D prepended as SRH[0]
              dst="fc00:9::c1", hlim=49) / \
         SRH(addresses=[d, b(0, teid), "fc00:9::c1"],
             segleft=2, lastentry=2, nh=41) / ue6
-elif case in ("6di-e", "6di-vpp-e"):	# that after End at c1, to an E SID
-    # (as SRGW-B: D, the UPF's address, is SRGW-A's Di SID, not this
-    # gateway's, or End.M.GTP6.E's result would come back to it)
+elif case in ("6di-e", "6di-vpp-e", "6di-e-src"):	# that after End at c1,
+    # to an E SID (as SRGW-B: D, the UPF's address, is SRGW-A's Di SID, not
+    # this gateway's, or End.M.GTP6.E's result would come back to it)
     d = "fc00:9:1d::1"
-    s = "fc00:1::2" if case == "6di-e" else "fc00:1::1"
-    e = "fc00:100:e:0:0:%04x:%02x00:0" % (teid >> 8, teid & 0xff)
+    s = "fc00:1::1" if case == "6di-vpp-e" else "fc00:1::2"
+    e = "fc00:100:%s:0:0:%04x:%02x00:0" % (
+        "e2" if case == "6di-e-src" else "e", teid >> 8, teid & 0xff)
     i = IPv6(src=s, dst=e, hlim=48) / \
         SRH(addresses=[d, e, "fc00:9::c1"], segleft=1, lastentry=2,
             nh=41) / ue6
     # 6.5: to SRH[0], D, with the TEID: the gNB's packet again (5.4's
-    # GW-B_out), from the source it came with (End.M.GTP6.E keeps it)
-    o = IPv6(src=s, dst=d, hlim=47) / G / \
-        GTP_U_Header(gtp_type=255, teid=teid) / ue6
+    # GW-B_out), from the source it came with (End.M.GTP6.E keeps it) or
+    # from the SID's `source` (S04: an End.M.GTP6.D SID here)
+    o = IPv6(src="fc00:100:d::1" if case == "6di-e-src" else s, dst=d,
+             hlim=47) / G / GTP_U_Header(gtp_type=255, teid=teid) / ue6
 elif case == "6d-qfi":		# uplink container QFI 9, IPv4 T-PDU
     i = IPv6(src="fc00:1::1", dst="fc00:100:d::1") / G / \
         GTP_U_Header(gtp_type=255, teid=teid, next_ex=0x85) / \
@@ -226,6 +230,8 @@ case_gtp "End.M.GTP6.E after End.M.GTP6.Di (RFC) and End at c1: the gNB's GTP-U 
 	6di-e updie s1 0x100
 case_gtp "End.M.GTP6.E after End.M.GTP6.Di encoding vpp: the very packet the gNB sent (but the hop limit)" \
 	6di-vpp-e updve s1 0x100
+case_gtp "End.M.GTP6.E source fc00:100:d::1 after End.M.GTP6.Di (RFC): 5.4's GW-B_out, from that source (6.5 S04)" \
+	6di-e-src updis s1 0x100
 case_gtp "End.M.GTP6.E: SL 1 -> IPv6/UDP/GTP-U to SRH[0], TEID and QFI 5 + RQI from the SID, source kept, UDP checksum" \
 	6e dn1 s2 0x100
 case_gtp "End.M.GTP6.E: TEID 0x200 from another SID argument" \
@@ -272,6 +278,8 @@ expect_eq "srv6ctl shows End.M.GTP6.Di's encodings: rfc (the default) and vpp" \
 	"$(ctl_get "sid('fc00:100:1d::/64')['encoding'] + ' ' + sid('fc00:100:2d::/64')['encoding']")" "rfc vpp"
 expect_eq "End.M.GTP6.E counted 4 G-PDUs and 2 Echo messages" \
 	"$(ctl_get "sid('fc00:100:e::/64')['packets']")" 6
+expect_eq "End.M.GTP6.E with a source counted 1, srv6ctl shows its source" \
+	"$(ctl_get "str(sid('fc00:100:e2::/64')['packets']) + ' ' + sid('fc00:100:e2::/64')['source']")" "1 fc00:100:d::1"
 expect_eq "End.M.GTP4.E counted 1" \
 	"$(ctl_get "sid('fc00:104::/32')['packets']")" 1
 expect_eq "H.M.GTP4.D's route counted 2 G-PDUs and 1 Echo Request" \
