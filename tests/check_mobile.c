@@ -10,9 +10,11 @@
  * d4::c800:0 after End.M.GTP6.D; DA a1::1, the source kept and TEID
  * bbbbbbbb after End.M.GTP6.E; IPv4 DA, SA and TEID after End.M.GTP4.E)
  * are in them, whole.  VPP's test has no End.M.GTP6.Di case: its
- * GTP6DI_OUT is what VPP's node (srv6_end_m_gtp6_d_di) makes of
- * GTP6D_IN: Segment List[0] the original DA 2001::1, [1] B d4::c800:0,
- * then the policy, Segments Left 3, the gNB's source kept.
+ * GTP6DI_OUT (`encoding vpp`) is what VPP's node (srv6_end_m_gtp6_d_di)
+ * makes of GTP6D_IN: Segment List[0] the original DA 2001::1, [1] B
+ * d4::c800:0, then the policy, Segments Left 3, the gNB's source kept.
+ * GTP6DI_RFC_OUT (the default) is RFC 9433 6.4's: the same SRH (S08, D
+ * as SRH[0]) from the headend's source S (S05).
  */
 #include <arpa/inet.h>
 #include <check.h>
@@ -53,6 +55,14 @@ static const char GTP6D_QFI_OUT[] =
 	"4500002500070000211185af0a0800010a09000103e800170011c26f73727636"
 	"642d677470";
 
+static const char GTP6DI_RFC_OUT[] =
+	"6000000000812b4000a1000000000000000000000000000100d2000000000000"
+	"0000000000000000290804030300000020010000000000000000000000000001"
+	"00d400000000000000000000c800000000d30000000000000000000000000000"
+	"00d200000000000000000000000000006000000000111140000b000000000000"
+	"0000000000000001000a000000000000000000000000000103e800170011d66b"
+	"73727636642d677470";
+
 static const char GTP6DI_OUT[] =
 	"6000000000812b402002000000000000000000000000000100d2000000000000"
 	"0000000000000000290804030300000020010000000000000000000000000001"
@@ -60,6 +70,18 @@ static const char GTP6DI_OUT[] =
 	"00d200000000000000000000000000006000000000111140000b000000000000"
 	"0000000000000001000a000000000000000000000000000103e800170011d66b"
 	"73727636642d677470";
+
+static const char GTP6DI_RFC_E_OUT[] =
+	"600000000049114000a100000000000000000000000000012001000000000000"
+	"00000000000000010868086800492ab930ff0039000000c86000000000111140"
+	"000b0000000000000000000000000001000a0000000000000000000000000001"
+	"03e800170011d66b73727636642d677470";
+
+static const char GTP6DI_RFC_E_SRC_OUT[] =
+	"600000000049114000d5000000000000000000000000000d2001000000000000"
+	"00000000000000010868086800492a7930ff0039000000c86000000000111140"
+	"000b0000000000000000000000000001000a0000000000000000000000000001"
+	"03e800170011d66b73727636642d677470";
 
 static const char GTP6D_ECHO[] =
 	"600000000014113c200200000000000000000000000000012001000000000000"
@@ -175,6 +197,16 @@ static const char GTP6DI_ECHO_OUT[] =
 	"00d4000000000000000009000000000000d30000000000000000000000000000"
 	"00d20000000000000000000000000000";
 
+static const char GTP6DI_RFC_ECHO_OUT[] =
+	"6000000000482b3c00a1000000000000000000000000000100d2000000000000"
+	"00000000000000003b0804030300000420010000000000000000000000000001"
+	"00d4000000000000000009000000000000d30000000000000000000000000000"
+	"00d20000000000000000000000000000";
+
+static const char GTP6DI_RFC_ECHO_E_OUT[] =
+	"600000000014113c00a100000000000000000000000000012001000000000000"
+	"00000000000000010868086800149c44320100040000000000090000";
+
 static const char GTP6D_ECHO_RSP_IN[] =
 	"600000000016113c200200000000000000000000000000012001000000000000"
 	"00000000000000010868086800166ed93202000600000000000900000e03";
@@ -279,13 +311,22 @@ static const struct sid *gtp6d(void)
 }
 
 /* sid 2001::/64 action End.M.GTP6.Di mob-prefix d4::/64 srh segs d2::,d3::
- * (RFC 9433 6.4): the same list, then the slot for S, :: (config.c). */
-static const struct sid *gtp6di(void)
+ * (RFC 9433 6.4): the same list, then the slot for D, :: (config.c). */
+static const struct sid *gtp6di_rfc(void)
 {
 	struct sid *s = (struct sid *)gtp6d();
 
 	s->behavior = BHV_END_M_GTP6_DI;
 	memset(&pol.sl.segs[pol.sl.nsegs++], 0, sizeof(struct in6_addr));
+	return s;
+}
+
+/* The same with `encoding vpp`. */
+static const struct sid *gtp6di(void)
+{
+	struct sid *s = (struct sid *)gtp6di_rfc();
+
+	s->di_vpp = true;
 	return s;
 }
 
@@ -732,6 +773,122 @@ START_TEST(test_gtp6di_drops)
 }
 END_TEST
 
+/* RFC 9433 6.4, the default: "S05. Set the outer IPv6 SA to S" (the
+ * headend's, encap-source a1::1), "S08. Prepend D to the SRH (as
+ * SRH[0])", B with the session SRH[1]. */
+START_TEST(test_gtp6di_rfc)
+{
+	expect_out(gtp6di_rfc(), GTP6D_IN, GTP6DI_RFC_OUT);
+}
+END_TEST
+
+/* End.M.GTP6.E at B (6.5: Segments Left 1, the DA SRH[0]) makes of it
+ * the gNB's GTP-U packet to D, the UPF, with its TEID (5.4's GW-B_out:
+ * "(GW-B, U::1)(GTP: TEID T)(A,Z)"), from S: End.M.GTP6.E keeps the
+ * source it is given. */
+START_TEST(test_gtp6di_rfc_round_trip)
+{
+	uint8_t want[256];
+	size_t wlen = hex2bin(GTP6DI_RFC_E_OUT, want, sizeof(want));
+	struct pkt *p = load(GTP6D_IN);
+	static uint8_t mid[256];
+	uint32_t len;
+
+	run(gtp6di_rfc(), p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	len = p->len;
+	memcpy(mid, p->data, len);
+	mid[43] = 1;				/* after End at d2::, d3:: */
+	memcpy(mid + 24, mid + 48 + 16, 16);	/* DA: B, SRH[1] */
+	setup();
+	p = test_pkt(&slot, mid, len, ETH_P_IPV6);
+	run(mksid(BHV_END_M_GTP6_E, "d4::", 64), p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_bytes(p->data, p->len, want, wlen);
+}
+END_TEST
+
+/* The same through an End.M.GTP6.E with `source d5::d` (6.5 "S04. Set
+ * the outer IPv6 SA to S"): 5.4's GW-B_out, "(GW-B, U::1)(GTP: TEID
+ * T)(A,Z)". */
+START_TEST(test_gtp6di_rfc_round_trip_source)
+{
+	uint8_t want[256];
+	size_t wlen = hex2bin(GTP6DI_RFC_E_SRC_OUT, want, sizeof(want));
+	struct pkt *p = load(GTP6D_IN);
+	static uint8_t mid[256];
+	struct sid *e;
+	uint32_t len;
+
+	run(gtp6di_rfc(), p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	len = p->len;
+	memcpy(mid, p->data, len);
+	mid[43] = 1;				/* after End at d2::, d3:: */
+	memcpy(mid + 24, mid + 48 + 16, 16);	/* DA: B, SRH[1] */
+	setup();
+	p = test_pkt(&slot, mid, len, ETH_P_IPV6);
+	e = mksid(BHV_END_M_GTP6_E, "d4::", 64);
+	e->has_source = true;
+	inet_pton(AF_INET6, "d5::d", &e->source);
+	run(e, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_bytes(p->data, p->len, want, wlen);
+}
+END_TEST
+
+/* One segment, B alone: B, then D; Segments Left 1, the DA B with the
+ * session, the source S. */
+START_TEST(test_gtp6di_rfc_one_segment)
+{
+	const struct sid *s = gtp6di_rfc();
+	struct in6_addr a;
+	struct pkt *p;
+
+	pol.sl.nsegs = 2;
+	inet_pton(AF_INET6, "d4::", &pol.sl.segs[0]);
+	memset(&pol.sl.segs[1], 0, sizeof(pol.sl.segs[1]));
+	p = load(GTP6D_IN);
+	run(s, p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_uint_eq(p->data[40 + 3], 1);		/* SL 1 */
+	ck_assert_uint_eq(p->data[40 + 4], 1);		/* last entry 1 */
+	inet_pton(AF_INET6, "2001::1", &a);
+	ck_assert_mem_eq(p->data + 48, &a, 16);		/* SRH[0]: D */
+	ck_assert_mem_eq(p->data + 24, p->data + 64, 16);
+	ck_assert_uint_eq(p->data[24 + 12], 200);
+	inet_pton(AF_INET6, "a1::1", &a);
+	ck_assert_mem_eq(p->data + 8, &a, 16);		/* S */
+}
+END_TEST
+
+/* A GTP-U message in the RFC encoding: as a G-PDU, SRH[0] D, B with the
+ * Sequence Number, from S; End.M.GTP6.E at B rebuilds the Echo Request
+ * to D from S. */
+START_TEST(test_gtp6di_rfc_echo)
+{
+	uint8_t want[256];
+	size_t wlen = hex2bin(GTP6DI_RFC_ECHO_E_OUT, want, sizeof(want));
+	static uint8_t mid[256];
+	struct pkt *p;
+	uint32_t len;
+
+	expect_out(gtp6di_rfc(), GTP6D_ECHO, GTP6DI_RFC_ECHO_OUT);
+	setup();
+	p = load(GTP6D_ECHO);
+	run(gtp6di_rfc(), p);
+	len = p->len;
+	memcpy(mid, p->data, len);
+	mid[43] = 1;
+	memcpy(mid + 24, mid + 48 + 16, 16);
+	setup();
+	p = test_pkt(&slot, mid, len, ETH_P_IPV6);
+	run(mksid(BHV_END_M_GTP6_E, "d4::", 64), p);
+	ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+	ck_assert_bytes(p->data, p->len, want, wlen);
+}
+END_TEST
+
 /* ---- RFC 9433 6.5 End.M.GTP6.E ------------------------------------------- */
 
 static const struct sid *gtp6e(void)
@@ -996,12 +1153,13 @@ START_TEST(test_config_gtp6d)
 }
 END_TEST
 
-/* The config's End.M.GTP6.Di: the list, B, then the slot; srv6_process()
- * makes GTP6DI_OUT. */
+/* The config's End.M.GTP6.Di `encoding vpp`: the list, B, then the slot;
+ * srv6_process() makes GTP6DI_OUT. */
 START_TEST(test_config_gtp6di)
 {
 	struct config *c = parse("sid 2001::/64 action End.M.GTP6.Di "
-				 "mob-prefix d4::/64 srh segs d2::,d3::\n"
+				 "mob-prefix d4::/64 encoding vpp srh segs "
+				 "d2::,d3::\n"
 				 "encap-source a1::1\n");
 	static const struct in6_addr any;
 	struct sid_stats cs[1];
@@ -1024,6 +1182,124 @@ START_TEST(test_config_gtp6di)
 	ck_assert_bytes(p->data, p->len, want, wlen);
 	ck_assert_uint_eq(cs[0].packets, 1);
 	config_free(c);
+}
+END_TEST
+
+/* End.M.GTP6.Di without `encoding` (or `encoding rfc`, anywhere on the
+ * line) is RFC 9433 6.4's: srv6_process() makes GTP6DI_RFC_OUT. */
+START_TEST(test_config_gtp6di_rfc)
+{
+	static const char *const conf[] = {
+		"sid 2001::/64 action End.M.GTP6.Di mob-prefix d4::/64 "
+		"srh segs d2::,d3::\nencap-source a1::1\n",
+		"sid 2001::/64 action End.M.GTP6.Di encoding rfc mob-prefix "
+		"d4::/64 srh segs d2::,d3::\nencap-source a1::1\n",
+		"sid 2001::/64 action End.M.GTP6.Di mob-prefix d4::/64 "
+		"srh segs d2::,d3:: encoding rfc\nencap-source a1::1\n",
+	};
+
+	for (unsigned i = 0; i < sizeof(conf) / sizeof(conf[0]); i++) {
+		struct config *c = parse(conf[i]);
+		struct sid_stats cs[1];
+		uint8_t want[256];
+		size_t wlen = hex2bin(GTP6DI_RFC_OUT, want, sizeof(want));
+		struct pkt *p;
+
+		setup();
+		ck_assert_msg(c != NULL, "refused: %s", conf[i]);
+		ck_assert(!c->sids[0].di_vpp);
+		ck_assert_uint_eq(c->sids[0].policy->sl.nsegs, 4);
+		memset(cs, 0, sizeof(cs));
+		ctx.cfg = c;
+		ctx.sid_stats = cs;
+		p = load(GTP6D_IN);
+		srv6_process(&ctx, p);
+		ck_assert_int_eq(p->verdict, PKT_NEW_BYTES);
+		ck_assert_bytes(p->data, p->len, want, wlen);
+		config_free(c);
+	}
+}
+END_TEST
+
+/* End.M.GTP6.E's `source` (RFC 9433 6.5 S04): kept on the SID; without
+ * it none (the packet's source is kept). */
+START_TEST(test_config_gtp6e_source)
+{
+	struct config *c = parse("sid d4::/64 action End.M.GTP6.E source "
+				 "d5::d\nsid aaaa::/64 action End.M.GTP6.E\n");
+	struct in6_addr a;
+
+	ck_assert_ptr_nonnull(c);
+	inet_pton(AF_INET6, "d5::d", &a);
+	ck_assert(c->sids[0].has_source);
+	ck_assert_mem_eq(&c->sids[0].source, &a, 16);
+	ck_assert(!c->sids[1].has_source);
+	config_free(c);
+}
+END_TEST
+
+struct errs {
+	unsigned n;
+	char msg[512];
+};
+
+static void collect(void *arg, const char *file, unsigned line,
+		    const char *msg)
+{
+	struct errs *e = arg;
+
+	(void)file;
+	if (!e->n++)
+		snprintf(e->msg, sizeof(e->msg), "%u: %s", line, msg);
+}
+
+/* `encoding` anywhere but on an End.M.GTP6.Di line, or with a value
+ * other than rfc or vpp, is refused with one message saying so. */
+START_TEST(test_config_encoding_errors)
+{
+	static const char *const bad[][2] = {
+		{ "sid 2001::/64 action End.M.GTP6.D mob-prefix d4::/64 "
+		  "encoding vpp\n",
+		  "2: sid: 'encoding' is only valid with End.M.GTP6.Di (RFC "
+		  "9433 6.4 drop-in: rfc or vpp), not with End.M.GTP6.D" },
+		{ "sid fc00::/64 action End.X nh6 fc00::2 encoding vpp\n",
+		  "2: sid: 'encoding' is only valid with End.M.GTP6.Di (RFC "
+		  "9433 6.4 drop-in: rfc or vpp), not with End.X" },
+		{ "sid aaaa::/64 action End.M.GTP6.E encoding rfc\n",
+		  "2: sid: 'encoding' is only valid with End.M.GTP6.Di (RFC "
+		  "9433 6.4 drop-in: rfc or vpp), not with End.M.GTP6.E" },
+		{ "sid fc00::/64 action End.B6.Encaps srh segs d2:: "
+		  "encoding vpp\n",
+		  "2: sid: 'encoding' is only valid with End.M.GTP6.Di (RFC "
+		  "9433 6.4 drop-in: rfc or vpp), not with End.B6.Encaps" },
+		{ "sid 2001::/64 action End.M.GTP6.Di mob-prefix d4::/64 "
+		  "encoding linux\n",
+		  "2: sid: unknown encoding 'linux' (expected rfc, RFC 9433 "
+		  "6.4's, or vpp, VPP's drop-in)" },
+		{ "sid 2001::/64 action End.M.GTP6.Di mob-prefix d4::/64 "
+		  "encoding\n",
+		  "2: sid: 'encoding' needs an argument (rfc or vpp)" },
+		{ "sid 2001::/64 action End.M.GTP6.Di mob-prefix d4::/64 "
+		  "encoding vpp encoding rfc\n",
+		  "2: sid: 'encoding' given twice" },
+		{ "sid aaaa::/64 action End.M.GTP6.E source ::\n",
+		  "2: sid: source :: is not a unicast address" },
+		{ "sid aaaa::/32 action End.M.GTP4.E v4src-position 64 "
+		  "source d5::d\n",
+		  "2: sid: 'source' is only valid with End.M.GTP6.E or End.AS, "
+		  "not with End.M.GTP4.E" },
+	};
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char buf[512];
+		struct errs e = { 0 };
+
+		snprintf(buf, sizeof(buf), "queue 0\n%s", bad[i][0]);
+		ck_assert_ptr_null(config_parse_buffer("test", buf,
+						       strlen(buf), collect,
+						       &e));
+		ck_assert_str_eq(e.msg, bad[i][1]);
+	}
 }
 END_TEST
 
@@ -1216,6 +1492,12 @@ static Suite *mobile_suite(void)
 	tcase_add_test(tc, test_gtp6di_round_trip);
 	tcase_add_test(tc, test_gtp6di_one_segment);
 	tcase_add_test(tc, test_gtp6di_drops);
+	tcase_add_test(tc, test_gtp6di_rfc);
+	tcase_add_test(tc, test_gtp6di_rfc_round_trip);
+	tcase_add_test(tc, test_gtp6di_rfc_round_trip_source);
+	tcase_add_test(tc, test_config_gtp6e_source);
+	tcase_add_test(tc, test_gtp6di_rfc_one_segment);
+	tcase_add_test(tc, test_gtp6di_rfc_echo);
 	tcase_add_test(tc, test_gtp6e_vpp);
 	tcase_add_test(tc, test_gtp6e_qfi_rqi_ipv4);
 	tcase_add_test(tc, test_gtp6e_checksum_paths);
@@ -1236,6 +1518,8 @@ static Suite *mobile_suite(void)
 	tcase_add_test(tc, test_gtp4d_config_errors);
 	tcase_add_test(tc, test_config_gtp6d);
 	tcase_add_test(tc, test_config_gtp6di);
+	tcase_add_test(tc, test_config_gtp6di_rfc);
+	tcase_add_test(tc, test_config_encoding_errors);
 	tcase_add_test(tc, test_config_errors);
 	suite_add_tcase(s, tc);
 	return s;

@@ -8,8 +8,8 @@ pseudocode makes of them (6.3, 6.4, 6.5, 6.6), with the choices srv6d.conf(5)
 states: UDP source port 2152, a PDU Session Container (downlink) only
 for a QFI or R, the outer IPv6 header of End.M.GTP6.D as the headend's
 (inner traffic class, flow label and hop limit; 64 over IPv4), and
-End.M.GTP6.E keeping the source address (as VPP).  Run it to print the C
-strings; check_mobile.c holds its output.
+End.M.GTP6.E keeping the source address (as VPP) unless it has a
+`source`.  Run it to print the C strings; check_mobile.c holds its output.
 """
 from scapy.all import IP, IPv6, UDP, IPv6ExtHdrSegmentRouting, raw
 from scapy.contrib.gtp import GTP_U_Header, GTPPDUSessionContainer
@@ -43,12 +43,30 @@ h("GTP6D_QFI_IN", gnb / GTP /
 h("GTP6D_QFI_OUT", IPv6(src="a1::1", dst="d2::", hlim=64) /
   IPv6ExtHdrSegmentRouting(addresses=["d4::2412:3456:7800:0", "d3::", "d2::"],
                            segleft=2, lastentry=2, nh=4) / INNER4)
-# ---- End.M.GTP6.Di (6.4, drop-in): the same SID, mob-prefix and policy;
-# VPP's node srv6_end_m_gtp6_d_di (no test of its own): Segment List[0]
-# the original DA, [1] B, then the policy, the gNB's source kept.
+# ---- End.M.GTP6.Di (6.4, drop-in): the same SID, mob-prefix and policy.
+# RFC 9433 6.4 (the default): "S05. Set the outer IPv6 SA to S" (the
+# headend's, encap-source a1::1), "S06. Set the outer IPv6 DA to the first
+# SID of B", "S08. Prepend D to the SRH (as SRH[0]) and set SL
+# accordingly": D the original DA 2001::1, then B with the session (as
+# 5.4's flow has SGB::TEID), then the policy.
+h("GTP6DI_RFC_OUT", IPv6(src="a1::1", dst="d2::", hlim=64) /
+  IPv6ExtHdrSegmentRouting(addresses=["2001::1", "d4::c800:0", "d3::", "d2::"],
+                           segleft=3, lastentry=3, nh=41) / INNER6)
+# `encoding vpp`: VPP's node srv6_end_m_gtp6_d_di (no test of its own):
+# the same SRH, the gNB's source kept.
 h("GTP6DI_OUT", IPv6(src="2002::1", dst="d2::", hlim=64) /
   IPv6ExtHdrSegmentRouting(addresses=["2001::1", "d4::c800:0", "d3::", "d2::"],
                            segleft=3, lastentry=3, nh=41) / INNER6)
+# what End.M.GTP6.E at B makes of GTP6DI_RFC_OUT (after End at d2::, d3::):
+# the gNB's GTP-U packet to D with its TEID, from S (End.M.GTP6.E keeps
+# the source), the hop limit the outer header's
+h("GTP6DI_RFC_E_OUT", IPv6(src="a1::1", dst="2001::1", hlim=64) / GTP /
+  GTP_U_Header(gtp_type=255, teid=200) / INNER6)
+# ... and by End.M.GTP6.E with `source d5::d` (6.5 "S04. Set the outer
+# IPv6 SA to S", S an End.M.GTP6.D SID at that gateway): 5.4's GW-B_out,
+# "(GW-B, U::1)(GTP: TEID T)(A,Z)"
+h("GTP6DI_RFC_E_SRC_OUT", IPv6(src="d5::d", dst="2001::1", hlim=64) / GTP /
+  GTP_U_Header(gtp_type=255, teid=200) / INNER6)
 # a GTP-U Echo Request to the SID
 h("GTP6D_ECHO", gnb / GTP / GTP_U_Header(gtp_type=1, teid=0, S=1, seq=9))
 
@@ -161,6 +179,11 @@ dout = IPv6(src="a1::1", dst="d2::", hlim=60)
 h("GTP6D_ECHO_OUT", dout / srh_d(["d4::900:0:0", "d3::", "d2::"], 0x4))
 h("GTP6DI_ECHO_OUT", IPv6(src="2002::1", dst="d2::", hlim=60) /
   srh_d(["2001::1", "d4::900:0:0", "d3::", "d2::"], 0x4))
+# the RFC encoding: the same SRH from S; End.M.GTP6.E's Echo Request from it
+h("GTP6DI_RFC_ECHO_OUT", dout /
+  srh_d(["2001::1", "d4::900:0:0", "d3::", "d2::"], 0x4))
+h("GTP6DI_RFC_ECHO_E_OUT", IPv6(src="a1::1", dst="2001::1", hlim=60) / GTP /
+  GTP_U_Header(gtp_type=1, teid=0, S=1, seq=9))
 h("GTP6D_ECHO_RSP_IN", gnb / GTP / GTP_U_Header(gtp_type=2, teid=0, S=1, seq=9) /
   IE_Recovery(restart_counter=3))
 h("GTP6D_ECHO_RSP_OUT", dout / srh_d(["d4::900:0:0", "d3::", "d2::"], 0x8) /

@@ -504,7 +504,7 @@ static void sid_attrs(const json_t *s, char *buf, size_t len)
 {
 	static const char *const keys[] = {
 		"nh6", "nh4", "oif", "table", "vrftable", "lblen", "nflen",
-		"mob_plen", "v4src_position",	/* RFC 9433 */
+		"mob_plen", "encoding", "v4src_position",	/* RFC 9433 */
 		"iif", "source",
 	};
 	const json_t *pol = json_object_get(s, "policy");

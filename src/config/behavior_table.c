@@ -167,6 +167,7 @@ static const struct behavior_desc behavior_table[BHV__COUNT] = {
 		.route = BHV_ROUTE_MAIN,
 		.unmarked = true,
 		.no_route = BHV_NOROUTE_KERNEL,
+		.attrs = SA_BIT(SA_SOURCE),	/* S04's S, optional */
 	},
 	[BHV_END_M_GTP4_E] = {		/* RFC 9433 6.6 */
 		.name = "End.M.GTP4.E",

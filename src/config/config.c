@@ -895,6 +895,11 @@ static int sid_attr_value(struct parser *p, struct sid *s, enum sid_attr a,
 	case SA_IIF:
 		return get_ifname(p, "sid", "iif", v, s->iif);
 	case SA_SOURCE:
+		if (s->behavior == BHV_END_M_GTP6_E) {	/* RFC 9433 6.5 S04 */
+			s->has_source = true;
+			return get_addr6(p, "sid", "source", " after 'source'",
+					 v, &s->source);
+		}
 		return get_addr6(p, "sid", "source", " after 'source'", v,
 				 &p->proxy.source);
 	case SA_SEGS:
@@ -1066,6 +1071,25 @@ static int sid_check_combination(struct parser *p, struct sid *s,
 	return sid_check_flavors(p, s, has);
 }
 
+/* The index of `encoding` among argv[4..argc-1], 0 when absent. */
+static int sid_encoding_at(int argc, char **argv)
+{
+	for (int i = 4; i < argc; i++)
+		if (!strcmp(argv[i], "encoding"))
+			return i;
+	return 0;
+}
+
+/* `encoding` where the behavior takes none: only End.M.GTP6.Di has two
+ * (RFC 9433 6.4's and VPP's). */
+static int sid_encoding_misplaced(struct parser *p, const struct sid *s)
+{
+	error(p, "sid: 'encoding' is only valid with End.M.GTP6.Di (RFC 9433 "
+	      "6.4 drop-in: rfc or vpp), not with %s",
+	      behavior_name(s->behavior));
+	return -1;
+}
+
 /* The attribute pairs after `action BEHAVIOR`. */
 static int sid_attrs(struct parser *p, struct sid *s, int argc, char **argv,
 		     bool *has)
@@ -1078,6 +1102,8 @@ static int sid_attrs(struct parser *p, struct sid *s, int argc, char **argv,
 		for (a = 0; a < SA__COUNT; a++)
 			if (!strcmp(argv[i], sid_attr_names[a]))
 				break;
+		if (a == SA__COUNT && !strcmp(argv[i], "encoding"))
+			return sid_encoding_misplaced(p, s);
 		if (a == SA__COUNT) {
 			error(p, "sid: unknown attribute '%s' (expected flavors, "
 			      "lblen, nflen, nh6, nh4, oif, table, vrftable, "
@@ -1211,11 +1237,42 @@ static int sid_mob_prefix(struct parser *p, struct sid *s, int *argc,
 	return 0;
 }
 
+/* `encoding rfc|vpp` of End.M.GTP6.Di, taken out of argv: rfc (the
+ * default) as RFC 9433 6.4 writes it, vpp as VPP's node.  Returns 0, -1
+ * after an error (End.M.GTP6.D's `encoding` among them). */
+static int sid_di_encoding(struct parser *p, struct sid *s, int *argc,
+			   char **argv)
+{
+	int i = sid_encoding_at(*argc, argv);
+
+	if (!i)
+		return 0;
+	if (s->behavior != BHV_END_M_GTP6_DI)
+		return sid_encoding_misplaced(p, s);
+	if (i + 1 >= *argc) {
+		error(p, "sid: 'encoding' needs an argument (rfc or vpp)");
+		return -1;
+	}
+	if (strcmp(argv[i + 1], "rfc") && strcmp(argv[i + 1], "vpp")) {
+		error(p, "sid: unknown encoding '%s' (expected rfc, RFC 9433 "
+		      "6.4's, or vpp, VPP's drop-in)", quote(p, argv[i + 1]));
+		return -1;
+	}
+	s->di_vpp = !strcmp(argv[i + 1], "vpp");
+	memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 2) * sizeof(*argv));
+	*argc -= 2;
+	if (sid_encoding_at(*argc, argv)) {
+		error(p, "sid: 'encoding' given twice");
+		return -1;
+	}
+	return 0;
+}
+
 /* End.M.GTP6.D's policy: `[srh segs S1,S2 ...]` as a binding SID's, with
  * B last in each list (alone without `srh`).  End.M.GTP6.Di's (RFC 9433
- * 6.4): then a slot, ::, that becomes the packet's own destination S
- * (mobile.c).  No HMAC: the last segments change per packet, after any
- * signature. */
+ * 6.4): then a slot, ::, that becomes the packet's own destination D,
+ * prepended as SRH[0] (mobile.c).  No HMAC: the last segments change
+ * per packet, after any signature. */
 static int sid_gtp6d_policy(struct parser *p, struct sid *s, int argc,
 			    char **argv)
 {
@@ -1226,7 +1283,8 @@ static int sid_gtp6d_policy(struct parser *p, struct sid *s, int argc,
 	struct in6_addr b;
 	struct policy *pol;
 
-	if (sid_mob_prefix(p, s, &argc, argv, &b) < 0)
+	if (sid_di_encoding(p, s, &argc, argv) < 0 ||
+	    sid_mob_prefix(p, s, &argc, argv, &b) < 0)
 		return -1;
 	if (argc > 4) {
 		if (sid_binding_policy(p, s, argc, argv) < 0)
@@ -1250,7 +1308,7 @@ static int sid_gtp6d_policy(struct parser *p, struct sid *s, int argc,
 			if (add == 2)
 				error(p, "sid: too many segments with "
 				      "mob-prefix (at most %d in srh segs: B "
-				      "and S follow)", SRV6_MAX_SEGS - add);
+				      "and D follow)", SRV6_MAX_SEGS - add);
 			else
 				error(p, "sid: too many segments with "
 				      "mob-prefix (at most %d)", SRV6_MAX_SEGS);
@@ -1339,7 +1397,8 @@ static int sid_proxy(struct parser *p, struct sid *s, const bool *has)
  *     [nh6 ADDRESS] [nh4 ADDRESS] [oif IFNAME] [table N] [vrftable N]
  * sid PREFIX action End.B6[.Encaps[.Red]] srh segs A,B ...
  * sid PREFIX action End.M.GTP6.D mob-prefix B/LEN [srh segs A,B ...]
- * sid PREFIX action End.M.GTP6.Di mob-prefix B/LEN [srh segs A,B ...] */
+ * sid PREFIX action End.M.GTP6.Di mob-prefix B/LEN [encoding rfc|vpp]
+ *     [srh segs A,B ...] */
 static int parse_sid(struct parser *p, int argc, char **argv)
 {
 	struct sid s = { .line = p->line };
@@ -1383,6 +1442,8 @@ static int parse_sid(struct parser *p, int argc, char **argv)
 		return add_sid(p, &s);
 	}
 	if (behavior_is_binding(s.behavior)) {
+		if (sid_encoding_at(argc, argv))
+			return sid_encoding_misplaced(p, &s);
 		if (sid_binding_policy(p, &s, argc, argv) < 0 || rc < 0)
 			return -1;
 		return add_sid(p, &s);

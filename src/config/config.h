@@ -60,6 +60,14 @@ struct sid {
 	 * of the IPv6 source where its IPv4 source starts. */
 	uint8_t mob_plen;
 	uint8_t v4src_pos;
+	/* End.M.GTP6.Di: `encoding rfc` (the default, RFC 9433 6.4: the
+	 * outer source S, the headend's) or `encoding vpp` (VPP's node:
+	 * the GTP-U packet's own source, the gNB's). */
+	bool di_vpp;
+	/* End.M.GTP6.E: `source`, its S (RFC 9433 6.5 S04); without it the
+	 * packet's own source is kept (VPP's). */
+	bool has_source;
+	struct in6_addr source;
 	/* SR proxies (End.AS, End.AD, End.AM): the interface the service
 	 * sends back on, and the SID's entry in config->proxies. */
 	char iif[IF_NAMESIZE];

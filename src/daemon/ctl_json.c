@@ -255,8 +255,12 @@ static void sid_attrs_fill(json_t *o, const struct config *cfg,
 	if (s->behavior == BHV_END_M_GTP6_D ||	/* RFC 9433 (mobile.h) */
 	    s->behavior == BHV_END_M_GTP6_DI)
 		jset(o, "mob_plen", jcount(s->mob_plen), ok);
+	if (s->behavior == BHV_END_M_GTP6_DI)	/* RFC 9433 6.4's or VPP's */
+		jset(o, "encoding", json_string(s->di_vpp ? "vpp" : "rfc"), ok);
 	if (s->behavior == BHV_END_M_GTP4_E)
 		jset(o, "v4src_position", jcount(s->v4src_pos), ok);
+	if (s->has_source)	/* End.M.GTP6.E's S (RFC 9433 6.5) */
+		jset(o, "source", addr6_json(&s->source), ok);
 	if (s->policy)
 		jset(o, "policy", bsid_policy_json(s->policy), ok);
 	/* an SR proxy's: iif, End.AS's source and segs */

@@ -579,12 +579,17 @@ static bool is_gtpu(const struct pkt *p, uint8_t nh, uint32_t off)
 
 /* S03's SID B: Args.Mob.Session into the policy's segment B, the last
  * of its list (SRH[0]), and into the DA when that is B (a one-segment
- * list).  Drop-in mode (di, RFC 9433 6.4): the config's list ends with a
- * slot after B (B is SRH[1]); the slot becomes S, the packet's original
- * destination (the UPF's address), and the outer source the packet's
- * original one (the gNB's, A), so that End.M.GTP6.E at B (6.5: Segments
- * Left 1, the destination SRH[0], the source kept) restores the GTP-U
- * packet the gNB sent. */
+ * list).  Drop-in mode (di_da, RFC 9433 6.4): the config's list ends
+ * with a slot after B, so B is SRH[1] and the slot SRH[0]; it becomes D,
+ * the packet's original destination (6.4 S02, S08: "Prepend D to the
+ * SRH (as SRH[0]) and set SL accordingly"; Segments Left already points
+ * at the first SID of B, S06).  The session still goes into B: 6.4's
+ * pseudocode copies only D, but End.M.GTP6.E at B takes the TEID "from
+ * the argument space of the current SID" (6.5; 5.4's flow: "(U::1,
+ * SGB::TEID, C1; SL=3)").  The outer source stays the headend's S (6.4
+ * S05), unless di_sa, VPP's encoding (`encoding vpp`): the packet's
+ * original source, the gNB's A, so that End.M.GTP6.E at B (SRH[0] the
+ * destination, the source kept) restores the very packet the gNB sent. */
 static void gtp6d_args(const struct sid *sid, struct pkt *p,
 		       const struct mob_session *ms,
 		       const struct in6_addr *di_da,
@@ -596,10 +601,10 @@ static void gtp6d_args(const struct sid *sid, struct pkt *p,
 
 	if (p->data[IP6_NH_OFF] != IPPROTO_SRH)
 		return;			/* (the config's policy has one) */
-	if (di_da) {					/* 6.4 S02, S05 */
+	if (di_da)					/* 6.4 S02, S08 */
 		memcpy(seg, di_da, sizeof(*di_da));
+	if (di_sa)					/* VPP's, not S05 */
 		memcpy(p->data + IP6_SRC_OFF, di_sa, sizeof(*di_sa));
-	}
 	if (b <= srh->last_entry)
 		mob_session_write(seg + 16 * b, sid->mob_plen, ms);
 	if (srh->segments_left == b)
@@ -607,13 +612,15 @@ static void gtp6d_args(const struct sid *sid, struct pkt *p,
 }
 
 /* End.M.GTP6.D (6.3) and, di, End.M.GTP6.Di (6.4): one path, their S-lines
- * the same but for 6.4's S02 (keep S) and S05 (the source A). */
+ * the same but for 6.4's S02 and S08 (D kept as SRH[0]); `encoding vpp`
+ * also keeps the source A (gtp6d_args()). */
 static void gtp6_decap(struct proc_ctx *ctx, const struct sid *sid,
 		       struct pkt *p, bool di)
 {
 	struct sid_stats *st = behavior_stats(ctx, sid);
 	struct headend_plan plan;
 	struct mob_session ms;
+	const struct in6_addr *di_da = NULL, *di_sa = NULL;
 	struct in6_addr da, sa;
 	struct srh_info si;
 	uint16_t hook;
@@ -636,13 +643,18 @@ static void gtp6_decap(struct proc_ctx *ctx, const struct sid *sid,
 		proc_drop(ctx, p, st, DROP_FAMILY);
 		return;
 	}
-	memcpy(&da, p->data + IP6_DST_OFF, sizeof(da));	/* 6.4 S02 */
-	memcpy(&sa, p->data + IP6_SRC_OFF, sizeof(sa));
+	if (di) {
+		memcpy(&da, p->data + IP6_DST_OFF, sizeof(da));	/* 6.4 S02 */
+		di_da = &da;
+	}
+	if (di && sid->di_vpp) {
+		memcpy(&sa, p->data + IP6_SRC_OFF, sizeof(sa));
+		di_sa = &sa;
+	}
 	if (type != GTPU_TYPE_GPDU) {			/* 6.1's note */
 		if (message_encap(ctx, sid->policy, st, p, true, tpdu,
 				  type) == 0) {
-			gtp6d_args(sid, p, &ms, di ? &da : NULL,
-				   di ? &sa : NULL);
+			gtp6d_args(sid, p, &ms, di_da, di_sa);
 			pkt_facts_reset(p);
 		}
 		return;
@@ -654,8 +666,7 @@ static void gtp6_decap(struct proc_ctx *ctx, const struct sid *sid,
 	if (headend_prepare(ctx, sid->policy, p, st, true, &plan) == 0) {
 		headend_finish(ctx, &plan, p);		/* S03-S07 */
 		if (p->verdict == PKT_NEW_BYTES && p->outcome == PKT_OUT_OK) {
-			gtp6d_args(sid, p, &ms, di ? &da : NULL,
-				   di ? &sa : NULL);
+			gtp6d_args(sid, p, &ms, di_da, di_sa);
 			pkt_facts_reset(p);	/* no kernel route makes it */
 		}
 	}
@@ -809,7 +820,10 @@ void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 	    mobile_inner(ctx, sid, p, nh, off) < 0)	/* S01, S10-S11 */
 		return;
 	memcpy(&da, &si.srh->segments[0], sizeof(da));	/* S02 */
-	memcpy(&sa, p->data + IP6_SRC_OFF, sizeof(sa));	/* S03 */
+	if (sid->has_source)				/* S04: S */
+		sa = sid->source;
+	else		/* VPP's: the source kept, as `encoding vpp` wants */
+		memcpy(&sa, p->data + IP6_SRC_OFF, sizeof(sa));
 	mob_session_read(p->data + IP6_DST_OFF, sid->plen, &ms);
 	memcpy(&vtcfl, p->data, 4);
 	hlim = p->data[IP6_HLIM_OFF];

@@ -5,14 +5,19 @@
 # core toward the UPF, sink2 the gNB reached by GTP-U:
 #   uplink   gNB -> IPv6/UDP/GTP-U -> End.M.GTP6.D -> SRv6 (s1), two
 #            sessions kept apart by TEID in Segment List[0], and a QFI;
-#            End.M.GTP6.Di (drop-in): the UPF's address kept in Segment
-#            List[0], B in [1], the gNB's source kept;
+#            End.M.GTP6.Di (drop-in, RFC 9433 6.4): the UPF's address D
+#            prepended as Segment List[0], B in [1], from encap-source S;
+#            with `encoding vpp` (VPP's) from the gNB's source; what
+#            End.M.GTP6.E at B makes of either (after End at c1): the
+#            gNB's GTP-U packet to D again (s1), from S or the gNB, or
+#            from the E SID's own `source` (RFC 9433 6.5 S04);
 #   downlink SRv6 -> End.M.GTP6.E -> IPv6/UDP/GTP-U to the gNB (s2), and
 #            SRv6 -> End.M.GTP4.E -> IPv4/UDP/GTP-U (s2) through srv6d's
 #            reinjection device;
 #   IPv4     gNB -> IPv4/UDP/GTP-U -> H.M.GTP4.D (a route) -> SRv6 (s1),
 #            sessions apart by TEID;
-#   Echo     the gNB's Echo Request through End.M.GTP6.D, .Di and H.M.GTP4.D
+#   Echo     the gNB's Echo Request through End.M.GTP6.D, .Di (both
+#            encodings) and H.M.GTP4.D
 #            as SRv6 (s1) in VPP's encoding (the SRH's Tag, the Sequence
 #            Number in B), and such SRv6 through End.M.GTP6.E as GTP-U
 #            Echo Request and Response (s2);
@@ -32,7 +37,9 @@ queue 0
 encap-source fc00:1::2
 sid fc00:100:d::/64 action End.M.GTP6.D mob-prefix fc00:9:e::/64 srh segs fc00:9::c1
 sid fc00:100:1d::/64 action End.M.GTP6.Di mob-prefix fc00:9:e::/64 srh segs fc00:9::c1
+sid fc00:100:2d::/64 action End.M.GTP6.Di mob-prefix fc00:9:e::/64 encoding vpp srh segs fc00:9::c1
 sid fc00:100:e::/64 action End.M.GTP6.E
+sid fc00:100:e2::/64 action End.M.GTP6.E source fc00:100:d::1
 sid fc00:104::/32 action End.M.GTP4.E v4src-position 64
 route 10.9.5.0/24 encap gtp4 mob-prefix fc00:9:4d::/48 src-prefix fc00:9:5::/64 segs fc00:9::c1
 EOF2
@@ -80,12 +87,30 @@ if case == "6d":		# RFC 9433 6.3, IPv6 T-PDU
     o = IPv6(src="fc00:1::2", dst="fc00:9::c1", hlim=49) / \
         SRH(addresses=[b(0, teid), "fc00:9::c1"], segleft=1, lastentry=1,
             nh=41) / ue6
-elif case == "6di":		# RFC 9433 6.4: S (the UPF's) kept, source kept
-    i = IPv6(src="fc00:1::1", dst="fc00:100:1d::1") / G / \
+elif case in ("6di", "6di-vpp"):	# RFC 9433 6.4: D prepended as SRH[0]
+    d = "fc00:100:1d::1" if case == "6di" else "fc00:100:2d::1"
+    i = IPv6(src="fc00:1::1", dst=d) / G / \
         GTP_U_Header(gtp_type=255, teid=teid) / ue6
-    o = IPv6(src="fc00:1::1", dst="fc00:9::c1", hlim=49) / \
-        SRH(addresses=["fc00:100:1d::1", b(0, teid), "fc00:9::c1"],
+    # S05: the outer source S (encap-source); VPP's: the gNB's
+    o = IPv6(src="fc00:1::2" if case == "6di" else "fc00:1::1",
+             dst="fc00:9::c1", hlim=49) / \
+        SRH(addresses=[d, b(0, teid), "fc00:9::c1"],
             segleft=2, lastentry=2, nh=41) / ue6
+elif case in ("6di-e", "6di-vpp-e", "6di-e-src"):	# that after End at c1,
+    # to an E SID (as SRGW-B: D, the UPF's address, is SRGW-A's Di SID, not
+    # this gateway's, or End.M.GTP6.E's result would come back to it)
+    d = "fc00:9:1d::1"
+    s = "fc00:1::1" if case == "6di-vpp-e" else "fc00:1::2"
+    e = "fc00:100:%s:0:0:%04x:%02x00:0" % (
+        "e2" if case == "6di-e-src" else "e", teid >> 8, teid & 0xff)
+    i = IPv6(src=s, dst=e, hlim=48) / \
+        SRH(addresses=[d, e, "fc00:9::c1"], segleft=1, lastentry=2,
+            nh=41) / ue6
+    # 6.5: to SRH[0], D, with the TEID: the gNB's packet again (5.4's
+    # GW-B_out), from the source it came with (End.M.GTP6.E keeps it) or
+    # from the SID's `source` (S04: an End.M.GTP6.D SID here)
+    o = IPv6(src="fc00:100:d::1" if case == "6di-e-src" else s, dst=d,
+             hlim=47) / G / GTP_U_Header(gtp_type=255, teid=teid) / ue6
 elif case == "6d-qfi":		# uplink container QFI 9, IPv4 T-PDU
     i = IPv6(src="fc00:1::1", dst="fc00:100:d::1") / G / \
         GTP_U_Header(gtp_type=255, teid=teid, next_ex=0x85) / \
@@ -143,10 +168,12 @@ elif case.startswith("echo") or case == "sehn":
         o = IPv6(src="fc00:1::2", dst="fc00:9::c1", hlim=63) / \
             SRH(addresses=[b(0, 7 << 16), "fc00:9::c1"], segleft=1,
                 lastentry=1, nh=59, tag=4) / pe
-    elif case == "echo-6di":	# to End.M.GTP6.Di: S and the source kept
-        i = IPv6(src="fc00:1::1", dst="fc00:100:1d::1") / G / req
-        o = IPv6(src="fc00:1::1", dst="fc00:9::c1", hlim=63) / \
-            SRH(addresses=["fc00:100:1d::1", b(0, 7 << 16), "fc00:9::c1"],
+    elif case in ("echo-6di", "echo-6di-vpp"):	# as a G-PDU: D, S or A
+        d = "fc00:100:1d::1" if case == "echo-6di" else "fc00:100:2d::1"
+        i = IPv6(src="fc00:1::1", dst=d) / G / req
+        o = IPv6(src="fc00:1::2" if case == "echo-6di" else "fc00:1::1",
+                 dst="fc00:9::c1", hlim=63) / \
+            SRH(addresses=[d, b(0, 7 << 16), "fc00:9::c1"],
                 segleft=2, lastentry=2, nh=59, tag=4) / pe
     elif case == "echo-6e":	# the UPF side's Echo Request, over SRv6
         i = IPv6(src="fc00:9::c1", dst="fc00:100:e:0:0:700::") / \
@@ -193,10 +220,18 @@ case_gtp "End.M.GTP6.D: TEID 0x200, another session: its own SID B" \
 	6d up2 s1 0x200
 case_gtp "End.M.GTP6.D: PDU Session Container QFI 9, IPv4 T-PDU: QFI in Args.Mob.Session, next header 4" \
 	6d-qfi upq s1 0xabcdef12
-case_gtp "End.M.GTP6.Di: G-PDU TEID 0x100 -> SRH (fc00:100:1d::1, fc00:9:e::100:0:0, c1) SL 2 from the gNB's source" \
+case_gtp "End.M.GTP6.Di (RFC 9433 6.4): G-PDU TEID 0x100 -> SRH (D fc00:100:1d::1, fc00:9:e::100:0:0, c1) SL 2 from encap-source S" \
 	6di updi1 s1 0x100
-case_gtp "End.M.GTP6.Di: TEID 0x200, another session: its own B, the same S" \
+case_gtp "End.M.GTP6.Di: TEID 0x200, another session: its own B, the same D" \
 	6di updi2 s1 0x200
+case_gtp "End.M.GTP6.Di encoding vpp: G-PDU TEID 0x100 -> the same SRH (D fc00:100:2d::1) from the gNB's source" \
+	6di-vpp updv1 s1 0x100
+case_gtp "End.M.GTP6.E after End.M.GTP6.Di (RFC) and End at c1: the gNB's GTP-U to D, TEID 0x100, from S" \
+	6di-e updie s1 0x100
+case_gtp "End.M.GTP6.E after End.M.GTP6.Di encoding vpp: the very packet the gNB sent (but the hop limit)" \
+	6di-vpp-e updve s1 0x100
+case_gtp "End.M.GTP6.E source fc00:100:d::1 after End.M.GTP6.Di (RFC): 5.4's GW-B_out, from that source (6.5 S04)" \
+	6di-e-src updis s1 0x100
 case_gtp "End.M.GTP6.E: SL 1 -> IPv6/UDP/GTP-U to SRH[0], TEID and QFI 5 + RQI from the SID, source kept, UDP checksum" \
 	6e dn1 s2 0x100
 case_gtp "End.M.GTP6.E: TEID 0x200 from another SID argument" \
@@ -211,8 +246,10 @@ case_gtp "H.M.GTP4.D: TEID 0x200, another session: its own B" \
 
 case_gtp "End.M.GTP6.D: the gNB's Echo Request seq 7 -> SRH Tag 0x4 (Echo Request), B's PDU Session ID 0x00070000, next header 59, its IEs after the SRH" \
 	echo-6d e6d s1
-case_gtp "End.M.GTP6.Di: Echo Request -> the UPF's address in SRH[0], B with seq 7, Tag 0x4, the gNB's source" \
+case_gtp "End.M.GTP6.Di: Echo Request -> D in SRH[0], B with seq 7, Tag 0x4, from S" \
 	echo-6di e6di s1
+case_gtp "End.M.GTP6.Di encoding vpp: Echo Request -> D in SRH[0], B with seq 7, Tag 0x4, the gNB's source" \
+	echo-6di-vpp e6dv s1
 case_gtp "End.M.GTP6.E: SRH Tag 0x4 -> GTP-U Echo Request (S, seq 7 from the SID, TEID 0) to SRH[0]" \
 	echo-6e e6e s2
 case_gtp "End.M.GTP6.E: SRH Tag 0x8 (next header 143, VPP's) -> Echo Response, its own Recovery IE kept, not doubled" \
@@ -235,8 +272,14 @@ expect_eq "End.M.GTP6.D counted 1 gtpu_message (Supported Extension Headers Noti
 	"$(ctl_get "drop(sid('$D'), 'gtpu_message')")" 1
 expect_eq "End.M.GTP6.Di counted 2 G-PDUs and 1 Echo Request" \
 	"$(ctl_get "sid('fc00:100:1d::/64')['packets']")" 3
-expect_eq "End.M.GTP6.E counted 2 G-PDUs and 2 Echo messages" \
-	"$(ctl_get "sid('fc00:100:e::/64')['packets']")" 4
+expect_eq "End.M.GTP6.Di encoding vpp counted 1 G-PDU and 1 Echo Request" \
+	"$(ctl_get "sid('fc00:100:2d::/64')['packets']")" 2
+expect_eq "srv6ctl shows End.M.GTP6.Di's encodings: rfc (the default) and vpp" \
+	"$(ctl_get "sid('fc00:100:1d::/64')['encoding'] + ' ' + sid('fc00:100:2d::/64')['encoding']")" "rfc vpp"
+expect_eq "End.M.GTP6.E counted 4 G-PDUs and 2 Echo messages" \
+	"$(ctl_get "sid('fc00:100:e::/64')['packets']")" 6
+expect_eq "End.M.GTP6.E with a source counted 1, srv6ctl shows its source" \
+	"$(ctl_get "str(sid('fc00:100:e2::/64')['packets']) + ' ' + sid('fc00:100:e2::/64')['source']")" "1 fc00:100:d::1"
 expect_eq "End.M.GTP4.E counted 1" \
 	"$(ctl_get "sid('fc00:104::/32')['packets']")" 1
 expect_eq "H.M.GTP4.D's route counted 2 G-PDUs and 1 Echo Request" \
