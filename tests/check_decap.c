@@ -621,6 +621,14 @@ START_TEST(reinject_tun_ipv6_by_sid_device)
 		ck_assert_uint_eq(reinject_ifindex(cfg, rs, srt, p), 50 + i);
 		rs->payload = PAYLOAD_ANY;	/* the verdict again */
 		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_PAYLOAD);
+		/* queued with a priority of its own: no second carrier for
+		 * the verdict's mark, the device's (G0) instead */
+		p->priority = 7;
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_DEV);
+		cfg->steering = false;	/* no guard: the verdict as before */
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_PAYLOAD);
+		cfg->steering = true;
+		p->priority = 0;
 		/* an unmarked IPv6 result under `reinject tun`: TUN */
 		rs->payload = PAYLOAD_NONE;
 		p->set_mark = false;

@@ -1661,7 +1661,7 @@ START_TEST(test_reinject_mark_carrier)
 	static const char conf_auto[] = "queue 0\ngso yes\n"
 		"sid fc00:100::1/128 action End\n";
 	static const char *const end[] = { "fc00:9::d6", "fc00:100::1" };
-	static struct test_slot s[3];
+	static struct test_slot s[4];
 	struct config *cno = config_parse_buffer("t.conf", conf_no,
 						 sizeof(conf_no) - 1,
 						 kend_noerr, NULL);
@@ -1686,7 +1686,11 @@ START_TEST(test_reinject_mark_carrier)
 		/* steering auto, priority 0: the mark and the priority */
 		"30000000 0103 0100 03000000 00000000 00 00 0001"
 		"0c00 0200 00000001 00000003 0800 0300 7fff0000"
-		"0800 1500 7fff0000",
+		"0800 1500 7fff0000"
+		/* from output (an operator's own queue rule): the mark
+		 * only, the guard is in prerouting */
+		"28000000 0103 0100 04000000 00000000 00 00 0001"
+		"0c00 0200 00000001 00000004 0800 0300 7fff0000",
 		want, sizeof(want));
 
 	ck_assert_ptr_nonnull(cno);
@@ -1695,7 +1699,7 @@ START_TEST(test_reinject_mark_carrier)
 	ck_assert_int_eq(kencap_routes_assign(rs, cauto, NULL, NULL), 0);
 	rs->kend_on = true;
 	nfq_set_header_queue(q, 1);	/* a header queue's: handed off */
-	for (uint32_t id = 1; id <= 3; id++) {
+	for (uint32_t id = 1; id <= 4; id++) {
 		p = kend_pkt(&s[id - 1], end, 2, 0);
 		p->id = id;
 		p->from_hqueue = p->truncated = true;
@@ -1704,6 +1708,7 @@ START_TEST(test_reinject_mark_carrier)
 		p->outcome = PKT_OUT_OK;
 		p->st = &ss;
 		p->priority = id == 2 ? 5 : 0;
+		p->hook = id == 4 ? NF_INET_LOCAL_OUT : NF_INET_PRE_ROUTING;
 		p->facts.kernel = PKT_KERNEL_END;
 		p->facts.kernel_mark = rs->sids[0].kend_mark;
 		p->facts.kernel_from_original = true;
@@ -1713,8 +1718,8 @@ START_TEST(test_reinject_mark_carrier)
 	reinject_flush(&io, &st);
 	ck_assert_bytes(got, nfq_verdict_pending(q, got, sizeof(got), &nmsgs),
 			want, wlen);
-	ck_assert_uint_eq(nmsgs, 3);
-	ck_assert_uint_eq(st.kend, 3);
+	ck_assert_uint_eq(nmsgs, 4);
+	ck_assert_uint_eq(st.kend, 4);
 	nfq_socket_close(q);
 	runstate_free(rs);
 	config_free(cno);

@@ -53,6 +53,17 @@ static bool reinject_payload_ok(const struct config *cfg,
 	}
 }
 
+/* With `steering auto` a verdict's mark has a second carrier, the
+ * priority (reinject_mark_carrier()), but not for a packet that came with
+ * a priority of its own (a rule before srv6d's hook set it): a marked
+ * result of such a packet goes by the SID's device instead, whose frames
+ * carry the mark in their source address (the guard's G0). */
+static bool reinject_carrier_lost(const struct config *cfg,
+				  const struct pkt *p)
+{
+	return cfg->steering && p->priority;
+}
+
 /* An IPv6 result whose mark routes it (End.X, End.DX6: to nh6; End.T,
  * End.DT6, End.DT46: in their table) that may not go as a payload
  * enters the kernel through the SID's device (behavior_has_dev6()): the
@@ -62,7 +73,9 @@ static bool reinject_by_dev6(const struct config *cfg,
 			     const struct runstate *rs, const struct sid *sid,
 			     const struct pkt *p)
 {
-	return sid && pkt_ip_version(p) == 6 && !reinject_payload_ok(cfg, rs, p) &&
+	return sid && pkt_ip_version(p) == 6 &&
+	       (!reinject_payload_ok(cfg, rs, p) ||
+		reinject_carrier_lost(cfg, p)) &&
 	       behavior_has_dev6(sid->behavior);
 }
 
@@ -724,10 +737,12 @@ static int reinject_segment(const struct config *cfg,
  * cannot route srv6d's result by another table.  Only for a packet that
  * came with priority 0 (the guard puts 0 back); without steering there
  * is no guard, and a priority left set would choose the egress qdisc's
- * class. */
+ * class; nor from another hook than prerouting (an operator's own rule
+ * that queues from output), which the guard does not see. */
 static void reinject_mark_carrier(const struct config *cfg, struct pkt *p)
 {
 	p->verdict_priority = cfg->steering && !p->priority &&
+			      p->hook == NF_INET_PRE_ROUTING &&
 			      !config_mark_bounced(cfg, p->verdict_mark) ?
 			      p->verdict_mark : 0;
 }

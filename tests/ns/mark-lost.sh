@@ -30,7 +30,10 @@
 #   fwmark 0x1/0x1 lookup 50` (table 50: default to sink2), srv6d's
 #   rule-priority 90 before it.
 # - the same restore-mark with a rule that also clears skb->priority
-#   (nft, prerouting priority 0): the mark's second carrier lost too.
+#   (nft, prerouting priority 0): the mark's second carrier lost too;
+# - the same restore-mark with a priority set before srv6d's hook: the
+#   End.DT6 SID's results then go by srv6d0 (seen there), still none
+#   leaked;
 # Checks, for each: nothing arrives at sink2 and no frame leaves by gw2;
 # each transfer keeps >= 50% of its undisturbed bytes; a ping to the SID
 # is answered.  The End's hand-off to the kernel (the verdict's mark) is
@@ -367,6 +370,31 @@ EOF
 disturbed restore-mark-prio \
 	'nsx "$GW" ip6tables -t mangle -D PREROUTING -j CONNMARK --restore-mark &&
 	 nsx "$GW" nft delete table ip6 prioclear' 1
+
+# ---- restore-mark, and a priority set before srv6d's hook ----------------
+# (nft, prerouting priority -300): the packet comes with a priority of its
+# own, so the verdict's mark gets no second carrier; the End.DT6 SID's
+# results go by srv6d0 instead, whose frames carry the mark for G0
+nsx "$GW" ip6tables -t mangle -A PREROUTING -j CONNMARK --restore-mark &&
+	nsx "$GW" nft -f - <<'EOF' || fail "CONNMARK and the priority-setting rule"
+table ip6 prioset {
+	chain pre {
+		type filter hook prerouting priority -300; policy accept;
+		ip6 daddr fc00:100::d6 meta priority set 1:1
+	}
+}
+EOF
+nsx "$GW" timeout 10 tcpdump -i srv6d0 -n -s 0 -w "$TMPD/prioset.pcap" -c 100 "ip6 dst fd00:66::1" >/dev/null 2>&1 &
+tp=$!
+sleep 1
+dt6 "restore-mark, a priority set before srv6d's hook"
+sleep 0.3
+kill -INT $tp 2>/dev/null
+wait $tp 2>/dev/null
+expect_eq "a priority set before srv6d's hook: End.DT6's results went by srv6d0 (frames seen)" \
+	"$(tshark -r "$TMPD/prioset.pcap" 2>/dev/null | wc -l)" 20
+nsx "$GW" ip6tables -t mangle -D PREROUTING -j CONNMARK --restore-mark
+nsx "$GW" nft delete table ip6 prioset
 
 # ---- an operator's MARK and fwmark rule -----------------------------------
 nsx "$GW" ip6tables -t mangle -A PREROUTING -d fc00:100::/32 -j MARK --set-mark 0x1 &&
