@@ -1,7 +1,8 @@
 /* check_checksum.c - the Internet checksum (checksum.h) against a plain
  * bytewise RFC 1071 sum: every length 0-300 and some larger, at every
  * alignment, from several running sums; RFC 1071's own example; the
- * carries of a buffer of 0xff bytes; the pseudo headers. */
+ * carries of a buffer of 0xff bytes; the pseudo headers; the IPv4
+ * header's. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,27 @@ START_TEST(pseudo)
 }
 END_TEST
 
+/* csum_ip4_hdr() against the bytewise sum of 20 bytes, random headers
+ * (checksum field zero) at every alignment, and a header of 0xff bytes
+ * (the carries). */
+START_TEST(ip4_header)
+{
+	uint8_t h[20 + 8];
+
+	fill_random(13);
+	for (size_t n = 0; n < 1000; n++)
+		for (size_t off = 0; off < 8; off++) {
+			memcpy(h + off, buf + 20 * n, 20);
+			h[off + 10] = h[off + 11] = 0;
+			ck_assert_uint_eq(csum_ip4_hdr(h + off),
+					  ref_csum(h + off, 20, 0));
+		}
+	memset(h, 0xff, sizeof(h));
+	h[10] = h[11] = 0;
+	ck_assert_uint_eq(csum_ip4_hdr(h), ref_csum(h, 20, 0));
+}
+END_TEST
+
 static Suite *checksum_suite(void)
 {
 	Suite *s = suite_create("checksum");
@@ -161,6 +183,7 @@ static Suite *checksum_suite(void)
 	tcase_add_test(tc, all_ones);
 	tcase_add_test(tc, add);
 	tcase_add_test(tc, pseudo);
+	tcase_add_test(tc, ip4_header);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -25,4 +25,9 @@ uint32_t csum_ipv6_pseudo(const void *src, const void *dst, uint32_t len,
 uint32_t csum_ipv4_pseudo(const void *src, const void *dst, uint32_t len,
 			  uint8_t proto);
 
+/* The value to store (host order) in the checksum field of the IPv4
+ * header without options at h (20 bytes, any alignment), whose field is
+ * zero: csum_fold(csum_partial(h, 20, 0)), without the loop. */
+uint16_t csum_ip4_hdr(const void *h);
+
 #endif

@@ -832,8 +832,6 @@ void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 static void ip4_gtpu_write(uint8_t *h, uint32_t len, uint8_t tos, uint8_t ttl,
 			   uint32_t sa, uint32_t da)
 {
-	uint16_t c;
-
 	h[0] = 0x45;
 	h[1] = tos;
 	put16(h + 2, len);
@@ -843,8 +841,7 @@ static void ip4_gtpu_write(uint8_t *h, uint32_t len, uint8_t tos, uint8_t ttl,
 	h[10] = h[11] = 0;
 	memcpy(h + IP4_SRC_OFF, &sa, 4);
 	memcpy(h + IP4_DST_OFF, &da, 4);
-	c = csum_fold(csum_partial(h, IPV4_HDR_LEN, 0));
-	put16(h + 10, c);
+	put16(h + 10, csum_ip4_hdr(h));
 }
 
 void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,
