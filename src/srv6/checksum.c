@@ -42,13 +42,52 @@ static uint32_t fold_native(uint64_t acc)
 	return ntohs((uint16_t)acc);
 }
 
+/* The one's-complement sum of the len bytes (len < CSUM_SHORT) at b in
+ * native 64-bit words, the carry of each add put back (2^64 is 1 modulo
+ * 0xffff, as 2^32 is: fold_native() takes it), the last bytes padded with
+ * zero: a header's few words, where the vectorized loop's set-up and the
+ * 32-bit tail cost more than the sum (callgrind: 70 instructions for a
+ * GTP-U datagram's 24 bytes of headers, 25 this way). */
+#define CSUM_SHORT	64
+static inline uint64_t sum_short(const uint8_t *b, size_t len)
+{
+	uint64_t acc = 0, w;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, b + i, 8);
+		acc += w;
+		acc += acc < w;
+	}
+	if (i < len) {	/* 1-7 bytes, in fixed-size moves, not a byte loop */
+		size_t r = len - i;
+		uint8_t t[8] = { 0 };
+
+		if (r & 4)
+			memcpy(t, b + i, 4);
+		if (r & 2)
+			memcpy(t + (r & 4), b + i + (r & 4), 2);
+		if (r & 1)
+			t[r & 6] = b[i + (r & 6)];
+		memcpy(&w, t, 8);
+		acc += w;
+		acc += acc < w;
+	}
+	return acc;
+}
+
 /* Add len bytes at buf to the running sum; returns the new sum.  Works on
  * any alignment; an odd trailing byte is padded with zero. */
 uint32_t csum_partial(const void *buf, size_t len, uint32_t sum)
 {
 	const uint8_t *b = buf;
-	uint64_t acc = sum_words32(b, len / 4);
+	uint64_t acc;
 
+	if (len < CSUM_SHORT) {
+		acc = (uint64_t)sum + fold_native(sum_short(b, len));
+		return (uint32_t)((acc & 0xffffffffu) + (acc >> 32));
+	}
+	acc = sum_words32(b, len / 4);
 	if (len & 3) {
 		uint8_t tail[4] = { 0 };	/* zero-padded */
 		uint32_t w;
