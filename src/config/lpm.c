@@ -61,13 +61,16 @@ static uint64_t len_mask(unsigned bits)
  * multiplicative (Fibonacci) hashing, Knuth 6.4: lo folded into hi by one
  * multiply, the upper half of that folded down (the keys' low bits, a
  * /128 SID's, reach the whole word), the index the top bits of a second
- * product, which every bit of the key reaches.  Two multiplies where the
- * two 64-bit finalizers it replaces took four and six shifts: the probes
- * were half of End's instructions (bench/behavior-instr.sh).  Simulated
- * on linear probing at the table's load (consecutive /128 SIDs, /64 and
- * /48 locators, C-SID blocks, ::ffff:a.b.0.0/16): a miss probes 1.5-2.3
- * slots on average, the finalizers 2.3-2.5.  The keys are the config's;
- * a lookup's address only picks where its probe starts. */
+ * product, which every bit of the key reaches.  Two multiplies and a
+ * shift where the two 64-bit finalizers it replaces took four multiplies
+ * and six shifts: the probes were half of End's instructions
+ * (bench/behavior-instr.sh).  Simulated
+ * on linear probing at the table's load (consecutive /128 SIDs, /64, /48
+ * and /32 locators, C-SID blocks, ::ffff:a.b.0.0/16): a miss probes
+ * 1.5-2.5 slots on average, the finalizers 2.3-2.5; without the
+ * xor-shift 6.3 for /128 SIDs whose last bits step by 2^16
+ * (BENCHMARKS.md, session 11).  The keys are the config's; a lookup's
+ * address only picks where its probe starts. */
 static size_t key_hash(uint64_t hi, uint64_t lo, unsigned shift)
 {
 	uint64_t x = hi ^ (lo * 0x9e3779b97f4a7c15ULL);
