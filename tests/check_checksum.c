@@ -2,7 +2,7 @@
  * bytewise RFC 1071 sum: every length 0-300 and some larger, at every
  * alignment, from several running sums; RFC 1071's own example; the
  * carries of a buffer of 0xff bytes; the pseudo headers; the IPv4
- * header's. */
+ * header's; the native unfolded sums. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +172,39 @@ START_TEST(ip4_header)
 }
 END_TEST
 
+/* csum_native() folded once, every length 0-300 at every alignment, a
+ * network-order word (csum_native_word()) added and a sum subtracted
+ * (its complement), against the bytewise sum. */
+START_TEST(native)
+{
+	uint8_t two[2];
+
+	fill_random(17);
+	for (size_t off = 0; off < 8; off++)
+		for (size_t len = 0; len <= 300; len++) {
+			uint64_t a = csum_native(buf + off, len);
+			uint16_t w = (uint16_t)(buf[off + len] << 8 |
+						buf[off + len + 1]);
+
+			ck_assert_uint_eq(csum_native_fold(a),
+					  ref_csum(buf + off, len, 0));
+			/* the word after an even length: the bytes' sum */
+			if (len % 2 == 0)
+				ck_assert_uint_eq(csum_native_fold(csum_native_add(
+						a, csum_native_word(w))),
+					ref_csum(buf + off, len + 2, 0));
+			/* less the word: the sum of the bytes, modulo 0xffff
+			 * (a sum of 0 may come out as either form) */
+			two[0] = (uint8_t)(w >> 8);
+			two[1] = (uint8_t)w;
+			ck_assert_uint_eq(csum_native_fold(csum_native_add(
+					csum_native_add(a, csum_native_word(w)),
+					~csum_native(two, 2))) % 0xffff,
+				ref_csum(buf + off, len, 0) % 0xffff);
+		}
+}
+END_TEST
+
 static Suite *checksum_suite(void)
 {
 	Suite *s = suite_create("checksum");
@@ -184,6 +217,7 @@ static Suite *checksum_suite(void)
 	tcase_add_test(tc, add);
 	tcase_add_test(tc, pseudo);
 	tcase_add_test(tc, ip4_header);
+	tcase_add_test(tc, native);
 	suite_add_tcase(s, tc);
 	return s;
 }

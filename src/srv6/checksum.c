@@ -76,17 +76,13 @@ static inline uint64_t sum_short(const uint8_t *b, size_t len)
 	return acc;
 }
 
-/* Add len bytes at buf to the running sum; returns the new sum.  Works on
- * any alignment; an odd trailing byte is padded with zero. */
-uint32_t csum_partial(const void *buf, size_t len, uint32_t sum)
+uint64_t csum_native(const void *buf, size_t len)
 {
 	const uint8_t *b = buf;
 	uint64_t acc;
 
-	if (len < CSUM_SHORT) {
-		acc = (uint64_t)sum + fold_native(sum_short(b, len));
-		return (uint32_t)((acc & 0xffffffffu) + (acc >> 32));
-	}
+	if (len < CSUM_SHORT)
+		return sum_short(b, len);
 	acc = sum_words32(b, len / 4);
 	if (len & 3) {
 		uint8_t tail[4] = { 0 };	/* zero-padded */
@@ -96,7 +92,20 @@ uint32_t csum_partial(const void *buf, size_t len, uint32_t sum)
 		memcpy(&w, tail, 4);
 		acc += w;
 	}
-	acc = (uint64_t)sum + fold_native(acc);
+	return acc;
+}
+
+uint16_t csum_native_fold(uint64_t acc)
+{
+	return csum_fold(fold_native(acc));
+}
+
+/* Add len bytes at buf to the running sum; returns the new sum.  Works on
+ * any alignment; an odd trailing byte is padded with zero. */
+uint32_t csum_partial(const void *buf, size_t len, uint32_t sum)
+{
+	uint64_t acc = (uint64_t)sum + fold_native(csum_native(buf, len));
+
 	return (uint32_t)((acc & 0xffffffffu) + (acc >> 32));
 }
 
