@@ -1,7 +1,8 @@
 /* check_checksum.c - the Internet checksum (checksum.h) against a plain
  * bytewise RFC 1071 sum: every length 0-300 and some larger, at every
  * alignment, from several running sums; RFC 1071's own example; the
- * carries of a buffer of 0xff bytes; the pseudo headers. */
+ * carries of a buffer of 0xff bytes; the pseudo headers; the IPv4
+ * header's; the native unfolded sums. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,60 @@ START_TEST(pseudo)
 }
 END_TEST
 
+/* csum_ip4_hdr() against the bytewise sum of 20 bytes, random headers
+ * (checksum field zero) at every alignment, and a header of 0xff bytes
+ * (the carries). */
+START_TEST(ip4_header)
+{
+	uint8_t h[20 + 8];
+
+	fill_random(13);
+	for (size_t n = 0; n < 1000; n++)
+		for (size_t off = 0; off < 8; off++) {
+			memcpy(h + off, buf + 20 * n, 20);
+			h[off + 10] = h[off + 11] = 0;
+			ck_assert_uint_eq(csum_ip4_hdr(h + off),
+					  ref_csum(h + off, 20, 0));
+		}
+	memset(h, 0xff, sizeof(h));
+	h[10] = h[11] = 0;
+	ck_assert_uint_eq(csum_ip4_hdr(h), ref_csum(h, 20, 0));
+}
+END_TEST
+
+/* csum_native() folded once, every length 0-300 at every alignment, a
+ * network-order word (csum_native_word()) added and a sum subtracted
+ * (its complement), against the bytewise sum. */
+START_TEST(native)
+{
+	uint8_t two[2];
+
+	fill_random(17);
+	for (size_t off = 0; off < 8; off++)
+		for (size_t len = 0; len <= 300; len++) {
+			uint64_t a = csum_native(buf + off, len);
+			uint16_t w = (uint16_t)(buf[off + len] << 8 |
+						buf[off + len + 1]);
+
+			ck_assert_uint_eq(csum_native_fold(a),
+					  ref_csum(buf + off, len, 0));
+			/* the word after an even length: the bytes' sum */
+			if (len % 2 == 0)
+				ck_assert_uint_eq(csum_native_fold(csum_native_add(
+						a, csum_native_word(w))),
+					ref_csum(buf + off, len + 2, 0));
+			/* less the word: the sum of the bytes, modulo 0xffff
+			 * (a sum of 0 may come out as either form) */
+			two[0] = (uint8_t)(w >> 8);
+			two[1] = (uint8_t)w;
+			ck_assert_uint_eq(csum_native_fold(csum_native_add(
+					csum_native_add(a, csum_native_word(w)),
+					~csum_native(two, 2))) % 0xffff,
+				ref_csum(buf + off, len, 0) % 0xffff);
+		}
+}
+END_TEST
+
 static Suite *checksum_suite(void)
 {
 	Suite *s = suite_create("checksum");
@@ -161,6 +216,8 @@ static Suite *checksum_suite(void)
 	tcase_add_test(tc, all_ones);
 	tcase_add_test(tc, add);
 	tcase_add_test(tc, pseudo);
+	tcase_add_test(tc, ip4_header);
+	tcase_add_test(tc, native);
 	suite_add_tcase(s, tc);
 	return s;
 }

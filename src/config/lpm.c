@@ -28,6 +28,7 @@ struct lpm_level {
 	unsigned plen;
 	uint64_t mask_hi, mask_lo;
 	size_t nslots;		/* power of two */
+	unsigned shift;		/* 64 - log2(nslots), for key_hash() */
 	size_t count;
 	struct lpm_slot *slots;
 };
@@ -56,28 +57,36 @@ static uint64_t len_mask(unsigned bits)
 	return ~(uint64_t)0 << (64 - bits);
 }
 
-/* A 64-bit finalizer (splitmix64 / MurmurHash3 fmix64 constants). */
-static uint64_t mix64(uint64_t x)
+/* The slot index of (hi, lo) in a level of 2^(64 - shift) slots:
+ * multiplicative (Fibonacci) hashing, Knuth 6.4: lo folded into hi by one
+ * multiply, the upper half of that folded down (the keys' low bits, a
+ * /128 SID's, reach the whole word), the index the top bits of a second
+ * product, which every bit of the key reaches.  Two multiplies and a
+ * shift where the two 64-bit finalizers it replaces took four multiplies
+ * and six shifts: the probes were half of End's instructions
+ * (bench/behavior-instr.sh).  Simulated
+ * on linear probing at the table's load (consecutive /128 SIDs, /64, /48
+ * and /32 locators, C-SID blocks, ::ffff:a.b.0.0/16): a miss probes
+ * 1.5-2.5 slots on average, the finalizers 2.3-2.5; without the
+ * xor-shift 6.3 for /128 SIDs whose last bits step by 2^16
+ * (BENCHMARKS.md, session 11).  The keys are the config's; a lookup's
+ * address only picks where its probe starts. */
+static size_t key_hash(uint64_t hi, uint64_t lo, unsigned shift)
 {
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
+	uint64_t x = hi ^ (lo * 0x9e3779b97f4a7c15ULL);
+
+	x ^= x >> 32;
+	return (size_t)((x * 0xbf58476d1ce4e5b9ULL) >> shift);
 }
 
-static size_t key_hash(uint64_t hi, uint64_t lo)
-{
-	return (size_t)mix64(hi ^ mix64(lo + 0x9e3779b97f4a7c15ULL));
-}
-
-/* Slot holding (hi, lo), or the empty slot where it would go. */
-static struct lpm_slot *level_probe(const struct lpm_level *lv, uint64_t hi,
-				    uint64_t lo)
+/* Slot holding (hi, lo), or the empty slot where it would go.  Inlined
+ * in each caller: lpm_lookup() calls it once per prefix length, and the
+ * call and its argument moves were a fifth of a probe (callgrind). */
+static inline __attribute__((always_inline)) struct lpm_slot *
+level_probe(const struct lpm_level *lv, uint64_t hi, uint64_t lo)
 {
 	size_t m = lv->nslots - 1;
-	size_t i = key_hash(hi, lo) & m;
+	size_t i = key_hash(hi, lo, lv->shift);
 
 	for (;;) {
 		struct lpm_slot *s = &lv->slots[i];
@@ -99,6 +108,7 @@ static int level_grow(struct lpm_level *lv)
 		return -ENOMEM;
 	lv->slots = slots;
 	lv->nslots = n;
+	lv->shift = 64u - (unsigned)__builtin_ctzll(n);
 	for (size_t i = 0; i < oldn; i++) {
 		struct lpm_slot *s;
 

@@ -272,11 +272,13 @@ static int mobile_inner(struct proc_ctx *ctx, const struct sid *sid,
  * header less its addresses (IPv6's first 8 bytes; IPv4's first 12 and
  * its options) less the pseudo header's length and protocol.  Returns
  * true with the length of the header's first bytes to sum in *fixed and
- * the sum of the rest in *sum, false for another T-PDU. */
+ * the native sum of the rest in *sum (csum_native()), false for another
+ * T-PDU. */
 static bool tpdu_sum(const uint8_t *t, uint32_t len, uint32_t *fixed,
-		     uint32_t *sum)
+		     uint64_t *sum)
 {
-	uint32_t hl, n, s = 0;
+	uint64_t s = 0;
+	uint32_t hl, n;
 	uint8_t proto;
 
 	if (len >= IPV6_HDR_LEN && (t[0] >> 4) == 6) {
@@ -298,14 +300,30 @@ static bool tpdu_sum(const uint8_t *t, uint32_t len, uint32_t *fixed,
 	       get16(t + hl + 6) != 0)))
 		return false;
 	if (*fixed == IP4_SRC_OFF && hl > IPV4_HDR_LEN)		/* options */
-		s = csum_partial(t + IPV4_HDR_LEN, hl - IPV4_HDR_LEN, 0);
-	*sum = csum_add(s, ~((n >> 16) + (n & 0xffff) + proto));  /* - */
+		s = csum_native(t + IPV4_HDR_LEN, hl - IPV4_HDR_LEN);
+	*sum = csum_native_add(s, ~(csum_native_word(n >> 16) +	/* - */
+				    csum_native_word(n) +
+				    csum_native_word(proto)));
 	return true;
 }
 
+/* The native sum (csum_native()) of the pseudo header of a UDP datagram
+ * of len bytes: the source and destination addresses, alen bytes each,
+ * in a row at a (an IPv6 header's, an IPv4 header's), the length (RFC
+ * 8200 8.1's 32 bits; RFC 768's 16 bits, whose upper word is then 0) and
+ * UDP's protocol number. */
+static uint64_t udp_pseudo_sum(const uint8_t *a, uint32_t alen, uint32_t len)
+{
+	return csum_native_add(csum_native(a, 2 * alen),
+			       csum_native_word(len >> 16) +
+			       csum_native_word(len) +
+			       csum_native_word(IPPROTO_UDP));
+}
+
 /* The UDP checksum of the datagram at u: hl bytes of UDP and GTP-U
- * headers, then the T-PDU of pdu bytes, behind a pseudo header summing
- * to pseudo (RFC 768; 0 is sent as 0xffff).  The T-PDU's transport
+ * headers, then the T-PDU of pdu bytes, behind a pseudo header of native
+ * sum pseudo (udp_pseudo_sum(); RFC 768; 0 is sent as 0xffff), the parts
+ * added unfolded and folded once.  The T-PDU's transport
  * segment, when its own checksum covers it (tpdu_sum()), is not read, as
  * Linux's local checksum offload takes it for its UDP tunnels; an invalid
  * one stays invalid in the GTP-U checksum (the receiver drops it one hop
@@ -313,17 +331,19 @@ static bool tpdu_sum(const uint8_t *t, uint32_t len, uint32_t *fixed,
  * summed whole.  The sums are equal modulo 0xffff, the checksum the same
  * bytes: the only value with two forms, 0, is sent as 0xffff. */
 static void udp_csum_set(uint8_t *u, uint32_t hl, uint32_t pdu,
-			 uint32_t pseudo)
+			 uint64_t pseudo)
 {
-	uint32_t fixed, ts;
+	uint64_t ts;
+	uint32_t fixed;
 	uint16_t c;
 
 	u[6] = u[7] = 0;	/* (udp_gtpu_write()'s already) */
 	if (tpdu_sum(u + hl, pdu, &fixed, &ts))	/* the T-PDU follows */
-		c = csum_fold(csum_partial(u, hl + fixed,
-					   csum_add(pseudo, ts)));
+		c = csum_native_fold(csum_native_add(csum_native_add(pseudo, ts),
+						     csum_native(u, hl + fixed)));
 	else
-		c = csum_fold(csum_partial(u, hl + pdu, pseudo));
+		c = csum_native_fold(csum_native_add(pseudo,
+						     csum_native(u, hl + pdu)));
 	put16(u + 6, c ? c : 0xffff);
 }
 
@@ -834,8 +854,8 @@ void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 	ip6_hdr_write(h, vtcfl, p->len - IPV6_HDR_LEN, IPPROTO_UDP, hlim,
 		      &sa, &da);			/* S06-S07 */
 	udp_csum_set(h + IPV6_HDR_LEN, hl, pdu,
-		     csum_ipv6_pseudo(h + IP6_SRC_OFF, h + IP6_DST_OFF,
-				      p->len - IPV6_HDR_LEN, IPPROTO_UDP));
+		     udp_pseudo_sum(h + IP6_SRC_OFF, 16,
+				    p->len - IPV6_HDR_LEN));
 	p->verdict = PKT_NEW_BYTES;			/* S09 */
 	proc_count_ok(behavior_stats(ctx, sid), p);
 }
@@ -846,8 +866,6 @@ void behavior_end_m_gtp6_e(struct proc_ctx *ctx, const struct sid *sid,
 static void ip4_gtpu_write(uint8_t *h, uint32_t len, uint8_t tos, uint8_t ttl,
 			   uint32_t sa, uint32_t da)
 {
-	uint16_t c;
-
 	h[0] = 0x45;
 	h[1] = tos;
 	put16(h + 2, len);
@@ -857,8 +875,7 @@ static void ip4_gtpu_write(uint8_t *h, uint32_t len, uint8_t tos, uint8_t ttl,
 	h[10] = h[11] = 0;
 	memcpy(h + IP4_SRC_OFF, &sa, 4);
 	memcpy(h + IP4_DST_OFF, &da, 4);
-	c = csum_fold(csum_partial(h, IPV4_HDR_LEN, 0));
-	put16(h + 10, c);
+	put16(h + 10, csum_ip4_hdr(h));
 }
 
 void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,
@@ -888,8 +905,7 @@ void behavior_end_m_gtp4_e(struct proc_ctx *ctx, const struct sid *sid,
 		return;
 	ip4_gtpu_write(h, p->len, tos, ttl, sa, da);	/* S06 */
 	udp_csum_set(h + IPV4_HDR_LEN, hl, pdu,
-		     csum_ipv4_pseudo(&sa, &da, p->len - IPV4_HDR_LEN,
-				      IPPROTO_UDP));
+		     udp_pseudo_sum(h + IP4_SRC_OFF, 4, p->len - IPV4_HDR_LEN));
 	p->verdict = PKT_NEW_BYTES;
 	proc_count_ok(behavior_stats(ctx, sid), p);
 }
