@@ -833,27 +833,27 @@ static int rule_add_expr(struct nftnl_rule *r, struct nftnl_expr *e)
 	return 0;
 }
 
-static struct nftnl_expr *expr_meta(uint32_t key)
+/* meta KEY into register 1 (reg NFTNL_EXPR_META_DREG) or set from it
+ * (NFTNL_EXPR_META_SREG). */
+static struct nftnl_expr *expr_meta_reg(uint32_t key, uint16_t reg)
 {
 	struct nftnl_expr *e = nftnl_expr_alloc("meta");
 
 	if (e) {
 		nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, NFT_REG_1);
+		nftnl_expr_set_u32(e, reg, NFT_REG_1);
 	}
 	return e;
 }
 
-/* meta KEY set from register 1 */
+static struct nftnl_expr *expr_meta(uint32_t key)
+{
+	return expr_meta_reg(key, NFTNL_EXPR_META_DREG);
+}
+
 static struct nftnl_expr *expr_meta_set(uint32_t key)
 {
-	struct nftnl_expr *e = nftnl_expr_alloc("meta");
-
-	if (e) {
-		nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_META_SREG, NFT_REG_1);
-	}
-	return e;
+	return expr_meta_reg(key, NFTNL_EXPR_META_SREG);
 }
 
 static struct nftnl_expr *expr_cmp(uint32_t op, const void *data,
