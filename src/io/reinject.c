@@ -738,12 +738,12 @@ static int reinject_segment(const struct config *cfg,
  * came with priority 0 (the guard puts 0 back); without steering there
  * is no guard, and a priority left set would choose the egress qdisc's
  * class; nor from another hook than prerouting (an operator's own rule
- * that queues from output), which the guard does not see. */
+ * that queues from output), which the guard does not see.  A bounce
+ * (NF_REPEAT) gets none: nfq_verdict_add() sends it with NF_ACCEPT only. */
 static void reinject_mark_carrier(const struct config *cfg, struct pkt *p)
 {
 	p->verdict_priority = cfg->steering && !p->priority &&
-			      p->hook == NF_INET_PRE_ROUTING &&
-			      !config_mark_bounced(cfg, p->verdict_mark) ?
+			      p->hook == NF_INET_PRE_ROUTING ?
 			      p->verdict_mark : 0;
 }
 

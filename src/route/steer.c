@@ -462,8 +462,20 @@ static void guard_counts(struct plan_builder *b, const struct config *cfg,
 	}
 }
 
-/* The guard's rules of family (G1 to G4 of steer.h) into their chains:
- * with kernel-encap on (rs), the links known, and a policy to watch. */
+/* r matches srv6d's marks under mark-mask, every offset's value (G0P on
+ * the priority, G1 on the mark). */
+static void guard_marks(const struct config *cfg, struct steer_rule *r)
+{
+	r->has_mark_range = true;
+	r->mark_from = config_mark_value(cfg, cfg->mark_base + 1);
+	r->mark_to = config_mark_value(cfg, cfg->mark_base +
+					    (cfg->mark_count - 1));
+	r->mark_mask = cfg->mark_mask;
+}
+
+/* The guard's rules of family (steer.h) into their chains: G0 and G0P
+ * with a running state (rs); G1 to G4 with kernel-encap on too, the
+ * links known, and a policy to watch. */
 static void plan_guard(struct plan_builder *b, const struct config *cfg,
 		       const struct runstate *rs,
 		       const struct plan_links *pl, int family)
@@ -479,11 +491,7 @@ static void plan_guard(struct plan_builder *b, const struct config *cfg,
 		r->action = STEER_MARK_FROM_MAC;
 	}
 	if ((r = plan_add(b, family))) {	/* G0P */
-		r->has_mark_range = true;
-		r->mark_from = config_mark_value(cfg, cfg->mark_base + 1);
-		r->mark_to = config_mark_value(cfg, cfg->mark_base +
-						    (cfg->mark_count - 1));
-		r->mark_mask = cfg->mark_mask;
+		guard_marks(cfg, r);
 		r->action = STEER_MARK_FROM_PRIORITY;
 	}
 	if (!rs->kencap_on || !pl->known || !guard_table(cfg, rs, family, 0)) {
@@ -491,11 +499,7 @@ static void plan_guard(struct plan_builder *b, const struct config *cfg,
 		return;
 	}
 	if ((r = plan_add(b, family))) {	/* G1 */
-		r->has_mark_range = true;
-		r->mark_from = config_mark_value(cfg, cfg->mark_base + 1);
-		r->mark_to = config_mark_value(cfg, cfg->mark_base +
-						    (cfg->mark_count - 1));
-		r->mark_mask = cfg->mark_mask;
+		guard_marks(cfg, r);
 		r->action = STEER_ACCEPT;
 	}
 	/* G2: main's unmarked ones are caught by `to PREFIX` as srv6d

@@ -286,7 +286,7 @@ void icmp4_error(struct proc_ctx *ctx, struct pkt *p,
 	h[9] = IPPROTO_ICMP;
 	memcpy(h + IP4_SRC_OFF, &from->s_addr, 4);
 	memcpy(h + IP4_DST_OFF, dst, 4);
-	ck = csum_fold(csum_partial(h, IPV4_HDR_LEN, 0));
+	ck = csum_ip4_hdr(h);
 	h[10] = (uint8_t)(ck >> 8);
 	h[11] = (uint8_t)ck;
 	h[20] = type;
