@@ -169,7 +169,7 @@ START_TEST(status_document)
 		"workers", "totals",
 		"sids",
 		"policies", "mirror", "kernel_routes", "steering",
-		"repairs", "rules_before",
+		"repairs", "rules_before", "mark_probe",
 	};
 	struct steer_status steering = {
 		.enabled = true, .installed = true,
@@ -202,6 +202,10 @@ START_TEST(status_document)
 	pols[1].bytes = 900;
 
 	static const long hqueues[2] = { 4, 5 };
+	static const struct markprobe probe = {
+		.state = MARKPROBE_CARRIED, .sent = 50,
+		.count = { 40, 9, 0 }, .send_errors = 1,
+	};
 	static const struct markguard_before before[1] = {
 		{ AF_INET6, 100, "fwmark 0x1/0x1 lookup 50" },
 	};
@@ -217,7 +221,7 @@ START_TEST(status_document)
 		.kencap_mark_held = true, .kencap_caught = 37,
 		.kencap_holds = 2, .kencap_watch = "nft counter kencap_caught",
 		.kencap_unmarked = 41,
-		.before = before, .nbefore = 1,
+		.before = before, .nbefore = 1, .probe = &probe,
 	};
 	/* The config in force names other header queues (a reload under
 	 * `steering no`): status shows the ones bound, 4-5 copy 512. */
@@ -282,6 +286,10 @@ START_TEST(status_document)
 	assert_json(json_object_get(doc, "rules_before"),
 		"[{\"family\":6,\"priority\":100,"
 		"\"rule\":\"fwmark 0x1/0x1 lookup 50\"}]");
+	assert_json(json_object_get(doc, "mark_probe"),
+		"{\"state\":\"carried\",\"fallback\":false,\"sent\":50,"
+		"\"kept\":40,\"carried\":9,\"lost\":0,\"losses\":0,"
+		"\"send_errors\":1}");
 	assert_json(json_object_get(doc, "kernel_end"),
 		"{\"mode\":\"auto\",\"active\":false,\"why\":\"\","
 		"\"sids\":0,\"held\":false,\"caught\":0,\"holds\":0}");

@@ -629,6 +629,15 @@ START_TEST(reinject_tun_ipv6_by_sid_device)
 		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_PAYLOAD);
 		cfg->steering = true;
 		p->priority = 0;
+		/* the mark probe found both carriers lost (markprobe.h):
+		 * the device's too, but under `steering no` (no probe) */
+		p->carrier_lost = true;
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_DEV);
+		cfg->steering = false;
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_PAYLOAD);
+		cfg->steering = true;
+		p->carrier_lost = false;
+		ck_assert_int_eq(reinject_decide(cfg, rs, srt, p, &r), REINJECT_PAYLOAD);
 		/* an unmarked IPv6 result under `reinject tun`: TUN */
 		rs->payload = PAYLOAD_NONE;
 		p->set_mark = false;

@@ -31,6 +31,7 @@ struct fixture {
 	struct worker_stats w[2], total;
 	struct sid_stats sids[2], pols[2];
 	struct ctl_nfq_queue kq[3];
+	struct markprobe probe;
 	struct ctl_status_src src;
 };
 
@@ -62,12 +63,18 @@ static void fixture_init(struct fixture *f)
 					   .queue_dropped = 7 };
 	f->kq[1] = (struct ctl_nfq_queue){ .queue = 4, .user_dropped = 8 };
 	f->kq[2] = (struct ctl_nfq_queue){ .queue = 9 };
+	f->probe.state = MARKPROBE_LOST;
+	f->probe.lost = true;
+	f->probe.count[MARKPROBE_N_KEPT] = 40;
+	f->probe.count[MARKPROBE_N_CARRIED] = 3;
+	f->probe.count[MARKPROBE_N_LOST] = 2;
+	f->probe.losses = 1;
 	f->src = (struct ctl_status_src){
 		.pid = 4242, .uptime = 61, .config_loaded = 1796000000,
 		.reloads = 3, .reload_failures = 1, .cleared = 1796000100,
 		.nworkers = 2, .queues = f->queues, .workers = f->w,
 		.totals = &f->total, .cfg = f->cfg, .sids = f->sids,
-		.pols = f->pols, .kq = f->kq, .nkq = 3,
+		.pols = f->pols, .kq = f->kq, .nkq = 3, .probe = &f->probe,
 	};
 }
 

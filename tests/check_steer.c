@@ -498,10 +498,22 @@ START_TEST(test_guard)
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(buf,
 		"table ip6 srv6d {\n\tcounter kencap_caught {\n\t}\n"
-		"\tcounter kencap_unmarked {\n\t}\n"));
+		"\tcounter kencap_unmarked {\n\t}\n"
+		"\tcounter probe_kept {\n\t}\n"
+		"\tcounter probe_carried {\n\t}\n"
+		"\tcounter probe_lost {\n\t}\n"));
+	/* the mark probe (markprobe.h): queued first from the device,
+	 * judged first in the guard, IPv6 only */
+	ck_assert_ptr_nonnull(strstr(buf,
+		"\t\ttype filter hook prerouting priority -290; policy accept;\n"
+		"\t\tiifname \"srv6d0\" ip6 daddr 100::5d6f:2/128 queue num 0\n"
+		"\t\tiifname \"srv6d*\" accept\n"));
 	ck_assert_ptr_nonnull(strstr(buf,
 		"\tchain guard {\n"
 		"\t\ttype filter hook prerouting priority 2147483647; policy accept;\n"
+		"\t\tiifname \"srv6d0\" meta mark and 0xffff0000 0x5d6f0000 ip6 daddr 100::5d6f:2/128 counter name \"probe_kept\" drop\n"
+		"\t\tiifname \"srv6d0\" meta priority and 0xffff0000 0x5d6f0000 ip6 daddr 100::5d6f:2/128 counter name \"probe_carried\" drop\n"
+		"\t\tiifname \"srv6d0\" ip6 daddr 100::5d6f:2/128 counter name \"probe_lost\" drop\n"
 		"\t\tiifname \"srv6d0\" meta mark set @ll,64,32\n"
 		"\t\tmeta priority and 0xffff0000 0x5d700000-0x7fff0000 meta mark set meta priority meta priority set 0\n"
 		"\t\tmeta mark and 0xffff0000 0x5d700000-0x7fff0000 accept\n"
@@ -523,6 +535,8 @@ START_TEST(test_guard)
 		"\t\tiifname \"srv6d0\" meta mark 0x00000000 ip daddr 10.8.0.0/16 counter name \"kencap_unmarked\" accept\n"
 		"\t\tiifname \"srv6d0\" ip daddr 10.8.0.0/16 counter name \"kencap_caught\" accept\n"));
 	ck_assert_ptr_null(strstr(buf, "fd00:9::/64 counter"));
+	ck_assert_ptr_null(strstr(buf, "ip daddr 100::"));
+	ck_assert_ptr_null(strstr(strstr(buf, "table ip srv6d"), "probe_"));
 	ck_assert_ptr_null(strstr(buf, "-A srv6d-guard"));
 	ck_assert_ptr_null(strstr(buf, "-A srv6d-g200"));
 	free(buf);

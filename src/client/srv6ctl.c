@@ -345,10 +345,51 @@ static void print_kencap(const json_t *k, const json_t *totals)
 
 /* "kernel-end auto: the kernel's End rewrites plain End super-packets
  * (1 End SIDs); 123 by the kernel". */
-static void print_kend(const json_t *k, const json_t *totals)
+/* The mark probe (markprobe.h): "mark probe: kept (40 kept, 9 carried
+ * by the priority, 0 lost of 50 sent)", and what its fallback does. */
+static void print_probe(const json_t *m)
+{
+	static const struct {
+		const char *state, *what;
+	} says[] = {
+		{ "off", "no steering guard to judge it" },
+		{ "pending", "no answer yet" },
+		{ "kept", "srv6d's marks reach routing" },
+		{ "carried", "a rule rewrites the mark, the priority carries "
+			     "it" },
+		{ "lost", "a rule rewrites mark and priority: marked results "
+			  "go by the reinjection device, kernel-end held" },
+		{ "unanswered", "no probe reaches the steering guard" },
+	};
+	const char *st, *what = "";
+
+	if (!json_is_object(m))
+		return;
+	st = jstr(m, "state");
+	for (size_t i = 0; i < sizeof(says) / sizeof(says[0]); i++)
+		if (!strcmp(st, says[i].state))
+			what = says[i].what;
+	printf("mark probe %s: %s (%" PRIu64 " kept, %" PRIu64 " carried, %"
+	       PRIu64 " lost of %" PRIu64 " sent; %" PRIu64 " losses)%s\n",
+	       st, what, jnum(m, "kept"), jnum(m, "carried"), jnum(m, "lost"),
+	       jnum(m, "sent"), jnum(m, "losses"),
+	       json_is_true(json_object_get(m, "fallback")) &&
+	       strcmp(st, "lost") ? "; still falling back" : "");
+}
+
+static void print_kend(const json_t *k, const json_t *totals,
+		       const json_t *probe)
 {
 	if (!json_is_object(k))
 		return;
+	if (json_is_true(json_object_get(k, "held")) &&
+	    json_is_true(json_object_get(probe, "fallback"))) {
+		printf("kernel-end %s: held: the mark probe finds srv6d's "
+		       "marks lost, srv6d makes the End until they survive; "
+		       "%" PRIu64 " by the kernel\n", jstr(k, "mode"),
+		       jnum(totals, "kend"));
+		return;
+	}
 	if (json_is_true(json_object_get(k, "held"))) {
 		printf("kernel-end %s: held: packets for its SIDs reached "
 		       "routing without srv6d's mark (%" PRIu64 " caught), "
@@ -456,8 +497,10 @@ static void print_status(const json_t *doc)
 	print_steering(json_object_get(doc, "steering"));
 	print_kencap(json_object_get(doc, "kernel_encap"),
 		     json_object_get(doc, "totals"));
+	print_probe(json_object_get(doc, "mark_probe"));
 	print_kend(json_object_get(doc, "kernel_end"),
-		   json_object_get(doc, "totals"));
+		   json_object_get(doc, "totals"),
+		   json_object_get(doc, "mark_probe"));
 	print_hqueue(json_object_get(doc, "header_queue"),
 		     json_object_get(doc, "totals"));
 	printf("%zu SIDs, %" PRIu64 " policies\n",

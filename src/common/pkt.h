@@ -174,6 +174,10 @@ struct pkt {
 	 * reinject_mark_carrier()): the steering guard's G0P copies it back
 	 * into the mark right before routing and clears it (steer.h). */
 	uint32_t verdict_priority;
+	/* The worker's: srv6d's mark probe says verdict marks do not
+	 * survive to routing (markprobe.h, engine_set_marks_lost()), so
+	 * a marked IPv6 result goes by the SID's device (reinject.c). */
+	bool carrier_lost;
 	/* The result is a packet this node originates (an ICMP error
 	 * icmp4_error() built): it leaves as a locally generated packet
 	 * (reinject.h), not as the verdict. */

@@ -532,6 +532,30 @@ static json_t *kencap_json(const struct ctl_status_src *src)
 	return jdone(o, ok);
 }
 
+/* The mark probe (markprobe.h): {"state", "fallback", "sent", "kept",
+ * "carried", "lost", "losses", "send_errors"}, or null. */
+static json_t *probe_json(const struct markprobe *m)
+{
+	json_t *o;
+	bool ok;
+
+	if (!m)
+		return json_null();
+	o = json_object();
+	ok = o != NULL;
+	if (!ok)
+		return NULL;
+	jset(o, "state", json_string(markprobe_state_name(m->state)), &ok);
+	jset(o, "fallback", json_boolean(m->lost), &ok);
+	jset(o, "sent", jcount(m->sent), &ok);
+	jset(o, "kept", jcount(m->count[MARKPROBE_N_KEPT]), &ok);
+	jset(o, "carried", jcount(m->count[MARKPROBE_N_CARRIED]), &ok);
+	jset(o, "lost", jcount(m->count[MARKPROBE_N_LOST]), &ok);
+	jset(o, "losses", jcount(m->losses), &ok);
+	jset(o, "send_errors", jcount(m->send_errors), &ok);
+	return jdone(o, ok);
+}
+
 /* `kernel-end` (kencap_routes.h): {"mode", "active", "why", "sids",
  * "held", "caught", "holds"} (the last three: markguard.h), or null. */
 static json_t *kend_json(const struct config *cfg,
@@ -721,6 +745,7 @@ json_t *ctl_status_json(const struct ctl_status_src *src)
 	jset(o, "steering", steering_json(src->steering), &ok);
 	jset(o, "repairs", repairs_json(src), &ok);
 	jset(o, "rules_before", before_json(src), &ok);
+	jset(o, "mark_probe", probe_json(src->probe), &ok);
 	return jdone(o, ok);
 }
 

@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "markguard.h"
+#include "markprobe.h"
 #include "runstate.h"
 #include "ctl_proto.h"
 #include "rtmirror.h"
@@ -100,6 +101,8 @@ struct ctl_status_src {
 	bool kencap_mark_held;
 	uint64_t kencap_caught, kencap_holds, kencap_unmarked;
 	const char *kencap_watch;
+	/* The mark probe (markprobe.h); NULL: "mark_probe" null. */
+	const struct markprobe *probe;
 	/* The operator's rules before srv6d's (markguard_rules_before()):
 	 * nbefore of them (NULL: "rules_before" is []). */
 	const struct markguard_before *before;

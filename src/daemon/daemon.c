@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +40,7 @@
 #include "rtmirror.h"
 #include "kencap_routes.h"
 #include "markguard.h"
+#include "markprobe.h"
 #include "rtrules.h"
 #include "steer.h"
 #include "rtwatch.h"
@@ -111,6 +114,12 @@ struct daemon {
 	 * (steer_guard_read()): its encapsulations are held back the same
 	 * way. */
 	struct markguard eguard;
+	/* The mark probe (markprobe.h, probe_tick()): sent every
+	 * MARKPROBE_POLL_MS on probe_fd (a packet socket, opened at start;
+	 * -1: none, the probe off) into the reinjection device; lost,
+	 * every marked result goes by a device and kernel-end is held. */
+	struct markprobe probe;
+	int probe_fd;
 	/* The operator's rules the kernel evaluates before srv6d's
 	 * (markguard_rules_before()), as last looked at, each warned
 	 * about once; rules_due: look again (a rule came or went, a
@@ -386,7 +395,8 @@ static void guard_tick(struct daemon *d)
 			rc = markguard_caught(engine_config(d->engine), rs,
 					      &cur);
 		markguard_judge(&d->guard, active, rc, cur, now, taken);
-		engine_set_kend_held(d->engine, d->guard.held);
+		engine_set_kend_held(d->engine, d->guard.held ||
+				     d->probe.lost);
 		if (d->guard.armed)
 			engine_kend_probe_arm(d->engine);
 	}
@@ -408,6 +418,56 @@ static void guard_tick(struct daemon *d)
 		if (d->eguard.armed)
 			engine_kencap_probe_arm(d->engine);
 	}
+}
+
+/* Whether the mark probe can run: the guard that judges it is in force
+ * (steering auto, installed) and its socket open. */
+static bool probe_active(const struct daemon *d)
+{
+	struct steer_status st;
+
+	steer_get_status(d->steer, &st);
+	return d->probe_fd >= 0 && st.enabled && st.installed &&
+	       engine_runstate(d->engine);
+}
+
+/* The mark probe (markprobe.h), every MARKPROBE_POLL_MS: what the last
+ * ones met judged, the fallback set (marked results by the device,
+ * kernel-end held), the next one sent into the reinjection device. */
+static void probe_tick(struct daemon *d)
+{
+	uint64_t now = now_ms(), cur[MARKPROBE_N];
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_protocol = htons(ETH_P_IPV6),
+				   .sll_halen = ETH_ALEN };
+	uint8_t frame[MARKPROBE_FRAME_LEN];
+	bool active, was = d->probe.lost;
+	int rc;
+
+	if (!markprobe_due(&d->probe, now))
+		return;
+	active = probe_active(d);
+	rc = active ? steer_probe_read(d->steer, cur) : 1;
+	markprobe_judge(&d->probe, active, rc, cur, now);
+	if (d->probe.lost != was) {
+		engine_set_marks_lost(d->engine, d->probe.lost);
+		engine_set_kend_held(d->engine, d->guard.held ||
+				     d->probe.lost);
+	}
+	if (!active || rc > 0)
+		return;
+	sll.sll_ifindex = (int)engine_reinject_tx_ifindex(d->engine);
+	rtrules_dev_mac(0, true, sll.sll_addr);
+	markprobe_frame(frame, d->probe.sent);
+	if (sendto(d->probe_fd, frame, sizeof(frame), 0,
+		   (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		if (!d->probe.send_errors++)
+			log_msg(LOG_WARNING, "mark probe: cannot send into %s: "
+				"%s", engine_config(d->engine)->tun_name,
+				strerror(errno));
+		return;
+	}
+	d->probe.sent++;
 }
 
 /* Whether two lists of the operator's rules name the same rule. */
@@ -487,6 +547,8 @@ static int poll_timeout(const struct daemon *d)
 	    engine_runstate(d->engine)->kencap_on &&
 	    engine_runstate(d->engine)->nkencaps && d->eguard.next_ms < next)
 		next = d->eguard.next_ms;
+	if (probe_active(d) && d->probe.next_ms < next)
+		next = d->probe.next_ms;
 	if (d->rules_due)
 		next = now;
 	if (d->repair_due_ms && d->repair_due_ms < next)
@@ -603,10 +665,11 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	ds->src.repair_failures = d->repair_failures;
 	ds->src.last_repair_us = d->last_repair_us;
 	ds->src.kencap_held = d->kencap_held;
-	ds->src.kend_held = d->guard.held;
+	ds->src.kend_held = d->guard.held || d->probe.lost;
 	ds->src.kend_caught = d->guard.total;
 	ds->src.kend_holds = d->guard.holds;
 	ds->src.kencap_mark_held = d->eguard.held;
+	ds->src.probe = &d->probe;
 	ds->src.kencap_caught = d->eguard.total;
 	ds->src.kencap_unmarked = d->eguard.unmarked;
 	ds->src.kencap_holds = d->eguard.holds;
@@ -1885,6 +1948,7 @@ static void daemon_loop(struct daemon *d)
 		repair_tick(d);
 		tunsrc_tick(d);
 		guard_tick(d);
+		probe_tick(d);
 		rules_tick(d);
 		nexthops_tick(d);
 		trace_tick(&d->trace, d->engine);
@@ -2219,6 +2283,12 @@ static bool steering_start(struct daemon *d)
 		return false;
 	}
 	steering_links(d);	/* the rules follow the in-interfaces */
+	/* the mark probe's socket (markprobe.h), opened while srv6d may */
+	d->probe_fd = pkt_sock_open();
+	if (d->probe_fd < 0)
+		log_msg(LOG_WARNING, "mark probe: cannot open a packet socket "
+			"(%s): off, whether srv6d's marks survive to routing is "
+			"not probed", strerror(errno));
 	return true;
 }
 
@@ -2390,6 +2460,8 @@ static void daemon_stop(struct daemon *d)
 	/* a clean stop: srv6d's rules go; a restart's (SIGUSR2): they
 	 * stay, fail closed, for the next start to replace in one batch */
 	steer_close(d->steer, !d->restarting);
+	if (d->probe_fd >= 0)
+		close(d->probe_fd);
 	engine_stop(d->engine);		/* every queued packet gets a verdict */
 	rtmirror_free(d->mirror);	/* no worker reads it any more */
 	rtwatch_close(d->watch);	/* what goes now is srv6d's doing */
@@ -2410,7 +2482,7 @@ int daemon_run(const struct daemon_opts *opts)
 	struct daemon d = { .opts = opts, .started_ms = now_ms(),
 			    .guard.kind = MARKGUARD_END,
 			    .eguard.kind = MARKGUARD_ENCAP,
-			    .rules_due = true };
+			    .probe_fd = -1, .rules_due = true };
 	int rc;
 
 	log_init("srv6d", opts->debug);

@@ -131,6 +131,29 @@ static void daemon_metrics(FILE *f, const struct ctl_status_src *src)
 	       "Rules not srv6d's that the kernel evaluates before srv6d's "
 	       "fwmark and catch rules.");
 	sample(f, "srv6d_rules_before", NULL, 0, src->nbefore);
+	if (src->probe) {
+		static const char *const outcome[MARKPROBE_N][2] = {
+			{ "outcome", "kept" }, { "outcome", "carried" },
+			{ "outcome", "lost" },
+		};
+
+		family(f, "srv6d_mark_probe_total", "counter",
+		       "Mark probes that reached the steering guard: their "
+		       "mark kept, carried by the priority, or lost.");
+		for (int i = 0; i < MARKPROBE_N; i++)
+			sample(f, "srv6d_mark_probe_total", outcome[i], 1,
+			       src->probe->count[i]);
+		family(f, "srv6d_mark_probe_fallback", "gauge",
+		       "1 while the mark probe finds srv6d's verdict marks "
+		       "lost: marked results go by the reinjection device, "
+		       "kernel-end is held back.");
+		sample(f, "srv6d_mark_probe_fallback", NULL, 0,
+		       src->probe->lost ? 1 : 0);
+		family(f, "srv6d_mark_probe_losses_total", "counter",
+		       "Times the mark probe found srv6d's verdict marks lost.");
+		sample(f, "srv6d_mark_probe_losses_total", NULL, 0,
+		       src->probe->losses);
+	}
 	family(f, "srv6d_sids", "gauge", "SIDs in the configuration in force.");
 	sample(f, "srv6d_sids", NULL, 0, cfg ? cfg->nsids : 0);
 	family(f, "srv6d_policies", "gauge",

@@ -55,13 +55,15 @@ static bool reinject_payload_ok(const struct config *cfg,
 
 /* With `steering auto` a verdict's mark has a second carrier, the
  * priority (reinject_mark_carrier()), but not for a packet that came with
- * a priority of its own (a rule before srv6d's hook set it): a marked
- * result of such a packet goes by the SID's device instead, whose frames
- * carry the mark in their source address (the guard's G0). */
+ * a priority of its own (a rule before srv6d's hook set it), nor while
+ * the mark probe finds both carriers lost (p->carrier_lost, markprobe.h):
+ * a marked result of such a packet goes by the SID's device instead,
+ * whose frames carry the mark in their source address (the guard's
+ * G0). */
 static bool reinject_carrier_lost(const struct config *cfg,
 				  const struct pkt *p)
 {
-	return cfg->steering && p->priority;
+	return cfg->steering && (p->priority || p->carrier_lost);
 }
 
 /* An IPv6 result whose mark routes it (End.X, End.DX6: to nh6; End.T,

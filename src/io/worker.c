@@ -27,6 +27,7 @@
 #include "kencap.h"
 #include "kend.h"
 #include "log.h"
+#include "markprobe.h"
 #include "nfq.h"
 #include "oamsock.h"
 #include "pkt_trace.h"
@@ -134,6 +135,9 @@ struct engine {
 	/* kernel-encap's (engine_set_kencap_mark_held()): packets for its
 	 * policies reached routing without srv6d's mark (markguard.h). */
 	bool kencap_mark_held;
+	/* The mark probe's (engine_set_marks_lost(), markprobe.h): verdict
+	 * marks do not survive to routing. */
+	bool marks_lost;
 	const char *hang_file;		/* ENGINE_HANG_ENV, or NULL (unarmed) */
 	/* Control thread only: totals of earlier generations, less what
 	 * engine_clear_stats() took away (unsigned: a base may wrap, its
@@ -411,11 +415,14 @@ static void worker_beat(struct worker *w)
  * again): accepted unchanged, counted as `unmatched`, never processed a
  * second time (a policy would encapsulate a decapsulated End.DT4 result
  * and bypass its tenant's table). */
-static void worker_own_device(struct worker *w, struct pkt *p)
+static void worker_own_device(struct worker *w, const struct config *cfg,
+			      struct pkt *p)
 {
 	p->verdict = PKT_ACCEPT;
-	p->set_mark = false;
-	p->out_mark = 0;
+	/* the mark probe (markprobe.h): accepted with the probe mark and
+	 * its carrier, as End.X's results are, for the guard to judge */
+	p->set_mark = markprobe_is(p);
+	p->out_mark = p->set_mark ? cfg->mark_base : 0;
 	w->stats->unmatched++;
 }
 
@@ -551,6 +558,7 @@ static void worker_run_batch(struct worker *w, int n)
 	struct generation *g = rcu_dereference(w->e->gen);
 	struct proc_ctx *ctx = &w->ctx;
 	bool tracing = CMM_LOAD_SHARED(w->trace->on);
+	bool marks_lost = __atomic_load_n(&w->e->marks_lost, __ATOMIC_RELAXED);
 
 	if (tracing) {
 		cmm_smp_rmb();	/* the filter, set before `on` */
@@ -581,13 +589,14 @@ static void worker_run_batch(struct worker *w, int n)
 		 * sets (pkt_result_reset()). */
 		if (w->process[i]) {
 			if (generation_own_device(g, p->indev))
-				worker_own_device(w, p);
+				worker_own_device(w, g->cfg, p);
 			else if (!p->from_hqueue ||
 				 worker_headers_suffice(ctx, p))
 				srv6_process(ctx, p);
 		}
 		if (tracing)
 			w->trace_st[i] = p->st;
+		p->carrier_lost = marks_lost;
 		reinject_packet(g->cfg, g->rs, g->sid_rt, p, w->q, &w->io,
 				w->stats);
 		/* Bounced: copied when it comes back whole (RFC 9259). */
@@ -962,6 +971,16 @@ bool engine_kend_probe_disarm(struct engine *e)
 					 __ATOMIC_RELAXED))
 			taken = true;
 	return taken;
+}
+
+void engine_set_marks_lost(struct engine *e, bool lost)
+{
+	__atomic_store_n(&e->marks_lost, lost, __ATOMIC_RELAXED);
+}
+
+uint32_t engine_reinject_tx_ifindex(const struct engine *e)
+{
+	return e->dev_tx_ifindex;
 }
 
 void engine_set_kencap_mark_held(struct engine *e, bool held)

@@ -83,6 +83,15 @@ void engine_set_kencap_mark_held(struct engine *e, bool held);
 void engine_kencap_probe_arm(struct engine *e);
 bool engine_kencap_probe_disarm(struct engine *e);
 
+/* The mark probe (markprobe.h): verdict marks do not survive to
+ * routing, so every marked IPv6 result goes by the SID's device (lost),
+ * or they do again; the control thread's, read by the workers at once. */
+void engine_set_marks_lost(struct engine *e, bool lost);
+
+/* The reinjection device's sending end (its ifindex), where the mark
+ * probe is sent; control thread only. */
+uint32_t engine_reinject_tx_ifindex(const struct engine *e);
+
 const struct config *engine_config(const struct engine *e);
 const struct runstate *engine_runstate(const struct engine *e);
 /* The SIDs' struct sid_runtime in force (cfg->nsids entries, or NULL). */

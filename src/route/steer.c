@@ -107,6 +107,31 @@ static void plan_accepts(struct plan_builder *b, const struct config *cfg,
 	}
 }
 
+static const struct in6_addr probe_dst = STEER_PROBE_DST_INIT;
+
+/* r matches the mark probe (markprobe.h): from the reinjection device to
+ * STEER_PROBE_DST. */
+static void plan_probe_match(const struct config *cfg, struct steer_rule *r)
+{
+	snprintf(r->iifname, sizeof(r->iifname), "%s", cfg->tun_name);
+	memcpy(r->addr, &probe_dst, sizeof(probe_dst));
+	r->plen = 128;
+}
+
+/* Rule 0 (steer.h): the mark probe to the queues, before the accept of
+ * srv6d's own devices. */
+static void plan_probe_queue(struct plan_builder *b, const struct config *cfg)
+{
+	struct steer_rule *r = plan_add(b, AF_INET6);
+
+	if (!r)
+		return;
+	plan_probe_match(cfg, r);
+	r->action = STEER_QUEUE;
+	r->queue_first = (uint16_t)cfg->queue_first;
+	r->queue_total = (uint16_t)(cfg->queue_last - cfg->queue_first + 1);
+}
+
 /* Whether a rule for the same prefix and action is already in plan from
  * index `from` on. */
 static bool plan_has(const struct steer_plan *plan, unsigned from,
@@ -342,6 +367,8 @@ static void plan_family(struct plan_builder *b, const struct config *cfg,
 	unsigned from = b->plan->nrules;
 	uint32_t bounce = config_bounce_bit(cfg);
 
+	if (rs && family == AF_INET6)
+		plan_probe_queue(b, cfg);
 	plan_accepts(b, cfg, family);
 	plan_proxy_iifs(b, cfg, family);
 	for (unsigned i = 0; family == AF_INET6 && cfg->has_hqueue &&
@@ -486,6 +513,23 @@ static void plan_guard(struct plan_builder *b, const struct config *cfg,
 	if (!rs)
 		return;
 	b->chain = STEER_GUARD_CHAIN;
+	for (int i = 0; family == AF_INET6 && i < 3; i++) {	/* GP1-GP3 */
+		static const enum steer_action acts[3] = {
+			STEER_PROBE_KEPT_DROP, STEER_PROBE_CARRIED_DROP,
+			STEER_PROBE_LOST_DROP,
+		};
+
+		if (!(r = plan_add(b, family)))
+			break;
+		plan_probe_match(cfg, r);
+		r->action = acts[i];
+		if (i < 2) {
+			r->has_mark_range = true;
+			r->mark_from = r->mark_to = config_mark_value(cfg,
+							cfg->mark_base);
+			r->mark_mask = cfg->mark_mask;
+		}
+	}
 	if ((r = plan_add(b, family))) {	/* G0 */
 		snprintf(r->iifname, sizeof(r->iifname), "%s", cfg->tun_name);
 		r->action = STEER_MARK_FROM_MAC;
@@ -606,10 +650,32 @@ static void print_prefix(const struct steer_rule *r, FILE *f)
 	fprintf(f, "%s/%u", buf, r->plen);
 }
 
+/* Whether r's mark range is on the priority, the mark's second carrier
+ * (G0P, GP2). */
+static bool rule_on_priority(const struct steer_rule *r)
+{
+	return r->action == STEER_MARK_FROM_PRIORITY ||
+	       r->action == STEER_PROBE_CARRIED_DROP;
+}
+
+/* The counter of a probe rule (GP1-GP3), NULL for another. */
+static const char *rule_probe_counter(const struct steer_rule *r)
+{
+	switch (r->action) {
+	case STEER_PROBE_KEPT_DROP:
+		return STEER_PROBE_KEPT;
+	case STEER_PROBE_CARRIED_DROP:
+		return STEER_PROBE_CARRIED;
+	case STEER_PROBE_LOST_DROP:
+		return STEER_PROBE_LOST;
+	default:
+		return NULL;
+	}
+}
+
 static void print_nft_rule(const struct steer_rule *r, FILE *f)
 {
-	const char *key = r->action == STEER_MARK_FROM_PRIORITY ? "priority" :
-								  "mark";
+	const char *key = rule_on_priority(r) ? "priority" : "mark";
 
 	if (r->proxy_iif)
 		fprintf(f, "\t\t# what the service of an SR proxy sends back "
@@ -618,7 +684,11 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 	if (r->iifname[0])
 		fprintf(f, "iifname \"%s%s\" ", r->iifname,
 			r->iif_wildcard ? "*" : "");
-	if (r->has_mark_range && r->mark_mask != 0xffffffffu)
+	if (r->has_mark_range && r->mark_mask != 0xffffffffu &&
+	    r->mark_from == r->mark_to)
+		fprintf(f, "meta %s and 0x%08x 0x%08x ", key, r->mark_mask,
+			r->mark_from);
+	else if (r->has_mark_range && r->mark_mask != 0xffffffffu)
 		fprintf(f, "meta %s and 0x%08x 0x%08x-0x%08x ", key,
 			r->mark_mask, r->mark_from, r->mark_to);
 	else if (r->has_mark_range && r->mark_from == r->mark_to)
@@ -649,6 +719,8 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 		fputs("meta mark set @ll,64,32\n", f);
 	else if (r->action == STEER_MARK_FROM_PRIORITY)
 		fputs("meta mark set meta priority meta priority set 0\n", f);
+	else if (rule_probe_counter(r))
+		fprintf(f, "counter name \"%s\" drop\n", rule_probe_counter(r));
 	else if (r->queue_total > 1)
 		fprintf(f, "queue num %u-%u fanout\n", r->queue_first,
 			r->queue_first + r->queue_total - 1);
@@ -785,6 +857,10 @@ void steer_plan_print(const struct steer_plan *plan, FILE *f)
 		if (guard)
 			fputs("\tcounter " STEER_GUARD_COUNTER " {\n\t}\n"
 			      "\tcounter " STEER_GUARD_UNMARKED " {\n\t}\n", f);
+		if (guard && !pass)
+			fputs("\tcounter " STEER_PROBE_KEPT " {\n\t}\n"
+			      "\tcounter " STEER_PROBE_CARRIED " {\n\t}\n"
+			      "\tcounter " STEER_PROBE_LOST " {\n\t}\n", f);
 		fprintf(f, "\tchain " STEER_CHAIN
 			" {\n\t\ttype filter hook prerouting priority %d; "
 			"policy accept;\n", STEER_PRIORITY);
@@ -913,7 +989,7 @@ static int rule_mark_range(struct nftnl_rule *nr, const struct steer_rule *r)
 	struct nftnl_expr *e;
 
 	/* G0P's range is on the priority that carries the mark */
-	if (rule_add_expr(nr, expr_meta(r->action == STEER_MARK_FROM_PRIORITY ?
+	if (rule_add_expr(nr, expr_meta(rule_on_priority(r) ?
 					NFT_META_PRIORITY : NFT_META_MARK)) < 0 ||
 	    rule_mark_and(nr, r->mark_mask) < 0)
 		return -1;
@@ -1002,17 +1078,30 @@ static int rule_verdict(struct nftnl_rule *nr, const struct steer_rule *r,
 	uint16_t flags = r->queue_total > 1 ? NFT_QUEUE_FLAG_CPU_FANOUT : 0;
 	struct nftnl_expr *e;
 
-	if (r->action == STEER_COUNT || r->action == STEER_COUNT_UNMARKED) {
-		/* counter name "kencap_caught", then accept below */
+	if (r->action == STEER_COUNT || r->action == STEER_COUNT_UNMARKED ||
+	    rule_probe_counter(r)) {
+		/* counter name "kencap_caught", then accept (or, a probe,
+		 * drop) below */
 		e = nftnl_expr_alloc("objref");
 		if (!e)
 			return -1;
 		nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE,
 				   NFT_OBJECT_COUNTER);
 		nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME,
+				   rule_probe_counter(r) ?
+				   rule_probe_counter(r) :
 				   r->action == STEER_COUNT ?
 				   STEER_GUARD_COUNTER : STEER_GUARD_UNMARKED);
 		nftnl_rule_add_expr(nr, e);
+	}
+	if (rule_probe_counter(r)) {
+		e = nftnl_expr_alloc("immediate");
+		if (!e)
+			return -1;
+		nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, NF_DROP);
+		nftnl_rule_add_expr(nr, e);
+		return 0;
 	}
 	if (r->action == STEER_MARK_FROM_MAC) {
 		/* the source address's last 4 bytes (rtrules_dev_mac() of
@@ -1297,9 +1386,12 @@ static void batch_guard_counter(struct batch *bt, int family, uint16_t type)
 {
 	static const char *const names[] = {
 		STEER_GUARD_COUNTER, STEER_GUARD_UNMARKED,
+		STEER_PROBE_KEPT, STEER_PROBE_CARRIED, STEER_PROBE_LOST,
 	};
+	/* the probe's (markprobe.h) are IPv6's only */
+	unsigned n = family == NFPROTO_IPV6 ? 5 : 2;
 
-	for (unsigned i = 0; i < 2 && !bt->failed; i++) {
+	for (unsigned i = 0; i < n && !bt->failed; i++) {
 		struct nftnl_obj *o = nftnl_obj_alloc();
 		struct nlmsghdr *nlh;
 
@@ -2379,6 +2471,27 @@ int steer_guard_read(struct steer *st, uint64_t *packets,
 	*packets = o.packets;
 	*unmarked = u.packets;
 	return any ? 0 : 1;
+}
+
+int steer_probe_read(struct steer *st, uint64_t cur[3])
+{
+	static const char *const names[3] = {
+		STEER_PROBE_KEPT, STEER_PROBE_CARRIED, STEER_PROBE_LOST,
+	};
+
+	cur[0] = cur[1] = cur[2] = 0;
+	if (!st || !st->nl || !st->st.enabled || !st->st.installed ||
+	    !plan_has_chain(&st->plan, 0, st->plan.nrules6,
+			    STEER_GUARD_CHAIN))
+		return 1;
+	for (int i = 0; i < 3; i++) {
+		struct obj_read o = { 0 };
+
+		if (guard_read_family(st, NFPROTO_IPV6, names[i], &o) < 0)
+			return -1;
+		cur[i] = o.packets;
+	}
+	return 0;
 }
 
 void steer_close(struct steer *st, bool remove)

@@ -5,6 +5,9 @@
  * each with one base chain `prerouting` (filter, priority -290: after
  * raw, before conntrack and mangle).  The rules, in order:
  *
+ *   0. with the running state (rs given, as for the guard below), IPv6:
+ *      the mark probe (markprobe.h) from the reinjection device,
+ *      `iifname TUN ip6 daddr STEER_PROBE_DST queue ...`;
  *   1. accept what comes in on srv6d's own devices (`srv6d*`, and the
  *      tun-name when it does not start so);
  *   2. accept what carries one of srv6d's marks under mark-mask (its
@@ -46,6 +49,12 @@
  * each family's table holds the guard: a base chain `guard` at priority
  * STEER_GUARD_PRIORITY, hook prerouting, after every mangle rule:
  *
+ *   GP1-GP3 (IPv6, first): the mark probe from the reinjection device
+ *       to STEER_PROBE_DST, counted by what reached the guard and
+ *       dropped: with srv6d's probe mark under mark-mask
+ *       (STEER_PROBE_KEPT), with it only in the priority
+ *       (STEER_PROBE_CARRIED), with neither (STEER_PROBE_LOST).  Before
+ *       G0, which would give it the mark of its frame's source address.
  *   G0. what comes from the reinjection device (`iifname TUN`) gets back
  *       the mark srv6d sent it with: its frames carry their SO_MARK in
  *       the source address (reinject.c, rtrules_dev_mac()), `meta mark
@@ -121,6 +130,14 @@
  * policy of one list: the catch encapsulates them as srv6d would and
  * the outer packet is routed unmarked as srv6d's own (markguard.h) */
 #define STEER_GUARD_UNMARKED	"kencap_unmarked"
+/* The mark probe's counters (markprobe.h), in the ip6 table */
+#define STEER_PROBE_KEPT	"probe_kept"
+#define STEER_PROBE_CARRIED	"probe_carried"
+#define STEER_PROBE_LOST	"probe_lost"
+/* The mark probe's destination, 100::5d6f:2 (RFC 6666's discard-only
+ * block), a struct in6_addr's initializer */
+#define STEER_PROBE_DST_INIT	{ .s6_addr = { 0x01, 0x00, 0, 0, 0, 0, 0, \
+	0, 0, 0, 0, 0, 0x5d, 0x6f, 0x00, 0x02 } }
 
 enum steer_action {
 	STEER_ACCEPT,
@@ -133,6 +150,10 @@ enum steer_action {
 	STEER_MARK_FROM_PRIORITY,	/* its mark range on meta priority:
 					 * meta mark set meta priority,
 					 * meta priority set 0, go on */
+	STEER_PROBE_KEPT_DROP,		/* counter STEER_PROBE_KEPT, drop */
+	STEER_PROBE_CARRIED_DROP,	/* its mark range on meta priority,
+					 * counter STEER_PROBE_CARRIED, drop */
+	STEER_PROBE_LOST_DROP,		/* counter STEER_PROBE_LOST, drop */
 };
 
 /* A link whose packets the kernel looks up in another table than main
@@ -287,6 +308,11 @@ void steer_get_status(const struct steer *st, struct steer_status *out);
  * not known yet), -1 with errno. */
 int steer_guard_read(struct steer *st, uint64_t *packets,
 		     uint64_t *unmarked);
+
+/* The mark probe's counters (markprobe.h: STEER_PROBE_KEPT, _CARRIED,
+ * _LOST) into cur[0..2].  Returns 0, 1 when there is no guard (steering
+ * no, not installed), -1 with errno. */
+int steer_probe_read(struct steer *st, uint64_t cur[3]);
 
 /* At a clean stop: removes srv6d's tables (remove true) and frees st. */
 void steer_close(struct steer *st, bool remove);

@@ -207,7 +207,39 @@ dt6() {
 	expect_eq "$1: End.DT6's results routed by its table, none leaked into main" "$a,$b" 20,0
 }
 
+# probe_wait STATE: wait (1 s at most) for the mark probe's state
+# (markprobe.h) to be STATE; prints the milliseconds waited, or "never".
+probe_wait() {
+	local t0 ms
+	t0=$(date +%s%N)
+	while :; do
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		[ "$(ctl_get "s['mark_probe']['state']")" = "$1" ] &&
+			{ echo "$ms"; return; }
+		[ "$ms" -gt 1000 ] && { echo never; return; }
+		sleep 0.02
+	done
+}
+
+# expect_probe LABEL STATE: the probe finds STATE within 1 s.
+expect_probe() {
+	local ms
+	ms=$(probe_wait "$2")
+	if [ "$ms" = never ]; then
+		fail "$1: the mark probe is not '$2' within 1 s ($(ctl_get "s['mark_probe']"))"
+	else
+		pass "$1: the mark probe is '$2' within $ms ms"
+	fi
+}
+
+PROBE_LOST_LOG="mark probe: a rule between srv6d's hook and routing rewrites both"
+PROBE_CARRIED_LOG="mark probe: a rule between srv6d's hook and routing rewrites the mark"
+
 # ---- undisturbed ---------------------------------------------------------
+say "the mark probe at start: $(ctl_get "s['mark_probe']")"
+expect_probe "undisturbed" kept
+expect_eq "undisturbed: the probe's rules queue it first and judge it first in the guard" \
+	"$(nsx "$GW" nft list chain ip6 srv6d prerouting 2>/dev/null | grep -A1 'type filter hook prerouting' | tail -1 | grep -c 'iifname "srv6d0" ip6 daddr 100::5d6f:2 queue'),$(nsx "$GW" nft list chain ip6 srv6d guard 2>/dev/null | grep -c 'ip6 daddr 100::5d6f:2 counter name "probe_[a-z]*" drop')" 1,3
 dt6 undisturbed
 transfer base-end fd00:9::1
 BASE_END=$BYTES
@@ -279,6 +311,13 @@ disturbed() {
 	e0=$(ctl_get "s['kernel_encap']['holds']")
 	l0=$(grep -c "$END_LOG" "$LOG")
 	g0=$(guard_packets)
+	if [ "$held" = 0 ]; then
+		expect_probe "$label" "${probe:-kept}"
+	else
+		expect_probe "$label" lost
+		expect_eq "$label: the probe's fallback on, logged once" \
+			"$(ctl_get "s['mark_probe']['fallback']"),$(grep -c "$PROBE_LOST_LOG" "$LOG")" "True,1"
+	fi
 	transfer "$label-end" fd00:9::1
 	no_leak "$label: End"
 	rate "$label: End" "$BASE_END"
@@ -287,13 +326,17 @@ disturbed() {
 		# goes on, nothing caught
 		expect_eq "$label: kernel-end not held, nothing logged (holds, log lines)" \
 			"$(ctl_get "s['kernel_end']['holds']"),$(($(grep -c "$END_LOG" "$LOG") - l0))" "$h0,0"
-		dt6 "$label"
 	else
-		expect_eq "$label: kernel-end held once (status holds)" \
-			"$(ctl_get "s['kernel_end']['holds']")" $((h0 + 1))
-		expect_eq "$label: kernel-end logged once" \
-			$(($(grep -c "$END_LOG" "$LOG") - l0)) 1
+		# the probe found both carriers lost before any End packet
+		# went: kernel-end held by it, so its catch took nothing
+		# (session 12, without the probe: caught, then held once)
+		expect_eq "$label: kernel-end held by the probe, its catch took nothing (held, holds, log lines)" \
+			"$(ctl_get "s['kernel_end']['held'], s['kernel_end']['holds']"),$(($(grep -c "$END_LOG" "$LOG") - l0))" "(True, $h0),0"
 	fi
+	# End.DT6's results: by the priority (G0P), or, the probe lost, by
+	# srv6d0 (G0); either way by table 200 (session 12, both carriers
+	# lost: no catch, every one by main)
+	dt6 "$label"
 	if nsx "$GEN" ping -6 -c 3 -i 0.2 -W 1 fc00:100::1 >/dev/null 2>&1; then
 		pass "$label: a ping to the SID is answered"
 	else
@@ -321,6 +364,7 @@ disturbed() {
 	sleep 1.5
 	eval "$undo"
 	released "$label removed under transfers"
+	expect_probe "$label removed" kept
 	wait $ip $ip2
 	BYTES=$(bytes4 "$TMPD/$label-4s.json")
 	say "$label removed: 4 s End transfer $BYTES bytes, encapsulation $(bytes4 "$TMPD/$label-4se.json") bytes (both at once)"
@@ -352,8 +396,10 @@ disturbed() {
 # ---- CONNMARK --restore-mark ---------------------------------------------
 nsx "$GW" ip6tables -t mangle -A PREROUTING -j CONNMARK --restore-mark ||
 	fail "CONNMARK rule"
-disturbed restore-mark \
+probe=carried disturbed restore-mark \
 	'nsx "$GW" ip6tables -t mangle -D PREROUTING -j CONNMARK --restore-mark' 0
+expect_eq "restore-mark: the probe said once that the priority carries the mark" \
+	"$(grep -c "$PROBE_CARRIED_LOG" "$LOG")" 1
 
 # ---- restore-mark, and the priority cleared: both carriers lost ----------
 # (the catch and its hold are what is left: the End held, its
@@ -370,6 +416,10 @@ EOF
 disturbed restore-mark-prio \
 	'nsx "$GW" ip6tables -t mangle -D PREROUTING -j CONNMARK --restore-mark &&
 	 nsx "$GW" nft delete table ip6 prioclear' 1
+expect_eq "restore-mark-prio removed: the probe's fallback off, the recovery logged" \
+	"$(ctl_get "s['mark_probe']['fallback']"),$(grep -c "mark probe: srv6d's marks reach routing again" "$LOG")" "False,1"
+expect_eq "the probe's counts in status: kept, carried and lost probes, one loss" \
+	"$(ctl_get "[s['mark_probe'][k] > 0 for k in ('kept', 'carried', 'lost')], s['mark_probe']['losses'], s['mark_probe']['send_errors']")" "([True, True, True], 1, 0)"
 
 # ---- restore-mark, and a priority set before srv6d's hook ----------------
 # (nft, prerouting priority -300): the packet comes with a priority of its
