@@ -309,7 +309,7 @@ START_TEST(status_document)
 		"{\"queue\":3,\"rx_packets\":11,\"rx_bytes\":0,\"rx_batches\":0,"
 		"\"verdicts\":0,\"verdict_batches\":0,\"accepted\":0,"
 		"\"forwarded\":0,\"dropped\":0,\"unmatched\":0,"
-		"\"injected\":0,\"icmp_sent\":0,\"icmp_ratelimited\":0,"
+		"\"mark_probes\":0,\"injected\":0,\"icmp_sent\":0,\"icmp_ratelimited\":0,"
 		"\"icmp_send_errors\":0,\"enobufs\":0,"
 		"\"recv_errors\":0,\"send_errors\":0,\"tx_full\":0,\"nl_errors\":0,"
 		"\"bad_messages\":2,\"rx_too_long\":0,\"gso_packets\":0,"

@@ -77,13 +77,17 @@ START_TEST(judge_states)
 	const uint64_t zero[MARKPROBE_N] = { 0 };
 
 	/* the first reading primes (a reinstalled guard's counters may
-	 * hold anything): pending */
+	 * hold anything): pending, falling back until an answer (fail
+	 * safe at start), which is no loss */
 	judge(&m, 5, 0, 0, 1000);
 	ck_assert_int_eq(m.state, MARKPROBE_PENDING);
+	ck_assert(m.lost);
 	ck_assert_uint_eq(m.next_ms, 1000 + MARKPROBE_POLL_MS);
 	judge(&m, 6, 0, 0, 1200);
 	ck_assert_int_eq(m.state, MARKPROBE_KEPT);
 	ck_assert(!m.lost);
+	ck_assert_uint_eq(m.losses, 0);
+	ck_assert_uint_eq(m.recovered_ms, 0);
 	ck_assert_uint_eq(m.count[MARKPROBE_N_KEPT], 1);
 	/* carried: no fallback */
 	judge(&m, 6, 1, 0, 1400);
@@ -123,8 +127,13 @@ START_TEST(judge_states)
 	ck_assert(!m.primed);
 	judge(&m, 50, 50, 50, 5800);
 	ck_assert_int_eq(m.state, MARKPROBE_PENDING);
-	ck_assert(!m.lost);
-	ck_assert_str_eq(markprobe_state_name(m.state), "pending");
+	ck_assert(m.lost);
+	/* a start's first answer lost: logged and counted as a loss */
+	judge(&m, 50, 50, 51, 6000);
+	ck_assert_int_eq(m.state, MARKPROBE_LOST);
+	ck_assert(m.lost && m.lost_logged);
+	ck_assert_uint_eq(m.losses, 3);
+	ck_assert_str_eq(markprobe_state_name(MARKPROBE_PENDING), "pending");
 	ck_assert_str_eq(markprobe_state_name(MARKPROBE_CARRIED), "carried");
 }
 END_TEST

@@ -118,6 +118,9 @@ struct worker_stats {
 				 * to the kernel to be answered; the sum of
 				 * drops[] */
 	uint64_t unmatched;	/* no SID, no policy: accepted unchanged */
+	uint64_t mark_probes;	/* of unmatched, srv6d's mark probes
+				 * (markprobe.h), accepted with the probe
+				 * mark */
 	uint64_t injected;	/* results that re-entered the kernel other
 				 * than as a verdict: sent by the packet
 				 * socket (the reinjection device, a SID's

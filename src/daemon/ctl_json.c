@@ -71,7 +71,8 @@ static json_t *kencap_fallbacks_json(const struct worker_stats *ws)
 #define WORKER_STATS_FIELDS(X)						\
 	X(rx_packets) X(rx_bytes) X(rx_batches) X(verdicts)		\
 	X(verdict_batches) X(accepted) X(forwarded) X(dropped)		\
-	X(unmatched) X(injected) X(icmp_sent) X(icmp_ratelimited)	\
+	X(unmatched) X(mark_probes) X(injected) X(icmp_sent)		\
+	X(icmp_ratelimited)						\
 	X(icmp_send_errors) X(enobufs) X(recv_errors) X(send_errors)	\
 	X(tx_full)							\
 	X(nl_errors) X(bad_messages) X(rx_too_long) X(gso_packets)	\

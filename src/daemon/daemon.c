@@ -2289,6 +2289,7 @@ static bool steering_start(struct daemon *d)
 		log_msg(LOG_WARNING, "mark probe: cannot open a packet socket "
 			"(%s): off, whether srv6d's marks survive to routing is "
 			"not probed", strerror(errno));
+	probe_tick(d);	/* pending: fail safe until the first answer */
 	return true;
 }
 

@@ -178,6 +178,7 @@ static const struct {
 	W(verdicts, "Verdicts sent."),
 	W(verdict_batches, "Verdict send calls."),
 	W(unmatched, "Packets of no SID and no policy (of the accepted)."),
+	W(mark_probes, "srv6d's mark probes (of the unmatched)."),
 	W(icmp_sent, "ICMP errors sent about dropped packets."),
 	W(icmp_ratelimited, "ICMP errors owed but over icmp-rate."),
 	W(icmp_send_errors, "ICMP errors built that could not be sent."),

@@ -85,9 +85,9 @@ static void probe_answer(struct markprobe *m, enum markprobe_state s,
 	m->since_ms = now_ms;
 	m->warned_unanswered = false;
 	if (s == MARKPROBE_LOST) {
-		if (m->lost)
+		if (m->lost && m->lost_logged)
 			return;
-		m->lost = true;
+		m->lost = m->lost_logged = true;
 		m->losses++;
 		if (m->recovered_ms &&
 		    now_ms < m->recovered_ms + MARKPROBE_EPISODE_MS)
@@ -102,8 +102,13 @@ static void probe_answer(struct markprobe *m, enum markprobe_state s,
 				"mark again");
 		return;
 	}
-	if (m->lost) {
+	if (m->lost && !m->lost_logged) {	/* the first answer */
 		m->lost = false;
+		log_debug("mark probe: srv6d's marks reach routing (%s): its "
+			  "results take their usual ways", s == MARKPROBE_KEPT ?
+			  "kept" : "carried by the priority");
+	} else if (m->lost) {
+		m->lost = m->lost_logged = false;
 		m->recovered_ms = now_ms;
 		log_msg(LOG_INFO, "mark probe: srv6d's marks reach routing "
 			"again (%s): its results take their usual ways",
@@ -131,12 +136,15 @@ void markprobe_judge(struct markprobe *m, bool active, int read,
 			log_msg(LOG_INFO, "mark probe: off (no steering guard): "
 				"srv6d's results take their usual ways");
 		m->state = MARKPROBE_OFF;
-		m->lost = m->primed = m->warned_unanswered = false;
+		m->lost = m->lost_logged = m->primed = false;
+		m->warned_unanswered = false;
 		return;
 	}
 	if (m->state == MARKPROBE_OFF) {
+		/* fail safe until the first answer: as if lost, unlogged */
 		m->state = MARKPROBE_PENDING;
 		m->since_ms = now_ms;
+		m->lost = true;
 	}
 	if (read < 0) {
 		log_debug("mark probe: cannot read the guard's counters");

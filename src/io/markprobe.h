@@ -37,7 +37,9 @@
  * over by the verdict's mark its catch encapsulates and its counters
  * see at the first packet (markguard.h).  A probe
  * goes every MARKPROBE_POLL_MS, so a rule added or removed at run time
- * is seen within two of them.
+ * is seen within two of them.  From the start (and whenever the guard
+ * comes back) to the first answer srv6d falls back the same way,
+ * unlogged: fail safe, for the few hundred milliseconds until it knows.
  *
  * What it cannot see: a rule bound to in-interfaces or prefixes that the
  * probe does not match (`-i eth0`, `! -i srv6d+`, `-d 2001:db8::/32`);
@@ -105,6 +107,7 @@ enum { MARKPROBE_N_KEPT, MARKPROBE_N_CARRIED, MARKPROBE_N_LOST,
 struct markprobe {
 	enum markprobe_state state;
 	bool lost;		/* the fallback is on (the engine's flag) */
+	bool lost_logged;	/* ... for a loss logged (not the start's) */
 	uint64_t seen[MARKPROBE_N];	/* the counters when last read */
 	bool primed;		/* seen is a reading of the guard in force */
 	uint64_t count[MARKPROBE_N];	/* answers since start (status) */
@@ -130,6 +133,8 @@ static inline bool markprobe_due(const struct markprobe *m, uint64_t now_ms)
  * failed, 1 when there is no guard: active false) decides m->state and
  * m->lost, and logs a change: lost (a warning, once a disturbance),
  * carried (a notice), kept again (info), unanswered (a warning, once).
+ * The guard there again (off before), it is pending with m->lost set
+ * until the first answer.
  * The counters' growth since the last reading is what the probes sent
  * in between met; the worst of it wins (lost, then carried, then kept);
  * none: the state stays, unanswered after MARKPROBE_GRACE_MS without an

@@ -424,6 +424,7 @@ static void worker_own_device(struct worker *w, const struct config *cfg,
 	p->set_mark = markprobe_is(p);
 	p->out_mark = p->set_mark ? cfg->mark_base : 0;
 	w->stats->unmatched++;
+	w->stats->mark_probes += p->set_mark;
 }
 
 /* A header queue's packet (`header-queue`): processed only when its

@@ -59,7 +59,9 @@
  * encapsulations) carries it as skb->priority too, put back by the
  * guard's second rule (G0P, reinject.c reinject_mark_carrier()); a rule
  * that rewrites the priority as well beats that, and such a packet is
- * caught and watched as follows.
+ * caught and watched as follows (the mark probe, src/io/markprobe.h,
+ * sees such a rule first where it applies to srv6d0's packets too, and
+ * holds kernel-end before its catch takes one).
  *
  * The watch, kernel-encap: seg6 encap routes count nothing, and no
  * seg6local action takes a plain tenant packet (each wants an SRH or an
