@@ -19,6 +19,7 @@
 #include "config.h"
 #include "gso.h"
 #include "runstate.h"
+#include "kencap.h"
 #include "kencap_routes.h"
 #include "nfq.h"
 #include "pktsock.h"
@@ -881,7 +882,20 @@ START_TEST(test_kencap_facts)
 		ck_assert(p->facts.kernel_from_original == !i);
 		ck_assert_int_eq(reinject_decide(cfg, rs, NULL, p, &r),
 				 i ? REINJECT_KERNEL_INNER : REINJECT_KERNEL);
+		/* the mark probe finds the verdict's marks lost
+		 * (markprobe.h): never the original with the mark, its
+		 * catch would take it; the inner packet by the device */
+		p->carrier_lost = true;
+		ck_assert_int_eq(reinject_decide(cfg, rs, NULL, p, &r),
+				 REINJECT_KERNEL_INNER);
 	}
+	/* and a header queue's is not done from its headers then (it is
+	 * bounced, to come back whole) */
+	p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);
+	p->gso = p->truncated = true;
+	ck_assert(kencap_from_headers(&ctx, p));
+	p->carrier_lost = true;
+	ck_assert(!kencap_from_headers(&ctx, p));
 	/* The kernel's tunsrc is another source: cut, and why. */
 	inet_pton(AF_INET6, "fc00:1::9", &rs->kencap_tunsrc);
 	p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);

@@ -511,8 +511,8 @@ START_TEST(test_guard)
 	ck_assert_ptr_nonnull(strstr(buf,
 		"\tchain guard {\n"
 		"\t\ttype filter hook prerouting priority 2147483647; policy accept;\n"
-		"\t\tiifname \"srv6d0\" meta mark and 0xffff0000 0x5d6f0000 ip6 daddr 100::5d6f:2/128 counter name \"probe_kept\" drop\n"
-		"\t\tiifname \"srv6d0\" meta priority and 0xffff0000 0x5d6f0000 ip6 daddr 100::5d6f:2/128 counter name \"probe_carried\" drop\n"
+		"\t\tiifname \"srv6d0\" ip6 daddr 100::5d6f:2/128 meta mark and 0xffff0000 0x5d6f0000 counter name \"probe_kept\" drop\n"
+		"\t\tiifname \"srv6d0\" ip6 daddr 100::5d6f:2/128 meta priority and 0xffff0000 0x5d6f0000 counter name \"probe_carried\" drop\n"
 		"\t\tiifname \"srv6d0\" ip6 daddr 100::5d6f:2/128 counter name \"probe_lost\" drop\n"
 		"\t\tiifname \"srv6d0\" meta mark set @ll,64,32\n"
 		"\t\tmeta priority and 0xffff0000 0x5d700000-0x7fff0000 meta mark set meta priority meta priority set 0\n"

@@ -424,10 +424,7 @@ static void guard_tick(struct daemon *d)
  * (steering auto, installed) and its socket open. */
 static bool probe_active(const struct daemon *d)
 {
-	struct steer_status st;
-
-	steer_get_status(d->steer, &st);
-	return d->probe_fd >= 0 && st.enabled && st.installed &&
+	return d->probe_fd >= 0 && steer_in_force(d->steer) &&
 	       engine_runstate(d->engine);
 }
 
@@ -461,12 +458,18 @@ static void probe_tick(struct daemon *d)
 	markprobe_frame(frame, d->probe.sent);
 	if (sendto(d->probe_fd, frame, sizeof(frame), 0,
 		   (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-		if (!d->probe.send_errors++)
+		d->probe.send_errors++;
+		if (!d->probe.send_failing)	/* once an outage */
 			log_msg(LOG_WARNING, "mark probe: cannot send into %s: "
 				"%s", engine_config(d->engine)->tun_name,
 				strerror(errno));
+		d->probe.send_failing = true;
 		return;
 	}
+	if (d->probe.send_failing)
+		log_msg(LOG_INFO, "mark probe: sent into %s again",
+			engine_config(d->engine)->tun_name);
+	d->probe.send_failing = false;
 	d->probe.sent++;
 }
 

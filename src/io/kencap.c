@@ -31,8 +31,11 @@ bool kencap_from_headers(const struct proc_ctx *ctx, const struct pkt *p)
 	const struct policy *pol;
 	struct sid_stats *st;
 
+	/* the mark probe finds the verdict's marks lost (markprobe.h): the
+	 * original with the mark would be caught, so whole it goes, its
+	 * inner packet by the reinjection device (reinject.c) */
 	if (!ctx->rs || !ctx->rs->kencap_on || proc_kencap_held(ctx) ||
-	    proc_kencap_mark_held(ctx) ||
+	    proc_kencap_mark_held(ctx) || p->carrier_lost ||
 	    (p->truncated && !p->gso))
 		return false;
 	pol = srv6_steer_policy(ctx, p, &st);

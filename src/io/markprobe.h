@@ -113,6 +113,7 @@ struct markprobe {
 	uint64_t count[MARKPROBE_N];	/* answers since start (status) */
 	uint64_t sent;		/* probes sent since start */
 	uint64_t send_errors;
+	bool send_failing;	/* the last send failed (logged once) */
 	uint64_t losses;	/* disturbances (status, metrics) */
 	uint64_t since_ms;	/* probing (or answered) since */
 	uint64_t recovered_ms;	/* the last end of a loss, 0 */

@@ -588,6 +588,7 @@ static void worker_run_batch(struct worker *w, int n)
 
 		/* nfq.c's parse zeroed p; srv6_process() resets what it
 		 * sets (pkt_result_reset()). */
+		p->carrier_lost = marks_lost;
 		if (w->process[i]) {
 			if (generation_own_device(g, p->indev))
 				worker_own_device(w, g->cfg, p);
@@ -597,7 +598,6 @@ static void worker_run_batch(struct worker *w, int n)
 		}
 		if (tracing)
 			w->trace_st[i] = p->st;
-		p->carrier_lost = marks_lost;
 		reinject_packet(g->cfg, g->rs, g->sid_rt, p, w->q, &w->io,
 				w->stats);
 		/* Bounced: copied when it comes back whole (RFC 9259). */

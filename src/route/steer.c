@@ -684,6 +684,11 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 	if (r->iifname[0])
 		fprintf(f, "iifname \"%s%s\" ", r->iifname,
 			r->iif_wildcard ? "*" : "");
+	if (r->plen && rule_probe_counter(r)) {	/* as built: first */
+		fputs("ip6 daddr ", f);
+		print_prefix(r, f);
+		fputc(' ', f);
+	}
 	if (r->has_mark_range && r->mark_mask != 0xffffffffu &&
 	    r->mark_from == r->mark_to)
 		fprintf(f, "meta %s and 0x%08x 0x%08x ", key, r->mark_mask,
@@ -696,7 +701,7 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 	else if (r->has_mark_range)
 		fprintf(f, "meta %s 0x%08x-0x%08x ", key, r->mark_from,
 			r->mark_to);
-	if (r->plen) {
+	if (r->plen && !rule_probe_counter(r)) {
 		fputs(r->family == AF_INET6 ? "ip6 daddr " : "ip daddr ", f);
 		print_prefix(r, f);
 		fputc(' ', f);
@@ -1204,9 +1209,12 @@ static struct nftnl_rule *rule_build(const struct steer_rule *r,
 	nftnl_rule_set_str(nr, NFTNL_RULE_TABLE, STEER_TABLE);
 	nftnl_rule_set_str(nr, NFTNL_RULE_CHAIN,
 			   r->chain[0] ? r->chain : STEER_CHAIN);
+	/* a probe rule (GP1-GP3) tests its destination first: every
+	 * frame from the reinjection device meets it */
 	if ((r->iifname[0] && rule_iifname(nr, r) < 0) ||
+	    (rule_probe_counter(r) && rule_daddr(nr, r) < 0) ||
 	    (r->has_mark_range && rule_mark_range(nr, r) < 0) ||
-	    (r->plen && rule_daddr(nr, r) < 0) ||
+	    (r->plen && !rule_probe_counter(r) && rule_daddr(nr, r) < 0) ||
 	    (r->set[0] && rule_daddr_set(nr, r) < 0) ||
 	    (r->has_mark_not &&
 	     (rule_add_expr(nr, expr_meta(NFT_META_MARK)) < 0 ||
@@ -2473,6 +2481,11 @@ int steer_guard_read(struct steer *st, uint64_t *packets,
 	return any ? 0 : 1;
 }
 
+bool steer_in_force(const struct steer *st)
+{
+	return st && st->nl && st->st.enabled && st->st.installed;
+}
+
 int steer_probe_read(struct steer *st, uint64_t cur[3])
 {
 	static const char *const names[3] = {
@@ -2480,9 +2493,7 @@ int steer_probe_read(struct steer *st, uint64_t cur[3])
 	};
 
 	cur[0] = cur[1] = cur[2] = 0;
-	if (!st || !st->nl || !st->st.enabled || !st->st.installed ||
-	    !plan_has_chain(&st->plan, 0, st->plan.nrules6,
-			    STEER_GUARD_CHAIN))
+	if (!steer_in_force(st))	/* the daemon's plan has the guard */
 		return 1;
 	for (int i = 0; i < 3; i++) {
 		struct obj_read o = { 0 };

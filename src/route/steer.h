@@ -309,6 +309,10 @@ void steer_get_status(const struct steer *st, struct steer_status *out);
 int steer_guard_read(struct steer *st, uint64_t *packets,
 		     uint64_t *unmarked);
 
+/* Whether srv6d's rules are in force (steering auto, installed): cheap,
+ * for the daemon's loop. */
+bool steer_in_force(const struct steer *st);
+
 /* The mark probe's counters (markprobe.h: STEER_PROBE_KEPT, _CARRIED,
  * _LOST) into cur[0..2].  Returns 0, 1 when there is no guard (steering
  * no, not installed), -1 with errno. */

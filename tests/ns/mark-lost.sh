@@ -58,7 +58,7 @@
 T=mark-lost
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
-ns_init 420
+ns_init 540
 need_srv6d
 need_tools iperf3 ethtool nstat tcpdump tshark ping nft
 PRIO=90
@@ -239,7 +239,7 @@ PROBE_CARRIED_LOG="mark probe: a rule between srv6d's hook and routing rewrites 
 say "the mark probe at start: $(ctl_get "s['mark_probe']")"
 expect_probe "undisturbed" kept
 expect_eq "undisturbed: the probe's rules queue it first and judge it first in the guard" \
-	"$(nsx "$GW" nft list chain ip6 srv6d prerouting 2>/dev/null | grep -A1 'type filter hook prerouting' | tail -1 | grep -c 'iifname "srv6d0" ip6 daddr 100::5d6f:2 queue'),$(nsx "$GW" nft list chain ip6 srv6d guard 2>/dev/null | grep -c 'ip6 daddr 100::5d6f:2 counter name "probe_[a-z]*" drop')" 1,3
+	"$(nsx "$GW" nft list chain ip6 srv6d prerouting 2>/dev/null | grep -A1 'type filter hook prerouting' | tail -1 | grep -c 'iifname "srv6d0" ip6 daddr 100::5d6f:2 queue'),$(nsx "$GW" nft list chain ip6 srv6d guard 2>/dev/null | grep -c 'ip6 daddr 100::5d6f:2 .*counter name "probe_[a-z]*" drop')" 1,3
 dt6 undisturbed
 transfer base-end fd00:9::1
 BASE_END=$BYTES
@@ -420,6 +420,54 @@ expect_eq "restore-mark-prio removed: the probe's fallback off, the recovery log
 	"$(ctl_get "s['mark_probe']['fallback']"),$(grep -c "mark probe: srv6d's marks reach routing again" "$LOG")" "False,1"
 expect_eq "the probe's counts in status: kept, carried and lost probes, one loss" \
 	"$(ctl_get "[s['mark_probe'][k] > 0 for k in ('kept', 'carried', 'lost')], s['mark_probe']['losses'], s['mark_probe']['send_errors']")" "([True, True, True], 1, 0)"
+
+# ---- a core MTU of 9000: kernel-encap hands over the original by mark ----
+# The sender's segments fit gw1 (9000) with the encapsulation: srv6d
+# hands the kernel's seg6 the original super-packet with the list's mark
+# (the verdict's: REINJECT_KERNEL), not its inner packet by srv6d0.
+# With both carriers lost the probe's fallback sends the inner packet by
+# srv6d0 instead (G0): not caught, not held, at the kernel's speed
+# (session 12, before: the catch took the originals, kernel-encap held,
+# srv6d cut every super-packet itself).
+nsx "$GW" ip link set gw1 mtu 9000 && nsx "$S1" ip link set s1 mtu 9000 ||
+	fail "MTU 9000 on gw1 and s1"
+inj() { ctl_get "s['totals']['injected']"; }
+i0=$(inj) k0=$(ctl_get "s['totals']['kencap']")
+transfer core-encap fd00:8::1
+BASE_CORE=$BYTES
+no_leak "core MTU 9000, undisturbed encapsulation"
+i1=$(inj) k1=$(ctl_get "s['totals']['kencap']")
+say "core MTU 9000: $((k1 - k0)) encapsulations by the kernel, $((i1 - i0)) results injected"
+[ $((k1 - k0)) -gt 10 ] && [ $((i1 - i0)) -lt $(((k1 - k0) / 2)) ] &&
+	pass "core MTU 9000: the kernel encapsulates the originals handed over by mark ($((k1 - k0)) kencap, $((i1 - i0)) injected)" ||
+	fail "core MTU 9000: kencap $((k1 - k0)), injected $((i1 - i0))"
+nsx "$GW" ip6tables -t mangle -A PREROUTING -j CONNMARK --restore-mark &&
+	nsx "$GW" nft -f - <<'EOF' || fail "CONNMARK and the priority-clearing rule (core MTU)"
+table ip6 prioclear {
+	chain pre {
+		type filter hook prerouting priority 0; policy accept;
+		meta priority set 0
+	}
+}
+EOF
+expect_probe "core MTU 9000, restore-mark-prio" lost
+g0=$(guard_packets) e0=$(ctl_get "s['kernel_encap']['holds']")
+i0=$(inj) k0=$(ctl_get "s['totals']['kencap']")
+transfer core-encap-prio fd00:8::1
+no_leak "core MTU 9000, restore-mark-prio: encapsulation"
+rate "core MTU 9000, restore-mark-prio: encapsulation (the inner packet by srv6d0)" "$BASE_CORE"
+i1=$(inj) k1=$(ctl_get "s['totals']['kencap']")
+say "core MTU 9000, both carriers lost: $((k1 - k0)) encapsulations by the kernel, $((i1 - i0)) results injected"
+expect_eq "core MTU 9000, restore-mark-prio: no original caught, kernel-encap not held (guard, holds, mark_held)" \
+	"$(($(guard_packets) - g0)),$(ctl_get "s['kernel_encap']['holds'], s['kernel_encap']['mark_held']")" "0,($e0, False)"
+[ $((k1 - k0)) -gt 10 ] && [ $((i1 - i0)) -ge $((k1 - k0)) ] &&
+	pass "core MTU 9000, restore-mark-prio: the kernel encapsulates the inner packets srv6d0 takes ($((k1 - k0)) kencap, $((i1 - i0)) injected)" ||
+	fail "core MTU 9000, restore-mark-prio: kencap $((k1 - k0)), injected $((i1 - i0))"
+nsx "$GW" ip6tables -t mangle -D PREROUTING -j CONNMARK --restore-mark
+nsx "$GW" nft delete table ip6 prioclear
+expect_probe "core MTU 9000, restore-mark-prio removed" kept
+nsx "$GW" ip link set gw1 mtu 1500 && nsx "$S1" ip link set s1 mtu 1500 ||
+	fail "MTU 1500 again"
 
 # ---- restore-mark, and a priority set before srv6d's hook ----------------
 # (nft, prerouting priority -300): the packet comes with a priority of its
