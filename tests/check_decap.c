@@ -602,6 +602,32 @@ END_TEST
  * their table) enters the kernel by the SID's veth pair, whose iif rules
  * do what the mark does: never a verdict payload, never the TUN device
  * (which would lose the mark).  No device yet: DROP_REINJECT. */
+/* Which SIDs have a device (rtrules.c sid_has_dev6(), the daemon's
+ * by_mark): with `offload no` (verdict payloads, no gso) End.DX6's,
+ * End.DT6's and End.DT46's IPv6 results go by the mark, but under
+ * `steering auto` the mark probe's fallback (or a priority of the
+ * packet's own) sends them by the device: without one they would be
+ * dropped (DROP_REINJECT) from the start to the probe's first answer. */
+START_TEST(sid_device_under_steering)
+{
+	static const enum behavior bs[] = { BHV_END_DX6, BHV_END_DT6,
+					    BHV_END_DT46 };
+
+	for (unsigned i = 0; i < 3; i++) {
+		use_behavior(bs[i]);
+		rs->payload = PAYLOAD_ANY;
+		cfg->gso = false;
+		cfg->steering = true;
+		ck_assert_ptr_eq(rtrules_sid_by_device(cfg, rs), &cfg->sids[0]);
+		cfg->steering = false;	/* no fallback: the verdict's mark */
+		ck_assert_ptr_eq(rtrules_sid_by_device(cfg, rs),
+				 bs[i] == BHV_END_DT46 ? &cfg->sids[0] : NULL);
+		cfg->gso = true;	/* a super-packet result needs one */
+		ck_assert_ptr_eq(rtrules_sid_by_device(cfg, rs), &cfg->sids[0]);
+	}
+}
+END_TEST
+
 START_TEST(reinject_tun_ipv6_by_sid_device)
 {
 	static const enum behavior bs[] = { BHV_END_DX6, BHV_END_DT6,
@@ -1207,6 +1233,7 @@ static Suite *decap_suite(void)
 	tcase_add_test(err, srh_truncated);
 	tcase_add_test(rj, reinject_ipv6_by_verdict_with_mark);
 	tcase_add_test(rj, reinject_ipv4_by_sid_device);
+	tcase_add_test(rj, sid_device_under_steering);
 	tcase_add_test(rj, reinject_tun_ipv6_by_sid_device);
 	tcase_add_test(rj, reinject_dx2_by_oif);
 	tcase_add_test(rj, reinject_other_marks);

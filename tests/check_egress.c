@@ -883,19 +883,42 @@ START_TEST(test_kencap_facts)
 		ck_assert_int_eq(reinject_decide(cfg, rs, NULL, p, &r),
 				 i ? REINJECT_KERNEL_INNER : REINJECT_KERNEL);
 		/* the mark probe finds the verdict's marks lost
-		 * (markprobe.h): never the original with the mark, its
-		 * catch would take it; the inner packet by the device */
-		p->carrier_lost = true;
-		ck_assert_int_eq(reinject_decide(cfg, rs, NULL, p, &r),
-				 REINJECT_KERNEL_INNER);
+		 * (markprobe.h): one list's original still goes by the
+		 * mark (its catch encapsulates it as the kernel would);
+		 * a policy of two lists has its inner packet go by the
+		 * device, never the original its catch would encapsulate
+		 * with the first list */
+		for (unsigned n = 1; n <= 2; n++) {
+			cfg->policies[0].nlists = n;
+			cfg->policies[0].lists[1] = cfg->policies[0].lists[0];
+			cfg->policies[0].weights[1] = 1;
+			p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6,
+				   in);
+			p->gso = true;
+			p->indev = i ? 4 : 6;
+			p->carrier_lost = true;
+			srv6_process(&ctx, p);
+			ck_assert(p->facts.kernel == PKT_KERNEL_ENCAP);
+			ck_assert(p->facts.kernel_from_original ==
+				  (!i && n == 1));
+			ck_assert_int_eq(reinject_decide(cfg, rs, NULL, p, &r),
+					 !i && n == 1 ? REINJECT_KERNEL :
+					 REINJECT_KERNEL_INNER);
+		}
+		cfg->policies[0].nlists = 1;
 	}
-	/* and a header queue's is not done from its headers then (it is
-	 * bounced, to come back whole) */
+	/* and a header queue's of two lists is not done from its headers
+	 * then (it is bounced, to come back whole); one list's is */
 	p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);
 	p->gso = p->truncated = true;
 	ck_assert(kencap_from_headers(&ctx, p));
 	p->carrier_lost = true;
+	ck_assert(kencap_from_headers(&ctx, p));
+	cfg->policies[0].nlists = 2;
 	ck_assert(!kencap_from_headers(&ctx, p));
+	p->carrier_lost = false;
+	ck_assert(kencap_from_headers(&ctx, p));
+	cfg->policies[0].nlists = 1;
 	/* The kernel's tunsrc is another source: cut, and why. */
 	inet_pton(AF_INET6, "fc00:1::9", &rs->kencap_tunsrc);
 	p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6, in);

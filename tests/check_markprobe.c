@@ -116,10 +116,16 @@ START_TEST(judge_states)
 	ck_assert_int_eq(m.state, MARKPROBE_LOST);
 	ck_assert_uint_eq(m.losses, 2);
 	ck_assert_uint_eq(m.count[MARKPROBE_N_LOST], 3);
-	/* a failed read changes nothing */
+	/* a failed read changes nothing, but is no answer: unanswered
+	 * (warned) once they last the grace, the fallback kept */
 	markprobe_judge(&m, true, -1, zero, 5400);
 	ck_assert_int_eq(m.state, MARKPROBE_LOST);
 	ck_assert(m.lost);
+	ck_assert_uint_eq(m.count[MARKPROBE_N_LOST], 3);
+	markprobe_judge(&m, true, -1, zero, 5200 + MARKPROBE_GRACE_MS);
+	ck_assert_int_eq(m.state, MARKPROBE_UNANSWERED);
+	ck_assert(m.lost);
+	ck_assert_uint_eq(m.count[MARKPROBE_N_LOST], 3);
 	/* no guard: off, no fallback, primed again when it comes back */
 	markprobe_judge(&m, false, 1, zero, 5600);
 	ck_assert_int_eq(m.state, MARKPROBE_OFF);

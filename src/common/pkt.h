@@ -176,11 +176,10 @@ struct pkt {
 	uint32_t verdict_priority;
 	/* The worker's: srv6d's mark probe says verdict marks do not
 	 * survive to routing (markprobe.h, engine_set_marks_lost()), so
-	 * a marked IPv6 result goes by the SID's device and an
-	 * encapsulated super-packet as its inner packet by the
-	 * reinjection device, never as the original with the mark
-	 * (reinject.c); a header queue's for the kernel's seg6 is bounced
-	 * (kencap.c). */
+	 * a marked IPv6 result goes by the SID's device (reinject.c), and
+	 * a super-packet a policy of several lists encapsulates as its
+	 * inner packet by the reinjection device, not as the original
+	 * with the mark (headend.c, kencap.c).  Set before processing. */
 	bool carrier_lost;
 	/* The result is a packet this node originates (an ICMP error
 	 * icmp4_error() built): it leaves as a locally generated packet

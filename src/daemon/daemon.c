@@ -968,6 +968,10 @@ static void steering_update(struct daemon *d)
 			 engine_runstate(d->engine), err,
 			 sizeof(err)) < 0)
 		log_msg(LOG_ERR, "%s (the previous rules stay)", err);
+	/* a probe queued before the engine's swap was accepted with the
+	 * new config's mark-base and met the old guard (or the reverse):
+	 * the probe's next reading only primes (markprobe.h) */
+	d->probe.primed = false;
 }
 
 static int daemon_apply(struct daemon *d, struct config *ncfg,

@@ -31,15 +31,16 @@ bool kencap_from_headers(const struct proc_ctx *ctx, const struct pkt *p)
 	const struct policy *pol;
 	struct sid_stats *st;
 
-	/* the mark probe finds the verdict's marks lost (markprobe.h): the
-	 * original with the mark would be caught, so whole it goes, its
-	 * inner packet by the reinjection device (reinject.c) */
 	if (!ctx->rs || !ctx->rs->kencap_on || proc_kencap_held(ctx) ||
-	    proc_kencap_mark_held(ctx) || p->carrier_lost ||
-	    (p->truncated && !p->gso))
+	    proc_kencap_mark_held(ctx) || (p->truncated && !p->gso))
 		return false;
 	pol = srv6_steer_policy(ctx, p, &st);
-	return pol && runstate_policy_kencap(ctx->rs, ctx->cfg, pol);
+	/* the mark probe finds the verdict's marks lost (markprobe.h): a
+	 * policy of several lists is not bounced to the kernel by mark
+	 * (its catch has the first list only), it comes back whole
+	 * (headend.c headend_kernel_facts()) */
+	return pol && runstate_policy_kencap(ctx->rs, ctx->cfg, pol) &&
+	       !(p->carrier_lost && pol->nlists != 1);
 }
 
 int kencap_send(struct pkt *p, struct pkt_tx *tx, uint32_t dev_ifindex,

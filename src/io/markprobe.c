@@ -146,18 +146,18 @@ void markprobe_judge(struct markprobe *m, bool active, int read,
 		m->since_ms = now_ms;
 		m->lost = true;
 	}
-	if (read < 0) {
+	memset(d, 0, sizeof(d));
+	if (read < 0)	/* no answer this tick: the grace below still runs */
 		log_debug("mark probe: cannot read the guard's counters");
-		return;
-	}
-	for (int i = 0; i < MARKPROBE_N; i++) {
+	for (int i = 0; read == 0 && i < MARKPROBE_N; i++) {
 		/* a counter made again (a reinstall) starts from 0 */
 		d[i] = !m->primed ? 0 : cur[i] >= m->seen[i] ?
 		       cur[i] - m->seen[i] : cur[i];
 		m->seen[i] = cur[i];
 		m->count[i] += d[i];
 	}
-	m->primed = true;
+	if (read == 0)
+		m->primed = true;
 	if (d[MARKPROBE_N_LOST])
 		probe_answer(m, MARKPROBE_LOST, now_ms);
 	else if (d[MARKPROBE_N_CARRIED])
@@ -170,9 +170,11 @@ void markprobe_judge(struct markprobe *m, bool active, int read,
 		if (!m->warned_unanswered)
 			log_msg(LOG_WARNING, "mark probe: no probe reached the "
 				"steering guard in %u ms (a rule drops what comes "
-				"from srv6d's reinjection device, or no worker "
-				"answers): whether srv6d's marks survive is not "
-				"known%s", MARKPROBE_GRACE_MS, m->lost ?
+				"from srv6d's reinjection device or goes to "
+				"100::/64, RFC 6666's discard prefix, before "
+				"srv6d's hook; the guard's counters cannot be "
+				"read; or no worker answers): whether srv6d's "
+				"marks survive is not known%s", MARKPROBE_GRACE_MS, m->lost ?
 				"; its results keep going by the device" : "");
 		m->warned_unanswered = true;
 	}

@@ -32,10 +32,12 @@
  * always the verdict's mark, which its catch would take) until a probe
  * reaches the guard marked again; logged once a disturbance, shown in
  * status (`mark_probe`, kernel_end `held`) and the metrics.
- * kernel-encap is left to its own guard counters: its inner
- * super-packets go by the device (G0), and what a header queue hands
- * over by the verdict's mark its catch encapsulates and its counters
- * see at the first packet (markguard.h).  A probe
+ * kernel-encap is not held: its inner super-packets go by the device
+ * (G0); an original it hands over by the verdict's mark still goes so
+ * for a policy of one list (its catch encapsulates one that lost its
+ * mark to 0 with that list, markguard.h; a foreign mark is counted and
+ * holds it), while a policy of several lists has its inner packet go by
+ * the device (headend.c headend_kernel_facts(), kencap.c).  A probe
  * goes every MARKPROBE_POLL_MS, so a rule added or removed at run time
  * is seen within two of them.  From the start (and whenever the guard
  * comes back) to the first answer srv6d falls back the same way,

@@ -324,14 +324,9 @@ enum reinject_action reinject_decide(const struct config *cfg,
 		return reinject_decide_truncated(cfg, rs, p, reason);
 	if (!p->gso || p->verdict != PKT_NEW_BYTES)
 		return a;
-	/* The kernel makes the result from the original: no bytes back.
-	 * But for an encapsulation while the mark probe finds the
-	 * verdict's marks lost (p->carrier_lost): its catch would take the
-	 * original, so the inner packet goes by the reinjection device,
-	 * whose frames carry the mark (G0). */
+	/* The kernel makes the result from the original: no bytes back. */
 	if (p->facts.kernel != PKT_KERNEL_NONE &&
-	    p->facts.kernel_from_original &&
-	    !(p->carrier_lost && p->facts.kernel == PKT_KERNEL_ENCAP))
+	    p->facts.kernel_from_original)
 		return REINJECT_KERNEL;
 	a = reinject_decide_gso(cfg, rs, rt, p, a, reason);
 	/* An encapsulation the kernel's seg6 makes from the inner packet:

@@ -473,15 +473,19 @@ static bool sid_has_dev4(const struct runstate *rs, const struct sid *s)
 							     s->flavors);
 }
 
-/* When results may not all go as verdict payloads (rs->payload), or
- * with `gso yes` (a super-packet result the kernel would segment wrongly
- * from a payload: reinject.h), a SID whose IPv6 results are routed by its
- * mark (an IPv6 fwmark rule) has those that cannot enter the kernel
- * through its veth pair, where an iif rule does what the mark does. */
+/* When results may not all go as verdict payloads (rs->payload), with
+ * `gso yes` (a super-packet result the kernel would segment wrongly
+ * from a payload: reinject.h), or with `steering auto` (a packet queued
+ * with a priority of its own, or the mark probe finding the verdict's
+ * marks lost: reinject.c reinject_carrier_lost()), a SID whose IPv6
+ * results are routed by its mark (an IPv6 fwmark rule) has those that
+ * cannot go by the verdict's mark enter the kernel through a device:
+ * the reinjection device with the mark, or its veth pair, where an iif
+ * rule does what the mark does. */
 static bool sid_has_dev6(const struct config *cfg, const struct runstate *rs,
 			 const struct sid *s)
 {
-	return (rs->payload != PAYLOAD_ANY || cfg->gso) &&
+	return (rs->payload != PAYLOAD_ANY || cfg->gso || cfg->steering) &&
 	       runstate_sid(rs, s).mark && behavior_has_dev6(s->behavior);
 }
 

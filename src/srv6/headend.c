@@ -521,7 +521,13 @@ enum kencap_fallback headend_kernel_check(const struct proc_ctx *ctx,
  * (pkt.h): the kernel's seg6 route that makes it, and whether from the
  * original (a steering policy's encapsulation of the packet as queued,
  * in the sender's segments: gso_size_in), else from its inner packet;
- * or why not. */
+ * or why not.  While the mark probe finds the verdict's marks lost
+ * (p->carrier_lost) a policy of several lists has its inner packet sent
+ * by the reinjection device (G0 gives the mark back): the original's
+ * catch (markguard.h) could only encapsulate it with the first list,
+ * so kernel-encap would be held.  One list's original still goes by
+ * the mark: what loses it to 0 the catch encapsulates at the kernel's
+ * speed, and another mark is caught and counted (the guard's hold). */
 static void headend_kernel_facts(const struct proc_ctx *ctx,
 				 const struct headend_plan *plan,
 				 const struct in6_addr *src, bool to_first,
@@ -546,7 +552,9 @@ static void headend_kernel_facts(const struct proc_ctx *ctx,
 	p->facts.kernel_mark = mark;
 	p->facts.kernel_from_original = !plan->at_sid &&
 					p->facts.gso_size_in &&
-					inner_len == p->queued_len;
+					inner_len == p->queued_len &&
+					!(p->carrier_lost &&
+					  plan->pol->nlists != 1);
 }
 
 /* The inner packet's destination is the first segment of plan's list. */

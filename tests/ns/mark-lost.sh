@@ -425,10 +425,14 @@ expect_eq "the probe's counts in status: kept, carried and lost probes, one loss
 # The sender's segments fit gw1 (9000) with the encapsulation: srv6d
 # hands the kernel's seg6 the original super-packet with the list's mark
 # (the verdict's: REINJECT_KERNEL), not its inner packet by srv6d0.
-# With both carriers lost the probe's fallback sends the inner packet by
-# srv6d0 instead (G0): not caught, not held, at the kernel's speed
-# (session 12, before: the catch took the originals, kernel-encap held,
-# srv6d cut every super-packet itself).
+# With both carriers lost (the probe: lost) the policy, of one list,
+# still hands over the original by the mark: the mark restored to 0,
+# the catch (`to fd00:8::/64 lookup` the list's table) encapsulates it
+# as the kernel would, counted apart (kencap_unmarked), nothing held, at
+# the kernel's speed (session 13's first try sent the inner packets by
+# srv6d0 instead: 0.65-0.71 of the undisturbed rate, against 0.93-1.02 so).  A
+# policy of several lists goes by srv6d0 then (check_egress
+# test_kencap_facts): its catch has the first list only.
 nsx "$GW" ip link set gw1 mtu 9000 && nsx "$S1" ip link set s1 mtu 9000 ||
 	fail "MTU 9000 on gw1 and s1"
 inj() { ctl_get "s['totals']['injected']"; }
@@ -451,18 +455,19 @@ table ip6 prioclear {
 }
 EOF
 expect_probe "core MTU 9000, restore-mark-prio" lost
-g0=$(guard_packets) e0=$(ctl_get "s['kernel_encap']['holds']")
+g0=$(guard_packets) u0=$(unmarked_packets) e0=$(ctl_get "s['kernel_encap']['holds']")
 i0=$(inj) k0=$(ctl_get "s['totals']['kencap']")
 transfer core-encap-prio fd00:8::1
 no_leak "core MTU 9000, restore-mark-prio: encapsulation"
-rate "core MTU 9000, restore-mark-prio: encapsulation (the inner packet by srv6d0)" "$BASE_CORE"
-i1=$(inj) k1=$(ctl_get "s['totals']['kencap']")
-say "core MTU 9000, both carriers lost: $((k1 - k0)) encapsulations by the kernel, $((i1 - i0)) results injected"
-expect_eq "core MTU 9000, restore-mark-prio: no original caught, kernel-encap not held (guard, holds, mark_held)" \
+rate "core MTU 9000, restore-mark-prio: encapsulation (the originals by the catch)" "$BASE_CORE"
+i1=$(inj) k1=$(ctl_get "s['totals']['kencap']") u1=$(unmarked_packets)
+say "core MTU 9000, both carriers lost: $((k1 - k0)) encapsulations by the kernel, $((i1 - i0)) results injected, $((u1 - u0)) caught unmarked"
+expect_eq "core MTU 9000, restore-mark-prio: nothing caught with a foreign mark, kernel-encap not held (guard, holds, mark_held)" \
 	"$(($(guard_packets) - g0)),$(ctl_get "s['kernel_encap']['holds'], s['kernel_encap']['mark_held']")" "0,($e0, False)"
-[ $((k1 - k0)) -gt 10 ] && [ $((i1 - i0)) -ge $((k1 - k0)) ] &&
-	pass "core MTU 9000, restore-mark-prio: the kernel encapsulates the inner packets srv6d0 takes ($((k1 - k0)) kencap, $((i1 - i0)) injected)" ||
-	fail "core MTU 9000, restore-mark-prio: kencap $((k1 - k0)), injected $((i1 - i0))"
+[ $((k1 - k0)) -gt 10 ] && [ $((i1 - i0)) -lt $(((k1 - k0) / 2)) ] &&
+	[ $((u1 - u0)) -gt 10 ] &&
+	pass "core MTU 9000, restore-mark-prio: one list's originals still by the mark, the catch encapsulates them ($((k1 - k0)) kencap, $((i1 - i0)) injected, $((u1 - u0)) unmarked)" ||
+	fail "core MTU 9000, restore-mark-prio: kencap $((k1 - k0)), injected $((i1 - i0)), unmarked $((u1 - u0))"
 nsx "$GW" ip6tables -t mangle -D PREROUTING -j CONNMARK --restore-mark
 nsx "$GW" nft delete table ip6 prioclear
 expect_probe "core MTU 9000, restore-mark-prio removed" kept
