@@ -193,6 +193,21 @@ unmarked_packets() {
 	echo "${n6:-0}"
 }
 
+# restore_mark_prio_add: both carriers lost, `CONNMARK --restore-mark`
+# (mangle) and an nft rule at prerouting priority 0 that clears the
+# priority (table ip6 prioclear)
+restore_mark_prio_add() {
+	nsx "$GW" ip6tables -t mangle -A PREROUTING -j CONNMARK --restore-mark &&
+		nsx "$GW" nft -f - <<'EOF'
+table ip6 prioclear {
+	chain pre {
+		type filter hook prerouting priority 0; policy accept;
+		meta priority set 0
+	}
+}
+EOF
+}
+
 # dt6 LABEL: 20 pings by the End.DT6 SID to fd00:66::1 (unanswered: the
 # sinks drop them) all reach sink1 by table 200, none sink2 by main.
 dt6() {
@@ -404,15 +419,7 @@ expect_eq "restore-mark: the probe said once that the priority carries the mark"
 # ---- restore-mark, and the priority cleared: both carriers lost ----------
 # (the catch and its hold are what is left: the End held, its
 # encapsulations by srv6d0's G0 still not)
-nsx "$GW" ip6tables -t mangle -A PREROUTING -j CONNMARK --restore-mark &&
-	nsx "$GW" nft -f - <<'EOF' || fail "CONNMARK and the priority-clearing rule"
-table ip6 prioclear {
-	chain pre {
-		type filter hook prerouting priority 0; policy accept;
-		meta priority set 0
-	}
-}
-EOF
+restore_mark_prio_add || fail "CONNMARK and the priority-clearing rule"
 disturbed restore-mark-prio \
 	'nsx "$GW" ip6tables -t mangle -D PREROUTING -j CONNMARK --restore-mark &&
 	 nsx "$GW" nft delete table ip6 prioclear' 1
@@ -445,15 +452,8 @@ say "core MTU 9000: $((k1 - k0)) encapsulations by the kernel, $((i1 - i0)) resu
 [ $((k1 - k0)) -gt 10 ] && [ $((i1 - i0)) -lt $(((k1 - k0) / 2)) ] &&
 	pass "core MTU 9000: the kernel encapsulates the originals handed over by mark ($((k1 - k0)) kencap, $((i1 - i0)) injected)" ||
 	fail "core MTU 9000: kencap $((k1 - k0)), injected $((i1 - i0))"
-nsx "$GW" ip6tables -t mangle -A PREROUTING -j CONNMARK --restore-mark &&
-	nsx "$GW" nft -f - <<'EOF' || fail "CONNMARK and the priority-clearing rule (core MTU)"
-table ip6 prioclear {
-	chain pre {
-		type filter hook prerouting priority 0; policy accept;
-		meta priority set 0
-	}
-}
-EOF
+restore_mark_prio_add ||
+	fail "CONNMARK and the priority-clearing rule (core MTU)"
 expect_probe "core MTU 9000, restore-mark-prio" lost
 g0=$(guard_packets) u0=$(unmarked_packets) e0=$(ctl_get "s['kernel_encap']['holds']")
 i0=$(inj) k0=$(ctl_get "s['totals']['kencap']")
