@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gso.h"
+#include "headend.h"
 #include "ip.h"
 #include "kencap.h"
 #include "lpm.h"
@@ -35,12 +36,10 @@ bool kencap_from_headers(const struct proc_ctx *ctx, const struct pkt *p)
 	    proc_kencap_mark_held(ctx) || (p->truncated && !p->gso))
 		return false;
 	pol = srv6_steer_policy(ctx, p, &st);
-	/* the mark probe finds the verdict's marks lost (markprobe.h): a
-	 * policy of several lists is not bounced to the kernel by mark
-	 * (its catch has the first list only), it comes back whole
-	 * (headend.c headend_kernel_facts()) */
+	/* not bounced where the kernel may not take it by the mark: it
+	 * is encapsulated whole (headend_kernel_facts()) */
 	return pol && runstate_policy_kencap(ctx->rs, ctx->cfg, pol) &&
-	       !(p->carrier_lost && pol->nlists != 1);
+	       headend_kernel_by_mark(p, pol);
 }
 
 int kencap_send(struct pkt *p, struct pkt_tx *tx, uint32_t dev_ifindex,

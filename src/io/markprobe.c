@@ -147,17 +147,18 @@ void markprobe_judge(struct markprobe *m, bool active, int read,
 		m->lost = true;
 	}
 	memset(d, 0, sizeof(d));
-	if (read < 0)	/* no answer this tick: the grace below still runs */
+	if (read < 0) {	/* no answer this tick: the grace below still runs */
 		log_debug("mark probe: cannot read the guard's counters");
-	for (int i = 0; read == 0 && i < MARKPROBE_N; i++) {
-		/* a counter made again (a reinstall) starts from 0 */
-		d[i] = !m->primed ? 0 : cur[i] >= m->seen[i] ?
-		       cur[i] - m->seen[i] : cur[i];
-		m->seen[i] = cur[i];
-		m->count[i] += d[i];
-	}
-	if (read == 0)
+	} else {
+		for (int i = 0; i < MARKPROBE_N; i++) {
+			/* a counter made again (a reinstall) starts from 0 */
+			d[i] = !m->primed ? 0 : cur[i] >= m->seen[i] ?
+			       cur[i] - m->seen[i] : cur[i];
+			m->seen[i] = cur[i];
+			m->count[i] += d[i];
+		}
 		m->primed = true;
+	}
 	if (d[MARKPROBE_N_LOST])
 		probe_answer(m, MARKPROBE_LOST, now_ms);
 	else if (d[MARKPROBE_N_CARRIED])

@@ -650,6 +650,13 @@ static void print_prefix(const struct steer_rule *r, FILE *f)
 	fprintf(f, "%s/%u", buf, r->plen);
 }
 
+static void print_daddr(const struct steer_rule *r, FILE *f)
+{
+	fputs(r->family == AF_INET6 ? "ip6 daddr " : "ip daddr ", f);
+	print_prefix(r, f);
+	fputc(' ', f);
+}
+
 /* Whether r's mark range is on the priority, the mark's second carrier
  * (G0P, GP2). */
 static bool rule_on_priority(const struct steer_rule *r)
@@ -684,11 +691,8 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 	if (r->iifname[0])
 		fprintf(f, "iifname \"%s%s\" ", r->iifname,
 			r->iif_wildcard ? "*" : "");
-	if (r->plen && rule_probe_counter(r)) {	/* as built: first */
-		fputs("ip6 daddr ", f);
-		print_prefix(r, f);
-		fputc(' ', f);
-	}
+	if (r->plen && rule_probe_counter(r))	/* as built: first */
+		print_daddr(r, f);
 	if (r->has_mark_range && r->mark_mask != 0xffffffffu &&
 	    r->mark_from == r->mark_to)
 		fprintf(f, "meta %s and 0x%08x 0x%08x ", key, r->mark_mask,
@@ -701,11 +705,8 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 	else if (r->has_mark_range)
 		fprintf(f, "meta %s 0x%08x-0x%08x ", key, r->mark_from,
 			r->mark_to);
-	if (r->plen && !rule_probe_counter(r)) {
-		fputs(r->family == AF_INET6 ? "ip6 daddr " : "ip daddr ", f);
-		print_prefix(r, f);
-		fputc(' ', f);
-	}
+	if (r->plen && !rule_probe_counter(r))
+		print_daddr(r, f);
 	if (r->set[0])
 		fprintf(f, "%s daddr @%s ", r->family == AF_INET6 ? "ip6" :
 			"ip", r->set);

@@ -521,13 +521,9 @@ enum kencap_fallback headend_kernel_check(const struct proc_ctx *ctx,
  * (pkt.h): the kernel's seg6 route that makes it, and whether from the
  * original (a steering policy's encapsulation of the packet as queued,
  * in the sender's segments: gso_size_in), else from its inner packet;
- * or why not.  While the mark probe finds the verdict's marks lost
- * (p->carrier_lost) a policy of several lists has its inner packet sent
- * by the reinjection device (G0 gives the mark back): the original's
- * catch (markguard.h) could only encapsulate it with the first list,
- * so kernel-encap would be held.  One list's original still goes by
- * the mark: what loses it to 0 the catch encapsulates at the kernel's
- * speed, and another mark is caught and counted (the guard's hold). */
+ * or why not; not from the original where headend_kernel_by_mark()
+ * says no: its inner packet goes by the reinjection device (G0 gives
+ * the mark back). */
 static void headend_kernel_facts(const struct proc_ctx *ctx,
 				 const struct headend_plan *plan,
 				 const struct in6_addr *src, bool to_first,
@@ -553,8 +549,7 @@ static void headend_kernel_facts(const struct proc_ctx *ctx,
 	p->facts.kernel_from_original = !plan->at_sid &&
 					p->facts.gso_size_in &&
 					inner_len == p->queued_len &&
-					!(p->carrier_lost &&
-					  plan->pol->nlists != 1);
+					headend_kernel_by_mark(p, plan->pol);
 }
 
 /* The inner packet's destination is the first segment of plan's list. */

@@ -103,6 +103,19 @@ enum kencap_fallback headend_kernel_check(const struct proc_ctx *ctx,
 					 const struct in6_addr *src,
 					 bool to_first, uint32_t *mark);
 
+/* Whether the kernel's seg6 may make p's encapsulation under policy pol
+ * from the original handed over by the verdict's mark: not while the
+ * mark probe finds the marks lost (p->carrier_lost) for a policy of
+ * several lists, whose catch (markguard.h) has its first list only; one
+ * list's original lost to mark 0 its catch encapsulates as the kernel
+ * would, a foreign mark is counted and holds kernel-encap.  The rule of
+ * headend_kernel_facts() and of the header queues' kencap_from_headers(). */
+static inline bool headend_kernel_by_mark(const struct pkt *p,
+					  const struct policy *pol)
+{
+	return !p->carrier_lost || pol->nlists == 1;
+}
+
 /* Bytes headend_apply() puts in front of (H.Encaps*) or into (H.Insert*) a
  * packet of family hw_proto (ETH_P_IPV6 / ETH_P_IP) under policy pol: the
  * most any of its lists adds, HMAC TLV included.  Returns 0 for a
