@@ -337,6 +337,88 @@ START_TEST(test_verdict_drop_run_whole_batch)
 }
 END_TEST
 
+/* nfq_verdict_hold(): a batch of nothing but drops waits for the next
+ * batch, whose drops grow the same run and whose other verdicts follow it
+ * in the same sendmsg(); a run held NFQ_HOLD_NS, or of NFQ_HOLD_MAX
+ * packets, or followed by another message goes out; after a held run a
+ * whole batch of messages still fits (NFQ_BATCH + 1 messages). */
+START_TEST(test_verdict_hold)
+{
+	struct nfq *q = nfq_alloc(0);
+	uint8_t got[64 * (NFQ_BATCH + 2)], want[512];
+	unsigned nmsgs = 0;
+	uint64_t t = 5000000000ull;
+	size_t wlen = hex2bin(
+		"20000000 0303 0100 07000000 00000000 00 00 0000"
+		"0c00 0200 00000000 00000007"		/* ids 5-7: one run */
+		"20000000 0103 0100 08000000 00000000 00 00 0000"
+		"0c00 0200 00000001 00000008",		/* id 8 NF_ACCEPT */
+		want, sizeof(want));
+
+	ck_assert_ptr_nonnull(q);
+	ck_assert(!nfq_verdict_waiting(q));
+	verdict_add_id(q, 5, NF_DROP, false, false);
+	verdict_add_id(q, 6, NF_DROP, false, false);
+	ck_assert(nfq_verdict_hold(q, t));
+	ck_assert(nfq_verdict_waiting(q));
+	verdict_add_id(q, 7, NF_DROP, false, false);
+	ck_assert(nfq_verdict_hold(q, t + NFQ_HOLD_NS - 1));
+	ck_assert_uint_eq(nfq_verdict_pending(q, got, sizeof(got), &nmsgs), 32);
+	ck_assert_uint_eq(nmsgs, 1);
+	ck_assert_bytes(got, 32, want, 32);
+	verdict_add_id(q, 8, NF_ACCEPT, false, false);
+	ck_assert(!nfq_verdict_hold(q, t + NFQ_HOLD_NS - 1));
+	ck_assert_bytes(got, nfq_verdict_pending(q, got, sizeof(got), &nmsgs),
+			want, wlen);
+	ck_assert_uint_eq(nmsgs, 2);
+	nfq_socket_close(q);
+
+	/* Too old: the batch that finds it NFQ_HOLD_NS old sends it. */
+	q = nfq_alloc(0);
+	ck_assert_ptr_nonnull(q);
+	verdict_add_id(q, 1, NF_DROP, false, false);
+	ck_assert(nfq_verdict_hold(q, t));
+	verdict_add_id(q, 2, NF_DROP, false, false);
+	ck_assert(!nfq_verdict_hold(q, t + NFQ_HOLD_NS));
+	nfq_socket_close(q);
+
+	/* Too long: NFQ_HOLD_MAX packets go out. */
+	q = nfq_alloc(0);
+	ck_assert_ptr_nonnull(q);
+	for (uint32_t id = 1; id < NFQ_HOLD_MAX; id++)
+		verdict_add_id(q, id, NF_DROP, false, false);
+	ck_assert(nfq_verdict_hold(q, t));
+	verdict_add_id(q, NFQ_HOLD_MAX, NF_DROP, false, false);
+	ck_assert(!nfq_verdict_hold(q, t));
+	nfq_socket_close(q);
+
+	/* Not a drop run: a lone NF_ACCEPT, a payload, a marked verdict. */
+	q = nfq_alloc(0);
+	ck_assert_ptr_nonnull(q);
+	verdict_add_id(q, 1, NF_ACCEPT, false, false);
+	ck_assert(!nfq_verdict_hold(q, t));
+	nfq_socket_close(q);
+	q = nfq_alloc(0);
+	ck_assert_ptr_nonnull(q);
+	verdict_add_id(q, 1, NF_ACCEPT, true, true);
+	ck_assert(!nfq_verdict_hold(q, t));
+	nfq_socket_close(q);
+
+	/* After a held run, a whole batch of single messages. */
+	q = nfq_alloc(0);
+	ck_assert_ptr_nonnull(q);
+	verdict_add_id(q, 1, NF_DROP, false, false);
+	ck_assert(nfq_verdict_hold(q, t));
+	for (uint32_t id = 2; id <= NFQ_BATCH + 1; id++)
+		verdict_add_id(q, id, NF_ACCEPT, false, false);
+	ck_assert_uint_eq(nfq_verdict_pending(q, got, sizeof(got), &nmsgs),
+			  32u * (NFQ_BATCH + 1));
+	ck_assert_uint_eq(nmsgs, NFQ_BATCH + 1);
+	ck_assert(!nfq_verdict_hold(q, t));
+	nfq_socket_close(q);
+}
+END_TEST
+
 /* The counters on a real netlink socket (no queue bound: the kernel
  * answers each message with an error, which is read back: one per
  * message, ENODEV when it parsed it, EPERM without CAP_NET_ADMIN; never
@@ -1899,6 +1981,7 @@ static Suite *nfq_suite(void)
 	tcase_add_test(build, test_verdict_header_queue);
 	tcase_add_test(build, test_verdict_drop_run_order);
 	tcase_add_test(build, test_verdict_drop_run_counters);
+	tcase_add_test(build, test_verdict_hold);
 	suite_add_tcase(s, build);
 
 	tcase_add_test(parser, test_parse_packet_mark_indev);

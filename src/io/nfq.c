@@ -32,11 +32,12 @@
 #include "nfq.h"
 
 #define NFQ_SOCKBUF		(8 << 20)	/* receive/send buffers: bursts */
-#define NFQ_RECV_TIMEOUT_MS	100		/* how soon a stop is noticed */
 #define NFQ_NLMSG_PACKET	((NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET)
 #define NFQ_NLMSG_VERDICT	((NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_VERDICT)
 #define NFQ_NLMSG_VERDICT_BATCH	((NFNL_SUBSYS_QUEUE << 8) | \
 				 NFQNL_MSG_VERDICT_BATCH)
+
+#define NFQ_VMSG_MAX	(NFQ_BATCH + 1)	/* a batch's messages and a held run */
 
 /* One per worker, written by that worker at every packet: cache-line
  * aligned (and so padded) so that no two workers' state shares a line. */
@@ -55,19 +56,22 @@ struct nfq {
 	struct sockaddr_nl rx_from[NFQ_BATCH];
 
 	/* Verdicts of the current batch: nverdicts messages for npackets
-	 * packets (a NFQNL_MSG_VERDICT_BATCH message covers a run). */
+	 * packets (a NFQNL_MSG_VERDICT_BATCH message covers a run), after
+	 * the run held from the batch before, if any (nfq_verdict_hold():
+	 * hence one message more than a batch has packets). */
 	unsigned nverdicts;
 	unsigned npackets;
 	unsigned niov;
 	bool run_open;			/* the last message may grow a run */
 	uint32_t run_verdict;
-	uint8_t vhdr[NFQ_BATCH][NFQ_VERDICT_HDR_MAX] __attribute__((aligned(8)));
-	struct iovec viov[NFQ_BATCH * NFQ_VERDICT_IOV_MAX];
-	unsigned vfirst_iov[NFQ_BATCH + 1];	/* message i: viov[vfirst_iov[i]..] */
-	size_t vlen[NFQ_BATCH];
-	uint32_t vid[NFQ_BATCH];	/* message i's id (a batch's highest) */
-	uint16_t vqueue[NFQ_BATCH];	/* message i's queue */
-	unsigned vcount[NFQ_BATCH];	/* packets message i gives a verdict */
+	uint64_t held_since_ns;		/* 0: no run held */
+	uint8_t vhdr[NFQ_VMSG_MAX][NFQ_VERDICT_HDR_MAX] __attribute__((aligned(8)));
+	struct iovec viov[NFQ_VMSG_MAX * NFQ_VERDICT_IOV_MAX];
+	unsigned vfirst_iov[NFQ_VMSG_MAX + 1];	/* message i: viov[vfirst_iov[i]..] */
+	size_t vlen[NFQ_VMSG_MAX];
+	uint32_t vid[NFQ_VMSG_MAX];	/* message i's id (a batch's highest) */
+	uint16_t vqueue[NFQ_VMSG_MAX];	/* message i's queue */
+	unsigned vcount[NFQ_VMSG_MAX];	/* packets message i gives a verdict */
 } __attribute__((aligned(64)));
 
 static const uint8_t nfq_zero_pad[4];
@@ -900,6 +904,26 @@ size_t nfq_verdict_pending(const struct nfq *q, uint8_t *buf, size_t len,
 	return off;
 }
 
+bool nfq_verdict_hold(struct nfq *q, uint64_t now_ns)
+{
+	if (q->nverdicts != 1 || !q->run_open || q->run_verdict != NF_DROP ||
+	    q->vcount[0] >= NFQ_HOLD_MAX)
+		return false;
+	if (q->held_since_ns == 0)
+		q->held_since_ns = now_ns ? now_ns : 1;
+	else if (now_ns - q->held_since_ns >= NFQ_HOLD_NS)
+		return false;
+	/* The next batch counts its own packets (nfq_verdict_add()'s
+	 * bound); the run stays open for its drops. */
+	q->npackets = 0;
+	return true;
+}
+
+bool nfq_verdict_waiting(const struct nfq *q)
+{
+	return q->nverdicts > 0;
+}
+
 void nfq_attach_fd(struct nfq *q, int fd)
 {
 	q->fd = fd;
@@ -966,6 +990,7 @@ int nfq_verdict_flush(struct nfq *q, struct worker_stats *st)
 	q->npackets = 0;
 	q->niov = 0;
 	q->run_open = false;
+	q->held_since_ns = 0;
 	st->csum_completed += q->csum_completed;
 	q->csum_completed = 0;
 	return ret;

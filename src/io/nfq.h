@@ -31,6 +31,13 @@
  * NFQA_PAYLOAD header */
 #define NFQ_VERDICT_HDR_MAX	(16 + 4 + 12 + 8 + 8 + 4)
 #define NFQ_VERDICT_IOV_MAX	3	/* header, payload, padding */
+/* How long a worker blocks for the next batch: how soon it sees a stop,
+ * and the longest a held NF_DROP run (nfq_verdict_hold()) waits. */
+#define NFQ_RECV_TIMEOUT_MS	10
+/* A held NF_DROP run goes out with the first batch that finds it this
+ * old or this long. */
+#define NFQ_HOLD_NS		2000000ull
+#define NFQ_HOLD_MAX		NFQ_BATCH
 
 struct nfq;
 
@@ -71,7 +78,7 @@ struct nfq *nfq_alloc(unsigned queue);
 void nfq_socket_close(struct nfq *q);
 
 /* Receive up to NFQ_BATCH messages.  wait: block (up to the socket's
- * 100 ms receive timeout) for the first one; otherwise return at once.
+ * receive timeout, NFQ_RECV_TIMEOUT_MS) for the first one; otherwise return at once.
  * Fills pkts[0..n) with the packets that need a verdict; process[i] is
  * false for a message that was a packet but could not be parsed (its
  * verdict is PKT_DROP, counted in bad_messages).  Returns n >= 0, or -1
@@ -102,6 +109,23 @@ void nfq_verdict_add(struct nfq *q, const struct pkt *p, uint32_t nf_verdict,
  * the sendmsg() calls in verdict_batches.  Returns 0, or -1 if some
  * verdict could not be sent at all (counted in send_errors). */
 int nfq_verdict_flush(struct nfq *q, struct worker_stats *st);
+
+/* Keep the current batch's verdicts for the next batch when they are one
+ * run of plain NF_DROPs (the originals whose results left by a device, or
+ * dropped packets): the next batch's drops grow that run, and its
+ * verdicts carry it in their sendmsg().  At a packet a wakeup that is the
+ * one system call a packet of a family-changing behavior (or any other
+ * result sent by a device) would otherwise pay for its original's drop;
+ * the packets' results have left already, so holding back the drop
+ * delays no traffic.  A run is held while it is younger than NFQ_HOLD_NS
+ * (by now_ns, the batch's clock) and shorter than NFQ_HOLD_MAX packets;
+ * the worker sends it when its receive times out (NFQ_RECV_TIMEOUT_MS)
+ * and before the queue is closed.  Returns true when held (nothing to
+ * send now), false when the caller must nfq_verdict_flush(). */
+bool nfq_verdict_hold(struct nfq *q, uint64_t now_ns);
+
+/* Whether verdicts are waiting to be sent (a held run). */
+bool nfq_verdict_waiting(const struct nfq *q);
 
 /* The bytes the next nfq_verdict_flush() would send, laid end to end in
  * buf (the tests' view), and in *nmsgs the number of netlink messages.

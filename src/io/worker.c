@@ -40,7 +40,7 @@
 
 #define CACHE_LINE		64
 /* A worker whose heartbeat is older than this is stuck (it beats at least
- * every receive timeout, 100 ms, when idle). */
+ * every receive timeout, NFQ_RECV_TIMEOUT_MS, when idle). */
 #define ENGINE_STALL_NS		(2ull * 1000000000ull)
 /* Test hook (docs/reliability.md): while the file this variable names
  * exists, every worker hangs without beating, as a stuck worker would. */
@@ -607,10 +607,12 @@ static void worker_run_batch(struct worker *w, int n)
 	/* The OAM copies first (a failed punt is a drop when counted),
 	 * then the results that go by a device, in one sendmmsg(), each
 	 * packet counted once its way is known, then the verdicts (the
-	 * originals' NF_DROP among them). */
+	 * originals' NF_DROP among them; a batch of nothing but drops is
+	 * held for the next batch's, nfq.h). */
 	oamsock_flush(w->oamsock, w->oam, &g->cfg->oam, w->stats);
 	reinject_flush(&w->io, w->stats);
-	nfq_verdict_flush(w->q, w->stats);
+	if (!nfq_verdict_hold(w->q, ctx->now_ns))
+		nfq_verdict_flush(w->q, w->stats);
 	if (tracing)
 		worker_trace_batch(w, n);
 }
@@ -639,6 +641,8 @@ static void worker_drain(struct worker *w)
 			worker_run_batch(w, n);
 		rcu_quiescent_state();
 	}
+	if (nfq_verdict_waiting(w->q))	/* a held run of drops */
+		nfq_verdict_flush(w->q, w->stats);
 	/* What arrives from now on is dropped by the kernel at unbind. */
 	nfq_socket_close(w->q);
 	w->q = NULL;
@@ -675,6 +679,8 @@ static void *worker_main(void *arg)
 		rcu_thread_online();
 		if (n > 0)
 			worker_run_batch(w, n);
+		else if (nfq_verdict_waiting(w->q))
+			nfq_verdict_flush(w->q, w->stats);  /* a held run */
 		if (w->e->hang_file)	/* armed only by a test */
 			worker_test_hang(w);
 		rcu_quiescent_state();
