@@ -28,7 +28,7 @@ G = UDP(sport=2152, dport=2152)
 
 def frame(i):
     s6 = "fc00:1::%x" % (0x100 + i)
-    if case in ("end", "kernel", "oam", "oam-every"):
+    if case in ("end", "kernel", "oam", "oam-every", "oam-unix"):
         # End: SRH [final, SID] SL 1; the O-flag (RFC 9259) for oam*.
         p = IPv6(src=s6, dst="fc00:100::1") / \
             SRH(addresses=[FINAL, "fc00:100::1"], segleft=1, lastentry=1,

@@ -34,7 +34,7 @@ set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH_DIR/lib.sh"
 
-ALL_CONFIGS=end,csid,gtp6e,gtp6d,gtp6di,gtp4e,gtp4d,oam,oam-every,map,kernel
+ALL_CONFIGS=end,csid,gtp6e,gtp6d,gtp6di,gtp4e,gtp4d,oam,oam-every,oam-unix,map,kernel
 usage() {
 	cat <<-EOF
 	usage: $0 [options]
@@ -51,6 +51,9 @@ usage() {
 	                  oam        End, O-flag set, oam-copy udp to the sink,
 	                             oam-rate/burst the defaults (1000/s, 100)
 	                  oam-every  the same, oam-rate 1000000: every packet copied
+	                  oam-unix   every packet copied, oam-copy unix to a
+	                             local OAM process (a reader on CPU 0 that
+	                             counts them): RFC 9259's own case
 	                  map        End.MAP
 	                  kernel     the kernel's seg6local End (End's packet)
 	  --rate PPS      the common offered rate (30000)
@@ -125,8 +128,10 @@ exec 9>/run/lock/srv6d-end-rate.lock
 flock -n 9 || die "another end-rate.sh or behavior-rate.sh is running"
 
 GW_PID=
+OAM_PID=
 cleanup() {
 	stop_gateway
+	[ -z "$OAM_PID" ] || kill -TERM "$OAM_PID" 2>/dev/null
 	testbed_down
 }
 trap cleanup EXIT
@@ -190,6 +195,12 @@ sid fc00:100::1/128 action End"
 		[ "$1" = oam ] || C_CONF="$C_CONF
 oam-rate 1000000
 oam-burst 1000000" ;;
+	oam-unix)
+		C_Q6=fc00:100::1
+		C_CONF="oam-copy unix $OUT/oam.sock
+oam-rate 1000000
+oam-burst 1000000
+sid fc00:100::1/128 action End" ;;
 	csid)
 		C_Q6=fc00:a::/32
 		C_CONF="sid fc00:a:0:0:101::/80 action End flavors replace-csid lblen 48 nflen 32"
@@ -250,6 +261,7 @@ gateway_up() {
 		return 0
 	fi
 	local conf=$OUT/srv6d-$1.conf
+	[ "$1" != oam-unix ] || oam_reader_up || return 1
 	printf 'queue 0\nsteering no\n%s\n' "$C_CONF" > "$conf"
 	"$SRV6D_BIN" -t -c "$conf" >/dev/null 2>>"$OUT/srv6d.log" ||
 		{ log "behavior-rate: srv6d rejects $conf"; return 1; }
@@ -269,8 +281,54 @@ gateway_up() {
 	sleep 0.5	# its devices and routes
 }
 
+# The local OAM process of oam-unix: a datagram socket at $OUT/oam.sock
+# on the generator's core, counting what it reads into $OUT/oam.count
+# (every second, and at its end).
+oam_reader_up() {
+	rm -f "$OUT/oam.sock" "$OUT/oam.count"
+	taskset -c "$GEN_CPU" "$PYTHON" -c '
+import os, signal, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+s.bind(sys.argv[1])
+n, last = 0, time.monotonic()
+def out(*_):
+    with open(sys.argv[2], "w") as f:
+        f.write("%d\n" % n)
+    if _:
+        sys.exit(0)
+signal.signal(signal.SIGTERM, out)
+s.settimeout(0.5)
+while True:
+    try:
+        s.recv(4096)
+        n += 1
+    except socket.timeout:
+        pass
+    if time.monotonic() - last > 1:
+        out()
+        last = time.monotonic()
+' "$OUT/oam.sock" "$OUT/oam.count" &
+	OAM_PID=$!
+	for _ in $(seq 1 50); do
+		[ -S "$OUT/oam.sock" ] && return 0
+		sleep 0.1
+	done
+	log "behavior-rate: the OAM reader never bound $OUT/oam.sock"
+	return 1
+}
+
+oam_reader_down() {
+	[ -n "$OAM_PID" ] || return 0
+	kill -TERM "$OAM_PID" 2>/dev/null
+	wait "$OAM_PID" 2>/dev/null
+	OAM_PID=
+	log "behavior-rate: the OAM reader counted $(cat "$OUT/oam.count" 2>/dev/null || echo 0) copies"
+}
+
 gateway_down() {
 	stop_gateway
+	oam_reader_down
 	in_gw ip6tables -t raw -F PREROUTING 2>/dev/null
 	in_gw iptables -t raw -F PREROUTING 2>/dev/null
 	in_gw ip -6 route del fc00:100::1/128 2>/dev/null
@@ -477,6 +535,7 @@ label() {
 	gtp4d) echo "H.M.GTP4.D (route)" ;;
 	oam) echo "End, O-flag, oam-copy (rate 1000/s)" ;;
 	oam-every) echo "End, O-flag, every packet copied" ;;
+	oam-unix) echo "End, O-flag, every one copied (unix)" ;;
 	map) echo "End.MAP" ;;
 	kernel) echo "kernel seg6local End" ;;
 	esac

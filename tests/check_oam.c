@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <stdio.h>
@@ -461,6 +462,73 @@ START_TEST(flush_reaches_the_oam_process)
 }
 END_TEST
 
+/* oam_ring_hold(): O-flag copies wait for the next batch's, each with
+ * its own batch's timestamp, and leave in one sendmmsg(); an End.OP punt
+ * is never held; OAM_HOLD_NS after the first, or OAM_HOLD_MAX copies, the
+ * ring goes; a held copy is no longer of a packet of the next batch. */
+START_TEST(flush_held_copies)
+{
+	char path[108];
+	int fd = bind_unix(path, sizeof(path));
+	struct oamsock *os = oamsock_new();
+	const uint64_t t = 7000000000ull;
+	struct pkt *p;
+	uint8_t got[4096];
+	ssize_t n;
+
+	use_dest(path);
+	ring.ts_ns = 0x1111;
+	p = process(OEND_IN);
+	ck_assert_uint_eq(ring.n, 1);
+	ck_assert(oam_ring_hold(&ring, t));
+	ck_assert_ptr_null(ring.of[0]);
+	oam_ring_unwind(&ring, p);		/* not p's any more */
+	ck_assert_uint_eq(ring.n, 1);
+	ring.ts_ns = 0x2222;
+	process(OEND_IN);
+	ck_assert(oam_ring_hold(&ring, t + OAM_HOLD_NS - 1));
+	ck_assert_uint_eq(ring.n, 2);
+	ck_assert_int_lt(recv(fd, got, sizeof(got), MSG_DONTWAIT), 0);
+	ck_assert(!oam_ring_hold(&ring, t + OAM_HOLD_NS));
+	oamsock_flush(os, &ring, &cfg->oam, &ws);
+	ck_assert_uint_eq(ring.n, 0);
+	ck_assert_uint_eq(ring.held_since_ns, 0);
+	ck_assert_uint_eq(ws.oam_sent, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		struct oam_copy_hdr h;
+
+		n = recv(fd, got, sizeof(got), MSG_DONTWAIT);
+		ck_assert_int_eq(n, OAM_HDR_LEN + 109);
+		memcpy(&h, got, sizeof(h));
+		ck_assert_uint_eq(be64toh(h.ts_ns), i ? 0x2222 : 0x1111);
+	}
+	ck_assert_int_lt(recv(fd, got, sizeof(got), MSG_DONTWAIT), 0);
+
+	/* a punt among them: sent now */
+	process(OEND_IN);
+	process(OP_IN);
+	ck_assert_uint_eq(ring.n, 2);
+	ck_assert(!oam_ring_hold(&ring, t));
+	oamsock_flush(os, &ring, &cfg->oam, &ws);
+	ck_assert_uint_eq(ws.oam_sent, 4);
+	while (recv(fd, got, sizeof(got), MSG_DONTWAIT) > 0)
+		;
+
+	/* OAM_HOLD_MAX copies: sent now */
+	for (unsigned i = 0; i < OAM_HOLD_MAX; i++) {
+		ctx.oam_rl.tokens_milli = 100000;
+		process(OEND_IN);
+	}
+	ck_assert_uint_eq(ring.n, OAM_HOLD_MAX);
+	ck_assert(!oam_ring_hold(&ring, t));
+	oamsock_flush(os, &ring, &cfg->oam, &ws);
+	ck_assert_uint_eq(ws.oam_sent, 4 + OAM_HOLD_MAX);
+	oamsock_free(os);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
 /* The worker's socket is connected (oamsock.h): an OAM process restarted
  * at the same path is another socket, reached from the batch after the
  * one that found the old gone (that one lost, counted); one started after
@@ -632,6 +700,7 @@ static Suite *oam_suite(void)
 	tcase_add_test(tc, flush_reaches_the_oam_process);
 	tcase_add_test(tc, flush_without_receiver);
 	tcase_add_test(tc, flush_restarted_receiver);
+	tcase_add_test(tc, flush_held_copies);
 	tcase_add_test(tc, config_oam);
 	tcase_add_test(tc, config_oam_errors);
 	suite_add_tcase(s, tc);

@@ -120,4 +120,6 @@ fail:
 	for (; i < n; i++)
 		oamsock_failed(ring, i, st);
 	ring->n = 0;
+	ring->used = 0;
+	ring->held_since_ns = 0;
 }

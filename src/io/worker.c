@@ -604,17 +604,32 @@ static void worker_run_batch(struct worker *w, int n)
 		if (p->way.action == REINJECT_BOUNCE)
 			oam_ring_unwind(w->oam, p);
 	}
-	/* The OAM copies first (a failed punt is a drop when counted),
-	 * then the results that go by a device, in one sendmmsg(), each
-	 * packet counted once its way is known, then the verdicts (the
-	 * originals' NF_DROP among them; a batch of nothing but drops is
-	 * held for the next batch's, nfq.h). */
-	oamsock_flush(w->oamsock, w->oam, &g->cfg->oam, w->stats);
+	/* The OAM copies first (a failed punt is a drop when counted; O-flag
+	 * copies may wait for the next batch's, oam.h), then the results
+	 * that go by a device, in one sendmmsg(), each packet counted once
+	 * its way is known, then the verdicts (the originals' NF_DROP among
+	 * them; a batch of nothing but drops is held for the next batch's,
+	 * nfq.h). */
+	if (!oam_ring_hold(w->oam, ctx->now_ns))
+		oamsock_flush(w->oamsock, w->oam, &g->cfg->oam, w->stats);
 	reinject_flush(&w->io, w->stats);
 	if (!nfq_verdict_hold(w->q, ctx->now_ns))
 		nfq_verdict_flush(w->q, w->stats);
 	if (tracing)
 		worker_trace_batch(w, n);
+}
+
+/* Nothing more arrived: send the O-flag copies and the run of drop
+ * verdicts held for a next batch (oam_ring_hold(), nfq_verdict_hold()). */
+static void worker_send_held(struct worker *w)
+{
+	if (w->oam->n) {
+		struct generation *g = rcu_dereference(w->e->gen);
+
+		oamsock_flush(w->oamsock, w->oam, &g->cfg->oam, w->stats);
+	}
+	if (nfq_verdict_waiting(w->q))
+		nfq_verdict_flush(w->q, w->stats);
 }
 
 /* The ring is full mid-batch (oam.h): send it. */
@@ -641,8 +656,7 @@ static void worker_drain(struct worker *w)
 			worker_run_batch(w, n);
 		rcu_quiescent_state();
 	}
-	if (nfq_verdict_waiting(w->q))	/* a held run of drops */
-		nfq_verdict_flush(w->q, w->stats);
+	worker_send_held(w);
 	/* What arrives from now on is dropped by the kernel at unbind. */
 	nfq_socket_close(w->q);
 	w->q = NULL;
@@ -679,8 +693,8 @@ static void *worker_main(void *arg)
 		rcu_thread_online();
 		if (n > 0)
 			worker_run_batch(w, n);
-		else if (nfq_verdict_waiting(w->q))
-			nfq_verdict_flush(w->q, w->stats);  /* a held run */
+		else
+			worker_send_held(w);
 		if (w->e->hang_file)	/* armed only by a test */
 			worker_test_hang(w);
 		rcu_quiescent_state();

@@ -61,11 +61,20 @@ struct oam_copy_hdr {
 #define OAM_RING_SLOTS		64u
 #define OAM_SLOT_SIZE		(OAM_HDR_LEN + OAM_COPY_MAX)
 
-/* A worker's copies of one batch: written by the packet path, sent and
- * emptied by oamsock_flush() (src/io/oamsock.h). */
+/* Copies held for the next batch at most (oam_ring_hold()), and how long:
+ * fewer than a local OAM process's AF_UNIX socket queues unread
+ * (net.unix.max_dgram_qlen, 10 by default), so that a burst of held
+ * copies does not find it full. */
+#define OAM_HOLD_MAX		8u
+#define OAM_HOLD_NS		2000000ull
+
+/* A worker's copies of one batch (and those held from the batches
+ * before, oam_ring_hold()): written by the packet path, sent and emptied
+ * by oamsock_flush() (src/io/oamsock.h). */
 struct oam_ring {
 	unsigned n;				/* copies made */
 	uint32_t used;				/* bytes of buf they fill */
+	uint64_t held_since_ns;			/* 0: none held */
 	/* The copies' timestamp: CLOCK_REALTIME (ns) when the worker
 	 * received the batch, read once per batch while oam-copy is on. */
 	uint64_t ts_ns;
@@ -114,6 +123,35 @@ static inline void oam_ring_unwind(struct oam_ring *ring, const struct pkt *p)
 {
 	while (ring->n && ring->of[ring->n - 1] == p)
 		ring->used = ring->off[--ring->n];
+}
+
+/* Keep the ring's copies for the next batch instead of sending them now:
+ * at a packet a wakeup (below some 30,000 pps a batch is one packet) the
+ * copy's own sendmmsg() and the OAM process's wakeup are what an O-flag
+ * packet costs over End's; held, up to OAM_HOLD_MAX copies go in one.
+ * Each copy carries the timestamp of its packet's receipt (RFC 9259), so
+ * holding delays the copy, not what it says.  Held while none is an
+ * End.OP punt (whose send decides its packet's outcome in its batch),
+ * there are fewer than OAM_HOLD_MAX and the first was held less than
+ * OAM_HOLD_NS ago (by now_ns, the batch's clock); the worker sends them
+ * when its receive times out and before it stops.  Returns true when
+ * held (nothing to send now). */
+static inline bool oam_ring_hold(struct oam_ring *ring, uint64_t now_ns)
+{
+	if (!ring->n || ring->n >= OAM_HOLD_MAX)
+		return false;
+	for (unsigned i = 0; i < ring->n; i++)
+		if (ring->punt[i])
+			return false;
+	if (!ring->held_since_ns)
+		ring->held_since_ns = now_ns ? now_ns : 1;
+	else if (now_ns - ring->held_since_ns >= OAM_HOLD_NS)
+		return false;
+	/* The next batch's packets reuse the pkt slots: a held copy is of
+	 * none of them (oam_ring_unwind()). */
+	for (unsigned i = 0; i < ring->n; i++)
+		ring->of[i] = NULL;
+	return true;
 }
 
 /* Copy i of ring: its bytes (header first). */
