@@ -120,6 +120,5 @@ fail:
 	for (; i < n; i++)
 		oamsock_failed(ring, i, st);
 	ring->n = 0;
-	ring->used = 0;
 	ring->held_since_ns = 0;
 }
