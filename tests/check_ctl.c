@@ -204,7 +204,7 @@ START_TEST(status_document)
 	static const long hqueues[2] = { 4, 5 };
 	static const struct markprobe probe = {
 		.state = MARKPROBE_CARRIED, .sent = 50,
-		.count = { 40, 9, 0 }, .send_errors = 1,
+		.count = { 40, 9, 3, 0 }, .send_errors = 1,
 	};
 	static const struct markguard_before before[1] = {
 		{ AF_INET6, 100, "fwmark 0x1/0x1 lookup 50" },
@@ -220,7 +220,7 @@ START_TEST(status_document)
 		.hqueues = hqueues, .hqueue_copy = 512,
 		.kencap_mark_held = true, .kencap_caught = 37,
 		.kencap_holds = 2, .kencap_watch = "nft counter kencap_caught",
-		.kencap_unmarked = 41,
+		.kencap_unmarked = 41, .kend_restored = 17,
 		.before = before, .nbefore = 1, .probe = &probe,
 	};
 	/* The config in force names other header queues (a reload under
@@ -287,12 +287,14 @@ START_TEST(status_document)
 		"[{\"family\":6,\"priority\":100,"
 		"\"rule\":\"fwmark 0x1/0x1 lookup 50\"}]");
 	assert_json(json_object_get(doc, "mark_probe"),
-		"{\"state\":\"carried\",\"fallback\":false,\"sent\":50,"
-		"\"kept\":40,\"carried\":9,\"lost\":0,\"losses\":0,"
-		"\"send_errors\":1}");
+		"{\"state\":\"carried\",\"fallback\":false,"
+		"\"foreign\":false,\"sent\":50,"
+		"\"kept\":40,\"carried\":9,\"zeroed\":3,\"lost\":0,"
+		"\"losses\":0,\"send_errors\":1}");
 	assert_json(json_object_get(doc, "kernel_end"),
 		"{\"mode\":\"auto\",\"active\":false,\"why\":\"\","
-		"\"sids\":0,\"held\":false,\"caught\":0,\"holds\":0}");
+		"\"sids\":0,\"held\":false,\"caught\":0,\"holds\":0,"
+		"\"restored\":17}");
 	/* srv6d's own rules (steer.h) */
 	assert_json(json_object_get(doc, "steering"),
 		"{\"mode\":\"auto\",\"state\":\"installed\","

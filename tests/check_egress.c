@@ -887,9 +887,13 @@ START_TEST(test_kencap_facts)
 		 * mark (its catch encapsulates it as the kernel would);
 		 * a policy of two lists has its inner packet go by the
 		 * device, never the original its catch would encapsulate
-		 * with the first list */
-		for (unsigned n = 1; n <= 2; n++) {
-			cfg->policies[0].nlists = n;
+		 * with the first list; lost to a foreign mark (the probe's
+		 * `lost`, not `zeroed`), one list's goes by the device too:
+		 * its catch would count it and hold kernel-encap */
+		for (unsigned n = 1; n <= 4; n++) {
+			bool foreign = n > 2, one = n % 2 == 1;
+
+			cfg->policies[0].nlists = one ? 1 : 2;
 			cfg->policies[0].lists[1] = cfg->policies[0].lists[0];
 			cfg->policies[0].weights[1] = 1;
 			p = packet(IN6_TCP_HDR, 0xab, sizeof(in), ETH_P_IPV6,
@@ -897,12 +901,14 @@ START_TEST(test_kencap_facts)
 			p->gso = true;
 			p->indev = i ? 4 : 6;
 			p->carrier_lost = true;
+			p->carrier_foreign = foreign;
 			srv6_process(&ctx, p);
 			ck_assert(p->facts.kernel == PKT_KERNEL_ENCAP);
 			ck_assert(p->facts.kernel_from_original ==
-				  (!i && n == 1));
+				  (!i && one && !foreign));
 			ck_assert_int_eq(reinject_decide(cfg, rs, NULL, p, &r),
-					 !i && n == 1 ? REINJECT_KERNEL :
+					 !i && one && !foreign ?
+					 REINJECT_KERNEL :
 					 REINJECT_KERNEL_INNER);
 		}
 		cfg->policies[0].nlists = 1;
@@ -914,6 +920,9 @@ START_TEST(test_kencap_facts)
 	ck_assert(kencap_from_headers(&ctx, p));
 	p->carrier_lost = true;
 	ck_assert(kencap_from_headers(&ctx, p));
+	p->carrier_foreign = true;
+	ck_assert(!kencap_from_headers(&ctx, p));
+	p->carrier_foreign = false;
 	cfg->policies[0].nlists = 2;
 	ck_assert(!kencap_from_headers(&ctx, p));
 	p->carrier_lost = false;

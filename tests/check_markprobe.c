@@ -62,13 +62,20 @@ START_TEST(is_probe)
 }
 END_TEST
 
-/* read cur into m at now */
+/* read cur (kept, carried, zeroed, lost) into m at now */
+static void judge4(struct markprobe *m, uint64_t k, uint64_t c, uint64_t z,
+		   uint64_t l, uint64_t now)
+{
+	const uint64_t cur[MARKPROBE_N] = { k, c, z, l };
+
+	markprobe_judge(m, true, 0, cur, now);
+}
+
+/* the same, none zeroed */
 static void judge(struct markprobe *m, uint64_t k, uint64_t c, uint64_t l,
 		  uint64_t now)
 {
-	const uint64_t cur[MARKPROBE_N] = { k, c, l };
-
-	markprobe_judge(m, true, 0, cur, now);
+	judge4(m, k, c, 0, l, now);
 }
 
 START_TEST(judge_states)
@@ -81,11 +88,11 @@ START_TEST(judge_states)
 	 * safe at start), which is no loss */
 	judge(&m, 5, 0, 0, 1000);
 	ck_assert_int_eq(m.state, MARKPROBE_PENDING);
-	ck_assert(m.lost);
+	ck_assert(m.lost && m.foreign);
 	ck_assert_uint_eq(m.next_ms, 1000 + MARKPROBE_POLL_MS);
 	judge(&m, 6, 0, 0, 1200);
 	ck_assert_int_eq(m.state, MARKPROBE_KEPT);
-	ck_assert(!m.lost);
+	ck_assert(!m.lost && !m.foreign);
 	ck_assert_uint_eq(m.losses, 0);
 	ck_assert_uint_eq(m.recovered_ms, 0);
 	ck_assert_uint_eq(m.count[MARKPROBE_N_KEPT], 1);
@@ -96,7 +103,7 @@ START_TEST(judge_states)
 	/* lost: the fallback, one loss; the worst of a reading wins */
 	judge(&m, 7, 2, 1, 1600);
 	ck_assert_int_eq(m.state, MARKPROBE_LOST);
-	ck_assert(m.lost);
+	ck_assert(m.lost && m.foreign);
 	ck_assert_uint_eq(m.losses, 1);
 	judge(&m, 7, 2, 2, 1800);
 	ck_assert_uint_eq(m.losses, 1);	/* the same loss */
@@ -144,6 +151,45 @@ START_TEST(judge_states)
 }
 END_TEST
 
+/* Lost to mark 0 (zeroed): the fallback without foreign (kernel-end not
+ * held, one list's originals by the mark); becoming lost to another
+ * mark within the disturbance sets foreign and is no new loss, nor is
+ * going back; lost outranks zeroed in one reading; kept ends both. */
+START_TEST(judge_zeroed)
+{
+	struct markprobe m = { 0 };
+
+	judge4(&m, 1, 0, 0, 0, 1000);		/* primes: pending */
+	ck_assert(m.lost && m.foreign);
+	judge4(&m, 1, 0, 1, 0, 1200);
+	ck_assert_int_eq(m.state, MARKPROBE_ZEROED);
+	ck_assert(m.lost && !m.foreign && m.lost_logged);
+	ck_assert_uint_eq(m.losses, 1);
+	ck_assert_uint_eq(m.count[MARKPROBE_N_ZEROED], 1);
+	judge4(&m, 1, 0, 2, 1, 1400);		/* both: lost wins */
+	ck_assert_int_eq(m.state, MARKPROBE_LOST);
+	ck_assert(m.lost && m.foreign);
+	ck_assert_uint_eq(m.losses, 1);
+	judge4(&m, 1, 0, 3, 1, 1600);
+	ck_assert_int_eq(m.state, MARKPROBE_ZEROED);
+	ck_assert(m.lost && !m.foreign);
+	ck_assert_uint_eq(m.losses, 1);
+	ck_assert_uint_eq(m.count[MARKPROBE_N_ZEROED], 3);
+	ck_assert_uint_eq(m.count[MARKPROBE_N_LOST], 1);
+	judge4(&m, 1, 1, 3, 1, 1800);		/* carried: no fallback */
+	ck_assert_int_eq(m.state, MARKPROBE_CARRIED);
+	ck_assert(!m.lost && !m.foreign);
+	ck_assert_uint_eq(m.recovered_ms, 1800);
+	judge4(&m, 1, 1, 4, 1, 2000);		/* zeroed again: a new loss */
+	ck_assert(m.lost && !m.foreign);
+	ck_assert_uint_eq(m.losses, 2);
+	judge4(&m, 2, 1, 4, 1, 2200);
+	ck_assert_int_eq(m.state, MARKPROBE_KEPT);
+	ck_assert(!m.lost && !m.foreign);
+	ck_assert_str_eq(markprobe_state_name(MARKPROBE_ZEROED), "zeroed");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("markprobe");
@@ -154,6 +200,7 @@ int main(void)
 	tcase_add_test(tc, frame_bytes);
 	tcase_add_test(tc, is_probe);
 	tcase_add_test(tc, judge_states);
+	tcase_add_test(tc, judge_zeroed);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

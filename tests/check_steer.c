@@ -501,7 +501,9 @@ START_TEST(test_guard)
 		"\tcounter kencap_unmarked {\n\t}\n"
 		"\tcounter probe_kept {\n\t}\n"
 		"\tcounter probe_carried {\n\t}\n"
-		"\tcounter probe_lost {\n\t}\n"));
+		"\tcounter probe_zeroed {\n\t}\n"
+		"\tcounter probe_lost {\n\t}\n"
+		"\tcounter kend_restored {\n\t}\n"));
 	/* the mark probe (markprobe.h): queued first from the device,
 	 * judged first in the guard, IPv6 only */
 	ck_assert_ptr_nonnull(strstr(buf,
@@ -513,6 +515,7 @@ START_TEST(test_guard)
 		"\t\ttype filter hook prerouting priority 2147483647; policy accept;\n"
 		"\t\tiifname \"srv6d0\" ip6 daddr 100::5d6f:2/128 meta mark and 0xffff0000 0x5d6f0000 counter name \"probe_kept\" drop\n"
 		"\t\tiifname \"srv6d0\" ip6 daddr 100::5d6f:2/128 meta priority and 0xffff0000 0x5d6f0000 counter name \"probe_carried\" drop\n"
+		"\t\tiifname \"srv6d0\" ip6 daddr 100::5d6f:2/128 meta mark 0x00000000 counter name \"probe_zeroed\" drop\n"
 		"\t\tiifname \"srv6d0\" ip6 daddr 100::5d6f:2/128 counter name \"probe_lost\" drop\n"
 		"\t\tiifname \"srv6d0\" meta mark set @ll,64,32\n"
 		"\t\tmeta priority and 0xffff0000 0x5d700000-0x7fff0000 meta mark set meta priority meta priority set 0\n"
@@ -589,6 +592,67 @@ START_TEST(test_guard)
 	runstate_free(rs);
 	config_free(cfg);
 	unlink(key);
+}
+END_TEST
+
+/* G0K (steer.h): with kernel-end on, each of its SIDs' packets that
+ * reach the guard with mark 0 get the SID's mark back (its value under
+ * mark-mask), counted, right after G0P, IPv6 only; a SID without a
+ * kernel-end mark has none; kernel-end off, none; and the rule as
+ * nf_tables builds it: the destination first, the mark, the counter,
+ * the mark set, no verdict. */
+START_TEST(test_kend_restore)
+{
+	struct config *cfg = parse(hq_auto);
+	struct runstate *rs = runstate_new(cfg);
+	struct steer_plan plan;
+	char *text, buf[2048];
+	unsigned n = 0;
+
+	ck_assert_ptr_nonnull(rs);
+	rs->kend_on = true;
+	rs->nkends = 1;
+	rs->sids[1].kend_mark = cfg->mark_base + 3;
+	text = plan_text_rs(cfg, rs);
+	ck_assert_ptr_nonnull(strstr(text,
+		"\t\tmeta priority and 0xffff0000 0x5d700000-0x7fff0000 meta mark set meta priority meta priority set 0\n"
+		"\t\tip6 daddr fc00:9:1::a6/128 meta mark 0x00000000 counter name \"kend_restored\" meta mark set 0x5d720000\n"
+		"\t}\n"));
+	ck_assert_ptr_null(strstr(text, "ip6 daddr fc00:9::/48 meta mark 0x00000000"));
+	ck_assert_ptr_null(strstr(strstr(text, "table ip srv6d"), "kend_restored"));
+	free(text);
+	ck_assert_int_eq(steer_plan_build(cfg, rs, &plan), 0);
+	for (unsigned i = 0; i < plan.nrules; i++) {
+		const struct steer_rule *r = &plan.rules[i];
+
+		if (r->action != STEER_MARK_KEND)
+			continue;
+		n++;
+		ck_assert_int_eq(r->family, AF_INET6);
+		ck_assert_str_eq(r->chain, "guard");
+		ck_assert_int_eq(plan.rules[i - 1].action,
+				 STEER_MARK_FROM_PRIORITY);
+		ck_assert_int_gt(steer_rule_format(r, STEER_BACKEND_NFT_QUEUE,
+						   buf, sizeof(buf)), 0);
+		/* payload daddr, meta mark, range 0-0, objref, immediate
+		 * 0x5d720000, meta set mark: in that order */
+		ck_assert_ptr_nonnull(strstr(buf, "[ payload load 16b @ network header + 24 => reg 1 ]"));
+		ck_assert_ptr_nonnull(strstr(buf, "[ meta load mark => reg 1 ]"));
+		ck_assert_ptr_nonnull(strstr(buf, "[ objref type 1 name kend_restored ]"));
+		ck_assert_ptr_nonnull(strstr(buf, "[ immediate reg 1 0x5d720000 ]"));
+		ck_assert_ptr_nonnull(strstr(buf, "[ meta set mark with reg 1 ]"));
+		ck_assert(strstr(buf, "payload load") < strstr(buf, "meta load mark"));
+		ck_assert(strstr(buf, "objref") < strstr(buf, "meta set mark"));
+		ck_assert_ptr_null(strstr(buf, "immediate reg 0"));
+	}
+	ck_assert_uint_eq(n, 1);
+	steer_plan_free(&plan);
+	rs->kend_on = false;
+	text = plan_text_rs(cfg, rs);
+	ck_assert_ptr_null(strstr(text, "kend_restored\" meta"));
+	free(text);
+	runstate_free(rs);
+	config_free(cfg);
 }
 END_TEST
 
@@ -673,6 +737,7 @@ static Suite *steer_suite(void)
 	tcase_add_test(tc, test_mark_mask);
 	tcase_add_test(tc, test_proxy_iif);
 	tcase_add_test(tc, test_guard);
+	tcase_add_test(tc, test_kend_restore);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -345,8 +345,9 @@ static void print_kencap(const json_t *k, const json_t *totals)
 
 /* "kernel-end auto: the kernel's End rewrites plain End super-packets
  * (1 End SIDs); 123 by the kernel". */
-/* The mark probe (markprobe.h): "mark probe: kept (40 kept, 9 carried
- * by the priority, 0 lost of 50 sent)", and what its fallback does. */
+/* The mark probe (markprobe.h): "mark probe kept: srv6d's marks reach
+ * routing (40 kept, 9 carried, 0 zeroed, 0 lost of 50 sent; 0
+ * losses)", and what its fallback does. */
 static void print_probe(const json_t *m)
 {
 	static const struct {
@@ -357,8 +358,12 @@ static void print_probe(const json_t *m)
 		{ "kept", "srv6d's marks reach routing" },
 		{ "carried", "a rule rewrites the mark, the priority carries "
 			     "it" },
+		{ "zeroed", "a rule clears mark and priority: marked results "
+			    "go by the reinjection device, kernel-end's get "
+			    "their mark back" },
 		{ "lost", "a rule rewrites mark and priority: marked results "
-			  "go by the reinjection device, kernel-end held" },
+			  "and encapsulations go by the reinjection device, "
+			  "kernel-end held" },
 		{ "unanswered", "no probe reaches the steering guard" },
 	};
 	const char *st, *what = "";
@@ -370,11 +375,14 @@ static void print_probe(const json_t *m)
 		if (!strcmp(st, says[i].state))
 			what = says[i].what;
 	printf("mark probe %s: %s (%" PRIu64 " kept, %" PRIu64 " carried, %"
-	       PRIu64 " lost of %" PRIu64 " sent; %" PRIu64 " losses)%s\n",
-	       st, what, jnum(m, "kept"), jnum(m, "carried"), jnum(m, "lost"),
-	       jnum(m, "sent"), jnum(m, "losses"),
+	       PRIu64 " zeroed, %" PRIu64 " lost of %" PRIu64 " sent; %"
+	       PRIu64 " losses)%s\n",
+	       st, what, jnum(m, "kept"), jnum(m, "carried"),
+	       jnum(m, "zeroed"), jnum(m, "lost"), jnum(m, "sent"),
+	       jnum(m, "losses"),
 	       json_is_true(json_object_get(m, "fallback")) &&
-	       strcmp(st, "lost") ? "; still falling back" : "");
+	       strcmp(st, "lost") && strcmp(st, "zeroed") ?
+	       "; still falling back" : "");
 }
 
 static void print_kend(const json_t *k, const json_t *totals,
@@ -383,7 +391,7 @@ static void print_kend(const json_t *k, const json_t *totals,
 	if (!json_is_object(k))
 		return;
 	if (json_is_true(json_object_get(k, "held")) &&
-	    json_is_true(json_object_get(probe, "fallback"))) {
+	    json_is_true(json_object_get(probe, "foreign"))) {
 		printf("kernel-end %s: held: the mark probe finds srv6d's "
 		       "marks lost, srv6d makes the End until they survive; "
 		       "%" PRIu64 " by the kernel\n", jstr(k, "mode"),
@@ -399,10 +407,14 @@ static void print_kend(const json_t *k, const json_t *totals,
 		return;
 	}
 	printf("kernel-end %s: the kernel's End %s (%s); %" PRIu64
-	       " by the kernel\n",
+	       " by the kernel",
 	       jstr(k, "mode"), json_is_true(json_object_get(k, "active")) ?
 	       "rewrites plain End super-packets" : "is not used",
 	       jstr(k, "why"), jnum(totals, "kend"));
+	if (jnum(k, "restored"))
+		printf(", %" PRIu64 " of them given their mark back by the "
+		       "steering guard", jnum(k, "restored"));
+	putchar('\n');
 }
 
 /* "header queues 4-5 (copy 2112 bytes): 120 cut short, 3 bounced with

@@ -181,6 +181,11 @@ struct pkt {
 	 * inner packet by the reinjection device, not as the original
 	 * with the mark (headend.c, kencap.c).  Set before processing. */
 	bool carrier_lost;
+	/* ... and the rule that loses them gives another mark than 0 (the
+	 * probe's `lost`, not `zeroed`): every policy's super-packet goes
+	 * as its inner packet by the reinjection device (headend.h
+	 * headend_kernel_by_mark()).  Set before processing. */
+	bool carrier_foreign;
 	/* The result is a packet this node originates (an ICMP error
 	 * icmp4_error() built): it leaves as a locally generated packet
 	 * (reinject.h), not as the verdict. */

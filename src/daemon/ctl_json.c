@@ -533,8 +533,9 @@ static json_t *kencap_json(const struct ctl_status_src *src)
 	return jdone(o, ok);
 }
 
-/* The mark probe (markprobe.h): {"state", "fallback", "sent", "kept",
- * "carried", "lost", "losses", "send_errors"}, or null. */
+/* The mark probe (markprobe.h): {"state", "fallback", "foreign", "sent",
+ * "kept", "carried", "zeroed", "lost", "losses", "send_errors"}, or
+ * null. */
 static json_t *probe_json(const struct markprobe *m)
 {
 	json_t *o;
@@ -548,9 +549,11 @@ static json_t *probe_json(const struct markprobe *m)
 		return NULL;
 	jset(o, "state", json_string(markprobe_state_name(m->state)), &ok);
 	jset(o, "fallback", json_boolean(m->lost), &ok);
+	jset(o, "foreign", json_boolean(m->foreign), &ok);
 	jset(o, "sent", jcount(m->sent), &ok);
 	jset(o, "kept", jcount(m->count[MARKPROBE_N_KEPT]), &ok);
 	jset(o, "carried", jcount(m->count[MARKPROBE_N_CARRIED]), &ok);
+	jset(o, "zeroed", jcount(m->count[MARKPROBE_N_ZEROED]), &ok);
 	jset(o, "lost", jcount(m->count[MARKPROBE_N_LOST]), &ok);
 	jset(o, "losses", jcount(m->losses), &ok);
 	jset(o, "send_errors", jcount(m->send_errors), &ok);
@@ -558,7 +561,8 @@ static json_t *probe_json(const struct markprobe *m)
 }
 
 /* `kernel-end` (kencap_routes.h): {"mode", "active", "why", "sids",
- * "held", "caught", "holds"} (the last three: markguard.h), or null. */
+ * "held", "caught", "holds", "restored"} (the last four: markguard.h,
+ * steer.h G0K), or null. */
 static json_t *kend_json(const struct config *cfg,
 			 const struct runstate *rs,
 			 const struct ctl_status_src *src)
@@ -581,6 +585,7 @@ static json_t *kend_json(const struct config *cfg,
 	jset(o, "held", json_boolean(src->kend_held), &ok);
 	jset(o, "caught", jcount(src->kend_caught), &ok);
 	jset(o, "holds", jcount(src->kend_holds), &ok);
+	jset(o, "restored", jcount(src->kend_restored), &ok);
 	return jdone(o, ok);
 }
 

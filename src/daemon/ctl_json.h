@@ -91,9 +91,11 @@ struct ctl_status_src {
 	bool kencap_held;
 	struct in6_addr kernel_tunsrc;
 	/* kernel-end's catch (markguard.h): its hand-off held back now,
-	 * the packets the catch rules took since start, and the holds. */
+	 * the packets the catch rules took since start, and the holds; the
+	 * packets the steering guard gave their SID's mark back (steer.h
+	 * G0K). */
 	bool kend_held;
-	uint64_t kend_caught, kend_holds;
+	uint64_t kend_caught, kend_holds, kend_restored;
 	/* kernel-encap's catch (markguard.h): held back by the guard's
 	 * counters, the packets they counted since start, the holds; how
 	 * it is watched (or why not; NULL: ""); the packets that reached it

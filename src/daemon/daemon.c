@@ -116,8 +116,9 @@ struct daemon {
 	struct markguard eguard;
 	/* The mark probe (markprobe.h, probe_tick()): sent every
 	 * MARKPROBE_POLL_MS on probe_fd (a packet socket, opened at start;
-	 * -1: none, the probe off) into the reinjection device; lost,
-	 * every marked result goes by a device and kernel-end is held. */
+	 * -1: none, the probe off) into the reinjection device; zeroed or
+	 * lost, every marked result goes by a device; lost (to a foreign
+	 * mark), kernel-end is held too. */
 	struct markprobe probe;
 	int probe_fd;
 	/* The operator's rules the kernel evaluates before srv6d's
@@ -396,9 +397,12 @@ static void guard_tick(struct daemon *d)
 					      &cur);
 		markguard_judge(&d->guard, active, rc, cur, now, taken);
 		engine_set_kend_held(d->engine, d->guard.held ||
-				     d->probe.lost);
+				     d->probe.foreign);
 		if (d->guard.armed)
 			engine_kend_probe_arm(d->engine);
+		/* what the guard gave its SID's mark back (steer.h G0K) */
+		rc = active ? steer_kend_restored_read(d->steer, &cur) : 1;
+		markguard_unmarked(&d->guard, active && rc <= 0, rc, cur, now);
 	}
 	if (markguard_due(&d->eguard, now)) {
 		active = eguard_watched(d, &why);
@@ -438,7 +442,7 @@ static void probe_tick(struct daemon *d)
 				   .sll_protocol = htons(ETH_P_IPV6),
 				   .sll_halen = ETH_ALEN };
 	uint8_t frame[MARKPROBE_FRAME_LEN];
-	bool active, was = d->probe.lost;
+	bool active, was = d->probe.lost, was_foreign = d->probe.foreign;
 	int rc;
 
 	if (!markprobe_due(&d->probe, now))
@@ -446,10 +450,11 @@ static void probe_tick(struct daemon *d)
 	active = probe_active(d);
 	rc = active ? steer_probe_read(d->steer, cur) : 1;
 	markprobe_judge(&d->probe, active, rc, cur, now);
-	if (d->probe.lost != was) {
-		engine_set_marks_lost(d->engine, d->probe.lost);
+	if (d->probe.lost != was || d->probe.foreign != was_foreign) {
+		engine_set_marks_lost(d->engine, d->probe.lost,
+				      d->probe.foreign);
 		engine_set_kend_held(d->engine, d->guard.held ||
-				     d->probe.lost);
+				     d->probe.foreign);
 	}
 	if (!active || rc > 0)
 		return;
@@ -668,8 +673,9 @@ static int daemon_source_read(const struct daemon *d, struct daemon_source *ds,
 	ds->src.repair_failures = d->repair_failures;
 	ds->src.last_repair_us = d->last_repair_us;
 	ds->src.kencap_held = d->kencap_held;
-	ds->src.kend_held = d->guard.held || d->probe.lost;
+	ds->src.kend_held = d->guard.held || d->probe.foreign;
 	ds->src.kend_caught = d->guard.total;
+	ds->src.kend_restored = d->guard.unmarked;
 	ds->src.kend_holds = d->guard.holds;
 	ds->src.kencap_mark_held = d->eguard.held;
 	ds->src.probe = &d->probe;

@@ -107,6 +107,12 @@ static void daemon_metrics(FILE *f, const struct ctl_status_src *src)
 	family(f, "srv6d_kernel_end_holds_total", "counter",
 	       "Times kernel-end was held back for lost marks.");
 	sample(f, "srv6d_kernel_end_holds_total", NULL, 0, src->kend_holds);
+	family(f, "srv6d_kernel_end_restored_total", "counter",
+	       "Packets for kernel-end's SIDs that reached the steering guard "
+	       "with no mark at all and got their SID's mark back (the "
+	       "kernel's End took them, nothing held back).");
+	sample(f, "srv6d_kernel_end_restored_total", NULL, 0,
+	       src->kend_restored);
 	family(f, "srv6d_kernel_encap_mark_held", "gauge",
 	       "1 while kernel-encap is held back: packets for its policies "
 	       "reached routing without srv6d's mark.");
@@ -134,19 +140,20 @@ static void daemon_metrics(FILE *f, const struct ctl_status_src *src)
 	if (src->probe) {
 		static const char *const outcome[MARKPROBE_N][2] = {
 			{ "outcome", "kept" }, { "outcome", "carried" },
-			{ "outcome", "lost" },
+			{ "outcome", "zeroed" }, { "outcome", "lost" },
 		};
 
 		family(f, "srv6d_mark_probe_total", "counter",
 		       "Mark probes that reached the steering guard: their "
-		       "mark kept, carried by the priority, or lost.");
+		       "mark kept, carried by the priority, lost to mark 0 "
+		       "(zeroed), or lost to another mark.");
 		for (int i = 0; i < MARKPROBE_N; i++)
 			sample(f, "srv6d_mark_probe_total", outcome[i], 1,
 			       src->probe->count[i]);
 		family(f, "srv6d_mark_probe_fallback", "gauge",
 		       "1 while the mark probe finds srv6d's verdict marks "
-		       "lost: marked results go by the reinjection device, "
-		       "kernel-end is held back.");
+		       "lost (zeroed or to another mark): marked results go "
+		       "by the reinjection device.");
 		sample(f, "srv6d_mark_probe_fallback", NULL, 0,
 		       src->probe->lost ? 1 : 0);
 		family(f, "srv6d_mark_probe_losses_total", "counter",

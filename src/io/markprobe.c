@@ -65,6 +65,8 @@ const char *markprobe_state_name(enum markprobe_state s)
 		return "kept";
 	case MARKPROBE_CARRIED:
 		return "carried";
+	case MARKPROBE_ZEROED:
+		return "zeroed";
 	case MARKPROBE_LOST:
 		return "lost";
 	case MARKPROBE_UNANSWERED:
@@ -84,24 +86,47 @@ static void probe_answer(struct markprobe *m, enum markprobe_state s,
 	m->state = s;
 	m->since_ms = now_ms;
 	m->warned_unanswered = false;
-	if (s == MARKPROBE_LOST) {
-		if (m->lost && m->lost_logged)
+	if (s == MARKPROBE_LOST || s == MARKPROBE_ZEROED) {
+		bool foreign = s == MARKPROBE_LOST, again = m->lost &&
+							     m->lost_logged;
+
+		if (again && m->foreign == foreign)
 			return;
+		m->foreign = foreign;
+		if (again) {	/* the same disturbance, another mark */
+			log_msg(LOG_NOTICE, "mark probe: the rule that loses "
+				"srv6d's marks now gives %s: %s", foreign ?
+				"another mark" : "mark 0", foreign ?
+				"kernel-end is held back and every kernel-encap "
+				"super-packet goes by the reinjection device" :
+				"kernel-end and kernel-encap's policies of one "
+				"list take their packets by the mark again");
+			return;
+		}
 		m->lost = m->lost_logged = true;
 		m->losses++;
 		if (m->recovered_ms &&
 		    now_ms < m->recovered_ms + MARKPROBE_EPISODE_MS)
 			log_debug("mark probe: lost again right after the "
 				  "recovery");
-		else
+		else if (foreign)
 			log_msg(LOG_WARNING, "mark probe: a rule between srv6d's "
 				"hook and routing rewrites both the mark and the "
 				"priority srv6d gives its verdicts: srv6d's marked "
-				"results go by its reinjection device and "
-				"kernel-end is held back, until a probe keeps its "
+				"results and kernel-encap's super-packets go by its "
+				"reinjection device and kernel-end is held back, "
+				"until a probe keeps its mark again");
+		else
+			log_msg(LOG_WARNING, "mark probe: a rule between srv6d's "
+				"hook and routing rewrites both the mark and the "
+				"priority srv6d gives its verdicts, the mark to 0: "
+				"srv6d's marked results go by its reinjection "
+				"device, the steering guard gives kernel-end's "
+				"packets their mark back, until a probe keeps its "
 				"mark again");
 		return;
 	}
+	m->foreign = false;
 	if (m->lost && !m->lost_logged) {	/* the first answer */
 		m->lost = false;
 		log_debug("mark probe: srv6d's marks reach routing (%s): its "
@@ -137,6 +162,7 @@ void markprobe_judge(struct markprobe *m, bool active, int read,
 				"srv6d's results take their usual ways");
 		m->state = MARKPROBE_OFF;
 		m->lost = m->lost_logged = m->primed = false;
+		m->foreign = false;
 		m->warned_unanswered = false;
 		return;
 	}
@@ -144,7 +170,7 @@ void markprobe_judge(struct markprobe *m, bool active, int read,
 		/* fail safe until the first answer: as if lost, unlogged */
 		m->state = MARKPROBE_PENDING;
 		m->since_ms = now_ms;
-		m->lost = true;
+		m->lost = m->foreign = true;
 	}
 	memset(d, 0, sizeof(d));
 	if (read < 0) {	/* no answer this tick: the grace below still runs */
@@ -161,6 +187,8 @@ void markprobe_judge(struct markprobe *m, bool active, int read,
 	}
 	if (d[MARKPROBE_N_LOST])
 		probe_answer(m, MARKPROBE_LOST, now_ms);
+	else if (d[MARKPROBE_N_ZEROED])
+		probe_answer(m, MARKPROBE_ZEROED, now_ms);
 	else if (d[MARKPROBE_N_CARRIED])
 		probe_answer(m, MARKPROBE_CARRIED, now_ms);
 	else if (d[MARKPROBE_N_KEPT])

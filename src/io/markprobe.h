@@ -19,27 +19,32 @@
  *      (MARKPROBE_MARK: mark-base itself, offset 0, no SID's) and the
  *      priority carrier, as it gives End.X's results theirs;
  *   4. the guard, the last base chain of prerouting, counts it before
- *      G0, by what reached it (steer.h GP1-GP3), and drops it: the mark
+ *      G0, by what reached it (steer.h GP1-GP4), and drops it: the mark
  *      kept (`probe_kept`), the mark rewritten but the priority kept
- *      (`probe_carried`: G0P would put it back), or neither
- *      (`probe_lost`);
- *   5. markprobe_judge() reads the three counters (steer_probe_read()).
+ *      (`probe_carried`: G0P would put it back), neither, the mark 0
+ *      (`probe_zeroed`: `CONNMARK --restore-mark` of a connection
+ *      without a mark), or neither, another mark (`probe_lost`);
+ *   5. markprobe_judge() reads the four counters (steer_probe_read()).
  *
- * Lost, srv6d stops relying on the verdict's mark: every marked IPv6
- * result goes by the SID's device (reinject.c reinject_carrier_lost():
- * the frame's source address carries the mark, G0 restores it), and
- * kernel-end is held back (srv6d makes its End itself: its hand-off is
- * always the verdict's mark, which its catch would take) until a probe
- * reaches the guard marked again; logged once a disturbance, shown in
- * status (`mark_probe`, kernel_end `held`) and the metrics.
- * kernel-encap is not held: its inner super-packets go by the device
- * (G0); an original it hands over by the verdict's mark still goes so
- * for a policy of one list (its catch encapsulates one that lost its
- * mark to 0 with that list, markguard.h; a foreign mark is counted and
- * holds it), while a policy of several lists has its inner packet go by
- * the device (headend.c headend_kernel_facts(), kencap.c).  A probe
- * goes every MARKPROBE_POLL_MS, so a rule added or removed at run time
- * is seen within two of them.  From the start (and whenever the guard
+ * Zeroed or lost, srv6d stops relying on the verdict's mark: every
+ * marked IPv6 result goes by the SID's device (reinject.c
+ * reinject_carrier_lost(): the frame's source address carries the mark,
+ * G0 restores it), a kernel-encap policy of several lists has its
+ * inner packet go by the device too (headend.c headend_kernel_facts(),
+ * kencap.c: its catch, markguard.h, has its first list only); logged
+ * once a disturbance, shown in status (`mark_probe`) and the metrics.
+ * Zeroed, the kernel's End and a policy of one list still take their
+ * originals by the mark: a packet for a kernel-end SID that reaches the
+ * guard with mark 0 gets the SID's mark back (steer.h G0K), and one
+ * list's catch encapsulates an original of mark 0 with that list, its
+ * outer packet routed unmarked as srv6d's own is.  Lost (m->foreign),
+ * kernel-end is held back as well (srv6d makes its End itself: its
+ * hand-off is always the verdict's mark, and the catch would route the
+ * kernel's result by the foreign mark; status kernel_end `held`), and
+ * every kernel-encap policy's super-packet goes as its inner packet by
+ * the device (a foreign mark on the original would be counted and hold
+ * kernel-encap).  A probe goes every MARKPROBE_POLL_MS, so a rule added
+ * or removed at run time is seen within two of them.  From the start (and whenever the guard
  * comes back) to the first answer srv6d falls back the same way,
  * unlogged: fail safe, for the few hundred milliseconds until it knows.
  *
@@ -96,19 +101,23 @@ enum markprobe_state {
 	MARKPROBE_PENDING,	/* probing, no answer yet */
 	MARKPROBE_KEPT,		/* the last probe kept its mark */
 	MARKPROBE_CARRIED,	/* ... lost the mark, kept the priority */
-	MARKPROBE_LOST,		/* ... lost both */
+	MARKPROBE_ZEROED,	/* ... lost both, the mark 0 */
+	MARKPROBE_LOST,		/* ... lost both, another mark */
 	MARKPROBE_UNANSWERED,	/* none reached the guard for
 				 * MARKPROBE_GRACE_MS */
 };
 
-/* What the guard's probe counters count (steer.h GP1-GP3). */
-enum { MARKPROBE_N_KEPT, MARKPROBE_N_CARRIED, MARKPROBE_N_LOST,
-       MARKPROBE_N };
+/* What the guard's probe counters count (steer.h GP1-GP4). */
+enum { MARKPROBE_N_KEPT, MARKPROBE_N_CARRIED, MARKPROBE_N_ZEROED,
+       MARKPROBE_N_LOST, MARKPROBE_N };
 
 /* Control thread only. */
 struct markprobe {
 	enum markprobe_state state;
 	bool lost;		/* the fallback is on (the engine's flag) */
+	bool foreign;		/* ... with kernel-end held and every
+				 * encapsulation by the device (lost, not
+				 * zeroed; pending too) */
 	bool lost_logged;	/* ... for a loss logged (not the start's) */
 	uint64_t seen[MARKPROBE_N];	/* the counters when last read */
 	bool primed;		/* seen is a reading of the guard in force */
@@ -123,7 +132,7 @@ struct markprobe {
 	bool warned_unanswered;
 };
 
-/* "off", "pending", "kept", "carried", "lost", "unanswered". */
+/* "off", "pending", "kept", "carried", "zeroed", "lost", "unanswered". */
 const char *markprobe_state_name(enum markprobe_state s);
 
 /* Whether a probe and a reading are due. */
@@ -134,12 +143,13 @@ static inline bool markprobe_due(const struct markprobe *m, uint64_t now_ms)
 
 /* One reading of the guard's probe counters (cur, read: 0, -1 when it
  * failed, 1 when there is no guard: active false) decides m->state and
- * m->lost, and logs a change: lost (a warning, once a disturbance),
- * carried (a notice), kept again (info), unanswered (a warning, once).
- * The guard there again (off before), it is pending with m->lost set
- * until the first answer.
+ * m->lost and m->foreign, and logs a change: zeroed or lost (a warning,
+ * once a disturbance; a notice when one becomes the other), carried (a
+ * notice), kept again (info), unanswered (a warning, once).  The guard
+ * there again (off before), it is pending with m->lost and m->foreign
+ * set until the first answer.
  * The counters' growth since the last reading is what the probes sent
- * in between met; the worst of it wins (lost, then carried, then kept);
+ * in between met; the worst of it wins (lost, zeroed, carried, kept);
  * none: the state stays, unanswered after MARKPROBE_GRACE_MS without an
  * answer (m->lost stays as it was: no answer says nothing).  Pure but
  * for the log. */

@@ -136,8 +136,9 @@ struct engine {
 	 * policies reached routing without srv6d's mark (markguard.h). */
 	bool kencap_mark_held;
 	/* The mark probe's (engine_set_marks_lost(), markprobe.h): verdict
-	 * marks do not survive to routing. */
-	bool marks_lost;
+	 * marks do not survive to routing; foreign: a rule gives them
+	 * another mark than 0. */
+	bool marks_lost, marks_foreign;
 	const char *hang_file;		/* ENGINE_HANG_ENV, or NULL (unarmed) */
 	/* Control thread only: totals of earlier generations, less what
 	 * engine_clear_stats() took away (unsigned: a base may wrap, its
@@ -560,6 +561,8 @@ static void worker_run_batch(struct worker *w, int n)
 	struct proc_ctx *ctx = &w->ctx;
 	bool tracing = CMM_LOAD_SHARED(w->trace->on);
 	bool marks_lost = __atomic_load_n(&w->e->marks_lost, __ATOMIC_RELAXED);
+	bool marks_foreign = __atomic_load_n(&w->e->marks_foreign,
+					     __ATOMIC_RELAXED);
 
 	if (tracing) {
 		cmm_smp_rmb();	/* the filter, set before `on` */
@@ -589,6 +592,7 @@ static void worker_run_batch(struct worker *w, int n)
 		/* nfq.c's parse zeroed p; srv6_process() resets what it
 		 * sets (pkt_result_reset()). */
 		p->carrier_lost = marks_lost;
+		p->carrier_foreign = marks_foreign;
 		if (w->process[i]) {
 			if (generation_own_device(g, p->indev))
 				worker_own_device(w, g->cfg, p);
@@ -994,8 +998,9 @@ bool engine_kend_probe_disarm(struct engine *e)
 	return taken;
 }
 
-void engine_set_marks_lost(struct engine *e, bool lost)
+void engine_set_marks_lost(struct engine *e, bool lost, bool foreign)
 {
+	__atomic_store_n(&e->marks_foreign, lost && foreign, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->marks_lost, lost, __ATOMIC_RELAXED);
 }
 

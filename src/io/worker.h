@@ -85,8 +85,11 @@ bool engine_kencap_probe_disarm(struct engine *e);
 
 /* The mark probe (markprobe.h): verdict marks do not survive to
  * routing, so every marked IPv6 result goes by the SID's device (lost),
- * or they do again; the control thread's, read by the workers at once. */
-void engine_set_marks_lost(struct engine *e, bool lost);
+ * and, where a rule gives them another mark than 0 (foreign), every
+ * kernel-encap super-packet as its inner packet by the reinjection
+ * device; or they do again.  The control thread's, read by the workers
+ * at once. */
+void engine_set_marks_lost(struct engine *e, bool lost, bool foreign);
 
 /* The reinjection device's sending end (its ifindex), where the mark
  * probe is sent; control thread only. */

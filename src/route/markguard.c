@@ -392,13 +392,23 @@ void markguard_unmarked(struct markguard *g, bool active, int read,
 	if (!g->unmarked_ms ||
 	    now_ms >= g->unmarked_ms + MARKGUARD_EPISODE_MS) {
 		g->unmarked_episodes++;
-		log_msg(LOG_NOTICE, "kernel-encap: %" PRIu64 " packets for its "
-			"policies reached routing with no mark at all (a rule "
-			"after srv6d's hook cleared it, as CONNMARK "
-			"--restore-mark of a connection without one does): the "
-			"catch rules had the kernel encapsulate them as srv6d "
-			"would, the outer packet unmarked as srv6d's own; "
-			"nothing held back", delta);
+		if (g->kind == MARKGUARD_END)
+			log_msg(LOG_NOTICE, "kernel-end: %" PRIu64 " packets "
+				"for its SIDs reached the steering guard with no "
+				"mark at all (a rule after srv6d's hook cleared "
+				"it, as CONNMARK --restore-mark of a connection "
+				"without one does): the guard gave them their "
+				"SID's mark back, the kernel's End took them; "
+				"nothing held back", delta);
+		else
+			log_msg(LOG_NOTICE, "kernel-encap: %" PRIu64 " packets "
+				"for its policies reached routing with no mark "
+				"at all (a rule after srv6d's hook cleared it, as "
+				"CONNMARK --restore-mark of a connection without "
+				"one does): the catch rules had the kernel "
+				"encapsulate them as srv6d would, the outer "
+				"packet unmarked as srv6d's own; nothing held "
+				"back", delta);
 	}
 	g->unmarked_ms = now_ms;
 }

@@ -61,7 +61,12 @@
  * that rewrites the priority as well beats that, and such a packet is
  * caught and watched as follows (the mark probe, src/io/markprobe.h,
  * sees such a rule first where it applies to srv6d0's packets too, and
- * holds kernel-end before its catch takes one).
+ * holds kernel-end before its catch takes one).  Where such a rule
+ * leaves mark 0 (`CONNMARK --restore-mark` of a connection without a
+ * mark) a kernel-end SID's packet gets the SID's mark back from the
+ * guard (steer.h G0K, counted, markguard_unmarked()): the catch sees
+ * only foreign marks, which an operator's rule may route the kernel's
+ * result by.
  *
  * The watch, kernel-encap: seg6 encap routes count nothing, and no
  * seg6local action takes a plain tenant packet (each wants an SRH or an
@@ -242,9 +247,11 @@ struct markguard {
 	bool quiet;		/* this hold is one of them */
 	unsigned clean;		/* probe windows in a row a probe went
 				 * through uncaught */
-	/* kernel-encap: what reached routing with no mark at all (steer.h
-	 * STEER_GUARD_UNMARKED): the counters when last read, the sum
-	 * since start (status), when it last grew, the episodes logged */
+	/* What reached routing with no mark at all (kernel-encap: steer.h
+	 * STEER_GUARD_UNMARKED, the catch took it; kernel-end: the guard
+	 * gave it the SID's mark back, G0K's STEER_KEND_RESTORED): the
+	 * counters when last read, the sum since start (status), when it
+	 * last grew, the episodes logged */
 	uint64_t unmarked_seen, unmarked, unmarked_ms, unmarked_episodes;
 	bool unmarked_primed;
 };
@@ -269,9 +276,11 @@ void markguard_judge(struct markguard *g, bool active, int read,
  * reached routing with no mark at all, for a policy of one list: the
  * catch had the kernel encapsulate them with the list a marked packet
  * gets, and routes the outer packet unmarked, as srv6d's own
- * encapsulation's is: nothing to hold back.  Counted (g->unmarked), and
- * logged once an episode (a growth after MARKGUARD_EPISODE_MS without
- * one).  active, read as markguard_judge()'s. */
+ * encapsulation's is: nothing to hold back.  Or of kernel-end's (g's
+ * kind): the guard gave them their SID's mark back (steer.h G0K).
+ * Counted (g->unmarked), and logged once an episode (a growth after
+ * MARKGUARD_EPISODE_MS without one).  active, read as
+ * markguard_judge()'s. */
 void markguard_unmarked(struct markguard *g, bool active, int read,
 			uint64_t cur, uint64_t now_ms);
 

@@ -500,9 +500,28 @@ static void guard_marks(const struct config *cfg, struct steer_rule *r)
 	r->mark_mask = cfg->mark_mask;
 }
 
-/* The guard's rules of family (steer.h) into their chains: G0 and G0P
- * with a running state (rs); G1 to G4 with kernel-encap on too, the
- * links known, and a policy to watch. */
+/* G0K (steer.h): each kernel-end SID's packets of mark 0 get its mark. */
+static void plan_kend_restore(struct plan_builder *b, const struct config *cfg,
+			      const struct runstate *rs)
+{
+	for (unsigned i = 0; rs->kend_on && i < cfg->nsids && i < rs->nsids;
+	     i++) {
+		uint32_t m = rs->sids[i].kend_mark;
+		struct steer_rule *r;
+
+		if (!m || !(r = plan_add(b, AF_INET6)))
+			continue;
+		memcpy(r->addr, &cfg->sids[i].prefix, 16);
+		r->plen = cfg->sids[i].plen;
+		r->has_mark_range = true;	/* meta mark 0 */
+		r->action = STEER_MARK_KEND;
+		r->set_mark = config_mark_value(cfg, m);
+	}
+}
+
+/* The guard's rules of family (steer.h) into their chains: GP1-GP4, G0,
+ * G0P and G0K with a running state (rs); G1 to G4 with kernel-encap on
+ * too, the links known, and a policy to watch. */
 static void plan_guard(struct plan_builder *b, const struct config *cfg,
 		       const struct runstate *rs,
 		       const struct plan_links *pl, int family)
@@ -513,10 +532,10 @@ static void plan_guard(struct plan_builder *b, const struct config *cfg,
 	if (!rs)
 		return;
 	b->chain = STEER_GUARD_CHAIN;
-	for (int i = 0; family == AF_INET6 && i < 3; i++) {	/* GP1-GP3 */
-		static const enum steer_action acts[3] = {
+	for (int i = 0; family == AF_INET6 && i < 4; i++) {	/* GP1-GP4 */
+		static const enum steer_action acts[4] = {
 			STEER_PROBE_KEPT_DROP, STEER_PROBE_CARRIED_DROP,
-			STEER_PROBE_LOST_DROP,
+			STEER_PROBE_ZEROED_DROP, STEER_PROBE_LOST_DROP,
 		};
 
 		if (!(r = plan_add(b, family)))
@@ -528,6 +547,8 @@ static void plan_guard(struct plan_builder *b, const struct config *cfg,
 			r->mark_from = r->mark_to = config_mark_value(cfg,
 							cfg->mark_base);
 			r->mark_mask = cfg->mark_mask;
+		} else if (i == 2) {
+			r->has_mark_range = true;	/* meta mark 0 */
 		}
 	}
 	if ((r = plan_add(b, family))) {	/* G0 */
@@ -538,6 +559,8 @@ static void plan_guard(struct plan_builder *b, const struct config *cfg,
 		guard_marks(cfg, r);
 		r->action = STEER_MARK_FROM_PRIORITY;
 	}
+	if (family == AF_INET6)
+		plan_kend_restore(b, cfg, rs);		/* G0K */
 	if (!rs->kencap_on || !pl->known || !guard_table(cfg, rs, family, 0)) {
 		b->chain = NULL;
 		return;
@@ -665,7 +688,7 @@ static bool rule_on_priority(const struct steer_rule *r)
 	       r->action == STEER_PROBE_CARRIED_DROP;
 }
 
-/* The counter of a probe rule (GP1-GP3), NULL for another. */
+/* The counter of a probe rule (GP1-GP4), NULL for another. */
 static const char *rule_probe_counter(const struct steer_rule *r)
 {
 	switch (r->action) {
@@ -673,11 +696,20 @@ static const char *rule_probe_counter(const struct steer_rule *r)
 		return STEER_PROBE_KEPT;
 	case STEER_PROBE_CARRIED_DROP:
 		return STEER_PROBE_CARRIED;
+	case STEER_PROBE_ZEROED_DROP:
+		return STEER_PROBE_ZEROED;
 	case STEER_PROBE_LOST_DROP:
 		return STEER_PROBE_LOST;
 	default:
 		return NULL;
 	}
+}
+
+/* Whether r tests its destination first (GP1-GP4: every frame from the
+ * reinjection device meets them; G0K: most packets are for no SID). */
+static bool rule_daddr_first(const struct steer_rule *r)
+{
+	return rule_probe_counter(r) || r->action == STEER_MARK_KEND;
 }
 
 static void print_nft_rule(const struct steer_rule *r, FILE *f)
@@ -691,7 +723,7 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 	if (r->iifname[0])
 		fprintf(f, "iifname \"%s%s\" ", r->iifname,
 			r->iif_wildcard ? "*" : "");
-	if (r->plen && rule_probe_counter(r))	/* as built: first */
+	if (r->plen && rule_daddr_first(r))	/* as built: first */
 		print_daddr(r, f);
 	if (r->has_mark_range && r->mark_mask != 0xffffffffu &&
 	    r->mark_from == r->mark_to)
@@ -705,7 +737,7 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 	else if (r->has_mark_range)
 		fprintf(f, "meta %s 0x%08x-0x%08x ", key, r->mark_from,
 			r->mark_to);
-	if (r->plen && !rule_probe_counter(r))
+	if (r->plen && !rule_daddr_first(r))
 		print_daddr(r, f);
 	if (r->set[0])
 		fprintf(f, "%s daddr @%s ", r->family == AF_INET6 ? "ip6" :
@@ -725,6 +757,9 @@ static void print_nft_rule(const struct steer_rule *r, FILE *f)
 		fputs("meta mark set @ll,64,32\n", f);
 	else if (r->action == STEER_MARK_FROM_PRIORITY)
 		fputs("meta mark set meta priority meta priority set 0\n", f);
+	else if (r->action == STEER_MARK_KEND)
+		fprintf(f, "counter name \"" STEER_KEND_RESTORED "\" meta mark "
+			"set 0x%08x\n", r->set_mark);
 	else if (rule_probe_counter(r))
 		fprintf(f, "counter name \"%s\" drop\n", rule_probe_counter(r));
 	else if (r->queue_total > 1)
@@ -866,7 +901,9 @@ void steer_plan_print(const struct steer_plan *plan, FILE *f)
 		if (guard && !pass)
 			fputs("\tcounter " STEER_PROBE_KEPT " {\n\t}\n"
 			      "\tcounter " STEER_PROBE_CARRIED " {\n\t}\n"
-			      "\tcounter " STEER_PROBE_LOST " {\n\t}\n", f);
+			      "\tcounter " STEER_PROBE_ZEROED " {\n\t}\n"
+			      "\tcounter " STEER_PROBE_LOST " {\n\t}\n"
+			      "\tcounter " STEER_KEND_RESTORED " {\n\t}\n", f);
 		fprintf(f, "\tchain " STEER_CHAIN
 			" {\n\t\ttype filter hook prerouting priority %d; "
 			"policy accept;\n", STEER_PRIORITY);
@@ -1085,7 +1122,7 @@ static int rule_verdict(struct nftnl_rule *nr, const struct steer_rule *r,
 	struct nftnl_expr *e;
 
 	if (r->action == STEER_COUNT || r->action == STEER_COUNT_UNMARKED ||
-	    rule_probe_counter(r)) {
+	    r->action == STEER_MARK_KEND || rule_probe_counter(r)) {
 		/* counter name "kencap_caught", then accept (or, a probe,
 		 * drop) below */
 		e = nftnl_expr_alloc("objref");
@@ -1096,6 +1133,8 @@ static int rule_verdict(struct nftnl_rule *nr, const struct steer_rule *r,
 		nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME,
 				   rule_probe_counter(r) ?
 				   rule_probe_counter(r) :
+				   r->action == STEER_MARK_KEND ?
+				   STEER_KEND_RESTORED :
 				   r->action == STEER_COUNT ?
 				   STEER_GUARD_COUNTER : STEER_GUARD_UNMARKED);
 		nftnl_rule_add_expr(nr, e);
@@ -1131,6 +1170,18 @@ static int rule_verdict(struct nftnl_rule *nr, const struct steer_rule *r,
 				   NFT_BYTEORDER_NTOH);
 		nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_LEN, 4);
 		nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SIZE, 4);
+		nftnl_rule_add_expr(nr, e);
+		return rule_add_expr(nr, expr_meta_set(NFT_META_MARK));
+	}
+	if (r->action == STEER_MARK_KEND) {
+		/* the SID's mark into the mark; no verdict: the chain goes
+		 * on */
+		e = nftnl_expr_alloc("immediate");
+		if (!e)
+			return -1;
+		nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_1);
+		nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, &r->set_mark,
+			       sizeof(r->set_mark));
 		nftnl_rule_add_expr(nr, e);
 		return rule_add_expr(nr, expr_meta_set(NFT_META_MARK));
 	}
@@ -1210,12 +1261,11 @@ static struct nftnl_rule *rule_build(const struct steer_rule *r,
 	nftnl_rule_set_str(nr, NFTNL_RULE_TABLE, STEER_TABLE);
 	nftnl_rule_set_str(nr, NFTNL_RULE_CHAIN,
 			   r->chain[0] ? r->chain : STEER_CHAIN);
-	/* a probe rule (GP1-GP3) tests its destination first: every
-	 * frame from the reinjection device meets it */
+	/* a probe rule (GP1-GP4) and G0K test their destination first */
 	if ((r->iifname[0] && rule_iifname(nr, r) < 0) ||
-	    (rule_probe_counter(r) && rule_daddr(nr, r) < 0) ||
+	    (r->plen && rule_daddr_first(r) && rule_daddr(nr, r) < 0) ||
 	    (r->has_mark_range && rule_mark_range(nr, r) < 0) ||
-	    (r->plen && !rule_probe_counter(r) && rule_daddr(nr, r) < 0) ||
+	    (r->plen && !rule_daddr_first(r) && rule_daddr(nr, r) < 0) ||
 	    (r->set[0] && rule_daddr_set(nr, r) < 0) ||
 	    (r->has_mark_not &&
 	     (rule_add_expr(nr, expr_meta(NFT_META_MARK)) < 0 ||
@@ -1395,10 +1445,11 @@ static void batch_guard_counter(struct batch *bt, int family, uint16_t type)
 {
 	static const char *const names[] = {
 		STEER_GUARD_COUNTER, STEER_GUARD_UNMARKED,
-		STEER_PROBE_KEPT, STEER_PROBE_CARRIED, STEER_PROBE_LOST,
+		STEER_PROBE_KEPT, STEER_PROBE_CARRIED, STEER_PROBE_ZEROED,
+		STEER_PROBE_LOST, STEER_KEND_RESTORED,
 	};
-	/* the probe's (markprobe.h) are IPv6's only */
-	unsigned n = family == NFPROTO_IPV6 ? 5 : 2;
+	/* the probe's (markprobe.h) and G0K's are IPv6's only */
+	unsigned n = family == NFPROTO_IPV6 ? 7 : 2;
 
 	for (unsigned i = 0; i < n && !bt->failed; i++) {
 		struct nftnl_obj *o = nftnl_obj_alloc();
@@ -2487,22 +2538,41 @@ bool steer_in_force(const struct steer *st)
 	return st && st->nl && st->st.enabled && st->st.installed;
 }
 
-int steer_probe_read(struct steer *st, uint64_t cur[3])
+int steer_probe_read(struct steer *st, uint64_t cur[4])
 {
-	static const char *const names[3] = {
-		STEER_PROBE_KEPT, STEER_PROBE_CARRIED, STEER_PROBE_LOST,
+	static const char *const names[4] = {
+		STEER_PROBE_KEPT, STEER_PROBE_CARRIED, STEER_PROBE_ZEROED,
+		STEER_PROBE_LOST,
 	};
 
-	cur[0] = cur[1] = cur[2] = 0;
+	cur[0] = cur[1] = cur[2] = cur[3] = 0;
 	if (!steer_in_force(st))	/* the daemon's plan has the guard */
 		return 1;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		struct obj_read o = { 0 };
 
 		if (guard_read_family(st, NFPROTO_IPV6, names[i], &o) < 0)
 			return -1;
 		cur[i] = o.packets;
 	}
+	return 0;
+}
+
+int steer_kend_restored_read(struct steer *st, uint64_t *packets)
+{
+	struct obj_read o = { 0 };
+	bool any = false;
+
+	*packets = 0;
+	if (!steer_in_force(st))
+		return 1;
+	for (unsigned i = 0; i < st->plan.nrules6 && !any; i++)
+		any = st->plan.rules[i].action == STEER_MARK_KEND;
+	if (!any)
+		return 1;
+	if (guard_read_family(st, NFPROTO_IPV6, STEER_KEND_RESTORED, &o) < 0)
+		return -1;
+	*packets = o.packets;
 	return 0;
 }
 

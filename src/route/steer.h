@@ -49,12 +49,14 @@
  * each family's table holds the guard: a base chain `guard` at priority
  * STEER_GUARD_PRIORITY, hook prerouting, after every mangle rule:
  *
- *   GP1-GP3 (IPv6, first): the mark probe from the reinjection device
+ *   GP1-GP4 (IPv6, first): the mark probe from the reinjection device
  *       to STEER_PROBE_DST, counted by what reached the guard and
  *       dropped: with srv6d's probe mark under mark-mask
  *       (STEER_PROBE_KEPT), with it only in the priority
- *       (STEER_PROBE_CARRIED), with neither (STEER_PROBE_LOST).  Before
- *       G0, which would give it the mark of its frame's source address.
+ *       (STEER_PROBE_CARRIED), with neither and mark 0
+ *       (STEER_PROBE_ZEROED), with neither and another mark
+ *       (STEER_PROBE_LOST).  Before G0, which would give it the mark of
+ *       its frame's source address.
  *   G0. what comes from the reinjection device (`iifname TUN`) gets back
  *       the mark srv6d sent it with: its frames carry their SO_MARK in
  *       the source address (reinject.c, rtrules_dev_mac()), `meta mark
@@ -70,6 +72,19 @@
  *       MASK FROM-TO meta mark set meta priority meta priority set 0`.
  *       The second carrier of the mark, for what does not come by the
  *       device; it clears what it used.
+ *   G0K. with kernel-end on (IPv6), for each kernel-end SID: what goes
+ *       to its prefix with mark 0 gets the SID's mark back, counted
+ *       (STEER_KEND_RESTORED), `ip6 daddr SID/PLEN meta mark 0 counter
+ *       meta mark set M`.  Every packet for the SID was queued to srv6d,
+ *       and what srv6d does not hand the kernel by the mark leaves with
+ *       another destination, so such a packet is one srv6d handed over
+ *       whose mark a rule cleared with its priority (`CONNMARK
+ *       --restore-mark` of a connection without a mark): the kernel's
+ *       End takes it by srv6d's fwmark rule, and its result is routed
+ *       as an unmarked one's would be (table M holds the SID's route
+ *       only), at the kernel's speed.  A foreign mark is left alone: an
+ *       operator's rule may route by it, and the catch (markguard.h)
+ *       counts it and holds kernel-end back.
  *
  * With kernel-encap (the links known) and kernel-encap policies the
  * guard also watches them (markguard.h), counting in a named counter
@@ -133,7 +148,11 @@
 /* The mark probe's counters (markprobe.h), in the ip6 table */
 #define STEER_PROBE_KEPT	"probe_kept"
 #define STEER_PROBE_CARRIED	"probe_carried"
+#define STEER_PROBE_ZEROED	"probe_zeroed"
 #define STEER_PROBE_LOST	"probe_lost"
+/* kernel-end's packets that reached the guard with mark 0 and got their
+ * SID's mark back (G0K), in the ip6 table */
+#define STEER_KEND_RESTORED	"kend_restored"
 /* The mark probe's destination, 100::5d6f:2 (RFC 6666's discard-only
  * block), a struct in6_addr's initializer */
 #define STEER_PROBE_DST_INIT	{ .s6_addr = { 0x01, 0x00, 0, 0, 0, 0, 0, \
@@ -153,7 +172,10 @@ enum steer_action {
 	STEER_PROBE_KEPT_DROP,		/* counter STEER_PROBE_KEPT, drop */
 	STEER_PROBE_CARRIED_DROP,	/* its mark range on meta priority,
 					 * counter STEER_PROBE_CARRIED, drop */
+	STEER_PROBE_ZEROED_DROP,	/* counter STEER_PROBE_ZEROED, drop */
 	STEER_PROBE_LOST_DROP,		/* counter STEER_PROBE_LOST, drop */
+	STEER_MARK_KEND,		/* counter STEER_KEND_RESTORED, meta
+					 * mark set set_mark, go on (G0K) */
 };
 
 /* A link whose packets the kernel looks up in another table than main
@@ -182,6 +204,7 @@ struct steer_rule {
 	char chain[16];			/* "" the base chain, else a table's
 					 * chain ("t101") */
 	char go[16];			/* STEER_GOTO's chain */
+	uint32_t set_mark;		/* STEER_MARK_KEND's mark */
 	enum steer_action action;
 	uint16_t queue_first, queue_total;	/* STEER_QUEUE */
 };
@@ -314,9 +337,15 @@ int steer_guard_read(struct steer *st, uint64_t *packets,
 bool steer_in_force(const struct steer *st);
 
 /* The mark probe's counters (markprobe.h: STEER_PROBE_KEPT, _CARRIED,
- * _LOST) into cur[0..2].  Returns 0, 1 when there is no guard (steering
- * no, not installed), -1 with errno. */
-int steer_probe_read(struct steer *st, uint64_t cur[3]);
+ * _ZEROED, _LOST) into cur[0..3].  Returns 0, 1 when there is no guard
+ * (steering no, not installed), -1 with errno. */
+int steer_probe_read(struct steer *st, uint64_t cur[4]);
+
+/* kernel-end's packets the guard gave their mark back (G0K,
+ * STEER_KEND_RESTORED) into *packets.  Returns 0, 1 when there is no
+ * such rule (steering no, not installed, no kernel-end SID), -1 with
+ * errno. */
+int steer_kend_restored_read(struct steer *st, uint64_t *packets);
 
 /* At a clean stop: removes srv6d's tables (remove true) and frees st. */
 void steer_close(struct steer *st, bool remove);

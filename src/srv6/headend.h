@@ -106,14 +106,17 @@ enum kencap_fallback headend_kernel_check(const struct proc_ctx *ctx,
 /* Whether the kernel's seg6 may make p's encapsulation under policy pol
  * from the original handed over by the verdict's mark: not while the
  * mark probe finds the marks lost (p->carrier_lost) for a policy of
- * several lists, whose catch (markguard.h) has its first list only; one
- * list's original lost to mark 0 its catch encapsulates as the kernel
- * would, a foreign mark is counted and holds kernel-encap.  The rule of
- * headend_kernel_facts() and of the header queues' kencap_from_headers(). */
+ * several lists, whose catch (markguard.h) has its first list only, nor
+ * for any policy while it finds them lost to a foreign mark
+ * (p->carrier_foreign: the catch would count it and hold kernel-encap);
+ * one list's original lost to mark 0 its catch encapsulates as the
+ * kernel would.  The rule of headend_kernel_facts() and of the header
+ * queues' kencap_from_headers(). */
 static inline bool headend_kernel_by_mark(const struct pkt *p,
 					  const struct policy *pol)
 {
-	return !p->carrier_lost || pol->nlists == 1;
+	return !p->carrier_lost ||
+	       (pol->nlists == 1 && !p->carrier_foreign);
 }
 
 /* Bytes headend_apply() puts in front of (H.Encaps*) or into (H.Insert*) a

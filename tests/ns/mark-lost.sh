@@ -30,7 +30,14 @@
 #   fwmark 0x1/0x1 lookup 50` (table 50: default to sink2), srv6d's
 #   rule-priority 90 before it.
 # - the same restore-mark with a rule that also clears skb->priority
-#   (nft, prerouting priority 0): the mark's second carrier lost too;
+#   (nft, prerouting priority 0): the mark's second carrier lost too, to
+#   mark 0 (the probe: `zeroed`); the End's packets get their SID's mark
+#   back from the guard's G0K, the kernel's End goes on;
+# - at a core MTU of 9000 (kernel-encap hands over the original by
+#   mark) the same, and an operator's `MARK --set-mark 0x1` on all but
+#   the core's packets with the priority cleared (the probe: `lost`, to
+#   a foreign mark): kernel-end held by the probe, the policy's
+#   super-packets by srv6d0;
 # - the same restore-mark with a priority set before srv6d's hook: the
 #   End.DT6 SID's results then go by srv6d0 (seen there), still none
 #   leaked;
@@ -39,9 +46,10 @@
 # is answered.  The End's hand-off to the kernel (the verdict's mark) is
 # not held: the verdict gave its mark again as skb->priority and the
 # steering guard's G0P puts it back right before routing (session 11,
-# without it: held, srv6d's own End); only where the priority is cleared
-# too does it fall back to userspace (status kernel_end held, holds 1
-# more), logged once.  The encapsulations are never held: their inner
+# without it: held, srv6d's own End); where the priority is cleared too
+# and the mark is 0, G0K gives it back (session 14, without G0K: held
+# by the probe, srv6d's own End at 0.50-0.71 of the rate); only a
+# foreign mark with the priority cleared holds it (srv6d's own End).  The encapsulations are never held: their inner
 # super-packets go into srv6d0 marked and the guard's first rule (G0)
 # puts the mark back from the frame's source address, so the guard
 # counts nothing and kernel-encap goes on (session 10, without G0: held,
@@ -247,14 +255,15 @@ expect_probe() {
 	fi
 }
 
-PROBE_LOST_LOG="mark probe: a rule between srv6d's hook and routing rewrites both"
+PROBE_LOST_LOG="mark probe: a rule between srv6d's hook and routing rewrites both the mark and the priority srv6d gives its verdicts: "
+PROBE_ZEROED_LOG="mark probe: a rule between srv6d's hook and routing rewrites both the mark and the priority srv6d gives its verdicts, the mark to 0"
 PROBE_CARRIED_LOG="mark probe: a rule between srv6d's hook and routing rewrites the mark"
 
 # ---- undisturbed ---------------------------------------------------------
 say "the mark probe at start: $(ctl_get "s['mark_probe']")"
 expect_probe "undisturbed" kept
 expect_eq "undisturbed: the probe's rules queue it first and judge it first in the guard" \
-	"$(nsx "$GW" nft list chain ip6 srv6d prerouting 2>/dev/null | grep -A1 'type filter hook prerouting' | tail -1 | grep -c 'iifname "srv6d0" ip6 daddr 100::5d6f:2 queue'),$(nsx "$GW" nft list chain ip6 srv6d guard 2>/dev/null | grep -c 'ip6 daddr 100::5d6f:2 .*counter name "probe_[a-z]*" drop')" 1,3
+	"$(nsx "$GW" nft list chain ip6 srv6d prerouting 2>/dev/null | grep -A1 'type filter hook prerouting' | tail -1 | grep -c 'iifname "srv6d0" ip6 daddr 100::5d6f:2 queue'),$(nsx "$GW" nft list chain ip6 srv6d guard 2>/dev/null | grep -c 'ip6 daddr 100::5d6f:2 .*counter name "probe_[a-z]*" drop')" 1,4
 dt6 undisturbed
 transfer base-end fd00:9::1
 BASE_END=$BYTES
@@ -317,36 +326,46 @@ END_LOG="packets for its SIDs reached routing without srv6d's mark"
 ENC_LOG="packets for its policies reached routing without srv6d's mark"
 BARE_LOG="packets for its policies reached routing with no mark at all"
 
-# disturbed LABEL UNDO: the checks under a disturbance that is in place,
-# then UNDO (a command string) removes it and the checks after.
-# HELD: 1 where the End is to be held (the priority cleared too), else 0.
+# disturbed LABEL UNDO LOST: the checks under a disturbance that is in
+# place, then UNDO (a command string) removes it and the checks after.
+# LOST: `zeroed` where both carriers are lost to mark 0 (the priority
+# cleared too), else 0.
 disturbed() {
-	local label=$1 undo=$2 held=$3 h0 e0 l0 kd0 ke0 c0 g0 kd ke c ip ip2
+	local label=$1 undo=$2 lost=$3 h0 e0 l0 kd0 ke0 c0 g0 r0 kd ke c ip ip2
 	h0=$(ctl_get "s['kernel_end']['holds']")
 	e0=$(ctl_get "s['kernel_encap']['holds']")
+	r0=$(ctl_get "s['kernel_end']['restored']")
 	l0=$(grep -c "$END_LOG" "$LOG")
 	g0=$(guard_packets)
-	if [ "$held" = 0 ]; then
+	read -r c0 _ <<<"$(route_packets "$C1")"
+	if [ "$lost" = 0 ]; then
 		expect_probe "$label" "${probe:-kept}"
 	else
-		expect_probe "$label" lost
-		expect_eq "$label: the probe's fallback on, logged once" \
-			"$(ctl_get "s['mark_probe']['fallback']"),$(grep -c "$PROBE_LOST_LOG" "$LOG")" "True,1"
+		expect_probe "$label" zeroed
+		expect_eq "$label: the probe's fallback on, not foreign, logged once" \
+			"$(ctl_get "s['mark_probe']['fallback'], s['mark_probe']['foreign']"),$(grep -c "$PROBE_ZEROED_LOG" "$LOG")" "(True, False),1"
 	fi
 	transfer "$label-end" fd00:9::1
 	no_leak "$label: End"
 	rate "$label: End" "$BASE_END"
-	if [ "$held" = 0 ]; then
+	read -r c _ <<<"$(route_packets "$C1")"
+	if [ "$lost" = 0 ]; then
 		# the mark put back from the priority (G0P): the kernel's End
 		# goes on, nothing caught
 		expect_eq "$label: kernel-end not held, nothing logged (holds, log lines)" \
 			"$(ctl_get "s['kernel_end']['holds']"),$(($(grep -c "$END_LOG" "$LOG") - l0))" "$h0,0"
 	else
-		# the probe found both carriers lost before any End packet
-		# went: kernel-end held by it, so its catch took nothing
-		# (session 12, without the probe: caught, then held once)
-		expect_eq "$label: kernel-end held by the probe, its catch took nothing (held, holds, log lines)" \
-			"$(ctl_get "s['kernel_end']['held'], s['kernel_end']['holds']"),$(($(grep -c "$END_LOG" "$LOG") - l0))" "(True, $h0),0"
+		# the mark cleared with the priority: the guard's G0K gives
+		# the End's packets their SID's mark back, the kernel's End
+		# goes on at its speed, its catch takes nothing, nothing is
+		# held (session 14, the probe's `lost` then: held by it,
+		# srv6d's own End at 0.50-0.71 of the rate)
+		expect_eq "$label: kernel-end not held, its catch took nothing (held, holds, caught, log lines)" \
+			"$(ctl_get "s['kernel_end']['held'], s['kernel_end']['holds']"),$((c - c0)),$(($(grep -c "$END_LOG" "$LOG") - l0))" "(False, $h0),0,0"
+		r=$(($(ctl_get "s['kernel_end']['restored']") - r0))
+		[ "$r" -gt 10 ] &&
+			pass "$label: the guard gave $r End packets their SID's mark back (G0K)" ||
+			fail "$label: kernel_end restored $r"
 	fi
 	# End.DT6's results: by the priority (G0P), or, the probe lost, by
 	# srv6d0 (G0); either way by table 200 (session 12, both carriers
@@ -417,16 +436,16 @@ expect_eq "restore-mark: the probe said once that the priority carries the mark"
 	"$(grep -c "$PROBE_CARRIED_LOG" "$LOG")" 1
 
 # ---- restore-mark, and the priority cleared: both carriers lost ----------
-# (the catch and its hold are what is left: the End held, its
-# encapsulations by srv6d0's G0 still not)
+# (to mark 0: the probe says `zeroed`; the End's packets get their mark
+# back from the guard's G0K, its encapsulations by srv6d0's G0)
 restore_mark_prio_add || fail "CONNMARK and the priority-clearing rule"
 disturbed restore-mark-prio \
 	'nsx "$GW" ip6tables -t mangle -D PREROUTING -j CONNMARK --restore-mark &&
-	 nsx "$GW" nft delete table ip6 prioclear' 1
+	 nsx "$GW" nft delete table ip6 prioclear' zeroed
 expect_eq "restore-mark-prio removed: the probe's fallback off, the recovery logged" \
 	"$(ctl_get "s['mark_probe']['fallback']"),$(grep -c "mark probe: srv6d's marks reach routing again" "$LOG")" "False,1"
-expect_eq "the probe's counts in status: kept, carried and lost probes, one loss" \
-	"$(ctl_get "[s['mark_probe'][k] > 0 for k in ('kept', 'carried', 'lost')], s['mark_probe']['losses'], s['mark_probe']['send_errors']")" "([True, True, True], 1, 0)"
+expect_eq "the probe's counts in status: kept, carried and zeroed probes, none lost to a foreign mark, one loss" \
+	"$(ctl_get "[s['mark_probe'][k] > 0 for k in ('kept', 'carried', 'zeroed', 'lost')], s['mark_probe']['losses'], s['mark_probe']['send_errors']")" "([True, True, True, False], 1, 0)"
 
 # ---- a core MTU of 9000: kernel-encap hands over the original by mark ----
 # The sender's segments fit gw1 (9000) with the encapsulation: srv6d
@@ -454,7 +473,7 @@ say "core MTU 9000: $((k1 - k0)) encapsulations by the kernel, $((i1 - i0)) resu
 	fail "core MTU 9000: kencap $((k1 - k0)), injected $((i1 - i0))"
 restore_mark_prio_add ||
 	fail "CONNMARK and the priority-clearing rule (core MTU)"
-expect_probe "core MTU 9000, restore-mark-prio" lost
+expect_probe "core MTU 9000, restore-mark-prio" zeroed
 g0=$(guard_packets) u0=$(unmarked_packets) e0=$(ctl_get "s['kernel_encap']['holds']")
 i0=$(inj) k0=$(ctl_get "s['totals']['kencap']")
 transfer core-encap-prio fd00:8::1
@@ -471,6 +490,57 @@ expect_eq "core MTU 9000, restore-mark-prio: nothing caught with a foreign mark,
 nsx "$GW" ip6tables -t mangle -D PREROUTING -j CONNMARK --restore-mark
 nsx "$GW" nft delete table ip6 prioclear
 expect_probe "core MTU 9000, restore-mark-prio removed" kept
+
+# ---- both carriers lost to a foreign mark ----------------------------------
+# An operator's `MARK --set-mark 0x1` on what does not come from the core
+# (the probe's packets from srv6d0 too) and the priority cleared: the
+# probe says `lost`, foreign.  kernel-end is held by it (the catch would
+# route the kernel's result by the foreign mark, which an operator's
+# rule may route by), and the policy of one list has its super-packets
+# go as inner packets by srv6d0, whose G0 puts their mark back: never
+# the original by the mark, whose catch would count it and hold
+# kernel-encap (session 14: caught and held, srv6d cut every
+# super-packet, 0.21-0.41 of the rate).  No operator rule routes by 0x1
+# here: the End's rate under srv6d's own End (0.5-0.8 on this 2-core box)
+# is printed, not asserted; the issue's disturbances above assert it.
+# (2 s after the last recovery: a loss sooner is the same disturbance,
+# not logged again, markprobe.h)
+sleep 2.1
+nsx "$GW" ip6tables -t mangle -A PREROUTING ! -i gw1 -j MARK --set-mark 0x1 &&
+	nsx "$GW" nft -f - <<'EOF' || fail "the foreign MARK and the priority-clearing rule"
+table ip6 prioclear {
+	chain pre {
+		type filter hook prerouting priority 0; policy accept;
+		meta priority set 0
+	}
+}
+EOF
+expect_probe "core MTU 9000, foreign mark" lost
+expect_eq "core MTU 9000, foreign mark: the probe's fallback on, foreign, logged once" \
+	"$(ctl_get "s['mark_probe']['fallback'], s['mark_probe']['foreign']"),$(grep -c "$PROBE_LOST_LOG" "$LOG")" "(True, True),1"
+h0=$(ctl_get "s['kernel_end']['holds']")
+read -r c0 _ <<<"$(route_packets "$C1")"
+transfer core-foreign-end fd00:9::1
+no_leak "core MTU 9000, foreign mark: End"
+read -r c _ <<<"$(route_packets "$C1")"
+say "core MTU 9000, foreign mark: End $BYTES bytes of $BASE_END undisturbed by srv6d's own End (not asserted)"
+expect_eq "core MTU 9000, foreign mark: kernel-end held by the probe, its catch took nothing (held, holds, caught)" \
+	"$(ctl_get "s['kernel_end']['held'], s['kernel_end']['holds']"),$((c - c0))" "(True, $h0),0"
+g0=$(guard_packets) e0=$(ctl_get "s['kernel_encap']['holds']")
+i0=$(inj) k0=$(ctl_get "s['totals']['kencap']")
+transfer core-foreign-encap fd00:8::1
+no_leak "core MTU 9000, foreign mark: encapsulation"
+rate "core MTU 9000, foreign mark: encapsulation (the inner packets by srv6d0)" "$BASE_CORE"
+i1=$(inj) k1=$(ctl_get "s['totals']['kencap']")
+say "core MTU 9000, foreign mark: $((k1 - k0)) encapsulations by the kernel, $((i1 - i0)) inner packets by srv6d0"
+expect_eq "core MTU 9000, foreign mark: nothing caught, kernel-encap not held (guard, holds, mark_held)" \
+	"$(($(guard_packets) - g0)),$(ctl_get "s['kernel_encap']['holds'], s['kernel_encap']['mark_held']")" "0,($e0, False)"
+[ $((k1 - k0)) -gt 10 ] && [ $((i1 - i0)) -gt $(((k1 - k0) / 2)) ] &&
+	pass "core MTU 9000, foreign mark: one list's super-packets by srv6d0, not by the mark ($((k1 - k0)) kencap, $((i1 - i0)) injected)" ||
+	fail "core MTU 9000, foreign mark: kencap $((k1 - k0)), injected $((i1 - i0))"
+nsx "$GW" ip6tables -t mangle -D PREROUTING ! -i gw1 -j MARK --set-mark 0x1
+nsx "$GW" nft delete table ip6 prioclear
+expect_probe "core MTU 9000, foreign mark removed" kept
 nsx "$GW" ip link set gw1 mtu 1500 && nsx "$S1" ip link set s1 mtu 1500 ||
 	fail "MTU 1500 again"
 
