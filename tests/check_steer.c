@@ -597,8 +597,9 @@ END_TEST
 
 /* G0K (steer.h): with kernel-end on, each of its SIDs' packets that
  * reach the guard with mark 0 get the SID's mark back (its value under
- * mark-mask), counted, right after G0P, IPv6 only; a SID without a
- * kernel-end mark has none; kernel-end off, none; and the rule as
+ * mark-mask), counted, right after G0P, IPv6 only, the longest prefix
+ * first; a SID without a kernel-end mark has none; kernel-end off,
+ * none; and the rule as
  * nf_tables builds it: the destination first, the mark, the counter,
  * the mark set, no verdict. */
 START_TEST(test_kend_restore)
@@ -647,6 +648,16 @@ START_TEST(test_kend_restore)
 	}
 	ck_assert_uint_eq(n, 1);
 	steer_plan_free(&plan);
+	/* the End fc00:9::/48 kernel-end too: the End.DT6 nested in its
+	 * prefix keeps its own mark, its rule first (the first match sets
+	 * the mark) */
+	rs->sids[0].kend_mark = cfg->mark_base + 4;
+	rs->nkends = 2;
+	text = plan_text_rs(cfg, rs);
+	ck_assert_ptr_nonnull(strstr(text,
+		"\t\tip6 daddr fc00:9:1::a6/128 meta mark 0x00000000 counter name \"kend_restored\" meta mark set 0x5d720000\n"
+		"\t\tip6 daddr fc00:9::/48 meta mark 0x00000000 counter name \"kend_restored\" meta mark set 0x5d730000\n"));
+	free(text);
 	rs->kend_on = false;
 	text = plan_text_rs(cfg, rs);
 	ck_assert_ptr_null(strstr(text, "kend_restored\" meta"));

@@ -433,8 +433,9 @@ static bool probe_active(const struct daemon *d)
 }
 
 /* The mark probe (markprobe.h), every MARKPROBE_POLL_MS: what the last
- * ones met judged, the fallback set (marked results by the device,
- * kernel-end held), the next one sent into the reinjection device. */
+ * ones met judged, the fallback set (marked results by the device; to a
+ * foreign mark, kernel-end held), the next one sent into the
+ * reinjection device. */
 static void probe_tick(struct daemon *d)
 {
 	uint64_t now = now_ms(), cur[MARKPROBE_N];

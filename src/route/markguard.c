@@ -162,22 +162,27 @@ unsigned markguard_rules(const struct config *cfg, const struct runstate *rs,
 	static const int families[2] = { AF_INET6, AF_INET };
 	unsigned n = 0;
 
-	for (unsigned i = 0; rs && rs->kend_on && i < cfg->nsids; i++) {
-		uint32_t m = i < rs->nsids ? rs->sids[i].kend_mark : 0;
-		struct markguard_rule r = {
-			.family = AF_INET6,
-			.priority = markguard_priority(cfg),
-			.action = FR_ACT_TO_TBL, .iif = "",
-			.dst = &cfg->sids[i].prefix,
-			.dst_len = cfg->sids[i].plen,
-			.table = markguard_catch_table(m),
-			.catch_table = true,
-		};
+	/* by prefix length from the longest: a SID nested in another's
+	 * prefix is caught for its own route */
+	for (int len = 128; rs && rs->kend_on && len >= 0; len--) {
+		for (unsigned i = 0; i < cfg->nsids; i++) {
+			uint32_t m = i < rs->nsids && cfg->sids[i].plen == len ?
+				     rs->sids[i].kend_mark : 0;
+			struct markguard_rule r = {
+				.family = AF_INET6,
+				.priority = markguard_priority(cfg),
+				.action = FR_ACT_TO_TBL, .iif = "",
+				.dst = &cfg->sids[i].prefix,
+				.dst_len = cfg->sids[i].plen,
+				.table = markguard_catch_table(m),
+				.catch_table = true,
+			};
 
-		if (!m)
-			continue;
-		fn(arg, &r);
-		n++;
+			if (!m)
+				continue;
+			fn(arg, &r);
+			n++;
+		}
 	}
 	if (!rs || !rs->kencap_on)
 		return n;

@@ -64,9 +64,9 @@
  * holds kernel-end before its catch takes one).  Where such a rule
  * leaves mark 0 (`CONNMARK --restore-mark` of a connection without a
  * mark) a kernel-end SID's packet gets the SID's mark back from the
- * guard (steer.h G0K, counted, markguard_unmarked()): the catch sees
- * only foreign marks, which an operator's rule may route the kernel's
- * result by.
+ * guard (steer.h G0K, counted, markguard_unmarked()): with `steering
+ * auto` the catch sees only foreign marks, which an operator's rule may
+ * route the kernel's result by.
  *
  * The watch, kernel-encap: seg6 encap routes count nothing, and no
  * seg6local action takes a plain tenant packet (each wants an SRH or an

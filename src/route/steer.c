@@ -500,22 +500,26 @@ static void guard_marks(const struct config *cfg, struct steer_rule *r)
 	r->mark_mask = cfg->mark_mask;
 }
 
-/* G0K (steer.h): each kernel-end SID's packets of mark 0 get its mark. */
+/* G0K (steer.h): each kernel-end SID's packets of mark 0 get its mark,
+ * by prefix length from the longest: the first rule that matches sets
+ * the mark, so a SID nested in another's prefix is matched first. */
 static void plan_kend_restore(struct plan_builder *b, const struct config *cfg,
 			      const struct runstate *rs)
 {
-	for (unsigned i = 0; rs->kend_on && i < cfg->nsids && i < rs->nsids;
-	     i++) {
-		uint32_t m = rs->sids[i].kend_mark;
-		struct steer_rule *r;
+	for (int len = 128; rs->kend_on && len >= 0; len--) {
+		for (unsigned i = 0; i < cfg->nsids && i < rs->nsids; i++) {
+			uint32_t m = rs->sids[i].kend_mark;
+			struct steer_rule *r;
 
-		if (!m || !(r = plan_add(b, AF_INET6)))
-			continue;
-		memcpy(r->addr, &cfg->sids[i].prefix, 16);
-		r->plen = cfg->sids[i].plen;
-		r->has_mark_range = true;	/* meta mark 0 */
-		r->action = STEER_MARK_KEND;
-		r->set_mark = config_mark_value(cfg, m);
+			if (!m || cfg->sids[i].plen != len ||
+			    !(r = plan_add(b, AF_INET6)))
+				continue;
+			memcpy(r->addr, &cfg->sids[i].prefix, 16);
+			r->plen = cfg->sids[i].plen;
+			r->has_mark_range = true;	/* meta mark 0 */
+			r->action = STEER_MARK_KEND;
+			r->set_mark = config_mark_value(cfg, m);
+		}
 	}
 }
 

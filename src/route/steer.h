@@ -75,16 +75,20 @@
  *   G0K. with kernel-end on (IPv6), for each kernel-end SID: what goes
  *       to its prefix with mark 0 gets the SID's mark back, counted
  *       (STEER_KEND_RESTORED), `ip6 daddr SID/PLEN meta mark 0 counter
- *       meta mark set M`.  Every packet for the SID was queued to srv6d,
- *       and what srv6d does not hand the kernel by the mark leaves with
- *       another destination, so such a packet is one srv6d handed over
- *       whose mark a rule cleared with its priority (`CONNMARK
- *       --restore-mark` of a connection without a mark): the kernel's
- *       End takes it by srv6d's fwmark rule, and its result is routed
- *       as an unmarked one's would be (table M holds the SID's route
- *       only), at the kernel's speed.  A foreign mark is left alone: an
- *       operator's rule may route by it, and the catch (markguard.h)
- *       counts it and holds kernel-end back.
+ *       meta mark set M`, the longest prefix first (the first match
+ *       sets the mark).  Every packet for the SID from another device
+ *       was queued to srv6d, and what srv6d does not hand the kernel by
+ *       the mark leaves with another destination, so such a packet is
+ *       one srv6d handed over whose mark a rule cleared with its
+ *       priority (`CONNMARK --restore-mark` of a connection without a
+ *       mark); one from srv6d's own devices is a result srv6d sent there
+ *       unmarked, which the catch would take to the same End.  The
+ *       kernel's End takes it by srv6d's fwmark rule, and its result is
+ *       routed as an unmarked one's would be (table M holds the SID's
+ *       route only), at the kernel's speed, and the catch counts
+ *       nothing.  A foreign mark is left alone: an operator's rule may
+ *       route by it, and the catch (markguard.h) counts it and holds
+ *       kernel-end back.
  *
  * With kernel-encap (the links known) and kernel-encap policies the
  * guard also watches them (markguard.h), counting in a named counter
