@@ -44,9 +44,10 @@
  * every kernel-encap policy's super-packet goes as its inner packet by
  * the device (a foreign mark on the original would be counted and hold
  * kernel-encap).  A probe goes every MARKPROBE_POLL_MS, so a rule added
- * or removed at run time is seen within two of them.  From the start (and whenever the guard
- * comes back) to the first answer srv6d falls back the same way,
- * unlogged: fail safe, for the few hundred milliseconds until it knows.
+ * or removed at run time is seen within two of them.  From the start
+ * (and whenever the guard comes back) to the first answer srv6d falls
+ * back as for lost, unlogged: fail safe, for the few hundred
+ * milliseconds until it knows.
  *
  * What it cannot see: a rule bound to in-interfaces or prefixes that the
  * probe does not match (`-i eth0`, `! -i srv6d+`, `-d 2001:db8::/32`);

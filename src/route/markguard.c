@@ -165,10 +165,13 @@ unsigned markguard_rules(const struct config *cfg, const struct runstate *rs,
 	/* by prefix length from the longest: a SID nested in another's
 	 * prefix is caught for its own route */
 	for (int len = 128; rs && rs->kend_on && len >= 0; len--) {
-		for (unsigned i = 0; i < cfg->nsids; i++) {
-			uint32_t m = i < rs->nsids && cfg->sids[i].plen == len ?
-				     rs->sids[i].kend_mark : 0;
-			struct markguard_rule r = {
+		for (unsigned i = 0; i < cfg->nsids && i < rs->nsids; i++) {
+			uint32_t m = rs->sids[i].kend_mark;
+			struct markguard_rule r;
+
+			if (!m || cfg->sids[i].plen != len)
+				continue;
+			r = (struct markguard_rule){
 				.family = AF_INET6,
 				.priority = markguard_priority(cfg),
 				.action = FR_ACT_TO_TBL, .iif = "",
@@ -177,9 +180,6 @@ unsigned markguard_rules(const struct config *cfg, const struct runstate *rs,
 				.table = markguard_catch_table(m),
 				.catch_table = true,
 			};
-
-			if (!m)
-				continue;
 			fn(arg, &r);
 			n++;
 		}
